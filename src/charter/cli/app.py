@@ -1,0 +1,51 @@
+"""The Typer application: sub-commands are registered by each capability's CLI module."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from charter.cli import decisions_cmds, project_cmds, rules_cmds, search_cmds
+from charter.errors import CharterError
+
+app = typer.Typer(
+    name="charter",
+    help="Context engine for AI coding agents: rules, search, decisions, drift.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+eval_app = typer.Typer(help="Measure quality on benchmark data.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+
+project_cmds.register(app)
+rules_cmds.register(app, eval_app)
+search_cmds.register(app, eval_app)
+decisions_cmds.register(app, eval_app)
+
+
+def run() -> None:
+    """Run the app; user errors become one stderr line and a non-zero exit."""
+    try:
+        app(standalone_mode=False)
+    except CharterError as exc:
+        print(f"charter: error: {exc}", file=sys.stderr)
+        raise SystemExit(exc.exit_code) from None
+    except typer.Abort:
+        print("charter: aborted", file=sys.stderr)
+        raise SystemExit(1) from None
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+    except Exception as exc:  # click usage errors and anything unexpected
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            raise SystemExit(exc.exit_code) from None
+        if isinstance(exc, click.exceptions.Exit):
+            raise SystemExit(exc.exit_code) from None
+        print(f"charter: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None

@@ -1,0 +1,45 @@
+"""Project-level commands: init, install."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from charter.cli.common import console, load_project
+from charter.config import CONFIG_FILE, render_default_config
+from charter.errors import CharterError
+from charter.fileio import atomic_write_text
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def init(
+        path: Path = typer.Argument(Path("."), help="project root"),
+        force: bool = typer.Option(False, "--force", help="overwrite an existing charter.toml"),
+    ) -> None:
+        """Write charter.toml with every default visible."""
+        if not path.is_dir():
+            raise CharterError(f"not a directory: {path}")
+        target = path / CONFIG_FILE
+        if target.exists() and not force:
+            raise CharterError(f"{target} exists (use --force to overwrite)")
+        atomic_write_text(target, render_default_config())
+        (path / ".charter").mkdir(exist_ok=True)
+        console.print(f"wrote [bold]{target}[/bold]")
+
+    @app.command()
+    def install(
+        target: str = typer.Argument(..., help="integration to install: claude-code"),
+        uninstall: bool = typer.Option(False, "--uninstall", help="remove Charter's entries"),
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+    ) -> None:
+        """Install Charter's hooks (and MCP server entry) into an agent's settings."""
+        if target != "claude-code":
+            raise CharterError(f"unknown integration {target!r} (supported: claude-code)")
+        from charter.integrations.claude_code.installer import install_claude_code
+
+        project = load_project(project_dir)
+        changed = install_claude_code(project.root, uninstall=uninstall)
+        for line in changed:
+            console.print(line)

@@ -1,0 +1,194 @@
+"""Configuration: ``charter.toml`` or ``[tool.charter]`` in ``pyproject.toml``.
+
+Every default from the seeds is a key here with the seed's value as its default, so a
+project with no config file behaves exactly as the design documents describe, and
+``charter init`` can write every default out where the user can see and change it.
+Each capability owns the model of its own section (``charter.<capability>.settings``).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from charter.decisions.settings import DecisionsSettings, DriftSettings
+from charter.errors import CharterError
+from charter.rules.settings import RulesSettings
+from charter.search.settings import SearchSettings
+
+CONFIG_FILE = "charter.toml"
+STATE_DIR = ".charter"
+
+
+class EmbedSettings(BaseModel):
+    """Which embedding provider turns text into vectors (rules, search and drift share it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: str = Field(
+        "minilm", description="minilm (bundled ONNX model) | hash | sentence-transformers"
+    )
+    model_path: str = Field("", description="local model dir for sentence-transformers")
+    batch_size: int = Field(64, ge=1)
+    max_tokens: int = Field(256, ge=16, description="truncate inputs to this many tokens")
+
+
+class HooksSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    warm_worker: bool = Field(True, description="keep a warm retrieval worker per session")
+    worker_idle_seconds: int = Field(1800, ge=10)
+    timeout_seconds: float = Field(8.0, gt=0, description="give up and fail open after this")
+
+
+class Settings(BaseModel):
+    """The whole configuration, one section per capability."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    embed: EmbedSettings = Field(default_factory=EmbedSettings)
+    rules: RulesSettings = Field(default_factory=RulesSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
+    decisions: DecisionsSettings = Field(default_factory=DecisionsSettings)
+    drift: DriftSettings = Field(default_factory=DriftSettings)
+    hooks: HooksSettings = Field(default_factory=HooksSettings)
+
+
+def _find_root(start: Path) -> Path:
+    """The nearest ancestor with charter.toml, a [tool.charter] pyproject, or .git."""
+    start = start.resolve()
+    for candidate in (start, *start.parents):
+        if (candidate / CONFIG_FILE).is_file():
+            return candidate
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file() and "[tool.charter" in pyproject.read_text(errors="replace"):
+            return candidate
+        if (candidate / ".git").exists():
+            return candidate
+    return start
+
+
+def _load_raw(root: Path) -> tuple[dict[str, Any], Path | None]:
+    path = root / CONFIG_FILE
+    if path.is_file():
+        try:
+            return tomllib.loads(path.read_text(encoding="utf-8")), path
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise CharterError(f"invalid TOML in {path}: {exc}") from None
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise CharterError(f"invalid TOML in {pyproject}: {exc}") from None
+        section = data.get("tool", {}).get("charter")
+        if isinstance(section, dict):
+            return section, pyproject
+    return {}, None
+
+
+def parse_settings(raw: dict[str, Any], source: str = "config") -> Settings:
+    try:
+        return Settings.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise CharterError(f"{source}: {where}: {first['msg']}") from None
+
+
+@dataclass
+class Project:
+    """A project root, its settings and where Charter keeps compiled state."""
+
+    root: Path
+    settings: Settings = field(default_factory=Settings)
+    config_path: Path | None = None
+
+    @classmethod
+    def load(cls, start: Path | str | None = None) -> Project:
+        base = Path(start) if start is not None else Path.cwd()
+        if not base.exists():
+            raise CharterError(f"project path not found: {base}")
+        if base.is_file():
+            base = base.parent
+        root = _find_root(base)
+        raw, path = _load_raw(root)
+        settings = parse_settings(raw, str(path) if path else "config")
+        return cls(root=root, settings=settings, config_path=path)
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / STATE_DIR
+
+    @property
+    def db_path(self) -> Path:
+        return self.state_dir / "index.db"
+
+    def rel(self, path: Path) -> str:
+        """``path`` relative to the root, POSIX style (the form every citation uses)."""
+        try:
+            return path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return path.resolve().as_posix()
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+        return f'"{escaped}"'
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        inner = ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items())
+        return "{ " + inner + " }" if inner else "{}"
+    raise TypeError(f"cannot write {type(value).__name__} to TOML")
+
+
+def _toml_key(key: str) -> str:
+    return key if key.replace("_", "").replace("-", "").isalnum() else _toml_value(key)
+
+
+def _emit_table(name: str, model: BaseModel, out: list[str]) -> None:
+    scalars: list[str] = []
+    children: list[tuple[str, BaseModel]] = []
+    for key, info in type(model).model_fields.items():
+        value = getattr(model, key)
+        if isinstance(value, BaseModel):
+            children.append((f"{name}.{key}", value))
+            continue
+        if isinstance(value, dict) and value and all(
+            isinstance(v, BaseModel) for v in value.values()
+        ):
+            for sub, sub_model in value.items():
+                children.append((f"{name}.{key}.{_toml_key(sub)}", sub_model))
+            continue
+        if info.description:
+            scalars.append(f"# {info.description}")
+        dumped = value.model_dump() if isinstance(value, BaseModel) else value
+        scalars.append(f"{_toml_key(key)} = {_toml_value(dumped)}")
+    if scalars:
+        out.append(f"[{name}]")
+        out.extend(scalars)
+        out.append("")
+    for child_name, child in children:
+        _emit_table(child_name, child, out)
+
+
+def render_default_config() -> str:
+    """Every setting with its default, as TOML, for ``charter init``."""
+    settings = Settings()
+    out = [
+        "# Charter configuration. Every key shows its default; delete what you don't change.",
+        "",
+    ]
+    for key in type(settings).model_fields:
+        _emit_table(key, getattr(settings, key), out)
+    return "\n".join(out).rstrip() + "\n"

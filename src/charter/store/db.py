@@ -1,0 +1,55 @@
+"""Open Charter's SQLite index safely for concurrent readers and writers.
+
+WAL mode lets hooks read while a compile or index run writes; a busy timeout makes a
+second writer wait instead of failing; each capability registers its own migrations
+(numbered, applied once, recorded in ``_migrations``) so schemas evolve without loss.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from charter.errors import CharterError
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """A connection to ``path`` in WAL mode with a 30 s busy timeout."""
+    try:
+        if readonly:
+            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(path, timeout=30)
+            conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA busy_timeout=30000")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA synchronous=NORMAL")
+    except sqlite3.DatabaseError as exc:
+        raise CharterError(f"cannot open index {path}: {exc}") from None
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def migrate(conn: sqlite3.Connection, namespace: str, migrations: Sequence[Migration]) -> None:
+    """Apply ``migrations[n:]`` for ``namespace`` where ``n`` were applied before."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations (namespace TEXT NOT NULL, version INTEGER "
+        "NOT NULL, PRIMARY KEY (namespace, version))"
+    )
+    done = {
+        row[0]
+        for row in conn.execute("SELECT version FROM _migrations WHERE namespace = ?", (namespace,))
+    }
+    for version, step in enumerate(migrations, start=1):
+        if version in done:
+            continue
+        with conn:
+            step(conn)
+            conn.execute(
+                "INSERT OR IGNORE INTO _migrations (namespace, version) VALUES (?, ?)",
+                (namespace, version),
+            )
