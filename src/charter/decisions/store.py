@@ -1,0 +1,221 @@
+"""The project's decisions file and its append-only, hash-chained history.
+
+``.charter/decisions/pgc_clarifications.json`` holds the canonical structure.
+``.charter/decisions/history.jsonl`` holds one line per change (merge, import, add,
+answer, renegotiate) with the SHA-256 of the decisions file before and after, and the
+hash of the previous line, so
+
+- an edit to the decisions file that bypassed Charter is detected (its hash is not the
+  ``after`` of the last history line) and reported as :class:`TamperError` by every
+  command that reads decisions;
+- an edit or deletion of a history line breaks the chain and is detected too.
+
+A write is: snapshot of the new content, history append (fsync), then atomic rename of
+the decisions file. A crash between the append and the rename leaves the old file, whose
+hash equals the last line's ``before``; that is recognised as "last change not applied",
+not as tampering, and nothing already stored is lost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from charter.decisions.models import PgcClarifications, parse_clarifications
+from charter.errors import CharterError, TamperError
+from charter.fileio import append_line, atomic_write_text, locked, read_text
+
+DECISIONS_DIR = "decisions"
+DECISIONS_FILE = "pgc_clarifications.json"
+HISTORY_FILE = "history.jsonl"
+SNAPSHOT_DIR = "snapshots"
+EMPTY_SHA = hashlib.sha256(b"").hexdigest()
+GENESIS = "0" * 64
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _entry_hash(entry: dict[str, Any]) -> str:
+    body = {k: v for k, v in entry.items() if k != "hash"}
+    return sha256_text(json.dumps(body, sort_keys=True, ensure_ascii=False))
+
+
+def _now() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+@dataclass
+class ChainStatus:
+    """What :meth:`DecisionStore.verify` found."""
+
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    current_sha: str = EMPTY_SHA
+    pending: bool = False  # the last recorded change never reached the decisions file
+    skipped_lines: int = 0  # torn lines from an interrupted append (ignored, chain intact)
+
+
+class DecisionStore:
+    """Reads and writes one project's decisions; every read verifies the hash chain."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.dir = state_dir / DECISIONS_DIR
+        self.path = self.dir / DECISIONS_FILE
+        self.history_path = self.dir / HISTORY_FILE
+        self.snapshot_dir = self.dir / SNAPSHOT_DIR
+
+    # -- reading -------------------------------------------------------------------------
+
+    def _current_text(self) -> str | None:
+        if not self.path.exists():
+            return None
+        return read_text(self.path, what="decisions file")
+
+    def history(self) -> list[dict[str, Any]]:
+        return self.verify().entries
+
+    def _read_history(self) -> tuple[list[dict[str, Any]], int]:
+        if not self.history_path.exists():
+            return [], 0
+        entries: list[dict[str, Any]] = []
+        skipped = 0
+        raw = read_text(self.history_path, what="decisions history")
+        for line in raw.splitlines():
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                skipped += 1
+                continue
+            if not isinstance(entry, dict) or "hash" not in entry:
+                skipped += 1
+                continue
+            entries.append(entry)
+        return entries, skipped
+
+    def verify(self) -> ChainStatus:
+        """Check the history chain and that the decisions file is the recorded state.
+
+        Raises :class:`TamperError` when the file or the history was changed outside
+        Charter.
+        """
+        entries, skipped = self._read_history()
+        prev = GENESIS
+        for index, entry in enumerate(entries, start=1):
+            if entry.get("prev") != prev or _entry_hash(entry) != entry.get("hash"):
+                raise TamperError(
+                    f"decisions history {self.history_path} was edited at line {index} "
+                    "(hash chain broken)"
+                )
+            prev = str(entry["hash"])
+        text = self._current_text()
+        current = EMPTY_SHA if text is None else sha256_text(text)
+        status = ChainStatus(entries=entries, current_sha=current, skipped_lines=skipped)
+        if not entries:
+            if text is not None:
+                raise TamperError(
+                    f"{self.path} has no recorded history: it was written outside Charter "
+                    "(import it with `charter decisions import`)"
+                )
+            return status
+        last = entries[-1]
+        if current == last.get("after"):
+            return status
+        if current == last.get("before"):
+            status.pending = True
+            return status
+        raise TamperError(
+            f"{self.path} was changed outside renegotiation (sha256 {current[:12]}, "
+            f"recorded {str(last.get('after'))[:12]}); run `charter decisions restore` "
+            "to return to the recorded state, then `charter decisions renegotiate ID`"
+        )
+
+    def load(self) -> PgcClarifications:
+        """The verified decisions (empty when none were recorded yet)."""
+        self.verify()
+        text = self._current_text()
+        if text is None:
+            return PgcClarifications()
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CharterError(f"invalid JSON in {self.path}: {exc.msg}") from None
+        return parse_clarifications(data, str(self.path))
+
+    def exists(self) -> bool:
+        return self.path.exists() or self.history_path.exists()
+
+    # -- writing -------------------------------------------------------------------------
+
+    def write(
+        self,
+        new: PgcClarifications,
+        *,
+        op: str,
+        clarification_id: str | None = None,
+        old: Any = None,
+        new_value: Any = None,
+        reason: str | None = None,
+        before_rename: Callable[[], None] | None = None,
+    ) -> dict[str, Any]:
+        """Record ``new`` as the decisions state and return the history entry.
+
+        ``before_rename`` is a test seam: it runs after the history append and before the
+        decisions file is replaced (where a crash is most interesting).
+        """
+        with locked(self.path):
+            status = self.verify()
+            text = new.canonical_text()
+            after = sha256_text(text)
+            prev = status.entries[-1]["hash"] if status.entries else GENESIS
+            entry: dict[str, Any] = {
+                "seq": len(status.entries) + 1,
+                "time": _now(),
+                "op": op,
+                "id": clarification_id,
+                "old": old,
+                "new": new_value,
+                "reason": reason,
+                "before": status.current_sha,
+                "after": after,
+                "prev": prev,
+            }
+            entry["hash"] = _entry_hash(entry)
+            atomic_write_text(self.snapshot_dir / f"{after}.json", text)
+            self._append(json.dumps(entry, sort_keys=True, ensure_ascii=False))
+            if before_rename is not None:
+                before_rename()
+            atomic_write_text(self.path, text)
+            return entry
+
+    def _append(self, line: str) -> None:
+        """Append one history line; a torn last line from a crash gets its own line."""
+        if self.history_path.exists() and self.history_path.stat().st_size:
+            with open(self.history_path, "rb") as handle:
+                handle.seek(-1, 2)
+                if handle.read(1) != b"\n":
+                    line = "\n" + line
+        append_line(self.history_path, line)
+
+    def restore(self) -> str:
+        """Put back the last recorded state (from its snapshot); returns its sha256."""
+        with locked(self.path):
+            entries, _ = self._read_history()
+            if not entries:
+                raise CharterError("no recorded decisions to restore")
+            target = str(entries[-1]["after"])
+            snapshot = self.snapshot_dir / f"{target}.json"
+            if not snapshot.exists():
+                raise CharterError(f"snapshot {snapshot} is missing; cannot restore")
+            text = read_text(snapshot, what="decisions snapshot")
+            if sha256_text(text) != target:
+                raise TamperError(f"snapshot {snapshot} does not match its recorded hash")
+            atomic_write_text(self.path, text)
+            return target
