@@ -107,6 +107,7 @@ class Project:
     root: Path
     settings: Settings = field(default_factory=Settings)
     config_path: Path | None = None
+    state_override: Path | None = None
 
     @classmethod
     def load(cls, start: Path | str | None = None) -> Project:
@@ -122,7 +123,7 @@ class Project:
 
     @property
     def state_dir(self) -> Path:
-        return self.root / STATE_DIR
+        return self.state_override or self.root / STATE_DIR
 
     @property
     def db_path(self) -> Path:
@@ -164,8 +165,10 @@ def _emit_table(name: str, model: BaseModel, out: list[str]) -> None:
         if isinstance(value, BaseModel):
             children.append((f"{name}.{key}", value))
             continue
-        if isinstance(value, dict) and value and all(
-            isinstance(v, BaseModel) for v in value.values()
+        if (
+            isinstance(value, dict)
+            and value
+            and all(isinstance(v, BaseModel) for v in value.values())
         ):
             for sub, sub_model in value.items():
                 children.append((f"{name}.{key}.{_toml_key(sub)}", sub_model))

@@ -27,8 +27,18 @@ class RulesSettings(BaseModel):
     )
     max_constitution_lines: int = Field(60, ge=1, description="cap on constitution text")
     constitution_priority_boost: int = Field(100, description="added to constitution rules")
-    top_n: int = Field(5, ge=0, description="shards returned per task (0 = budget only)")
-    budget_tokens: int = Field(0, ge=0, description="token budget for shards (0 = off)")
+    selection: str = Field(
+        "budget", description="budget (fill a token budget) | top_n (the seed's fixed count)"
+    )
+    top_n: int = Field(5, ge=1, description="shards per task when selection = top_n or --top")
+    budget_fraction: float = Field(
+        0.22, gt=0, le=1, description="policy budget as a fraction of all rule files' tokens"
+    )
+    budget_tokens: int = Field(0, ge=0, description="fixed policy token budget (0 = use fraction)")
+    budget_max_tokens: int = Field(2500, ge=1, description="upper bound of the policy budget")
+    max_rule_tokens: int = Field(
+        28, ge=8, description="rule text in policy is cut at this many tokens (citation kept)"
+    )
     min_score: float = Field(0.0, description="shards scoring below this are not returned")
     relative_cutoff: float = Field(
         0.0, ge=0, le=1, description="drop shards scoring below this fraction of the best"
@@ -36,6 +46,6 @@ class RulesSettings(BaseModel):
     intent_boost: float = Field(0.15, description="added when a shard's intents match the task")
     risk_boost_critical: float = Field(0.10, description="added for critical-risk shards")
     risk_boost_high: float = Field(0.05, description="added for high-risk shards")
-    lexical_weight: float = Field(0.35, ge=0, description="weight of the BM25 component")
+    lexical_weight: float = Field(0.5, ge=0, description="weight of the BM25 component")
     dense_weight: float = Field(1.0, ge=0, description="weight of the cosine component")
     max_import_depth: int = Field(5, ge=0, description="levels of @path imports followed")

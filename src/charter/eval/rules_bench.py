@@ -1,0 +1,133 @@
+"""``charter eval rules``: recall of gold rules and injected tokens on labelled rule files.
+
+Data layout (``shared/bench/rules``): one directory per rule file and a ``tasks.jsonl``
+whose lines name the file, the task and gold lines (with ``alt`` lines stating the same
+rule). A gold rule is found when a returned rule's span (constitution or shard) covers
+its line or any alt line. Tokens are the policy text's cl100k tokens as a fraction of the
+whole file's.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from charter.config import Project, Settings
+from charter.embed.registry import embedder_for
+from charter.errors import CharterError
+from charter.fileio import read_text
+from charter.rules.compiler import compile_rules
+from charter.rules.model import Rule
+from charter.rules.retrieve import Retriever
+from charter.tokens import count_tokens
+
+
+def _covers(rules: list[Rule], path: str, line: int) -> bool:
+    return any(
+        r.source.path == path and r.source.line_start <= line <= r.source.line_end for r in rules
+    )
+
+
+def _gold_found(rules: list[Rule], path: str, gold: dict[str, Any]) -> bool:
+    lines = [gold["line"]] + [a["line"] for a in gold.get("alt", [])]
+    return any(_covers(rules, path, ln) for ln in lines)
+
+
+def load_tasks(data: Path) -> list[dict[str, Any]]:
+    tasks_path = data / "tasks.jsonl"
+    text = read_text(tasks_path, what="tasks file")
+    tasks = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            task = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CharterError(f"{tasks_path}:{number}: invalid JSON: {exc.msg}") from None
+        if not isinstance(task, dict) or "task" not in task or "file" not in task:
+            raise CharterError(f"{tasks_path}:{number}: expected an object with task and file")
+        tasks.append(task)
+    return tasks
+
+
+def evaluate_rules(
+    data: Path,
+    settings: Settings | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Per-file and overall recall / token figures for ``data``."""
+    if not data.is_dir():
+        raise CharterError(f"benchmark directory not found: {data}")
+    settings = settings or Settings()
+    tasks = load_tasks(data)
+    by_file: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for task in tasks:
+        by_file[task["file"]].append(task)
+    embedder = embedder_for(settings)
+    per_file: dict[str, Any] = {}
+    all_rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="charter-eval-") as tmp:
+        for rel_file in sorted(by_file):
+            path = data / rel_file
+            if progress:
+                progress(rel_file)
+            project = Project(root=path.parent, settings=settings, state_override=Path(tmp))
+            compiled = compile_rules(project, [path], embedder=embedder, write=False)
+            retriever = Retriever(compiled, settings.rules, embedder)
+            whole = count_tokens(read_text(path, what="rule file"))
+            rel = project.rel(path)
+            always_path = path.parent / "always.json"
+            always_cov = None
+            if always_path.is_file():
+                always = json.loads(always_path.read_text())["always"]
+                hit = [_gold_found(retriever.constitution_rules, rel, g) for g in always]
+                always_cov = sum(hit) / len(hit) if hit else None
+            rows = []
+            for task in by_file[rel_file]:
+                result = retriever.retrieve(task["task"], task.get("files"))
+                returned = retriever.constitution_rules + [s.rule for s in result.shards]
+                gold = task.get("relevant", [])
+                found = [_gold_found(returned, rel, g) for g in gold]
+                shard_only = [_gold_found([s.rule for s in result.shards], rel, g) for g in gold]
+                rows.append(
+                    {
+                        "id": task.get("id", ""),
+                        "gold": len(gold),
+                        "recall": (sum(found) / len(gold)) if gold else None,
+                        "shard_recall": (sum(shard_only) / len(gold)) if gold else None,
+                        "tokens": result.tokens,
+                        "ratio": result.tokens / whole if whole else 0.0,
+                        "shards": len(result.shards),
+                        "missed": [g["line"] for g, ok in zip(gold, found, strict=True) if not ok],
+                    }
+                )
+            per_file[rel_file] = _summary(rows) | {
+                "whole_tokens": whole,
+                "constitution_tokens": retriever.constitution_tokens,
+                "constitution_rules": len(retriever.constitution_rules),
+                "rules": len(compiled.rules),
+                "always_coverage": always_cov,
+            }
+            all_rows.extend(rows)
+    return {"overall": _summary(all_rows), "files": per_file, "tasks": all_rows}
+
+
+def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    with_gold = [r for r in rows if r["recall"] is not None]
+    ratios = sorted(r["ratio"] for r in rows)
+    p95 = ratios[min(len(ratios) - 1, int(round(0.95 * (len(ratios) - 1))))] if ratios else 0.0
+    return {
+        "tasks": len(rows),
+        "recall": round(statistics.fmean(r["recall"] for r in with_gold), 4) if with_gold else None,
+        "shard_recall": round(statistics.fmean(r["shard_recall"] for r in with_gold), 4)
+        if with_gold
+        else None,
+        "token_ratio": round(statistics.fmean(ratios), 4) if ratios else 0.0,
+        "token_ratio_p95": round(p95, 4),
+        "tokens_mean": round(statistics.fmean(r["tokens"] for r in rows), 1) if rows else 0.0,
+    }

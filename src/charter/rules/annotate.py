@@ -1,0 +1,233 @@
+"""Rule annotations: explicit ids and tags written by the user, and inferred tags.
+
+Tags follow the seed's source system: risk class (``critical|high|medium|low|info``),
+``@domain``, ``[toolclass]``, ``#intent``, ``scope:<glob>``, ``priority:N``. Everything
+is matched on word boundaries and outside code spans, so "follow" is not ``low``,
+"decide" is not ``cd`` and ``@n8n/di`` (a package) is not a domain. Rules without tags
+get domains and intents inferred from their words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from charter.rules.intent import INTENTS, matching_intents
+from charter.rules.model import RISK_LEVELS
+
+TOOL_CLASSES = ("bash", "shell", "edit", "write", "read", "git", "web", "network", "mcp", "search")
+
+_CODE_SPAN = re.compile(r"`[^`]*`")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_EXPLICIT_ID = re.compile(
+    r"^\s*(?:\*\*)?\[?(?P<id>(?:[A-Z][A-Z0-9]*-\d{1,5}|R\d{2,5}))\]?(?:\*\*)?\s*[:.)\]-]?\s+"
+)
+_RISK = re.compile(
+    r"(?:\(|\[|\brisk[:=]\s*|!)(?P<risk>critical|high|medium|low|info)\b\)?\]?", re.IGNORECASE
+)
+_RISK_LEAD = re.compile(r"^\s*(?:\*\*)?(CRITICAL|IMPORTANT|WARNING)\b", re.MULTILINE)
+_DOMAIN = re.compile(r"(?<![\w/.@`])@(?P<dom>[a-z][a-z0-9-]{1,30})\b(?![/.\w@-])")
+_TOOL = re.compile(r"\[(?P<tool>" + "|".join(TOOL_CLASSES) + r")\](?![(\[])", re.IGNORECASE)
+_INTENT = re.compile(r"(?<![\w&/])#(?P<intent>" + "|".join(INTENTS) + r")\b", re.IGNORECASE)
+_SCOPE = re.compile(r"\bscope:(?P<glob>[^\s,;]+)")
+_PRIORITY = re.compile(r"\bpriority:(?P<n>-?\d{1,4})\b")
+
+_NEVER = re.compile(
+    r"\b(never|must not|mustn't|do not|don't|dont|avoid|forbidden|prohibited|no longer|"
+    r"shall not|should not|shouldn't|cannot|can't|not allowed|disallow\w*)\b",
+    re.IGNORECASE,
+)
+_MUST = re.compile(
+    r"\b(must|always|required?|requires|shall|mandatory|ensure|need to|should)\b", re.IGNORECASE
+)
+
+#: Inference lexicon: a domain is tagged when a rule mentions any of its stems.
+DOMAIN_LEXICON: dict[str, tuple[str, ...]] = {
+    "security": (
+        "secur",
+        "secret",
+        "password",
+        "credential",
+        "token",
+        "auth",
+        "vulnerab",
+        "attack",
+        "xss",
+        "csrf",
+        "inject",
+        "sanitiz",
+        "encrypt",
+        "permission",
+        "api key",
+        "exploit",
+    ),
+    "testing": (
+        "test",
+        "spec",
+        "mock",
+        "fixture",
+        "coverage",
+        "assert",
+        "jest",
+        "vitest",
+        "pytest",
+        "playwright",
+        "e2e",
+        "snapshot",
+    ),
+    "architecture": (
+        "architect",
+        "module",
+        "package",
+        "layer",
+        "dependency inject",
+        "service",
+        "repository",
+        "interface",
+        "monorepo",
+        "boundar",
+        "structure",
+        "pattern",
+    ),
+    "style": (
+        "format",
+        "naming",
+        "name ",
+        "indent",
+        "lint",
+        "style",
+        "camelcase",
+        "pascalcase",
+        "prettier",
+        "biome",
+        "eslint",
+        "ruff",
+        "comment",
+        "readab",
+        "type",
+        "import",
+    ),
+    "deployment": (
+        "deploy",
+        "release",
+        "production",
+        "staging",
+        "docker",
+        "kubernetes",
+        "ci ",
+        "pipeline",
+        "rollout",
+        "publish",
+        "infra",
+        "helm",
+        "terraform",
+    ),
+    "performance": (
+        "perform",
+        "slow",
+        "fast",
+        "latency",
+        "cache",
+        "memory",
+        "lazy",
+        "optimi",
+        "n+1",
+        "bundle",
+        "throughput",
+        "query count",
+    ),
+    "git": ("commit", "branch", "pull request", " pr ", "merge", "rebase", "push", "git"),
+    "database": ("database", "migration", "sql", "query", "schema", "orm", "index", "table"),
+    "api": ("api", "endpoint", "rest", "graphql", "controller", "route", "request", "response"),
+    "frontend": ("ui", "css", "component", "vue", "react", "frontend", "i18n", "design system"),
+    "errors": ("error", "exception", "throw", "catch", "fail"),
+    "docs": ("docs", "documentation", "readme", "changelog", "docstring", "markdown"),
+}
+
+
+@dataclass
+class Annotations:
+    explicit_id: str = ""
+    risk: str = ""
+    domains: list[str] = field(default_factory=list)
+    tool_classes: list[str] = field(default_factory=list)
+    intents: list[str] = field(default_factory=list)
+    scopes: list[str] = field(default_factory=list)
+    priority: int | None = None
+    clean_text: str = ""
+
+
+def _strip_code(text: str) -> str:
+    return _CODE_SPAN.sub(" ", _LINK.sub(r"\1", text))
+
+
+def parse_annotations(text: str) -> Annotations:
+    """Explicit annotations of ``text`` and the text with the annotation markup removed."""
+    ann = Annotations()
+    clean = text
+    match = _EXPLICIT_ID.match(clean)
+    if match:
+        ann.explicit_id = match.group("id")
+        clean = clean[match.end() :]
+    plain = _strip_code(clean)
+    risk = _RISK.search(plain)
+    if risk:
+        ann.risk = risk.group("risk").lower()
+        clean = clean.replace(risk.group(0), " ")
+    else:
+        lead = _RISK_LEAD.search(plain)
+        if lead:
+            ann.risk = "critical" if lead.group(1) == "CRITICAL" else "high"
+    ann.domains = sorted({m.group("dom") for m in _DOMAIN.finditer(plain)})
+    ann.tool_classes = sorted({m.group("tool").lower() for m in _TOOL.finditer(plain)})
+    ann.intents = sorted({m.group("intent").lower() for m in _INTENT.finditer(plain)})
+    ann.scopes = sorted({m.group("glob") for m in _SCOPE.finditer(plain)})
+    prio = _PRIORITY.search(plain)
+    if prio:
+        ann.priority = int(prio.group("n"))
+    for rx in (_DOMAIN, _TOOL, _INTENT, _SCOPE, _PRIORITY):
+        if rx is _DOMAIN:
+            for dom in ann.domains:
+                clean = re.sub(rf"(?<![\w/.@`])@{re.escape(dom)}\b(?![/.\w@-])", " ", clean)
+            continue
+        for m in rx.finditer(_strip_code(clean)):
+            clean = clean.replace(m.group(0), " ")
+    ann.clean_text = " ".join(clean.split())
+    return ann
+
+
+def infer_domains(text: str, section: str) -> list[str]:
+    haystack = f" {_strip_code(text)} {section} ".lower()
+    found = []
+    for domain, stems in DOMAIN_LEXICON.items():
+        if any(stem in haystack for stem in stems):
+            found.append(domain)
+    return sorted(found)
+
+
+def infer_intents(text: str, section: str) -> list[str]:
+    return matching_intents(f"{section}: {text}")
+
+
+def infer_risk(text: str, domains: list[str]) -> str:
+    low = text.lower()
+    if re.search(r"\b(never|must not|do not|don't)\b", low) and "security" in domains:
+        return "high"
+    if "security" in domains:
+        return "high"
+    return "medium"
+
+
+def polarity(text: str) -> str:
+    """``never`` for prohibitions, ``must`` for obligations, ``""`` otherwise."""
+    plain = _strip_code(text)
+    if _NEVER.search(plain):
+        return "never"
+    if _MUST.search(plain):
+        return "must"
+    return ""
+
+
+def normalize_risk(value: str) -> str:
+    value = value.lower().strip()
+    return value if value in RISK_LEVELS else "medium"

@@ -1,0 +1,46 @@
+"""The rules engine's public API: what the CLI, hooks and MCP server call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from charter.config import Project
+from charter.embed.registry import embedder_for
+from charter.rules.compiler import CompiledRules, compile_rules, load_or_compile
+from charter.rules.retrieve import Retriever
+
+__all__ = ["compile_project", "constitution_payload", "retriever_for", "task_context"]
+
+
+def compile_project(project: Project, paths: list[Path] | None = None) -> CompiledRules:
+    return compile_rules(project, paths)
+
+
+def retriever_for(project: Project, *, check_new: bool = False) -> Retriever:
+    compiled = load_or_compile(project, check_new=check_new)
+    return Retriever(compiled, project.settings.rules, embedder_for(project.settings))
+
+
+def task_context(
+    project: Project,
+    task: str,
+    files: list[str] | None = None,
+    top: int | None = None,
+    budget: int | None = None,
+) -> dict[str, Any]:
+    """The ``charter context`` JSON result for one task (compiles on demand)."""
+    return retriever_for(project).retrieve(task, files, top=top, budget=budget).to_dict()
+
+
+def constitution_payload(project: Project) -> dict[str, Any]:
+    compiled = load_or_compile(project)
+    by_id = compiled.by_id()
+    c = compiled.constitution
+    return {
+        "hash": c.hash,
+        "text": c.text,
+        "truncated": c.truncated,
+        "rules": [by_id[i].to_dict() for i in c.rule_ids],
+        "overflow": c.overflow_ids,
+    }

@@ -1,0 +1,202 @@
+"""Split a Markdown rule file into instruction-bearing blocks with exact line spans.
+
+Real rule files are not tidy bullet lists, so every block that can carry an instruction
+is a unit: a list item (nested items are their own units), a numbered step, a
+paragraph, a table row ("symptom | fix"), and a fenced code block attached to the unit
+before it (its commented lines stay searchable). Headings are not rules; they become the
+section path carried by every unit. Spans are 1-based and inclusive, relative to the
+original file (front matter included), because citations and benchmarks depend on them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from markdown_it import MarkdownIt
+from markdown_it.tree import SyntaxTreeNode
+
+_MD = MarkdownIt("commonmark").enable("table")
+_COMMENT = re.compile(r"^\s*(#|//|--|;|<!--)\s?(.*?)(-->)?\s*$")
+
+
+@dataclass
+class Block:
+    """One candidate rule: its text, where it is, and what surrounds it."""
+
+    kind: str  # item | step | paragraph | row | code
+    text: str
+    line_start: int
+    line_end: int
+    section: list[str]
+    context: str = ""  # parent item text / table header / lead-in, for retrieval only
+    code_comments: list[str] = field(default_factory=list)
+    depth: int = 0
+
+
+def _trim_end(lines: list[str], start0: int, end0: int) -> int:
+    """Exclusive 0-based end with trailing blank lines removed."""
+    while end0 > start0 + 1 and not lines[end0 - 1].strip():
+        end0 -= 1
+    return end0
+
+
+def _inline_text(node: SyntaxTreeNode) -> str:
+    parts: list[str] = []
+    for child in node.children:
+        if child.type == "inline":
+            parts.append(child.content)
+    return " ".join(p.replace("\n", " ") for p in parts).strip()
+
+
+def _fence_comments(content: str) -> list[str]:
+    comments = []
+    for line in content.splitlines():
+        match = _COMMENT.match(line)
+        if match and match.group(2).strip():
+            comments.append(match.group(2).strip())
+    return comments
+
+
+def _heading_text(node: SyntaxTreeNode) -> str:
+    text = _inline_text(node)
+    return re.sub(r"[*_`]+", "", text).strip()
+
+
+class _Walker:
+    def __init__(self, source: str, offset: int) -> None:
+        self.lines = source.splitlines()
+        self.offset = offset  # lines of front matter removed before parsing
+        self.blocks: list[Block] = []
+        self.headings: list[tuple[int, str]] = []
+        self.heading_lines: list[tuple[int, int, list[str]]] = []
+
+    def section(self) -> list[str]:
+        return [text for _, text in self.headings]
+
+    def span(self, node: SyntaxTreeNode, end0: int | None = None) -> tuple[int, int]:
+        assert node.map is not None
+        start0, stop0 = node.map
+        if end0 is not None:
+            stop0 = end0
+        stop0 = _trim_end(self.lines, start0, stop0)
+        return start0 + 1 + self.offset, stop0 + self.offset
+
+    def add(self, block: Block) -> None:
+        self.blocks.append(block)
+
+    def attach_code(self, node: SyntaxTreeNode) -> None:
+        """A code block illustrates the unit just before it, if that unit is adjacent."""
+        start, end = self.span(node)
+        comments = _fence_comments(node.content)
+        prev = self.blocks[-1] if self.blocks else None
+        gap_ok = prev is not None and start - prev.line_end <= 2
+        if prev is not None and gap_ok and prev.section == self.section():
+            prev.line_end = max(prev.line_end, end)
+            prev.code_comments.extend(comments)
+            return
+        if comments:
+            self.add(
+                Block(
+                    "code",
+                    "; ".join(comments),
+                    start,
+                    end,
+                    self.section(),
+                    code_comments=comments,
+                )
+            )
+
+    def walk(self, nodes: list[SyntaxTreeNode], context: str = "", depth: int = 0) -> None:
+        for node in nodes:
+            kind = node.type
+            if kind == "heading":
+                level = int(node.tag[1:])
+                while self.headings and self.headings[-1][0] >= level:
+                    self.headings.pop()
+                self.headings.append((level, _heading_text(node)))
+                start, end = self.span(node)
+                self.heading_lines.append((start, end, self.section()))
+            elif kind == "paragraph":
+                text = _inline_text(node)
+                if text:
+                    start, end = self.span(node)
+                    self.add(
+                        Block("paragraph", text, start, end, self.section(), context, [], depth)
+                    )
+            elif kind in ("fence", "code_block"):
+                self.attach_code(node)
+            elif kind in ("bullet_list", "ordered_list"):
+                self.walk_list(node, context, depth)
+            elif kind == "table":
+                self.walk_table(node)
+            elif kind == "blockquote":
+                self.walk(node.children, context, depth)
+            elif kind == "html_block":
+                text = re.sub(r"<[^>]+>", " ", node.content)
+                text = " ".join(text.split())
+                if len(text.split()) >= 4:
+                    start, end = self.span(node)
+                    self.add(Block("paragraph", text, start, end, self.section(), context))
+
+    def walk_list(self, node: SyntaxTreeNode, context: str, depth: int) -> None:
+        ordered = node.type == "ordered_list"
+        for item in node.children:
+            own = [c for c in item.children if c.type in ("paragraph", "html_block")]
+            nested = [c for c in item.children if c.type in ("bullet_list", "ordered_list")]
+            first_nested = min((c.map[0] for c in nested if c.map), default=None)
+            text = " ".join(_inline_text(p) for p in own if p.type == "paragraph").strip()
+            if text:
+                start, end = self.span(item, first_nested)
+                self.add(
+                    Block(
+                        "step" if ordered else "item",
+                        text,
+                        start,
+                        end,
+                        self.section(),
+                        context,
+                        [],
+                        depth,
+                    )
+                )
+            for child in item.children:
+                if child.type in ("fence", "code_block"):
+                    self.attach_code(child)
+                elif child.type in ("bullet_list", "ordered_list"):
+                    self.walk_list(child, text or context, depth + 1)
+                elif child.type in ("table", "blockquote"):
+                    self.walk([child], text or context, depth + 1)
+
+    def walk_table(self, node: SyntaxTreeNode) -> None:
+        header: list[str] = []
+        for part in node.children:
+            for row in part.children:
+                cells = [_inline_text(cell) for cell in row.children]
+                if part.type == "thead":
+                    header = cells
+                    continue
+                if not any(cells):
+                    continue
+                if header and len(header) == len(cells):
+                    text = " | ".join(
+                        f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=True)
+                    )
+                else:
+                    text = " | ".join(cells)
+                start, end = self.span(row)
+                self.add(Block("row", text, start, end, self.section(), " | ".join(header)))
+
+
+def split_blocks(
+    body: str, line_offset: int = 0
+) -> tuple[list[Block], list[tuple[int, int, list[str]]]]:
+    """Blocks of ``body`` (Markdown after any front matter) and the heading lines.
+
+    ``line_offset`` is the number of source lines before ``body`` so spans point into
+    the original file.
+    """
+    tree = SyntaxTreeNode(_MD.parse(body))
+    walker = _Walker(body, line_offset)
+    walker.walk(tree.children)
+    return walker.blocks, walker.heading_lines

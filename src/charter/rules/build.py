@@ -1,0 +1,117 @@
+"""Turn read rule files into typed rules: ids, tags, constitution membership."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+
+from charter.rules.annotate import (
+    infer_domains,
+    infer_intents,
+    infer_risk,
+    normalize_risk,
+    parse_annotations,
+    polarity,
+)
+from charter.rules.blocks import Block, split_blocks
+from charter.rules.model import DEFAULT_PRIORITY, Rule, Source
+from charter.rules.sources import SourceFile
+
+_WS = re.compile(r"\s+")
+
+
+def normalized(text: str) -> str:
+    """The form ids are derived from: case, markup and spacing don't change an id."""
+    text = re.sub(r"[*_`]+", "", text.lower())
+    return _WS.sub(" ", text).strip()
+
+
+def content_id(text: str, salt: str = "") -> str:
+    """A stable id derived from content, not position, so unrelated edits keep it."""
+    digest = hashlib.sha256(f"{normalized(text)}\x00{salt}".encode()).hexdigest()
+    return f"r-{digest[:8]}"
+
+
+def is_constitution_section(section: list[str], markers: list[re.Pattern[str]]) -> bool:
+    return any(rx.search(f"## {heading}") for heading in section for rx in markers)
+
+
+def _search_text(block: Block, clean: str, description: str) -> str:
+    parts = []
+    if block.section:
+        parts.append(" > ".join(block.section[-2:]))
+    if description:
+        parts.append(description)
+    if block.context and block.context != clean:
+        parts.append(block.context[:200])
+    parts.append(clean)
+    if block.code_comments:
+        parts.append(" ".join(block.code_comments)[:400])
+    return ". ".join(parts)
+
+
+def _display_text(text: str) -> str:
+    """Rule text for agents: emphasis markup removed, code spans kept (they name things)."""
+    text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
+    return _WS.sub(" ", text).strip()
+
+
+def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[Rule]:
+    blocks, _ = split_blocks(src.body, src.offset)
+    rules: list[Rule] = []
+    for block in blocks:
+        ann = parse_annotations(block.text)
+        clean = ann.clean_text
+        if len(clean.split()) < 2 and not ann.explicit_id:
+            continue
+        section_path = list(block.section)
+        section = " > ".join(section_path)
+        domains = ann.domains or infer_domains(clean + " " + block.context, section)
+        intents = ann.intents or infer_intents(clean, section)
+        risk = normalize_risk(ann.risk) if ann.risk else infer_risk(clean, domains)
+        constitution = src.always or is_constitution_section(section_path, markers)
+        rules.append(
+            Rule(
+                id=ann.explicit_id,
+                text=_display_text(clean),
+                source=Source(src.rel, block.line_start, block.line_end, section),
+                priority=ann.priority if ann.priority is not None else DEFAULT_PRIORITY,
+                risk=risk,
+                domains=domains,
+                intents=intents,
+                tool_classes=ann.tool_classes,
+                scopes=sorted(set(ann.scopes) | set(src.scopes)),
+                constitution=constitution,
+                kind=block.kind,
+                search_text=_search_text(block, clean, src.description),
+                polarity=polarity(clean),
+            )
+        )
+    return rules
+
+
+def assign_ids(rules: Iterable[Rule]) -> list[Rule]:
+    """Content ids for rules without explicit ids; identical texts get their section mixed in."""
+    out = list(rules)
+    seen: dict[str, int] = {}
+    for rule in out:
+        if rule.id:
+            continue
+        rid = content_id(rule.text)
+        if rid in seen:
+            rid = content_id(rule.text, f"{rule.source.path}#{rule.source.section}")
+            n = 1
+            base = rid
+            while rid in seen:
+                n += 1
+                rid = f"{base}-{n}"
+        seen[rid] = 1
+        rule.id = rid
+    return out
+
+
+def apply_local_overrides(rules: list[Rule]) -> list[Rule]:
+    """CLAUDE.local.md rules replace rules with the same id from other files."""
+    local_ids = {r.id for r in rules if r.source.path.endswith("CLAUDE.local.md")}
+    return [r for r in rules if r.source.path.endswith("CLAUDE.local.md") or r.id not in local_ids]

@@ -1,0 +1,320 @@
+"""Compile a project's rule files into a constitution plus embedded shards.
+
+Output is deterministic: ``.charter/rules.json`` is canonical JSON with no wall-clock
+values, so the same inputs give byte-identical state (tests hash it). Vectors live beside
+it in ``rules.npy`` and in a content-addressed SQLite cache, so recompiling an unchanged
+rule reuses its vector instead of running the model again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from charter.config import Project
+from charter.embed.base import Embedder, Vectors
+from charter.embed.registry import embedder_for
+from charter.errors import CharterError
+from charter.fileio import atomic_write_bytes, atomic_write_json, canonical_json, locked
+from charter.rules.build import apply_local_overrides, assign_ids, rules_from_source
+from charter.rules.model import Rule
+from charter.rules.render import render_rule_line
+from charter.rules.sources import (
+    SourceFile,
+    discover,
+    kind_for_path,
+    load_source,
+    resolve_imports,
+)
+from charter.rules.vector_cache import VectorCache
+from charter.tokens import count_tokens
+
+STATE_VERSION = 1
+
+
+@dataclass
+class Constitution:
+    hash: str
+    text: str
+    rule_ids: list[str]
+    truncated: bool
+    overflow_ids: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hash": self.hash,
+            "text": self.text,
+            "rule_ids": self.rule_ids,
+            "truncated": self.truncated,
+            "overflow_ids": self.overflow_ids,
+        }
+
+
+@dataclass
+class CompileReport:
+    sources: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    embedded: int = 0
+    reused: int = 0
+
+
+@dataclass
+class CompiledRules:
+    """Compiled state in memory: rules, constitution, vectors aligned with ``rules``."""
+
+    rules: list[Rule]
+    constitution: Constitution
+    vectors: Vectors
+    model: str
+    sources: list[dict[str, Any]]
+    report: CompileReport = field(default_factory=CompileReport)
+
+    @property
+    def source_tokens(self) -> int:
+        """cl100k tokens of every compiled rule file: what loading them whole would cost."""
+        return sum(int(s.get("tokens", 0)) for s in self.sources)
+
+    def by_id(self) -> dict[str, Rule]:
+        return {r.id: r for r in self.rules}
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "version": STATE_VERSION,
+            "model": self.model,
+            "sources": self.sources,
+            "constitution": self.constitution.to_dict(),
+            "rules": [r.to_state() for r in self.rules],
+        }
+
+
+def build_constitution(
+    rules: list[Rule], max_lines: int, boost: int, max_rule_tokens: int = 0
+) -> Constitution:
+    members = [r for r in rules if r.constitution]
+    for rule in members:
+        rule.priority += boost
+    lines: list[str] = []
+    kept: list[str] = []
+    overflow: list[str] = []
+    for rule in members:
+        if len(lines) < max_lines:
+            lines.append(render_rule_line(rule, max_rule_tokens))
+            kept.append(rule.id)
+        else:
+            overflow.append(rule.id)
+    text = "\n".join(lines)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    return Constitution(digest, text, kept, bool(overflow), overflow)
+
+
+def _sources_for(
+    project: Project, paths: list[Path] | None, report: CompileReport
+) -> list[SourceFile]:
+    settings = project.settings.rules
+    root = project.root
+    entries: list[tuple[str, Path]] = []
+    if paths:
+        for path in paths:
+            if not path.exists():
+                raise CharterError(f"rule file not found: {path}")
+            entries.append((kind_for_path(path, root), path))
+    else:
+        entries = discover(root, settings.exclude)
+        for pattern in settings.sources:
+            for path in sorted(root.glob(pattern)):
+                if path.is_file() and all(p != path for _, p in entries):
+                    entries.append((kind_for_path(path, root), path))
+    sources: list[SourceFile] = []
+    seen: set[str] = set()
+    for kind, path in entries:
+        rel = project.rel(path)
+        if rel in seen:
+            continue
+        try:
+            src = load_source(path, rel, kind)
+            sources.append(src)
+            seen.add(rel)
+            if kind in ("claude", "claude-local"):
+                for child in resolve_imports(src, root, settings.max_import_depth):
+                    if child.rel not in seen:
+                        sources.append(child)
+                        seen.add(child.rel)
+        except CharterError as exc:
+            report.errors.append(str(exc))
+    return sources
+
+
+def compile_rules(
+    project: Project,
+    paths: list[Path] | None = None,
+    *,
+    embedder: Embedder | None = None,
+    write: bool = True,
+) -> CompiledRules:
+    """Parse, tag, split and embed the project's rules; write state unless ``write=False``."""
+    settings = project.settings.rules
+    report = CompileReport()
+    sources = _sources_for(project, paths, report)
+    try:
+        markers = [
+            re.compile(m, re.IGNORECASE | re.MULTILINE) for m in settings.constitution_markers
+        ]
+    except re.error as exc:
+        raise CharterError(f"rules.constitution_markers: bad regex: {exc}") from None
+    rules: list[Rule] = []
+    for src in sources:
+        rules.extend(rules_from_source(src, markers))
+    rules = apply_local_overrides(assign_ids(rules))
+    constitution = build_constitution(
+        rules,
+        settings.max_constitution_lines,
+        settings.constitution_priority_boost,
+        settings.max_rule_tokens,
+    )
+    if constitution.truncated:
+        report.warnings.append(
+            f"constitution overflow: {len(constitution.overflow_ids)} rule(s) beyond "
+            f"max_constitution_lines={settings.max_constitution_lines} are retrieved as shards"
+        )
+    embedder = embedder or embedder_for(project.settings)
+    vectors = embed_rules(project, rules, embedder, report)
+    source_meta = [
+        {
+            "path": s.rel,
+            "kind": s.kind,
+            "sha256": hashlib.sha256(s.text.encode()).hexdigest(),
+            "tokens": count_tokens(s.text),
+        }
+        for s in sources
+    ]
+    report.sources = [s.rel for s in sources]
+    compiled = CompiledRules(rules, constitution, vectors, embedder.name, source_meta, report)
+    if write:
+        save(project, compiled, sources)
+    return compiled
+
+
+def embed_rules(
+    project: Project, rules: list[Rule], embedder: Embedder, report: CompileReport
+) -> Vectors:
+    if not rules:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    texts = [r.search_text for r in rules]
+    cache = VectorCache(project.db_path)
+    try:
+        vectors, missing = cache.lookup(embedder.name, texts, embedder.dim)
+        if missing:
+            fresh = embedder.embed([texts[i] for i in missing])
+            for row, i in enumerate(missing):
+                vectors[i] = fresh[row]
+            cache.store(embedder.name, [texts[i] for i in missing], fresh)
+    finally:
+        cache.close()
+    report.embedded = len(missing)
+    report.reused = len(rules) - len(missing)
+    return vectors
+
+
+def _stamps(sources: list[SourceFile]) -> dict[str, list[int]]:
+    out = {}
+    for s in sources:
+        st = s.path.stat()
+        out[str(s.path.resolve())] = [st.st_mtime_ns, st.st_size]
+    return out
+
+
+def save(project: Project, compiled: CompiledRules, sources: list[SourceFile]) -> None:
+    state_dir = project.state_dir
+    state_dir.mkdir(parents=True, exist_ok=True)
+    with locked(state_dir / "rules.json"):
+        np_path = state_dir / "rules.npy"
+        import io
+
+        buffer = io.BytesIO()
+        np.save(buffer, compiled.vectors.astype(np.float32))
+        atomic_write_bytes(np_path, buffer.getvalue())
+        atomic_write_json(
+            state_dir / "rules.meta.json",
+            {
+                "stamps": _stamps(sources),
+                "state_sha256": hashlib.sha256(
+                    canonical_json(compiled.state()).encode()
+                ).hexdigest(),
+                "config": project.settings.model_dump(mode="json"),
+            },
+        )
+        atomic_write_json(state_dir / "rules.json", compiled.state())
+
+
+def load(project: Project) -> CompiledRules | None:
+    """Compiled state from ``.charter/``, or None when there is none or it is unusable."""
+    state_path = project.state_dir / "rules.json"
+    np_path = project.state_dir / "rules.npy"
+    if not state_path.is_file() or not np_path.is_file():
+        return None
+    try:
+        data = json.loads(state_path.read_text(encoding="utf-8"))
+        vectors = np.load(np_path)
+        if data.get("version") != STATE_VERSION:
+            return None
+        rules = [Rule.from_state(r) for r in data["rules"]]
+        if len(vectors) != len(rules):
+            return None
+        c = data["constitution"]
+        constitution = Constitution(
+            c["hash"], c["text"], list(c["rule_ids"]), c["truncated"], list(c["overflow_ids"])
+        )
+        return CompiledRules(rules, constitution, vectors, data["model"], data["sources"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def is_stale(project: Project) -> bool:
+    """Has any compiled rule file (or the config) changed since the last compile?
+
+    Cheap enough for every prompt: it stats the files the last compile read. New rule
+    files are found by the full discovery at session start and by ``charter compile``.
+    """
+    meta_path = project.state_dir / "rules.meta.json"
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True
+    if meta.get("config") != project.settings.model_dump(mode="json"):
+        return True
+    for path, (mtime, size) in meta.get("stamps", {}).items():
+        try:
+            st = Path(path).stat()
+        except OSError:
+            return True
+        if st.st_mtime_ns != mtime or st.st_size != size:
+            return True
+    return False
+
+
+def has_new_sources(project: Project) -> bool:
+    """Did a rule file appear or disappear since the last compile (full discovery)?"""
+    meta_path = project.state_dir / "rules.meta.json"
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True
+    known = set(meta.get("stamps", {}))
+    current = {str(p.resolve()) for _, p in discover(project.root, project.settings.rules.exclude)}
+    return not current <= known
+
+
+def load_or_compile(project: Project, *, check_new: bool = False) -> CompiledRules:
+    """Compiled rules, recompiling when missing or stale (``context`` compiles on demand)."""
+    compiled = load(project)
+    if compiled is not None and not is_stale(project):
+        if not check_new or not has_new_sources(project):
+            return compiled
+    return compile_rules(project)

@@ -1,0 +1,276 @@
+"""Per-task shard retrieval: score, filter, select, resolve contradictions.
+
+Score (the seed's, plus a lexical term): ``dense_weight * cosine + lexical_weight *
+bm25/max_bm25 + intent_boost (shard intents contain the task intent) + risk_boost
+(critical 0.10, high 0.05)``. Hard filters run before selection: risk classes, repo
+scope against the files the caller names (with no files named, scoped rules stay
+candidates), tool class. Selection takes the top N or fills a token budget; a shard that
+contradicts an already chosen rule (must vs never, same domain, same subject) is dropped
+in favour of the higher priority, whatever the scoring order.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from charter.embed.base import Embedder
+from charter.rules.compiler import CompiledRules
+from charter.rules.intent import Intent, classify
+from charter.rules.lexical import BM25, tokenize
+from charter.rules.model import Rule
+from charter.rules.render import render_rule_line
+from charter.rules.settings import RulesSettings
+from charter.tokens import count_many, count_tokens
+
+#: Two rules are about the same subject when their texts are at least this similar.
+SAME_SUBJECT_COSINE = 0.80
+_POLARITY_WORDS = re.compile(
+    r"\b(never|must not|do not|don't|avoid|always|must|should not|should|required?|ensure)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Shard:
+    rule: Rule
+    score: float
+    reasons: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule.to_dict(), "score": round(self.score, 4), "reasons": self.reasons}
+
+
+@dataclass
+class Retrieval:
+    task: str
+    intent: Intent
+    constitution_rules: list[Rule]
+    constitution_hash: str
+    truncated: bool
+    shards: list[Shard]
+    dropped: list[dict[str, str]] = field(default_factory=list)
+    policy_text: str = ""
+    tokens: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "intent": self.intent.to_dict(),
+            "constitution": {
+                "hash": self.constitution_hash,
+                "rules": [r.to_dict() for r in self.constitution_rules],
+                "truncated": self.truncated,
+            },
+            "shards": [s.to_dict() for s in self.shards],
+            "dropped": self.dropped,
+            "policy_text": self.policy_text,
+            "tokens": self.tokens,
+        }
+
+
+def scope_matches(scopes: list[str], files: list[str]) -> bool:
+    for f in files:
+        f = f.lstrip("./")
+        for pattern in scopes:
+            p = pattern.lstrip("./")
+            if fnmatch.fnmatch(f, p) or (p.startswith("**/") and fnmatch.fnmatch(f, p[3:])):
+                return True
+            if p.endswith("/**") and f.startswith(p[:-2]):
+                return True
+    return False
+
+
+def _subject_tokens(rule: Rule) -> set[str]:
+    return set(tokenize(_POLARITY_WORDS.sub(" ", rule.text)))
+
+
+def contradicts(a: Rule, b: Rule, cosine: float) -> bool:
+    """must vs never in a shared domain about the same subject."""
+    if not a.polarity or not b.polarity or a.polarity == b.polarity:
+        return False
+    if not set(a.domains) & set(b.domains):
+        return False
+    ta, tb = _subject_tokens(a), _subject_tokens(b)
+    overlap = len(ta & tb) / max(1, min(len(ta), len(tb)))
+    return cosine >= SAME_SUBJECT_COSINE and overlap >= 0.5
+
+
+class Retriever:
+    """Holds a compiled rule set ready for many queries (the warm worker keeps one)."""
+
+    def __init__(
+        self, compiled: CompiledRules, settings: RulesSettings, embedder: Embedder
+    ) -> None:
+        self.compiled = compiled
+        self.settings = settings
+        self.embedder = embedder
+        self.rules = compiled.rules
+        self.vectors = compiled.vectors
+        in_text = set(compiled.constitution.rule_ids)
+        self.constitution_rules = [r for r in self.rules if r.id in in_text]
+        self.candidates = [i for i, r in enumerate(self.rules) if r.id not in in_text]
+        self.bm25 = BM25([self.rules[i].search_text for i in self.candidates])
+        self.const_index = [i for i, r in enumerate(self.rules) if r.id in in_text]
+        self.constitution_text = compiled.constitution.text
+        self.constitution_tokens = count_tokens(self.constitution_text)
+        self.lines = {
+            self.rules[i].id: render_rule_line(self.rules[i], settings.max_rule_tokens)
+            for i in self.candidates
+        }
+        costs = count_many(list(self.lines.values()))
+        self.costs = {rid: n + 1 for rid, n in zip(self.lines, costs, strict=True)}
+
+    def default_budget(self) -> int:
+        """Tokens for constitution + shards when no explicit budget is configured."""
+        s = self.settings
+        if s.budget_tokens:
+            return s.budget_tokens
+        whole = self.compiled.source_tokens
+        return max(1, min(s.budget_max_tokens, int(whole * s.budget_fraction)))
+
+    def embed_query(self, task: str) -> np.ndarray:
+        return self.embedder.embed([task])[0]
+
+    def retrieve(
+        self,
+        task: str,
+        files: list[str] | None = None,
+        *,
+        top: int | None = None,
+        budget: int | None = None,
+        risk: list[str] | None = None,
+        tool: str | None = None,
+        query_vector: np.ndarray | None = None,
+    ) -> Retrieval:
+        s = self.settings
+        files = files or []
+        if top is not None:
+            top_n, budget_tokens = top, budget or 0
+        elif budget is not None:
+            top_n, budget_tokens = 0, budget
+        elif s.selection == "top_n":
+            top_n, budget_tokens = s.top_n, 0
+        else:
+            top_n = 0
+            budget_tokens = max(1, self.default_budget() - self.constitution_tokens)
+        intent = classify(task)
+        qv = self.embed_query(task) if query_vector is None else query_vector
+        cand = self.candidates
+        dense = self.vectors[cand] @ qv if cand else np.zeros(0, dtype=np.float32)
+        lex = self.bm25.scores(task) if cand else np.zeros(0, dtype=np.float32)
+        lex_max = float(lex.max()) if len(lex) else 0.0
+        lex_norm = lex / lex_max if lex_max > 0 else lex
+        scored: list[Shard] = []
+        dropped: list[dict[str, str]] = []
+        for pos, idx in enumerate(cand):
+            rule = self.rules[idx]
+            if risk and rule.risk not in risk:
+                continue
+            if rule.scopes and files and not scope_matches(rule.scopes, files):
+                continue
+            if tool and rule.tool_classes and tool not in rule.tool_classes:
+                continue
+            cos = float(dense[pos])
+            score = s.dense_weight * cos + s.lexical_weight * float(lex_norm[pos])
+            reasons = [f"cosine {cos:.3f}"]
+            if lex_norm[pos] > 0:
+                reasons.append(f"lexical {float(lex_norm[pos]):.2f}")
+            if intent.name != "general" and intent.name in rule.intents:
+                score += s.intent_boost
+                reasons.append(f"intent {intent.name} +{s.intent_boost}")
+            if rule.risk == "critical":
+                score += s.risk_boost_critical
+                reasons.append(f"risk critical +{s.risk_boost_critical}")
+            elif rule.risk == "high":
+                score += s.risk_boost_high
+                reasons.append(f"risk high +{s.risk_boost_high}")
+            if rule.scopes and files:
+                reasons.append("scope matches " + ", ".join(rule.scopes))
+            scored.append(Shard(rule, score, reasons))
+        scored.sort(key=lambda sh: (-sh.score, sh.rule.id))
+        chosen = self._select(scored, top_n, budget_tokens, dropped)
+        policy = self.render_policy(chosen)
+        return Retrieval(
+            task=task,
+            intent=intent,
+            constitution_rules=self.constitution_rules,
+            constitution_hash=self.compiled.constitution.hash,
+            truncated=self.compiled.constitution.truncated,
+            shards=chosen,
+            dropped=dropped,
+            policy_text=policy,
+            tokens=count_tokens(policy),
+        )
+
+    def _cos(self, a: Rule, b: Rule) -> float:
+        index = self._index()
+        return float(self.vectors[index[a.id]] @ self.vectors[index[b.id]])
+
+    def _index(self) -> dict[str, int]:
+        if not hasattr(self, "_idx"):
+            self._idx = {r.id: i for i, r in enumerate(self.rules)}
+        return self._idx
+
+    def _select(
+        self, scored: list[Shard], top_n: int, budget: int, dropped: list[dict[str, str]]
+    ) -> list[Shard]:
+        s = self.settings
+        if not scored:
+            return []
+        best = scored[0].score
+        floor = max(s.min_score, best * s.relative_cutoff)
+        chosen: list[Shard] = []
+        used = 0
+        for shard in scored:
+            if shard.score < floor:
+                break
+            if top_n and len(chosen) >= top_n:
+                break
+            cost = self.costs[shard.rule.id] if budget else 0
+            if budget and used + cost > budget:
+                if top_n:
+                    continue
+                break
+            rival = self._rival(shard.rule, [c.rule for c in chosen] + self.constitution_rules)
+            if rival is not None:
+                if rival.priority >= shard.rule.priority:
+                    dropped.append(
+                        {
+                            "rule_id": shard.rule.id,
+                            "reason": f"contradicts {rival.id} (priority {rival.priority} "
+                            f">= {shard.rule.priority})",
+                        }
+                    )
+                    continue
+                chosen = [c for c in chosen if c.rule.id != rival.id]
+                dropped.append(
+                    {
+                        "rule_id": rival.id,
+                        "reason": f"contradicts {shard.rule.id} (priority {shard.rule.priority} "
+                        f"> {rival.priority})",
+                    }
+                )
+            chosen.append(shard)
+            used += cost
+        return chosen
+
+    def _rival(self, rule: Rule, others: list[Rule]) -> Rule | None:
+        for other in others:
+            if other.id != rule.id and contradicts(rule, other, self._cos(rule, other)):
+                return other
+        return None
+
+    def render_policy(self, shards: list[Shard]) -> str:
+        parts = []
+        if self.constitution_text:
+            parts.append("## Constitution (always applies)\n" + self.constitution_text)
+        if shards:
+            parts.append(
+                "## Rules for this task\n" + "\n".join(self.lines[sh.rule.id] for sh in shards)
+            )
+        return "\n\n".join(parts)

@@ -1,0 +1,256 @@
+"""Find rule files of every agent format and read them with their front matter.
+
+Each format says how its rules apply: Cursor's ``alwaysApply`` and Kiro's ``inclusion:
+always`` put a file in the constitution; ``globs``/``paths``/``applyTo``/``fileMatch``
+become repo scopes; a nested CLAUDE.md or AGENTS.md applies to its own subtree. CLAUDE.md
+``@path`` imports are followed up to ``max_import_depth`` levels.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from charter.errors import CharterError
+from charter.fileio import read_text
+
+#: (kind, glob relative to the project root). Order is the stable discovery order.
+SOURCE_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("claude", "**/CLAUDE.md"),
+    ("claude", ".claude/CLAUDE.md"),
+    ("claude-local", "**/CLAUDE.local.md"),
+    ("claude-rules", ".claude/rules/**/*.md"),
+    ("agents", "**/AGENTS.md"),
+    ("cursor", ".cursor/rules/**/*.mdc"),
+    ("cursor", ".cursor/rules/**/*.md"),
+    ("cursorrules", ".cursorrules"),
+    ("copilot", ".github/copilot-instructions.md"),
+    ("copilot-instructions", ".github/instructions/**/*.instructions.md"),
+    ("gemini", "**/GEMINI.md"),
+    ("kiro", ".kiro/steering/**/*.md"),
+    ("windsurf", ".windsurf/rules/**/*.md"),
+    ("windsurf", ".windsurfrules"),
+    ("cline", ".clinerules/**/*.md"),
+    ("cline", ".clinerules"),
+)
+
+_PRUNE = {".git", "node_modules", ".venv", "venv", "__pycache__", ".charter", "dist", "build"}
+_IMPORT = re.compile(r"(?<![\w`/])@(?P<path>(?:~/|\.{1,2}/|/)?[\w.-]+(?:/[\w.-]+)*)")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass
+class SourceFile:
+    """A rule file as read: its body (after front matter) and what the front matter says."""
+
+    path: Path
+    rel: str
+    kind: str
+    text: str
+    body: str
+    offset: int  # lines before ``body`` (front matter)
+    meta: dict[str, Any] = field(default_factory=dict)
+    always: bool = False
+    scopes: list[str] = field(default_factory=list)
+    description: str = ""
+    imported_from: str = ""
+
+
+def _matches(rel: str, pattern: str) -> bool:
+    if pattern.startswith("**/"):
+        return fnmatch.fnmatch(rel, pattern[3:]) or fnmatch.fnmatch(rel, pattern)
+    return fnmatch.fnmatch(rel, pattern)
+
+
+def classify(rel: str) -> str | None:
+    """The rule-file kind of a root-relative POSIX path, or None if it is not one."""
+    for kind, pattern in SOURCE_PATTERNS:
+        if _matches(rel, pattern):
+            if pattern.endswith("*.md") and "/" not in pattern and "**" not in pattern:
+                continue
+            return kind
+    return None
+
+
+def discover(root: Path, exclude: list[str] | None = None) -> list[tuple[str, Path]]:
+    """Every rule file under ``root``, as (kind, path), sorted by path."""
+    exclude = exclude or []
+    found: dict[str, tuple[str, Path]] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root)
+        rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/")
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if d not in _PRUNE
+            and not any(fnmatch.fnmatch(f"{rel_dir}/{d}".lstrip("/") + "/", g) for g in exclude)
+        )
+        for name in filenames:
+            rel = f"{rel_dir}/{name}" if rel_dir else name
+            if any(fnmatch.fnmatch(rel, g) for g in exclude):
+                continue
+            kind = classify(rel)
+            if kind:
+                found[rel] = (kind, Path(dirpath) / name)
+    return [found[k] for k in sorted(found)]
+
+
+def kind_for_path(path: Path, root: Path) -> str:
+    """The kind of a file named explicitly (``charter compile PATH``); Markdown by default."""
+    try:
+        rel = path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        rel = path.name
+    kind = classify(rel) or classify(path.name)
+    if kind:
+        return kind
+    if path.suffix == ".mdc":
+        return "cursor"
+    return "markdown"
+
+
+def _lenient_yaml(raw: str) -> Any:
+    """Cursor front matter is not strict YAML (``globs: *.ts`` is an alias in YAML)."""
+    try:
+        return yaml.safe_load(raw)
+    except yaml.YAMLError:
+        fixed = []
+        for line in raw.splitlines():
+            key, sep, value = line.partition(":")
+            value = value.strip()
+            if sep and key.strip() in ("globs", "applyTo", "fileMatchPattern", "paths") and value:
+                if not value.startswith(("'", '"', "[")):
+                    value = "'" + value.replace("'", "''") + "'"
+                line = f"{key}: {value}"
+            fixed.append(line)
+        return yaml.safe_load("\n".join(fixed))
+
+
+def split_front_matter(text: str, rel: str) -> tuple[dict[str, Any], str, int]:
+    """(metadata, body, lines of front matter) — a broken block is a one-line error."""
+    if not text.startswith("---"):
+        return {}, text, 0
+    lines = text.split("\n")
+    if lines[0].strip() != "---":
+        return {}, text, 0
+    for idx in range(1, len(lines)):
+        if lines[idx].strip() in ("---", "..."):
+            raw = "\n".join(lines[1:idx])
+            try:
+                meta = _lenient_yaml(raw) if raw.strip() else {}
+            except yaml.YAMLError as exc:
+                mark = getattr(exc, "problem_mark", None)
+                where = f":{mark.line + 2}" if mark is not None else ""
+                problem = getattr(exc, "problem", None) or "invalid YAML"
+                raise CharterError(f"{rel}{where}: broken front matter: {problem}") from None
+            if meta is None:
+                meta = {}
+            if not isinstance(meta, dict):
+                raise CharterError(f"{rel}:2: broken front matter: expected key: value pairs")
+            return meta, "\n".join(lines[idx + 1 :]), idx + 1
+    raise CharterError(f"{rel}:1: broken front matter: no closing '---'")
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if str(v).strip()]
+    return [str(value)]
+
+
+def _truthy(value: Any) -> bool:
+    return value is True or (isinstance(value, str) and value.strip().lower() == "true")
+
+
+def _apply_meta(src: SourceFile) -> None:
+    meta = src.meta
+    kind = src.kind
+    src.description = str(meta.get("description") or "")
+    if kind == "cursor":
+        src.always = _truthy(meta.get("alwaysApply"))
+        src.scopes = _as_list(meta.get("globs"))
+    elif kind == "claude-rules":
+        src.scopes = _as_list(meta.get("paths") or meta.get("globs"))
+    elif kind == "copilot-instructions":
+        scopes = _as_list(meta.get("applyTo"))
+        src.scopes = [] if scopes in (["**"], ["**/*"]) else scopes
+    elif kind == "kiro":
+        inclusion = str(meta.get("inclusion") or "always").lower()
+        src.always = inclusion == "always"
+        src.scopes = _as_list(meta.get("fileMatchPattern") or meta.get("fileMatch"))
+    elif kind == "windsurf":
+        trigger = str(meta.get("trigger") or "").lower()
+        src.always = trigger == "always_on"
+        src.scopes = _as_list(meta.get("globs"))
+    if kind in ("claude", "claude-local", "agents", "gemini") and "/" in src.rel:
+        parent = src.rel.rsplit("/", 1)[0]
+        if not parent.startswith(".claude"):
+            src.scopes = [f"{parent}/**"]
+
+
+def load_source(path: Path, rel: str, kind: str) -> SourceFile:
+    text = read_text(path, what="rule file")
+    meta, body, offset = split_front_matter(text, rel)
+    src = SourceFile(path=path, rel=rel, kind=kind, text=text, body=body, offset=offset, meta=meta)
+    _apply_meta(src)
+    return src
+
+
+def find_imports(src: SourceFile) -> list[tuple[int, str]]:
+    """``@path`` imports of a CLAUDE.md: (1-based line, raw path), outside code."""
+    found: list[tuple[int, str]] = []
+    in_fence = False
+    for number, line in enumerate(src.text.split("\n"), start=1):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence or number <= src.offset:
+            continue
+        plain = re.sub(r"`[^`]*`", " ", line)
+        for match in _IMPORT.finditer(plain):
+            found.append((number, match.group("path").rstrip(".,;:)")))
+    return found
+
+
+def resolve_imports(
+    src: SourceFile, root: Path, max_depth: int, depth: int = 0
+) -> list[SourceFile]:
+    """Imported files of ``src`` (recursively), each read like a CLAUDE.md."""
+    if depth >= max_depth:
+        return []
+    out: list[SourceFile] = []
+    for line, raw in find_imports(src):
+        if raw.startswith("~/"):
+            target = Path.home() / raw[2:]
+        elif raw.startswith("/"):
+            target = Path(raw)
+        else:
+            target = src.path.parent / raw
+        looks_like_file = bool(re.search(r"\.(md|mdc|txt|markdown)$", raw))
+        if not target.exists():
+            if looks_like_file:
+                raise CharterError(f"{src.rel}:{line}: import @{raw} not found")
+            continue
+        if not target.is_file():
+            continue
+        try:
+            rel = target.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            rel = target.resolve().as_posix()
+        try:
+            child = load_source(target, rel, "claude-import")
+        except CharterError as exc:
+            raise CharterError(f"{src.rel}:{line}: unreadable import @{raw}: {exc}") from None
+        child.imported_from = src.rel
+        out.append(child)
+        out.extend(resolve_imports(child, root, max_depth, depth + 1))
+    return out
