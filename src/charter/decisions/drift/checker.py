@@ -1,0 +1,536 @@
+"""The drift checker: QA-PGC-001..004 on any artifact, with exact evidence spans.
+
+Layers, cheapest first:
+
+1. **Lexical** (deterministic): each sentence and clause is matched against the check
+   vocabulary of every *binding* constraint — rejected options, excluded subjects,
+   forbidden dependencies, clauses a free-text answer rules out — and read for cues:
+   undecided language, suggestions and decision points, negation, quoted history.
+2. **Semantic** (bundled MiniLM model): sentence embeddings attribute undecided language
+   to the right topic and catch paraphrased reintroductions of an excluded subject.
+3. **Judge** (optional, off by default): a :class:`DriftJudge` may add findings; they
+   are validated against the text and the binding set before they count.
+
+Rules are attributed in the bench's labelling order: undecided language (003), then a
+suggestion or decision point (004), then a committed excluded item (002), then any
+other contradiction (001). Non-binding clarifications are used only to *explain away*
+text (e.g. "X is still open" about a genuinely unresolved question), never to flag it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from charter.decisions.drift import lexicon
+from charter.decisions.drift.judge import DriftJudge
+from charter.decisions.drift.result import DriftResult, Finding
+from charter.decisions.drift.segment import Unit, segment
+from charter.decisions.drift.vocab import ConstraintVocab, TermSet, build_vocab
+from charter.decisions.invariants import Invariant
+from charter.decisions.models import PgcClarifications
+from charter.embed.base import Embedder
+
+#: Semantic thresholds (cosine, all-MiniLM-L6-v2). Chosen on the dev split's score
+#: distributions, not on individual cases; see docs/decisions.md.
+EXCLUSION_SIM = 0.52
+TOPIC_SIM = 0.40
+REJECTED_SIM = 0.50
+REJECTED_MARGIN = 0.15
+#: A one-word match of a short excluded subject ("invest") must not be semantically
+#: unrelated to the subject ("invest time in the wizard" vs "investment advice").
+RELAXED_MIN_SIM = 0.15
+NEG_WINDOW_BEFORE = 6
+NEG_WINDOW_AFTER = 12
+EXEMPT_BEFORE = 6
+EXEMPT_AFTER = 4
+
+_REPAIR = {
+    "QA-PGC-001": "Rewrite this to follow the bound decision: {statement}",
+    "QA-PGC-002": "Remove the excluded item, or change the decision first with "
+    "`charter decisions renegotiate {id}`. Bound: {statement}",
+    "QA-PGC-003": "State the decision as settled and build on it: {statement}",
+    "QA-PGC-004": "Drop the alternative and optimise within the decision: {statement}",
+}
+
+
+@dataclass
+class _Token:
+    start: int
+    end: int
+    raw: str
+    stem: str
+
+
+@dataclass
+class _Clause:
+    start: int
+    end: int
+    tokens: list[_Token]
+    stems: set[str]
+
+
+@dataclass
+class _UnitView:
+    unit: Unit
+    clauses: list[_Clause]
+    stems: set[str]
+    undecided: re.Match[str] | None
+    suggestion: bool
+    decision: bool
+    history: bool
+
+
+@dataclass
+class _Hit:
+    rule: str
+    vocab: ConstraintVocab
+    start: int
+    end: int
+    layer: str
+    score: float
+    strong: bool = True
+    confirms: bool = False
+
+
+@dataclass
+class _Prepared:
+    vocab: list[ConstraintVocab]
+    topic_vectors: np.ndarray | None = None
+    exclusion_vectors: dict[int, np.ndarray] = field(default_factory=dict)
+    rejected_vectors: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+
+def _tokens(text: str, start: int, end: int) -> list[_Token]:
+    out = []
+    for s, e, raw in lexicon.token_spans(text[start:end]):
+        low = raw.lower()
+        out.append(_Token(start + s, start + e, raw, lexicon.stem(low)))
+    return out
+
+
+def _view(text: str, unit: Unit) -> _UnitView:
+    clauses = []
+    stems: set[str] = set()
+    for span in unit.clauses:
+        toks = _tokens(text, span.start, span.end)
+        clause_stems = {t.stem for t in toks}
+        stems |= clause_stems
+        clauses.append(_Clause(span.start, span.end, toks, clause_stems))
+    body = unit.text
+    return _UnitView(
+        unit=unit,
+        clauses=clauses,
+        stems=stems,
+        undecided=lexicon.UNDECIDED.search(body),
+        suggestion=bool(lexicon.SUGGESTION.search(body)),
+        decision=bool(lexicon.DECISION_POINT.search(body)),
+        history=bool(lexicon.HISTORY.search(body)),
+    )
+
+
+def _window(text: str, clause: _Clause, first: int, last: int, before: int, after: int) -> str:
+    """Clause text from ``before`` tokens ahead of the match to ``after`` tokens past it."""
+    toks = clause.tokens
+    s_idx = max(0, first - before)
+    e_idx = min(len(toks) - 1, last + after)
+    return text[toks[s_idx].start : toks[e_idx].end]
+
+
+def _negated(text: str, clause: _Clause, first: int, last: int) -> bool:
+    toks = clause.tokens
+    pre_start = toks[max(0, first - NEG_WINDOW_BEFORE)].start
+    pre = text[pre_start : toks[last].start]  # includes negators inside the matched span
+    if lexicon.PRE_NEGATORS.search(pre):
+        return True
+    post_end = toks[min(len(toks) - 1, last + NEG_WINDOW_AFTER)].end
+    post = text[toks[last].end : post_end]
+    return bool(lexicon.POST_NEGATORS.search(post))
+
+
+def _match_positions(clause: _Clause, stems: set[str]) -> tuple[int, int] | None:
+    idx = [i for i, t in enumerate(clause.tokens) if t.stem in stems]
+    if not idx:
+        return None
+    return idx[0], idx[-1]
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    while end > start and text[end - 1] in " .,;:!?—–-":
+        end -= 1
+    while start < end and text[start] in " —–-:":
+        start += 1
+    return start, end
+
+
+class DriftChecker:
+    """Checks artifacts against one set of clarifications (build once, check many).
+
+    ``embedder`` enables the semantic layer (``None`` = lexical only, e.g. in a cold
+    hook process); ``judge`` enables the optional model layer.
+    """
+
+    def __init__(
+        self,
+        decisions: PgcClarifications,
+        *,
+        aliases: Mapping[str, Sequence[str]] | None = None,
+        embedder: Embedder | None = None,
+        judge: DriftJudge | None = None,
+    ) -> None:
+        self.decisions = decisions
+        self.embedder = embedder
+        self.judge = judge
+        self._prep = _Prepared(vocab=build_vocab(decisions, aliases))
+        self.invariants: list[Invariant] = [
+            v.invariant for v in self._prep.vocab if v.invariant is not None
+        ]
+        if embedder is not None:
+            self._embed_constraints(embedder)
+
+    # -- semantic preparation ------------------------------------------------------------
+
+    def _embed_constraints(self, embedder: Embedder) -> None:
+        prep = self._prep
+        texts = [v.descriptor for v in prep.vocab]
+        keys: list[tuple[str, int, int]] = []
+        for i, v in enumerate(prep.vocab):
+            if v.invariant is None:
+                continue
+            if v.excluded is not None:
+                texts.append(v.invariant.subject or v.entry.text)
+                keys.append(("ex", i, 0))
+            for j, label in enumerate(v.invariant.rejected if v.rejected else ()):
+                texts.append(label)
+                keys.append(("rej", i, j))
+            for j, label in enumerate(v.invariant.chosen if v.rejected else ()):
+                texts.append(label)
+                keys.append(("cho", i, j))
+        if not texts:
+            return
+        vectors = embedder.embed(texts)
+        n = len(prep.vocab)
+        prep.topic_vectors = vectors[:n]
+        rej: dict[int, list[np.ndarray]] = {}
+        cho: dict[int, list[np.ndarray]] = {}
+        for (kind, i, _), vec in zip(keys, vectors[n:], strict=True):
+            if kind == "ex":
+                prep.exclusion_vectors[i] = vec
+            elif kind == "rej":
+                rej.setdefault(i, []).append(vec)
+            else:
+                cho.setdefault(i, []).append(vec)
+        for i, rows in rej.items():
+            chosen = np.stack(cho[i]) if cho.get(i) else np.zeros((0, rows[0].shape[0]))
+            prep.rejected_vectors[i] = (np.stack(rows), chosen)
+
+    # -- checking ------------------------------------------------------------------------
+
+    def check(self, text: str, kind: str | None = None) -> DriftResult:
+        units = segment(text)
+        views = [_view(text, u) for u in units]
+        sims: np.ndarray | None = None
+        unit_vecs: np.ndarray | None = None
+        if self.embedder is not None and views and self._prep.topic_vectors is not None:
+            unit_vecs = self.embedder.embed([v.unit.text for v in views])
+            sims = unit_vecs @ self._prep.topic_vectors.T
+        hits: list[_Hit] = []
+        for pos, view in enumerate(views):
+            hits.extend(self._undecided_hits(text, views, pos, sims))
+            for ci, vocab in enumerate(self._prep.vocab):
+                if vocab.invariant is None:
+                    continue
+                vec = unit_vecs[pos] if unit_vecs is not None else None
+                hits.extend(self._lexical_hits(text, view, ci, vocab, vec))
+                if unit_vecs is not None:
+                    hits.extend(self._semantic_hits(view, ci, vocab, unit_vecs[pos]))
+        hits = self._drop_confirmed(hits)
+        findings = self._findings(text, hits)
+        if self.judge is not None:
+            findings = self._with_judge(text, kind, findings)
+        return DriftResult(findings=findings)
+
+    # undecided language (QA-PGC-003) ------------------------------------------------------
+
+    def _topic_scores(
+        self, view: _UnitView, sims: np.ndarray | None, row: int
+    ) -> list[tuple[float, int]]:
+        scores = []
+        for ci, vocab in enumerate(self._prep.vocab):
+            lexical = sum(w for t, w in vocab.topic.items() if t in view.stems)
+            semantic = float(sims[row, ci]) if sims is not None else 0.0
+            score = lexical + (2.0 * max(0.0, semantic - 0.25) if sims is not None else 0.0)
+            scores.append((score, ci))
+        scores.sort(key=lambda x: (-x[0], x[1]))
+        return scores
+
+    def _undecided_hits(
+        self, text: str, views: list[_UnitView], pos: int, sims: np.ndarray | None
+    ) -> list[_Hit]:
+        view = views[pos]
+        match = view.undecided
+        if match is None:
+            return []
+        scores = self._topic_scores(view, sims, pos)
+        best, ci = scores[0] if scores else (0.0, -1)
+        if best < 0.75 and pos > 0:
+            # "I'm not sure it was ever decided" refers back to the previous sentence
+            prev = self._topic_scores(views[pos - 1], sims, pos - 1)
+            if prev and prev[0][0] > best:
+                best, ci = prev[0]
+        if ci < 0 or best < 0.75:
+            return []
+        vocab = self._prep.vocab[ci]
+        if vocab.invariant is None:
+            return []  # the open question really is open (or only informational)
+        start = view.unit.start + match.start()
+        end = view.unit.start + match.end()
+        for clause in view.clauses:
+            if clause.start <= start < clause.end:
+                start, end = clause.start, clause.end
+                break
+        return [_Hit("QA-PGC-003", vocab, start, end, "lexical", min(1.0, best / 2))]
+
+    # lexical violations -------------------------------------------------------------------
+
+    def _rule_for(self, view: _UnitView, vocab: ConstraintVocab, excluded: bool) -> str:
+        if view.undecided is not None:
+            return "QA-PGC-003"
+        if view.suggestion or view.decision:
+            return "QA-PGC-004"
+        return "QA-PGC-002" if excluded else "QA-PGC-001"
+
+    def _lexical_hits(
+        self,
+        text: str,
+        view: _UnitView,
+        ci: int,
+        vocab: ConstraintVocab,
+        vec: np.ndarray | None,
+    ) -> list[_Hit]:
+        hits: list[_Hit] = []
+        inv = vocab.invariant
+        assert inv is not None
+        cue = view.suggestion or view.decision or view.undecided is not None
+        chosen_here = bool(vocab.chosen & view.stems)
+        for clause in view.clauses:
+            for terms in vocab.rejected:
+                hits.extend(
+                    self._term_hit(
+                        text, view, clause, vocab, terms, inv.kind == "exclusion", cue, chosen_here
+                    )
+                )
+            if vocab.excluded is not None:
+                found = self._term_hit(text, view, clause, vocab, vocab.excluded, True, cue, False)
+                if found and vec is not None and vocab.excluded.relaxed:
+                    sim = float(self._prep.exclusion_vectors[ci] @ vec)
+                    matched = vocab.excluded.matches(clause.stems)
+                    if len(matched) == 1 and sim < RELAXED_MIN_SIM:
+                        found = [h for h in found if h.confirms]
+                hits.extend(found)
+            if vocab.dependency:
+                hits.extend(self._dependency_hit(text, view, clause, vocab))
+            if vocab.required is not None:
+                matched = vocab.required.matches(clause.stems)
+                where = _match_positions(clause, matched) if matched else None
+                if where and _negated(text, clause, *where) and not view.history:
+                    hits.append(self._clause_hit(text, view, clause, vocab, False))
+            for forbidden in vocab.forbidden:
+                matched = forbidden.matches(clause.stems)
+                where = _match_positions(clause, matched) if matched else None
+                if where and not _negated(text, clause, *where) and not view.history:
+                    hits.append(self._clause_hit(text, view, clause, vocab, False))
+        return hits
+
+    def _clause_hit(
+        self, text: str, view: _UnitView, clause: _Clause, vocab: ConstraintVocab, excluded: bool
+    ) -> _Hit:
+        start, end = _trimmed(text, clause.start, clause.end)
+        return _Hit(self._rule_for(view, vocab, excluded), vocab, start, end, "lexical", 1.0)
+
+    def _term_hit(
+        self,
+        text: str,
+        view: _UnitView,
+        clause: _Clause,
+        vocab: ConstraintVocab,
+        terms: TermSet,
+        excluded: bool,
+        cue: bool,
+        chosen_here: bool,
+    ) -> list[_Hit]:
+        matched = terms.matches(clause.stems)
+        if not matched:
+            return []
+        where = _match_positions(clause, matched)
+        if where is None:
+            return []
+        if _negated(text, clause, *where):
+            return [_Hit("", vocab, clause.start, clause.end, "lexical", 1.0, confirms=True)]
+        if view.history and not (view.suggestion or view.decision):
+            return []
+        if chosen_here and not cue:
+            return []  # "the PWA installs on iOS and Android": elaborating the chosen option
+        strong = bool(terms.strong & matched)
+        hit = self._clause_hit(text, view, clause, vocab, excluded)
+        hit.strong = strong
+        return [hit]
+
+    def _dependency_hit(
+        self, text: str, view: _UnitView, clause: _Clause, vocab: ConstraintVocab
+    ) -> list[_Hit]:
+        hits = []
+        for idx, tok in enumerate(clause.tokens):
+            if tok.stem not in vocab.dependency and tok.raw.lower() not in vocab.dependency:
+                continue
+            around = _window(text, clause, idx, idx, EXEMPT_BEFORE, EXEMPT_AFTER)
+            if lexicon.EXEMPT.search(around) or _negated(text, clause, idx, idx):
+                continue
+            if view.history:
+                continue
+            hits.append(self._clause_hit(text, view, clause, vocab, False))
+            break
+        return hits
+
+    # semantic violations ------------------------------------------------------------------
+
+    def _semantic_hits(
+        self, view: _UnitView, ci: int, vocab: ConstraintVocab, vec: np.ndarray
+    ) -> list[_Hit]:
+        prep = self._prep
+        hits: list[_Hit] = []
+        negated = bool(lexicon.PRE_NEGATORS.search(view.unit.text)) or bool(
+            lexicon.POST_NEGATORS.search(view.unit.text)
+        )
+        if ci in prep.exclusion_vectors:
+            sim = float(prep.exclusion_vectors[ci] @ vec)
+            if sim >= EXCLUSION_SIM:
+                if negated:
+                    hits.append(
+                        _Hit("", vocab, view.unit.start, view.unit.end, "semantic", sim, True, True)
+                    )
+                elif not view.history:
+                    hits.append(
+                        _Hit(
+                            self._rule_for(view, vocab, True),
+                            vocab,
+                            view.unit.start,
+                            view.unit.end,
+                            "semantic",
+                            sim,
+                            strong=False,
+                        )
+                    )
+        chosen_here = bool(vocab.chosen & view.stems)
+        cue = view.suggestion or view.decision or view.undecided is not None
+        if (
+            ci in prep.rejected_vectors
+            and not negated
+            and not view.history
+            and (cue or not chosen_here)
+        ):
+            rejected, chosen = prep.rejected_vectors[ci]
+            rej = float((rejected @ vec).max())
+            cho = float((chosen @ vec).max()) if chosen.size else 0.0
+            if rej >= REJECTED_SIM and rej - cho >= REJECTED_MARGIN:
+                hits.append(
+                    _Hit(
+                        self._rule_for(view, vocab, vocab.invariant is not None
+                                       and vocab.invariant.kind == "exclusion"),
+                        vocab,
+                        view.unit.start,
+                        view.unit.end,
+                        "semantic",
+                        rej,
+                        strong=False,
+                    )
+                )
+        return hits
+
+    # assembling ---------------------------------------------------------------------------
+
+    def _drop_confirmed(self, hits: list[_Hit]) -> list[_Hit]:
+        """A text that confirms an exclusion ("X is out of scope") is not contradicted by
+        a weak mention of the same subject elsewhere ("you can still track X by hand")."""
+        confirmed = {h.vocab.entry.id for h in hits if h.confirms}
+        out = []
+        for hit in hits:
+            if hit.confirms:
+                continue
+            if (
+                hit.vocab.entry.id in confirmed
+                and hit.rule in ("QA-PGC-001", "QA-PGC-002")
+                and hit.vocab.invariant is not None
+                and hit.vocab.invariant.kind == "exclusion"
+            ):
+                continue
+            out.append(hit)
+        return out
+
+    def _findings(self, text: str, hits: list[_Hit]) -> list[Finding]:
+        best: dict[tuple[str, str, int], _Hit] = {}
+        for hit in hits:
+            start, end = _trimmed(text, hit.start, hit.end)
+            hit.start, hit.end = start, end
+            key = (hit.vocab.entry.id, hit.rule, start)
+            if key not in best or hit.score > best[key].score:
+                best[key] = hit
+        # one finding per constraint and rule: keep the earliest span of each
+        merged: dict[tuple[str, str], _Hit] = {}
+        for (cid, rule, _), hit in sorted(best.items(), key=lambda kv: kv[1].start):
+            merged.setdefault((cid, rule), hit)
+        findings = []
+        for hit in sorted(merged.values(), key=lambda h: (h.start, h.vocab.entry.id, h.rule)):
+            inv = hit.vocab.invariant
+            assert inv is not None
+            findings.append(
+                Finding(
+                    rule=hit.rule,
+                    constraint_id=inv.id,
+                    evidence=text[hit.start : hit.end],
+                    start=hit.start,
+                    end=hit.end,
+                    severity="error",
+                    message=_message(hit.rule, inv),
+                    repair=_REPAIR[hit.rule].format(statement=inv.statement, id=inv.id),
+                    layer=hit.layer,
+                    score=hit.score,
+                )
+            )
+        return findings
+
+    def _with_judge(self, text: str, kind: str | None, found: list[Finding]) -> list[Finding]:
+        assert self.judge is not None
+        binding = {inv.id for inv in self.invariants}
+        extra = []
+        for f in self.judge.judge(text, kind, self.invariants, found):
+            valid_span = 0 <= f.start < f.end <= len(text) and text[f.start : f.end] == f.evidence
+            if f.constraint_id in binding and valid_span and f.rule in _REPAIR:
+                extra.append(f)
+        seen = {(f.constraint_id, f.rule) for f in found}
+        return found + [f for f in extra if (f.constraint_id, f.rule) not in seen]
+
+
+def _message(rule: str, inv: Invariant) -> str:
+    what = {
+        "QA-PGC-001": "contradicts the bound decision",
+        "QA-PGC-002": "reintroduces an excluded item",
+        "QA-PGC-003": "treats a resolved decision as open",
+        "QA-PGC-004": "suggests an alternative to a bound decision",
+    }[rule]
+    return f"{what} {inv.id}: {inv.statement}"
+
+
+def check_text(
+    text: str,
+    decisions: PgcClarifications,
+    *,
+    kind: str | None = None,
+    aliases: Mapping[str, Sequence[str]] | None = None,
+    embedder: Embedder | None = None,
+) -> DriftResult:
+    """One-shot convenience wrapper around :class:`DriftChecker`."""
+    return DriftChecker(decisions, aliases=aliases, embedder=embedder).check(text, kind)

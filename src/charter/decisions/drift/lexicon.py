@@ -1,0 +1,202 @@
+"""Language-level knowledge of the lexical layer: tokens, stems and cue phrases.
+
+Everything here is generic English / software vocabulary. Nothing names a product,
+scenario or constraint: what a given project's constraints are about is derived from the
+constraints themselves (:mod:`charter.decisions.drift.vocab`). The cue families map to
+the seed's drift kinds:
+
+- UNDECIDED — a resolved topic described as open (QA-PGC-003);
+- SUGGESTION / DECISION_POINT — alternatives, reconsideration, votes (QA-PGC-004);
+- NEGATION — the option is named only to say it is not done (pass);
+- HISTORY — the text recounts what was decided ("chose web over mobile") (pass);
+- EXEMPT — a dependency that is optional, conditional or explicitly disabled (pass).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+[A-Za-z][A-Za-z0-9]*")
+
+STOPWORDS = frozenset(
+    """
+    a an the and or but nor of to in on at by for from with without into onto over under
+    as is are was were be been being am do does did done doing have has had having will
+    would shall should can could may might must not no yes only also just very more most
+    less least than then this that these those it its it's they them their there here
+    we our us you your he she his her i me my what which who whom whose how why when where
+    whether if else so such any all both each either neither none other others some own
+    same too via per up down out off again further once about above below between through
+    during before after while until because since within across along around upon
+    app apps application applications feature features support supported version versions
+    service services system systems data user users use used using new mode option options
+    type types way thing things kind level full fully one two first based set get make
+    scope scoped included include includes include excluded exclude available allowed
+    able need needs needed want wanted required require requires
+    """.split()
+)
+
+#: Generic software acronyms: upper case, but they do not name a product or option.
+GENERIC_ACRONYMS = frozenset(
+    "api apis sdk ui ux url urls http https json xml html css id ids pdf sql db cli os io "
+    "v1 v2 ci cd qa mvp faq pr prs etl crud rest".split()
+)
+
+#: Generic terms of the "works without a network" family, used when a bound requirement
+#: forbids depending on the network (offline / no network access).
+NETWORK_TERMS = frozenset(
+    "network internet online connection connectivity cdn fetch remote".split()
+)
+_NETWORK_REQUIREMENT = re.compile(
+    r"\b(offline|without\s+(?:any\s+)?(?:network|internet|connectivity|connection)"
+    r"|no\s+(?:network|internet|connectivity))\b",
+    re.I,
+)
+#: "without X", "X disabled", "no X": the requirement forbids depending on X.
+_FORBIDDEN_DEPENDENCY = re.compile(
+    r"\bwith\s+(?P<a>[A-Za-z][\w.+#-]*)\s+(?:disabled|turned off|off)\b"
+    r"|\bwithout\s+(?:any\s+)?(?P<b>[A-Za-z][\w.+#-]*)",
+    re.I,
+)
+
+UNDECIDED = re.compile(
+    r"\bundecided\b|\bTBD\b|\bto be (?:decided|determined|confirmed|agreed|taken|settled)\b"
+    r"|\b(?:not|n't|never)\s+(?:\w+\s+){0,2}?(?:decided|settled|agreed|confirmed|finali[sz]ed"
+    r"|closed|resolved|chosen|picked|determined)\b"
+    r"|\b(?:has|have|had)\s*n[o']t\s+(?:yet\s+)?(?:been\s+)?(?:decided|picked|chosen|settled"
+    r"|agreed|closed|resolved|confirmed|finali[sz]ed)\b"
+    r"|\bstill\s+(?:need|needs|have|has)\s+to\s+(?:decide|figure out|choose|pick|settle|agree)"
+    r"|\bstill\s+(?:open|undecided|pending|unclear|under discussion|being (?:discussed|evaluated))"
+    r"|\bstill\s+(?:evaluating|deciding|weighing|comparing)\b"
+    r"|\buntil\s+(?:we|they|someone|the team)\s+(?:know|decide|hear|have decided|pick|choose)"
+    r"|\bonce\s+we\s+know\b|\buntil\s+we\s+know\b"
+    r"|\b(?:nobody|no one|no-one)\s+(?:has\s+)?(?:told|decided|confirmed|said)"
+    r"|\bnot sure\s+(?:it|this|that|we)\s+(?:was|were|has|have)\s+(?:ever\s+)?(?:been\s+)?decided"
+    r"|\bopen question\b|\bdecision\s+(?:is\s+)?(?:still\s+)?pending\b|\bpending\s+(?:a\s+)?decision"
+    r"|\bup for (?:debate|discussion)\b|\bwhether\b[^.?!]{0,80}\bor not\b"
+    r"|\bin or out\b|\bwhich one we(?:'re| are) going with\b",
+    re.I,
+)
+
+SUGGESTION = re.compile(
+    r"\bcould\b(?!n't)|\bmight\s+(?:also\s+)?(?:be worth|want|consider|switch|use|add)"
+    r"|\bmaybe\b|\bperhaps\b|\bworth\s+(?:re)?consider|\b(?:re)?consider(?:ing)?\b"
+    r"|\binstead of\b|\bwhy not\b|\bwhat about\b|\bhow about\b|\bone idea\b|\balternatively\b"
+    r"|\b(?:I|we)(?:'d| would)?\s+(?:suggest|recommend|propose)\b|\brecommend(?:ed|s)?\s+(?:to|that|we)\b"
+    r"|\b(?:should|could)\s+(?:we\s+)?(?:switch|move|migrate|go)\s+(?:to|with)\b"
+    r"|\blet'?s\s+(?:switch|move|use|add|try)\b",
+    re.I,
+)
+
+DECISION_POINT = re.compile(
+    r"\bvote\b|\bpath\s+\d\b|\boption\s+(?:\d|[a-c])\b|\boptions\s*:|\(a\)[^\n]*\(b\)"
+    r"|\bor\s+(?:keep|stay|stick)\b|\bshould we\b|\bdecision\s*:\s*to be\b"
+    r"|\bneeds?\s+(?:product|a|your)\s+(?:input|decision|call)\b|\bwe need a call\b",
+    re.I,
+)
+
+HISTORY = re.compile(
+    r"\b(?:chose|chosen|decided\s+(?:on|against|to)|opted|went with|ruled out|was discussed"
+    r"|were discussed|came up|weighed|originally|initially|at the start|during (?:planning"
+    r"|discovery)|for the record|archived|was rejected|were rejected|settled on)\b",
+    re.I,
+)
+
+#: Words that negate what follows them in the clause.
+PRE_NEGATORS = re.compile(
+    r"\b(?:not|no|never|without|none|neither|nor|cannot|instead of|rather than|won't|can't"
+    r"|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|shouldn't|mustn't|nothing)\b"
+    r"|\b\w+n't\b",
+    re.I,
+)
+#: Phrases that negate what precedes them in the clause ("X is out of scope").
+POST_NEGATORS = re.compile(
+    r"\b(?:out of scope|not in scope|not supported|not (?:be\s+)?(?:built|offered|included"
+    r"|provided|added|planned)|(?:is|are|was|were)\s+not|ruled out|excluded|won't be"
+    r"|can't be|cannot be|isn't|aren't|never|is archived|are archived|won't|skipped|ignored"
+    r"|rejected|refused|unsupported|dropped|removed|blocked|no\s+(?:way|option|means|ability))\b",
+    re.I,
+)
+#: Qualifiers that make a dependency acceptable: optional, conditional, or disabled.
+EXEMPT = re.compile(
+    r"\b(?:optional(?:ly)?|disabled|if|when|whenever|once|after|until|unless|back|returns?"
+    r"|fallback|degrades?|re-?enable\w*|reconnect\w*|without)\b",
+    re.I,
+)
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def token_spans(text: str) -> list[tuple[int, int, str]]:
+    return [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(text)]
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A small suffix stripper: enough to match seat/seats/seating, host/hosting."""
+    w = word.lower()
+    if len(w) <= 3:
+        return w
+    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("xes", "x")):
+        if w.endswith(suffix) and len(w) > len(suffix) + 2:
+            return stem(w[: -len(suffix)] + repl)
+    if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:
+        w = w[:-1]
+    for suffix in ("ingly", "ing", "edly", "ed", "ly", "ment", "ments"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+            w = w[: -len(suffix)]
+            break
+    if len(w) > 4 and w[-1] == w[-2] and w[-1] not in "lsz":
+        w = w[:-1]
+    if w.endswith("e") and len(w) > 4:
+        w = w[:-1]
+    return w
+
+
+def content_stems(text: str) -> list[str]:
+    """Stems of the content words of ``text`` (stopwords and 1-letter tokens dropped)."""
+    out = []
+    for tok in tokens(text):
+        low = tok.lower()
+        if low in STOPWORDS or len(low) < 2:
+            continue
+        out.append(stem(low))
+    return out
+
+
+def acronym(word: str) -> str | None:
+    """``JavaScript`` → ``js``: CamelCase words of two long parts get their initials."""
+    parts = re.findall(r"[A-Z][a-z]{3,}", word)
+    if len(parts) == 2 and "".join(parts) == word:
+        return (parts[0][0] + parts[1][0]).lower()
+    return None
+
+
+def is_strong_token(token: str, position: int) -> bool:
+    """Proper-noun-like: mixed case (iOS, MongoDB), an acronym (NFC), digits, or a
+    capitalised word that is not the first word of its label."""
+    if token.lower() in GENERIC_ACRONYMS:
+        return False
+    if any(c.isdigit() for c in token):
+        return True
+    inner_upper = any(c.isupper() for c in token[1:])
+    if inner_upper:
+        return True
+    return token[:1].isupper() and position > 0
+
+
+def network_requirement(text: str) -> bool:
+    return bool(_NETWORK_REQUIREMENT.search(text))
+
+
+def forbidden_dependencies(text: str) -> list[str]:
+    """The X of "with X disabled" / "without X" in a requirement's question or answer."""
+    out = []
+    for match in _FORBIDDEN_DEPENDENCY.finditer(text):
+        word = match.group("a") or match.group("b")
+        if word and word.lower() not in STOPWORDS:
+            out.append(word)
+    return out

@@ -1,0 +1,235 @@
+"""Check vocabulary derived from the constraints themselves (never from scenario lists).
+
+For every clarification (binding or not) this builds the terms that say a sentence is
+*about* it (question words, option labels and ids, aliases), weighted so that a word
+shared by several clarifications counts less. For binding ones it adds what a violation
+looks like: a rejected option's distinctive terms, an excluded subject's terms, the
+dependency a requirement forbids ("without network access" → network words), and the
+clauses a free-text answer forbids ("never by direct calls to X").
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from charter.decisions.drift import lexicon
+from charter.decisions.invariants import Invariant, invariant_for
+from charter.decisions.models import Clarification, PgcClarifications
+
+_NEGATIVE_CLAUSE = re.compile(
+    r"\b(?P<neg>never|no|not|zero|without|nor)\b(?P<rest>[^.;,]*)", re.I
+)
+
+
+@dataclass(frozen=True)
+class TermSet:
+    """Terms of one option or subject: a match needs a strong term or enough weak ones."""
+
+    label: str
+    strong: frozenset[str]
+    weak: frozenset[str]
+    relaxed: bool = False  # weak words promoted to strong (short excluded subjects)
+
+    def needed_weak(self) -> int:
+        return min(2, len(self.weak))
+
+    def matches(self, stems: set[str]) -> set[str]:
+        """The stems of ``stems`` that make this set match (empty set: no match)."""
+        strong = self.strong & stems
+        weak = self.weak & stems
+        if strong:
+            return strong | weak
+        if self.weak and len(weak) >= self.needed_weak():
+            return weak
+        return set()
+
+    def empty(self) -> bool:
+        return not self.strong and not self.weak
+
+
+@dataclass(frozen=True)
+class Forbidden:
+    """A clause a free-text answer rules out: core terms plus the answer's topic terms."""
+
+    core: frozenset[str]
+    context: frozenset[str]
+
+    def matches(self, stems: set[str]) -> set[str]:
+        core = self.core & stems
+        if not core:
+            return set()
+        context = self.context & stems
+        if len(core) >= min(2, len(self.core)) or context:
+            return core | context
+        return set()
+
+
+@dataclass
+class ConstraintVocab:
+    entry: Clarification
+    invariant: Invariant | None
+    topic: dict[str, float] = field(default_factory=dict)
+    descriptor: str = ""
+    chosen: frozenset[str] = frozenset()
+    rejected: list[TermSet] = field(default_factory=list)
+    excluded: TermSet | None = None
+    dependency: frozenset[str] = frozenset()
+    required: TermSet | None = None
+    forbidden: list[Forbidden] = field(default_factory=list)
+
+    @property
+    def binding(self) -> bool:
+        return self.invariant is not None
+
+
+def _raw_terms(text: str) -> list[tuple[str, int]]:
+    """(token, position-in-text) pairs of content tokens."""
+    out = []
+    for pos, tok in enumerate(lexicon.tokens(text)):
+        if tok.lower() in lexicon.STOPWORDS or len(tok) < 2:
+            continue
+        out.append((tok, pos))
+    return out
+
+
+def _id_terms(value: str) -> list[str]:
+    return [p for p in re.split(r"[_\-.:\s]+", value.lower()) if len(p) >= 2]
+
+
+def _doc_stems(entry: Clarification, aliases: Mapping[str, Sequence[str]]) -> set[str]:
+    parts = [entry.text, *(c.label for c in entry.choices)]
+    parts += [" ".join(_id_terms(c.id)) for c in entry.choices]
+    parts += [" ".join(_id_terms(entry.id))]
+    for key in (entry.id, *(c.id for c in entry.choices)):
+        parts += list(aliases.get(key, ()))
+    return set(lexicon.content_stems(" ".join(parts)))
+
+
+def _term_set(
+    label: str,
+    extra_ids: Sequence[str],
+    alias_words: Sequence[str],
+    minus: set[str],
+    shared: set[str],
+) -> TermSet:
+    strong: set[str] = set()
+    weak: set[str] = set()
+    for tok, pos in _raw_terms(label):
+        st = lexicon.stem(tok.lower())
+        if st in minus:
+            continue
+        if lexicon.is_strong_token(tok, pos) or len(_raw_terms(label)) == 1:
+            strong.add(st)
+        elif st not in shared:
+            weak.add(st)
+        abbr = lexicon.acronym(tok)
+        if abbr and abbr not in minus:
+            strong.add(abbr)
+    label_stems = set(lexicon.content_stems(label))
+    for ident in extra_ids:
+        for part in _id_terms(ident):
+            st = lexicon.stem(part)
+            if st not in label_stems and st not in minus and st not in shared and len(st) >= 3:
+                if part not in lexicon.STOPWORDS:
+                    strong.add(st)
+    for alias in alias_words:
+        strong.update(lexicon.content_stems(alias))
+    return TermSet(label=label, strong=frozenset(strong), weak=frozenset(weak))
+
+
+def _forbidden_clauses(answer: str, shared: set[str]) -> list[Forbidden]:
+    out = []
+    context = set(lexicon.content_stems(answer))
+    for match in _NEGATIVE_CLAUSE.finditer(answer):
+        core = set(lexicon.content_stems(match.group("rest")))
+        if not core:
+            continue
+        out.append(Forbidden(core=frozenset(core), context=frozenset(context - core)))
+    # the subject of "X and Y can never read them" sits before the negator
+    for match in re.finditer(r"(?P<subj>[^.;:,]*?)\b(?:can|could|must|will)\s+never\b", answer):
+        subj = set(lexicon.content_stems(match.group("subj")))
+        if subj:
+            verb = re.match(r"\s*(\w+)", answer[match.end() :])
+            core = subj | ({lexicon.stem(verb.group(1).lower())} if verb else set())
+            out.append(Forbidden(core=frozenset(core), context=frozenset(context - core)))
+    return out
+
+
+def build_vocab(
+    decisions: PgcClarifications, aliases: Mapping[str, Sequence[str]] | None = None
+) -> list[ConstraintVocab]:
+    """Vocabulary for every clarification, in file order."""
+    aliases = aliases or {}
+    docs = [_doc_stems(e, aliases) for e in decisions.pgc_clarifications]
+    df: Counter[str] = Counter()
+    for doc in docs:
+        df.update(doc)
+    shared = {t for t, n in df.items() if n >= 2}
+    out: list[ConstraintVocab] = []
+    for entry, doc in zip(decisions.pgc_clarifications, docs, strict=True):
+        inv = invariant_for(entry, aliases) if entry.binding else None
+        vocab = ConstraintVocab(entry=entry, invariant=inv)
+        vocab.topic = {t: 1.0 / df[t] for t in doc}
+        labels = " ".join(c.label for c in entry.choices)
+        vocab.descriptor = f"{entry.text} {labels}".strip()
+        if inv is not None:
+            _fill_binding_terms(vocab, inv, aliases, shared)
+        out.append(vocab)
+    return out
+
+
+def _fill_binding_terms(
+    vocab: ConstraintVocab,
+    inv: Invariant,
+    aliases: Mapping[str, Sequence[str]],
+    shared: set[str],
+) -> None:
+    entry = vocab.entry
+    if inv.kind in ("choice",) or (inv.kind == "exclusion" and entry.choices and inv.rejected):
+        chosen: set[str] = set()
+        for label, cid in zip(inv.chosen, inv.chosen_ids, strict=False):
+            chosen |= set(lexicon.content_stems(label)) | {
+                lexicon.stem(p) for p in _id_terms(cid)
+            }
+            for alias in inv.aliases.get(cid, ()):
+                chosen |= set(lexicon.content_stems(alias))
+        question = set(lexicon.content_stems(entry.text))
+        vocab.chosen = frozenset(chosen - question)
+        for label, cid in zip(inv.rejected, inv.rejected_ids, strict=False):
+            terms = _term_set(label, [cid], inv.aliases.get(cid, ()), chosen, shared)
+            if not terms.empty():
+                vocab.rejected.append(terms)
+        return
+    if inv.kind == "exclusion":
+        subject = inv.subject or entry.text
+        vocab.excluded = _term_set(subject, [], inv.aliases.get(entry.id, ()), set(), shared)
+        # a multi-word excluded subject is matched by its distinctive words; none of them
+        # is "strong" by capitalisation alone, so relax to one weak word when there are
+        # at most three of them ("a hosted / SaaS version" → host | saas)
+        if len(vocab.excluded.weak) <= 3 and vocab.excluded.weak:
+            vocab.excluded = TermSet(
+                label=subject,
+                strong=vocab.excluded.strong | vocab.excluded.weak,
+                weak=frozenset(),
+                relaxed=True,
+            )
+        return
+    if inv.kind == "requirement":
+        source = f"{entry.text} {inv.answer_text}"
+        deps: set[str] = set()
+        if lexicon.network_requirement(source):
+            deps |= {lexicon.stem(t) for t in lexicon.NETWORK_TERMS}
+        for word in lexicon.forbidden_dependencies(source):
+            deps.add(lexicon.stem(word.lower()))
+            abbr = lexicon.acronym(word)
+            if abbr:
+                deps.add(abbr)
+        vocab.dependency = frozenset(deps)
+        if not deps:
+            vocab.required = _term_set(inv.subject, [], (), set(), shared)
+        return
+    if inv.kind == "statement" and inv.answer_text:
+        vocab.forbidden = _forbidden_clauses(inv.answer_text, shared)
