@@ -18,9 +18,7 @@ UNRESOLVED_ANSWERS = frozenset({"", "undecided", "unknown", "tbd", "null", "none
 #: Answers that decline something (a "no" to a scope question is an exclusion).
 NEGATIVE_ANSWERS = frozenset({"no", "none", "nothing", "n/a", "not in scope", "out of scope"})
 
-_SCOPE_QUESTION = re.compile(
-    r"\b(in[- ]scope|scope|included?|supported)\b", re.I
-)
+_SCOPE_QUESTION = re.compile(r"\b(in[- ]scope|scope|included?|supported)\b", re.I)
 _EXCLUSION_QUESTION = re.compile(
     r"\b(out[- ]of[- ]scope|excluded?|exclusions?|not\s+(?:be\s+)?(?:built|supported|included)"
     r"|rule[ds]?\s+out)\b",

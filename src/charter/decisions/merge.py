@@ -173,12 +173,9 @@ def merge_questions_answers(
     if unknown:
         raise CharterError(f"{source}: answers for unknown questions: {', '.join(unknown)}")
     entries = [
-        build_clarification(q, amap.get(str(q.get("id"))), f"{source} questions")
-        for q in qs
+        build_clarification(q, amap.get(str(q.get("id"))), f"{source} questions") for q in qs
     ]
-    return parse_clarifications(
-        {"pgc_clarifications": [e.model_dump() for e in entries]}, source
-    )
+    return parse_clarifications({"pgc_clarifications": [e.model_dump() for e in entries]}, source)
 
 
 def upsert(

@@ -43,6 +43,8 @@ REJECTED_MARGIN = 0.15
 #: A one-word match of a short excluded subject ("invest") must not be semantically
 #: unrelated to the subject ("invest time in the wizard" vs "investment advice").
 RELAXED_MIN_SIM = 0.15
+#: Topic-word weight a sentence needs before it is embedded for the semantic checks.
+TOPIC_MIN = 0.5
 NEG_WINDOW_BEFORE = 6
 NEG_WINDOW_AFTER = 12
 EXEMPT_BEFORE = 6
@@ -232,43 +234,71 @@ class DriftChecker:
     def check(self, text: str, kind: str | None = None) -> DriftResult:
         units = segment(text)
         views = [_view(text, u) for u in units]
-        sims: np.ndarray | None = None
-        unit_vecs: np.ndarray | None = None
+        vecs: dict[int, np.ndarray] = {}
+        sims: dict[int, np.ndarray] = {}
         if self.embedder is not None and views and self._prep.topic_vectors is not None:
-            unit_vecs = self.embedder.embed([v.unit.text for v in views])
-            sims = unit_vecs @ self._prep.topic_vectors.T
+            wanted = self._semantic_candidates(views)
+            if wanted:
+                matrix = self.embedder.embed([views[i].unit.text for i in wanted])
+                for row, pos in enumerate(wanted):
+                    vecs[pos] = matrix[row]
+                    sims[pos] = self._prep.topic_vectors @ matrix[row]
         hits: list[_Hit] = []
         for pos, view in enumerate(views):
             hits.extend(self._undecided_hits(text, views, pos, sims))
+            vec = vecs.get(pos)
             for ci, vocab in enumerate(self._prep.vocab):
                 if vocab.invariant is None:
                     continue
-                vec = unit_vecs[pos] if unit_vecs is not None else None
                 hits.extend(self._lexical_hits(text, view, ci, vocab, vec))
-                if unit_vecs is not None:
-                    hits.extend(self._semantic_hits(view, ci, vocab, unit_vecs[pos]))
+                if vec is not None:
+                    hits.extend(self._semantic_hits(view, ci, vocab, vec))
         hits = self._drop_confirmed(hits)
         findings = self._findings(text, hits)
         if self.judge is not None:
             findings = self._with_judge(text, kind, findings)
         return DriftResult(findings=findings)
 
+    def _semantic_candidates(self, views: list[_UnitView]) -> list[int]:
+        """Units worth embedding: undecided language (and the sentence before it), and
+        sentences that share a topic word with a binding exclusion or choice. Embedding
+        is the expensive step, so everything else stays lexical."""
+        prep = self._prep
+        semantic = [
+            v
+            for i, v in enumerate(prep.vocab)
+            if i in prep.exclusion_vectors or i in prep.rejected_vectors
+        ]
+        wanted: set[int] = set()
+        for pos, view in enumerate(views):
+            if view.undecided is not None:
+                wanted.add(pos)
+                if pos > 0:
+                    wanted.add(pos - 1)
+                continue
+            for vocab in semantic:
+                if sum(w for t, w in vocab.topic.items() if t in view.stems) >= TOPIC_MIN:
+                    wanted.add(pos)
+                    break
+        return sorted(wanted)
+
     # undecided language (QA-PGC-003) ------------------------------------------------------
 
     def _topic_scores(
-        self, view: _UnitView, sims: np.ndarray | None, row: int
+        self, view: _UnitView, sims: dict[int, np.ndarray], row: int
     ) -> list[tuple[float, int]]:
         scores = []
+        row_sims = sims.get(row)
         for ci, vocab in enumerate(self._prep.vocab):
             lexical = sum(w for t, w in vocab.topic.items() if t in view.stems)
-            semantic = float(sims[row, ci]) if sims is not None else 0.0
-            score = lexical + (2.0 * max(0.0, semantic - 0.25) if sims is not None else 0.0)
+            semantic = float(row_sims[ci]) if row_sims is not None else 0.0
+            score = lexical + 2.0 * max(0.0, semantic - 0.25)
             scores.append((score, ci))
         scores.sort(key=lambda x: (-x[0], x[1]))
         return scores
 
     def _undecided_hits(
-        self, text: str, views: list[_UnitView], pos: int, sims: np.ndarray | None
+        self, text: str, views: list[_UnitView], pos: int, sims: dict[int, np.ndarray]
     ) -> list[_Hit]:
         view = views[pos]
         match = view.undecided
@@ -438,8 +468,11 @@ class DriftChecker:
             if rej >= REJECTED_SIM and rej - cho >= REJECTED_MARGIN:
                 hits.append(
                     _Hit(
-                        self._rule_for(view, vocab, vocab.invariant is not None
-                                       and vocab.invariant.kind == "exclusion"),
+                        self._rule_for(
+                            view,
+                            vocab,
+                            vocab.invariant is not None and vocab.invariant.kind == "exclusion",
+                        ),
                         vocab,
                         view.unit.start,
                         view.unit.end,

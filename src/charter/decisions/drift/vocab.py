@@ -19,9 +19,7 @@ from charter.decisions.drift import lexicon
 from charter.decisions.invariants import Invariant, invariant_for
 from charter.decisions.models import Clarification, PgcClarifications
 
-_NEGATIVE_CLAUSE = re.compile(
-    r"\b(?P<neg>never|no|not|zero|without|nor)\b(?P<rest>[^.;,]*)", re.I
-)
+_NEGATIVE_CLAUSE = re.compile(r"\b(?P<neg>never|no|not|zero|without|nor)\b(?P<rest>[^.;,]*)", re.I)
 
 
 @dataclass(frozen=True)
@@ -191,9 +189,7 @@ def _fill_binding_terms(
     if inv.kind in ("choice",) or (inv.kind == "exclusion" and entry.choices and inv.rejected):
         chosen: set[str] = set()
         for label, cid in zip(inv.chosen, inv.chosen_ids, strict=False):
-            chosen |= set(lexicon.content_stems(label)) | {
-                lexicon.stem(p) for p in _id_terms(cid)
-            }
+            chosen |= set(lexicon.content_stems(label)) | {lexicon.stem(p) for p in _id_terms(cid)}
             for alias in inv.aliases.get(cid, ()):
                 chosen |= set(lexicon.content_stems(alias))
         question = set(lexicon.content_stems(entry.text))
