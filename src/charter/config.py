@@ -17,11 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from charter.decisions.settings import DecisionsSettings, DriftSettings
 from charter.errors import CharterError
+from charter.paths import CONFIG_FILE, STATE_DIR, find_root
 from charter.rules.settings import RulesSettings
 from charter.search.settings import SearchSettings
-
-CONFIG_FILE = "charter.toml"
-STATE_DIR = ".charter"
 
 
 class EmbedSettings(BaseModel):
@@ -59,17 +57,7 @@ class Settings(BaseModel):
 
 
 def _find_root(start: Path) -> Path:
-    """The nearest ancestor with charter.toml, a [tool.charter] pyproject, or .git."""
-    start = start.resolve()
-    for candidate in (start, *start.parents):
-        if (candidate / CONFIG_FILE).is_file():
-            return candidate
-        pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file() and "[tool.charter" in pyproject.read_text(errors="replace"):
-            return candidate
-        if (candidate / ".git").exists():
-            return candidate
-    return start
+    return find_root(start)
 
 
 def _load_raw(root: Path) -> tuple[dict[str, Any], Path | None]:

@@ -1,7 +1,91 @@
-"""Entry point of ``charter hook EVENT`` (placeholder, replaced by the hooks module)."""
+"""``charter hook EVENT``: Claude Code hook JSON in on stdin, hook JSON out on stdout.
+
+This path runs on every prompt, so it imports only the standard library until it knows
+it must do the work itself: it first asks the project's warm worker (started at session
+start) over a Unix socket, and computes in-process only when no worker answers. Context
+hooks fail open: any error means exit 0, nothing on stdout, one note on stderr.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+from charter.paths import find_root, worker_socket
+
+EVENTS = {
+    "session-start": "SessionStart",
+    "user-prompt-submit": "UserPromptSubmit",
+    "stop": "Stop",
+}
+#: Events answered by the warm worker when one is up (the others need full discovery).
+WORKER_EVENTS = {"user-prompt-submit", "stop"}
+CLIENT_TIMEOUT = 8.0
+
+
+def _note(message: str) -> None:
+    print(f"charter: {message}", file=sys.stderr)
+
+
+def project_root(payload: dict[str, Any]) -> Path:
+    env = os.environ.get("CLAUDE_PROJECT_DIR")
+    base = Path(env) if env else Path(payload.get("cwd") or os.getcwd())
+    return find_root(base)
+
+
+def ask_worker(root: Path, event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The worker's answer, or None when no worker is listening (or it is too slow)."""
+    path = worker_socket(root)
+    if not path.exists():
+        return None
+    request = json.dumps({"event": event, "payload": payload}).encode() + b"\n"
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(CLIENT_TIMEOUT)
+            sock.connect(str(path))
+            sock.sendall(request)
+            chunks = []
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        reply: dict[str, Any] = json.loads(b"".join(chunks).decode())
+        return reply
+    except (OSError, ValueError):
+        return None
+
 
 def hook_main(argv: list[str]) -> int:
-    return 0
+    if not argv or argv[0] not in EVENTS:
+        _note(f"usage: charter hook {{{'|'.join(EVENTS)}}}")
+        return 2 if not argv else 0
+    event = argv[0]
+    try:
+        raw = sys.stdin.read()
+        payload = json.loads(raw) if raw.strip() else {}
+        if not isinstance(payload, dict):
+            raise ValueError("hook input is not a JSON object")
+    except (ValueError, OSError) as exc:
+        _note(f"hook {event}: unreadable input ({exc}); continuing without Charter context")
+        return 0
+    try:
+        root = project_root(payload)
+        reply = ask_worker(root, event, payload) if event in WORKER_EVENTS else None
+        if reply is None:
+            from charter.integrations.claude_code.handlers import handle
+
+            reply = handle(root, event, payload, start_worker=True)
+        for note in reply.get("notes", []):
+            _note(note)
+        output = reply.get("output")
+        if output:
+            sys.stdout.write(json.dumps(output) + "\n")
+        return 0
+    except Exception as exc:  # fail open: never break the agent
+        _note(f"hook {event} failed open: {type(exc).__name__}: {exc}")
+        return 0

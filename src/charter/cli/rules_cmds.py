@@ -1,0 +1,206 @@
+"""CLI commands of the rules engine: compile, context, lint, eval rules."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from charter.cli.common import console, emit_json, emit_jsonl, err_console, load_project
+from charter.errors import CharterError
+from charter.fileio import read_text
+
+
+def _rule_table(title: str, rows: list[dict[str, Any]], with_score: bool = False) -> Table:
+    table = Table(title=title, show_lines=False, expand=True)
+    table.add_column("id", style="cyan", no_wrap=True)
+    if with_score:
+        table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("rule", ratio=3)
+    table.add_column("source", style="dim", no_wrap=True)
+    for row in rows:
+        rule = row.get("rule", row)
+        src = rule["source"]
+        cells = [rule["id"]]
+        if with_score:
+            cells.append(f"{row['score']:.3f}")
+        cells += [rule["text"], f"{src['path']}:{src['line_start']}-{src['line_end']}"]
+        table.add_row(*cells)
+    return table
+
+
+def print_context(result: dict[str, Any]) -> None:
+    intent = result["intent"]
+    console.print(
+        f"[bold]Task:[/bold] {result['task']}\n[bold]Intent:[/bold] {intent['name']} "
+        f"({intent['confidence']:.2f})   [bold]Tokens:[/bold] {result['tokens']}"
+    )
+    console.print(_rule_table("Rules for this task", result["shards"], with_score=True))
+    for drop in result["dropped"]:
+        console.print(f"[yellow]dropped[/yellow] {drop['rule_id']}: {drop['reason']}")
+
+
+def register(app: typer.Typer, eval_app: typer.Typer) -> None:
+    @app.command("compile")
+    def compile_cmd(
+        paths: list[Path] = typer.Argument(None, help="rule files (default: discover)"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine-readable summary"),
+    ) -> None:
+        """Compile rule files into the constitution and retrievable shards."""
+        from charter.rules.api import compile_project
+
+        project = load_project(project_dir)
+        with err_console.status("compiling rules…"):
+            compiled = compile_project(project, list(paths) if paths else None)
+        report = compiled.report
+        summary = {
+            "sources": report.sources,
+            "rules": len(compiled.rules),
+            "constitution": {
+                "hash": compiled.constitution.hash,
+                "rules": len(compiled.constitution.rule_ids),
+                "truncated": compiled.constitution.truncated,
+                "overflow": len(compiled.constitution.overflow_ids),
+            },
+            "embedded": report.embedded,
+            "reused": report.reused,
+            "model": compiled.model,
+            "errors": report.errors,
+            "warnings": report.warnings,
+        }
+        if as_json:
+            emit_json(summary)
+        else:
+            by_id = compiled.by_id()
+            rows = [by_id[i].to_dict() for i in compiled.constitution.rule_ids]
+            console.print(_rule_table(f"Constitution ({compiled.constitution.hash})", rows))
+            console.print(
+                f"{len(compiled.rules)} rules from {len(report.sources)} file(s); "
+                f"{report.embedded} embedded, {report.reused} reused ({compiled.model})"
+            )
+            for warning in report.warnings:
+                err_console.print(f"[yellow]warning:[/yellow] {warning}")
+        for error in report.errors:
+            print(f"charter: error: {error}", file=sys.stderr)
+        if report.errors:
+            raise SystemExit(1)
+
+    @app.command("context")
+    def context_cmd(
+        task: str = typer.Argument(None, help="what the agent is about to do"),
+        files: list[str] = typer.Option(None, "--file", "-f", help="files the task touches"),
+        top: int = typer.Option(None, "--top", min=1, help="return exactly the top N shards"),
+        budget: int = typer.Option(None, "--budget", min=1, help="token budget for shards"),
+        batch: Path = typer.Option(None, "--batch", help="JSONL of {task, id?, files?}"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
+    ) -> None:
+        """Rules to inject for a task: constitution plus the best shards, cited."""
+        from charter.rules.api import retriever_for
+
+        project = load_project(project_dir)
+        if batch is None and not task:
+            raise CharterError("give a TASK or --batch FILE")
+        retriever = retriever_for(project)
+        if batch is not None:
+            text = read_text(batch, what="batch file")
+            for number, line in enumerate(text.splitlines(), start=1):
+                if not line.strip():
+                    continue
+                try:
+                    item = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise CharterError(f"{batch}:{number}: invalid JSON: {exc.msg}") from None
+                if not isinstance(item, dict) or not isinstance(item.get("task"), str):
+                    raise CharterError(f"{batch}:{number}: expected an object with a 'task' string")
+                item_files = item.get("files") or []
+                if not isinstance(item_files, list):
+                    raise CharterError(f"{batch}:{number}: 'files' must be a list")
+                result = retriever.retrieve(
+                    item["task"], [str(f) for f in item_files], top=top, budget=budget
+                ).to_dict()
+                if "id" in item:
+                    result["id"] = item["id"]
+                if as_json:
+                    emit_jsonl(result)
+                else:
+                    print_context(result)
+            return
+        result = retriever.retrieve(task, list(files or []), top=top, budget=budget).to_dict()
+        if as_json:
+            emit_json(result)
+        else:
+            print_context(result)
+            console.rule("policy text")
+            console.print(result["policy_text"], markup=False)
+
+    @app.command("lint")
+    def lint_cmd(
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
+    ) -> None:
+        """Report contradictions, duplicates, constitution overflow and unparseable files."""
+        from charter.rules.lint import lint_project
+
+        issues = lint_project(load_project(project_dir))
+        if as_json:
+            emit_json({"issues": [i.to_dict() for i in issues]})
+        elif not issues:
+            console.print("[green]no problems found[/green]")
+        else:
+            table = Table(title=f"{len(issues)} problem(s)")
+            for col in ("location", "kind", "severity", "message"):
+                table.add_column(col, overflow="fold")
+            for issue in issues:
+                style = "red" if issue.severity == "error" else "yellow"
+                table.add_row(
+                    issue.location, issue.kind, f"[{style}]{issue.severity}[/]", issue.message
+                )
+            console.print(table)
+        if any(i.severity == "error" for i in issues):
+            raise SystemExit(1)
+
+    @eval_app.command("rules")
+    def eval_rules_cmd(
+        data: Path = typer.Option(..., "--data", help="benchmark dir with tasks.jsonl"),
+        as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="settings from here"),
+    ) -> None:
+        """Recall of gold rules and injected-token ratio on a labelled rules benchmark."""
+        from charter.eval.rules_bench import evaluate_rules
+
+        settings = load_project(project_dir).settings
+        with err_console.status("evaluating…") as status:
+            result = evaluate_rules(data, settings, lambda f: status.update(f"evaluating {f}"))
+        if as_json:
+            emit_json(result)
+            return
+        table = Table(title="Rules retrieval benchmark")
+        for col in ("file", "tasks", "recall", "shard recall", "tokens/whole", "p95", "rules"):
+            table.add_column(col, justify="right" if col != "file" else "left")
+        for name, row in result["files"].items():
+            table.add_row(
+                name,
+                str(row["tasks"]),
+                f"{row['recall']:.3f}",
+                f"{row['shard_recall']:.3f}",
+                f"{row['token_ratio']:.3f}",
+                f"{row['token_ratio_p95']:.3f}",
+                str(row["rules"]),
+            )
+        o = result["overall"]
+        table.add_row(
+            "[bold]overall[/bold]",
+            str(o["tasks"]),
+            f"[bold]{o['recall']:.3f}[/bold]",
+            f"{o['shard_recall']:.3f}",
+            f"[bold]{o['token_ratio']:.3f}[/bold]",
+            f"{o['token_ratio_p95']:.3f}",
+            "",
+        )
+        console.print(table)
