@@ -1,9 +1,254 @@
-"""CLI commands of the search capability (placeholder until it lands)."""
+"""CLI of the search capability: ``index``, ``search``, ``facts``, ``mode``, ``mcp``, ``eval ir``.
+
+Thin over :mod:`charter.search`: every command parses flags, calls one library function
+and prints a Rich table (or ``--json``).
+"""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import typer
+from rich.table import Table
+
+from charter.cli.common import console, emit_json, err_console, load_project
+from charter.errors import CharterError
+
+
+def _parse_vars(items: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise CharterError(f"--var expects NAME=VALUE, got {item!r}")
+        out[key.strip()] = value
+    return out
 
 
 def register(app: typer.Typer, eval_app: typer.Typer) -> None:
     """Add this capability's commands to ``app`` and its ``eval`` sub-command."""
+    facts_app = typer.Typer(
+        help="Verify facts against the structured source of truth.", no_args_is_help=True
+    )
+    app.add_typer(facts_app, name="facts")
+
+    @app.command("index")
+    def index_cmd(
+        paths: list[Path] = typer.Argument(None, help="files or folders (default: project)"),
+        jsonl: Path | None = typer.Option(
+            None, "--jsonl", help='index an exported corpus ({"_id","title","text"} per line)'
+        ),
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """Index docs, ADRs, code and SoT records for search (incremental)."""
+        from charter.embed.registry import embedder_for
+        from charter.search.indexer import Indexer, index_jsonl
+
+        project = load_project(project_dir)
+        embedder = embedder_for(project.settings)
+        show = not as_json and sys.stderr.isatty()
+        if jsonl is not None:
+            report = index_jsonl(project, jsonl, embedder, progress=show)
+        else:
+            resolved = [p if p.is_absolute() else Path.cwd() / p for p in (paths or [])]
+            report = Indexer(project, embedder, progress=show).run(resolved or None)
+        if as_json:
+            emit_json(report.as_dict())
+            return
+        console.print(
+            f"indexed [bold]{len(report.indexed)}[/bold] files "
+            f"({report.chunks_embedded} chunks embedded, {report.chunks_reused} reused), "
+            f"{report.unchanged} unchanged, {len(report.deleted)} marked deleted, "
+            f"{len(report.history)} from git history in {report.seconds:.2f}s"
+        )
+        if report.skipped:
+            table = Table(title="skipped", show_edge=False)
+            table.add_column("path")
+            table.add_column("reason")
+            for path, reason in report.skipped:
+                table.add_row(path, reason)
+            console.print(table)
+        for _path, error in report.errors:
+            err_console.print(f"[yellow]warning:[/yellow] {error}", soft_wrap=True)
+
+    @app.command("search")
+    def search_cmd(
+        query: str = typer.Argument(..., help="what to look for"),
+        mode: str | None = typer.Option(
+            None, "--mode", "-m", help="planning | execution | review (default: sho.json)"
+        ),
+        k_out: int | None = typer.Option(None, "--k-out", "-k", help="results to return"),
+        zone: list[str] = typer.Option([], "--zone", help="also search this restricted zone"),
+        var: list[str] = typer.Option([], "--var", help="NAME=VALUE for {NAME} in paths"),
+        no_rerank: bool = typer.Option(False, "--no-rerank", help="skip the reranker"),
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """Mode-aware hybrid search with citations."""
+        from charter.search.engine import search_project
+        from charter.search.sho import current_mode
+
+        project = load_project(project_dir)
+        chosen = mode or current_mode(project.state_dir, project.settings.search.default_mode)
+        response = search_project(
+            project,
+            query,
+            mode=chosen,
+            k_out=k_out,
+            zones=zone,
+            variables=_parse_vars(var),
+            rerank=not no_rerank,
+        )
+        for warning in response.warnings:
+            err_console.print(f"[yellow]warning:[/yellow] {warning}", soft_wrap=True)
+        if as_json:
+            emit_json(response.as_dict())
+            return
+        table = Table(title=f"{response.mode} · {query}", show_lines=True)
+        table.add_column("#", justify="right")
+        table.add_column("citation", overflow="fold", max_width=48)
+        table.add_column("score", justify="right")
+        table.add_column("text", overflow="fold")
+        for n, result in enumerate(response.results, start=1):
+            snippet = " ".join(result.text.split())
+            mark = " ⛓" if result.chained_from else (" =" if result.exact else "")
+            table.add_row(
+                f"{n}{mark}",
+                result.citation,
+                f"{result.score:.4f}",
+                snippet[:240] + ("…" if len(snippet) > 240 else ""),
+            )
+        console.print(table)
+
+    @app.command("mode")
+    def mode_cmd(
+        mode: str | None = typer.Argument(None, help="planning | execution | review"),
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """Show or set the session mode recorded in .charter/sho.json."""
+        from charter.search.sho import current_mode, read_sho, write_mode
+
+        project = load_project(project_dir)
+        if mode is not None:
+            if mode not in project.settings.search.modes:
+                known = ", ".join(sorted(project.settings.search.modes))
+                raise CharterError(f"unknown mode {mode!r} (known: {known})")
+            data = write_mode(project.state_dir, mode)
+        else:
+            data = read_sho(project.state_dir)
+            data["mode"] = current_mode(project.state_dir, project.settings.search.default_mode)
+        if as_json:
+            emit_json(data)
+        else:
+            console.print(f"mode: [bold]{data['mode']}[/bold]")
+
+    @facts_app.command("check")
+    def facts_check(
+        source: str = typer.Argument(..., help="a file to check, or - for stdin"),
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """Check dates, IDs, numbers and money in a text against the SoT (CSV/YAML)."""
+        from charter.fileio import read_text
+        from charter.search.facts import check_facts
+
+        project = load_project(project_dir)
+        text = sys.stdin.read() if source == "-" else read_text(Path(source), what="file")
+        report = check_facts(project, text, source=source)
+        if as_json:
+            emit_json(report.as_dict())
+        else:
+            table = Table(title=f"facts in {source}")
+            for column in ("line", "fact", "status", "canonical (SoT)", "address"):
+                table.add_column(column)
+            styles = {"verified": "green", "mismatch": "red", "not_found": "dim"}
+            for fact in report.facts:
+                table.add_row(
+                    str(fact.line),
+                    fact.text,
+                    f"[{styles[fact.status]}]{fact.status}[/]",
+                    fact.canonical or "",
+                    (fact.address or "") + (f" · {fact.field}" if fact.field else ""),
+                )
+            console.print(table)
+            counts = report.counts()
+            console.print(
+                f"{counts['verified']} verified, {counts['mismatch']} mismatch, "
+                f"{counts['not_found']} not found"
+            )
+        for error in report.errors:
+            err_console.print(f"[yellow]warning:[/yellow] {error['error']}", soft_wrap=True)
+        if report.counts()["mismatch"]:
+            raise SystemExit(1)
+
+    @facts_app.command("stale")
+    def facts_stale(
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """SoT files not changed for more than search.stale_days days."""
+        from charter.search.facts import stale_sot
+
+        project = load_project(project_dir)
+        stale = stale_sot(project)
+        if as_json:
+            emit_json({"stale_days": project.settings.search.stale_days, "stale": stale})
+            return
+        if not stale:
+            console.print(f"no SoT file older than {project.settings.search.stale_days} days")
+            return
+        table = Table(title=f"stale SoT (> {project.settings.search.stale_days} days)")
+        table.add_column("path")
+        table.add_column("age (days)", justify="right")
+        for item in stale:
+            table.add_row(item["path"], str(item["age_days"]))
+        console.print(table)
+
+    @app.command("mcp")
+    def mcp_cmd(
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+    ) -> None:
+        """Run Charter's MCP server on stdio (for Claude Code, Cursor, Codex)."""
+        from charter.integrations.mcp_server import serve
+
+        serve(project_dir)
+
+    @eval_app.command("ir")
+    def eval_ir(
+        data: Path = typer.Option(..., "--data", help="BEIR folder (corpus, queries, qrels)"),
+        split: str = typer.Option("test", "--split", help="qrels split: test or train"),
+        run_out: Path | None = typer.Option(None, "--run-out", help="write a TREC run file"),
+        no_rerank: bool = typer.Option(False, "--no-rerank", help="skip the reranker"),
+        limit: int = typer.Option(0, "--limit", help="only the first N queries (0 = all)"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """nDCG@10 and recall@100 of hybrid search on a BEIR dataset."""
+        from charter.eval.ir import evaluate_beir
+
+        result = evaluate_beir(
+            data,
+            split=split,
+            run_out=run_out,
+            rerank=not no_rerank,
+            limit=limit,
+            progress=not as_json and sys.stderr.isatty(),
+        )
+        if as_json:
+            emit_json(result)
+            return
+        table = Table(title=f"IR · {data.name} ({split})")
+        table.add_column("metric")
+        table.add_column("value", justify="right")
+        for key in (
+            "ndcg@10",
+            "recall@100",
+            "queries",
+            "documents",
+            "index_seconds",
+            "query_ms_p50",
+        ):
+            table.add_row(key, str(result[key]))
+        console.print(table)

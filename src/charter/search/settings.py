@@ -1,4 +1,8 @@
-"""Settings of mode-aware hybrid search (seed 004); defaults are the seed's."""
+"""Settings of mode-aware hybrid search (seed 004); defaults are the seed's.
+
+Every knob the retrieval pipeline reads lives here so ``charter init`` writes it out:
+mode scopes, fusion weights, the reranker, what is never indexed, and zones.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +10,29 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class ModeSettings(BaseModel):
+    """One retrieval mode: where it looks and how much it keeps."""
+
     model_config = ConfigDict(extra="forbid")
 
-    search_paths: list[str] = Field(default_factory=lambda: ["**"])
-    k_in: int = Field(20, ge=1)
-    k_out: int = Field(6, ge=1)
-    chunk_expansion: bool = False
-    exact_lookups: bool = False
-    time_window_days: int = Field(0, ge=0, description="0 = no time window")
-    include_deleted: bool = False
+    search_paths: list[str] = Field(
+        default_factory=lambda: ["**"], description="globs ({variables} filled from config)"
+    )
+    k_in: int = Field(
+        default=20, ge=1, description="candidates taken from BM25 and from dense each"
+    )
+    k_out: int = Field(default=6, ge=1, description="results returned after rerank")
+    chunk_expansion: bool = Field(default=False, description="attach parent/sibling sections")
+    exact_lookups: bool = Field(default=False, description="IDs, dates, quoted phrases match first")
+    time_window_days: int = Field(default=0, ge=0, description="0 = no time window")
+    time_window_exempt: list[str] = Field(
+        default_factory=lambda: ["decisions/**", "**/decisions/**"],
+        description="globs kept regardless of the time window (ADRs stay reachable)",
+    )
+    include_deleted: bool = Field(default=False, description="also search files deleted since")
+    order_by_recency: bool = Field(default=False, description="newest first among the top results")
+    citation_chaining: bool = Field(
+        default=False, description="follow references between documents"
+    )
 
 
 def _default_modes() -> dict[str, ModeSettings]:
@@ -38,14 +56,133 @@ def _default_modes() -> dict[str, ModeSettings]:
             k_out=10,
             time_window_days=30,
             include_deleted=True,
+            order_by_recency=True,
+            citation_chaining=True,
         ),
     }
+
+
+class FusionSettings(BaseModel):
+    """How BM25 and dense candidate lists are merged (reciprocal rank fusion)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rrf_k: int = Field(default=60, ge=1, description="RRF constant: score = w / (rrf_k + rank)")
+    bm25_weight: float = Field(default=1.0, ge=0, description="weight of the BM25 list")
+    dense_weight: float = Field(default=1.0, ge=0, description="weight of the dense list")
+    title_weight: float = Field(default=2.0, ge=0, description="BM25 weight of title/section terms")
+
+
+class RerankSettings(BaseModel):
+    """Which reranker reorders the fused candidates."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: str = Field(
+        default="late-interaction",
+        description="late-interaction (bundled MiniLM, offline) | none | cross-encoder",
+    )
+    model_path: str = Field(default="", description="local CrossEncoder model dir (cross-encoder)")
+    candidates: int = Field(default=30, ge=1, description="fused candidates passed to the reranker")
+    weight: float = Field(
+        default=1.0, ge=0, description="weight of the rerank list in final fusion"
+    )
+
+
+class IndexSettings(BaseModel):
+    """What ``charter index`` reads, what it never reads, and how it chunks."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    paths: list[str] = Field(
+        default_factory=lambda: ["."], description="paths indexed when none are given"
+    )
+    exclude: list[str] = Field(
+        default_factory=lambda: [
+            ".git/**",
+            ".charter/**",
+            "node_modules/**",
+            ".venv/**",
+            "venv/**",
+            "__pycache__/**",
+            "dist/**",
+            "build/**",
+        ],
+        description="globs never indexed (in addition to .gitignore)",
+    )
+    deny: list[str] = Field(
+        default_factory=lambda: [
+            ".env",
+            ".env.*",
+            "*.env",
+            "*.pem",
+            "*.key",
+            "*.p12",
+            "*.pfx",
+            "id_rsa*",
+            "id_ed25519*",
+            "*secret*",
+            "*credential*",
+            ".netrc",
+            ".npmrc",
+            ".pypirc",
+        ],
+        description="secret files: never indexed, reported as skipped",
+    )
+    text_extensions: list[str] = Field(
+        default_factory=lambda: [".md", ".markdown", ".txt", ".rst", ".mdc"],
+    )
+    code_extensions: list[str] = Field(
+        default_factory=lambda: [
+            ".py",
+            ".js",
+            ".ts",
+            ".tsx",
+            ".jsx",
+            ".go",
+            ".rs",
+            ".java",
+            ".rb",
+            ".sh",
+            ".toml",
+        ],
+    )
+    sot_extensions: list[str] = Field(
+        default_factory=lambda: [".csv", ".yaml", ".yml", ".json"],
+    )
+    sot_paths: list[str] = Field(
+        default_factory=lambda: ["sot/**", "**/sot/**"],
+        description="structured source-of-truth files (CSV/YAML/JSON records, fact checks)",
+    )
+    max_chunk_tokens: int = Field(
+        default=400, ge=32, description="split longer sections by paragraph"
+    )
+    max_file_bytes: int = Field(default=2_000_000, ge=1024)
+    git_history: bool = Field(default=True, description="index files deleted in git history")
+    git_history_limit: int = Field(
+        default=200, ge=0, description="deleted files taken from history"
+    )
 
 
 class SearchSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    default_mode: str = Field("execution", description="planning | execution | review")
-    stale_days: int = Field(30, ge=1, description="SoT files older than this are stale")
+    default_mode: str = Field(default="execution", description="planning | execution | review")
+    stale_days: int = Field(default=30, ge=1, description="SoT files older than this are stale")
     variables: dict[str, str] = Field(default_factory=dict, description="{vars} in paths")
+    zones: dict[str, str] = Field(
+        default_factory=lambda: {"restricted/**": "restricted", "**/restricted/**": "restricted"},
+        description="glob -> zone for files without a frontmatter zone",
+    )
+    default_zone: str = Field(default="internal", description="zone of files no rule matches")
+    restricted_zones: list[str] = Field(
+        default_factory=lambda: ["restricted"],
+        description="zones returned only when asked for by name",
+    )
+    actions_log: str = Field(
+        default="logs/context_actions.csv", description="every retrieval is appended here"
+    )
+    index: IndexSettings = Field(default_factory=lambda: IndexSettings())
+    fusion: FusionSettings = Field(default_factory=lambda: FusionSettings())
+    rerank: RerankSettings = Field(default_factory=lambda: RerankSettings())
     modes: dict[str, ModeSettings] = Field(default_factory=_default_modes)

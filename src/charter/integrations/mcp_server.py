@@ -1,0 +1,93 @@
+"""``charter mcp``: Charter's tools over the Model Context Protocol (official SDK, stdio).
+
+Each capability owns its tools: this module only builds the server and asks every
+capability module that exists to ``register(server)`` its tools. A capability that is not
+installed yet is skipped. Tools find the project through :func:`get_project`. Nothing is
+ever printed to stdout (it carries the protocol); logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from charter.config import Project
+
+#: Capability modules that contribute tools, in registration order.
+TOOL_MODULES = (
+    "charter.search.mcp_tools",
+    "charter.rules.mcp_tools",
+    "charter.decisions.mcp_tools",
+)
+PROJECT_ENV = "CHARTER_PROJECT"
+
+log = logging.getLogger("charter.mcp")
+_PROJECT: dict[str, Project] = {}
+
+
+def get_project() -> Project:
+    """The project this server serves (``--project``, ``$CHARTER_PROJECT`` or the cwd).
+
+    Loaded once; the configuration is re-read when ``charter.toml`` changes.
+    """
+    start = os.environ.get(PROJECT_ENV) or str(Path.cwd())
+    cached = _PROJECT.get(start)
+    if cached is not None:
+        config = cached.config_path
+        stamp = getattr(cached, "_charter_stamp", None)
+        current = config.stat().st_mtime_ns if config and config.exists() else None
+        if stamp == current:
+            return cached
+    project = Project.load(start)
+    config = project.config_path
+    project._charter_stamp = (  # type: ignore[attr-defined]
+        config.stat().st_mtime_ns if config and config.exists() else None
+    )
+    _PROJECT[start] = project
+    return project
+
+
+def build_server(project_dir: Path | None = None) -> Any:
+    """An ``MCPServer`` with the tools of every available capability registered."""
+    from mcp.server import MCPServer
+
+    if project_dir is not None:
+        os.environ[PROJECT_ENV] = str(Path(project_dir).resolve())
+    server = MCPServer(
+        name="charter",
+        instructions=(
+            "Charter: the project's rules, cited search over docs/ADRs/source-of-truth, "
+            "and fact checks. Search returns citations path#Lstart-Lend (Section); verify "
+            "numbers, dates and IDs with verify_facts before relying on them."
+        ),
+        log_level="WARNING",
+    )
+    for name in TOOL_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and name.startswith(exc.name):
+                log.info("skipping %s (not installed)", name)
+                continue
+            log.warning("skipping %s: %s", name, exc)
+            continue
+        except Exception as exc:  # a broken capability must not take the server down
+            log.warning("skipping %s: %s: %s", name, type(exc).__name__, exc)
+            continue
+        register = getattr(module, "register", None)
+        if register is None:
+            log.warning("skipping %s: no register(server)", name)
+            continue
+        register(server)
+    return server
+
+
+def serve(project_dir: Path | None = None) -> None:
+    """Run the stdio server until the client disconnects."""
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(message)s")
+    server = build_server(project_dir)
+    server.run("stdio")

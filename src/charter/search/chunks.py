@@ -1,0 +1,213 @@
+"""Chunks: the retrievable units of the search index, and the chunkers for prose.
+
+A chunk always knows the exact 1-based line span it came from, so every result can be
+cited as ``path#Lstart-Lend (Section)``; structured records additionally carry their own
+address (``sot/x.csv#row=3``, ``sot/x.yaml#/deliverables/0``). Markdown is split by heading
+with markdown-it-py (a real parser: fenced code containing ``#`` lines is not a heading),
+and each section points at its parent section so results can be expanded with context.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from markdown_it import MarkdownIt
+
+_FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*(\n|\Z)", re.DOTALL)
+_META_BULLET = re.compile(r"^[-*]\s+(zone|entity|level|version|date|status|title)\s*:\s*(.+)$")
+
+
+@dataclass
+class Chunk:
+    """One retrievable unit with its provenance."""
+
+    kind: str
+    line_start: int
+    line_end: int
+    section: str
+    title: str
+    text: str
+    ordinal: int = 0
+    parent: int | None = None  # ordinal of the enclosing section's chunk
+    address: str = ""  # record address suffix for SoT chunks: "row=3" or "/a/0"
+    record: dict[str, str] | None = None
+    doc_key: str = ""  # external document id (JSONL corpora)
+
+    def citation(self, path: str) -> str:
+        """``path#Lstart-Lend (Section)``, or the record address for SoT records."""
+        if self.address:
+            return f"{path}#{self.address}"
+        if self.doc_key:
+            return f"{path}#{self.doc_key}"
+        span = f"L{self.line_start}-L{self.line_end}"
+        return f"{path}#{span} ({self.section})" if self.section else f"{path}#{span}"
+
+
+@dataclass
+class ParsedDoc:
+    """A file turned into chunks plus the metadata found in it."""
+
+    chunks: list[Chunk]
+    meta: dict[str, Any] = field(default_factory=dict)
+    refs: list[str] = field(default_factory=list)
+
+
+def approx_tokens(text: str) -> int:
+    """A cheap token estimate (words × 1.3) used only to decide where to split."""
+    return int(len(text.split()) * 1.3) + 1
+
+
+def frontmatter(text: str) -> tuple[dict[str, Any], int]:
+    """YAML front matter as a dict and the number of lines it occupies (0 if none)."""
+    match = _FRONTMATTER.match(text)
+    if not match:
+        return {}, 0
+    try:
+        data = yaml.safe_load(match.group(1))
+    except yaml.YAMLError:
+        data = None
+    lines = match.group(0).count("\n")
+    return (data if isinstance(data, dict) else {}), lines
+
+
+def meta_bullets(lines: list[str]) -> dict[str, str]:
+    """ADR-style metadata bullets near the top (``- zone: internal``), as in the seeds."""
+    found: dict[str, str] = {}
+    for line in lines[:40]:
+        match = _META_BULLET.match(line.strip())
+        if match:
+            found.setdefault(match.group(1).lower(), match.group(2).strip())
+    return found
+
+
+def _split_long(lines: list[str], start: int, end: int, max_tokens: int) -> list[tuple[int, int]]:
+    """Split the 1-based inclusive span [start, end] at blank lines into pieces of at most
+    ``max_tokens`` (a single paragraph larger than that stays whole)."""
+    blocks: list[tuple[int, int]] = []
+    block_start: int | None = None
+    for number in range(start, end + 1):
+        if lines[number - 1].strip():
+            if block_start is None:
+                block_start = number
+        elif block_start is not None:
+            blocks.append((block_start, number - 1))
+            block_start = None
+    if block_start is not None:
+        blocks.append((block_start, end))
+    if not blocks:
+        return []
+    pieces: list[tuple[int, int]] = []
+    piece_start, piece_end, budget = blocks[0][0], blocks[0][1], 0
+    for a, b in blocks:
+        size = sum(approx_tokens(lines[n - 1]) for n in range(a, b + 1))
+        if budget and budget + size > max_tokens:
+            pieces.append((piece_start, piece_end))
+            piece_start, budget = a, 0
+        piece_end = b
+        budget += size
+    pieces.append((piece_start, piece_end))
+    return pieces
+
+
+def _has_text(lines: list[str], start: int, end: int) -> bool:
+    return any(lines[n - 1].strip() for n in range(start, end + 1))
+
+
+def _span_text(lines: list[str], start: int, end: int) -> str:
+    return "\n".join(lines[start - 1 : end])
+
+
+_MD = MarkdownIt("commonmark")
+
+
+def chunk_markdown(text: str, max_tokens: int = 400, kind: str = "markdown") -> ParsedDoc:
+    """Split Markdown into heading sections with exact spans and parent links."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    meta, fm_lines = frontmatter(text)
+    body_lines = [""] * fm_lines + lines[fm_lines:]
+    meta = {**meta_bullets(body_lines), **meta}
+    tokens = _MD.parse("\n".join(body_lines))
+    headings: list[tuple[int, int, int, str]] = []  # (level, first line, last line, title)
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open" and tok.map:
+            title = tokens[i + 1].content.strip() if i + 1 < len(tokens) else ""
+            headings.append((int(tok.tag[1:]), tok.map[0] + 1, tok.map[1], title))
+    doc_title = str(meta.get("title", "")) or next((h[3] for h in headings if h[0] == 1), "")
+    chunks: list[Chunk] = []
+    total = len(lines)
+
+    def add(start: int, end: int, section: str, title: str, parent: int | None) -> int | None:
+        if end < start or not _has_text(body_lines, start, end):
+            return None
+        if heading_only(start, end):
+            return None  # a bare heading is context (carried in the section path), not a unit
+        first: int | None = None
+        for a, b in _split_long(body_lines, start, end, max_tokens):
+            chunk = Chunk(
+                kind=kind,
+                line_start=a,
+                line_end=b,
+                section=section,
+                title=title,
+                text=_span_text(lines, a, b),
+                ordinal=len(chunks),
+                parent=parent if first is None else first,
+            )
+            chunks.append(chunk)
+            if first is None:
+                first = chunk.ordinal
+        return first
+
+    heading_lines = {h[1]: h[2] for h in headings}
+
+    def heading_only(start: int, end: int) -> bool:
+        last = heading_lines.get(start)
+        return last is not None and not _has_text(body_lines, last + 1, end)
+
+    first_heading = headings[0][1] if headings else total + 1
+    add(fm_lines + 1, first_heading - 1, doc_title, doc_title, None)
+    stack: list[tuple[int, str, int | None]] = []  # (level, title, chunk ordinal)
+    for index, (level, start, _heading_end, title) in enumerate(headings):
+        end = headings[index + 1][1] - 1 if index + 1 < len(headings) else total
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        path = " > ".join([s[1] for s in stack] + [title])
+        parent = next((s[2] for s in reversed(stack) if s[2] is not None), None)
+        ordinal = add(start, end, path, title, parent)
+        stack.append((level, title, ordinal))
+    return ParsedDoc(chunks=chunks, meta=meta, refs=find_refs(text))
+
+
+def chunk_plain(text: str, max_tokens: int = 400, kind: str = "text") -> ParsedDoc:
+    """Plain text: paragraphs grouped up to ``max_tokens``."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    chunks: list[Chunk] = []
+    if lines and _has_text(lines, 1, len(lines)):
+        for a, b in _split_long(lines, 1, len(lines), max_tokens):
+            chunks.append(Chunk(kind, a, b, "", "", _span_text(lines, a, b), ordinal=len(chunks)))
+    return ParsedDoc(chunks=chunks, refs=find_refs(text))
+
+
+_LINK = re.compile(r"\]\(([^)\s#]+\.(?:md|markdown|txt|csv|ya?ml|json))(?:#[^)]*)?\)")
+_ADR_ID = re.compile(r"\b(ADR[-_ ]?\d{1,5})\b", re.IGNORECASE)
+_BARE_PATH = re.compile(r"(?<![\w/])((?:[\w.-]+/)+[\w.-]+\.(?:md|markdown))\b")
+
+
+def find_refs(text: str) -> list[str]:
+    """References to other documents: Markdown links, bare paths, and ADR ids."""
+    refs: dict[str, None] = {}
+    for match in _LINK.finditer(text):
+        refs.setdefault(match.group(1), None)
+    for match in _BARE_PATH.finditer(text):
+        refs.setdefault(match.group(1), None)
+    for match in _ADR_ID.finditer(text):
+        digits = re.sub(r"\D", "", match.group(1))
+        refs.setdefault(f"ADR-{int(digits):04d}", None)
+    return list(refs)

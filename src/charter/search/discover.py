@@ -1,0 +1,176 @@
+"""Which files the index may read: .gitignore, exclude globs, secrets, kinds and zones.
+
+Secrets are refused by name before a byte is read (``.env*``, keys, configured deny globs)
+and reported back, so ``charter index`` can say what it skipped and why.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import pathspec
+
+from charter.search.settings import IndexSettings, SearchSettings
+
+
+@lru_cache(maxsize=1024)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """An anchored regex for a POSIX path glob: ``**`` spans directories, ``*`` does not.
+
+    ``docs/**`` matches everything under docs; ``**/x/**`` matches x at any depth;
+    ``*.md`` matches Markdown files at the root only.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("^" + "".join(out) + "$")
+
+
+def matches_any(path: str, globs: Iterable[str]) -> bool:
+    return any(glob_regex(g.lstrip("/")).match(path) for g in globs)
+
+
+def is_secret(rel_path: str, deny: Sequence[str]) -> bool:
+    """True for files that must never be indexed (matched on the file name or the path)."""
+    name = rel_path.rsplit("/", 1)[-1].lower()
+    if name.startswith(".env"):
+        return True
+    return any(
+        glob_regex(g.lower()).match(name) or glob_regex(g.lower()).match(rel_path.lower())
+        for g in deny
+    )
+
+
+def file_kind(rel_path: str, settings: SearchSettings) -> str | None:
+    """markdown | adr | text | code | python | csv | yaml | json, or None (not indexed)."""
+    idx = settings.index
+    suffix = Path(rel_path).suffix.lower()
+    is_sot = matches_any(rel_path, idx.sot_paths)
+    if suffix in (".md", ".markdown", ".mdc"):
+        return "adr" if "/decisions/" in f"/{rel_path}" or "/adr/" in f"/{rel_path}" else "markdown"
+    if suffix in idx.text_extensions:
+        return "text"
+    if suffix == ".csv" and (is_sot or suffix in idx.sot_extensions):
+        return "csv"
+    if suffix in (".yaml", ".yml") and suffix in idx.sot_extensions:
+        return "yaml"
+    if suffix == ".json" and suffix in idx.sot_extensions:
+        return "json"
+    if suffix == ".py" and suffix in idx.code_extensions:
+        return "python"
+    if suffix in idx.code_extensions:
+        return "code"
+    return None
+
+
+def zone_for(rel_path: str, settings: SearchSettings, declared: str | None = None) -> str:
+    """A file's zone: its own declaration wins, then the first matching path rule."""
+    if declared:
+        return declared.strip().lower()
+    for glob, zone in settings.zones.items():
+        if matches_any(rel_path, [glob]):
+            return zone
+    return settings.default_zone
+
+
+@dataclass
+class Discovery:
+    """Files to index and files skipped, with reasons."""
+
+    files: list[tuple[Path, str]] = field(default_factory=list)  # (absolute, relative)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (relative, reason)
+
+
+def _gitignore(root: Path) -> pathspec.PathSpec:
+    lines: list[str] = []
+    for ignore in [root / ".gitignore", root / ".git" / "info" / "exclude"]:
+        if ignore.is_file():
+            lines.extend(ignore.read_text(encoding="utf-8", errors="replace").splitlines())
+    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+
+
+def _walk(start: Path) -> Iterator[Path]:
+    if start.is_file():
+        yield start
+        return
+    for dirpath, dirnames, filenames in os.walk(start):
+        dirnames[:] = sorted(d for d in dirnames if d not in (".git", ".charter"))
+        for name in sorted(filenames):
+            yield Path(dirpath) / name
+
+
+def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> Discovery:
+    """Walk ``targets`` under ``root`` and sort files into indexable and skipped."""
+    idx: IndexSettings = settings.index
+    ignore = _gitignore(root)
+    nested: dict[Path, pathspec.PathSpec] = {}
+    out = Discovery()
+    seen: set[str] = set()
+    root_resolved = root.resolve()
+    for target in targets:
+        for path in _walk(target):
+            try:
+                rel = path.resolve().relative_to(root_resolved).as_posix()
+            except ValueError:
+                out.skipped.append((path.as_posix(), "outside the project"))
+                continue
+            if rel in seen:
+                continue
+            seen.add(rel)
+            if matches_any(rel, idx.exclude):
+                continue
+            if is_secret(rel, idx.deny):
+                out.skipped.append((rel, "secret (deny list)"))
+                continue
+            if ignore.match_file(rel) or _nested_ignored(root, rel, nested):
+                out.skipped.append((rel, "gitignored"))
+                continue
+            if file_kind(rel, settings) is None:
+                continue
+            try:
+                size = path.stat().st_size
+            except OSError:
+                continue
+            if size > idx.max_file_bytes:
+                out.skipped.append((rel, f"too large ({size} bytes)"))
+                continue
+            out.files.append((path, rel))
+    return out
+
+
+def _nested_ignored(root: Path, rel: str, cache: dict[Path, pathspec.PathSpec]) -> bool:
+    """Apply .gitignore files in sub-directories to the part of the path below them."""
+    parts = rel.split("/")
+    for depth in range(1, len(parts)):
+        directory = root.joinpath(*parts[:depth])
+        if directory not in cache:
+            ignore_file = directory / ".gitignore"
+            lines = (
+                ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
+                if ignore_file.is_file()
+                else []
+            )
+            cache[directory] = pathspec.PathSpec.from_lines("gitwildmatch", lines)
+        if cache[directory].match_file("/".join(parts[depth:])):
+            return True
+    return False

@@ -1,0 +1,429 @@
+"""Mode-aware hybrid search, the seed's pipeline end to end.
+
+1. resolve the mode's scope (paths, zones, time window, deleted files) to a document mask;
+2. BM25 top ``k_in`` and dense top ``k_in`` inside it; exact IDs/dates/phrases first
+   when the mode asks for exact lookups;
+3. merge and de-duplicate by weighted reciprocal rank fusion;
+4. rerank the fused head with the configured reranker, fuse once more;
+5. top ``k_out`` with citations; expansion with parent/sibling sections, citation chaining
+   and recency order where the mode says so.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from charter.config import Project
+from charter.embed.base import Embedder
+from charter.embed.registry import embedder_for
+from charter.errors import CharterError
+from charter.search.actions import log_action
+from charter.search.discover import matches_any
+from charter.search.fusion import ranked, rrf
+from charter.search.patterns import find_facts
+from charter.search.rerank import Reranker, get_reranker
+from charter.search.retrieve import HybridRetriever, Mask
+from charter.search.scope import Scope, resolve_scope
+from charter.search.settings import SearchSettings
+from charter.search.store import DB_NAME, SearchStore
+
+
+@dataclass
+class Result:
+    chunk_id: int
+    citation: str
+    path: str
+    line_start: int
+    line_end: int
+    section: str
+    text: str
+    score: float
+    scores: dict[str, float | None]
+    kind: str = ""
+    zone: str = ""
+    address: str = ""
+    doc_key: str = ""
+    status: str = "live"
+    changed_at: float = 0.0
+    record: dict[str, str] | None = None
+    chained_from: str | None = None
+    exact: bool = False
+    context: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "citation": self.citation,
+            "path": self.path,
+            "line_start": self.line_start,
+            "line_end": self.line_end,
+            "section": self.section,
+            "text": self.text,
+            "score": round(self.score, 6),
+            "scores": {k: (None if v is None else round(v, 6)) for k, v in self.scores.items()},
+            "kind": self.kind,
+            "zone": self.zone,
+            "deleted": self.status == "deleted",
+            "exact": self.exact,
+        }
+        if self.address:
+            out["address"] = self.address
+        if self.record is not None:
+            out["record"] = self.record
+        if self.doc_key:
+            out["doc_id"] = self.doc_key
+        if self.chained_from:
+            out["chained_from"] = self.chained_from
+        if self.context:
+            out["context"] = self.context
+        return out
+
+
+@dataclass
+class SearchResponse:
+    query: str
+    mode: str
+    results: list[Result]
+    scope: Scope
+    warnings: list[str] = field(default_factory=list)
+    duration_ms: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "mode": self.mode,
+            "results": [r.as_dict() for r in self.results],
+            "scope": self.scope.as_dict(),
+            "warnings": self.warnings,
+        }
+
+
+def _exact_phrases(query: str) -> list[str]:
+    facts = find_facts(query, kinds=("id", "date", "money", "phrase"))
+    return [f.text.strip() for f in facts]
+
+
+class SearchEngine:
+    """Searches one project's index; keep it around to amortise loading."""
+
+    def __init__(
+        self,
+        project: Project,
+        *,
+        embedder: Embedder | None = None,
+        reranker: Reranker | str | None = "config",
+    ) -> None:
+        self.project = project
+        self.settings: SearchSettings = project.settings.search
+        db = project.state_dir / DB_NAME
+        if not db.exists():
+            raise CharterError(f"no search index at {db}: run `charter index` first")
+        self.store = SearchStore(db)
+        self.embedder = embedder or embedder_for(project.settings)
+        self.retriever = HybridRetriever(self.store, self.embedder, self.settings)
+        self._reranker_choice = reranker
+        self._reranker: Reranker | None = None
+        self._reranker_loaded = False
+        self._mask_cache: dict[str, Mask] = {}
+        self._commit_times: dict[str, int] | None = None
+
+    def close(self) -> None:
+        self.store.close()
+
+    @property
+    def reranker(self) -> Reranker | None:
+        if not self._reranker_loaded:
+            choice = self._reranker_choice
+            self._reranker = (
+                get_reranker(self.settings.rerank)
+                if choice == "config"
+                else (None if isinstance(choice, str) else choice)
+            )
+            self._reranker_loaded = True
+        return self._reranker
+
+    # -- scope ---------------------------------------------------------------------
+    def doc_mask(self, scope: Scope, now: float | None = None) -> Mask:
+        key = json.dumps(scope.as_dict(), sort_keys=True)
+        if key in self._mask_cache and now is None:
+            return self._mask_cache[key]
+        now = time.time() if now is None else now
+        window = scope.time_window_days * 86400
+        allowed = np.zeros(len(self.retriever.doc_paths), dtype=bool)
+        for i, path in enumerate(self.retriever.doc_paths):
+            doc = self.retriever.docs[path]
+            if doc.status == "deleted" and not scope.include_deleted:
+                continue
+            if doc.zone in scope.excluded_zones:
+                continue
+            if not matches_any(path, scope.search_paths):
+                continue
+            if (
+                window
+                and doc.changed_at < now - window
+                and not matches_any(path, scope.time_window_exempt)
+            ):
+                continue
+            allowed[i] = True
+        self._mask_cache[key] = allowed
+        return allowed
+
+    # -- search --------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        mode: str | None = None,
+        k_out: int | None = None,
+        k_in: int | None = None,
+        zones: list[str] | None = None,
+        variables: dict[str, str] | None = None,
+        rerank: bool = True,
+        log: bool = True,
+    ) -> SearchResponse:
+        """Run one search and (by default) append it to ``context_actions.csv``."""
+        if not query.strip():
+            raise CharterError("empty query")
+        started = time.perf_counter()
+        mode = mode or self.settings.default_mode
+        scope = resolve_scope(
+            self.settings, mode, k_out=k_out, k_in=k_in, zones=zones or [], variables=variables
+        )
+        doc_mask = self.doc_mask(scope)
+        mask = self.retriever.chunk_mask(doc_mask)
+        bm25 = self.retriever.bm25(query, mask, scope.k_in)
+        qvec = self.retriever.embed_query(query)
+        dense = self.retriever.dense(qvec, mask, scope.k_in)
+        fusion = self.settings.fusion
+        lists = {"bm25": [c.chunk_id for c in bm25], "dense": [c.chunk_id for c in dense]}
+        weights = {"bm25": fusion.bm25_weight, "dense": fusion.dense_weight}
+        fused = rrf(lists, weights, fusion.rrf_k)
+        order = ranked(fused)
+        bm25_scores = {c.chunk_id: c.score for c in bm25}
+        dense_scores = {c.chunk_id: c.score for c in dense}
+        exact_ids: list[int] = []
+        if scope.exact_lookups:
+            exact_ids = self.retriever.exact(_exact_phrases(query), mask)
+        rerank_scores: dict[int, float] = {}
+        reranker = self.reranker if rerank else None
+        final_scores = dict(fused)
+        if reranker is not None and order:
+            head = order[: self.settings.rerank.candidates]
+            rows = self.store.chunks_by_id(head)
+            texts = [_rerank_text(rows[i]) for i in head]
+            scores = reranker.score(query, texts)
+            rerank_scores = {i: float(s) for i, s in zip(head, scores, strict=True)}
+            rerank_order = [i for i, _ in sorted(rerank_scores.items(), key=lambda kv: -kv[1])]
+            final_scores = rrf(
+                {**lists, "rerank": rerank_order},
+                {**weights, "rerank": self.settings.rerank.weight},
+                fusion.rrf_k,
+            )
+            order = ranked({i: final_scores[i] for i in head}) + order[len(head) :]
+        # exact matches first, in their own fused order, then the rest
+        exact_set = set(exact_ids)
+        top_exact = sorted(exact_ids, key=lambda i: -final_scores.get(i, 0.0))
+        order = top_exact + [i for i in order if i not in exact_set]
+        chosen = order[: scope.k_out]
+        rows = self.store.chunks_by_id(chosen)
+        results: list[Result] = []
+        for chunk_id in chosen:
+            row = rows[chunk_id]
+            results.append(
+                self._result(
+                    row,
+                    score=final_scores.get(chunk_id, 0.0),
+                    scores={
+                        "bm25": bm25_scores.get(chunk_id),
+                        "dense": dense_scores.get(chunk_id)
+                        if chunk_id in dense_scores
+                        else self.retriever.cosine(qvec, [chunk_id])[0],
+                        "fused": fused.get(chunk_id),
+                        "rerank": rerank_scores.get(chunk_id),
+                    },
+                    exact=chunk_id in exact_set,
+                )
+            )
+        if scope.citation_chaining:
+            results.extend(self._chain(results, qvec, doc_mask, scope))
+        if scope.order_by_recency:
+            results.sort(key=lambda r: (-r.changed_at, -r.score))
+        if scope.chunk_expansion:
+            for result in results:
+                result.context = self._expand(result.chunk_id)
+        warnings: list[str] = []
+        if self.retriever.missing_vectors:
+            warnings.append(
+                f"{self.retriever.missing_vectors} chunks have no vector for model "
+                f"{self.embedder.name}: run `charter index`"
+            )
+        if mode == "execution":
+            from charter.search.facts import stale_sot
+
+            for item in stale_sot(self.project):
+                warnings.append(
+                    f"stale source of truth: {item['path']} last changed {item['age_days']} "
+                    f"days ago (> {self.settings.stale_days})"
+                )
+        response = SearchResponse(query, mode, results, scope, warnings)
+        response.duration_ms = (time.perf_counter() - started) * 1000
+        if log:
+            self.log(response)
+        return response
+
+    def log(self, response: SearchResponse) -> None:
+        log_action(
+            self.project.root / self.settings.actions_log,
+            action="search",
+            mode=response.mode,
+            query=response.query,
+            scope=response.scope.as_dict(),
+            results=[r.citation for r in response.results],
+            duration_ms=response.duration_ms,
+        )
+
+    # -- helpers -------------------------------------------------------------------
+    def _result(
+        self, row: sqlite3.Row, *, score: float, scores: dict[str, float | None], exact: bool
+    ) -> Result:
+        doc = self.retriever.docs[row["path"]]
+        path = row["path"]
+        address, doc_key = row["address"], row["doc_key"]
+        if address:
+            citation = f"{path}#{address}"
+        elif doc_key:
+            citation = f"{path}#{doc_key}"
+        else:
+            span = f"L{row['line_start']}-L{row['line_end']}"
+            citation = f"{path}#{span}" + (f" ({row['section']})" if row["section"] else "")
+        if doc.status == "deleted":
+            citation += f" [deleted{' in ' + doc.commit_sha[:10] if doc.commit_sha else ''}]"
+        return Result(
+            chunk_id=int(row["id"]),
+            citation=citation,
+            path=path,
+            line_start=int(row["line_start"]),
+            line_end=int(row["line_end"]),
+            section=row["section"],
+            text=row["text"],
+            score=score,
+            scores=scores,
+            kind=row["kind"],
+            zone=doc.zone,
+            address=address,
+            doc_key=doc_key,
+            status=doc.status,
+            changed_at=doc.changed_at,
+            record=json.loads(row["record"]) if row["record"] else None,
+            exact=exact,
+        )
+
+    def _expand(self, chunk_id: int) -> list[dict[str, Any]]:
+        """The parent section and the neighbouring sections under the same parent."""
+        row = self.store.chunks_by_id([chunk_id]).get(chunk_id)
+        if row is None:
+            return []
+        siblings = self.store.chunks_of(row["path"])
+        out: list[dict[str, Any]] = []
+        by_id = {int(r["id"]): r for r in siblings}
+        parent = by_id.get(int(row["parent_id"])) if row["parent_id"] is not None else None
+        if parent is not None:
+            out.append(_context("parent", parent))
+        same = [r for r in siblings if r["parent_id"] == row["parent_id"]]
+        index = next((i for i, r in enumerate(same) if int(r["id"]) == chunk_id), -1)
+        for offset, relation in ((-1, "previous"), (1, "next")):
+            j = index + offset
+            if index >= 0 and 0 <= j < len(same):
+                out.append(_context(relation, same[j]))
+        return out
+
+    def _chain(
+        self, results: list[Result], qvec: np.ndarray, doc_mask: Mask, scope: Scope
+    ) -> list[Result]:
+        """Documents referenced by the results (ADR citing ADR), best chunk of each."""
+        have = {r.path for r in results}
+        added: list[Result] = []
+        paths = self.retriever.doc_paths
+        for result in list(results):
+            doc = self.retriever.docs[result.path]
+            for ref in doc.refs:
+                target = self._resolve_ref(result.path, ref)
+                if target is None or target in have:
+                    continue
+                index = paths.index(target)
+                if not doc_mask[index]:
+                    continue
+                chunks = self.store.chunks_of(target)
+                if not chunks:
+                    continue
+                sims = self.retriever.cosine(qvec, [int(c["id"]) for c in chunks])
+                best = chunks[int(np.argmax(sims))]
+                chained = self._result(
+                    best,
+                    score=0.0,
+                    scores={"bm25": None, "dense": max(sims), "fused": None, "rerank": None},
+                    exact=False,
+                )
+                chained.chained_from = result.citation
+                added.append(chained)
+                have.add(target)
+        return added
+
+    def _resolve_ref(self, source: str, ref: str) -> str | None:
+        docs = self.retriever.docs
+        if ref.upper().startswith("ADR-"):
+            number = ref.split("-", 1)[1].lstrip("0") or "0"
+            for path, doc in docs.items():
+                name = path.rsplit("/", 1)[-1].lower()
+                digits = "".join(ch for ch in name.split("-")[0].split("_")[0] if ch.isdigit())
+                if path == source:
+                    continue
+                if (digits and digits.lstrip("0") == number and doc.kind == "adr") or (
+                    ref.lower() in doc.title.lower()
+                ):
+                    return path
+            return None
+        base = source.rsplit("/", 1)[0] if "/" in source else ""
+        candidates = [ref.lstrip("/")]
+        if base:
+            import posixpath
+
+            candidates.insert(0, posixpath.normpath(f"{base}/{ref}"))
+        for candidate in candidates:
+            if candidate in docs and candidate != source:
+                return candidate
+        return None
+
+
+def _context(relation: str, row: sqlite3.Row) -> dict[str, Any]:
+    span = f"L{row['line_start']}-L{row['line_end']}"
+    section = f" ({row['section']})" if row["section"] else ""
+    return {
+        "relation": relation,
+        "citation": f"{row['path']}#{span}{section}",
+        "text": row["text"],
+    }
+
+
+def _rerank_text(row: sqlite3.Row) -> str:
+    section = row["section"]
+    return f"{section}\n{row['text']}" if section else str(row["text"])
+
+
+def search_project(project: Project, query: str, **kwargs: Any) -> SearchResponse:
+    """One-shot search (opens and closes the index)."""
+    engine = SearchEngine(project)
+    try:
+        return engine.search(query, **kwargs)
+    finally:
+        engine.close()
+
+
+def _warn(message: str) -> None:
+    print(f"charter: warning: {message}", file=sys.stderr)

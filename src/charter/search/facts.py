@@ -1,0 +1,297 @@
+"""Fact verification against the structured source of truth (seed 004, execution mode).
+
+Markdown is for humans; CSV/YAML/JSON under the SoT paths is canonical. For each date,
+ID, money amount and number in a text we look for the record it talks about (an ID or a
+record name on the same line) and the field of the same kind; if the values differ the
+SoT value wins and is reported with its address. SoT files are read from disk on every
+check, so a verdict never depends on a stale index.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from charter.config import Project
+from charter.errors import CharterError
+from charter.fileio import read_text
+from charter.search import gitinfo
+from charter.search.actions import log_action
+from charter.search.discover import discover, file_kind
+from charter.search.parse import parse_file
+from charter.search.patterns import Fact, find_facts, normalise
+
+#: Words in a sentence that point at a kind of field, for records with several of a kind.
+FIELD_HINTS: dict[str, tuple[str, ...]] = {
+    "due": ("deadline", "due", "deliver", "delivery", "by"),
+    "end": ("end", "ends", "until", "deadline", "finish"),
+    "start": ("start", "starts", "kickoff", "begin", "begins", "from"),
+    "fee": ("fee", "price", "cost", "charge", "paid", "pay", "budget", "value", "worth"),
+    "amount": ("amount", "total", "fee", "value"),
+    "budget": ("budget",),
+    "renewal": ("renewal", "renew", "renews"),
+    "signed": ("signed", "sign", "signature"),
+}
+_MONEY_FIELD = re.compile(
+    r"fee|price|amount|cost|budget|value|revenue|mrr|arr|usd|eur|gbp|rate|salary|spend", re.I
+)
+
+
+@dataclass
+class SotField:
+    path: str
+    address: str  # record address ("row=3", "/deliverables/0")
+    record_title: str
+    name: str
+    raw: str
+    kind: str  # id | date | money | number | text
+    value: str  # normalised
+
+    @property
+    def citation(self) -> str:
+        return f"{self.path}#{self.address}"
+
+
+@dataclass
+class FactVerdict:
+    kind: str
+    text: str
+    value: str
+    line: int
+    status: str  # verified | mismatch | not_found
+    canonical: str | None = None
+    address: str | None = None
+    field: str | None = None
+    record: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class FactReport:
+    facts: list[FactVerdict] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    errors: list[dict[str, str]] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        out = {"verified": 0, "mismatch": 0, "not_found": 0}
+        for fact in self.facts:
+            out[fact.status] += 1
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "facts": [f.as_dict() for f in self.facts],
+            "counts": self.counts(),
+            "sources": self.sources,
+            "errors": self.errors,
+        }
+
+
+def _field_kind(name: str, raw: str) -> tuple[str, str]:
+    text = raw.strip()
+    if not text:
+        return "text", ""
+    dates = find_facts(text, kinds=("date",))
+    if dates and dates[0].text == text:
+        return "date", dates[0].value
+    ids = find_facts(text, kinds=("id",))
+    if ids and ids[0].text == text:
+        return "id", ids[0].value
+    money = find_facts(text, kinds=("money",))
+    if money and money[0].text.strip() == text:
+        return "money", money[0].value
+    if re.fullmatch(r"-?\d[\d,]*(\.\d+)?\s?%?", text):
+        kind = "money" if _MONEY_FIELD.search(name) else "number"
+        value = normalise("number", text) + ("%" if text.endswith("%") else "")
+        return kind, value
+    return "text", text.lower()
+
+
+def load_sot(project: Project) -> tuple[list[SotField], list[str], list[dict[str, str]]]:
+    """Every field of every SoT record, the files read, and files that failed to parse."""
+    settings = project.settings.search
+    found = discover(project.root, [project.root], settings)
+    fields: list[SotField] = []
+    sources: list[str] = []
+    errors: list[dict[str, str]] = []
+    from charter.search.discover import matches_any
+
+    for absolute, rel in found.files:
+        kind = file_kind(rel, settings)
+        if kind not in ("csv", "yaml", "json") or not matches_any(rel, settings.index.sot_paths):
+            continue
+        try:
+            parsed = parse_file(read_text(absolute, what="SoT file"), kind, rel)
+        except CharterError as exc:
+            errors.append({"path": rel, "error": str(exc)})
+            continue
+        sources.append(rel)
+        for chunk in parsed.chunks:
+            for name, raw in (chunk.record or {}).items():
+                field_kind, value = _field_kind(name, raw)
+                fields.append(
+                    SotField(rel, chunk.address, chunk.title, name, raw, field_kind, value)
+                )
+    return fields, sources, errors
+
+
+def _comparable(fact_kind: str, field_kind: str) -> bool:
+    if fact_kind in ("money", "number"):
+        return field_kind in ("money", "number")
+    return fact_kind == field_kind
+
+
+def _sentence(text: str, fact: Fact) -> str:
+    start = max(text.rfind("\n", 0, fact.start), text.rfind(". ", 0, fact.start)) + 1
+    ends = [i for i in (text.find("\n", fact.end), text.find(". ", fact.end)) if i != -1]
+    return text[start : min(ends) if ends else len(text)]
+
+
+def _hint_score(name: str, sentence_words: set[str]) -> int:
+    lowered = name.lower()
+    score = 0
+    for key, hints in FIELD_HINTS.items():
+        if key in lowered and sentence_words & set(hints):
+            score += 2
+    for part in re.split(r"[_\W]+", lowered):
+        if part and part in sentence_words:
+            score += 1
+    return score
+
+
+def verify_text(project: Project, text: str) -> FactReport:
+    """Verify every fact in ``text`` against the project's SoT (no logging)."""
+    fields, sources, errors = load_sot(project)
+    report = FactReport(sources=sources, errors=errors)
+    by_record: dict[tuple[str, str], list[SotField]] = {}
+    for f in fields:
+        by_record.setdefault((f.path, f.address), []).append(f)
+    record_names = {
+        key: {f.value for f in group if f.kind in ("id", "text") and len(f.value) >= 3}
+        for key, group in by_record.items()
+    }
+    for fact in find_facts(text):
+        sentence = _sentence(text, fact)
+        lowered = sentence.lower()
+        words = set(re.findall(r"[a-z]+", lowered))
+        same = [f for f in fields if _comparable(fact.kind, f.kind) and f.value == fact.value]
+        # the records this sentence is about: an ID or a name of the record appears in it
+        about = _mentioned(record_names, lowered)
+        topical = False
+        if not about:  # the sentence names no record: fall back to the nearest one before it
+            about = _mentioned(record_names, text[: fact.start].lower(), nearest=True)
+            topical = bool(about)
+        if fact.kind == "id":
+            hits = [f for f in fields if f.kind == "id" and f.value == fact.value]
+            # prefer the record the ID identifies (an *id column) over one that refers to it
+            hits.sort(key=lambda f: (not f.name.lower().endswith("id"), f.path, f.address))
+            hit = hits[0] if hits else None
+            report.facts.append(_verdict(fact, "verified" if hit else "not_found", hit, hit))
+            continue
+        in_context = [f for f in same if (f.path, f.address) in about]
+        if in_context or same:
+            best = (in_context or same)[0]
+            report.facts.append(_verdict(fact, "verified", best, best))
+            continue
+        candidates = [f for key in about for f in by_record[key] if _comparable(fact.kind, f.kind)]
+        if candidates:
+            ranked = sorted(candidates, key=lambda f: -_hint_score(f.name, words))
+            best = ranked[0]
+            top = _hint_score(best.name, words)
+            clear = len(ranked) == 1 or top > _hint_score(ranked[1].name, words)
+            if clear and (top > 0 or not topical):
+                report.facts.append(_verdict(fact, "mismatch", best, best))
+                continue
+        report.facts.append(_verdict(fact, "not_found", None, None))
+    return report
+
+
+def _mentioned(
+    record_names: dict[tuple[str, str], set[str]], text: str, *, nearest: bool = False
+) -> list[tuple[str, str]]:
+    """Records named in ``text``; with ``nearest``, only those named last in it."""
+    hits: list[tuple[int, tuple[str, str]]] = []
+    for key, names in record_names.items():
+        positions = [_last_mention(text, name) for name in names]
+        best = max(positions, default=-1)
+        if best >= 0:
+            hits.append((best, key))
+    if not hits:
+        return []
+    if nearest:
+        last = max(pos for pos, _ in hits)
+        return [key for pos, key in hits if pos >= last - 80]
+    return [key for _, key in hits]
+
+
+def _last_mention(text: str, name: str) -> int:
+    found = -1
+    for match in re.finditer(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text):
+        found = match.start()
+    return found
+
+
+def _mentions(sentence: str, name: str) -> bool:
+    return re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", sentence) is not None
+
+
+def _verdict(
+    fact: Fact, status: str, canonical: SotField | None, where: SotField | None
+) -> FactVerdict:
+    return FactVerdict(
+        kind=fact.kind,
+        text=fact.text,
+        value=fact.value,
+        line=fact.line,
+        status=status,
+        canonical=canonical.raw if canonical else None,
+        address=where.citation if where else None,
+        field=where.name if where else None,
+        record=where.record_title if where else None,
+    )
+
+
+def check_facts(project: Project, text: str, *, source: str = "-") -> FactReport:
+    """Verify and append the outcome to ``context_actions.csv``."""
+    started = time.perf_counter()
+    report = verify_text(project, text)
+    settings = project.settings.search
+    log_action(
+        project.root / settings.actions_log,
+        action="facts.check",
+        mode="execution",
+        query=text,
+        scope={"source": source, "sot": report.sources},
+        results=[
+            f"{f.status}:{f.text}" + (f"@{f.address}" if f.address else "") for f in report.facts
+        ],
+        duration_ms=(time.perf_counter() - started) * 1000,
+        detail=report.counts(),
+    )
+    return report
+
+
+def stale_sot(project: Project, now: float | None = None) -> list[dict[str, Any]]:
+    """SoT files last changed more than ``stale_days`` ago (git commit time, else mtime)."""
+    settings = project.settings.search
+    now = time.time() if now is None else now
+    found = discover(project.root, [project.root], settings)
+    times = gitinfo.commit_times(project.root)
+    from charter.search.discover import matches_any
+
+    stale: list[dict[str, Any]] = []
+    for absolute, rel in found.files:
+        if file_kind(rel, settings) not in ("csv", "yaml", "json"):
+            continue
+        if not matches_any(rel, settings.index.sot_paths):
+            continue
+        changed = float(times.get(rel) or Path(absolute).stat().st_mtime)
+        age = (now - changed) / 86400
+        if age > settings.stale_days:
+            stale.append({"path": rel, "age_days": int(age), "last_changed": int(changed)})
+    return sorted(stale, key=lambda s: (-s["age_days"], s["path"]))

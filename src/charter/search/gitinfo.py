@@ -1,0 +1,91 @@
+"""What git knows that the working tree doesn't: commit times and deleted files.
+
+Review mode orders by commit time, applies its time window by it, and searches files
+that were deleted in history (``include_deleted``). Every call is one ``git`` process;
+outside a repository, or without git, they all return empty results.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def _git(root: Path, *args: str, timeout: float = 30.0) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), *args],
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.decode("utf-8", errors="replace")
+
+
+def repo_prefix(root: Path) -> str | None:
+    """``root`` relative to the repository top ('' at the top), or None outside git."""
+    out = _git(root, "rev-parse", "--show-prefix")
+    return None if out is None else out.strip()
+
+
+def commit_times(root: Path) -> dict[str, int]:
+    """Last commit time (unix seconds) of every path under ``root``, relative to ``root``."""
+    prefix = repo_prefix(root)
+    if prefix is None:
+        return {}
+    out = _git(root, "log", "--format=%x00%ct", "--name-only", "--relative", "--", ".")
+    times: dict[str, int] = {}
+    current = 0
+    for line in (out or "").splitlines():
+        if line.startswith("\x00"):
+            current = int(line[1:] or 0)
+        elif line.strip():
+            times.setdefault(line.strip(), current)
+    return times
+
+
+@dataclass(frozen=True)
+class DeletedFile:
+    path: str  # relative to the project root
+    commit: str  # the commit that deleted it
+    time: int  # commit time of the deletion
+
+
+def deleted_files(root: Path, limit: int = 200) -> list[DeletedFile]:
+    """Files deleted in history that are not in the working tree, newest deletion first."""
+    if repo_prefix(root) is None:
+        return []
+    out = _git(
+        root,
+        "log",
+        "--diff-filter=D",
+        "--format=%x00%H %ct",
+        "--name-only",
+        "--relative",
+        "--",
+        ".",
+    )
+    found: dict[str, DeletedFile] = {}
+    commit, when = "", 0
+    for line in (out or "").splitlines():
+        if line.startswith("\x00"):
+            sha, _, stamp = line[1:].partition(" ")
+            commit, when = sha, int(stamp or 0)
+        elif line.strip() and line.strip() not in found:
+            path = line.strip()
+            if not (root / path).exists():
+                found[path] = DeletedFile(path, commit, when)
+        if len(found) >= limit:
+            break
+    return list(found.values())
+
+
+def show_before(root: Path, commit: str, path: str) -> str | None:
+    """The content of ``path`` just before ``commit`` deleted it."""
+    prefix = repo_prefix(root) or ""
+    return _git(root, "show", f"{commit}^:{prefix}{path}")

@@ -1,0 +1,365 @@
+"""Incremental indexing: read changed files, chunk, embed only what is new, store.
+
+A file is re-read only when its content hash changed; within a changed file, chunks whose
+text is unchanged keep their stored vectors, so only new text reaches the embedding model.
+Files that disappear from disk stay in the index marked ``deleted`` (review mode can still
+find them), and files deleted in git history are added the same way. Malformed files are
+reported and skipped; everything else is still indexed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from charter.config import Project
+from charter.embed.base import Embedder
+from charter.errors import CharterError
+from charter.fileio import read_text
+from charter.search import gitinfo
+from charter.search.chunks import Chunk, ParsedDoc
+from charter.search.discover import discover, file_kind, zone_for
+from charter.search.parse import embed_text, parse_file
+from charter.search.store import SearchStore
+from charter.search.text import analyze
+
+
+@dataclass
+class IndexReport:
+    """What an index run did (the CLI prints it; tests assert on it)."""
+
+    indexed: list[str] = field(default_factory=list)  # re-read and stored
+    unchanged: int = 0
+    deleted: list[str] = field(default_factory=list)  # newly marked deleted
+    history: list[str] = field(default_factory=list)  # deleted-in-git files added
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    embedded_paths: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "indexed": self.indexed,
+            "unchanged": self.unchanged,
+            "deleted": self.deleted,
+            "history": self.history,
+            "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
+            "errors": [{"path": p, "error": e} for p, e in self.errors],
+            "chunks_embedded": self.chunks_embedded,
+            "chunks_reused": self.chunks_reused,
+            "embedded_paths": self.embedded_paths,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass
+class _Pending:
+    path: str
+    kind: str
+    sha256: str
+    mtime: float
+    zone: str
+    status: str
+    origin: str
+    changed_at: float
+    parsed: ParsedDoc
+    commit: str | None = None
+    hashes: list[str] = field(default_factory=list)
+    vectors: list[bytes | None] = field(default_factory=list)
+
+
+def _sha(data: str) -> str:
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+def _title(parsed: ParsedDoc, rel: str) -> str:
+    meta_title = parsed.meta.get("title")
+    if meta_title:
+        return str(meta_title)
+    for chunk in parsed.chunks:
+        if chunk.title:
+            return chunk.title
+    return rel.rsplit("/", 1)[-1]
+
+
+def _fts_row(chunk: Chunk) -> tuple[str, str, str]:
+    return analyze(chunk.section or chunk.title), analyze(chunk.text), chunk.text
+
+
+class Indexer:
+    """Indexes one project into ``.charter/search.db`` with one embedding model."""
+
+    def __init__(self, project: Project, embedder: Embedder, *, progress: bool = False) -> None:
+        self.project = project
+        self.settings = project.settings.search
+        self.embedder = embedder
+        self.progress = progress
+
+    def _store(self) -> SearchStore:
+        return SearchStore.for_state_dir(self.project.state_dir)
+
+    def run(self, paths: Sequence[Path] | None = None) -> IndexReport:
+        """Index ``paths`` (default: the configured roots) and return what happened."""
+        started = time.perf_counter()
+        report = IndexReport()
+        root = self.project.root
+        targets = [Path(p) if Path(p).is_absolute() else root / p for p in (paths or [])]
+        if not targets:
+            targets = [root / p for p in self.settings.index.paths]
+        for target in targets:
+            if not target.exists():
+                raise CharterError(f"path not found: {target}")
+        found = discover(root, targets, self.settings)
+        report.skipped = found.skipped
+        commit_times = gitinfo.commit_times(root)
+        with self._store() as store:
+            known = store.docs()
+            pending: list[_Pending] = []
+            seen: set[str] = set()
+            for absolute, rel in found.files:
+                seen.add(rel)
+                try:
+                    text = read_text(absolute, what="document")
+                except CharterError as exc:
+                    report.errors.append((rel, str(exc)))
+                    continue
+                digest = _sha(text)
+                stat = absolute.stat()
+                kind = file_kind(rel, self.settings) or "text"
+                old = known.get(rel)
+                if old and old.sha256 == digest and old.status == "live" and old.origin == "fs":
+                    report.unchanged += 1
+                    continue
+                try:
+                    parsed = parse_file(text, kind, rel, self.settings.index.max_chunk_tokens)
+                except CharterError as exc:
+                    report.errors.append((rel, str(exc)))
+                    continue
+                declared = parsed.meta.get("zone")
+                pending.append(
+                    _Pending(
+                        path=rel,
+                        kind=kind,
+                        sha256=digest,
+                        mtime=stat.st_mtime,
+                        zone=zone_for(rel, self.settings, str(declared) if declared else None),
+                        status="live",
+                        origin="fs",
+                        changed_at=float(commit_times.get(rel) or stat.st_mtime),
+                        parsed=parsed,
+                    )
+                )
+            now = time.time()
+            for rel, doc in known.items():
+                if doc.status != "live" or doc.origin == "jsonl" or rel in seen:
+                    continue
+                absolute = root / rel
+                if not any(_under(absolute, t) for t in targets):
+                    continue
+                if absolute.exists():
+                    with store.conn:  # now excluded, ignored or a secret: drop it
+                        store.delete_doc(rel)
+                    continue
+                with store.conn:
+                    store.mark_deleted(rel, now)
+                report.deleted.append(rel)
+            if self.settings.index.git_history and targets == [
+                root / p for p in self.settings.index.paths
+            ]:
+                pending.extend(self._history(root, known, report))
+            self._embed_and_store(store, pending, report)
+        report.indexed = [p.path for p in pending if p.origin == "fs"]
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _history(self, root: Path, known: dict[str, Any], report: IndexReport) -> list[_Pending]:
+        out: list[_Pending] = []
+        for gone in gitinfo.deleted_files(root, self.settings.index.git_history_limit):
+            if gone.path in known:
+                continue
+            kind = file_kind(gone.path, self.settings)
+            if kind is None:
+                continue
+            from charter.search.discover import is_secret, matches_any
+
+            if is_secret(gone.path, self.settings.index.deny) or matches_any(
+                gone.path, self.settings.index.exclude
+            ):
+                continue
+            text = gitinfo.show_before(root, gone.commit, gone.path)
+            if text is None:
+                continue
+            try:
+                parsed = parse_file(text, kind, gone.path, self.settings.index.max_chunk_tokens)
+            except CharterError as exc:
+                report.errors.append((gone.path, str(exc)))
+                continue
+            declared = parsed.meta.get("zone")
+            out.append(
+                _Pending(
+                    path=gone.path,
+                    kind=kind,
+                    sha256=_sha(text),
+                    mtime=float(gone.time),
+                    zone=zone_for(gone.path, self.settings, str(declared) if declared else None),
+                    status="deleted",
+                    origin="git",
+                    changed_at=float(gone.time),
+                    parsed=parsed,
+                    commit=gone.commit,
+                )
+            )
+            report.history.append(gone.path)
+        return out
+
+    def _embed_and_store(
+        self, store: SearchStore, pending: list[_Pending], report: IndexReport
+    ) -> None:
+        model = self.embedder.name
+        todo: list[tuple[int, int, str]] = []  # (pending index, chunk index, text)
+        for p_index, item in enumerate(pending):
+            reusable = store.vectors_by_hash(item.path, model)
+            for c_index, chunk in enumerate(item.parsed.chunks):
+                text = embed_text(chunk.section, chunk.text)
+                digest = _sha(text)
+                item.hashes.append(digest)
+                if digest in reusable:
+                    item.vectors.append(reusable[digest])
+                    report.chunks_reused += 1
+                else:
+                    item.vectors.append(None)
+                    todo.append((p_index, c_index, text))
+        if todo:
+            self._embed(todo, pending)
+            report.chunks_embedded = len(todo)
+            report.embedded_paths = sorted({pending[p].path for p, _, _ in todo})
+        for item in pending:
+            title = _title(item.parsed, item.path)
+            with store.conn:
+                store.write_doc(
+                    path=item.path,
+                    kind=item.kind,
+                    sha256=item.sha256,
+                    mtime=item.mtime,
+                    zone=item.zone,
+                    status=item.status,
+                    origin=item.origin,
+                    changed_at=item.changed_at,
+                    title=title,
+                    refs=item.parsed.refs,
+                    chunks=item.parsed.chunks,
+                    fts_rows=[_fts_row(c) for c in item.parsed.chunks],
+                    text_hashes=item.hashes,
+                    vectors=[v or b"" for v in item.vectors],
+                    model=model,
+                    commit_sha=item.commit,
+                )
+        if pending or report.deleted:
+            with store.conn:
+                store.bump_generation()
+
+    def _embed(self, todo: list[tuple[int, int, str]], pending: list[_Pending]) -> None:
+        batch = 256
+        texts = [t for _, _, t in todo]
+        show = self.progress and len(texts) > batch
+        if show:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+            bar = Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=Console(file=sys.stderr),
+                transient=True,
+            )
+            bar.start()
+            task = bar.add_task("embedding chunks", total=len(texts))
+        try:
+            for start in range(0, len(texts), batch):
+                vectors = self.embedder.embed(texts[start : start + batch])
+                for offset, vector in enumerate(vectors):
+                    p_index, c_index, _ = todo[start + offset]
+                    pending[p_index].vectors[c_index] = vector.astype("float32").tobytes()
+                if show:
+                    bar.update(task, advance=len(vectors))
+        finally:
+            if show:
+                bar.stop()
+
+
+def _under(path: Path, target: Path) -> bool:
+    try:
+        path.resolve().relative_to(target.resolve())
+        return True
+    except ValueError:
+        return path.resolve() == target.resolve()
+
+
+def index_jsonl(
+    project: Project, file: Path, embedder: Embedder, *, progress: bool = False
+) -> IndexReport:
+    """Index an exported corpus (``{"_id","title","text"}`` per line) as one document.
+
+    Each line becomes one chunk whose ``doc_key`` is its ``_id``; a changed file keeps the
+    vectors of unchanged lines.
+    """
+    started = time.perf_counter()
+    report = IndexReport()
+    text = read_text(file, what="JSONL file", max_bytes=1 << 31)
+    rel = project.rel(file)
+    chunks: list[Chunk] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CharterError(f"malformed JSONL {file}: line {number}: {exc.msg}") from None
+        if not isinstance(obj, dict) or "_id" not in obj:
+            raise CharterError(f'malformed JSONL {file}: line {number}: needs an "_id" field')
+        title = str(obj.get("title") or "").strip()
+        body = str(obj.get("text") or "")
+        chunks.append(
+            Chunk(
+                kind="jsonl",
+                line_start=number,
+                line_end=number,
+                section=title,
+                title=title,
+                text=body,
+                ordinal=len(chunks),
+                doc_key=str(obj["_id"]),
+            )
+        )
+    indexer = Indexer(project, embedder, progress=progress)
+    with indexer._store() as store:
+        old = store.docs().get(rel)
+        digest = _sha(text)
+        if old and old.sha256 == digest:
+            report.unchanged = 1
+        else:
+            pending = _Pending(
+                path=rel,
+                kind="jsonl",
+                sha256=digest,
+                mtime=file.stat().st_mtime,
+                zone=zone_for(rel, project.settings.search),
+                status="live",
+                origin="jsonl",
+                changed_at=file.stat().st_mtime,
+                parsed=ParsedDoc(chunks=chunks),
+            )
+            indexer._embed_and_store(store, [pending], report)
+            report.indexed = [rel]
+    report.seconds = time.perf_counter() - started
+    return report

@@ -1,0 +1,30 @@
+"""Turn one file's text into chunks according to its kind (the chunker dispatch)."""
+
+from __future__ import annotations
+
+from charter.search.chunks import ParsedDoc, chunk_markdown, chunk_plain
+from charter.search.code import chunk_code, chunk_python
+from charter.search.records import chunk_csv, chunk_structured, parse_json_strict
+
+
+def parse_file(text: str, kind: str, name: str, max_tokens: int = 400) -> ParsedDoc:
+    """Chunks of ``text``; raises CharterError for malformed structured data."""
+    if kind in ("markdown", "adr"):
+        return chunk_markdown(text, max_tokens, kind=kind)
+    if kind == "csv":
+        return chunk_csv(text, name)
+    if kind == "yaml":
+        return chunk_structured(text, name, kind="yaml")
+    if kind == "json":
+        parse_json_strict(text, name)
+        return chunk_structured(text, name, kind="json")
+    if kind == "python":
+        return chunk_python(text, max_tokens)
+    if kind == "code":
+        return chunk_code(text, max_tokens)
+    return chunk_plain(text, max_tokens)
+
+
+def embed_text(section: str, text: str) -> str:
+    """What the dense model sees: the section path first, then the chunk."""
+    return f"{section}\n{text}" if section else text

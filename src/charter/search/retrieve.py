@@ -1,0 +1,144 @@
+"""The hybrid retriever: BM25 (SQLite FTS5) and dense (numpy over float32) candidates.
+
+Loaded once per process: the vector matrix, and for each chunk the index of its
+document, so a mode's scope becomes one boolean mask over documents and a numpy gather
+over chunks — cheap enough to apply on every query at 100k chunks.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from charter.embed.base import Embedder
+from charter.search.settings import SearchSettings
+from charter.search.store import DocRow, SearchStore
+from charter.search.text import fts_query, words
+
+Mask = npt.NDArray[np.bool_]
+
+
+@dataclass
+class Candidate:
+    chunk_id: int
+    score: float
+
+
+class HybridRetriever:
+    """Candidate generation over one opened :class:`SearchStore`."""
+
+    def __init__(self, store: SearchStore, embedder: Embedder, settings: SearchSettings):
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self.docs: dict[str, DocRow] = store.docs()
+        self.doc_paths: list[str] = sorted(self.docs)
+        doc_index = {p: i for i, p in enumerate(self.doc_paths)}
+        ids, paths = store.chunk_paths()
+        self.chunk_ids = ids
+        self.chunk_doc = np.fromiter(
+            (doc_index[p] for p in paths), dtype=np.int64, count=len(paths)
+        )
+        vec_ids, matrix = store.load_matrix(embedder.name)
+        if len(vec_ids) == len(ids) and np.array_equal(vec_ids, ids):
+            self.matrix = matrix
+        else:  # some chunks lack vectors for this model: align, zeros where missing
+            aligned = np.zeros((len(ids), embedder.dim), dtype=np.float32)
+            if len(vec_ids) and matrix.shape[1] == embedder.dim:
+                pos = np.searchsorted(ids, vec_ids)
+                ok = (pos < len(ids)) & (ids[np.minimum(pos, len(ids) - 1)] == vec_ids)
+                aligned[pos[ok]] = matrix[ok]
+            self.matrix = aligned
+        self.missing_vectors = len(ids) - len(vec_ids)
+
+    @property
+    def size(self) -> int:
+        return len(self.chunk_ids)
+
+    def chunk_mask(self, doc_mask: Mask) -> Mask:
+        """Per-chunk mask from a per-document mask."""
+        if not len(self.chunk_doc):
+            return np.zeros(0, dtype=bool)
+        return doc_mask[self.chunk_doc]
+
+    def positions(self, chunk_ids: list[int]) -> npt.NDArray[np.int64]:
+        return np.searchsorted(self.chunk_ids, np.asarray(chunk_ids, dtype=np.int64))
+
+    def bm25(self, query: str, mask: Mask, k: int) -> list[Candidate]:
+        """Top ``k`` in-scope chunks by BM25 (title and body columns, raw text ignored)."""
+        expr = fts_query(query, "{title body}")
+        if not expr or not self.size:
+            return []
+        title_w = self.settings.fusion.title_weight
+        rank = f"bm25(chunks_fts, {title_w}, 1.0, 0.0)"
+        wanted = k
+        in_scope = int(mask.sum())
+        if in_scope == 0:
+            return []
+        # Over-fetch in proportion to how much of the index the scope excludes.
+        limit = min(self.size, max(k * 4, int(k * self.size / max(in_scope, 1)) + k))
+        while True:
+            rows = self.store.conn.execute(
+                f"SELECT rowid, {rank} FROM chunks_fts WHERE chunks_fts MATCH ? "
+                f"ORDER BY {rank} LIMIT ?",
+                (expr, limit),
+            ).fetchall()
+            out: list[Candidate] = []
+            if rows:
+                ids = [int(r[0]) for r in rows]
+                pos = self.positions(ids)
+                for (chunk_id, score), p in zip(
+                    ((i, r[1]) for i, r in zip(ids, rows, strict=True)), pos, strict=True
+                ):
+                    if p < self.size and self.chunk_ids[p] == chunk_id and mask[p]:
+                        out.append(Candidate(chunk_id, -float(score)))
+                        if len(out) >= wanted:
+                            break
+            if len(out) >= wanted or len(rows) < limit or limit >= self.size:
+                return out
+            limit = min(self.size, limit * 4)
+
+    def embed_query(self, query: str) -> npt.NDArray[np.float32]:
+        return self.embedder.embed([query])[0]
+
+    def dense(self, qvec: npt.NDArray[np.float32], mask: Mask, k: int) -> list[Candidate]:
+        """Top ``k`` in-scope chunks by cosine."""
+        if not self.size or not mask.any():
+            return []
+        scores = self.matrix @ qvec
+        scores = np.where(mask, scores, -np.inf)
+        k = min(k, int(mask.sum()))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.lexsort((self.chunk_ids[top], -scores[top]))]
+        return [Candidate(int(self.chunk_ids[p]), float(scores[p])) for p in top]
+
+    def cosine(self, qvec: npt.NDArray[np.float32], chunk_ids: list[int]) -> list[float]:
+        pos = self.positions(chunk_ids)
+        return [float(self.matrix[p] @ qvec) for p in pos]
+
+    def exact(self, phrases: list[str], mask: Mask, limit: int = 50) -> list[int]:
+        """Chunks containing any phrase literally (case-insensitive), via the raw column."""
+        found: dict[int, None] = {}
+        for phrase in phrases:
+            tokens = words(phrase)
+            if not tokens:
+                continue
+            expr = "raw : " + '"' + " ".join(tokens).replace('"', '""') + '"'
+            try:
+                rows = self.store.conn.execute(
+                    "SELECT rowid, raw FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?",
+                    (expr, limit * 4),
+                ).fetchall()
+            except sqlite3.OperationalError:
+                continue
+            needle = re.compile(re.escape(phrase), re.IGNORECASE)
+            for row in rows:
+                chunk_id = int(row[0])
+                p = int(self.positions([chunk_id])[0])
+                if p < self.size and mask[p] and needle.search(row[1]):
+                    found.setdefault(chunk_id, None)
+        return list(found)[:limit]

@@ -1,0 +1,49 @@
+"""The session handoff object (``.charter/sho.json``): the mode is explicit and recorded.
+
+``charter search`` without ``--mode`` reads the mode from here, then falls back to
+``search.default_mode``. Writes are atomic; unknown keys written by other tools are kept.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from charter.errors import CharterError
+from charter.fileio import atomic_write_json
+
+SHO_FILE = "sho.json"
+
+
+def sho_path(state_dir: Path) -> Path:
+    return state_dir / SHO_FILE
+
+
+def read_sho(state_dir: Path) -> dict[str, Any]:
+    path = sho_path(state_dir)
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CharterError(f"invalid session handoff {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise CharterError(f"invalid session handoff {path}: expected a JSON object")
+    return data
+
+
+def write_mode(state_dir: Path, mode: str, **extra: Any) -> dict[str, Any]:
+    """Record ``mode`` (and any extra fields) in the handoff object; returns it."""
+    data = read_sho(state_dir)
+    data.update(extra)
+    data["mode"] = mode
+    data["updated_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    atomic_write_json(sho_path(state_dir), data)
+    return data
+
+
+def current_mode(state_dir: Path, default: str) -> str:
+    mode = read_sho(state_dir).get("mode")
+    return mode if isinstance(mode, str) and mode else default
