@@ -1,9 +1,519 @@
-"""CLI commands of the decisions capability (placeholder until it lands)."""
+"""CLI of bound decisions and drift: ``decisions``, ``drift``, ``render``, ``eval drift``.
+
+A thin layer over :mod:`charter.decisions.service`: every command has a readable default
+(Rich tables) and ``--json`` where it reads state. Errors are :class:`CharterError` and
+become one stderr line with a non-zero exit; ``drift check`` exits 1 on a ``fail``
+verdict so it works as a CI gate.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
 import typer
+from rich.markup import escape
+from rich.table import Table
+
+from charter.cli.common import console, emit_json, emit_jsonl, err_console, load_project
+from charter.errors import CharterError
+
+KINDS = "architecture|epic|story|qa_plan|review|chat"
+
+
+def _answer_text(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def _decisions_table(entries: list[Any]) -> Table:
+    table = Table(title="Decisions (pgc_clarifications)", show_lines=False)
+    for col in ("id", "priority", "answer", "binding", "reason"):
+        table.add_column(col)
+    for e in entries:
+        label = e.user_answer_label if e.user_answer_label is not None else e.user_answer
+        table.add_row(
+            escape(e.id),
+            e.priority,
+            escape(_answer_text(label)),
+            "[bold green]bound[/]" if e.binding else "[dim]informational[/]",
+            e.binding_reason,
+        )
+    return table
+
+
+def _findings_table(result: Any) -> Table:
+    table = Table(title=f"Drift check: {result.verdict.upper()}", show_lines=True)
+    for col in ("rule", "constraint", "evidence", "span", "repair"):
+        table.add_column(col, overflow="fold")
+    for f in result.findings:
+        table.add_row(
+            f.rule,
+            escape(f.constraint_id),
+            escape(f.evidence),
+            f"{f.start}-{f.end}",
+            escape(f.repair),
+        )
+    return table
+
+
+def _read_input(source: str) -> str:
+    from charter.fileio import read_text
+
+    if source == "-":
+        data = sys.stdin.buffer.read()
+        if b"\x00" in data[:8192]:
+            raise CharterError("stdin is binary, not text")
+        try:
+            return data.decode("utf-8").removeprefix("\ufeff")
+        except UnicodeDecodeError:
+            raise CharterError("stdin is not valid UTF-8 text") from None
+    return read_text(Path(source), what="artifact")
 
 
 def register(app: typer.Typer, eval_app: typer.Typer) -> None:
     """Add this capability's commands to ``app`` and its ``eval`` sub-command."""
+    decisions_app = typer.Typer(
+        help="Bound decisions (pgc_clarifications): merge, import, answer, renegotiate.",
+        no_args_is_help=True,
+    )
+    drift_app = typer.Typer(
+        help="Check artifacts for drift from bound decisions.", no_args_is_help=True
+    )
+    app.add_typer(decisions_app, name="decisions")
+    app.add_typer(drift_app, name="drift")
+    _register_decisions(decisions_app)
+    _register_drift(app, drift_app, eval_app)
+
+
+def _register_decisions(decisions_app: typer.Typer) -> None:
+    @decisions_app.command("merge")
+    def merge_cmd(
+        questions: Path = typer.Option(..., "--questions", help="questions JSON/YAML"),
+        answers: Path = typer.Option(..., "--answers", help="answers JSON/YAML"),
+        out: Path | None = typer.Option(
+            None, "--out", help="write the merged file here instead of the project store"
+        ),
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """Mechanically merge questions and answers into pgc_clarifications."""
+        from charter.decisions.intake import load_document
+        from charter.decisions.merge import merge_questions_answers
+        from charter.decisions.service import record
+        from charter.fileio import atomic_write_text
+
+        merged = merge_questions_answers(
+            load_document(questions), load_document(answers), source="merge"
+        )
+        if out is not None:
+            atomic_write_text(out, merged.canonical_text())
+            changed = [e.id for e in merged.pgc_clarifications]
+        else:
+            changed = record(load_project(project_dir), merged, "merge")
+        if as_json:
+            emit_json({"changed": changed, **merged.to_canonical()})
+            return
+        console.print(_decisions_table(merged.pgc_clarifications))
+        where = out if out is not None else ".charter/decisions/pgc_clarifications.json"
+        console.print(f"merged {len(merged.pgc_clarifications)} clarifications → {where}")
+
+    @decisions_app.command("import")
+    def import_cmd(
+        file: Path = typer.Argument(..., help="intake form, YAML or JSON"),
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """Import constraints from another stage (intake form, YAML, JSON)."""
+        from charter.decisions.intake import import_file
+        from charter.decisions.service import record
+
+        incoming = import_file(file)
+        changed = record(load_project(project_dir), incoming, "import")
+        if as_json:
+            emit_json({"changed": changed, **incoming.to_canonical()})
+            return
+        console.print(_decisions_table(incoming.pgc_clarifications))
+        console.print(f"imported {len(incoming.pgc_clarifications)} ({len(changed)} changed)")
+
+    @decisions_app.command("add")
+    def add_cmd(
+        clarification_id: str = typer.Option(..., "--id", help="e.g. TARGET_PLATFORM"),
+        text: str = typer.Option(..., "--text", help="the question"),
+        priority: str | None = typer.Option(None, "--priority", help="must | should | could"),
+        answer_type: str | None = typer.Option(
+            None, "--type", help="single_choice | multi_choice | free_text | yes_no"
+        ),
+        choice: list[str] = typer.Option([], "--choice", help="ID=Label (repeatable)"),
+        answer: str | None = typer.Option(None, "--answer", help="choice id(s), comma-separated"),
+        hard: bool = typer.Option(False, "--hard", help="the user marked it a hard constraint"),
+        exclusion: bool = typer.Option(False, "--exclusion", help="the answer excludes scope"),
+        preference: bool = typer.Option(False, "--preference", help="a preference only"),
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """Add one clarification (question and, optionally, its answer)."""
+        from charter.decisions.service import add_decision
+
+        choices = []
+        for item in choice:
+            cid, sep, label = item.partition("=")
+            if not sep or not cid.strip():
+                raise CharterError(f"--choice must be ID=Label (got {item!r})")
+            choices.append({"id": cid.strip(), "label": label.strip() or cid.strip()})
+        value: Any = answer
+        if answer is not None and (answer_type == "multi_choice" or ("," in answer and choices)):
+            value = [a.strip() for a in answer.split(",") if a.strip()]
+        spec: dict[str, Any] = {
+            "id": clarification_id,
+            "text": text,
+            "choices": choices,
+            "answer": value,
+        }
+        if priority:
+            spec["priority"] = priority
+        if answer_type:
+            spec["answer_type"] = answer_type
+        for key, flag in (("hard", hard), ("exclusion", exclusion), ("preference", preference)):
+            if flag:
+                spec[key] = True
+        entry = add_decision(load_project(project_dir), spec)
+        if as_json:
+            emit_json(entry.to_canonical())
+            return
+        console.print(_decisions_table([entry]))
+
+    @decisions_app.command("answer")
+    def answer_cmd(
+        clarification_id: str = typer.Argument(..., metavar="ID"),
+        value: str = typer.Argument(..., help="choice id(s) (comma-separated), text, yes/no"),
+        hard: bool = typer.Option(False, "--hard", help="also mark it a hard constraint"),
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """Answer an open or informational clarification (bound ones: renegotiate)."""
+        from charter.decisions.service import answer_decision
+
+        entry = answer_decision(
+            load_project(project_dir), clarification_id, value, hard=True if hard else None
+        )
+        if as_json:
+            emit_json(entry.to_canonical())
+            return
+        console.print(_decisions_table([entry]))
+
+    @decisions_app.command("list")
+    def list_cmd(
+        binding_only: bool = typer.Option(False, "--binding", help="only bound constraints"),
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """List clarifications with their binding status and reason."""
+        from charter.decisions.service import load_decisions
+
+        decisions = load_decisions(load_project(project_dir))
+        entries = [e for e in decisions.pgc_clarifications if e.binding or not binding_only]
+        if as_json:
+            emit_json({"pgc_clarifications": [e.to_canonical() for e in entries]})
+            return
+        if not entries:
+            console.print("no decisions recorded (charter decisions merge / import / add)")
+            return
+        console.print(_decisions_table(entries))
+
+    @decisions_app.command("invariants")
+    def invariants_cmd(
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """The bound constraints as normalized invariant statements."""
+        from charter.decisions.service import project_invariants
+
+        items = project_invariants(load_project(project_dir))
+        if as_json:
+            emit_json({"invariants": [i.as_dict() for i in items]})
+            return
+        if not items:
+            console.print("no bound constraints")
+            return
+        for inv in items:
+            console.print(f"[bold]{escape(inv.id)}[/]  {escape(inv.statement)}")
+
+    @decisions_app.command("renegotiate")
+    def renegotiate_cmd(
+        clarification_id: str = typer.Argument(..., metavar="ID"),
+        answer: str | None = typer.Option(None, "--answer", help="the new answer (explicit)"),
+        reason: str | None = typer.Option(None, "--reason", help="why it changes"),
+        yes: bool = typer.Option(False, "--yes", help="confirm without a prompt"),
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """Change a bound constraint explicitly: shown verbatim, new answer, confirmation."""
+        from charter.decisions.service import load_decisions, renegotiate
+
+        project = load_project(project_dir)
+        entry = load_decisions(project).require(clarification_id)
+        if not entry.binding:
+            raise CharterError(
+                f"{entry.id} is not bound; answer it with `charter decisions answer {entry.id}`"
+            )
+        verbatim = json.dumps(entry.to_canonical(), ensure_ascii=False, indent=2)
+        interactive = sys.stdin.isatty()
+        out = err_console if as_json else console
+        out.print("[bold]Constraint renegotiation mode[/] — the bound constraint, verbatim:")
+        out.print(escape(verbatim), soft_wrap=True)
+        if answer is None:
+            if not interactive:
+                raise CharterError("renegotiation needs an explicit new answer (--answer)")
+            answer = typer.prompt("New answer (choice id(s), text, or 'undecided' to revoke)")
+        if reason is None:
+            if not interactive:
+                raise CharterError("renegotiation needs a reason (--reason)")
+            reason = typer.prompt("Reason for the change")
+        if not yes:
+            if not interactive:
+                raise CharterError("renegotiation needs confirmation (--yes)")
+            typed = typer.prompt(f"Type {entry.id} to confirm the change")
+            if typed.strip() != entry.id:
+                raise CharterError("not confirmed; nothing changed")
+        old, new, line = renegotiate(project, entry.id, answer, reason)
+        if as_json:
+            emit_json({"old": old.to_canonical(), "new": new.to_canonical(), "history": line})
+            return
+        console.print(
+            f"[bold]{escape(entry.id)}[/]: {escape(_answer_text(old.user_answer))} → "
+            f"{escape(_answer_text(new.user_answer))} (binding: {new.binding}, "
+            f"{new.binding_reason}); recorded in history #{line['seq']}"
+        )
+
+    @decisions_app.command("history")
+    def history_cmd(
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """The append-only, hash-chained change history."""
+        from charter.decisions.service import store_for
+
+        entries = store_for(load_project(project_dir)).history()
+        if as_json:
+            emit_json({"history": entries})
+            return
+        table = Table(title="Decision history")
+        for col in ("#", "time", "op", "id", "reason", "after"):
+            table.add_column(col)
+        for e in entries:
+            table.add_row(
+                str(e["seq"]),
+                e["time"],
+                e["op"],
+                escape(str(e.get("id") or "")),
+                escape(str(e.get("reason") or "")),
+                str(e["after"])[:12],
+            )
+        console.print(table)
+
+    @decisions_app.command("verify")
+    def verify_cmd(
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """Check the hash chain: exits 3 if the decisions were changed outside Charter."""
+        from charter.decisions.service import store_for
+
+        status = store_for(load_project(project_dir)).verify()
+        info = {
+            "ok": True,
+            "entries": len(status.entries),
+            "sha256": status.current_sha,
+            "pending": status.pending,
+        }
+        if as_json:
+            emit_json(info)
+            return
+        note = " (last change was interrupted before it landed; state unchanged)"
+        console.print(
+            f"decisions verified: {len(status.entries)} history entries, "
+            f"sha256 {status.current_sha[:12]}" + (note if status.pending else "")
+        )
+
+    @decisions_app.command("restore")
+    def restore_cmd(
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+    ) -> None:
+        """Undo an outside edit: put back the last recorded decisions file."""
+        from charter.decisions.service import store_for
+
+        sha = store_for(load_project(project_dir)).restore()
+        console.print(f"restored the recorded decisions (sha256 {sha[:12]})")
+
+    @decisions_app.command("schema")
+    def schema_cmd(
+        write: Path | None = typer.Option(None, "--write", help="write the schema to this file"),
+    ) -> None:
+        """Print (or write) the JSON Schema generated from the models."""
+        from charter.decisions.models import schema_text
+        from charter.fileio import atomic_write_text
+
+        if write is not None:
+            atomic_write_text(write, schema_text())
+            console.print(f"wrote {write}")
+            return
+        sys.stdout.write(schema_text())
+
+
+def _register_drift(app: typer.Typer, drift_app: typer.Typer, eval_app: typer.Typer) -> None:
+    @app.command("render")
+    def render_cmd(
+        template: Path = typer.Argument(
+            ..., help="template with $$PGC_CLARIFICATIONS / $$PGC_INVARIANTS"
+        ),
+        out: Path | None = typer.Option(None, "--out", help="write here instead of stdout"),
+        constraints: Path | None = typer.Option(
+            None, "--constraints", help="a pgc_clarifications file instead of the project's"
+        ),
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+    ) -> None:
+        """Inject the canonical clarifications (verbatim) and invariants into a template."""
+        from charter.decisions.render import render_template
+        from charter.decisions.service import load_constraints_file, load_decisions
+        from charter.fileio import atomic_write_text, read_text
+
+        project = load_project(project_dir)
+        decisions = load_constraints_file(constraints) if constraints else load_decisions(project)
+        rendered = render_template(
+            read_text(template, what="template"), decisions, project.settings.decisions.aliases
+        )
+        if out is not None:
+            atomic_write_text(out, rendered)
+            err_console.print(f"wrote {out}")
+        else:
+            sys.stdout.write(rendered)
+
+    @drift_app.command("check")
+    def check_cmd(
+        source: str | None = typer.Argument(None, metavar="FILE|-", help="artifact, - = stdin"),
+        constraints: Path | None = typer.Option(
+            None, "--constraints", help='{"pgc_clarifications": [...]} (default: the project\'s)'
+        ),
+        kind: str | None = typer.Option(None, "--kind", help=KINDS),
+        batch: Path | None = typer.Option(
+            None, "--batch", help="JSONL of {text, id?, artifact_kind?}: one result per line"
+        ),
+        no_semantic: bool = typer.Option(False, "--no-semantic", help="lexical layer only"),
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """Check an artifact against the bound constraints (QA-PGC-001..004); exit 1 on fail."""
+        from charter.decisions.service import (
+            checker_for,
+            load_constraints_file,
+            load_decisions,
+        )
+
+        if kind is not None and kind not in KINDS.split("|"):
+            raise CharterError(f"--kind must be one of {KINDS}")
+        if (source is None) == (batch is None):
+            raise CharterError("give an artifact FILE (or - for stdin), or --batch CASES.jsonl")
+        project = load_project(project_dir)
+        decisions = load_constraints_file(constraints) if constraints else load_decisions(project)
+        checker = checker_for(project, decisions, semantic=False if no_semantic else None)
+        if batch is not None:
+            failed = _run_batch(checker, batch)
+            raise typer.Exit(1 if failed else 0)
+        assert source is not None
+        result = checker.check(_read_input(source), kind)
+        if as_json:
+            emit_json(result.as_dict())
+        elif result.findings:
+            console.print(_findings_table(result))
+        else:
+            console.print(
+                f"[green]PASS[/]: no drift from {len(checker.invariants)} bound constraints"
+            )
+        raise typer.Exit(1 if result.verdict == "fail" else 0)
+
+    @eval_app.command("drift")
+    def eval_drift(
+        data: Path = typer.Option(..., "--data", help="bench folder (cases.jsonl, constraints/)"),
+        no_semantic: bool = typer.Option(False, "--no-semantic", help="lexical layer only"),
+        predictions: Path | None = typer.Option(
+            None, "--predictions", help="also write predictions JSONL (bench format)"
+        ),
+        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """P/R/F1 of fail detection, per-rule recall, attribution, false alarms by tag."""
+        from charter.decisions.service import embedder_for_project
+        from charter.eval.drift import evaluate
+        from charter.fileio import atomic_write_text
+
+        project = load_project(project_dir)
+        embedder = None if no_semantic else embedder_for_project(project)
+        metrics, preds = evaluate(data, embedder)
+        if predictions is not None:
+            atomic_write_text(
+                predictions,
+                "".join(json.dumps(p, ensure_ascii=False, sort_keys=True) + "\n" for p in preds),
+            )
+        if as_json:
+            emit_json(metrics)
+            return
+        _print_metrics(metrics)
+
+
+def _run_batch(checker: Any, batch: Path) -> bool:
+    from charter.fileio import read_text
+
+    failed = False
+    for n, line in enumerate(read_text(batch, what="batch file").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            case = json.loads(line)
+        except json.JSONDecodeError:
+            raise CharterError(f"{batch}:{n}: invalid JSON") from None
+        if not isinstance(case, dict) or not isinstance(case.get("text"), str):
+            raise CharterError(f"{batch}:{n}: each line needs a 'text' string")
+        result = checker.check(case["text"], case.get("artifact_kind"))
+        failed |= result.verdict == "fail"
+        out = result.as_dict()
+        if "id" in case:
+            out = {"id": case["id"], **out}
+        emit_jsonl(out)
+    return failed
+
+
+def _print_metrics(m: dict[str, Any]) -> None:
+    table = Table(title=f"Drift benchmark ({m['n']} cases, semantic: {m['semantic_layer']})")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key in (
+        "precision",
+        "recall",
+        "f1",
+        "false_alarm_rate_on_pass",
+        "exact_attribution_accuracy",
+        "exact_attribution_accuracy_on_tp",
+        "non_binding_or_unknown_citation_rate",
+        "median_check_ms",
+    ):
+        table.add_row(key, str(m[key]))
+    table.add_row("tp / fp / fn / tn", f"{m['tp']} / {m['fp']} / {m['fn']} / {m['tn']}")
+    console.print(table)
+    rules = Table(title="Per-rule recall")
+    for col in ("rule", "detection", "attributed"):
+        rules.add_column(col)
+    for rule, det in m["per_rule_detection_recall"].items():
+        rules.add_row(rule, str(det), str(m["per_rule_attributed_recall"].get(rule, 0.0)))
+    console.print(rules)
+    tags = Table(title="False alarms on pass cases by tag")
+    tags.add_column("tag")
+    tags.add_column("false alarms / pass cases", justify="right")
+    for tag, row in m["false_alarms_on_pass_by_tag"].items():
+        tags.add_row(tag, f"{row['false_alarms']} / {row['pass_cases']}")
+    console.print(tags)

@@ -79,7 +79,7 @@ def derive_binding(entry: Clarification) -> BindingVerdict:
     if not resolved:
         return BindingVerdict(False, False, "unresolved")
     probe = entry.model_copy(update={"resolved": True})
-    hard = bool(entry.hard) or entry.binding_reason == "user_marked_hard" and entry.hard is None
+    hard = bool(entry.hard) or (entry.binding_reason == "user_marked_hard" and entry.hard is None)
     if is_explicit_exclusion(probe):
         return BindingVerdict(True, True, "explicit_exclusion")
     if hard:

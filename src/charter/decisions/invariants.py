@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from charter.decisions.models import Clarification, PgcClarifications
 
@@ -99,7 +99,7 @@ def invariant_for(
     all_ids = tuple(c.id for c in entry.choices)
     other_ids = tuple(i for i in all_ids if i not in chosen_ids)
     label = entry.choice_label
-    base = {
+    base: dict[str, Any] = {
         "id": entry.id,
         "reason": entry.binding_reason,
         "question": entry.text,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -9,11 +11,29 @@ class DecisionsSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     aliases: dict[str, list[str]] = Field(
-        default_factory=dict, description="extra vocabulary per choice id, e.g. mobile = [ios]"
+        default_factory=dict,
+        description="extra vocabulary per choice id (or CLARIFICATION_ID.choice_id), "
+        "e.g. mobile = [ios]",
+    )
+    default_priority: Literal["must", "should", "could"] = Field(
+        "must", description="priority of imported intake items that do not state one"
     )
 
 
 class DriftSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    on_stop: str = Field("warn", description="block | warn | off for the Stop hook")
+    on_stop: Literal["block", "warn", "off"] = Field(
+        "warn", description="block | warn | off for the Stop hook"
+    )
+    semantic: bool = Field(
+        True, description="use the embedding model (embed.provider) as the semantic layer"
+    )
+    stop_semantic: bool = Field(
+        False,
+        description="semantic layer in the Stop hook too (loads the model: slower cold start)",
+    )
+    judge: str = Field(
+        "", description="optional model judge 'module:factory' returning a DriftJudge (off)"
+    )
+    max_hook_findings: int = Field(5, ge=1, description="findings quoted in a hook message")

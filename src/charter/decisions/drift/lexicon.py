@@ -20,33 +20,250 @@ from functools import lru_cache
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+[A-Za-z][A-Za-z0-9]*")
 
 STOPWORDS = frozenset(
-    """
-    a an the and or but nor of to in on at by for from with without into onto over under
-    as is are was were be been being am do does did done doing have has had having will
-    would shall should can could may might must not no yes only also just very more most
-    less least than then this that these those it its it's they them their there here
-    we our us you your he she his her i me my what which who whom whose how why when where
-    whether if else so such any all both each either neither none other others some own
-    same too via per up down out off again further once about above below between through
-    during before after while until because since within across along around upon
-    app apps application applications feature features support supported version versions
-    service services system systems data user users use used using new mode option options
-    type types way thing things kind level full fully one two first based set get make
-    scope scoped included include includes include excluded exclude available allowed
-    able need needs needed want wanted required require requires
-    """.split()
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "nor",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "without",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "do",
+        "does",
+        "did",
+        "done",
+        "doing",
+        "have",
+        "has",
+        "had",
+        "having",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "not",
+        "no",
+        "yes",
+        "only",
+        "also",
+        "just",
+        "very",
+        "more",
+        "most",
+        "less",
+        "least",
+        "than",
+        "then",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "it's",
+        "they",
+        "them",
+        "their",
+        "there",
+        "here",
+        "we",
+        "our",
+        "us",
+        "you",
+        "your",
+        "he",
+        "she",
+        "his",
+        "her",
+        "i",
+        "me",
+        "my",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "how",
+        "why",
+        "when",
+        "where",
+        "whether",
+        "if",
+        "else",
+        "so",
+        "such",
+        "any",
+        "all",
+        "both",
+        "each",
+        "either",
+        "neither",
+        "none",
+        "other",
+        "others",
+        "some",
+        "own",
+        "same",
+        "too",
+        "via",
+        "per",
+        "up",
+        "down",
+        "out",
+        "off",
+        "again",
+        "further",
+        "once",
+        "about",
+        "above",
+        "below",
+        "between",
+        "through",
+        "during",
+        "before",
+        "after",
+        "while",
+        "until",
+        "because",
+        "since",
+        "within",
+        "across",
+        "along",
+        "around",
+        "upon",
+        "app",
+        "apps",
+        "application",
+        "applications",
+        "feature",
+        "features",
+        "support",
+        "supported",
+        "version",
+        "versions",
+        "service",
+        "services",
+        "system",
+        "systems",
+        "data",
+        "user",
+        "users",
+        "use",
+        "used",
+        "using",
+        "new",
+        "mode",
+        "option",
+        "options",
+        "type",
+        "types",
+        "way",
+        "thing",
+        "things",
+        "kind",
+        "level",
+        "full",
+        "fully",
+        "one",
+        "two",
+        "first",
+        "based",
+        "set",
+        "get",
+        "make",
+        "scope",
+        "scoped",
+        "included",
+        "include",
+        "includes",
+        "include",
+        "excluded",
+        "exclude",
+        "available",
+        "allowed",
+        "able",
+        "need",
+        "needs",
+        "needed",
+        "want",
+        "wanted",
+        "required",
+        "require",
+        "requires",
+    ]
 )
 
 #: Generic software acronyms: upper case, but they do not name a product or option.
 GENERIC_ACRONYMS = frozenset(
-    "api apis sdk ui ux url urls http https json xml html css id ids pdf sql db cli os io "
-    "v1 v2 ci cd qa mvp faq pr prs etl crud rest".split()
+    [
+        "api",
+        "apis",
+        "sdk",
+        "ui",
+        "ux",
+        "url",
+        "urls",
+        "http",
+        "https",
+        "json",
+        "xml",
+        "html",
+        "css",
+        "id",
+        "ids",
+        "pdf",
+        "sql",
+        "db",
+        "cli",
+        "os",
+        "io",
+        "v1",
+        "v2",
+        "ci",
+        "cd",
+        "qa",
+        "mvp",
+        "faq",
+        "pr",
+        "prs",
+        "etl",
+        "crud",
+        "rest",
+    ]
 )
 
 #: Generic terms of the "works without a network" family, used when a bound requirement
 #: forbids depending on the network (offline / no network access).
 NETWORK_TERMS = frozenset(
-    "network internet online connection connectivity cdn fetch remote".split()
+    ["network", "internet", "online", "connection", "connectivity", "cdn", "fetch", "remote"]
 )
 _NETWORK_REQUIREMENT = re.compile(
     r"\b(offline|without\s+(?:any\s+)?(?:network|internet|connectivity|connection)"
@@ -72,8 +289,10 @@ UNDECIDED = re.compile(
     r"|\buntil\s+(?:we|they|someone|the team)\s+(?:know|decide|hear|have decided|pick|choose)"
     r"|\bonce\s+we\s+know\b|\buntil\s+we\s+know\b"
     r"|\b(?:nobody|no one|no-one)\s+(?:has\s+)?(?:told|decided|confirmed|said)"
-    r"|\bnot sure\s+(?:it|this|that|we)\s+(?:was|were|has|have)\s+(?:ever\s+)?(?:been\s+)?decided"
-    r"|\bopen question\b|\bdecision\s+(?:is\s+)?(?:still\s+)?pending\b|\bpending\s+(?:a\s+)?decision"
+    r"|\bnot sure\s+(?:it|this|that|we)\s+(?:was|were|has|have)\s+(?:ever\s+)?"
+    r"(?:been\s+)?decided"
+    r"|\bopen question\b|\bdecision\s+(?:is\s+)?(?:still\s+)?pending\b"
+    r"|\bpending\s+(?:a\s+)?decision"
     r"|\bup for (?:debate|discussion)\b|\bwhether\b[^.?!]{0,80}\bor not\b"
     r"|\bin or out\b|\bwhich one we(?:'re| are) going with\b",
     re.I,
@@ -83,7 +302,8 @@ SUGGESTION = re.compile(
     r"\bcould\b(?!n't)|\bmight\s+(?:also\s+)?(?:be worth|want|consider|switch|use|add)"
     r"|\bmaybe\b|\bperhaps\b|\bworth\s+(?:re)?consider|\b(?:re)?consider(?:ing)?\b"
     r"|\binstead of\b|\bwhy not\b|\bwhat about\b|\bhow about\b|\bone idea\b|\balternatively\b"
-    r"|\b(?:I|we)(?:'d| would)?\s+(?:suggest|recommend|propose)\b|\brecommend(?:ed|s)?\s+(?:to|that|we)\b"
+    r"|\b(?:I|we)(?:'d| would)?\s+(?:suggest|recommend|propose)\b"
+    r"|\brecommend(?:ed|s)?\s+(?:to|that|we)\b"
     r"|\b(?:should|could)\s+(?:we\s+)?(?:switch|move|migrate|go)\s+(?:to|with)\b"
     r"|\blet'?s\s+(?:switch|move|use|add|try)\b",
     re.I,

@@ -8,6 +8,7 @@ scope" negates only X.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -73,7 +74,7 @@ def segment(text: str) -> list[Unit]:
         line_end = line_start + len(body)
         cuts = [m.start() for m in _SENTENCE_END.finditer(text, pos, line_end)]
         bounds = [pos, *[c + 1 for c in cuts], line_end]
-        for s0, e0 in zip(bounds, bounds[1:], strict=False):
+        for s0, e0 in itertools.pairwise(bounds):
             s, e = _trim(text, s0, e0)
             if e <= s:
                 continue

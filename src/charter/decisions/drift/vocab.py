@@ -36,8 +36,8 @@ class TermSet:
 
     def matches(self, stems: set[str]) -> set[str]:
         """The stems of ``stems`` that make this set match (empty set: no match)."""
-        strong = self.strong & stems
-        weak = self.weak & stems
+        strong = set(self.strong & stems)
+        weak = set(self.weak & stems)
         if strong:
             return strong | weak
         if self.weak and len(weak) >= self.needed_weak():
@@ -56,10 +56,10 @@ class Forbidden:
     context: frozenset[str]
 
     def matches(self, stems: set[str]) -> set[str]:
-        core = self.core & stems
+        core = set(self.core & stems)
         if not core:
             return set()
-        context = self.context & stems
+        context = set(self.context & stems)
         if len(core) >= min(2, len(self.core)) or context:
             return core | context
         return set()
@@ -130,9 +130,9 @@ def _term_set(
     for ident in extra_ids:
         for part in _id_terms(ident):
             st = lexicon.stem(part)
-            if st not in label_stems and st not in minus and st not in shared and len(st) >= 3:
-                if part not in lexicon.STOPWORDS:
-                    strong.add(st)
+            novel = st not in label_stems and st not in minus and st not in shared
+            if novel and len(st) >= 3 and part not in lexicon.STOPWORDS:
+                strong.add(st)
     for alias in alias_words:
         strong.update(lexicon.content_stems(alias))
     return TermSet(label=label, strong=frozenset(strong), weak=frozenset(weak))

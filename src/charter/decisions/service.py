@@ -1,0 +1,222 @@
+"""Library API of the decisions capability, shared by the CLI, hooks and MCP tools.
+
+Every function that reads the project's decisions goes through :class:`DecisionStore`,
+so tampering is reported the same way everywhere (:class:`TamperError`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+from charter.config import Project
+from charter.decisions.binding import apply_binding, is_resolved
+from charter.decisions.drift.checker import DriftChecker
+from charter.decisions.drift.judge import DriftJudge
+from charter.decisions.drift.result import DriftResult
+from charter.decisions.invariants import Invariant, invariants
+from charter.decisions.merge import build_clarification, upsert
+from charter.decisions.models import Clarification, PgcClarifications, parse_clarifications
+from charter.decisions.store import DecisionStore
+from charter.embed.base import Embedder
+from charter.errors import CharterError
+from charter.fileio import read_text
+
+_CHECKERS: dict[tuple[str, str, bool], DriftChecker] = {}
+
+
+def store_for(project: Project) -> DecisionStore:
+    return DecisionStore(project.state_dir)
+
+
+def load_decisions(project: Project) -> PgcClarifications:
+    """The project's verified decisions (raises TamperError on outside edits)."""
+    return store_for(project).load()
+
+
+def load_constraints_file(path: Path) -> PgcClarifications:
+    """A ``{"pgc_clarifications": [...]}`` file given on the command line (taken as is)."""
+    text = read_text(path, what="constraints file")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CharterError(f"invalid JSON in {path}: {exc.msg} (line {exc.lineno})") from None
+    return parse_clarifications(data, str(path))
+
+
+def project_invariants(project: Project) -> list[Invariant]:
+    return invariants(load_decisions(project), project.settings.decisions.aliases)
+
+
+def record(project: Project, incoming: PgcClarifications, op: str) -> list[str]:
+    """Upsert ``incoming`` into the project's decisions; returns the changed ids."""
+    store = store_for(project)
+    current = store.load()
+    merged, changed = upsert(current, incoming)
+    if changed or not store.path.exists():
+        store.write(merged, op=op, new_value=changed or None)
+    return changed
+
+
+def add_decision(project: Project, spec: dict[str, Any]) -> Clarification:
+    """``charter decisions add``: one new clarification (ids must be new)."""
+    store = store_for(project)
+    current = store.load()
+    entry = build_clarification(
+        spec, spec, "add", default_priority=project.settings.decisions.default_priority
+    )
+    if current.get(entry.id) is not None:
+        raise CharterError(
+            f"{entry.id} already exists; use `charter decisions answer` or `renegotiate`"
+        )
+    new = PgcClarifications(pgc_clarifications=[*current.pgc_clarifications, entry])
+    store.write(new, op="add", clarification_id=entry.id, new_value=entry.user_answer)
+    return entry
+
+
+def _answer_value(entry: Clarification, value: str) -> Any:
+    if entry.answer_type == "multi_choice":
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return value
+
+
+def answer_decision(
+    project: Project, clarification_id: str, value: str, *, hard: bool | None = None
+) -> Clarification:
+    """Answer an open or informational clarification. Bound ones need renegotiation."""
+    store = store_for(project)
+    current = store.load()
+    entry = current.require(clarification_id)
+    if entry.binding:
+        raise CharterError(
+            f"{entry.id} is a bound constraint; change it with "
+            f"`charter decisions renegotiate {entry.id}`"
+        )
+    updated = _reanswer(entry, _answer_value(entry, value), hard)
+    new = _replace(current, updated)
+    store.write(
+        new,
+        op="answer",
+        clarification_id=entry.id,
+        old=entry.user_answer,
+        new_value=updated.user_answer,
+    )
+    return updated
+
+
+def _reanswer(entry: Clarification, value: Any, hard: bool | None) -> Clarification:
+    spec = entry.model_dump()
+    spec["choices"] = [c.model_dump() for c in entry.choices]
+    spec["answer"] = value
+    if hard is not None:
+        spec["hard"] = hard
+    if spec.get("binding_reason") == "user_marked_hard" and spec.get("hard") is None:
+        spec["hard"] = True
+    for key in ("user_answer", "user_answer_label", "resolved", "binding", "binding_reason"):
+        spec.pop(key, None)
+    return build_clarification(spec, spec, "answer")
+
+
+def _replace(current: PgcClarifications, updated: Clarification) -> PgcClarifications:
+    return PgcClarifications(
+        pgc_clarifications=[
+            updated if e.id == updated.id else e for e in current.pgc_clarifications
+        ]
+    )
+
+
+def renegotiate(
+    project: Project, clarification_id: str, value: str, reason: str
+) -> tuple[Clarification, Clarification, dict[str, Any]]:
+    """Explicitly change (or revoke, with ``undecided``) a bound constraint.
+
+    The caller has shown the constraint verbatim and obtained confirmation. Returns the
+    old and new entries and the history line that records old, new, reason and time.
+    """
+    if not reason.strip():
+        raise CharterError("renegotiation needs a reason (--reason)")
+    store = store_for(project)
+    current = store.load()
+    entry = current.require(clarification_id)
+    if not entry.binding:
+        raise CharterError(
+            f"{entry.id} is not bound; answer it with `charter decisions answer {entry.id}`"
+        )
+    new_value = _answer_value(entry, value)
+    updated = _reanswer(entry, new_value, None)
+    if updated.user_answer == entry.user_answer and is_resolved(entry.user_answer):
+        raise CharterError(f"{entry.id}: the new answer equals the bound one; nothing to change")
+    line = store.write(
+        _replace(current, updated),
+        op="renegotiate",
+        clarification_id=entry.id,
+        old=entry.to_canonical(),
+        new_value=updated.to_canonical(),
+        reason=reason.strip(),
+    )
+    return entry, updated, line
+
+
+def rederive(entry: Clarification) -> Clarification:
+    return apply_binding(entry)
+
+
+def _load_judge(spec: str) -> DriftJudge | None:
+    if not spec:
+        return None
+    module_name, _, attr = spec.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module_name), attr or "judge")
+    except (ImportError, AttributeError) as exc:
+        raise CharterError(f"drift.judge {spec!r} cannot be loaded: {exc}") from None
+    judge = factory()
+    if not isinstance(judge, DriftJudge):
+        raise CharterError(f"drift.judge {spec!r} did not return a DriftJudge")
+    return judge
+
+
+def embedder_for_project(project: Project) -> Embedder:
+    from charter.embed.registry import embedder_for
+
+    return embedder_for(project.settings)
+
+
+def checker_for(
+    project: Project, decisions: PgcClarifications, *, semantic: bool | None = None
+) -> DriftChecker:
+    """A checker for ``decisions`` with the project's aliases, model and judge settings.
+
+    Cached per process by the canonical content, so a warm worker or MCP server builds
+    the constraint vectors once.
+    """
+    use_semantic = project.settings.drift.semantic if semantic is None else semantic
+    key = (str(project.root), decisions.canonical_text(), use_semantic)
+    cached = _CHECKERS.get(key)
+    if cached is not None:
+        return cached
+    checker = DriftChecker(
+        decisions,
+        aliases=project.settings.decisions.aliases,
+        embedder=embedder_for_project(project) if use_semantic else None,
+        judge=_load_judge(project.settings.drift.judge),
+    )
+    if len(_CHECKERS) > 16:
+        _CHECKERS.clear()
+    _CHECKERS[key] = checker
+    return checker
+
+
+def check_drift(
+    project: Project,
+    text: str,
+    *,
+    kind: str | None = None,
+    constraints: Path | None = None,
+    semantic: bool | None = None,
+) -> DriftResult:
+    decisions = (
+        load_constraints_file(constraints) if constraints is not None else load_decisions(project)
+    )
+    return checker_for(project, decisions, semantic=semantic).check(text, kind)
