@@ -424,7 +424,7 @@ def _register_drift(app: typer.Typer, drift_app: typer.Typer, eval_app: typer.Ty
         checker = checker_for(project, decisions, semantic=False if no_semantic else None)
         if batch is not None:
             failed = _run_batch(checker, batch)
-            raise typer.Exit(1 if failed else 0)
+            raise SystemExit(1 if failed else 0)
         assert source is not None
         result = checker.check(_read_input(source), kind)
         if as_json:
@@ -435,7 +435,7 @@ def _register_drift(app: typer.Typer, drift_app: typer.Typer, eval_app: typer.Ty
             console.print(
                 f"[green]PASS[/]: no drift from {len(checker.invariants)} bound constraints"
             )
-        raise typer.Exit(1 if result.verdict == "fail" else 0)
+        raise SystemExit(1 if result.verdict == "fail" else 0)
 
     @eval_app.command("drift")
     def eval_drift(

@@ -1,0 +1,78 @@
+"""Hook entry points of the decisions capability, called by the Claude Code dispatcher.
+
+- ``pinned_invariants_text``: the bound invariants pinned at SessionStart (including
+  ``source: compact``), so decisions survive compaction.
+- ``handle_stop``: checks the agent's last message (Claude Code's Stop input field
+  ``last_assistant_message``) for drift. Output follows Claude Code's Stop contract:
+  ``{"decision": "block", "reason": ...}`` makes the agent continue with the reason as
+  its next instruction; ``{"systemMessage": ...}`` only shows a warning. When
+  ``stop_hook_active`` is true the agent is already continuing because of a Stop hook, so
+  this handler never blocks twice in a row (no loops); it warns instead.
+
+The Stop hook runs lexical-only by default (``drift.stop_semantic = false``): loading
+the embedding model costs about a second in a cold process, far over the hook budget.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from charter.config import Project
+from charter.decisions.drift.result import DriftResult
+from charter.decisions.invariants import invariants, invariants_text
+from charter.errors import CharterError
+
+
+def pinned_invariants_text(project: Project) -> str:
+    """The bound invariants as a bullet list ("" when there are none)."""
+    from charter.decisions.service import load_decisions
+
+    decisions = load_decisions(project)
+    return invariants_text(invariants(decisions, project.settings.decisions.aliases))
+
+
+def _reason(result: DriftResult, limit: int) -> str:
+    lines = [
+        "Charter drift check: your last message conflicts with bound decisions "
+        "(facts the user already settled). Correct it; do not reopen them."
+    ]
+    for f in result.findings[:limit]:
+        lines.append(f'- {f.rule} [{f.constraint_id}] "{f.evidence}" — {f.repair}')
+    more = len(result.findings) - limit
+    if more > 0:
+        lines.append(f"- … and {more} more (charter drift check)")
+    lines.append(
+        "If the user wants to change a decision, they run "
+        "`charter decisions renegotiate ID`; until then it stands."
+    )
+    return "\n".join(lines)
+
+
+def handle_stop(project: Project, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The Stop hook's output object, or None when there is nothing to say."""
+    settings = project.settings.drift
+    mode = settings.on_stop
+    if mode == "off":
+        return None
+    text = payload.get("last_assistant_message")
+    if not isinstance(text, str) or not text.strip():
+        return None
+    from charter.decisions.service import checker_for, load_decisions, store_for
+
+    try:
+        if not store_for(project).exists():
+            return None
+        decisions = load_decisions(project)
+    except CharterError as exc:
+        # a tampered or unreadable decisions file is the user's problem, not the agent's
+        return {"systemMessage": f"charter: decisions not checked: {exc}"}
+    if not decisions.binding_entries():
+        return None
+    semantic = settings.semantic and settings.stop_semantic
+    result = checker_for(project, decisions, semantic=semantic).check(text, "chat")
+    if result.verdict == "pass":
+        return None
+    reason = _reason(result, settings.max_hook_findings)
+    if mode == "block" and not payload.get("stop_hook_active"):
+        return {"decision": "block", "reason": reason}
+    return {"systemMessage": reason}
