@@ -141,6 +141,7 @@ DOMAIN_LEXICON: dict[str, tuple[str, ...]] = {
     "api": ("api", "endpoint", "rest", "graphql", "controller", "route", "request", "response"),
     "frontend": ("ui", "css", "component", "vue", "react", "frontend", "i18n", "design system"),
     "errors": ("error", "exception", "throw", "catch", "fail"),
+    "logging": ("log ", "logs", "logging", "logger", "log call", "telemetry"),
     "docs": ("docs", "documentation", "readme", "changelog", "docstring", "markdown"),
 }
 

@@ -93,7 +93,8 @@ def contradicts(a: Rule, b: Rule, cosine: float) -> bool:
     """must vs never in a shared domain about the same subject."""
     if not a.polarity or not b.polarity or a.polarity == b.polarity:
         return False
-    if not set(a.domains) & set(b.domains):
+    shared = set(a.domains) & set(b.domains)
+    if not shared and a.source.section != b.source.section:
         return False
     ta, tb = _subject_tokens(a), _subject_tokens(b)
     overlap = len(ta & tb) / max(1, min(len(ta), len(tb)))
@@ -157,7 +158,9 @@ class Retriever:
             top_n, budget_tokens = s.top_n, 0
         else:
             top_n = 0
-            budget_tokens = max(1, self.default_budget() - self.constitution_tokens)
+            budget_tokens = max(
+                s.budget_min_shard_tokens, self.default_budget() - self.constitution_tokens, 1
+            )
         intent = classify(task)
         qv = self.embed_query(task) if query_vector is None else query_vector
         cand = self.candidates

@@ -36,6 +36,9 @@ class RulesSettings(BaseModel):
     )
     budget_tokens: int = Field(0, ge=0, description="fixed policy token budget (0 = use fraction)")
     budget_max_tokens: int = Field(2500, ge=1, description="upper bound of the policy budget")
+    budget_min_shard_tokens: int = Field(
+        150, ge=0, description="shards always get at least this many tokens"
+    )
     max_rule_tokens: int = Field(
         28, ge=8, description="rule text in policy is cut at this many tokens (citation kept)"
     )

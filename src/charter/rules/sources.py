@@ -63,17 +63,17 @@ class SourceFile:
 
 
 def _matches(rel: str, pattern: str) -> bool:
+    """Glob match where ``**/`` may also match no directory at all."""
+    variants = {pattern, pattern.replace("/**/", "/")}
     if pattern.startswith("**/"):
-        return fnmatch.fnmatch(rel, pattern[3:]) or fnmatch.fnmatch(rel, pattern)
-    return fnmatch.fnmatch(rel, pattern)
+        variants |= {v[3:] for v in list(variants)}
+    return any(fnmatch.fnmatch(rel, v) for v in variants)
 
 
 def classify(rel: str) -> str | None:
     """The rule-file kind of a root-relative POSIX path, or None if it is not one."""
     for kind, pattern in SOURCE_PATTERNS:
         if _matches(rel, pattern):
-            if pattern.endswith("*.md") and "/" not in pattern and "**" not in pattern:
-                continue
             return kind
     return None
 

@@ -30,6 +30,10 @@ def _serve(root: Path) -> int:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         return 0  # another worker serves this project
+    lock.seek(0)
+    lock.truncate()
+    lock.write(str(os.getpid()))
+    lock.flush()
     state = HookState(root)
     state.retriever()  # warm: model, compiled rules, BM25
     state.project.settings.embed  # noqa: B018

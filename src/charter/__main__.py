@@ -1,0 +1,5 @@
+"""``python -m charter`` runs the CLI."""
+
+from charter.cli import main
+
+main()

@@ -1,0 +1,61 @@
+"""Shared fixtures: real git repos in tmp dirs and the real CLI in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHARTER = [sys.executable, "-m", "charter"]
+
+
+def write(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """An empty git repository (Charter finds the project root by its .git)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+@pytest.fixture
+def run_charter() -> Callable[..., subprocess.CompletedProcess[str]]:
+    def run(
+        *args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        full_env = {**os.environ, **(env or {})}
+        return subprocess.run(
+            [*CHARTER, *args],
+            cwd=cwd,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env=full_env,
+            timeout=300,
+        )
+
+    return run
+
+
+def hook_payload(event: str, cwd: Path, **extra: Any) -> str:
+    payload = {
+        "session_id": "test-session",
+        "transcript_path": str(cwd / "transcript.jsonl"),
+        "cwd": str(cwd),
+        "hook_event_name": event,
+        **extra,
+    }
+    return json.dumps(payload)

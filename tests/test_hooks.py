@@ -1,0 +1,120 @@
+"""Claude Code hooks through a real subprocess, fed real hook JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+from charter.paths import worker_socket
+from tests.conftest import hook_payload, write
+
+RULES = """# Rules
+
+## Security
+
+- Never commit secrets or `.env` files.
+
+## Database
+
+- Every schema change needs a reversible Alembic migration.
+- Add an index for each foreign key column.
+
+## Testing
+
+- Mock external HTTP calls in unit tests with respx.
+"""
+NO_WORKER = "[hooks]\nwarm_worker = false\n"
+
+
+def _context(stdout: str, event: str) -> str:
+    out = json.loads(stdout)
+    assert out["hookSpecificOutput"]["hookEventName"] == event
+    text: str = out["hookSpecificOutput"]["additionalContext"]
+    return text
+
+
+def test_session_start_pins_constitution_including_after_compact(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    write(repo, "charter.toml", NO_WORKER)
+    for source in ("startup", "compact"):
+        proc = run_charter(
+            "hook",
+            "session-start",
+            cwd=repo,
+            stdin=hook_payload("SessionStart", repo, source=source),
+        )
+        assert proc.returncode == 0, proc.stderr
+        text = _context(proc.stdout, "SessionStart")
+        assert "Never commit secrets" in text
+        assert "CLAUDE.md:L5-L5" in text
+        assert ("compaction" in text) is (source == "compact")
+
+
+def test_user_prompt_submit_injects_task_rules(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    write(repo, "charter.toml", NO_WORKER)
+    payload = hook_payload("UserPromptSubmit", repo, prompt="Add a due_date column to invoices")
+    proc = run_charter("hook", "user-prompt-submit", cwd=repo, stdin=payload)
+    assert proc.returncode == 0, proc.stderr
+    text = _context(proc.stdout, "UserPromptSubmit")
+    assert "Alembic migration" in text
+    assert "Never commit secrets" not in text  # constitution is pinned at session start
+
+
+def test_hook_recompiles_when_rules_change(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    write(repo, "charter.toml", NO_WORKER)
+    payload = hook_payload("UserPromptSubmit", repo, prompt="Add a new column to the orders table")
+    first = run_charter("hook", "user-prompt-submit", cwd=repo, stdin=payload)
+    assert "Alembic" in first.stdout
+    write(repo, "CLAUDE.md", RULES.replace("Alembic", "yoyo-migrations"))
+    second = run_charter("hook", "user-prompt-submit", cwd=repo, stdin=payload)
+    assert "yoyo-migrations" in second.stdout and "Alembic" not in second.stdout
+
+
+def test_hooks_fail_open_on_bad_input(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    write(repo, "charter.toml", NO_WORKER)
+    for stdin in ("not json at all", "[1, 2]"):
+        proc = run_charter("hook", "user-prompt-submit", cwd=repo, stdin=stdin)
+        assert proc.returncode == 0
+        assert proc.stdout == ""
+        assert "charter:" in proc.stderr and "Traceback" not in proc.stderr
+    write(repo, "charter.toml", "[rules\nbroken toml")
+    proc = run_charter(
+        "hook",
+        "session-start",
+        cwd=repo,
+        stdin=hook_payload("SessionStart", repo, source="startup"),
+    )
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert "failed open" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_warm_worker_answers_and_sees_rule_changes(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    start = run_charter(
+        "hook",
+        "session-start",
+        cwd=repo,
+        stdin=hook_payload("SessionStart", repo, source="startup"),
+    )
+    assert start.returncode == 0, start.stderr
+    sock = worker_socket(repo)
+    deadline = time.time() + 60
+    while not sock.exists() and time.time() < deadline:
+        time.sleep(0.2)
+    assert sock.exists(), "worker did not start"
+    pid = int(sock.with_suffix(".lock").read_text())
+    try:
+        payload = hook_payload("UserPromptSubmit", repo, prompt="Add a new column to orders")
+        proc = run_charter("hook", "user-prompt-submit", cwd=repo, stdin=payload)
+        assert "Alembic" in _context(proc.stdout, "UserPromptSubmit")
+        write(repo, "CLAUDE.md", RULES.replace("Alembic", "yoyo-migrations"))
+        proc = run_charter("hook", "user-prompt-submit", cwd=repo, stdin=payload)
+        assert "yoyo-migrations" in proc.stdout
+    finally:
+        os.kill(pid, signal.SIGTERM)

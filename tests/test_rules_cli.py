@@ -1,0 +1,131 @@
+"""The rules CLI end to end: JSON contracts, batch mode, lint, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import write
+
+RULES = """# Rules
+
+## Security
+
+- Never commit secrets or `.env` files.
+
+## Logging
+
+- Always use f-strings in log calls.
+- Never use f-strings in log calls.
+
+## Database
+
+- Every schema change needs a reversible Alembic migration.
+"""
+
+RULE_KEYS = {
+    "id",
+    "text",
+    "source",
+    "priority",
+    "risk",
+    "domains",
+    "intents",
+    "tool_classes",
+    "scopes",
+    "constitution",
+}
+
+
+def test_context_json_contract_without_prior_compile(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    proc = run_charter("context", "add a column to the users table", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert set(out) == {
+        "task",
+        "intent",
+        "constitution",
+        "shards",
+        "dropped",
+        "policy_text",
+        "tokens",
+    }
+    assert set(out["intent"]) == {"name", "confidence"}
+    assert set(out["constitution"]) == {"hash", "rules", "truncated"}
+    assert set(out["constitution"]["rules"][0]) == RULE_KEYS
+    assert set(out["constitution"]["rules"][0]["source"]) == {
+        "path",
+        "line_start",
+        "line_end",
+        "section",
+    }
+    assert all(set(s) == {"rule", "score", "reasons"} for s in out["shards"])
+    assert out["policy_text"].startswith("## Constitution")
+    assert isinstance(out["tokens"], int) and out["tokens"] > 0
+
+
+def test_context_batch_echoes_ids(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    batch = write(
+        repo,
+        "tasks.jsonl",
+        '{"id": "a", "task": "add a migration"}\n\n{"task": "rotate secrets", "files": ["x.py"]}\n',
+    )
+    proc = run_charter("context", "--batch", str(batch), "--json", "--top", "2", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [line.get("id") for line in lines] == ["a", None]
+    assert all(len(line["shards"]) <= 2 for line in lines)
+
+
+def test_lint_reports_contradiction_with_location(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    proc = run_charter("lint", "--json", cwd=repo)
+    assert proc.returncode == 1
+    issues = json.loads(proc.stdout)["issues"]
+    kinds = {i["kind"] for i in issues}
+    assert "contradiction" in kinds
+    contradiction = next(i for i in issues if i["kind"] == "contradiction")
+    assert contradiction["location"] == "CLAUDE.md:9"
+
+
+def test_bad_inputs_give_one_line_errors(repo: Path, run_charter) -> None:
+    binary = repo / "CLAUDE.md"
+    binary.write_bytes(b"\x00\x01\x02binary\x00")
+    proc = run_charter("compile", cwd=repo)
+    assert proc.returncode != 0
+    assert "binary" in proc.stderr and "Traceback" not in proc.stderr
+
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use pnpm.\n\nSee @docs/missing.md\n")
+    proc = run_charter("compile", cwd=repo)
+    assert proc.returncode != 0
+    assert "CLAUDE.md:5" in proc.stderr and "missing.md" in proc.stderr
+
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use pnpm.\n")
+    write(repo, ".cursor/rules/bad.mdc", "---\ndescription: [unclosed\n---\n- Rule text here.\n")
+    proc = run_charter("compile", cwd=repo)
+    assert proc.returncode != 0
+    assert ".cursor/rules/bad.mdc" in proc.stderr and "front matter" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    # the good file still compiled
+    state = json.loads((repo / ".charter/rules.json").read_text())
+    assert any("pnpm" in r["text"] for r in state["rules"])
+
+    proc = run_charter("compile", "nope/missing.md", cwd=repo)
+    assert proc.returncode != 0 and "not found" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+    proc = run_charter("context", "--batch", str(write(repo, "b.jsonl", "{oops\n")), cwd=repo)
+    assert proc.returncode != 0 and "b.jsonl:1" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_init_writes_every_default(repo: Path, run_charter) -> None:
+    proc = run_charter("init", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    text = (repo / "charter.toml").read_text()
+    assert "max_constitution_lines = 60" in text
+    assert "intent_boost = 0.15" in text
+    again = run_charter("init", cwd=repo)
+    assert again.returncode != 0 and "exists" in again.stderr

@@ -1,0 +1,98 @@
+"""Stable ids, deterministic compiled state, vector reuse, annotations."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+from charter.config import Project
+from charter.rules.annotate import parse_annotations
+from charter.rules.compiler import compile_rules
+from tests.conftest import write
+
+RULES = """# Rules
+
+## Style
+
+- Use snake_case for Python functions.
+- Keep modules under 400 lines.
+
+## Testing
+
+- Mock external HTTP calls in unit tests.
+- SEC-007: Never log request bodies (critical) @security
+"""
+
+
+def _ids(root: Path) -> dict[str, str]:
+    return {r.text: r.id for r in compile_rules(Project.load(root)).rules}
+
+
+def test_ids_stable_under_unrelated_edits(repo: Path) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    before = _ids(repo)
+    edited = RULES.replace("# Rules\n", "# Rules\n\nIntro paragraph added later by a teammate.\n")
+    edited = edited.replace("- Keep modules under 400 lines.", "- Keep modules under 300 lines.")
+    write(repo, "CLAUDE.md", edited)
+    after = _ids(repo)
+    for text, rid in before.items():
+        if "400 lines" in text:
+            assert rid not in after.values()
+        else:
+            assert after[text] == rid
+    assert before["Never log request bodies"] == "SEC-007"
+
+
+def test_compile_output_is_deterministic(repo: Path, tmp_path: Path) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    write(repo, "AGENTS.md", "# Agents\n\n- Always use pnpm.\n")
+    copy = tmp_path / "copy"
+    shutil.copytree(repo, copy)
+    digests = []
+    for root in (repo, repo, copy):
+        compile_rules(Project.load(root))
+        digests.append(hashlib.sha256((root / ".charter/rules.json").read_bytes()).hexdigest())
+    assert len(set(digests)) == 1
+
+
+def test_recompile_reuses_vectors(repo: Path) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    first = compile_rules(Project.load(repo))
+    assert first.report.embedded == len(first.rules)
+    write(repo, "CLAUDE.md", RULES + "- Prefer dataclasses over dicts for records.\n")
+    second = compile_rules(Project.load(repo))
+    assert second.report.embedded == 1
+    assert second.report.reused == len(second.rules) - 1
+
+
+def test_annotations_on_word_boundaries() -> None:
+    ann = parse_annotations("We follow the plan; decide later, then cd into src.")
+    assert ann.risk == "" and ann.tool_classes == [] and ann.domains == []
+    ann = parse_annotations(
+        "R042: Run migrations (high) @database [bash] #deployment scope:db/**/*.sql priority:80"
+    )
+    assert ann.explicit_id == "R042"
+    assert ann.risk == "high"
+    assert ann.domains == ["database"]
+    assert ann.tool_classes == ["bash"]
+    assert ann.intents == ["deployment"]
+    assert ann.scopes == ["db/**/*.sql"]
+    assert ann.priority == 80
+    assert ann.clean_text == "Run migrations"
+    assert parse_annotations("Import `@n8n/di` and email ops@example.com").domains == []
+    assert parse_annotations("[SEC-001] Rotate keys yearly").explicit_id == "SEC-001"
+    assert parse_annotations("RULE-001: Rotate keys yearly").explicit_id == "RULE-001"
+
+
+def test_constitution_cap_reports_overflow(repo: Path) -> None:
+    body = "# Rules\n\n## Security\n\n" + "".join(
+        f"- Never expose internal key number {i} in logs.\n" for i in range(70)
+    )
+    write(repo, "CLAUDE.md", body)
+    compiled = compile_rules(Project.load(repo))
+    c = compiled.constitution
+    assert c.truncated and len(c.rule_ids) == 60 and len(c.overflow_ids) == 10
+    assert len(c.text.splitlines()) == 60
+    assert any("overflow" in w for w in compiled.report.warnings)
+    assert len(c.hash) == 16

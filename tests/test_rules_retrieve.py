@@ -1,0 +1,115 @@
+"""Retrieval with the real embedding model: relevance, filters, contradictions, budget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from charter.config import Project
+from charter.embed.registry import embedder_for
+from charter.rules.api import task_context
+from charter.rules.compiler import compile_rules
+from charter.rules.intent import classify
+from charter.rules.retrieve import Retriever
+from tests.conftest import write
+
+RULES = """# Rules
+
+## Database
+
+- Every schema change needs a reversible Alembic migration.
+- Add an index for each foreign key column.
+
+## Frontend
+
+- All user-visible strings must go through the i18n `t()` helper.
+- Use CSS variables for spacing, never raw px values.
+
+## Testing
+
+- Mock external HTTP calls in unit tests with respx.
+- Name test files `test_<module>.py`.
+
+## Deployment
+
+- Deploy to production only from the main branch via the release pipeline.
+"""
+
+
+def _retriever(root: Path) -> Retriever:
+    project = Project.load(root)
+    compiled = compile_rules(project)
+    return Retriever(compiled, project.settings.rules, embedder_for(project.settings))
+
+
+def test_relevant_rules_rank_first(repo: Path) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    r = _retriever(repo)
+    result = r.retrieve("Add a new column to the invoices table", top=2)
+    texts = " ".join(s.rule.text for s in result.shards)
+    assert "migration" in texts
+    result = r.retrieve("Translate the labels on the settings page", top=1)
+    assert "i18n" in result.shards[0].rule.text
+    assert result.shards[0].reasons
+
+
+def test_scope_filter_uses_named_files(repo: Path) -> None:
+    write(repo, "CLAUDE.md", "# Rules\n\n- Keep handlers thin and delegate to services.\n")
+    write(repo, "web/AGENTS.md", "# Web\n\n- Keep React components thin and use hooks.\n")
+    r = _retriever(repo)
+    scoped = "Keep React components thin and use hooks."
+    backend = r.retrieve("keep things thin", ["api/handlers.py"], top=5)
+    assert scoped not in [s.rule.text for s in backend.shards]
+    web = r.retrieve("keep things thin", ["web/src/App.tsx"], top=5)
+    assert scoped in [s.rule.text for s in web.shards]
+    unnamed = r.retrieve("keep things thin", top=5)
+    assert scoped in [s.rule.text for s in unnamed.shards]
+
+
+def test_contradiction_keeps_higher_priority_whatever_the_order(repo: Path) -> None:
+    write(
+        repo,
+        "CLAUDE.md",
+        "# Rules\n\n## Logging\n\n"
+        "- Always use f-strings in log calls. priority:40\n"
+        "- Never use f-strings in log calls. priority:90\n",
+    )
+    r = _retriever(repo)
+    for task in ("always use f-strings in log calls", "never use f-strings in log calls"):
+        result = r.retrieve(task, top=5)
+        kept = [s.rule.text for s in result.shards]
+        assert kept == ["Never use f-strings in log calls."], task
+        assert len(result.dropped) == 1 and "contradicts" in result.dropped[0]["reason"]
+
+
+def test_budget_limits_policy_tokens(repo: Path) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    project = Project.load(repo)
+    small = task_context(project, "write tests for the database layer", budget=30)
+    large = task_context(project, "write tests for the database layer", budget=400)
+    assert len(small["shards"]) < len(large["shards"])
+    assert small["tokens"] <= large["tokens"]
+    for shard in large["shards"]:
+        src = shard["rule"]["source"]
+        assert f"{src['path']}:L{src['line_start']}-L{src['line_end']}" in large["policy_text"]
+
+
+def test_intent_classification() -> None:
+    assert classify("Fix the crash when saving an invoice").name == "bug-fix"
+    assert classify("Write unit tests for the parser").name == "testing"
+    assert classify("Refactor the billing module").name == "refactor"
+    assert classify("Deploy the release to production").name == "deployment"
+    assert classify("Sanitize input to prevent XSS").name == "security"
+    general = classify("hello there")
+    assert general.name == "general" and general.confidence == 0.0
+    assert 0 < classify("Fix the failing test").confidence <= 1
+
+
+def test_real_model_is_semantic(repo: Path) -> None:
+    project = Project.load(repo)
+    emb = embedder_for(project.settings)
+    assert emb.name.startswith("all-MiniLM")
+    v = emb.embed(["fix the login bug", "authentication problem at sign in", "kubernetes helm"])
+    assert float(v[0] @ v[1]) > float(v[0] @ v[2]) + 0.2
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-4)

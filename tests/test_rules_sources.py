@@ -1,0 +1,172 @@
+"""Every supported rule format is discovered and parsed with exact spans."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from charter.config import Project
+from charter.rules.compiler import compile_rules
+from charter.rules.model import Rule
+from tests.conftest import write
+
+CLAUDE = """# Project rules
+
+## Testing
+
+- Run `pytest -q` before every commit.
+- Flaky tests:
+  - Quarantine a flaky test with `@pytest.mark.flaky` and open an issue
+    the same day; never delete it.
+
+1. Write the failing test first.
+2. Make it pass with the smallest change.
+
+| Symptom | Fix |
+| --- | --- |
+| Import error in CI | Reinstall with `make test` from a clean venv |
+
+Always run the linter before pushing:
+
+```bash
+# ruff check catches unused imports
+ruff check .
+```
+
+## Security
+
+- Never commit secrets or `.env` files.
+
+See @docs/extra-rules.md for more.
+"""
+
+EXTRA = """# Extra
+
+- Document every public function with a docstring.
+"""
+
+
+def _by_text(rules: list[Rule], needle: str) -> Rule:
+    matches = [r for r in rules if needle in r.text]
+    assert matches, f"no rule containing {needle!r}"
+    return matches[0]
+
+
+def _check_span(root: Path, rule: Rule, first_words: str) -> None:
+    lines = (root / rule.source.path).read_text().splitlines()
+    assert first_words in lines[rule.source.line_start - 1]
+    assert rule.source.line_end >= rule.source.line_start
+    assert rule.source.line_end <= len(lines)
+
+
+def test_claude_md_units_spans_and_sections(repo: Path) -> None:
+    write(repo, "CLAUDE.md", CLAUDE)
+    write(repo, "docs/extra-rules.md", EXTRA)
+    compiled = compile_rules(Project.load(repo))
+    rules = compiled.rules
+
+    pytest_rule = _by_text(rules, "Run `pytest -q`")
+    _check_span(repo, pytest_rule, "Run `pytest -q`")
+    assert pytest_rule.source.section == "Project rules > Testing"
+
+    nested = _by_text(rules, "Quarantine a flaky test")
+    _check_span(repo, nested, "Quarantine a flaky test")
+    assert nested.source.line_end == nested.source.line_start + 1  # wrapped continuation
+
+    step = _by_text(rules, "Write the failing test first")
+    assert step.kind == "step"
+    row = _by_text(rules, "Reinstall with")
+    assert row.kind == "row" and "Import error in CI" in row.text
+    _check_span(repo, row, "Import error in CI")
+
+    lint = _by_text(rules, "Always run the linter")
+    lines = CLAUDE.splitlines()
+    fence_end = max(i for i, line in enumerate(lines, 1) if line.strip() == "```")
+    assert lint.source.line_end == fence_end  # code block attached to the rule before it
+    assert "ruff check catches unused imports" in lint.search_text
+
+    secret = _by_text(rules, "Never commit secrets")
+    assert secret.constitution and secret.priority >= 100
+
+    imported = _by_text(rules, "docstring")
+    assert imported.source.path == "docs/extra-rules.md"
+    _check_span(repo, imported, "Document every public function")
+
+
+def test_every_agent_format(repo: Path) -> None:
+    write(repo, "AGENTS.md", "# Agents\n\n- Use pnpm for every install.\n")
+    write(repo, "pkg/api/AGENTS.md", "# API\n\n- Validate request bodies with zod.\n")
+    write(
+        repo,
+        ".claude/rules/frontend.md",
+        "---\npaths:\n  - web/**/*.tsx\n---\n\n- Use CSS modules for component styles.\n",
+    )
+    write(
+        repo,
+        ".cursor/rules/always.mdc",
+        "---\ndescription: house rules\nglobs:\nalwaysApply: true\n---\n\n- Keep functions short.\n",
+    )
+    write(
+        repo,
+        ".cursor/rules/ts.mdc",
+        "---\ndescription: TypeScript\nglobs: *.ts,*.tsx\nalwaysApply: false\n---\n\n"
+        "- Prefer unknown over any in TypeScript.\n",
+    )
+    write(repo, ".cursorrules", "- Write commit messages in the imperative mood.\n")
+    write(repo, ".github/copilot-instructions.md", "# Copilot\n\n- Use tabs for indentation.\n")
+    write(
+        repo,
+        ".github/instructions/py.instructions.md",
+        "---\napplyTo: 'src/**/*.py'\n---\n\n- Type-annotate every function.\n",
+    )
+    write(repo, "GEMINI.md", "# Gemini\n\n- Explain trade-offs before large refactors.\n")
+    write(
+        repo,
+        ".kiro/steering/product.md",
+        "---\ninclusion: always\n---\n\n- Ship behind a feature flag first.\n",
+    )
+    write(
+        repo,
+        ".kiro/steering/api.md",
+        "---\ninclusion: fileMatch\nfileMatchPattern: 'api/**/*.ts'\n---\n\n- Version every endpoint.\n",
+    )
+    write(repo, ".windsurf/rules/db.md", "- Add an index for every foreign key.\n")
+    write(repo, ".clinerules/style.md", "- Name booleans with is or has prefixes.\n")
+    compiled = compile_rules(Project.load(repo))
+    rules = compiled.rules
+    expect = {
+        "Use pnpm": ("AGENTS.md", [], False),
+        "Validate request bodies": ("pkg/api/AGENTS.md", ["pkg/api/**"], False),
+        "CSS modules": (".claude/rules/frontend.md", ["web/**/*.tsx"], False),
+        "Keep functions short": (".cursor/rules/always.mdc", [], True),
+        "Prefer unknown": (".cursor/rules/ts.mdc", ["*.ts", "*.tsx"], False),
+        "imperative mood": (".cursorrules", [], False),
+        "Use tabs": (".github/copilot-instructions.md", [], False),
+        "Type-annotate": (".github/instructions/py.instructions.md", ["src/**/*.py"], False),
+        "trade-offs": ("GEMINI.md", [], False),
+        "feature flag": (".kiro/steering/product.md", [], True),
+        "Version every endpoint": (".kiro/steering/api.md", ["api/**/*.ts"], False),
+        "foreign key": (".windsurf/rules/db.md", [], False),
+        "booleans": (".clinerules/style.md", [], False),
+    }
+    for needle, (path, scopes, constitution) in expect.items():
+        rule = _by_text(rules, needle)
+        assert rule.source.path == path
+        assert rule.scopes == scopes, needle
+        assert rule.constitution is constitution, needle
+        _check_span(repo, rule, needle.split()[0])
+
+
+def test_local_override_by_explicit_id(repo: Path) -> None:
+    write(repo, "CLAUDE.md", "# Rules\n\n- R001: Use port 8000 for the dev server.\n")
+    write(repo, "CLAUDE.local.md", "# Mine\n\n- R001: Use port 9000 for the dev server.\n")
+    rules = compile_rules(Project.load(repo)).rules
+    r001 = [r for r in rules if r.id == "R001"]
+    assert len(r001) == 1
+    assert "9000" in r001[0].text and r001[0].source.path == "CLAUDE.local.md"
+
+
+def test_compile_named_files_only(repo: Path) -> None:
+    write(repo, "CLAUDE.md", "- Use pnpm everywhere.\n")
+    other = write(repo, "notes/rules.md", "# Notes\n\n- Prefer composition over inheritance.\n")
+    rules = compile_rules(Project.load(repo), [other]).rules
+    assert [r.source.path for r in rules] == ["notes/rules.md"]
