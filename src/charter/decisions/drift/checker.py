@@ -38,11 +38,14 @@ from charter.embed.base import Embedder
 #: distributions, not on individual cases; see docs/decisions.md.
 EXCLUSION_SIM = 0.52
 TOPIC_SIM = 0.40
-REJECTED_SIM = 0.50
+REJECTED_SIM = 0.55
 REJECTED_MARGIN = 0.15
 #: A one-word match of a short excluded subject ("invest") must not be semantically
 #: unrelated to the subject ("invest time in the wizard" vs "investment advice").
 RELAXED_MIN_SIM = 0.15
+#: Short fragments ("(c) reporting") embed close to anything; semantic-only hits need
+#: at least this many distinct words.
+SEMANTIC_MIN_WORDS = 6
 #: Topic-word weight a sentence needs before it is embedded for the semantic checks.
 TOPIC_MIN = 0.5
 NEG_WINDOW_BEFORE = 6
@@ -111,6 +114,9 @@ def _tokens(text: str, start: int, end: int) -> list[_Token]:
     for s, e, raw in lexicon.token_spans(text[start:end]):
         low = raw.lower()
         out.append(_Token(start + s, start + e, raw, lexicon.stem(low)))
+        key = lexicon.caps_key(raw)
+        if key is not None:
+            out.append(_Token(start + s, start + e, raw, key))
     return out
 
 
@@ -132,6 +138,29 @@ def _view(text: str, unit: Unit) -> _UnitView:
         decision=bool(lexicon.DECISION_POINT.search(body)),
         history=bool(lexicon.HISTORY.search(body)),
     )
+
+
+def _proper_noun_match(clause: _Clause, terms: TermSet) -> set[str]:
+    """A label's one remaining distinctive word counts when the text uses it as a name
+    (capitalised mid-sentence: "the React Native app" for "Native iOS/Android apps")."""
+    if len(terms.weak) != 1 or terms.label_words < 2:
+        return set()
+    for idx, tok in enumerate(clause.tokens):
+        if idx > 0 and tok.stem in terms.weak and tok.raw[:1].isupper():
+            return {tok.stem}
+    return set()
+
+
+def _mark_decision_lists(views: list[_UnitView]) -> None:
+    """Items of a list introduced as options, a vote or a pending decision are decision
+    points themselves ("Options for the vote: ... (b) switch to X")."""
+    active = False
+    for view in views:
+        if view.unit.is_bullet:
+            if active:
+                view.decision = True
+            continue
+        active = view.decision or (view.undecided is not None and view.unit.text.endswith(":"))
 
 
 def _window(text: str, clause: _Clause, first: int, last: int, before: int, after: int) -> str:
@@ -234,6 +263,7 @@ class DriftChecker:
     def check(self, text: str, kind: str | None = None) -> DriftResult:
         units = segment(text)
         views = [_view(text, u) for u in units]
+        _mark_decision_lists(views)
         vecs: dict[int, np.ndarray] = {}
         sims: dict[int, np.ndarray] = {}
         if self.embedder is not None and views and self._prep.topic_vectors is not None:
@@ -392,7 +422,7 @@ class DriftChecker:
         cue: bool,
         chosen_here: bool,
     ) -> list[_Hit]:
-        matched = terms.matches(clause.stems)
+        matched = terms.matches(clause.stems) or _proper_noun_match(clause, terms)
         if not matched:
             return []
         where = _match_positions(clause, matched)
@@ -458,6 +488,7 @@ class DriftChecker:
         cue = view.suggestion or view.decision or view.undecided is not None
         if (
             ci in prep.rejected_vectors
+            and len(view.stems) >= SEMANTIC_MIN_WORDS
             and not negated
             and not view.history
             and (cue or not chosen_here)

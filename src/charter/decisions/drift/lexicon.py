@@ -116,6 +116,8 @@ STOPWORDS = frozenset(
         "when",
         "where",
         "whether",
+        "ever",
+        "every",
         "if",
         "else",
         "so",
@@ -326,7 +328,9 @@ HISTORY = re.compile(
 #: Words that negate what follows them in the clause.
 PRE_NEGATORS = re.compile(
     r"\b(?:not|no|never|without|none|neither|nor|cannot|instead of|rather than|won't|can't"
-    r"|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|shouldn't|mustn't|nothing)\b"
+    r"|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|shouldn't|mustn't|nothing"
+    r"|refuses?|refused|rejects?|rejected|prevents?|forbids?|forbidden|disallows?|denies"
+    r"|avoids?|blocks?|stops?)\b"
     r"|\b\w+n't\b",
     re.I,
 )
@@ -385,6 +389,14 @@ def content_stems(text: str) -> list[str]:
             continue
         out.append(stem(low))
     return out
+
+
+def caps_key(token: str) -> str | None:
+    """A case-sensitive key for an all-caps token whose lower case is a common word
+    ("US" the region is not "us" the pronoun)."""
+    if len(token) >= 2 and token.isupper() and token.isalpha() and token.lower() in STOPWORDS:
+        return "=" + token
+    return None
 
 
 def acronym(word: str) -> str | None:

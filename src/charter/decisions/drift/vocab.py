@@ -30,9 +30,12 @@ class TermSet:
     strong: frozenset[str]
     weak: frozenset[str]
     relaxed: bool = False  # weak words promoted to strong (short excluded subjects)
+    label_words: int = 1  # content words of the label before distinctive filtering
 
     def needed_weak(self) -> int:
-        return min(2, len(self.weak))
+        """Two weak words for a multi-word label; a lone leftover word is too generic."""
+        needed = 2 if self.label_words >= 2 else 1
+        return needed if len(self.weak) >= needed else len(self.weak) + 1
 
     def matches(self, stems: set[str]) -> set[str]:
         """The stems of ``stems`` that make this set match (empty set: no match)."""
@@ -56,11 +59,15 @@ class Forbidden:
     context: frozenset[str]
 
     def matches(self, stems: set[str]) -> set[str]:
+        """Two core words; or, for a short clause (≤ 3 core words), one core word plus a
+        word of the answer's topic."""
         core = set(self.core & stems)
         if not core:
             return set()
         context = set(self.context & stems)
-        if len(core) >= min(2, len(self.core)) or context:
+        if len(core) >= min(2, len(self.core)):
+            return core | context
+        if len(self.core) <= 3 and context:
             return core | context
         return set()
 
@@ -115,6 +122,10 @@ def _term_set(
 ) -> TermSet:
     strong: set[str] = set()
     weak: set[str] = set()
+    for tok in lexicon.tokens(label):
+        key = lexicon.caps_key(tok)
+        if key is not None:
+            strong.add(key)
     for tok, pos in _raw_terms(label):
         st = lexicon.stem(tok.lower())
         if st in minus:
@@ -135,7 +146,12 @@ def _term_set(
                 strong.add(st)
     for alias in alias_words:
         strong.update(lexicon.content_stems(alias))
-    return TermSet(label=label, strong=frozenset(strong), weak=frozenset(weak))
+    return TermSet(
+        label=label,
+        strong=frozenset(strong),
+        weak=frozenset(weak),
+        label_words=len(_raw_terms(label)),
+    )
 
 
 def _forbidden_clauses(answer: str, shared: set[str]) -> list[Forbidden]:
@@ -211,6 +227,7 @@ def _fill_binding_terms(
                 strong=vocab.excluded.strong | vocab.excluded.weak,
                 weak=frozenset(),
                 relaxed=True,
+                label_words=vocab.excluded.label_words,
             )
         return
     if inv.kind == "requirement":
