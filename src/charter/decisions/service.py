@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from charter.config import Project
 from charter.decisions.binding import apply_binding, is_resolved
@@ -20,9 +20,11 @@ from charter.decisions.invariants import Invariant, invariants
 from charter.decisions.merge import build_clarification, upsert
 from charter.decisions.models import Clarification, PgcClarifications, parse_clarifications
 from charter.decisions.store import DecisionStore
-from charter.embed.base import Embedder
 from charter.errors import CharterError
 from charter.fileio import read_text
+
+if TYPE_CHECKING:
+    from charter.embed.base import Embedder
 
 _CHECKERS: dict[tuple[str, str, bool], DriftChecker] = {}
 

@@ -22,8 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from charter.decisions.drift import lexicon
 from charter.decisions.drift.judge import DriftJudge
@@ -32,7 +31,11 @@ from charter.decisions.drift.segment import Unit, segment
 from charter.decisions.drift.vocab import ConstraintVocab, TermSet, build_vocab
 from charter.decisions.invariants import Invariant
 from charter.decisions.models import PgcClarifications
-from charter.embed.base import Embedder
+
+if TYPE_CHECKING:  # numpy and the embedder load only when the semantic layer is on
+    import numpy as np
+
+    from charter.embed.base import Embedder
 
 #: Semantic thresholds (cosine, all-MiniLM-L6-v2). Chosen on the dev split's score
 #: distributions, not on individual cases; see docs/decisions.md.
@@ -225,6 +228,8 @@ class DriftChecker:
     # -- semantic preparation ------------------------------------------------------------
 
     def _embed_constraints(self, embedder: Embedder) -> None:
+        import numpy as np
+
         prep = self._prep
         texts = [v.descriptor for v in prep.vocab]
         keys: list[tuple[str, int, int]] = []
