@@ -95,7 +95,7 @@ class PgcClarifications(BaseModel):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"$id": SCHEMA_ID})
 
-    pgc_clarifications: list[Clarification] = Field(default_factory=list)
+    pgc_clarifications: list[Clarification] = Field(..., description="merged questions and answers")
 
     def get(self, clarification_id: str) -> Clarification | None:
         for entry in self.pgc_clarifications:

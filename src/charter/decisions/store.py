@@ -142,7 +142,7 @@ class DecisionStore:
         self.verify()
         text = self._current_text()
         if text is None:
-            return PgcClarifications()
+            return PgcClarifications(pgc_clarifications=[])
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:

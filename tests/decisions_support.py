@@ -1,0 +1,88 @@
+"""Shared inputs for the decisions and drift tests (a small, self-contained scenario)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from charter.decisions.merge import merge_questions_answers
+from charter.decisions.models import PgcClarifications
+
+QUESTIONS: list[dict[str, Any]] = [
+    {
+        "id": "TARGET_PLATFORM",
+        "text": "What platform should the app target?",
+        "priority": "must",
+        "answer_type": "single_choice",
+        "choices": [
+            {"id": "web", "label": "Web browser"},
+            {"id": "mobile", "label": "Native mobile application"},
+        ],
+    },
+    {
+        "id": "DATABASE",
+        "text": "Primary datastore?",
+        "priority": "must",
+        "answer_type": "single_choice",
+        "choices": [
+            {"id": "postgres", "label": "PostgreSQL"},
+            {"id": "mongodb", "label": "MongoDB"},
+        ],
+    },
+    {
+        "id": "OFFLINE_MODE",
+        "text": "Is an offline mode in scope?",
+        "priority": "should",
+        "answer_type": "yes_no",
+    },
+    {
+        "id": "AUDIT_LOG",
+        "text": "How must changes be audited?",
+        "priority": "must",
+        "answer_type": "free_text",
+    },
+    {
+        "id": "THEME",
+        "text": "Which colour theme ships first?",
+        "priority": "could",
+        "answer_type": "single_choice",
+        "choices": [{"id": "light", "label": "Light"}, {"id": "dark", "label": "Dark"}],
+    },
+    {
+        "id": "BILLING",
+        "text": "Which billing model?",
+        "priority": "must",
+        "answer_type": "single_choice",
+        "choices": [
+            {"id": "seats", "label": "Per seat"},
+            {"id": "usage", "label": "Usage based"},
+        ],
+    },
+]
+ANSWERS: dict[str, Any] = {
+    "TARGET_PLATFORM": "web",
+    "DATABASE": "postgres",
+    "OFFLINE_MODE": "no",
+    "AUDIT_LOG": "Every change is written to an append-only audit table; rows are never "
+    "updated or deleted.",
+    "THEME": "light",
+    "BILLING": "undecided",
+}
+
+
+def decisions() -> PgcClarifications:
+    return merge_questions_answers(QUESTIONS, ANSWERS)
+
+
+def write_inputs(root: Path) -> tuple[Path, Path]:
+    q = root / "questions.json"
+    a = root / "answers.json"
+    q.write_text(json.dumps({"questions": QUESTIONS}), encoding="utf-8")
+    a.write_text(json.dumps({"answers": ANSWERS}), encoding="utf-8")
+    return q, a
+
+
+def no_worker(root: Path, extra: str = "") -> None:
+    """charter.toml that keeps hook tests from starting a background worker."""
+    (root / "charter.toml").write_text("[hooks]\nwarm_worker = false\n" + extra, encoding="utf-8")
