@@ -106,7 +106,7 @@ def _gitignore(root: Path) -> pathspec.PathSpec:
     for ignore in [root / ".gitignore", root / ".git" / "info" / "exclude"]:
         if ignore.is_file():
             lines.extend(ignore.read_text(encoding="utf-8", errors="replace").splitlines())
-    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+    return pathspec.PathSpec.from_lines("gitignore", lines)
 
 
 def _walk(start: Path) -> Iterator[Path]:
@@ -170,7 +170,7 @@ def _nested_ignored(root: Path, rel: str, cache: dict[Path, pathspec.PathSpec]) 
                 if ignore_file.is_file()
                 else []
             )
-            cache[directory] = pathspec.PathSpec.from_lines("gitwildmatch", lines)
+            cache[directory] = pathspec.PathSpec.from_lines("gitignore", lines)
         if cache[directory].match_file("/".join(parts[depth:])):
             return True
     return False

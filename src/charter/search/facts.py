@@ -35,6 +35,10 @@ FIELD_HINTS: dict[str, tuple[str, ...]] = {
     "renewal": ("renewal", "renew", "renews"),
     "signed": ("signed", "sign", "signature"),
 }
+#: Fields whose value names the record (so a sentence mentioning it is about the record).
+NAME_FIELDS = frozenset(
+    {"id", "name", "title", "client", "customer", "company", "project", "tenant", "vendor"}
+)
 _MONEY_FIELD = re.compile(
     r"fee|price|amount|cost|budget|value|revenue|mrr|arr|usd|eur|gbp|rate|salary|spend", re.I
 )
@@ -172,7 +176,11 @@ def verify_text(project: Project, text: str) -> FactReport:
     for f in fields:
         by_record.setdefault((f.path, f.address), []).append(f)
     record_names = {
-        key: {f.value for f in group if f.kind in ("id", "text") and len(f.value) >= 3}
+        key: {
+            f.value.lower()
+            for f in group
+            if len(f.value) >= 3 and (f.kind == "id" or f.name.lower() in NAME_FIELDS)
+        }
         for key, group in by_record.items()
     }
     for fact in find_facts(text):
@@ -200,15 +208,22 @@ def verify_text(project: Project, text: str) -> FactReport:
             continue
         candidates = [f for key in about for f in by_record[key] if _comparable(fact.kind, f.kind)]
         if candidates:
-            ranked = sorted(candidates, key=lambda f: -_hint_score(f.name, words))
+            ranked = sorted(candidates, key=lambda f: -_rank(f, lowered, words))
             best = ranked[0]
-            top = _hint_score(best.name, words)
-            clear = len(ranked) == 1 or top > _hint_score(ranked[1].name, words)
-            if clear and (top > 0 or not topical):
+            top = _rank(best, lowered, words)
+            clear = len(ranked) == 1 or top > _rank(ranked[1], lowered, words)
+            if clear and (_hint_score(best.name, words) > 0 or not topical):
                 report.facts.append(_verdict(fact, "mismatch", best, best))
                 continue
         report.facts.append(_verdict(fact, "not_found", None, None))
     return report
+
+
+def _rank(field: SotField, sentence: str, words: set[str]) -> int:
+    """A record whose own key is named outranks one that merely refers to it."""
+    title = field.record_title.lower()
+    own = 3 if title and _mentions(sentence, title) else 0
+    return own + _hint_score(field.name, words)
 
 
 def _mentioned(

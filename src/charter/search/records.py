@@ -24,7 +24,13 @@ TITLE_KEYS = ("id", "key", "name", "title", "code", "slug")
 
 
 def _record_title(fields: dict[str, str]) -> str:
+    """The record's own name: ``id``, else a leading ``*_id`` column, else a name field."""
     lowered = {k.lower(): v for k, v in fields.items()}
+    if lowered.get("id"):
+        return lowered["id"]
+    first_key = next(iter(lowered), "")
+    if first_key.endswith("_id") and lowered[first_key]:
+        return lowered[first_key]
     for key in TITLE_KEYS:
         if lowered.get(key):
             return lowered[key]

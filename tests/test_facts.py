@@ -1,0 +1,123 @@
+"""Fact verification against CSV and YAML source of truth, staleness, CLI and log."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from charter.config import Project
+from charter.search.actions import read_actions
+from charter.search.facts import check_facts, stale_sot, verify_text
+from charter.search.patterns import find_facts
+
+CHARTER = Path(sys.executable).with_name("charter")
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Project:
+    root = tmp_path / "p"
+    (root / "sot").mkdir(parents=True)
+    (root / "charter.toml").write_text("")
+    (root / "sot" / "engagements.csv").write_text(
+        "engagement_id,client,fee_usd,start_date\n"
+        "ENG-001,Acme Logistics,52500,2025-10-01\n"
+        "ENG-002,Borealis Health,38000,2025-11-03\n"
+    )
+    (root / "sot" / "context.yaml").write_text(
+        "deliverables:\n"
+        "  - id: DEL-7\n    title: Usage pipeline\n    due: 2025-11-19\n"
+        "  - id: DEL-8\n    title: Invoice pack\n    due: 2025-12-01\n"
+    )
+    return Project.load(root)
+
+
+def _by_text(report, text: str):  # type: ignore[no-untyped-def]
+    return next(f for f in report.facts if f.text == text)
+
+
+def test_csv_mismatch_reports_canonical_value_and_address(project: Project) -> None:
+    report = verify_text(project, "The ENG-001 engagement fee is $50,000 per the memo.")
+    fee = _by_text(report, "$50,000")
+    assert fee.status == "mismatch"
+    assert fee.canonical == "52500"
+    assert fee.address == "sot/engagements.csv#row=1" and fee.field == "fee_usd"
+    assert _by_text(report, "ENG-001").status == "verified"
+
+
+def test_csv_match_is_verified_in_any_format(project: Project) -> None:
+    report = verify_text(project, "Acme Logistics pays USD 52.5k, starting Oct 1, 2025.")
+    assert _by_text(report, "USD 52.5k").status == "verified"
+    assert _by_text(report, "Oct 1, 2025").status == "verified"
+
+
+def test_yaml_date_mismatch(project: Project) -> None:
+    text = "# Plan\n\nDEL-7 (usage pipeline) is due 2025-11-15.\nDEL-8 is due 2025-12-01.\n"
+    report = verify_text(project, text)
+    wrong = _by_text(report, "2025-11-15")
+    assert wrong.status == "mismatch" and wrong.canonical == "2025-11-19"
+    assert wrong.address == "sot/context.yaml#/deliverables/0" and wrong.line == 3
+    assert _by_text(report, "2025-12-01").status == "verified"
+
+
+def test_unknown_id_and_unrelated_number_are_not_found(project: Project) -> None:
+    report = verify_text(project, "DEL-999 needs 17 reviewers.")
+    assert _by_text(report, "DEL-999").status == "not_found"
+    assert _by_text(report, "17").status == "not_found"
+
+
+def test_fact_recognisers_normalise() -> None:
+    facts = {f.text: f.value for f in find_facts("Due 15 Nov 2025, fee $1.2M, 99.9% SLA")}
+    assert facts == {"15 Nov 2025": "2025-11-15", "$1.2M": "1200000", "99.9%": "99.9%"}
+
+
+def test_check_is_logged(project: Project) -> None:
+    check_facts(project, "ENG-002 fee is $38,000.", source="memo.md")
+    rows = read_actions(project.root / "logs" / "context_actions.csv")
+    assert rows[-1]["action"] == "facts.check"
+    assert json.loads(rows[-1]["detail"]) == {"mismatch": 0, "not_found": 0, "verified": 2}
+
+
+def test_malformed_sot_file_is_reported_not_fatal(project: Project) -> None:
+    (project.root / "sot" / "bad.csv").write_text("a,b\n1\n")
+    report = verify_text(project, "ENG-002 fee is $38,000.")
+    assert report.counts()["verified"] == 2
+    assert report.errors and report.errors[0]["path"] == "sot/bad.csv"
+
+
+def test_stale_sot_files(project: Project) -> None:
+    old = time.time() - 45 * 86400
+    os.utime(project.root / "sot" / "context.yaml", (old, old))
+    stale = stale_sot(project)
+    assert [s["path"] for s in stale] == ["sot/context.yaml"]
+    assert stale[0]["age_days"] >= 44
+
+
+def test_cli_check_stdin_json_and_exit_code(project: Project) -> None:
+    done = subprocess.run(
+        [str(CHARTER), "facts", "check", "-", "--json", "--project", str(project.root)],
+        input="Acme Logistics (ENG-001) signed for $50,000.",
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1  # a mismatch fails the check, like a linter
+    data = json.loads(done.stdout)
+    assert data["counts"]["mismatch"] == 1
+    stale = subprocess.run(
+        [str(CHARTER), "facts", "stale", "--json", "--project", str(project.root)],
+        capture_output=True,
+        text=True,
+    )
+    assert stale.returncode == 0 and json.loads(stale.stdout)["stale_days"] == 30
+    missing = subprocess.run(
+        [str(CHARTER), "facts", "check", "nope.md", "--project", str(project.root)],
+        capture_output=True,
+        text=True,
+    )
+    assert missing.returncode != 0 and "not found" in missing.stderr
+    assert "Traceback" not in missing.stderr

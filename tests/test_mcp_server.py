@@ -1,0 +1,113 @@
+"""The MCP server end to end: the SDK's own stdio client talks to `charter mcp`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from charter.config import Project
+from charter.embed.registry import get_embedder
+from charter.search.indexer import Indexer
+
+DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
+CHARTER = Path(sys.executable).with_name("charter")
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("mcp") / "proj"
+    for part in ("docs", "decisions", "sot"):
+        shutil.copytree(DEMO / part, root / part)
+    (root / "CLAUDE.md").write_text(
+        "# Project rules\n\n## Security\n\n- Never commit secrets or .env files.\n\n"
+        "## Style\n\n- Use type hints on every public function.\n"
+    )
+    (root / "charter.toml").write_text("")
+    Indexer(Project.load(root), get_embedder("minilm")).run()
+    return root
+
+
+def _payload(result: Any) -> dict[str, Any]:
+    if result.structured_content is not None:
+        content = result.structured_content
+        return content.get("result", content) if isinstance(content, dict) else content
+    return json.loads(result.content[0].text)
+
+
+async def _session(root: Path) -> dict[str, Any]:
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(
+        command=str(CHARTER), args=["mcp", "--project", str(root)], cwd=str(root)
+    )
+    out: dict[str, Any] = {}
+    async with Client(params) as client:
+        tools = await client.list_tools()
+        out["tools"] = {t.name: t for t in tools.tools}
+        out["search"] = await client.call_tool(
+            "search",
+            {"query": "engagement fee for Acme Logistics", "mode": "execution", "k_out": 3},
+        )
+        out["bad_mode"] = await client.call_tool("search", {"query": "x", "mode": "dream"})
+        out["bad_k"] = await client.call_tool("search", {"query": "x", "k_out": 0})
+        out["missing"] = await client.call_tool("search", {})
+        out["facts"] = await client.call_tool(
+            "verify_facts", {"text": "DEL-101 is due 2025-11-15 for ENG-001."}
+        )
+        out["constitution"] = await client.call_tool("get_constitution", {})
+        out["rules"] = await client.call_tool(
+            "rules_for_task", {"task": "add a settings page", "files": ["app/settings.py"]}
+        )
+        out["still_alive"] = await client.call_tool("verify_facts", {"text": "ENG-002"})
+    return out
+
+
+@pytest.fixture(scope="module")
+def session(root: Path) -> dict[str, Any]:
+    return anyio.run(_session, root)
+
+
+def test_tools_are_listed_with_typed_schemas(session: dict[str, Any]) -> None:
+    tools = session["tools"]
+    assert {"search", "verify_facts", "get_constitution", "rules_for_task"} <= set(tools)
+    schema = tools["search"].input_schema
+    assert schema["required"] == ["query"]
+    assert set(schema["properties"]) == {"query", "mode", "k_out"}
+    assert (
+        "rules_for_task" in tools and "task" in tools["rules_for_task"].input_schema["properties"]
+    )
+
+
+def test_search_round_trip_returns_citations(session: dict[str, Any]) -> None:
+    result = session["search"]
+    assert not result.is_error
+    data = _payload(result)
+    assert data["mode"] == "execution" and 1 <= len(data["results"]) <= 3
+    assert any(r["citation"].startswith("sot/engagements.csv#row=1") for r in data["results"])
+
+
+def test_bad_arguments_are_mcp_errors_not_crashes(session: dict[str, Any]) -> None:
+    for key in ("bad_mode", "bad_k", "missing"):
+        assert session[key].is_error, key
+    assert not session["still_alive"].is_error  # the server survived them
+
+
+def test_verify_facts_round_trip(session: dict[str, Any]) -> None:
+    data = _payload(session["facts"])
+    date = next(f for f in data["facts"] if f["text"] == "2025-11-15")
+    assert date["status"] == "mismatch" and date["canonical"] == "2025-11-19"
+    assert date["address"] == "sot/deliverables.csv#row=1"
+
+
+def test_rules_tools_answer(session: dict[str, Any]) -> None:
+    for key in ("constitution", "rules"):
+        result = session[key]
+        text = result.content[0].text if result.content else ""
+        assert not result.is_error, text
+        assert isinstance(_payload(result), dict)

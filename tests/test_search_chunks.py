@@ -1,0 +1,132 @@
+"""Chunk spans are exact: every chunk's text is exactly its cited lines of the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from charter.errors import CharterError
+from charter.search.chunks import chunk_markdown, find_refs
+from charter.search.code import chunk_python
+from charter.search.records import chunk_csv, chunk_structured
+
+DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
+
+
+def _lines(text: str, start: int, end: int) -> str:
+    return "\n".join(text.split("\n")[start - 1 : end])
+
+
+@pytest.mark.parametrize(
+    "rel",
+    sorted(
+        p.relative_to(DEMO).as_posix()
+        for p in DEMO.rglob("*.md")
+        if "docs" in p.parts or "decisions" in p.parts
+    ),
+)
+def test_markdown_spans_match_the_file(rel: str) -> None:
+    text = (DEMO / rel).read_text(encoding="utf-8")
+    parsed = chunk_markdown(text)
+    assert parsed.chunks, rel
+    for chunk in parsed.chunks:
+        assert chunk.text == _lines(text, chunk.line_start, chunk.line_end)
+        assert chunk.text.strip()
+        assert 1 <= chunk.line_start <= chunk.line_end <= len(text.split("\n"))
+    starts = [c.line_start for c in parsed.chunks]
+    assert starts == sorted(starts)
+
+
+def test_markdown_sections_parents_and_fences() -> None:
+    text = (
+        "---\nzone: restricted\ntitle: Guide\n---\n"  # lines 1-4
+        "# Guide\n\nIntro text.\n\n"  # 5-8
+        "## Setup\n\nRun it.\n\n```bash\n# not a heading\nmake\n```\n\n"  # 9-17
+        "### Linux\n\nUse apt.\n\n"  # 18-21
+        "## Usage\n\nCall it.\n"  # 22-24
+    )
+    parsed = chunk_markdown(text)
+    assert parsed.meta["zone"] == "restricted"
+    by_section = {c.section: c for c in parsed.chunks}
+    assert set(by_section) == {"Guide", "Guide > Setup", "Guide > Setup > Linux", "Guide > Usage"}
+    setup = by_section["Guide > Setup"]
+    assert (setup.line_start, setup.line_end) == (9, 16)
+    assert "# not a heading" in setup.text  # fenced code stays inside its section
+    linux = by_section["Guide > Setup > Linux"]
+    assert linux.parent == setup.ordinal
+    assert by_section["Guide > Usage"].parent == by_section["Guide"].ordinal
+    assert by_section["Guide"].line_start == 5  # front matter is not a chunk
+    assert setup.citation("docs/guide.md") == "docs/guide.md#L9-L16 (Guide > Setup)"
+
+
+def test_long_sections_split_at_paragraphs_with_exact_spans() -> None:
+    paragraphs = [" ".join(f"word{p}x{i}" for i in range(120)) for p in range(6)]
+    text = "# Big\n\n" + "\n\n".join(paragraphs) + "\n"
+    parsed = chunk_markdown(text, max_tokens=200)
+    assert len(parsed.chunks) >= 3
+    for chunk in parsed.chunks:
+        assert chunk.text == _lines(text, chunk.line_start, chunk.line_end)
+        assert chunk.section == "Big"
+
+
+def test_csv_rows_have_addresses_and_spans() -> None:
+    text = (DEMO / "sot" / "deliverables.csv").read_text(encoding="utf-8")
+    parsed = chunk_csv(text, "sot/deliverables.csv")
+    assert [c.address for c in parsed.chunks][:2] == ["row=1", "row=2"]
+    first = parsed.chunks[0]
+    assert first.record is not None and first.record["deliverable_id"] == "DEL-101"
+    assert _lines(text, first.line_start, first.line_end).startswith("DEL-101,")
+    assert first.citation("sot/deliverables.csv") == "sot/deliverables.csv#row=1"
+
+
+def test_csv_multiline_cell_span() -> None:
+    text = 'id,note\nA-1,"two\nlines"\nA-2,one\n'
+    rows = chunk_csv(text).chunks
+    assert [(c.line_start, c.line_end) for c in rows] == [(2, 3), (4, 4)]
+
+
+def test_yaml_records_have_pointers_and_spans() -> None:
+    text = (DEMO / "sot" / "context.yaml").read_text(encoding="utf-8")
+    parsed = chunk_structured(text, "sot/context.yaml")
+    by_address = {c.address: c for c in parsed.chunks}
+    assert {"/project", "/tenants/0", "/tenants/1", "/sla"} <= set(by_address)
+    tenant = by_address["/tenants/1"]
+    assert tenant.record == {
+        "tenant_id": "TEN-4411",
+        "name": "Acme Logistics UK",
+        "plan": "Starter",
+        "events_per_month": "600000",
+    }
+    span = _lines(text, tenant.line_start, tenant.line_end)
+    assert span.strip().startswith("- tenant_id: TEN-4411")
+    assert span.rstrip().endswith("events_per_month: 600000")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a,b\n1,2,3\n", "line 2: expected 2 fields, got 3"),
+        ('a,b\n"1,2\n', "malformed CSV"),
+    ],
+)
+def test_malformed_csv_names_the_line(text: str, message: str) -> None:
+    with pytest.raises(CharterError, match=message):
+        chunk_csv(text, "bad.csv")
+
+
+def test_malformed_yaml_names_the_line() -> None:
+    with pytest.raises(CharterError, match=r"malformed YAML bad.yaml: line 4"):
+        chunk_structured("a: 1\nb:\n  - [unclosed\nc: 2\n", "bad.yaml")
+
+
+def test_python_symbols_are_chunks() -> None:
+    text = '"""Doc."""\nimport os\n\n\n@dec\ndef f(x):\n    return x\n\n\nclass C:\n    y = 1\n'
+    parsed = chunk_python(text)
+    spans = {c.section: (c.line_start, c.line_end) for c in parsed.chunks}
+    assert spans == {"module": (1, 2), "def f": (5, 7), "class C": (10, 11)}
+
+
+def test_references_between_documents() -> None:
+    refs = find_refs("See ADR-2 and [the brief](../docs/brief.md#x), also decisions/adr-7.md.")
+    assert refs == ["../docs/brief.md", "decisions/adr-7.md", "ADR-0002", "ADR-0007"]

@@ -1,0 +1,170 @@
+"""Indexing: incremental re-embedding, secrets and .gitignore, malformed files, deletions."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from charter.config import Project
+from charter.embed.registry import get_embedder
+from charter.search.indexer import Indexer
+from charter.search.store import SearchStore
+
+DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
+CHARTER = Path(sys.executable).with_name("charter")
+
+
+def _copy_demo(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    for part in ("docs", "decisions", "sot"):
+        shutil.copytree(DEMO / part, root / part)
+    (root / "charter.toml").write_text('[search]\ndefault_mode = "execution"\n')
+    return root
+
+
+def _index(root: Path, provider: str = "minilm"):
+    project = Project.load(root)
+    return Indexer(project, get_embedder(provider)).run()
+
+
+def test_only_the_changed_file_is_re_embedded(tmp_path: Path) -> None:
+    root = _copy_demo(tmp_path)
+    first = _index(root)
+    assert first.chunks_embedded > 20 and not first.errors
+    assert "sot/engagements.csv" in first.indexed
+
+    # touching without changing content re-embeds nothing
+    os.utime(root / "docs" / "runbook.md", (time.time() + 5, time.time() + 5))
+    touched = _index(root)
+    assert touched.indexed == [] and touched.chunks_embedded == 0
+    assert touched.unchanged == len(first.indexed)
+
+    runbook = root / "docs" / "runbook.md"
+    runbook.write_text(runbook.read_text() + "\n## Paging\n\nPage the on-call engineer.\n")
+    second = _index(root)
+    assert second.indexed == ["docs/runbook.md"]
+    assert second.embedded_paths == ["docs/runbook.md"]
+    assert second.chunks_embedded == 1  # the new section only; old sections keep vectors
+    assert second.chunks_reused >= 3
+    with SearchStore.for_state_dir(root / ".charter") as store:
+        texts = [r["text"] for r in store.chunks_of("docs/runbook.md")]
+    assert any("Page the on-call engineer." in t for t in texts)
+
+
+def test_secrets_and_gitignored_files_are_skipped_and_reported(tmp_path: Path) -> None:
+    root = _copy_demo(tmp_path)
+    (root / ".env").write_text("API_KEY=sk-live-123\n")
+    (root / ".env.production").write_text("DB_PASSWORD=hunter2\n")
+    (root / "docs" / "server.pem").write_text("-----BEGIN PRIVATE KEY-----\n")
+    (root / "docs" / "aws_credentials.md").write_text("# creds\n\naws_secret=abc\n")
+    (root / ".gitignore").write_text("scratch/\n")
+    (root / "scratch").mkdir()
+    (root / "scratch" / "notes.md").write_text("# Scratch\n\nignored text\n")
+    report = _index(root, "hash")
+    skipped = dict(report.skipped)
+    assert skipped[".env"].startswith("secret")
+    assert skipped[".env.production"].startswith("secret")
+    assert skipped["docs/aws_credentials.md"].startswith("secret")
+    assert skipped["scratch/notes.md"] == "gitignored"
+    assert "docs/server.pem" in skipped or "docs/server.pem" not in report.indexed
+    with SearchStore.for_state_dir(root / ".charter") as store:
+        all_text = " ".join(r[0] for r in store.conn.execute("SELECT text FROM chunks"))
+    assert "sk-live-123" not in all_text and "hunter2" not in all_text
+    assert "aws_secret" not in all_text and "ignored text" not in all_text
+
+
+def test_malformed_csv_and_yaml_are_reported_and_the_rest_indexed(tmp_path: Path) -> None:
+    root = _copy_demo(tmp_path)
+    (root / "sot" / "broken.csv").write_text("id,fee\nX-1,10,extra\n")
+    (root / "sot" / "broken.yaml").write_text("a: [1, 2\nb: 3\n")
+    report = _index(root, "hash")
+    errors = dict(report.errors)
+    assert "line 2: expected 2 fields, got 3" in errors["sot/broken.csv"]
+    assert errors["sot/broken.yaml"].startswith("malformed YAML sot/broken.yaml: line")
+    assert "sot/engagements.csv" in report.indexed and "docs/runbook.md" in report.indexed
+
+    done = subprocess.run(
+        [str(CHARTER), "index", "--project", str(root)], capture_output=True, text=True
+    )
+    assert done.returncode == 0
+    assert "malformed CSV sot/broken.csv: line 2" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_deleted_file_stays_findable_only_in_review(tmp_path: Path) -> None:
+    root = _copy_demo(tmp_path)
+    _index(root)
+    (root / "docs" / "runbook.md").unlink()
+    report = _index(root)
+    assert report.deleted == ["docs/runbook.md"]
+    from charter.search.engine import SearchEngine
+
+    engine = SearchEngine(Project.load(root), reranker="none")
+    try:
+        execution = engine.search("how do I roll back a deploy", mode="execution", log=False)
+        review = engine.search("how do I roll back a deploy", mode="review", log=False)
+    finally:
+        engine.close()
+    assert all(r.path != "docs/runbook.md" for r in execution.results)
+    hits = [r for r in review.results if r.path == "docs/runbook.md"]
+    assert hits and hits[0].status == "deleted" and "[deleted" in hits[0].citation
+
+
+def test_bad_path_is_one_line_error(tmp_path: Path) -> None:
+    root = _copy_demo(tmp_path)
+    done = subprocess.run(
+        [str(CHARTER), "index", str(root / "nope"), "--project", str(root)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0
+    assert done.stderr.strip().count("\n") == 0 and "path not found" in done.stderr
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_files_deleted_in_git_history_are_searchable_in_review(tmp_path: Path) -> None:
+    root = _copy_demo(tmp_path)
+    legacy = root / "docs" / "legacy-billing.md"
+    legacy.write_text(
+        "# Legacy billing engine\n\n## Nightly batch\n\nThe old engine rated usage in a "
+        "nightly cron batch written in Perl, which took six hours for large tenants.\n"
+    )
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(root), *args], check=True, env=env, capture_output=True)
+
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "initial")
+    git("rm", "-q", "docs/legacy-billing.md")
+    git("commit", "-q", "-m", "remove legacy doc")
+    report = _index(root)  # the file never existed in this index: it comes from history
+    assert report.history == ["docs/legacy-billing.md"]
+    from charter.search.engine import SearchEngine
+
+    engine = SearchEngine(Project.load(root), reranker="none")
+    try:
+        review = engine.search("nightly Perl batch job", mode="review", log=False)
+        execution = engine.search("nightly Perl batch job", mode="execution", log=False)
+    finally:
+        engine.close()
+    found = [r for r in review.results if r.path == "docs/legacy-billing.md"]
+    assert found, [r.citation for r in review.results]
+    assert found[0].status == "deleted"
+    assert found[0].citation.startswith(
+        "docs/legacy-billing.md#L3-L5 (Legacy billing engine > Nightly batch) [deleted in "
+    )
+    assert all(r.path != "docs/legacy-billing.md" for r in execution.results)

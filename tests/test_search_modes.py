@@ -1,0 +1,148 @@
+"""Hybrid search on the demo project with the real embedding model: modes, zones, exact
+lookups, expansion, citation chaining, the JSON shape, sho.json and the action log."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from charter.config import Project
+from charter.embed.registry import get_embedder
+from charter.search.actions import read_actions
+from charter.search.engine import SearchEngine
+from charter.search.indexer import Indexer
+
+DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
+CHARTER = Path(sys.executable).with_name("charter")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    root = tmp_path_factory.mktemp("demo") / "proj"
+    for part in ("docs", "decisions", "sot"):
+        shutil.copytree(DEMO / part, root / part)
+    (root / "charter.toml").write_text('[search]\ndefault_mode = "execution"\n')
+    project = Project.load(root)
+    Indexer(project, get_embedder("minilm")).run()
+    return project
+
+
+@pytest.fixture(scope="module")
+def engine(project: Project) -> SearchEngine:
+    eng = SearchEngine(project)
+    yield eng
+    eng.close()
+
+
+def test_semantic_query_finds_the_right_section(engine: SearchEngine) -> None:
+    response = engine.search("why did ingestion miss its deadline", mode="review", log=False)
+    cites = [r.citation for r in response.results]
+    assert any(c.startswith("docs/retros/sprint-03.md#") for c in cites[:5]), cites
+    for result in response.results:
+        assert result.scores["fused"] is not None or result.chained_from
+
+
+def test_execution_scope_excludes_decisions_and_planning_includes_them(
+    engine: SearchEngine,
+) -> None:
+    execution = engine.search("which database is the system of record", mode="execution", log=False)
+    planning = engine.search("which database is the system of record", mode="planning", log=False)
+    assert all(not r.path.startswith("decisions/") for r in execution.results)
+    assert planning.results[0].path == "decisions/ADR-0001-use-postgres.md"
+    assert len(planning.results) <= 8 and len(execution.results) <= 6
+
+
+def test_exact_lookup_puts_the_id_first(engine: SearchEngine) -> None:
+    response = engine.search("DEL-103 owner", mode="execution", log=False)
+    top = response.results[0]
+    assert top.exact and "DEL-103" in top.text
+    assert top.citation == "sot/deliverables.csv#row=3"
+
+
+def test_restricted_zone_only_when_asked(engine: SearchEngine) -> None:
+    query = "tenant admin saw another tenant's invoice totals security incident"
+    default = engine.search(query, mode="review", k_out=20, log=False)
+    assert all(r.zone != "restricted" for r in default.results)
+    asked = engine.search(query, mode="review", zones=["restricted"], log=False)
+    assert any(r.path == "docs/security-incident-2025-09.md" for r in asked.results)
+    assert "restricted" not in asked.scope.excluded_zones
+
+
+def test_planning_expands_with_parent_and_siblings(engine: SearchEngine) -> None:
+    response = engine.search("pricing tiers for the product", mode="planning", log=False)
+    tiers = next(r for r in response.results if r.section.endswith("Pricing tiers"))
+    relations = {c["relation"] for c in tiers.context}
+    assert {"previous", "next"} <= relations or "parent" in relations
+    assert all(c["citation"].startswith("docs/product-overview.md#L") for c in tiers.context)
+
+
+def test_review_follows_adr_citations(engine: SearchEngine) -> None:
+    response = engine.search(
+        "append-only usage events replaced per-event counters",
+        mode="review",
+        k_out=1,
+        log=False,
+    )
+    assert response.results[0].path == "decisions/ADR-0004-append-only-usage-events.md"
+    chained = [r for r in response.results if r.chained_from]
+    assert any(r.path == "decisions/ADR-0002-multi-tenant-schema.md" for r in chained)
+
+
+def _cli(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(CHARTER), *args, "--project", str(project.root)], capture_output=True, text=True
+    )
+
+
+def test_cli_json_shape_and_action_log(project: Project) -> None:
+    log = project.root / "logs" / "context_actions.csv"
+    before = len(read_actions(log))
+    done = _cli(
+        project,
+        "search",
+        "engagement fee for Acme",
+        "--mode",
+        "execution",
+        "--k-out",
+        "3",
+        "--json",
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert set(data) >= {"query", "mode", "results", "scope"}
+    assert data["mode"] == "execution" and data["scope"]["k_out"] == 3
+    assert 1 <= len(data["results"]) <= 3
+    for result in data["results"]:
+        assert set(result) >= {
+            "citation",
+            "path",
+            "line_start",
+            "line_end",
+            "section",
+            "text",
+            "score",
+            "scores",
+        }
+        assert set(result["scores"]) == {"bm25", "dense", "fused", "rerank"}
+    assert any(r["path"] == "sot/engagements.csv" for r in data["results"])
+    rows = read_actions(log)
+    assert len(rows) == before + 1
+    assert rows[-1]["mode"] == "execution"
+    assert json.loads(rows[-1]["results"]) == [r["citation"] for r in data["results"]]
+
+
+def test_cli_reads_mode_from_sho_and_rejects_bad_mode(project: Project) -> None:
+    assert _cli(project, "mode", "review").returncode == 0
+    sho = json.loads((project.root / ".charter" / "sho.json").read_text())
+    assert sho["mode"] == "review"
+    done = _cli(project, "search", "sprint 3", "--json", "--no-rerank")
+    assert json.loads(done.stdout)["mode"] == "review"
+    bad = _cli(project, "search", "x", "--mode", "brainstorm")
+    assert bad.returncode != 0 and "unknown mode 'brainstorm'" in bad.stderr
+    assert "Traceback" not in bad.stderr
+    _cli(project, "mode", "execution")
