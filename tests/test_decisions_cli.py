@@ -1,0 +1,111 @@
+"""The decisions CLI end to end in a subprocess: add, answer, list, renegotiate, render."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.decisions_support import decisions, write_inputs
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def merged(repo: Path, run_charter: Run) -> Path:
+    q, a = write_inputs(repo)
+    res = run_charter("decisions", "merge", "--questions", str(q), "--answers", str(a), cwd=repo)
+    assert res.returncode == 0, res.stderr
+    return repo
+
+
+def test_list_json_and_binding_filter(merged: Path, run_charter: Run) -> None:
+    res = run_charter("decisions", "list", "--json", cwd=merged)
+    assert json.loads(res.stdout) == decisions().to_canonical()
+    res = run_charter("decisions", "list", "--json", "--binding", cwd=merged)
+    ids = [e["id"] for e in json.loads(res.stdout)["pgc_clarifications"]]
+    assert ids == ["TARGET_PLATFORM", "DATABASE", "OFFLINE_MODE", "AUDIT_LOG"]
+
+
+def test_invariants_statements(merged: Path, run_charter: Run) -> None:
+    res = run_charter("decisions", "invariants", "--json", cwd=merged)
+    items = {i["id"]: i for i in json.loads(res.stdout)["invariants"]}
+    assert items["TARGET_PLATFORM"]["statement"] == (
+        "Target platform: Web browser only. Excluded: Native mobile application."
+    )
+    assert items["OFFLINE_MODE"]["kind"] == "exclusion"
+    assert "THEME" not in items and "BILLING" not in items
+
+
+def test_add_and_answer(merged: Path, run_charter: Run) -> None:
+    res = run_charter(
+        "decisions",
+        "add",
+        "--id",
+        "REGION",
+        "--text",
+        "Which hosting region?",
+        "--choice",
+        "eu=EU (Frankfurt)",
+        "--choice",
+        "us=US East",
+        "--json",
+        cwd=merged,
+    )
+    assert res.returncode == 0, res.stderr
+    added = json.loads(res.stdout)
+    assert added["binding"] is False and added["binding_reason"] == "unresolved"
+    res = run_charter("decisions", "answer", "REGION", "eu", "--json", cwd=merged)
+    answered = json.loads(res.stdout)
+    assert answered["user_answer_label"] == "EU (Frankfurt)" and answered["binding"] is True
+    res = run_charter("decisions", "answer", "REGION", "us", cwd=merged)
+    assert res.returncode == 2 and "renegotiate REGION" in res.stderr
+    res = run_charter("decisions", "add", "--id", "REGION", "--text", "again", cwd=merged)
+    assert res.returncode == 2 and "already exists" in res.stderr
+
+
+def test_renegotiate_requires_explicit_answer_reason_and_confirmation(
+    merged: Path, run_charter: Run
+) -> None:
+    base = ["decisions", "renegotiate", "DATABASE"]
+    res = run_charter(*base, cwd=merged, stdin="")
+    assert res.returncode == 2 and "--answer" in res.stderr
+    assert '"id": "DATABASE"' in res.stdout  # shown verbatim before anything else
+    res = run_charter(*base, "--answer", "mongodb", cwd=merged, stdin="")
+    assert res.returncode == 2 and "--reason" in res.stderr
+    res = run_charter(*base, "--answer", "mongodb", "--reason", "scale", cwd=merged, stdin="")
+    assert res.returncode == 2 and "--yes" in res.stderr
+    res = run_charter(
+        *base, "--answer", "mongodb", "--reason", "scale", "--yes", "--json", cwd=merged
+    )
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["old"]["user_answer"] == "postgres" and out["new"]["user_answer"] == "mongodb"
+    assert out["history"]["reason"] == "scale"
+    hist = json.loads(run_charter("decisions", "history", "--json", cwd=merged).stdout)
+    assert [h["op"] for h in hist["history"]] == ["merge", "renegotiate"]
+
+
+def test_render_injects_canonical_json_verbatim(merged: Path, run_charter: Run) -> None:
+    tpl = merged / "prompt.md"
+    tpl.write_text("Decisions:\n$$PGC_CLARIFICATIONS\nRules:\n$$PGC_INVARIANTS\nEnd $$\n")
+    res = run_charter("render", str(tpl), cwd=merged)
+    assert res.returncode == 0, res.stderr
+    stored = (merged / ".charter/decisions/pgc_clarifications.json").read_text()
+    assert stored.rstrip("\n") in res.stdout
+    assert "- [DATABASE] Database: PostgreSQL only. Excluded: MongoDB." in res.stdout
+    assert res.stdout.endswith("End $$\n") and "$$PGC" not in res.stdout
+
+
+def test_bad_input_is_one_line(repo: Path, run_charter: Run) -> None:
+    (repo / "q.json").write_text("{not json")
+    res = run_charter(
+        "decisions", "merge", "--questions", "q.json", "--answers", "q.json", cwd=repo
+    )
+    assert res.returncode == 2 and res.stderr.count("\n") == 1 and "q.json" in res.stderr
+    res = run_charter("decisions", "import", "missing.yaml", cwd=repo)
+    assert res.returncode == 2 and "not found" in res.stderr
+    assert not (repo / ".charter/decisions/pgc_clarifications.json").exists()

@@ -1,0 +1,269 @@
+"""Drift wiring: the CLI gate, the Stop/SessionStart hooks through a subprocess with real
+Claude Code JSON, and the MCP tools through the SDK's client."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from charter.config import Project
+from charter.decisions import service
+from charter.decisions.hooks import handle_stop, pinned_invariants_text
+from tests.conftest import hook_payload
+from tests.decisions_support import decisions, no_worker
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+BAD = "Done. We could also consider a native mobile application for field staff later."
+GOOD = "Done. The web dashboard now loads 30% faster thanks to the PostgreSQL index."
+CHARTER = Path(sys.executable).with_name("charter")
+
+
+@pytest.fixture
+def project(repo: Path) -> Project:
+    no_worker(repo)
+    proj = Project.load(repo)
+    service.record(proj, decisions(), "merge")
+    return proj
+
+
+# -- CLI -------------------------------------------------------------------------------
+
+
+def test_drift_check_gate_and_json(project: Project, run_charter: Run) -> None:
+    res = run_charter("drift", "check", "-", "--json", "--no-semantic", cwd=project.root, stdin=BAD)
+    assert res.returncode == 1, res.stderr
+    out = json.loads(res.stdout)
+    assert out["verdict"] == "fail"
+    (finding,) = out["findings"]
+    assert set(finding) >= {
+        "rule",
+        "constraint_id",
+        "evidence",
+        "start",
+        "end",
+        "severity",
+        "message",
+        "repair",
+    }
+    assert BAD[finding["start"] : finding["end"]] == finding["evidence"]
+    good = project.root / "good.md"
+    good.write_text(GOOD)
+    res = run_charter("drift", "check", str(good), "--kind", "chat", cwd=project.root)
+    assert res.returncode == 0 and "PASS" in res.stdout
+
+
+def test_drift_check_with_constraints_file_and_batch(repo: Path, run_charter: Run) -> None:
+    constraints = repo / "c.json"
+    constraints.write_text(decisions().canonical_text())
+    batch = repo / "cases.jsonl"
+    batch.write_text(
+        json.dumps({"id": "a", "text": BAD, "artifact_kind": "chat"})
+        + "\n\n"
+        + json.dumps({"id": "b", "text": GOOD})
+        + "\n"
+        + json.dumps({"text": GOOD})
+        + "\n"
+    )
+    res = run_charter(
+        "drift",
+        "check",
+        "--batch",
+        str(batch),
+        "--constraints",
+        str(constraints),
+        "--no-semantic",
+        cwd=repo,
+    )
+    assert res.returncode == 1, res.stderr
+    lines = [json.loads(x) for x in res.stdout.splitlines()]
+    assert [(x.get("id"), x["verdict"]) for x in lines] == [
+        ("a", "fail"),
+        ("b", "pass"),
+        (None, "pass"),
+    ]
+
+
+def test_drift_check_bad_inputs(repo: Path, run_charter: Run) -> None:
+    (repo / "bin.dat").write_bytes(b"\x00\x01\x02")
+    res = run_charter("drift", "check", "bin.dat", "--constraints", "nope.json", cwd=repo)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1
+    res = run_charter("drift", "check", "-", "--kind", "poem", cwd=repo, stdin="x")
+    assert res.returncode == 2 and "--kind" in res.stderr
+
+
+def test_eval_drift_on_extra_split(run_charter: Run, tmp_path: Path) -> None:
+    data = Path(__file__).parent / "data" / "drift_extra"
+    res = run_charter(
+        "eval",
+        "drift",
+        "--data",
+        str(data),
+        "--json",
+        "--predictions",
+        str(tmp_path / "p.jsonl"),
+        cwd=tmp_path,
+    )
+    assert res.returncode == 0, res.stderr
+    m = json.loads(res.stdout)
+    assert m["n"] == 31 and m["precision"] >= 0.85 and m["f1"] >= 0.75
+    assert m["non_binding_or_unknown_citation_rate"] == 0.0
+    assert set(m["per_rule_detection_recall"]) == {
+        "QA-PGC-001",
+        "QA-PGC-002",
+        "QA-PGC-003",
+        "QA-PGC-004",
+    }
+    preds = [json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines()]
+    assert len(preds) == 31 and {p["verdict"] for p in preds} == {"pass", "fail"}
+
+
+def test_scorer_matches_reference_anchors() -> None:
+    from charter.eval.drift import load_split, score
+
+    split = load_split(Path(__file__).parent / "data" / "drift_extra")
+    oracle = [
+        {
+            "id": c["id"],
+            "verdict": c["expected"],
+            "violations": [
+                {"constraint_id": v["constraint_id"], "rule": v["rule"]} for v in c["violations"]
+            ],
+        }
+        for c in split.cases
+    ]
+    m = score(split, oracle)
+    assert (m["f1"], m["exact_attribution_accuracy"], m["false_alarm_rate_on_pass"]) == (
+        1.0,
+        1.0,
+        0.0,
+    )
+    all_fail = [{"id": c["id"], "verdict": "fail", "violations": []} for c in split.cases]
+    m = score(split, all_fail)
+    assert m["recall"] == 1.0 and m["exact_attribution_accuracy"] == 0.0
+    assert m["false_alarms_on_pass_by_tag"]["negation"]["false_alarms"] > 0
+
+
+# -- hooks -------------------------------------------------------------------------------
+
+
+def _hook(root: Path, event: str, run_charter: Run, **extra: Any) -> dict[str, Any] | None:
+    res = run_charter(
+        "hook",
+        event,
+        cwd=root,
+        stdin=hook_payload(event, root, **extra),
+        env={"CLAUDE_PROJECT_DIR": str(root)},
+    )
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout) if res.stdout.strip() else None
+
+
+def test_stop_hook_subprocess_block_warn_off(project: Project, run_charter: Run) -> None:
+    root = project.root
+    assert (
+        _hook(root, "stop", run_charter, stop_hook_active=False, last_assistant_message=GOOD)
+        is None
+    )
+    warn = _hook(root, "stop", run_charter, stop_hook_active=False, last_assistant_message=BAD)
+    assert warn is not None and "decision" not in warn
+    assert "QA-PGC-004" in warn["systemMessage"] and "TARGET_PLATFORM" in warn["systemMessage"]
+    no_worker(root, '[drift]\non_stop = "block"\n')
+    block = _hook(root, "stop", run_charter, stop_hook_active=False, last_assistant_message=BAD)
+    assert block is not None and block["decision"] == "block"
+    assert "native mobile application" in block["reason"]
+    again = _hook(root, "stop", run_charter, stop_hook_active=True, last_assistant_message=BAD)
+    assert again is not None and "decision" not in again  # never blocks twice: no loop
+    no_worker(root, '[drift]\non_stop = "off"\n')
+    assert _hook(root, "stop", run_charter, last_assistant_message=BAD) is None
+
+
+def test_session_start_pins_invariants(project: Project, run_charter: Run) -> None:
+    out = _hook(project.root, "session-start", run_charter, source="compact")
+    assert out is not None
+    context = out["hookSpecificOutput"]["additionalContext"]
+    assert "[DATABASE] Database: PostgreSQL only. Excluded: MongoDB." in context
+    assert pinned_invariants_text(project).count("\n") == 3  # four bound constraints
+
+
+def test_handle_stop_direct_edge_cases(project: Project, repo: Path) -> None:
+    assert handle_stop(project, {"hook_event_name": "Stop"}) is None
+    assert handle_stop(project, {"last_assistant_message": 42}) is None
+    store = service.store_for(project)
+    store.path.write_text(store.path.read_text().replace("postgres", "mongodb"))
+    tampered = handle_stop(project, {"last_assistant_message": BAD})
+    assert tampered is not None and "outside renegotiation" in tampered["systemMessage"]
+    empty = Project.load(repo.parent)  # a directory without decisions
+    assert handle_stop(empty, {"last_assistant_message": BAD}) is None
+
+
+# -- MCP -------------------------------------------------------------------------------
+
+
+def _payload(result: Any) -> Any:
+    if result.structured_content is not None:
+        content = result.structured_content
+        return content.get("result", content) if isinstance(content, dict) else content
+    return json.loads(result.content[0].text)
+
+
+async def _mcp_calls(root: Path) -> dict[str, Any]:
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(
+        command=str(CHARTER), args=["mcp", "--project", str(root)], cwd=str(root)
+    )
+    out: dict[str, Any] = {}
+    async with Client(params) as client:
+        tools = await client.list_tools()
+        out["tools"] = {t.name for t in tools.tools}
+        out["list"] = await client.call_tool("list_constraints", {"binding_only": True})
+        out["bad"] = await client.call_tool("check_drift", {"text": BAD, "kind": "chat"})
+        out["good"] = await client.call_tool("check_drift", {"text": GOOD})
+        out["kind"] = await client.call_tool("check_drift", {"text": GOOD, "kind": "poem"})
+        out["render"] = await client.call_tool(
+            "render_template", {"template": "X $$PGC_INVARIANTS Y"}
+        )
+    return out
+
+
+def test_mcp_tools_over_stdio(project: Project) -> None:
+    out = anyio.run(_mcp_calls, project.root)
+    assert {"list_constraints", "check_drift", "render_template"} <= out["tools"]
+    listed = _payload(out["list"])
+    assert [e["id"] for e in listed["pgc_clarifications"]] == [
+        "TARGET_PLATFORM",
+        "DATABASE",
+        "OFFLINE_MODE",
+        "AUDIT_LOG",
+    ]
+    bad = _payload(out["bad"])
+    assert bad["verdict"] == "fail" and bad["findings"][0]["rule"] == "QA-PGC-004"
+    assert _payload(out["good"])["verdict"] == "pass"
+    assert out["kind"].is_error
+    assert "[DATABASE]" in _payload(out["render"])["text"]
+
+
+def test_mcp_tools_in_memory_report_tamper(project: Project) -> None:
+    from mcp import Client
+    from mcp.server import MCPServer
+
+    from charter.decisions.mcp_tools import register
+
+    server = MCPServer(name="decisions-test")
+    register(server, project_getter=lambda: project)
+    store = service.store_for(project)
+    store.path.write_text(store.path.read_text().replace("postgres", "mongodb"))
+
+    async def call() -> Any:
+        async with Client(server) as client:
+            return await client.call_tool("list_constraints", {})
+
+    result = anyio.run(call)
+    assert result.is_error and "outside renegotiation" in result.content[0].text

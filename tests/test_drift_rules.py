@@ -1,0 +1,157 @@
+"""QA-PGC-001..004 fire on violations and stay quiet on the hard passes.
+
+Runs the default checker (lexical + the real bundled embedding model) and the lexical
+layer alone, against the small scenario in :mod:`tests.decisions_support`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from charter.decisions.drift.checker import DriftChecker
+from charter.decisions.drift.result import DriftResult, Finding
+from charter.decisions.invariants import Invariant
+from charter.embed.registry import get_embedder
+from tests.decisions_support import decisions
+
+
+@pytest.fixture(scope="module", params=["semantic", "lexical"])
+def checker(request: pytest.FixtureRequest) -> DriftChecker:
+    embedder = get_embedder("minilm") if request.param == "semantic" else None
+    return DriftChecker(decisions(), embedder=embedder)
+
+
+def check(checker: DriftChecker, text: str) -> DriftResult:
+    result = checker.check(text)
+    for f in result.findings:
+        assert text[f.start : f.end] == f.evidence, f
+    return result
+
+
+def rules(result: DriftResult) -> set[tuple[str, str]]:
+    return {(f.rule, f.constraint_id) for f in result.findings}
+
+
+FAILS = [
+    (
+        "The data layer stores every entity as a document in MongoDB.",
+        ("QA-PGC-001", "DATABASE"),
+        "MongoDB",
+    ),
+    (
+        "Support staff can update or delete audit rows when a customer disputes a change.",
+        ("QA-PGC-001", "AUDIT_LOG"),
+        "update or delete audit rows",
+    ),
+    (
+        "Epic: Offline mode\n- The app caches every project locally and syncs on reconnect.",
+        ("QA-PGC-002", "OFFLINE_MODE"),
+        "Offline mode",
+    ),
+    (
+        "I've stubbed the repository layer because we still need to decide on the datastore "
+        "between PostgreSQL and MongoDB.",
+        ("QA-PGC-003", "DATABASE"),
+        "still need to decide",
+    ),
+    (
+        "Looks good. We could also consider a native mobile application for field staff later.",
+        ("QA-PGC-004", "TARGET_PLATFORM"),
+        "native mobile application",
+    ),
+    (
+        "Options for the maintainers' vote:\n(a) keep PostgreSQL as is\n(b) move the data to "
+        "MongoDB",
+        ("QA-PGC-004", "DATABASE"),
+        "MongoDB",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected", "quote"), FAILS)
+def test_each_rule_fires(
+    checker: DriftChecker, text: str, expected: tuple[str, str], quote: str
+) -> None:
+    result = check(checker, text)
+    assert result.verdict == "fail"
+    assert expected in rules(result), result.as_dict()
+    finding = next(f for f in result.findings if (f.rule, f.constraint_id) == expected)
+    assert quote in finding.evidence
+    assert finding.repair and finding.constraint_id in finding.message
+
+
+PASSES = [
+    # negation
+    "We will not build a native mobile application; the web app is responsive instead.",
+    # quoted history
+    "During discovery the user chose the web browser over a native mobile application.",
+    # confirmed exclusion
+    "Offline mode is out of scope, so the client shows a banner when the connection drops.",
+    # deviating from a could-level answer
+    "The first release ships the dark theme because beta users asked for it.",
+    # calling a genuinely unresolved decision open
+    "The billing model is still undecided, so we meter both seats and usage for now.",
+    # elaboration within the constraints
+    "Every change is inserted into the append-only audit table in PostgreSQL by a trigger.",
+]
+
+
+@pytest.mark.parametrize("text", PASSES)
+def test_hard_passes_stay_quiet(checker: DriftChecker, text: str) -> None:
+    result = check(checker, text)
+    assert result.verdict == "pass", result.as_dict()
+
+
+def test_violation_in_last_bullet_of_long_text(checker: DriftChecker) -> None:
+    bullets = [f"- Item {i}: the web dashboard shows widget {i} with filters." for i in range(25)]
+    text = "QA plan\n" + "\n".join(bullets) + "\n- Reporting: a nightly export copies all "
+    text += "tables into MongoDB for the analysts."
+    result = check(checker, text)
+    assert rules(result) == {("QA-PGC-001", "DATABASE")}
+    assert result.findings[0].start > len(text) - 80
+
+
+def test_non_binding_constraints_are_never_cited(checker: DriftChecker) -> None:
+    text = "Billing: we still need to decide between per seat and usage based. Dark theme first."
+    result = check(checker, text)
+    assert all(f.constraint_id not in {"THEME", "BILLING"} for f in result.findings)
+
+
+class FakeJudge:
+    name = "fake"
+
+    def __init__(self, findings: Sequence[Finding]) -> None:
+        self.findings = list(findings)
+        self.calls = 0
+
+    def judge(
+        self,
+        text: str,
+        kind: str | None,
+        invariants: Sequence[Invariant],
+        found: Sequence[Finding],
+    ) -> Sequence[Finding]:
+        self.calls += 1
+        assert {i.id for i in invariants} >= {"DATABASE", "TARGET_PLATFORM"}
+        return self.findings
+
+
+def _finding(cid: str, text: str, quote: str, rule: str = "QA-PGC-001") -> Finding:
+    start = text.find(quote)
+    return Finding(rule, cid, quote, start, start + len(quote), "error", "m", "r", "judge")
+
+
+def test_judge_layer_is_validated() -> None:
+    text = "Reports are rendered by a separate service that reads a replica."
+    good = _finding("DATABASE", text, "a separate service")
+    non_binding = _finding("THEME", text, "Reports")
+    wrong_span = Finding("QA-PGC-001", "DATABASE", "nope", 0, 4, "error", "m", "r", "judge")
+    judge = FakeJudge([good, non_binding, wrong_span])
+    result = DriftChecker(decisions(), judge=judge).check(text)
+    assert judge.calls == 1
+    assert [(f.constraint_id, f.evidence) for f in result.findings] == [
+        ("DATABASE", "a separate service")
+    ]
+    assert DriftChecker(decisions()).check(text).verdict == "pass"  # off by default
