@@ -93,6 +93,8 @@ PASSES = [
     "The first release ships the dark theme because beta users asked for it.",
     # calling a genuinely unresolved decision open
     "The billing model is still undecided, so we meter both seats and usage for now.",
+    # negation across a hard-wrapped line
+    "- The dashboard stays in the browser; we are not building a\n  native mobile application.",
     # elaboration within the constraints
     "Every change is inserted into the append-only audit table in PostgreSQL by a trigger.",
 ]

@@ -59,19 +59,42 @@ def _clauses(text: str, start: int, end: int) -> tuple[Span, ...]:
     return tuple(out)
 
 
-def segment(text: str) -> list[Unit]:
-    """Units in document order; every span indexes into ``text`` unchanged."""
-    units: list[Unit] = []
+def _logical_lines(text: str) -> list[tuple[int, int]]:
+    """Physical lines, with hard-wrapped continuations joined to the line they continue.
+
+    A line continues the previous one when it is not a bullet, the previous line does not
+    end a sentence or introduce a list, and it starts in lower case or is indented.
+    """
+    spans: list[tuple[int, int]] = []
     offset = 0
+    prev_open = False
     for line in text.splitlines(keepends=True):
-        line_start = offset
+        start = offset
         offset += len(line)
         body = line.rstrip("\r\n")
         if not body.strip():
+            prev_open = False
             continue
+        stripped = body.lstrip()
+        continues = (
+            prev_open and not _BULLET.match(body) and (stripped[:1].islower() or body[:1] in " \t")
+        )
+        end = start + len(body)
+        if continues and spans:
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+        prev_open = body.rstrip()[-1:] not in ".!?:"
+    return spans
+
+
+def segment(text: str) -> list[Unit]:
+    """Units in document order; every span indexes into ``text`` unchanged."""
+    units: list[Unit] = []
+    for line_start, line_end in _logical_lines(text):
+        body = text[line_start:line_end]
         bullet = _BULLET.match(body)
         pos = line_start + (bullet.end() if bullet else 0)
-        line_end = line_start + len(body)
         cuts = [m.start() for m in _SENTENCE_END.finditer(text, pos, line_end)]
         bounds = [pos, *[c + 1 for c in cuts], line_end]
         for s0, e0 in itertools.pairwise(bounds):
