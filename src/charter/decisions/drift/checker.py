@@ -51,6 +51,12 @@ RELAXED_MIN_SIM = 0.15
 SEMANTIC_MIN_WORDS = 6
 #: Topic-word weight a sentence needs before it is embedded for the semantic checks.
 TOPIC_MIN = 0.5
+#: At most this many sentences per artifact are embedded for paraphrase checks.
+MAX_SEMANTIC_UNITS = 3
+#: Lexical topic lead that makes embedding an undecided sentence unnecessary.
+CLEAR_TOPIC_MARGIN = 1.0
+#: Topic score below which undecided language is attributed with the sentence before.
+UNDECIDED_TOPIC_MIN = 0.75
 NEG_WINDOW_BEFORE = 6
 NEG_WINDOW_AFTER = 12
 EXEMPT_BEFORE = 6
@@ -295,9 +301,13 @@ class DriftChecker:
         return DriftResult(findings=findings)
 
     def _semantic_candidates(self, views: list[_UnitView]) -> list[int]:
-        """Units worth embedding: undecided language (and the sentence before it), and
-        sentences that share a topic word with a binding exclusion or choice. Embedding
-        is the expensive step, so everything else stays lexical."""
+        """Units worth embedding, because embedding is the expensive step.
+
+        Undecided language always (plus the sentence before it when the sentence itself
+        names no topic: "I'm not sure it was ever decided"); then at most
+        ``MAX_SEMANTIC_UNITS`` sentences with the most topic words of a binding exclusion
+        or choice, the ones a paraphrase check can change. Everything else stays lexical.
+        """
         prep = self._prep
         semantic = [
             v
@@ -305,16 +315,25 @@ class DriftChecker:
             if i in prep.exclusion_vectors or i in prep.rejected_vectors
         ]
         wanted: set[int] = set()
+        ranked: list[tuple[float, int]] = []
         for pos, view in enumerate(views):
             if view.undecided is not None:
-                wanted.add(pos)
-                if pos > 0:
+                scores = self._topic_scores(view, {}, pos)
+                lexical_best = scores[0][0] if scores else 0.0
+                runner_up = scores[1][0] if len(scores) > 1 else 0.0
+                if lexical_best - runner_up < CLEAR_TOPIC_MARGIN:
+                    wanted.add(pos)  # the words alone do not say which decision is meant
+                if pos > 0 and lexical_best < UNDECIDED_TOPIC_MIN:
                     wanted.add(pos - 1)
                 continue
-            for vocab in semantic:
-                if sum(w for t, w in vocab.topic.items() if t in view.stems) >= TOPIC_MIN:
-                    wanted.add(pos)
-                    break
+            best = max(
+                (sum(w for t, w in v.topic.items() if t in view.stems) for v in semantic),
+                default=0.0,
+            )
+            if best >= TOPIC_MIN:
+                ranked.append((best, pos))
+        ranked.sort(key=lambda x: (-x[0], x[1]))
+        wanted.update(pos for _, pos in ranked[:MAX_SEMANTIC_UNITS])
         return sorted(wanted)
 
     # undecided language (QA-PGC-003) ------------------------------------------------------
@@ -341,12 +360,12 @@ class DriftChecker:
             return []
         scores = self._topic_scores(view, sims, pos)
         best, ci = scores[0] if scores else (0.0, -1)
-        if best < 0.75 and pos > 0:
+        if best < UNDECIDED_TOPIC_MIN and pos > 0:
             # "I'm not sure it was ever decided" refers back to the previous sentence
             prev = self._topic_scores(views[pos - 1], sims, pos - 1)
             if prev and prev[0][0] > best:
                 best, ci = prev[0]
-        if ci < 0 or best < 0.75:
+        if ci < 0 or best < UNDECIDED_TOPIC_MIN:
             return []
         vocab = self._prep.vocab[ci]
         if vocab.invariant is None:

@@ -1,0 +1,148 @@
+"""Drift-check speed: one 250-word artifact against 8 constraints, and the Stop hook.
+
+Prints medians (milliseconds). Inputs are the repo's own held-out scenario
+(tests/data/drift_extra, ``clinic_scheduling``: 8 clarifications), so the script runs on
+a clean clone. Usage: ``python bench/drift_speed.py [--runs N]``.
+
+- ``check_semantic_ms``: default checker (lexical + bundled MiniLM), warm process,
+  constraint vectors prepared once; the artifact's sentences are embedded every run.
+- ``check_lexical_ms``: the lexical layer alone.
+- ``stop_hook_cold_ms``: wall time of ``charter hook stop`` in a fresh process (no warm
+  worker), Claude Code Stop JSON on stdin, in a temp project with the same decisions.
+- ``stop_handler_warm_ms``: ``handle_stop`` in a warm process (what the warm worker
+  pays per Stop event; the socket round trip comes on top).
+- ``python_startup_ms``: a bare ``python -c pass`` for reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data" / "drift_extra"
+SCENARIO = "clinic_scheduling"
+CHARTER = Path(sys.executable).with_name("charter")
+
+
+def artifact(words: int = 250) -> str:
+    """~250 words of real artifact text from the scenario's cases, lines kept."""
+    texts = []
+    for line in (DATA / "cases.jsonl").read_text().splitlines():
+        case = json.loads(line)
+        if case["scenario"] == SCENARIO:
+            texts.append(case["text"])
+    out: list[str] = []
+    count = 0
+    for text in texts:
+        for line in text.splitlines():
+            n = len(line.split())
+            if count + n > words:
+                return "\n".join(out)
+            out.append(line)
+            count += n
+    return "\n".join(out)
+
+
+def median_ms(samples: list[float]) -> float:
+    return round(1000 * statistics.median(samples), 2)
+
+
+def in_process(text: str, runs: int) -> dict[str, float]:
+    from charter.decisions.drift.checker import DriftChecker
+    from charter.decisions.models import parse_clarifications
+    from charter.embed.registry import get_embedder
+
+    data = json.loads((DATA / "constraints" / f"{SCENARIO}.json").read_text())
+    decisions = parse_clarifications(data)
+    out = {}
+    for name, embedder in (("semantic", get_embedder("minilm")), ("lexical", None)):
+        checker = DriftChecker(decisions, embedder=embedder)
+        for _ in range(3):
+            checker.check(text)
+        samples = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            checker.check(text)
+            samples.append(time.perf_counter() - t0)
+        out[f"check_{name}_ms"] = median_ms(samples)
+    return out
+
+
+def hook_cold(text: str, runs: int) -> dict[str, float]:
+    from charter.config import Project
+    from charter.decisions import service
+    from charter.decisions.models import parse_clarifications
+
+    tmp = Path(tempfile.mkdtemp(prefix="charter-drift-speed-"))
+    try:
+        subprocess.run(["git", "init", "-q", str(tmp)], check=True)
+        (tmp / "charter.toml").write_text("[hooks]\nwarm_worker = false\n")
+        data = json.loads((DATA / "constraints" / f"{SCENARIO}.json").read_text())
+        service.record(Project.load(tmp), parse_clarifications(data), "import")
+        payload = json.dumps(
+            {
+                "session_id": "bench",
+                "cwd": str(tmp),
+                "hook_event_name": "Stop",
+                "stop_hook_active": False,
+                "last_assistant_message": text,
+            }
+        )
+        env = {**os.environ, "CLAUDE_PROJECT_DIR": str(tmp)}
+        from charter.decisions.hooks import handle_stop
+
+        project = Project.load(tmp)
+        warm = []
+        for _ in range(runs + 3):
+            t0 = time.perf_counter()
+            reply = handle_stop(project, json.loads(payload))
+            warm.append(time.perf_counter() - t0)
+        assert reply is not None, "the artifact should fail the check"
+        hook, bare = [], []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            subprocess.run(
+                [str(CHARTER), "hook", "stop"],
+                input=payload,
+                text=True,
+                env=env,
+                capture_output=True,
+                check=True,
+            )
+            hook.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-c", "pass"], check=True)
+            bare.append(time.perf_counter() - t0)
+        return {
+            "stop_handler_warm_ms": median_ms(warm[3:]),
+            "stop_hook_cold_ms": median_ms(hook),
+            "python_startup_ms": median_ms(bare),
+        }
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20)
+    args = parser.parse_args()
+    text = artifact()
+    result: dict[str, object] = {"artifact_words": len(text.split()), "constraints": 8}
+    result.update(in_process(text, args.runs))
+    result.update(hook_cold(text, max(5, args.runs // 4)))
+    result["load_average_1m"] = round(os.getloadavg()[0], 2)
+    result["cpus"] = os.cpu_count()
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
