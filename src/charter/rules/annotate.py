@@ -139,7 +139,7 @@ DOMAIN_LEXICON: dict[str, tuple[str, ...]] = {
     "git": ("commit", "branch", "pull request", " pr ", "merge", "rebase", "push", "git"),
     "database": ("database", "migration", "sql", "query", "schema", "orm", "index", "table"),
     "api": ("api", "endpoint", "rest", "graphql", "controller", "route", "request", "response"),
-    "frontend": ("ui", "css", "component", "vue", "react", "frontend", "i18n", "design system"),
+    "frontend": ("ui ", "css", "component", "vue", "react", "frontend", "i18n", "design system"),
     "errors": ("error", "exception", "throw", "catch", "fail"),
     "logging": ("log ", "logs", "logging", "logger", "log call", "telemetry"),
     "docs": ("docs", "documentation", "readme", "changelog", "docstring", "markdown"),
@@ -197,13 +197,16 @@ def parse_annotations(text: str) -> Annotations:
     return ann
 
 
+_DOMAIN_RX = {
+    domain: re.compile(r"\b(?:" + "|".join(re.escape(s.strip()) for s in stems) + ")")
+    for domain, stems in DOMAIN_LEXICON.items()
+}
+
+
 def infer_domains(text: str, section: str) -> list[str]:
+    """Domains whose stems start a word of the rule or its section (not mid-word)."""
     haystack = f" {_strip_code(text)} {section} ".lower()
-    found = []
-    for domain, stems in DOMAIN_LEXICON.items():
-        if any(stem in haystack for stem in stems):
-            found.append(domain)
-    return sorted(found)
+    return sorted(domain for domain, rx in _DOMAIN_RX.items() if rx.search(haystack))
 
 
 def infer_intents(text: str, section: str) -> list[str]:
@@ -227,6 +230,30 @@ def polarity(text: str) -> str:
     if _MUST.search(plain):
         return "must"
     return ""
+
+
+_DIRECTIVE_WORDS = re.compile(
+    r"\b(must|should|never|always|don't|do not|avoid|prefer|ensure|make sure|required?|"
+    r"need to|only|instead|mustn't|shouldn't|cannot|forbidden)\b",
+    re.IGNORECASE,
+)
+_IMPERATIVE_VERBS = frozenset(
+    "use add run keep write call check create put import define follow mock name return "
+    "throw wrap place store update test document validate prefer avoid include remove "
+    "register reuse confirm refer describe make ensure do set pass move split extract apply "
+    "install build commit push open log handle look consider start limit specify read be "
+    "treat verify prefix group sort configure declare bump delete rename respect".split()
+)
+_LEAD_LABEL = re.compile(r"^\W*(\*\*[^*]+\*\*\s*[:\-–—]?\s*)?")
+
+
+def is_directive(text: str) -> bool:
+    """Does the text instruct (modal words or an imperative verb first) or only describe?"""
+    if _DIRECTIVE_WORDS.search(_strip_code(text)):
+        return True
+    words = _LEAD_LABEL.sub("", text).split()
+    first = re.sub(r"[^a-z']", "", words[0].lower()) if words else ""
+    return first in _IMPERATIVE_VERBS
 
 
 def normalize_risk(value: str) -> str:

@@ -108,7 +108,11 @@ class _Walker:
             )
 
     def walk(self, nodes: list[SyntaxTreeNode], context: str = "", depth: int = 0) -> None:
-        for node in nodes:
+        lead_in = ""
+        for pos, node in enumerate(nodes):
+            nxt = nodes[pos + 1] if pos + 1 < len(nodes) else None
+            if node.type != "paragraph":
+                lead_in = "" if node.type not in ("bullet_list", "ordered_list") else lead_in
             kind = node.type
             if kind == "heading":
                 level = int(node.tag[1:])
@@ -126,8 +130,9 @@ class _Walker:
                     )
             elif kind in ("fence", "code_block"):
                 self.attach_code(node)
-            elif kind in ("bullet_list", "ordered_list"):
-                self.walk_list(node, context, depth)
+            elif kind in LISTS:
+                self.walk_list(node, lead_in or context, depth, prefix=bool(lead_in))
+                lead_in = ""
             elif kind == "table":
                 self.walk_table(node)
             elif kind == "blockquote":
@@ -139,13 +144,27 @@ class _Walker:
                     start, end = self.span(node)
                     self.add(Block("paragraph", text, start, end, self.section(), context))
 
-    def walk_list(self, node: SyntaxTreeNode, context: str, depth: int) -> None:
+    def walk_list(
+        self, node: SyntaxTreeNode, context: str, depth: int, *, prefix: bool = False
+    ) -> None:
         ordered = node.type == "ordered_list"
         for item in node.children:
             own = [c for c in item.children if c.type in ("paragraph", "html_block")]
-            nested = [c for c in item.children if c.type in ("bullet_list", "ordered_list")]
+            nested = [c for c in item.children if c.type in LISTS]
             first_nested = min((c.map[0] for c in nested if c.map), default=None)
             text = " ".join(_inline_text(p) for p in own if p.type == "paragraph").strip()
+            if nested and _is_lead_in(text) and _plain_items(nested):
+                # a heading-like item whose sub-items are plain: one rule, whole span
+                children = "; ".join(_item_texts(nested))
+                start, end = self.span(item)
+                self.add(Block("item", f"{text} {children}", start, end, self.section(), context))
+                continue
+            if nested and _is_lead_in(text):
+                for child in nested:
+                    self.walk_list(child, text, depth + 1, prefix=True)
+                continue
+            if prefix and context and text:
+                text = f"{context} {text}"
             if text:
                 start, end = self.span(item, first_nested)
                 self.add(
@@ -186,6 +205,33 @@ class _Walker:
                     text = " | ".join(cells)
                 start, end = self.span(row)
                 self.add(Block("row", text, start, end, self.section(), " | ".join(header)))
+
+
+LISTS = ("bullet_list", "ordered_list")
+
+
+def _is_lead_in(text: str) -> bool:
+    """A short line ending in a colon that introduces what follows."""
+    plain = re.sub(r"[*_`]+", "", text).strip()
+    return plain.endswith(":") and len(plain.split()) <= 10
+
+
+def _item_texts(lists: list[SyntaxTreeNode]) -> list[str]:
+    out = []
+    for lst in lists:
+        for item in lst.children:
+            out.append(" ".join(_inline_text(p) for p in item.children if p.type == "paragraph"))
+    return [t for t in out if t]
+
+
+def _plain_items(lists: list[SyntaxTreeNode]) -> bool:
+    """Sub-items that name things rather than instruct (short, no nesting of their own)."""
+    for lst in lists:
+        for item in lst.children:
+            if any(c.type in LISTS for c in item.children):
+                return False
+    texts = _item_texts(lists)
+    return bool(texts) and all(len(t.split()) <= 6 for t in texts)
 
 
 def split_blocks(

@@ -10,6 +10,7 @@ from charter.rules.annotate import (
     infer_domains,
     infer_intents,
     infer_risk,
+    is_directive,
     normalize_risk,
     parse_annotations,
     polarity,
@@ -51,10 +52,20 @@ def _search_text(block: Block, clean: str, description: str) -> str:
     return ". ".join(parts)
 
 
+_CODE_OR_TEXT = re.compile(r"(`[^`]*`)")
+
+
 def _display_text(text: str) -> str:
-    """Rule text for agents: emphasis markup removed, code spans kept (they name things)."""
-    text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
-    return _WS.sub(" ", text).strip()
+    """Rule text for agents: emphasis markup removed, code spans kept verbatim."""
+    parts = _CODE_OR_TEXT.split(text)
+    for i in range(0, len(parts), 2):
+        parts[i] = re.sub(r"(\*\*|__)(.+?)\1", r"\2", parts[i])
+    return _WS.sub(" ", "".join(parts)).strip()
+
+
+def _inference_section(section: list[str]) -> str:
+    """Headings used to infer tags: a file's lone title says little about each rule."""
+    return " > ".join(section[1:] if len(section) > 1 else section)
 
 
 def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[Rule]:
@@ -67,8 +78,9 @@ def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[R
             continue
         section_path = list(block.section)
         section = " > ".join(section_path)
-        domains = ann.domains or infer_domains(clean + " " + block.context, section)
-        intents = ann.intents or infer_intents(clean, section)
+        tag_section = _inference_section(section_path)
+        domains = ann.domains or infer_domains(clean + " " + block.context, tag_section)
+        intents = ann.intents or infer_intents(clean, tag_section)
         risk = normalize_risk(ann.risk) if ann.risk else infer_risk(clean, domains)
         constitution = src.always or is_constitution_section(section_path, markers)
         rules.append(
@@ -86,6 +98,7 @@ def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[R
                 kind=block.kind,
                 search_text=_search_text(block, clean, src.description),
                 polarity=polarity(clean),
+                directive=is_directive(block.text),
             )
         )
     return rules

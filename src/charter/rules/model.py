@@ -50,6 +50,7 @@ class Rule:
     kind: str = "item"
     search_text: str = ""
     polarity: str = ""  # must | never | "" (for contradiction checks)
+    directive: bool = True  # instructs rather than describes
 
     @property
     def compact_text(self) -> str:
@@ -74,7 +75,12 @@ class Rule:
     def to_state(self) -> dict[str, Any]:
         """Everything needed to rebuild the rule from compiled state."""
         data = self.to_dict()
-        data.update(kind=self.kind, search_text=self.search_text, polarity=self.polarity)
+        data.update(
+            kind=self.kind,
+            search_text=self.search_text,
+            polarity=self.polarity,
+            directive=self.directive,
+        )
         return data
 
     @classmethod
@@ -94,4 +100,5 @@ class Rule:
             kind=data.get("kind", "item"),
             search_text=data.get("search_text", ""),
             polarity=data.get("polarity", ""),
+            directive=data.get("directive", True),
         )

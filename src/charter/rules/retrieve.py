@@ -98,7 +98,7 @@ def contradicts(a: Rule, b: Rule, cosine: float) -> bool:
         return False
     ta, tb = _subject_tokens(a), _subject_tokens(b)
     overlap = len(ta & tb) / max(1, min(len(ta), len(tb)))
-    return cosine >= SAME_SUBJECT_COSINE and overlap >= 0.5
+    return cosine >= SAME_SUBJECT_COSINE and overlap >= 0.7
 
 
 class Retriever:
@@ -168,6 +168,13 @@ class Retriever:
         lex = self.bm25.scores(task) if cand else np.zeros(0, dtype=np.float32)
         lex_max = float(lex.max()) if len(lex) else 0.0
         lex_norm = lex / lex_max if lex_max > 0 else lex
+        if s.feedback_weight and len(cand) > s.feedback_top:
+            first = s.dense_weight * dense + s.lexical_weight * lex_norm
+            top = np.argsort(-first, kind="stable")[: s.feedback_top]
+            centroid = self.vectors[[cand[i] for i in top]].mean(axis=0)
+            mixed = qv + s.feedback_weight * centroid
+            qv = mixed / max(float(np.linalg.norm(mixed)), 1e-9)
+            dense = self.vectors[cand] @ qv
         scored: list[Shard] = []
         dropped: list[dict[str, str]] = []
         for pos, idx in enumerate(cand):
@@ -181,6 +188,8 @@ class Retriever:
             cos = float(dense[pos])
             score = s.dense_weight * cos + s.lexical_weight * float(lex_norm[pos])
             reasons = [f"cosine {cos:.3f}"]
+            if rule.directive and s.directive_boost:
+                score += s.directive_boost
             if lex_norm[pos] > 0:
                 reasons.append(f"lexical {float(lex_norm[pos]):.2f}")
             if intent.name != "general" and intent.name in rule.intents:

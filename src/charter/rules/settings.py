@@ -32,7 +32,7 @@ class RulesSettings(BaseModel):
     )
     top_n: int = Field(5, ge=1, description="shards per task when selection = top_n or --top")
     budget_fraction: float = Field(
-        0.22, gt=0, le=1, description="policy budget as a fraction of all rule files' tokens"
+        0.25, gt=0, le=1, description="policy budget as a fraction of all rule files' tokens"
     )
     budget_tokens: int = Field(0, ge=0, description="fixed policy token budget (0 = use fraction)")
     budget_max_tokens: int = Field(2500, ge=1, description="upper bound of the policy budget")
@@ -49,6 +49,13 @@ class RulesSettings(BaseModel):
     intent_boost: float = Field(0.15, description="added when a shard's intents match the task")
     risk_boost_critical: float = Field(0.10, description="added for critical-risk shards")
     risk_boost_high: float = Field(0.05, description="added for high-risk shards")
+    feedback_weight: float = Field(
+        0.4, ge=0, description="pseudo-relevance feedback: mix the top rules into the query"
+    )
+    feedback_top: int = Field(5, ge=1, description="rules used for pseudo-relevance feedback")
+    directive_boost: float = Field(
+        0.05, description="added to rules that instruct rather than describe"
+    )
     lexical_weight: float = Field(0.5, ge=0, description="weight of the BM25 component")
     dense_weight: float = Field(1.0, ge=0, description="weight of the cosine component")
     max_import_depth: int = Field(5, ge=0, description="levels of @path imports followed")
