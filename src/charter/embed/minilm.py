@@ -85,6 +85,9 @@ class MiniLMEmbedder:
         options = ort.SessionOptions()
         options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
         options.log_severity_level = 3
+        # Spinning worker threads double latency when the cores are shared (hooks run
+        # beside the agent, tests and builds), so idle threads sleep instead.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session: Any = ort.InferenceSession(
             str(model), sess_options=options, providers=["CPUExecutionProvider"]
         )
