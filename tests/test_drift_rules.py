@@ -93,6 +93,9 @@ PASSES = [
     "The first release ships the dark theme because beta users asked for it.",
     # calling a genuinely unresolved decision open
     "The billing model is still undecided, so we meter both seats and usage for now.",
+    # history with other verbs, a contrast, and a "-free" requirement restated
+    "For the record, the user picked PostgreSQL over MongoDB in the first workshop.",
+    "Unlike MongoDB, PostgreSQL gives us transactional audit writes out of the box.",
     # negation across a hard-wrapped line
     "- The dashboard stays in the browser; we are not building a\n  native mobile application.",
     # elaboration within the constraints

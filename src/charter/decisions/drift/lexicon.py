@@ -281,10 +281,10 @@ _FORBIDDEN_DEPENDENCY = re.compile(
 
 UNDECIDED = re.compile(
     r"\bundecided\b|\bTBD\b|\bto be (?:decided|determined|confirmed|agreed|taken|settled)\b"
-    r"|\b(?:not|n't|never)\s+(?:\w+\s+){0,2}?(?:decided|settled|agreed|confirmed|finali[sz]ed"
-    r"|closed|resolved|chosen|picked|determined)\b"
-    r"|\b(?:has|have|had)\s*n[o']t\s+(?:yet\s+)?(?:been\s+)?(?:decided|picked|chosen|settled"
-    r"|agreed|closed|resolved|confirmed|finali[sz]ed)\b"
+    r"|(?:\bnot|n't|\bnever)\s+(?:\w+\s+){0,3}?(?:decided|settled|agreed|finali[sz]ed|chosen"
+    r"|picked|determined)\b"
+    r"|\b(?:question|decision|choice|topic|call)\b[^.?!]{0,40}?(?:\bnot|n't|\bnever)\s+"
+    r"(?:yet\s+)?(?:been\s+)?(?:closed|resolved|confirmed|made|taken|answered)\b"
     r"|\bstill\s+(?:need|needs|have|has)\s+to\s+(?:decide|figure out|choose|pick|settle|agree)"
     r"|\bstill\s+(?:open|undecided|pending|unclear|under discussion|being (?:discussed|evaluated))"
     r"|\bstill\s+(?:evaluating|deciding|weighing|comparing)\b"
@@ -319,9 +319,12 @@ DECISION_POINT = re.compile(
 )
 
 HISTORY = re.compile(
-    r"\b(?:chose|chosen|decided\s+(?:on|against|to)|opted|went with|ruled out|was discussed"
+    r"\b(?:chose|chosen|picked|selected|preferred|decided\s+(?:on|against|to)|opted|went with"
+    r"|ruled out|was discussed"
     r"|were discussed|came up|weighed|originally|initially|at the start|during (?:planning"
-    r"|discovery)|for the record|archived|was rejected|were rejected|settled on)\b",
+    r"|discovery)|for the record|archived|was rejected|were rejected|settled on|standardi[sz]ed"
+    r"|previously|formerly|used to|in the past|legacy|before (?:the|we|our) \w+ (?:launched"
+    r"|existed|went live)|compared|migrated (?:away )?from|moved (?:away )?from|replaced)\b",
     re.I,
 )
 
@@ -330,7 +333,7 @@ PRE_NEGATORS = re.compile(
     r"\b(?:not|no|never|without|none|neither|nor|cannot|instead of|rather than|won't|can't"
     r"|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|shouldn't|mustn't|nothing"
     r"|refuses?|refused|rejects?|rejected|prevents?|forbids?|forbidden|disallows?|denies"
-    r"|avoids?|blocks?|stops?)\b"
+    r"|avoids?|blocks?|stops?|unlike|versus|vs|replacing|dropping|drops?)\b"
     r"|\b\w+n't\b",
     re.I,
 )
@@ -345,7 +348,7 @@ POST_NEGATORS = re.compile(
 #: Qualifiers that make a dependency acceptable: optional, conditional, or disabled.
 EXEMPT = re.compile(
     r"\b(?:optional(?:ly)?|disabled|if|when|whenever|once|after|until|unless|back|returns?"
-    r"|fallback|degrades?|re-?enable\w*|reconnect\w*|without)\b",
+    r"|fallback|degrades?|re-?enable\w*|reconnect\w*|without|free)\b",
     re.I,
 )
 
