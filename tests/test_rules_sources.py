@@ -103,7 +103,8 @@ def test_every_agent_format(repo: Path) -> None:
     write(
         repo,
         ".cursor/rules/always.mdc",
-        "---\ndescription: house rules\nglobs:\nalwaysApply: true\n---\n\n- Keep functions short.\n",
+        "---\ndescription: house rules\nglobs:\nalwaysApply: true\n---\n\n"
+        "- Keep functions short.\n",
     )
     write(
         repo,
@@ -127,7 +128,8 @@ def test_every_agent_format(repo: Path) -> None:
     write(
         repo,
         ".kiro/steering/api.md",
-        "---\ninclusion: fileMatch\nfileMatchPattern: 'api/**/*.ts'\n---\n\n- Version every endpoint.\n",
+        "---\ninclusion: fileMatch\nfileMatchPattern: 'api/**/*.ts'\n---\n\n"
+        "- Version every endpoint.\n",
     )
     write(repo, ".windsurf/rules/db.md", "- Add an index for every foreign key.\n")
     write(repo, ".clinerules/style.md", "- Name booleans with is or has prefixes.\n")

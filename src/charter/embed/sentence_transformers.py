@@ -22,7 +22,8 @@ class SentenceTransformerEmbedder:
             from sentence_transformers import SentenceTransformer
         except ImportError:
             raise CharterError(
-                "sentence-transformers is not installed: pip install 'charter[sentence-transformers]'"
+                "sentence-transformers is not installed: "
+                "pip install 'charter[sentence-transformers]'"
             ) from None
         self._model: Any = SentenceTransformer(model_path, device="cpu")
         self.name = f"st:{Path(model_path).name}"

@@ -120,7 +120,7 @@ def evaluate_rules(
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     with_gold = [r for r in rows if r["recall"] is not None]
     ratios = sorted(r["ratio"] for r in rows)
-    p95 = ratios[min(len(ratios) - 1, int(round(0.95 * (len(ratios) - 1))))] if ratios else 0.0
+    p95 = ratios[min(len(ratios) - 1, round(0.95 * (len(ratios) - 1)))] if ratios else 0.0
     return {
         "tasks": len(rows),
         "recall": round(statistics.fmean(r["recall"] for r in with_gold), 4) if with_gold else None,

@@ -108,11 +108,7 @@ class _Walker:
             )
 
     def walk(self, nodes: list[SyntaxTreeNode], context: str = "", depth: int = 0) -> None:
-        lead_in = ""
-        for pos, node in enumerate(nodes):
-            nxt = nodes[pos + 1] if pos + 1 < len(nodes) else None
-            if node.type != "paragraph":
-                lead_in = "" if node.type not in ("bullet_list", "ordered_list") else lead_in
+        for node in nodes:
             kind = node.type
             if kind == "heading":
                 level = int(node.tag[1:])
@@ -131,8 +127,7 @@ class _Walker:
             elif kind in ("fence", "code_block"):
                 self.attach_code(node)
             elif kind in LISTS:
-                self.walk_list(node, lead_in or context, depth, prefix=bool(lead_in))
-                lead_in = ""
+                self.walk_list(node, context, depth)
             elif kind == "table":
                 self.walk_table(node)
             elif kind == "blockquote":

@@ -314,7 +314,8 @@ def has_new_sources(project: Project) -> bool:
 def load_or_compile(project: Project, *, check_new: bool = False) -> CompiledRules:
     """Compiled rules, recompiling when missing or stale (``context`` compiles on demand)."""
     compiled = load(project)
-    if compiled is not None and not is_stale(project):
-        if not check_new or not has_new_sources(project):
-            return compiled
+    fresh = compiled is not None and not is_stale(project)
+    if fresh and (not check_new or not has_new_sources(project)):
+        assert compiled is not None
+        return compiled
     return compile_rules(project)
