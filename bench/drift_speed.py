@@ -7,6 +7,8 @@ a clean clone. Usage: ``python bench/drift_speed.py [--runs N]``.
 - ``check_semantic_ms``: default checker (lexical + bundled MiniLM), warm process,
   constraint vectors prepared once; the artifact's sentences are embedded every run.
 - ``check_lexical_ms``: the lexical layer alone.
+- ``*_cpu_ms``: process CPU time of the same calls (all threads): on a shared, loaded
+  machine wall time includes waiting for a core; CPU time is what the check costs.
 - ``stop_hook_cold_ms``: wall time of ``charter hook stop`` in a fresh process (no warm
   worker), Claude Code Stop JSON on stdin, in a temp project with the same decisions.
 - ``stop_handler_warm_ms``: ``handle_stop`` in a warm process (what the warm worker
@@ -68,12 +70,14 @@ def in_process(text: str, runs: int) -> dict[str, float]:
         checker = DriftChecker(decisions, embedder=embedder)
         for _ in range(3):
             checker.check(text)
-        samples = []
+        samples, cpu = [], []
         for _ in range(runs):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             checker.check(text)
             samples.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
         out[f"check_{name}_ms"] = median_ms(samples)
+        out[f"check_{name}_cpu_ms"] = median_ms(cpu)
     return out
 
 

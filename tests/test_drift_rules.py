@@ -62,6 +62,17 @@ FAILS = [
         "native mobile application",
     ),
     (
+        "The datastore choice is still up in the air, so I wrote an in-memory adapter.",
+        ("QA-PGC-003", "DATABASE"),
+        "up in the air",
+    ),
+    (
+        "It may be worth switching to MongoDB for the event log.",
+        ("QA-PGC-004", "DATABASE"),
+        "MongoDB",
+    ),
+    ("PostgreSQL or MongoDB for the reporting store?", ("QA-PGC-004", "DATABASE"), "MongoDB"),
+    (
         "Options for the maintainers' vote:\n(a) keep PostgreSQL as is\n(b) move the data to "
         "MongoDB",
         ("QA-PGC-004", "DATABASE"),
@@ -96,6 +107,8 @@ PASSES = [
     # history with other verbs, a contrast, and a "-free" requirement restated
     "For the record, the user picked PostgreSQL over MongoDB in the first workshop.",
     "Unlike MongoDB, PostgreSQL gives us transactional audit writes out of the box.",
+    "A native mobile application is off the table; the responsive web app covers field staff.",
+    "Offline mode was cut from the MVP, so the app shows an error without a connection.",
     # negation across a hard-wrapped line
     "- The dashboard stays in the browser; we are not building a\n  native mobile application.",
     # elaboration within the constraints

@@ -149,6 +149,10 @@ def _view(text: str, unit: Unit) -> _UnitView:
     )
 
 
+def _has_negation(text: str) -> bool:
+    return bool(lexicon.PRE_NEGATORS.search(text) or lexicon.POST_NEGATORS.search(text))
+
+
 def _proper_noun_match(clause: _Clause, terms: TermSet) -> set[str]:
     """A label's one remaining distinctive word counts when the text uses it as a name
     (capitalised mid-sentence: "the React Native app" for "Native iOS/Android apps")."""
@@ -326,6 +330,11 @@ class DriftChecker:
                 if pos > 0 and lexical_best < UNDECIDED_TOPIC_MIN:
                     wanted.add(pos - 1)
                 continue
+            if self._needs_relaxed_gate(view):
+                wanted.add(pos)
+                continue
+            if view.history or _has_negation(view.unit.text):
+                continue  # the semantic checks cannot turn these into violations
             best = max(
                 (sum(w for t, w in v.topic.items() if t in view.stems) for v in semantic),
                 default=0.0,
@@ -335,6 +344,16 @@ class DriftChecker:
         ranked.sort(key=lambda x: (-x[0], x[1]))
         wanted.update(pos for _, pos in ranked[:MAX_SEMANTIC_UNITS])
         return sorted(wanted)
+
+    def _needs_relaxed_gate(self, view: _UnitView) -> bool:
+        """A one-word match of a short excluded subject is confirmed semantically."""
+        for vocab in self._prep.vocab:
+            terms = vocab.excluded
+            if vocab.invariant is None or terms is None or not terms.relaxed:
+                continue
+            if any(len(terms.matches(c.stems)) == 1 for c in view.clauses):
+                return True
+        return False
 
     # undecided language (QA-PGC-003) ------------------------------------------------------
 
@@ -486,9 +505,7 @@ class DriftChecker:
     ) -> list[_Hit]:
         prep = self._prep
         hits: list[_Hit] = []
-        negated = bool(lexicon.PRE_NEGATORS.search(view.unit.text)) or bool(
-            lexicon.POST_NEGATORS.search(view.unit.text)
-        )
+        negated = _has_negation(view.unit.text)
         if ci in prep.exclusion_vectors:
             sim = float(prep.exclusion_vectors[ci] @ vec)
             if sim >= EXCLUSION_SIM:

@@ -296,7 +296,14 @@ UNDECIDED = re.compile(
     r"|\bopen question\b|\bdecision\s+(?:is\s+)?(?:still\s+)?pending\b"
     r"|\bpending\s+(?:a\s+)?decision"
     r"|\bup for (?:debate|discussion)\b|\bwhether\b[^.?!]{0,80}\bor not\b"
-    r"|\bin or out\b|\bwhich one we(?:'re| are) going with\b",
+    r"|\bin or out\b|\bwhich one we(?:'re| are) going with\b"
+    r"|\bup in the air\b|\bleaning\s+towards?\b"
+    r"|\bnot\s+(?:yet\s+)?(?:final|locked in|set in stone)\b"
+    r"|\btentative(?:ly)?\b|\b(?:decide|choose|pick)\s+(?:that\s+)?later\b"
+    r"|\brevisit\s+(?:the|this|that)\s+(?:decision|choice)\b"
+    r"|\bwait(?:ing)?\s+(?:for|on)\s+(?:a|the)\s+decision\b"
+    r"|\bstill\s+(?:debating|discussing|figuring out)\b|\bhaven't made up\b"
+    r"|\byet to be (?:decided|confirmed|agreed|chosen)\b|\bremains? (?:open|to be seen)\b",
     re.I,
 )
 
@@ -307,14 +314,22 @@ SUGGESTION = re.compile(
     r"|\b(?:I|we)(?:'d| would)?\s+(?:suggest|recommend|propose)\b"
     r"|\brecommend(?:ed|s)?\s+(?:to|that|we)\b"
     r"|\b(?:should|could)\s+(?:we\s+)?(?:switch|move|migrate|go)\s+(?:to|with)\b"
-    r"|\blet'?s\s+(?:switch|move|use|add|try)\b",
+    r"|\blet'?s\s+(?:switch|move|use|add|try)\b"
+    r"|\b(?:it\s+)?may\s+be\s+worth\b|\bworth\s+(?:exploring|a look|trying|evaluating)\b"
+    r"|\bwe\s+should\s+(?:look into|evaluate|explore|try|switch|move|migrate|use|add)\b"
+    r"|\bas an alternative\b|\bwhat if we\b|\bbetter (?:to|off) (?:use|using|go|switch)"
+    r"|\b(?:switch|switching|migrate|migrating)\s+(?:over\s+)?to\b"
+    r"|\breplac(?:e|ing)\s+\w+(?:\s+\w+)?\s+with\b",
     re.I,
 )
 
 DECISION_POINT = re.compile(
     r"\bvote\b|\bpath\s+\d\b|\boption\s+(?:\d|[a-c])\b|\boptions\s*:|\(a\)[^\n]*\(b\)"
     r"|\bor\s+(?:keep|stay|stick)\b|\bshould we\b|\bdecision\s*:\s*to be\b"
-    r"|\bneeds?\s+(?:product|a|your)\s+(?:input|decision|call)\b|\bwe need a call\b",
+    r"|\bneeds?\s+(?:product|a|your)\s+(?:input|decision|call)\b|\bwe need a call\b"
+    r"|\bpros and cons\b|\bplease\s+(?:decide|choose|pick|confirm which)\b"
+    r"|\blet (?:me|us) know which\b|\bwhich (?:one|option)\s+(?:do|should|would)\b"
+    r"|\b(?:decision|call)\s+(?:needed|required)\b|\bor\b[^.?!\n]*\?\s*$",
     re.I,
 )
 
@@ -342,7 +357,8 @@ POST_NEGATORS = re.compile(
     r"\b(?:out of scope|not in scope|not supported|not (?:be\s+)?(?:built|offered|included"
     r"|provided|added|planned)|(?:is|are|was|were)\s+not|ruled out|excluded|won't be"
     r"|can't be|cannot be|isn't|aren't|never|is archived|are archived|won't|skipped|ignored"
-    r"|rejected|refused|unsupported|dropped|removed|blocked|no\s+(?:way|option|means|ability))\b",
+    r"|rejected|refused|unsupported|dropped|removed|blocked|no\s+(?:way|option|means|ability)"
+    r"|off the table|(?:is|are|was|were) cut|not part of|no plans)\b",
     re.I,
 )
 #: Qualifiers that make a dependency acceptable: optional, conditional, or disabled.
