@@ -170,8 +170,8 @@ class Retriever:
         lex_norm = lex / lex_max if lex_max > 0 else lex
         if s.feedback_weight and len(cand) > s.feedback_top:
             first = s.dense_weight * dense + s.lexical_weight * lex_norm
-            top = np.argsort(-first, kind="stable")[: s.feedback_top]
-            centroid = self.vectors[[cand[i] for i in top]].mean(axis=0)
+            leaders = np.argsort(-first, kind="stable")[: s.feedback_top]
+            centroid = self.vectors[[cand[int(i)] for i in leaders]].mean(axis=0)
             mixed = qv + s.feedback_weight * centroid
             qv = mixed / max(float(np.linalg.norm(mixed)), 1e-9)
             dense = self.vectors[cand] @ qv
