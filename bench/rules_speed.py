@@ -85,8 +85,8 @@ def bench_compile(root: Path, runs: int) -> list[float]:
 
 
 def bench_retrieval(root: Path, queries: list[str]) -> tuple[list[float], list[float]]:
-    from charter.rules.api import retriever_for
     from charter.config import Project
+    from charter.rules.api import retriever_for
 
     retriever = retriever_for(Project.load(root))
     retriever.retrieve("warm up")

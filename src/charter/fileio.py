@@ -79,11 +79,10 @@ def append_line(path: Path, line: str) -> None:
     """Append one line to an append-only log under an exclusive lock, then fsync."""
     if not line.endswith("\n"):
         line += "\n"
-    with locked(path):
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(line)
-            handle.flush()
-            os.fsync(handle.fileno())
+    with locked(path), open(path, "a", encoding="utf-8") as handle:
+        handle.write(line)
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 def read_text(path: Path, *, what: str = "file", max_bytes: int = MAX_TEXT_BYTES) -> str:
