@@ -43,11 +43,11 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Index docs, ADRs, code and SoT records for search (incremental)."""
-        from charter.embed.registry import embedder_for
+        from charter.search.embedding import search_embedder
         from charter.search.indexer import Indexer, index_jsonl
 
         project = load_project(project_dir)
-        embedder = embedder_for(project.settings)
+        embedder = search_embedder(project.settings)
         show = not as_json and sys.stderr.isatty()
         if jsonl is not None:
             report = index_jsonl(project, jsonl, embedder, progress=show)

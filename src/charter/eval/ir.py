@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from charter.config import Project, Settings
-from charter.embed.registry import embedder_for
 from charter.errors import CharterError
 from charter.eval.ir_metrics import ndcg_at, recall_at, trec_lines
 from charter.fileio import atomic_write_text
+from charter.search.embedding import search_embedder
 from charter.search.settings import ModeSettings
 
 EVAL_MODE = "eval"
@@ -100,7 +100,7 @@ def evaluate_beir(
         wanted = wanted[:limit]
     with tempfile.TemporaryDirectory(prefix="charter-ir-") as tmp:
         project = Project(root=Path(tmp), settings=settings or eval_settings())
-        embedder = embedder_for(project.settings)
+        embedder = search_embedder(project.settings)
         started = time.perf_counter()
         report = index_jsonl(project, corpus, embedder, progress=progress)
         index_seconds = time.perf_counter() - started

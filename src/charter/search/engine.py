@@ -22,13 +22,13 @@ import numpy as np
 
 from charter.config import Project
 from charter.embed.base import Embedder
-from charter.embed.registry import embedder_for
 from charter.errors import CharterError
 from charter.search.actions import log_action
 from charter.search.discover import matches_any
+from charter.search.embedding import search_embedder
 from charter.search.fusion import ranked, rrf
 from charter.search.patterns import find_facts
-from charter.search.rerank import Reranker, get_reranker
+from charter.search.rerank import Candidates, Reranker, get_reranker
 from charter.search.retrieve import HybridRetriever, Mask
 from charter.search.scope import Scope, resolve_scope
 from charter.search.settings import SearchSettings
@@ -125,7 +125,7 @@ class SearchEngine:
         if not db.exists():
             raise CharterError(f"no search index at {db}: run `charter index` first")
         self.store = SearchStore(db)
-        self.embedder = embedder or embedder_for(project.settings)
+        self.embedder = embedder or search_embedder(project.settings)
         self.retriever = HybridRetriever(self.store, self.embedder, self.settings)
         self._reranker_choice = reranker
         self._reranker: Reranker | None = None
@@ -215,9 +215,14 @@ class SearchEngine:
         final_scores = dict(fused)
         if reranker is not None and order:
             head = order[: self.settings.rerank.candidates]
-            rows = self.store.chunks_by_id(head)
-            texts = [_rerank_text(rows[i]) for i in head]
-            scores = reranker.score(query, texts)
+            rows = self.store.chunks_by_id(head) if reranker.name != "rocchio" else {}
+            candidates = Candidates(
+                query=query,
+                query_vector=qvec,
+                texts=[_rerank_text(rows[i]) for i in head] if reranker.name != "rocchio" else [],
+                vectors=self.retriever.matrix[self.retriever.positions(head)],
+            )
+            scores = reranker.score(candidates)
             rerank_scores = {i: float(s) for i, s in zip(head, scores, strict=True)}
             rerank_order = [i for i, _ in sorted(rerank_scores.items(), key=lambda kv: -kv[1])]
             final_scores = rrf(
@@ -253,7 +258,8 @@ class SearchEngine:
         if scope.citation_chaining:
             results.extend(self._chain(results, qvec, doc_mask, scope))
         if scope.order_by_recency:
-            results.sort(key=lambda r: (-r.changed_at, -r.score))
+            # newest day first; within a day, most relevant first
+            results.sort(key=lambda r: (-int(r.changed_at // 86400), -r.score))
         if scope.chunk_expansion:
             for result in results:
                 result.context = self._expand(result.chunk_id)

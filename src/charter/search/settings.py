@@ -79,9 +79,12 @@ class RerankSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     provider: str = Field(
-        default="late-interaction",
-        description="late-interaction (bundled MiniLM, offline) | none | cross-encoder",
+        default="rocchio",
+        description="rocchio (vector feedback, offline) | late-interaction | none | cross-encoder",
     )
+    alpha: float = Field(default=1.0, ge=0, description="rocchio: weight of the query")
+    beta: float = Field(default=0.5, ge=0, description="rocchio: weight of the feedback")
+    feedback: int = Field(default=3, ge=1, description="rocchio: top fused chunks used")
     model_path: str = Field(default="", description="local CrossEncoder model dir (cross-encoder)")
     candidates: int = Field(default=30, ge=1, description="fused candidates passed to the reranker")
     weight: float = Field(
@@ -153,6 +156,9 @@ class IndexSettings(BaseModel):
     sot_paths: list[str] = Field(
         default_factory=lambda: ["sot/**", "**/sot/**"],
         description="structured source-of-truth files (CSV/YAML/JSON records, fact checks)",
+    )
+    embed_max_tokens: int = Field(
+        default=128, ge=16, description="truncate chunks to this many tokens when embedding"
     )
     max_chunk_tokens: int = Field(
         default=400, ge=32, description="split longer sections by paragraph"

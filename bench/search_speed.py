@@ -1,0 +1,161 @@
+"""Search speed: hybrid query latency at 5k and 100k chunks, RSS, and re-index time.
+
+    .venv/bin/python bench/search_speed.py [--chunks 5000 100000] [--runs 3] [--queries 40]
+
+The 5k/100k corpora are synthetic: Zipf-distributed words from a 20k-word vocabulary,
+60–140 words per chunk, stored through the real SearchStore (FTS5 + float32 BLOBs). Their
+vectors are random unit vectors under the real model's name, because embedding 100k
+chunks would take an hour here and latency does not depend on the vector values; queries
+are embedded by the real MiniLM model and reranked by the real default reranker. Every
+figure is the median over ``--runs`` runs; each run's p50 is over ``--queries`` queries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from charter.config import Project
+from charter.embed.registry import get_embedder
+from charter.search.chunks import Chunk
+from charter.search.engine import SearchEngine
+from charter.search.indexer import Indexer
+from charter.search.rerank import get_reranker
+from charter.search.settings import RerankSettings
+from charter.search.store import SearchStore
+from charter.search.text import analyze
+
+DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
+CHUNKS_PER_DOC = 50
+
+
+def _vocab(rng: np.random.Generator, size: int = 20_000) -> list[str]:
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    return ["".join(rng.choice(letters, rng.integers(3, 10))) for _ in range(size)]
+
+
+def build_corpus(root: Path, n_chunks: int, model: str, dim: int, seed: int = 7) -> list[str]:
+    """Write ``n_chunks`` synthetic chunks into ``root/.charter/search.db``; return queries."""
+    rng = np.random.default_rng(seed)
+    vocab = _vocab(rng)
+    ranks = np.arange(1, len(vocab) + 1)
+    probs = (1 / ranks**1.05) / (1 / ranks**1.05).sum()
+    with SearchStore.for_state_dir(root / ".charter") as store, store.conn:
+        for doc in range(0, n_chunks, CHUNKS_PER_DOC):
+            chunks: list[Chunk] = []
+            for i in range(min(CHUNKS_PER_DOC, n_chunks - doc)):
+                words = rng.choice(vocab, size=int(rng.integers(60, 140)), p=probs)
+                text = " ".join(words)
+                chunks.append(
+                    Chunk("markdown", i * 5 + 1, i * 5 + 4, f"S{i}", f"S{i}", text, ordinal=i)
+                )
+            vecs = rng.standard_normal((len(chunks), dim)).astype(np.float32)
+            vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+            store.write_doc(
+                path=f"docs/doc{doc // CHUNKS_PER_DOC:05d}.md",
+                kind="markdown",
+                sha256=hashlib.sha256(str(doc).encode()).hexdigest(),
+                mtime=time.time(),
+                zone="internal",
+                status="live",
+                origin="fs",
+                changed_at=time.time(),
+                title="",
+                refs=[],
+                chunks=chunks,
+                fts_rows=[(analyze(c.section), analyze(c.text), c.text) for c in chunks],
+                text_hashes=[str(i) for i in range(len(chunks))],
+                vectors=[v.tobytes() for v in vecs],
+                model=model,
+            )
+        store.bump_generation()
+    return [" ".join(rng.choice(vocab, size=int(rng.integers(3, 9)), p=probs)) for _ in range(200)]
+
+
+def rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def query_p50(engine: SearchEngine, queries: list[str], rerank: bool) -> float:
+    timings = []
+    for query in queries:
+        start = time.perf_counter()
+        engine.search(query, mode="review", rerank=rerank, log=False)
+        timings.append((time.perf_counter() - start) * 1000)
+    return statistics.median(timings)
+
+
+def bench_size(n_chunks: int, runs: int, n_queries: int) -> dict[str, float]:
+    embedder = get_embedder("minilm")
+    get_reranker(RerankSettings())  # load once, outside the timings
+    p50_plain: list[float] = []
+    p50_rerank: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "charter.toml").write_text("[search.modes.review]\ntime_window_days = 0\n")
+        started = time.perf_counter()
+        queries = build_corpus(root, n_chunks, embedder.name, embedder.dim)
+        build_s = time.perf_counter() - started
+        project = Project.load(root)
+        load_start = time.perf_counter()
+        engine = SearchEngine(project, embedder=embedder)
+        load_s = time.perf_counter() - load_start
+        engine.search("warm up", mode="review", log=False)
+        for run in range(runs):
+            picked = queries[run * n_queries : (run + 1) * n_queries]
+            p50_plain.append(query_p50(engine, picked, rerank=False))
+            p50_rerank.append(query_p50(engine, picked, rerank=True))
+        engine.close()
+    return {
+        "chunks": n_chunks,
+        "build_s": round(build_s, 1),
+        "open_s": round(load_s, 2),
+        "p50_ms_no_rerank": round(statistics.median(p50_plain), 1),
+        "p50_ms_rerank": round(statistics.median(p50_rerank), 1),
+        "max_rss_mib": round(rss_mib(), 0),
+    }
+
+
+def bench_reindex(runs: int) -> dict[str, float]:
+    """Index the demo project, change one file, time the incremental re-index."""
+    embedder = get_embedder("minilm")
+    timings = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "demo"
+        for part in ("docs", "decisions", "sot"):
+            shutil.copytree(DEMO / part, root / part)
+        (root / "charter.toml").write_text("")
+        project = Project.load(root)
+        Indexer(project, embedder).run()
+        target = root / "docs" / "runbook.md"
+        for run in range(runs):
+            target.write_text(target.read_text() + f"\n## Note {run}\n\nChanged line {run}.\n")
+            start = time.perf_counter()
+            report = Indexer(project, embedder).run()
+            timings.append(time.perf_counter() - start)
+            assert report.indexed == ["docs/runbook.md"], report.indexed
+    return {"reindex_one_file_s": round(statistics.median(timings), 3)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, nargs="+", default=[5000, 100_000])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--queries", type=int, default=40)
+    args = parser.parse_args()
+    print(bench_reindex(args.runs), flush=True)
+    for n in args.chunks:
+        print(bench_size(n, args.runs, args.queries), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
