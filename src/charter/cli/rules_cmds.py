@@ -181,8 +181,9 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             emit_json(result)
             return
         table = Table(title="Rules retrieval benchmark")
-        for col in ("file", "tasks", "recall", "shard recall", "tokens/whole", "p95", "rules"):
-            table.add_column(col, justify="right" if col != "file" else "left")
+        table.add_column("file", no_wrap=True, min_width=20)
+        for col in ("tasks", "recall", "shard recall", "tokens/whole", "p95", "rules"):
+            table.add_column(col, justify="right")
         for name, row in result["files"].items():
             table.add_row(
                 name,
