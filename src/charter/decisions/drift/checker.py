@@ -477,7 +477,7 @@ class DriftChecker:
             return []
         if chosen_here and not cue:
             return []  # "the PWA installs on iOS and Android": elaborating the chosen option
-        strong = bool(terms.strong & matched)
+        strong = bool(terms.strong & matched) and not (terms.relaxed and len(matched) == 1)
         hit = self._clause_hit(text, view, clause, vocab, excluded)
         hit.strong = strong
         return [hit]
@@ -567,6 +567,7 @@ class DriftChecker:
                 continue
             if (
                 hit.vocab.entry.id in confirmed
+                and not hit.strong
                 and hit.rule in ("QA-PGC-001", "QA-PGC-002")
                 and hit.vocab.invariant is not None
                 and hit.vocab.invariant.kind == "exclusion"
