@@ -279,10 +279,15 @@ class DriftChecker:
         units = segment(text)
         views = [_view(text, u) for u in units]
         _mark_decision_lists(views)
+        binding = [(ci, v) for ci, v in enumerate(self._prep.vocab) if v.invariant is not None]
+        lexical = [
+            {ci: self._lexical_hits(text, view, ci, vocab, None) for ci, vocab in binding}
+            for view in views
+        ]
         vecs: dict[int, np.ndarray] = {}
         sims: dict[int, np.ndarray] = {}
         if self.embedder is not None and views and self._prep.topic_vectors is not None:
-            wanted = self._semantic_candidates(views)
+            wanted = self._semantic_candidates(views, lexical)
             if wanted:
                 matrix = self.embedder.embed([views[i].unit.text for i in wanted])
                 for row, pos in enumerate(wanted):
@@ -292,10 +297,11 @@ class DriftChecker:
         for pos, view in enumerate(views):
             hits.extend(self._undecided_hits(text, views, pos, sims))
             vec = vecs.get(pos)
-            for ci, vocab in enumerate(self._prep.vocab):
-                if vocab.invariant is None:
-                    continue
-                hits.extend(self._lexical_hits(text, view, ci, vocab, vec))
+            for ci, vocab in binding:
+                found = lexical[pos][ci]
+                if vec is not None and found and vocab.excluded is not None:
+                    found = self._lexical_hits(text, view, ci, vocab, vec)  # semantic gate
+                hits.extend(found)
                 if vec is not None:
                     hits.extend(self._semantic_hits(view, ci, vocab, vec))
         hits = self._drop_confirmed(hits)
@@ -304,20 +310,22 @@ class DriftChecker:
             findings = self._with_judge(text, kind, findings)
         return DriftResult(findings=findings)
 
-    def _semantic_candidates(self, views: list[_UnitView]) -> list[int]:
+    def _semantic_candidates(
+        self, views: list[_UnitView], lexical: list[dict[int, list[_Hit]]]
+    ) -> list[int]:
         """Units worth embedding, because embedding is the expensive step.
 
-        Undecided language always (plus the sentence before it when the sentence itself
-        names no topic: "I'm not sure it was ever decided"); then at most
-        ``MAX_SEMANTIC_UNITS`` sentences with the most topic words of a binding exclusion
-        or choice, the ones a paraphrase check can change. Everything else stays lexical.
+        - undecided language whose topic the words alone do not settle (plus the sentence
+          before it when the sentence itself names no topic: "not sure it was ever
+          decided");
+        - a one-word match of a short excluded subject, which needs semantic confirmation;
+        - at most ``MAX_SEMANTIC_UNITS`` other sentences, ranked by topic words of a binding
+          exclusion or choice that the lexical layer left undecided for that sentence and
+          that a paraphrase check could still flag (not negated, not quoted history, not
+          elaborating the chosen option).
+        Everything else stays lexical.
         """
         prep = self._prep
-        semantic = [
-            v
-            for i, v in enumerate(prep.vocab)
-            if i in prep.exclusion_vectors or i in prep.rejected_vectors
-        ]
         wanted: set[int] = set()
         ranked: list[tuple[float, int]] = []
         for pos, view in enumerate(views):
@@ -335,10 +343,16 @@ class DriftChecker:
                 continue
             if view.history or _has_negation(view.unit.text):
                 continue  # the semantic checks cannot turn these into violations
-            best = max(
-                (sum(w for t, w in v.topic.items() if t in view.stems) for v in semantic),
-                default=0.0,
-            )
+            cue = view.suggestion or view.decision
+            best = 0.0
+            for ci, vocab in enumerate(prep.vocab):
+                if ci not in prep.exclusion_vectors and ci not in prep.rejected_vectors:
+                    continue
+                if lexical[pos].get(ci):
+                    continue  # already decided lexically
+                if ci not in prep.exclusion_vectors and vocab.chosen & view.stems and not cue:
+                    continue  # elaborating the chosen option
+                best = max(best, sum(w for t, w in vocab.topic.items() if t in view.stems))
             if best >= TOPIC_MIN:
                 ranked.append((best, pos))
         ranked.sort(key=lambda x: (-x[0], x[1]))
