@@ -113,3 +113,16 @@ def test_real_model_is_semantic(repo: Path) -> None:
     v = emb.embed(["fix the login bug", "authentication problem at sign in", "kubernetes helm"])
     assert float(v[0] @ v[1]) > float(v[0] @ v[2]) + 0.2
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-4)
+
+
+def test_rules_sharing_a_topic_are_not_contradictions(repo: Path) -> None:
+    write(
+        repo,
+        "CLAUDE.md",
+        "# Rules\n\n## Strings\n\n"
+        "- All strings visible to the user need to be externalized using the nls module.\n"
+        "- Externalized strings must not use string concatenation; use placeholders.\n",
+    )
+    r = _retriever(repo)
+    result = r.retrieve("show a localized notification with a count", top=5)
+    assert len(result.shards) == 2 and result.dropped == []

@@ -27,8 +27,8 @@ from charter.rules.render import render_rule_line
 from charter.rules.settings import RulesSettings
 from charter.tokens import count_many, count_tokens
 
-#: Two rules are about the same subject when their texts are at least this similar.
-SAME_SUBJECT_COSINE = 0.80
+#: Two conflicting rules must also be at least this similar as a whole.
+SAME_SUBJECT_COSINE = 0.70
 _POLARITY_WORDS = re.compile(
     r"\b(never|must not|do not|don't|avoid|always|must|should not|should|required?|ensure)\b",
     re.IGNORECASE,
@@ -85,20 +85,30 @@ def scope_matches(scopes: list[str], files: list[str]) -> bool:
     return False
 
 
-def _subject_tokens(rule: Rule) -> set[str]:
-    return set(tokenize(_POLARITY_WORDS.sub(" ", rule.text)))
+def _action_tokens(rule: Rule, width: int = 4) -> list[str]:
+    """The first content words after the rule's must/never word: what it demands."""
+    match = _POLARITY_WORDS.search(rule.text)
+    tail = rule.text[match.end() :] if match else rule.text
+    return tokenize(tail)[:width]
 
 
 def contradicts(a: Rule, b: Rule, cosine: float) -> bool:
-    """must vs never in a shared domain about the same subject."""
+    """must vs never, in a shared domain or section, demanding the same action.
+
+    The action is compared word by word ("always use f-strings in log calls" vs "never use
+    f-strings in log calls"), so two rules that merely share a topic ("externalize user
+    strings" vs "never concatenate externalized strings") are not in conflict.
+    """
     if not a.polarity or not b.polarity or a.polarity == b.polarity:
         return False
     shared = set(a.domains) & set(b.domains)
     if not shared and a.source.section != b.source.section:
         return False
-    ta, tb = _subject_tokens(a), _subject_tokens(b)
-    overlap = len(ta & tb) / max(1, min(len(ta), len(tb)))
-    return cosine >= SAME_SUBJECT_COSINE and overlap >= 0.7
+    ta, tb = _action_tokens(a), _action_tokens(b)
+    if min(len(ta), len(tb)) < 2:
+        return False
+    overlap = len(set(ta) & set(tb)) / min(len(set(ta)), len(set(tb)))
+    return cosine >= SAME_SUBJECT_COSINE and overlap >= 0.75
 
 
 class Retriever:
