@@ -13,6 +13,9 @@ a clean clone. Usage: ``python bench/drift_speed.py [--runs N]``.
   machine wall time includes waiting for a core; CPU time is what the check costs.
 - ``stop_hook_cold_ms``: wall time of ``charter hook stop`` in a fresh process (no warm
   worker), Claude Code Stop JSON on stdin, in a temp project with the same decisions.
+- ``stop_hook_warm_worker_ms``: the same command while the project's warm worker runs
+  (the normal case: SessionStart starts it); the worker holds the model, so the check
+  includes the semantic layer (``drift.stop_semantic = "auto"``).
 - ``stop_handler_warm_ms``: ``handle_stop`` in a warm process (what the warm worker
   pays per Stop event; the socket round trip comes on top).
 - ``python_startup_ms``: a bare ``python -c pass`` for reference.
@@ -115,7 +118,33 @@ def hook_cold(text: str, runs: int) -> dict[str, float]:
             reply = handle_stop(project, json.loads(payload))
             warm.append(time.perf_counter() - t0)
         assert reply is not None, "the artifact should fail the check"
-        hook, bare = [], []
+        hook, bare, warm_hook = [], [], []
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "charter.integrations.claude_code.worker", str(tmp)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            from charter.paths import worker_socket
+
+            deadline = time.time() + 60
+            while not worker_socket(tmp).exists() and time.time() < deadline:
+                time.sleep(0.1)
+            for _ in range(runs + 1):
+                t0 = time.perf_counter()
+                subprocess.run(
+                    [str(CHARTER), "hook", "stop"],
+                    input=payload,
+                    text=True,
+                    env=env,
+                    capture_output=True,
+                    check=True,
+                )
+                warm_hook.append(time.perf_counter() - t0)
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
         for _ in range(runs):
             t0 = time.perf_counter()
             subprocess.run(
@@ -132,6 +161,7 @@ def hook_cold(text: str, runs: int) -> dict[str, float]:
             bare.append(time.perf_counter() - t0)
         return {
             "stop_handler_warm_ms": median_ms(warm[3:]),
+            "stop_hook_warm_worker_ms": median_ms(warm_hook[1:]),
             "stop_hook_cold_ms": median_ms(hook),
             "python_startup_ms": median_ms(bare),
         }

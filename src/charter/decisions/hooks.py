@@ -9,8 +9,9 @@
   ``stop_hook_active`` is true the agent is already continuing because of a Stop hook, so
   this handler never blocks twice in a row (no loops); it warns instead.
 
-The Stop hook runs lexical-only by default (``drift.stop_semantic = false``): loading
-the embedding model costs about a second in a cold process, far over the hook budget.
+The Stop hook adds the semantic layer only when the embedding model is already loaded
+in the process (``drift.stop_semantic = "auto"``: the warm worker); a cold hook process
+stays lexical, because loading the model costs about a second.
 """
 
 from __future__ import annotations
@@ -29,6 +30,15 @@ def pinned_invariants_text(project: Project) -> str:
 
     decisions = load_decisions(project)
     return invariants_text(invariants(decisions, project.settings.decisions.aliases))
+
+
+def _model_loaded(project: Project) -> bool:
+    """True when this process already holds the embedding model (the warm worker)."""
+    from charter.embed import registry
+
+    embed = project.settings.embed
+    key = (embed.provider, embed.model_path, embed.batch_size, embed.max_tokens)
+    return key in getattr(registry, "_CACHE", {})
 
 
 def _reason(result: DriftResult, limit: int) -> str:
@@ -68,7 +78,10 @@ def handle_stop(project: Project, payload: dict[str, Any]) -> dict[str, Any] | N
         return {"systemMessage": f"charter: decisions not checked: {exc}"}
     if not decisions.binding_entries():
         return None
-    semantic = settings.semantic and settings.stop_semantic
+    semantic = settings.semantic and (
+        settings.stop_semantic == "on"
+        or (settings.stop_semantic == "auto" and _model_loaded(project))
+    )
     result = checker_for(project, decisions, semantic=semantic).check(text, "chat")
     if result.verdict == "pass":
         return None

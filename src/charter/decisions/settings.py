@@ -29,9 +29,10 @@ class DriftSettings(BaseModel):
     semantic: bool = Field(
         True, description="use the embedding model (embed.provider) as the semantic layer"
     )
-    stop_semantic: bool = Field(
-        False,
-        description="semantic layer in the Stop hook too (loads the model: slower cold start)",
+    stop_semantic: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="semantic layer in the Stop hook: auto = only when the model is already "
+        "loaded (warm worker); on = always (a cold hook then loads it, ~1 s)",
     )
     judge: str = Field(
         "", description="optional model judge 'module:factory' returning a DriftJudge (off)"
