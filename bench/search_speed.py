@@ -47,17 +47,23 @@ def build_corpus(root: Path, n_chunks: int, model: str, dim: int, seed: int = 7)
     """Write ``n_chunks`` synthetic chunks into ``root/.charter/search.db``; return queries."""
     rng = np.random.default_rng(seed)
     vocab = _vocab(rng)
+    stems = [analyze(w) or w for w in vocab]
     ranks = np.arange(1, len(vocab) + 1)
     probs = (1 / ranks**1.05) / (1 / ranks**1.05).sum()
+    lengths = rng.integers(60, 140, size=n_chunks)
+    words = rng.choice(len(vocab), size=int(lengths.sum()), p=probs)
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
     with SearchStore.for_state_dir(root / ".charter") as store, store.conn:
         for doc in range(0, n_chunks, CHUNKS_PER_DOC):
             chunks: list[Chunk] = []
+            fts: list[tuple[str, str, str]] = []
             for i in range(min(CHUNKS_PER_DOC, n_chunks - doc)):
-                words = rng.choice(vocab, size=int(rng.integers(60, 140)), p=probs)
-                text = " ".join(words)
+                ids = words[offsets[doc + i] : offsets[doc + i + 1]]
+                text = " ".join(vocab[j] for j in ids)
                 chunks.append(
                     Chunk("markdown", i * 5 + 1, i * 5 + 4, f"S{i}", f"S{i}", text, ordinal=i)
                 )
+                fts.append((f"s{i}", " ".join(stems[j] for j in ids), text))
             vecs = rng.standard_normal((len(chunks), dim)).astype(np.float32)
             vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
             store.write_doc(
@@ -72,13 +78,14 @@ def build_corpus(root: Path, n_chunks: int, model: str, dim: int, seed: int = 7)
                 title="",
                 refs=[],
                 chunks=chunks,
-                fts_rows=[(analyze(c.section), analyze(c.text), c.text) for c in chunks],
+                fts_rows=fts,
                 text_hashes=[str(i) for i in range(len(chunks))],
                 vectors=[v.tobytes() for v in vecs],
                 model=model,
             )
         store.bump_generation()
-    return [" ".join(rng.choice(vocab, size=int(rng.integers(3, 9)), p=probs)) for _ in range(200)]
+    query_words = rng.choice(len(vocab), size=(200, 6), p=probs)
+    return [" ".join(vocab[j] for j in row[: 3 + n % 4]) for n, row in enumerate(query_words)]
 
 
 def rss_mib() -> float:

@@ -24,6 +24,7 @@ from charter.config import Project
 from charter.embed.base import Embedder
 from charter.errors import CharterError
 from charter.search.actions import log_action
+from charter.search.bm25 import bm25_for
 from charter.search.discover import matches_any
 from charter.search.embedding import search_embedder
 from charter.search.fusion import ranked, rrf
@@ -126,7 +127,8 @@ class SearchEngine:
             raise CharterError(f"no search index at {db}: run `charter index` first")
         self.store = SearchStore(db)
         self.embedder = embedder or search_embedder(project.settings)
-        self.retriever = HybridRetriever(self.store, self.embedder, self.settings)
+        matrix = bm25_for(self.store, project.state_dir, self.settings.fusion.title_weight)
+        self.retriever = HybridRetriever(self.store, self.embedder, self.settings, matrix)
         self._reranker_choice = reranker
         self._reranker: Reranker | None = None
         self._reranker_loaded = False

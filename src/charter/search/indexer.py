@@ -23,6 +23,7 @@ from charter.embed.base import Embedder
 from charter.errors import CharterError
 from charter.fileio import read_text
 from charter.search import gitinfo
+from charter.search.bm25 import bm25_for
 from charter.search.chunks import Chunk, ParsedDoc
 from charter.search.discover import discover, file_kind, zone_for
 from charter.search.parse import embed_text, parse_file
@@ -265,6 +266,8 @@ class Indexer:
         if pending or report.deleted:
             with store.conn:
                 store.bump_generation()
+            # compile BM25 weights now so the first search after indexing is fast
+            bm25_for(store, self.project.state_dir, self.settings.fusion.title_weight)
 
     def _embed(self, todo: list[tuple[int, int, str]], pending: list[_Pending]) -> None:
         batch = 256

@@ -1,4 +1,4 @@
-"""The hybrid retriever: BM25 (SQLite FTS5) and dense (numpy over float32) candidates.
+"""The hybrid retriever: BM25 (FTS5 text, sparse-matrix scoring) and dense candidates.
 
 Loaded once per process: the vector matrix, and for each chunk the index of its
 document, so a mode's scope becomes one boolean mask over documents and a numpy gather
@@ -15,9 +15,10 @@ import numpy as np
 import numpy.typing as npt
 
 from charter.embed.base import Embedder
+from charter.search.bm25 import BM25Matrix
 from charter.search.settings import SearchSettings
 from charter.search.store import DocRow, SearchStore
-from charter.search.text import fts_query, words
+from charter.search.text import words
 
 Mask = npt.NDArray[np.bool_]
 
@@ -31,8 +32,15 @@ class Candidate:
 class HybridRetriever:
     """Candidate generation over one opened :class:`SearchStore`."""
 
-    def __init__(self, store: SearchStore, embedder: Embedder, settings: SearchSettings):
+    def __init__(
+        self,
+        store: SearchStore,
+        embedder: Embedder,
+        settings: SearchSettings,
+        bm25_matrix: BM25Matrix,
+    ) -> None:
         self.store = store
+        self.bm25_matrix = bm25_matrix
         self.embedder = embedder
         self.settings = settings
         self.docs: dict[str, DocRow] = store.docs()
@@ -54,6 +62,7 @@ class HybridRetriever:
                 aligned[pos[ok]] = matrix[ok]
             self.matrix = aligned
         self.missing_vectors = len(ids) - len(vec_ids)
+        self._bm25_aligned = np.array_equal(bm25_matrix.chunk_ids, ids)
 
     @property
     def size(self) -> int:
@@ -69,38 +78,27 @@ class HybridRetriever:
         return np.searchsorted(self.chunk_ids, np.asarray(chunk_ids, dtype=np.int64))
 
     def bm25(self, query: str, mask: Mask, k: int) -> list[Candidate]:
-        """Top ``k`` in-scope chunks by BM25 (title and body columns, raw text ignored)."""
-        expr = fts_query(query, "{title body}")
-        if not expr or not self.size:
+        """Top ``k`` in-scope chunks by BM25 (see :mod:`charter.search.bm25`)."""
+        if not self.size or not mask.any():
             return []
-        title_w = self.settings.fusion.title_weight
-        rank = f"bm25(chunks_fts, {title_w}, 1.0, 0.0)"
-        wanted = k
-        in_scope = int(mask.sum())
-        if in_scope == 0:
+        scores = self.bm25_matrix.scores(query)
+        if scores is None:
             return []
-        # Over-fetch in proportion to how much of the index the scope excludes.
-        limit = min(self.size, max(k * 4, int(k * self.size / max(in_scope, 1)) + k))
-        while True:
-            rows = self.store.conn.execute(
-                f"SELECT rowid, {rank} FROM chunks_fts WHERE chunks_fts MATCH ? "
-                f"ORDER BY {rank} LIMIT ?",
-                (expr, limit),
-            ).fetchall()
-            out: list[Candidate] = []
-            if rows:
-                ids = [int(r[0]) for r in rows]
-                pos = self.positions(ids)
-                for (chunk_id, score), p in zip(
-                    ((i, r[1]) for i, r in zip(ids, rows, strict=True)), pos, strict=True
-                ):
-                    if p < self.size and self.chunk_ids[p] == chunk_id and mask[p]:
-                        out.append(Candidate(chunk_id, -float(score)))
-                        if len(out) >= wanted:
-                            break
-            if len(out) >= wanted or len(rows) < limit or limit >= self.size:
-                return out
-            limit = min(self.size, limit * 4)
+        if not self._bm25_aligned:
+            aligned = np.zeros(self.size, dtype=np.float32)
+            pos = self.positions(list(self.bm25_matrix.chunk_ids))
+            ok = (pos < self.size) & (
+                self.chunk_ids[np.minimum(pos, self.size - 1)] == self.bm25_matrix.chunk_ids
+            )
+            aligned[pos[ok]] = scores[ok]
+            scores = aligned
+        scores = np.where(mask & (scores > 0), scores, -np.inf)
+        k = min(k, int(np.isfinite(scores).sum()))
+        if k <= 0:
+            return []
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.lexsort((self.chunk_ids[top], -scores[top]))]
+        return [Candidate(int(self.chunk_ids[p]), float(scores[p])) for p in top]
 
     def embed_query(self, query: str) -> npt.NDArray[np.float32]:
         return self.embedder.embed([query])[0]
