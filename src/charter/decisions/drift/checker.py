@@ -52,7 +52,7 @@ SEMANTIC_MIN_WORDS = 6
 #: Topic-word weight a sentence needs before it is embedded for the semantic checks.
 TOPIC_MIN = 0.5
 #: At most this many sentences per artifact are embedded for paraphrase checks.
-MAX_SEMANTIC_UNITS = 3
+MAX_SEMANTIC_UNITS = 2
 #: Lexical topic lead that makes embedding an undecided sentence unnecessary.
 CLEAR_TOPIC_MARGIN = 1.0
 #: Topic score below which undecided language is attributed with the sentence before.
