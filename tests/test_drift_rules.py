@@ -173,3 +173,32 @@ def test_judge_layer_is_validated() -> None:
         ("DATABASE", "a separate service")
     ]
     assert DriftChecker(decisions()).check(text).verdict == "pass"  # off by default
+
+
+def test_capitalised_option_names_match_only_as_names() -> None:
+    """ "Core" in "AWS IoT Core" is not "the core team"; "Go" the language is not "go"."""
+    from charter.decisions.merge import merge_questions_answers
+
+    questions = [
+        {
+            "id": "BROKER",
+            "text": "Which message broker?",
+            "priority": "must",
+            "choices": [
+                {"id": "aws", "label": "AWS IoT Core"},
+                {"id": "azure", "label": "Azure IoT Hub"},
+                {"id": "self", "label": "Self-hosted EMQX cluster"},
+            ],
+        },
+        {
+            "id": "LANGUAGE",
+            "text": "Which language?",
+            "priority": "must",
+            "choices": [{"id": "go", "label": "Go"}, {"id": "py", "label": "Python"}],
+        },
+    ]
+    checker = DriftChecker(merge_questions_answers(questions, {"BROKER": "self", "LANGUAGE": "py"}))
+    assert checker.check("The core team owns the hub page.").verdict == "pass"
+    assert checker.check("If the count would go below zero we roll back.").verdict == "pass"
+    assert rules(checker.check("Devices publish to AWS IoT Core.")) == {("QA-PGC-001", "BROKER")}
+    assert rules(checker.check("Go modules are vendored.")) == {("QA-PGC-001", "LANGUAGE")}

@@ -77,6 +77,10 @@ class _Token:
     end: int
     raw: str
     stem: str
+    alts: frozenset[str] = frozenset()  # case-sensitive keys ("=US", "^Stripe")
+
+    def match_keys(self) -> set[str]:
+        return {self.stem, *self.alts}
 
 
 @dataclass
@@ -122,10 +126,7 @@ def _tokens(text: str, start: int, end: int) -> list[_Token]:
     out = []
     for s, e, raw in lexicon.token_spans(text[start:end]):
         low = raw.lower()
-        out.append(_Token(start + s, start + e, raw, lexicon.stem(low)))
-        key = lexicon.caps_key(raw)
-        if key is not None:
-            out.append(_Token(start + s, start + e, raw, key))
+        out.append(_Token(start + s, start + e, raw, lexicon.stem(low), lexicon.case_keys(raw)))
     return out
 
 
@@ -134,7 +135,7 @@ def _view(text: str, unit: Unit) -> _UnitView:
     stems: set[str] = set()
     for span in unit.clauses:
         toks = _tokens(text, span.start, span.end)
-        clause_stems = {t.stem for t in toks}
+        clause_stems = {k for t in toks for k in t.match_keys()}
         stems |= clause_stems
         clauses.append(_Clause(span.start, span.end, toks, clause_stems))
     body = unit.text
@@ -196,7 +197,7 @@ def _negated(text: str, clause: _Clause, first: int, last: int) -> bool:
 
 
 def _match_positions(clause: _Clause, stems: set[str]) -> tuple[int, int] | None:
-    idx = [i for i, t in enumerate(clause.tokens) if t.stem in stems]
+    idx = [i for i, t in enumerate(clause.tokens) if t.match_keys() & stems]
     if not idx:
         return None
     return idx[0], idx[-1]

@@ -264,9 +264,7 @@ GENERIC_ACRONYMS = frozenset(
 
 #: Generic terms of the "works without a network" family, used when a bound requirement
 #: forbids depending on the network (offline / no network access).
-NETWORK_TERMS = frozenset(
-    ["network", "internet", "online", "connection", "connectivity", "cdn", "fetch", "remote"]
-)
+NETWORK_TERMS = frozenset(["network", "internet", "online", "connection", "connectivity", "cdn"])
 _NETWORK_REQUIREMENT = re.compile(
     r"\b(offline|without\s+(?:any\s+)?(?:network|internet|connectivity|connection)"
     r"|no\s+(?:network|internet|connectivity))\b",
@@ -416,6 +414,22 @@ def caps_key(token: str) -> str | None:
     if len(token) >= 2 and token.isupper() and token.isalpha() and token.lower() in STOPWORDS:
         return "=" + token
     return None
+
+
+def is_title_word(token: str) -> bool:
+    """``Stripe``, ``Core``: capitalised, otherwise lower case (a name only when capitalised)."""
+    return len(token) > 1 and token[0].isupper() and token[1:].islower() and token.isalpha()
+
+
+def case_keys(token: str) -> frozenset[str]:
+    """Case-sensitive match keys of a text token, besides its lower-case stem."""
+    keys = set()
+    caps = caps_key(token)
+    if caps is not None:
+        keys.add(caps)
+    if token[:1].isupper():
+        keys.add("^" + stem(token.lower()))
+    return frozenset(keys)
 
 
 def acronym(word: str) -> str | None:

@@ -131,7 +131,9 @@ def _term_set(
         if st in minus:
             continue
         if lexicon.is_strong_token(tok, pos) or len(_raw_terms(label)) == 1:
-            strong.add(st)
+            # a Title-case word names the option only when the text capitalises it too
+            # ("Core" in "AWS IoT Core" is not "the core team")
+            strong.add("^" + st if lexicon.is_title_word(tok) else st)
         elif st not in shared:
             weak.add(st)
         abbr = lexicon.acronym(tok)
