@@ -202,3 +202,29 @@ def test_capitalised_option_names_match_only_as_names() -> None:
     assert checker.check("If the count would go below zero we roll back.").verdict == "pass"
     assert rules(checker.check("Devices publish to AWS IoT Core.")) == {("QA-PGC-001", "BROKER")}
     assert rules(checker.check("Go modules are vendored.")) == {("QA-PGC-001", "LANGUAGE")}
+
+
+def test_words_from_option_ids_need_support() -> None:
+    """An id like ``native_mobile`` adds "mobile" as a weak word: "mobile browsers" in a
+    web-only project is elaboration, "a native mobile app" is a contradiction."""
+    from charter.decisions.merge import merge_questions_answers
+
+    questions = [
+        {
+            "id": "PLATFORM",
+            "text": "Which platform?",
+            "priority": "must",
+            "choices": [
+                {"id": "web_pwa", "label": "Web app (installable PWA)"},
+                {"id": "native_mobile", "label": "Native iOS/Android apps"},
+            ],
+        }
+    ]
+    checker = DriftChecker(merge_questions_answers(questions, {"PLATFORM": "web_pwa"}))
+    assert checker.check("The layout also works in mobile browsers.").verdict == "pass"
+    assert rules(checker.check("We will ship a native mobile app next quarter.")) == {
+        ("QA-PGC-001", "PLATFORM")
+    }
+    assert rules(checker.check("Alerts go out through the React Native app.")) == {
+        ("QA-PGC-001", "PLATFORM")
+    }

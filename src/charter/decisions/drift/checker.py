@@ -155,12 +155,12 @@ def _has_negation(text: str) -> bool:
 
 
 def _proper_noun_match(clause: _Clause, terms: TermSet) -> set[str]:
-    """A label's one remaining distinctive word counts when the text uses it as a name
+    """A label's distinctive word counts on its own when the text uses it as a name
     (capitalised mid-sentence: "the React Native app" for "Native iOS/Android apps")."""
-    if len(terms.weak) != 1 or terms.label_words < 2:
+    if not terms.weak or terms.label_words < 2:
         return set()
     for idx, tok in enumerate(clause.tokens):
-        if idx > 0 and tok.stem in terms.weak and tok.raw[:1].isupper():
+        if idx > 0 and tok.stem in terms.weak and lexicon.is_title_word(tok.raw):
             return {tok.stem}
     return set()
 

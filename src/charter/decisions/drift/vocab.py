@@ -145,7 +145,8 @@ def _term_set(
             st = lexicon.stem(part)
             novel = st not in label_stems and st not in minus and st not in shared
             if novel and len(st) >= 3 and part not in lexicon.STOPWORDS:
-                strong.add(st)
+                # a short id part is a code ("rst", "nfc"); a word ("mobile") is weak
+                (strong if len(part) <= 4 else weak).add(st)
     for alias in alias_words:
         strong.update(lexicon.content_stems(alias))
     return TermSet(
