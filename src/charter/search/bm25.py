@@ -59,12 +59,13 @@ class BM25Matrix:
         for rowid, title, body in store.conn.execute(
             "SELECT rowid, title, body FROM chunks_fts ORDER BY rowid"
         ):
-            tf: Counter[int] = Counter()
-            for term in body.split():
-                tf[vocab.setdefault(term, len(vocab))] += 1
+            tf: dict[int, float] = dict(
+                Counter(vocab.setdefault(term, len(vocab)) for term in body.split())
+            )
             if weight:
                 for term in title.split():
-                    tf[vocab.setdefault(term, len(vocab))] += weight
+                    key = vocab.setdefault(term, len(vocab))
+                    tf[key] = tf.get(key, 0.0) + weight
             ids.append(int(rowid))
             indices.extend(tf.keys())
             counts.extend(tf.values())

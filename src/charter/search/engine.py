@@ -27,7 +27,7 @@ from charter.search.actions import log_action
 from charter.search.bm25 import bm25_for
 from charter.search.discover import matches_any
 from charter.search.embedding import search_embedder
-from charter.search.fusion import ranked, rrf
+from charter.search.fusion import ranked, rrf, zscore
 from charter.search.patterns import find_facts
 from charter.search.rerank import Candidates, Reranker, get_reranker
 from charter.search.retrieve import HybridRetriever, Mask
@@ -202,13 +202,10 @@ class SearchEngine:
         bm25 = self.retriever.bm25(query, mask, scope.k_in)
         qvec = self.retriever.embed_query(query)
         dense = self.retriever.dense(qvec, mask, scope.k_in)
-        fusion = self.settings.fusion
-        lists = {"bm25": [c.chunk_id for c in bm25], "dense": [c.chunk_id for c in dense]}
-        weights = {"bm25": fusion.bm25_weight, "dense": fusion.dense_weight}
-        fused = rrf(lists, weights, fusion.rrf_k)
-        order = ranked(fused)
         bm25_scores = {c.chunk_id: c.score for c in bm25}
         dense_scores = {c.chunk_id: c.score for c in dense}
+        fused = self._fuse(bm25_scores, dense_scores)
+        order = ranked(fused)
         exact_ids: list[int] = []
         if scope.exact_lookups:
             exact_ids = self.retriever.exact(_exact_phrases(query), mask)
@@ -216,26 +213,11 @@ class SearchEngine:
         reranker = self.reranker if rerank else None
         final_scores = dict(fused)
         if reranker is not None and order:
-            head = order[: self.settings.rerank.candidates]
-            rows = self.store.chunks_by_id(head) if reranker.name != "rocchio" else {}
-            candidates = Candidates(
-                query=query,
-                query_vector=qvec,
-                texts=[_rerank_text(rows[i]) for i in head] if reranker.name != "rocchio" else [],
-                vectors=self.retriever.matrix[self.retriever.positions(head)],
-            )
-            scores = reranker.score(candidates)
-            rerank_scores = {i: float(s) for i, s in zip(head, scores, strict=True)}
-            rerank_order = [i for i, _ in sorted(rerank_scores.items(), key=lambda kv: -kv[1])]
-            final_scores = rrf(
-                {**lists, "rerank": rerank_order},
-                {**weights, "rerank": self.settings.rerank.weight},
-                fusion.rrf_k,
-            )
-            order = ranked({i: final_scores[i] for i in head}) + order[len(head) :]
-        # exact matches first, in their own fused order, then the rest
+            final_scores, rerank_scores = self._rerank(reranker, query, qvec, order, bm25_scores)
+            order = ranked(final_scores)
+        # exact matches first, in their own final order, then the rest
         exact_set = set(exact_ids)
-        top_exact = sorted(exact_ids, key=lambda i: -final_scores.get(i, 0.0))
+        top_exact = sorted(exact_ids, key=lambda i: -final_scores.get(i, float("-inf")))
         order = top_exact + [i for i in order if i not in exact_set]
         chosen = order[: scope.k_out]
         rows = self.store.chunks_by_id(chosen)
@@ -284,6 +266,49 @@ class SearchEngine:
         if log:
             self.log(response)
         return response
+
+    def _fuse(self, bm25: dict[int, float], dense: dict[int, float]) -> dict[int, float]:
+        fusion = self.settings.fusion
+        weights = {"bm25": fusion.bm25_weight, "dense": fusion.dense_weight}
+        if fusion.method == "rrf":
+            lists = {"bm25": ranked(bm25), "dense": ranked(dense)}
+            return rrf(lists, weights, fusion.rrf_k)
+        if fusion.method == "zscore":
+            return zscore({"bm25": bm25, "dense": dense}, weights)
+        raise CharterError(f"unknown search.fusion.method {fusion.method!r} (zscore | rrf)")
+
+    def _rerank(
+        self,
+        reranker: Reranker,
+        query: str,
+        qvec: np.ndarray,
+        order: list[int],
+        bm25: dict[int, float],
+    ) -> tuple[dict[int, float], dict[int, float]]:
+        """Final scores after reranking, and the reranker's own scores.
+
+        A ``dense`` reranker (rocchio) rescores the whole candidate pool with a refined
+        query vector and the pool is fused again; an ``order`` reranker (a model) scores
+        the fused head and its score is fused with the fused score.
+        """
+        head = order if reranker.kind == "dense" else order[: self.settings.rerank.candidates]
+        needs_text = reranker.kind != "dense"
+        rows = self.store.chunks_by_id(head) if needs_text else {}
+        candidates = Candidates(
+            query=query,
+            query_vector=qvec,
+            texts=[_rerank_text(rows[i]) for i in head] if needs_text else [],
+            vectors=self.retriever.matrix[self.retriever.positions(head)],
+        )
+        scores = {i: float(v) for i, v in zip(head, reranker.score(candidates), strict=True)}
+        if reranker.kind == "dense":
+            return self._fuse(bm25, scores), scores
+        base = {i: float(len(head) - n) for n, i in enumerate(head)}
+        weight = self.settings.rerank.weight
+        final = zscore({"fused": base, "rerank": scores}, {"fused": 1.0, "rerank": weight})
+        for n, i in enumerate(order[len(head) :]):
+            final[i] = -1e9 - n  # below the reranked head, in fused order
+        return final, scores
 
     def log(self, response: SearchResponse) -> None:
         log_action(

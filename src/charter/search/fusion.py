@@ -1,13 +1,38 @@
-"""Merge ranked candidate lists: weighted reciprocal rank fusion.
+"""Merge and de-duplicate candidate lists: z-score fusion (default) or weighted RRF.
 
-RRF needs no score calibration between BM25 (unbounded) and cosine (−1..1), which is why
-the seed's "merge + deduplicate" step uses it: a chunk's fused score is
-``Σ weight / (k + rank)`` over the lists it appears in, so duplicates merge naturally.
+Both need no calibration between BM25 (unbounded) and cosine (−1..1). Reciprocal rank
+fusion uses ranks only: ``Σ weight / (k + rank)``. Z-score fusion standardises each
+list's scores (mean 0, sd 1 over that list's candidates) and takes the weighted sum, so
+a candidate far ahead in one list keeps that margin; a candidate missing from a list gets
+that list's lowest z-score. On SciFact's train split z-score fusion beat the best RRF
+setting by about two points of nDCG@10 (docs/benchmarks.md), hence the default.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+
+
+def zscore(
+    lists: Mapping[str, Mapping[int, float]], weights: Mapping[str, float]
+) -> dict[int, float]:
+    """Weighted sum of per-list z-scores; ``lists`` maps a list name to id → score."""
+    fused: dict[int, float] = {}
+    keys = {i for scores in lists.values() for i in scores}
+    for name, scores in lists.items():
+        weight = weights.get(name, 1.0)
+        if weight == 0 or not scores:
+            continue
+        values = list(scores.values())
+        mean = sum(values) / len(values)
+        sd = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) or 1.0
+        floor = (min(values) - mean) / sd
+        for item in keys:
+            value = scores.get(item)
+            z = floor if value is None else (value - mean) / sd
+            fused[item] = fused.get(item, 0.0) + weight * z
+    return fused
 
 
 def rrf(

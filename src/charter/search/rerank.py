@@ -38,17 +38,27 @@ class Candidates:
 
 
 class Reranker(Protocol):
-    """Scores candidates against a query; higher is more relevant."""
+    """Scores candidates against a query; higher is more relevant.
+
+    ``kind`` says how the engine uses the scores: ``dense`` scores replace the dense
+    list's scores for the whole candidate pool, which is then fused again; ``order``
+    scores reorder the fused head (``rerank.candidates``) of a model reranker.
+    """
 
     name: str
+    kind: str
 
     def score(self, candidates: Candidates) -> Scores: ...
 
 
 class RocchioReranker:
-    """Pseudo-relevance feedback on stored vectors: q' = α·q + β·mean(top m candidates)."""
+    """Pseudo-relevance feedback on stored vectors: q' = α·q + β·mean(top m fused).
+
+    Candidates come in fused order; their stored vectors are rescored against q'.
+    """
 
     name = "rocchio"
+    kind = "dense"
 
     def __init__(self, alpha: float = 1.0, beta: float = 0.5, feedback: int = 3) -> None:
         self.alpha, self.beta, self.feedback = alpha, beta, feedback
@@ -67,6 +77,7 @@ class LateInteractionReranker:
     """MaxSim over MiniLM token embeddings (no extra weights, runs offline)."""
 
     name = "late-interaction-minilm"
+    kind = "order"
 
     def __init__(self, max_tokens: int = 256) -> None:
         import onnxruntime as ort
@@ -142,6 +153,7 @@ class CrossEncoderReranker:
             ) from None
         self._model: Any = CrossEncoder(model_path, device="cpu")
         self.name = f"cross-encoder:{Path(model_path).name}"
+        self.kind = "order"
 
     def score(self, candidates: Candidates) -> Scores:
         query, texts = candidates.query, candidates.texts

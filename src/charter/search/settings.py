@@ -63,13 +63,14 @@ def _default_modes() -> dict[str, ModeSettings]:
 
 
 class FusionSettings(BaseModel):
-    """How BM25 and dense candidate lists are merged (reciprocal rank fusion)."""
+    """How BM25 and dense candidate lists are merged (see charter.search.fusion)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    rrf_k: int = Field(default=60, ge=1, description="RRF constant: score = w / (rrf_k + rank)")
-    bm25_weight: float = Field(default=1.0, ge=0, description="weight of the BM25 list")
-    dense_weight: float = Field(default=1.0, ge=0, description="weight of the dense list")
+    method: str = Field(default="zscore", description="zscore | rrf")
+    bm25_weight: float = Field(default=0.6, ge=0, description="weight of the BM25 list")
+    dense_weight: float = Field(default=0.4, ge=0, description="weight of the dense list")
+    rrf_k: int = Field(default=60, ge=1, description="rrf only: score = w / (rrf_k + rank)")
     title_weight: float = Field(default=2.0, ge=0, description="BM25 weight of title/section terms")
 
 
@@ -83,7 +84,7 @@ class RerankSettings(BaseModel):
         description="rocchio (vector feedback, offline) | late-interaction | none | cross-encoder",
     )
     alpha: float = Field(default=1.0, ge=0, description="rocchio: weight of the query")
-    beta: float = Field(default=0.5, ge=0, description="rocchio: weight of the feedback")
+    beta: float = Field(default=0.2, ge=0, description="rocchio: weight of the feedback")
     feedback: int = Field(default=3, ge=1, description="rocchio: top fused chunks used")
     model_path: str = Field(default="", description="local CrossEncoder model dir (cross-encoder)")
     candidates: int = Field(default=30, ge=1, description="fused candidates passed to the reranker")
