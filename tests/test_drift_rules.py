@@ -228,3 +228,40 @@ def test_words_from_option_ids_need_support() -> None:
     assert rules(checker.check("Alerts go out through the React Native app.")) == {
         ("QA-PGC-001", "PLATFORM")
     }
+
+
+def test_reopening_a_required_yes_and_chosen_words_that_do_not_name_the_option() -> None:
+    from charter.decisions.merge import merge_questions_answers
+
+    questions = [
+        {
+            "id": "OFFLINE",
+            "text": "Must the technician app work fully offline on site?",
+            "priority": "must",
+            "answer_type": "yes_no",
+        },
+        {
+            "id": "CHECKIN",
+            "text": "How are tickets checked at the door?",
+            "priority": "must",
+            "choices": [
+                {"id": "qr_app", "label": "QR codes scanned by a staff app"},
+                {"id": "nfc", "label": "NFC wristbands"},
+            ],
+        },
+    ]
+    checker = DriftChecker(
+        merge_questions_answers(questions, {"OFFLINE": "yes", "CHECKIN": "qr_app"})
+    )
+    reopened = checker.check("Should the technician app work offline at all? Let's discuss.")
+    assert rules(reopened) == {("QA-PGC-004", "OFFLINE")}
+    assert checker.check("Should the offline sync run every 5 or every 15 minutes?").verdict == (
+        "pass"
+    )
+    # "staff" alone does not name the chosen QR option, so NFC here is a contradiction
+    assert rules(checker.check("Door staff tap NFC wristbands on the reader.")) == {
+        ("QA-PGC-001", "CHECKIN")
+    }
+    assert checker.check("The staff app scans QR codes; NFC wristbands are not used.").verdict == (
+        "pass"
+    )

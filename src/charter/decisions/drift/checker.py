@@ -46,6 +46,9 @@ REJECTED_MARGIN = 0.15
 #: A one-word match of a short excluded subject ("invest") must not be semantically
 #: unrelated to the subject ("invest time in the wizard" vs "investment advice").
 RELAXED_MIN_SIM = 0.15
+#: Share of a yes/no requirement's subject words a decision question must repeat to
+#: reopen it ("Should the technician app work offline at all?").
+REOPEN_COVERAGE = 0.6
 #: Short fragments ("(c) reporting") embed close to anything; semantic-only hits need
 #: at least this many distinct words.
 SEMANTIC_MIN_WORDS = 6
@@ -351,7 +354,11 @@ class DriftChecker:
                     continue
                 if lexical[pos].get(ci):
                     continue  # already decided lexically
-                if ci not in prep.exclusion_vectors and vocab.chosen & view.stems and not cue:
+                if (
+                    ci not in prep.exclusion_vectors
+                    and vocab.mentions_chosen(view.stems)
+                    and not cue
+                ):
                     continue  # elaborating the chosen option
                 best = max(best, sum(w for t, w in vocab.topic.items() if t in view.stems))
             if best >= TOPIC_MIN:
@@ -433,7 +440,7 @@ class DriftChecker:
         inv = vocab.invariant
         assert inv is not None
         cue = view.suggestion or view.decision or view.undecided is not None
-        chosen_here = bool(vocab.chosen & view.stems)
+        chosen_here = vocab.mentions_chosen(view.stems)
         for clause in view.clauses:
             for terms in vocab.rejected:
                 hits.extend(
@@ -449,6 +456,10 @@ class DriftChecker:
                     if len(matched) == 1 and sim < RELAXED_MIN_SIM:
                         found = [h for h in found if h.confirms]
                 hits.extend(found)
+            if vocab.subject_terms and (view.decision or view.undecided is not None):
+                covered = len(vocab.subject_terms & clause.stems) / len(vocab.subject_terms)
+                if covered >= REOPEN_COVERAGE:  # "Should the app work offline at all?"
+                    hits.append(self._clause_hit(text, view, clause, vocab, False))
             if vocab.dependency:
                 hits.extend(self._dependency_hit(text, view, clause, vocab))
             if vocab.required is not None:
@@ -540,7 +551,7 @@ class DriftChecker:
                             strong=False,
                         )
                     )
-        chosen_here = bool(vocab.chosen & view.stems)
+        chosen_here = vocab.mentions_chosen(view.stems)
         cue = view.suggestion or view.decision or view.undecided is not None
         if (
             ci in prep.rejected_vectors

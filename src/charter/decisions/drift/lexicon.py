@@ -301,7 +301,10 @@ UNDECIDED = re.compile(
     r"|\brevisit\s+(?:the|this|that)\s+(?:decision|choice)\b"
     r"|\bwait(?:ing)?\s+(?:for|on)\s+(?:a|the)\s+decision\b"
     r"|\bstill\s+(?:debating|discussing|figuring out)\b|\bhaven't made up\b"
-    r"|\byet to be (?:decided|confirmed|agreed|chosen)\b|\bremains? (?:open|to be seen)\b",
+    r"|\byet to be (?:decided|confirmed|agreed|chosen)\b|\bremains? (?:open|to be seen)\b"
+    r"|\b(?:nobody|no one)\s+(?:seems|is|was)\s+sure\b|\bnot sure (?:yet\s+)?(?:if|whether)\b"
+    r"|\bunclear (?:if|whether)\b|\bstill (?:a|the) requirement\?"
+    r"|\bdo we (?:really|still|even) (?:need|want)\b",
     re.I,
 )
 
@@ -327,7 +330,8 @@ DECISION_POINT = re.compile(
     r"|\bneeds?\s+(?:product|a|your)\s+(?:input|decision|call)\b|\bwe need a call\b"
     r"|\bpros and cons\b|\bplease\s+(?:decide|choose|pick|confirm which)\b"
     r"|\blet (?:me|us) know which\b|\bwhich (?:one|option)\s+(?:do|should|would)\b"
-    r"|\b(?:decision|call)\s+(?:needed|required)\b|\bor\b[^.?!\n]*\?\s*$",
+    r"|\b(?:decision|call)\s+(?:needed|required)\b|\bor\b[^.?!\n]*\?\s*$"
+    r"|\blet'?s discuss\b|\bto discuss\b|\bfor discussion\b|\bat all\?",
     re.I,
 )
 
@@ -386,7 +390,7 @@ def stem(word: str) -> str:
             return stem(w[: -len(suffix)] + repl)
     if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:
         w = w[:-1]
-    for suffix in ("ingly", "ing", "edly", "ed", "ly", "ment", "ments"):
+    for suffix in ("ingly", "ing", "edly", "ed", "ly", "ment", "ments", "ation", "ator", "ition"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 4:
             w = w[: -len(suffix)]
             break

@@ -79,15 +79,21 @@ class ConstraintVocab:
     topic: dict[str, float] = field(default_factory=dict)
     descriptor: str = ""
     chosen: frozenset[str] = frozenset()
+    chosen_terms: list[TermSet] = field(default_factory=list)
     rejected: list[TermSet] = field(default_factory=list)
     excluded: TermSet | None = None
     dependency: frozenset[str] = frozenset()
     required: TermSet | None = None
+    subject_terms: frozenset[str] = frozenset()  # what a yes/no requirement is about
     forbidden: list[Forbidden] = field(default_factory=list)
 
     @property
     def binding(self) -> bool:
         return self.invariant is not None
+
+    def mentions_chosen(self, stems: set[str]) -> bool:
+        """The text names a chosen option (by a strong word or two of its words)."""
+        return any(terms.matches(stems) for terms in self.chosen_terms)
 
 
 def _raw_terms(text: str) -> list[tuple[str, int]]:
@@ -119,7 +125,11 @@ def _term_set(
     alias_words: Sequence[str],
     minus: set[str],
     shared: set[str],
+    *,
+    lenient: bool = False,
 ) -> TermSet:
+    """Terms of one option label. ``lenient`` (chosen options) also counts a capitalised
+    first word as a name: "Markdown files" mentions "Markdown (CommonMark + GFM)"."""
     strong: set[str] = set()
     weak: set[str] = set()
     for tok in lexicon.tokens(label):
@@ -130,7 +140,9 @@ def _term_set(
         st = lexicon.stem(tok.lower())
         if st in minus:
             continue
-        if lexicon.is_strong_token(tok, pos) or len(_raw_terms(label)) == 1:
+        if lenient and pos == 0 and lexicon.is_title_word(tok):
+            strong.add("^" + st)
+        elif lexicon.is_strong_token(tok, pos) or len(_raw_terms(label)) == 1:
             # a Title-case word names the option only when the text capitalises it too
             # ("Core" in "AWS IoT Core" is not "the core team")
             strong.add("^" + st if lexicon.is_title_word(tok) else st)
@@ -213,10 +225,23 @@ def _fill_binding_terms(
                 chosen |= set(lexicon.content_stems(alias))
         question = set(lexicon.content_stems(entry.text))
         vocab.chosen = frozenset(chosen - question)
+        rejected_stems: set[str] = set()
         for label, cid in zip(inv.rejected, inv.rejected_ids, strict=False):
             terms = _term_set(label, [cid], inv.aliases.get(cid, ()), chosen, shared)
+            rejected_stems |= set(lexicon.content_stems(label))
             if not terms.empty():
                 vocab.rejected.append(terms)
+        for label, cid in zip(inv.chosen, inv.chosen_ids, strict=False):
+            terms = _term_set(
+                label,
+                [cid],
+                inv.aliases.get(cid, ()),
+                rejected_stems | question,
+                shared,
+                lenient=True,
+            )
+            if not terms.empty():
+                vocab.chosen_terms.append(terms)
         return
     if inv.kind == "exclusion":
         subject = inv.subject or entry.text
@@ -233,6 +258,8 @@ def _fill_binding_terms(
                 label_words=vocab.excluded.label_words,
             )
         return
+    if inv.kind in ("requirement", "prohibition"):
+        vocab.subject_terms = frozenset(lexicon.content_stems(inv.subject))
     if inv.kind == "requirement":
         source = f"{entry.text} {inv.answer_text}"
         deps: set[str] = set()
