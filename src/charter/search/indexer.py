@@ -123,6 +123,13 @@ class Indexer:
         commit_times = gitinfo.commit_times(root)
         with self._store() as store:
             known = store.docs()
+            if store.models() - {self.embedder.name}:
+                # vectors from another model can't be compared with this one's: re-embed all
+                known = {path: doc for path, doc in known.items() if doc.status == "deleted"}
+                with store.conn:  # deleted files keep BM25 only; their text is gone
+                    store.conn.execute(
+                        "DELETE FROM vectors WHERE model != ?", (self.embedder.name,)
+                    )
             pending: list[_Pending] = []
             seen: set[str] = set()
             for absolute, rel in found.files:

@@ -143,6 +143,10 @@ class SearchStore:
             "WHERE key = 'generation'"
         )
 
+    def models(self) -> set[str]:
+        """Names of the embedding models that produced the stored vectors."""
+        return {r[0] for r in self.conn.execute("SELECT DISTINCT model FROM vectors")}
+
     def vectors_by_hash(self, path: str, model: str) -> dict[str, bytes]:
         """Stored vectors of ``path``'s current chunks keyed by text hash (for reuse)."""
         rows = self.conn.execute(
