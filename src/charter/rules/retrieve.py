@@ -12,7 +12,9 @@ in favour of the higher priority, whatever the scoring order.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,14 +87,15 @@ def scope_matches(scopes: list[str], files: list[str]) -> bool:
     return False
 
 
-def _action_tokens(rule: Rule, width: int = 4) -> list[str]:
+@functools.lru_cache(maxsize=65536)
+def _action_tokens(text: str, width: int = 4) -> tuple[str, ...]:
     """The first content words after the rule's must/never word: what it demands."""
-    match = _POLARITY_WORDS.search(rule.text)
-    tail = rule.text[match.end() :] if match else rule.text
-    return tokenize(tail)[:width]
+    match = _POLARITY_WORDS.search(text)
+    tail = text[match.end() :] if match else text
+    return tuple(tokenize(tail)[:width])
 
 
-def contradicts(a: Rule, b: Rule, cosine: float) -> bool:
+def contradicts(a: Rule, b: Rule, cosine: float | Callable[[], float]) -> bool:
     """must vs never, in a shared domain or section, demanding the same action.
 
     The action is compared word by word ("always use f-strings in log calls" vs "never use
@@ -104,11 +107,11 @@ def contradicts(a: Rule, b: Rule, cosine: float) -> bool:
     shared = set(a.domains) & set(b.domains)
     if not shared and a.source.section != b.source.section:
         return False
-    ta, tb = _action_tokens(a), _action_tokens(b)
-    if min(len(ta), len(tb)) < 2:
+    ta, tb = set(_action_tokens(a.text)), set(_action_tokens(b.text))
+    if min(len(ta), len(tb)) < 2 or len(ta & tb) / min(len(ta), len(tb)) < 0.75:
         return False
-    overlap = len(set(ta) & set(tb)) / min(len(set(ta)), len(set(tb)))
-    return cosine >= SAME_SUBJECT_COSINE and overlap >= 0.75
+    value = cosine() if callable(cosine) else cosine
+    return value >= SAME_SUBJECT_COSINE
 
 
 class Retriever:
@@ -135,6 +138,22 @@ class Retriever:
         }
         costs = count_many(list(self.lines.values()))
         self.costs = {rid: n + 1 for rid, n in zip(self.lines, costs, strict=True)}
+        cand_rules = [self.rules[i] for i in self.candidates]
+        self.cand_vectors = np.ascontiguousarray(self.vectors[self.candidates], dtype=np.float32)
+        risk_boost = {"critical": settings.risk_boost_critical, "high": settings.risk_boost_high}
+        self.prior = np.array(
+            [
+                risk_boost.get(r.risk, 0.0) + (settings.directive_boost if r.directive else 0.0)
+                for r in cand_rules
+            ],
+            dtype=np.float32,
+        )
+        self.intent_masks = {
+            name: np.array([name in r.intents for r in cand_rules], dtype=bool)
+            for name in {i for r in cand_rules for i in r.intents}
+        }
+        self.filterable = [pos for pos, r in enumerate(cand_rules) if r.scopes or r.tool_classes]
+        self.id_rank = np.argsort(np.argsort([r.id for r in cand_rules], kind="stable"))
 
     def default_budget(self) -> int:
         """Tokens for constitution + shards when no explicit budget is configured."""
@@ -174,48 +193,50 @@ class Retriever:
         intent = classify(task)
         qv = self.embed_query(task) if query_vector is None else query_vector
         cand = self.candidates
-        dense = self.vectors[cand] @ qv if cand else np.zeros(0, dtype=np.float32)
+        dense = self.cand_vectors @ qv if cand else np.zeros(0, dtype=np.float32)
         lex = self.bm25.scores(task) if cand else np.zeros(0, dtype=np.float32)
         lex_max = float(lex.max()) if len(lex) else 0.0
         lex_norm = lex / lex_max if lex_max > 0 else lex
         if s.feedback_weight and len(cand) > s.feedback_top:
             first = s.dense_weight * dense + s.lexical_weight * lex_norm
-            leaders = np.argsort(-first, kind="stable")[: s.feedback_top]
-            centroid = self.vectors[[cand[int(i)] for i in leaders]].mean(axis=0)
+            leaders = np.argpartition(-first, s.feedback_top)[: s.feedback_top]
+            centroid = self.cand_vectors[leaders].mean(axis=0)
             mixed = qv + s.feedback_weight * centroid
             qv = mixed / max(float(np.linalg.norm(mixed)), 1e-9)
-            dense = self.vectors[cand] @ qv
-        scored: list[Shard] = []
-        dropped: list[dict[str, str]] = []
-        for pos, idx in enumerate(cand):
-            rule = self.rules[idx]
-            if risk and rule.risk not in risk:
-                continue
+            dense = self.cand_vectors @ qv
+        score = s.dense_weight * dense + s.lexical_weight * lex_norm + self.prior
+        intent_mask = self.intent_masks.get(intent.name) if intent.name != "general" else None
+        if intent_mask is not None:
+            score = score + s.intent_boost * intent_mask
+        allowed = np.ones(len(cand), dtype=bool)
+        if risk:
+            allowed &= np.array([self.rules[i].risk in risk for i in cand], dtype=bool)
+        for pos in self.filterable:
+            rule = self.rules[cand[pos]]
             if rule.scopes and files and not scope_matches(rule.scopes, files):
-                continue
+                allowed[pos] = False
             if tool and rule.tool_classes and tool not in rule.tool_classes:
-                continue
-            cos = float(dense[pos])
-            score = s.dense_weight * cos + s.lexical_weight * float(lex_norm[pos])
-            reasons = [f"cosine {cos:.3f}"]
-            if rule.directive and s.directive_boost:
-                score += s.directive_boost
-            if lex_norm[pos] > 0:
-                reasons.append(f"lexical {float(lex_norm[pos]):.2f}")
-            if intent.name != "general" and intent.name in rule.intents:
-                score += s.intent_boost
-                reasons.append(f"intent {intent.name} +{s.intent_boost}")
-            if rule.risk == "critical":
-                score += s.risk_boost_critical
-                reasons.append(f"risk critical +{s.risk_boost_critical}")
-            elif rule.risk == "high":
-                score += s.risk_boost_high
-                reasons.append(f"risk high +{s.risk_boost_high}")
-            if rule.scopes and files:
-                reasons.append("scope matches " + ", ".join(rule.scopes))
-            scored.append(Shard(rule, score, reasons))
-        scored.sort(key=lambda sh: (-sh.score, sh.rule.id))
-        chosen = self._select(scored, top_n, budget_tokens, dropped)
+                allowed[pos] = False
+        order = np.lexsort((self.id_rank, -score))
+        order = order[allowed[order]]
+
+        def shards() -> Iterator[Shard]:
+            for pos in order:
+                rule = self.rules[cand[pos]]
+                cos, lx = float(dense[pos]), float(lex_norm[pos])
+                reasons = [f"cosine {cos:.3f}"]
+                if lx > 0:
+                    reasons.append(f"lexical {lx:.2f}")
+                if intent_mask is not None and intent_mask[pos]:
+                    reasons.append(f"intent {intent.name} +{s.intent_boost}")
+                if rule.risk in ("critical", "high"):
+                    reasons.append(f"risk {rule.risk}")
+                if rule.scopes and files:
+                    reasons.append("scope matches " + ", ".join(rule.scopes))
+                yield Shard(rule, float(score[pos]), reasons)
+
+        dropped: list[dict[str, str]] = []
+        chosen = self._select(shards(), top_n, budget_tokens, dropped)
         policy = self.render_policy(chosen)
         return Retrieval(
             task=task,
@@ -239,24 +260,25 @@ class Retriever:
         return self._idx
 
     def _select(
-        self, scored: list[Shard], top_n: int, budget: int, dropped: list[dict[str, str]]
+        self, scored: Iterator[Shard], top_n: int, budget: int, dropped: list[dict[str, str]]
     ) -> list[Shard]:
         s = self.settings
-        if not scored:
-            return []
-        best = scored[0].score
-        floor = max(s.min_score, best * s.relative_cutoff)
         chosen: list[Shard] = []
         used = 0
+        floor: float | None = None
+        misses = 0
         for shard in scored:
+            if floor is None:
+                floor = max(s.min_score, shard.score * s.relative_cutoff)
             if shard.score < floor:
                 break
             if top_n and len(chosen) >= top_n:
                 break
             cost = self.costs[shard.rule.id] if budget else 0
             if budget and used + cost > budget:
-                if top_n:
-                    continue
+                misses += 1
+                if top_n or misses < 50:
+                    continue  # a shorter rule further down may still fit
                 break
             rival = self._rival(shard.rule, [c.rule for c in chosen] + self.constitution_rules)
             if rival is not None:
@@ -283,7 +305,9 @@ class Retriever:
 
     def _rival(self, rule: Rule, others: list[Rule]) -> Rule | None:
         for other in others:
-            if other.id != rule.id and contradicts(rule, other, self._cos(rule, other)):
+            if other.id != rule.id and contradicts(
+                rule, other, functools.partial(self._cos, rule, other)
+            ):
                 return other
         return None
 
