@@ -118,3 +118,24 @@ def test_bad_yaml_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(CharterError) as info:
         import_file(bad)
     assert "\n" not in str(info.value)
+
+
+def test_markdown_intake_form(tmp_path: Path) -> None:
+    form = tmp_path / "intake.md"
+    form.write_text(
+        "# Intake\n\n## DB: Which database is the system of record? (must)\n"
+        "- [x] postgres: PostgreSQL\n- [ ] mongodb: MongoDB\n\n"
+        "## CHANNELS: Which notification channels? (should)\n"
+        "- [x] email: Email\n- [x] slack: Slack\n- [ ] sms: SMS\n\n"
+        "## RETENTION: How long are invoices kept? [hard]\nAnswer: Ten years.\n\n"
+        "## MOBILE: Is a native mobile app in scope? (could)\nAnswer: no\n\n"
+        "## Excluded\n- crypto payments\n",
+        encoding="utf-8",
+    )
+    got = {e.id: e for e in import_file(form, default_priority="should").pgc_clarifications}
+    assert got["DB"].user_answer_label == "PostgreSQL" and got["DB"].binding
+    assert got["CHANNELS"].user_answer == ["email", "slack"] and not got["CHANNELS"].binding
+    assert got["RETENTION"].priority == "should"  # the configured default
+    assert got["RETENTION"].binding_reason == "user_marked_hard"
+    assert got["MOBILE"].binding_reason == "explicit_exclusion"
+    assert got["EXCLUDED_CRYPTO_PAYMENTS"].binding

@@ -125,7 +125,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
 
     @decisions_app.command("import")
     def import_cmd(
-        file: Path = typer.Argument(..., help="intake form, YAML or JSON"),
+        file: Path = typer.Argument(..., help="intake form (.md), YAML or JSON"),
         project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
@@ -133,8 +133,9 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
         from charter.decisions.intake import import_file
         from charter.decisions.service import record
 
-        incoming = import_file(file)
-        changed = record(load_project(project_dir), incoming, "import")
+        project = load_project(project_dir)
+        incoming = import_file(file, project.settings.decisions.default_priority)
+        changed = record(project, incoming, "import")
         if as_json:
             emit_json({"changed": changed, **incoming.to_canonical()})
             return

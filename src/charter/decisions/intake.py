@@ -3,7 +3,8 @@
 Seed 003: "PGC is not the only source of binding constraints". Whatever the source, the
 result is canonical ``pgc_clarifications`` entries with binding derived mechanically.
 
-Recognised documents (JSON or YAML):
+Recognised documents (JSON, YAML, or a Markdown intake form — see
+:func:`parse_markdown_form`):
 - ``{"pgc_clarifications": [...]}`` — already canonical; binding is re-derived;
 - ``{"questions": [...], "answers": {...}}`` — merged as by ``charter decisions merge``;
 - an intake form: ``{"decisions": [...]}`` (or ``constraints`` / ``intake``) whose items
@@ -15,6 +16,7 @@ Recognised documents (JSON or YAML):
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +28,72 @@ from charter.decisions.models import PgcClarifications, parse_clarifications
 from charter.errors import CharterError
 from charter.fileio import read_text
 
+_MD_HEADING = re.compile(r"^#{1,6}\s+(?P<id>[A-Za-z0-9_.:-]+)\s*(?:[:—–-]\s*)(?P<text>.+?)\s*$")
+_MD_FLAGS = re.compile(r"\((must|should|could)\)|\[(hard|exclusion|preference)\]", re.I)
+_MD_CHOICE = re.compile(r"^\s*[-*]\s+\[(?P<mark>[ xX])\]\s+(?P<id>[^:]+?)\s*:\s*(?P<label>.+?)\s*$")
+_MD_ANSWER = re.compile(r"^\s*(?:answer|antwort|réponse)\s*:\s*(?P<answer>.+?)\s*$", re.I)
+
+
+def parse_markdown_form(text: str) -> dict[str, Any]:
+    """A Markdown intake form as an intake document (see ``docs/decisions.md``).
+
+    ``## ID: question (must) [hard]`` starts an item; ``- [x] id: Label`` lines are its
+    choices (checked = answered); ``Answer: ...`` gives a free-text or yes/no answer; an
+    ``## Excluded`` heading followed by bullets lists exclusions.
+    """
+    items: list[dict[str, Any]] = []
+    excluded: list[str] = []
+    current: dict[str, Any] | None = None
+    in_excluded = False
+    for line in text.splitlines():
+        heading = _MD_HEADING.match(line)
+        if line.lstrip().startswith("#"):
+            title = line.lstrip("#").strip()
+            in_excluded = title.lower().rstrip(":") in {"excluded", "exclusions", "out of scope"}
+            current = None
+            if heading and not in_excluded:
+                question = heading.group("text")
+                current = {"id": heading.group("id"), "choices": [], "checked": []}
+                for flag in _MD_FLAGS.finditer(question):
+                    if flag.group(1):
+                        current["priority"] = flag.group(1).lower()
+                    else:
+                        current[flag.group(2).lower()] = True
+                current["question"] = _MD_FLAGS.sub("", question).strip()
+                items.append(current)
+            continue
+        if in_excluded:
+            bullet = re.match(r"^\s*[-*]\s+(.+?)\s*$", line)
+            if bullet:
+                excluded.append(bullet.group(1))
+            continue
+        if current is None:
+            continue
+        choice = _MD_CHOICE.match(line)
+        if choice:
+            current["choices"].append({"id": choice.group("id"), "label": choice.group("label")})
+            if choice.group("mark").lower() == "x":
+                current["checked"].append(choice.group("id"))
+            continue
+        answer = _MD_ANSWER.match(line)
+        if answer:
+            current["answer"] = answer.group("answer")
+    for item in items:
+        checked = item.pop("checked")
+        if not item["choices"]:
+            item.pop("choices")
+        if "answer" not in item and checked:
+            item["answer"] = checked if len(checked) > 1 else checked[0]
+            if len(checked) > 1:
+                item["answer_type"] = "multi_choice"
+    return {"decisions": items, "excluded": excluded}
+
 
 def load_document(path: Path) -> Any:
-    """Parse a JSON or YAML file into plain data, with one-line errors."""
+    """Parse a JSON, YAML or Markdown-form file into plain data, with one-line errors."""
     text = read_text(path, what="decisions input")
+    if path.suffix.lower() in (".md", ".markdown"):
+        return parse_markdown_form(text)
     if path.suffix.lower() == ".json":
         try:
             return json.loads(text)
@@ -43,7 +107,7 @@ def load_document(path: Path) -> Any:
         raise CharterError(f"invalid YAML in {path}{where}") from None
 
 
-def from_document(data: Any, source: str) -> PgcClarifications:
+def from_document(data: Any, source: str, default_priority: str = "must") -> PgcClarifications:
     """Canonical entries for any recognised document shape."""
     if isinstance(data, dict) and "pgc_clarifications" in data:
         parsed = parse_clarifications(data, source)
@@ -69,7 +133,12 @@ def from_document(data: Any, source: str) -> PgcClarifications:
             )
         if items:
             entries = [
-                build_clarification(item, item if isinstance(item, dict) else None, source)
+                build_clarification(
+                    item,
+                    item if isinstance(item, dict) else None,
+                    source,
+                    default_priority=default_priority,
+                )
                 for item in items
             ]
             return parse_clarifications(
@@ -81,5 +150,7 @@ def from_document(data: Any, source: str) -> PgcClarifications:
     )
 
 
-def import_file(path: Path) -> PgcClarifications:
-    return from_document(load_document(path), str(path))
+def import_file(path: Path, default_priority: str = "must") -> PgcClarifications:
+    """Canonical entries from an intake file; items without a priority get
+    ``default_priority`` (config ``decisions.default_priority``)."""
+    return from_document(load_document(path), str(path), default_priority)
