@@ -100,12 +100,8 @@ class DecisionStore:
             entries.append(entry)
         return entries, skipped
 
-    def verify(self) -> ChainStatus:
-        """Check the history chain and that the decisions file is the recorded state.
-
-        Raises :class:`TamperError` when the file or the history was changed outside
-        Charter.
-        """
+    def _verified_history(self) -> tuple[list[dict[str, Any]], int]:
+        """History entries whose hash chain is intact (else :class:`TamperError`)."""
         entries, skipped = self._read_history()
         prev = GENESIS
         for index, entry in enumerate(entries, start=1):
@@ -115,6 +111,15 @@ class DecisionStore:
                     "(hash chain broken)"
                 )
             prev = str(entry["hash"])
+        return entries, skipped
+
+    def verify(self) -> ChainStatus:
+        """Check the history chain and that the decisions file is the recorded state.
+
+        Raises :class:`TamperError` when the file or the history was changed outside
+        Charter.
+        """
+        entries, skipped = self._verified_history()
         text = self._current_text()
         current = EMPTY_SHA if text is None else sha256_text(text)
         status = ChainStatus(entries=entries, current_sha=current, skipped_lines=skipped)
@@ -207,7 +212,7 @@ class DecisionStore:
     def restore(self) -> str:
         """Put back the last recorded state (from its snapshot); returns its sha256."""
         with locked(self.path):
-            entries, _ = self._read_history()
+            entries, _ = self._verified_history()
             if not entries:
                 raise CharterError("no recorded decisions to restore")
             target = str(entries[-1]["after"])
