@@ -56,6 +56,8 @@ SEMANTIC_MIN_WORDS = 6
 TOPIC_MIN = 0.5
 #: At most this many sentences per artifact are embedded for paraphrase checks.
 MAX_SEMANTIC_UNITS = 2
+#: Hard cap on embedded sentences per check (undecided and gated ones included).
+MAX_EMBEDDED_UNITS = 16
 #: Lexical topic lead that makes embedding an undecided sentence unnecessary.
 CLEAR_TOPIC_MARGIN = 1.0
 #: Topic score below which undecided language is attributed with the sentence before.
@@ -365,7 +367,8 @@ class DriftChecker:
                 ranked.append((best, pos))
         ranked.sort(key=lambda x: (-x[0], x[1]))
         wanted.update(pos for _, pos in ranked[:MAX_SEMANTIC_UNITS])
-        return sorted(wanted)
+        # bound the cost on very long texts; the first sentences are checked semantically
+        return sorted(wanted)[:MAX_EMBEDDED_UNITS]
 
     def _needs_relaxed_gate(self, view: _UnitView) -> bool:
         """A one-word match of a short excluded subject is confirmed semantically."""
