@@ -71,7 +71,7 @@ def test_secrets_and_gitignored_files_are_skipped_and_reported(tmp_path: Path) -
     assert skipped[".env"].startswith("secret")
     assert skipped[".env.production"].startswith("secret")
     assert skipped["docs/aws_credentials.md"].startswith("secret")
-    assert skipped["scratch/notes.md"] == "gitignored"
+    assert skipped["scratch/"] == "gitignored"  # ignored folders are not even walked
     assert "docs/server.pem" in skipped or "docs/server.pem" not in report.indexed
     with SearchStore.for_state_dir(root / ".charter") as store:
         all_text = " ".join(r[0] for r in store.conn.execute("SELECT text FROM chunks"))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -109,14 +109,17 @@ def _gitignore(root: Path) -> pathspec.PathSpec:
     return pathspec.PathSpec.from_lines("gitignore", lines)
 
 
-def _walk(start: Path) -> Iterator[Path]:
+def _walk(start: Path, prune: Callable[[Path], bool]) -> Iterator[Path]:
     if start.is_file():
         yield start
         return
     for dirpath, dirnames, filenames in os.walk(start):
-        dirnames[:] = sorted(d for d in dirnames if d not in (".git", ".charter"))
+        base = Path(dirpath)
+        dirnames[:] = sorted(
+            d for d in dirnames if d not in (".git", ".charter") and not prune(base / d)
+        )
         for name in sorted(filenames):
-            yield Path(dirpath) / name
+            yield base / name
 
 
 def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> Discovery:
@@ -127,8 +130,22 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
     out = Discovery()
     seen: set[str] = set()
     root_resolved = root.resolve()
+
+    def prune(directory: Path) -> bool:
+        """Skip excluded and ignored directories without walking into them."""
+        try:
+            rel_dir = directory.resolve().relative_to(root_resolved).as_posix() + "/"
+        except ValueError:
+            return False
+        if matches_any(rel_dir, idx.exclude):
+            return True
+        if ignore.match_file(rel_dir) or _nested_ignored(root, rel_dir.rstrip("/"), nested):
+            out.skipped.append((rel_dir, "gitignored"))
+            return True
+        return False
+
     for target in targets:
-        for path in _walk(target):
+        for path in _walk(target, prune):
             try:
                 rel = path.resolve().relative_to(root_resolved).as_posix()
             except ValueError:

@@ -133,7 +133,7 @@ class SearchEngine:
         self._reranker: Reranker | None = None
         self._reranker_loaded = False
         self._mask_cache: dict[str, Mask] = {}
-        self._commit_times: dict[str, int] | None = None
+        self._stale_cache: tuple[float, list[dict[str, Any]]] | None = None
 
     def close(self) -> None:
         self.store.close()
@@ -254,9 +254,7 @@ class SearchEngine:
                 f"{self.embedder.name}: run `charter index`"
             )
         if mode == "execution":
-            from charter.search.facts import stale_sot
-
-            for item in stale_sot(self.project):
+            for item in self._stale():
                 warnings.append(
                     f"stale source of truth: {item['path']} last changed {item['age_days']} "
                     f"days ago (> {self.settings.stale_days})"
@@ -309,6 +307,15 @@ class SearchEngine:
         for n, i in enumerate(order[len(head) :]):
             final[i] = -1e9 - n  # below the reranked head, in fused order
         return final, scores
+
+    def _stale(self) -> list[dict[str, Any]]:
+        """Stale SoT files, re-checked at most once a minute (it walks the project)."""
+        from charter.search.facts import stale_sot
+
+        now = time.monotonic()
+        if self._stale_cache is None or now - self._stale_cache[0] > 60:
+            self._stale_cache = (now, stale_sot(self.project))
+        return self._stale_cache[1]
 
     def log(self, response: SearchResponse) -> None:
         log_action(
