@@ -267,3 +267,21 @@ def test_mcp_tools_in_memory_report_tamper(project: Project) -> None:
 
     result = anyio.run(call)
     assert result.is_error and "outside renegotiation" in result.content[0].text
+
+
+def test_stop_falls_back_to_the_transcript(project: Project, tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "hi"}},
+        {
+            "type": "assistant",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": BAD}]},
+        },
+        "not json",
+    ]
+    transcript.write_text(
+        "\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n"
+    )
+    out = handle_stop(project, {"transcript_path": str(transcript)})
+    assert out is not None and "TARGET_PLATFORM" in out["systemMessage"]
+    assert handle_stop(project, {"transcript_path": str(tmp_path / "missing.jsonl")}) is None

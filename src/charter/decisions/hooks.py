@@ -16,6 +16,7 @@ stays lexical, because loading the model costs about a second.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from charter.config import Project
@@ -30,6 +31,45 @@ def pinned_invariants_text(project: Project) -> str:
 
     decisions = load_decisions(project)
     return invariants_text(invariants(decisions, project.settings.decisions.aliases))
+
+
+#: How much of the transcript's end is read when the payload lacks the message.
+TRANSCRIPT_TAIL_BYTES = 512 * 1024
+
+
+def _last_message_from_transcript(path: object) -> str:
+    """The last assistant text in a Claude Code transcript (JSONL), for hook payloads
+    from versions before ``last_assistant_message`` existed. Reads only the file's tail."""
+    if not isinstance(path, str) or not path:
+        return ""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            handle.seek(max(0, size - TRANSCRIPT_TAIL_BYTES))
+            tail = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    for line in reversed(tail.splitlines()):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        message = entry.get("message") if isinstance(entry, dict) else None
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            texts = [
+                str(block.get("text", ""))
+                for block in content
+                if isinstance(block, dict) and block.get("type") == "text"
+            ]
+            if any(texts):
+                return "\n".join(texts)
+    return ""
 
 
 def _model_loaded(project: Project) -> bool:
@@ -65,7 +105,9 @@ def handle_stop(project: Project, payload: dict[str, Any]) -> dict[str, Any] | N
     if mode == "off":
         return None
     text = payload.get("last_assistant_message")
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str):
+        text = _last_message_from_transcript(payload.get("transcript_path"))
+    if not text or not text.strip():
         return None
     from charter.decisions.service import checker_for, load_decisions, store_for
 
