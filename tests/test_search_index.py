@@ -168,3 +168,28 @@ def test_files_deleted_in_git_history_are_searchable_in_review(tmp_path: Path) -
         "docs/legacy-billing.md#L3-L5 (Legacy billing engine > Nightly batch) [deleted in "
     )
     assert all(r.path != "docs/legacy-billing.md" for r in execution.results)
+
+
+def test_review_time_window_drops_old_files_but_keeps_adrs(tmp_path: Path) -> None:
+    root = _copy_demo(tmp_path)
+    old = time.time() - 90 * 86400
+    os.utime(root / "docs" / "runbook.md", (old, old))
+    os.utime(root / "decisions" / "ADR-0001-use-postgres.md", (old, old))
+    _index(root, "hash")
+    from charter.search.engine import SearchEngine
+
+    engine = SearchEngine(Project.load(root), reranker="none")
+    try:
+        paths = {
+            r.path
+            for query in ("roll back a deploy runbook", "PostgreSQL system of record")
+            for r in engine.search(query, mode="review", k_out=30, log=False).results
+        }
+        planning = {
+            r.path for r in engine.search("roll back a deploy", mode="planning", log=False).results
+        }
+    finally:
+        engine.close()
+    assert "docs/runbook.md" not in paths  # older than the 30-day window
+    assert "decisions/ADR-0001-use-postgres.md" in paths  # ADRs are exempt
+    assert "docs/runbook.md" in planning  # planning has no time window
