@@ -18,9 +18,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from charter.cli.common import console, emit_json, emit_jsonl, err_console, load_project
+from charter.decisions.drift.result import ARTIFACT_KINDS
 from charter.errors import CharterError
 
-KINDS = "architecture|epic|story|qa_plan|review|chat"
+KINDS = "|".join(ARTIFACT_KINDS)
 
 
 def _answer_text(value: Any) -> str:

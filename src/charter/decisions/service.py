@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from charter.config import Project
-from charter.decisions.binding import apply_binding, is_resolved
+from charter.decisions.binding import is_resolved
 from charter.decisions.drift.checker import DriftChecker
 from charter.decisions.drift.judge import DriftJudge
 from charter.decisions.drift.result import DriftResult
@@ -159,10 +159,6 @@ def renegotiate(
         reason=reason.strip(),
     )
     return entry, updated, line
-
-
-def rederive(entry: Clarification) -> Clarification:
-    return apply_binding(entry)
 
 
 def _load_judge(spec: str) -> DriftJudge | None:

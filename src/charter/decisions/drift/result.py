@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-Rule = Literal["QA-PGC-001", "QA-PGC-002", "QA-PGC-003", "QA-PGC-004"]
-Severity = Literal["error", "warning"]
 ARTIFACT_KINDS = ("architecture", "epic", "story", "qa_plan", "review", "chat")
 
 #: What each rule means (seed 003, section 5).
