@@ -314,9 +314,7 @@ class Retriever:
     def render_policy(self, shards: list[Shard]) -> str:
         parts = []
         if self.constitution_text:
-            parts.append("## Constitution (always applies)\n" + self.constitution_text)
+            parts.append("Always:\n" + self.constitution_text)
         if shards:
-            parts.append(
-                "## Rules for this task\n" + "\n".join(self.lines[sh.rule.id] for sh in shards)
-            )
-        return "\n\n".join(parts)
+            parts.append("For this task:\n" + "\n".join(self.lines[sh.rule.id] for sh in shards))
+        return "\n".join(parts)
