@@ -265,3 +265,22 @@ def test_reopening_a_required_yes_and_chosen_words_that_do_not_name_the_option()
     assert checker.check("The staff app scans QR codes; NFC wristbands are not used.").verdict == (
         "pass"
     )
+
+
+def test_weakening_a_required_yes() -> None:
+    from charter.decisions.merge import merge_questions_answers
+
+    questions = [
+        {
+            "id": "ROLLBACK",
+            "text": "Must devices roll back automatically when a new image fails its health check?",
+            "priority": "must",
+            "answer_type": "yes_no",
+        }
+    ]
+    checker = DriftChecker(merge_questions_answers(questions, {"ROLLBACK": "yes"}))
+    assert rules(checker.check("Automatic rollback is disabled; support decides per device.")) == {
+        ("QA-PGC-001", "ROLLBACK")
+    }
+    text = "When the health check fails, devices roll back automatically to the previous slot."
+    assert checker.check(text).verdict == "pass"

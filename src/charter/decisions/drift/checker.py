@@ -468,7 +468,10 @@ class DriftChecker:
             if vocab.required is not None:
                 matched = vocab.required.matches(clause.stems)
                 where = _match_positions(clause, matched) if matched else None
-                if where and _negated(text, clause, *where) and not view.history:
+                weakened = where is not None and bool(
+                    lexicon.WEAKENERS.search(_window(text, clause, where[0], where[1], 3, 4))
+                )
+                if where and (weakened or _negated(text, clause, *where)) and not view.history:
                     hits.append(self._clause_hit(text, view, clause, vocab, False))
             for forbidden in vocab.forbidden:
                 matched = forbidden.matches(clause.stems)

@@ -363,6 +363,14 @@ POST_NEGATORS = re.compile(
     r"|off the table|(?:is|are|was|were) cut|not part of|no plans)\b",
     re.I,
 )
+#: Words that turn a required "yes" into something less: dropped, deferred, optional.
+WEAKENERS = re.compile(
+    r"\b(?:skip(?:s|ped|ping)?|defer(?:s|red)?|postpone[sd]?|nice[- ]to[- ]have|optional"
+    r"|not (?:required|needed|necessary|a must)|disabled|turned off|switched off"
+    r"|(?:left|leave) out|out of scope|later phase|phase 2|v2)\b",
+    re.I,
+)
+
 #: Qualifiers that make a dependency acceptable: optional, conditional, or disabled.
 EXEMPT = re.compile(
     r"\b(?:optional(?:ly)?|disabled|if|when|whenever|once|after|until|unless|back|returns?"
@@ -390,6 +398,8 @@ def stem(word: str) -> str:
             return stem(w[: -len(suffix)] + repl)
     if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:
         w = w[:-1]
+    if w.endswith("ically") and len(w) > 8:
+        w = w[:-4]  # automatically -> automatic
     for suffix in ("ingly", "ing", "edly", "ed", "ly", "ment", "ments", "ation", "ator", "ition"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 4:
             w = w[: -len(suffix)]

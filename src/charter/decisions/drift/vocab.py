@@ -10,6 +10,7 @@ clauses a free-text answer forbids ("never by direct calls to X").
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -151,6 +152,12 @@ def _term_set(
         abbr = lexicon.acronym(tok)
         if abbr and abbr not in minus:
             strong.add(abbr)
+    words = [tok for tok, _ in _raw_terms(label)]
+    for first, second in itertools.pairwise(words):
+        # "roll back" is also written "rollback", "check in" "checkin"
+        joined = lexicon.stem((first + second).lower())
+        if joined not in minus and joined not in shared and len(first) + len(second) <= 12:
+            weak.add(joined)
     label_stems = set(lexicon.content_stems(label))
     for ident in extra_ids:
         for part in _id_terms(ident):
