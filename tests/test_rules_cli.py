@@ -129,3 +129,23 @@ def test_init_writes_every_default(repo: Path, run_charter) -> None:
     assert "intent_boost = 0.15" in text
     again = run_charter("init", cwd=repo)
     assert again.returncode != 0 and "exists" in again.stderr
+
+
+def test_context_risk_and_tool_filters(repo: Path, run_charter) -> None:
+    write(
+        repo,
+        "CLAUDE.md",
+        "# Rules\n\n## Ops\n\n"
+        "- Never run `rm -rf` outside the build directory (critical) [bash]\n"
+        "- Prefer small, focused pull requests (low)\n"
+        "- Keep edits minimal when fixing typos [edit]\n",
+    )
+    proc = run_charter("context", "clean up files", "--risk", "critical", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    shards = json.loads(proc.stdout)["shards"]
+    assert shards and all(s["rule"]["risk"] == "critical" for s in shards)
+    proc = run_charter("context", "clean up files", "--tool", "edit", "--json", cwd=repo)
+    tools = [s["rule"]["tool_classes"] for s in json.loads(proc.stdout)["shards"]]
+    assert ["bash"] not in tools and ["edit"] in tools
+    bad = run_charter("context", "x", "--risk", "extreme", cwd=repo)
+    assert bad.returncode != 0 and "--risk must be one of" in bad.stderr

@@ -13,6 +13,7 @@ from rich.table import Table
 from charter.cli.common import console, emit_json, emit_jsonl, err_console, load_project
 from charter.errors import CharterError
 from charter.fileio import read_text
+from charter.rules.model import RISK_LEVELS
 
 
 def _rule_table(title: str, rows: list[dict[str, Any]], with_score: bool = False) -> Table:
@@ -96,6 +97,10 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         files: list[str] = typer.Option(None, "--file", "-f", help="files the task touches"),
         top: int = typer.Option(None, "--top", min=1, help="return exactly the top N shards"),
         budget: int = typer.Option(None, "--budget", min=1, help="token budget for shards"),
+        risk: list[str] = typer.Option(
+            None, "--risk", help="only rules of these risk classes (repeatable)"
+        ),
+        tool: str = typer.Option(None, "--tool", help="tool class in use (e.g. bash, edit)"),
         batch: Path = typer.Option(None, "--batch", help="JSONL of {task, id?, files?}"),
         project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
@@ -106,6 +111,9 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         project = load_project(project_dir)
         if batch is None and not task:
             raise CharterError("give a TASK or --batch FILE")
+        risks = [r.lower() for r in risk] if risk else None
+        if risks and not set(risks) <= set(RISK_LEVELS):
+            raise CharterError(f"--risk must be one of {', '.join(RISK_LEVELS)}")
         retriever = retriever_for(project)
         if batch is not None:
             text = read_text(batch, what="batch file")
@@ -122,7 +130,12 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
                 if not isinstance(item_files, list):
                     raise CharterError(f"{batch}:{number}: 'files' must be a list")
                 result = retriever.retrieve(
-                    item["task"], [str(f) for f in item_files], top=top, budget=budget
+                    item["task"],
+                    [str(f) for f in item_files],
+                    top=top,
+                    budget=budget,
+                    risk=risks,
+                    tool=tool,
                 ).to_dict()
                 if "id" in item:
                     result["id"] = item["id"]
@@ -131,7 +144,9 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
                 else:
                     print_context(result)
             return
-        result = retriever.retrieve(task, list(files or []), top=top, budget=budget).to_dict()
+        result = retriever.retrieve(
+            task, list(files or []), top=top, budget=budget, risk=risks, tool=tool
+        ).to_dict()
         if as_json:
             emit_json(result)
         else:
