@@ -285,3 +285,16 @@ def test_stop_falls_back_to_the_transcript(project: Project, tmp_path: Path) -> 
     out = handle_stop(project, {"transcript_path": str(transcript)})
     assert out is not None and "TARGET_PLATFORM" in out["systemMessage"]
     assert handle_stop(project, {"transcript_path": str(tmp_path / "missing.jsonl")}) is None
+
+
+def test_config_aliases_extend_the_vocabulary(project: Project) -> None:
+    text = "Field staff will get a Flutter client for their phones."
+    assert service.check_drift(project, text, semantic=False).verdict == "pass"
+    no_worker(project.root, '[decisions.aliases]\nmobile = ["Flutter"]\n')
+    reloaded = Project.load(project.root)
+    result = service.check_drift(reloaded, text, semantic=False)
+    assert {(f.rule, f.constraint_id) for f in result.findings} == {
+        ("QA-PGC-001", "TARGET_PLATFORM")
+    }
+    statement = service.project_invariants(reloaded)[0].as_dict()
+    assert statement["aliases"] == {"mobile": ["Flutter"]}

@@ -190,7 +190,10 @@ def checker_for(
     the constraint vectors once.
     """
     use_semantic = project.settings.drift.semantic if semantic is None else semantic
-    key = (str(project.root), decisions.canonical_text(), use_semantic)
+    settings = json.dumps(
+        [project.settings.decisions.aliases, project.settings.drift.judge], sort_keys=True
+    )
+    key = (str(project.root), decisions.canonical_text() + settings, use_semantic)
     cached = _CHECKERS.get(key)
     if cached is not None:
         return cached
