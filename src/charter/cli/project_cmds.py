@@ -29,6 +29,22 @@ def register(app: typer.Typer) -> None:
         console.print(f"wrote [bold]{target}[/bold]")
 
     @app.command()
+    def hook(
+        event: str = typer.Argument(..., help="session-start | user-prompt-submit | stop"),
+    ) -> None:
+        """Answer a Claude Code hook: hook JSON on stdin, hook JSON on stdout (fails open)."""
+        from charter.integrations.claude_code.hook_main import hook_main
+
+        raise SystemExit(hook_main([event]))
+
+    @app.command()
+    def version() -> None:
+        """Print Charter's version."""
+        from charter import __version__
+
+        console.print(f"charter {__version__}")
+
+    @app.command()
     def install(
         target: str = typer.Argument(..., help="integration to install: claude-code"),
         uninstall: bool = typer.Option(False, "--uninstall", help="remove Charter's entries"),
