@@ -191,7 +191,12 @@ def checker_for(
     """
     use_semantic = project.settings.drift.semantic if semantic is None else semantic
     settings = json.dumps(
-        [project.settings.decisions.aliases, project.settings.drift.judge], sort_keys=True
+        [
+            project.settings.decisions.aliases,
+            project.settings.drift.judge,
+            project.settings.embed.model_dump(),
+        ],
+        sort_keys=True,
     )
     key = (str(project.root), decisions.canonical_text() + settings, use_semantic)
     cached = _CHECKERS.get(key)
