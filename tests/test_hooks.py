@@ -118,3 +118,7 @@ def test_warm_worker_answers_and_sees_rule_changes(repo: Path, run_charter) -> N
         assert "yoyo-migrations" in proc.stdout
     finally:
         os.kill(pid, signal.SIGTERM)
+    deadline = time.time() + 10
+    while sock.exists() and time.time() < deadline:
+        time.sleep(0.1)
+    assert not sock.exists(), "worker left its socket behind"

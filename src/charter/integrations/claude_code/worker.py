@@ -12,8 +12,10 @@ import contextlib
 import fcntl
 import json
 import os
+import signal
 import socket
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,13 +49,18 @@ def _serve(root: Path) -> int:
     server.bind(str(sock_path))
     os.chmod(sock_path, 0o600)
     server.listen(8)
-    server.settimeout(idle)
+    server.settimeout(min(idle, 60))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the cleanup below
+    last = time.monotonic()
     try:
         while True:
             try:
                 conn, _ = server.accept()
             except TimeoutError:
-                break
+                if time.monotonic() - last >= idle or not root.is_dir():
+                    break  # idle too long, or the project is gone
+                continue
+            last = time.monotonic()
             with conn:
                 conn.settimeout(10)
                 reply = _answer(conn, HANDLERS, state)
