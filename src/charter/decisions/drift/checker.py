@@ -477,7 +477,9 @@ class DriftChecker:
                 matched = forbidden.matches(clause.stems)
                 where = _match_positions(clause, matched) if matched else None
                 if where and not _negated(text, clause, *where) and not view.history:
-                    hits.append(self._clause_hit(text, view, clause, vocab, False))
+                    hit = self._clause_hit(text, view, clause, vocab, False)
+                    hit.strong = len(forbidden.core & clause.stems) >= 2
+                    hits.append(hit)
         return hits
 
     def _clause_hit(
@@ -526,7 +528,9 @@ class DriftChecker:
                 continue
             if view.history:
                 continue
-            hits.append(self._clause_hit(text, view, clause, vocab, False))
+            hit = self._clause_hit(text, view, clause, vocab, False)
+            hit.strong = len(tok.raw) > 3  # "js" in "highlight.js" is weaker evidence
+            hits.append(hit)
             break
         return hits
 
@@ -590,13 +594,24 @@ class DriftChecker:
     # assembling ---------------------------------------------------------------------------
 
     def _drop_confirmed(self, hits: list[_Hit]) -> list[_Hit]:
-        """A text that confirms an exclusion ("X is out of scope") is not contradicted by
-        a weak mention of the same subject elsewhere ("you can still track X by hand")."""
+        """Drop weak hits that other evidence explains.
+
+        A text that confirms an exclusion ("X is out of scope") is not contradicted by a
+        weak mention of the same subject elsewhere ("you can still track X by hand"); and
+        a weak hit that overlaps a clear hit on another constraint is usually the same
+        violation seen through a shared word ("Stripe Connect transfers" is a payment
+        provider, not ticket transfers)."""
         confirmed = {h.vocab.entry.id for h in hits if h.confirms}
+        strong = [h for h in hits if h.strong and not h.confirms and h.rule]
         out = []
         for hit in hits:
             if hit.confirms:
                 continue
+            if not hit.strong and any(
+                s.vocab.entry.id != hit.vocab.entry.id and s.start < hit.end and hit.start < s.end
+                for s in strong
+            ):
+                continue  # one sentence, one violation: the clear match explains it
             if (
                 hit.vocab.entry.id in confirmed
                 and not hit.strong
