@@ -284,3 +284,17 @@ def test_weakening_a_required_yes() -> None:
     }
     text = "When the health check fails, devices roll back automatically to the previous slot."
     assert checker.check(text).verdict == "pass"
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        ("We replaced PostgreSQL with MongoDB for the job store.", "fail"),
+        ("We migrated from PostgreSQL to MongoDB last sprint.", "fail"),
+        ("MongoDB was replaced by PostgreSQL before launch.", "pass"),
+        ("We moved the job store from MongoDB to PostgreSQL.", "pass"),
+        ("We moved away from MongoDB years ago.", "pass"),
+    ],
+)
+def test_direction_of_a_replacement(checker: DriftChecker, text: str, verdict: str) -> None:
+    assert check(checker, text).verdict == verdict

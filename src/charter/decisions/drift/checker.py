@@ -196,6 +196,10 @@ def _negated(text: str, clause: _Clause, first: int, last: int) -> bool:
     pre = text[pre_start : toks[last].start]  # includes negators inside the matched span
     if lexicon.PRE_NEGATORS.search(pre):
         return True
+    for match in lexicon.DIRECTIONAL.finditer(pre):
+        # "replaced X with Y", "migrated from X to Y": only X, up to "with"/"to", is old
+        if not lexicon.DIRECTION_BREAK.search(pre, match.end()):
+            return True
     post_end = toks[min(len(toks) - 1, last + NEG_WINDOW_AFTER)].end
     post = text[toks[last].end : post_end]
     return bool(lexicon.POST_NEGATORS.search(post))
@@ -443,7 +447,7 @@ class DriftChecker:
         inv = vocab.invariant
         assert inv is not None
         cue = view.suggestion or view.decision or view.undecided is not None
-        chosen_here = vocab.mentions_chosen(view.stems)
+        chosen_here = self._affirms_chosen(text, view, vocab)
         for clause in view.clauses:
             for terms in vocab.rejected:
                 hits.extend(
@@ -481,6 +485,18 @@ class DriftChecker:
                     hit.strong = len(forbidden.core & clause.stems) >= 2
                     hits.append(hit)
         return hits
+
+    def _affirms_chosen(self, text: str, view: _UnitView, vocab: ConstraintVocab) -> bool:
+        """The sentence names a chosen option, and not as the thing being replaced."""
+        if not vocab.mentions_chosen(view.stems):
+            return False
+        for clause in view.clauses:
+            for terms in vocab.chosen_terms:
+                matched = terms.matches(clause.stems)
+                where = _match_positions(clause, matched) if matched else None
+                if where and not _negated(text, clause, *where):
+                    return True
+        return False
 
     def _clause_hit(
         self, text: str, view: _UnitView, clause: _Clause, vocab: ConstraintVocab, excluded: bool
@@ -561,7 +577,7 @@ class DriftChecker:
                             strong=False,
                         )
                     )
-        chosen_here = vocab.mentions_chosen(view.stems)
+        chosen_here = vocab.mentions_chosen(view.stems)  # semantic path: presence is enough
         cue = view.suggestion or view.decision or view.undecided is not None
         if (
             ci in prep.rejected_vectors

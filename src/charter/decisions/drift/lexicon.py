@@ -341,7 +341,7 @@ HISTORY = re.compile(
     r"|were discussed|came up|weighed|originally|initially|at the start|during (?:planning"
     r"|discovery)|for the record|archived|was rejected|were rejected|settled on|standardi[sz]ed"
     r"|previously|formerly|used to|in the past|legacy|before (?:the|we|our) \w+ (?:launched"
-    r"|existed|went live)|compared|migrated (?:away )?from|moved (?:away )?from|replaced)\b",
+    r"|existed|went live)|compared)\b",
     re.I,
 )
 
@@ -350,17 +350,24 @@ PRE_NEGATORS = re.compile(
     r"\b(?:not|no|never|without|none|neither|nor|cannot|instead of|rather than|won't|can't"
     r"|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|shouldn't|mustn't|nothing"
     r"|refuses?|refused|rejects?|rejected|prevents?|forbids?|forbidden|disallows?|denies"
-    r"|avoids?|blocks?|stops?|unlike|versus|vs|replacing|dropping|drops?)\b"
+    r"|avoids?|blocks?|stops?|unlike|versus|vs|dropping|drops?|got rid of|away from)\b"
     r"|\b\w+n't\b",
     re.I,
 )
+#: "replaced X with Y", "migrated from X to Y": X is the old thing, Y the new one.
+DIRECTIONAL = re.compile(
+    r"\b(?:replac(?:e|es|ed|ing)|(?:migrat|mov|switch|port)\w*\s+(?:\w+\s+)?from)\b", re.I
+)
+DIRECTION_BREAK = re.compile(r"\b(?:with|to|by|into|onto|for)\b", re.I)
+
 #: Phrases that negate what precedes them in the clause ("X is out of scope").
 POST_NEGATORS = re.compile(
     r"\b(?:out of scope|not in scope|not supported|not (?:be\s+)?(?:built|offered|included"
     r"|provided|added|planned)|(?:is|are|was|were)\s+not|ruled out|excluded|won't be"
     r"|can't be|cannot be|isn't|aren't|never|is archived|are archived|won't|skipped|ignored"
     r"|rejected|refused|unsupported|dropped|removed|blocked|no\s+(?:way|option|means|ability)"
-    r"|off the table|(?:is|are|was|were) cut|not part of|no plans)\b",
+    r"|off the table|(?:is|are|was|were) cut|not part of|no plans"
+    r"|(?:is|are|was|were|got|been) replaced)\b",
     re.I,
 )
 #: Words that turn a required "yes" into something less: dropped, deferred, optional.
