@@ -367,7 +367,8 @@ POST_NEGATORS = re.compile(
     r"|can't be|cannot be|isn't|aren't|never|is archived|are archived|won't|skipped|ignored"
     r"|rejected|refused|unsupported|dropped|removed|blocked|no\s+(?:way|option|means|ability)"
     r"|off the table|(?:is|are|was|were) cut|not part of|no plans"
-    r"|(?:is|are|was|were|got|been) replaced)\b",
+    r"|(?:is|are|was|were|got|been) replaced|forbidden|prohibited|disallowed|banned"
+    r"|not (?:allowed|permitted))\b",
     re.I,
 )
 #: Words that turn a required "yes" into something less: dropped, deferred, optional.
