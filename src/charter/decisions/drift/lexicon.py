@@ -304,7 +304,9 @@ UNDECIDED = re.compile(
     r"|\byet to be (?:decided|confirmed|agreed|chosen)\b|\bremains? (?:open|to be seen)\b"
     r"|\b(?:nobody|no one)\s+(?:seems|is|was)\s+sure\b|\bnot sure (?:yet\s+)?(?:if|whether)\b"
     r"|\bunclear (?:if|whether)\b|\bstill (?:a|the) requirement\?"
-    r"|\bdo we (?:really|still|even) (?:need|want)\b",
+    r"|\bdo we (?:really|still|even) (?:need|want)\b"
+    r"|\buntil\b[^.;]{0,40}\b(?:is|are|has been|have been|gets?)\s+(?:locked in|decided|chosen"
+    r"|picked|settled|confirmed|finali[sz]ed|agreed)\b",
     re.I,
 )
 
@@ -331,7 +333,8 @@ DECISION_POINT = re.compile(
     r"|\bpros and cons\b|\bplease\s+(?:decide|choose|pick|confirm which)\b"
     r"|\blet (?:me|us) know which\b|\bwhich (?:one|option)\s+(?:do|should|would)\b"
     r"|\b(?:decision|call)\s+(?:needed|required)\b|\bor\b[^.?!\n]*\?\s*$"
-    r"|\blet'?s discuss\b|\bto discuss\b|\bfor discussion\b|\bat all\?",
+    r"|\blet'?s discuss\b|\bto discuss\b|\bfor discussion\b|\bat all\?"
+    r"|\boptions?\s+(?:for|on)\b[^.\n]{0,60}:|\blet'?s\s+(?:pick|choose|decide)\b",
     re.I,
 )
 
