@@ -306,7 +306,7 @@ UNDECIDED = re.compile(
     r"|\bunclear (?:if|whether)\b|\bstill (?:a|the) requirement\?"
     r"|\bdo we (?:really|still|even) (?:need|want)\b"
     r"|\buntil\b[^.;]{0,40}\b(?:is|are|has been|have been|gets?)\s+(?:locked in|decided|chosen"
-    r"|picked|settled|confirmed|finali[sz]ed|agreed)\b",
+    r"|picked|finali[sz]ed|agreed)\b",
     re.I,
 )
 
