@@ -278,13 +278,14 @@ _FORBIDDEN_DEPENDENCY = re.compile(
 )
 
 UNDECIDED = re.compile(
-    r"\bundecided\b|\bTBD\b|\bto be (?:decided|determined|confirmed|agreed|taken|settled)\b"
+    r"\bundecided\b|\bTBD\b|\bto be (?:decided|determined|agreed)\b"
+    r"|\b(?:decision|call|choice)\b[^.?!]{0,20}\bto be (?:taken|made|confirmed)\b"
     r"|(?:\bnot|n't|\bnever)\s+(?:\w+\s+){0,3}?(?:decided|settled|agreed|finali[sz]ed|chosen"
     r"|picked|determined)\b"
     r"|\b(?:question|decision|choice|topic|call)\b[^.?!]{0,40}?(?:\bnot|n't|\bnever)\s+"
     r"(?:yet\s+)?(?:been\s+)?(?:closed|resolved|confirmed|made|taken|answered)\b"
     r"|\bstill\s+(?:need|needs|have|has)\s+to\s+(?:decide|figure out|choose|pick|settle|agree)"
-    r"|\bstill\s+(?:open|undecided|pending|unclear|under discussion|being (?:discussed|evaluated))"
+    r"|\bstill\s+(?:open|undecided|unclear|under discussion|being (?:discussed|evaluated))"
     r"|\bstill\s+(?:evaluating|deciding|weighing|comparing)\b"
     r"|\buntil\s+(?:we|they|someone|the team)\s+(?:know|decide|hear|have decided|pick|choose)"
     r"|\bonce\s+we\s+know\b|\buntil\s+we\s+know\b"
