@@ -105,6 +105,7 @@ class _UnitView:
     suggestion: bool
     decision: bool
     history: bool
+    reopen: bool = False  # an explicit decision point, not just a question with "or"
 
 
 @dataclass
@@ -150,7 +151,8 @@ def _view(text: str, unit: Unit) -> _UnitView:
         stems=stems,
         undecided=lexicon.UNDECIDED.search(body),
         suggestion=bool(lexicon.SUGGESTION.search(body)),
-        decision=bool(lexicon.DECISION_POINT.search(body)),
+        decision=bool(lexicon.DECISION_POINT.search(body) or lexicon.QUESTION_CHOICE.search(body)),
+        reopen=bool(lexicon.DECISION_POINT.search(body)),
         history=bool(lexicon.HISTORY.search(body)),
     )
 
@@ -463,7 +465,7 @@ class DriftChecker:
                     if len(matched) == 1 and sim < RELAXED_MIN_SIM:
                         found = [h for h in found if h.confirms]
                 hits.extend(found)
-            if vocab.subject_terms and (view.decision or view.undecided is not None):
+            if vocab.subject_terms and (view.reopen or view.undecided is not None):
                 covered = len(vocab.subject_terms & clause.stems) / len(vocab.subject_terms)
                 if covered >= REOPEN_COVERAGE:  # "Should the app work offline at all?"
                     hits.append(self._clause_hit(text, view, clause, vocab, False))

@@ -336,11 +336,14 @@ DECISION_POINT = re.compile(
     r"|\bneeds?\s+(?:product|a|your)\s+(?:input|decision|call)\b|\bwe need a call\b"
     r"|\bpros and cons\b|\bplease\s+(?:decide|choose|pick|confirm which)\b"
     r"|\blet (?:me|us) know which\b|\bwhich (?:one|option)\s+(?:do|should|would)\b"
-    r"|\b(?:decision|call)\s+(?:needed|required)\b|\bor\b[^.?!\n]*\?\s*$"
+    r"|\b(?:decision|call)\s+(?:needed|required)\b"
     r"|\blet'?s discuss\b|\bto discuss\b|\bfor discussion\b|\bat all\?"
     r"|\boptions?\s+(?:for|on)\b[^.\n]{0,60}:|\blet'?s\s+(?:pick|choose|decide)\b",
     re.I,
 )
+
+#: "PostgreSQL or MongoDB for the reports?": a question offering alternatives.
+QUESTION_CHOICE = re.compile(r"\bor\b[^.?!\n]*\?\s*$", re.I)
 
 HISTORY = re.compile(
     r"\b(?:chose|chosen|picked|selected|preferred|decided\s+(?:on|against|to)|opted|went with"
