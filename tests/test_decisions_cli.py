@@ -109,3 +109,18 @@ def test_bad_input_is_one_line(repo: Path, run_charter: Run) -> None:
     res = run_charter("decisions", "import", "missing.yaml", cwd=repo)
     assert res.returncode == 2 and "not found" in res.stderr
     assert not (repo / ".charter/decisions/pgc_clarifications.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("Is a hosted / SaaS version in scope?", "a hosted / SaaS version"),
+        ("Will the product include a marketplace?", "a marketplace"),
+        ("Is a mobile app in scope for v1?", "a mobile app"),
+        ("Does the app need offline mode?", "offline mode"),
+    ],
+)
+def test_exclusion_subject_of_a_question(question: str, subject: str) -> None:
+    from charter.decisions.invariants import subject_of
+
+    assert subject_of(question) == subject

@@ -34,11 +34,24 @@ def topic_of(entry: Clarification) -> str:
     return text[:1].upper() + text[1:] if text else entry.id
 
 
+_SCOPE_TAIL = re.compile(r"\s+(?:in|out of)[- ]scope\b.*$", re.I)
+_OBJECT_VERB = re.compile(
+    r"^(?:the|our|this|your)?\s*[\w/-]+(?:\s+[\w/-]+)?\s+(?:include|support|offer|have|provide"
+    r"|need|ship|allow)s?\s+(?P<object>.+)$",
+    re.I,
+)
+
+
 def subject_of(question: str) -> str:
     """The thing a yes/no question asks about: "Is a hosted version in scope?" → "a hosted
-    version". Used as the excluded (or required) concept."""
+    version"; "Will the product include a marketplace?" → "a marketplace". Used as the
+    excluded (or required) concept."""
     text = _LEAD.sub("", question.strip())
+    text = _SCOPE_TAIL.sub("", text)
     text = _TRAIL.sub("", text)
+    match = _OBJECT_VERB.match(text)
+    if match and len(match.group("object").split()) >= 1:
+        text = match.group("object")
     return text.strip() or question.strip()
 
 
