@@ -12,11 +12,12 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from charter.config import Project
-from charter.rules.compiler import load_or_compile
-from charter.rules.retrieve import Retriever
+
+if TYPE_CHECKING:  # the stop hook never needs the rules engine: keep its import cheap
+    from charter.rules.retrieve import Retriever
 
 _PATHISH = re.compile(r"(?<![\w@])((?:[\w.-]+/)*[\w.-]+\.[A-Za-z0-9]{1,8})\b")
 
@@ -31,7 +32,8 @@ class HookState:
 
     def retriever(self, *, check_new: bool = False) -> Retriever:
         from charter.embed.registry import embedder_for
-        from charter.rules.compiler import is_stale
+        from charter.rules.compiler import is_stale, load_or_compile
+        from charter.rules.retrieve import Retriever
 
         if self._retriever is None or check_new or is_stale(self.project):
             self.project = Project.load(self.root)
