@@ -280,8 +280,11 @@ _FORBIDDEN_DEPENDENCY = re.compile(
 UNDECIDED = re.compile(
     r"\bundecided\b|\bTBD\b|\bto be (?:decided|determined|agreed)\b"
     r"|\b(?:decision|call|choice)\b[^.?!]{0,20}\bto be (?:taken|made|confirmed)\b"
-    r"|(?:\bnot|n't|\bnever)\s+(?:\w+\s+){0,3}?(?:decided|agreed|finali[sz]ed|chosen"
+    r"|(?:\bnot|n't|\bnever)\s+(?:\w+\s+){0,3}?(?:decided|agreed|finali[sz]ed|chosen|settled"
     r"|picked(?!\s+up))\b"
+    r"|\bstill\s+(?:being\s+)?(?:worked out|hashed out|ironed out|thrashed out|under review)\b"
+    r"|\b(?:whether|which(?:\s+\w+){0,2}?)\s+we(?:'ll| will)?\s+(?:end up|go|stick|settle)"
+    r"\s+(?:with|on)\b"
     r"|\b(?:question|decision|choice|topic|call)\b[^.?!]{0,40}?(?:\bnot|n't|\bnever)\s+"
     r"(?:yet\s+)?(?:been\s+)?(?:closed|resolved|confirmed|made|taken|answered)\b"
     r"|\bstill\s+(?:need|needs|have|has)\s+to\s+(?:decide|figure out|choose|pick|settle|agree)"
@@ -351,7 +354,8 @@ HISTORY = re.compile(
     r"|were discussed|came up|weighed|originally|initially|at the start|during (?:planning"
     r"|discovery)|for the record|archived|was rejected|were rejected|settled on|standardi[sz]ed"
     r"|previously|formerly|used to|in the past|legacy|before (?:the|we|our) \w+ (?:launched"
-    r"|existed|went live)|compared)\b",
+    r"|existed|went live)|compared|evaluated|trialled|trialed|piloted"
+    r"|(?:asked|asks|asking|wondered|wonders)\s+(?:\w+\s+){0,3}?(?:whether|if|why|about))\b",
     re.I,
 )
 
@@ -378,7 +382,8 @@ POST_NEGATORS = re.compile(
     r"|rejected|refused|unsupported|dropped|removed|blocked|no\s+(?:way|option|means|ability)"
     r"|off the table|(?:is|are|was|were) cut|not part of|no plans"
     r"|(?:is|are|was|were|got|been) replaced|forbidden|prohibited|disallowed|banned"
-    r"|not (?:allowed|permitted))\b",
+    r"|not (?:allowed|permitted)|went back|sent back|given back|returned to|decommissioned"
+    r"|retired|phased out)\b",
     re.I,
 )
 #: Words that turn a required "yes" into something less: dropped, deferred, optional.
