@@ -471,6 +471,8 @@ class DriftChecker:
                     hits.append(self._clause_hit(text, view, clause, vocab, False))
             if vocab.dependency:
                 hits.extend(self._dependency_hit(text, view, clause, vocab))
+            if vocab.offline and not view.history:
+                hits.extend(self._offline_failure_hit(text, view, clause, vocab))
             if vocab.required is not None:
                 matched = vocab.required.matches(clause.stems)
                 where = _match_positions(clause, matched) if matched else None
@@ -518,6 +520,8 @@ class DriftChecker:
         chosen_here: bool,
     ) -> list[_Hit]:
         matched = terms.matches(clause.stems) or _proper_noun_match(clause, terms)
+        if not matched and (view.suggestion or view.decision):
+            matched = terms.distinct_match(clause.stems)
         if not matched:
             return []
         where = _match_positions(clause, matched)
@@ -551,6 +555,23 @@ class DriftChecker:
             hits.append(hit)
             break
         return hits
+
+    def _offline_failure_hit(
+        self, text: str, view: _UnitView, clause: _Clause, vocab: ConstraintVocab
+    ) -> list[_Hit]:
+        """Lost connectivity followed by a failure, in a clause of a text bound to keep
+        working offline: "when there's no signal, the screen shows 'Connect to ...'",
+        "if the handheld loses the network, scanning is blocked"."""
+        body = text[clause.start : clause.end]
+        cond = lexicon.NO_NETWORK.search(body)
+        if cond is None:
+            return []
+        for fail in lexicon.OFFLINE_FAILURE.finditer(body, cond.end()):
+            before = body[max(cond.end(), fail.start() - 12) : fail.start()]
+            if lexicon.PRE_NEGATORS.search(before):
+                continue  # "dead spots don't stop picking"
+            return [self._clause_hit(text, view, clause, vocab, False)]
+        return []
 
     # semantic violations ------------------------------------------------------------------
 

@@ -265,9 +265,29 @@ GENERIC_ACRONYMS = frozenset(
 #: Generic terms of the "works without a network" family, used when a bound requirement
 #: forbids depending on the network (offline / no network access).
 NETWORK_TERMS = frozenset(["network", "internet", "online", "connection", "connectivity", "cdn"])
+_NET = r"(?:signal|network|connection|connectivity|coverage|wi-?fi|internet|reception)"
 _NETWORK_REQUIREMENT = re.compile(
     r"\b(offline|without\s+(?:any\s+)?(?:network|internet|connectivity|connection)"
-    r"|no\s+(?:network|internet|connectivity))\b",
+    r"|no\s+(?:network|internet|connectivity))\b"
+    rf"|\b{_NET}\s+(?:drops?|is lost|goes down|is down|fails|is unavailable)\b"
+    rf"|\blos(?:e|es|t|ing)\s+(?:the\s+)?{_NET}\b",
+    re.I,
+)
+#: A condition of lost connectivity ("when there's no signal", "if the device loses the
+#: network"), for requirements that must keep working offline.
+NO_NETWORK = re.compile(
+    r"\b(?:when|if|whenever|while|once)\b[^.;]{0,50}?"
+    rf"(?:\bno\s+(?:\w+\s+)?{_NET}|\blos(?:e|es|t|ing)\s+(?:\w+\s+){{0,2}}?{_NET}"
+    rf"|{_NET}\s+(?:drops?|is lost|goes down|is down|is unavailable|fails)|\boffline\b)"
+    rf"|\bwithout\s+(?:a\s+|any\s+)?{_NET}\b",
+    re.I,
+)
+#: What the text then does instead of working: blocks, stops, asks to reconnect.
+OFFLINE_FAILURE = re.compile(
+    r"\b(?:blocked|blocks|block|stops?|stopped|halts?|halted|disabled|unavailable|greyed out"
+    r"|can(?:no|')t|cannot|fails?|failed|errors?|refuses?|connect to|reconnect\w*"
+    r"|requires?\s+(?:a\s+|an\s+)?(?:connection|network|signal)|(?:is|are) sent to"
+    r"|(?:has|have) to wait|must wait|waits? for)\b",
     re.I,
 )
 #: "without X", "X disabled", "no X": the requirement forbids depending on X.

@@ -32,6 +32,9 @@ class TermSet:
     weak: frozenset[str]
     relaxed: bool = False  # weak words promoted to strong (short excluded subjects)
     label_words: int = 1  # content words of the label before distinctive filtering
+    #: label words left after dropping those the other side shares ("Wave picking" vs the
+    #: chosen "Zone picking" leaves "wave": that one word is the whole difference)
+    distinct_words: int = 0
 
     def needed_weak(self) -> int:
         """Two weak words for a multi-word label; a lone leftover word is too generic."""
@@ -47,6 +50,13 @@ class TermSet:
         if self.weak and len(weak) >= self.needed_weak():
             return weak
         return set()
+
+    def distinct_match(self, stems: set[str]) -> set[str]:
+        """The one word that tells this option from the chosen one ("wave" of "Wave
+        picking" vs "Zone picking"); used only where the text proposes or reopens."""
+        if self.strong or self.distinct_words != 1:
+            return set()
+        return set(self.weak & stems)
 
     def empty(self) -> bool:
         return not self.strong and not self.weak
@@ -87,6 +97,7 @@ class ConstraintVocab:
     required: TermSet | None = None
     subject_terms: frozenset[str] = frozenset()  # what a yes/no requirement is about
     forbidden: list[Forbidden] = field(default_factory=list)
+    offline: bool = False  # a bound requirement to keep working without connectivity
 
     @property
     def binding(self) -> bool:
@@ -159,6 +170,7 @@ def _term_set(
         if joined not in minus and joined not in shared and len(first) + len(second) <= 12:
             weak.add(joined)
     label_stems = set(lexicon.content_stems(label))
+    distinct = {st for st in label_stems if st not in minus and st not in shared}
     for ident in extra_ids:
         for part in _id_terms(ident):
             st = lexicon.stem(part)
@@ -173,6 +185,7 @@ def _term_set(
         strong=frozenset(strong),
         weak=frozenset(weak),
         label_words=len(_raw_terms(label)),
+        distinct_words=len(distinct) if distinct <= weak else 0,
     )
 
 
@@ -272,6 +285,7 @@ def _fill_binding_terms(
         deps: set[str] = set()
         if lexicon.network_requirement(source):
             deps |= {lexicon.stem(t) for t in lexicon.NETWORK_TERMS}
+            vocab.offline = True
         for word in lexicon.forbidden_dependencies(source):
             deps.add(lexicon.stem(word.lower()))
             abbr = lexicon.acronym(word)
