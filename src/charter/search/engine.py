@@ -199,12 +199,19 @@ class SearchEngine:
         )
         doc_mask = self.doc_mask(scope)
         mask = self.retriever.chunk_mask(doc_mask)
-        bm25 = self.retriever.bm25(query, mask, scope.k_in)
-        qvec = self.retriever.embed_query(query)
-        dense = self.retriever.dense(qvec, mask, scope.k_in)
-        bm25_scores = {c.chunk_id: c.score for c in bm25}
-        dense_scores = {c.chunk_id: c.score for c in dense}
-        fused = self._fuse(bm25_scores, dense_scores)
+        retriever = self.retriever
+        bm25_all = retriever.bm25_all(query)
+        qvec = retriever.embed_query(query)
+        dense_all = retriever.dense_all(qvec)
+        bm25 = retriever.top(bm25_all, mask, scope.k_in, positive=True)
+        dense = retriever.top(dense_all, mask, scope.k_in)
+        # the pool: both top lists, de-duplicated, each chunk with both of its scores
+        pool = list(dict.fromkeys([c.chunk_id for c in bm25] + [c.chunk_id for c in dense]))
+        positions = retriever.positions(pool)
+        bm25_scores = {i: float(bm25_all[p]) for i, p in zip(pool, positions, strict=True)}
+        dense_scores = {i: float(dense_all[p]) for i, p in zip(pool, positions, strict=True)}
+        bm25_list = [c.chunk_id for c in bm25]
+        fused = self._fuse(bm25_scores, dense_scores, bm25_list, [c.chunk_id for c in dense])
         order = ranked(fused)
         exact_ids: list[int] = []
         if scope.exact_lookups:
@@ -213,7 +220,9 @@ class SearchEngine:
         reranker = self.reranker if rerank else None
         final_scores = dict(fused)
         if reranker is not None and order:
-            final_scores, rerank_scores = self._rerank(reranker, query, qvec, order, bm25_scores)
+            final_scores, rerank_scores = self._rerank(
+                reranker, query, qvec, order, bm25_scores, bm25_list
+            )
             order = ranked(final_scores)
         # exact matches first, in their own final order, then the rest
         exact_set = set(exact_ids)
@@ -265,11 +274,18 @@ class SearchEngine:
             self.log(response)
         return response
 
-    def _fuse(self, bm25: dict[int, float], dense: dict[int, float]) -> dict[int, float]:
+    def _fuse(
+        self,
+        bm25: dict[int, float],
+        dense: dict[int, float],
+        bm25_list: list[int],
+        dense_list: list[int],
+    ) -> dict[int, float]:
+        """Fused scores over the pool (z-score over both full score sets, or RRF)."""
         fusion = self.settings.fusion
         weights = {"bm25": fusion.bm25_weight, "dense": fusion.dense_weight}
         if fusion.method == "rrf":
-            lists = {"bm25": ranked(bm25), "dense": ranked(dense)}
+            lists = {"bm25": bm25_list, "dense": dense_list}
             return rrf(lists, weights, fusion.rrf_k)
         if fusion.method == "zscore":
             return zscore({"bm25": bm25, "dense": dense}, weights)
@@ -282,6 +298,7 @@ class SearchEngine:
         qvec: np.ndarray,
         order: list[int],
         bm25: dict[int, float],
+        bm25_list: list[int],
     ) -> tuple[dict[int, float], dict[int, float]]:
         """Final scores after reranking, and the reranker's own scores.
 
@@ -300,7 +317,7 @@ class SearchEngine:
         )
         scores = {i: float(v) for i, v in zip(head, reranker.score(candidates), strict=True)}
         if reranker.kind == "dense":
-            return self._fuse(bm25, scores), scores
+            return self._fuse(bm25, scores, bm25_list, ranked(scores)), scores
         base = {i: float(len(head) - n) for n, i in enumerate(head)}
         weight = self.settings.rerank.weight
         final = zscore({"fused": base, "rerank": scores}, {"fused": 1.0, "rerank": weight})

@@ -77,42 +77,52 @@ class HybridRetriever:
     def positions(self, chunk_ids: list[int]) -> npt.NDArray[np.int64]:
         return np.searchsorted(self.chunk_ids, np.asarray(chunk_ids, dtype=np.int64))
 
-    def bm25(self, query: str, mask: Mask, k: int) -> list[Candidate]:
-        """Top ``k`` in-scope chunks by BM25 (see :mod:`charter.search.bm25`)."""
-        if not self.size or not mask.any():
-            return []
-        scores = self.bm25_matrix.scores(query)
+    def bm25_all(self, query: str) -> npt.NDArray[np.float32]:
+        """BM25 score of every chunk (position order; 0 where no query term matches)."""
+        scores = self.bm25_matrix.scores(query) if self.size else None
         if scores is None:
+            return np.zeros(self.size, dtype=np.float32)
+        if self._bm25_aligned:
+            return scores
+        aligned = np.zeros(self.size, dtype=np.float32)
+        pos = self.positions(list(self.bm25_matrix.chunk_ids))
+        ok = (pos < self.size) & (
+            self.chunk_ids[np.minimum(pos, self.size - 1)] == self.bm25_matrix.chunk_ids
+        )
+        aligned[pos[ok]] = scores[ok]
+        return aligned
+
+    def dense_all(self, qvec: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """Cosine of every chunk with the query (position order)."""
+        if not self.size:
+            return np.zeros(0, dtype=np.float32)
+        return np.asarray(self.matrix @ qvec, dtype=np.float32)
+
+    def top(
+        self, scores: npt.NDArray[np.float32], mask: Mask, k: int, *, positive: bool = False
+    ) -> list[Candidate]:
+        """The ``k`` best in-scope chunks by ``scores`` (ties by chunk id)."""
+        if not self.size:
             return []
-        if not self._bm25_aligned:
-            aligned = np.zeros(self.size, dtype=np.float32)
-            pos = self.positions(list(self.bm25_matrix.chunk_ids))
-            ok = (pos < self.size) & (
-                self.chunk_ids[np.minimum(pos, self.size - 1)] == self.bm25_matrix.chunk_ids
-            )
-            aligned[pos[ok]] = scores[ok]
-            scores = aligned
-        scores = np.where(mask & (scores > 0), scores, -np.inf)
-        k = min(k, int(np.isfinite(scores).sum()))
+        keep = mask & (scores > 0) if positive else mask
+        masked = np.where(keep, scores, -np.inf)
+        k = min(k, int(keep.sum()))
         if k <= 0:
             return []
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.lexsort((self.chunk_ids[top], -scores[top]))]
-        return [Candidate(int(self.chunk_ids[p]), float(scores[p])) for p in top]
+        top = np.argpartition(-masked, k - 1)[:k]
+        top = top[np.lexsort((self.chunk_ids[top], -masked[top]))]
+        return [Candidate(int(self.chunk_ids[p]), float(masked[p])) for p in top]
+
+    def bm25(self, query: str, mask: Mask, k: int) -> list[Candidate]:
+        """Top ``k`` in-scope chunks by BM25 (see :mod:`charter.search.bm25`)."""
+        return self.top(self.bm25_all(query), mask, k, positive=True)
 
     def embed_query(self, query: str) -> npt.NDArray[np.float32]:
         return self.embedder.embed([query])[0]
 
     def dense(self, qvec: npt.NDArray[np.float32], mask: Mask, k: int) -> list[Candidate]:
         """Top ``k`` in-scope chunks by cosine."""
-        if not self.size or not mask.any():
-            return []
-        scores = self.matrix @ qvec
-        scores = np.where(mask, scores, -np.inf)
-        k = min(k, int(mask.sum()))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.lexsort((self.chunk_ids[top], -scores[top]))]
-        return [Candidate(int(self.chunk_ids[p]), float(scores[p])) for p in top]
+        return self.top(self.dense_all(qvec), mask, k)
 
     def cosine(self, qvec: npt.NDArray[np.float32], chunk_ids: list[int]) -> list[float]:
         pos = self.positions(chunk_ids)

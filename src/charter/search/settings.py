@@ -85,7 +85,7 @@ class RerankSettings(BaseModel):
     )
     alpha: float = Field(default=1.0, ge=0, description="rocchio: weight of the query")
     beta: float = Field(default=0.2, ge=0, description="rocchio: weight of the feedback")
-    feedback: int = Field(default=3, ge=1, description="rocchio: top fused chunks used")
+    feedback: int = Field(default=1, ge=1, description="rocchio: top fused chunks used")
     model_path: str = Field(default="", description="local CrossEncoder model dir (cross-encoder)")
     candidates: int = Field(default=30, ge=1, description="fused candidates passed to the reranker")
     weight: float = Field(
@@ -159,7 +159,7 @@ class IndexSettings(BaseModel):
         description="structured source-of-truth files (CSV/YAML/JSON records, fact checks)",
     )
     embed_max_tokens: int = Field(
-        default=128, ge=16, description="truncate chunks to this many tokens when embedding"
+        default=96, ge=16, description="truncate chunks to this many tokens when embedding"
     )
     max_chunk_tokens: int = Field(
         default=400, ge=32, description="split longer sections by paragraph"
