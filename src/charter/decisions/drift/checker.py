@@ -62,6 +62,9 @@ MAX_EMBEDDED_UNITS = 16
 CLEAR_TOPIC_MARGIN = 1.0
 #: Topic score below which undecided language is attributed with the sentence before.
 UNDECIDED_TOPIC_MIN = 0.75
+#: Topic weight of a requirement's subject words a sentence needs before the opposite of
+#: the requirement's mode ("by hand" vs "automatically") counts against it.
+MODE_SUBJECT_MIN = 1.0
 NEG_WINDOW_BEFORE = 6
 NEG_WINDOW_AFTER = 12
 EXEMPT_BEFORE = 6
@@ -473,6 +476,8 @@ class DriftChecker:
                 hits.extend(self._dependency_hit(text, view, clause, vocab))
             if vocab.offline and not view.history:
                 hits.extend(self._offline_failure_hit(text, view, clause, vocab))
+            if vocab.modes and not view.history:
+                hits.extend(self._opposite_mode_hit(text, view, clause, vocab))
             if vocab.required is not None:
                 matched = vocab.required.matches(clause.stems)
                 where = _match_positions(clause, matched) if matched else None
@@ -571,6 +576,27 @@ class DriftChecker:
             if lexicon.PRE_NEGATORS.search(before):
                 continue  # "dead spots don't stop picking"
             return [self._clause_hit(text, view, clause, vocab, False)]
+        return []
+
+    def _opposite_mode_hit(
+        self, text: str, view: _UnitView, clause: _Clause, vocab: ConstraintVocab
+    ) -> list[_Hit]:
+        """The clause states the opposite of a mode the requirement fixes ("uploads the
+        certificate by hand" against "issued automatically"), about the same subject."""
+        body = text[clause.start : clause.end]
+        about = vocab.mode_about or (
+            sum(w for t, w in vocab.mode_subject.items() if t in view.stems) >= MODE_SUBJECT_MIN
+        )
+        if not about:
+            return []
+        for name, _, opposite in lexicon.MODES:
+            if name not in vocab.modes:
+                continue
+            for match in opposite.finditer(body):
+                before = body[max(0, match.start() - 12) : match.start()]
+                if lexicon.PRE_NEGATORS.search(before):
+                    continue  # "never by hand"
+                return [self._clause_hit(text, view, clause, vocab, False)]
         return []
 
     # semantic violations ------------------------------------------------------------------

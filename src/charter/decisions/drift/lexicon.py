@@ -414,6 +414,56 @@ WEAKENERS = re.compile(
     re.I,
 )
 
+#: Modes a requirement can fix, each with the language of its opposite. A bound "issued
+#: automatically" is contradicted by "uploaded by hand"; "within 60 seconds" by a job "at
+#: 02:00"; "on a phone" by "desktop-only"; an accessibility level by "mouse-only".
+#: (name, the requirement names the mode, the text states the opposite)
+MODES: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
+    (
+        "automatic",
+        re.compile(r"\bautomatic(?:ally)?\b|\bauto-\w+", re.I),
+        re.compile(
+            r"\bmanual(?:ly)?\b|\bby hand\b|\b(?:on|upon) request\b"
+            r"|\b(?:only|just)\b[^.;]{0,30}\bif\b[^.;]{0,50}\brequests?\b",
+            re.I,
+        ),
+    ),
+    (
+        "realtime",
+        re.compile(
+            r"\breal[- ]?time\b|\binstant(?:ly)?\b|\bimmediately\b"
+            r"|\bwithin\s+\d+\s*(?:ms|milliseconds?|s|sec|seconds?|min|minutes?)\b",
+            re.I,
+        ),
+        re.compile(
+            r"\bnightly\b|\bovernight\b|\bonce (?:a|per) (?:day|night|week)\b|\bcron\b"
+            r"|\b(?:daily|weekly)\s+(?:batch|job|export|import|sync|upload|file|run)"
+            r"|\bbatch(?:es|ed)?\b|\bat\s+[012]?\d[:.][0-5]\d\b|\bend of (?:the\s+)?day\b",
+            re.I,
+        ),
+    ),
+    (
+        "phone",
+        re.compile(r"\b(?:smart)?phones?\b|\bmobile\b", re.I),
+        re.compile(
+            r"\b(?:desktop|laptop|pc|computer)s?[- ]only\b"
+            r"|\bonly (?:on|from) (?:a |the )?(?:desktop|laptop|pc|computer)s?\b"
+            r"|\bnot (?:on|for|from) (?:a |the )?(?:smart)?(?:phones?|mobile)\b",
+            re.I,
+        ),
+    ),
+    (
+        "accessible",
+        re.compile(r"\bwcag\b|\baccessib\w*|\bscreen[- ]readers?\b|\bkeyboard\b", re.I),
+        re.compile(
+            r"\bmouse[- ]only\b|\b(?:no|without)\s+(?:keyboard|screen[- ]reader)"
+            r"|\b(?:keyboard|screen[- ]reader)\b[^.;]{0,50}\b(?:later|after (?:the\s+)?launch"
+            r"|post-launch|next (?:release|phase)|phase 2|v2)\b",
+            re.I,
+        ),
+    ),
+)
+
 #: Qualifiers that make a dependency acceptable: optional, conditional, or disabled.
 EXEMPT = re.compile(
     r"\b(?:optional(?:ly)?|disabled|if|when|whenever|once|after|until|unless|back|returns?"

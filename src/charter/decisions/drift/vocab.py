@@ -98,6 +98,11 @@ class ConstraintVocab:
     subject_terms: frozenset[str] = frozenset()  # what a yes/no requirement is about
     forbidden: list[Forbidden] = field(default_factory=list)
     offline: bool = False  # a bound requirement to keep working without connectivity
+    #: modes the requirement fixes (lexicon.MODES names) and the words saying what it is
+    #: about, weighted like the topic; ``mode_about``: the constraint's id names the mode
+    modes: tuple[str, ...] = ()
+    mode_subject: dict[str, float] = field(default_factory=dict)
+    mode_about: bool = False
 
     @property
     def binding(self) -> bool:
@@ -280,6 +285,8 @@ def _fill_binding_terms(
         return
     if inv.kind in ("requirement", "prohibition"):
         vocab.subject_terms = frozenset(lexicon.content_stems(inv.subject))
+    if inv.kind in ("requirement", "statement"):
+        _fill_modes(vocab, inv)
     if inv.kind == "requirement":
         source = f"{entry.text} {inv.answer_text}"
         deps: set[str] = set()
@@ -297,3 +304,30 @@ def _fill_binding_terms(
         return
     if inv.kind == "statement" and inv.answer_text:
         vocab.forbidden = _forbidden_clauses(inv.answer_text, shared)
+
+
+def _fill_modes(vocab: ConstraintVocab, inv: Invariant) -> None:
+    """The modes (automatic, real-time, phone, accessible) a requirement or free-text
+    answer fixes, so that text stating the opposite mode can be caught."""
+    entry = vocab.entry
+    source = entry.text if inv.kind == "requirement" else f"{entry.text} {inv.answer_text}"
+    modes = tuple(name for name, fixed, _ in lexicon.MODES if fixed.search(source))
+    if not modes:
+        return
+    mode_words = {
+        lexicon.stem(m.group(0).lower())
+        for _, fixed, _ in lexicon.MODES
+        for m in fixed.finditer(source)
+    }
+    vocab.modes = modes
+    subject = dict(vocab.topic)
+    if inv.kind == "statement":  # a free-text answer's own words count half
+        for t in lexicon.content_stems(inv.answer_text):
+            subject.setdefault(t, 0.5)
+    vocab.mode_subject = {
+        t: w for t, w in subject.items() if t not in mode_words and not t.isdigit()
+    }
+    id_text = " ".join(_id_terms(entry.id))
+    vocab.mode_about = any(
+        fixed.search(id_text) for name, fixed, _ in lexicon.MODES if name in modes
+    )
