@@ -109,6 +109,9 @@ class _UnitView:
     decision: bool
     history: bool
     reopen: bool = False  # an explicit decision point, not just a question with "or"
+    #: stems that say what the sentence is about: the words of its undecided cue ("still
+    #: being worked out") do not ("work" is not the topic "keep working offline")
+    topic_stems: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -148,15 +151,32 @@ def _view(text: str, unit: Unit) -> _UnitView:
         stems |= clause_stems
         clauses.append(_Clause(span.start, span.end, toks, clause_stems))
     body = unit.text
+    undecided = lexicon.UNDECIDED.search(body)
+    topic_stems = stems
+    if undecided is not None:
+        cue_start, cue_end = unit.start + undecided.start(), unit.start + undecided.end()
+        cue = lexicon.cue_stems()
+        topic_stems = {
+            k
+            for c in clauses
+            for t in c.tokens
+            if not (cue_start <= t.start < cue_end and t.stem in cue)
+            for k in t.match_keys()
+        }
+    suggestion = lexicon.SUGGESTION.search(body)
+    reported = lexicon.REPORTED.search(body)
+    if suggestion is not None and reported is not None and reported.start() < suggestion.start():
+        suggestion = None  # "a customer asked whether we could add X" reports a request
     return _UnitView(
         unit=unit,
         clauses=clauses,
         stems=stems,
-        undecided=lexicon.UNDECIDED.search(body),
-        suggestion=bool(lexicon.SUGGESTION.search(body)),
+        undecided=undecided,
+        suggestion=suggestion is not None,
         decision=bool(lexicon.DECISION_POINT.search(body) or lexicon.QUESTION_CHOICE.search(body)),
         reopen=bool(lexicon.DECISION_POINT.search(body)),
         history=bool(lexicon.HISTORY.search(body)),
+        topic_stems=topic_stems,
     )
 
 
@@ -397,7 +417,7 @@ class DriftChecker:
         scores = []
         row_sims = sims.get(row)
         for ci, vocab in enumerate(self._prep.vocab):
-            lexical = sum(w for t, w in vocab.topic.items() if t in view.stems)
+            lexical = sum(w for t, w in vocab.topic.items() if t in view.topic_stems)
             semantic = float(row_sims[ci]) if row_sims is not None else 0.0
             score = lexical + 2.0 * max(0.0, semantic - 0.25)
             scores.append((score, ci))
@@ -593,9 +613,9 @@ class DriftChecker:
             if name not in vocab.modes:
                 continue
             for match in opposite.finditer(body):
-                before = body[max(0, match.start() - 12) : match.start()]
-                if lexicon.PRE_NEGATORS.search(before):
-                    continue  # "never by hand"
+                before = body[max(0, match.start() - 30) : match.start()]
+                if lexicon.PRE_NEGATORS.search(before) or lexicon.NOBODY.search(before):
+                    continue  # "never by hand", "nobody prints them by hand"
                 return [self._clause_hit(text, view, clause, vocab, False)]
         return []
 

@@ -379,6 +379,27 @@ HISTORY = re.compile(
     re.I,
 )
 
+#: Generic words of undecided phrasing: they never say which decision is meant ("work"
+#: of "still being worked out" is not the topic "keep working offline").
+_CUE_WORDS = (
+    "work worked working figure figured iron hash thrash settle settled decide decided"
+    " decision pending evaluate evaluating discuss discussed discussing debate debating"
+    " review final finalised finalized agree agreed confirm confirmed air lean leaning"
+    " wait waiting end stick go going tentative tentatively revisit open question"
+)
+
+
+def cue_stems() -> frozenset[str]:
+    return _CUE_STEMS
+
+
+#: A reported question or request: what follows is someone else's ask, not a proposal.
+REPORTED = re.compile(
+    r"\b(?:asked|asks|asking|wondered|wonders|wondering)\s+(?:\w+\s+){0,3}?(?:whether|if|why)\b",
+    re.I,
+)
+NOBODY = re.compile(r"\b(?:nobody|no one|no-one)\b", re.I)
+
 #: Words that negate what follows them in the clause.
 PRE_NEGATORS = re.compile(
     r"\b(?:not|no|never|without|none|neither|nor|cannot|instead of|rather than|won't|can't"
@@ -444,7 +465,7 @@ MODES: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     ),
     (
         "phone",
-        re.compile(r"\b(?:smart)?phones?\b|\bmobile\b", re.I),
+        re.compile(r"\b(?:smart)?phones?\b|\bmobile\b|\btablets?\b", re.I),
         re.compile(
             r"\b(?:desktop|laptop|pc|computer)s?[- ]only\b"
             r"|\bonly (?:on|from) (?:a |the )?(?:desktop|laptop|pc|computer)s?\b"
@@ -572,3 +593,6 @@ def forbidden_dependencies(text: str) -> list[str]:
         if word and word.lower() not in STOPWORDS:
             out.append(word)
     return out
+
+
+_CUE_STEMS = frozenset(content_stems(_CUE_WORDS))

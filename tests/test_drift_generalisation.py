@@ -1,0 +1,181 @@
+"""Generic drift behaviours that carry over to unseen scenarios.
+
+Each behaviour is derived from the constraint's own wording plus language-level cues, so
+the scenario below (a lab-sample tracking tool) is deliberately unlike the bench's. Both
+the default checker (lexical + MiniLM) and the lexical layer alone are exercised.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from charter.decisions.drift.checker import DriftChecker
+from charter.decisions.models import parse_clarifications
+from charter.embed.registry import get_embedder
+
+YN = [{"id": "yes", "label": "Yes"}, {"id": "no", "label": "No"}]
+
+
+def _entry(cid: str, text: str, atype: str, choices: list[Any], answer: Any, **kw: Any) -> dict:
+    resolved = answer not in (None, "undecided")
+    if atype == "free_text":
+        label = answer
+    elif isinstance(answer, list):
+        label = [c["label"] for c in choices if c["id"] in answer]
+    else:
+        label = next((c["label"] for c in choices if c["id"] == answer), None)
+    return {
+        "id": cid,
+        "text": text,
+        "priority": kw.get("priority", "must"),
+        "answer_type": atype,
+        "choices": choices,
+        "user_answer": answer,
+        "user_answer_label": label if resolved else None,
+        "resolved": resolved,
+        "binding": kw.get("binding", resolved),
+        "binding_reason": kw.get("reason", "must_answered" if resolved else "unresolved"),
+    }
+
+
+CLARIFICATIONS = [
+    _entry(
+        "LIMS_VENDOR",
+        "Which LIMS stores the sample records?",
+        "single_choice",
+        [
+            {"id": "labware", "label": "LabWare LIMS"},
+            {"id": "starlims", "label": "STARLIMS"},
+        ],
+        "labware",
+    ),
+    _entry(
+        "STORAGE_LAYOUT",
+        "How are freezers organised?",
+        "single_choice",
+        [
+            {"id": "rack", "label": "Rack storage"},
+            {"id": "drawer", "label": "Drawer storage"},
+        ],
+        "rack",
+    ),
+    _entry(
+        "AUTO_LABELS",
+        "Must tube labels be printed automatically when a sample is registered?",
+        "yes_no",
+        YN,
+        "yes",
+    ),
+    _entry(
+        "BENCH_SCANNING",
+        "Must bench scanning keep working when the Wi-Fi drops in the cold room?",
+        "yes_no",
+        YN,
+        "yes",
+    ),
+    _entry(
+        "RESULT_SYNC",
+        "How fresh must results be in the LIMS?",
+        "free_text",
+        [],
+        "Every result reaches the LIMS within 30 seconds; no overnight file transfers.",
+    ),
+    _entry(
+        "TABLET_ENTRY",
+        "Must technicians be able to register samples on a tablet or phone?",
+        "yes_no",
+        YN,
+        "yes",
+    ),
+    _entry(
+        "SHIPPING",
+        "Is courier shipping of samples between sites in scope?",
+        "yes_no",
+        YN,
+        "undecided",
+        binding=False,
+    ),
+]
+
+
+@pytest.fixture(scope="module", params=["semantic", "lexical"])
+def checker(request: pytest.FixtureRequest) -> DriftChecker:
+    embedder = get_embedder("minilm") if request.param == "semantic" else None
+    decisions = parse_clarifications({"pgc_clarifications": CLARIFICATIONS}, "test")
+    return DriftChecker(decisions, embedder=embedder)
+
+
+def _found(checker: DriftChecker, text: str) -> set[tuple[str, str]]:
+    result = checker.check(text)
+    for f in result.findings:
+        assert text[f.start : f.end] == f.evidence
+    return {(f.rule, f.constraint_id) for f in result.findings}
+
+
+FAILS = [
+    # undecided phrasings
+    (
+        "The import screen is done. Which LIMS vendor we end up with is still being worked out, "
+        "so the connector is a stub.",
+        ("QA-PGC-003", "LIMS_VENDOR"),
+    ),
+    (
+        "I've mocked the records layer: it's not settled yet which LIMS holds the samples.",
+        ("QA-PGC-003", "LIMS_VENDOR"),
+    ),
+    (
+        "The sample sync depends on whether we end up with LabWare or STARLIMS.",
+        ("QA-PGC-003", "LIMS_VENDOR"),
+    ),
+    # the one word that tells a rejected option from the chosen one, in a suggestion
+    (
+        "Freezer map works. For the new building we could also look at drawers instead.",
+        ("QA-PGC-004", "STORAGE_LAYOUT"),
+    ),
+    # lost connectivity followed by a failure
+    (
+        "Cold room: if the scanner loses the network, bench scanning is blocked until the "
+        "technician walks back to the lab.",
+        ("QA-PGC-001", "BENCH_SCANNING"),
+    ),
+    # the opposite mode of a requirement
+    (
+        "After registration, a technician prints the tube labels by hand at the end of the run.",
+        ("QA-PGC-001", "AUTO_LABELS"),
+    ),
+    (
+        "Results are collected into a CSV at 01:30 and copied to the LIMS share.",
+        ("QA-PGC-001", "RESULT_SYNC"),
+    ),
+    (
+        "Registering samples is desktop-only for the first release.",
+        ("QA-PGC-001", "TABLET_ENTRY"),
+    ),
+]
+
+PASSES = [
+    # reported questions and returned hardware are not commitments
+    "A site lead asked on the forum whether we could use STARLIMS like the other lab.",
+    "We piloted STARLIMS and drawer storage last year; the pilot kit went back to the vendor.",
+    # the distinctive word outside a suggestion is not enough on its own
+    "Each rack position has a drawer-style label holder.",
+    # connectivity handled, not a failure
+    "If the scanner loses the network, scans queue locally and dead spots don't stop work.",
+    # the requirement's mode stated, or its opposite negated
+    "Tube labels print automatically on registration; nobody prints them by hand.",
+    "Every result reaches LabWare within 30 seconds of sign-off.",
+    # an unresolved constraint really is open
+    "Whether couriers ship samples between sites is still undecided.",
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FAILS)
+def test_generic_violation_fires(checker: DriftChecker, text: str, expected: tuple) -> None:
+    assert expected in _found(checker, text)
+
+
+@pytest.mark.parametrize("text", PASSES)
+def test_generic_pass_stays_quiet(checker: DriftChecker, text: str) -> None:
+    assert _found(checker, text) == set()
