@@ -90,6 +90,14 @@ CLARIFICATIONS = [
         "yes",
     ),
     _entry(
+        "LABEL_CONTENT",
+        "What must a tube label carry?",
+        "free_text",
+        [],
+        "Every tube label shows the barcode and the collection date; technicians cannot "
+        "edit the barcode.",
+    ),
+    _entry(
         "SHIPPING",
         "Is courier shipping of samples between sites in scope?",
         "yes_no",
@@ -153,6 +161,16 @@ FAILS = [
         "Registering samples is desktop-only for the first release.",
         ("QA-PGC-001", "TABLET_ENTRY"),
     ),
+    # an item a free-text answer covers without exception, weakened
+    (
+        "Tube labels for control samples are left out for now; they get a sticker.",
+        ("QA-PGC-001", "LABEL_CONTENT"),
+    ),
+    # "X cannot Y" in a free-text answer forbids "X can Y"
+    (
+        "Technicians can edit the barcode from the sample page when a tube is relabelled.",
+        ("QA-PGC-001", "LABEL_CONTENT"),
+    ),
 ]
 
 PASSES = [
@@ -166,6 +184,7 @@ PASSES = [
     # the requirement's mode stated, or its opposite negated
     "Tube labels print automatically on registration; nobody prints them by hand.",
     "Every result reaches LabWare within 30 seconds of sign-off.",
+    "Every tube label carries the barcode and the date, and technicians cannot edit it.",
     # an unresolved constraint really is open
     "Whether couriers ship samples between sites is still undecided.",
 ]

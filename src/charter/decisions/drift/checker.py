@@ -498,6 +498,14 @@ class DriftChecker:
                 hits.extend(self._offline_failure_hit(text, view, clause, vocab))
             if vocab.modes and not view.history:
                 hits.extend(self._opposite_mode_hit(text, view, clause, vocab))
+            for item in vocab.scope_items:
+                if view.history or not item <= clause.stems:
+                    continue
+                where = _match_positions(clause, set(item))
+                if where and lexicon.WEAKENERS.search(
+                    _window(text, clause, where[0], where[1], 4, 6)
+                ):  # "generated PDFs are left out" against "every generated PDF"
+                    hits.append(self._clause_hit(text, view, clause, vocab, False))
             if vocab.required is not None:
                 matched = vocab.required.matches(clause.stems)
                 where = _match_positions(clause, matched) if matched else None

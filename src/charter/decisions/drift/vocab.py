@@ -98,6 +98,8 @@ class ConstraintVocab:
     subject_terms: frozenset[str] = frozenset()  # what a yes/no requirement is about
     forbidden: list[Forbidden] = field(default_factory=list)
     offline: bool = False  # a bound requirement to keep working without connectivity
+    #: what a free-text answer says applies to every item ("every generated PDF")
+    scope_items: list[frozenset[str]] = field(default_factory=list)
     #: modes the requirement fixes (lexicon.MODES names) and the words saying what it is
     #: about, weighted like the topic; ``mode_about``: the constraint's id names the mode
     modes: tuple[str, ...] = ()
@@ -194,6 +196,26 @@ def _term_set(
     )
 
 
+_SCOPE_ITEM = re.compile(r"\b(?:every|all|each)\s+", re.I)
+
+
+def _scope_items(answer: str) -> list[frozenset[str]]:
+    """The items a free-text answer applies to without exception: "on every page and
+    every generated PDF" → {page}, {generat, pdf}. Up to two words, cut at the first
+    stopword or punctuation ("every stock movement reaches" → {stock, movement})."""
+    out = []
+    for match in _SCOPE_ITEM.finditer(answer):
+        words = []
+        rest = re.split(r"[,.;:()]", answer[match.end() :], maxsplit=1)[0]
+        for tok in lexicon.tokens(rest)[:2]:
+            if tok.lower() in lexicon.STOPWORDS:
+                break
+            words.append(lexicon.stem(tok.lower()))
+        if words and not (len(words) == 1 and len(words[0]) < 4):
+            out.append(frozenset(words))
+    return out
+
+
 def _forbidden_clauses(answer: str, shared: set[str]) -> list[Forbidden]:
     out = []
     context = set(lexicon.content_stems(answer))
@@ -203,7 +225,11 @@ def _forbidden_clauses(answer: str, shared: set[str]) -> list[Forbidden]:
             continue
         out.append(Forbidden(core=frozenset(core), context=frozenset(context - core)))
     # the subject of "X and Y can never read them" sits before the negator
-    for match in re.finditer(r"(?P<subj>[^.;:,]*?)\b(?:can|could|must|will)\s+never\b", answer):
+    subj_neg = (
+        r"(?P<subj>[^.;:,]*?)\b(?:(?:can|could|must|will|may)\s+never|cannot|can't|can not"
+        r"|must not|mustn't|may not)(?=\s)"
+    )
+    for match in re.finditer(subj_neg, answer):
         subj = set(lexicon.content_stems(match.group("subj")))
         if subj:
             verb = re.match(r"\s*(\w+)", answer[match.end() :])
@@ -304,6 +330,7 @@ def _fill_binding_terms(
         return
     if inv.kind == "statement" and inv.answer_text:
         vocab.forbidden = _forbidden_clauses(inv.answer_text, shared)
+        vocab.scope_items = _scope_items(inv.answer_text)
 
 
 def _fill_modes(vocab: ConstraintVocab, inv: Invariant) -> None:
