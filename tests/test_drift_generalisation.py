@@ -98,6 +98,16 @@ CLARIFICATIONS = [
         "edit the barcode.",
     ),
     _entry(
+        "CLIENT",
+        "Which client do technicians use?",
+        "single_choice",
+        [
+            {"id": "browser", "label": "Browser app"},
+            {"id": "native", "label": "Native iOS/Android apps"},
+        ],
+        "browser",
+    ),
+    _entry(
         "SHIPPING",
         "Is courier shipping of samples between sites in scope?",
         "yes_no",
@@ -161,6 +171,11 @@ FAILS = [
         "Registering samples is desktop-only for the first release.",
         ("QA-PGC-001", "TABLET_ENTRY"),
     ),
+    # where a native client is distributed names its platform
+    (
+        "Technicians install the sample tracker from the App Store on their work devices.",
+        ("QA-PGC-001", "CLIENT"),
+    ),
     # an item a free-text answer covers without exception, weakened
     (
         "Tube labels for control samples are left out for now; they get a sticker.",
@@ -185,6 +200,7 @@ PASSES = [
     "Tube labels print automatically on registration; nobody prints them by hand.",
     "Every result reaches LabWare within 30 seconds of sign-off.",
     "Every tube label carries the barcode and the date, and technicians cannot edit it.",
+    "The tracker is a bookmark on the intranet; nothing is published to Google Play.",
     # an unresolved constraint really is open
     "Whether couriers ship samples between sites is still undecided.",
 ]

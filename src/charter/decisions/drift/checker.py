@@ -135,10 +135,13 @@ class _Prepared:
 
 
 def _tokens(text: str, start: int, end: int) -> list[_Token]:
-    out = []
+    out: list[_Token] = []
+    prev = ""
     for s, e, raw in lexicon.token_spans(text[start:end]):
         low = raw.lower()
-        out.append(_Token(start + s, start + e, raw, lexicon.stem(low), lexicon.case_keys(raw)))
+        alts = lexicon.case_keys(raw) | lexicon.platform_keys(prev, low)
+        out.append(_Token(start + s, start + e, raw, lexicon.stem(low), alts))
+        prev = low
     return out
 
 

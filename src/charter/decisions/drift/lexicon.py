@@ -596,3 +596,20 @@ def forbidden_dependencies(text: str) -> list[str]:
 
 
 _CUE_STEMS = frozenset(content_stems(_CUE_WORDS))
+
+
+#: Where a native client comes from names its platform: "the App Store" is iOS, "Google
+#: Play" Android. Keys match a label's "iOS" / "Android" (plain and capitalised forms).
+_IOS = frozenset(["ios"])
+_ANDROID = frozenset(["android", "^android"])
+_PLATFORM_WORDS = {"iphone": _IOS, "ipad": _IOS, "testflight": _IOS, "apk": _ANDROID}
+_PLATFORM_PAIRS = {
+    ("app", "store"): _IOS,
+    ("google", "play"): _ANDROID,
+    ("play", "store"): _ANDROID,
+}
+
+
+def platform_keys(prev: str, word: str) -> frozenset[str]:
+    """Extra match keys of a (lower-case) token given the token before it."""
+    return _PLATFORM_PAIRS.get((prev, word)) or _PLATFORM_WORDS.get(word) or frozenset()
