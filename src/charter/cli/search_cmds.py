@@ -63,6 +63,12 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             f"{report.unchanged} unchanged, {len(report.deleted)} marked deleted, "
             f"{len(report.history)} from git history in {report.seconds:.2f}s"
         )
+        totals = report.totals
+        if totals:
+            console.print(
+                f"index: {totals['documents']} documents, {totals['chunks']} chunks, "
+                f"{totals['deleted_documents']} deleted documents kept for review"
+            )
         if report.skipped:
             table = Table(title="skipped", show_edge=False)
             table.add_column("path")

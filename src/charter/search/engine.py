@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -480,7 +479,3 @@ def search_project(project: Project, query: str, **kwargs: Any) -> SearchRespons
         return engine.search(query, **kwargs)
     finally:
         engine.close()
-
-
-def _warn(message: str) -> None:
-    print(f"charter: warning: {message}", file=sys.stderr)

@@ -44,6 +44,7 @@ class IndexReport:
     chunks_embedded: int = 0
     chunks_reused: int = 0
     embedded_paths: list[str] = field(default_factory=list)
+    totals: dict[str, int] = field(default_factory=dict)  # what the index holds afterwards
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -57,6 +58,7 @@ class IndexReport:
             "chunks_embedded": self.chunks_embedded,
             "chunks_reused": self.chunks_reused,
             "embedded_paths": self.embedded_paths,
+            "totals": self.totals,
             "seconds": round(self.seconds, 3),
         }
 
@@ -184,6 +186,7 @@ class Indexer:
             ]:
                 pending.extend(self._history(root, known, report))
             self._embed_and_store(store, pending, report)
+            report.totals = store.stats()
         report.indexed = [p.path for p in pending if p.origin == "fs"]
         report.seconds = time.perf_counter() - started
         return report
@@ -371,5 +374,6 @@ def index_jsonl(
             )
             indexer._embed_and_store(store, [pending], report)
             report.indexed = [rel]
+        report.totals = store.stats()
     report.seconds = time.perf_counter() - started
     return report

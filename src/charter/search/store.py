@@ -251,9 +251,6 @@ class SearchStore:
             [(i, model, v) for i, v in zip(ids, vectors, strict=True)],
         )
 
-    def set_error(self, path: str, error: str | None) -> None:
-        self.conn.execute("UPDATE docs SET error = ? WHERE path = ?", (error, path))
-
     # -- reading -------------------------------------------------------------------
     def load_matrix(self, model: str) -> tuple[np.ndarray, np.ndarray]:
         """All chunk ids and their vectors (for ``model``) as (ids int64, matrix float32)."""

@@ -50,18 +50,3 @@ def terms(text: str) -> list[str]:
 def analyze(text: str) -> str:
     """``terms`` joined by spaces: the form stored in the FTS5 table."""
     return " ".join(terms(text))
-
-
-def fts_query(text: str, columns: str = "") -> str:
-    """An FTS5 OR-query over the distinct terms of ``text`` ('' when there are none).
-
-    Each term is double-quoted so FTS5 syntax characters in user input are inert.
-    ``columns`` is an optional column filter such as ``"{title body}"``.
-    """
-    seen: dict[str, None] = {}
-    for term in terms(text):
-        seen.setdefault(term, None)
-    if not seen:
-        return ""
-    body = " OR ".join('"' + t.replace('"', '""') + '"' for t in seen)
-    return f"{columns}: ({body})" if columns else body
