@@ -198,6 +198,7 @@ PASSES = [
     "If the scanner loses the network, scans queue locally and dead spots don't stop work.",
     # the requirement's mode stated, or its opposite negated
     "Tube labels print automatically on registration; nobody prints them by hand.",
+    "If the label printer jams, the technician reprints the tube label by hand.",
     "Every result reaches LabWare within 30 seconds of sign-off.",
     "Every tube label carries the barcode and the date, and technicians cannot edit it.",
     "The tracker is a bookmark on the intranet; nothing is published to Google Play.",

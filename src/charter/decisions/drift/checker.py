@@ -618,7 +618,7 @@ class DriftChecker:
         about = vocab.mode_about or (
             sum(w for t, w in vocab.mode_subject.items() if t in view.stems) >= MODE_SUBJECT_MIN
         )
-        if not about:
+        if not about or lexicon.FALLBACK.search(body):
             return []
         for name, _, opposite in lexicon.MODES:
             if name not in vocab.modes:

@@ -423,7 +423,7 @@ POST_NEGATORS = re.compile(
     r"|rejected|refused|unsupported|dropped|removed|blocked|no\s+(?:way|option|means|ability)"
     r"|off the table|(?:is|are|was|were) cut|not part of|no plans"
     r"|(?:is|are|was|were|got|been) replaced|forbidden|prohibited|disallowed|banned"
-    r"|not (?:allowed|permitted)|went back|sent back|given back|returned to|decommissioned"
+    r"|not (?:allowed|permitted)|went back|sent back|given back|decommissioned"
     r"|retired|phased out)\b",
     re.I,
 )
@@ -483,6 +483,15 @@ MODES: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
+)
+
+#: A fallback for when the normal path fails: "if the printer jams, reprint by hand" does
+#: not contradict "printed automatically".
+FALLBACK = re.compile(
+    r"\bfall(?:s|ing)?[- ]?back\b|\bas a backup\b|\bin case\b|\bemergenc"
+    r"|\b(?:if|when|whenever)\b[^.;]{0,40}\b(?:fails?|jams?|breaks?|is down|goes down"
+    r"|is unavailable|errors?|crash(?:es)?)\b",
+    re.I,
 )
 
 #: Qualifiers that make a dependency acceptable: optional, conditional, or disabled.

@@ -68,12 +68,13 @@ class Forbidden:
 
     core: frozenset[str]
     context: frozenset[str]
+    verb: frozenset[str] = frozenset()  # "staff cannot override": the action must be named
 
     def matches(self, stems: set[str]) -> set[str]:
         """Two core words; or, for a short clause (≤ 3 core words), one core word plus a
         word of the answer's topic."""
         core = set(self.core & stems)
-        if not core:
+        if not core or not self.verb <= stems:
             return set()
         context = set(self.context & stems)
         if len(core) >= min(2, len(self.core)):
@@ -226,15 +227,23 @@ def _forbidden_clauses(answer: str, shared: set[str]) -> list[Forbidden]:
         out.append(Forbidden(core=frozenset(core), context=frozenset(context - core)))
     # the subject of "X and Y can never read them" sits before the negator
     subj_neg = (
-        r"(?P<subj>[^.;:,]*?)\b(?:(?:can|could|must|will|may)\s+never|cannot|can't|can not"
-        r"|must not|mustn't|may not)(?=\s)"
+        r"(?P<subj>[^.;:,]*?)\b(?:(?:can|could|must|will|may)\s+(?P<never>never)|cannot|can't"
+        r"|can not|must not|mustn't|may not)(?=\s)"
     )
     for match in re.finditer(subj_neg, answer):
         subj = set(lexicon.content_stems(match.group("subj")))
         if subj:
             verb = re.match(r"\s*(\w+)", answer[match.end() :])
-            core = subj | ({lexicon.stem(verb.group(1).lower())} if verb else set())
-            out.append(Forbidden(core=frozenset(core), context=frozenset(context - core)))
+            action = {lexicon.stem(verb.group(1).lower())} if verb else set()
+            core = subj | action
+            out.append(
+                Forbidden(
+                    core=frozenset(core),
+                    context=frozenset(context - core),
+                    # "can never" keeps its older, looser reading
+                    verb=frozenset() if match.group("never") else frozenset(action),
+                )
+            )
     return out
 
 
