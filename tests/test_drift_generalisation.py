@@ -196,6 +196,8 @@ PASSES = [
     "Each rack position has a drawer-style label holder.",
     # connectivity handled, not a failure
     "If the scanner loses the network, scans queue locally and dead spots don't stop work.",
+    "When the scanner is offline, the upload button is disabled and scans are saved locally.",
+    "Each result is sent in batches of ten within 30 seconds of sign-off.",
     # the requirement's mode stated, or its opposite negated
     "Tube labels print automatically on registration; nobody prints them by hand.",
     "If the label printer jams, the technician reprints the tube label by hand.",

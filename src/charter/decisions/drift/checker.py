@@ -600,7 +600,7 @@ class DriftChecker:
         "if the handheld loses the network, scanning is blocked"."""
         body = text[clause.start : clause.end]
         cond = lexicon.NO_NETWORK.search(body)
-        if cond is None:
+        if cond is None or lexicon.OFFLINE_HANDLED.search(view.unit.text):
             return []
         for fail in lexicon.OFFLINE_FAILURE.finditer(body, cond.end()):
             before = body[max(cond.end(), fail.start() - 12) : fail.start()]

@@ -282,6 +282,12 @@ NO_NETWORK = re.compile(
     rf"|\bwithout\s+(?:a\s+|any\s+)?{_NET}\b",
     re.I,
 )
+#: Offline handled: the work is kept and goes on ("queued", "saved locally", "continues").
+OFFLINE_HANDLED = re.compile(
+    r"\b(?:queue[sd]?|cached?|locally|stored|saved|continues?|keeps? working|still works?"
+    r"|syncs? (?:later|when|once|after))\b",
+    re.I,
+)
 #: What the text then does instead of working: blocks, stops, asks to reconnect.
 OFFLINE_FAILURE = re.compile(
     r"\b(?:blocked|blocks|block|stops?|stopped|halts?|halted|disabled|unavailable|greyed out"
@@ -459,7 +465,8 @@ MODES: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
         re.compile(
             r"\bnightly\b|\bovernight\b|\bonce (?:a|per) (?:day|night|week)\b|\bcron\b"
             r"|\b(?:daily|weekly)\s+(?:batch|job|export|import|sync|upload|file|run)"
-            r"|\bbatch(?:es|ed)?\b|\bat\s+[012]?\d[:.][0-5]\d\b|\bend of (?:the\s+)?day\b",
+            r"|\bbatch\s+(?:job|export|import|file|run|upload|transfer)s?\b"
+            r"|\bat\s+[012]?\d[:.][0-5]\d\b|\bend of (?:the\s+)?day\b",
             re.I,
         ),
     ),
