@@ -147,6 +147,18 @@ FAILS = [
         "The sample sync depends on whether we end up with LabWare or STARLIMS.",
         ("QA-PGC-003", "LIMS_VENDOR"),
     ),
+    # a reported request does not hide the author's own suggestion after it
+    (
+        "A site lead asked whether we track samples by freezer; we could also move to "
+        "STARLIMS for that.",
+        ("QA-PGC-004", "LIMS_VENDOR"),
+    ),
+    # a reported question does not excuse what the text itself commits to
+    (
+        "A site lead asked whether we read STARLIMS exports; the import job now writes "
+        "results straight into STARLIMS.",
+        ("QA-PGC-001", "LIMS_VENDOR"),
+    ),
     # the one word that tells a rejected option from the chosen one, in a suggestion
     (
         "Freezer map works. For the new building we could also look at drawers instead.",

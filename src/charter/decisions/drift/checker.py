@@ -112,6 +112,9 @@ class _UnitView:
     #: stems that say what the sentence is about: the words of its undecided cue ("still
     #: being worked out") do not ("work" is not the topic "keep working offline")
     topic_stems: set[str] = field(default_factory=set)
+    #: absolute span of a reported question ("a customer asked whether we could use X"):
+    #: options named inside it are someone else's ask, not the text's commitment
+    reported: tuple[int, int] | None = None
 
 
 @dataclass
@@ -166,10 +169,19 @@ def _view(text: str, unit: Unit) -> _UnitView:
             if not (cue_start <= t.start < cue_end and t.stem in cue)
             for k in t.match_keys()
         }
-    suggestion = lexicon.SUGGESTION.search(body)
     reported = lexicon.REPORTED.search(body)
-    if suggestion is not None and reported is not None and reported.start() < suggestion.start():
-        suggestion = None  # "a customer asked whether we could add X" reports a request
+    quiet_end = -1
+    if reported is not None:  # "a customer asked whether we could add X" reports a request
+        stop = re.compile(r"[;—–]|\s-\s").search(body, reported.end())
+        quiet_end = stop.start() if stop else len(body)
+    suggestion = next(
+        (
+            m
+            for m in lexicon.SUGGESTION.finditer(body)
+            if reported is None or not reported.start() <= m.start() < quiet_end
+        ),
+        None,
+    )
     return _UnitView(
         unit=unit,
         clauses=clauses,
@@ -180,6 +192,9 @@ def _view(text: str, unit: Unit) -> _UnitView:
         reopen=bool(lexicon.DECISION_POINT.search(body)),
         history=bool(lexicon.HISTORY.search(body)),
         topic_stems=topic_stems,
+        reported=(
+            None if reported is None else (unit.start + reported.start(), unit.start + quiet_end)
+        ),
     )
 
 
@@ -563,6 +578,8 @@ class DriftChecker:
         where = _match_positions(clause, matched)
         if where is None:
             return []
+        if view.reported and view.reported[0] <= clause.tokens[where[0]].start < view.reported[1]:
+            return []  # named inside a reported question
         if _negated(text, clause, *where):
             return [_Hit("", vocab, clause.start, clause.end, "lexical", 1.0, confirms=True)]
         if view.history and not (view.suggestion or view.decision):
@@ -645,7 +662,7 @@ class DriftChecker:
                     hits.append(
                         _Hit("", vocab, view.unit.start, view.unit.end, "semantic", sim, True, True)
                     )
-                elif not view.history:
+                elif not view.history and not (view.reported and not view.suggestion):
                     hits.append(
                         _Hit(
                             self._rule_for(view, vocab, True),
@@ -664,6 +681,7 @@ class DriftChecker:
             and len(view.stems) >= SEMANTIC_MIN_WORDS
             and not negated
             and not view.history
+            and not (view.reported and not view.suggestion)
             and (cue or not chosen_here)
         ):
             rejected, chosen = prep.rejected_vectors[ci]

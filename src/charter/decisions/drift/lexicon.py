@@ -380,8 +380,7 @@ HISTORY = re.compile(
     r"|were discussed|came up|weighed|originally|initially|at the start|during (?:planning"
     r"|discovery)|for the record|archived|was rejected|were rejected|settled on|standardi[sz]ed"
     r"|previously|formerly|used to|in the past|legacy|before (?:the|we|our) \w+ (?:launched"
-    r"|existed|went live)|compared|evaluated|trialled|trialed|piloted"
-    r"|(?:asked|asks|asking|wondered|wonders)\s+(?:\w+\s+){0,3}?(?:whether|if|why|about))\b",
+    r"|existed|went live)|compared|evaluated|trialled|trialed|piloted)\b",
     re.I,
 )
 
