@@ -193,3 +193,24 @@ def test_review_time_window_drops_old_files_but_keeps_adrs(tmp_path: Path) -> No
     assert "docs/runbook.md" not in paths  # older than the 30-day window
     assert "decisions/ADR-0001-use-postgres.md" in paths  # ADRs are exempt
     assert "docs/runbook.md" in planning  # planning has no time window
+
+
+def test_code_files_are_symbol_chunks_with_citations(tmp_path: Path) -> None:
+    root = _copy_demo(tmp_path)
+    (root / "docs" / "billing.py").write_text(
+        '"""Billing helpers."""\n\n\ndef prorate(amount, days, period_days):\n'
+        '    """Prorate an amount over a partial billing period."""\n'
+        "    return amount * days / period_days\n"
+    )
+    report = _index(root, "hash")
+    assert "docs/billing.py" in report.indexed
+    from charter.search.engine import SearchEngine
+
+    engine = SearchEngine(Project.load(root), reranker="none")
+    try:
+        response = engine.search("prorate partial billing period", mode="execution", log=False)
+    finally:
+        engine.close()
+    top = response.results[0]
+    assert top.citation == "docs/billing.py#L4-L6 (def prorate)"
+    assert top.kind == "code"
