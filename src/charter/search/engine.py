@@ -204,17 +204,20 @@ class SearchEngine:
         dense_all = retriever.dense_all(qvec)
         bm25 = retriever.top(bm25_all, mask, scope.k_in, positive=True)
         dense = retriever.top(dense_all, mask, scope.k_in)
-        # the pool: both top lists, de-duplicated, each chunk with both of its scores
-        pool = list(dict.fromkeys([c.chunk_id for c in bm25] + [c.chunk_id for c in dense]))
+        exact_ids: list[int] = []
+        if scope.exact_lookups:
+            exact_ids = retriever.exact(_exact_phrases(query), mask)
+        # the pool: both top lists and the exact matches, de-duplicated, each chunk with
+        # both of its true scores
+        pool = list(
+            dict.fromkeys([c.chunk_id for c in bm25] + [c.chunk_id for c in dense] + exact_ids)
+        )
         positions = retriever.positions(pool)
         bm25_scores = {i: float(bm25_all[p]) for i, p in zip(pool, positions, strict=True)}
         dense_scores = {i: float(dense_all[p]) for i, p in zip(pool, positions, strict=True)}
         bm25_list = [c.chunk_id for c in bm25]
         fused = self._fuse(bm25_scores, dense_scores, bm25_list, [c.chunk_id for c in dense])
         order = ranked(fused)
-        exact_ids: list[int] = []
-        if scope.exact_lookups:
-            exact_ids = self.retriever.exact(_exact_phrases(query), mask)
         rerank_scores: dict[int, float] = {}
         reranker = self.reranker if rerank else None
         final_scores = dict(fused)
