@@ -179,7 +179,10 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
                     fact.canonical or "",
                     (fact.address or "") + (f" · {fact.field}" if fact.field else ""),
                 )
-            console.print(table)
+            if report.facts:
+                console.print(table)
+            else:
+                console.print("no dates, IDs, numbers or money amounts found")
             counts = report.counts()
             console.print(
                 f"{counts['verified']} verified, {counts['mismatch']} mismatch, "
