@@ -7,8 +7,11 @@ import shutil
 from pathlib import Path
 
 from charter.config import Project
+from charter.embed.registry import embedder_for
 from charter.rules.annotate import parse_annotations
 from charter.rules.compiler import compile_rules
+from charter.rules.retrieve import Retriever
+from charter.tokens import count_tokens
 from tests.conftest import write
 
 RULES = """# Rules
@@ -90,9 +93,27 @@ def test_constitution_cap_reports_overflow(repo: Path) -> None:
         f"- Never expose internal key number {i} in logs.\n" for i in range(70)
     )
     write(repo, "CLAUDE.md", body)
+    write(repo, "charter.toml", "[rules]\nmax_constitution_tokens = 100000\n")
     compiled = compile_rules(Project.load(repo))
     c = compiled.constitution
     assert c.truncated and len(c.rule_ids) == 60 and len(c.overflow_ids) == 10
     assert len(c.text.splitlines()) == 60
     assert any("overflow" in w for w in compiled.report.warnings)
     assert len(c.hash) == 16
+
+
+def test_constitution_token_cap_keeps_overflow_retrievable(repo: Path) -> None:
+    body = "# Critical rules\n\n" + "".join(
+        f"- Never change the exported schema of table number {i} without a migration.\n"
+        for i in range(40)
+    )
+    write(repo, "CLAUDE.md", body)
+    project = Project.load(repo)
+    compiled = compile_rules(project)
+    c = compiled.constitution
+    assert c.truncated and c.overflow_ids
+    assert count_tokens(c.text) <= 300  # automatic cap for a small rule set
+    assert len(c.rule_ids) + len(c.overflow_ids) == 40
+    retriever = Retriever(compiled, project.settings.rules, embedder_for(project.settings))
+    result = retriever.retrieve("change the exported schema of table number 37")
+    assert any(s.rule.id in c.overflow_ids for s in result.shards)

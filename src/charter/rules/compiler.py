@@ -95,18 +95,32 @@ class CompiledRules:
 
 
 def build_constitution(
-    rules: list[Rule], max_lines: int, boost: int, max_rule_tokens: int = 0
+    rules: list[Rule],
+    max_lines: int,
+    boost: int,
+    max_rule_tokens: int = 0,
+    max_tokens: int = 0,
 ) -> Constitution:
+    """The always-loaded rules, capped at ``max_lines`` lines and ``max_tokens`` tokens.
+
+    Rules past either cap overflow: they keep their constitution priority and stay
+    retrievable per task, and the overflow is reported; nothing is dropped silently.
+    """
     members = [r for r in rules if r.constitution]
     for rule in members:
         rule.priority += boost
     lines: list[str] = []
     kept: list[str] = []
     overflow: list[str] = []
+    used = 0
     for rule in members:
-        if len(lines) < max_lines:
-            lines.append(render_rule_line(rule, max_rule_tokens))
+        line = render_rule_line(rule, max_rule_tokens)
+        cost = count_tokens(line) + 1
+        fits = not max_tokens or used + cost <= max_tokens
+        if len(lines) < max_lines and fits and not overflow:
+            lines.append(line)
             kept.append(rule.id)
+            used += cost
         else:
             overflow.append(rule.id)
     text = "\n".join(lines)
@@ -172,16 +186,23 @@ def compile_rules(
     for src in sources:
         rules.extend(rules_from_source(src, markers))
     rules = apply_local_overrides(assign_ids(rules))
+    source_tokens = sum(count_tokens(s.text) for s in sources)
+    token_cap = settings.max_constitution_tokens or max(
+        settings.constitution_min_tokens,
+        int(settings.constitution_budget_share * settings.budget_fraction * source_tokens),
+    )
     constitution = build_constitution(
         rules,
         settings.max_constitution_lines,
         settings.constitution_priority_boost,
         settings.max_rule_tokens,
+        token_cap,
     )
     if constitution.truncated:
         report.warnings.append(
             f"constitution overflow: {len(constitution.overflow_ids)} rule(s) beyond "
-            f"max_constitution_lines={settings.max_constitution_lines} are retrieved as shards"
+            f"max_constitution_lines={settings.max_constitution_lines} or {token_cap} tokens "
+            "are retrieved per task instead"
         )
     embedder = embedder or embedder_for(project.settings)
     vectors = embed_rules(project, rules, embedder, report)

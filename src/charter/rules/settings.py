@@ -26,6 +26,15 @@ class RulesSettings(BaseModel):
         description="section headers whose rules form the always-loaded constitution",
     )
     max_constitution_lines: int = Field(60, ge=1, description="cap on constitution text")
+    max_constitution_tokens: int = Field(
+        0, ge=0, description="token cap on the constitution (0 = automatic, see below)"
+    )
+    constitution_budget_share: float = Field(
+        0.6, gt=0, le=1, description="automatic cap: this share of the policy budget"
+    )
+    constitution_min_tokens: int = Field(
+        300, ge=0, description="automatic cap never goes below this many tokens"
+    )
     constitution_priority_boost: int = Field(100, description="added to constitution rules")
     selection: str = Field(
         "budget", description="budget (fill a token budget) | top_n (the seed's fixed count)"
