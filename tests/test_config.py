@@ -29,3 +29,8 @@ def test_bad_config_names_the_key(repo: Path) -> None:
     write(repo, "charter.toml", "[rules]\nno_such_key = 1\n")
     with pytest.raises(CharterError, match="no_such_key"):
         Project.load(repo)
+
+
+def test_configuration_doc_lists_every_default() -> None:
+    doc = (Path(__file__).parent.parent / "docs" / "configuration.md").read_text()
+    assert render_default_config() in doc, "regenerate docs/configuration.md (charter init)"
