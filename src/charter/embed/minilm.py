@@ -69,33 +69,57 @@ def _checksum_ok(model: Path, expected: str) -> bool:
     return ok
 
 
+def load_session(max_tokens: int = 256) -> tuple[Any, set[str], Any]:
+    """The checksum-verified ONNX session, its input names, and the tokenizer.
+
+    Shared by the sentence embedder and anything else that runs the bundled model (the
+    late-interaction reranker), so the model is verified and configured in one place.
+    """
+    model, tokenizer_path, expected = model_files()
+    if not model.is_file() or not tokenizer_path.is_file():
+        raise CharterError("bundled MiniLM model files are missing")
+    if not expected or not _checksum_ok(model, expected):
+        raise CharterError(f"MiniLM model checksum mismatch: {model}")
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
+    options.log_severity_level = 3
+    # Spinning worker threads double latency when the cores are shared (hooks run
+    # beside the agent, tests and builds), so idle threads sleep instead.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    session = ort.InferenceSession(
+        str(model), sess_options=options, providers=["CPUExecutionProvider"]
+    )
+    tokenizer = Tokenizer.from_file(str(tokenizer_path))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_tokens)
+    return session, {i.name for i in session.get_inputs()}, tokenizer
+
+
+def hidden_states(
+    session: Any, input_names: set[str], encodings: Sequence[Any]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Last hidden states and attention mask for one batch, padded to its longest input."""
+    width = max(len(e.ids) for e in encodings)
+    ids = np.zeros((len(encodings), width), dtype=np.int64)
+    mask = np.zeros((len(encodings), width), dtype=np.int64)
+    for row, enc in enumerate(encodings):
+        ids[row, : len(enc.ids)] = enc.ids
+        mask[row, : len(enc.ids)] = 1
+    feeds = {"input_ids": ids, "attention_mask": mask}
+    if "token_type_ids" in input_names:
+        feeds["token_type_ids"] = np.zeros_like(ids)
+    return session.run(None, feeds)[0], mask
+
+
 class MiniLMEmbedder:
     name = "all-MiniLM-L6-v2-int8"
     dim = 384
 
     def __init__(self, batch_size: int = 64, max_tokens: int = 256) -> None:
-        model, tokenizer_path, expected = model_files()
-        if not model.is_file() or not tokenizer_path.is_file():
-            raise CharterError("bundled MiniLM model files are missing")
-        if not expected or not _checksum_ok(model, expected):
-            raise CharterError(f"MiniLM model checksum mismatch: {model}")
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
-        options.log_severity_level = 3
-        # Spinning worker threads double latency when the cores are shared (hooks run
-        # beside the agent, tests and builds), so idle threads sleep instead.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session: Any = ort.InferenceSession(
-            str(model), sess_options=options, providers=["CPUExecutionProvider"]
-        )
-        self._input_names = {i.name for i in self._session.get_inputs()}
-        tok = Tokenizer.from_file(str(tokenizer_path))
-        tok.no_padding()
-        tok.enable_truncation(max_tokens)
-        self._tokenizer = tok
+        self._session, self._input_names, self._tokenizer = load_session(max_tokens)
         self._batch_size = batch_size
 
     def embed(self, texts: Sequence[str]) -> Vectors:
@@ -106,17 +130,9 @@ class MiniLMEmbedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for start in range(0, len(order), self._batch_size):
             idx = order[start : start + self._batch_size]
-            width = max(len(encodings[i].ids) for i in idx)
-            ids = np.zeros((len(idx), width), dtype=np.int64)
-            mask = np.zeros((len(idx), width), dtype=np.int64)
-            for row, i in enumerate(idx):
-                seq = encodings[i].ids
-                ids[row, : len(seq)] = seq
-                mask[row, : len(seq)] = 1
-            feeds = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in self._input_names:
-                feeds["token_type_ids"] = np.zeros_like(ids)
-            hidden = self._session.run(None, feeds)[0]
+            hidden, mask = hidden_states(
+                self._session, self._input_names, [encodings[i] for i in idx]
+            )
             weights = mask[:, :, None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             out[idx] = pooled

@@ -12,7 +12,6 @@ CPU). Users with a local cross-encoder point ``model_path`` at it and pick
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,41 +79,16 @@ class LateInteractionReranker:
     kind = "order"
 
     def __init__(self, max_tokens: int = 256) -> None:
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
+        from charter.embed.minilm import load_session
 
-        from charter.embed.minilm import _checksum_ok, model_files
-
-        model, tokenizer_path, expected = model_files()
-        if not model.is_file() or not tokenizer_path.is_file():
-            raise CharterError("bundled MiniLM model files are missing")
-        if not expected or not _checksum_ok(model, expected):
-            raise CharterError(f"MiniLM model checksum mismatch: {model}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
-        options.log_severity_level = 3
-        self._session: Any = ort.InferenceSession(
-            str(model), sess_options=options, providers=["CPUExecutionProvider"]
-        )
-        self._inputs = {i.name for i in self._session.get_inputs()}
-        tok = Tokenizer.from_file(str(tokenizer_path))
-        tok.no_padding()
-        tok.enable_truncation(max_tokens)
-        self._tok = tok
+        self._session, self._inputs, self._tok = load_session(max_tokens)
 
     def _tokens(self, texts: Sequence[str]) -> list[npt.NDArray[np.float32]]:
         """Per text, its L2-normalised token vectors without [CLS]/[SEP]."""
+        from charter.embed.minilm import hidden_states
+
         encodings = self._tok.encode_batch(list(texts))
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(texts), width), dtype=np.int64)
-        mask = np.zeros((len(texts), width), dtype=np.int64)
-        for row, enc in enumerate(encodings):
-            ids[row, : len(enc.ids)] = enc.ids
-            mask[row, : len(enc.ids)] = 1
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
-            feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
+        hidden, _ = hidden_states(self._session, self._inputs, encodings)
         out: list[npt.NDArray[np.float32]] = []
         for row, enc in enumerate(encodings):
             vecs = hidden[row, 1 : max(2, len(enc.ids) - 1)]
@@ -144,14 +118,9 @@ class CrossEncoderReranker:
             raise CharterError(
                 "search.rerank.model_path must name a local CrossEncoder model directory"
             )
-        try:
-            from sentence_transformers import CrossEncoder
-        except ImportError:
-            raise CharterError(
-                "sentence-transformers is not installed: "
-                "pip install 'charter[sentence-transformers]'"
-            ) from None
-        self._model: Any = CrossEncoder(model_path, device="cpu")
+        from charter.embed.sentence_transformers import require_sentence_transformers
+
+        self._model: Any = require_sentence_transformers().CrossEncoder(model_path, device="cpu")
         self.name = f"cross-encoder:{Path(model_path).name}"
         self.kind = "order"
 
