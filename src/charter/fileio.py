@@ -112,3 +112,28 @@ def read_text(path: Path, *, what: str = "file", max_bytes: int = MAX_TEXT_BYTES
     except UnicodeDecodeError:
         raise CharterError(f"{what} is not valid UTF-8 text: {path}") from None
     return text.removeprefix("\ufeff")
+
+
+def iter_jsonl(
+    path: Path,
+    *,
+    what: str = "JSONL file",
+    max_bytes: int = MAX_TEXT_BYTES,
+    text: str | None = None,
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(1-based line number, object) for each non-blank line; a bad line is a one-line error.
+
+    Pass ``text`` when the caller has already read the file (e.g. to hash it).
+    """
+    if text is None:
+        text = read_text(path, what=what, max_bytes=max_bytes)
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CharterError(f"{path}:{number}: invalid JSON: {exc.msg}") from None
+        if not isinstance(obj, dict):
+            raise CharterError(f"{path}:{number}: expected a JSON object")
+        yield number, obj

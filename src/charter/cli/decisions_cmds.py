@@ -469,17 +469,11 @@ def _register_drift(app: typer.Typer, drift_app: typer.Typer, eval_app: typer.Ty
 
 
 def _run_batch(checker: Any, batch: Path) -> bool:
-    from charter.fileio import read_text
+    from charter.fileio import iter_jsonl
 
     failed = False
-    for n, line in enumerate(read_text(batch, what="batch file").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            case = json.loads(line)
-        except json.JSONDecodeError:
-            raise CharterError(f"{batch}:{n}: invalid JSON") from None
-        if not isinstance(case, dict) or not isinstance(case.get("text"), str):
+    for n, case in iter_jsonl(batch, what="batch file"):
+        if not isinstance(case.get("text"), str):
             raise CharterError(f"{batch}:{n}: each line needs a 'text' string")
         result = checker.check(case["text"], case.get("artifact_kind"))
         failed |= result.verdict == "fail"

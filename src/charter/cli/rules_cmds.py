@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from rich.table import Table
 
 from charter.cli.common import console, emit_json, emit_jsonl, err_console, load_project
 from charter.errors import CharterError
-from charter.fileio import read_text
+from charter.fileio import iter_jsonl
 from charter.rules.model import RISK_LEVELS
 
 
@@ -116,15 +115,8 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             raise CharterError(f"--risk must be one of {', '.join(RISK_LEVELS)}")
         retriever = retriever_for(project)
         if batch is not None:
-            text = read_text(batch, what="batch file")
-            for number, line in enumerate(text.splitlines(), start=1):
-                if not line.strip():
-                    continue
-                try:
-                    item = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise CharterError(f"{batch}:{number}: invalid JSON: {exc.msg}") from None
-                if not isinstance(item, dict) or not isinstance(item.get("task"), str):
+            for number, item in iter_jsonl(batch, what="batch file"):
+                if not isinstance(item.get("task"), str):
                     raise CharterError(f"{batch}:{number}: expected an object with a 'task' string")
                 item_files = item.get("files") or []
                 if not isinstance(item_files, list):

@@ -19,7 +19,7 @@ from charter.decisions.drift.checker import DriftChecker
 from charter.decisions.models import parse_clarifications
 from charter.embed.base import Embedder
 from charter.errors import CharterError
-from charter.fileio import read_text
+from charter.fileio import iter_jsonl, read_text
 
 RULES = ["QA-PGC-001", "QA-PGC-002", "QA-PGC-003", "QA-PGC-004"]
 
@@ -35,14 +35,7 @@ def load_split(data_dir: Path) -> Split:
     cdir = data_dir / "constraints"
     if not cases_path.is_file() or not cdir.is_dir():
         raise CharterError(f"{data_dir}: expected cases.jsonl and constraints/ (bench format)")
-    cases = []
-    for n, line in enumerate(read_text(cases_path, what="cases").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            cases.append(json.loads(line))
-        except json.JSONDecodeError:
-            raise CharterError(f"{cases_path}:{n}: invalid JSON") from None
+    cases = [case for _, case in iter_jsonl(cases_path, what="cases")]
     constraints = {}
     for path in sorted(cdir.glob("*.json")):
         try:

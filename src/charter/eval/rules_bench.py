@@ -20,7 +20,7 @@ from typing import Any
 from charter.config import Project, Settings
 from charter.embed.registry import embedder_for
 from charter.errors import CharterError
-from charter.fileio import read_text
+from charter.fileio import iter_jsonl, read_text
 from charter.rules.compiler import compile_rules
 from charter.rules.model import Rule
 from charter.rules.retrieve import Retriever
@@ -40,16 +40,9 @@ def _gold_found(rules: list[Rule], path: str, gold: dict[str, Any]) -> bool:
 
 def load_tasks(data: Path) -> list[dict[str, Any]]:
     tasks_path = data / "tasks.jsonl"
-    text = read_text(tasks_path, what="tasks file")
     tasks = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            task = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CharterError(f"{tasks_path}:{number}: invalid JSON: {exc.msg}") from None
-        if not isinstance(task, dict) or "task" not in task or "file" not in task:
+    for number, task in iter_jsonl(tasks_path, what="tasks file"):
+        if "task" not in task or "file" not in task:
             raise CharterError(f"{tasks_path}:{number}: expected an object with task and file")
         tasks.append(task)
     return tasks

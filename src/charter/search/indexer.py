@@ -10,7 +10,6 @@ reported and skipped; everything else is still indexed.
 from __future__ import annotations
 
 import hashlib
-import json
 import sys
 import time
 from collections.abc import Sequence
@@ -21,7 +20,7 @@ from typing import Any
 from charter.config import Project
 from charter.embed.base import Embedder
 from charter.errors import CharterError
-from charter.fileio import read_text
+from charter.fileio import iter_jsonl, read_text
 from charter.search import gitinfo
 from charter.search.bm25 import bm25_for
 from charter.search.chunks import Chunk, ParsedDoc
@@ -331,14 +330,8 @@ def index_jsonl(
     text = read_text(file, what="JSONL file", max_bytes=1 << 31)
     rel = project.rel(file)
     chunks: list[Chunk] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CharterError(f"malformed JSONL {file}: line {number}: {exc.msg}") from None
-        if not isinstance(obj, dict) or "_id" not in obj:
+    for number, obj in iter_jsonl(file, text=text):
+        if "_id" not in obj:
             raise CharterError(f'malformed JSONL {file}: line {number}: needs an "_id" field')
         title = str(obj.get("title") or "").strip()
         body = str(obj.get("text") or "")
