@@ -41,7 +41,7 @@ def is_constitution_section(section: list[str], markers: list[re.Pattern[str]]) 
 def _search_text(block: Block, clean: str, description: str) -> str:
     parts = []
     if block.section:
-        parts.append(" > ".join(block.section[-2:]))
+        parts.append(" > ".join((block.section[1:] or block.section)[-2:]))
     if description:
         parts.append(description)
     if block.context and block.context != clean:
