@@ -122,3 +122,18 @@ def test_warm_worker_answers_and_sees_rule_changes(repo: Path, run_charter) -> N
     while sock.exists() and time.time() < deadline:
         time.sleep(0.1)
     assert not sock.exists(), "worker left its socket behind"
+
+
+def test_hook_answers_within_its_deadline(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    write(repo, "charter.toml", NO_WORKER)
+    proc = run_charter(
+        "hook",
+        "session-start",
+        cwd=repo,
+        stdin=hook_payload("SessionStart", repo, source="startup"),
+        env={"CHARTER_HOOK_DEADLINE": "0.01"},
+    )
+    assert proc.returncode == 0
+    assert proc.stdout == ""
+    assert "no answer within" in proc.stderr and "Traceback" not in proc.stderr

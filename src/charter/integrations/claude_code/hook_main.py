@@ -25,6 +25,9 @@ EVENTS = {
 #: Events answered by the warm worker when one is up (the others need full discovery).
 WORKER_EVENTS = {"user-prompt-submit", "stop"}
 CLIENT_TIMEOUT = 8.0
+#: In-process answers give up after this long (the installer sets Claude Code's hook
+#: timeout to 30 s), so a hook always answers in time even on a first, large compile.
+HOOK_DEADLINE = float(os.environ.get("CHARTER_HOOK_DEADLINE", "20"))
 
 
 def _note(message: str) -> None:
@@ -60,6 +63,37 @@ def ask_worker(root: Path, event: str, payload: dict[str, Any]) -> dict[str, Any
         return None
 
 
+def _handle_in_process(root: Path, event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """Run the handler with a deadline below Claude Code's hook timeout; None if it ran out."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        from charter.integrations.claude_code.handlers import handle
+
+        try:
+            box["reply"] = handle(root, event, payload, start_worker=True)
+        except Exception as exc:  # reported by the caller, which fails open
+            box["error"] = exc
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    thread.join(HOOK_DEADLINE)
+    if thread.is_alive():
+        try:
+            from charter.integrations.claude_code.handlers import spawn_worker
+
+            spawn_worker(root)
+        except Exception:
+            pass
+        return None
+    if "error" in box:
+        raise box["error"]
+    reply: dict[str, Any] = box["reply"]
+    return reply
+
+
 def hook_main(argv: list[str]) -> int:
     if not argv or argv[0] not in EVENTS:
         _note(f"usage: charter hook {{{'|'.join(EVENTS)}}}")
@@ -77,9 +111,15 @@ def hook_main(argv: list[str]) -> int:
         root = project_root(payload)
         reply = ask_worker(root, event, payload) if event in WORKER_EVENTS else None
         if reply is None:
-            from charter.integrations.claude_code.handlers import handle
-
-            reply = handle(root, event, payload, start_worker=True)
+            reply = _handle_in_process(root, event, payload)
+            if reply is None:
+                _note(
+                    f"hook {event}: no answer within {HOOK_DEADLINE:.0f}s (first compile of a "
+                    "large rule set?); continuing without Charter context, the warm worker "
+                    "finishes the work for the next prompt"
+                )
+                sys.stdout.flush()
+                os._exit(0)  # the unfinished work thread must not hold the agent up
         for note in reply.get("notes", []):
             _note(note)
         output = reply.get("output")
