@@ -65,8 +65,8 @@ def lint_rules(compiled: CompiledRules) -> list[LintIssue]:
                 "overflow",
                 "warning",
                 f"{r.source.path}:{r.source.line_start}",
-                f"constitution exceeds its line cap; {len(c.overflow_ids)} rule(s) from here on "
-                "are retrieved per task instead of always loaded",
+                f"constitution exceeds its line or token cap; {len(c.overflow_ids)} rule(s) "
+                "from here on are retrieved per task instead of always loaded",
             )
         )
     for error in compiled.report.errors:

@@ -30,7 +30,7 @@ from charter.rules.settings import RulesSettings
 from charter.tokens import count_many, count_tokens
 
 #: Two conflicting rules must also be at least this similar as a whole.
-SAME_SUBJECT_COSINE = 0.70
+SAME_SUBJECT_COSINE = 0.55
 _POLARITY_WORDS = re.compile(
     r"\b(never|must not|do not|don't|avoid|always|must|should not|should|required?|ensure)\b",
     re.IGNORECASE,
