@@ -5,10 +5,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test lint typecheck bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip==25.3
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -c constraints.txt
 	touch $(STAMP)
 
 demo: $(STAMP)
