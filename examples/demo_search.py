@@ -12,6 +12,7 @@ import pathlib
 from rich.console import Console
 from rich.table import Table
 
+from charter.cli.search_cmds import facts_table
 from charter.config import Project
 from charter.search.embedding import search_embedder
 from charter.search.engine import SearchEngine
@@ -63,19 +64,7 @@ def run(console: Console, project_dir: pathlib.Path) -> None:
     console.rule("[bold]Fact check: the SoT wins over Markdown")
     text = (project.root / BRIEF).read_text(encoding="utf-8")
     facts = check_facts(project, text, source=BRIEF)
-    table = Table(title=f"facts in {BRIEF}", expand=True)
-    for column in ("line", "fact", "status", "canonical (SoT)", "address"):
-        table.add_column(column)
-    styles = {"verified": "green", "mismatch": "bold red", "not_found": "dim"}
-    for fact in facts.facts:
-        table.add_row(
-            str(fact.line),
-            fact.text,
-            f"[{styles[fact.status]}]{fact.status}[/]",
-            fact.canonical or "",
-            (fact.address or "") + (f" · {fact.field}" if fact.field else ""),
-        )
-    console.print(table)
+    console.print(facts_table(facts, f"facts in {BRIEF}", expand=True))
     counts = facts.counts()
     console.print(
         f"{counts['verified']} verified, [bold red]{counts['mismatch']} mismatch[/], "

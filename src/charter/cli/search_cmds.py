@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -24,6 +25,23 @@ def _parse_vars(items: list[str]) -> dict[str, str]:
             raise CharterError(f"--var expects NAME=VALUE, got {item!r}")
         out[key.strip()] = value
     return out
+
+
+def facts_table(report: Any, title: str, *, expand: bool = False) -> Table:
+    """One row per fact: where it is, what it says, and what the SoT says."""
+    table = Table(title=title, expand=expand)
+    for column in ("line", "fact", "status", "canonical (SoT)", "address"):
+        table.add_column(column)
+    styles = {"verified": "green", "mismatch": "bold red", "not_found": "dim"}
+    for fact in report.facts:
+        table.add_row(
+            str(fact.line),
+            fact.text,
+            f"[{styles[fact.status]}]{fact.status}[/]",
+            fact.canonical or "",
+            (fact.address or "") + (f" · {fact.field}" if fact.field else ""),
+        )
+    return table
 
 
 def register(app: typer.Typer, eval_app: typer.Typer) -> None:
@@ -167,18 +185,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         if as_json:
             emit_json(report.as_dict())
         else:
-            table = Table(title=f"facts in {source}")
-            for column in ("line", "fact", "status", "canonical (SoT)", "address"):
-                table.add_column(column)
-            styles = {"verified": "green", "mismatch": "red", "not_found": "dim"}
-            for fact in report.facts:
-                table.add_row(
-                    str(fact.line),
-                    fact.text,
-                    f"[{styles[fact.status]}]{fact.status}[/]",
-                    fact.canonical or "",
-                    (fact.address or "") + (f" · {fact.field}" if fact.field else ""),
-                )
+            table = facts_table(report, f"facts in {source}")
             if report.facts:
                 console.print(table)
             else:
