@@ -131,31 +131,12 @@ def hook_cold(text: str, runs: int) -> dict[str, float]:
             deadline = time.time() + 60
             while not worker_socket(tmp).exists() and time.time() < deadline:
                 time.sleep(0.1)
-            for _ in range(runs + 1):
-                t0 = time.perf_counter()
-                subprocess.run(
-                    [str(CHARTER), "hook", "stop"],
-                    input=payload,
-                    text=True,
-                    env=env,
-                    capture_output=True,
-                    check=True,
-                )
-                warm_hook.append(time.perf_counter() - t0)
+            warm_hook.extend(_time_stop_hook(payload, env) for _ in range(runs + 1))
         finally:
             worker.terminate()
             worker.wait(timeout=30)
         for _ in range(runs):
-            t0 = time.perf_counter()
-            subprocess.run(
-                [str(CHARTER), "hook", "stop"],
-                input=payload,
-                text=True,
-                env=env,
-                capture_output=True,
-                check=True,
-            )
-            hook.append(time.perf_counter() - t0)
+            hook.append(_time_stop_hook(payload, env))
             t0 = time.perf_counter()
             subprocess.run([sys.executable, "-c", "pass"], check=True)
             bare.append(time.perf_counter() - t0)
@@ -167,6 +148,20 @@ def hook_cold(text: str, runs: int) -> dict[str, float]:
         }
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _time_stop_hook(payload: str, env: dict[str, str]) -> float:
+    """Wall seconds of one ``charter hook stop`` subprocess."""
+    t0 = time.perf_counter()
+    subprocess.run(
+        [str(CHARTER), "hook", "stop"],
+        input=payload,
+        text=True,
+        env=env,
+        capture_output=True,
+        check=True,
+    )
+    return time.perf_counter() - t0
 
 
 def main() -> None:

@@ -59,3 +59,21 @@ def hook_payload(event: str, cwd: Path, **extra: Any) -> str:
         **extra,
     }
     return json.dumps(payload)
+
+
+def tool_payload(result: Any) -> Any:
+    """The JSON an MCP tool returned (structured content, else the first text block)."""
+    if result.structured_content is not None:
+        content = result.structured_content
+        return content.get("result", content) if isinstance(content, dict) else content
+    return json.loads(result.content[0].text)
+
+
+def mcp_server_params(root: Path) -> Any:
+    """How the SDK's stdio client starts ``charter mcp`` for ``root``."""
+    from mcp import StdioServerParameters
+
+    charter = Path(sys.executable).with_name("charter")
+    return StdioServerParameters(
+        command=str(charter), args=["mcp", "--project", str(root)], cwd=str(root)
+    )

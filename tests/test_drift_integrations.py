@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,13 +15,12 @@ import pytest
 from charter.config import Project
 from charter.decisions import service
 from charter.decisions.hooks import handle_stop, pinned_invariants_text
-from tests.conftest import hook_payload
+from tests.conftest import hook_payload, mcp_server_params, tool_payload
 from tests.decisions_support import decisions, no_worker
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 BAD = "Done. We could also consider a native mobile application for field staff later."
 GOOD = "Done. The web dashboard now loads 30% faster thanks to the PostgreSQL index."
-CHARTER = Path(sys.executable).with_name("charter")
 
 
 @pytest.fixture
@@ -206,19 +204,10 @@ def test_handle_stop_direct_edge_cases(project: Project, repo: Path) -> None:
 # -- MCP -------------------------------------------------------------------------------
 
 
-def _payload(result: Any) -> Any:
-    if result.structured_content is not None:
-        content = result.structured_content
-        return content.get("result", content) if isinstance(content, dict) else content
-    return json.loads(result.content[0].text)
-
-
 async def _mcp_calls(root: Path) -> dict[str, Any]:
-    from mcp import Client, StdioServerParameters
+    from mcp import Client
 
-    params = StdioServerParameters(
-        command=str(CHARTER), args=["mcp", "--project", str(root)], cwd=str(root)
-    )
+    params = mcp_server_params(root)
     out: dict[str, Any] = {}
     async with Client(params) as client:
         tools = await client.list_tools()
@@ -236,18 +225,18 @@ async def _mcp_calls(root: Path) -> dict[str, Any]:
 def test_mcp_tools_over_stdio(project: Project) -> None:
     out = anyio.run(_mcp_calls, project.root)
     assert {"list_constraints", "check_drift", "render_template"} <= out["tools"]
-    listed = _payload(out["list"])
+    listed = tool_payload(out["list"])
     assert [e["id"] for e in listed["pgc_clarifications"]] == [
         "TARGET_PLATFORM",
         "DATABASE",
         "OFFLINE_MODE",
         "AUDIT_LOG",
     ]
-    bad = _payload(out["bad"])
+    bad = tool_payload(out["bad"])
     assert bad["verdict"] == "fail" and bad["findings"][0]["rule"] == "QA-PGC-004"
-    assert _payload(out["good"])["verdict"] == "pass"
+    assert tool_payload(out["good"])["verdict"] == "pass"
     assert out["kind"].is_error
-    assert "[DATABASE]" in _payload(out["render"])["text"]
+    assert "[DATABASE]" in tool_payload(out["render"])["text"]
 
 
 def test_mcp_tools_in_memory_report_tamper(project: Project) -> None:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +12,9 @@ import pytest
 from charter.config import Project
 from charter.embed.registry import get_embedder
 from charter.search.indexer import Indexer
+from tests.conftest import mcp_server_params, tool_payload
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
-CHARTER = Path(sys.executable).with_name("charter")
 
 
 @pytest.fixture(scope="module")
@@ -33,19 +31,10 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _payload(result: Any) -> dict[str, Any]:
-    if result.structured_content is not None:
-        content = result.structured_content
-        return content.get("result", content) if isinstance(content, dict) else content
-    return json.loads(result.content[0].text)
-
-
 async def _session(root: Path) -> dict[str, Any]:
-    from mcp import Client, StdioServerParameters
+    from mcp import Client
 
-    params = StdioServerParameters(
-        command=str(CHARTER), args=["mcp", "--project", str(root)], cwd=str(root)
-    )
+    params = mcp_server_params(root)
     out: dict[str, Any] = {}
     async with Client(params) as client:
         tools = await client.list_tools()
@@ -87,7 +76,7 @@ def test_tools_are_listed_with_typed_schemas(session: dict[str, Any]) -> None:
 def test_search_round_trip_returns_citations(session: dict[str, Any]) -> None:
     result = session["search"]
     assert not result.is_error
-    data = _payload(result)
+    data = tool_payload(result)
     assert data["mode"] == "execution" and 1 <= len(data["results"]) <= 3
     assert any(r["citation"].startswith("sot/engagements.csv#row=1") for r in data["results"])
 
@@ -99,7 +88,7 @@ def test_bad_arguments_are_mcp_errors_not_crashes(session: dict[str, Any]) -> No
 
 
 def test_verify_facts_round_trip(session: dict[str, Any]) -> None:
-    data = _payload(session["facts"])
+    data = tool_payload(session["facts"])
     date = next(f for f in data["facts"] if f["text"] == "2025-11-15")
     assert date["status"] == "mismatch" and date["canonical"] == "2025-11-19"
     assert date["address"] == "sot/deliverables.csv#row=1"
@@ -110,4 +99,4 @@ def test_rules_tools_answer(session: dict[str, Any]) -> None:
         result = session[key]
         text = result.content[0].text if result.content else ""
         assert not result.is_error, text
-        assert isinstance(_payload(result), dict)
+        assert isinstance(tool_payload(result), dict)
