@@ -12,8 +12,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from charter.errors import CharterError
-
 ArtifactKind = Literal["architecture", "epic", "story", "qa_plan", "review", "chat"]
 
 
@@ -29,7 +27,7 @@ def register(server: Any, project_getter: Any = None) -> None:
     ``project_getter`` overrides how the project is found (tests); by default it is the
     MCP server's :func:`get_project`.
     """
-    from mcp.server.mcpserver.exceptions import ToolError
+    from charter.integrations.mcp_server import tool_errors
 
     get = project_getter or _project
 
@@ -47,11 +45,9 @@ def register(server: Any, project_getter: Any = None) -> None:
         from charter.decisions.invariants import invariants
         from charter.decisions.service import load_decisions
 
-        try:
+        with tool_errors():
             project = get()
             decisions = load_decisions(project)
-        except CharterError as exc:
-            raise ToolError(str(exc)) from None
         entries = [e for e in decisions.pgc_clarifications if e.binding or not binding_only]
         return {
             "pgc_clarifications": [e.to_canonical() for e in entries],
@@ -75,10 +71,8 @@ def register(server: Any, project_getter: Any = None) -> None:
     ) -> dict[str, Any]:
         from charter.decisions.service import check_drift as run
 
-        try:
+        with tool_errors():
             return run(get(), text, kind=kind).as_dict()
-        except CharterError as exc:
-            raise ToolError(str(exc)) from None
 
     @server.tool(
         name="render_template",
@@ -93,9 +87,7 @@ def register(server: Any, project_getter: Any = None) -> None:
         from charter.decisions.render import render_template as render
         from charter.decisions.service import load_decisions
 
-        try:
+        with tool_errors():
             project = get()
             decisions = load_decisions(project)
-        except CharterError as exc:
-            raise ToolError(str(exc)) from None
         return {"text": render(template, decisions, project.settings.decisions.aliases)}

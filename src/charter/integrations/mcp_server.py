@@ -8,14 +8,17 @@ ever printed to stdout (it carries the protocol); logs go to stderr.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from charter.config import Project
+from charter.errors import CharterError
 
 #: Capability modules that contribute tools, in registration order.
 TOOL_MODULES = (
@@ -27,6 +30,17 @@ PROJECT_ENV = "CHARTER_PROJECT"
 
 log = logging.getLogger("charter.mcp")
 _PROJECT: dict[str, Project] = {}
+
+
+@contextlib.contextmanager
+def tool_errors() -> Iterator[None]:
+    """Turn a user error into an MCP tool error (the client sees the one-line message)."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    try:
+        yield
+    except CharterError as exc:
+        raise ToolError(str(exc)) from None
 
 
 def get_project() -> Project:

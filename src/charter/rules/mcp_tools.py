@@ -10,14 +10,10 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from charter.errors import CharterError
-
 
 def register(server: Any) -> None:
     """Add ``get_constitution`` and ``rules_for_task`` to ``server``."""
-    from mcp.server.mcpserver.exceptions import ToolError
-
-    from charter.integrations.mcp_server import get_project
+    from charter.integrations.mcp_server import get_project, tool_errors
 
     @server.tool(
         name="get_constitution",
@@ -29,10 +25,8 @@ def register(server: Any) -> None:
     def get_constitution() -> dict[str, Any]:
         from charter.rules import api
 
-        try:
+        with tool_errors():
             return dict(api.constitution_payload(get_project()))
-        except CharterError as exc:
-            raise ToolError(str(exc)) from None
 
     @server.tool(
         name="rules_for_task",
@@ -48,7 +42,5 @@ def register(server: Any) -> None:
     ) -> dict[str, Any]:
         from charter.rules import api
 
-        try:
+        with tool_errors():
             return dict(api.task_context(get_project(), task, files=files or None))
-        except CharterError as exc:
-            raise ToolError(str(exc)) from None

@@ -11,8 +11,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from charter.errors import CharterError
-
 _ENGINES: dict[str, Any] = {}
 
 
@@ -35,9 +33,7 @@ def _engine(project: Any) -> Any:
 
 def register(server: Any) -> None:
     """Add ``search`` and ``verify_facts`` to ``server``."""
-    from mcp.server.mcpserver.exceptions import ToolError
-
-    from charter.integrations.mcp_server import get_project
+    from charter.integrations.mcp_server import get_project, tool_errors
 
     @server.tool(
         name="search",
@@ -55,12 +51,10 @@ def register(server: Any) -> None:
     ) -> dict[str, Any]:
         from charter.search.sho import current_mode
 
-        try:
+        with tool_errors():
             project = get_project()
             chosen = mode or current_mode(project.state_dir, project.settings.search.default_mode)
             response = _engine(project).search(query, mode=chosen, k_out=k_out)
-        except CharterError as exc:
-            raise ToolError(str(exc)) from None
         return response.as_dict()
 
     @server.tool(
@@ -76,8 +70,6 @@ def register(server: Any) -> None:
     ) -> dict[str, Any]:
         from charter.search.facts import check_facts
 
-        try:
+        with tool_errors():
             report = check_facts(get_project(), text, source="mcp")
-        except CharterError as exc:
-            raise ToolError(str(exc)) from None
         return report.as_dict()
