@@ -137,3 +137,5 @@ def test_hook_answers_within_its_deadline(repo: Path, run_charter) -> None:
     assert proc.returncode == 0
     assert proc.stdout == ""
     assert "no answer within" in proc.stderr and "Traceback" not in proc.stderr
+    time.sleep(1)
+    assert not worker_socket(repo).with_suffix(".lock").exists(), "warm_worker = false ignored"

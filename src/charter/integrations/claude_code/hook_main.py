@@ -81,10 +81,12 @@ def _handle_in_process(root: Path, event: str, payload: dict[str, Any]) -> dict[
     thread.start()
     thread.join(HOOK_DEADLINE)
     if thread.is_alive():
-        try:
+        try:  # best effort: without a worker the next prompt falls back again
+            from charter.config import Project
             from charter.integrations.claude_code.handlers import spawn_worker
 
-            spawn_worker(root)
+            if Project.load(root).settings.hooks.warm_worker:
+                spawn_worker(root)
         except Exception:
             pass
         return None
