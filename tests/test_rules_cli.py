@@ -149,3 +149,24 @@ def test_context_risk_and_tool_filters(repo: Path, run_charter) -> None:
     assert ["bash"] not in tools and ["edit"] in tools
     bad = run_charter("context", "x", "--risk", "extreme", cwd=repo)
     assert bad.returncode != 0 and "--risk must be one of" in bad.stderr
+
+
+def test_context_picks_up_a_rule_file_added_after_compile(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    assert run_charter("compile", cwd=repo).returncode == 0
+    write(repo, ".github/copilot-instructions.md", "- Never hardcode hex colours in CSS.\n")
+    proc = run_charter("context", "restyle the button colours", "--json", "--top", "20", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    paths = {s["rule"]["source"]["path"] for s in json.loads(proc.stdout)["shards"]}
+    assert ".github/copilot-instructions.md" in paths
+
+
+def test_recompile_after_edit_keeps_the_files_named_to_compile(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    named = write(repo, "docs/team-rules.md", "- Always pin dependency versions.\n")
+    assert run_charter("compile", str(named), cwd=repo).returncode == 0
+    write(repo, "docs/team-rules.md", "- Always pin dependency versions exactly.\n")
+    proc = run_charter("context", "bump a dependency", "--json", "--top", "20", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    paths = {s["rule"]["source"]["path"] for s in json.loads(proc.stdout)["shards"]}
+    assert paths == {"docs/team-rules.md"}

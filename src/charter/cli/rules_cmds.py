@@ -113,7 +113,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         risks = [r.lower() for r in risk] if risk else None
         if risks and not set(risks) <= set(RISK_LEVELS):
             raise CharterError(f"--risk must be one of {', '.join(RISK_LEVELS)}")
-        retriever = retriever_for(project)
+        retriever = retriever_for(project, check_new=True)
         if batch is not None:
             for number, item in iter_jsonl(batch, what="batch file"):
                 if not isinstance(item.get("task"), str):

@@ -30,7 +30,8 @@ def task_context(
     budget: int | None = None,
 ) -> dict[str, Any]:
     """The ``charter context`` JSON result for one task (compiles on demand)."""
-    return retriever_for(project).retrieve(task, files, top=top, budget=budget).to_dict()
+    retriever = retriever_for(project, check_new=True)
+    return retriever.retrieve(task, files, top=top, budget=budget).to_dict()
 
 
 def constitution_payload(project: Project) -> dict[str, Any]:

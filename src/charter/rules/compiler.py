@@ -218,7 +218,7 @@ def compile_rules(
     report.sources = [s.rel for s in sources]
     compiled = CompiledRules(rules, constitution, vectors, embedder.name, source_meta, report)
     if write:
-        save(project, compiled, sources)
+        save(project, compiled, sources, explicit=paths)
     return compiled
 
 
@@ -251,7 +251,12 @@ def _stamps(sources: list[SourceFile]) -> dict[str, list[int]]:
     return out
 
 
-def save(project: Project, compiled: CompiledRules, sources: list[SourceFile]) -> None:
+def save(
+    project: Project,
+    compiled: CompiledRules,
+    sources: list[SourceFile],
+    explicit: list[Path] | None = None,
+) -> None:
     state_dir = project.state_dir
     state_dir.mkdir(parents=True, exist_ok=True)
     with locked(state_dir / "rules.json"):
@@ -269,6 +274,7 @@ def save(project: Project, compiled: CompiledRules, sources: list[SourceFile]) -
                     canonical_json(compiled.state()).encode()
                 ).hexdigest(),
                 "config": project.settings.model_dump(mode="json"),
+                "explicit": sorted(str(p.resolve()) for p in explicit) if explicit else None,
             },
         )
         atomic_write_json(state_dir / "rules.json", compiled.state())
@@ -320,13 +326,33 @@ def is_stale(project: Project) -> bool:
     return False
 
 
-def has_new_sources(project: Project) -> bool:
-    """Did a rule file appear or disappear since the last compile (full discovery)?"""
-    meta_path = project.state_dir / "rules.meta.json"
+def _meta(project: Project) -> dict[str, Any] | None:
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta = json.loads((project.state_dir / "rules.meta.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
+def _explicit_paths(project: Project) -> list[Path] | None:
+    """The files named to the last ``charter compile PATH…``, kept on recompiles."""
+    meta = _meta(project)
+    named = meta.get("explicit") if meta else None
+    if not isinstance(named, list) or not named:
+        return None
+    return [Path(p) for p in named if Path(p).is_file()] or None
+
+
+def has_new_sources(project: Project) -> bool:
+    """Did a rule file appear since the last compile (full discovery)?
+
+    A compile of named files is left alone: the user chose what to compile.
+    """
+    meta = _meta(project)
+    if meta is None:
         return True
+    if meta.get("explicit"):
+        return False
     known = set(meta.get("stamps", {}))
     current = {str(p.resolve()) for _, p in discover(project.root, project.settings.rules.exclude)}
     return not current <= known
@@ -339,4 +365,4 @@ def load_or_compile(project: Project, *, check_new: bool = False) -> CompiledRul
     if fresh and (not check_new or not has_new_sources(project)):
         assert compiled is not None
         return compiled
-    return compile_rules(project)
+    return compile_rules(project, _explicit_paths(project))
