@@ -31,7 +31,7 @@ class EmbedSettings(BaseModel):
         "minilm", description="minilm (bundled ONNX model) | hash | sentence-transformers"
     )
     model_path: str = Field("", description="local model dir for sentence-transformers")
-    batch_size: int = Field(64, ge=1)
+    batch_size: int = Field(32, ge=1, description="texts per model run")
     max_tokens: int = Field(256, ge=16, description="truncate inputs to this many tokens")
 
 

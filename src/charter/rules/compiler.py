@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,9 +174,43 @@ def compile_rules(
     write: bool = True,
 ) -> CompiledRules:
     """Parse, tag, split and embed the project's rules; write state unless ``write=False``."""
-    settings = project.settings.rules
     report = CompileReport()
-    sources = _sources_for(project, paths, report)
+    # Loading the model takes a quarter of a second; do it while the files are parsed.
+    loader = None
+    if embedder is None:
+        loader = ThreadPoolExecutor(1, thread_name_prefix="charter-load")
+        pending = loader.submit(embedder_for, project.settings)
+    try:
+        sources = _sources_for(project, paths, report)
+        rules, constitution, source_tokens = _parse(project, sources, report)
+        if loader is not None:
+            embedder = pending.result()
+    finally:
+        if loader is not None:
+            loader.shutdown(wait=True)
+    assert embedder is not None
+    vectors = embed_rules(project, rules, embedder, report)
+    source_meta = [
+        {
+            "path": s.rel,
+            "kind": s.kind,
+            "sha256": hashlib.sha256(s.text.encode()).hexdigest(),
+            "tokens": tokens,
+        }
+        for s, tokens in zip(sources, source_tokens, strict=True)
+    ]
+    report.sources = [s.rel for s in sources]
+    compiled = CompiledRules(rules, constitution, vectors, embedder.name, source_meta, report)
+    if write:
+        save(project, compiled, sources, explicit=paths)
+    return compiled
+
+
+def _parse(
+    project: Project, sources: list[SourceFile], report: CompileReport
+) -> tuple[list[Rule], Constitution, list[int]]:
+    """Rules of ``sources`` with ids and overrides applied, and the constitution."""
+    settings = project.settings.rules
     try:
         markers = [
             re.compile(m, re.IGNORECASE | re.MULTILINE) for m in settings.constitution_markers
@@ -186,7 +221,8 @@ def compile_rules(
     for src in sources:
         rules.extend(rules_from_source(src, markers))
     rules = apply_local_overrides(assign_ids(rules))
-    source_tokens = sum(count_tokens(s.text) for s in sources)
+    per_source = [count_tokens(s.text) for s in sources]
+    source_tokens = sum(per_source)
     token_cap = settings.max_constitution_tokens or max(
         settings.constitution_min_tokens,
         int(settings.constitution_budget_share * settings.budget_fraction * source_tokens),
@@ -204,22 +240,7 @@ def compile_rules(
             f"max_constitution_lines={settings.max_constitution_lines} or {token_cap} tokens "
             "are retrieved per task instead"
         )
-    embedder = embedder or embedder_for(project.settings)
-    vectors = embed_rules(project, rules, embedder, report)
-    source_meta = [
-        {
-            "path": s.rel,
-            "kind": s.kind,
-            "sha256": hashlib.sha256(s.text.encode()).hexdigest(),
-            "tokens": count_tokens(s.text),
-        }
-        for s in sources
-    ]
-    report.sources = [s.rel for s in sources]
-    compiled = CompiledRules(rules, constitution, vectors, embedder.name, source_meta, report)
-    if write:
-        save(project, compiled, sources, explicit=paths)
-    return compiled
+    return rules, constitution, per_source
 
 
 def embed_rules(
@@ -266,18 +287,17 @@ def save(
         buffer = io.BytesIO()
         np.save(buffer, compiled.vectors.astype(np.float32))
         atomic_write_bytes(np_path, buffer.getvalue())
+        state = canonical_json(compiled.state()).encode()
         atomic_write_json(
             state_dir / "rules.meta.json",
             {
                 "stamps": _stamps(sources),
-                "state_sha256": hashlib.sha256(
-                    canonical_json(compiled.state()).encode()
-                ).hexdigest(),
+                "state_sha256": hashlib.sha256(state).hexdigest(),
                 "config": project.settings.model_dump(mode="json"),
                 "explicit": sorted(str(p.resolve()) for p in explicit) if explicit else None,
             },
         )
-        atomic_write_json(state_dir / "rules.json", compiled.state())
+        atomic_write_bytes(state_dir / "rules.json", state)
 
 
 def load(project: Project) -> CompiledRules | None:
