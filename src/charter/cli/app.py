@@ -16,6 +16,25 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from charter import __version__
+
+        print(f"charter {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(
+        False, "--version", callback=_show_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
+    """Context engine for AI coding agents: rules, search, decisions, drift."""
+
+
 eval_app = typer.Typer(help="Measure quality on benchmark data.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
 
@@ -39,13 +58,15 @@ def run() -> None:
         raise
     except KeyboardInterrupt:
         raise SystemExit(130) from None
-    except Exception as exc:  # click usage errors and anything unexpected
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            raise SystemExit(exc.exit_code) from None
-        if isinstance(exc, click.exceptions.Exit):
-            raise SystemExit(exc.exit_code) from None
+    except typer.Exit as exc:
+        raise SystemExit(exc.exit_code) from None
+    except typer.TyperException as exc:  # usage errors from Typer's bundled click
+        format_message = getattr(exc, "format_message", None)
+        message = format_message() if callable(format_message) else str(exc)
+        if not message:  # no arguments: Typer has printed the help
+            raise SystemExit(0) from None
+        print(f"charter: error: {message} (see --help)", file=sys.stderr)
+        raise SystemExit(getattr(exc, "exit_code", 2)) from None
+    except Exception as exc:  # anything unexpected: one line, never a traceback
         print(f"charter: error: {type(exc).__name__}: {exc}", file=sys.stderr)
         raise SystemExit(1) from None
