@@ -126,3 +126,25 @@ def test_rules_sharing_a_topic_are_not_contradictions(repo: Path) -> None:
     r = _retriever(repo)
     result = r.retrieve("show a localized notification with a count", top=5)
     assert len(result.shards) == 2 and result.dropped == []
+
+
+def test_shard_contradicting_the_constitution_is_dropped(repo: Path) -> None:
+    """Constitution vectors are embedded on demand; the conflict is still caught."""
+    write(
+        repo,
+        "CLAUDE.md",
+        "# Rules\n\n## Security\n\n- Never log request bodies in API handlers.\n\n"
+        "## Logging\n\n- Always log request bodies in API handlers.\n"
+        "- Use structured logging with a request id.\n",
+    )
+    project = Project.load(repo)
+    compiled = compile_rules(project)
+    const_id = compiled.constitution.rule_ids[0]
+    row = [r.id for r in compiled.rules].index(const_id)
+    assert not compiled.vectors[row].any()  # deferred at compile time
+    r = Retriever(compiled, project.settings.rules, embedder_for(project.settings))
+    result = r.retrieve("log request bodies in the API handlers", top=5)
+    texts = [s.rule.text for s in result.shards]
+    assert "Always log request bodies in API handlers." not in texts
+    assert any(const_id in d["reason"] for d in result.dropped)
+    assert r.vector(compiled.rules[row]).any()

@@ -172,8 +172,14 @@ def compile_rules(
     *,
     embedder: Embedder | None = None,
     write: bool = True,
+    embed_constitution: bool = False,
 ) -> CompiledRules:
-    """Parse, tag, split and embed the project's rules; write state unless ``write=False``."""
+    """Parse, tag, split and embed the project's rules; write state unless ``write=False``.
+
+    Constitution rules are always loaded, never ranked, so their vectors are only needed
+    when a contradiction check reaches its similarity test; unless ``embed_constitution``
+    is set (lint), they are embedded on demand (or reused from the vector cache).
+    """
     report = CompileReport()
     # Loading the model takes a quarter of a second; do it while the files are parsed.
     loader = None
@@ -189,7 +195,8 @@ def compile_rules(
         if loader is not None:
             loader.shutdown(wait=True)
     assert embedder is not None
-    vectors = embed_rules(project, rules, embedder, report)
+    deferred = frozenset() if embed_constitution else frozenset(constitution.rule_ids)
+    vectors = embed_rules(project, rules, embedder, report, deferred)
     source_meta = [
         {
             "path": s.rel,
@@ -244,14 +251,21 @@ def _parse(
 
 
 def embed_rules(
-    project: Project, rules: list[Rule], embedder: Embedder, report: CompileReport
+    project: Project,
+    rules: list[Rule],
+    embedder: Embedder,
+    report: CompileReport,
+    deferred: frozenset[str] = frozenset(),
 ) -> Vectors:
+    """Vectors of ``rules``: cached ones reused, the rest embedded; ``deferred`` ids not
+    in the cache are left as zero rows (see :meth:`Retriever.vector`)."""
     if not rules:
         return np.zeros((0, embedder.dim), dtype=np.float32)
     texts = [r.search_text for r in rules]
     cache = VectorCache(project.db_path)
     try:
-        vectors, missing = cache.lookup(embedder.name, texts, embedder.dim)
+        vectors, uncached = cache.lookup(embedder.name, texts, embedder.dim)
+        missing = [i for i in uncached if rules[i].id not in deferred]
         if missing:
             fresh = embedder.embed([texts[i] for i in missing])
             for row, i in enumerate(missing):
@@ -260,7 +274,7 @@ def embed_rules(
     finally:
         cache.close()
     report.embedded = len(missing)
-    report.reused = len(rules) - len(missing)
+    report.reused = len(rules) - len(uncached)
     return vectors
 
 

@@ -76,4 +76,4 @@ def lint_rules(compiled: CompiledRules) -> list[LintIssue]:
 
 
 def lint_project(project: Project) -> list[LintIssue]:
-    return lint_rules(compile_rules(project, write=False))
+    return lint_rules(compile_rules(project, write=False, embed_constitution=True))

@@ -251,8 +251,16 @@ class Retriever:
         )
 
     def _cos(self, a: Rule, b: Rule) -> float:
-        index = self._index()
-        return float(self.vectors[index[a.id]] @ self.vectors[index[b.id]])
+        return float(self.vector(a) @ self.vector(b))
+
+    def vector(self, rule: Rule) -> np.ndarray:
+        """The rule's vector; constitution rules compiled without one are embedded now."""
+        row = self._index()[rule.id]
+        if not self.vectors[row].any() and rule.search_text:
+            if not self.vectors.flags.writeable or self.vectors is self.compiled.vectors:
+                self.vectors = np.array(self.vectors, dtype=np.float32)
+            self.vectors[row] = self.embedder.embed([rule.search_text])[0]
+        return self.vectors[row]
 
     def _index(self) -> dict[str, int]:
         if not hasattr(self, "_idx"):
