@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
 
 from charter.embed.base import Vectors, normalize
 from charter.errors import CharterError
@@ -90,9 +92,6 @@ def load_session(
         raise CharterError("bundled MiniLM model files are missing")
     if not expected or not _checksum_ok(model, expected):
         raise CharterError(f"MiniLM model checksum mismatch: {model}")
-    import onnxruntime as ort
-    from tokenizers import Tokenizer
-
     options = ort.SessionOptions()
     options.intra_op_num_threads = intra_threads or _cores()
     options.log_severity_level = 3
@@ -145,10 +144,10 @@ class MiniLMEmbedder:
         encodings = self._tokenizer.encode_batch(list(texts))
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        batches = [
-            order[start : start + self._batch_size]
-            for start in range(0, len(order), self._batch_size)
-        ]
+        # Never fewer batches than cores (when there is more than one text), so a small
+        # job still uses every core of the single-threaded session.
+        size = max(1, min(self._batch_size, -(-len(order) // _cores())))
+        batches = [order[start : start + size] for start in range(0, len(order), size)]
         jobs = [[encodings[i] for i in idx] for idx in batches]
         results: Iterator[np.ndarray]
         if len(batches) == 1 or _cores() == 1:

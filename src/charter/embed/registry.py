@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 from charter.embed.base import Embedder
@@ -54,3 +55,15 @@ def embedder_for(settings: object) -> Embedder:
         batch_size=embed.batch_size,
         max_tokens=embed.max_tokens,
     )
+
+
+def import_provider(settings: object) -> None:
+    """Import the configured provider's code in the calling thread.
+
+    Compile loads the model in a worker thread while it parses; imports hold the GIL,
+    the model load itself does not, so importing first lets the two really overlap.
+    """
+    embed = getattr(settings, "embed")  # noqa: B009 - avoids an import cycle with config
+    if embed.provider == "minilm":
+        with contextlib.suppress(ImportError):
+            import charter.embed.minilm  # noqa: F401

@@ -20,7 +20,7 @@ import numpy as np
 
 from charter.config import Project
 from charter.embed.base import Embedder, Vectors
-from charter.embed.registry import embedder_for
+from charter.embed.registry import embedder_for, import_provider
 from charter.errors import CharterError
 from charter.fileio import atomic_write_bytes, atomic_write_json, canonical_json, locked
 from charter.rules.build import apply_local_overrides, assign_ids, rules_from_source
@@ -181,22 +181,28 @@ def compile_rules(
     is set (lint), they are embedded on demand (or reused from the vector cache).
     """
     report = CompileReport()
-    # Loading the model takes a quarter of a second; do it while the files are parsed.
-    loader = None
-    if embedder is None:
-        loader = ThreadPoolExecutor(1, thread_name_prefix="charter-load")
-        pending = loader.submit(embedder_for, project.settings)
+    workers = ThreadPoolExecutor(1, thread_name_prefix="charter-compile")
     try:
+        # The model loads while the files are parsed; then the shards are embedded (the
+        # model runs without the GIL) while cl100k counts and the constitution are built.
+        loading = None
+        if embedder is None:
+            import_provider(project.settings)
+            loading = workers.submit(embedder_for, project.settings)
         sources = _sources_for(project, paths, report)
-        rules, constitution, source_tokens = _parse(project, sources, report)
-        if loader is not None:
-            embedder = pending.result()
+        rules = _parse_rules(project, sources)
+        model = loading.result() if loading is not None else embedder
+        assert model is not None
+        members = frozenset(r.id for r in rules if r.constitution)
+        shards = workers.submit(embed_rules, project, rules, model, report, members)
+        constitution, source_tokens = _constitution(project, rules, sources, report)
+        vectors = shards.result()
     finally:
-        if loader is not None:
-            loader.shutdown(wait=True)
-    assert embedder is not None
-    deferred = frozenset() if embed_constitution else frozenset(constitution.rule_ids)
-    vectors = embed_rules(project, rules, embedder, report, deferred)
+        workers.shutdown(wait=True)
+    late = set(constitution.overflow_ids) | (members if embed_constitution else set())
+    if late:
+        rows = [i for i, r in enumerate(rules) if r.id in late]
+        vectors[rows] = embed_rules(project, [rules[i] for i in rows], model, report)
     source_meta = [
         {
             "path": s.rel,
@@ -207,32 +213,36 @@ def compile_rules(
         for s, tokens in zip(sources, source_tokens, strict=True)
     ]
     report.sources = [s.rel for s in sources]
-    compiled = CompiledRules(rules, constitution, vectors, embedder.name, source_meta, report)
+    compiled = CompiledRules(rules, constitution, vectors, model.name, source_meta, report)
     if write:
         save(project, compiled, sources, explicit=paths)
     return compiled
 
 
-def _parse(
-    project: Project, sources: list[SourceFile], report: CompileReport
-) -> tuple[list[Rule], Constitution, list[int]]:
-    """Rules of ``sources`` with ids and overrides applied, and the constitution."""
-    settings = project.settings.rules
+def _parse_rules(project: Project, sources: list[SourceFile]) -> list[Rule]:
+    """Rules of ``sources`` with ids and local overrides applied."""
     try:
         markers = [
-            re.compile(m, re.IGNORECASE | re.MULTILINE) for m in settings.constitution_markers
+            re.compile(m, re.IGNORECASE | re.MULTILINE)
+            for m in project.settings.rules.constitution_markers
         ]
     except re.error as exc:
         raise CharterError(f"rules.constitution_markers: bad regex: {exc}") from None
     rules: list[Rule] = []
     for src in sources:
         rules.extend(rules_from_source(src, markers))
-    rules = apply_local_overrides(assign_ids(rules))
+    return apply_local_overrides(assign_ids(rules))
+
+
+def _constitution(
+    project: Project, rules: list[Rule], sources: list[SourceFile], report: CompileReport
+) -> tuple[Constitution, list[int]]:
+    """The capped constitution, and each source's cl100k token count."""
+    settings = project.settings.rules
     per_source = [count_tokens(s.text) for s in sources]
-    source_tokens = sum(per_source)
     token_cap = settings.max_constitution_tokens or max(
         settings.constitution_min_tokens,
-        int(settings.constitution_budget_share * settings.budget_fraction * source_tokens),
+        int(settings.constitution_budget_share * settings.budget_fraction * sum(per_source)),
     )
     constitution = build_constitution(
         rules,
@@ -247,7 +257,7 @@ def _parse(
             f"max_constitution_lines={settings.max_constitution_lines} or {token_cap} tokens "
             "are retrieved per task instead"
         )
-    return rules, constitution, per_source
+    return constitution, per_source
 
 
 def embed_rules(
@@ -266,6 +276,7 @@ def embed_rules(
     try:
         vectors, uncached = cache.lookup(embedder.name, texts, embedder.dim)
         missing = [i for i in uncached if rules[i].id not in deferred]
+        wanted = sum(1 for r in rules if r.id not in deferred)
         if missing:
             fresh = embedder.embed([texts[i] for i in missing])
             for row, i in enumerate(missing):
@@ -273,8 +284,8 @@ def embed_rules(
             cache.store(embedder.name, [texts[i] for i in missing], fresh)
     finally:
         cache.close()
-    report.embedded = len(missing)
-    report.reused = len(rules) - len(uncached)
+    report.embedded += len(missing)
+    report.reused += wanted - len(missing)
     return vectors
 
 
