@@ -163,7 +163,11 @@ def main() -> None:
         cold = bench_hooks(root, queries[: args.runs], warm=False)
         warm = bench_hooks(root, queries, warm=True)
     print(f"rules: {args.rules}")
-    print(f"compile cold (fresh process, no cache) median: {median_ms(compile_times)} ms")
+    print(
+        f"compile cold (fresh process, no cache) median: {median_ms(compile_times)} ms "
+        f"(range {min(compile_times) * 1000:.0f}–{max(compile_times) * 1000:.0f} ms, "
+        f"{len(compile_times)} runs)"
+    )
     print(f"retrieval p50 excluding query embedding: {median_ms(without)} ms")
     print(f"retrieval p50 including query embedding: {median_ms(with_embed)} ms")
     print(
