@@ -172,3 +172,32 @@ def test_compile_named_files_only(repo: Path) -> None:
     other = write(repo, "notes/rules.md", "# Notes\n\n- Prefer composition over inheritance.\n")
     rules = compile_rules(Project.load(repo), [other]).rules
     assert [r.source.path for r in rules] == ["notes/rules.md"]
+
+
+def test_plain_text_rules_split_per_line_and_titles_become_sections(repo: Path) -> None:
+    write(
+        repo,
+        ".cursorrules",
+        "You are an expert in TypeScript, React and Tailwind.\n"
+        "Code Style and Structure\n"
+        "Write concise, technical TypeScript code.\n"
+        "Use functional patterns; avoid classes.\n"
+        "\n"
+        "Naming Conventions\n"
+        "Use lowercase with dashes for directories.\n"
+        "\n"
+        "When you change the public API, update the changelog and bump\n"
+        "the minor version; releases come from main only, never from a\n"
+        "feature branch.\n",
+    )
+    rules = compile_rules(Project.load(repo)).rules
+    assert len(rules) == 5
+    dashes = _by_text(rules, "Use lowercase with dashes")
+    assert (dashes.source.line_start, dashes.source.line_end) == (7, 7)
+    assert dashes.source.section.endswith("Naming Conventions")
+    classes = _by_text(rules, "Use functional patterns")
+    assert (classes.source.line_start, classes.source.section) == (4, "Code Style and Structure")
+    wrapped = _by_text(rules, "When you change the public API")
+    assert (wrapped.source.line_start, wrapped.source.line_end) == (9, 11)
+    for rule in rules:
+        _check_span(repo, rule, rule.text.split()[0])

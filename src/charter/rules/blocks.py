@@ -118,12 +118,7 @@ class _Walker:
                 start, end = self.span(node)
                 self.heading_lines.append((start, end, self.section()))
             elif kind == "paragraph":
-                text = _inline_text(node)
-                if text:
-                    start, end = self.span(node)
-                    self.add(
-                        Block("paragraph", text, start, end, self.section(), context, [], depth)
-                    )
+                self.add_paragraph(node, context, depth)
             elif kind in ("fence", "code_block"):
                 self.attach_code(node)
             elif kind in LISTS:
@@ -138,6 +133,44 @@ class _Walker:
                 if len(text.split()) >= 4:
                     start, end = self.span(node)
                     self.add(Block("paragraph", text, start, end, self.section(), context))
+
+    def add_paragraph(self, node: SyntaxTreeNode, context: str, depth: int) -> None:
+        """A paragraph is one unit, unless its lines are one instruction each.
+
+        Plain-text rule files (``.cursorrules`` and many CLAUDE.md files) put one rule per
+        line with no list markers; Markdown joins those lines into one paragraph. Lines
+        are split apart where a line ends a sentence and the next starts a new one, and a
+        short title-like line ("Naming Conventions") becomes the section of the lines
+        under it. Hard-wrapped prose, whose lines end mid-sentence, stays one unit.
+        """
+        text = _inline_text(node)
+        if not text:
+            return
+        start, end = self.span(node)
+        inline = [c.content for c in node.children if c.type == "inline"]
+        lines = inline[0].split("\n") if len(inline) == 1 else []
+        groups = _line_groups(lines) if len(lines) == end - start + 1 else []
+        if len(groups) <= 1:
+            self.add(Block("paragraph", text, start, end, self.section(), context, [], depth))
+            return
+        title: list[str] = []
+        for first, last, is_title in groups:
+            if is_title:
+                title = [re.sub(r"[*_`#]+", "", lines[first]).strip()]
+                continue
+            piece = " ".join(line.strip() for line in lines[first : last + 1])
+            self.add(
+                Block(
+                    "paragraph",
+                    piece,
+                    start + first,
+                    start + last,
+                    self.section() + title,
+                    context,
+                    [],
+                    depth,
+                )
+            )
 
     def walk_list(
         self, node: SyntaxTreeNode, context: str, depth: int, *, prefix: bool = False
@@ -203,6 +236,36 @@ class _Walker:
 
 
 LISTS = ("bullet_list", "ordered_list")
+
+_SENTENCE_END = re.compile(r"[.!?][)\]\"'*_`]*$")
+_STARTS_NEW = re.compile(r"^[*_`\"'(\[]*[A-Z0-9]")
+
+
+def _is_title_line(line: str) -> bool:
+    plain = re.sub(r"[*_`#]+", "", line).strip()
+    words = plain.split()
+    return (
+        0 < len(words) <= 6
+        and plain[:1].isupper()
+        and not re.search(r"[.!?,;:]$", plain)
+        and sum(w[:1].isupper() for w in words) >= max(1, len(words) // 2)
+    )
+
+
+def _line_groups(lines: list[str]) -> list[tuple[int, int, bool]]:
+    """Consecutive line ranges ``(first, last, is_title)`` that each hold one unit."""
+    if len(lines) < 2:
+        return [(0, len(lines) - 1, False)] if lines else []
+    groups: list[tuple[int, int, bool]] = []
+    first = 0
+    for i in range(len(lines) - 1):
+        here, after = lines[i].strip(), lines[i + 1].strip()
+        title = i == first and _is_title_line(here)
+        if _STARTS_NEW.match(after) and (title or _SENTENCE_END.search(here)):
+            groups.append((first, i, title))
+            first = i + 1
+    groups.append((first, len(lines) - 1, False))
+    return groups
 
 
 def _is_lead_in(text: str) -> bool:
