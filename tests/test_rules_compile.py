@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from pathlib import Path
 
 from charter.config import Project
 from charter.embed.registry import embedder_for
 from charter.rules.annotate import parse_annotations
-from charter.rules.compiler import compile_rules
+from charter.rules.compiler import compile_rules, is_stale
 from charter.rules.retrieve import Retriever
 from charter.tokens import count_tokens
 from tests.conftest import write
@@ -117,3 +118,15 @@ def test_constitution_token_cap_keeps_overflow_retrievable(repo: Path) -> None:
     retriever = Retriever(compiled, project.settings.rules, embedder_for(project.settings))
     result = retriever.retrieve("change the exported schema of table number 37")
     assert any(s.rule.id in c.overflow_ids for s in result.shards)
+
+
+def test_state_from_another_charter_version_is_stale(repo: Path) -> None:
+    write(repo, "CLAUDE.md", "# Rules\n\n- Always pin dependency versions.\n")
+    project = Project.load(repo)
+    compile_rules(project)
+    assert not is_stale(project)
+    meta_path = project.state_dir / "rules.meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["charter"] = "0.0.1"
+    meta_path.write_text(json.dumps(meta))
+    assert is_stale(project)

@@ -201,3 +201,34 @@ def test_plain_text_rules_split_per_line_and_titles_become_sections(repo: Path) 
     assert (wrapped.source.line_start, wrapped.source.line_end) == (9, 11)
     for rule in rules:
         _check_span(repo, rule, rule.text.split()[0])
+
+
+def test_bold_titles_and_tagged_blocks(repo: Path) -> None:
+    write(
+        repo,
+        "CLAUDE.md",
+        "# Project\n\n"
+        "**Testing**\n"
+        "- Run pytest with -x before pushing.\n"
+        "\n"
+        "<important>\n"
+        "Never commit secrets or .env files.\n"
+        "Always run the linter before committing.\n"
+        "</important>\n"
+        "\n"
+        "<rules>\n"
+        "- Prefer composition over inheritance.\n"
+        "- Keep functions under 50 lines.\n"
+        "</rules>\n",
+    )
+    rules = compile_rules(Project.load(repo)).rules
+    pytest_rule = _by_text(rules, "Run pytest")
+    assert pytest_rule.source.section == "Project > Testing"
+    secrets = _by_text(rules, "Never commit secrets")
+    assert (secrets.source.line_start, secrets.source.line_end) == (7, 7)
+    assert secrets.source.section == "Project > important"
+    assert "linter" not in secrets.text
+    short = _by_text(rules, "Keep functions under 50 lines")
+    assert (short.source.line_start, short.source.section) == (13, "Project > rules")
+    for rule in rules:
+        _check_span(repo, rule, rule.text.split()[0])

@@ -108,8 +108,23 @@ class _Walker:
             )
 
     def walk(self, nodes: list[SyntaxTreeNode], context: str = "", depth: int = 0) -> None:
-        for node in nodes:
+        walked: set[int] = set()
+        for index, node in enumerate(nodes):
             kind = node.type
+            after = nodes[index + 1] if index + 1 < len(nodes) else None
+            if kind == "paragraph" and after is not None and after.type in LISTS:
+                title = _list_title(_inline_text(node))
+                if title:
+                    # "**Testing**" or "Database rules:" over a list names its section;
+                    # the line itself stays a unit (it starts the rule statement)
+                    self.add_paragraph(node, context, depth)
+                    self.headings.append((99, title))
+                    self.walk_list(after, context, depth)
+                    self.headings.pop()
+                    walked.add(index + 1)
+                    continue
+            if index in walked:
+                continue
             if kind == "heading":
                 level = int(node.tag[1:])
                 while self.headings and self.headings[-1][0] >= level:
@@ -127,12 +142,38 @@ class _Walker:
                 self.walk_table(node)
             elif kind == "blockquote":
                 self.walk(node.children, context, depth)
+            elif kind == "html_block" and self.walk_tagged(node, context, depth):
+                continue
             elif kind == "html_block":
                 text = re.sub(r"<[^>]+>", " ", node.content)
                 text = " ".join(text.split())
                 if len(text.split()) >= 4:
                     start, end = self.span(node)
                     self.add(Block("paragraph", text, start, end, self.section(), context))
+
+    def walk_tagged(self, node: SyntaxTreeNode, context: str, depth: int) -> bool:
+        """Rules wrapped in a tag (``<important>…</important>``) are parsed as Markdown.
+
+        Prompt-style rule files group rules in XML-like tags; CommonMark sees one HTML
+        block. The lines inside are parsed on their own, with the tag name as a section.
+        """
+        raw = node.content.splitlines()
+        opening = _OPEN_TAG.match(raw[0]) if raw else None
+        if opening is None or len(raw) < 2 or node.map is None:
+            return False
+        if opening.group(1).lower() in _HTML_NAMES:
+            return False
+        tag = opening.group(1)
+        inner = raw[1:]
+        if re.match(rf"^\s*</{re.escape(tag)}\s*>\s*$", inner[-1]):
+            inner = inner[:-1]
+        if not any(line.strip() for line in inner):
+            return True
+        sub = _Walker("\n".join(inner), self.offset + node.map[0] + 1)
+        sub.headings = [*self.headings, (99, tag)]
+        sub.walk(SyntaxTreeNode(_MD.parse("\n".join(inner))).children, context, depth)
+        self.blocks.extend(sub.blocks)
+        return True
 
     def add_paragraph(self, node: SyntaxTreeNode, context: str, depth: int) -> None:
         """A paragraph is one unit, unless its lines are one instruction each.
@@ -236,6 +277,55 @@ class _Walker:
 
 
 LISTS = ("bullet_list", "ordered_list")
+
+_OPEN_TAG = re.compile(r"^\s*<([A-Za-z][\w-]*)(?:\s[^>]*)?>\s*$")
+_HTML_NAMES = frozenset(
+    [
+        "div",
+        "p",
+        "span",
+        "details",
+        "summary",
+        "table",
+        "tr",
+        "td",
+        "th",
+        "ul",
+        "ol",
+        "li",
+        "pre",
+        "code",
+        "br",
+        "hr",
+        "img",
+        "a",
+        "b",
+        "i",
+        "em",
+        "strong",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "nav",
+        "picture",
+        "source",
+        "video",
+        "audio",
+    ]
+)
+
+
+def _list_title(text: str) -> str:
+    """The section a paragraph names for the list under it, or ``""``.
+
+    Only a paragraph that is entirely bold or italic ("**Testing**"): a lead-in sentence
+    ending with a colon is part of the rule statement and stays a unit of its own.
+    """
+    plain = text.strip()
+    bold = re.fullmatch(r"(\*\*|__|\*|_)(?P<t>[^*_]{1,60}?)\1:?", plain)
+    return bold.group("t").strip().rstrip(":").strip() if bold else ""
+
 
 _SENTENCE_END = re.compile(r"[.!?][)\]\"'*_`]*$")
 _STARTS_NEW = re.compile(r"^[*_`\"'(\[]*[A-Z0-9]")

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from charter import __version__
 from charter.config import Project
 from charter.embed.base import Embedder, Vectors
 from charter.embed.registry import embedder_for, import_provider
@@ -36,7 +37,7 @@ from charter.rules.sources import (
 from charter.rules.vector_cache import VectorCache
 from charter.tokens import count_tokens
 
-STATE_VERSION = 1
+STATE_VERSION = 2  # bump when parsing or state layout changes
 
 
 @dataclass
@@ -319,6 +320,7 @@ def save(
                 "stamps": _stamps(sources),
                 "state_sha256": hashlib.sha256(state).hexdigest(),
                 "config": project.settings.model_dump(mode="json"),
+                "charter": __version__,
                 "explicit": sorted(str(p.resolve()) for p in explicit) if explicit else None,
             },
         )
@@ -360,6 +362,8 @@ def is_stale(project: Project) -> bool:
     except (OSError, ValueError):
         return True
     if meta.get("config") != project.settings.model_dump(mode="json"):
+        return True
+    if meta.get("charter") != __version__:  # an upgrade may parse rules differently
         return True
     for path, (mtime, size) in meta.get("stamps", {}).items():
         try:
