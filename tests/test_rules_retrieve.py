@@ -148,3 +148,21 @@ def test_shard_contradicting_the_constitution_is_dropped(repo: Path) -> None:
     assert "Always log request bodies in API handlers." not in texts
     assert any(const_id in d["reason"] for d in result.dropped)
     assert r.vector(compiled.rules[row]).any()
+
+
+def test_domain_boost_lifts_rules_sharing_the_tasks_domain(repo: Path) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    project = Project.load(repo)
+    compiled = compile_rules(project)
+    embedder = embedder_for(project.settings)
+    task = "add fixtures for the flaky parser tests"
+    scores = {}
+    for boost in (0.0, 0.04):
+        settings = project.settings.rules.model_copy(update={"domain_boost": boost})
+        result = Retriever(compiled, settings, embedder).retrieve(task, top=50)
+        scores[boost] = {s.rule.text: (s.score, s.reasons) for s in result.shards}
+    mock_rule = "Mock external HTTP calls in unit tests with respx."
+    deploy_rule = "Deploy to production only from the main branch via the release pipeline."
+    assert abs(scores[0.04][mock_rule][0] - scores[0.0][mock_rule][0] - 0.04) < 1e-5
+    assert any(r.startswith("domain testing") for r in scores[0.04][mock_rule][1])
+    assert abs(scores[0.04][deploy_rule][0] - scores[0.0][deploy_rule][0]) < 1e-5

@@ -1,8 +1,9 @@
 """Per-task shard retrieval: score, filter, select, resolve contradictions.
 
 Score (the seed's, plus a lexical term): ``dense_weight * cosine + lexical_weight *
-bm25/max_bm25 + intent_boost (shard intents contain the task intent) + risk_boost
-(critical 0.10, high 0.05)``. Hard filters run before selection: risk classes, repo
+bm25/max_bm25 + intent_boost (shard intents contain the task intent) + domain_boost
+(shard shares a domain inferred from the task's words) + risk_boost (critical 0.10,
+high 0.05)``. Hard filters run before selection: risk classes, repo
 scope against the files the caller names (with no files named, scoped rules stay
 candidates), tool class. Selection takes the top N or fills a token budget; a shard that
 contradicts an already chosen rule (must vs never, same domain, same subject) is dropped
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from charter.embed.base import Embedder
+from charter.rules.annotate import infer_domains
 from charter.rules.compiler import CompiledRules
 from charter.rules.intent import Intent, classify
 from charter.rules.lexical import BM25, tokenize
@@ -152,6 +154,10 @@ class Retriever:
             name: np.array([name in r.intents for r in cand_rules], dtype=bool)
             for name in {i for r in cand_rules for i in r.intents}
         }
+        self.domain_masks = {
+            name: np.array([name in r.domains for r in cand_rules], dtype=bool)
+            for name in {d for r in cand_rules for d in r.domains}
+        }
         self.filterable = [pos for pos, r in enumerate(cand_rules) if r.scopes or r.tool_classes]
         self.id_rank = np.argsort(np.argsort([r.id for r in cand_rules], kind="stable"))
 
@@ -208,6 +214,11 @@ class Retriever:
         intent_mask = self.intent_masks.get(intent.name) if intent.name != "general" else None
         if intent_mask is not None:
             score = score + s.intent_boost * intent_mask
+        task_domains = [d for d in infer_domains(task, "") if d in self.domain_masks]
+        domain_mask = None
+        if task_domains and s.domain_boost:
+            domain_mask = np.any([self.domain_masks[d] for d in task_domains], axis=0)
+            score = score + s.domain_boost * domain_mask
         allowed = np.ones(len(cand), dtype=bool)
         if risk:
             allowed &= np.array([self.rules[i].risk in risk for i in cand], dtype=bool)
@@ -229,6 +240,9 @@ class Retriever:
                     reasons.append(f"lexical {lx:.2f}")
                 if intent_mask is not None and intent_mask[pos]:
                     reasons.append(f"intent {intent.name} +{s.intent_boost}")
+                if domain_mask is not None and domain_mask[pos]:
+                    shared = [d for d in task_domains if d in rule.domains]
+                    reasons.append(f"domain {', '.join(shared)} +{s.domain_boost}")
                 if rule.risk in ("critical", "high"):
                     reasons.append(f"risk {rule.risk}")
                 if rule.scopes and files:

@@ -56,6 +56,9 @@ class RulesSettings(BaseModel):
         0.0, ge=0, le=1, description="drop shards scoring below this fraction of the best"
     )
     intent_boost: float = Field(0.15, description="added when a shard's intents match the task")
+    domain_boost: float = Field(
+        0.04, description="added when a shard shares a domain inferred from the task's words"
+    )
     risk_boost_critical: float = Field(0.10, description="added for critical-risk shards")
     risk_boost_high: float = Field(0.05, description="added for high-risk shards")
     feedback_weight: float = Field(
