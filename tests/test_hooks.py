@@ -139,3 +139,12 @@ def test_hook_answers_within_its_deadline(repo: Path, run_charter) -> None:
     assert "no answer within" in proc.stderr and "Traceback" not in proc.stderr
     time.sleep(1)
     assert not worker_socket(repo).with_suffix(".lock").exists(), "warm_worker = false ignored"
+
+
+def test_worker_socket_depends_on_the_charter_version(repo: Path, monkeypatch) -> None:
+    import charter
+
+    current = worker_socket(repo)
+    monkeypatch.setattr(charter, "__version__", "999.0.0")
+    assert worker_socket(repo) != current
+    assert worker_socket(repo).parent == current.parent

@@ -30,7 +30,14 @@ def find_root(start: Path) -> Path:
 
 
 def worker_socket(root: Path) -> Path:
-    """A short per-user socket path for the project's warm worker (AF_UNIX paths are short)."""
-    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    """A short per-user socket path for the project's warm worker (AF_UNIX paths are short).
+
+    The path depends on Charter's version, so after an upgrade hooks never talk to a
+    worker still running the old code; that one idles out on its own.
+    """
+    from charter import __version__
+
+    key = f"{root.resolve()}\0{__version__}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     base = Path(tempfile.gettempdir()) / f"charter-{os.getuid()}"
     return base / f"{digest}.sock"
