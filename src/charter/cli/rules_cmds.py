@@ -187,10 +187,14 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         if as_json:
             emit_json(result)
             return
-        table = Table(title="Rules retrieval benchmark")
-        table.add_column("file", no_wrap=True, min_width=20)
-        for col in ("tasks", "recall", "shard recall", "tokens/whole", "p95", "rules"):
-            table.add_column(col, justify="right")
+        table = Table(
+            title="Rules retrieval benchmark",
+            caption="recall: gold rules covered by constitution or shards; shards: by shards "
+            "only; tokens: policy tokens / whole file (mean, p95)",
+        )
+        table.add_column("file", overflow="fold", min_width=16)
+        for col in ("tasks", "recall", "shards", "tokens", "p95", "rules"):
+            table.add_column(col, justify="right", no_wrap=True, min_width=len(col))
         for name, row in result["files"].items():
             table.add_row(
                 name,
