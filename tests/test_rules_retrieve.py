@@ -166,3 +166,19 @@ def test_domain_boost_lifts_rules_sharing_the_tasks_domain(repo: Path) -> None:
     assert abs(scores[0.04][mock_rule][0] - scores[0.0][mock_rule][0] - 0.04) < 1e-5
     assert any(r.startswith("domain testing") for r in scores[0.04][mock_rule][1])
     assert abs(scores[0.04][deploy_rule][0] - scores[0.0][deploy_rule][0]) < 1e-5
+
+
+def test_lexical_stems_meet_across_plural_and_singular() -> None:
+    from charter.rules.lexical import tokenize
+
+    pairs = [
+        ("dataclass", "dataclasses"),
+        ("class", "classes"),
+        ("cache", "caches"),
+        ("cache", "caching"),
+        ("process", "processes"),
+        ("rule", "rules"),
+    ]
+    for a, b in pairs:
+        assert tokenize(a) == tokenize(b), (a, b)
+    assert tokenize("status") == ["status"] and tokenize("analysis") == ["analysis"]

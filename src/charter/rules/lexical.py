@@ -74,9 +74,19 @@ _STOP = frozenset(
 
 
 def _stem(word: str) -> str:
+    """A light suffix stripper under which plural and singular meet.
+
+    "class"/"classes", "cache"/"caches"/"caching" and "rule"/"rules" share a stem, and
+    words that merely end in s ("class", "status", "analysis") are left alone.
+    """
+    if word.endswith(("ss", "us", "is")):
+        return word
     for suffix in ("ing", "ies", "ied", "es", "ed", "ly", "s"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+            word = word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+            break
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
     return word
 
 
