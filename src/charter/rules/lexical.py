@@ -11,6 +11,8 @@ import re
 import numpy as np
 import numpy.typing as npt
 
+from charter.stemming import stem
+
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_]*")
 _STOP = frozenset(
     [
@@ -73,32 +75,15 @@ _STOP = frozenset(
 )
 
 
-def _stem(word: str) -> str:
-    """A light suffix stripper under which plural and singular meet.
-
-    "class"/"classes", "cache"/"caches"/"caching" and "rule"/"rules" share a stem, and
-    words that merely end in s ("class", "status", "analysis") are left alone.
-    """
-    if word.endswith(("ss", "us", "is")):
-        return word
-    for suffix in ("ing", "ies", "ied", "es", "ed", "ly", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            word = word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
-            break
-    if len(word) > 3 and word.endswith("e"):
-        word = word[:-1]
-    return word
-
-
 def tokenize(text: str) -> list[str]:
-    """Lower-case word stems; identifiers are also split on ``_`` and camelCase."""
+    """Lower-case Snowball stems; identifiers are also split on ``_`` and camelCase."""
     text = re.sub(r"([a-z])([A-Z])", r"\1 \2", text)
     out = []
     for tok in _TOKEN.findall(text.lower()):
         parts = [tok, *tok.split("_")] if "_" in tok else [tok]
         for part in parts:
             if part and part not in _STOP and len(part) > 1:
-                out.append(_stem(part))
+                out.append(stem(part))
     return out
 
 

@@ -9,9 +9,8 @@ words than tokens.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
-import snowballstemmer
+from charter.stemming import stem
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -28,13 +27,7 @@ _STOPWORD_TEXT = """
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
-_STEMMER = snowballstemmer.stemmer("english")
-
-
-@lru_cache(maxsize=200_000)
-def stem(word: str) -> str:
-    """The Snowball stem of one lower-case word."""
-    return str(_STEMMER.stemWord(word))
+__all__ = ["STOPWORDS", "analyze", "stem", "terms", "words"]
 
 
 def words(text: str) -> list[str]:
