@@ -11,7 +11,7 @@ from charter.embed.registry import embedder_for
 from charter.rules.api import task_context
 from charter.rules.compiler import compile_rules
 from charter.rules.intent import classify
-from charter.rules.retrieve import Retriever
+from charter.rules.retrieve import Retriever, Shard
 from tests.conftest import write
 
 RULES = """# Rules
@@ -182,3 +182,60 @@ def test_lexical_stems_meet_across_plural_and_singular() -> None:
     for a, b in pairs:
         assert tokenize(a) == tokenize(b), (a, b)
     assert tokenize("status") == ["status"]
+
+
+PROCEDURE = """# Rules
+
+## Adding an endpoint
+
+1. Define the request and response types in the shared api-types package.
+2. Implement the service logic in the backend module.
+3. Add the REST controller and register its route.
+4. Update the settings page in the web app to call the endpoint.
+
+## UI labels
+
+- Use title-style capitalization for command labels and menu items.
+- Don't capitalize prepositions of four or fewer letters.
+
+## Other
+
+""" + "".join(
+    f"- Keep module {name} free of circular imports with its neighbours.\n"
+    for name in ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta")
+)
+
+
+def test_procedures_and_small_sections_are_completed(repo: Path) -> None:
+    write(repo, "CLAUDE.md", PROCEDURE)
+    project = Project.load(repo)
+    r = Retriever(compile_rules(project), project.settings.rules, embedder_for(project.settings))
+    pos = {rule.text: p for p, rule in enumerate(r.rules[i] for i in r.candidates)}
+    steps = [t for t in pos if r.rules[r.candidates[pos[t]]].kind == "step"]
+    fillers = [t for t in pos if "circular imports" in t][:5]
+
+    def make(p: int) -> Shard:
+        return Shard(r.rules[r.candidates[p]], 0.1, [])
+
+    ranked = steps[1:] + fillers  # three of four steps, then unrelated rules
+    chosen = [Shard(make(pos[t]).rule, 0.9 - i / 20, []) for i, t in enumerate(ranked)]
+    budget = sum(r.costs[sh.rule.id] for sh in chosen)
+    allowed = np.ones(len(r.candidates), dtype=bool)
+    done = r._complete_groups(chosen, make, allowed, budget)
+    texts = [sh.rule.text for sh in done]
+    assert set(steps) <= set(texts)
+    assert fillers[-1] not in texts  # the lowest-scored shard made room
+    assert sum(r.costs[sh.rule.id] for sh in done) <= budget
+    assert any("completes a numbered procedure" in sh.reasons for sh in done)
+
+    off = project.settings.rules.model_copy(
+        update={"complete_procedures": False, "complete_sections_up_to": 0}
+    )
+    r_off = Retriever(r.compiled, off, r.embedder)
+    same = r_off._complete_groups(list(chosen), make, allowed, budget)
+    assert [sh.rule.text for sh in same] == [sh.rule.text for sh in chosen]
+
+    label = "Use title-style capitalization for command labels and menu items."
+    one = [Shard(make(pos[label]).rule, 0.9, [])]
+    labels = [sh.rule.text for sh in r._complete_groups(one, make, allowed, 10_000)]
+    assert "Don't capitalize prepositions of four or fewer letters." in labels

@@ -24,6 +24,7 @@ import numpy as np
 from charter.embed.base import Embedder
 from charter.rules.annotate import infer_domains
 from charter.rules.compiler import CompiledRules
+from charter.rules.groups import procedures, small_sections
 from charter.rules.intent import Intent, classify
 from charter.rules.lexical import BM25, tokenize
 from charter.rules.model import Rule
@@ -159,6 +160,8 @@ class Retriever:
             for name in {d for r in cand_rules for d in r.domains}
         }
         self.filterable = [pos for pos, r in enumerate(cand_rules) if r.scopes or r.tool_classes]
+        self.procedures = procedures(cand_rules) if settings.complete_procedures else []
+        self.small_sections = small_sections(cand_rules, settings.complete_sections_up_to)
         self.id_rank = np.argsort(np.argsort([r.id for r in cand_rules], kind="stable"))
 
     def default_budget(self) -> int:
@@ -231,26 +234,27 @@ class Retriever:
         order = np.lexsort((self.id_rank, -score))
         order = order[allowed[order]]
 
-        def shards() -> Iterator[Shard]:
-            for pos in order:
-                rule = self.rules[cand[pos]]
-                cos, lx = float(dense[pos]), float(lex_norm[pos])
-                reasons = [f"cosine {cos:.3f}"]
-                if lx > 0:
-                    reasons.append(f"lexical {lx:.2f}")
-                if intent_mask is not None and intent_mask[pos]:
-                    reasons.append(f"intent {intent.name} +{s.intent_boost}")
-                if domain_mask is not None and domain_mask[pos]:
-                    shared = [d for d in task_domains if d in rule.domains]
-                    reasons.append(f"domain {', '.join(shared)} +{s.domain_boost}")
-                if rule.risk in ("critical", "high"):
-                    reasons.append(f"risk {rule.risk}")
-                if rule.scopes and files:
-                    reasons.append("scope matches " + ", ".join(rule.scopes))
-                yield Shard(rule, float(score[pos]), reasons)
+        def make(pos: int) -> Shard:
+            rule = self.rules[cand[pos]]
+            cos, lx = float(dense[pos]), float(lex_norm[pos])
+            reasons = [f"cosine {cos:.3f}"]
+            if lx > 0:
+                reasons.append(f"lexical {lx:.2f}")
+            if intent_mask is not None and intent_mask[pos]:
+                reasons.append(f"intent {intent.name} +{s.intent_boost}")
+            if domain_mask is not None and domain_mask[pos]:
+                shared = [d for d in task_domains if d in rule.domains]
+                reasons.append(f"domain {', '.join(shared)} +{s.domain_boost}")
+            if rule.risk in ("critical", "high"):
+                reasons.append(f"risk {rule.risk}")
+            if rule.scopes and files:
+                reasons.append("scope matches " + ", ".join(rule.scopes))
+            return Shard(rule, float(score[pos]), reasons)
 
         dropped: list[dict[str, str]] = []
-        chosen = self._select(shards(), top_n, budget_tokens, dropped)
+        chosen = self._select((make(pos) for pos in order), top_n, budget_tokens, dropped)
+        if budget_tokens and not top_n:
+            chosen = self._complete_groups(chosen, make, allowed, budget_tokens)
         policy = self.render_policy(chosen)
         return Retrieval(
             task=task,
@@ -324,6 +328,63 @@ class Retriever:
             chosen.append(shard)
             used += cost
         return chosen
+
+    def _complete_groups(
+        self,
+        chosen: list[Shard],
+        make: Callable[[int], Shard],
+        allowed: np.ndarray,
+        budget: int,
+    ) -> list[Shard]:
+        """Add the missing parts of procedures and small sections (see ``groups``),
+        evicting the lowest-scored shards outside the group to stay within budget."""
+        s = self.settings
+        position = self._positions()
+        picked = {position[sh.rule.id] for sh in chosen}
+        best = {position[sh.rule.id] for sh in chosen[: s.complete_from_top]}
+        wanted: list[tuple[list[int], str]] = []
+        for group in self.procedures:
+            if 2 * len(picked.intersection(group)) >= len(group) and not picked >= set(group):
+                wanted.append((group, "completes a numbered procedure"))
+        for group in self.small_sections:
+            if best.intersection(group) and not picked >= set(group):
+                wanted.append((group, "completes a small section"))
+        if not wanted:
+            return chosen
+        chosen = list(chosen)
+        used = sum(self.costs[sh.rule.id] for sh in chosen)
+        for group, why in wanted:
+            keep = best | set(group)
+            for pos in group:
+                if pos in picked or not allowed[pos]:
+                    continue
+                shard = make(pos)
+                others = [c.rule for c in chosen] + self.constitution_rules
+                if self._rival(shard.rule, others) is not None:
+                    continue
+                cost = self.costs[shard.rule.id]
+                victims = sorted(
+                    (c for c in chosen if position[c.rule.id] not in keep), key=lambda c: c.score
+                )
+                while used + cost > budget and victims:
+                    victim = victims.pop(0)
+                    chosen.remove(victim)
+                    picked.discard(position[victim.rule.id])
+                    used -= self.costs[victim.rule.id]
+                if used + cost > budget:
+                    break
+                shard.reasons.append(why)
+                chosen.append(shard)
+                picked.add(pos)
+                used += cost
+        chosen.sort(key=lambda sh: -sh.score)
+        return chosen
+
+    def _positions(self) -> dict[str, int]:
+        """Rule id -> position among the candidates."""
+        if not hasattr(self, "_pos"):
+            self._pos = {self.rules[i].id: pos for pos, i in enumerate(self.candidates)}
+        return self._pos
 
     def _rival(self, rule: Rule, others: list[Rule]) -> Rule | None:
         for other in others:

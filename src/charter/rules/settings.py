@@ -51,6 +51,20 @@ class RulesSettings(BaseModel):
     max_rule_tokens: int = Field(
         28, ge=8, description="rule text in policy is cut at this many tokens (citation kept)"
     )
+    complete_procedures: bool = Field(
+        True,
+        description="when half or more of a numbered procedure's steps are chosen, add the "
+        "rest (lowest-scored shards make room)",
+    )
+    complete_sections_up_to: int = Field(
+        3,
+        ge=0,
+        description="when one of the best few shards sits in a section of at most this many "
+        "rules, add the others (0 = off)",
+    )
+    complete_from_top: int = Field(
+        5, ge=1, description="how many of the best shards may pull in their small section"
+    )
     min_score: float = Field(0.0, description="shards scoring below this are not returned")
     relative_cutoff: float = Field(
         0.0, ge=0, le=1, description="drop shards scoring below this fraction of the best"
