@@ -12,6 +12,7 @@ from charter.rules.api import task_context
 from charter.rules.compiler import compile_rules
 from charter.rules.intent import classify
 from charter.rules.retrieve import Retriever, Shard
+from charter.tokens import count_tokens
 from tests.conftest import write
 
 RULES = """# Rules
@@ -239,3 +240,25 @@ def test_procedures_and_small_sections_are_completed(repo: Path) -> None:
     one = [Shard(make(pos[label]).rule, 0.9, [])]
     labels = [sh.rule.text for sh in r._complete_groups(one, make, allowed, 10_000)]
     assert "Don't capitalize prepositions of four or fewer letters." in labels
+
+
+def test_security_heavy_small_file_stays_within_the_budget(repo: Path) -> None:
+    """The automatic constitution cap scales with the budget, so a ~1k-token file whose
+    security section alone is a third of it still gets about a quarter of its tokens."""
+    lines = ["# Rules", "", "## Security", ""]
+    lines += [
+        f"- Never expose internal identifiers or secrets in errors of public endpoint {i}; "
+        "log the details server-side instead."
+        for i in range(14)
+    ]
+    lines += ["", "## Conventions", ""]
+    lines += [
+        f"- Keep module {i} small, focused and covered by tests; follow its existing patterns."
+        for i in range(30)
+    ]
+    write(repo, "CLAUDE.md", "\n".join(lines) + "\n")
+    project = Project.load(repo)
+    result = task_context(project, "add a feature flag for the new caching layer")
+    whole = count_tokens((repo / "CLAUDE.md").read_text())
+    assert result["constitution"]["truncated"]
+    assert result["tokens"] <= 0.26 * whole

@@ -33,7 +33,7 @@ class RulesSettings(BaseModel):
         0.6, gt=0, le=1, description="automatic cap: this share of the policy budget"
     )
     constitution_min_tokens: int = Field(
-        300, ge=0, description="automatic cap never goes below this many tokens"
+        100, ge=0, description="automatic cap never goes below this many tokens"
     )
     constitution_priority_boost: int = Field(100, description="added to constitution rules")
     selection: str = Field(
@@ -46,7 +46,7 @@ class RulesSettings(BaseModel):
     budget_tokens: int = Field(0, ge=0, description="fixed policy token budget (0 = use fraction)")
     budget_max_tokens: int = Field(2500, ge=1, description="upper bound of the policy budget")
     budget_min_shard_tokens: int = Field(
-        150, ge=0, description="shards always get at least this many tokens"
+        100, ge=0, description="shards always get at least this many tokens"
     )
     max_rule_tokens: int = Field(
         28, ge=8, description="rule text in policy is cut at this many tokens (citation kept)"
