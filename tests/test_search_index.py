@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from charter.config import Project
 from charter.embed.registry import get_embedder
+from charter.search.engine import SearchEngine
 from charter.search.indexer import Indexer
 from charter.search.store import SearchStore
 
@@ -26,6 +29,16 @@ def _copy_demo(tmp_path: Path) -> Path:
         shutil.copytree(DEMO / part, root / part)
     (root / "charter.toml").write_text('[search]\ndefault_mode = "execution"\n')
     return root
+
+
+@contextlib.contextmanager
+def _engine(root: Path) -> Iterator[SearchEngine]:
+    """A search engine over ``root``'s index without reranking, closed afterwards."""
+    engine = SearchEngine(Project.load(root), reranker="none")
+    try:
+        yield engine
+    finally:
+        engine.close()
 
 
 def _index(root: Path, provider: str = "minilm"):
@@ -103,14 +116,9 @@ def test_deleted_file_stays_findable_only_in_review(tmp_path: Path) -> None:
     (root / "docs" / "runbook.md").unlink()
     report = _index(root)
     assert report.deleted == ["docs/runbook.md"]
-    from charter.search.engine import SearchEngine
-
-    engine = SearchEngine(Project.load(root), reranker="none")
-    try:
+    with _engine(root) as engine:
         execution = engine.search("how do I roll back a deploy", mode="execution", log=False)
         review = engine.search("how do I roll back a deploy", mode="review", log=False)
-    finally:
-        engine.close()
     assert all(r.path != "docs/runbook.md" for r in execution.results)
     hits = [r for r in review.results if r.path == "docs/runbook.md"]
     assert hits and hits[0].status == "deleted" and "[deleted" in hits[0].citation
@@ -153,14 +161,9 @@ def test_files_deleted_in_git_history_are_searchable_in_review(tmp_path: Path) -
     git("commit", "-q", "-m", "remove legacy doc")
     report = _index(root)  # the file never existed in this index: it comes from history
     assert report.history == ["docs/legacy-billing.md"]
-    from charter.search.engine import SearchEngine
-
-    engine = SearchEngine(Project.load(root), reranker="none")
-    try:
+    with _engine(root) as engine:
         review = engine.search("nightly Perl batch job", mode="review", log=False)
         execution = engine.search("nightly Perl batch job", mode="execution", log=False)
-    finally:
-        engine.close()
     found = [r for r in review.results if r.path == "docs/legacy-billing.md"]
     assert found, [r.citation for r in review.results]
     assert found[0].status == "deleted"
@@ -176,10 +179,7 @@ def test_review_time_window_drops_old_files_but_keeps_adrs(tmp_path: Path) -> No
     os.utime(root / "docs" / "runbook.md", (old, old))
     os.utime(root / "decisions" / "ADR-0001-use-postgres.md", (old, old))
     _index(root, "hash")
-    from charter.search.engine import SearchEngine
-
-    engine = SearchEngine(Project.load(root), reranker="none")
-    try:
+    with _engine(root) as engine:
         paths = {
             r.path
             for query in ("roll back a deploy runbook", "PostgreSQL system of record")
@@ -188,8 +188,6 @@ def test_review_time_window_drops_old_files_but_keeps_adrs(tmp_path: Path) -> No
         planning = {
             r.path for r in engine.search("roll back a deploy", mode="planning", log=False).results
         }
-    finally:
-        engine.close()
     assert "docs/runbook.md" not in paths  # older than the 30-day window
     assert "decisions/ADR-0001-use-postgres.md" in paths  # ADRs are exempt
     assert "docs/runbook.md" in planning  # planning has no time window
@@ -204,13 +202,8 @@ def test_code_files_are_symbol_chunks_with_citations(tmp_path: Path) -> None:
     )
     report = _index(root, "hash")
     assert "docs/billing.py" in report.indexed
-    from charter.search.engine import SearchEngine
-
-    engine = SearchEngine(Project.load(root), reranker="none")
-    try:
+    with _engine(root) as engine:
         response = engine.search("prorate partial billing period", mode="execution", log=False)
-    finally:
-        engine.close()
     top = response.results[0]
     assert top.citation == "docs/billing.py#L4-L6 (def prorate)"
     assert top.kind == "code"
