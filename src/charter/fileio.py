@@ -1,18 +1,35 @@
 """Crash-safe file writes: nothing already stored is lost if a write is interrupted.
 
-Every write of a state file goes to a temporary sibling and is renamed over the target,
-so a reader sees either the old or the new content, never half of each. Append-only logs
-take an exclusive ``flock`` so parallel writers cannot interleave lines.
+The one write discipline for every piece of state Charter keeps (a new store uses these
+functions rather than inventing its own):
+
+- **Single file**: :func:`atomic_write_bytes` (temp sibling + fsync + rename, then the
+  directory is fsynced), so a reader sees the old or the new content, never half.
+- **Read-modify-write**: :func:`locked_update` / :func:`locked_update_json` read, change
+  and write entirely under one exclusive lock, so parallel writers never lose an update.
+- **Multi-file state**: :func:`commit_files` writes the data files, then ONE manifest
+  naming them with their SHA-256 (the commit point); :func:`read_committed` verifies the
+  hashes under a shared lock and reports an interrupted commit as :class:`TornState`.
+- **Append-only logs**: :func:`append_line` appends one line in one write under an
+  exclusive lock; a torn last line left by a kill is isolated on its own line.
+- **SQLite**: every data change and its generation/fingerprint bump share one
+  transaction (see ``charter.search.store``).
+
+Locks are ``flock`` on ``NAME.lock`` opened without following symlinks. The crash-safety
+tests kill processes at each step through :func:`fault_point` (``$CHARTER_FAULT``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
+import hashlib
 import json
 import os
+import signal
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +54,25 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+        _fsync_dir(path.parent)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make a rename durable (power loss, not only kill -9); best effort."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _umask() -> int:
@@ -63,26 +95,218 @@ def atomic_write_json(path: Path, obj: Any) -> None:
 
 
 @contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """Hold an exclusive advisory lock on ``path + '.lock'`` for the block."""
+def locked(path: Path, *, shared: bool = False) -> Iterator[None]:
+    """Hold an advisory lock on ``path + '.lock'`` for the block (exclusive by default).
+
+    The lock file is opened with ``O_NOFOLLOW`` and mode 0600: a symlink planted in its
+    place is refused (one-line :class:`CharterError`), never followed and truncated.
+    ``shared=True`` takes a reader's lock, so a reader of multi-file state waits for a
+    writer's commit instead of reading half of it.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     lock_path = path.with_name(path.name + ".lock")
-    with open(lock_path, "a+") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(lock_path, flags, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise CharterError(f"refusing to follow a symlink for lock file {lock_path}") from None
+        raise CharterError(f"cannot open lock file {lock_path}: {exc.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
-def append_line(path: Path, line: str) -> None:
-    """Append one line to an append-only log under an exclusive lock, then fsync."""
+def append_line(path: Path, line: str, *, fault: str = "append") -> None:
+    """Append one line to an append-only log under an exclusive lock, then fsync.
+
+    The line goes out in one ``write`` on an ``O_APPEND`` descriptor. If a killed writer
+    left a torn last line (no trailing newline), the new line starts on a line of its own
+    so the torn one stays the only damage and readers can skip it.
+    """
     if not line.endswith("\n"):
         line += "\n"
-    with locked(path), open(path, "a", encoding="utf-8") as handle:
-        handle.write(line)
-        handle.flush()
-        os.fsync(handle.fileno())
+    with locked(path):
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            size = os.fstat(fd).st_size
+            if size and _last_byte(path) != b"\n":
+                line = "\n" + line
+            write_all(fd, line.encode("utf-8"), fault)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _last_byte(path: Path) -> bytes:
+    with open(path, "rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1)
+
+
+def write_all(fd: int, data: bytes, fault: str = "") -> None:
+    """``os.write`` until ``data`` is out; ``fault`` names the torn-write seam (tests)."""
+    if fault and fault_armed(f"{fault}.torn"):
+        os.write(fd, data[: max(1, len(data) // 2)])
+        fault_point(f"{fault}.torn")
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+# -- one write discipline ---------------------------------------------------------------
+
+
+def locked_update(
+    path: Path,
+    fn: Callable[[str | None], str | None],
+    *,
+    what: str = "state file",
+    max_bytes: int = MAX_TEXT_BYTES,
+) -> str | None:
+    """Read-modify-write ``path`` entirely under its lock; returns the text now stored.
+
+    ``fn`` gets the current text (None when the file does not exist) and returns the new
+    text, or None to leave the file as it is. Because the read happens under the same
+    exclusive lock as the write, two parallel updates never lose one another's change
+    (the classic lost update of "load, change, then lock and write"). The write itself is
+    temp file + fsync + rename, so a kill at any point leaves the old or the new text.
+    Use this for every single-file state (JSON settings, handoff objects, session state).
+    """
+    with locked(path):
+        current = read_text(path, what=what, max_bytes=max_bytes) if path.exists() else None
+        new = fn(current)
+        if new is None or new == current:
+            return current
+        fault_point("update.write")
+        atomic_write_text(path, new)
+        return new
+
+
+def locked_update_json(
+    path: Path, fn: Callable[[dict[str, Any]], dict[str, Any] | None], *, what: str = "state file"
+) -> dict[str, Any]:
+    """:func:`locked_update` for a JSON object file (missing file = ``{}``)."""
+    result: dict[str, Any] = {}
+
+    def apply(text: str | None) -> str | None:
+        nonlocal result
+        current: Any = {}
+        if text is not None and text.strip():
+            try:
+                current = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise CharterError(f"invalid JSON in {what} {path}: {exc.msg}") from None
+            if not isinstance(current, dict):
+                raise CharterError(f"invalid {what} {path}: expected a JSON object")
+        new = fn(current)
+        result = current if new is None else new
+        return None if new is None else canonical_json(new)
+
+    locked_update(path, apply, what=what)
+    return result
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def commit_files(manifest: Path, files: dict[str, bytes], meta: dict[str, Any]) -> None:
+    """Commit multi-file state atomically: the data files first, ONE manifest last.
+
+    ``files`` maps names (siblings of ``manifest``) to their bytes. Each is written with
+    temp + fsync + rename, then the manifest (``meta`` plus ``"files": {name: sha256}``)
+    is renamed into place: that rename is the commit point. A kill before it leaves a
+    manifest whose hashes no longer match the files, which :func:`read_committed` reports
+    as torn (callers rebuild); a kill after it leaves the complete new state. Writers
+    hold the manifest's exclusive lock, readers its shared lock, so a live reader never
+    sees half of a commit either. Temp files left by killed writers are removed here.
+    """
+    if "files" in meta:
+        raise ValueError("meta must not use the reserved key 'files'")
+    with locked(manifest):
+        _remove_stale_temps(manifest.parent, [*files, manifest.name])
+        for name, data in files.items():
+            atomic_write_bytes(manifest.parent / name, data)
+            fault_point(f"commit.{name}")
+        body = {**meta, "files": {name: sha256_bytes(data) for name, data in files.items()}}
+        atomic_write_json(manifest, body)
+        fault_point("commit.manifest")
+
+
+class TornState(Exception):
+    """A manifest names files whose content does not match (an interrupted commit)."""
+
+
+def read_committed(manifest: Path) -> tuple[dict[str, Any], dict[str, bytes]] | None:
+    """The manifest and the files it names, verified; None when nothing was committed.
+
+    Raises :class:`TornState` when a file is missing or its hash differs from the
+    manifest's (a commit was interrupted, or a file was edited): the caller rebuilds.
+    """
+    if not manifest.is_file():
+        return None
+    with locked(manifest, shared=True):
+        try:
+            meta = json.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise TornState(f"unreadable manifest {manifest}: {exc}") from None
+        named = meta.get("files") if isinstance(meta, dict) else None
+        if not isinstance(named, dict):
+            raise TornState(f"manifest {manifest} names no files")
+        out: dict[str, bytes] = {}
+        for name, digest in named.items():
+            try:
+                data = (manifest.parent / str(name)).read_bytes()
+            except OSError:
+                raise TornState(f"{name} named by {manifest} is missing") from None
+            if sha256_bytes(data) != digest:
+                raise TornState(f"{name} does not match {manifest} (interrupted commit)")
+            out[str(name)] = data
+    return meta, out
+
+
+def _remove_stale_temps(directory: Path, names: list[str]) -> None:
+    """Drop ``.NAME.*.tmp`` files of :func:`atomic_write_bytes` left by killed writers."""
+    for name in names:
+        for tmp in directory.glob(f".{name}.*.tmp"):
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+# -- fault injection (crash-safety tests) -----------------------------------------------
+
+FAULT_ENV = "CHARTER_FAULT"
+_fault_hits: dict[str, int] = {}
+
+
+def fault_armed(step: str) -> bool:
+    """Is ``$CHARTER_FAULT`` set to ``step`` (or ``step@N``)? Unset costs one dict lookup."""
+    spec = os.environ.get(FAULT_ENV)
+    return spec is not None and spec.partition("@")[0] == step
+
+
+def fault_point(step: str) -> None:
+    """The one fault-injection seam: ``CHARTER_FAULT=step`` kills this process here.
+
+    ``CHARTER_FAULT=step@N`` kills at the N-th time the step is reached (for loops such
+    as one transaction per indexed document). SIGKILL, like ``kill -9``: no cleanup, no
+    ``finally`` blocks, no flushes — exactly what a crash leaves behind.
+    """
+    spec = os.environ.get(FAULT_ENV)
+    if not spec:
+        return
+    name, _, nth = spec.partition("@")
+    if name != step:
+        return
+    _fault_hits[step] = _fault_hits.get(step, 0) + 1
+    if _fault_hits[step] >= (int(nth) if nth.isdigit() else 1):
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def read_text(path: Path, *, what: str = "file", max_bytes: int = MAX_TEXT_BYTES) -> str:

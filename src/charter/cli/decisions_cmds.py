@@ -283,7 +283,9 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
             typed = typer.prompt(f"Type {entry.id} to confirm the change")
             if typed.strip() != entry.id:
                 raise CharterError("not confirmed; nothing changed")
-        old, new, line = renegotiate(project, entry.id, answer, reason)
+        old, new, line = renegotiate(
+            project, entry.id, answer, reason, expected=entry.to_canonical()
+        )
         if as_json:
             emit_json({"old": old.to_canonical(), "new": new.to_canonical(), "history": line})
             return
@@ -324,20 +326,38 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
         project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
-        """Check the hash chain: exits 3 if the decisions were changed outside Charter."""
-        from charter.decisions.service import store_for
+        """Check the hash chain and replay the history: exits 3 if they disagree.
 
-        status = store_for(load_project(project_dir)).verify()
+        Exits 3 when the decisions were changed outside Charter, or when the history
+        records a write that the stored state does not reflect (a lost update).
+        """
+        from charter.decisions.service import store_for
+        from charter.errors import TamperError
+
+        store = store_for(load_project(project_dir))
+        status = store.verify()
+        problems = store.audit()
         info = {
-            "ok": True,
+            "ok": not problems,
             "entries": len(status.entries),
             "sha256": status.current_sha,
             "pending": status.pending,
+            "problems": problems,
         }
         if as_json:
             emit_json(info)
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise TamperError(
+                f"decisions history and state disagree: {problems[0]}{more}; "
+                f"{store.path} does not reflect every recorded write"
+            )
+        if as_json:
             return
-        note = " (last change was interrupted before it landed; state unchanged)"
+        note = (
+            " (the last change was interrupted after it was recorded; the next write or "
+            "`charter decisions restore` applies it)"
+        )
         console.print(
             f"decisions verified: {len(status.entries)} history entries, "
             f"sha256 {status.current_sha[:12]}" + (note if status.pending else "")

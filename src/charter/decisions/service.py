@@ -1,7 +1,9 @@
 """Library API of the decisions capability, shared by the CLI, hooks and MCP tools.
 
 Every function that reads the project's decisions goes through :class:`DecisionStore`,
-so tampering is reported the same way everywhere (:class:`TamperError`).
+so tampering is reported the same way everywhere (:class:`TamperError`). Every function
+that changes them does so through :meth:`DecisionStore.update`: the state it decides on
+is read under the same lock as the write, so parallel writers never lose a change.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from charter.decisions.drift.result import DriftResult
 from charter.decisions.invariants import Invariant, invariants
 from charter.decisions.merge import build_clarification, upsert
 from charter.decisions.models import Clarification, PgcClarifications, parse_clarifications
-from charter.decisions.store import DecisionStore
+from charter.decisions.store import Change, DecisionStore
 from charter.errors import CharterError
 from charter.fileio import read_text
 
@@ -53,28 +55,39 @@ def project_invariants(project: Project) -> list[Invariant]:
 
 
 def record(project: Project, incoming: PgcClarifications, op: str) -> list[str]:
-    """Upsert ``incoming`` into the project's decisions; returns the changed ids."""
+    """Upsert ``incoming`` into the project's decisions; returns the changed ids.
+
+    Decided and written under the store's lock (:meth:`DecisionStore.update`).
+    """
     store = store_for(project)
-    current = store.load()
-    merged, changed = upsert(current, incoming)
-    if changed or not store.path.exists():
-        store.write(merged, op=op, new_value=changed or None)
+    changed: list[str] = []
+
+    def apply(current: PgcClarifications) -> Change | None:
+        nonlocal changed
+        merged, changed = upsert(current, incoming)
+        if changed or not store.path.exists():
+            return Change(merged, op, new_value=changed or None)
+        return None
+
+    store.update(apply)
     return changed
 
 
 def add_decision(project: Project, spec: dict[str, Any]) -> Clarification:
     """``charter decisions add``: one new clarification (ids must be new)."""
-    store = store_for(project)
-    current = store.load()
     entry = build_clarification(
         spec, spec, "add", default_priority=project.settings.decisions.default_priority
     )
-    if current.get(entry.id) is not None:
-        raise CharterError(
-            f"{entry.id} already exists; use `charter decisions answer` or `renegotiate`"
-        )
-    new = PgcClarifications(pgc_clarifications=[*current.pgc_clarifications, entry])
-    store.write(new, op="add", clarification_id=entry.id, new_value=entry.user_answer)
+
+    def apply(current: PgcClarifications) -> Change:
+        if current.get(entry.id) is not None:
+            raise CharterError(
+                f"{entry.id} already exists; use `charter decisions answer` or `renegotiate`"
+            )
+        new = PgcClarifications(pgc_clarifications=[*current.pgc_clarifications, entry])
+        return Change(new, "add", entry.id, new_value=entry.user_answer)
+
+    store_for(project).update(apply)
     return entry
 
 
@@ -88,24 +101,27 @@ def answer_decision(
     project: Project, clarification_id: str, value: str, *, hard: bool | None = None
 ) -> Clarification:
     """Answer an open or informational clarification. Bound ones need renegotiation."""
-    store = store_for(project)
-    current = store.load()
-    entry = current.require(clarification_id)
-    if entry.binding:
-        raise CharterError(
-            f"{entry.id} is a bound constraint; change it with "
-            f"`charter decisions renegotiate {entry.id}`"
+    result: list[Clarification] = []
+
+    def apply(current: PgcClarifications) -> Change:
+        entry = current.require(clarification_id)
+        if entry.binding:
+            raise CharterError(
+                f"{entry.id} is a bound constraint; change it with "
+                f"`charter decisions renegotiate {entry.id}`"
+            )
+        updated = _reanswer(entry, _answer_value(entry, value), hard)
+        result.append(updated)
+        return Change(
+            _replace(current, updated),
+            "answer",
+            entry.id,
+            old=entry.user_answer,
+            new_value=updated.user_answer,
         )
-    updated = _reanswer(entry, _answer_value(entry, value), hard)
-    new = _replace(current, updated)
-    store.write(
-        new,
-        op="answer",
-        clarification_id=entry.id,
-        old=entry.user_answer,
-        new_value=updated.user_answer,
-    )
-    return updated
+
+    store_for(project).update(apply)
+    return result[-1]
 
 
 def _reanswer(entry: Clarification, value: Any, hard: bool | None) -> Clarification:
@@ -130,35 +146,53 @@ def _replace(current: PgcClarifications, updated: Clarification) -> PgcClarifica
 
 
 def renegotiate(
-    project: Project, clarification_id: str, value: str, reason: str
+    project: Project,
+    clarification_id: str,
+    value: str,
+    reason: str,
+    *,
+    expected: dict[str, Any] | None = None,
 ) -> tuple[Clarification, Clarification, dict[str, Any]]:
     """Explicitly change (or revoke, with ``undecided``) a bound constraint.
 
-    The caller has shown the constraint verbatim and obtained confirmation. Returns the
-    old and new entries and the history line that records old, new, reason and time.
+    The caller has shown the constraint verbatim and obtained confirmation; pass what was
+    shown as ``expected`` and the change is refused if another writer changed the
+    constraint in between. Returns the old and new entries and the history line that
+    records old, new, reason and time.
     """
     if not reason.strip():
         raise CharterError("renegotiation needs a reason (--reason)")
-    store = store_for(project)
-    current = store.load()
-    entry = current.require(clarification_id)
-    if not entry.binding:
-        raise CharterError(
-            f"{entry.id} is not bound; answer it with `charter decisions answer {entry.id}`"
+    result: list[tuple[Clarification, Clarification]] = []
+
+    def apply(current: PgcClarifications) -> Change:
+        entry = current.require(clarification_id)
+        if expected is not None and entry.to_canonical() != expected:
+            raise CharterError(
+                f"{entry.id} changed while you were confirming; run the renegotiation again"
+            )
+        if not entry.binding:
+            raise CharterError(
+                f"{entry.id} is not bound; answer it with `charter decisions answer {entry.id}`"
+            )
+        updated = _reanswer(entry, _answer_value(entry, value), None)
+        if updated.user_answer == entry.user_answer and is_resolved(entry.user_answer):
+            raise CharterError(
+                f"{entry.id}: the new answer equals the bound one; nothing to change"
+            )
+        result.append((entry, updated))
+        return Change(
+            _replace(current, updated),
+            "renegotiate",
+            entry.id,
+            old=entry.to_canonical(),
+            new_value=updated.to_canonical(),
+            reason=reason.strip(),
         )
-    new_value = _answer_value(entry, value)
-    updated = _reanswer(entry, new_value, None)
-    if updated.user_answer == entry.user_answer and is_resolved(entry.user_answer):
-        raise CharterError(f"{entry.id}: the new answer equals the bound one; nothing to change")
-    line = store.write(
-        _replace(current, updated),
-        op="renegotiate",
-        clarification_id=entry.id,
-        old=entry.to_canonical(),
-        new_value=updated.to_canonical(),
-        reason=reason.strip(),
-    )
-    return entry, updated, line
+
+    line = store_for(project).update(apply)
+    assert line is not None
+    old, new = result[-1]
+    return old, new, line
 
 
 def _load_judge(spec: str) -> DriftJudge | None:

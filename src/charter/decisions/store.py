@@ -28,7 +28,7 @@ from typing import Any
 
 from charter.decisions.models import PgcClarifications, parse_clarifications
 from charter.errors import CharterError, TamperError
-from charter.fileio import append_line, atomic_write_text, locked, read_text
+from charter.fileio import append_line, atomic_write_text, fault_point, locked, read_text
 
 DECISIONS_DIR = "decisions"
 DECISIONS_FILE = "pgc_clarifications.json"
@@ -159,6 +159,30 @@ class DecisionStore:
 
     # -- writing -------------------------------------------------------------------------
 
+    def update(
+        self,
+        fn: Callable[[PgcClarifications], Change | None],
+        *,
+        before_rename: Callable[[], None] | None = None,
+    ) -> dict[str, Any] | None:
+        """Read-modify-write the decisions entirely under the store's lock.
+
+        ``fn`` gets the current verified decisions and returns the :class:`Change` to
+        record (or None for no change). Loading, deciding and writing all happen while
+        the lock is held, so parallel writers (12 ``charter decisions add`` at once)
+        serialize and none loses another's change. An interrupted earlier write is
+        finished first (:meth:`recover`). Returns the history entry, or None.
+
+        Write steps, each a kill point for the crash tests: snapshot of the new content,
+        history append (fsync; the commit point), atomic rename of the decisions file.
+        """
+        with locked(self.path):
+            self._recover_locked()
+            change = fn(self.load())
+            if change is None:
+                return None
+            return self._write_locked(change, before_rename)
+
     def write(
         self,
         new: PgcClarifications,
@@ -170,44 +194,125 @@ class DecisionStore:
         reason: str | None = None,
         before_rename: Callable[[], None] | None = None,
     ) -> dict[str, Any]:
-        """Record ``new`` as the decisions state and return the history entry.
+        """Record ``new`` as the decisions state, whatever is stored now (blind write).
 
+        Prefer :meth:`update`, which decides on the state read under the lock.
         ``before_rename`` is a test seam: it runs after the history append and before the
         decisions file is replaced (where a crash is most interesting).
         """
+        change = Change(new, op, clarification_id, old, new_value, reason)
         with locked(self.path):
-            status = self.verify()
-            text = new.canonical_text()
-            after = sha256_text(text)
-            prev = status.entries[-1]["hash"] if status.entries else GENESIS
-            entry: dict[str, Any] = {
-                "seq": len(status.entries) + 1,
-                "time": _now(),
-                "op": op,
-                "id": clarification_id,
-                "old": old,
-                "new": new_value,
-                "reason": reason,
-                "before": status.current_sha,
-                "after": after,
-                "prev": prev,
-            }
-            entry["hash"] = _entry_hash(entry)
-            atomic_write_text(self.snapshot_dir / f"{after}.json", text)
-            self._append(json.dumps(entry, sort_keys=True, ensure_ascii=False))
-            if before_rename is not None:
-                before_rename()
-            atomic_write_text(self.path, text)
-            return entry
+            return self._write_locked(change, before_rename)
 
-    def _append(self, line: str) -> None:
-        """Append one history line; a torn last line from a crash gets its own line."""
-        if self.history_path.exists() and self.history_path.stat().st_size:
-            with open(self.history_path, "rb") as handle:
-                handle.seek(-1, 2)
-                if handle.read(1) != b"\n":
-                    line = "\n" + line
-        append_line(self.history_path, line)
+    def _write_locked(
+        self, change: Change, before_rename: Callable[[], None] | None
+    ) -> dict[str, Any]:
+        status = self.verify()
+        text = change.new.canonical_text()
+        after = sha256_text(text)
+        prev = status.entries[-1]["hash"] if status.entries else GENESIS
+        entry: dict[str, Any] = {
+            "seq": len(status.entries) + 1,
+            "time": _now(),
+            "op": change.op,
+            "id": change.clarification_id,
+            "old": change.old,
+            "new": change.new_value,
+            "reason": change.reason,
+            "before": status.current_sha,
+            "after": after,
+            "prev": prev,
+        }
+        entry["hash"] = _entry_hash(entry)
+        atomic_write_text(self.snapshot_dir / f"{after}.json", text)
+        fault_point("decisions.snapshot")
+        append_line(
+            self.history_path,
+            json.dumps(entry, sort_keys=True, ensure_ascii=False),
+            fault="decisions.history",
+        )
+        fault_point("decisions.history")
+        if before_rename is not None:
+            before_rename()
+        atomic_write_text(self.path, text)
+        fault_point("decisions.rename")
+        return entry
+
+    def recover(self) -> dict[str, Any] | None:
+        """Finish a write that was interrupted after its history line (the commit point).
+
+        Returns the history entry that was applied, or None when nothing was pending.
+        """
+        with locked(self.path):
+            return self._recover_locked()
+
+    def _recover_locked(self) -> dict[str, Any] | None:
+        status = self.verify()
+        if not status.pending:
+            return None
+        last = status.entries[-1]
+        target = str(last["after"])
+        snapshot = self.snapshot_dir / f"{target}.json"
+        if not snapshot.is_file():
+            return None  # cannot roll forward; the next write records over the old state
+        text = read_text(snapshot, what="decisions snapshot")
+        if sha256_text(text) != target:
+            return None
+        atomic_write_text(self.path, text)
+        return last
+
+    def audit(self) -> list[str]:
+        """Replay the history over its snapshots; the problems found (empty when sound).
+
+        Each history line must describe the whole difference between the state before it
+        and after it: a write may only add or change the clarifications it names. A
+        write decided on a stale read (the lost update of parallel writers) drops or
+        reverts another write's clarification, which shows here even though every hash
+        in the chain is intact.
+        """
+        entries, _ = self._verified_history()
+        problems: list[str] = []
+        states: dict[str, dict[str, Any] | None] = {EMPTY_SHA: {}}
+        previous_after = EMPTY_SHA
+        for entry in entries:
+            seq = entry.get("seq")
+            before, after = str(entry.get("before")), str(entry.get("after"))
+            if before != previous_after:
+                problems.append(
+                    f"history #{seq} starts from a state ({before[:12]}) that is not the "
+                    f"result of the write before it ({previous_after[:12]})"
+                )
+            old, new = self._snapshot_state(before, states), self._snapshot_state(after, states)
+            previous_after = after
+            if old is None or new is None:
+                problems.append(f"history #{seq}: snapshot missing or altered")
+                continue
+            named = _named_ids(entry)
+            for cid, value in old.items():
+                if cid not in new:
+                    problems.append(f"history #{seq} ({entry.get('op')}) dropped {cid}")
+                elif new[cid] != value and cid not in named:
+                    problems.append(f"history #{seq} ({entry.get('op')}) reverted {cid}")
+            for cid in new:
+                if cid not in old and cid not in named:
+                    problems.append(f"history #{seq} ({entry.get('op')}) added unnamed {cid}")
+        return problems
+
+    def _snapshot_state(
+        self, sha: str, cache: dict[str, dict[str, Any] | None]
+    ) -> dict[str, Any] | None:
+        if sha not in cache:
+            snapshot = self.snapshot_dir / f"{sha}.json"
+            state: dict[str, Any] | None = None
+            try:
+                text = read_text(snapshot, what="decisions snapshot")
+                if sha256_text(text) == sha:
+                    data = json.loads(text).get("pgc_clarifications", [])
+                    state = {str(e.get("id")): e for e in data if isinstance(e, dict)}
+            except (CharterError, ValueError, AttributeError):
+                state = None
+            cache[sha] = state
+        return cache[sha]
 
     def restore(self) -> str:
         """Put back the last recorded state (from its snapshot); returns its sha256."""
@@ -224,3 +329,25 @@ class DecisionStore:
                 raise TamperError(f"snapshot {snapshot} does not match its recorded hash")
             atomic_write_text(self.path, text)
             return target
+
+
+@dataclass
+class Change:
+    """One change to record: the new state and what the history line says about it."""
+
+    new: PgcClarifications
+    op: str
+    clarification_id: str | None = None
+    old: Any = None
+    new_value: Any = None
+    reason: str | None = None
+
+
+def _named_ids(entry: dict[str, Any]) -> set[str]:
+    """The clarification ids a history line says it changed."""
+    if entry.get("id"):
+        return {str(entry["id"])}
+    value = entry.get("new")
+    if isinstance(value, list):
+        return {str(v) for v in value}
+    return set()
