@@ -95,23 +95,21 @@ def atomic_write_json(path: Path, obj: Any) -> None:
 
 
 @contextlib.contextmanager
-def locked(path: Path, *, shared: bool = False) -> Iterator[None]:
+def locked(path: Path, *, shared: bool = False, required: bool = True) -> Iterator[None]:
     """Hold an advisory lock on ``path + '.lock'`` for the block (exclusive by default).
 
     The lock file is opened with ``O_NOFOLLOW`` and mode 0600: a symlink planted in its
     place is refused (one-line :class:`CharterError`), never followed and truncated.
     ``shared=True`` takes a reader's lock, so a reader of multi-file state waits for a
-    writer's commit instead of reading half of it.
+    writer's commit instead of reading half of it. ``required=False`` (readers) goes on
+    without the lock when the directory is read-only.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     lock_path = path.with_name(path.name + ".lock")
-    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-    try:
-        fd = os.open(lock_path, flags, 0o600)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise CharterError(f"refusing to follow a symlink for lock file {lock_path}") from None
-        raise CharterError(f"cannot open lock file {lock_path}: {exc.strerror}") from None
+    fd = _open_lock(lock_path, required)
+    if fd is None:
+        yield
+        return
     try:
         fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         try:
@@ -120,6 +118,18 @@ def locked(path: Path, *, shared: bool = False) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def _open_lock(lock_path: Path, required: bool) -> int | None:
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        return os.open(lock_path, flags, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise CharterError(f"refusing to follow a symlink for lock file {lock_path}") from None
+        if not required and exc.errno in (errno.EACCES, errno.EROFS, errno.EPERM):
+            return None
+        raise CharterError(f"cannot open lock file {lock_path}: {exc.strerror}") from None
 
 
 def append_line(path: Path, line: str, *, fault: str = "append") -> None:
@@ -251,7 +261,7 @@ def read_committed(manifest: Path) -> tuple[dict[str, Any], dict[str, bytes]] | 
     """
     if not manifest.is_file():
         return None
-    with locked(manifest, shared=True):
+    with locked(manifest, shared=True, required=False):
         try:
             meta = json.loads(manifest.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:

@@ -3,12 +3,15 @@
 Output is deterministic: ``.charter/rules.json`` is canonical JSON with no wall-clock
 values, so the same inputs give byte-identical state (tests hash it). Vectors live beside
 it in ``rules.npy`` and in a content-addressed SQLite cache, so recompiling an unchanged
-rule reuses its vector instead of running the model again.
+rule reuses its vector instead of running the model again. ``rules.meta.json`` is the
+manifest written last: it names both files with their hashes, so the pair is committed
+atomically and a torn pair (a compile killed mid-write) is detected and recompiled.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -23,7 +26,7 @@ from charter.config import Project
 from charter.embed.base import Embedder, Vectors
 from charter.embed.registry import embedder_for, import_provider
 from charter.errors import CharterError
-from charter.fileio import atomic_write_bytes, atomic_write_json, canonical_json, locked
+from charter.fileio import TornState, canonical_json, commit_files, read_committed
 from charter.rules.build import apply_local_overrides, assign_ids, rules_from_source
 from charter.rules.model import Rule
 from charter.rules.render import render_rule_line
@@ -298,44 +301,58 @@ def _stamps(sources: list[SourceFile]) -> dict[str, list[int]]:
     return out
 
 
+STATE_FILE = "rules.json"
+VECTORS_FILE = "rules.npy"
+MANIFEST_FILE = "rules.meta.json"
+
+
 def save(
     project: Project,
     compiled: CompiledRules,
     sources: list[SourceFile],
     explicit: list[Path] | None = None,
 ) -> None:
+    """Commit ``rules.json`` and ``rules.npy`` as one unit, ``rules.meta.json`` last.
+
+    The manifest names both files with their SHA-256 (:func:`charter.fileio.commit_files`),
+    so a compile killed between the writes leaves a state that :func:`load` recognises
+    as torn, and the next reader recompiles instead of serving mismatched rules.
+    """
     state_dir = project.state_dir
     state_dir.mkdir(parents=True, exist_ok=True)
-    with locked(state_dir / "rules.json"):
-        np_path = state_dir / "rules.npy"
-        import io
-
-        buffer = io.BytesIO()
-        np.save(buffer, compiled.vectors.astype(np.float32))
-        atomic_write_bytes(np_path, buffer.getvalue())
-        state = canonical_json(compiled.state()).encode()
-        atomic_write_json(
-            state_dir / "rules.meta.json",
-            {
-                "stamps": _stamps(sources),
-                "state_sha256": hashlib.sha256(state).hexdigest(),
-                "config": project.settings.model_dump(mode="json"),
-                "charter": __version__,
-                "explicit": sorted(str(p.resolve()) for p in explicit) if explicit else None,
-            },
-        )
-        atomic_write_bytes(state_dir / "rules.json", state)
+    buffer = io.BytesIO()
+    np.save(buffer, compiled.vectors.astype(np.float32))
+    commit_files(
+        state_dir / MANIFEST_FILE,
+        {
+            VECTORS_FILE: buffer.getvalue(),
+            STATE_FILE: canonical_json(compiled.state()).encode(),
+        },
+        {
+            "stamps": _stamps(sources),
+            "config": project.settings.model_dump(mode="json"),
+            "charter": __version__,
+            "explicit": sorted(str(p.resolve()) for p in explicit) if explicit else None,
+        },
+    )
 
 
 def load(project: Project) -> CompiledRules | None:
-    """Compiled state from ``.charter/``, or None when there is none or it is unusable."""
-    state_path = project.state_dir / "rules.json"
-    np_path = project.state_dir / "rules.npy"
-    if not state_path.is_file() or not np_path.is_file():
-        return None
+    """Compiled state from ``.charter/``, or None when there is none or it is unusable.
+
+    None also for a torn state (a compile killed between its writes, or files edited):
+    every caller then recompiles (:func:`load_or_compile`).
+    """
     try:
-        data = json.loads(state_path.read_text(encoding="utf-8"))
-        vectors = np.load(np_path)
+        committed = read_committed(project.state_dir / MANIFEST_FILE)
+    except TornState:
+        return None
+    if committed is None:
+        return None
+    _, files = committed
+    try:
+        data = json.loads(files[STATE_FILE].decode("utf-8"))
+        vectors = np.load(io.BytesIO(files[VECTORS_FILE]))
         if data.get("version") != STATE_VERSION:
             return None
         rules = [Rule.from_state(r) for r in data["rules"]]
@@ -356,7 +373,7 @@ def is_stale(project: Project) -> bool:
     Cheap enough for every prompt: it stats the files the last compile read. New rule
     files are found by the full discovery at session start and by ``charter compile``.
     """
-    meta_path = project.state_dir / "rules.meta.json"
+    meta_path = project.state_dir / MANIFEST_FILE
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -377,7 +394,7 @@ def is_stale(project: Project) -> bool:
 
 def _meta(project: Project) -> dict[str, Any] | None:
     try:
-        meta = json.loads((project.state_dir / "rules.meta.json").read_text(encoding="utf-8"))
+        meta = json.loads((project.state_dir / MANIFEST_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return meta if isinstance(meta, dict) else None
