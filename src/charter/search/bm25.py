@@ -5,7 +5,8 @@ phrase lookups; but ``ORDER BY bm25()`` over an OR-query scores every matching r
 SQL, which takes hundreds of milliseconds at 100k chunks. So the same analysed text is
 also compiled into a chunk × term matrix of BM25 weights (Lucene's idf, k1 = 1.2,
 b = 0.75, the title's terms counted ``title_weight`` times), cached next to the index
-(``search-bm25.npz``) and rebuilt when the index generation changes. A query is then
+(``search-bm25.npz``) and rebuilt when the index generation changes (the generation
+moves in the same SQLite transaction as the data, see ``charter.search.store``). A query is then
 the sum of a few sparse columns: a few milliseconds at 100k chunks.
 """
 
@@ -15,6 +16,7 @@ import contextlib
 import json
 import math
 import os
+import zipfile
 from collections import Counter
 from pathlib import Path
 
@@ -22,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
+from charter.fileio import fault_point
 from charter.search.store import SearchStore
 from charter.search.text import terms
 
@@ -40,15 +43,21 @@ class BM25Matrix:
         chunk_ids: npt.NDArray[np.int64],
         generation: int,
         title_weight: float,
+        instance: str = "",
     ) -> None:
         self.matrix = matrix
         self.vocab = vocab
         self.chunk_ids = chunk_ids
         self.generation = generation
+        self.instance = instance
         self.title_weight = title_weight
 
     @classmethod
     def build(cls, store: SearchStore, title_weight: float) -> BM25Matrix:
+        # read the generation BEFORE the content: if a writer commits in between, the
+        # matrix is stamped older than what it holds and the next search rebuilds it,
+        # never the other way round (new stamp, old content: stale for good)
+        generation, instance = store.generation(), store.instance()
         vocab: dict[str, int] = {}
         indptr = [0]
         indices: list[int] = []
@@ -90,7 +99,8 @@ class BM25Matrix:
             csr.data = (idf[csr.indices] * tf_values * (K1 + 1) / (tf_values + norm[rows])).astype(
                 np.float32
             )
-        return cls(csr.tocsc(), vocab, np.asarray(ids, dtype=np.int64), store.generation(), weight)
+        ids_array = np.asarray(ids, dtype=np.int64)
+        return cls(csr.tocsc(), vocab, ids_array, generation, weight, instance)
 
     def scores(self, query: str) -> npt.NDArray[np.float32] | None:
         """BM25 score of every chunk (row order), or None when no query term is known."""
@@ -114,6 +124,7 @@ class BM25Matrix:
                 json.dumps(
                     {
                         "generation": self.generation,
+                        "instance": self.instance,
                         "title_weight": self.title_weight,
                         "vocab": list(self.vocab),
                     }
@@ -121,7 +132,9 @@ class BM25Matrix:
                 dtype=np.uint8,
             ),
         )
+        fault_point("bm25.save")
         os.replace(tmp, path)
+        _remove_dead_temps(path)
 
     @classmethod
     def load(cls, path: Path) -> BM25Matrix | None:
@@ -133,10 +146,32 @@ class BM25Matrix:
                     (data["data"], data["indices"], data["indptr"]), shape=shape
                 )
                 chunk_ids = data["chunk_ids"].astype(np.int64)
-        except (OSError, ValueError, KeyError):
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
             return None
         vocab = {term: i for i, term in enumerate(meta["vocab"])}
-        return cls(matrix, vocab, chunk_ids, int(meta["generation"]), float(meta["title_weight"]))
+        return cls(
+            matrix,
+            vocab,
+            chunk_ids,
+            int(meta["generation"]),
+            float(meta["title_weight"]),
+            str(meta.get("instance", "")),
+        )
+
+
+def _remove_dead_temps(path: Path) -> None:
+    """Drop temp files of writers that were killed before their rename."""
+    for tmp in path.parent.glob(f".{path.name}.*.tmp.npz"):
+        pid = tmp.name[len(path.name) + 2 :].split(".", 1)[0]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        except OSError:
+            continue
 
 
 def bm25_for(store: SearchStore, state_dir: Path, title_weight: float) -> BM25Matrix:
@@ -146,6 +181,7 @@ def bm25_for(store: SearchStore, state_dir: Path, title_weight: float) -> BM25Ma
     if (
         cached is not None
         and cached.generation == store.generation()
+        and cached.instance == store.instance()
         and math.isclose(cached.title_weight, title_weight)
     ):
         return cached

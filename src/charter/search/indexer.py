@@ -20,7 +20,7 @@ from typing import Any
 from charter.config import Project
 from charter.embed.base import Embedder
 from charter.errors import CharterError
-from charter.fileio import iter_jsonl, read_text
+from charter.fileio import fault_point, iter_jsonl, read_text
 from charter.search import gitinfo
 from charter.search.bm25 import bm25_for
 from charter.search.chunks import Chunk, ParsedDoc
@@ -131,6 +131,10 @@ class Indexer:
                     store.conn.execute(
                         "DELETE FROM vectors WHERE model != ?", (self.embedder.name,)
                     )
+                    # same transaction: a kill after it must not leave live documents
+                    # marked as indexed while their vectors are gone
+                    store.conn.execute("UPDATE docs SET sha256 = '' WHERE status = 'live'")
+                    store.bump_generation()
             pending: list[_Pending] = []
             seen: set[str] = set()
             for absolute, rel in found.files:
@@ -253,6 +257,7 @@ class Indexer:
             report.embedded_paths = sorted({pending[p].path for p, _, _ in todo})
         for item in pending:
             title = _title(item.parsed, item.path)
+            fault_point("index.doc")
             with store.conn:
                 store.write_doc(
                     path=item.path,
@@ -273,9 +278,9 @@ class Indexer:
                     commit_sha=item.commit,
                 )
         if pending or report.deleted:
-            with store.conn:
-                store.bump_generation()
+            # the generation moved with each document (a trigger, same transaction);
             # compile BM25 weights now so the first search after indexing is fast
+            fault_point("index.committed")
             bm25_for(store, self.project.state_dir, self.settings.fusion.title_weight)
 
     def _embed(self, todo: list[tuple[int, int, str]], pending: list[_Pending]) -> None:

@@ -9,6 +9,7 @@ hash of the embedded text, so unchanged chunks of a changed file keep their vect
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
@@ -72,7 +73,28 @@ def _v1(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS = [_v1]
+_BUMP = "UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'generation'"
+
+
+def _v2(conn: sqlite3.Connection) -> None:
+    """The generation moves in the same transaction as the change it versions.
+
+    Every search cache (the BM25 matrix, a warm engine) is keyed by the generation. When
+    the bump was a separate transaction after the data, a kill between the two left the
+    data changed and the generation old: caches stale for good. A trigger on ``docs``
+    (every chunk change goes with a change of its document row) closes that window.
+    """
+    for event in ("INSERT", "UPDATE", "DELETE"):
+        conn.execute(
+            f"CREATE TRIGGER IF NOT EXISTS docs_generation_{event.lower()} "
+            f"AFTER {event} ON docs BEGIN {_BUMP}; END"
+        )
+    conn.execute(_BUMP)  # caches built before this migration are not trusted
+    # a recreated index counts generations from the start again: caches also key on this
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('instance', ?)", (secrets.token_hex(8),))
+
+
+MIGRATIONS = [_v1, _v2]
 
 
 @dataclass
@@ -137,11 +159,14 @@ class SearchStore:
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
         return int(row[0]) if row else 0
 
+    def instance(self) -> str:
+        """A random id made with the index file: a recreated index is another instance."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'instance'").fetchone()
+        return str(row[0]) if row else ""
+
     def bump_generation(self) -> None:
-        self.conn.execute(
-            "UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) "
-            "WHERE key = 'generation'"
-        )
+        """Bump by hand (inside the caller's transaction) for changes ``docs`` doesn't see."""
+        self.conn.execute(_BUMP)
 
     def models(self) -> set[str]:
         """Names of the embedding models that produced the stored vectors."""
