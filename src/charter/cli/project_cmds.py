@@ -56,6 +56,8 @@ def register(app: typer.Typer) -> None:
         from charter.integrations.claude_code.installer import install_claude_code
 
         project = load_project(project_dir)
-        changed = install_claude_code(project.root, uninstall=uninstall)
+        changed = install_claude_code(
+            project.root, uninstall=uninstall, state_dir=project.state_dir
+        )
         for line in changed:
             console.print(line)

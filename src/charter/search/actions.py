@@ -1,8 +1,8 @@
 """``context_actions.csv``: one row per retrieval or fact check, who looked at what, when.
 
-Rows are written by ``csv.writer`` into a string and appended under an exclusive lock
-(``charter.fileio.append_line``), so parallel writers never interleave and the file
-stays valid CSV; the header is written once, under the same lock.
+Rows are written by ``csv.writer`` into a string and appended in one write under an
+exclusive lock, so parallel writers never interleave; the header is written once, under
+the same lock. A row torn by a kill is left alone on its line and skipped by readers.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from charter.fileio import locked
+from charter.fileio import locked, write_all
 
 COLUMNS = [
     "timestamp",
@@ -68,17 +68,40 @@ def log_action(
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     with locked(path):
-        new = not path.exists() or path.stat().st_size == 0
-        with open(path, "a", encoding="utf-8", newline="") as handle:
-            if new:
-                handle.write(_row(COLUMNS))
-            handle.write(row)
-            handle.flush()
-            os.fsync(handle.fileno())
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            size = os.fstat(fd).st_size
+            prefix = _row(COLUMNS) if size == 0 else ""
+            if size and not _ends_with_newline(path):
+                prefix = "\n"  # a killed writer's torn row stays alone on its line
+            write_all(fd, (prefix + row).encode("utf-8"), "actions")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"
 
 
 def read_actions(path: Path) -> list[dict[str, str]]:
+    """The logged rows; a torn row (a writer killed mid-append) is skipped, not fatal.
+
+    Every row is one physical line (its JSON fields never hold a raw newline), so each
+    line is parsed on its own and one damaged line cannot swallow the next.
+    """
     if not path.exists():
         return []
-    with open(path, encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
+    rows: list[dict[str, str]] = []
+    with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+        for line in handle:
+            try:
+                fields = next(csv.reader([line]), [])
+            except csv.Error:
+                continue
+            if len(fields) != len(COLUMNS) or fields == COLUMNS:
+                continue
+            rows.append(dict(zip(COLUMNS, fields, strict=True)))
+    return rows

@@ -1,7 +1,8 @@
 """The session handoff object (``.charter/sho.json``): the mode is explicit and recorded.
 
 ``charter search`` without ``--mode`` reads the mode from here, then falls back to
-``search.default_mode``. Writes are atomic; unknown keys written by other tools are kept.
+``search.default_mode``. Writes are atomic read-modify-writes under a lock; unknown
+keys written by other tools are kept.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from charter.errors import CharterError
-from charter.fileio import atomic_write_json
+from charter.fileio import locked_update_json
 
 SHO_FILE = "sho.json"
 
@@ -35,13 +36,19 @@ def read_sho(state_dir: Path) -> dict[str, Any]:
 
 
 def write_mode(state_dir: Path, mode: str, **extra: Any) -> dict[str, Any]:
-    """Record ``mode`` (and any extra fields) in the handoff object; returns it."""
-    data = read_sho(state_dir)
-    data.update(extra)
-    data["mode"] = mode
-    data["updated_at"] = datetime.now(UTC).isoformat(timespec="seconds")
-    atomic_write_json(sho_path(state_dir), data)
-    return data
+    """Record ``mode`` (and any extra fields) in the handoff object; returns it.
+
+    Read, changed and written under the file's lock, so a parallel writer's fields are
+    kept (:func:`charter.fileio.locked_update_json`).
+    """
+
+    def apply(data: dict[str, Any]) -> dict[str, Any]:
+        data.update(extra)
+        data["mode"] = mode
+        data["updated_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+        return data
+
+    return locked_update_json(sho_path(state_dir), apply, what="session handoff")
 
 
 def current_mode(state_dir: Path, default: str) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from charter.errors import CharterError
-from charter.fileio import atomic_write_text
+from charter.fileio import atomic_write_text, locked
 
 HOOK_EVENTS = {
     "SessionStart": "session-start",
@@ -73,8 +73,19 @@ def _strip_ours(hooks: dict[str, Any]) -> None:
             del hooks[event]
 
 
-def install_claude_code(root: Path, *, uninstall: bool = False) -> list[str]:
-    """Merge (or remove) Charter's hooks and MCP server entry; returns what changed."""
+def install_claude_code(
+    root: Path, *, uninstall: bool = False, state_dir: Path | None = None
+) -> list[str]:
+    """Merge (or remove) Charter's hooks and MCP server entry; returns what changed.
+
+    Both files are read, merged and written under one lock in Charter's state directory
+    (default ``ROOT/.charter``), so two installs at once cannot drop each other's entries.
+    """
+    with locked((state_dir or root / ".charter") / "install"):
+        return _install(root, uninstall)
+
+
+def _install(root: Path, uninstall: bool) -> list[str]:
     settings_path = root / ".claude" / "settings.json"
     mcp_path = root / ".mcp.json"
     settings = _read_json(settings_path)
