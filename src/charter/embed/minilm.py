@@ -10,6 +10,7 @@ splitting every operator across two threads, and it has no slow first run.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
@@ -24,6 +25,7 @@ from tokenizers import Tokenizer
 
 from charter.embed.base import Vectors, normalize
 from charter.errors import CharterError
+from charter.fileio import atomic_write_text
 
 _TOKENIZER_PARTS = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
 
@@ -63,15 +65,13 @@ def _checksum_ok(model: Path, expected: str) -> bool:
     stamp = f"{model}:{stat.st_size}:{stat.st_mtime_ns}:{expected}"
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "charter"
     marker = cache / ("minilm-" + hashlib.sha256(stamp.encode()).hexdigest()[:16])
-    if marker.exists():
-        return True
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        if marker.read_text(encoding="utf-8") == stamp:  # a torn marker is re-verified
+            return True
     ok = _sha256(model) == expected
     if ok:
-        try:
-            cache.mkdir(parents=True, exist_ok=True)
-            marker.write_text(stamp)
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):
+            atomic_write_text(marker, stamp)
     return ok
 
 
