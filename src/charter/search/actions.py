@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from charter.fileio import locked, write_all
+from charter.fileio import fault_point, locked, write_all
 
 COLUMNS = [
     "timestamp",
@@ -75,6 +75,7 @@ def log_action(
             if size and not _ends_with_newline(path):
                 prefix = "\n"  # a killed writer's torn row stays alone on its line
             write_all(fd, (prefix + row).encode("utf-8"), "actions")
+            fault_point("actions.written")
             os.fsync(fd)
         finally:
             os.close(fd)
