@@ -72,7 +72,9 @@ def run_writer(
             stderr=subprocess.DEVNULL,
         )
         try:
-            proc.wait(timeout=rng.uniform(0.0, duration))
+            # anywhere from interpreter start-up to just past a normal finish, weighted
+            # to the part of the run where the writes happen
+            proc.wait(timeout=rng.uniform(0.25 * duration, 1.05 * duration))
         except subprocess.TimeoutExpired:
             os.kill(proc.pid, signal.SIGKILL)
         code = proc.wait(timeout=300)
