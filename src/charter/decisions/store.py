@@ -10,10 +10,13 @@ hash of the previous line, so
   command that reads decisions;
 - an edit or deletion of a history line breaks the chain and is detected too.
 
-A write is: snapshot of the new content, history append (fsync), then atomic rename of
-the decisions file. A crash between the append and the rename leaves the old file, whose
-hash equals the last line's ``before``; that is recognised as "last change not applied",
-not as tampering, and nothing already stored is lost.
+A write (:meth:`DecisionStore.update`) happens entirely under the store's lock: read and
+verify the current state, decide, write the snapshot of the new content, append the
+history line (fsync; the commit point), atomically rename the decisions file. A crash
+between the append and the rename leaves the old file, whose hash equals the last line's
+``before``: recognised as "recorded, not yet applied" (not tampering), and finished from
+the snapshot by the next write. :meth:`DecisionStore.audit` replays the history over the
+snapshots to catch writes decided on a stale read, which a hash chain cannot see.
 """
 
 from __future__ import annotations
