@@ -524,28 +524,71 @@ class ParallelResult:
 
 
 def parallel_decisions(work: Path, processes: int, rounds: int) -> ParallelResult:
-    """``processes`` concurrent ``charter decisions add`` per round, ``rounds`` rounds."""
+    """``processes`` concurrent ``charter decisions add`` per round, ``rounds`` rounds,
+    while a reader keeps loading and verifying the store (it must never see a torn or
+    "tampered" state)."""
+    import threading
+
     from charter.config import Project
     from charter.decisions.store import DecisionStore
 
     root = new_project(work / "parallel-decisions")
-    acknowledged: list[str] = []
-    for r in range(rounds):
-        ids = [f"P{r}_{i}" for i in range(processes)]
-        with ThreadPoolExecutor(processes) as pool:
-            codes = list(pool.map(lambda cid: charter(*_add_args(cid), cwd=root).returncode, ids))
-        acknowledged += [cid for cid, code in zip(ids, codes, strict=True) if code == 0]
     store = DecisionStore(Project.load(root).state_dir)
+    acknowledged: list[str] = []
+    reader_errors: list[str] = []
+    reads = 0
+    stop = threading.Event()
+
+    def read_loop() -> None:
+        nonlocal reads
+        while not stop.is_set():
+            problems = _decision_problems_fast(store)
+            reads += 1
+            if problems:
+                reader_errors.append(problems[0])
+            time.sleep(0.002)  # a hook's pace, not a spin that starves the writers
+
+    reader = threading.Thread(target=read_loop)
+    reader.start()
+    try:
+        for r in range(rounds):
+            ids = [f"P{r}_{i}" for i in range(processes)]
+            with ThreadPoolExecutor(processes) as pool:
+                codes = list(
+                    pool.map(lambda cid: charter(*_add_args(cid), cwd=root).returncode, ids)
+                )
+            acknowledged += [cid for cid, code in zip(ids, codes, strict=True) if code == 0]
+    finally:
+        stop.set()
+        reader.join()
     problems = _decision_problems(store)
     ids_now = _decision_ids(store) or set()
     lost = sorted(set(acknowledged) - ids_now)
     history = len(_history_or_empty(store))
-    detail = f"{len(ids_now)} stored, {history} history lines"
+    detail = f"{len(ids_now)} stored, {history} history lines, {reads} concurrent reads"
     if problems:
         detail += f"; verify: {problems[0]}"
+    if reader_errors:
+        detail += f"; reader: {reader_errors[0]}"
     return ParallelResult(
-        "decisions", processes * rounds, len(acknowledged), len(lost), len(problems), detail
+        "decisions",
+        processes * rounds,
+        len(acknowledged),
+        len(lost),
+        len(problems) + len(reader_errors),
+        detail,
     )
+
+
+def _decision_problems_fast(store: Any) -> list[str]:
+    """What a hook sees: load (which verifies the chain) must not fail."""
+    from charter.errors import CharterError
+
+    try:
+        store.load()
+        return []
+    except CharterError as exc:
+        return [str(exc)]
 
 
 def parallel_log(work: Path, processes: int, rows_each: int) -> ParallelResult:

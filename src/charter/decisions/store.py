@@ -21,6 +21,7 @@ snapshots to catch writes decided on a stale read, which a hash chain cannot see
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Callable
@@ -116,12 +117,26 @@ class DecisionStore:
             prev = str(entry["hash"])
         return entries, skipped
 
+    def _reading(self) -> contextlib.AbstractContextManager[None]:
+        """A reader's shared lock, so history and file are read from one commit.
+
+        Without it a reader racing a writer could see the new file with the old history
+        and report tampering. No lock (and no directory created) when nothing is stored.
+        """
+        if not self.dir.is_dir():
+            return contextlib.nullcontext()
+        return locked(self.path, shared=True, required=False)
+
     def verify(self) -> ChainStatus:
         """Check the history chain and that the decisions file is the recorded state.
 
         Raises :class:`TamperError` when the file or the history was changed outside
         Charter.
         """
+        with self._reading():
+            return self._verify()
+
+    def _verify(self) -> ChainStatus:
         entries, skipped = self._verified_history()
         text = self._current_text()
         current = EMPTY_SHA if text is None else sha256_text(text)
@@ -147,7 +162,11 @@ class DecisionStore:
 
     def load(self) -> PgcClarifications:
         """The verified decisions (empty when none were recorded yet)."""
-        self.verify()
+        with self._reading():
+            return self._load()
+
+    def _load(self) -> PgcClarifications:
+        self._verify()
         text = self._current_text()
         if text is None:
             return PgcClarifications(pgc_clarifications=[])
@@ -181,7 +200,7 @@ class DecisionStore:
         """
         with locked(self.path):
             self._recover_locked()
-            change = fn(self.load())
+            change = fn(self._load())
             if change is None:
                 return None
             return self._write_locked(change, before_rename)
@@ -210,7 +229,7 @@ class DecisionStore:
     def _write_locked(
         self, change: Change, before_rename: Callable[[], None] | None
     ) -> dict[str, Any]:
-        status = self.verify()
+        status = self._verify()
         text = change.new.canonical_text()
         after = sha256_text(text)
         prev = status.entries[-1]["hash"] if status.entries else GENESIS
@@ -250,7 +269,7 @@ class DecisionStore:
             return self._recover_locked()
 
     def _recover_locked(self) -> dict[str, Any] | None:
-        status = self.verify()
+        status = self._verify()
         if not status.pending:
             return None
         last = status.entries[-1]
