@@ -45,6 +45,10 @@ def main() -> int:
     parser.add_argument("--processes", type=int, default=12, help="parallel writers")
     parser.add_argument("--rounds", type=int, default=9, help="rounds of parallel writers")
     parser.add_argument("--seed", type=int, default=9)
+    parser.add_argument(
+        "--stores", default="", help="comma-separated store names to run (default: all)"
+    )
+    parser.add_argument("--no-parallel", action="store_true", help="skip parallel writers")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     rows: list[list[str]] = []
@@ -52,7 +56,10 @@ def main() -> int:
     failures: list[Trial] = []
     with tempfile.TemporaryDirectory(prefix="charter-crash-") as tmp:
         work = Path(tmp)
+        wanted = {s.strip() for s in args.stores.split(",") if s.strip()}
         for factory in SCENARIOS:
+            if wanted and factory.name not in wanted:
+                continue
             scenario = factory(work / factory.__name__)
             trials: list[Trial] = []
             for i, step in enumerate(_plan(scenario.steps, args.trials)):
@@ -84,43 +91,50 @@ def main() -> int:
                         str(sum(t.corrupted for t in group)),
                     ]
                 )
-        started = time.perf_counter()
-        par = parallel_decisions(work, args.processes, args.rounds)
-        par_seconds = time.perf_counter() - started
-        started = time.perf_counter()
-        log = parallel_log(work, args.processes * args.rounds, 10)
-        log_seconds = time.perf_counter() - started
-    print("\nKill -9 trials per store (reader right after the kill, then the next run)\n")
-    _table(["store", "trials", "killed", "lost", "corrupted", "median s/trial"], rows)
-    print("\nBy step\n")
-    _table(["store", "step", "trials", "killed", "lost", "corrupted"], steps_rows)
-    print("\nParallel writers\n")
-    _table(
-        ["store", "writers", "acknowledged", "lost", "corrupted", "seconds", "detail"],
-        [
-            [
-                par.store,
-                f"{par.writers} ({args.processes} x {args.rounds} rounds)",
-                str(par.acknowledged),
-                str(par.lost),
-                str(par.corrupted),
-                f"{par_seconds:.1f}",
-                par.detail,
-            ],
-            [
-                log.store,
-                f"{log.writers} processes x 10 rows",
-                str(log.acknowledged),
-                str(log.lost),
-                str(log.corrupted),
-                f"{log_seconds:.1f}",
-                "",
-            ],
-        ],
-    )
+        parallel: list[list[str]] = []
+        par_bad = 0
+        if not args.no_parallel:
+            started = time.perf_counter()
+            par = parallel_decisions(work, args.processes, args.rounds)
+            par_seconds = time.perf_counter() - started
+            started = time.perf_counter()
+            log = parallel_log(work, args.processes * args.rounds, 10)
+            log_seconds = time.perf_counter() - started
+            par_bad = par.lost + par.corrupted + log.lost + log.corrupted
+            parallel = [
+                [
+                    par.store,
+                    f"{par.writers} ({args.processes} x {args.rounds} rounds)",
+                    str(par.acknowledged),
+                    str(par.lost),
+                    str(par.corrupted),
+                    f"{par_seconds:.1f}",
+                    par.detail,
+                ],
+                [
+                    log.store,
+                    f"{log.writers} processes x 10 rows",
+                    str(log.acknowledged),
+                    str(log.lost),
+                    str(log.corrupted),
+                    f"{log_seconds:.1f}",
+                    "",
+                ],
+            ]
+    if rows:
+        print("\nKill -9 trials per store (reader right after the kill, then the next run)\n")
+        _table(["store", "trials", "killed", "lost", "corrupted", "median s/trial"], rows)
+        print("\nBy step\n")
+        _table(["store", "step", "trials", "killed", "lost", "corrupted"], steps_rows)
+    if parallel:
+        print("\nParallel writers\n")
+        _table(
+            ["store", "writers", "acknowledged", "lost", "corrupted", "seconds", "detail"],
+            parallel,
+        )
     for t in failures[:20]:
         print(f"FAIL {t.store} {t.step}: lost {t.lost}, corrupted {t.corrupted}: {t.detail}")
-    return 1 if failures or par.lost or par.corrupted or log.lost or log.corrupted else 0
+    return 1 if failures or par_bad else 0
 
 
 def _table(header: list[str], rows: list[list[str]]) -> None:

@@ -25,7 +25,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -613,7 +612,7 @@ def parallel_log(work: Path, processes: int, rows_each: int) -> ParallelResult:
     return ParallelResult("actions log", processes, acknowledged, lost, corrupted, "")
 
 
-SCENARIOS: list[Callable[[Path], Any]] = [
+SCENARIOS: list[Any] = [
     DecisionsScenario,
     RulesScenario,
     SearchScenario,
