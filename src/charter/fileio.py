@@ -85,11 +85,14 @@ def append_line(path: Path, line: str) -> None:
         os.fsync(handle.fileno())
 
 
-def read_text(path: Path, *, what: str = "file", max_bytes: int = MAX_TEXT_BYTES) -> str:
+def read_text(
+    path: Path, *, what: str = "file", max_bytes: int = MAX_TEXT_BYTES, hint: str = ""
+) -> str:
     """Read a UTF-8 text file or raise a one-line :class:`CharterError`.
 
     Binary files (NUL bytes or invalid UTF-8), oversized files, missing paths and
-    directories all get a message naming the path, never a traceback.
+    directories all get a message naming the path, never a traceback. ``hint`` names
+    the setting that raises the size cap, so the note says how to include the file.
     """
     try:
         size = path.stat().st_size
@@ -100,7 +103,8 @@ def read_text(path: Path, *, what: str = "file", max_bytes: int = MAX_TEXT_BYTES
     if path.is_dir():
         raise CharterError(f"{what} is a directory, not a file: {path}")
     if size > max_bytes:
-        raise CharterError(f"{what} too large ({size} bytes > {max_bytes}): {path}")
+        cap = f"{hint} = {max_bytes}" if hint else str(max_bytes)
+        raise CharterError(f"{what} too large ({size} bytes > {cap}): {path}")
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -134,6 +138,8 @@ def iter_jsonl(
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise CharterError(f"{path}:{number}: invalid JSON: {exc.msg}") from None
+        except RecursionError:
+            raise CharterError(f"{path}:{number}: JSON nested too deeply to parse") from None
         if not isinstance(obj, dict):
             raise CharterError(f"{path}:{number}: expected a JSON object")
         yield number, obj

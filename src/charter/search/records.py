@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from charter import safejson, safeyaml
 from charter.errors import CharterError
 from charter.search.chunks import Chunk, ParsedDoc
 
@@ -109,7 +110,7 @@ def chunk_structured(text: str, name: str = "yaml", kind: str = "yaml") -> Parse
     mappings become records of their own at their JSON Pointer.
     """
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = safeyaml.compose(text, name=name)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
@@ -190,6 +191,6 @@ def _end_line(node: yaml.Node) -> int:
 def parse_json_strict(text: str, name: str) -> Any:
     """Validate JSON syntax first so errors name JSON's own line and column."""
     try:
-        return json.loads(text)
+        return safejson.loads(text, name=name)
     except json.JSONDecodeError as exc:
         raise CharterError(f"malformed JSON {name}: line {exc.lineno}: {exc.msg}") from None

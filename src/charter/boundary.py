@@ -1,0 +1,94 @@
+"""The project boundary: what Charter reads into an agent's context or writes stays inside.
+
+A repository is not trusted input. A cloned repo can hold a symlink
+(``.claude/rules/x.md -> ~/.ssh/id_rsa``), a CLAUDE.md can import ``@/etc/passwd``, a
+config can say ``rules.sources = ["../other/*.md"]`` or point the actions log at an
+absolute path. Each would put a file from outside the project into the agent's context
+or make Charter write outside the project. So every such path goes through one check:
+resolve it (symlinks included) and require the result to be inside the project root —
+or inside a user-level location the user's own agent reads anyway (Claude Code's
+``~/.claude/``: ``~/.claude/CLAUDE.md``, ``~/.claude/rules/``) where that is allowed.
+
+Writers additionally refuse a symlink as the file itself (``lstat``, ``O_NOFOLLOW``):
+a planted ``logs/context_actions.csv -> /elsewhere`` must not redirect an append.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from charter.errors import CharterError
+
+
+class BoundaryError(CharterError):
+    """A path that resolves outside the project (or is a symlink where none is allowed)."""
+
+
+def user_dirs() -> list[Path]:
+    """User-level locations the user's agent loads on its own (Claude Code's ``~/.claude``).
+
+    Resolved, so a ``~/.claude`` that is itself a symlink is judged by where it points.
+    """
+    try:
+        return [(Path.home() / ".claude").resolve()]
+    except (RuntimeError, OSError):  # no home directory
+        return []
+
+
+def is_within(path: Path, base: Path) -> bool:
+    """True if ``path`` (already resolved) is ``base`` (already resolved) or below it."""
+    return path == base or base in path.parents
+
+
+def inside_root(root: Path, path: Path, *, what: str, allow_user: bool = False) -> Path:
+    """``path`` resolved (symlinks followed) if it stays inside ``root``; else refuse.
+
+    ``allow_user`` also admits :func:`user_dirs` (for rule imports a user wrote on
+    purpose, e.g. ``@~/.claude/my-style.md``). Raises :class:`BoundaryError` naming
+    ``what`` and the path as given, so the note says which import or setting it was.
+    """
+    base = root.resolve()
+    try:
+        resolved = (path if path.is_absolute() else base / path).resolve()
+    except (OSError, RuntimeError) as exc:  # symlink loop
+        raise BoundaryError(f"{what} {path}: cannot resolve ({exc}); refused") from None
+    if is_within(resolved, base):
+        return resolved
+    if allow_user and any(is_within(resolved, d) for d in user_dirs()):
+        return resolved
+    via = "" if resolved == path else f" (resolves to {resolved})"
+    raise BoundaryError(f"{what} {path}{via} is outside the project {base}; refused")
+
+
+def writable(root: Path, path: Path, *, what: str) -> Path:
+    """The path to write ``path`` at, if that stays inside ``root`` and is not a symlink.
+
+    The parent directory is resolved (a symlinked ``logs/`` pointing out is refused) and
+    the file itself must not be a symlink (it would redirect the write). Returns the path
+    with its parent resolved; the file need not exist yet.
+    """
+    base = root.resolve()
+    target = path if path.is_absolute() else base / path
+    parent = inside_root(base, target.parent, what=f"{what} directory")
+    final = parent / target.name
+    if not is_within(final, base) or final == base:
+        raise BoundaryError(f"{what} {path} is outside the project {base}; refused")
+    if final.is_symlink():
+        raise BoundaryError(f"{what} {path} is a symlink; refusing to write through it")
+    return final
+
+
+def open_append(path: Path) -> int:
+    """An O_APPEND descriptor for ``path`` that never follows a symlink at the last step.
+
+    ``open(path, "a")`` writes wherever a planted symlink points; ``O_NOFOLLOW`` makes
+    that an error instead, reported as :class:`BoundaryError`.
+    """
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+    try:
+        return os.open(path, flags, 0o666)
+    except OSError as exc:
+        if path.is_symlink():
+            raise BoundaryError(f"{path} is a symlink; refusing to write through it") from None
+        raise CharterError(f"cannot write {path}: {exc.strerror}") from None
