@@ -12,6 +12,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -46,10 +48,13 @@ def _record_text(context: str, fields: dict[str, str]) -> str:
     return f"{context}\n{body}" if context else body
 
 
-def chunk_csv(text: str, name: str = "csv") -> ParsedDoc:
-    """One chunk per data row; the header gives field names."""
-    reader = csv.reader(io.StringIO(text), strict=True)
-    chunks: list[Chunk] = []
+def csv_records(lines: Iterable[str], name: str = "csv") -> Iterator[CsvRecord]:
+    """Data rows of CSV ``lines`` (any iterable: a string's lines or an open file).
+
+    Works row by row, so a large SoT file is streamed rather than read whole; a malformed
+    row raises :class:`CharterError` naming the file and line.
+    """
+    reader = csv.reader(lines, strict=True)
     header: list[str] | None = None
     row_number = 0
     previous_line = 0
@@ -74,22 +79,41 @@ def chunk_csv(text: str, name: str = "csv") -> ParsedDoc:
                     f"got {len(row)}"
                 )
             fields = {h: cell.strip() for h, cell in zip(header, row, strict=True)}
-            title = _record_title(fields)
-            chunks.append(
-                Chunk(
-                    kind="csv",
-                    line_start=first_line,
-                    line_end=reader.line_num,
-                    section=f"row {row_number}" + (f" ({title})" if title else ""),
-                    title=title,
-                    text=_record_text(name, fields),
-                    ordinal=len(chunks),
-                    address=f"row={row_number}",
-                    record=fields,
-                )
-            )
+            yield CsvRecord(row_number, first_line, reader.line_num, fields, _record_title(fields))
     except csv.Error as exc:
         raise CharterError(f"malformed CSV {name}: line {reader.line_num}: {exc}") from None
+    except UnicodeDecodeError:
+        raise CharterError(f"malformed CSV {name}: not valid UTF-8 text") from None
+
+
+@dataclass
+class CsvRecord:
+    """One CSV data row: its 1-based number (header excluded), line span and fields."""
+
+    row: int
+    line_start: int
+    line_end: int
+    fields: dict[str, str]
+    title: str
+
+
+def chunk_csv(text: str, name: str = "csv") -> ParsedDoc:
+    """One chunk per data row; the header gives field names."""
+    chunks: list[Chunk] = []
+    for rec in csv_records(io.StringIO(text), name):
+        chunks.append(
+            Chunk(
+                kind="csv",
+                line_start=rec.line_start,
+                line_end=rec.line_end,
+                section=f"row {rec.row}" + (f" ({rec.title})" if rec.title else ""),
+                title=rec.title,
+                text=_record_text(name, rec.fields),
+                ordinal=len(chunks),
+                address=f"row={rec.row}",
+                record=rec.fields,
+            )
+        )
     return ParsedDoc(chunks=chunks)
 
 
