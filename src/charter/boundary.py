@@ -45,20 +45,21 @@ def inside_root(root: Path, path: Path, *, what: str, allow_user: bool = False) 
     """``path`` resolved (symlinks followed) if it stays inside ``root``; else refuse.
 
     ``allow_user`` also admits :func:`user_dirs` (for rule imports a user wrote on
-    purpose, e.g. ``@~/.claude/my-style.md``). Raises :class:`BoundaryError` naming
-    ``what`` and the path as given, so the note says which import or setting it was.
+    purpose, e.g. ``@~/.claude/my-style.md``). Raises :class:`BoundaryError` starting
+    with ``what`` (which names the import, setting or file), so the note says which.
     """
     base = root.resolve()
     try:
         resolved = (path if path.is_absolute() else base / path).resolve()
     except (OSError, RuntimeError) as exc:  # symlink loop
-        raise BoundaryError(f"{what} {path}: cannot resolve ({exc}); refused") from None
+        raise BoundaryError(f"{what}: cannot resolve ({exc}); refused") from None
     if is_within(resolved, base):
         return resolved
     if allow_user and any(is_within(resolved, d) for d in user_dirs()):
         return resolved
-    via = "" if resolved == path else f" (resolves to {resolved})"
-    raise BoundaryError(f"{what} {path}{via} is outside the project {base}; refused")
+    if resolved == path:
+        raise BoundaryError(f"{what} is outside the project {base}; refused")
+    raise BoundaryError(f"{what} resolves to {resolved}, outside the project {base}; refused")
 
 
 def writable(root: Path, path: Path, *, what: str) -> Path:
@@ -70,7 +71,7 @@ def writable(root: Path, path: Path, *, what: str) -> Path:
     """
     base = root.resolve()
     target = path if path.is_absolute() else base / path
-    parent = inside_root(base, target.parent, what=f"{what} directory")
+    parent = inside_root(base, target.parent, what=f"{what} {path}: its directory")
     final = parent / target.name
     if not is_within(final, base) or final == base:
         raise BoundaryError(f"{what} {path} is outside the project {base}; refused")
@@ -92,3 +93,25 @@ def open_append(path: Path) -> int:
         if path.is_symlink():
             raise BoundaryError(f"{path} is a symlink; refusing to write through it") from None
         raise CharterError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def check_state_dir(root: Path, state_dir: Path) -> None:
+    """Refuse a state directory (``.charter``) that leads outside the project.
+
+    ``.charter`` holds the decisions history, compiled rules and the index; a symlink
+    there (the directory itself or anything below it, e.g. a planted
+    ``.charter/decisions/history.jsonl -> ~/elsewhere``) would make Charter read state
+    from, and write state to, a place outside the project. Symlinks that stay inside
+    are fine. The walk is small (Charter's own few files) and done once per project.
+    """
+    if not state_dir.is_symlink() and not state_dir.exists():
+        return
+    base = root.resolve()
+    rel = state_dir.relative_to(root) if state_dir.is_relative_to(root) else state_dir
+    inside_root(base, state_dir, what=f"state directory {rel}")
+    for dirpath, dirnames, filenames in os.walk(state_dir):
+        for name in (*dirnames, *filenames):
+            entry = Path(dirpath) / name
+            if entry.is_symlink():
+                shown = entry.relative_to(root) if entry.is_relative_to(root) else entry
+                inside_root(base, entry, what=f"state file {shown}")

@@ -76,13 +76,20 @@ def locked(path: Path) -> Iterator[None]:
 
 
 def append_line(path: Path, line: str) -> None:
-    """Append one line to an append-only log under an exclusive lock, then fsync."""
+    """Append one line to an append-only log under an exclusive lock, then fsync.
+
+    The log itself must not be a symlink (the append would land wherever it points).
+    """
     if not line.endswith("\n"):
         line += "\n"
-    with locked(path), open(path, "a", encoding="utf-8") as handle:
-        handle.write(line)
-        handle.flush()
-        os.fsync(handle.fileno())
+    from charter.boundary import open_append
+
+    with locked(path):
+        fd = open_append(path)  # O_NOFOLLOW: a planted symlink is refused, not followed
+        with os.fdopen(fd, "a", encoding="utf-8") as handle:
+            handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
 
 
 def read_text(

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from charter.boundary import open_append, writable
 from charter.fileio import locked
 
 COLUMNS = [
@@ -52,8 +53,16 @@ def log_action(
     results: Sequence[str],
     duration_ms: float,
     detail: dict[str, Any] | None = None,
+    root: Path | None = None,
 ) -> None:
-    """Append one row (and the header if the file is new or empty)."""
+    """Append one row (and the header if the file is new or empty).
+
+    With ``root``, the log must stay inside the project (``search.actions_log`` absolute
+    or with ``..``, or a symlinked ``logs/`` is refused); the file itself is never
+    followed if it is a symlink.
+    """
+    if root is not None:
+        path = writable(root, path, what="search.actions_log")
     row = _row(
         [
             datetime.now(UTC).isoformat(timespec="milliseconds"),
@@ -69,7 +78,7 @@ def log_action(
     path.parent.mkdir(parents=True, exist_ok=True)
     with locked(path):
         new = not path.exists() or path.stat().st_size == 0
-        with open(path, "a", encoding="utf-8", newline="") as handle:
+        with os.fdopen(open_append(path), "a", encoding="utf-8", newline="") as handle:
             if new:
                 handle.write(_row(COLUMNS))
             handle.write(row)

@@ -362,6 +362,7 @@ def check_facts(project: Project, text: str, *, source: str = "-") -> FactReport
         ],
         duration_ms=(time.perf_counter() - started) * 1000,
         detail=report.counts(),
+        root=project.root,
     )
     return report
 
