@@ -183,3 +183,17 @@ def test_index_and_facts_never_follow_symlinks_out(repo, outside, run_charter) -
     facts = run_charter("facts", "check", "-", "--json", cwd=repo, stdin="Rate R-1 applies.\n")
     assert json.loads(facts.stdout)["sources"] == []
     assert MARK not in facts.stdout
+
+
+def test_installer_never_writes_through_a_symlinked_claude_dir(
+    repo, outside, tmp_path, run_charter
+) -> None:
+    user_claude = tmp_path / "home" / ".claude"
+    user_claude.mkdir(parents=True)
+    (repo / ".claude").symlink_to(user_claude, target_is_directory=True)
+    result = run_charter("install", "claude-code", cwd=repo)
+    assert result.returncode == 2
+    (line,) = errors(result.stderr)
+    assert "hook settings" in line and "outside the project" in line
+    assert list(user_claude.iterdir()) == []
+    assert not (repo / ".mcp.json").exists()

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from charter.boundary import writable
 from charter.errors import CharterError
 from charter.fileio import atomic_write_text
 
@@ -75,8 +76,9 @@ def _strip_ours(hooks: dict[str, Any]) -> None:
 
 def install_claude_code(root: Path, *, uninstall: bool = False) -> list[str]:
     """Merge (or remove) Charter's hooks and MCP server entry; returns what changed."""
-    settings_path = root / ".claude" / "settings.json"
-    mcp_path = root / ".mcp.json"
+    # never through a symlink that leads out of the project (a planted .claude -> ~/.claude)
+    settings_path = writable(root, root / ".claude" / "settings.json", what="hook settings")
+    mcp_path = writable(root, root / ".mcp.json", what="MCP config")
     settings = _read_json(settings_path)
     mcp = _read_json(mcp_path)
     hooks = settings.get("hooks", {})
