@@ -96,6 +96,7 @@ class Project:
     settings: Settings = field(default_factory=Settings)
     config_path: Path | None = None
     state_override: Path | None = None
+    _state_checked: bool = field(default=False, init=False, repr=False, compare=False)
 
     @classmethod
     def load(cls, start: Path | str | None = None) -> Project:
@@ -111,7 +112,16 @@ class Project:
 
     @property
     def state_dir(self) -> Path:
-        return self.state_override or self.root / STATE_DIR
+        """``.charter`` under the root, refused (once checked) if it leads outside it."""
+        if self.state_override is not None:
+            return self.state_override
+        path = self.root / STATE_DIR
+        if not self._state_checked:
+            from charter.boundary import check_state_dir
+
+            check_state_dir(self.root, path)
+            self._state_checked = True
+        return path
 
     @property
     def db_path(self) -> Path:

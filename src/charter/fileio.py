@@ -142,7 +142,9 @@ def append_line(path: Path, line: str, *, fault: str = "append") -> None:
     if not line.endswith("\n"):
         line += "\n"
     with locked(path):
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        from charter.boundary import open_append
+
+        fd = open_append(path)  # O_NOFOLLOW: a planted symlink is refused, not followed
         try:
             size = os.fstat(fd).st_size
             if size and _last_byte(path) != b"\n":
@@ -319,11 +321,14 @@ def fault_point(step: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def read_text(path: Path, *, what: str = "file", max_bytes: int = MAX_TEXT_BYTES) -> str:
+def read_text(
+    path: Path, *, what: str = "file", max_bytes: int = MAX_TEXT_BYTES, hint: str = ""
+) -> str:
     """Read a UTF-8 text file or raise a one-line :class:`CharterError`.
 
     Binary files (NUL bytes or invalid UTF-8), oversized files, missing paths and
-    directories all get a message naming the path, never a traceback.
+    directories all get a message naming the path, never a traceback. ``hint`` names
+    the setting that raises the size cap, so the note says how to include the file.
     """
     try:
         size = path.stat().st_size
@@ -334,7 +339,8 @@ def read_text(path: Path, *, what: str = "file", max_bytes: int = MAX_TEXT_BYTES
     if path.is_dir():
         raise CharterError(f"{what} is a directory, not a file: {path}")
     if size > max_bytes:
-        raise CharterError(f"{what} too large ({size} bytes > {max_bytes}): {path}")
+        cap = f"{hint} = {max_bytes}" if hint else str(max_bytes)
+        raise CharterError(f"{what} too large ({size} bytes > {cap}): {path}")
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -368,6 +374,8 @@ def iter_jsonl(
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise CharterError(f"{path}:{number}: invalid JSON: {exc.msg}") from None
+        except RecursionError:
+            raise CharterError(f"{path}:{number}: JSON nested too deeply to parse") from None
         if not isinstance(obj, dict):
             raise CharterError(f"{path}:{number}: expected a JSON object")
         yield number, obj

@@ -114,6 +114,8 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         if risks and not set(risks) <= set(RISK_LEVELS):
             raise CharterError(f"--risk must be one of {', '.join(RISK_LEVELS)}")
         retriever = retriever_for(project, check_new=True)
+        for note in retriever.compiled.report.errors:  # a compile on demand: files skipped
+            print(f"charter: note: {note}", file=sys.stderr)
         if batch is not None:
             for number, item in iter_jsonl(batch, what="batch file"):
                 if not isinstance(item.get("task"), str):

@@ -197,6 +197,8 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             )
         for error in report.errors:
             err_console.print(f"[yellow]warning:[/yellow] {error['error']}", soft_wrap=True)
+        for skip in report.skipped:
+            err_console.print(f"[yellow]note:[/yellow] {skip['reason']}", soft_wrap=True)
         if report.counts()["mismatch"]:
             raise SystemExit(1)
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from charter import safejson, safeyaml
 from charter.decisions.binding import apply_binding
 from charter.decisions.merge import _slug, build_clarification, merge_questions_answers
 from charter.decisions.models import PgcClarifications, parse_clarifications
@@ -96,11 +97,11 @@ def load_document(path: Path) -> Any:
         return parse_markdown_form(text)
     if path.suffix.lower() == ".json":
         try:
-            return json.loads(text)
+            return safejson.loads(text, name=str(path))
         except json.JSONDecodeError as exc:
             raise CharterError(f"invalid JSON in {path}: {exc.msg} (line {exc.lineno})") from None
     try:
-        return yaml.safe_load(text)
+        return safeyaml.load(text, name=str(path))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""

@@ -6,6 +6,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 
+from charter.errors import CharterError
 from charter.rules.annotate import (
     infer_domains,
     infer_intents,
@@ -69,7 +70,12 @@ def _inference_section(section: list[str]) -> str:
 
 
 def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[Rule]:
-    blocks, _ = split_blocks(src.body, src.offset)
+    """Typed rules of one file; Markdown nested past Python's recursion limit (hostile
+    emphasis runs, tags in tags) is one :class:`CharterError` naming the file."""
+    try:
+        blocks, _ = split_blocks(src.body, src.offset)
+    except RecursionError:
+        raise CharterError(f"{src.rel}: Markdown nested too deeply to parse") from None
     rules: list[Rule] = []
     for block in blocks:
         ann = parse_annotations(block.text)

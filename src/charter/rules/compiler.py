@@ -32,6 +32,7 @@ from charter.rules.model import Rule
 from charter.rules.render import render_rule_line
 from charter.rules.sources import (
     SourceFile,
+    configured_sources,
     discover,
     kind_for_path,
     load_source,
@@ -145,11 +146,10 @@ def _sources_for(
                 raise CharterError(f"rule file not found: {path}")
             entries.append((kind_for_path(path, root), path))
     else:
-        entries = discover(root, settings.exclude)
-        for pattern in settings.sources:
-            for path in sorted(root.glob(pattern)):
-                if path.is_file() and all(p != path for _, p in entries):
-                    entries.append((kind_for_path(path, root), path))
+        entries = discover(root, settings.exclude, refused=report.errors)
+        for kind, path in configured_sources(root, settings.sources, report.errors):
+            if all(p.resolve() != path.resolve() for _, p in entries):
+                entries.append((kind, path))
     sources: list[SourceFile] = []
     seen: set[str] = set()
     for kind, path in entries:
@@ -157,11 +157,18 @@ def _sources_for(
         if rel in seen:
             continue
         try:
-            src = load_source(path, rel, kind)
+            src = load_source(path, rel, kind, settings.max_file_bytes)
             sources.append(src)
             seen.add(rel)
             if kind in ("claude", "claude-local"):
-                for child in resolve_imports(src, root, settings.max_import_depth):
+                imports = resolve_imports(
+                    src,
+                    root,
+                    settings.max_import_depth,
+                    refused=report.errors,
+                    max_bytes=settings.max_file_bytes,
+                )
+                for child in imports:
                     if child.rel not in seen:
                         sources.append(child)
                         seen.add(child.rel)
@@ -194,7 +201,7 @@ def compile_rules(
             import_provider(project.settings)
             loading = workers.submit(embedder_for, project.settings)
         sources = _sources_for(project, paths, report)
-        rules = _parse_rules(project, sources)
+        rules = _parse_rules(project, sources, report)
         model = loading.result() if loading is not None else embedder
         assert model is not None
         members = frozenset(r.id for r in rules if r.constitution)
@@ -223,8 +230,14 @@ def compile_rules(
     return compiled
 
 
-def _parse_rules(project: Project, sources: list[SourceFile]) -> list[Rule]:
-    """Rules of ``sources`` with ids and local overrides applied."""
+def _parse_rules(
+    project: Project, sources: list[SourceFile], report: CompileReport | None = None
+) -> list[Rule]:
+    """Rules of ``sources`` with ids and local overrides applied.
+
+    With ``report``, a file that cannot be parsed safely (Markdown nested too deeply) is
+    noted there and removed from ``sources`` in place; the others still compile.
+    """
     try:
         markers = [
             re.compile(m, re.IGNORECASE | re.MULTILINE)
@@ -233,8 +246,14 @@ def _parse_rules(project: Project, sources: list[SourceFile]) -> list[Rule]:
     except re.error as exc:
         raise CharterError(f"rules.constitution_markers: bad regex: {exc}") from None
     rules: list[Rule] = []
-    for src in sources:
-        rules.extend(rules_from_source(src, markers))
+    for src in list(sources):
+        try:
+            rules.extend(rules_from_source(src, markers))
+        except CharterError as exc:
+            if report is None:
+                raise
+            report.errors.append(str(exc))
+            sources.remove(src)
     return apply_local_overrides(assign_ids(rules))
 
 

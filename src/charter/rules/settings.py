@@ -85,3 +85,8 @@ class RulesSettings(BaseModel):
     lexical_weight: float = Field(0.5, ge=0, description="weight of the BM25 component")
     dense_weight: float = Field(1.0, ge=0, description="weight of the cosine component")
     max_import_depth: int = Field(5, ge=0, description="levels of @path imports followed")
+    max_file_bytes: int = Field(
+        256 * 1024,
+        ge=1024,
+        description="rule files (and imports) larger than this are skipped with a note",
+    )

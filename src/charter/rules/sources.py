@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from charter import safeyaml
+from charter.boundary import BoundaryError, inside_root
 from charter.errors import CharterError
 from charter.fileio import read_text
 
@@ -39,6 +41,11 @@ SOURCE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("cline", ".clinerules/**/*.md"),
     ("cline", ".clinerules"),
 )
+
+#: Default cap on one rule file (``rules.max_file_bytes``): Claude Code itself warns at
+#: 40k characters, and Markdown parsing costs about a kilobyte of memory per byte on
+#: hostile tables, so a larger "rule file" is a dump, not rules.
+DEFAULT_MAX_RULE_BYTES = 256 * 1024
 
 _PRUNE = {".git", "node_modules", ".venv", "venv", "__pycache__", ".charter", "dist", "build"}
 _IMPORT = re.compile(r"(?<![\w`/])@(?P<path>(?:~/|\.{1,2}/|/)?[\w.-]+(?:/[\w.-]+)*)")
@@ -78,10 +85,17 @@ def classify(rel: str) -> str | None:
     return None
 
 
-def discover(root: Path, exclude: list[str] | None = None) -> list[tuple[str, Path]]:
-    """Every rule file under ``root``, as (kind, path), sorted by path."""
+def discover(
+    root: Path, exclude: list[str] | None = None, refused: list[str] | None = None
+) -> list[tuple[str, Path]]:
+    """Every rule file under ``root``, as (kind, path), sorted by path.
+
+    Symlinked directories are not entered; a symlinked rule file whose target lies
+    outside the project is left out, with a note in ``refused`` if given.
+    """
     exclude = exclude or []
     found: dict[str, tuple[str, Path]] = {}
+    base = root.resolve()
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root)
         rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/")
@@ -97,8 +111,50 @@ def discover(root: Path, exclude: list[str] | None = None) -> list[tuple[str, Pa
                 continue
             kind = classify(rel)
             if kind:
-                found[rel] = (kind, Path(dirpath) / name)
+                path = Path(dirpath) / name
+                if path.is_symlink():
+                    try:
+                        inside_root(base, path, what=f"rule file {rel}")
+                    except BoundaryError as exc:
+                        if refused is not None:
+                            refused.append(str(exc))
+                        continue
+                found[rel] = (kind, path)
     return [found[k] for k in sorted(found)]
+
+
+def configured_sources(
+    root: Path, patterns: list[str], refused: list[str]
+) -> list[tuple[str, Path]]:
+    """Files matched by ``rules.sources`` globs, each inside the project.
+
+    A pattern that is absolute or climbs out with ``..`` is refused whole (with a note);
+    a matched file that resolves outside (a symlink) is refused on its own.
+    """
+    base = root.resolve()
+    out: list[tuple[str, Path]] = []
+    for pattern in patterns:
+        parts = Path(pattern).parts
+        if Path(pattern).is_absolute() or pattern.startswith("~") or ".." in parts:
+            refused.append(
+                f"rules.sources entry {pattern!r} is outside the project {base}; refused"
+            )
+            continue
+        try:
+            matches = sorted(base.glob(pattern))
+        except (ValueError, NotImplementedError) as exc:
+            refused.append(f"rules.sources entry {pattern!r}: {exc}")
+            continue
+        for path in matches:
+            if not path.is_file():
+                continue
+            try:
+                inside_root(base, path, what=f"rules.sources file {path.relative_to(base)}")
+            except BoundaryError as exc:
+                refused.append(str(exc))
+                continue
+            out.append((kind_for_path(path, base), path))
+    return out
 
 
 def kind_for_path(path: Path, root: Path) -> str:
@@ -115,10 +171,13 @@ def kind_for_path(path: Path, root: Path) -> str:
     return "markdown"
 
 
-def _lenient_yaml(raw: str) -> Any:
-    """Cursor front matter is not strict YAML (``globs: *.ts`` is an alias in YAML)."""
+def _lenient_yaml(raw: str, name: str = "front matter") -> Any:
+    """Cursor front matter is not strict YAML (``globs: *.ts`` is an alias in YAML).
+
+    Both attempts go through :mod:`charter.safeyaml`, so a YAML bomb is refused.
+    """
     try:
-        return yaml.safe_load(raw)
+        return safeyaml.load(raw, name=name)
     except yaml.YAMLError:
         fixed = []
         for line in raw.splitlines():
@@ -129,7 +188,7 @@ def _lenient_yaml(raw: str) -> Any:
                     value = "'" + value.replace("'", "''") + "'"
                 line = f"{key}: {value}"
             fixed.append(line)
-        return yaml.safe_load("\n".join(fixed))
+        return safeyaml.load("\n".join(fixed), name=name)
 
 
 def split_front_matter(text: str, rel: str) -> tuple[dict[str, Any], str, int]:
@@ -143,7 +202,7 @@ def split_front_matter(text: str, rel: str) -> tuple[dict[str, Any], str, int]:
         if lines[idx].strip() in ("---", "..."):
             raw = "\n".join(lines[1:idx])
             try:
-                meta = _lenient_yaml(raw) if raw.strip() else {}
+                meta = _lenient_yaml(raw, f"{rel}: front matter") if raw.strip() else {}
             except yaml.YAMLError as exc:
                 mark = getattr(exc, "problem_mark", None)
                 where = f":{mark.line + 2}" if mark is not None else ""
@@ -197,8 +256,11 @@ def _apply_meta(src: SourceFile) -> None:
             src.scopes = [f"{parent}/**"]
 
 
-def load_source(path: Path, rel: str, kind: str) -> SourceFile:
-    text = read_text(path, what="rule file")
+def load_source(
+    path: Path, rel: str, kind: str, max_bytes: int = DEFAULT_MAX_RULE_BYTES
+) -> SourceFile:
+    """Read one rule file (at most ``max_bytes``; ``rules.max_file_bytes``)."""
+    text = read_text(path, what="rule file", max_bytes=max_bytes, hint="rules.max_file_bytes")
     meta, body, offset = split_front_matter(text, rel)
     src = SourceFile(path=path, rel=rel, kind=kind, text=text, body=body, offset=offset, meta=meta)
     _apply_meta(src)
@@ -222,9 +284,21 @@ def find_imports(src: SourceFile) -> list[tuple[int, str]]:
 
 
 def resolve_imports(
-    src: SourceFile, root: Path, max_depth: int, depth: int = 0
+    src: SourceFile,
+    root: Path,
+    max_depth: int,
+    depth: int = 0,
+    *,
+    refused: list[str] | None = None,
+    max_bytes: int = DEFAULT_MAX_RULE_BYTES,
 ) -> list[SourceFile]:
-    """Imported files of ``src`` (recursively), each read like a CLAUDE.md."""
+    """Imported files of ``src`` (recursively), each read like a CLAUDE.md.
+
+    An import must resolve inside the project or under ``~/.claude`` (which Claude Code
+    reads anyway); any other target — ``@/etc/hosts``, ``@../../x.md``, a symlink out —
+    is refused with a note naming the import and the file. With ``refused`` given, the
+    note goes there and the other imports are still read; without it, it is raised.
+    """
     if depth >= max_depth:
         return []
     out: list[SourceFile] = []
@@ -236,21 +310,33 @@ def resolve_imports(
         else:
             target = src.path.parent / raw
         looks_like_file = bool(re.search(r"\.(md|mdc|txt|markdown)$", raw))
-        if not target.exists():
+        try:
+            resolved = inside_root(
+                root, target, what=f"{src.rel}:{line}: import @{raw}", allow_user=True
+            )
+        except BoundaryError as exc:
+            if refused is None:
+                raise
+            if looks_like_file or target.exists():
+                refused.append(str(exc))
+            continue
+        if not resolved.exists():
             if looks_like_file:
                 raise CharterError(f"{src.rel}:{line}: import @{raw} not found")
             continue
-        if not target.is_file():
+        if not resolved.is_file():
             continue
         try:
-            rel = target.resolve().relative_to(root.resolve()).as_posix()
+            rel = resolved.relative_to(root.resolve()).as_posix()
         except ValueError:
-            rel = target.resolve().as_posix()
+            rel = "~/" + resolved.relative_to(Path.home().resolve()).as_posix()
         try:
-            child = load_source(target, rel, "claude-import")
+            child = load_source(resolved, rel, "claude-import", max_bytes)
         except CharterError as exc:
             raise CharterError(f"{src.rel}:{line}: unreadable import @{raw}: {exc}") from None
         child.imported_from = src.rel
         out.append(child)
-        out.extend(resolve_imports(child, root, max_depth, depth + 1))
+        out.extend(
+            resolve_imports(child, root, max_depth, depth + 1, refused=refused, max_bytes=max_bytes)
+        )
     return out

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from charter.boundary import open_append, writable
 from charter.fileio import fault_point, locked, write_all
 
 COLUMNS = [
@@ -52,8 +53,16 @@ def log_action(
     results: Sequence[str],
     duration_ms: float,
     detail: dict[str, Any] | None = None,
+    root: Path | None = None,
 ) -> None:
-    """Append one row (and the header if the file is new or empty)."""
+    """Append one row (and the header if the file is new or empty).
+
+    With ``root``, the log must stay inside the project (``search.actions_log`` absolute
+    or with ``..``, or a symlinked ``logs/`` is refused); the file itself is never
+    followed if it is a symlink.
+    """
+    if root is not None:
+        path = writable(root, path, what="search.actions_log")
     row = _row(
         [
             datetime.now(UTC).isoformat(timespec="milliseconds"),
@@ -68,7 +77,7 @@ def log_action(
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     with locked(path):
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        fd = open_append(path)  # O_NOFOLLOW: a planted symlink is refused, not followed
         try:
             size = os.fstat(fd).st_size
             prefix = _row(COLUMNS) if size == 0 else ""

@@ -16,6 +16,8 @@ from typing import Any
 import yaml
 from markdown_it import MarkdownIt
 
+from charter import safeyaml
+
 _FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*(\n|\Z)", re.DOTALL)
 _META_BULLET = re.compile(r"^[-*]\s+(zone|entity|level|version|date|status|title)\s*:\s*(.+)$")
 
@@ -60,13 +62,17 @@ def approx_tokens(text: str) -> int:
     return int(len(text.split()) * 1.3) + 1
 
 
-def frontmatter(text: str) -> tuple[dict[str, Any], int]:
-    """YAML front matter as a dict and the number of lines it occupies (0 if none)."""
+def frontmatter(text: str, name: str = "document") -> tuple[dict[str, Any], int]:
+    """YAML front matter as a dict and the number of lines it occupies (0 if none).
+
+    Broken YAML is ignored (the file is still prose), but front matter over a safety limit
+    (a YAML bomb) raises :class:`~charter.safeyaml.YamlLimitError` so the file is skipped.
+    """
     match = _FRONTMATTER.match(text)
     if not match:
         return {}, 0
     try:
-        data = yaml.safe_load(match.group(1))
+        data = safeyaml.load(match.group(1), name=f"{name}: front matter")
     except yaml.YAMLError:
         data = None
     lines = match.group(0).count("\n")
@@ -120,15 +126,20 @@ def _span_text(lines: list[str], start: int, end: int) -> str:
     return "\n".join(lines[start - 1 : end])
 
 
-_MD = MarkdownIt("commonmark")
+#: Block structure only: sections need heading lines and raw heading text, never inline
+#: markup. Skipping the inline pass makes chunking linear on hostile input (runs of
+#: ``[a](`` or nested emphasis cost minutes and deep recursion in the inline parser).
+_MD = MarkdownIt("commonmark").disable("inline")
 
 
-def chunk_markdown(text: str, max_tokens: int = 400, kind: str = "markdown") -> ParsedDoc:
+def chunk_markdown(
+    text: str, max_tokens: int = 400, kind: str = "markdown", name: str = "document"
+) -> ParsedDoc:
     """Split Markdown into heading sections with exact spans and parent links."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    meta, fm_lines = frontmatter(text)
+    meta, fm_lines = frontmatter(text, name)
     body_lines = [""] * fm_lines + lines[fm_lines:]
     meta = {**meta_bullets(body_lines), **meta}
     tokens = _MD.parse("\n".join(body_lines))
@@ -195,9 +206,9 @@ def chunk_plain(text: str, max_tokens: int = 400, kind: str = "text") -> ParsedD
     return ParsedDoc(chunks=chunks, refs=find_refs(text))
 
 
-_LINK = re.compile(r"\]\(([^)\s#]+\.(?:md|markdown|txt|csv|ya?ml|json))(?:#[^)]*)?\)")
+_LINK = re.compile(r"\]\(([^()\[\]\s#]+\.(?:md|markdown|txt|csv|ya?ml|json))(?:#[^)]*)?\)")
 _ADR_ID = re.compile(r"\b(ADR[-_ ]?\d{1,5})\b", re.IGNORECASE)
-_BARE_PATH = re.compile(r"(?<![\w/])((?:[\w.-]+/)+[\w.-]+\.(?:md|markdown))\b")
+_BARE_PATH = re.compile(r"(?<![\w./-])((?:[\w.-]+/)+[\w.-]+\.(?:md|markdown))\b")
 
 
 def find_refs(text: str) -> list[str]:

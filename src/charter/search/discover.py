@@ -169,7 +169,7 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
             except OSError:
                 continue
             if size > idx.max_file_bytes:
-                out.skipped.append((rel, f"too large ({size} bytes)"))
+                out.skipped.append((rel, f"too large ({size} bytes > search.index.max_file_bytes)"))
                 continue
             out.files.append((path, rel))
     return out

@@ -345,6 +345,7 @@ class SearchEngine:
             scope=response.scope.as_dict(),
             results=[r.citation for r in response.results],
             duration_ms=response.duration_ms,
+            root=self.project.root,
         )
 
     # -- helpers -------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,18 @@ from charter.search import gitinfo
 from charter.search.actions import log_action
 from charter.search.discover import discover, file_kind
 from charter.search.parse import parse_file
-from charter.search.patterns import Fact, find_facts, normalise
+from charter.search.patterns import (
+    ID,
+    ISO_DATE,
+    MONEY,
+    TEXT_DATE_DMY,
+    TEXT_DATE_MDY,
+    ULID,
+    Fact,
+    find_facts,
+    normalise,
+)
+from charter.search.records import csv_records
 
 #: Words in a sentence that point at a kind of field, for records with several of a kind.
 FIELD_HINTS: dict[str, tuple[str, ...]] = {
@@ -44,7 +56,7 @@ _MONEY_FIELD = re.compile(
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class SotField:
     path: str
     address: str  # record address ("row=3", "/deliverables/0")
@@ -80,6 +92,7 @@ class FactReport:
     facts: list[FactVerdict] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
     errors: list[dict[str, str]] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)  # SoT files not read, why
 
     def counts(self) -> dict[str, int]:
         out = {"verified": 0, "mismatch": 0, "not_found": 0}
@@ -93,6 +106,7 @@ class FactReport:
             "counts": self.counts(),
             "sources": self.sources,
             "errors": self.errors,
+            "skipped": self.skipped,
         }
 
 
@@ -100,48 +114,107 @@ def _field_kind(name: str, raw: str) -> tuple[str, str]:
     text = raw.strip()
     if not text:
         return "text", ""
-    dates = find_facts(text, kinds=("date",))
-    if dates and dates[0].text == text:
-        return "date", dates[0].value
-    ids = find_facts(text, kinds=("id",))
-    if ids and ids[0].text == text:
-        return "id", ids[0].value
-    money = find_facts(text, kinds=("money",))
-    if money and money[0].text.strip() == text:
-        return "money", money[0].value
-    if re.fullmatch(r"-?\d[\d,]*(\.\d+)?\s?%?", text):
-        kind = "money" if _MONEY_FIELD.search(name) else "number"
-        value = normalise("number", text) + ("%" if text.endswith("%") else "")
-        return kind, value
+    # Large SoT files have millions of cells: dates, IDs and money all need a digit, and a
+    # plain number can be none of them.
+    # Each full test runs only when a whole-cell regex says it can succeed.
+    if not _DIGIT.search(text):
+        return "text", text.lower()
+    if _PLAIN_NUMBER.fullmatch(text):
+        return _number_kind(name, text)
+    if ISO_DATE.fullmatch(text) or TEXT_DATE_MDY.fullmatch(text) or TEXT_DATE_DMY.fullmatch(text):
+        dates = find_facts(text, kinds=("date",))
+        if dates and dates[0].text == text:
+            return "date", dates[0].value
+    if ULID.fullmatch(text) or ID.fullmatch(text):
+        ids = find_facts(text, kinds=("id",))
+        if ids and ids[0].text == text:
+            return "id", ids[0].value
+    if MONEY.search(text):
+        money = find_facts(text, kinds=("money",))
+        if money and money[0].text.strip() == text:
+            return "money", money[0].value
+    if _PLAIN_NUMBER.fullmatch(text):
+        return _number_kind(name, text)
     return "text", text.lower()
 
 
-def load_sot(project: Project) -> tuple[list[SotField], list[str], list[dict[str, str]]]:
-    """Every field of every SoT record, the files read, and files that failed to parse."""
+_PLAIN_NUMBER = re.compile(r"-?\d[\d,]*(\.\d+)?\s?%?")
+_DIGIT = re.compile(r"\d")
+
+
+def _number_kind(name: str, text: str) -> tuple[str, str]:
+    kind = "money" if _MONEY_FIELD.search(name) else "number"
+    return kind, normalise("number", text) + ("%" if text.endswith("%") else "")
+
+
+def load_sot(
+    project: Project,
+) -> tuple[list[SotField], list[str], list[dict[str, str]], list[dict[str, str]]]:
+    """Every field of every SoT record, the files read, files that failed to parse, and
+    files skipped for size — each skip named, never silent.
+
+    CSV files are streamed row by row up to ``search.index.max_sot_bytes`` (the index's
+    ``max_file_bytes`` cap does not apply: a large ledger is exactly what facts are checked
+    against); YAML and JSON are parsed whole, so they keep ``max_file_bytes``.
+    """
     settings = project.settings.search
+    caps = settings.index
     found = discover(project.root, [project.root], settings)
     fields: list[SotField] = []
     sources: list[str] = []
     errors: list[dict[str, str]] = []
+    skipped: list[dict[str, str]] = []
     from charter.search.discover import matches_any
 
-    for absolute, rel in found.files:
+    too_large = [
+        (project.root / rel, rel) for rel, why in found.skipped if why.startswith("too large")
+    ]
+    for absolute, rel in sorted([*found.files, *too_large], key=lambda item: item[1]):
         kind = file_kind(rel, settings)
-        if kind not in ("csv", "yaml", "json") or not matches_any(rel, settings.index.sot_paths):
+        if kind not in ("csv", "yaml", "json") or not matches_any(rel, caps.sot_paths):
+            continue
+        cap, key = (
+            (caps.max_sot_bytes, "search.index.max_sot_bytes")
+            if kind == "csv"
+            else (caps.max_file_bytes, "search.index.max_file_bytes")
+        )
+        try:
+            size = absolute.stat().st_size
+        except OSError as exc:
+            errors.append({"path": rel, "error": f"cannot read SoT file {rel}: {exc.strerror}"})
+            continue
+        if size > cap:
+            skipped.append(
+                {"path": rel, "reason": f"SoT file {rel} not checked: {size} bytes > {key} = {cap}"}
+            )
             continue
         try:
-            parsed = parse_file(read_text(absolute, what="SoT file"), kind, rel)
+            records = _records(absolute, kind, rel)
+            for address, title, record in records:
+                for name, raw in record.items():
+                    field_kind, value = _field_kind(name, raw)
+                    fields.append(SotField(rel, address, title, name, raw, field_kind, value))
         except CharterError as exc:
+            fields = [f for f in fields if f.path != rel]
             errors.append({"path": rel, "error": str(exc)})
             continue
         sources.append(rel)
-        for chunk in parsed.chunks:
-            for name, raw in (chunk.record or {}).items():
-                field_kind, value = _field_kind(name, raw)
-                fields.append(
-                    SotField(rel, chunk.address, chunk.title, name, raw, field_kind, value)
-                )
-    return fields, sources, errors
+    return fields, sources, errors, skipped
+
+
+def _records(absolute: Path, kind: str, rel: str) -> Iterator[tuple[str, str, dict[str, str]]]:
+    """(address, title, fields) of each record; CSV rows are read as a stream."""
+    if kind == "csv":
+        try:
+            with open(absolute, encoding="utf-8-sig", newline="") as handle:
+                for rec in csv_records(handle, rel):
+                    yield f"row={rec.row}", rec.title, rec.fields
+        except OSError as exc:
+            raise CharterError(f"cannot read SoT file {rel}: {exc.strerror}") from None
+        return
+    parsed = parse_file(read_text(absolute, what="SoT file"), kind, rel)
+    for chunk in parsed.chunks:
+        yield chunk.address, chunk.title, chunk.record or {}
 
 
 def _comparable(fact_kind: str, field_kind: str) -> bool:
@@ -170,8 +243,8 @@ def _hint_score(name: str, sentence_words: set[str]) -> int:
 
 def verify_text(project: Project, text: str) -> FactReport:
     """Verify every fact in ``text`` against the project's SoT (no logging)."""
-    fields, sources, errors = load_sot(project)
-    report = FactReport(sources=sources, errors=errors)
+    fields, sources, errors, skipped = load_sot(project)
+    report = FactReport(sources=sources, errors=errors, skipped=skipped)
     by_record: dict[tuple[str, str], list[SotField]] = {}
     for f in fields:
         by_record.setdefault((f.path, f.address), []).append(f)
@@ -245,6 +318,8 @@ def _mentioned(
 
 
 def _last_mention(text: str, name: str) -> int:
+    if name not in text:  # cheap test first: large SoT files have many names
+        return -1
     found = -1
     for match in re.finditer(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text):
         found = match.start()
@@ -287,6 +362,7 @@ def check_facts(project: Project, text: str, *, source: str = "-") -> FactReport
         ],
         duration_ms=(time.perf_counter() - started) * 1000,
         detail=report.counts(),
+        root=project.root,
     )
     return report
 

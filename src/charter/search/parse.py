@@ -10,7 +10,7 @@ from charter.search.records import chunk_csv, chunk_structured, parse_json_stric
 def parse_file(text: str, kind: str, name: str, max_tokens: int = 400) -> ParsedDoc:
     """Chunks of ``text``; raises CharterError for malformed structured data."""
     if kind in ("markdown", "adr"):
-        return chunk_markdown(text, max_tokens, kind=kind)
+        return chunk_markdown(text, max_tokens, kind=kind, name=name)
     if kind == "csv":
         return chunk_csv(text, name)
     if kind == "yaml":

@@ -12,10 +12,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
+from charter import safejson, safeyaml
 from charter.errors import CharterError
 from charter.search.chunks import Chunk, ParsedDoc
 
@@ -45,10 +48,13 @@ def _record_text(context: str, fields: dict[str, str]) -> str:
     return f"{context}\n{body}" if context else body
 
 
-def chunk_csv(text: str, name: str = "csv") -> ParsedDoc:
-    """One chunk per data row; the header gives field names."""
-    reader = csv.reader(io.StringIO(text), strict=True)
-    chunks: list[Chunk] = []
+def csv_records(lines: Iterable[str], name: str = "csv") -> Iterator[CsvRecord]:
+    """Data rows of CSV ``lines`` (any iterable: a string's lines or an open file).
+
+    Works row by row, so a large SoT file is streamed rather than read whole; a malformed
+    row raises :class:`CharterError` naming the file and line.
+    """
+    reader = csv.reader(lines, strict=True)
     header: list[str] | None = None
     row_number = 0
     previous_line = 0
@@ -73,22 +79,41 @@ def chunk_csv(text: str, name: str = "csv") -> ParsedDoc:
                     f"got {len(row)}"
                 )
             fields = {h: cell.strip() for h, cell in zip(header, row, strict=True)}
-            title = _record_title(fields)
-            chunks.append(
-                Chunk(
-                    kind="csv",
-                    line_start=first_line,
-                    line_end=reader.line_num,
-                    section=f"row {row_number}" + (f" ({title})" if title else ""),
-                    title=title,
-                    text=_record_text(name, fields),
-                    ordinal=len(chunks),
-                    address=f"row={row_number}",
-                    record=fields,
-                )
-            )
+            yield CsvRecord(row_number, first_line, reader.line_num, fields, _record_title(fields))
     except csv.Error as exc:
         raise CharterError(f"malformed CSV {name}: line {reader.line_num}: {exc}") from None
+    except UnicodeDecodeError:
+        raise CharterError(f"malformed CSV {name}: not valid UTF-8 text") from None
+
+
+@dataclass
+class CsvRecord:
+    """One CSV data row: its 1-based number (header excluded), line span and fields."""
+
+    row: int
+    line_start: int
+    line_end: int
+    fields: dict[str, str]
+    title: str
+
+
+def chunk_csv(text: str, name: str = "csv") -> ParsedDoc:
+    """One chunk per data row; the header gives field names."""
+    chunks: list[Chunk] = []
+    for rec in csv_records(io.StringIO(text), name):
+        chunks.append(
+            Chunk(
+                kind="csv",
+                line_start=rec.line_start,
+                line_end=rec.line_end,
+                section=f"row {rec.row}" + (f" ({rec.title})" if rec.title else ""),
+                title=rec.title,
+                text=_record_text(name, rec.fields),
+                ordinal=len(chunks),
+                address=f"row={rec.row}",
+                record=rec.fields,
+            )
+        )
     return ParsedDoc(chunks=chunks)
 
 
@@ -109,7 +134,7 @@ def chunk_structured(text: str, name: str = "yaml", kind: str = "yaml") -> Parse
     mappings become records of their own at their JSON Pointer.
     """
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = safeyaml.compose(text, name=name)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
@@ -190,6 +215,6 @@ def _end_line(node: yaml.Node) -> int:
 def parse_json_strict(text: str, name: str) -> Any:
     """Validate JSON syntax first so errors name JSON's own line and column."""
     try:
-        return json.loads(text)
+        return safejson.loads(text, name=name)
     except json.JSONDecodeError as exc:
         raise CharterError(f"malformed JSON {name}: line {exc.lineno}: {exc.msg}") from None

@@ -164,7 +164,14 @@ class IndexSettings(BaseModel):
     max_chunk_tokens: int = Field(
         default=400, ge=32, description="split longer sections by paragraph"
     )
-    max_file_bytes: int = Field(default=2_000_000, ge=1024)
+    max_file_bytes: int = Field(
+        default=2_000_000, ge=1024, description="larger files are skipped with a note"
+    )
+    max_sot_bytes: int = Field(
+        default=16_000_000,
+        ge=1024,
+        description="SoT CSV files are streamed by fact checks up to this size",
+    )
     git_history: bool = Field(default=True, description="index files deleted in git history")
     git_history_limit: int = Field(
         default=200, ge=0, description="deleted files taken from history"

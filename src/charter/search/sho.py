@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from charter import safejson
 from charter.errors import CharterError
 from charter.fileio import locked_update_json
 
@@ -27,7 +28,7 @@ def read_sho(state_dir: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = safejson.loads(path.read_text(encoding="utf-8"), name=str(path))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise CharterError(f"invalid session handoff {path}: {exc}") from None
     if not isinstance(data, dict):

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from charter.boundary import writable
 from charter.errors import CharterError
 from charter.fileio import atomic_write_text, locked
 
@@ -86,8 +87,9 @@ def install_claude_code(
 
 
 def _install(root: Path, uninstall: bool) -> list[str]:
-    settings_path = root / ".claude" / "settings.json"
-    mcp_path = root / ".mcp.json"
+    # never through a symlink that leads out of the project (a planted .claude -> ~/.claude)
+    settings_path = writable(root, root / ".claude" / "settings.json", what="hook settings")
+    mcp_path = writable(root, root / ".mcp.json", what="MCP config")
     settings = _read_json(settings_path)
     mcp = _read_json(mcp_path)
     hooks = settings.get("hooks", {})
