@@ -120,10 +120,36 @@ HANDLERS = {
 }
 
 
+#: Starts the worker without the project on ``sys.path``: ``-I`` (isolated mode) ignores
+#: ``PYTHONPATH`` and never adds the cwd; Charter's own import root is appended (not
+#: prepended, so it shadows nothing) for installs only reachable through ``PYTHONPATH``.
+_WORKER_BOOT = (
+    "import sys; p = sys.argv.pop(1); p and (p in sys.path or sys.path.append(p)); "
+    "from charter.integrations.claude_code.worker import main; raise SystemExit(main())"
+)
+
+
+def worker_command(root: Path) -> list[str]:
+    """The command line that starts ``root``'s warm worker."""
+    import charter
+
+    code_root = Path(charter.__file__).resolve().parent.parent
+    extra = "" if code_root == root.resolve() else str(code_root)
+    return [sys.executable, "-I", "-c", _WORKER_BOOT, extra, str(root)]
+
+
 def spawn_worker(root: Path) -> None:
-    """Start the project's warm worker in the background (no-op if one is running)."""
+    """Start the project's warm worker in the background (no-op if one is running).
+
+    Raises :class:`charter.paths.UnsafeRuntimeDir` (an ``OSError``) when the runtime
+    directory is not this user's private directory: then no worker is started at all.
+    """
+    from charter.paths import runtime_dir
+
+    runtime_dir(create=True)
     subprocess.Popen(
-        [sys.executable, "-m", "charter.integrations.claude_code.worker", str(root)],
+        worker_command(root),
+        cwd=str(root),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -12,10 +12,12 @@ import json
 import os
 import socket
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
-from charter.paths import find_root, worker_socket
+from charter.integrations.claude_code import channel
+from charter.paths import find_root, runtime_base, runtime_dir, worker_socket
 
 EVENTS = {
     "session-start": "SessionStart",
@@ -25,8 +27,8 @@ EVENTS = {
 #: Events answered by the warm worker when one is up (the others need full discovery).
 WORKER_EVENTS = {"user-prompt-submit", "stop"}
 CLIENT_TIMEOUT = 8.0
-#: In-process answers give up after this long (the installer sets Claude Code's hook
-#: timeout to 30 s), so a hook always answers in time even on a first, large compile.
+#: A hook answers within this long, worker or not (the installer sets Claude Code's hook
+#: timeout to 30 s), so it always answers in time even on a first, large compile.
 HOOK_DEADLINE = float(os.environ.get("CHARTER_HOOK_DEADLINE", "20"))
 
 
@@ -40,30 +42,50 @@ def project_root(payload: dict[str, Any]) -> Path:
     return find_root(base)
 
 
-def ask_worker(root: Path, event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
-    """The worker's answer, or None when no worker is listening (or it is too slow)."""
+def ask_worker(
+    root: Path, event: str, payload: dict[str, Any], timeout: float = CLIENT_TIMEOUT
+) -> dict[str, Any] | None:
+    """The worker's answer, or None when no trustworthy worker answers in ``timeout``.
+
+    The runtime directory, the socket file and the worker's uid are checked before the
+    payload (the user's prompt) is sent; a worker that fails a check is reported on
+    stderr and not used.
+    """
+    if not os.path.lexists(runtime_base()):
+        return None  # no worker was ever started for this user
     path = worker_socket(root)
-    if not path.exists():
+    try:
+        runtime_dir()
+        if not os.path.lexists(path):
+            return None
+        channel.check_socket_file(path)
+        token = channel.read_token(path)
+    except FileNotFoundError:
+        return None  # the worker is starting or just left
+    except OSError as exc:  # UnsafeRuntimeDir, a foreign socket or token file
+        _note(f"{exc}; warm worker not used, computing in-process")
         return None
-    request = json.dumps({"event": event, "payload": payload}).encode() + b"\n"
+    request = json.dumps({"event": event, "payload": payload, "token": token}).encode() + b"\n"
+    deadline = time.monotonic() + timeout
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(CLIENT_TIMEOUT)
+            sock.settimeout(timeout)
             sock.connect(str(path))
+            channel.check_peer(sock)
             sock.sendall(request)
-            chunks = []
-            while True:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-        reply: dict[str, Any] = json.loads(b"".join(chunks).decode())
-        return reply
-    except (OSError, ValueError):
+            raw = channel.read_line(sock, channel.MAX_REPLY, deadline)
+        reply = json.loads(raw.decode())
+    except channel.ChannelError as exc:
+        _note(f"warm worker not used: {exc}")
         return None
+    except (OSError, ValueError, RecursionError):
+        return None
+    return reply if isinstance(reply, dict) else None
 
 
-def _handle_in_process(root: Path, event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+def _handle_in_process(
+    root: Path, event: str, payload: dict[str, Any], timeout: float = HOOK_DEADLINE
+) -> dict[str, Any] | None:
     """Run the handler with a deadline below Claude Code's hook timeout; None if it ran out."""
     import threading
 
@@ -79,7 +101,7 @@ def _handle_in_process(root: Path, event: str, payload: dict[str, Any]) -> dict[
 
     thread = threading.Thread(target=work, daemon=True)
     thread.start()
-    thread.join(HOOK_DEADLINE)
+    thread.join(max(timeout, 0.0))
     if thread.is_alive():
         try:  # best effort: without a worker the next prompt falls back again
             from charter.config import Project
@@ -96,24 +118,56 @@ def _handle_in_process(root: Path, event: str, payload: dict[str, Any]) -> dict[
     return reply
 
 
+def _read_input() -> bytes:
+    """Hook stdin, at most :data:`channel.MAX_HOOK_INPUT` bytes (ValueError beyond)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raw = sys.stdin.read(channel.MAX_HOOK_INPUT + 1).encode()
+    else:
+        raw = stream.read(channel.MAX_HOOK_INPUT + 1)
+    if len(raw) > channel.MAX_HOOK_INPUT:
+        raise ValueError(f"over {channel.MAX_HOOK_INPUT // (1024 * 1024)} MiB, not read")
+    return bytes(raw)
+
+
+def _untrusted_sys_path() -> None:
+    """Drop the current directory from ``sys.path`` (``python -m charter`` puts it first):
+    a project file named like a module must never be imported by a hook."""
+    cwd = os.getcwd()
+    sys.path[:] = [p for p in sys.path if p not in ("", ".", cwd)]
+
+
 def hook_main(argv: list[str]) -> int:
+    started = time.monotonic()
     if not argv or argv[0] not in EVENTS:
         _note(f"usage: charter hook {{{'|'.join(EVENTS)}}}")
         return 2 if not argv else 0
     event = argv[0]
+    _untrusted_sys_path()
     try:
-        raw = sys.stdin.read()
-        payload = json.loads(raw) if raw.strip() else {}
+        raw = _read_input()
+        payload = json.loads(raw.decode("utf-8", errors="replace")) if raw.strip() else {}
         if not isinstance(payload, dict):
             raise ValueError("hook input is not a JSON object")
+    except RecursionError:
+        _note(
+            f"hook {event}: unreadable input (JSON nested too deeply); continuing without "
+            "Charter context"
+        )
+        return 0
     except (ValueError, OSError) as exc:
         _note(f"hook {event}: unreadable input ({exc}); continuing without Charter context")
         return 0
     try:
         root = project_root(payload)
-        reply = ask_worker(root, event, payload) if event in WORKER_EVENTS else None
+        reply = None
+        if event in WORKER_EVENTS:
+            left = HOOK_DEADLINE - (time.monotonic() - started)
+            reply = ask_worker(root, event, payload, min(CLIENT_TIMEOUT, max(left / 2, 0.1)))
         if reply is None:
-            reply = _handle_in_process(root, event, payload)
+            reply = _handle_in_process(
+                root, event, payload, HOOK_DEADLINE - (time.monotonic() - started)
+            )
             if reply is None:
                 _note(
                     f"hook {event}: no answer within {HOOK_DEADLINE:.0f}s (first compile of a "
