@@ -201,3 +201,32 @@ def test_worker_refuses_oversized_requests_and_stays_up(
         assert "Alembic" in proc.stdout and proc.stderr == "", proc.stderr
     finally:
         os.kill(pid, 15)
+
+
+def test_memory_cap_stops_hook_and_worker(repo: Path, tmp_path: Path, run_charter: Run) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    write(repo, "charter.toml", "[hooks]\nmax_memory_mb = 128\n")  # below a loaded model
+    env = {"TMPDIR": str(tmp_path), "XDG_RUNTIME_DIR": ""}
+    began = time.monotonic()
+    proc = run_charter(
+        "hook", "session-start", cwd=repo, env=env, stdin=hook_payload("SessionStart", repo)
+    )
+    assert proc.returncode == 0 and proc.stdout == "", proc.stderr
+    assert "stopped at 128 MiB" in proc.stderr and "Traceback" not in proc.stderr
+    assert time.monotonic() - began < DEADLINE
+    sock = tmp_path / f"charter-{os.getuid()}" / worker_socket(repo).name
+    lock = channel.lock_path(sock)
+    deadline = time.time() + 60
+    while not (lock.exists() and lock.read_text()) and time.time() < deadline:
+        time.sleep(0.2)
+    pid = int(lock.read_text())  # the worker was started, and its watchdog ends it
+    while time.time() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.2)
+    else:
+        os.kill(pid, 15)
+        pytest.fail("the worker outgrew hooks.max_memory_mb and kept running")
+    assert not sock.exists()

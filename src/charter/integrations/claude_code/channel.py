@@ -20,9 +20,7 @@ Standard library only: the hook imports this on every prompt.
 from __future__ import annotations
 
 import contextlib
-import hmac
 import os
-import secrets
 import socket
 import stat
 import struct
@@ -84,6 +82,8 @@ def open_lock(sock_path: Path) -> int:
 
 def write_token(sock_path: Path) -> str:
     """A fresh random token in a 0600 file next to the socket (replaced atomically)."""
+    import secrets  # the worker only: hooks stay light
+
     token = secrets.token_hex(TOKEN_BYTES)
     final = token_path(sock_path)
     temp = final.with_name(f"{final.name}.{os.getpid()}.tmp")
@@ -107,6 +107,8 @@ def read_token(sock_path: Path) -> str:
 
 
 def same_token(expected: str, given: object) -> bool:
+    import hmac
+
     return isinstance(given, str) and hmac.compare_digest(expected.encode(), given.encode())
 
 
@@ -133,3 +135,19 @@ def read_line(sock: socket.socket, limit: int, deadline: float) -> bytes:
         if len(buffer) > limit:
             raise ChannelError(f"message over {limit} bytes refused")
     return bytes(buffer)
+
+
+#: A hook process or warm worker above this resident size gives up the request (fails
+#: open): a hostile input must not grow it without bound. ``hooks.max_memory_mb`` sets it
+#: once the project's configuration is read.
+MAX_RSS = 1024 * 1024 * 1024
+
+
+def rss_bytes() -> int | None:
+    """This process's resident set size now (None where ``/proc`` is not available)."""
+    try:
+        with open("/proc/self/statm", "rb") as handle:
+            pages = int(handle.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE")

@@ -92,16 +92,27 @@ def _handle_in_process(
     box: dict[str, Any] = {}
 
     def work() -> None:
-        from charter.integrations.claude_code.handlers import handle
+        from charter.integrations.claude_code.handlers import HookState, handle
 
         try:
-            box["reply"] = handle(root, event, payload, start_worker=True)
+            state = HookState(root)
+            box["max_rss"] = state.project.settings.hooks.max_memory_mb * 2**20
+            box["reply"] = handle(root, event, payload, state=state, start_worker=True)
         except Exception as exc:  # reported by the caller, which fails open
             box["error"] = exc
 
     thread = threading.Thread(target=work, daemon=True)
     thread.start()
-    thread.join(max(timeout, 0.0))
+    end = time.monotonic() + max(timeout, 0.0)
+    while thread.is_alive() and time.monotonic() < end:
+        thread.join(min(0.1, max(end - time.monotonic(), 0.0)))
+        limit = int(box.get("max_rss", channel.MAX_RSS))
+        if (channel.rss_bytes() or 0) > limit:
+            _note(
+                f"hook {event}: stopped at {limit // 2**20} MiB of memory (a huge or hostile "
+                "input?); raise hooks.max_memory_mb if this is expected"
+            )
+            break
     if thread.is_alive():
         try:  # best effort: without a worker the next prompt falls back again
             from charter.config import Project

@@ -15,6 +15,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,40 @@ from charter.paths import UnsafeRuntimeDir, runtime_dir, worker_socket
 
 #: How long the worker waits for one whole request from a connected hook.
 REQUEST_SECONDS = 5.0
+#: A request still running after this long ends the worker (the hook gave up long ago;
+#: long enough for a large recompile, whose result is cached for the next worker).
+REQUEST_LIMIT = 120.0
+#: The same for the warm-up (first compile of a large rule set, model load).
+WARMUP_LIMIT = 300.0
+
+
+class _Watchdog(threading.Thread):
+    """Ends the worker when one request runs past its limit or the process
+    grows past ``hooks.max_memory_mb``: a hostile file (a YAML bomb in a rule file) must
+    not leave a runaway process behind. The next hook starts a fresh worker."""
+
+    def __init__(self, sock_path: Path) -> None:
+        super().__init__(name="charter-watchdog", daemon=True)
+        self.sock_path = sock_path
+        self.inode: int | None = None
+        self.busy_since: float | None = None
+        self.limit = REQUEST_LIMIT
+        self.max_rss = channel.MAX_RSS
+
+    def run(self) -> None:
+        while True:
+            time.sleep(0.25)
+            since = self.busy_since
+            if since is None:
+                continue
+            rss = channel.rss_bytes() or 0
+            if time.monotonic() - since > self.limit or rss > self.max_rss:
+                if self.inode is not None and _still_ours(self.sock_path, self.inode):
+                    with contextlib.suppress(OSError):
+                        self.sock_path.unlink()
+                    with contextlib.suppress(OSError):
+                        channel.token_path(self.sock_path).unlink()
+                os._exit(1)
 
 
 def _serve(root: Path) -> int:
@@ -44,7 +79,12 @@ def _serve(root: Path) -> int:
         return 0  # another worker serves this project
     os.ftruncate(lock_fd, 0)
     os.pwrite(lock_fd, str(os.getpid()).encode(), 0)
+    watchdog = _Watchdog(sock_path)
+    watchdog.start()
+    watchdog.limit = WARMUP_LIMIT  # the warm-up is watched too
+    watchdog.busy_since = time.monotonic()
     state = HookState(root)
+    watchdog.max_rss = state.project.settings.hooks.max_memory_mb * 2**20
     state.retriever()  # warm: model, compiled rules, BM25
     from charter.embed.registry import embedder_for
 
@@ -61,6 +101,9 @@ def _serve(root: Path) -> int:
     finally:
         os.umask(old_mask)
     bound = os.lstat(sock_path).st_ino
+    watchdog.inode = bound
+    watchdog.busy_since = None
+    watchdog.limit = REQUEST_LIMIT
     server.listen(8)
     server.settimeout(min(idle, 60))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the cleanup below
@@ -81,7 +124,11 @@ def _serve(root: Path) -> int:
                     channel.check_peer(conn)
                 except OSError:
                     continue  # another user: not a word back
-                reply = _answer(conn, HANDLERS, state, token)
+                watchdog.busy_since = time.monotonic()
+                try:
+                    reply = _answer(conn, HANDLERS, state, token)
+                finally:
+                    watchdog.busy_since = None
                 if reply is None:
                     continue
                 with contextlib.suppress(OSError):
