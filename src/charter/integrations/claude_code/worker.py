@@ -90,7 +90,10 @@ def _serve(root: Path) -> int:
 
     embedder_for(state.project.settings).embed(["warm up"])
     idle = state.project.settings.hooks.worker_idle_seconds
-    runtime_dir()  # still ours after the warm-up
+    try:
+        runtime_dir()  # still ours after the warm-up
+    except UnsafeRuntimeDir:
+        return 0
     with contextlib.suppress(FileNotFoundError):
         sock_path.unlink()
     token = channel.write_token(sock_path)
