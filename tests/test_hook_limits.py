@@ -230,3 +230,63 @@ def test_memory_cap_stops_hook_and_worker(repo: Path, tmp_path: Path, run_charte
         os.kill(pid, 15)
         pytest.fail("the worker outgrew hooks.max_memory_mb and kept running")
     assert not sock.exists()
+
+
+def test_stdin_that_never_closes_fails_open_in_time(repo: Path) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    no_worker(repo)
+    began = time.monotonic()
+    proc = subprocess.Popen(
+        [*CHARTER, "hook", "user-prompt-submit"],
+        cwd=repo,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None
+    proc.stdin.write('{"prompt": "add a column"')  # and never closed
+    proc.stdin.flush()
+    try:
+        proc.wait(timeout=30)
+        assert proc.stdout is not None and proc.stderr is not None
+        out, err = proc.stdout.read(), proc.stderr.read()
+    finally:
+        proc.stdin.close()
+        proc.kill()
+    assert proc.returncode == 0 and out == ""
+    assert "not closed within" in err and "Traceback" not in err
+    assert time.monotonic() - began < DEADLINE
+
+
+def test_tampered_decisions_block_through_the_warm_worker(
+    bound: Project, tmp_path: Path, run_charter: Run
+) -> None:
+    root = bound.root
+    write(root, "charter.toml", '[drift]\non_stop = "block"\n')  # worker on
+    env = {"TMPDIR": str(tmp_path), "XDG_RUNTIME_DIR": ""}
+    start = run_charter(
+        "hook", "session-start", cwd=root, env=env, stdin=hook_payload("SessionStart", root)
+    )
+    assert start.returncode == 0, start.stderr
+    sock = tmp_path / f"charter-{os.getuid()}" / worker_socket(root).name
+    deadline = time.time() + 90
+    while not sock.exists() and time.time() < deadline:
+        time.sleep(0.2)
+    assert sock.exists(), "worker did not start"
+    pid = int(channel.lock_path(sock).read_text())
+    try:
+        _tamper(bound)
+        proc = run_charter(
+            "hook",
+            "stop",
+            cwd=root,
+            env=env,
+            stdin=hook_payload("Stop", root, last_assistant_message="All done."),
+        )
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout)
+        assert out["decision"] == "block" and "charter decisions restore" in out["reason"]
+        assert "outside renegotiation" in proc.stderr  # the worker's note, relayed
+    finally:
+        os.kill(pid, 15)

@@ -129,16 +129,41 @@ def _handle_in_process(
     return reply
 
 
-def _read_input() -> bytes:
-    """Hook stdin, at most :data:`channel.MAX_HOOK_INPUT` bytes (ValueError beyond)."""
-    stream = getattr(sys.stdin, "buffer", None)
-    if stream is None:
-        raw = sys.stdin.read(channel.MAX_HOOK_INPUT + 1).encode()
-    else:
-        raw = stream.read(channel.MAX_HOOK_INPUT + 1)
-    if len(raw) > channel.MAX_HOOK_INPUT:
-        raise ValueError(f"over {channel.MAX_HOOK_INPUT // (1024 * 1024)} MiB, not read")
-    return bytes(raw)
+#: How long a hook waits for its whole stdin (Claude Code writes it at once and closes).
+STDIN_SECONDS = 5.0
+#: Past the deadline by this much, a hook stuck in native code (which no Python-level
+#: timer can interrupt) is ended by faulthandler's C watchdog: exit 1, never a hang past
+#: Claude Code's own timeout.
+BACKSTOP_GRACE = 3.0
+
+
+def _read_input(seconds: float = STDIN_SECONDS) -> bytes:
+    """Hook stdin: at most :data:`channel.MAX_HOOK_INPUT` bytes, within ``seconds``
+    (ValueError beyond either: a stream that never ends must not hold the hook)."""
+    import select
+
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):  # no real stdin (embedded callers)
+        return sys.stdin.read(channel.MAX_HOOK_INPUT + 1).encode()[: channel.MAX_HOOK_INPUT]
+    limit = channel.MAX_HOOK_INPUT
+    end = time.monotonic() + seconds
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            raise ValueError(f"stdin not closed within {seconds:.0f}s, not read")
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            raise ValueError(f"over {limit // (1024 * 1024)} MiB, not read")
 
 
 def _untrusted_sys_path() -> None:
@@ -153,7 +178,18 @@ def hook_main(argv: list[str]) -> int:
     if not argv or argv[0] not in EVENTS:
         _note(f"usage: charter hook {{{'|'.join(EVENTS)}}}")
         return 2 if not argv else 0
-    event = argv[0]
+    import faulthandler
+
+    devnull = open(os.devnull, "w")  # noqa: SIM115 - must outlive the watchdog
+    faulthandler.dump_traceback_later(HOOK_DEADLINE + BACKSTOP_GRACE, exit=True, file=devnull)
+    try:
+        return _run(argv[0], started)
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+        devnull.close()
+
+
+def _run(event: str, started: float) -> int:
     _untrusted_sys_path()
     try:
         raw = _read_input()

@@ -9,6 +9,7 @@ no requests, and only one runs per project (an exclusive lock on the socket's lo
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import fcntl
 import json
 import os
@@ -83,6 +84,8 @@ def _serve(root: Path) -> int:
     watchdog.start()
     watchdog.limit = WARMUP_LIMIT  # the warm-up is watched too
     watchdog.busy_since = time.monotonic()
+    # the C-level backstop for work stuck in native code, where the watchdog cannot run
+    faulthandler.dump_traceback_later(WARMUP_LIMIT + 5, exit=True)
     state = HookState(root)
     watchdog.max_rss = state.project.settings.hooks.max_memory_mb * 2**20
     state.retriever()  # warm: model, compiled rules, BM25
@@ -107,6 +110,7 @@ def _serve(root: Path) -> int:
     watchdog.inode = bound
     watchdog.busy_since = None
     watchdog.limit = REQUEST_LIMIT
+    faulthandler.cancel_dump_traceback_later()
     server.listen(8)
     server.settimeout(min(idle, 60))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the cleanup below
@@ -128,9 +132,11 @@ def _serve(root: Path) -> int:
                 except OSError:
                     continue  # another user: not a word back
                 watchdog.busy_since = time.monotonic()
+                faulthandler.dump_traceback_later(REQUEST_LIMIT + 5, exit=True)
                 try:
                     reply = _answer(conn, HANDLERS, state, token)
                 finally:
+                    faulthandler.cancel_dump_traceback_later()
                     watchdog.busy_since = None
                 if reply is None:
                     continue
