@@ -21,6 +21,7 @@ import concurrent.futures
 import contextlib
 import functools
 import importlib
+import inspect
 import logging
 import os
 import sys
@@ -54,7 +55,7 @@ def serialized(fn: Callable[..., Any]) -> Callable[..., Any]:
     ``functools.wraps`` keeps the signature and annotations, so the SDK derives the same
     input schema from the wrapper as from ``fn``.
     """
-    if asyncio.iscoroutinefunction(fn):
+    if inspect.iscoroutinefunction(fn):
         return fn
 
     @functools.wraps(fn)

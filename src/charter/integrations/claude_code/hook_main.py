@@ -63,7 +63,7 @@ def ask_worker(
     except FileNotFoundError:
         return None  # the worker is starting or just left
     except OSError as exc:  # UnsafeRuntimeDir, a foreign socket or token file
-        _note(f"{exc}; warm worker not used, computing in-process")
+        _note(f"{exc}; computing in-process")
         return None
     request = json.dumps({"event": event, "payload": payload, "token": token}).encode() + b"\n"
     deadline = time.monotonic() + timeout
