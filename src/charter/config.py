@@ -41,6 +41,11 @@ class HooksSettings(BaseModel):
     warm_worker: bool = Field(True, description="keep a warm retrieval worker per session")
     worker_idle_seconds: int = Field(1800, ge=10)
     timeout_seconds: float = Field(8.0, gt=0, description="give up and fail open after this")
+    max_memory_mb: int = Field(
+        1024,
+        ge=128,
+        description="a hook or the warm worker above this memory gives up the request (fails open)",
+    )
 
 
 class Settings(BaseModel):

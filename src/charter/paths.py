@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -29,15 +30,74 @@ def find_root(start: Path) -> Path:
     return start
 
 
+class UnsafeRuntimeDir(OSError):
+    """The warm worker's runtime directory is not safe to use (the message says why)."""
+
+
+def runtime_base() -> Path:
+    """Where the warm worker's socket, lock and token live.
+
+    ``$XDG_RUNTIME_DIR/charter`` when ``$XDG_RUNTIME_DIR`` is set and safe (a real
+    directory owned by this user, mode 0700, as the XDG spec promises); otherwise
+    ``$TMPDIR/charter-<uid>``. In a shared ``/tmp`` another user can create that name
+    first, so the directory is verified before every use (:func:`runtime_dir`).
+    """
+    xdg = os.environ.get("XDG_RUNTIME_DIR", "")
+    if xdg and os.path.isabs(xdg) and _dir_problem(Path(xdg)) is None:
+        return Path(xdg) / "charter"
+    return Path(tempfile.gettempdir()) / f"charter-{os.getuid()}"
+
+
+def _dir_problem(path: Path) -> str | None:
+    """Why ``path`` is no safe private directory (None when it is one). Never follows a
+    symlink: ``lstat`` sees the link itself."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return "does not exist"
+    except OSError as exc:
+        return f"cannot be inspected ({exc.strerror})"
+    if stat.S_ISLNK(info.st_mode):
+        return "is a symbolic link"
+    if not stat.S_ISDIR(info.st_mode):
+        return "is not a directory"
+    if info.st_uid != os.getuid():
+        return f"is owned by uid {info.st_uid}, not by this user (uid {os.getuid()})"
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        return f"has mode {stat.S_IMODE(info.st_mode):04o}, not 0700"
+    return None
+
+
+def runtime_dir(*, create: bool = False) -> Path:
+    """The verified runtime directory (created 0700 when ``create``).
+
+    Raises :class:`UnsafeRuntimeDir` when it is missing, a symlink, not a directory, owned
+    by another user or open to others: then the worker must not be used at all (a
+    directory another user controls would receive the prompt and could answer it).
+    """
+    base = runtime_base()
+    if create:
+        try:
+            os.mkdir(base, 0o700)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise UnsafeRuntimeDir(f"cannot create {base}: {exc.strerror}") from None
+    problem = _dir_problem(base)
+    if problem is None:
+        return base
+    raise UnsafeRuntimeDir(f"warm worker directory {base} {problem}; not used")
+
+
 def worker_socket(root: Path) -> Path:
     """A short per-user socket path for the project's warm worker (AF_UNIX paths are short).
 
     The path depends on Charter's version, so after an upgrade hooks never talk to a
-    worker still running the old code; that one idles out on its own.
+    worker still running the old code; that one idles out on its own. Only a path:
+    use it after :func:`runtime_dir` verified its directory.
     """
     from charter import __version__
 
     key = f"{root.resolve()}\0{__version__}"
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    base = Path(tempfile.gettempdir()) / f"charter-{os.getuid()}"
-    return base / f"{digest}.sock"
+    return runtime_base() / f"{digest}.sock"

@@ -19,6 +19,10 @@ import sys
 def main() -> None:
     argv = sys.argv[1:]
     if argv and argv[0] == "hook":
+        # ``python -m charter`` puts the cwd (the project) first on sys.path: drop it
+        # before importing anything, so a project file named like a module never runs
+        cwd = os.getcwd()
+        sys.path[:] = [p for p in sys.path if p not in ("", ".", cwd)]
         from charter.integrations.claude_code.hook_main import hook_main
 
         raise SystemExit(hook_main(argv[1:]))

@@ -17,6 +17,8 @@ stays lexical, because loading the model costs about a second.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from typing import Any
 
 from charter.config import Project
@@ -37,23 +39,44 @@ def pinned_invariants_text(project: Project) -> str:
 TRANSCRIPT_TAIL_BYTES = 512 * 1024
 
 
-def _last_message_from_transcript(path: object) -> str:
+def _transcript_tail(path: str, notes: list[str]) -> str:
+    """The last :data:`TRANSCRIPT_TAIL_BYTES` of a regular file, else "" with a note.
+
+    The path comes from hook input: a FIFO would block the open, ``/dev/zero`` or a
+    growing file would never end, so the file is opened non-blocking, refused unless it
+    is a regular file, and read by a bounded ``pread`` of its tail.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if not isinstance(exc, FileNotFoundError):
+            notes.append(f"transcript {path} not read: {exc.strerror}")
+        return ""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            notes.append(f"transcript {path} is not a regular file; not read")
+            return ""
+        start = max(0, info.st_size - TRANSCRIPT_TAIL_BYTES)
+        data = os.pread(fd, TRANSCRIPT_TAIL_BYTES, start)
+    except OSError as exc:
+        notes.append(f"transcript {path} not read: {exc.strerror}")
+        return ""
+    finally:
+        os.close(fd)
+    return data.decode("utf-8", errors="replace")
+
+
+def _last_message_from_transcript(path: object, notes: list[str] | None = None) -> str:
     """The last assistant text in a Claude Code transcript (JSONL), for hook payloads
     from versions before ``last_assistant_message`` existed. Reads only the file's tail."""
     if not isinstance(path, str) or not path:
         return ""
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(0, 2)
-            size = handle.tell()
-            handle.seek(max(0, size - TRANSCRIPT_TAIL_BYTES))
-            tail = handle.read().decode("utf-8", errors="replace")
-    except OSError:
-        return ""
+    tail = _transcript_tail(path, notes if notes is not None else [])
     for line in reversed(tail.splitlines()):
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         message = entry.get("message") if isinstance(entry, dict) else None
         if not isinstance(message, dict) or message.get("role") != "assistant":
@@ -98,16 +121,31 @@ def _reason(result: DriftResult, limit: int) -> str:
     return "\n".join(lines)
 
 
-def handle_stop(project: Project, payload: dict[str, Any]) -> dict[str, Any] | None:
-    """The Stop hook's output object, or None when there is nothing to say."""
+#: What the agent is told when the decisions store fails verification (tampered or
+#: unreadable). It never carries the unverified content.
+UNVERIFIED = (
+    "Charter: the project's decisions store failed its integrity check (it was changed "
+    "outside Charter, or cannot be read), so the bound decisions could not be verified "
+    "and are not shown. Do not treat any decision as settled or open on your own; tell "
+    "the user to run `charter decisions verify`, then `charter decisions restore` to "
+    "return to the recorded decisions (or `charter decisions renegotiate ID` to change "
+    "one)."
+)
+
+
+def handle_stop(
+    project: Project, payload: dict[str, Any], notes: list[str] | None = None
+) -> dict[str, Any] | None:
+    """The Stop hook's output object, or None when there is nothing to say.
+
+    Fails closed: with ``drift.on_stop = "block"`` a decisions store that fails
+    verification blocks the stop (once; ``stop_hook_active`` prevents a loop), because
+    the agent's work can no longer be checked against what the user decided.
+    """
+    notes = notes if notes is not None else []
     settings = project.settings.drift
     mode = settings.on_stop
     if mode == "off":
-        return None
-    text = payload.get("last_assistant_message")
-    if not isinstance(text, str):
-        text = _last_message_from_transcript(payload.get("transcript_path"))
-    if not text or not text.strip():
         return None
     from charter.decisions.service import checker_for, load_decisions, store_for
 
@@ -116,9 +154,16 @@ def handle_stop(project: Project, payload: dict[str, Any]) -> dict[str, Any] | N
             return None
         decisions = load_decisions(project)
     except CharterError as exc:
-        # a tampered or unreadable decisions file is the user's problem, not the agent's
+        notes.append(f"decisions not verified: {exc}")
+        if mode == "block" and not payload.get("stop_hook_active"):
+            return {"decision": "block", "reason": f"{UNVERIFIED}\nDetail: {exc}"}
         return {"systemMessage": f"charter: decisions not checked: {exc}"}
     if not decisions.binding_entries():
+        return None
+    text = payload.get("last_assistant_message")
+    if not isinstance(text, str):
+        text = _last_message_from_transcript(payload.get("transcript_path"), notes)
+    if not text or not text.strip():
         return None
     semantic = settings.semantic and (
         settings.stop_semantic == "on"

@@ -4,16 +4,28 @@ Each capability owns its tools: this module only builds the server and asks ever
 capability module that exists to ``register(server)`` its tools. A capability that is not
 installed yet is skipped. Tools find the project through :func:`get_project`. Nothing is
 ever printed to stdout (it carries the protocol); logs go to stderr.
+
+Thread safety: the SDK runs a synchronous tool on whatever worker thread is free, and
+several calls of one session run at once. The tools keep SQLite connections, engines and
+models warm between calls, and a SQLite connection belongs to the thread that opened it.
+So every tool body runs on ONE dedicated thread (:data:`TOOL_EXECUTOR`), one call after
+another: concurrent calls queue instead of tripping over each other's connections, and
+warm state is never shared across threads. Other processes (a ``charter index`` run)
+are handled by SQLite's WAL and the index generation check.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
+import functools
 import importlib
+import inspect
 import logging
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +42,48 @@ PROJECT_ENV = "CHARTER_PROJECT"
 
 log = logging.getLogger("charter.mcp")
 _PROJECT: dict[str, Project] = {}
+
+#: The one thread every tool body runs on (see the module docstring).
+TOOL_EXECUTOR = concurrent.futures.ThreadPoolExecutor(
+    max_workers=1, thread_name_prefix="charter-tool"
+)
+
+
+def serialized(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as a coroutine function that runs ``fn`` on :data:`TOOL_EXECUTOR`.
+
+    ``functools.wraps`` keeps the signature and annotations, so the SDK derives the same
+    input schema from the wrapper as from ``fn``.
+    """
+    if inspect.iscoroutinefunction(fn):
+        return fn
+
+    @functools.wraps(fn)
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        future = TOOL_EXECUTOR.submit(functools.partial(fn, *args, **kwargs))
+        return await asyncio.wrap_future(future)
+
+    return run
+
+
+class SerialToolServer:
+    """What a capability's ``register(server)`` sees: the server, whose ``tool``
+    decorator registers the tool body wrapped by :func:`serialized`."""
+
+    def __init__(self, server: Any) -> None:
+        self._server = server
+
+    def tool(self, *args: Any, **kwargs: Any) -> Callable[[Callable[..., Any]], Any]:
+        register = self._server.tool(*args, **kwargs)
+
+        def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
+            register(serialized(fn))
+            return fn
+
+        return decorator
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._server, name)
 
 
 @contextlib.contextmanager
@@ -96,7 +150,7 @@ def build_server(project_dir: Path | None = None) -> Any:
         if register is None:
             log.warning("skipping %s: no register(server)", name)
             continue
-        register(server)
+        register(SerialToolServer(server))
     return server
 
 

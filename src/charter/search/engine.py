@@ -33,6 +33,7 @@ from charter.search.retrieve import HybridRetriever, Mask
 from charter.search.scope import Scope, resolve_scope
 from charter.search.settings import SearchSettings
 from charter.search.store import DB_NAME, SearchStore
+from charter.store.db import read_snapshot
 
 
 @dataclass
@@ -126,8 +127,11 @@ class SearchEngine:
             raise CharterError(f"no search index at {db}: run `charter index` first")
         self.store = SearchStore(db)
         self.embedder = embedder or search_embedder(project.settings)
-        matrix = bm25_for(self.store, project.state_dir, self.settings.fusion.title_weight)
-        self.retriever = HybridRetriever(self.store, self.embedder, self.settings, matrix)
+        with read_snapshot(self.store.conn):  # one consistent state, even mid re-index
+            #: the index generation this engine's in-memory state was loaded from
+            self.generation = self.store.generation()
+            matrix = bm25_for(self.store, project.state_dir, self.settings.fusion.title_weight)
+            self.retriever = HybridRetriever(self.store, self.embedder, self.settings, matrix)
         self._reranker_choice = reranker
         self._reranker: Reranker | None = None
         self._reranker_loaded = False
@@ -188,9 +192,38 @@ class SearchEngine:
         rerank: bool = True,
         log: bool = True,
     ) -> SearchResponse:
-        """Run one search and (by default) append it to ``context_actions.csv``."""
+        """Run one search and (by default) append it to ``context_actions.csv``.
+
+        All reads of one search see one state of the index (a read snapshot); results
+        whose chunks another process removed since this engine loaded are dropped with a
+        warning, never an error.
+        """
         if not query.strip():
             raise CharterError("empty query")
+        with read_snapshot(self.store.conn):
+            return self._search(
+                query,
+                mode=mode,
+                k_out=k_out,
+                k_in=k_in,
+                zones=zones,
+                variables=variables,
+                rerank=rerank,
+                log=log,
+            )
+
+    def _search(
+        self,
+        query: str,
+        *,
+        mode: str | None,
+        k_out: int | None,
+        k_in: int | None,
+        zones: list[str] | None,
+        variables: dict[str, str] | None,
+        rerank: bool,
+        log: bool,
+    ) -> SearchResponse:
         started = time.perf_counter()
         mode = mode or self.settings.default_mode
         scope = resolve_scope(
@@ -206,7 +239,7 @@ class SearchEngine:
         dense = retriever.top(dense_all, mask, scope.k_in)
         exact_ids: list[int] = []
         if scope.exact_lookups:
-            exact_ids = retriever.exact(_exact_phrases(query), mask)
+            exact_ids = retriever.known(retriever.exact(_exact_phrases(query), mask))
         # the pool: both top lists and the exact matches, de-duplicated, each chunk with
         # both of its true scores
         pool = list(
@@ -233,8 +266,17 @@ class SearchEngine:
         chosen = order[: scope.k_out]
         rows = self.store.chunks_by_id(chosen)
         results: list[Result] = []
+        warnings: list[str] = []
+        gone = [i for i in chosen if i not in rows or rows[i]["path"] not in retriever.docs]
+        if gone:  # another process is re-indexing: these chunks no longer exist
+            warnings.append(
+                f"the index changed during this search ({len(gone)} results dropped); "
+                "search again for fresh results"
+            )
         for chunk_id in chosen:
-            row = rows[chunk_id]
+            row = rows.get(chunk_id)
+            if row is None or chunk_id in gone:
+                continue
             results.append(
                 self._result(
                     row,
@@ -258,7 +300,6 @@ class SearchEngine:
         if scope.chunk_expansion:
             for result in results:
                 result.context = self._expand(result.chunk_id)
-        warnings: list[str] = []
         if self.retriever.missing_vectors:
             warnings.append(
                 f"{self.retriever.missing_vectors} chunks have no vector for model "
@@ -314,7 +355,7 @@ class SearchEngine:
         candidates = Candidates(
             query=query,
             query_vector=qvec,
-            texts=[_rerank_text(rows[i]) for i in head] if needs_text else [],
+            texts=[_rerank_text(rows[i]) if i in rows else "" for i in head] if needs_text else [],
             vectors=self.retriever.matrix[self.retriever.positions(head)],
         )
         scores = {i: float(v) for i, v in zip(head, reranker.score(candidates), strict=True)}
@@ -419,7 +460,9 @@ class SearchEngine:
                 index = paths.index(target)
                 if not doc_mask[index]:
                     continue
-                chunks = self.store.chunks_of(target)
+                chunks_all = self.store.chunks_of(target)
+                known = set(self.retriever.known([int(c["id"]) for c in chunks_all]))
+                chunks = [c for c in chunks_all if int(c["id"]) in known]
                 if not chunks:
                     continue
                 sims = self.retriever.cosine(qvec, [int(c["id"]) for c in chunks])

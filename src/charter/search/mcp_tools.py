@@ -7,14 +7,22 @@ The engine is kept warm between calls and reopened when the index changes.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+log = logging.getLogger("charter.mcp")
 _ENGINES: dict[str, Any] = {}
 
 
 def _engine(project: Any) -> Any:
+    """The warm engine for ``project``, reloaded when the index generation moved on.
+
+    Called only on the MCP server's tool thread (see :mod:`charter.integrations.mcp_server`),
+    so the engine's SQLite connection never crosses threads.
+    """
     from charter.search.engine import SearchEngine
     from charter.search.store import DB_NAME, SearchStore
 
@@ -22,13 +30,43 @@ def _engine(project: Any) -> Any:
     db = project.state_dir / DB_NAME
     engine = _ENGINES.get(key)
     if engine is not None:
-        with SearchStore(db, readonly=True) as probe:
-            if probe.generation() == engine.store.generation():
-                return engine
-        engine.close()
+        if db.exists():
+            with SearchStore(db, readonly=True) as probe:
+                if probe.generation() == engine.generation:
+                    return engine
+        _drop(key)
     engine = SearchEngine(project)
     _ENGINES[key] = engine
     return engine
+
+
+def _drop(key: str) -> None:
+    engine = _ENGINES.pop(key, None)
+    if engine is not None:
+        with contextlib.suppress(Exception):
+            engine.close()
+
+
+def search_warm(project: Any, query: str, mode: str, k_out: int | None) -> Any:
+    """One search on the warm engine; an engine that fails unexpectedly (the index was
+    rebuilt under it) is dropped and the search runs once more on a fresh one, so one bad
+    moment never leaves the session broken."""
+    from charter.errors import CharterError
+
+    try:
+        return _engine(project).search(query, mode=mode, k_out=k_out)
+    except CharterError:
+        raise
+    except Exception as exc:
+        log.warning("search engine reloaded after %s: %s", type(exc).__name__, exc)
+        _drop(str(project.root))
+    try:
+        return _engine(project).search(query, mode=mode, k_out=k_out)
+    except CharterError:
+        raise
+    except Exception as exc:
+        _drop(str(project.root))
+        raise CharterError(f"search failed: {type(exc).__name__}: {exc}") from None
 
 
 def register(server: Any) -> None:
@@ -54,7 +92,7 @@ def register(server: Any) -> None:
         with tool_errors():
             project = get_project()
             chosen = mode or current_mode(project.state_dir, project.settings.search.default_mode)
-            response = _engine(project).search(query, mode=chosen, k_out=k_out)
+            response = search_warm(project, query, chosen, k_out)
         return response.as_dict()
 
     @server.tool(

@@ -77,6 +77,16 @@ class HybridRetriever:
     def positions(self, chunk_ids: list[int]) -> npt.NDArray[np.int64]:
         return np.searchsorted(self.chunk_ids, np.asarray(chunk_ids, dtype=np.int64))
 
+    def known(self, chunk_ids: list[int]) -> list[int]:
+        """The ids among ``chunk_ids`` this retriever has loaded (another process may have
+        added chunks since), in their order."""
+        if not chunk_ids or not self.size:
+            return []
+        pos = self.positions(chunk_ids)
+        found = self.chunk_ids[np.minimum(pos, self.size - 1)]
+        pairs = zip(chunk_ids, pos, found, strict=True)
+        return [i for i, p, f in pairs if p < self.size and f == i]
+
     def bm25_all(self, query: str) -> npt.NDArray[np.float32]:
         """BM25 score of every chunk (position order; 0 where no query term matches)."""
         scores = self.bm25_matrix.scores(query) if self.size else None

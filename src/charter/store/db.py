@@ -7,8 +7,9 @@ second writer wait instead of failing; each capability registers its own migrati
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from charter.errors import CharterError
@@ -53,3 +54,22 @@ def migrate(conn: sqlite3.Connection, namespace: str, migrations: Sequence[Migra
                 "INSERT OR IGNORE INTO _migrations (namespace, version) VALUES (?, ?)",
                 (namespace, version),
             )
+
+
+@contextlib.contextmanager
+def read_snapshot(conn: sqlite3.Connection) -> Iterator[None]:
+    """Every read inside the block sees one committed state of the database.
+
+    In WAL mode a read transaction pins a snapshot: a writer in another process (a
+    ``charter index`` run) can commit meanwhile without the reader seeing half of it, as
+    it would across separate autocommit SELECTs. Nested use is a no-op.
+    """
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")

@@ -61,15 +61,24 @@ def files_in_prompt(prompt: str, root: Path) -> list[str]:
 
 
 def _invariants(project: Project, notes: list[str]) -> str:
+    """The "Bound decisions" section of session start's context ("" when none).
+
+    Fails closed: when the decisions store fails verification (tampered, unreadable) the
+    agent is told so in its context, not only the user on stderr, and the unverified
+    content is never shown.
+    """
     try:
-        from charter.decisions.hooks import pinned_invariants_text
+        from charter.decisions.hooks import UNVERIFIED, pinned_invariants_text
     except ImportError:
         return ""
     try:
-        return pinned_invariants_text(project)
+        text = pinned_invariants_text(project)
     except Exception as exc:  # decisions problems must not hide the constitution
         notes.append(f"invariants not pinned: {exc}")
+        return "# Bound decisions: NOT VERIFIED\n" + UNVERIFIED
+    if not text:
         return ""
+    return "# Bound decisions (do not reopen or contradict)\n" + text
 
 
 def session_start(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
@@ -86,23 +95,34 @@ def session_start(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
         )
     invariants = _invariants(state.project, notes)
     if invariants:
-        parts.append("# Bound decisions (do not reopen or contradict)\n" + invariants)
+        parts.append(invariants)
     return {"output": _context("SessionStart", "\n\n".join(parts)), "notes": notes}
+
+
+#: Rules are chosen from at most this much of a prompt: the task is stated at its start,
+#: and a pasted multi-megabyte log must not hold the hook past its deadline.
+MAX_PROMPT_CHARS = 20_000
 
 
 def user_prompt_submit(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
     prompt = str(payload.get("prompt") or "")
     if not prompt.strip():
         return {"output": None, "notes": []}
+    notes: list[str] = []
+    if len(prompt) > MAX_PROMPT_CHARS:
+        notes.append(
+            f"prompt of {len(prompt)} characters: rules chosen from its first {MAX_PROMPT_CHARS}"
+        )
+        prompt = prompt[:MAX_PROMPT_CHARS]
     retriever = state.retriever()
     result = retriever.retrieve(prompt, files_in_prompt(prompt, state.root))
     if not result.shards:
-        return {"output": None, "notes": []}
+        return {"output": None, "notes": notes}
     lines = [retriever.lines[s.rule.id] for s in result.shards]
     text = f"# Project rules for this request (Charter; intent {result.intent.name})\n" + "\n".join(
         lines
     )
-    return {"output": _context("UserPromptSubmit", text), "notes": []}
+    return {"output": _context("UserPromptSubmit", text), "notes": notes}
 
 
 def stop(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
@@ -110,7 +130,8 @@ def stop(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
         from charter.decisions.hooks import handle_stop
     except ImportError:
         return {"output": None, "notes": []}
-    return {"output": handle_stop(state.project, payload), "notes": []}
+    notes: list[str] = []
+    return {"output": handle_stop(state.project, payload, notes), "notes": notes}
 
 
 HANDLERS = {
@@ -120,10 +141,36 @@ HANDLERS = {
 }
 
 
+#: Starts the worker without the project on ``sys.path``: ``-I`` (isolated mode) ignores
+#: ``PYTHONPATH`` and never adds the cwd; Charter's own import root is appended (not
+#: prepended, so it shadows nothing) for installs only reachable through ``PYTHONPATH``.
+_WORKER_BOOT = (
+    "import sys; p = sys.argv.pop(1); p and (p in sys.path or sys.path.append(p)); "
+    "from charter.integrations.claude_code.worker import main; raise SystemExit(main())"
+)
+
+
+def worker_command(root: Path) -> list[str]:
+    """The command line that starts ``root``'s warm worker."""
+    import charter
+
+    code_root = Path(charter.__file__).resolve().parent.parent
+    extra = "" if code_root == root.resolve() else str(code_root)
+    return [sys.executable, "-I", "-c", _WORKER_BOOT, extra, str(root)]
+
+
 def spawn_worker(root: Path) -> None:
-    """Start the project's warm worker in the background (no-op if one is running)."""
+    """Start the project's warm worker in the background (no-op if one is running).
+
+    Raises :class:`charter.paths.UnsafeRuntimeDir` (an ``OSError``) when the runtime
+    directory is not this user's private directory: then no worker is started at all.
+    """
+    from charter.paths import runtime_dir
+
+    runtime_dir(create=True)
     subprocess.Popen(
-        [sys.executable, "-m", "charter.integrations.claude_code.worker", str(root)],
+        worker_command(root),
+        cwd=str(root),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -12,10 +12,12 @@ import json
 import os
 import socket
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
-from charter.paths import find_root, worker_socket
+from charter.integrations.claude_code import channel
+from charter.paths import find_root, runtime_base, runtime_dir, worker_socket
 
 EVENTS = {
     "session-start": "SessionStart",
@@ -25,8 +27,8 @@ EVENTS = {
 #: Events answered by the warm worker when one is up (the others need full discovery).
 WORKER_EVENTS = {"user-prompt-submit", "stop"}
 CLIENT_TIMEOUT = 8.0
-#: In-process answers give up after this long (the installer sets Claude Code's hook
-#: timeout to 30 s), so a hook always answers in time even on a first, large compile.
+#: A hook answers within this long, worker or not (the installer sets Claude Code's hook
+#: timeout to 30 s), so it always answers in time even on a first, large compile.
 HOOK_DEADLINE = float(os.environ.get("CHARTER_HOOK_DEADLINE", "20"))
 
 
@@ -40,46 +42,77 @@ def project_root(payload: dict[str, Any]) -> Path:
     return find_root(base)
 
 
-def ask_worker(root: Path, event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
-    """The worker's answer, or None when no worker is listening (or it is too slow)."""
+def ask_worker(
+    root: Path, event: str, payload: dict[str, Any], timeout: float = CLIENT_TIMEOUT
+) -> dict[str, Any] | None:
+    """The worker's answer, or None when no trustworthy worker answers in ``timeout``.
+
+    The runtime directory, the socket file and the worker's uid are checked before the
+    payload (the user's prompt) is sent; a worker that fails a check is reported on
+    stderr and not used.
+    """
+    if not os.path.lexists(runtime_base()):
+        return None  # no worker was ever started for this user
     path = worker_socket(root)
-    if not path.exists():
+    try:
+        runtime_dir()
+        if not os.path.lexists(path):
+            return None
+        channel.check_socket_file(path)
+        token = channel.read_token(path)
+    except FileNotFoundError:
+        return None  # the worker is starting or just left
+    except OSError as exc:  # UnsafeRuntimeDir, a foreign socket or token file
+        _note(f"{exc}; computing in-process")
         return None
-    request = json.dumps({"event": event, "payload": payload}).encode() + b"\n"
+    request = json.dumps({"event": event, "payload": payload, "token": token}).encode() + b"\n"
+    deadline = time.monotonic() + timeout
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(CLIENT_TIMEOUT)
+            sock.settimeout(timeout)
             sock.connect(str(path))
+            channel.check_peer(sock)
             sock.sendall(request)
-            chunks = []
-            while True:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-        reply: dict[str, Any] = json.loads(b"".join(chunks).decode())
-        return reply
-    except (OSError, ValueError):
+            raw = channel.read_line(sock, channel.MAX_REPLY, deadline)
+        reply = json.loads(raw.decode())
+    except channel.ChannelError as exc:
+        _note(f"warm worker not used: {exc}")
         return None
+    except (OSError, ValueError, RecursionError):
+        return None
+    return reply if isinstance(reply, dict) else None
 
 
-def _handle_in_process(root: Path, event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+def _handle_in_process(
+    root: Path, event: str, payload: dict[str, Any], timeout: float = HOOK_DEADLINE
+) -> dict[str, Any] | None:
     """Run the handler with a deadline below Claude Code's hook timeout; None if it ran out."""
     import threading
 
     box: dict[str, Any] = {}
 
     def work() -> None:
-        from charter.integrations.claude_code.handlers import handle
+        from charter.integrations.claude_code.handlers import HookState, handle
 
         try:
-            box["reply"] = handle(root, event, payload, start_worker=True)
+            state = HookState(root)
+            box["max_rss"] = state.project.settings.hooks.max_memory_mb * 2**20
+            box["reply"] = handle(root, event, payload, state=state, start_worker=True)
         except Exception as exc:  # reported by the caller, which fails open
             box["error"] = exc
 
     thread = threading.Thread(target=work, daemon=True)
     thread.start()
-    thread.join(HOOK_DEADLINE)
+    end = time.monotonic() + max(timeout, 0.0)
+    while thread.is_alive() and time.monotonic() < end:
+        thread.join(min(0.1, max(end - time.monotonic(), 0.0)))
+        limit = int(box.get("max_rss", channel.MAX_RSS))
+        if (channel.rss_bytes() or 0) > limit:
+            _note(
+                f"hook {event}: stopped at {limit // 2**20} MiB of memory (a huge or hostile "
+                "input?); raise hooks.max_memory_mb if this is expected"
+            )
+            break
     if thread.is_alive():
         try:  # best effort: without a worker the next prompt falls back again
             from charter.config import Project
@@ -96,24 +129,92 @@ def _handle_in_process(root: Path, event: str, payload: dict[str, Any]) -> dict[
     return reply
 
 
+#: How long a hook waits for its whole stdin (Claude Code writes it at once and closes).
+STDIN_SECONDS = 5.0
+#: Past the deadline by this much, a hook stuck in native code (which no Python-level
+#: timer can interrupt) is ended by faulthandler's C watchdog: exit 1, never a hang past
+#: Claude Code's own timeout.
+BACKSTOP_GRACE = 3.0
+
+
+def _read_input(seconds: float = STDIN_SECONDS) -> bytes:
+    """Hook stdin: at most :data:`channel.MAX_HOOK_INPUT` bytes, within ``seconds``
+    (ValueError beyond either: a stream that never ends must not hold the hook)."""
+    import select
+
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):  # no real stdin (embedded callers)
+        return sys.stdin.read(channel.MAX_HOOK_INPUT + 1).encode()[: channel.MAX_HOOK_INPUT]
+    limit = channel.MAX_HOOK_INPUT
+    end = time.monotonic() + seconds
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            raise ValueError(f"stdin not closed within {seconds:.0f}s, not read")
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            raise ValueError(f"over {limit // (1024 * 1024)} MiB, not read")
+
+
+def _untrusted_sys_path() -> None:
+    """Drop the current directory from ``sys.path`` (``python -m charter`` puts it first):
+    a project file named like a module must never be imported by a hook."""
+    cwd = os.getcwd()
+    sys.path[:] = [p for p in sys.path if p not in ("", ".", cwd)]
+
+
 def hook_main(argv: list[str]) -> int:
+    started = time.monotonic()
     if not argv or argv[0] not in EVENTS:
         _note(f"usage: charter hook {{{'|'.join(EVENTS)}}}")
         return 2 if not argv else 0
-    event = argv[0]
+    import faulthandler
+
+    devnull = open(os.devnull, "w")  # noqa: SIM115 - must outlive the watchdog
+    faulthandler.dump_traceback_later(HOOK_DEADLINE + BACKSTOP_GRACE, exit=True, file=devnull)
     try:
-        raw = sys.stdin.read()
-        payload = json.loads(raw) if raw.strip() else {}
+        return _run(argv[0], started)
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+        devnull.close()
+
+
+def _run(event: str, started: float) -> int:
+    _untrusted_sys_path()
+    try:
+        raw = _read_input()
+        payload = json.loads(raw.decode("utf-8", errors="replace")) if raw.strip() else {}
         if not isinstance(payload, dict):
             raise ValueError("hook input is not a JSON object")
+    except RecursionError:
+        _note(
+            f"hook {event}: unreadable input (JSON nested too deeply); continuing without "
+            "Charter context"
+        )
+        return 0
     except (ValueError, OSError) as exc:
         _note(f"hook {event}: unreadable input ({exc}); continuing without Charter context")
         return 0
     try:
         root = project_root(payload)
-        reply = ask_worker(root, event, payload) if event in WORKER_EVENTS else None
+        reply = None
+        if event in WORKER_EVENTS:
+            left = HOOK_DEADLINE - (time.monotonic() - started)
+            reply = ask_worker(root, event, payload, min(CLIENT_TIMEOUT, max(left / 2, 0.1)))
         if reply is None:
-            reply = _handle_in_process(root, event, payload)
+            reply = _handle_in_process(
+                root, event, payload, HOOK_DEADLINE - (time.monotonic() - started)
+            )
             if reply is None:
                 _note(
                     f"hook {event}: no answer within {HOOK_DEADLINE:.0f}s (first compile of a "

@@ -9,45 +9,108 @@ no requests, and only one runs per project (an exclusive lock on the socket's lo
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import fcntl
 import json
 import os
 import signal
 import socket
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from charter.paths import worker_socket
+from charter.integrations.claude_code import channel
+from charter.paths import UnsafeRuntimeDir, runtime_dir, worker_socket
+
+#: How long the worker waits for one whole request from a connected hook.
+REQUEST_SECONDS = 5.0
+#: A request still running after this long ends the worker (the hook gave up long ago;
+#: long enough for a large recompile, whose result is cached for the next worker).
+REQUEST_LIMIT = 120.0
+#: The same for the warm-up (first compile of a large rule set, model load).
+WARMUP_LIMIT = 300.0
+
+
+class _Watchdog(threading.Thread):
+    """Ends the worker when one request runs past its limit or the process
+    grows past ``hooks.max_memory_mb``: a hostile file (a YAML bomb in a rule file) must
+    not leave a runaway process behind. The next hook starts a fresh worker."""
+
+    def __init__(self, sock_path: Path) -> None:
+        super().__init__(name="charter-watchdog", daemon=True)
+        self.sock_path = sock_path
+        self.inode: int | None = None
+        self.busy_since: float | None = None
+        self.limit = REQUEST_LIMIT
+        self.max_rss = channel.MAX_RSS
+
+    def run(self) -> None:
+        while True:
+            time.sleep(0.25)
+            since = self.busy_since
+            if since is None:
+                continue
+            rss = channel.rss_bytes() or 0
+            if time.monotonic() - since > self.limit or rss > self.max_rss:
+                if self.inode is not None and _still_ours(self.sock_path, self.inode):
+                    with contextlib.suppress(OSError):
+                        self.sock_path.unlink()
+                    with contextlib.suppress(OSError):
+                        channel.token_path(self.sock_path).unlink()
+                os._exit(1)
 
 
 def _serve(root: Path) -> int:
     from charter.integrations.claude_code.handlers import HANDLERS, HookState
 
-    sock_path = worker_socket(root)
-    sock_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    lock = open(sock_path.with_suffix(".lock"), "a+")  # noqa: SIM115 - held for the lifetime
     try:
-        fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        runtime_dir(create=True)
+    except UnsafeRuntimeDir:
+        return 0  # hooks compute in-process and say why
+    sock_path = worker_socket(root)
+    try:
+        lock_fd = channel.open_lock(sock_path)  # held for the worker's lifetime
+    except OSError:
+        return 0  # a planted symlink or foreign file: never write through it
+    try:
+        fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         return 0  # another worker serves this project
-    lock.seek(0)
-    lock.truncate()
-    lock.write(str(os.getpid()))
-    lock.flush()
+    os.ftruncate(lock_fd, 0)
+    os.pwrite(lock_fd, str(os.getpid()).encode(), 0)
+    watchdog = _Watchdog(sock_path)
+    watchdog.start()
+    watchdog.limit = WARMUP_LIMIT  # the warm-up is watched too
+    watchdog.busy_since = time.monotonic()
+    # the C-level backstop for work stuck in native code, where the watchdog cannot run
+    faulthandler.dump_traceback_later(WARMUP_LIMIT + 5, exit=True)
     state = HookState(root)
+    watchdog.max_rss = state.project.settings.hooks.max_memory_mb * 2**20
     state.retriever()  # warm: model, compiled rules, BM25
-    state.project.settings.embed  # noqa: B018
     from charter.embed.registry import embedder_for
 
     embedder_for(state.project.settings).embed(["warm up"])
     idle = state.project.settings.hooks.worker_idle_seconds
+    try:
+        runtime_dir()  # still ours after the warm-up
+    except UnsafeRuntimeDir:
+        return 0
     with contextlib.suppress(FileNotFoundError):
         sock_path.unlink()
+    token = channel.write_token(sock_path)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(str(sock_path))
-    os.chmod(sock_path, 0o600)
+    old_mask = os.umask(0o177)  # the socket is born 0600: no window where others connect
+    try:
+        server.bind(str(sock_path))
+    finally:
+        os.umask(old_mask)
+    bound = os.lstat(sock_path).st_ino
+    watchdog.inode = bound
+    watchdog.busy_since = None
+    watchdog.limit = REQUEST_LIMIT
+    faulthandler.cancel_dump_traceback_later()
     server.listen(8)
     server.settimeout(min(idle, 60))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the cleanup below
@@ -59,29 +122,59 @@ def _serve(root: Path) -> int:
             except TimeoutError:
                 if time.monotonic() - last >= idle or not root.is_dir():
                     break  # idle too long, or the project is gone
+                if not _still_ours(sock_path, bound):
+                    break  # someone removed or replaced the socket: stop serving
                 continue
             last = time.monotonic()
             with conn:
-                conn.settimeout(10)
-                reply = _answer(conn, HANDLERS, state)
+                try:
+                    channel.check_peer(conn)
+                except OSError:
+                    continue  # another user: not a word back
+                watchdog.busy_since = time.monotonic()
+                faulthandler.dump_traceback_later(REQUEST_LIMIT + 5, exit=True)
+                try:
+                    reply = _answer(conn, HANDLERS, state, token)
+                finally:
+                    faulthandler.cancel_dump_traceback_later()
+                    watchdog.busy_since = None
+                if reply is None:
+                    continue
                 with contextlib.suppress(OSError):
+                    conn.settimeout(REQUEST_SECONDS)
                     conn.sendall(json.dumps(reply).encode())
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            sock_path.unlink()
+        if _still_ours(sock_path, bound):
+            with contextlib.suppress(FileNotFoundError):
+                sock_path.unlink()
+            with contextlib.suppress(FileNotFoundError):
+                channel.token_path(sock_path).unlink()
         server.close()
     return 0
 
 
-def _answer(conn: socket.socket, handlers: dict[str, Any], state: Any) -> dict[str, Any]:
-    buffer = b""
+def _still_ours(sock_path: Path, inode: int) -> bool:
     try:
-        while not buffer.endswith(b"\n"):
-            chunk = conn.recv(65536)
-            if not chunk:
-                break
-            buffer += chunk
-        request = json.loads(buffer.decode())
+        return os.lstat(sock_path).st_ino == inode
+    except OSError:
+        return False
+
+
+def _answer(
+    conn: socket.socket, handlers: dict[str, Any], state: Any, token: str
+) -> dict[str, Any] | None:
+    """The reply to one request: None (no reply) when the caller lacks the token; a
+    fail-open reply for a request that is too big, too slow, malformed or that fails."""
+    try:
+        raw = channel.read_line(conn, channel.MAX_REQUEST, time.monotonic() + REQUEST_SECONDS)
+        request = json.loads(raw.decode())
+        if not isinstance(request, dict):
+            raise ValueError("request is not a JSON object")
+    except (OSError, ValueError, RecursionError) as exc:
+        return {"output": None, "notes": [f"worker refused the request: {exc}"]}
+    if not channel.same_token(token, request.get("token")):
+        return None
+    try:
         event = request["event"]
         result: dict[str, Any] = handlers[event](state, request.get("payload") or {})
         return result
@@ -89,11 +182,30 @@ def _answer(conn: socket.socket, handlers: dict[str, Any], state: Any) -> dict[s
         return {"output": None, "notes": [f"worker failed open: {type(exc).__name__}: {exc}"]}
 
 
+def _isolate_sys_path(root: Path) -> None:
+    """Drop the project (and the cwd) from ``sys.path``: a repository file named like a
+    module (``tomllib.py``) must never run inside the worker."""
+    cwd = os.getcwd()
+
+    def inside(entry: str) -> bool:
+        if entry in ("", "."):
+            return True
+        try:
+            resolved = Path(entry).resolve()
+        except OSError:
+            return False
+        return resolved == Path(cwd).resolve() or resolved == root
+
+    sys.path[:] = [entry for entry in sys.path if not inside(entry)]
+
+
 def main() -> int:
     if len(sys.argv) != 2:
         print("usage: python -m charter.integrations.claude_code.worker ROOT", file=sys.stderr)
         return 2
-    return _serve(Path(sys.argv[1]).resolve())
+    root = Path(sys.argv[1]).resolve()
+    _isolate_sys_path(root)
+    return _serve(root)
 
 
 if __name__ == "__main__":
