@@ -73,36 +73,53 @@ def _invariants(project: Project, notes: list[str]) -> str:
 
 
 def session_start(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
+    text, notes = session_start_text(state, payload)
+    return {"output": _context("SessionStart", text), "notes": notes}
+
+
+def session_start_text(state: HookState, payload: dict[str, Any]) -> tuple[str, list[str]]:
+    """What SessionStart gives the agent: the recovered session state joined with the
+    constitution and the bound invariants (``charter session recover`` prints the same)."""
     notes: list[str] = []
     retriever = state.retriever(check_new=True)
-    parts = []
+    pinned: list[tuple[str, str]] = []
     source = payload.get("source", "startup")
     if retriever.constitution_text:
-        parts.append(
-            "# Project constitution (Charter; always applies"
-            + (", re-pinned after compaction" if source == "compact" else "")
-            + f"; hash {retriever.compiled.constitution.hash})\n"
-            + retriever.constitution_text
+        pinned.append(
+            (
+                "# Project constitution (Charter; always applies"
+                + (", re-pinned after compaction" if source == "compact" else "")
+                + f"; hash {retriever.compiled.constitution.hash})",
+                retriever.constitution_text,
+            )
         )
     invariants = _invariants(state.project, notes)
     if invariants:
-        parts.append("# Bound decisions (do not reopen or contradict)\n" + invariants)
-    return {"output": _context("SessionStart", "\n\n".join(parts)), "notes": notes}
+        pinned.append(("# Bound decisions (do not reopen or contradict)", invariants))
+    try:
+        from charter.session.hooks import recovered_text
+
+        text, more = recovered_text(state.project, payload, pinned)
+        return text, notes + more
+    except Exception as exc:  # session state must not hide the constitution
+        notes.append(f"session state not recovered: {exc}")
+        return "\n\n".join(f"{h}\n{t}" for h, t in pinned), notes
 
 
 def user_prompt_submit(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
     prompt = str(payload.get("prompt") or "")
     if not prompt.strip():
         return {"output": None, "notes": []}
+    notes = _session_call("capture_prompt", state, payload)
     retriever = state.retriever()
     result = retriever.retrieve(prompt, files_in_prompt(prompt, state.root))
     if not result.shards:
-        return {"output": None, "notes": []}
+        return {"output": None, "notes": notes}
     lines = [retriever.lines[s.rule.id] for s in result.shards]
     text = f"# Project rules for this request (Charter; intent {result.intent.name})\n" + "\n".join(
         lines
     )
-    return {"output": _context("UserPromptSubmit", text), "notes": []}
+    return {"output": _context("UserPromptSubmit", text), "notes": notes}
 
 
 def stop(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
@@ -113,10 +130,50 @@ def stop(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
     return {"output": handle_stop(state.project, payload), "notes": []}
 
 
+def _session_call(name: str, state: HookState, payload: dict[str, Any], **kwargs: Any) -> list[str]:
+    """Run a session capture hook; failures become notes (context hooks fail open)."""
+    try:
+        from charter.session import hooks as session_hooks
+
+        result: list[str] = getattr(session_hooks, name)(state.project, payload, **kwargs)
+        return result
+    except Exception as exc:
+        return [f"session {name.replace('_', ' ')} skipped: {type(exc).__name__}: {exc}"]
+
+
+def post_tool_use(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
+    return {"output": None, "notes": _session_call("capture_tool", state, payload, failed=False)}
+
+
+def post_tool_use_failure(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
+    return {"output": None, "notes": _session_call("capture_tool", state, payload, failed=True)}
+
+
+def pre_compact(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
+    return {"output": None, "notes": _session_call("pre_compact", state, payload)}
+
+
+def session_end(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
+    notes = _session_call("pre_compact", state, {**payload, "trigger": "session-end"})
+    return {"output": None, "notes": notes}
+
+
+def pre_tool_use(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
+    """Guardrails: fail closed (an error denies the call with the reason)."""
+    from charter.session.guardrails import pre_tool_use_output
+
+    return {"output": pre_tool_use_output(state.project, payload), "notes": []}
+
+
 HANDLERS = {
     "session-start": session_start,
     "user-prompt-submit": user_prompt_submit,
     "stop": stop,
+    "pre-tool-use": pre_tool_use,
+    "post-tool-use": post_tool_use,
+    "post-tool-use-failure": post_tool_use_failure,
+    "pre-compact": pre_compact,
+    "session-end": session_end,
 }
 
 

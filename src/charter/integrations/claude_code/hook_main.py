@@ -21,9 +21,22 @@ EVENTS = {
     "session-start": "SessionStart",
     "user-prompt-submit": "UserPromptSubmit",
     "stop": "Stop",
+    "pre-tool-use": "PreToolUse",
+    "post-tool-use": "PostToolUse",
+    "post-tool-use-failure": "PostToolUseFailure",
+    "pre-compact": "PreCompact",
+    "session-end": "SessionEnd",
 }
 #: Events answered by the warm worker when one is up (the others need full discovery).
-WORKER_EVENTS = {"user-prompt-submit", "stop"}
+WORKER_EVENTS = {
+    "user-prompt-submit",
+    "stop",
+    "pre-tool-use",
+    "post-tool-use",
+    "post-tool-use-failure",
+    "pre-compact",
+    "session-end",
+}
 CLIENT_TIMEOUT = 8.0
 #: In-process answers give up after this long (the installer sets Claude Code's hook
 #: timeout to 30 s), so a hook always answers in time even on a first, large compile.
