@@ -52,16 +52,3 @@ def pre_compact(project: Project, payload: dict[str, Any]) -> list[str]:
     written = ", ".join(result.written) or "nothing new"
     seq = (result.checkpoint or {}).get("seq", 0)
     return [f"session compacted (track {result.track}): {written}; checkpoint {seq}"]
-
-
-def recovered_text(
-    project: Project, payload: dict[str, Any], pinned: list[tuple[str, str]]
-) -> tuple[str, list[str]]:
-    from charter.session.recovery import recover
-
-    s = _session(project)
-    try:
-        result = recover(s, str(payload.get("session_id") or ""), pinned=pinned)
-    finally:
-        s.close()
-    return result.text, result.notes

@@ -18,6 +18,7 @@ from charter.config import Project
 
 if TYPE_CHECKING:  # the stop hook never needs the rules engine: keep its import cheap
     from charter.rules.retrieve import Retriever
+    from charter.session.recovery import Recovered
 
 _PATHISH = re.compile(r"(?<![\w@])((?:[\w.-]+/)*[\w.-]+\.[A-Za-z0-9]{1,8})\b")
 
@@ -81,6 +82,19 @@ def session_start_text(state: HookState, payload: dict[str, Any]) -> tuple[str, 
     """What SessionStart gives the agent: the recovered session state joined with the
     constitution and the bound invariants (``charter session recover`` prints the same)."""
     notes: list[str] = []
+    pinned = pinned_parts(state, payload, notes)
+    try:
+        recovered = session_recovery(state, payload, pinned)
+        return recovered.text, notes + recovered.notes
+    except Exception as exc:  # session state must not hide the constitution
+        notes.append(f"session state not recovered: {type(exc).__name__}: {exc}")
+        return "\n\n".join(f"{h}\n{t}" for h, t in pinned), notes
+
+
+def pinned_parts(
+    state: HookState, payload: dict[str, Any], notes: list[str]
+) -> list[tuple[str, str]]:
+    """(heading, text) of what session start always pins: constitution, invariants."""
     retriever = state.retriever(check_new=True)
     pinned: list[tuple[str, str]] = []
     source = payload.get("source", "startup")
@@ -96,14 +110,20 @@ def session_start_text(state: HookState, payload: dict[str, Any]) -> tuple[str, 
     invariants = _invariants(state.project, notes)
     if invariants:
         pinned.append(("# Bound decisions (do not reopen or contradict)", invariants))
-    try:
-        from charter.session.hooks import recovered_text
+    return pinned
 
-        text, more = recovered_text(state.project, payload, pinned)
-        return text, notes + more
-    except Exception as exc:  # session state must not hide the constitution
-        notes.append(f"session state not recovered: {exc}")
-        return "\n\n".join(f"{h}\n{t}" for h, t in pinned), notes
+
+def session_recovery(
+    state: HookState, payload: dict[str, Any], pinned: list[tuple[str, str]]
+) -> Recovered:
+    from charter.session.recovery import recover
+    from charter.session.service import Session
+
+    session = Session(state.project)
+    try:
+        return recover(session, str(payload.get("session_id") or ""), pinned=pinned)
+    finally:
+        session.close()
 
 
 def user_prompt_submit(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
