@@ -13,7 +13,6 @@ from charter.fileio import atomic_write_text
 from charter.session.schema import RISK_STATUSES, SCHEMA, SEVERITIES
 from charter.session.settings import SessionSettings
 
-
 TRANSIENT_FILES = ("recent_diff.txt", "test_output.txt", "work_log.md")
 
 
