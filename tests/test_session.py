@@ -145,7 +145,8 @@ def _play_session(root: Path, run_charter: Any) -> str:
                     "content": [
                         {
                             "type": "text",
-                            "text": "Decision: Store sessions in SQLite\nReason: one file, transactions",
+                            "text": "Decision: Store sessions in SQLite\n"
+                            "Reason: one file, transactions",
                         },
                         {"type": "tool_use", "id": "toolu_1", "name": "Write", "input": {}},
                     ],
