@@ -176,10 +176,12 @@ def main() -> None:
         warm_pre, warm_post = bench_hooks(root, calls[: args.hook_calls], warm=True)
         cold_pre, cold_post = bench_hooks(root, calls[: args.hook_calls // 3], warm=False)
         print(
-            f"pre-tool-use  p50 warm worker {ms(warm_pre)} (p90 {p90(warm_pre)}); cold process {ms(cold_pre)}"
+            f"pre-tool-use  p50 warm worker {ms(warm_pre)} (p90 {p90(warm_pre)}); "
+            f"cold process {ms(cold_pre)}"
         )
         print(
-            f"post-tool-use p50 warm worker {ms(warm_post)} (p90 {p90(warm_post)}); cold process {ms(cold_post)}"
+            f"post-tool-use p50 warm worker {ms(warm_post)} (p90 {p90(warm_post)}); "
+            f"cold process {ms(cold_post)}"
         )
 
         compact_times: list[float] = []
@@ -206,7 +208,8 @@ def main() -> None:
         cli_compact = [run(last, "session", "compact", "--session", "bench") for _ in range(3)]
         cli_recover = [run(last, "session", "recover", "--json") for _ in range(3)]
         print(
-            f"compaction of a {args.calls}-call session p50 {ms(compact_times)} in-process; CLI process {ms(cli_compact)}"
+            f"compaction of a {args.calls}-call session p50 {ms(compact_times)} in-process; "
+            f"CLI process {ms(cli_compact)}"
         )
         print(f"recovery p50 {ms(recover_times)} in-process; CLI process {ms(cli_recover)}")
 
