@@ -22,7 +22,7 @@ from charter.session.compaction import load_checkpoint, sha256_file
 from charter.session.instructions import standing
 from charter.session.schema import PlanStep, read_optional
 from charter.session.service import Session, session_key
-from charter.tokens import count_tokens
+from charter.tokens import count_many, count_tokens
 
 #: Claude Code shows at most this many characters of one hook's context to the model.
 HOOK_CONTEXT_LIMIT = 10_000
@@ -133,7 +133,17 @@ def recover(
             said.append((e.data["text"], "feedback", e.time))
     result.edited_files = list(files)
     result.test_runs = [{"command": c, "outcome": o} for c, o in tests.items()]
-    instructions = standing(said, session.settings.instruction_max_chars)
+    budget = budget_tokens or session.settings.recover_budget_tokens
+    plan_lines = [_plan_line(s) for s in plan]
+    risk_lines = [f"- [{r['severity']}] {r['risk']}" for r in result.risks if r["status"] == "open"]
+    spent = sum(count_many(plan_lines + risk_lines)) + 60
+    reserve = min(250, budget // 8)  # files, test runs and decisions after them
+    instructions = standing(
+        said,
+        session.settings.instruction_max_chars,
+        max(0, budget - spent - reserve),
+        count_many,
+    )
     result.user_instructions = [
         {"text": i.text, "via": i.via, "time": i.time} for i in instructions
     ]
@@ -154,6 +164,11 @@ def recover(
     )
     result.tokens = count_tokens(result.text) if result.text else 0
     return result
+
+
+def _plan_line(step: PlanStep) -> str:
+    verify = f" (verify: {step.verification})" if step.verification else ""
+    return f"- {_MARK.get(step.status, '[ ]')} {step.id}: {step.text}{verify}"
 
 
 class _Budget:
@@ -218,11 +233,7 @@ def _compose(
     if plan:
         budget.add_list(
             "## Plan",
-            [
-                f"- {_MARK.get(s.status, '[ ]')} {s.id}: {s.text}"
-                + (f" (verify: {s.verification})" if s.verification else "")
-                for s in plan
-            ],
+            [_plan_line(s) for s in plan],
             more="steps",
         )
     open_risks = [r for r in result.risks if r["status"] == "open"]

@@ -61,13 +61,16 @@ class SessionSettings(BaseModel):
     test_output_max_bytes: int = Field(8192, ge=256, description="tail of the last test run")
     recent_diff_max_bytes: int = Field(32768, ge=1024, description="bounded git diff")
     recover_budget_tokens: int = Field(
-        2200,
+        2600,
         ge=200,
         description="tokens of recovered context (with constitution and invariants); "
         "Claude Code shows at most 10,000 characters of hook context",
     )
     instruction_max_chars: int = Field(
-        360, ge=40, description="a user instruction longer than this is cut to its lead"
+        400,
+        ge=40,
+        description="a prompt up to this long is kept verbatim; longer ones are cut to "
+        "their lead and directive sentences",
     )
     core_writes: Literal["propose", "auto"] = Field(
         "propose",
