@@ -193,7 +193,10 @@ def _check_target(policy: Policy, path: str, why: str, flags: dict[str, bool]) -
     name = posixpath.basename(path)
     globbed = bool(_GLOB_CHARS.search(name))
     if not _inside(path, policy.root):
-        if any(_inside(path, s) for s in policy.scratch):
+        # Scratch space is writable, except beside the project itself (``../x`` of a
+        # project that happens to live under /tmp is still an escape).
+        beside = _inside(path, posixpath.dirname(policy.root))
+        if not beside and any(_inside(path, s) for s in policy.scratch):
             return "allow", ""
         return "deny", f"{why}: {path} is outside the project root ({policy.root})"
     rel = posixpath.relpath(path, policy.root) if path != policy.root else ""

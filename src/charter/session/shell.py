@@ -342,15 +342,25 @@ class _Walker:
 
     def redirected(self, node: Node, ctx: _Ctx) -> None:
         body = node.child_by_field_name("body")
-        start = ctx.copy()
         redirects = [c for c in node.children if c is not body]
-        if body is not None:
+        view = ctx.copy()
+        if body is not None and body.type == "list":
+            # tree-sitter binds ``cd x && echo > f`` as one redirected list; bash applies
+            # the redirection to the last command, after the ones before it ran.
+            parts = [c for c in body.children if c.is_named]
+            conditional = any(c.type == "||" for c in body.children)
+            before = ctx.cwd
+            for part in parts[:-1]:
+                self.visit(part, ctx)
+            if conditional and ctx.cwd != before:
+                ctx.cwd = None
+            view = ctx.copy()
+            if parts:
+                self.visit(parts[-1], ctx)
+        elif body is not None:
             self.visit(body, ctx)
-        # tree-sitter binds ``cd x && echo > f`` as one statement: the file may be seen
-        # from the directory before or after the body; both are checked.
-        views = [start] if start.cwd == ctx.cwd else [start, ctx]
         for red in redirects:
-            self.redirect(red, views)
+            self.redirect(red, [view])
 
     def redirect(self, node: Node, views: list[_Ctx]) -> None:
         if node.type == "heredoc_redirect":
