@@ -55,6 +55,7 @@ WRAPPERS = {
     "caffeinate",
     "unbuffer",
     "env",
+    "coproc",
 }
 #: Options of wrappers that take a value (the value is not the command).
 _WRAPPER_VALUE_OPTS = {
@@ -754,9 +755,7 @@ def _h_output_opt(w: _Walker, name: str, rest: list[Word], ctx: _Ctx, node: Node
         )
         creating = "c" in flags or (not first.startswith("-") and "c" in first)
         if creating:
-            archive = _option_value(rest, ("-f", "--file"))
-            if archive is None and not first.startswith("-") and "f" in first and len(rest) > 1:
-                archive = rest[1]
+            archive = _tar_archive(rest)
             if archive is not None:
                 w.target(ctx, archive, "tar -c archive")
         if not extracting:
@@ -775,6 +774,21 @@ def _h_output_opt(w: _Walker, name: str, rest: list[Word], ctx: _Ctx, node: Node
         w.target(ctx, dest, f"{name} output", tree=tree)
     elif name == "curl" and any(a.value in ("-O", "--remote-name") for a in rest):
         w.target(ctx, Word("."), "curl -O", tree=True)
+
+
+def _tar_archive(rest: list[Word]) -> Word | None:
+    """The archive tar writes: ``-f X``, ``-fX``, ``--file=X``, ``-czf X`` or ``czf X``."""
+    for i, a in enumerate(rest):
+        value = a.value or ""
+        if value.startswith("--file"):
+            return _option_value([a, *rest[i + 1 : i + 2]], ("--file",))
+        bundle = value[1:] if value.startswith("-") else (value if i == 0 else "")
+        if bundle and "f" in bundle:
+            tail = bundle[bundle.index("f") + 1 :]
+            if tail and value.startswith("-") and not tail.isalpha():
+                return Word(tail)  # -cfNAME
+            return rest[i + 1] if i + 1 < len(rest) else None
+    return None
 
 
 _GIT_VALUE_OPTS = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"}
