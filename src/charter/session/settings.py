@@ -36,6 +36,32 @@ class GuardrailSettings(BaseModel):
         default_factory=lambda: [".git/", ".charter/"],
         description="never writable (plus secret files and anything outside the project)",
     )
+    secret_files: list[str] = Field(
+        default_factory=lambda: [
+            ".env",
+            ".env.*",
+            "*.env",
+            "*.pem",
+            "*.key",
+            "*.p12",
+            "*.pfx",
+            "id_rsa*",
+            "id_ed25519*",
+            "id_ecdsa*",
+            "credentials",
+            "credentials.*",
+            "*.credentials",
+            ".netrc",
+            ".pypirc",
+            ".npmrc",
+        ],
+        description="file-name globs never written by the agent (secrets)",
+    )
+    scratch_dirs: list[str] = Field(
+        default_factory=lambda: ["/tmp", "/var/tmp"],
+        description="outside the project but writable (scratch space; the system temp "
+        "dir is always added)",
+    )
     audit_log: str = Field(
         "artifacts/guardrails/audit.jsonl", description="one JSON line per blocked call"
     )

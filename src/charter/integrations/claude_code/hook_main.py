@@ -47,6 +47,28 @@ def _note(message: str) -> None:
     print(f"charter: {message}", file=sys.stderr)
 
 
+def _fail_closed(event: str, payload: object, reason: str) -> None:
+    """Guardrails fail closed: when ``pre-tool-use`` cannot be answered, deny writes."""
+    if event != "pre-tool-use":
+        return
+    data = payload if isinstance(payload, dict) else {}
+    output: dict[str, Any] | None
+    try:
+        from charter.session.guardrails import fail_closed_output
+
+        output = fail_closed_output(data, reason)
+    except Exception:
+        output = {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": f"Charter guardrails failed closed ({reason})",
+            }
+        }
+    if output:
+        sys.stdout.write(json.dumps(output) + "\n")
+
+
 def project_root(payload: dict[str, Any]) -> Path:
     env = os.environ.get("CLAUDE_PROJECT_DIR")
     base = Path(env) if env else Path(payload.get("cwd") or os.getcwd())
@@ -121,6 +143,7 @@ def hook_main(argv: list[str]) -> int:
             raise ValueError("hook input is not a JSON object")
     except (ValueError, OSError) as exc:
         _note(f"hook {event}: unreadable input ({exc}); continuing without Charter context")
+        _fail_closed(event, {}, f"unreadable hook input: {exc}")
         return 0
     try:
         root = project_root(payload)
@@ -133,6 +156,7 @@ def hook_main(argv: list[str]) -> int:
                     "large rule set?); continuing without Charter context, the warm worker "
                     "finishes the work for the next prompt"
                 )
+                _fail_closed(event, payload, f"no answer within {HOOK_DEADLINE:.0f}s")
                 sys.stdout.flush()
                 os._exit(0)  # the unfinished work thread must not hold the agent up
         for note in reply.get("notes", []):
@@ -142,5 +166,7 @@ def hook_main(argv: list[str]) -> int:
             sys.stdout.write(json.dumps(output) + "\n")
         return 0
     except Exception as exc:  # fail open: never break the agent
-        _note(f"hook {event} failed open: {type(exc).__name__}: {exc}")
+        how = "closed" if event == "pre-tool-use" else "open"
+        _note(f"hook {event} failed {how}: {type(exc).__name__}: {exc}")
+        _fail_closed(event, payload, f"{type(exc).__name__}: {exc}")
         return 0

@@ -75,6 +75,7 @@ def _serve(root: Path) -> int:
 
 def _answer(conn: socket.socket, handlers: dict[str, Any], state: Any) -> dict[str, Any]:
     buffer = b""
+    event = ""
     try:
         while not buffer.endswith(b"\n"):
             chunk = conn.recv(65536)
@@ -86,6 +87,11 @@ def _answer(conn: socket.socket, handlers: dict[str, Any], state: Any) -> dict[s
         result: dict[str, Any] = handlers[event](state, request.get("payload") or {})
         return result
     except Exception as exc:
+        if event == "pre-tool-use":  # guardrails fail closed
+            from charter.session.guardrails import fail_closed_output
+
+            output = fail_closed_output({}, f"worker error: {type(exc).__name__}: {exc}")
+            return {"output": output, "notes": [f"guardrails failed closed: {exc}"]}
         return {"output": None, "notes": [f"worker failed open: {type(exc).__name__}: {exc}"]}
 
 
