@@ -34,6 +34,8 @@ class PathMap:
         parts = [p for p in re.split(r"[\\/]" if self.windows else "/", self.original)]
         flags = re.IGNORECASE if self.windows else 0
         head = r"(?<![\w.\\/-])"
+        # in raw JSON a path may follow an escape such as \n (a backslash and a letter)
+        head_json = r"(?:(?<![\w.\\/-])|(?<=\\[nrtbf]))"
         tail = r"(?![\w.-])"
         if self.windows:
             sep_text, sep_json = r"[\\/]", r"(?:\\\\|/)"
@@ -41,12 +43,14 @@ class PathMap:
             json_parts = [re.escape(json.dumps(p, ensure_ascii=False)[1:-1]) for p in parts]
             prefix_json = sep_json.join(json_parts)
             self._text = re.compile(f"{head}{prefix_text}{tail}((?:{sep_text}{_SEG}*)*)", flags)
-            self._json = re.compile(f"{head}{prefix_json}{tail}((?:{sep_json}{_SEG}*)*)", flags)
+            self._json = re.compile(
+                f"{head_json}{prefix_json}{tail}((?:{sep_json}{_SEG}*)*)", flags
+            )
         else:
             escaped = re.escape(self.original)
             self._text = re.compile(f"{head}{escaped}{tail}")
             json_escaped = re.escape(json.dumps(self.original, ensure_ascii=False)[1:-1])
-            self._json = re.compile(f"{head}{json_escaped}{tail}")
+            self._json = re.compile(f"{head_json}{json_escaped}{tail}")
         self._temp_json = json.dumps(self.temp, ensure_ascii=False)[1:-1]
 
     # -- masking -------------------------------------------------------------------------
