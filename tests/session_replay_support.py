@@ -277,7 +277,7 @@ def session_b(data: Path) -> dict[str, Any]:
 STAND_IN = textwrap.dedent(
     r'''
     """A stand-in charter: records hook payloads, answers `session recover --json`."""
-    import json, os, random, sys, time
+    import json, os, random, re, sys, time
 
     MODE = set(os.environ.get("STANDIN_MODE", "good").split(","))
     PROJECT = os.environ["CLAUDE_PROJECT_DIR"]
@@ -301,6 +301,9 @@ STAND_IN = textwrap.dedent(
             if event == "pre-tool-use" and name == "TodoWrite":
                 todos = p["tool_input"]["todos"]
                 plan = [{"content": t["content"], "status": t["status"]} for t in todos]
+            failed = isinstance(p.get("tool_response"), dict) and p["tool_response"].get("is_error")
+            if failed:
+                event = "post-tool-use-failure"
             if event == "post-tool-use" and name == "TaskCreate":
                 task = p["tool_response"]["task"]
                 tasks[task["id"]] = {"content": task["subject"], "status": "pending"}
@@ -338,9 +341,10 @@ STAND_IN = textwrap.dedent(
             return 0
         if args[:1] != ["hook"]:
             return 2
-        event = args[1]
+        event = re.sub(r"(?<!^)(?=[A-Z])", "-", args[1]).lower()  # PreToolUse -> pre-tool-use
         payload = json.loads(sys.stdin.read())
         rec = {"event": event, "payload": payload, "cwd": os.getcwd(), "env": PROJECT}
+        rec["argv_event"] = args[1]
         copy = payload.get("transcript_path")
         if copy and os.path.exists(copy):
             with open(copy, encoding="utf-8") as handle:

@@ -158,6 +158,32 @@ def test_windows_session_and_task_tools(tmp_path: Path, data: Path, monkeypatch)
     assert row["edited_recall"] == 1.0 and row["constraint_recall"] == 1.0
 
 
+def test_pascal_event_names_and_failures_as_post(tmp_path: Path, data: Path, monkeypatch) -> None:
+    keep = tmp_path / "keep"
+    result = _replay(
+        tmp_path,
+        data,
+        "good",
+        monkeypatch,
+        runs=1,
+        keep=keep,
+        only=[SESSION_A],
+        event_names="pascal",
+        failures="post",
+    )
+    log = stand_in_log(keep / SESSION_A / "run1" / "proj")
+    assert [r["argv_event"] for r in log[:3]] == ["SessionStart", "UserPromptSubmit", "PreToolUse"]
+    assert "PostToolUseFailure" not in {r["argv_event"] for r in log}
+    failed = log[7]
+    assert failed["argv_event"] == "PostToolUse"
+    assert failed["payload"]["hook_event_name"] == "PostToolUse"
+    assert failed["payload"]["tool_response"] == {
+        "error": "Exit code 1\n1 failed",
+        "is_error": True,
+    }
+    assert result["overall"]["test_recall"] == 1.0 and result["overall"]["plan_fidelity"] == 1.0
+
+
 def test_all_metrics_reach_one_with_a_faithful_stand_in(tmp_path: Path, data: Path) -> None:
     cli = [*shlex.split(stand_in(tmp_path))]
     done = subprocess.run(
