@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich import box
 from rich.markup import escape
 from rich.table import Table
 
@@ -106,18 +107,20 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
 
 def print_report(result: dict[str, Any]) -> None:
     table = Table(
-        title=f"Session replay ({result['runs']} run(s) per session)",
-        caption="plan: ordered fidelity; edited/tests/constraints: recall; ctx: visible / "
-        "transcript tokens (mean over points); det: identical replays",
+        title=f"Session replay: {result['overall']['point_count']} points, "
+        f"{result['runs']} run(s) per session",
+        caption="edit/test/cons: recall of edited files, test runs, user constraints; "
+        "ctx: visible/transcript tokens; det: identical replays",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
     )
-    table.add_column("session", overflow="fold", min_width=12)
-    cols = ("pts", "plan", "edited", "tests", "constr", "ctx", "det", "crash", "block", "s")
-    for col in cols:
+    width = max([len(k) for k in result["sessions"]] + [6])
+    table.add_column("session", no_wrap=True, min_width=min(width, 24), overflow="ellipsis")
+    for col in ("plan", "edit", "test", "cons", "ctx", "det", "crash", "blk"):
         table.add_column(col, justify="right", no_wrap=True)
 
-    def cells(row: dict[str, Any], points: int) -> list[str]:
+    def cells(row: dict[str, Any]) -> list[str]:
         return [
-            str(points),
             _fmt(row["plan_fidelity"]),
             _fmt(row["edited_recall"]),
             _fmt(row["test_recall"]),
@@ -129,11 +132,11 @@ def print_report(result: dict[str, Any]) -> None:
         ]
 
     for key, row in result["sessions"].items():
-        table.add_row(escape(key), *cells(row, row["point_count"]), _fmt(row["seconds"], 1))
+        table.add_row(escape(key), *cells(row))
     overall = result["overall"]
-    table.add_row("[bold]pooled[/bold]", *cells(overall, overall["point_count"]), "")
+    table.add_row("[bold]pooled[/bold]", *cells(overall))
     console.print(table)
-    lat = Table(title="Hook latency (ms, wall, all replays)")
+    lat = Table(title="Hook latency (ms, wall, all replays)", box=box.SIMPLE_HEAD)
     for col in ("event", "calls", "p50", "p90"):
         lat.add_column(col, justify="right" if col != "event" else "left")
     for event, row in overall["latency_ms"].items():
