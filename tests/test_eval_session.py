@@ -317,10 +317,13 @@ def test_bad_input_is_one_error_line(tmp_path: Path, run_charter) -> None:
     done = run_charter("eval", "session", "--data", str(tmp_path / "bad"), cwd=tmp_path)
     assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1
     assert "labels.json" in done.stderr and "invalid JSON" in done.stderr
+    (bad / "labels.json").write_text('{"mechanical": {"points": [{"id": "end"}]}}')
+    done = run_charter("eval", "session", "--data", str(tmp_path / "bad"), cwd=tmp_path)
+    assert done.returncode == 2 and "mechanical.points[0]: 'line' must be an integer" in done.stderr
     done = run_charter(
         "eval", "session", "--data", str(tmp_path / "bad"), "--only", "zz", cwd=tmp_path
     )
-    assert "labels.json" in done.stderr or "no session named zz" in done.stderr
+    assert done.returncode == 2 and "no session named zz" in done.stderr
 
 
 def test_broken_transcript_lines_are_copied_and_skipped(tmp_path: Path, monkeypatch) -> None:

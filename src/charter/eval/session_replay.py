@@ -117,8 +117,7 @@ def discover(data: Path, only: list[str] | None = None) -> list[Session]:
             labels = json.loads(read_text(labels_path, what="labels file"))
         except ValueError as exc:
             raise CharterError(f"{labels_path}: invalid JSON: {exc}") from None
-        if not isinstance(labels, dict):
-            raise CharterError(f"{labels_path}: expected a JSON object")
+        check_labels(labels_path, labels)
         sessions.append(Session(sub.name, sub, transcript, labels))
     missing = wanted - {s.key for s in sessions}
     if missing:
@@ -126,6 +125,34 @@ def discover(data: Path, only: list[str] | None = None) -> list[Session]:
     if not sessions:
         raise CharterError(f"{data}: no <key>/transcript.jsonl found")
     return sessions
+
+
+def check_labels(path: Path, labels: Any) -> None:
+    """The parts of labels.json the scorer reads, with the right types (else one error)."""
+    if not isinstance(labels, dict):
+        raise CharterError(f"{path}: expected a JSON object")
+    mechanical = labels.get("mechanical")
+    points = mechanical.get("points") if isinstance(mechanical, dict) else None
+    if not isinstance(points, list):
+        raise CharterError(f"{path}: mechanical.points must be a list of points")
+    for n, point in enumerate(points):
+        where = f"{path}: mechanical.points[{n}]"
+        if not isinstance(point, dict) or not isinstance(point.get("id"), str):
+            raise CharterError(f"{where}: each point needs an 'id' string")
+        if not isinstance(point.get("line"), int):
+            raise CharterError(f"{where}: 'line' must be an integer")
+        for key, kind in (("plan", list), ("edited_files", list), ("test_runs", list)):
+            if key in point and not isinstance(point[key], kind):
+                raise CharterError(f"{where}: '{key}' must be a list")
+    hand = labels.get("hand") or {}
+    constraints = hand.get("user_constraints") if isinstance(hand, dict) else None
+    if constraints is not None and not (
+        isinstance(constraints, list)
+        and all(
+            isinstance(c, dict) and isinstance(c.get("key_terms", []), list) for c in constraints
+        )
+    ):
+        raise CharterError(f"{path}: hand.user_constraints must be objects with key_terms lists")
 
 
 # -- the pre-scan ------------------------------------------------------------------------
