@@ -324,6 +324,14 @@ def test_bad_input_is_one_error_line(tmp_path: Path, run_charter) -> None:
         "eval", "session", "--data", str(tmp_path / "bad"), "--only", "zz", cwd=tmp_path
     )
     assert done.returncode == 2 and "no session named zz" in done.stderr
+    session_b(tmp_path / "ok")
+    missing = str(tmp_path / "no-such-charter")
+    done = run_charter(
+        "eval", "session", "--data", str(tmp_path / "ok"), "--charter-bin", missing, cwd=tmp_path
+    )
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [
+        f"charter: error: --charter-bin {missing}: cannot run it (No such file or directory)"
+    ]
 
 
 def test_broken_transcript_lines_are_copied_and_skipped(tmp_path: Path, monkeypatch) -> None:

@@ -304,15 +304,18 @@ def run_command(
 ) -> CallResult:
     """Run ``cmd``; on timeout kill its whole process group (code None)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(
-        cmd,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    try:
+        proc = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise CharterError(f"--charter-bin {cmd[0]}: cannot run it ({exc.strerror})") from None
     try:
         out, err = proc.communicate(stdin.encode("utf-8", "surrogatepass"), timeout=timeout)
         code: int | None = proc.returncode
