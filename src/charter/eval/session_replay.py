@@ -33,10 +33,22 @@ from pathlib import Path
 from typing import Any
 
 from charter.errors import CharterError
-from charter.eval import session_metrics as sm
 from charter.eval import transcript as tr
+from charter.eval.session_data import Scan, Session, discover, scan, target_path
 from charter.eval.session_paths import PathMap, project_name, safe_rel
-from charter.fileio import read_text
+from charter.eval.session_repo import apply_edit, make_repo
+from charter.eval.session_score import (
+    MAX_EXAMPLES,
+    Bars,
+    CallStats,
+    PointOutput,
+    RunOutput,
+    check_bars,
+    latency,
+    merge_stats,
+    pool,
+    score_session,
+)
 
 HOOK_EVENTS = {
     "session-start": "SessionStart",
@@ -51,31 +63,6 @@ HOOK_EVENTS = {
 RECOVER = "session-recover"
 PLACEHOLDER = "<REPLAY>"
 TRACEBACK = "Traceback (most recent call last)"
-#: Fixed author/committer data: the stand-in repository is byte-identical across replays.
-_GIT_ENV = {
-    "GIT_AUTHOR_NAME": "replay",
-    "GIT_AUTHOR_EMAIL": "replay@example.invalid",
-    "GIT_COMMITTER_NAME": "replay",
-    "GIT_COMMITTER_EMAIL": "replay@example.invalid",
-    "GIT_AUTHOR_DATE": "2000-01-01T00:00:00+00:00",
-    "GIT_COMMITTER_DATE": "2000-01-01T00:00:00+00:00",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
-MAX_EXAMPLES = 5
-
-
-@dataclass
-class Bars:
-    """The pass bars; None switches a bar off."""
-
-    min_plan: float | None = 1.0
-    min_determinism: float | None = 1.0
-    min_edited: float | None = 0.95
-    min_constraints: float | None = 0.80
-    max_crashes: int | None = 0
-    max_context_ratio: float | None = 0.10
-    min_tests: float | None = None
-    max_blocks: int | None = None
 
 
 @dataclass
@@ -90,205 +77,7 @@ class ReplayOptions:
     bars: Bars = field(default_factory=Bars)
 
 
-@dataclass
-class Session:
-    key: str
-    directory: Path
-    transcript: Path
-    labels: dict[str, Any]
-
-
-def discover(data: Path, only: list[str] | None = None) -> list[Session]:
-    """The session directories under ``data`` (``<key>/transcript.jsonl`` + labels)."""
-    if not data.is_dir():
-        raise CharterError(f"{data}: not a directory (expected session dirs with transcripts)")
-    wanted = {k for k in (only or []) if k}
-    sessions = []
-    for sub in sorted(p for p in data.iterdir() if p.is_dir()):
-        if wanted and sub.name not in wanted:
-            continue
-        transcript = sub / "transcript.jsonl"
-        if not transcript.is_file():
-            continue
-        labels_path = sub / "labels.json"
-        if not labels_path.is_file():
-            raise CharterError(f"{labels_path}: missing (each session needs its labels)")
-        try:
-            labels = json.loads(read_text(labels_path, what="labels file"))
-        except ValueError as exc:
-            raise CharterError(f"{labels_path}: invalid JSON: {exc}") from None
-        check_labels(labels_path, labels)
-        sessions.append(Session(sub.name, sub, transcript, labels))
-    missing = wanted - {s.key for s in sessions}
-    if missing:
-        raise CharterError(f"{data}: no session named {', '.join(sorted(missing))}")
-    if not sessions:
-        raise CharterError(f"{data}: no <key>/transcript.jsonl found")
-    return sessions
-
-
-def check_labels(path: Path, labels: Any) -> None:
-    """The parts of labels.json the scorer reads, with the right types (else one error)."""
-    if not isinstance(labels, dict):
-        raise CharterError(f"{path}: expected a JSON object")
-    mechanical = labels.get("mechanical")
-    points = mechanical.get("points") if isinstance(mechanical, dict) else None
-    if not isinstance(points, list):
-        raise CharterError(f"{path}: mechanical.points must be a list of points")
-    for n, point in enumerate(points):
-        where = f"{path}: mechanical.points[{n}]"
-        if not isinstance(point, dict) or not isinstance(point.get("id"), str):
-            raise CharterError(f"{where}: each point needs an 'id' string")
-        if not isinstance(point.get("line"), int):
-            raise CharterError(f"{where}: 'line' must be an integer")
-        for key, kind in (("plan", list), ("edited_files", list), ("test_runs", list)):
-            if key in point and not isinstance(point[key], kind):
-                raise CharterError(f"{where}: '{key}' must be a list")
-    hand = labels.get("hand") or {}
-    constraints = hand.get("user_constraints") if isinstance(hand, dict) else None
-    if constraints is not None and not (
-        isinstance(constraints, list)
-        and all(
-            isinstance(c, dict) and isinstance(c.get("key_terms", []), list) for c in constraints
-        )
-    ):
-        raise CharterError(f"{path}: hand.user_constraints must be objects with key_terms lists")
-
-
-# -- the pre-scan ------------------------------------------------------------------------
-
-
-@dataclass
-class Scan:
-    """What the replay must know before it starts (one streaming pass over the file)."""
-
-    cwd: str
-    session_id: str
-    model: str
-    copy_prompts: set[int]
-    seeded: list[str]  # files that existed before the session (relative), with seed content
-    dirs: set[str]
-    uuid_lines: dict[str, int]
-
-
-def scan(session: Session, seed_dir: Path) -> Scan:
-    """First pass: project path, model, resume-copy prompts, files to seed the repo with.
-
-    A file the session edits must exist in the stand-in repository before its first
-    edit; its content is the ``originalFile`` Claude Code recorded with that edit, when
-    there is one. Seed files go straight to ``seed_dir`` so nothing large stays in memory.
-    """
-    labels = session.labels
-    cwd = str(labels.get("cwd") or "")
-    session_id = str(labels.get("session_id") or "")
-    model = ""
-    wanted_uuids = {
-        str(c.get("revoked_by_uuid"))
-        for c in (labels.get("hand") or {}).get("user_constraints") or []
-        if isinstance(c, dict) and c.get("revoked_by_uuid")
-    }
-    uuid_lines: dict[str, int] = {}
-    dupes = tr.DuplicateFilter()
-    copy_prompts: set[int] = set()
-    pending_prompt: int | None = None
-    uses: dict[str, tuple[str, Any]] = {}
-    touched: set[str] = set()
-    seeded: list[str] = []
-    dirs: set[str] = set()
-    current_cwd = cwd
-    paths: PathMap | None = None
-    for line in tr.iter_lines(session.transcript):
-        entry = line.entry
-        if entry is None:
-            continue
-        if not cwd and isinstance(entry.get("cwd"), str):
-            cwd = entry["cwd"]
-        if not session_id and isinstance(entry.get("sessionId"), str):
-            session_id = entry["sessionId"]
-        if isinstance(entry.get("cwd"), str):
-            current_cwd = entry["cwd"]
-        if str(entry.get("uuid")) in wanted_uuids:
-            uuid_lines[str(entry["uuid"])] = line.number
-        if entry.get("isSidechain"):
-            continue
-        kind = entry.get("type")
-        if kind == "assistant":
-            message = entry.get("message")
-            name = message.get("model") if isinstance(message, dict) else None
-            if not model and isinstance(name, str) and name != "<synthetic>":
-                model = name
-            copy = dupes.assistant_is_copy(entry)
-            if pending_prompt is not None:
-                if copy:
-                    copy_prompts.add(pending_prompt)
-                pending_prompt = None
-            if not copy:
-                for block in tr.content_blocks(entry):
-                    if block.get("type") == "tool_use" and block.get("name") in tr.EDIT_TOOLS:
-                        uses[str(block.get("id"))] = (str(block.get("name")), block.get("input"))
-        elif kind == "user":
-            if tr.prompt_text(entry) is not None:
-                pending_prompt = line.number
-                continue
-            for block in tr.content_blocks(entry):
-                if block.get("type") != "tool_result" or dupes.seen_result(block):
-                    continue
-                use = uses.pop(str(block.get("tool_use_id")), None)
-                if use is None or block.get("is_error"):
-                    continue
-                paths = paths or PathMap(cwd, seed_dir)
-                _note_seed(
-                    paths, current_cwd, use, entry.get("toolUseResult"), touched, seeded, dirs
-                )
-    return Scan(cwd, session_id or session.key, model, copy_prompts, seeded, dirs, uuid_lines)
-
-
-def _target(tool_input: Any) -> str:
-    if not isinstance(tool_input, dict):
-        return ""
-    return str(tool_input.get("file_path") or tool_input.get("notebook_path") or "")
-
-
-def _note_seed(
-    paths: PathMap,
-    current_cwd: str,
-    use: tuple[str, Any],
-    result: Any,
-    touched: set[str],
-    seeded: list[str],
-    dirs: set[str],
-) -> None:
-    name, tool_input = use
-    rel = paths.relative(_target(tool_input), current_cwd)
-    if rel is None or not safe_rel(rel) or rel in touched:
-        return
-    touched.add(rel)
-    parent = rel.rsplit("/", 1)[0] if "/" in rel else ""
-    if parent:
-        dirs.add(parent)
-    created = name == "Write" and not (isinstance(result, dict) and result.get("type") == "update")
-    if created:
-        return
-    original = result.get("originalFile") if isinstance(result, dict) else None
-    path = paths.temp_path(rel)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        original if isinstance(original, str) else "", encoding="utf-8", errors="surrogatepass"
-    )
-    seeded.append(rel)
-
-
 # -- hook calls ----------------------------------------------------------------------------
-
-
-@dataclass
-class CallStats:
-    latencies: dict[str, list[float]] = field(default_factory=dict)
-    calls: int = 0
-    crashes: int = 0
-    blocks: int = 0
-    crash_examples: list[dict[str, Any]] = field(default_factory=list)
-    block_examples: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -334,17 +123,6 @@ def run_command(
 # -- one replay ----------------------------------------------------------------------------
 
 
-@dataclass
-class PointOutput:
-    id: str
-    line: int
-    additional_context: str
-    recover: dict[str, Any]
-    recover_ok: bool
-    masked: str  # recover stdout + additionalContext with temp paths masked
-    transcript_chars: int
-
-
 class Replay:
     """One replay of one session in a fresh run directory."""
 
@@ -376,20 +154,8 @@ class Replay:
 
     def _make_repo(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
-        if self.seed_dir.is_dir():
-            shutil.copytree(self.seed_dir, self.project, dirs_exist_ok=True)
-        self.project.mkdir(parents=True, exist_ok=True)
-        for rel in sorted(self.info.dirs):
-            self.paths.temp_path(rel).mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, **_GIT_ENV}
-        for args in (
-            ["git", "init", "-q", "-b", "main"],
-            ["git", "add", "-A"],
-            ["git", "commit", "-q", "--allow-empty", "--no-verify", "-m", "before the session"],
-        ):
-            done = subprocess.run(args, cwd=self.project, env=env, capture_output=True, text=True)
-            if done.returncode != 0:
-                raise CharterError(f"git {args[1]} failed in {self.project}: {done.stderr.strip()}")
+        dirs = [self.paths.temp_path(rel) for rel in sorted(self.info.dirs)]
+        make_repo(self.project, self.seed_dir, dirs)
         self.copy.parent.mkdir(parents=True, exist_ok=True)
 
     # hooks -------------------------------------------------------------------------------
@@ -631,77 +397,12 @@ class Replay:
 
     def _apply(self, name: str, tool_input: Any, result: Any) -> None:
         """Make the edit in the stand-in repository (inside the project only)."""
-        rel = self.paths.relative(_target(tool_input), self.cwd)
+        rel = self.paths.relative(target_path(tool_input), self.cwd)
         if rel is None or not safe_rel(rel) or not isinstance(tool_input, dict):
             return
         path = self.paths.temp_path(rel)
         with contextlib.suppress(OSError, ValueError):  # a name the stand-in cannot hold
             apply_edit(path, name, tool_input, result)
-
-
-def apply_edit(path: Path, name: str, tool_input: dict[str, Any], result: Any) -> None:
-    """Apply a Write / Edit / MultiEdit / NotebookEdit the way Claude Code did."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if name == "Write":
-        path.write_text(
-            str(tool_input.get("content", "")), encoding="utf-8", errors="surrogatepass"
-        )
-        return
-    text = path.read_text(encoding="utf-8", errors="surrogatepass") if path.is_file() else ""
-    if name == "NotebookEdit":
-        text = _notebook_edit(text, tool_input)
-    else:
-        edits = tool_input.get("edits") if name == "MultiEdit" else [tool_input]
-        original = result.get("originalFile") if isinstance(result, dict) else None
-        first = edits[0] if isinstance(edits, list) and edits else {}
-        if (
-            isinstance(original, str)
-            and isinstance(first, dict)
-            and str(first.get("old_string", "")) not in text
-        ):
-            text = original  # the stand-in drifted from the real file: resync
-        for edit in edits if isinstance(edits, list) else []:
-            if not isinstance(edit, dict):
-                continue
-            old, new = str(edit.get("old_string", "")), str(edit.get("new_string", ""))
-            if old and old in text:
-                text = (
-                    text.replace(old, new) if edit.get("replace_all") else text.replace(old, new, 1)
-                )
-            elif not old and not text:
-                text = new
-            else:
-                text = text + ("" if text.endswith("\n") or not text else "\n") + new
-    path.write_text(text, encoding="utf-8", errors="surrogatepass")
-
-
-def _notebook_edit(text: str, tool_input: dict[str, Any]) -> str:
-    source = str(tool_input.get("new_source", ""))
-    try:
-        notebook: dict[str, Any] = json.loads(text) if text.strip() else {}
-        cells: list[dict[str, Any]] = notebook.setdefault("cells", [])
-        notebook.setdefault("nbformat", 4)
-        notebook.setdefault("nbformat_minor", 5)
-        notebook.setdefault("metadata", {})
-        cell_id = tool_input.get("cell_id")
-        mode = tool_input.get("edit_mode") or "replace"
-        index = next((i for i, c in enumerate(cells) if c.get("id") == cell_id), None)
-        cell: dict[str, Any] = {
-            "cell_type": tool_input.get("cell_type") or "code",
-            "source": source,
-            "metadata": {},
-        }
-        if mode == "insert":
-            cells.insert(0 if index is None else index + 1, cell)
-        elif mode == "delete" and index is not None:
-            cells.pop(index)
-        elif index is not None:
-            cells[index]["source"] = source
-        else:
-            cells.append(cell)
-        return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
-    except (ValueError, AttributeError, TypeError):
-        return text + source
 
 
 def _additional_context(stdout: str) -> str:
@@ -745,151 +446,6 @@ def stop_warm_worker(project: Path) -> None:
             os.kill(pid, signal.SIGTERM)
 
 
-# -- scoring ------------------------------------------------------------------------------
-
-
-def score_session(
-    session: Session, info: Scan, runs: list[Replay], seconds: float
-) -> dict[str, Any]:
-    """Per-point metrics of the first replay, determinism across replays, hook figures."""
-    labels = session.labels
-    mech = labels.get("mechanical") or {}
-    label_points = [p for p in mech.get("points") or [] if isinstance(p, dict)]
-    hand = [
-        c for c in (labels.get("hand") or {}).get("user_constraints") or [] if isinstance(c, dict)
-    ]
-    first = runs[0]
-    got = {p.id: p for p in first.points}
-    by_line = {p.line: p for p in first.points}
-    points = []
-    for label in label_points:
-        pid = str(label.get("id"))
-        out = got.get(pid) or by_line.get(int(label.get("line") or -1))
-        points.append(_score_point(label, hand, info, out, first, runs))
-    stats = _merge_stats([r.stats for r in runs])
-    row = pool(points)
-    row.update(
-        {
-            "points": points,
-            "hook_calls": stats.calls,
-            "crashes": stats.crashes,
-            "blocks": stats.blocks,
-            "crash_examples": stats.crash_examples,
-            "block_examples": stats.block_examples,
-            "latency_ms": latency(stats.latencies),
-            "recover_failures": sum(1 for p in first.points if not p.recover_ok),
-            "seconds": round(seconds, 2),
-        }
-    )
-    return row
-
-
-def _score_point(
-    label: dict[str, Any],
-    hand: list[dict[str, Any]],
-    info: Scan,
-    out: PointOutput | None,
-    first: Replay,
-    runs: list[Replay],
-) -> dict[str, Any]:
-    recover = out.recover if out else {}
-    text = recover.get("text") if isinstance(recover.get("text"), str) else ""
-    visible = ((out.additional_context if out else "") + "\n" + str(text)).strip()
-    plan, plan_unordered = sm.plan_scores(label.get("plan"), recover.get("plan"))
-    files = [str(f) for f in label.get("edited_files") or []]
-    edited = sm.edited_found(files, recover.get("edited_files"), visible, str(first.project))
-    tests = sm.tests_found(
-        [t for t in label.get("test_runs") or [] if isinstance(t, dict)], recover.get("test_runs")
-    )
-    held = sm.constraints_in_force(label, hand, info.uuid_lines)
-    found = sm.constraints_found(held, visible)
-    deterministic: bool | None = None
-    if len(runs) > 1:
-        outs = [next((p for p in r.points if out and p.id == out.id), None) for r in runs]
-        deterministic = out is not None and all(
-            o is not None and o.masked == out.masked for o in outs
-        )
-    transcript_tokens = (out.transcript_chars + 3) // 4 if out else 0
-    visible_tokens = sm.tokens_of(visible)
-    return {
-        "id": str(label.get("id")),
-        "line": label.get("line"),
-        "replayed": out is not None,
-        "recover_ok": bool(out and out.recover_ok),
-        "plan": plan,
-        "plan_unordered": plan_unordered,
-        "edited_found": sum(edited),
-        "edited_total": len(edited),
-        "edited_missing": [f for f, ok in zip(files, edited, strict=True) if not ok][:20],
-        "tests_found": sum(tests),
-        "tests_total": len(tests),
-        "constraints_found": sum(found.values()),
-        "constraints_total": len(found),
-        "constraints_missing": [k for k, ok in found.items() if not ok],
-        "visible_tokens": visible_tokens,
-        "transcript_tokens": transcript_tokens,
-        "context_ratio": sm.ratio(visible_tokens, transcript_tokens),
-        "deterministic": deterministic,
-    }
-
-
-def pool(points: list[dict[str, Any]]) -> dict[str, Any]:
-    """Micro-averages over points (each metric over the points where it is defined)."""
-    plans = [p["plan"] for p in points if p["plan"] is not None]
-    plans_u = [p["plan_unordered"] for p in points if p["plan_unordered"] is not None]
-    ratios = [p["context_ratio"] for p in points if p["context_ratio"] is not None]
-    dets = [p["deterministic"] for p in points if p["deterministic"] is not None]
-
-    def frac(key: str) -> float | None:
-        return sm.ratio(
-            sum(p[f"{key}_found"] for p in points), sum(p[f"{key}_total"] for p in points)
-        )
-
-    return {
-        "point_count": len(points),
-        "plan_fidelity": sm.ratio(sum(plans), len(plans)),
-        "plan_fidelity_unordered": sm.ratio(sum(plans_u), len(plans_u)),
-        "edited_recall": frac("edited"),
-        "test_recall": frac("tests"),
-        "constraint_recall": frac("constraints"),
-        "visible_tokens": sum(p["visible_tokens"] for p in points),
-        "transcript_tokens": sum(p["transcript_tokens"] for p in points),
-        "context_ratio": sm.ratio(sum(ratios), len(ratios)),
-        "context_ratio_max": max(ratios) if ratios else None,
-        "determinism": sm.ratio(sum(1 for d in dets if d), len(dets)),
-    }
-
-
-def latency(samples: dict[str, list[float]]) -> dict[str, dict[str, float | int | None]]:
-    return {
-        event: {
-            "n": len(values),
-            "p50": _round(sm.percentile(values, 50)),
-            "p90": _round(sm.percentile(values, 90)),
-        }
-        for event, values in sorted(samples.items())
-    }
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 1)
-
-
-def _merge_stats(all_stats: list[CallStats]) -> CallStats:
-    merged = CallStats()
-    for stats in all_stats:
-        merged.calls += stats.calls
-        merged.crashes += stats.crashes
-        merged.blocks += stats.blocks
-        merged.crash_examples.extend(stats.crash_examples)
-        merged.block_examples.extend(stats.block_examples)
-        for event, values in stats.latencies.items():
-            merged.latencies.setdefault(event, []).extend(values)
-    merged.crash_examples = merged.crash_examples[:MAX_EXAMPLES]
-    merged.block_examples = merged.block_examples[:MAX_EXAMPLES]
-    return merged
-
-
 # -- the whole benchmark ------------------------------------------------------------------
 
 
@@ -910,8 +466,11 @@ def replay_session(session: Session, opts: ReplayOptions) -> dict[str, Any]:
             finally:
                 stop_warm_worker(replay.project)
             runs.append(replay)
-        result = score_session(session, info, runs, time.perf_counter() - start)
-        latencies = _merge_stats([r.stats for r in runs]).latencies
+        outputs = [RunOutput(r.points, r.stats, str(r.project)) for r in runs]
+        result = score_session(
+            session.labels, info.uuid_lines, outputs, time.perf_counter() - start
+        )
+        latencies = merge_stats([r.stats for r in runs]).latencies
     finally:
         shutil.rmtree(base, ignore_errors=True)
     result["_latencies"] = latencies
@@ -972,29 +531,3 @@ def evaluate_sessions(
         "runs": opts.runs,
         "charter_bin": " ".join(opts.charter_cmd),
     }
-
-
-def check_bars(overall: dict[str, Any], bars: Bars, runs: int) -> list[str]:
-    """Names of the bars that do not hold (a metric with no scored point holds vacuously)."""
-    failed = []
-
-    def low(name: str, metric: str, bar: float | None) -> None:
-        value = overall.get(metric)
-        if bar is not None and value is not None and value < bar - 1e-12:
-            failed.append(f"{name} {value:.3f} < {bar:g}")
-
-    def high(name: str, metric: str, bar: float | None) -> None:
-        value = overall.get(metric)
-        if bar is not None and value is not None and value > bar + 1e-12:
-            failed.append(f"{name} {value:g} > {bar:g}")
-
-    low("plan", "plan_fidelity", bars.min_plan)
-    if runs > 1:
-        low("determinism", "determinism", bars.min_determinism)
-    low("edited", "edited_recall", bars.min_edited)
-    low("constraints", "constraint_recall", bars.min_constraints)
-    low("tests", "test_recall", bars.min_tests)
-    high("crashes", "crashes", bars.max_crashes)
-    high("blocks", "blocks", bars.max_blocks)
-    high("ctx/transcript", "context_ratio", bars.max_context_ratio)
-    return failed
