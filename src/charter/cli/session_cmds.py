@@ -10,7 +10,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from charter.cli.common import console, emit_json, load_project
+from charter.cli.common import console, emit_json, err_console, load_project
 from charter.config import Project
 from charter.errors import CharterError
 
@@ -122,6 +122,48 @@ def register(app: typer.Typer) -> None:
             f"track {result.track}: wrote {', '.join(result.written) or 'nothing new'}; "
             f"checkpoint {seq}"
         )
+
+    @session_app.command("evaluate")
+    def evaluate_cmd(
+        track: str = typer.Option("", "--track", help="track id (default: the active one)"),
+        project_dir: Path = _PROJECT,
+        as_json: bool = _JSON,
+    ) -> None:
+        """Check PLAN.md and SPEC.md before execution (exit 1 when they do not pass)."""
+        from charter.session.evaluator import evaluate
+
+        with _session(project_dir) as session:
+            result = evaluate(session, track or session.track()[0])
+        if as_json:
+            emit_json(result.to_dict())
+        else:
+            console.print(result.summary(), markup=False, highlight=False)
+        if not result.passed:
+            raise typer.Exit(1)
+
+    @session_app.command("gates")
+    def gates_cmd(project_dir: Path = _PROJECT, as_json: bool = _JSON) -> None:
+        """The seed's four gates; exits non-zero naming each gate that failed."""
+        from charter.session.gates import run_gates
+
+        with _session(project_dir) as session:
+            gates = run_gates(session)
+        failed = [g.name for g in gates if not g.passed]
+        if as_json:
+            emit_json({"passed": not failed, "gates": [g.to_dict() for g in gates]})
+        else:
+            table = Table(title="Session gates")
+            table.add_column("gate", style="cyan")
+            table.add_column("result")
+            table.add_column("detail")
+            for gate in gates:
+                mark = "[green]pass[/green]" if gate.passed else "[red]FAIL[/red]"
+                table.add_row(gate.name, mark, gate.detail)
+            console.print(table)
+        if failed:
+            if not as_json:
+                err_console.print(f"charter: gates failed: {', '.join(failed)}")
+            raise typer.Exit(1)
 
     @session_app.command("state")
     def state_cmd(project_dir: Path = _PROJECT, as_json: bool = _JSON) -> None:
