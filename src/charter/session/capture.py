@@ -47,6 +47,16 @@ def rel_path(root: Path, raw: object) -> str:
     return text
 
 
+def portable(root: Path, text: str) -> str:
+    """``text`` with the project's absolute path made relative: files Charter writes into
+    the repository (work log, test output, audit log) carry no machine-specific paths."""
+    for base in sorted({root.as_posix(), root.resolve().as_posix()}, key=len, reverse=True):
+        base = base.rstrip("/")
+        if base:
+            text = text.replace(base + "/", "").replace(base, ".")
+    return text
+
+
 def _target(tool: str, tool_input: dict[str, Any], root: Path) -> str:
     for key in ("file_path", "notebook_path", "path"):
         if tool_input.get(key):
@@ -168,7 +178,8 @@ class Capture:
         )
         cap = self.limits.test_output_max_bytes
         tail = output.encode("utf-8", errors="replace")[-cap:].decode("utf-8", errors="ignore")
-        self._write("test_output.txt", f"$ {testruns.normalise(command)}\n[{result}]\n{tail}\n")
+        report = f"$ {testruns.normalise(command)}\n[{result}]\n{tail}\n"
+        self._write("test_output.txt", portable(self.root, report))
 
     # -- plan -----------------------------------------------------------------------------
 
@@ -247,7 +258,8 @@ class Capture:
     def _work_log(self, time: str, tool: str, target: str, outcome: str) -> None:
         from charter.fileio import atomic_write_text
 
-        line = f"- {time or '-'} {tool} {target} → {outcome}".replace("\n", " ") + "\n"
+        line = f"- {time or '-'} {tool} {target} → {outcome}".replace("\n", " ")
+        line = portable(self.root, line) + "\n"
         path = self.dir / "work_log.md"
         cap = self.limits.work_log_max_bytes
         self.dir.mkdir(parents=True, exist_ok=True)

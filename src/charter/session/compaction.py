@@ -309,7 +309,10 @@ def _checkpoint(
         if prev_cmp == comparable:
             return previous  # nothing new: a second PreCompact writes nothing
     body["seq"] = int(previous.get("seq", 0)) + 1 if previous else 1
-    body["id"] = hashlib.sha256(canonical_json(body).encode()).hexdigest()[:16]
+    # The id leaves out the transcript offset: it counts bytes of a file whose content
+    # includes machine paths, so it is kept for the next compaction but not hashed.
+    hashed = {k: v for k, v in body.items() if k != "transcript"}
+    body["id"] = hashlib.sha256(canonical_json(hashed).encode()).hexdigest()[:16]
     cdir = checkpoint_dir(session, track)
     atomic_write_text(cdir / "history" / f"{body['seq']:05d}.json", canonical_json(body))
     atomic_write_text(cdir / "latest.json", canonical_json(body))  # the manifest, last

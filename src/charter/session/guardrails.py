@@ -442,6 +442,7 @@ def _event_time(payload: dict[str, Any]) -> str:
 def audit(project: Project, payload: dict[str, Any], verdict: Verdict, policy: Policy) -> None:
     """One JSON line per blocked (or asked) call, appended under a lock."""
     from charter.fileio import append_line
+    from charter.session.capture import portable
 
     tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
     assert isinstance(tool_input, dict)
@@ -452,8 +453,8 @@ def audit(project: Project, payload: dict[str, Any], verdict: Verdict, policy: P
         "tool_use_id": str(payload.get("tool_use_id") or ""),
         "tool": str(payload.get("tool_name") or ""),
         "decision": verdict.decision,
-        "reason": verdict.reason,
-        "subject": str(subject)[:500],
+        "reason": portable(project.root, verdict.reason),
+        "subject": portable(project.root, str(subject))[:500],
         "targets": [
             posixpath.relpath(t, policy.root) if _inside(t, policy.root) else t
             for t in verdict.targets[:20]

@@ -56,7 +56,11 @@ class Recovered:
             "user_instructions": self.user_instructions,
             "text": self.text,
             "tokens": self.tokens,
-            "checkpoint": self.checkpoint,
+            "checkpoint": (
+                {k: v for k, v in self.checkpoint.items() if k != "transcript"}
+                if self.checkpoint
+                else None
+            ),
             "notes": self.notes,
         }
 
