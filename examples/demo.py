@@ -227,6 +227,7 @@ def main() -> int:
             return 1
         run_optional("demo_search", console, project_dir)
         run_optional("demo_decisions", console, project_dir)
+        run_optional("demo_session", console, project_dir)
     console.print()
     console.rule("[green]demo complete[/green]")
     return 0

@@ -25,7 +25,9 @@ def test_install_merges_is_idempotent_and_uninstalls(repo: Path, run_charter) ->
     assert proc.returncode == 0, proc.stderr
     installed = json.loads((repo / ".claude/settings.json").read_text())
     assert installed["permissions"] == USER_SETTINGS["permissions"]
-    assert installed["hooks"]["PreToolUse"] == USER_SETTINGS["hooks"]["PreToolUse"]
+    pre = installed["hooks"]["PreToolUse"]
+    assert pre[0] == USER_SETTINGS["hooks"]["PreToolUse"][0]  # the user's own hook, kept first
+    assert [h["command"].split()[-1] for g in pre[1:] for h in g["hooks"]] == ["pre-tool-use"]
     commands = [h["command"] for g in installed["hooks"]["SessionStart"] for h in g["hooks"]]
     assert "echo hello" in commands
     assert any(c.endswith("hook session-start") for c in commands)

@@ -20,6 +20,7 @@ from charter.errors import CharterError
 from charter.paths import CONFIG_FILE, STATE_DIR, find_root
 from charter.rules.settings import RulesSettings
 from charter.search.settings import SearchSettings
+from charter.session.settings import SessionSettings
 
 
 class EmbedSettings(BaseModel):
@@ -58,6 +59,7 @@ class Settings(BaseModel):
     search: SearchSettings = Field(default_factory=SearchSettings)
     decisions: DecisionsSettings = Field(default_factory=DecisionsSettings)
     drift: DriftSettings = Field(default_factory=DriftSettings)
+    session: SessionSettings = Field(default_factory=SessionSettings)
     hooks: HooksSettings = Field(default_factory=HooksSettings)
 
 

@@ -6,7 +6,14 @@ import sys
 
 import typer
 
-from charter.cli import decisions_cmds, project_cmds, rules_cmds, search_cmds
+from charter.cli import (
+    decisions_cmds,
+    project_cmds,
+    rules_cmds,
+    search_cmds,
+    session_cmds,
+    session_eval_cmds,
+)
 from charter.errors import CharterError
 
 app = typer.Typer(
@@ -42,6 +49,8 @@ project_cmds.register(app)
 rules_cmds.register(app, eval_app)
 search_cmds.register(app, eval_app)
 decisions_cmds.register(app, eval_app)
+session_cmds.register(app)
+session_eval_cmds.register(app, eval_app)
 
 
 def run() -> None:

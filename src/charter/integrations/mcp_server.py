@@ -37,6 +37,7 @@ TOOL_MODULES = (
     "charter.search.mcp_tools",
     "charter.rules.mcp_tools",
     "charter.decisions.mcp_tools",
+    "charter.session.mcp_tools",
 )
 PROJECT_ENV = "CHARTER_PROJECT"
 

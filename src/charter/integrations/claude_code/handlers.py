@@ -18,6 +18,7 @@ from charter.config import Project
 
 if TYPE_CHECKING:  # the stop hook never needs the rules engine: keep its import cheap
     from charter.rules.retrieve import Retriever
+    from charter.session.recovery import Recovered
 
 _PATHISH = re.compile(r"(?<![\w@])((?:[\w.-]+/)*[\w.-]+\.[A-Za-z0-9]{1,8})\b")
 
@@ -82,21 +83,57 @@ def _invariants(project: Project, notes: list[str]) -> str:
 
 
 def session_start(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
+    text, notes = session_start_text(state, payload)
+    return {"output": _context("SessionStart", text), "notes": notes}
+
+
+def session_start_text(state: HookState, payload: dict[str, Any]) -> tuple[str, list[str]]:
+    """What SessionStart gives the agent: the recovered session state joined with the
+    constitution and the bound invariants (``charter session recover`` prints the same)."""
     notes: list[str] = []
+    pinned = pinned_parts(state, payload, notes)
+    try:
+        recovered = session_recovery(state, payload, pinned)
+        return recovered.text, notes + recovered.notes
+    except Exception as exc:  # session state must not hide the constitution
+        notes.append(f"session state not recovered: {type(exc).__name__}: {exc}")
+        return "\n\n".join(f"{h}\n{t}" for h, t in pinned), notes
+
+
+def pinned_parts(
+    state: HookState, payload: dict[str, Any], notes: list[str]
+) -> list[tuple[str, str]]:
+    """(heading, text) of what session start always pins: constitution, invariants."""
     retriever = state.retriever(check_new=True)
-    parts = []
+    pinned: list[tuple[str, str]] = []
     source = payload.get("source", "startup")
     if retriever.constitution_text:
-        parts.append(
-            "# Project constitution (Charter; always applies"
-            + (", re-pinned after compaction" if source == "compact" else "")
-            + f"; hash {retriever.compiled.constitution.hash})\n"
-            + retriever.constitution_text
+        pinned.append(
+            (
+                "# Project constitution (Charter; always applies"
+                + (", re-pinned after compaction" if source == "compact" else "")
+                + f"; hash {retriever.compiled.constitution.hash})",
+                retriever.constitution_text,
+            )
         )
     invariants = _invariants(state.project, notes)
     if invariants:
-        parts.append(invariants)
-    return {"output": _context("SessionStart", "\n\n".join(parts)), "notes": notes}
+        heading, _, body = invariants.partition("\n")
+        pinned.append((heading, body))
+    return pinned
+
+
+def session_recovery(
+    state: HookState, payload: dict[str, Any], pinned: list[tuple[str, str]]
+) -> Recovered:
+    from charter.session.recovery import recover
+    from charter.session.service import Session
+
+    session = Session(state.project)
+    try:
+        return recover(session, str(payload.get("session_id") or ""), pinned=pinned)
+    finally:
+        session.close()
 
 
 #: Rules are chosen from at most this much of a prompt: the task is stated at its start,
@@ -108,7 +145,7 @@ def user_prompt_submit(state: HookState, payload: dict[str, Any]) -> dict[str, A
     prompt = str(payload.get("prompt") or "")
     if not prompt.strip():
         return {"output": None, "notes": []}
-    notes: list[str] = []
+    notes = _session_call("capture_prompt", state, payload)
     if len(prompt) > MAX_PROMPT_CHARS:
         notes.append(
             f"prompt of {len(prompt)} characters: rules chosen from its first {MAX_PROMPT_CHARS}"
@@ -134,10 +171,50 @@ def stop(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
     return {"output": handle_stop(state.project, payload, notes), "notes": notes}
 
 
+def _session_call(name: str, state: HookState, payload: dict[str, Any], **kwargs: Any) -> list[str]:
+    """Run a session capture hook; failures become notes (context hooks fail open)."""
+    try:
+        from charter.session import hooks as session_hooks
+
+        result: list[str] = getattr(session_hooks, name)(state.project, payload, **kwargs)
+        return result
+    except Exception as exc:
+        return [f"session {name.replace('_', ' ')} skipped: {type(exc).__name__}: {exc}"]
+
+
+def post_tool_use(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
+    return {"output": None, "notes": _session_call("capture_tool", state, payload, failed=False)}
+
+
+def post_tool_use_failure(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
+    return {"output": None, "notes": _session_call("capture_tool", state, payload, failed=True)}
+
+
+def pre_compact(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
+    return {"output": None, "notes": _session_call("pre_compact", state, payload)}
+
+
+def session_end(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
+    notes = _session_call("pre_compact", state, {**payload, "trigger": "session-end"})
+    return {"output": None, "notes": notes}
+
+
+def pre_tool_use(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
+    """Guardrails: fail closed (an error denies the call with the reason)."""
+    from charter.session.guardrails import pre_tool_use_output
+
+    return {"output": pre_tool_use_output(state.project, payload), "notes": []}
+
+
 HANDLERS = {
     "session-start": session_start,
     "user-prompt-submit": user_prompt_submit,
     "stop": stop,
+    "pre-tool-use": pre_tool_use,
+    "post-tool-use": post_tool_use,
+    "post-tool-use-failure": post_tool_use_failure,
+    "pre-compact": pre_compact,
+    "session-end": session_end,
 }
 
 

@@ -23,9 +23,22 @@ EVENTS = {
     "session-start": "SessionStart",
     "user-prompt-submit": "UserPromptSubmit",
     "stop": "Stop",
+    "pre-tool-use": "PreToolUse",
+    "post-tool-use": "PostToolUse",
+    "post-tool-use-failure": "PostToolUseFailure",
+    "pre-compact": "PreCompact",
+    "session-end": "SessionEnd",
 }
 #: Events answered by the warm worker when one is up (the others need full discovery).
-WORKER_EVENTS = {"user-prompt-submit", "stop"}
+WORKER_EVENTS = {
+    "user-prompt-submit",
+    "stop",
+    "pre-tool-use",
+    "post-tool-use",
+    "post-tool-use-failure",
+    "pre-compact",
+    "session-end",
+}
 CLIENT_TIMEOUT = 8.0
 #: A hook answers within this long, worker or not (the installer sets Claude Code's hook
 #: timeout to 30 s), so it always answers in time even on a first, large compile.
@@ -34,6 +47,28 @@ HOOK_DEADLINE = float(os.environ.get("CHARTER_HOOK_DEADLINE", "20"))
 
 def _note(message: str) -> None:
     print(f"charter: {message}", file=sys.stderr)
+
+
+def _fail_closed(event: str, payload: object, reason: str) -> None:
+    """Guardrails fail closed: when ``pre-tool-use`` cannot be answered, deny writes."""
+    if event != "pre-tool-use":
+        return
+    data = payload if isinstance(payload, dict) else {}
+    output: dict[str, Any] | None
+    try:
+        from charter.session.guardrails import fail_closed_output
+
+        output = fail_closed_output(data, reason)
+    except Exception:
+        output = {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": f"Charter guardrails failed closed ({reason})",
+            }
+        }
+    if output:
+        sys.stdout.write(json.dumps(output) + "\n")
 
 
 def project_root(payload: dict[str, Any]) -> Path:
@@ -201,9 +236,11 @@ def _run(event: str, started: float) -> int:
             f"hook {event}: unreadable input (JSON nested too deeply); continuing without "
             "Charter context"
         )
+        _fail_closed(event, {}, "unreadable hook input: JSON nested too deeply")
         return 0
     except (ValueError, OSError) as exc:
         _note(f"hook {event}: unreadable input ({exc}); continuing without Charter context")
+        _fail_closed(event, {}, f"unreadable hook input: {exc}")
         return 0
     try:
         root = project_root(payload)
@@ -221,6 +258,7 @@ def _run(event: str, started: float) -> int:
                     "large rule set?); continuing without Charter context, the warm worker "
                     "finishes the work for the next prompt"
                 )
+                _fail_closed(event, payload, f"no answer within {HOOK_DEADLINE:.0f}s")
                 sys.stdout.flush()
                 os._exit(0)  # the unfinished work thread must not hold the agent up
         for note in reply.get("notes", []):
@@ -230,5 +268,7 @@ def _run(event: str, started: float) -> int:
             sys.stdout.write(json.dumps(output) + "\n")
         return 0
     except Exception as exc:  # fail open: never break the agent
-        _note(f"hook {event} failed open: {type(exc).__name__}: {exc}")
+        how = "closed" if event == "pre-tool-use" else "open"
+        _note(f"hook {event} failed {how}: {type(exc).__name__}: {exc}")
+        _fail_closed(event, payload, f"{type(exc).__name__}: {exc}")
         return 0

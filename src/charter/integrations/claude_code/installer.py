@@ -21,6 +21,11 @@ HOOK_EVENTS = {
     "SessionStart": "session-start",
     "UserPromptSubmit": "user-prompt-submit",
     "Stop": "stop",
+    "PreToolUse": "pre-tool-use",
+    "PostToolUse": "post-tool-use",
+    "PostToolUseFailure": "post-tool-use-failure",
+    "PreCompact": "pre-compact",
+    "SessionEnd": "session-end",
 }
 MARKER = " hook "
 

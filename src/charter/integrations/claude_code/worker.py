@@ -174,11 +174,17 @@ def _answer(
         return {"output": None, "notes": [f"worker refused the request: {exc}"]}
     if not channel.same_token(token, request.get("token")):
         return None
+    event = ""
     try:
         event = request["event"]
         result: dict[str, Any] = handlers[event](state, request.get("payload") or {})
         return result
     except Exception as exc:
+        if event == "pre-tool-use":  # guardrails fail closed
+            from charter.session.guardrails import fail_closed_output
+
+            output = fail_closed_output({}, f"worker error: {type(exc).__name__}: {exc}")
+            return {"output": output, "notes": [f"guardrails failed closed: {exc}"]}
         return {"output": None, "notes": [f"worker failed open: {type(exc).__name__}: {exc}"]}
 
 

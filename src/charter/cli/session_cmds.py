@@ -1,0 +1,298 @@
+"""CLI of session state: ``session init|recover|compact|note|state``, ``track …``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from charter.cli.common import console, emit_json, err_console, load_project
+from charter.config import Project
+from charter.errors import CharterError
+
+_PROJECT = typer.Option(Path("."), "--project", "-C", help="project root")
+_JSON = typer.Option(False, "--json", help="machine-readable output")
+
+
+@contextmanager
+def _session(project_dir: Path) -> Iterator[Any]:
+    from charter.session.service import Session
+
+    session = Session(load_project(project_dir))
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+def recover_for(project: Project, session_id: str, source: str) -> Any:
+    """The recovered state exactly as the SessionStart hook gives it to the agent."""
+    from charter.integrations.claude_code.handlers import (
+        HookState,
+        pinned_parts,
+        session_recovery,
+    )
+
+    state = HookState(project.root)
+    payload = {"session_id": session_id, "source": source}
+    notes: list[str] = []
+    recovered = session_recovery(state, payload, pinned_parts(state, payload, notes))
+    recovered.notes = notes + recovered.notes
+    return recovered
+
+
+def register(app: typer.Typer) -> None:
+    session_app = typer.Typer(
+        help="Session state across compaction (seed 002).", no_args_is_help=True
+    )
+    track_app = typer.Typer(
+        help="Tracks: one plan, spec, risks and decisions per line of work.", no_args_is_help=True
+    )
+    note_app = typer.Typer(
+        help="Record a decision or a risk in the active track.", no_args_is_help=True
+    )
+    app.add_typer(session_app, name="session")
+    app.add_typer(track_app, name="track")
+    session_app.add_typer(note_app, name="note")
+
+    @session_app.command("init")
+    def init_cmd(project_dir: Path = _PROJECT, as_json: bool = _JSON) -> None:
+        """Scaffold docs/context/ from this project's config (never overwrites a file)."""
+        from charter.session.scaffold import init
+
+        project = load_project(project_dir)
+        done = init(project.root, project.settings.session)
+        with _session(project_dir) as session:
+            track, created = session.track()
+        if as_json:
+            emit_json(
+                {
+                    "files": [{"path": p, "action": a} for p, a in done],
+                    "track": track,
+                    "track_created": created,
+                }
+            )
+            return
+        for path, action in done:
+            console.print(f"{action:>5}  {path}")
+        console.print(f"active track: [cyan]{track}[/cyan]" + (" (created)" if created else ""))
+
+    @session_app.command("recover")
+    def recover_cmd(
+        session_id: str = typer.Option("", "--session", help="session id (default: the latest)"),
+        source: str = typer.Option("compact", "--source", help="SessionStart source to render for"),
+        project_dir: Path = _PROJECT,
+        as_json: bool = _JSON,
+    ) -> None:
+        """Rebuild the session state (what SessionStart gives the agent)."""
+        recovered = recover_for(load_project(project_dir), session_id, source)
+        if as_json:
+            emit_json(recovered.to_dict())
+            return
+        console.print(recovered.text or "(no session state yet)", markup=False, highlight=False)
+
+    @session_app.command("compact")
+    def compact_cmd(
+        session_id: str = typer.Option("", "--session", help="session id (default: the latest)"),
+        transcript: Path = typer.Option(
+            None, "--transcript", help="Claude Code transcript to read Decision:/Risk: blocks from"
+        ),
+        project_dir: Path = _PROJECT,
+        as_json: bool = _JSON,
+    ) -> None:
+        """Run the deterministic compaction routine now and write a checkpoint."""
+        from charter.session.compaction import compact
+
+        with _session(project_dir) as session:
+            result = compact(
+                session,
+                session_id,
+                trigger="manual",
+                transcript_path=str(transcript) if transcript else None,
+            )
+        if as_json:
+            emit_json(result.to_dict())
+            return
+        seq = (result.checkpoint or {}).get("seq", 0)
+        console.print(
+            f"track {result.track}: wrote {', '.join(result.written) or 'nothing new'}; "
+            f"checkpoint {seq}"
+        )
+
+    @session_app.command("evaluate")
+    def evaluate_cmd(
+        track: str = typer.Option("", "--track", help="track id (default: the active one)"),
+        project_dir: Path = _PROJECT,
+        as_json: bool = _JSON,
+    ) -> None:
+        """Check PLAN.md and SPEC.md before execution (exit 1 when they do not pass)."""
+        from charter.session.evaluator import evaluate
+
+        with _session(project_dir) as session:
+            result = evaluate(session, track or session.track()[0])
+        if as_json:
+            emit_json(result.to_dict())
+        else:
+            console.print(result.summary(), markup=False, highlight=False)
+        if not result.passed:
+            raise typer.Exit(1)
+
+    @session_app.command("gates")
+    def gates_cmd(project_dir: Path = _PROJECT, as_json: bool = _JSON) -> None:
+        """The seed's four gates; exits non-zero naming each gate that failed."""
+        from charter.session.gates import run_gates
+
+        with _session(project_dir) as session:
+            gates = run_gates(session)
+        failed = [g.name for g in gates if not g.passed]
+        if as_json:
+            emit_json({"passed": not failed, "gates": [g.to_dict() for g in gates]})
+        else:
+            table = Table(title="Session gates")
+            table.add_column("gate", style="cyan")
+            table.add_column("result")
+            table.add_column("detail")
+            for gate in gates:
+                mark = "[green]pass[/green]" if gate.passed else "[red]FAIL[/red]"
+                table.add_row(gate.name, mark, gate.detail)
+            console.print(table)
+        if failed:
+            if not as_json:
+                err_console.print(f"charter: gates failed: {', '.join(failed)}")
+            raise typer.Exit(1)
+
+    @session_app.command("state")
+    def state_cmd(project_dir: Path = _PROJECT, as_json: bool = _JSON) -> None:
+        """The active track's plan, decisions and risks as parsed from its files."""
+        with _session(project_dir) as session:
+            track, _ = session.track()
+            tier = session.task_tier(track)
+        data = {
+            "track": track,
+            "plan": [s.to_dict() for s in tier.plan],
+            "decisions": [d.to_dict() for d in tier.decisions],
+            "risks": [r.to_dict() for r in tier.risks],
+            "spec": {
+                "goal": tier.spec.goal,
+                "scope": list(tier.spec.scope),
+                "acceptance": list(tier.spec.acceptance),
+            }
+            if tier.has_spec
+            else None,
+        }
+        if as_json:
+            emit_json(data)
+            return
+        table = Table(title=f"Plan of track {track}")
+        table.add_column("id", style="cyan")
+        table.add_column("status")
+        table.add_column("step")
+        for step in tier.plan:
+            table.add_row(step.id, step.status, step.text)
+        console.print(table)
+        console.print(
+            f"{len(tier.decisions)} decisions, "
+            f"{sum(r.status == 'open' for r in tier.risks)} open risks"
+        )
+
+    @note_app.command("decision")
+    def note_decision(
+        text: str = typer.Argument(..., help="the decision"),
+        reason: str = typer.Option("", "--reason"),
+        impact: str = typer.Option("", "--impact"),
+        project_dir: Path = _PROJECT,
+        as_json: bool = _JSON,
+    ) -> None:
+        """Append a decision to the active track's DECISIONS.md."""
+        with _session(project_dir) as session:
+            entry = session.record_decision(text, reason=reason, impact=impact, source="user (cli)")
+        if as_json:
+            emit_json(entry.to_dict())
+        else:
+            console.print(f"recorded {entry.id}")
+
+    @note_app.command("risk")
+    def note_risk(
+        text: str = typer.Argument(..., help="the risk"),
+        severity: str = typer.Option("medium", "--severity", help="low | medium | high | critical"),
+        status: str = typer.Option("open", "--status", help="open | mitigated | accepted | closed"),
+        mitigation: str = typer.Option("", "--mitigation"),
+        project_dir: Path = _PROJECT,
+        as_json: bool = _JSON,
+    ) -> None:
+        """Add or update a risk in the active track's RISKS.md."""
+        with _session(project_dir) as session:
+            entry = session.record_risk(
+                text, severity=severity, status=status, mitigation=mitigation, source="user (cli)"
+            )
+        if as_json:
+            emit_json(entry.to_dict())
+        else:
+            console.print(f"recorded {entry.id} [{entry.severity}] {entry.status}")
+
+    @track_app.command("list")
+    def track_list(project_dir: Path = _PROJECT, as_json: bool = _JSON) -> None:
+        """Every track, the active one marked."""
+        with _session(project_dir) as session:
+            active = session.tracks.active()
+            tracks = session.tracks.list()
+        if as_json:
+            emit_json({"active": active, "tracks": tracks})
+            return
+        for name in tracks:
+            console.print(("* " if name == active else "  ") + name)
+
+    @track_app.command("new")
+    def track_new(
+        track: str = typer.Argument(..., help="track id"),
+        no_switch: bool = typer.Option(False, "--no-switch", help="create without activating"),
+        project_dir: Path = _PROJECT,
+    ) -> None:
+        """Create a track (and make it active)."""
+        with _session(project_dir) as session:
+            path = session.tracks.new(track, activate=not no_switch)
+        console.print(
+            f"created {path.relative_to(session.root).as_posix()}"
+            + ("" if no_switch else " (active)")
+        )
+
+    @track_app.command("switch")
+    def track_switch(track: str = typer.Argument(...), project_dir: Path = _PROJECT) -> None:
+        """Make another track active (one atomic write of ACTIVE_TRACK)."""
+        with _session(project_dir) as session:
+            session.tracks.switch(track)
+        console.print(f"active track: {track}")
+
+    @track_app.command("show")
+    def track_show(
+        track: str = typer.Argument(None, help="track id (default: the active one)"),
+        project_dir: Path = _PROJECT,
+        as_json: bool = _JSON,
+    ) -> None:
+        """A track's files and how many steps, decisions and risks they hold."""
+        with _session(project_dir) as session:
+            name = track or session.track()[0]
+            if name not in session.tracks.list():
+                raise CharterError(f"no track {name}")
+            tier = session.task_tier(name)
+            files = {
+                n: session.track_path(name, n).exists()
+                for n in ("SPEC.md", "PLAN.md", "RISKS.md", "DECISIONS.md")
+            }
+        data = {
+            "track": name,
+            "files": files,
+            "steps": len(tier.plan),
+            "done": sum(s.status == "completed" for s in tier.plan),
+            "decisions": len(tier.decisions),
+            "open_risks": sum(r.status == "open" for r in tier.risks),
+        }
+        if as_json:
+            emit_json(data)
+            return
+        for key, value in data.items():
+            console.print(f"{key}: {value}")

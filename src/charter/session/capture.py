@@ -1,0 +1,314 @@
+"""Capture: hook payloads become journal events and transient-tier files. No model.
+
+Each function takes one Claude Code hook payload and records what the agent will need
+after compaction: the tool it ran and on what, the files it changed, the tests it ran and
+how they ended, its live plan (``TodoWrite`` or the ``Task*`` tools), and what the user
+said (prompts, and the feedback typed when rejecting a tool call, which never passes
+through ``UserPromptSubmit``). Times come from the transcript, never the clock, so two
+replays of one session write the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+from charter.session import testruns
+from charter.session.journal import Journal
+from charter.session.schema import norm
+from charter.session.transcript import read_tail, tool_use_time
+
+EDIT_TOOLS = {"Edit", "MultiEdit", "Write", "NotebookEdit"}
+PLAN_TOOLS = {"TodoWrite", "TaskCreate", "TaskUpdate", "TaskList"}
+#: Claude Code's own wording when a user rejects a tool call and types a reason.
+_FEEDBACK = re.compile(
+    r"(?:the user said:|reason for the rejection:)\s*(.+)\Z", re.IGNORECASE | re.DOTALL
+)
+
+
+def rel_path(root: Path, raw: object) -> str:
+    """A tool's path argument relative to the project (POSIX form) when it is inside it."""
+    text = str(raw or "").strip()
+    if not text:
+        return ""
+    text = text.replace("\\", "/")
+    root_text = root.as_posix().rstrip("/")
+    for base in (root_text, str(root.resolve().as_posix()).rstrip("/")):
+        if text == base:
+            return "."
+        if text.startswith(base + "/"):
+            return text[len(base) + 1 :]
+    return text
+
+
+def portable(root: Path, text: str) -> str:
+    """``text`` with the project's absolute path made relative: files Charter writes into
+    the repository (work log, test output, audit log) carry no machine-specific paths."""
+    for base in sorted({root.as_posix(), root.resolve().as_posix()}, key=len, reverse=True):
+        base = base.rstrip("/")
+        if base:
+            text = text.replace(base + "/", "").replace(base, ".")
+    return text
+
+
+def _target(tool: str, tool_input: dict[str, Any], root: Path) -> str:
+    for key in ("file_path", "notebook_path", "path"):
+        if tool_input.get(key):
+            return rel_path(root, tool_input[key])
+    if tool == "Bash":
+        return norm(str(tool_input.get("command") or ""))[:200]
+    for key in ("pattern", "url", "query", "description", "subject", "prompt", "skill"):
+        if tool_input.get(key):
+            return norm(str(tool_input[key]))[:120]
+    return ""
+
+
+def _text_of(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        parts = [str(value.get(k) or "") for k in ("stdout", "stderr", "error", "output")]
+        joined = "\n".join(p for p in parts if p)
+        return joined or json.dumps(value, sort_keys=True, ensure_ascii=False)[:4000]
+    if isinstance(value, list):
+        return "\n".join(_text_of(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def user_feedback(error: str) -> str:
+    """The words a user typed when rejecting a tool call ("" when there are none)."""
+    match = _FEEDBACK.search(error or "")
+    return norm(match.group(1)) if match else ""
+
+
+class Capture:
+    """Writes one session's events into the journal and its transient tier."""
+
+    def __init__(
+        self,
+        root: Path,
+        journal: Journal,
+        session: str,
+        track: str,
+        session_dir: Path,
+        limits: Any,
+        lock: Callable[[], AbstractContextManager[None]],
+    ) -> None:
+        self.lock = lock
+        self.root = root
+        self.journal = journal
+        self.session = session
+        self.track = track
+        self.dir = session_dir
+        self.limits = limits
+
+    # -- tools ----------------------------------------------------------------------------
+
+    def tool(self, payload: dict[str, Any], *, failed: bool) -> None:
+        tool = str(payload.get("tool_name") or "")
+        tool_input = payload.get("tool_input")
+        tool_input = tool_input if isinstance(tool_input, dict) else {}
+        response = payload.get("tool_response")
+        error = str(payload.get("error") or "") if failed else ""
+        if not failed and isinstance(response, dict) and response.get("is_error"):
+            failed, error = True, _text_of(response.get("error") or response)
+        time = tool_use_time(
+            read_tail(payload.get("transcript_path")), str(payload.get("tool_use_id") or "")
+        )
+        target = _target(tool, tool_input, self.root)
+        interrupted = bool(payload.get("is_interrupt")) or (
+            isinstance(response, dict) and bool(response.get("interrupted"))
+        )
+        outcome = "interrupted" if interrupted else ("error" if failed else "ok")
+        self.journal.add(
+            self.session,
+            self.track,
+            "tool",
+            {"tool": tool, "target": target, "outcome": outcome},
+            time,
+        )
+        self._work_log(time, tool, target, outcome)
+        if failed:
+            said = user_feedback(error)
+            if said:
+                self.journal.add(
+                    self.session, self.track, "instruction", {"text": said, "via": "feedback"}, time
+                )
+        if tool in EDIT_TOOLS and not failed:
+            path = rel_path(
+                self.root, tool_input.get("file_path") or tool_input.get("notebook_path")
+            )
+            if path:
+                self.journal.add(self.session, self.track, "edit", {"path": path}, time)
+                self._refresh_diff()
+        elif tool == "Bash":
+            self._bash(tool_input, response, error, failed, interrupted, time)
+        elif tool in PLAN_TOOLS and not failed:
+            self._plan(tool, tool_input, response, time)
+
+    def _bash(
+        self,
+        tool_input: dict[str, Any],
+        response: Any,
+        error: str,
+        failed: bool,
+        interrupted: bool,
+        time: str,
+    ) -> None:
+        command = str(tool_input.get("command") or "")
+        if not testruns.is_test_command(command):
+            return
+        output = error if failed else _text_of(response)
+        background = bool(tool_input.get("run_in_background")) or (
+            isinstance(response, dict) and bool(response.get("backgroundTaskId"))
+        )
+        result = testruns.outcome(output, failed=failed, finished=not (interrupted or background))
+        self.journal.add(
+            self.session,
+            self.track,
+            "test",
+            {"command": testruns.normalise(command), "outcome": result},
+            time,
+        )
+        cap = self.limits.test_output_max_bytes
+        tail = output.encode("utf-8", errors="replace")[-cap:].decode("utf-8", errors="ignore")
+        report = f"$ {testruns.normalise(command)}\n[{result}]\n{tail}\n"
+        self._write("test_output.txt", portable(self.root, report))
+
+    # -- plan -----------------------------------------------------------------------------
+
+    def _plan(self, tool: str, tool_input: dict[str, Any], response: Any, time: str) -> None:
+        if tool == "TodoWrite":
+            todos = tool_input.get("todos")
+            if not isinstance(todos, list):
+                return
+            steps = [
+                {
+                    "id": f"P{i}",
+                    "content": norm(str(t.get("content") or "")),
+                    "status": _status(t.get("status")),
+                }
+                for i, t in enumerate((t for t in todos if isinstance(t, dict)), start=1)
+            ]
+            self.journal.add(
+                self.session, self.track, "plan", {"source": "todo", "steps": steps}, time
+            )
+            return
+
+        def change(current: dict[str, Any] | None) -> dict[str, Any] | None:
+            tasks: dict[str, dict[str, Any]] = {}
+            if current and current.get("source") == "tasks":
+                tasks = {s["id"][1:]: dict(s) for s in current.get("steps", [])}
+            if tool == "TaskCreate":
+                task = response.get("task") if isinstance(response, dict) else None
+                if not isinstance(task, dict) or not task.get("id"):
+                    return current
+                tid = str(task["id"])
+                subject = task.get("subject") or tool_input.get("subject") or ""
+                tasks[tid] = {"id": f"T{tid}", "content": norm(str(subject)), "status": "pending"}
+            elif tool == "TaskUpdate":
+                tid = str(tool_input.get("taskId") or "")
+                if tid not in tasks:
+                    return current
+                status = tool_input.get("status")
+                if status == "deleted":
+                    del tasks[tid]
+                elif status:
+                    tasks[tid]["status"] = _status(status)
+                if tool_input.get("subject"):
+                    tasks[tid]["content"] = norm(str(tool_input["subject"]))
+            elif tool == "TaskList":
+                listed = response.get("tasks") if isinstance(response, dict) else None
+                if not isinstance(listed, list):
+                    return current
+                tasks = {}
+                for item in listed:
+                    if isinstance(item, dict) and item.get("id"):
+                        tid = str(item["id"])
+                        tasks[tid] = {
+                            "id": f"T{tid}",
+                            "content": norm(str(item.get("subject") or "")),
+                            "status": _status(item.get("status")),
+                        }
+            ordered = sorted(tasks.values(), key=lambda s: _task_order(s["id"][1:]))
+            return {"source": "tasks", "steps": ordered}
+
+        self.journal.update_latest(self.session, self.track, "plan", change, time)
+
+    # -- prompts and notes ----------------------------------------------------------------
+
+    def prompt(self, payload: dict[str, Any]) -> None:
+        text = str(payload.get("prompt") or "").strip()
+        if not text:
+            return
+        entries = read_tail(payload.get("transcript_path"), 64 * 1024)
+        time = entries[-1].get("timestamp", "") if entries else ""
+        self.journal.add(
+            self.session, self.track, "prompt", {"text": text[:20000]}, str(time or "")
+        )
+
+    # -- transient files ------------------------------------------------------------------
+
+    def _work_log(self, time: str, tool: str, target: str, outcome: str) -> None:
+        from charter.fileio import atomic_write_text
+
+        line = f"- {time or '-'} {tool} {target} → {outcome}".replace("\n", " ")
+        line = portable(self.root, line) + "\n"
+        path = self.dir / "work_log.md"
+        cap = self.limits.work_log_max_bytes
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with self.lock():
+            size = path.stat().st_size if path.exists() else 0
+            if size == 0 or size + len(line.encode()) > cap:
+                kept = ""
+                if size:  # rolling window: keep the newer half
+                    data = path.read_bytes()[-(cap // 2) :]
+                    cut = data.find(b"\n")
+                    kept = data[cut + 1 :].decode("utf-8", errors="ignore") if cut >= 0 else ""
+                atomic_write_text(path, "# Work log (rolling window)\n" + kept + line)
+                return
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)
+            try:
+                os.write(fd, line.encode("utf-8"))
+            finally:
+                os.close(fd)
+
+    def _write(self, name: str, text: str) -> None:
+        from charter.fileio import atomic_write_text
+
+        atomic_write_text(self.dir / name, text)
+
+    def _refresh_diff(self) -> None:
+        if not (self.root / ".git").exists():
+            return
+        try:
+            out = subprocess.run(
+                ["git", "-C", str(self.root), "diff", "--no-color", "--no-ext-diff", "-U1", "HEAD"],
+                capture_output=True,
+                timeout=5,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return
+        if out.returncode != 0:
+            return
+        cap = self.limits.recent_diff_max_bytes
+        data = out.stdout[:cap].decode("utf-8", errors="ignore")
+        if len(out.stdout) > cap:
+            data += "\n[… diff cut at the session.recent_diff_max_bytes cap]\n"
+        self._write("recent_diff.txt", data)
+
+
+def _status(value: object) -> str:
+    text = str(value or "pending").lower()
+    return text if text in {"pending", "in_progress", "completed", "cancelled"} else "pending"
+
+
+def _task_order(tid: str) -> tuple[int, str]:
+    return (int(tid), "") if tid.isdigit() else (1 << 30, tid)

@@ -1,0 +1,319 @@
+"""Deterministic compaction and checkpoints (seed 002).
+
+Inputs: the transient tier (journal events) plus task-tier deltas since the last
+checkpoint, and the assistant's ``Decision:`` / ``Risk:`` blocks in the transcript since
+the checkpoint's offset. Outputs, at fixed paths: DECISIONS.md (append-only, no repeat),
+PLAN.md (overwritten with the normalised live plan), RISKS.md (appended/updated with
+severity tags), a CONTEXT_CORE proposal for a new global invariant, and the checkpoint
+``latest.json`` (with its history). A schema violation refuses the whole compaction and
+writes nothing. Times come from events, so the same inputs give the same bytes; running
+it again with nothing new changes nothing (PreCompact can fire twice per compaction).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from charter.fileio import atomic_write_text, canonical_json, read_text
+from charter.session.schema import Decision, PlanStep, Risk, norm
+from charter.session.service import Session, session_key
+
+CHECKPOINT_SCHEMA = "charter.checkpoint/1"
+#: Most transcript bytes one compaction reads for Decision/Risk blocks.
+TRANSCRIPT_READ_CAP = 16 * 1024 * 1024
+_BLOCK = re.compile(
+    r"^\s*(?:[-*]\s+)?\**(Decision|Risk|Reason|Impact|Mitigation|Severity)\**\s*:\s*(.+)$"
+)
+
+
+def sha256_file(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+@dataclass
+class CompactResult:
+    track: str
+    checkpoint: dict[str, Any] | None
+    written: list[str] = field(default_factory=list)
+    decisions_added: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "track": self.track,
+            "written": self.written,
+            "decisions_added": self.decisions_added,
+            "checkpoint": self.checkpoint,
+            "notes": self.notes,
+        }
+
+
+def checkpoint_dir(session: Session, track: str) -> Path:
+    return session.root / session.settings.checkpoints_dir / track
+
+
+def load_checkpoint(session: Session, track: str) -> dict[str, Any] | None:
+    path = checkpoint_dir(session, track) / "latest.json"
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(read_text(path, what="checkpoint", max_bytes=1024 * 1024))
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("schema") != CHECKPOINT_SCHEMA:
+        return None
+    return data
+
+
+def blocks_from_text(text: str) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """``Decision:`` and ``Risk:`` blocks written by the assistant (with their follow-ups)."""
+    decisions: list[dict[str, str]] = []
+    risks: list[dict[str, str]] = []
+    current: dict[str, str] | None = None
+    for line in text.splitlines():
+        match = _BLOCK.match(line)
+        if not match:
+            if line.strip():
+                current = None
+            continue
+        key, value = match.group(1).lower(), norm(match.group(2).strip("*").strip())
+        if key == "decision":
+            current = {"decision": value}
+            decisions.append(current)
+        elif key == "risk":
+            current = {"risk": value}
+            risks.append(current)
+        elif current is not None and key not in current:
+            current[key] = value
+    return decisions, risks
+
+
+def _assistant_blocks(transcript: object, offset: int) -> tuple[list[Decision], list[Risk], int]:
+    """Decision/Risk blocks in assistant text after ``offset``; returns the new offset."""
+    if not isinstance(transcript, str) or not transcript:
+        return [], [], offset
+    try:
+        fd = os.open(transcript, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return [], [], offset
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return [], [], offset
+        size = info.st_size
+        if offset > size:
+            offset = 0  # a different (or rewritten) transcript
+        start = max(offset, size - TRANSCRIPT_READ_CAP)
+        os.lseek(fd, start, os.SEEK_SET)
+        data = b""
+        while len(data) < size - start:
+            chunk = os.read(fd, min(1 << 20, size - start - len(data)))
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(fd)
+    end = data.rfind(b"\n") + 1  # only complete lines; the rest is read next time
+    decisions: list[Decision] = []
+    risks: list[Risk] = []
+    for raw in data[:end].split(b"\n"):
+        if b'"assistant"' not in raw or (b"ecision" not in raw and b"Risk" not in raw):
+            continue
+        try:
+            entry = json.loads(raw)
+        except (ValueError, RecursionError):
+            continue
+        message = entry.get("message") if isinstance(entry, dict) else None
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        if entry.get("isSidechain"):
+            continue
+        content = message.get("content")
+        texts = (
+            [content]
+            if isinstance(content, str)
+            else [
+                b.get("text", "")
+                for b in content or []
+                if isinstance(b, dict) and b.get("type") == "text"
+            ]
+        )
+        time = str(entry.get("timestamp") or "")
+        for text in texts:
+            found_d, found_r = blocks_from_text(str(text))
+            for d in found_d:
+                decisions.append(
+                    Decision.make(
+                        d["decision"], d.get("reason", ""), d.get("impact", ""), "assistant", time
+                    )
+                )
+            for r in found_r:
+                severity = r.get("severity", "medium").lower()
+                severity = (
+                    severity if severity in {"low", "medium", "high", "critical"} else "medium"
+                )
+                risks.append(
+                    Risk.make(
+                        r["risk"], severity, "open", r.get("mitigation", ""), "assistant", time
+                    )
+                )
+    return decisions, risks, start + end
+
+
+def _merge_plan(live: list[dict[str, Any]], current: list[PlanStep]) -> list[PlanStep]:
+    """The live plan as PLAN.md steps, keeping verification notes of steps it still has."""
+    verify = {s.text: s.verification for s in current if s.verification}
+    steps = []
+    for item in live:
+        text = norm(str(item.get("content") or ""))
+        if not text:
+            continue
+        steps.append(
+            PlanStep(
+                str(item.get("id")),
+                text,
+                str(item.get("status") or "pending"),
+                norm(str(item.get("verification") or "")) or verify.get(text, ""),
+            )
+        )
+    return steps
+
+
+def compact(
+    session: Session,
+    session_id: str = "",
+    *,
+    trigger: str = "manual",
+    transcript_path: object = None,
+) -> CompactResult:
+    """Run the compaction routine for the active track; refuse on a schema violation."""
+    track, _ = session.track()
+    key = session_key(session_id) if session_id else ""
+    with session.lock():
+        tier = session.task_tier(track)  # SchemaError: refuse, nothing written
+        previous = load_checkpoint(session, track)
+        after = int(previous.get("journal_seq", 0)) if previous else 0
+        offset = 0
+        if previous and previous.get("session_id") == key:
+            offset = int(previous.get("transcript", {}).get("offset", 0))
+        journal = session.journal
+        events = journal.events(track=track, after=after)
+        result = CompactResult(track, previous)
+        decisions = [Decision(**e.data) for e in events if e.kind == "decision"]
+        risks = [Risk(**e.data) for e in events if e.kind == "risk"]
+        found_d, found_r, new_offset = _assistant_blocks(transcript_path, offset)
+        decisions += found_d
+        risks += found_r
+        if decisions:
+            added = session.append_decisions(track, decisions)
+            result.decisions_added = len(added)
+            if added:
+                result.written.append("DECISIONS.md")
+        if risks and session.merge_risks(track, risks):
+            result.written.append("RISKS.md")
+        plan_events = [e for e in events if e.kind == "plan"]
+        if plan_events:
+            steps = _merge_plan(plan_events[-1].data.get("steps", []), tier.plan)
+            if session.write_plan(track, steps):
+                result.written.append("PLAN.md")
+        core = [d for d in decisions if "global" in d.impact.lower().split()]
+        if core:
+            result.written.extend(_core_update(session, core))
+        last = journal.last_seq()
+        sessions = [e.session for e in events if e.session]
+        checkpoint = _checkpoint(
+            session,
+            track,
+            key or (sessions[-1] if sessions else (previous or {}).get("session_id", "")),
+            trigger,
+            last,
+            new_offset,
+            events[-1].time if events else (previous or {}).get("time", ""),
+            previous,
+        )
+        result.checkpoint = checkpoint
+        return result
+
+
+def _core_update(session: Session, decisions: list[Decision]) -> list[str]:
+    """A new global invariant: a reviewable proposal (default) or appended to CONTEXT_CORE."""
+    context = session.root / session.settings.context_dir
+    lines = [
+        f"- {d.decision} ({d.id}; {d.reason})" if d.reason else f"- {d.decision} ({d.id})"
+        for d in decisions
+    ]
+    if session.settings.core_writes == "auto":
+        path = context / "CONTEXT_CORE.md"
+    else:
+        path = context / "CONTEXT_CORE.proposed.md"
+    with session.lock():
+        current = (
+            path.read_text(encoding="utf-8")
+            if path.exists()
+            else "# Proposed global invariants\n\n"
+        )
+        missing = [line for line in lines if line not in current.splitlines()]
+        if not missing:
+            return []
+        body = current if current.endswith("\n") else current + "\n"
+        atomic_write_text(path, body + "\n".join(missing) + "\n")
+    return [session.project.rel(path)]
+
+
+def _checkpoint(
+    session: Session,
+    track: str,
+    session_id: str,
+    trigger: str,
+    journal_seq: int,
+    offset: int,
+    time: str,
+    previous: dict[str, Any] | None,
+) -> dict[str, Any]:
+    task = {}
+    for name in ("SPEC.md", "PLAN.md", "DECISIONS.md", "RISKS.md"):
+        path = session.track_path(track, name)
+        if path.exists():
+            task[name] = {"path": session.project.rel(path), "sha256": sha256_file(path)}
+    transient = []
+    if session_id:
+        sdir = session.session_dir(session_id)
+        for name in ("work_log.md", "test_output.txt", "recent_diff.txt"):
+            path = sdir / name
+            if path.exists():
+                transient.append({"path": session.project.rel(path), "sha256": sha256_file(path)})
+    body: dict[str, Any] = {
+        "schema": CHECKPOINT_SCHEMA,
+        "track": track,
+        "session_id": session_id,
+        "trigger": trigger,
+        "journal_seq": journal_seq,
+        "time": time,
+        "task": task,
+        "transient": transient,
+        "transcript": {"offset": offset},
+    }
+    comparable = {k: v for k, v in body.items() if k != "trigger"}
+    if previous is not None:
+        prev_cmp = {k: v for k, v in previous.items() if k not in {"trigger", "seq", "id"}}
+        if prev_cmp == comparable:
+            return previous  # nothing new: a second PreCompact writes nothing
+    body["seq"] = int(previous.get("seq", 0)) + 1 if previous else 1
+    # The id leaves out the transcript offset: it counts bytes of a file whose content
+    # includes machine paths, so it is kept for the next compaction but not hashed.
+    hashed = {k: v for k, v in body.items() if k != "transcript"}
+    body["id"] = hashlib.sha256(canonical_json(hashed).encode()).hexdigest()[:16]
+    cdir = checkpoint_dir(session, track)
+    atomic_write_text(cdir / "history" / f"{body['seq']:05d}.json", canonical_json(body))
+    atomic_write_text(cdir / "latest.json", canonical_json(body))  # the manifest, last
+    return body

@@ -1,0 +1,494 @@
+"""PreToolUse guardrails: allowed tools and write scopes, failing closed.
+
+Policy (``[session.guardrails]``):
+
+- ``allowed_tools``: globs over tool names (``mcp__*`` included); anything else is denied.
+- Write scopes follow the active track's phase. *Planning* (the track has a SPEC.md and
+  its PLAN.md does not pass the evaluator yet): writes only under ``planning_scopes``
+  (``docs/``, ``artifacts/``), the seed's policy. *Executing* (PLAN.md passes): writes
+  within the paths SPEC.md's ``## Scope`` declares, plus the planning scopes. *Unscoped*
+  (no SPEC.md, e.g. the track created from the git branch on first use): only the
+  always-protected rules, so a user who never wrote a spec is never blocked from coding.
+- Always protected: anything outside the project root (except scratch dirs such as
+  ``/tmp``), ``.git/``, ``.charter/`` (and ``protected``), secret files.
+
+Paths are normalised before any check (``~``, ``..``, backslashes, symlinks resolved).
+Bash commands go through :mod:`charter.session.shell`; a write that cannot be resolved
+gets ``ask``. A blocked call is denied with the reason and one JSONL audit line. Any
+error, including a broken config, denies writes with a clear reason (fail closed);
+read-only tools still pass, so the agent can read its way out.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import os
+import posixpath
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from charter.config import Project
+
+#: Tools that never write: they pass even when the guardrails themselves fail.
+READ_ONLY_TOOLS = {
+    "Read",
+    "Grep",
+    "Glob",
+    "LS",
+    "WebFetch",
+    "WebSearch",
+    "TodoWrite",
+    "TodoRead",
+    "Task",
+    "Agent",
+    "TaskCreate",
+    "TaskUpdate",
+    "TaskList",
+    "TaskGet",
+    "TaskOutput",
+    "ExitPlanMode",
+    "EnterPlanMode",
+    "BashOutput",
+    "KillShell",
+    "KillBash",
+    "NotebookRead",
+    "ListMcpResourcesTool",
+    "ReadMcpResourceTool",
+    "AskUserQuestion",
+    "Skill",
+    "SlashCommand",
+    "ToolSearch",
+}
+FILE_TOOLS = {
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
+SHELL_TOOLS = {"Bash"}
+#: Names of other tools (MCP servers, plugins) that write the path in their input.
+_WRITING_TOOL = re.compile(
+    r"(write|edit|create|delete|remove|move|rename|patch|replace|insert|mkdir|upload|save)",
+    re.I,
+)
+_PATH_KEYS = ("file_path", "path", "notebook_path", "filename", "destination", "target")
+#: Names a glob could expand to that the policy protects (dot names need a dot pattern).
+_GLOB_PROBES = (".git", ".charter", ".env", ".env.local", "id_rsa", "server.pem", "server.key")
+EVALUATOR_CACHE = "session/evaluator.json"
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Everything a decision needs, resolved once per call (cheap: a few stats)."""
+
+    root: str
+    home: str
+    phase: str  # unscoped | planning | executing
+    track: str | None
+    scopes: tuple[str, ...]
+    protected: tuple[str, ...]
+    secrets: tuple[str, ...]
+    scratch: tuple[str, ...]
+    allowed_tools: tuple[str, ...]
+    phase_note: str = ""
+    check_dirs: bool = True
+
+
+@dataclass
+class Verdict:
+    decision: str  # allow | ask | deny
+    reason: str = ""
+    targets: list[str] = field(default_factory=list)
+
+
+# -- the policy ---------------------------------------------------------------------------
+
+
+def _realpath(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def build_policy(project: Project) -> Policy:
+    """The project's policy now: settings plus the active track's phase."""
+    from charter.session.tracks import Tracks
+
+    settings = project.settings.session
+    g = settings.guardrails
+    root = _realpath(str(project.root))
+    track = Tracks(project.root, settings).active()
+    phase, note = "unscoped", ""
+    scopes: tuple[str, ...] = ()
+    if track is not None:
+        track_dir = project.root / settings.tracks_dir / track
+        spec_path = track_dir / "SPEC.md"
+        if spec_path.is_file():
+            passed, summary, spec_scope = evaluation_verdict(project, track)
+            base = (*g.planning_scopes, settings.tracks_dir.rstrip("/") + "/")
+            if passed:
+                phase, scopes = "executing", (*spec_scope, *base)
+                note = f"track {track} is executing (PLAN.md passes the evaluator)"
+            else:
+                phase, scopes = "planning", base
+                note = (
+                    f"track {track} is planning: its PLAN.md does not pass "
+                    f"`charter session evaluate` yet ({summary})"
+                )
+    dirs = [*g.scratch_dirs, tempfile.gettempdir()]
+    scratch = tuple(dict.fromkeys(_realpath(os.path.expanduser(d)) for d in dirs if d))
+    return Policy(
+        root=root,
+        home=os.path.expanduser("~"),
+        phase=phase,
+        track=track,
+        scopes=tuple(_scope(s) for s in scopes if _scope(s)),
+        protected=tuple(p.strip("/") for p in g.protected if p.strip("/")),
+        secrets=tuple(s.lower() for s in g.secret_files),
+        scratch=scratch,
+        allowed_tools=tuple(g.allowed_tools),
+        phase_note=note,
+    )
+
+
+def _scope(entry: str) -> str:
+    """A SPEC ``## Scope`` bullet as a path or glob: its first token, without backticks."""
+    text = entry.strip().strip("`").strip()
+    token = text.split()[0].strip("`,;:") if text.split() else ""
+    token = token.removeprefix("./").lstrip("/")
+    return token
+
+
+def scope_matches(rel: str, scope: str, *, tree: bool = False) -> bool:
+    """Whether ``rel`` (relative to the root) lies in ``scope`` (a dir, file or glob)."""
+    if scope in ("", ".", "**", "*") and not tree:
+        return scope != ""
+    if _GLOB_CHARS.search(scope):
+        if tree:  # a directory-wide write is in a glob scope only if it is under its prefix
+            prefix = _GLOB_CHARS.split(scope)[0].rsplit("/", 1)[0]
+            return (
+                bool(prefix)
+                and scope.endswith("**")
+                and (rel == prefix or rel.startswith(prefix + "/"))
+            )
+        from charter.search.discover import glob_regex
+
+        return bool(glob_regex(scope).match(rel))
+    bare = scope.rstrip("/")
+    return rel == bare or rel.startswith(bare + "/")
+
+
+def _inside(path: str, base: str) -> bool:
+    return path == base or path.startswith(base.rstrip("/") + "/")
+
+
+def _check_target(policy: Policy, path: str, why: str, flags: dict[str, bool]) -> tuple[str, str]:
+    """("allow"|"ask"|"deny", reason) for one written path."""
+    if path in ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"):
+        return "allow", ""
+    name = posixpath.basename(path)
+    globbed = bool(_GLOB_CHARS.search(name))
+    if not _inside(path, policy.root):
+        # Scratch space is writable, except beside the project itself (``../x`` of a
+        # project that happens to live under /tmp is still an escape).
+        beside = _inside(path, posixpath.dirname(policy.root))
+        if not beside and any(_inside(path, s) for s in policy.scratch):
+            return "allow", ""
+        return "deny", f"{why}: {path} is outside the project root ({policy.root})"
+    rel = posixpath.relpath(path, policy.root) if path != policy.root else ""
+    parts = [p.casefold() for p in rel.split("/")] if rel else []
+    for prot in policy.protected:
+        prot_l = prot.casefold()
+        if rel.casefold() == prot_l or rel.casefold().startswith(prot_l + "/"):
+            return "deny", f"{why}: {rel} is protected ({prot}/ is never written by the agent)"
+        if flags.get("recursive") and (rel == "" or prot_l.startswith(rel.casefold() + "/")):
+            return "deny", f"{why}: {rel or '.'} contains the protected {prot}/"
+    if ".git" in parts[:-1] or (parts and parts[-1] == ".git"):
+        return "deny", f"{why}: {rel} is inside a git directory"
+    if globbed:
+        for probe in _GLOB_PROBES:
+            if probe.startswith(".") and not name.startswith("."):
+                continue  # bash globs never match dot names without a leading dot
+            if fnmatch.fnmatchcase(probe, name) and (
+                _is_secret(probe, policy.secrets)
+                or (
+                    posixpath.dirname(path) == policy.root
+                    and probe.strip(".") in {p.strip(".") for p in policy.protected}
+                )
+            ):
+                return "deny", f"{why}: the glob {rel} can match the protected {probe}"
+    elif _is_secret(name.casefold(), policy.secrets):
+        return "deny", f"{why}: {rel} is a secret file (never written by the agent)"
+    if flags.get("link_source") or policy.phase == "unscoped":
+        return "allow", ""
+    if any(scope_matches(rel, s, tree=flags.get("tree", False)) for s in policy.scopes):
+        return "allow", ""
+    where = ", ".join(policy.scopes)
+    if flags.get("tree"):
+        return "ask", f"{why} may rewrite files under {rel or '.'}; {policy.phase_note}; " + (
+            f"writes go only to {where}"
+        )
+    return "deny", f"{why}: {rel} is outside the write scope ({where}); {policy.phase_note}"
+
+
+def _is_secret(name: str, secrets: tuple[str, ...]) -> bool:
+    name = name.casefold()
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in secrets)
+
+
+def _tool_allowed(policy: Policy, tool: str) -> bool:
+    return any(fnmatch.fnmatchcase(tool, pattern) for pattern in policy.allowed_tools)
+
+
+def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> Verdict:
+    """The verdict for one tool call under ``policy`` (pure: no files written)."""
+    from charter.session.shell import analyse, normalise
+
+    if not _tool_allowed(policy, tool):
+        return Verdict(
+            "deny",
+            f"tool {tool} is not in [session.guardrails] allowed_tools "
+            f"({', '.join(policy.allowed_tools)})",
+        )
+    cwd = normalise(cwd or policy.root, policy.root, policy.home)
+    checks: list[tuple[str, str, dict[str, bool]]] = []
+    asks: list[str] = []
+    if tool in FILE_TOOLS:
+        raw = tool_input.get(FILE_TOOLS[tool])
+        if not isinstance(raw, str) or not raw.strip():
+            return Verdict("deny", f"{tool} without a {FILE_TOOLS[tool]}: cannot check the write")
+        checks.append((normalise(raw, cwd, policy.home), tool, {}))
+    elif tool in SHELL_TOOLS:
+        command = tool_input.get("command")
+        if not isinstance(command, str):
+            return Verdict("deny", "Bash without a command string: cannot check it")
+        analysis = analyse(command, cwd, policy.home, check_dirs=policy.check_dirs)
+        for t in analysis.targets:
+            flags = {"recursive": t.recursive, "tree": t.tree, "link_source": t.link_source}
+            checks.append((t.path, t.why, flags))
+        asks.extend(analysis.unresolved)
+    elif tool not in READ_ONLY_TOOLS and _WRITING_TOOL.search(tool.rsplit("__", 1)[-1]):
+        for key in _PATH_KEYS:
+            raw = tool_input.get(key)
+            if isinstance(raw, str) and raw.strip():
+                checks.append((normalise(raw, cwd, policy.home), f"{tool} {key}", {}))
+    denies: list[str] = []
+    targets: list[str] = []
+    for path, why, flags in checks:
+        decision, reason = _check_target(policy, path, why, flags)
+        targets.append(path)
+        if decision == "deny":
+            denies.append(reason)
+        elif decision == "ask":
+            asks.append(reason)
+    if denies:
+        more = f" (+{len(denies) - 1} more)" if len(denies) > 1 else ""
+        return Verdict("deny", denies[0] + more, targets)
+    if asks:
+        more = f" (+{len(asks) - 1} more)" if len(asks) > 1 else ""
+        return Verdict("ask", f"cannot verify this write: {asks[0]}{more}", targets)
+    return Verdict("allow", "", targets)
+
+
+# -- the evaluator verdict, cached by content ---------------------------------------------
+
+_VERDICTS: dict[str, tuple[bool, str, tuple[str, ...]]] = {}
+
+
+def _digest(project: Project, track: str) -> str:
+    from charter.decisions.store import DecisionStore
+
+    settings = project.settings.session
+    h = hashlib.sha256(b"charter.evaluator/1\0")
+    h.update(json.dumps(project.settings.drift.model_dump(), sort_keys=True).encode())
+    track_dir = project.root / settings.tracks_dir / track
+    store = DecisionStore(project.state_dir)
+    for path in (track_dir / "SPEC.md", track_dir / "PLAN.md", store.path):
+        h.update(b"\0" + path.name.encode() + b"\0")
+        try:
+            h.update(path.read_bytes())
+        except OSError:
+            h.update(b"<missing>")
+    try:
+        info = store.history_path.stat()
+        h.update(f"{info.st_size}:{info.st_mtime_ns}".encode())
+    except OSError:
+        h.update(b"<no history>")
+    return h.hexdigest()
+
+
+def evaluation_verdict(project: Project, track: str) -> tuple[bool, str, tuple[str, ...]]:
+    """(passed, one-line summary, SPEC scope) for the track, cached by the sha256 of
+    PLAN.md + SPEC.md + the bound decisions (in memory and under ``.charter/``)."""
+    key = _digest(project, track)
+    hit = _VERDICTS.get(key)
+    if hit is not None:
+        return hit
+    cache_path = project.state_dir / EVALUATOR_CACHE
+    try:
+        stored = json.loads(cache_path.read_text(encoding="utf-8"))
+        if not isinstance(stored, dict):
+            stored = {}
+    except (OSError, ValueError):
+        stored = {}
+    entry = stored.get(key)
+    if isinstance(entry, dict) and isinstance(entry.get("passed"), bool):
+        result = (entry["passed"], str(entry.get("summary", "")), tuple(entry.get("scope", [])))
+    else:
+        from charter.session.evaluator import evaluate
+        from charter.session.service import Session
+
+        session = Session(project)
+        try:
+            evaluation = evaluate(session, track)
+        finally:
+            session.close()
+        result = (evaluation.passed, evaluation.summary(), tuple(evaluation.scope))
+        stored = {k: v for k, v in list(stored.items())[-15:]}
+        stored[key] = {"passed": result[0], "summary": result[1], "scope": list(result[2])}
+        try:
+            from charter.fileio import atomic_write_text
+
+            atomic_write_text(cache_path, json.dumps(stored, sort_keys=True) + "\n")
+        except OSError:
+            pass  # the cache is an optimisation; the verdict stands
+    if len(_VERDICTS) > 64:
+        _VERDICTS.clear()
+    _VERDICTS[key] = result
+    return result
+
+
+# -- config freshness (the warm worker outlives edits of charter.toml) --------------------
+
+_CONFIG_STAMPS: dict[str, tuple[Any, Project]] = {}
+
+
+def _config_stamp(root: Path) -> tuple[tuple[str, int, int], ...]:
+    out = []
+    for name in ("charter.toml", "pyproject.toml"):
+        try:
+            info = (root / name).stat()
+            out.append((name, info.st_mtime_ns, info.st_size))
+        except OSError:
+            out.append((name, 0, -1))
+    return tuple(out)
+
+
+def current_project(project: Project) -> Project:
+    """``project``, reloaded when its config file changed since we last saw it (a broken
+    config raises: the caller fails closed)."""
+    key = str(project.root)
+    stamp = _config_stamp(project.root)
+    seen = _CONFIG_STAMPS.get(key)
+    if seen is None:
+        _CONFIG_STAMPS[key] = (stamp, project)
+        return project
+    if seen[0] == stamp:
+        return seen[1]
+    fresh = Project.load(project.root)
+    _CONFIG_STAMPS[key] = (stamp, fresh)
+    return fresh
+
+
+# -- the hook -----------------------------------------------------------------------------
+
+
+def _output(decision: str, reason: str) -> dict[str, Any]:
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": decision,
+            "permissionDecisionReason": f"Charter guardrails: {reason}",
+        }
+    }
+
+
+def fail_closed_output(payload: dict[str, Any], reason: str) -> dict[str, Any] | None:
+    """The answer when the guardrails cannot run: deny writes, let read-only tools pass."""
+    tool = str(payload.get("tool_name") or "") if isinstance(payload, dict) else ""
+    if tool in READ_ONLY_TOOLS:
+        return None
+    return _output(
+        "deny",
+        f"guardrails failed closed ({reason}); fix it and retry (`charter session gates` "
+        "checks the setup)",
+    )
+
+
+def _event_time(payload: dict[str, Any]) -> str:
+    """The time of the newest transcript entry (never the wall clock: audits replay)."""
+    path = payload.get("transcript_path")
+    if not isinstance(path, str) or not path:
+        return ""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - 65536))
+            tail = handle.read()
+    except OSError:
+        return ""
+    for raw in reversed(tail.splitlines()):
+        match = re.search(rb'"timestamp"\s*:\s*"([^"]{1,64})"', raw)
+        if match:
+            return match.group(1).decode("utf-8", "replace")
+    return ""
+
+
+def audit(project: Project, payload: dict[str, Any], verdict: Verdict, policy: Policy) -> None:
+    """One JSON line per blocked (or asked) call, appended under a lock."""
+    from charter.fileio import append_line
+    from charter.session.capture import portable
+
+    tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+    assert isinstance(tool_input, dict)
+    subject = tool_input.get("command") or tool_input.get("file_path") or ""
+    entry = {
+        "time": _event_time(payload),
+        "session_id": str(payload.get("session_id") or ""),
+        "tool_use_id": str(payload.get("tool_use_id") or ""),
+        "tool": str(payload.get("tool_name") or ""),
+        "decision": verdict.decision,
+        "reason": portable(project.root, verdict.reason),
+        "subject": portable(project.root, str(subject))[:500],
+        "targets": [
+            posixpath.relpath(t, policy.root) if _inside(t, policy.root) else t
+            for t in verdict.targets[:20]
+        ],
+        "track": policy.track,
+        "phase": policy.phase,
+    }
+    path = project.root / project.settings.session.guardrails.audit_log
+    append_line(path, json.dumps(entry, ensure_ascii=False, sort_keys=True))
+
+
+def pre_tool_use_output(project: Project, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The hook's answer: None lets the call through; otherwise deny or ask, with why."""
+    try:
+        project = current_project(project)
+        g = project.settings.session.guardrails
+        if not g.enabled:
+            return None
+        tool = payload.get("tool_name")
+        if not isinstance(tool, str) or not tool:
+            return _output("deny", "the hook input names no tool_name")
+        tool_input = payload.get("tool_input")
+        if tool_input is None:
+            tool_input = {}
+        if not isinstance(tool_input, dict):
+            return fail_closed_output(payload, "tool_input is not an object")
+        policy = build_policy(project)
+        verdict = decide(policy, tool, tool_input, str(payload.get("cwd") or project.root))
+        if verdict.decision == "allow":
+            return None
+        try:
+            audit(project, payload, verdict, policy)
+        except OSError as exc:
+            return _output("deny", f"{verdict.reason} (and the audit log failed: {exc})")
+        return _output(verdict.decision, verdict.reason)
+    except Exception as exc:  # fail closed: never let an unchecked write through
+        return fail_closed_output(payload, f"{type(exc).__name__}: {exc}")

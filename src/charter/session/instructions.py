@@ -1,0 +1,216 @@
+"""The user's standing instructions: what they said that must survive compaction.
+
+Users type instructions into prompts ("use pnpm", "don't touch the API", "textual, not
+curses") between pasted logs, tracebacks, diagrams and code. Compaction summaries lose
+them; recovery gives them back, chosen like this:
+
+1. **The user's own words.** IDE context and command echoes are removed; each line is
+   stripped of decoration (box drawing, table bars, bullets, emphasis) and dropped when it
+   reads as machine output: log and trace prefixes, shell prompts, mostly symbols or
+   digits, long unbroken tokens, code. Fenced blocks are judged line by line, more
+   strictly, because users paste specs there as well as logs.
+2. **Units.** A short prompt (``instruction_max_chars``) is one unit, kept verbatim. A
+   long one is split into its lines and sentences.
+3. **Choice within the budget.** Units are ranked by how directive they are (a modal, a
+   negation, an imperative marker: the small generic lists below), short prompts count as
+   directive, then by recency; the best are taken until the budget is spent, and shown
+   grouped by prompt, newest first, each prompt's units in their original order.
+
+The marker lists are generic grammar words of the languages prompts are most often
+written in (English, Spanish, Portuguese, French, German, Chinese, Japanese); they name
+no project content.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+_TAGGED = re.compile(
+    r"<(ide_selection|ide_opened_file|system-reminder|local-command-stdout|bash-stdout|"
+    r"bash-stderr|command-message|command-args)>.*?(</\1>|\Z)",
+    re.DOTALL,
+)
+_COMMAND = re.compile(r"<command-name>(.*?)</command-name>", re.DOTALL)
+#: Box drawing, block elements, table bars and emphasis: layout, not words.
+_DECORATION = re.compile(r"[\u2500-\u259f\u25a0-\u25ff|*]+")
+_LOG_PREFIX = re.compile(
+    r"^(\d{1,4}[-/:.]\d{1,2}[-/:.]\d{1,4}|\[\d|\d+\s*[|:]\s|at\s+\S+[(:]|File \"|Traceback|"
+    r"(INFO|DEBUG|WARN|WARNING|ERROR|FATAL|TRACE|CRITICAL)\b[:\s\]]|\$\s|>>>\s|\+\+\+|---|@@|"
+    r"\S+@\S+:\S*\$|[A-Za-z]:\\|/\S+/\S+:\d+|npm (ERR|error|warn)|error(\[\w+\])?:|warning:)",
+    re.IGNORECASE,
+)
+_CODE_LINE = re.compile(
+    r"[;{}]\s*$|^\s*(def|class|import|from|return|const|let|var|function|if|for|while|"
+    r"export|async|await|public|private|fn|use|package)\b.*[(:{=;]|=>|==|!=|\)\s*:\s*$"
+)
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])")
+_CLAUSE = re.compile(r"(?<=[,:，、：])\s*")
+#: A pasted log line the user typed on after, without a line break: the tail after the
+#: last quote, bracket or number is theirs when it reads as prose.
+_LOG_TAIL = re.compile(r"[\"')\]\d]\s+([^\"'()\[\]]{40,})$")
+_DIRECTIVE = re.compile(
+    r"\b(must|never|always|only|don'?t|do not|should|shouldn'?t|avoid|prefer|instead|"
+    r"make sure|keep|use|without|not|no|please|need|needs|want|all|every|each|any|"
+    r"debe|debes|nunca|siempre|solo|sólo|usa|usar|utiliza|evita|sin|no|en vez|en lugar|"
+    r"tienes que|hay que|quiero|necesito|todas?|todos|cada|deve|sempre|apenas|não|"
+    r"doit|jamais|toujours|seulement|tous|toutes|chaque|jede[rs]?|alle|"
+    r"utilise|pas|muss|niemals|immer|nur|nicht|kein)\b|"
+    r"不要|别|必须|务必|一定|只|只能|不能|不用|不需要|禁止|尽量|请|改为|改成|保持|避免|需要|希望|所有|每个|都|"
+    r"しない|しないで|必ず|だけ|使って|禁止",
+    re.IGNORECASE,
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+@dataclass(frozen=True)
+class Instruction:
+    text: str
+    via: str  # prompt | feedback
+    time: str
+
+
+def _human(line: str, *, fenced: bool) -> str:
+    """The line's words without decoration, or "" when it reads as machine output."""
+    core = " ".join(_DECORATION.sub(" ", line).split()).strip(" -•·:")
+    if not core:
+        return ""
+    if _LOG_PREFIX.match(line.strip()) or _LOG_PREFIX.match(core):
+        tail = _LOG_TAIL.search(core)
+        if tail is None or _LOG_PREFIX.match(tail.group(1)):
+            return ""
+        return _human(tail.group(1), fenced=fenced)
+    letters = sum(1 for c in core if c.isalpha())
+    if letters < 2 or letters / len(core) < (0.6 if fenced else 0.45):
+        return ""
+    if max((len(tok) for tok in core.split()), default=0) > 60 and not _CJK.search(core):
+        return ""
+    if _CODE_LINE.search(line):
+        return ""
+    if fenced and len(core.split()) < 3 and not _CJK.search(core):
+        return ""
+    return core
+
+
+def human_lines(text: str) -> list[str]:
+    """The lines of a prompt that are the user's own words."""
+    text = _COMMAND.sub(lambda m: f"{m.group(1).strip()} ", text)
+    text = _TAGGED.sub(" ", text)
+    out: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if line.strip().startswith("```"):
+            fenced = not fenced
+            continue
+        kept = _human(line, fenced=fenced)
+        if kept:
+            out.append(kept)
+    return out
+
+
+def clean(text: str) -> str:
+    return "\n".join(human_lines(text))
+
+
+@dataclass
+class _Unit:
+    prompt: int  # 0 = newest
+    order: int
+    text: str
+    score: float
+    via: str
+    time: str
+
+
+def _units(index: int, text: str, via: str, time: str, short: int) -> list[_Unit]:
+    if via != "prompt":
+        body = " ".join(text.split())
+        return [_Unit(index, 0, body, 3.0, via, time)] if body else []
+    lines = human_lines(text)
+    whole = " ".join(lines)
+    if not whole:
+        return []
+    if len(whole) <= short:
+        return [_Unit(index, 0, whole, 3.0, via, time)]
+    units: list[_Unit] = []
+    for line in lines:
+        for sentence in _pieces(line, short):
+            if len(sentence) < 4:
+                continue
+            score = 2.0 if _DIRECTIVE.search(sentence) else 0.0
+            score += 1.0 if not units else 0.0  # the lead sentence frames the request
+            units.append(_Unit(index, len(units), sentence, score, via, time))
+    return units
+
+
+def _pieces(line: str, short: int) -> list[str]:
+    """Sentences of at most ``short`` characters (long ones split at clauses)."""
+    out: list[str] = []
+    for sentence in _SENTENCE.split(line):
+        sentence = sentence.strip()
+        if len(sentence) <= short:
+            out.append(sentence)
+            continue
+        current = ""
+        for clause in _CLAUSE.split(sentence):
+            if current and len(current) + len(clause) + 1 > short:
+                out.append(current)
+                current = ""
+            current = f"{current} {clause}".strip() if current else clause
+            while len(current) > short:
+                out.append(current[:short])
+                current = current[short:]
+        if current:
+            out.append(current)
+    return out
+
+
+def standing(
+    raw: list[tuple[str, str, str]],
+    short_chars: int,
+    budget_tokens: int,
+    count: Callable[[list[str]], list[int]],
+) -> list[Instruction]:
+    """(text, via, time) in arrival order → the instructions to keep, newest first."""
+    units: list[_Unit] = []
+    seen: set[str] = set()
+    for index, (text, via, time) in enumerate(reversed(raw)):
+        for unit in _units(index, text, via, time, short_chars):
+            key = unit.text.casefold()
+            if key in seen:
+                continue
+            seen.add(key)
+            units.append(unit)
+    if not units:
+        return []
+    costs = count([u.text for u in units])
+    # Round robin over prompts, newest first: every prompt gives its best unit before any
+    # prompt gives its second, so one long pasted document cannot crowd out the rest.
+    queues: dict[int, list[int]] = {}
+    for i in sorted(
+        range(len(units)), key=lambda i: (units[i].prompt, -units[i].score, units[i].order)
+    ):
+        queues.setdefault(units[i].prompt, []).append(i)
+    chosen: set[int] = set()
+    left = budget_tokens
+    depth = 0
+    while any(len(q) > depth for q in queues.values()):
+        for prompt in sorted(queues):
+            queue = queues[prompt]
+            if depth < len(queue) and costs[queue[depth]] + 2 <= left:
+                chosen.add(queue[depth])
+                left -= costs[queue[depth]] + 2
+        depth += 1
+    by_prompt: dict[int, list[_Unit]] = {}
+    for i in sorted(chosen, key=lambda i: (units[i].prompt, units[i].order)):
+        by_prompt.setdefault(units[i].prompt, []).append(units[i])
+    out = []
+    for prompt in sorted(by_prompt):
+        parts = by_prompt[prompt]
+        text = parts[0].text
+        for previous, unit in itertools.pairwise(parts):
+            text += (" " if unit.order == previous.order + 1 else " … ") + unit.text
+        out.append(Instruction(text, parts[0].via, parts[0].time))
+    return out

@@ -1,0 +1,155 @@
+"""The session journal: every captured event, in one SQLite file, in arrival order.
+
+Hooks run as separate processes, often several at once (parallel tool calls), so the
+journal is SQLite: each capture is one transaction, and a read-modify-write (the task
+list rebuilt from ``TaskUpdate`` deltas) runs inside ``BEGIN IMMEDIATE`` so no update is
+lost. Compaction reads the events after the last checkpoint; recovery reads the session's
+latest plan, files and test runs from here. Nothing is ever updated in place: the journal
+is append-only, and its order is the order Claude Code reported events in.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from charter.store.db import connect, migrate
+
+
+def _v1(conn: sqlite3.Connection) -> None:
+    conn.executescript(
+        """
+        CREATE TABLE session_events (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            session TEXT NOT NULL,
+            track TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            time TEXT NOT NULL DEFAULT '',
+            data TEXT NOT NULL
+        );
+        CREATE INDEX session_events_by_session ON session_events (session, kind, seq);
+        CREATE INDEX session_events_by_track ON session_events (track, kind, seq);
+        """
+    )
+
+
+MIGRATIONS = [_v1]
+
+
+@dataclass(frozen=True)
+class Event:
+    seq: int
+    session: str
+    track: str
+    kind: str
+    time: str
+    data: dict[str, Any]
+
+
+class Journal:
+    """One project's session journal (``.charter/session.db``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.conn = connect(path)
+        migrate(self.conn, "session", MIGRATIONS)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """An IMMEDIATE transaction: the write lock is taken before anything is read."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            self.conn.execute("COMMIT")
+
+    def add(self, session: str, track: str, kind: str, data: dict[str, Any], time: str = "") -> int:
+        with self.transaction() as conn:
+            return _insert(conn, session, track, kind, data, time)
+
+    def update_latest(
+        self,
+        session: str,
+        track: str,
+        kind: str,
+        change: Callable[[dict[str, Any] | None], dict[str, Any] | None],
+        time: str = "",
+    ) -> dict[str, Any] | None:
+        """Append ``change(latest data of kind)`` as a new event, atomically."""
+        with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT data FROM session_events WHERE session = ? AND kind = ? "
+                "ORDER BY seq DESC LIMIT 1",
+                (session, kind),
+            ).fetchone()
+            current = json.loads(row[0]) if row else None
+            new = change(current)
+            if new is not None and new != current:
+                _insert(conn, session, track, kind, new, time)
+            return new
+
+    def events(
+        self,
+        *,
+        session: str | None = None,
+        track: str | None = None,
+        kinds: tuple[str, ...] = (),
+        after: int = 0,
+    ) -> list[Event]:
+        sql = "SELECT seq, session, track, kind, time, data FROM session_events WHERE seq > ?"
+        args: list[Any] = [after]
+        if session is not None:
+            sql += " AND session = ?"
+            args.append(session)
+        if track is not None:
+            sql += " AND track = ?"
+            args.append(track)
+        if kinds:
+            sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+            args.extend(kinds)
+        sql += " ORDER BY seq"
+        return [
+            Event(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]))
+            for r in self.conn.execute(sql, args)
+        ]
+
+    def latest(self, session: str, kind: str) -> Event | None:
+        row = self.conn.execute(
+            "SELECT seq, session, track, kind, time, data FROM session_events "
+            "WHERE session = ? AND kind = ? ORDER BY seq DESC LIMIT 1",
+            (session, kind),
+        ).fetchone()
+        if row is None:
+            return None
+        return Event(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]))
+
+    def last_seq(self) -> int:
+        row = self.conn.execute("SELECT MAX(seq) FROM session_events").fetchone()
+        return int(row[0] or 0)
+
+
+def _insert(
+    conn: sqlite3.Connection, session: str, track: str, kind: str, data: dict[str, Any], time: str
+) -> int:
+    cur = conn.execute(
+        "INSERT INTO session_events (session, track, kind, time, data) VALUES (?, ?, ?, ?, ?)",
+        (session, track, kind, time, json.dumps(data, sort_keys=True, ensure_ascii=False)),
+    )
+    return int(cur.lastrowid or 0)

@@ -1,0 +1,105 @@
+"""MCP tools of the session capability: state, decisions, risks, plan, tracks.
+
+Every tool definition is sent to the model on every request, so descriptions are short
+and parameters few.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+
+def _project() -> Any:
+    from charter.integrations.mcp_server import get_project
+
+    return get_project()
+
+
+def register(server: Any, project_getter: Any = None) -> None:
+    """Add the session tools to ``server`` (an ``mcp.server.MCPServer``)."""
+    from charter.integrations.mcp_server import tool_errors
+
+    get = project_getter or _project
+
+    @contextmanager
+    def session() -> Iterator[Any]:
+        from charter.session.service import Session
+
+        with tool_errors():
+            s = Session(get())
+            try:
+                yield s
+            finally:
+                s.close()
+
+    @server.tool(
+        name="get_session_state",
+        description="The active track's plan, open risks, decisions, edited files, test runs "
+        "and the user's standing instructions (as recovered after compaction).",
+    )
+    def get_session_state() -> dict[str, Any]:
+        from charter.session.recovery import recover
+
+        with session() as s:
+            data = recover(s).to_dict()
+            data["tracks"] = s.tracks.list()
+        return data
+
+    @server.tool(
+        name="record_decision",
+        description="Append a decision to the active track's DECISIONS.md (append-only).",
+    )
+    def record_decision(
+        decision: str,
+        reason: Annotated[str, Field(description="why")] = "",
+        impact: Annotated[str, Field(description="what it changes; 'global' for all tracks")] = "",
+    ) -> dict[str, Any]:
+        with session() as s:
+            return s.record_decision(
+                decision, reason=reason, impact=impact, source="agent (mcp)"
+            ).to_dict()
+
+    @server.tool(
+        name="record_risk", description="Add or update a risk in the active track's RISKS.md."
+    )
+    def record_risk(
+        risk: str,
+        severity: Literal["low", "medium", "high", "critical"] = "medium",
+        status: Literal["open", "mitigated", "accepted", "closed"] = "open",
+        mitigation: str = "",
+    ) -> dict[str, Any]:
+        with session() as s:
+            entry = s.record_risk(
+                risk, severity=severity, status=status, mitigation=mitigation, source="agent (mcp)"
+            )
+            return entry.to_dict()
+
+    @server.tool(
+        name="update_plan",
+        description="Replace the active track's plan (PLAN.md). Steps: {content, status: "
+        "pending|in_progress|completed|cancelled, verification?}.",
+    )
+    def update_plan(steps: list[dict[str, str]]) -> dict[str, Any]:
+        with session() as s:
+            plan = s.update_plan(steps, session="mcp")
+            return {"plan": [p.to_dict() for p in plan]}
+
+    @server.tool(name="list_tracks", description="Tracks and which one is active.")
+    def list_tracks() -> dict[str, Any]:
+        with session() as s:
+            return {"active": s.tracks.active(), "tracks": s.tracks.list()}
+
+    @server.tool(
+        name="switch_track", description="Make a track active (create=true makes a new one)."
+    )
+    def switch_track(track: str, create: bool = False) -> dict[str, Any]:
+        with session() as s:
+            if create:
+                s.tracks.new(track)
+            else:
+                s.tracks.switch(track)
+            return {"active": track}

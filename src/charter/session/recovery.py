@@ -1,0 +1,283 @@
+"""Deterministic recovery: the seed's five steps, then one bounded text for the agent.
+
+1. Load the core tier files in their fixed order.
+2. Load the active track's task tier (``ACTIVE_TRACK``).
+3. Load the last checkpoint (``latest.json``).
+4. Pull the transient artifacts it references (test output, recent diff).
+5. Rebuild the state from DECISIONS.md + PLAN.md; events after the checkpoint (the live
+   plan, files, test runs, the user's words) come from the journal.
+
+The text is filled in priority order within ``session.recover_budget_tokens``: the plan,
+open risks and the user's standing instructions first, then what session start pins
+anyway (constitution, bound invariants), decisions, edited files, test runs, core context
+and recent work. The same state always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from charter.session.compaction import load_checkpoint, sha256_file
+from charter.session.instructions import standing
+from charter.session.schema import PlanStep, read_optional
+from charter.session.service import Session, session_key
+from charter.tokens import count_many, count_tokens
+
+#: Claude Code shows at most this many characters of one hook's context to the model.
+HOOK_CONTEXT_LIMIT = 10_000
+_MARK = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "cancelled": "[-]"}
+
+
+@dataclass
+class Recovered:
+    track: str
+    plan: list[dict[str, str]] = field(default_factory=list)
+    decisions: list[dict[str, str]] = field(default_factory=list)
+    risks: list[dict[str, str]] = field(default_factory=list)
+    edited_files: list[str] = field(default_factory=list)
+    test_runs: list[dict[str, str]] = field(default_factory=list)
+    user_instructions: list[dict[str, str]] = field(default_factory=list)
+    text: str = ""
+    tokens: int = 0
+    checkpoint: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+    session_id: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "track": self.track,
+            "session_id": self.session_id,
+            "plan": self.plan,
+            "decisions": self.decisions,
+            "risks": self.risks,
+            "edited_files": self.edited_files,
+            "test_runs": self.test_runs,
+            "user_instructions": self.user_instructions,
+            "text": self.text,
+            "tokens": self.tokens,
+            "checkpoint": (
+                {k: v for k, v in self.checkpoint.items() if k != "transcript"}
+                if self.checkpoint
+                else None
+            ),
+            "notes": self.notes,
+        }
+
+
+def _pick_session(
+    session: Session, track: str, wanted: str, checkpoint: dict[str, Any] | None
+) -> str:
+    journal = session.journal
+    if wanted and journal.events(session=wanted, kinds=("tool", "prompt", "plan")):
+        return wanted
+    if checkpoint and checkpoint.get("session_id"):
+        return str(checkpoint["session_id"])
+    events = journal.events(track=track, kinds=("tool", "prompt", "plan"))
+    return events[-1].session if events else (wanted or "")
+
+
+def recover(
+    session: Session,
+    session_id: str = "",
+    *,
+    pinned: list[tuple[str, str]] | None = None,
+    budget_tokens: int | None = None,
+) -> Recovered:
+    """The recovered state of the active track; ``pinned`` = (title, text) from other
+    capabilities (constitution, invariants), joined within the budget."""
+    track, created = session.track()
+    result = Recovered(track)
+    if created:
+        result.notes.append(f"created track {track} (docs/tracks/ACTIVE_TRACK)")
+    core = [(name, read_optional(session.root / name)) for name in session.settings.core_files]
+    tier = session.task_tier(track)
+    checkpoint = load_checkpoint(session, track)
+    result.checkpoint = checkpoint
+    if checkpoint:
+        for name, info in sorted(checkpoint.get("task", {}).items()):
+            path = session.track_path(track, name)
+            if sha256_file(path) != info.get("sha256"):
+                result.notes.append(f"{name} changed since checkpoint {checkpoint.get('id')}")
+    key = _pick_session(session, track, session_key(session_id) if session_id else "", checkpoint)
+    result.session_id = key
+    journal = session.journal
+    after = int(checkpoint.get("journal_seq", 0)) if checkpoint else 0
+    live = [e for e in journal.events(track=track, kinds=("plan",), after=after)]
+    plan: list[PlanStep] = tier.plan
+    if live:
+        plan = [
+            PlanStep(
+                str(s.get("id")),
+                str(s.get("content")),
+                str(s.get("status")),
+                str(s.get("verification") or ""),
+            )
+            for s in live[-1].data.get("steps", [])
+        ]
+    result.plan = [{"content": s.text, "status": s.status, "id": s.id} for s in plan]
+    result.decisions = [d.to_dict() for d in tier.decisions]
+    result.risks = [r.to_dict() for r in tier.risks]
+    events = (
+        journal.events(session=key, kinds=("edit", "test", "prompt", "instruction")) if key else []
+    )
+    files: dict[str, None] = {}
+    tests: dict[str, str] = {}
+    said: list[tuple[str, str, str]] = []
+    for e in events:
+        if e.kind == "edit":
+            files.pop(e.data["path"], None)
+            files[e.data["path"]] = None
+        elif e.kind == "test":
+            tests.pop(e.data["command"], None)
+            tests[e.data["command"]] = e.data["outcome"]
+        elif e.kind == "prompt":
+            said.append((e.data["text"], "prompt", e.time))
+        else:
+            said.append((e.data["text"], "feedback", e.time))
+    result.edited_files = list(files)
+    result.test_runs = [{"command": c, "outcome": o} for c, o in tests.items()]
+    budget = budget_tokens or session.settings.recover_budget_tokens
+    plan_lines = [_plan_line(s) for s in plan]
+    risk_lines = [f"- [{r['severity']}] {r['risk']}" for r in result.risks if r["status"] == "open"]
+    spent = sum(count_many(plan_lines + risk_lines)) + 60
+    reserve = min(250, budget // 8)  # files, test runs and decisions after them
+    instructions = standing(
+        said,
+        session.settings.instruction_max_chars,
+        max(0, budget - spent - reserve),
+        count_many,
+    )
+    result.user_instructions = [
+        {"text": i.text, "via": i.via, "time": i.time} for i in instructions
+    ]
+    transient = {}
+    if key:
+        for name in ("test_output.txt",):
+            text = read_optional(session.session_dir(key) / name)
+            if text:
+                transient[name] = text
+    result.text = _compose(
+        session,
+        result,
+        plan,
+        core,
+        pinned or [],
+        transient,
+        budget_tokens or session.settings.recover_budget_tokens,
+    )
+    result.tokens = count_tokens(result.text) if result.text else 0
+    return result
+
+
+def _plan_line(step: PlanStep) -> str:
+    verify = f" (verify: {step.verification})" if step.verification else ""
+    return f"- {_MARK.get(step.status, '[ ]')} {step.id}: {step.text}{verify}"
+
+
+class _Budget:
+    """Tokens for the session's own sections; characters for everything (hook limit)."""
+
+    def __init__(self, tokens: int) -> None:
+        self.tokens = tokens
+        self.chars = HOOK_CONTEXT_LIMIT - 200
+        self.parts: list[str] = []
+        self.session_parts = 0
+
+    def fits(self, text: str, *, pinned: bool = False) -> bool:
+        if len(text) + 2 > self.chars:
+            return False
+        return pinned or count_tokens(text) <= self.tokens
+
+    def add(self, text: str, *, pinned: bool = False) -> bool:
+        if not text or not self.fits(text, pinned=pinned):
+            return False
+        self.parts.append(text)
+        if not pinned:
+            self.tokens -= count_tokens(text)
+            self.session_parts += 1
+        self.chars -= len(text) + 2
+        return True
+
+    def add_list(
+        self, title: str, items: list[str], *, more: str = "more", pinned: bool = False
+    ) -> None:
+        """As many items as fit, in order, under ``title``; says how many were left out."""
+        if not items:
+            return
+        kept: list[str] = []
+        for index, item in enumerate(items):
+            rest = len(items) - index - 1
+            tail = f"\n(+{rest} {more})" if rest else ""
+            if not self.fits("\n".join([title, *kept, item]) + tail, pinned=pinned):
+                break
+            kept.append(item)
+        if not kept:
+            return
+        left = len(items) - len(kept)
+        self.add("\n".join([title, *kept]) + (f"\n(+{left} {more})" if left else ""), pinned=pinned)
+
+
+def _compose(
+    session: Session,
+    result: Recovered,
+    plan: list[PlanStep],
+    core: list[tuple[str, str | None]],
+    pinned: list[tuple[str, str]],
+    transient: dict[str, str],
+    budget_tokens: int,
+) -> str:
+    budget = _Budget(budget_tokens)
+    header = (
+        f"# Session state (Charter; track {result.track}; restored from "
+        f"{session.settings.tracks_dir}/{result.track} and the session journal)"
+    )
+    budget.add(header)
+    budget.session_parts = 0
+    if plan:
+        budget.add_list(
+            "## Plan",
+            [_plan_line(s) for s in plan],
+            more="steps",
+        )
+    open_risks = [r for r in result.risks if r["status"] == "open"]
+    budget.add_list(
+        "## Open risks", [f"- [{r['severity']}] {r['risk']}" for r in open_risks], more="risks"
+    )
+    budget.add_list(
+        "## The user's instructions (newest first; still in force unless the user changed them)",
+        [f"- {i['text']}" for i in result.user_instructions],
+        more="older instructions",
+    )
+    for heading, text in pinned:
+        if text.strip():
+            budget.add_list(heading, text.strip().splitlines(), more="lines", pinned=True)
+    budget.add_list(
+        "## Decisions (DECISIONS.md, newest first)",
+        [
+            f"- {d['decision']}" + (f" — {d['reason']}" if d["reason"] else "")
+            for d in reversed(result.decisions)
+        ],
+        more="decisions",
+    )
+    budget.add_list(
+        "## Files edited this session (most recent first)",
+        [f"- {p}" for p in reversed(result.edited_files)],
+        more="files",
+    )
+    budget.add_list(
+        "## Test runs (last outcome)",
+        [f"- {t['outcome']}: {t['command']}" for t in reversed(result.test_runs)],
+        more="runs",
+    )
+    for name, body in core:
+        if body and name != "CLAUDE.md":
+            budget.add_list(f"## {name}", body.strip().splitlines(), more="lines")
+    if transient.get("test_output.txt"):
+        budget.add_list(
+            "## Last test output (tail)",
+            transient["test_output.txt"].strip().splitlines()[-15:],
+            more="lines",
+        )
+    parts = budget.parts if budget.session_parts else budget.parts[1:]
+    return "\n\n".join(parts) + "\n" if parts else ""

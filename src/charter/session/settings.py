@@ -1,0 +1,106 @@
+"""Settings of tiered session state (seed 002).
+
+The seed's paths are the defaults here, never constants in code: a team that keeps its
+plans elsewhere changes a key, and recovery follows.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DEFAULT_CORE = [
+    "CLAUDE.md",
+    "docs/context/CONTEXT_CORE.md",
+    "docs/context/ROLES.md",
+    "docs/context/GUARDRAILS.md",
+]
+
+
+class GuardrailSettings(BaseModel):
+    """PreToolUse policy: which tools may run and where writes may land."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(True, description="enforce guardrails in the PreToolUse hook")
+    allowed_tools: list[str] = Field(
+        default_factory=lambda: ["*"],
+        description="globs over tool names (mcp__* included); default all",
+    )
+    planning_scopes: list[str] = Field(
+        default_factory=lambda: ["docs/", "artifacts/"],
+        description="where writes may land while the active track is planning",
+    )
+    protected: list[str] = Field(
+        default_factory=lambda: [".git/", ".charter/"],
+        description="never writable (plus secret files and anything outside the project)",
+    )
+    secret_files: list[str] = Field(
+        default_factory=lambda: [
+            ".env",
+            ".env.*",
+            "*.env",
+            "*.pem",
+            "*.key",
+            "*.p12",
+            "*.pfx",
+            "id_rsa*",
+            "id_ed25519*",
+            "id_ecdsa*",
+            "credentials",
+            "credentials.*",
+            "*.credentials",
+            ".netrc",
+            ".pypirc",
+            ".npmrc",
+        ],
+        description="file-name globs never written by the agent (secrets)",
+    )
+    scratch_dirs: list[str] = Field(
+        default_factory=lambda: ["/tmp", "/var/tmp"],
+        description="outside the project but writable (scratch space; the system temp "
+        "dir is always added)",
+    )
+    audit_log: str = Field(
+        "artifacts/guardrails/audit.jsonl", description="one JSON line per blocked call"
+    )
+
+
+class SessionSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    core_files: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_CORE),
+        description="core tier, always loaded, in this order",
+    )
+    context_dir: str = Field("docs/context", description="the seed's deliverables")
+    tracks_dir: str = Field("docs/tracks", description="one folder per track")
+    active_track_file: str = Field("docs/tracks/ACTIVE_TRACK", description="names the active track")
+    sessions_dir: str = Field(
+        "artifacts/sessions", description="transient tier, one folder per session id"
+    )
+    checkpoints_dir: str = Field(
+        "artifacts/checkpoints", description="latest.json and history per track"
+    )
+    work_log_max_bytes: int = Field(65536, ge=1024, description="work_log.md rolling window")
+    test_output_max_bytes: int = Field(8192, ge=256, description="tail of the last test run")
+    recent_diff_max_bytes: int = Field(32768, ge=1024, description="bounded git diff")
+    recover_budget_tokens: int = Field(
+        2600,
+        ge=200,
+        description="tokens of recovered context (with constitution and invariants); "
+        "Claude Code shows at most 10,000 characters of hook context",
+    )
+    instruction_max_chars: int = Field(
+        400,
+        ge=40,
+        description="a prompt up to this long is kept verbatim; longer ones are cut to "
+        "their lead and directive sentences",
+    )
+    core_writes: Literal["propose", "auto"] = Field(
+        "propose",
+        description="new global invariants: propose (a reviewable file) or auto "
+        "(appended to CONTEXT_CORE.md)",
+    )
+    guardrails: GuardrailSettings = Field(default_factory=GuardrailSettings)

@@ -1,0 +1,136 @@
+"""Tracks: one folder of task-tier files per line of work, one of them active.
+
+Zero setup: with no ``ACTIVE_TRACK`` pointer, the first event creates a track named
+after the git branch (``main`` outside git) and points at it, so a user who never heard
+of tracks still gets their plan back after compaction.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+
+from charter.errors import CharterError
+from charter.fileio import atomic_write_text, locked, read_text
+from charter.session.settings import SessionSettings
+
+_TRACK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
+TASK_FILES = ("SPEC.md", "PLAN.md", "RISKS.md", "DECISIONS.md")
+
+
+def slug(name: str) -> str:
+    """A branch or title as a track id (``feature/Login fix`` → ``feature-login-fix``)."""
+    text = re.sub(r"[^A-Za-z0-9._-]+", "-", name.strip()).strip("-.").lower()
+    return text[:80] or "main"
+
+
+def git_branch(root: Path) -> str | None:
+    """The checked-out branch, read from ``.git/HEAD`` (no subprocess on the hot path)."""
+    head = root / ".git" / "HEAD"
+    try:
+        text = head.read_text(encoding="utf-8").strip()
+    except OSError:
+        if (root / ".git").is_file():  # a worktree: ask git
+            try:
+                out = subprocess.run(
+                    ["git", "-C", str(root), "symbolic-ref", "--short", "-q", "HEAD"],
+                    capture_output=True,
+                    text=True,
+                    timeout=5,
+                    check=False,
+                )
+            except (OSError, subprocess.TimeoutExpired):
+                return None
+            return out.stdout.strip() or None
+        return None
+    if text.startswith("ref: refs/heads/"):
+        return text.removeprefix("ref: refs/heads/")
+    return None
+
+
+@dataclass
+class Tracks:
+    """The project's tracks under ``session.tracks_dir``."""
+
+    root: Path
+    settings: SessionSettings
+    lock: Callable[[], AbstractContextManager[None]] | None = None
+
+    def _locked(self) -> AbstractContextManager[None]:
+        if self.lock is not None:
+            return self.lock()
+        return locked(self.root / ".charter" / "locks" / "session")
+
+    @property
+    def dir(self) -> Path:
+        return self.root / self.settings.tracks_dir
+
+    @property
+    def pointer(self) -> Path:
+        return self.root / self.settings.active_track_file
+
+    def track_dir(self, track: str) -> Path:
+        check_id(track)
+        return self.dir / track
+
+    def list(self) -> list[str]:
+        if not self.dir.is_dir():
+            return []
+        return sorted(p.name for p in self.dir.iterdir() if p.is_dir() and _TRACK_ID.match(p.name))
+
+    def active(self) -> str | None:
+        """The active track id, or None when no pointer exists yet."""
+        if not self.pointer.exists():
+            return None
+        text = read_text(self.pointer, what="active track pointer", max_bytes=4096).strip()
+        if not _TRACK_ID.match(text):
+            raise CharterError(f"{self.pointer}: not a track id: {text[:40]!r}")
+        return text
+
+    def ensure_active(self) -> tuple[str, bool]:
+        """The active track, creating one named after the git branch when there is none.
+
+        Returns (track id, created).
+        """
+        current = self.active()
+        if current is not None:
+            if not self.track_dir(current).is_dir():
+                self.track_dir(current).mkdir(parents=True, exist_ok=True)
+            return current, False
+        with self._locked():
+            current = self.active()  # another hook may have won the race
+            if current is not None:
+                return current, False
+            track = slug(git_branch(self.root) or "main")
+            self.track_dir(track).mkdir(parents=True, exist_ok=True)
+            atomic_write_text(self.pointer, track + "\n")
+            return track, True
+
+    def new(self, track: str, *, activate: bool = True) -> Path:
+        check_id(track)
+        path = self.track_dir(track)
+        if path.exists():
+            raise CharterError(f"track {track} already exists: {path}")
+        path.mkdir(parents=True)
+        if activate:
+            self.switch(track)
+        return path
+
+    def switch(self, track: str) -> None:
+        """Point ACTIVE_TRACK at ``track`` (one atomic rename: readers see old or new)."""
+        if not self.track_dir(track).is_dir():
+            raise CharterError(f"no track {track} (tracks: {', '.join(self.list()) or 'none'})")
+        with self._locked():
+            atomic_write_text(self.pointer, track + "\n")
+
+
+def check_id(track: str) -> str:
+    if not _TRACK_ID.match(track):
+        raise CharterError(
+            f"not a track id: {track!r} (letters, digits, '.', '_', '-'; at most 80 characters)"
+        )
+    return track

@@ -1,0 +1,458 @@
+"""Session state: schema round trips, tracks, capture through real hook processes,
+deterministic compaction, crash safety of DECISIONS.md, recovery after a compact
+SessionStart, the CLI and the MCP tools."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from charter.config import Project
+from charter.errors import CharterError
+from charter.session.compaction import blocks_from_text, compact
+from charter.session.schema import (
+    Decision,
+    PlanStep,
+    Risk,
+    SchemaError,
+    parse_decisions,
+    parse_plan,
+    parse_risks,
+    render_decisions,
+    render_plan,
+    render_risks,
+)
+from charter.session.service import Session
+from tests.conftest import mcp_server_params, tool_payload
+
+NO_WORKER = "[hooks]\nwarm_worker = false\n"
+
+
+# -- schema ---------------------------------------------------------------------------------
+
+
+def test_schema_round_trips() -> None:
+    decisions = [
+        Decision.make(
+            "Use textual (not curses) for the TUI",
+            "user asked",
+            "client/",
+            "user",
+            "2026-03-02T19:55:17Z",
+        ),
+        Decision.make("尽量用 pnpm", "", "", "feedback", ""),
+        Decision.make("Keep   the  API\nstable", "  multiple\tspaces ", "global", "assistant", "t"),
+    ]
+    assert parse_decisions(render_decisions("main", decisions)) == decisions
+    steps = [
+        PlanStep("P1", "Create server foundation (config, db)", "completed", "pytest -q"),
+        PlanStep("P2", "Client: api.py — wizard: step [2]", "in_progress"),
+        PlanStep("T10", "ünïcode step", "pending"),
+        PlanStep("P4", "dropped idea", "cancelled", "n/a"),
+    ]
+    assert parse_plan(render_plan("main", steps)) == steps
+    risks = [
+        Risk.make("Migration may lock the table", "high", "open", "run at night", "user", "t1"),
+        Risk.make("Flaky e2e test", "low", "mitigated"),
+    ]
+    assert parse_risks(render_risks("main", risks)) == risks
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "line"),
+    [
+        ("plan", "# Plan\n\n- [ ] P1: a\n- [?] P2: b\n", 4),
+        ("plan", "# Plan\n\n- [ ] P1: a\nsome prose after the steps\n", 4),
+        ("plan", "- [ ] P1: a\n- [x] P1: again\n", 2),
+        ("decisions", "# D\n\n## D-1\n- Decision: x\n- Impact: y\n", 5),
+        ("risks", "# R\n\n## R-1 [severe] open\n- Risk: x\n- Mitigation:\n- Source:\n- Time:\n", 3),
+        ("risks", "# R\n\n## R-1 [low] open\n- Risk: x\n- Source: y\n", 5),
+    ],
+)
+def test_schema_errors_name_file_and_line(kind: str, text: str, line: int) -> None:
+    parse = {"plan": parse_plan, "decisions": parse_decisions, "risks": parse_risks}[kind]
+    with pytest.raises(SchemaError, match=rf"^F.md:{line}:"):
+        parse(text, "F.md")
+
+
+# -- tracks ---------------------------------------------------------------------------------
+
+
+def test_first_event_creates_a_track_named_after_the_branch(repo: Path) -> None:
+    subprocess.run(
+        ["git", "-C", str(repo), "checkout", "-q", "-b", "feature/Login_Fix"], check=True
+    )
+    session = Session(Project.load(repo))
+    track, created = session.track()
+    assert (track, created) == ("feature-login_fix", True)
+    assert (repo / "docs/tracks/ACTIVE_TRACK").read_text() == "feature-login_fix\n"
+    assert session.track() == ("feature-login_fix", False)
+    session.tracks.new("billing")
+    assert session.tracks.active() == "billing"
+    session.tracks.switch("feature-login_fix")
+    assert session.tracks.list() == ["billing", "feature-login_fix"]
+    with pytest.raises(CharterError, match="no track nope"):
+        session.tracks.switch("nope")
+    with pytest.raises(CharterError, match="not a track id"):
+        session.tracks.new("../escape")
+    session.close()
+
+
+# -- capture through real hook processes ------------------------------------------------------
+
+
+def _hook(
+    run_charter: Any, root: Path, event: str, **payload: Any
+) -> subprocess.CompletedProcess[str]:
+    body = {"session_id": "s-1", "cwd": str(root), "hook_event_name": event, **payload}
+    proc = run_charter("hook", event, cwd=root, stdin=json.dumps(body))
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    return proc
+
+
+def _transcript(root: Path, entries: list[dict[str, Any]]) -> str:
+    path = root / "transcript.jsonl"
+    with path.open("a", encoding="utf-8") as handle:
+        for entry in entries:
+            handle.write(json.dumps(entry) + "\n")
+    return str(path)
+
+
+def _play_session(root: Path, run_charter: Any) -> str:
+    """A short session: prompt, plan, an edit, a failing then passing test, a rejection."""
+    (root / "charter.toml").write_text(NO_WORKER)
+    transcript = _transcript(
+        root,
+        [
+            {
+                "type": "user",
+                "timestamp": "2026-01-01T10:00:00Z",
+                "message": {"role": "user", "content": "go"},
+            },
+            {
+                "type": "assistant",
+                "timestamp": "2026-01-01T10:00:05Z",
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "text",
+                            "text": "Decision: Store sessions in SQLite\n"
+                            "Reason: one file, transactions",
+                        },
+                        {"type": "tool_use", "id": "toolu_1", "name": "Write", "input": {}},
+                    ],
+                },
+            },
+        ],
+    )
+    common = {"transcript_path": transcript}
+    _hook(
+        run_charter,
+        root,
+        "user-prompt-submit",
+        prompt="Add login. Use argon2, never bcrypt.",
+        **common,
+    )
+    todos = [
+        {"content": "Write the login form", "status": "completed", "activeForm": "x"},
+        {"content": "Hash passwords", "status": "in_progress", "activeForm": "y"},
+    ]
+    _hook(
+        run_charter,
+        root,
+        "post-tool-use",
+        tool_name="TodoWrite",
+        tool_input={"todos": todos},
+        tool_response={},
+        **common,
+    )
+    (root / "app.py").write_text("print('hi')\n")
+    _hook(
+        run_charter,
+        root,
+        "post-tool-use",
+        tool_name="Write",
+        tool_use_id="toolu_1",
+        tool_input={"file_path": str(root / "app.py"), "content": "print('hi')\n"},
+        tool_response={"type": "create"},
+        **common,
+    )
+    _hook(
+        run_charter,
+        root,
+        "post-tool-use-failure",
+        tool_name="Bash",
+        tool_input={"command": "python -m pytest -q tests"},
+        error="Exit code 1\n1 failed, 3 passed",
+        **common,
+    )
+    _hook(
+        run_charter,
+        root,
+        "post-tool-use",
+        tool_name="Bash",
+        tool_input={"command": "python -m pytest -q  tests"},
+        tool_response={"stdout": "4 passed in 0.1s", "stderr": "", "interrupted": False},
+        **common,
+    )
+    _hook(
+        run_charter,
+        root,
+        "post-tool-use-failure",
+        tool_name="Edit",
+        tool_input={"file_path": str(root / "README.md")},
+        error="The user doesn't want to proceed with this tool use. The tool use was rejected. "
+        "The user provided the following reason for the rejection:  keep the README in English",
+        **common,
+    )
+    _hook(run_charter, root, "pre-compact", trigger="auto", **common)
+    return transcript
+
+
+def test_capture_compaction_and_recovery_through_hooks(repo: Path, run_charter: Any) -> None:
+    transcript = _play_session(repo, run_charter)
+    track = (repo / "docs/tracks/ACTIVE_TRACK").read_text().strip()
+    plan = (repo / f"docs/tracks/{track}/PLAN.md").read_text()
+    assert "- [x] P1: Write the login form" in plan and "- [~] P2: Hash passwords" in plan
+    decisions = parse_decisions((repo / f"docs/tracks/{track}/DECISIONS.md").read_text())
+    assert [d.decision for d in decisions] == ["Store sessions in SQLite"]
+    assert (
+        decisions[0].reason == "one file, transactions"
+        and decisions[0].time == "2026-01-01T10:00:05Z"
+    )
+    latest = json.loads((repo / f"artifacts/checkpoints/{track}/latest.json").read_text())
+    assert latest["track"] == track and latest["session_id"] == "s-1"
+    assert latest["task"]["PLAN.md"]["sha256"] == hashlib.sha256(plan.encode()).hexdigest()
+    log = (repo / "artifacts/sessions/s-1/work_log.md").read_text()
+    assert "2026-01-01T10:00:05Z Write app.py → ok" in log
+
+    start = _hook(run_charter, repo, "session-start", source="compact", transcript_path=transcript)
+    context = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+    proc = run_charter("session", "recover", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    state = json.loads(proc.stdout)
+    assert state["text"] == context
+    assert state["plan"][:2] == [
+        {"content": "Write the login form", "status": "completed", "id": "P1"},
+        {"content": "Hash passwords", "status": "in_progress", "id": "P2"},
+    ]
+    assert state["edited_files"] == ["app.py"]
+    assert state["test_runs"] == [{"command": "python -m pytest -q tests", "outcome": "pass"}]
+    said = [i["text"] for i in state["user_instructions"]]
+    assert said == ["keep the README in English", "Add login. Use argon2, never bcrypt."]
+    for needle in ("Hash passwords", "never bcrypt", "keep the README in English", "app.py"):
+        assert needle in context
+    assert len(context) < 10_000
+
+
+def test_compaction_is_deterministic_and_idempotent(tmp_path: Path, run_charter: Any) -> None:
+    digests = []
+    for name in ("a", "b"):
+        root = tmp_path / name / "proj"
+        root.mkdir(parents=True)
+        subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+        _play_session(root, run_charter)
+        files = sorted(p for p in (root / "docs").rglob("*") if p.is_file())
+        files += [root / "artifacts/checkpoints/main/latest.json"]
+        digests.append(
+            {
+                p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in files
+            }
+        )
+        before = (root / "artifacts/checkpoints/main/latest.json").read_bytes()
+        _hook(
+            run_charter,
+            root,
+            "pre-compact",
+            trigger="manual",
+            transcript_path=str(root / "transcript.jsonl"),
+        )
+        assert (root / "artifacts/checkpoints/main/latest.json").read_bytes() == before
+        assert len(list((root / "artifacts/checkpoints/main/history").iterdir())) == 1
+    assert digests[0] == digests[1]
+
+
+def test_schema_violation_refuses_compaction_and_writes_nothing(repo: Path) -> None:
+    session = Session(Project.load(repo))
+    session.update_plan([{"content": "one", "status": "pending"}])
+    track = session.track()[0]
+    risks = repo / f"docs/tracks/{track}/RISKS.md"
+    risks.write_text(
+        "# Risks\n\n## R-1 [urgent] open\n- Risk: x\n- Mitigation:\n- Source:\n- Time:\n"
+    )
+    session.journal.add(
+        "s",
+        track,
+        "plan",
+        {"source": "todo", "steps": [{"id": "P1", "content": "two", "status": "pending"}]},
+    )
+    plan_before = (repo / f"docs/tracks/{track}/PLAN.md").read_bytes()
+    with pytest.raises(SchemaError, match=r"RISKS.md:3: severity 'urgent'"):
+        compact(session, "s")
+    assert (repo / f"docs/tracks/{track}/PLAN.md").read_bytes() == plan_before
+    assert not (repo / f"artifacts/checkpoints/{track}/latest.json").exists()
+    assert risks.read_text().startswith("# Risks\n\n## R-1 [urgent]")  # never rewritten
+    session.close()
+
+
+_KILL_DURING_APPEND = """
+import os, signal, sys
+from pathlib import Path
+import charter.fileio as fileio
+from charter.config import Project
+from charter.session.service import Session
+
+real = os.replace
+def dying_replace(src, dst):
+    if str(dst).endswith("DECISIONS.md"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(src, dst)
+os.replace = dying_replace
+Session(Project.load(sys.argv[1])).record_decision("Second decision", reason="r")
+"""
+
+
+def test_decisions_stay_append_only_when_killed_mid_write(repo: Path) -> None:
+    session = Session(Project.load(repo))
+    session.record_decision("First decision", reason="because")
+    track = session.track()[0]
+    path = repo / f"docs/tracks/{track}/DECISIONS.md"
+    before = path.read_bytes()
+    proc = subprocess.run(
+        [sys.executable, "-c", _KILL_DURING_APPEND, str(repo)], capture_output=True, timeout=120
+    )
+    assert proc.returncode == -9
+    assert path.read_bytes() == before  # the previous state, intact
+    assert [d.decision for d in parse_decisions(before.decode())] == ["First decision"]
+    session.record_decision("Second decision", reason="r")
+    session.record_decision("Second decision", reason="r")  # no repeat
+    after = path.read_bytes()
+    assert after.startswith(before)  # append-only: the old bytes are a prefix
+    assert [d.decision for d in parse_decisions(after.decode())] == [
+        "First decision",
+        "Second decision",
+    ]
+    session.close()
+
+
+def test_task_tools_rebuild_the_plan(repo: Path) -> None:
+    session = Session(Project.load(repo))
+    cap = session.capture("s")
+
+    def call(tool: str, tool_input: dict[str, Any], response: Any) -> None:
+        cap.tool(
+            {"tool_name": tool, "tool_input": tool_input, "tool_response": response}, failed=False
+        )
+
+    call("TaskCreate", {"subject": "second"}, {"task": {"id": "2", "subject": "second"}})
+    call("TaskCreate", {"subject": "first"}, {"task": {"id": "1", "subject": "first"}})
+    call("TaskCreate", {"subject": "tenth"}, {"task": {"id": "10", "subject": "tenth"}})
+    call("TaskUpdate", {"taskId": "1", "status": "completed"}, {"success": True})
+    call("TaskUpdate", {"taskId": "2", "status": "deleted"}, {"success": True})
+    call("TaskUpdate", {"taskId": "99", "status": "completed"}, "Task not found")
+    from charter.session.recovery import recover
+
+    state = recover(session)
+    assert [(p["content"], p["status"]) for p in state.plan] == [
+        ("first", "completed"),
+        ("tenth", "pending"),
+    ]
+    call("TaskList", {}, {"tasks": [{"id": "3", "subject": "only", "status": "in_progress"}]})
+    assert [(p["content"], p["status"]) for p in recover(session).plan] == [("only", "in_progress")]
+    session.close()
+
+
+def test_assistant_blocks() -> None:
+    decisions, risks = blocks_from_text(
+        "Plan below.\n\n**Decision:** Use Redis for the cache\nReason: latency\n\n"
+        "- Risk: cache stampede on deploy\n  Severity: high\n"
+    )
+    assert decisions == [{"decision": "Use Redis for the cache", "reason": "latency"}]
+    assert risks == [{"risk": "cache stampede on deploy", "severity": "high"}]
+
+
+# -- CLI and MCP ----------------------------------------------------------------------------
+
+
+def test_cli_init_notes_and_tracks(repo: Path, run_charter: Any) -> None:
+    (repo / "docs/context").mkdir(parents=True)
+    (repo / "docs/context/GUARDRAILS.md").write_text("mine\n")
+    (repo / "charter.toml").write_text('[session]\ncheckpoints_dir = "state/ckpt"\n')
+    proc = run_charter("session", "init", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    actions = {f["path"]: f["action"] for f in json.loads(proc.stdout)["files"]}
+    assert actions["docs/context/GUARDRAILS.md"] == "kept"
+    assert (repo / "docs/context/GUARDRAILS.md").read_text() == "mine\n"
+    assert (
+        "state/ckpt/<track-id>/latest.json" in (repo / "docs/context/ARTIFACT_PATHS.md").read_text()
+    )
+    assert (
+        run_charter(
+            "session", "note", "decision", "Ship weekly", "--reason", "cadence", cwd=repo
+        ).returncode
+        == 0
+    )
+    assert (
+        run_charter(
+            "session", "note", "risk", "Vendor lock-in", "--severity", "high", cwd=repo
+        ).returncode
+        == 0
+    )
+    bad = run_charter("session", "note", "risk", "x", "--severity", "apocalyptic", cwd=repo)
+    assert (
+        bad.returncode != 0
+        and bad.stderr.startswith("charter: error:")
+        and "Traceback" not in bad.stderr
+    )
+    assert run_charter("track", "new", "billing", cwd=repo).returncode == 0
+    listed = json.loads(run_charter("track", "list", "--json", cwd=repo).stdout)
+    assert listed["active"] == "billing" and "billing" in listed["tracks"]
+    state = json.loads(run_charter("session", "state", "--json", cwd=repo).stdout)
+    assert state["track"] == "billing" and state["decisions"] == []
+
+
+async def _mcp(root: Path) -> dict[str, Any]:
+    from mcp import Client
+
+    out: dict[str, Any] = {}
+    async with Client(mcp_server_params(root)) as client:
+        out["decision"] = await client.call_tool(
+            "record_decision", {"decision": "Use UTC everywhere", "reason": "logs"}
+        )
+        out["risk"] = await client.call_tool(
+            "record_risk", {"risk": "Clock skew", "severity": "high"}
+        )
+        out["plan"] = await client.call_tool(
+            "update_plan", {"steps": [{"content": "Audit timestamps", "status": "in_progress"}]}
+        )
+        out["bad"] = await client.call_tool(
+            "update_plan", {"steps": [{"content": "", "status": "pending"}]}
+        )
+        out["switch"] = await client.call_tool("switch_track", {"track": "tz", "create": True})
+        out["tracks"] = await client.call_tool("list_tracks", {})
+        out["state"] = await client.call_tool("get_session_state", {})
+    return out
+
+
+def test_mcp_session_tools(repo: Path) -> None:
+    (repo / "charter.toml").write_text("")
+    out = anyio.run(_mcp, repo)
+    assert tool_payload(out["decision"])["decision"] == "Use UTC everywhere"
+    assert tool_payload(out["risk"])["severity"] == "high"
+    assert tool_payload(out["plan"])["plan"][0]["status"] == "in_progress"
+    assert out["bad"].is_error
+    assert tool_payload(out["tracks"])["active"] == "tz"
+    state = tool_payload(out["state"])
+    assert state["track"] == "tz" and state["plan"] == []
+    first = (repo / "docs/tracks").iterdir()
+    assert any((p / "DECISIONS.md").exists() for p in first if p.is_dir())

@@ -1,0 +1,267 @@
+"""PreToolUse guardrails: every bypass trick blocked, benign commands pass, fail closed.
+
+The corpus (tests/data/guardrail_cases.json, shared with bench/guardrails_bench.py) runs
+through :func:`pre_tool_use_output` on a real project in a tmp dir (real git repo, real
+symlink into ``.git``, real track files); a selection runs through the real
+``charter hook pre-tool-use`` subprocess with Claude Code's PreToolUse JSON on stdin.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from charter.config import Project
+from charter.session.guardrails import pre_tool_use_output
+from charter.session.schema import PlanStep, render_plan
+from charter.session.shell import analyse
+from tests.conftest import write
+
+CASES = json.loads((Path(__file__).parent / "data" / "guardrail_cases.json").read_text())
+NO_WORKER = "[hooks]\nwarm_worker = false\n"
+SPEC = """# Spec: feat
+
+## Goal
+Add the feature to the app package.
+
+## Scope
+- `src/app/` (the package)
+
+## Acceptance criteria
+- pytest passes
+"""
+
+
+def make_project(base: Path, phase: str, config: str = NO_WORKER) -> Path:
+    """A git repo with src/, docs/, a .env, a symlink into .git and a track in ``phase``."""
+    root = base / f"repo-{phase}"
+    root.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    write(root, "charter.toml", config)
+    write(root, "src/app/main.py", "print('a')\n")
+    write(root, "docs/a.md", "# a\n")
+    write(root, ".env", "TOKEN=1\n")
+    (root / ".charter").mkdir()
+    (root / "docs" / "link-to-git").symlink_to(root / ".git")
+    if phase != "unscoped":
+        write(root, "docs/tracks/ACTIVE_TRACK", "feat\n")
+        write(root, "docs/tracks/feat/SPEC.md", SPEC)
+        verify = "pytest tests/app -q" if phase == "executing" else ""
+        steps = [PlanStep("P1", "Write the handler", "pending", verify)]
+        write(root, "docs/tracks/feat/PLAN.md", render_plan("feat", steps))
+    return root
+
+
+def _fill(value: Any, root: Path) -> Any:
+    if isinstance(value, str):
+        return value.replace("{root}", str(root)).replace("{home}", os.path.expanduser("~"))
+    if isinstance(value, dict):
+        return {k: _fill(v, root) for k, v in value.items()}
+    return value
+
+
+def payload(root: Path, tool: str, tool_input: dict[str, Any], n: int = 0) -> dict[str, Any]:
+    return {
+        "session_id": "s-guard",
+        "transcript_path": str(root / "transcript.jsonl"),
+        "cwd": str(root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": _fill(tool_input, root),
+        "tool_use_id": f"toolu_{n}",
+    }
+
+
+def decision(out: dict[str, Any] | None) -> str:
+    if out is None:
+        return "allow"
+    spec = out["hookSpecificOutput"]
+    assert spec["hookEventName"] == "PreToolUse"
+    assert spec["permissionDecisionReason"].startswith("Charter guardrails:")
+    return str(spec["permissionDecision"])
+
+
+@pytest.fixture
+def projects(tmp_path: Path) -> dict[str, Path]:
+    return {phase: make_project(tmp_path, phase) for phase in ("unscoped", "planning", "executing")}
+
+
+def _run_cases(cases: list[dict[str, Any]], projects: dict[str, Path]) -> list[tuple[str, str]]:
+    results = []
+    for n, case in enumerate(cases):
+        root = projects[case["phase"]]
+        out = pre_tool_use_output(Project.load(root), payload(root, case["tool"], case["input"], n))
+        results.append((json.dumps(case["input"])[:90], decision(out)))
+    return results
+
+
+def test_every_bypass_trick_is_denied_or_asked(projects: dict[str, Path]) -> None:
+    results = _run_cases(CASES["bypass"], projects)
+    allowed = [
+        (case["phase"], text)
+        for case, (text, got) in zip(CASES["bypass"], results, strict=True)
+        if got == "allow"
+    ]
+    assert not allowed, f"false allows: {allowed}"
+    assert len(CASES["bypass"]) >= 60
+    # concrete targets are denied, not merely asked; "ask" is kept for what no parser
+    # can resolve before the command runs (variables, computed paths, xargs input)
+    for case, (text, got) in zip(CASES["bypass"], results, strict=True):
+        assert got == case["expect"], text
+
+
+def test_benign_commands_pass(projects: dict[str, Path]) -> None:
+    results = _run_cases(CASES["benign"], projects)
+    blocked = [text for text, got in results if got != "allow"]
+    assert len(CASES["benign"]) >= 10
+    assert len(blocked) <= len(CASES["benign"]) // 10, f"false blocks: {blocked}"
+    assert not blocked, f"false blocks: {blocked}"
+
+
+def check(root: Path, tool: str, tool_input: dict[str, Any]) -> str:
+    return decision(pre_tool_use_output(Project.load(root), payload(root, tool, tool_input)))
+
+
+def test_no_spec_means_only_protected_paths_are_denied(projects: dict[str, Path]) -> None:
+    root = projects["unscoped"]
+    for rel in ("src/app/main.py", "README.md", "tests/test_x.py", ".github/workflows/ci.yml"):
+        assert check(root, "Write", {"file_path": rel}) == "allow"
+
+
+def test_blocked_call_is_logged_once_with_the_event_time(projects: dict[str, Path]) -> None:
+    root = projects["planning"]
+    transcript = root / "transcript.jsonl"
+    transcript.write_text(
+        json.dumps({"type": "assistant", "timestamp": "2025-11-02T10:00:00.000Z"}) + "\n"
+    )
+    out = pre_tool_use_output(
+        Project.load(root), payload(root, "Bash", {"command": "echo x > src/app/main.py"}, 7)
+    )
+    assert decision(out) == "deny"
+    reason = out["hookSpecificOutput"]["permissionDecisionReason"]  # type: ignore[index]
+    assert "planning" in reason and "docs/" in reason and "PLAN.md" in reason
+    lines = (root / "artifacts/guardrails/audit.jsonl").read_text().splitlines()
+    assert len(lines) == 1
+    entry = json.loads(lines[0])
+    assert entry["tool_use_id"] == "toolu_7" and entry["decision"] == "deny"
+    assert entry["time"] == "2025-11-02T10:00:00.000Z"
+    assert entry["targets"] == ["src/app/main.py"] and entry["phase"] == "planning"
+
+
+def test_executing_widens_writes_to_the_spec_scope(projects: dict[str, Path]) -> None:
+    planning, executing = projects["planning"], projects["executing"]
+    call = ("Write", {"file_path": "src/app/main.py"})
+    assert check(planning, *call) == "deny"
+    assert check(executing, *call) == "allow"
+    # fixing the plan flips the phase (the verdict is cached by content, not by time)
+    plan = planning / "docs/tracks/feat/PLAN.md"
+    plan.write_text(render_plan("feat", [PlanStep("P1", "Write it", "pending", "pytest -q")]))
+    assert check(planning, *call) == "allow"
+
+
+def test_allowed_tools_globs(tmp_path: Path) -> None:
+    tools = '["Read", "Bash", "mcp__charter__*"]'
+    config = NO_WORKER + f"\n[session.guardrails]\nallowed_tools = {tools}\n"
+    root = make_project(tmp_path, "unscoped", config)
+    project = Project.load(root)
+    got = {
+        tool: decision(pre_tool_use_output(project, payload(root, tool, {"file_path": "a.md"})))
+        for tool in ("Read", "Write", "mcp__charter__search", "mcp__other__search")
+    }
+    assert got == {
+        "Read": "allow",
+        "Write": "deny",
+        "mcp__charter__search": "allow",
+        "mcp__other__search": "deny",
+    }
+
+
+def test_paths_are_normalised(tmp_path: Path) -> None:
+    root = make_project(tmp_path, "unscoped")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (root / "src" / "out").symlink_to(outside)
+    cases = {
+        "src/out/x.py": "deny",  # symlink leaving the project
+        str(root / "src/app/../../.git/HEAD"): "deny",
+        "src\\..\\.git\\config": "deny",
+        "./src/./app/x.py": "allow",
+        "~/x.txt": "deny",
+    }
+    for path, want in cases.items():
+        out = pre_tool_use_output(Project.load(root), payload(root, "Write", {"file_path": path}))
+        assert decision(out) == want, path
+
+
+def test_shell_tracks_cd_chains_and_subshells() -> None:
+    here = "/"
+    a = analyse("cd /srv && (cd x; touch a) && touch b", here, "/root", check_dirs=False)
+    assert sorted(t.path for t in a.targets) == ["/srv/b", "/srv/x/a"]
+    a = analyse("cd /srv || cd /opt; touch c", here, "/root", check_dirs=False)
+    assert a.unresolved and not a.targets  # the cd may have gone either way
+    a = analyse("cat a | (cd /srv; cat) > out", "/w", "/root", check_dirs=False)
+    assert [t.path for t in a.targets] == ["/w/out"]
+
+
+# -- through the real hook subprocess ------------------------------------------------------
+
+
+def _hook(run_charter: Any, root: Path, body: dict[str, Any] | str) -> Any:
+    stdin = body if isinstance(body, str) else json.dumps(body)
+    return run_charter("hook", "pre-tool-use", cwd=root, stdin=stdin)
+
+
+def test_hook_subprocess_denies_and_allows(tmp_path: Path, run_charter: Any) -> None:
+    root = make_project(tmp_path, "planning")
+    selection = [
+        ("Bash", {"command": "cd .git && echo x > config"}, "deny"),
+        ("Bash", {"command": "bash -c 'rm -rf .charter'"}, "deny"),
+        ("Write", {"file_path": str(root / "src/app/main.py"), "content": "x"}, "deny"),
+        ("Bash", {"command": "rm $X"}, "ask"),
+        ("Bash", {"command": "git status && pytest -q"}, "allow"),
+        ("Write", {"file_path": str(root / "docs/notes.md"), "content": "x"}, "allow"),
+    ]
+    for n, (tool, tool_input, want) in enumerate(selection):
+        proc = _hook(run_charter, root, payload(root, tool, tool_input, n))
+        assert proc.returncode == 0, proc.stderr
+        assert "Traceback" not in proc.stderr
+        out = json.loads(proc.stdout) if proc.stdout.strip() else None
+        assert decision(out) == want, (tool, tool_input, proc.stdout, proc.stderr)
+    log = (root / "artifacts/guardrails/audit.jsonl").read_text().splitlines()
+    logged = [json.loads(x)["tool_use_id"] for x in log]
+    assert logged == ["toolu_0", "toolu_1", "toolu_2", "toolu_3"]
+
+
+def test_hook_fails_closed_on_broken_config_and_input(tmp_path: Path, run_charter: Any) -> None:
+    root = make_project(tmp_path, "unscoped")
+    write(root, "charter.toml", "[session.guardrails]\nallowed_tools = 'not a list'\n")
+    write_call = payload(root, "Write", {"file_path": str(root / "a.md"), "content": "x"})
+    proc = _hook(run_charter, root, write_call)
+    out = json.loads(proc.stdout)
+    assert decision(out) == "deny", proc.stderr
+    assert "failed closed" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "allowed_tools" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "Traceback" not in proc.stderr
+    read_call = payload(root, "Read", {"file_path": str(root / "a.md")})
+    proc = _hook(run_charter, root, read_call)
+    assert proc.returncode == 0 and proc.stdout.strip() == ""  # reads still pass
+    write(root, "charter.toml", NO_WORKER)
+    proc = _hook(run_charter, root, "{not json")
+    assert decision(json.loads(proc.stdout)) == "deny"
+    # a broken ACTIVE_TRACK pointer also fails closed, naming the file
+    write(root, "docs/tracks/ACTIVE_TRACK", "../../etc\n")
+    proc = _hook(run_charter, root, write_call)
+    reason = json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "ACTIVE_TRACK" in reason
+
+
+def test_disabled_guardrails_allow_everything(tmp_path: Path) -> None:
+    off = NO_WORKER + "\n[session.guardrails]\nenabled = false\n"
+    root = make_project(tmp_path, "planning", off)
+    out = pre_tool_use_output(Project.load(root), payload(root, "Bash", {"command": "rm -rf .git"}))
+    assert out is None
