@@ -241,12 +241,10 @@ def test_mcp_tools_over_stdio(project: Project) -> None:
 
 def test_mcp_tools_in_memory_report_tamper(project: Project) -> None:
     from mcp import Client
-    from mcp.server import MCPServer
 
-    from charter.decisions.mcp_tools import register
+    from charter.integrations.mcp_server import build_server
 
-    server = MCPServer(name="decisions-test")
-    register(server, project_getter=lambda: project)
+    server = build_server(project_getter=lambda: project)
     store = service.store_for(project)
     store.path.write_text(store.path.read_text().replace("postgres", "mongodb"))
 

@@ -6,14 +6,6 @@ import sys
 
 import typer
 
-from charter.cli import (
-    decisions_cmds,
-    project_cmds,
-    rules_cmds,
-    search_cmds,
-    session_cmds,
-    session_eval_cmds,
-)
 from charter.errors import CharterError
 
 app = typer.Typer(
@@ -45,12 +37,9 @@ def _options(
 eval_app = typer.Typer(help="Measure quality on benchmark data.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
 
-project_cmds.register(app)
-rules_cmds.register(app, eval_app)
-search_cmds.register(app, eval_app)
-decisions_cmds.register(app, eval_app)
-session_cmds.register(app)
-session_eval_cmds.register(app, eval_app)
+from charter.plugins import manager  # noqa: E402 - after the apps it fills
+
+manager().hook.charter_cli(app=app, eval_app=eval_app)
 
 
 def run() -> None:

@@ -31,16 +31,10 @@ def _session(project_dir: Path) -> Iterator[Any]:
 
 def recover_for(project: Project, session_id: str, source: str) -> Any:
     """The recovered state exactly as the SessionStart hook gives it to the agent."""
-    from charter.integrations.claude_code.handlers import (
-        HookState,
-        pinned_parts,
-        session_recovery,
-    )
+    from charter.integrations.claude_code.handlers import HookState, session_recovery
 
     state = HookState(project.root)
-    payload = {"session_id": session_id, "source": source}
-    notes: list[str] = []
-    recovered = session_recovery(state, payload, pinned_parts(state, payload, notes))
+    recovered, notes = session_recovery(state, {"session_id": session_id, "source": source})
     recovered.notes = notes + recovered.notes
     return recovered
 

@@ -39,6 +39,23 @@ def pinned_invariants_text(project: Project) -> str:
 TRANSCRIPT_TAIL_BYTES = 512 * 1024
 
 
+def pinned_invariants(project: Project, notes: list[str]) -> list[tuple[str, str]]:
+    """The "Bound decisions" part of session start's context (none when there are none).
+
+    Fails closed: when the decisions store fails verification (tampered, unreadable) the
+    agent is told so in its context, not only the user on stderr, and the unverified
+    content is never shown.
+    """
+    try:
+        text = pinned_invariants_text(project)
+    except Exception as exc:  # decisions problems must not hide the constitution
+        notes.append(f"invariants not pinned: {exc}")
+        return [("# Bound decisions: NOT VERIFIED", UNVERIFIED)]
+    if not text:
+        return []
+    return [("# Bound decisions (do not reopen or contradict)", text)]
+
+
 def _transcript_tail(path: str, notes: list[str]) -> str:
     """The last :data:`TRANSCRIPT_TAIL_BYTES` of a regular file, else "" with a note.
 

@@ -1,7 +1,7 @@
 """MCP tools of the decisions capability: ``list_constraints``, ``check_drift``,
 ``render_template``.
 
-Registered by :mod:`charter.integrations.mcp_server` through ``register(server)``.
+Offered on the seam (:mod:`charter.plugins`) through ``register(tools)``.
 Library errors (including a tampered decisions file) become MCP tool errors with the
 one-line message; nothing is printed (stdout carries the protocol).
 """
@@ -12,26 +12,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from charter.plugins import ToolSet
+
 ArtifactKind = Literal["architecture", "epic", "story", "qa_plan", "review", "chat"]
 
 
-def _project() -> Any:
-    from charter.integrations.mcp_server import get_project
+def register(tools: ToolSet) -> None:
+    """Offer the decisions tools on the seam (:mod:`charter.plugins`)."""
+    get = tools.project
 
-    return get_project()
-
-
-def register(server: Any, project_getter: Any = None) -> None:
-    """Add the decisions tools to ``server`` (an ``mcp.server.MCPServer``).
-
-    ``project_getter`` overrides how the project is found (tests); by default it is the
-    MCP server's :func:`get_project`.
-    """
-    from charter.integrations.mcp_server import tool_errors
-
-    get = project_getter or _project
-
-    @server.tool(
+    @tools.tool(
         name="list_constraints",
         description=(
             "The project's decisions (canonical pgc_clarifications) and the bound "
@@ -45,9 +35,8 @@ def register(server: Any, project_getter: Any = None) -> None:
         from charter.decisions.invariants import invariants
         from charter.decisions.service import load_decisions
 
-        with tool_errors():
-            project = get()
-            decisions = load_decisions(project)
+        project = get()
+        decisions = load_decisions(project)
         entries = [e for e in decisions.pgc_clarifications if e.binding or not binding_only]
         return {
             "pgc_clarifications": [e.to_canonical() for e in entries],
@@ -56,7 +45,7 @@ def register(server: Any, project_getter: Any = None) -> None:
             ],
         }
 
-    @server.tool(
+    @tools.tool(
         name="check_drift",
         description=(
             "Check a text (plan, architecture, story, review, chat reply) against the bound "
@@ -71,10 +60,9 @@ def register(server: Any, project_getter: Any = None) -> None:
     ) -> dict[str, Any]:
         from charter.decisions.service import check_drift as run
 
-        with tool_errors():
-            return run(get(), text, kind=kind).as_dict()
+        return run(get(), text, kind=kind).as_dict()
 
-    @server.tool(
+    @tools.tool(
         name="render_template",
         description=(
             "Fill a prompt template: $$PGC_CLARIFICATIONS becomes the canonical decisions "
@@ -87,7 +75,6 @@ def register(server: Any, project_getter: Any = None) -> None:
         from charter.decisions.render import render_template as render
         from charter.decisions.service import load_decisions
 
-        with tool_errors():
-            project = get()
-            decisions = load_decisions(project)
+        project = get()
+        decisions = load_decisions(project)
         return {"text": render(template, decisions, project.settings.decisions.aliases)}

@@ -1,9 +1,10 @@
 """``charter mcp``: Charter's tools over the Model Context Protocol (official SDK, stdio).
 
-Each capability owns its tools: this module only builds the server and asks every
-capability module that exists to ``register(server)`` its tools. A capability that is not
-installed yet is skipped. Tools find the project through :func:`get_project`. Nothing is
-ever printed to stdout (it carries the protocol); logs go to stderr.
+Each capability offers its tools on the seam (:mod:`charter.plugins`); this module only
+builds the server, registers every offered tool, and turns a user error
+(:class:`CharterError`) raised by a tool body into an MCP tool error. Tools find the
+project through :func:`get_project`. Nothing is ever printed to stdout (it carries the
+protocol); logs go to stderr.
 
 Thread safety: the SDK runs a synchronous tool on whatever worker thread is free, and
 several calls of one session run at once. The tools keep SQLite connections, engines and
@@ -20,7 +21,6 @@ import asyncio
 import concurrent.futures
 import contextlib
 import functools
-import importlib
 import inspect
 import logging
 import os
@@ -32,13 +32,6 @@ from typing import Any
 from charter.config import Project
 from charter.errors import CharterError
 
-#: Capability modules that contribute tools, in registration order.
-TOOL_MODULES = (
-    "charter.search.mcp_tools",
-    "charter.rules.mcp_tools",
-    "charter.decisions.mcp_tools",
-    "charter.session.mcp_tools",
-)
 PROJECT_ENV = "CHARTER_PROJECT"
 
 log = logging.getLogger("charter.mcp")
@@ -67,24 +60,15 @@ def serialized(fn: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
-class SerialToolServer:
-    """What a capability's ``register(server)`` sees: the server, whose ``tool``
-    decorator registers the tool body wrapped by :func:`serialized`."""
+def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with a :class:`CharterError` turned into an MCP tool error (one line)."""
 
-    def __init__(self, server: Any) -> None:
-        self._server = server
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with tool_errors():
+            return fn(*args, **kwargs)
 
-    def tool(self, *args: Any, **kwargs: Any) -> Callable[[Callable[..., Any]], Any]:
-        register = self._server.tool(*args, **kwargs)
-
-        def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
-            register(serialized(fn))
-            return fn
-
-        return decorator
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._server, name)
+    return run
 
 
 @contextlib.contextmanager
@@ -120,8 +104,13 @@ def get_project() -> Project:
     return project
 
 
-def build_server(project_dir: Path | None = None) -> Any:
-    """An ``MCPServer`` with the tools of every available capability registered."""
+def build_server(
+    project_dir: Path | None = None, project_getter: Callable[[], Project] | None = None
+) -> Any:
+    """An ``MCPServer`` with the tools every capability offers on the seam.
+
+    ``project_getter`` replaces :func:`get_project` (in-memory tests).
+    """
     from mcp.server import MCPServer
 
     if project_dir is not None:
@@ -135,23 +124,10 @@ def build_server(project_dir: Path | None = None) -> Any:
         ),
         log_level="WARNING",
     )
-    for name in TOOL_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name is not None and name.startswith(exc.name):
-                log.info("skipping %s (not installed)", name)
-                continue
-            log.warning("skipping %s: %s", name, exc)
-            continue
-        except Exception as exc:  # a broken capability must not take the server down
-            log.warning("skipping %s: %s: %s", name, type(exc).__name__, exc)
-            continue
-        register = getattr(module, "register", None)
-        if register is None:
-            log.warning("skipping %s: no register(server)", name)
-            continue
-        register(SerialToolServer(server))
+    from charter.plugins import tool_set
+
+    for tool in tool_set(project_getter or get_project).tools:
+        server.tool(name=tool.name, description=tool.description)(serialized(user_errors(tool.fn)))
     return server
 
 

@@ -10,12 +10,13 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from charter.plugins import ToolSet
 
-def register(server: Any) -> None:
-    """Add ``get_constitution`` and ``rules_for_task`` to ``server``."""
-    from charter.integrations.mcp_server import get_project, tool_errors
 
-    @server.tool(
+def register(tools: ToolSet) -> None:
+    """Offer ``get_constitution`` and ``rules_for_task`` on the seam."""
+
+    @tools.tool(
         name="get_constitution",
         description=(
             "The project's always-loaded rules (the constitution): capped, hashed, with "
@@ -25,10 +26,9 @@ def register(server: Any) -> None:
     def get_constitution() -> dict[str, Any]:
         from charter.rules import api
 
-        with tool_errors():
-            return dict(api.constitution_payload(get_project()))
+        return dict(api.constitution_payload(tools.project()))
 
-    @server.tool(
+    @tools.tool(
         name="rules_for_task",
         description=(
             "The rule shards relevant to a task (semantic + intent + risk ranking, with "
@@ -42,5 +42,4 @@ def register(server: Any) -> None:
     ) -> dict[str, Any]:
         from charter.rules import api
 
-        with tool_errors():
-            return dict(api.task_context(get_project(), task, files=files or None))
+        return dict(api.task_context(tools.project(), task, files=files or None))

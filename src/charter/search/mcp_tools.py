@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from charter.plugins import ToolSet
+
 log = logging.getLogger("charter.mcp")
 _ENGINES: dict[str, Any] = {}
 
@@ -20,7 +22,7 @@ _ENGINES: dict[str, Any] = {}
 def _engine(project: Any) -> Any:
     """The warm engine for ``project``, reloaded when the index generation moved on.
 
-    Called only on the MCP server's tool thread (see :mod:`charter.integrations.mcp_server`),
+    Called only on the MCP server's one tool thread (the MCP door serialises tool bodies),
     so the engine's SQLite connection never crosses threads.
     """
     from charter.search.engine import SearchEngine
@@ -69,11 +71,10 @@ def search_warm(project: Any, query: str, mode: str, k_out: int | None) -> Any:
         raise CharterError(f"search failed: {type(exc).__name__}: {exc}") from None
 
 
-def register(server: Any) -> None:
-    """Add ``search`` and ``verify_facts`` to ``server``."""
-    from charter.integrations.mcp_server import get_project, tool_errors
+def register(tools: ToolSet) -> None:
+    """Offer ``search`` and ``verify_facts`` on the seam."""
 
-    @server.tool(
+    @tools.tool(
         name="search",
         description=(
             "Mode-aware hybrid search over the project's docs, ADRs, code and source-of-"
@@ -89,13 +90,12 @@ def register(server: Any) -> None:
     ) -> dict[str, Any]:
         from charter.search.sho import current_mode
 
-        with tool_errors():
-            project = get_project()
-            chosen = mode or current_mode(project.state_dir, project.settings.search.default_mode)
-            response = search_warm(project, query, chosen, k_out)
+        project = tools.project()
+        chosen = mode or current_mode(project.state_dir, project.settings.search.default_mode)
+        response = search_warm(project, query, chosen, k_out)
         return response.as_dict()
 
-    @server.tool(
+    @tools.tool(
         name="verify_facts",
         description=(
             "Check every date, ID, number and money amount in a text against the "
@@ -108,6 +108,5 @@ def register(server: Any) -> None:
     ) -> dict[str, Any]:
         from charter.search.facts import check_facts
 
-        with tool_errors():
-            report = check_facts(get_project(), text, source="mcp")
+        report = check_facts(tools.project(), text, source="mcp")
         return report.as_dict()

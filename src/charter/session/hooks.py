@@ -1,25 +1,26 @@
-"""Hook entry points of the session capability (called by the Claude Code dispatcher).
+"""Hook handlers of the session capability, offered on the seam by
+:mod:`charter.session.plugin`.
 
 Capture hooks (PostToolUse, PostToolUseFailure, UserPromptSubmit) record and answer
-nothing; PreCompact compacts; SessionEnd writes a final checkpoint; SessionStart recovers.
-They fail open: a problem is a note, never a blocked agent. Guardrails (PreToolUse) live
-in :mod:`charter.session.guardrails` and fail closed.
+nothing; PreCompact compacts; SessionEnd writes a final checkpoint; SessionStart composes
+the recovered state with what other capabilities pin. They fail open: a problem is a
+note, never a blocked agent. Guardrails (PreToolUse) live in
+:mod:`charter.session.guardrails` and fail closed.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from charter.config import Project
 from charter.session.service import Session
 
-
-def _session(project: Project) -> Session:
-    return Session(project)
+if TYPE_CHECKING:
+    from charter.session.recovery import Recovered
 
 
 def capture_tool(project: Project, payload: dict[str, Any], *, failed: bool) -> list[str]:
-    s = _session(project)
+    s = Session(project)
     try:
         s.capture(str(payload.get("session_id") or "")).tool(payload, failed=failed)
     finally:
@@ -28,7 +29,9 @@ def capture_tool(project: Project, payload: dict[str, Any], *, failed: bool) -> 
 
 
 def capture_prompt(project: Project, payload: dict[str, Any]) -> list[str]:
-    s = _session(project)
+    if not str(payload.get("prompt") or "").strip():
+        return []
+    s = Session(project)
     try:
         s.capture(str(payload.get("session_id") or "")).prompt(payload)
     finally:
@@ -39,7 +42,7 @@ def capture_prompt(project: Project, payload: dict[str, Any]) -> list[str]:
 def pre_compact(project: Project, payload: dict[str, Any]) -> list[str]:
     from charter.session.compaction import compact
 
-    s = _session(project)
+    s = Session(project)
     try:
         result = compact(
             s,
@@ -52,3 +55,14 @@ def pre_compact(project: Project, payload: dict[str, Any]) -> list[str]:
     written = ", ".join(result.written) or "nothing new"
     seq = (result.checkpoint or {}).get("seq", 0)
     return [f"session compacted (track {result.track}): {written}; checkpoint {seq}"]
+
+
+def recovery(project: Project, payload: dict[str, Any], pinned: list[tuple[str, str]]) -> Recovered:
+    """The recovered state joined with ``pinned`` (what SessionStart gives the agent)."""
+    from charter.session.recovery import recover
+
+    s = Session(project)
+    try:
+        return recover(s, str(payload.get("session_id") or ""), pinned=pinned)
+    finally:
+        s.close()

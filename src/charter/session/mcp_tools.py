@@ -12,31 +12,24 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-
-def _project() -> Any:
-    from charter.integrations.mcp_server import get_project
-
-    return get_project()
+from charter.plugins import ToolSet
 
 
-def register(server: Any, project_getter: Any = None) -> None:
-    """Add the session tools to ``server`` (an ``mcp.server.MCPServer``)."""
-    from charter.integrations.mcp_server import tool_errors
-
-    get = project_getter or _project
+def register(tools: ToolSet) -> None:
+    """Offer the session tools on the seam (:mod:`charter.plugins`)."""
+    get = tools.project
 
     @contextmanager
     def session() -> Iterator[Any]:
         from charter.session.service import Session
 
-        with tool_errors():
-            s = Session(get())
-            try:
-                yield s
-            finally:
-                s.close()
+        s = Session(get())
+        try:
+            yield s
+        finally:
+            s.close()
 
-    @server.tool(
+    @tools.tool(
         name="get_session_state",
         description="The active track's plan, open risks, decisions, edited files, test runs "
         "and the user's standing instructions (as recovered after compaction).",
@@ -49,7 +42,7 @@ def register(server: Any, project_getter: Any = None) -> None:
             data["tracks"] = s.tracks.list()
         return data
 
-    @server.tool(
+    @tools.tool(
         name="record_decision",
         description="Append a decision to the active track's DECISIONS.md (append-only).",
     )
@@ -63,7 +56,7 @@ def register(server: Any, project_getter: Any = None) -> None:
                 decision, reason=reason, impact=impact, source="agent (mcp)"
             ).to_dict()
 
-    @server.tool(
+    @tools.tool(
         name="record_risk", description="Add or update a risk in the active track's RISKS.md."
     )
     def record_risk(
@@ -78,7 +71,7 @@ def register(server: Any, project_getter: Any = None) -> None:
             )
             return entry.to_dict()
 
-    @server.tool(
+    @tools.tool(
         name="update_plan",
         description="Replace the active track's plan (PLAN.md). Steps: {content, status: "
         "pending|in_progress|completed|cancelled, verification?}.",
@@ -88,12 +81,12 @@ def register(server: Any, project_getter: Any = None) -> None:
             plan = s.update_plan(steps, session="mcp")
             return {"plan": [p.to_dict() for p in plan]}
 
-    @server.tool(name="list_tracks", description="Tracks and which one is active.")
+    @tools.tool(name="list_tracks", description="Tracks and which one is active.")
     def list_tracks() -> dict[str, Any]:
         with session() as s:
             return {"active": s.tracks.active(), "tracks": s.tracks.list()}
 
-    @server.tool(
+    @tools.tool(
         name="switch_track", description="Make a track active (create=true makes a new one)."
     )
     def switch_track(track: str, create: bool = False) -> dict[str, Any]:

@@ -1,0 +1,85 @@
+"""Hook handlers of the rules engine: the constitution pinned at session start, the
+rules for each prompt. Offered on the seam by :mod:`charter.rules.plugin`.
+
+The retriever (compiled rules, BM25, the embedding model) is kept in the hook state's
+cache, so the warm worker loads it once per session; rule files changed since the last
+compile are recompiled before answering.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from charter.plugins import HookState
+    from charter.rules.retrieve import Retriever
+
+_PATHISH = re.compile(r"(?<![\w@])((?:[\w.-]+/)*[\w.-]+\.[A-Za-z0-9]{1,8})\b")
+#: Rules are chosen from at most this much of a prompt: the task is stated at its start,
+#: and a pasted multi-megabyte log must not hold the hook past its deadline.
+MAX_PROMPT_CHARS = 20_000
+CACHE_KEY = "rules.retriever"
+
+
+def retriever_for(state: HookState, *, check_new: bool = False) -> Retriever:
+    """The warm retriever of ``state``'s project (reloaded when rule files changed)."""
+    from charter.config import Project
+    from charter.embed.registry import embedder_for
+    from charter.rules.compiler import is_stale, load_or_compile
+    from charter.rules.retrieve import Retriever
+
+    current: Retriever | None = state.cache.get(CACHE_KEY)
+    if current is None or check_new or is_stale(state.project):
+        state.project = Project.load(state.root)
+        compiled = load_or_compile(state.project, check_new=check_new)
+        current = Retriever(
+            compiled, state.project.settings.rules, embedder_for(state.project.settings)
+        )
+        state.cache[CACHE_KEY] = current
+    return current
+
+
+def files_in_prompt(prompt: str, root: Path) -> list[str]:
+    """Paths the prompt names that exist in the project (for repo-scoped rules)."""
+    found = []
+    for match in _PATHISH.finditer(prompt):
+        candidate = match.group(1).lstrip("./")
+        if candidate and (root / candidate).exists():
+            found.append(candidate)
+    return sorted(set(found))
+
+
+def pinned_constitution(
+    state: HookState, payload: dict[str, Any], notes: list[str]
+) -> list[tuple[str, str]]:
+    retriever = retriever_for(state, check_new=True)
+    if not retriever.constitution_text:
+        return []
+    source = payload.get("source", "startup")
+    heading = (
+        "# Project constitution (Charter; always applies"
+        + (", re-pinned after compaction" if source == "compact" else "")
+        + f"; hash {retriever.compiled.constitution.hash})"
+    )
+    return [(heading, retriever.constitution_text)]
+
+
+def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> str | None:
+    prompt = str(payload.get("prompt") or "")
+    if not prompt.strip():
+        return None
+    if len(prompt) > MAX_PROMPT_CHARS:
+        notes.append(
+            f"prompt of {len(prompt)} characters: rules chosen from its first {MAX_PROMPT_CHARS}"
+        )
+        prompt = prompt[:MAX_PROMPT_CHARS]
+    retriever = retriever_for(state)
+    result = retriever.retrieve(prompt, files_in_prompt(prompt, state.root))
+    if not result.shards:
+        return None
+    lines = [retriever.lines[s.rule.id] for s in result.shards]
+    return f"# Project rules for this request (Charter; intent {result.intent.name})\n" + "\n".join(
+        lines
+    )

@@ -1,0 +1,34 @@
+"""The rules engine on the seam (:mod:`charter.plugins`): its MCP tools and hook handlers.
+
+Imports are deferred to the calls, so registering the plugin costs nothing on a hook's
+hot path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from charter.plugins import HookSet, ToolSet, hookimpl
+
+
+@hookimpl
+def charter_mcp_tools(tools: ToolSet) -> None:
+    from charter.rules.mcp_tools import register
+
+    register(tools)
+
+
+@hookimpl
+def charter_hook_handlers(hooks: HookSet) -> None:
+    def pinned(state: Any, payload: dict[str, Any], notes: list[str]) -> list[tuple[str, str]]:
+        from charter.rules.hooks import pinned_constitution
+
+        return pinned_constitution(state, payload, notes)
+
+    def context(state: Any, payload: dict[str, Any], notes: list[str]) -> str | None:
+        from charter.rules.hooks import prompt_rules
+
+        return prompt_rules(state, payload, notes)
+
+    hooks.on_pinned(10)(pinned)
+    hooks.on_context("user-prompt-submit")(context)

@@ -1,0 +1,102 @@
+"""The seam between capabilities and front doors (charter.plugins)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import types
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from charter import plugins
+from charter.config import Project
+from charter.integrations.claude_code.handlers import HookState, dispatch
+from charter.integrations.mcp_server import build_server
+from tests.conftest import tool_payload
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "charter"
+DOORS = ("charter.integrations", "charter.cli")
+
+
+def _imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_no_capability_imports_a_front_door() -> None:
+    offenders = []
+    for path in SRC.rglob("*.py"):
+        rel = path.relative_to(SRC).parts
+        if rel[0] in {"integrations", "cli"} or rel == ("__main__.py",):
+            continue
+        for module in _imports(path):
+            if module.startswith(DOORS):
+                offenders.append(f"{path.relative_to(SRC)} imports {module}")
+    assert offenders == []
+
+
+def test_every_capability_offers_its_tools_and_handlers() -> None:
+    names = {t.name for t in plugins.tool_set(lambda: None).tools}
+    assert {"search", "verify_facts", "get_constitution", "rules_for_task"} <= names
+    assert {"list_constraints", "check_drift", "get_session_state", "record_decision"} <= names
+    hooks = plugins.hook_set()
+    assert [order for order, _ in sorted(hooks.pinned, key=lambda i: i[0])] == [10, 20]
+    assert "pre-tool-use" in hooks.fail_closed and "stop" in hooks.decide
+    assert {"post-tool-use", "post-tool-use-failure", "pre-compact", "session-end"} <= set(
+        hooks.capture
+    )
+
+
+def _extra_plugin() -> types.ModuleType:
+    """A third-party plugin: one MCP tool, one prompt-context handler."""
+    module = types.ModuleType("charter_test_extra")
+
+    @plugins.hookimpl
+    def charter_mcp_tools(tools: plugins.ToolSet) -> None:
+        @tools.tool(name="echo_root", description="The project root.")
+        def echo_root(suffix: str = "") -> dict[str, Any]:
+            return {"root": str(tools.project().root) + suffix}
+
+    @plugins.hookimpl
+    def charter_hook_handlers(hooks: plugins.HookSet) -> None:
+        @hooks.on_context("user-prompt-submit")
+        def shout(state: Any, payload: dict[str, Any], notes: list[str]) -> str:
+            notes.append("extra plugin ran")
+            return "EXTRA: " + str(payload.get("prompt", "")).upper()
+
+    module.charter_mcp_tools = charter_mcp_tools  # type: ignore[attr-defined]
+    module.charter_hook_handlers = charter_hook_handlers  # type: ignore[attr-defined]
+    return module
+
+
+def test_a_third_party_plugin_reaches_mcp_and_hooks(repo: Path) -> None:
+    from mcp import Client
+
+    (repo / "charter.toml").write_text("[hooks]\nwarm_worker = false\n")
+    project = Project.load(repo)
+    extra = _extra_plugin()
+    manager = plugins.manager()
+    manager.register(extra, "charter_test_extra")
+    plugins.hook_set.cache_clear()
+    try:
+        server = build_server(project_getter=lambda: project)
+
+        async def call() -> Any:
+            async with Client(server) as client:
+                return await client.call_tool("echo_root", {"suffix": "/x"})
+
+        assert tool_payload(anyio.run(call)) == {"root": f"{repo}/x"}
+        reply = dispatch(HookState(repo), "user-prompt-submit", {"prompt": "add a test"})
+        context = reply["output"]["hookSpecificOutput"]["additionalContext"]
+        assert "EXTRA: ADD A TEST" in context and "extra plugin ran" in reply["notes"]
+        json.dumps(reply)  # the dispatcher's answer is plain JSON
+    finally:
+        manager.unregister(extra)
+        plugins.hook_set.cache_clear()
