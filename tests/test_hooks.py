@@ -148,3 +148,66 @@ def test_worker_socket_depends_on_the_charter_version(repo: Path, monkeypatch) -
     monkeypatch.setattr(charter, "__version__", "999.0.0")
     assert worker_socket(repo) != current
     assert worker_socket(repo).parent == current.parent
+
+
+def test_fast_path_finds_the_same_worker_socket(repo: Path, monkeypatch) -> None:
+    from charter import __version__
+    from charter.integrations.claude_code import fastpath
+    from charter.paths import runtime_base
+
+    for tmpdir in (None, str(repo)):
+        if tmpdir is None:
+            monkeypatch.delenv("TMPDIR", raising=False)
+        else:
+            monkeypatch.setenv("TMPDIR", tmpdir)
+        assert fastpath.runtime_base() == str(runtime_base())
+        assert fastpath.socket_path(str(repo), __version__) == str(worker_socket(repo))
+    nested = repo / "a" / "b"
+    nested.mkdir(parents=True)
+    assert fastpath.find_root(str(nested)) == str(repo.resolve())
+
+
+def test_tool_hooks_take_the_fast_path_through_the_worker(repo: Path, run_charter) -> None:
+    start = run_charter(
+        "hook",
+        "session-start",
+        cwd=repo,
+        stdin=hook_payload("SessionStart", repo, source="startup"),
+    )
+    assert start.returncode == 0, start.stderr
+    sock = worker_socket(repo)
+    deadline = time.time() + 60
+    while not sock.exists() and time.time() < deadline:
+        time.sleep(0.2)
+    assert sock.exists(), "worker did not start"
+    pid = int(sock.with_suffix(".lock").read_text())
+    env = {"PYTHONPROFILEIMPORTTIME": "1", "CLAUDE_PROJECT_DIR": str(repo)}
+    try:
+        deny = hook_payload(
+            "PreToolUse", repo, tool_name="Write", tool_input={"file_path": str(repo / ".git/x")}
+        )
+        proc = run_charter("hook", "pre-tool-use", cwd=repo, stdin=deny, env=env)
+        answer = json.loads(proc.stdout)["hookSpecificOutput"]
+        assert answer["permissionDecision"] == "deny"
+        assert "claude_code.hook_main" not in proc.stderr  # answered by the fast path
+        assert "| json\n" not in proc.stderr
+        read = hook_payload(
+            "PostToolUse",
+            repo,
+            tool_name="Read",
+            tool_input={"file_path": str(repo / "notes.txt")},
+            tool_response={},
+        )
+        proc = run_charter("hook", "post-tool-use", cwd=repo, stdin=read, env=env)
+        assert proc.returncode == 0 and proc.stdout == ""
+        assert "claude_code.hook_main" not in proc.stderr
+        log = (repo / "artifacts/sessions/test-session/work_log.md").read_text()
+        assert "Read notes.txt → ok" in log
+        broken = run_charter("hook", "pre-tool-use", cwd=repo, stdin="{not json", env=env)
+        assert "claude_code.hook_main" in broken.stderr  # the full client decides
+        assert (
+            json.loads(broken.stdout.splitlines()[-1])["hookSpecificOutput"]["permissionDecision"]
+            == "deny"
+        )
+    finally:
+        os.kill(pid, signal.SIGTERM)

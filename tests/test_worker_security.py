@@ -351,7 +351,7 @@ def test_runtime_dir_prefers_a_safe_xdg_runtime_dir(
     xdg.mkdir(mode=0o700)
     fallback = tmp_path / "tmp"
     fallback.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(fallback))
+    monkeypatch.setenv("TMPDIR", str(fallback))
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(xdg))
     assert runtime_base() == xdg / "charter"
     made = runtime_dir(create=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 CONFIG_FILE = "charter.toml"
@@ -45,7 +44,20 @@ def runtime_base() -> Path:
     xdg = os.environ.get("XDG_RUNTIME_DIR", "")
     if xdg and os.path.isabs(xdg) and _dir_problem(Path(xdg)) is None:
         return Path(xdg) / "charter"
-    return Path(tempfile.gettempdir()) / f"charter-{os.getuid()}"
+    return Path(temp_root()) / f"charter-{os.getuid()}"
+
+
+def temp_root() -> str:
+    """``$TMPDIR`` (or ``$TEMP``, ``$TMP``) when it names a directory, else ``/tmp``.
+
+    The hook's fast path (:mod:`charter.integrations.claude_code.fastpath`) computes the
+    same without importing anything; a test holds the two to each other.
+    """
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        value = os.environ.get(name, "")
+        if value and os.path.isdir(value):
+            return value
+    return "/tmp"
 
 
 def _dir_problem(path: Path) -> str | None:

@@ -11,7 +11,6 @@ tenth of a second per command that nothing needs.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 
@@ -23,9 +22,20 @@ def main() -> None:
         # before importing anything, so a project file named like a module never runs
         cwd = os.getcwd()
         sys.path[:] = [p for p in sys.path if p not in ("", ".", cwd)]
+        import time
+
+        from charter.integrations.claude_code import fastpath
+
+        began = time.monotonic()
+        preread = None
+        if len(argv) == 2 and argv[1] in fastpath.FAST_EVENTS:
+            answered, preread = fastpath.run(argv[1], began + fastpath.STDIN_SECONDS)
+            if answered is not None:
+                os._exit(answered)  # written with os.write: nothing left to flush
         from charter.integrations.claude_code.hook_main import hook_main
 
-        raise SystemExit(hook_main(argv[1:]))
+        left = fastpath.STDIN_SECONDS - (time.monotonic() - began)
+        raise SystemExit(hook_main(argv[1:], preread=preread, stdin_seconds=left))
     from charter.cli.app import run
 
     try:
@@ -37,6 +47,8 @@ def main() -> None:
 
 
 def _exit_now(code: object) -> None:
+    import contextlib
+
     if code is None:
         status = 0
     elif isinstance(code, int):

@@ -19,23 +19,31 @@ if TYPE_CHECKING:
     from charter.session.recovery import Recovered
 
 
-def capture_tool(project: Project, payload: dict[str, Any], *, failed: bool) -> list[str]:
-    s = Session(project)
-    try:
-        s.capture(str(payload.get("session_id") or "")).tool(payload, failed=failed)
-    finally:
-        s.close()
+CACHE_KEY = "session.session"
+
+
+def warm_session(state: Any) -> Session:
+    """The hook state's session, kept open between events (the warm worker answers every
+    tool call: reopening the journal each time costs a WAL checkpoint on close)."""
+    cached: Session | None = state.cache.get(CACHE_KEY)
+    if cached is not None and cached.project is state.project:
+        return cached
+    if cached is not None:
+        cached.close()
+    session = Session(state.project)
+    state.cache[CACHE_KEY] = session
+    return session
+
+
+def capture_tool(state: Any, payload: dict[str, Any], *, failed: bool) -> list[str]:
+    warm_session(state).capture(str(payload.get("session_id") or "")).tool(payload, failed=failed)
     return []
 
 
-def capture_prompt(project: Project, payload: dict[str, Any]) -> list[str]:
+def capture_prompt(state: Any, payload: dict[str, Any]) -> list[str]:
     if not str(payload.get("prompt") or "").strip():
         return []
-    s = Session(project)
-    try:
-        s.capture(str(payload.get("session_id") or "")).prompt(payload)
-    finally:
-        s.close()
+    warm_session(state).capture(str(payload.get("session_id") or "")).prompt(payload)
     return []
 
 

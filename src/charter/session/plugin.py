@@ -20,17 +20,17 @@ def charter_hook_handlers(hooks: HookSet) -> None:
     def prompt(state: Any, payload: dict[str, Any]) -> list[str]:
         from charter.session.hooks import capture_prompt
 
-        return capture_prompt(state.project, payload)
+        return capture_prompt(state, payload)
 
     def tool_ok(state: Any, payload: dict[str, Any]) -> list[str]:
         from charter.session.hooks import capture_tool
 
-        return capture_tool(state.project, payload, failed=False)
+        return capture_tool(state, payload, failed=False)
 
     def tool_failed(state: Any, payload: dict[str, Any]) -> list[str]:
         from charter.session.hooks import capture_tool
 
-        return capture_tool(state.project, payload, failed=True)
+        return capture_tool(state, payload, failed=True)
 
     def compact(state: Any, payload: dict[str, Any]) -> list[str]:
         from charter.session.hooks import pre_compact

@@ -172,9 +172,10 @@ STDIN_SECONDS = 5.0
 BACKSTOP_GRACE = 3.0
 
 
-def _read_input(seconds: float = STDIN_SECONDS) -> bytes:
+def _read_input(seconds: float = STDIN_SECONDS, preread: bytes | None = None) -> bytes:
     """Hook stdin: at most :data:`channel.MAX_HOOK_INPUT` bytes, within ``seconds``
-    (ValueError beyond either: a stream that never ends must not hold the hook)."""
+    (ValueError beyond either: a stream that never ends must not hold the hook).
+    ``preread`` is what the fast path already read; the rest follows it."""
     import select
 
     try:
@@ -183,12 +184,14 @@ def _read_input(seconds: float = STDIN_SECONDS) -> bytes:
         return sys.stdin.read(channel.MAX_HOOK_INPUT + 1).encode()[: channel.MAX_HOOK_INPUT]
     limit = channel.MAX_HOOK_INPUT
     end = time.monotonic() + seconds
-    chunks: list[bytes] = []
-    size = 0
+    chunks: list[bytes] = [preread] if preread else []
+    size = len(preread or b"")
+    if size > limit:
+        raise ValueError(f"over {limit // (1024 * 1024)} MiB, not read")
     while True:
         left = end - time.monotonic()
         if left <= 0:
-            raise ValueError(f"stdin not closed within {seconds:.0f}s, not read")
+            raise ValueError(f"stdin not closed within {STDIN_SECONDS:.0f}s, not read")
         ready, _, _ = select.select([fd], [], [], left)
         if not ready:
             continue
@@ -208,7 +211,9 @@ def _untrusted_sys_path() -> None:
     sys.path[:] = [p for p in sys.path if p not in ("", ".", cwd)]
 
 
-def hook_main(argv: list[str]) -> int:
+def hook_main(
+    argv: list[str], preread: bytes | None = None, stdin_seconds: float = STDIN_SECONDS
+) -> int:
     started = time.monotonic()
     if not argv or argv[0] not in EVENTS:
         _note(f"usage: charter hook {{{'|'.join(EVENTS)}}}")
@@ -218,16 +223,18 @@ def hook_main(argv: list[str]) -> int:
     devnull = open(os.devnull, "w")  # noqa: SIM115 - must outlive the watchdog
     faulthandler.dump_traceback_later(HOOK_DEADLINE + BACKSTOP_GRACE, exit=True, file=devnull)
     try:
-        return _run(argv[0], started)
+        return _run(argv[0], started, preread, stdin_seconds)
     finally:
         faulthandler.cancel_dump_traceback_later()
         devnull.close()
 
 
-def _run(event: str, started: float) -> int:
+def _run(
+    event: str, started: float, preread: bytes | None = None, stdin_seconds: float = STDIN_SECONDS
+) -> int:
     _untrusted_sys_path()
     try:
-        raw = _read_input()
+        raw = _read_input(max(stdin_seconds, 0.0), preread=preread)
         payload = json.loads(raw.decode("utf-8", errors="replace")) if raw.strip() else {}
         if not isinstance(payload, dict):
             raise ValueError("hook input is not a JSON object")

@@ -140,9 +140,15 @@ def _serve(root: Path) -> int:
                     watchdog.busy_since = None
                 if reply is None:
                     continue
+                if reply.pop("__render__", False):
+                    from charter.integrations.claude_code.fastpath import render
+
+                    data = render(reply)
+                else:
+                    data = json.dumps(reply).encode()
                 with contextlib.suppress(OSError):
                     conn.settimeout(REQUEST_SECONDS)
-                    conn.sendall(json.dumps(reply).encode())
+                    conn.sendall(data)
     finally:
         if _still_ours(sock_path, bound):
             with contextlib.suppress(FileNotFoundError):
@@ -175,17 +181,30 @@ def _answer(
     if not channel.same_token(token, request.get("token")):
         return None
     event = ""
+    render = request.get("render") is True
     try:
         event = request["event"]
-        result: dict[str, Any] = handlers[event](state, request.get("payload") or {})
+        payload = request.get("payload") or {}
+        if not isinstance(payload, dict):
+            raise ValueError("hook input is not a JSON object")
+        result: dict[str, Any] = handlers[event](state, payload)
+        if render:
+            result["__render__"] = True
         return result
     except Exception as exc:
         if event == "pre-tool-use":  # guardrails fail closed
             from charter.session.guardrails import fail_closed_output
 
             output = fail_closed_output({}, f"worker error: {type(exc).__name__}: {exc}")
-            return {"output": output, "notes": [f"guardrails failed closed: {exc}"]}
-        return {"output": None, "notes": [f"worker failed open: {type(exc).__name__}: {exc}"]}
+            reply: dict[str, Any] = {
+                "output": output,
+                "notes": [f"guardrails failed closed: {exc}"],
+            }
+        else:
+            reply = {"output": None, "notes": [f"worker failed open: {type(exc).__name__}: {exc}"]}
+        if render:
+            reply["__render__"] = True
+        return reply
 
 
 def _isolate_sys_path(root: Path) -> None:
