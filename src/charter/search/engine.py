@@ -33,6 +33,7 @@ from charter.search.retrieve import HybridRetriever, Mask
 from charter.search.scope import Scope, resolve_scope
 from charter.search.settings import SearchSettings
 from charter.search.store import DB_NAME, SearchStore
+from charter.secretscan.apply import project_scanner, scrub_record, scrub_text, text_kind
 
 
 @dataclass
@@ -133,6 +134,7 @@ class SearchEngine:
         self._reranker_loaded = False
         self._mask_cache: dict[str, Mask] = {}
         self._stale_cache: tuple[float, list[dict[str, Any]]] | None = None
+        self.scanner = project_scanner(project)
 
     def close(self) -> None:
         self.store.close()
@@ -363,14 +365,20 @@ class SearchEngine:
             citation = f"{path}#{span}" + (f" ({row['section']})" if row["section"] else "")
         if doc.status == "deleted":
             citation += f" [deleted{' in ' + doc.commit_sha[:10] if doc.commit_sha else ''}]"
+        # served text is redacted again: the index may predate the scan or its allow-list
+        mode = text_kind(row["kind"], path)
+        section = scrub_text(row["section"], self.scanner, path=path, kind=mode)
+        if section != row["section"]:
+            citation = citation.replace(row["section"], section)
+        record = json.loads(row["record"]) if row["record"] else None
         return Result(
             chunk_id=int(row["id"]),
             citation=citation,
             path=path,
             line_start=int(row["line_start"]),
             line_end=int(row["line_end"]),
-            section=row["section"],
-            text=row["text"],
+            section=section,
+            text=scrub_text(row["text"], self.scanner, path=path, kind=mode),
             score=score,
             scores=scores,
             kind=row["kind"],
@@ -379,7 +387,7 @@ class SearchEngine:
             doc_key=doc_key,
             status=doc.status,
             changed_at=doc.changed_at,
-            record=json.loads(row["record"]) if row["record"] else None,
+            record=scrub_record(record, self.scanner),
             exact=exact,
         )
 
@@ -400,6 +408,9 @@ class SearchEngine:
             j = index + offset
             if index >= 0 and 0 <= j < len(same):
                 out.append(_context(relation, same[j]))
+        for item in out:
+            item["text"] = scrub_text(item["text"], self.scanner, path=row["path"])
+            item["citation"] = scrub_text(item["citation"], self.scanner, path=row["path"])
         return out
 
     def _chain(

@@ -124,7 +124,9 @@ def load_sot(project: Project) -> tuple[list[SotField], list[str], list[dict[str
     sources: list[str] = []
     errors: list[dict[str, str]] = []
     from charter.search.discover import matches_any
+    from charter.secretscan.apply import project_scanner, scrub_parsed
 
+    scanner = project_scanner(project)
     for absolute, rel in found.files:
         kind = file_kind(rel, settings)
         if kind not in ("csv", "yaml", "json") or not matches_any(rel, settings.index.sot_paths):
@@ -135,6 +137,7 @@ def load_sot(project: Project) -> tuple[list[SotField], list[str], list[dict[str
             errors.append({"path": rel, "error": str(exc)})
             continue
         sources.append(rel)
+        scrub_parsed(parsed, rel, kind, scanner)  # credential columns never reach a verdict
         for chunk in parsed.chunks:
             for name, raw in (chunk.record or {}).items():
                 field_kind, value = _field_kind(name, raw)

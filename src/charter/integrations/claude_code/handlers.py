@@ -113,10 +113,23 @@ def stop(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
     return {"output": handle_stop(state.project, payload), "notes": []}
 
 
+def _redacted(handler: Any) -> Any:
+    """Every reply's text passes the secret scanner before it reaches the agent."""
+
+    def run(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
+        from charter.secretscan.apply import project_scanner, scrub_hook_reply
+
+        reply: dict[str, Any] = handler(state, payload)
+        return scrub_hook_reply(reply, project_scanner(state.project))
+
+    run.__name__ = handler.__name__
+    return run
+
+
 HANDLERS = {
-    "session-start": session_start,
-    "user-prompt-submit": user_prompt_submit,
-    "stop": stop,
+    "session-start": _redacted(session_start),
+    "user-prompt-submit": _redacted(user_prompt_submit),
+    "stop": _redacted(stop),
 }
 
 
