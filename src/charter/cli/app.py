@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from charter.cli import decisions_cmds, project_cmds, rules_cmds, search_cmds
+from charter.cli import decisions_cmds, doctor_cmds, project_cmds, rules_cmds, search_cmds
 from charter.errors import CharterError
 
 app = typer.Typer(
@@ -42,6 +42,7 @@ project_cmds.register(app)
 rules_cmds.register(app, eval_app)
 search_cmds.register(app, eval_app)
 decisions_cmds.register(app, eval_app)
+doctor_cmds.register(app)
 
 
 def run() -> None:

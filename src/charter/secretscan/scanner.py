@@ -201,8 +201,11 @@ def _secret_span(line: str, match: re.Match[str]) -> tuple[int, int]:
         start += 1
     while end > start and line[end - 1] in _EDGE:
         end -= 1
+    stop = end
     while end < len(line) and _TOKEN_CHAR.match(line[end]):
         end += 1
+    while end > stop and line[end - 1] == ".":  # a sentence's full stop, not the token
+        end -= 1
     return start, end
 
 
