@@ -24,6 +24,7 @@ from charter.embed.base import Embedder
 from charter.errors import CharterError
 from charter.search.actions import log_action
 from charter.search.bm25 import bm25_for
+from charter.search.chunks import Chunk
 from charter.search.discover import matches_any
 from charter.search.embedding import search_embedder
 from charter.search.fusion import ranked, rrf, zscore
@@ -33,7 +34,7 @@ from charter.search.retrieve import HybridRetriever, Mask
 from charter.search.scope import Scope, resolve_scope
 from charter.search.settings import SearchSettings
 from charter.search.store import DB_NAME, SearchStore
-from charter.secretscan.apply import project_scanner, scrub_record, scrub_text, text_kind
+from charter.secretscan.apply import project_scanner, scrub_chunk, scrub_text, text_kind
 
 
 @dataclass
@@ -366,19 +367,25 @@ class SearchEngine:
         if doc.status == "deleted":
             citation += f" [deleted{' in ' + doc.commit_sha[:10] if doc.commit_sha else ''}]"
         # served text is redacted again: the index may predate the scan or its allow-list
-        mode = text_kind(row["kind"], path)
-        section = scrub_text(row["section"], self.scanner, path=path, kind=mode)
-        if section != row["section"]:
-            citation = citation.replace(row["section"], section)
-        record = json.loads(row["record"]) if row["record"] else None
+        served = Chunk(
+            kind=row["kind"],
+            line_start=int(row["line_start"]),
+            line_end=int(row["line_end"]),
+            section=row["section"],
+            title=row["title"],
+            text=row["text"],
+            record=json.loads(row["record"]) if row["record"] else None,
+        )
+        if scrub_chunk(served, path, text_kind(row["kind"], path), self.scanner):
+            citation = citation.replace(row["section"], served.section)
         return Result(
             chunk_id=int(row["id"]),
             citation=citation,
             path=path,
             line_start=int(row["line_start"]),
             line_end=int(row["line_end"]),
-            section=section,
-            text=scrub_text(row["text"], self.scanner, path=path, kind=mode),
+            section=served.section,
+            text=served.text,
             score=score,
             scores=scores,
             kind=row["kind"],
@@ -387,7 +394,7 @@ class SearchEngine:
             doc_key=doc_key,
             status=doc.status,
             changed_at=doc.changed_at,
-            record=scrub_record(record, self.scanner),
+            record=served.record,
             exact=exact,
         )
 

@@ -128,7 +128,8 @@ class Indexer:
         commit_times = gitinfo.commit_times(root)
         with self._store() as store:
             known = store.docs()
-            if ledger.ensure(store.conn):  # indexed before secrets were scanned: read all
+            rescan = ledger.ensure(store.conn, self.project.settings.secrets)
+            if rescan:  # stored under another secrets policy (or none): read every file
                 known = {}
             if store.models() - {self.embedder.name}:
                 # vectors from another model can't be compared with this one's: re-embed all
@@ -191,6 +192,8 @@ class Indexer:
             ]:
                 pending.extend(self._history(root, known, report))
             self._embed_and_store(store, pending, report)
+            if rescan:
+                ledger.stamp(store.conn, self.project.settings.secrets)
             report.totals = store.stats()
         report.indexed = [p.path for p in pending if p.origin == "fs"]
         report.seconds = time.perf_counter() - started

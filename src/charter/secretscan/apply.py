@@ -16,7 +16,7 @@ from charter.secretscan.settings import SecretsSettings
 
 if TYPE_CHECKING:
     from charter.config import Project
-    from charter.search.chunks import ParsedDoc
+    from charter.search.chunks import Chunk, ParsedDoc
 
 #: Chunk kinds whose text is configuration (an unquoted ``password: x`` is a secret).
 _CONFIG_SUFFIXES = (".toml", ".ini", ".cfg", ".conf", ".env", ".properties", ".yaml", ".yml")
@@ -55,34 +55,7 @@ def scrub_parsed(parsed: ParsedDoc, path: str, kind: str, scanner: Scanner) -> l
     found: set[Redaction] = set()
     mode = text_kind(kind, path)
     for chunk in parsed.chunks:
-        swaps: list[tuple[str, str]] = []
-        if chunk.record is not None:
-            for name, raw in list(chunk.record.items()):
-                new, detector = scanner.redact_value(name, raw, kind="config")
-                if detector is None:
-                    continue
-                chunk.record[name] = new
-                swaps.append((raw, new))
-                chunk.text = chunk.text.replace(f"{name}: {raw}", f"{name}: {new}")
-                found.add(Redaction(chunk.line_start, detector))
-            for raw, new in swaps:
-                if raw and raw in chunk.title:
-                    chunk.title = chunk.title.replace(raw, new)
-                if raw and raw in chunk.section:
-                    chunk.section = chunk.section.replace(raw, new)
-        result = scanner.redact(chunk.text, path=path, kind=mode)
-        if result.findings:
-            chunk.text = result.text
-            found.update(
-                Redaction(chunk.line_start + f.line - 1, f.detector) for f in result.findings
-            )
-        for attr in ("section", "title"):
-            value = getattr(chunk, attr)
-            if value:
-                cleaned = scanner.redact(value, path=path, kind=mode)
-                if cleaned.findings:
-                    setattr(chunk, attr, cleaned.text)
-                    found.update(Redaction(chunk.line_start, f.detector) for f in cleaned.findings)
+        found.update(scrub_chunk(chunk, path, mode, scanner))
     title = parsed.meta.get("title")
     if isinstance(title, str) and title:
         cleaned = scanner.redact(title, path=path, kind=mode)
@@ -90,6 +63,38 @@ def scrub_parsed(parsed: ParsedDoc, path: str, kind: str, scanner: Scanner) -> l
             parsed.meta["title"] = cleaned.text
             found.update(Redaction(1, f.detector) for f in cleaned.findings)
     return sorted(found, key=lambda r: (r.line, r.detector))
+
+
+def scrub_chunk(chunk: Chunk, path: str, mode: str, scanner: Scanner) -> set[Redaction]:
+    """Redact one chunk in place; what was redacted, by file line."""
+    found: set[Redaction] = set()
+    swaps: list[tuple[str, str]] = []
+    if chunk.record is not None:
+        for name, raw in list(chunk.record.items()):
+            new, detector = scanner.redact_value(name, raw, kind="config")
+            if detector is None:
+                continue
+            chunk.record[name] = new
+            swaps.append((raw, new))
+            chunk.text = chunk.text.replace(f"{name}: {raw}", f"{name}: {new}")
+            found.add(Redaction(chunk.line_start, detector))
+        for raw, new in swaps:
+            if raw and raw in chunk.title:
+                chunk.title = chunk.title.replace(raw, new)
+            if raw and raw in chunk.section:
+                chunk.section = chunk.section.replace(raw, new)
+    result = scanner.redact(chunk.text, path=path, kind=mode)
+    if result.findings:
+        chunk.text = result.text
+        found.update(Redaction(chunk.line_start + f.line - 1, f.detector) for f in result.findings)
+    for attr in ("section", "title"):
+        value = getattr(chunk, attr)
+        if value:
+            cleaned = scanner.redact(value, path=path, kind=mode)
+            if cleaned.findings:
+                setattr(chunk, attr, cleaned.text)
+                found.update(Redaction(chunk.line_start, f.detector) for f in cleaned.findings)
+    return found
 
 
 def scrub_text(text: str, scanner: Scanner, *, path: str = "", kind: str = "prose") -> str:
@@ -165,7 +170,7 @@ def scrub_pending(
     """
     from charter.secretscan import ledger
 
-    ledger.ensure(store.conn)
+    ledger.create(store.conn)
     scanner = project_scanner(project)
     out: list[list[Redaction]] = []
     for item in pending:

@@ -7,11 +7,13 @@ record and the stored text can never disagree. ``charter doctor`` reads it.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
 from charter.secretscan.apply import Redaction
+from charter.secretscan.settings import SecretsSettings
 from charter.store.db import migrate
 
 
@@ -25,6 +27,7 @@ def _v1(conn: sqlite3.Connection) -> None:
             origin TEXT NOT NULL            -- fs | git | jsonl
         );
         CREATE INDEX IF NOT EXISTS redactions_by_path ON redactions(path);
+        CREATE TABLE IF NOT EXISTS secrets_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         """
     )
 
@@ -32,22 +35,41 @@ def _v1(conn: sqlite3.Connection) -> None:
 MIGRATIONS = [_v1]
 
 
-def ensure(conn: sqlite3.Connection) -> bool:
-    """Create the table if needed (call outside a transaction).
+#: Bump when detection changes, so the next ``charter index`` re-reads every file.
+SCANNER_VERSION = "1"
 
-    True when it was missing from an index that already holds documents: that index was
-    written by a version without the secret scan, so every file must be read again.
-    """
-    had = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'redactions'"
-    ).fetchone()
+
+def policy(settings: SecretsSettings) -> str:
+    """A fingerprint of what the scan redacts: the scanner version and ``[secrets]``."""
+    raw = SCANNER_VERSION + settings.model_dump_json()
+    return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+def create(conn: sqlite3.Connection) -> None:
+    """The ledger's tables (migrations of the ``secrets`` namespace; outside a transaction)."""
     migrate(conn, "secrets", MIGRATIONS)
-    if had:
+
+
+def ensure(conn: sqlite3.Connection, settings: SecretsSettings) -> bool:
+    """Create the tables if needed (call outside a transaction).
+
+    True when the stored text was redacted under another policy (or none: an index built
+    before the scan existed): every file must then be read and redacted again.
+    """
+    create(conn)
+    row = conn.execute("SELECT value FROM secrets_meta WHERE key = 'policy'").fetchone()
+    if row is not None and row[0] == policy(settings):
         return False
-    try:
-        return conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is not None
-    except sqlite3.OperationalError:
-        return False
+    return conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is not None or row is None
+
+
+def stamp(conn: sqlite3.Connection, settings: SecretsSettings) -> None:
+    """Record that everything stored now was redacted under ``settings``."""
+    with conn:
+        conn.execute(
+            "INSERT OR REPLACE INTO secrets_meta (key, value) VALUES ('policy', ?)",
+            (policy(settings),),
+        )
 
 
 def record(
