@@ -46,7 +46,7 @@ _KEYWORD_LITERALS = (
 )  # fmt: skip
 #: The keyword rule's shapes: a credential word assigned, called, quoted or compared.
 _KEYWORD_SHAPES = re.compile(
-    rf"(?i:{_KEYWORDS})\w*(?:\.assign)?['\"\])]{{0,2}}\s*(?:[:=!(]|=>)"
+    rf"(?i:{_KEYWORDS})\w*(?:\.assign)?['\"\])]{{0,2}}\s*(?:[:=!(]|=>)\s*[@'\"`]?[^\s'\"`]*[A-Za-z]"
     rf"|(?i:{_KEYWORDS})\S{{0,50}}?\s*['\"`]"
     rf"|[!=]{{2,3}}\s*\w*(?i:{_KEYWORDS})"
     r"|(?i:aws).{0,60}?['\"]"
