@@ -52,6 +52,22 @@ def test_each_detector_redacts_in_place(line: str, kind: str, secret: str, detec
     assert again.text == out.text and again.findings == []
 
 
+@pytest.mark.parametrize(
+    ("token", "detector"),
+    [
+        ("sk-ant-api03-" + S["github"] + S["slack"].replace("-", "_"), "anthropic-api-key"),
+        ("sk-proj-" + S["aws_secret"].replace("/", "_").replace("+", "-"), "openai-api-key"),
+        ("AIza" + S["github"][4:39], "google-api-key"),
+        ("hf_" + S["github"][4:38], "huggingface-token"),
+    ],
+)
+def test_newer_token_formats(token: str, detector: str) -> None:
+    out = Scanner().redact(f"export it: {token} now", kind="prose")
+    assert out.text == f"export it: [REDACTED:{detector}] now"
+    header = Scanner().redact(f'curl -H "Authorization: Bearer {S["jwt"][::-1]}"', kind="code")
+    assert header.findings and S["jwt"][::-1] not in header.text
+
+
 def test_basic_auth_keeps_user_and_host() -> None:
     out = Scanner().redact(f"postgres://deploy:{S['db_password']}@db.internal:5432/app")
     assert out.text == "postgres://deploy:[REDACTED:basic-auth-credentials]@db.internal:5432/app"

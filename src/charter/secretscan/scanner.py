@@ -55,7 +55,8 @@ _KEYWORD_SHAPES = re.compile(
 #: letters and digits catches the rest of the detectors' formats).
 _TOKEN_LITERALS = (
     "AKIA", "ASIA", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "glpat-", "k_live_", "eyJ",
-    "PRIVATE KEY", "PuTTY-User-Key", "AccountKey", "_authToken",
+    "PRIVATE KEY", "PuTTY-User-Key", "AccountKey", "_authToken", "sk-ant-", "sk-proj-",
+    "sk-svcacct-", "AIza", "hf_", "github_pat_", "Bearer ", "dop_v1_", "npm_", "xapp-",
 )  # fmt: skip
 _BASIC_AUTH = re.compile(r"://[^\s/@:]*:[^\s/@]*@")
 #: A run of token characters that holds a digit, from its first character (possessive,
@@ -124,6 +125,21 @@ _PLUGIN_CLASSES = (
     "stripe.StripeDetector",
     "telegram_token.TelegramBotTokenDetector",
     "twilio.TwilioKeyDetector",
+)
+
+
+#: Token formats detect-secrets 1.5 does not know (gitleaks-style rules for keys that
+#: appeared since): (detector, regex of the whole token).
+EXTRA_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("anthropic-api-key", re.compile(r"sk-ant-(?:api|admin|sid)\d{2}-[A-Za-z0-9_\-]{40,}")),
+    ("openai-api-key", re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}")),
+    ("google-api-key", re.compile(r"AIza[0-9A-Za-z_\-]{35}")),
+    ("huggingface-token", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
+    ("github-token", re.compile(r"github_pat_[A-Za-z0-9_]{40,}")),
+    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}")),
+    ("digitalocean-token", re.compile(r"\bdo[por]_v1_[a-f0-9]{64}")),
+    ("slack-token", re.compile(r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+")),
+    ("bearer-token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-_.~+/]{20,}=*)")),
 )
 
 
@@ -378,6 +394,9 @@ class Scanner:
             for regex in plugin.denylist:
                 for match in regex.finditer(line):
                     spans.append((*_secret_span(line, match), detector))
+        for detector, regex in EXTRA_RULES:
+            for match in regex.finditer(line):
+                spans.append((*_secret_span(line, match), detector))
         spans.extend(self._keyword(line, kind))
         return self._replace(line, spans)
 
