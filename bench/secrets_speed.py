@@ -112,7 +112,8 @@ def main() -> None:
                 f"{name:<22} index off {off:7.2f}s  on {on:7.2f}s  "
                 f"(+{(on - off) / off:+.1%} end to end)  scan alone {scan:6.3f}s "
                 f"over {chunks} chunks = {scan / off:.1%} of the index  [{args.provider}, "
-                f"median of {args.runs}]"
+                f"median of {args.runs}]",
+                flush=True,
             )
 
 

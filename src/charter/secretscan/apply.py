@@ -89,7 +89,7 @@ def scrub_chunk(chunk: Chunk, path: str, mode: str, scanner: Scanner) -> set[Red
         found.update(Redaction(chunk.line_start + f.line - 1, f.detector) for f in result.findings)
     for attr in ("section", "title"):
         value = getattr(chunk, attr)
-        if value:
+        if value and (attr == "section" or value != chunk.section):
             cleaned = scanner.redact(value, path=path, kind=mode)
             if cleaned.findings:
                 setattr(chunk, attr, cleaned.text)

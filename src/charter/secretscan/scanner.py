@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import string
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -44,24 +45,30 @@ _KEYWORD_LITERALS = (
     "key", "pass", "pwd", "secret", "contrase", "token", "credential", "cloudant",
     "softlayer", "ibm", "hmac", "aws",
 )  # fmt: skip
-#: The keyword rule's shapes: a credential word assigned, called, quoted or compared.
-_KEYWORD_SHAPES = re.compile(
-    rf"(?i:{_KEYWORDS})\w*(?:\.assign)?['\"\])]{{0,2}}\s*(?:[:=!(]|=>)\s*[@'\"`]?[^\s'\"`]*[A-Za-z]"
-    rf"|(?i:{_KEYWORDS})\S{{0,50}}?\s*['\"`]"
-    rf"|[!=]{{2,3}}\s*\w*(?i:{_KEYWORDS})"
-    r"|(?i:aws).{0,60}?['\"]"
+#: The keyword rule's shapes, from the end of a credential word: assigned, called or
+#: followed by a quoted value (``password = "x"``, ``api_key: x``, ``token "x";``) ...
+_AFTER_KEYWORD = re.compile(
+    r"\w*['\"\]]{0,2}\s*(?:[:=!]|=>)\s*[@'\"`]?[^\s'\"`]*[A-Za-z]"
+    r"|\w*(?:\.assign)?\(['\"]"
+    r"|\S{0,50}?\s*['\"`]"
 )
+#: ... or compared (``"x" == password``), looking back from the word's start.
+_BEFORE_KEYWORD = re.compile(r"[!=]{2,3}\s*\w*\Z")
+_AWS_QUOTED = re.compile(r".{0,60}?['\"]")
 #: Literal prefixes of the token formats most likely to hold no digit (a long run with
 #: letters and digits catches the rest of the detectors' formats).
 _TOKEN_LITERALS = (
-    "AKIA", "ASIA", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "glpat-", "k_live_", "eyJ",
+    "AKIA", "ASIA", "AKC", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "glpat-", "k_live_", "eyJ",
     "PRIVATE KEY", "PuTTY-User-Key", "AccountKey", "_authToken", "sk-ant-", "sk-proj-",
     "sk-svcacct-", "AIza", "hf_", "github_pat_", "Bearer ", "dop_v1_", "npm_", "xapp-",
 )  # fmt: skip
 _BASIC_AUTH = re.compile(r"://[^\s/@:]*:[^\s/@]*@")
-#: A run of token characters that holds a digit, from its first character (possessive,
-#: anchored: linear on prose); kept if ten or more characters with a letter.
-_DIGIT_RUN = re.compile(r"(?<![A-Za-z0-9_+=])[A-Za-z_+=]*+\d[A-Za-z0-9_+=]*+")
+#: From a digit to the end of its run of token characters (the regex engine skips to
+#: digits in C; the run's start is found by stepping back): a run of sixteen or more
+#: token characters mixing letters and digits may be a token (shorter formats the
+#: detectors know start with one of the literals below).
+_DIGIT_RUN = re.compile(r"\d[A-Za-z0-9_+=]*+")
+_TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "_+=")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_LETTER = re.compile(r"[A-Za-z]")
 _KEYWORD_AT = re.compile(rf"(?i:{_KEYWORDS})")
@@ -178,16 +185,23 @@ def could_hold_secret(text: str) -> bool:
     for word in _KEYWORD_LITERALS:
         at = lowered.find(word)
         while at != -1:
-            if _KEYWORD_SHAPES.search(text, max(0, at - 64), at + 96):
+            after = at + len(word)
+            if (
+                _AFTER_KEYWORD.match(text, after)
+                or _BEFORE_KEYWORD.search(text, max(0, at - 48), at)
+                or (word == "aws" and _AWS_QUOTED.match(text, after))
+            ):
                 return True
-            at = lowered.find(word, at + len(word))
+            at = lowered.find(word, after)
     if "xox" in lowered or any(literal in text for literal in _TOKEN_LITERALS):
         return True
     if "://" in text and "@" in text and _BASIC_AUTH.search(text):
         return True
     for match in _DIGIT_RUN.finditer(text):
-        token = match.group(0)
-        if len(token) >= 10 and _HAS_LETTER.search(token):
+        start, end = match.span()
+        while start > 0 and text[start - 1] in _TOKEN_CHARS:
+            start -= 1
+        if end - start >= 16 and _HAS_LETTER.search(text, start, end):
             return True
     return False
 
