@@ -20,6 +20,7 @@ from charter.errors import CharterError
 from charter.paths import CONFIG_FILE, STATE_DIR, find_root
 from charter.rules.settings import RulesSettings
 from charter.search.settings import SearchSettings
+from charter.secretscan.settings import SecretsSettings
 from charter.session.settings import SessionSettings
 
 
@@ -61,6 +62,7 @@ class Settings(BaseModel):
     drift: DriftSettings = Field(default_factory=DriftSettings)
     session: SessionSettings = Field(default_factory=SessionSettings)
     hooks: HooksSettings = Field(default_factory=HooksSettings)
+    secrets: SecretsSettings = Field(default_factory=SecretsSettings)
 
 
 def _find_root(start: Path) -> Path:

@@ -11,6 +11,7 @@ from charter.plugins import hookimpl
 def charter_cli(app: Any, eval_app: Any) -> None:
     from charter.cli import (
         decisions_cmds,
+        doctor_cmds,
         project_cmds,
         rules_cmds,
         search_cmds,
@@ -22,5 +23,6 @@ def charter_cli(app: Any, eval_app: Any) -> None:
     rules_cmds.register(app, eval_app)
     search_cmds.register(app, eval_app)
     decisions_cmds.register(app, eval_app)
+    doctor_cmds.register(app)
     session_cmds.register(app)
     session_eval_cmds.register(app, eval_app)

@@ -87,6 +87,11 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
                 f"index: {totals['documents']} documents, {totals['chunks']} chunks, "
                 f"{totals['deleted_documents']} deleted documents kept for review"
             )
+        if report.redacted:
+            console.print(
+                f"[yellow]redacted {sum(report.redacted.values())} secret(s)[/yellow] in "
+                f"{len(report.redacted)} file(s) before storing them: see `charter doctor`"
+            )
         if report.skipped:
             table = Table(title="skipped", show_edge=False)
             table.add_column("path")

@@ -18,7 +18,7 @@ def compile_project(project: Project, paths: list[Path] | None = None) -> Compil
 
 
 def retriever_for(project: Project, *, check_new: bool = False) -> Retriever:
-    compiled = load_or_compile(project, check_new=check_new)
+    compiled = _served(project, load_or_compile(project, check_new=check_new))
     return Retriever(compiled, project.settings.rules, embedder_for(project.settings))
 
 
@@ -34,8 +34,15 @@ def task_context(
     return retriever.retrieve(task, files, top=top, budget=budget).to_dict()
 
 
+def _served(project: Project, compiled: CompiledRules) -> CompiledRules:
+    """Rule text redacted again on the way out (state may predate the secret scan)."""
+    from charter.secretscan.apply import project_scanner, scrub_compiled
+
+    return scrub_compiled(compiled, project_scanner(project))  # type: ignore[no-any-return]
+
+
 def constitution_payload(project: Project) -> dict[str, Any]:
-    compiled = load_or_compile(project)
+    compiled = _served(project, load_or_compile(project))
     by_id = compiled.by_id()
     c = compiled.constitution
     return {

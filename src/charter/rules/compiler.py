@@ -201,6 +201,7 @@ def compile_rules(
             import_provider(project.settings)
             loading = workers.submit(embedder_for, project.settings)
         sources = _sources_for(project, paths, report)
+        _redact_sources(project, sources, report)
         rules = _parse_rules(project, sources, report)
         model = loading.result() if loading is not None else embedder
         assert model is not None
@@ -228,6 +229,18 @@ def compile_rules(
     if write:
         save(project, compiled, sources, explicit=paths)
     return compiled
+
+
+def _redact_sources(project: Project, sources: list[SourceFile], report: CompileReport) -> None:
+    """Secrets in rule files are redacted before a rule is parsed (see charter.secretscan)."""
+    from charter.secretscan.apply import project_scanner, scrub_sources
+
+    found = scrub_sources(sources, project_scanner(project))
+    for rel, redaction in found:
+        report.warnings.append(
+            f"{rel}:{redaction.line}: secret redacted ({redaction.detector}); "
+            "remove it from the file and rotate it"
+        )
 
 
 def _parse_rules(

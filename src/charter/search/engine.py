@@ -24,6 +24,7 @@ from charter.embed.base import Embedder
 from charter.errors import CharterError
 from charter.search.actions import log_action
 from charter.search.bm25 import bm25_for
+from charter.search.chunks import Chunk
 from charter.search.discover import matches_any
 from charter.search.embedding import search_embedder
 from charter.search.fusion import ranked, rrf, zscore
@@ -33,6 +34,7 @@ from charter.search.retrieve import HybridRetriever, Mask
 from charter.search.scope import Scope, resolve_scope
 from charter.search.settings import SearchSettings
 from charter.search.store import DB_NAME, SearchStore
+from charter.secretscan.apply import project_scanner, scrub_chunk, scrub_text, text_kind
 from charter.store.db import read_snapshot
 
 
@@ -137,6 +139,7 @@ class SearchEngine:
         self._reranker_loaded = False
         self._mask_cache: dict[str, Mask] = {}
         self._stale_cache: tuple[float, list[dict[str, Any]]] | None = None
+        self.scanner = project_scanner(project)
 
     def close(self) -> None:
         self.store.close()
@@ -405,14 +408,26 @@ class SearchEngine:
             citation = f"{path}#{span}" + (f" ({row['section']})" if row["section"] else "")
         if doc.status == "deleted":
             citation += f" [deleted{' in ' + doc.commit_sha[:10] if doc.commit_sha else ''}]"
+        # served text is redacted again: the index may predate the scan or its allow-list
+        served = Chunk(
+            kind=row["kind"],
+            line_start=int(row["line_start"]),
+            line_end=int(row["line_end"]),
+            section=row["section"],
+            title=row["title"],
+            text=row["text"],
+            record=json.loads(row["record"]) if row["record"] else None,
+        )
+        if scrub_chunk(served, path, text_kind(row["kind"], path), self.scanner):
+            citation = citation.replace(row["section"], served.section)
         return Result(
             chunk_id=int(row["id"]),
             citation=citation,
             path=path,
             line_start=int(row["line_start"]),
             line_end=int(row["line_end"]),
-            section=row["section"],
-            text=row["text"],
+            section=served.section,
+            text=served.text,
             score=score,
             scores=scores,
             kind=row["kind"],
@@ -421,7 +436,7 @@ class SearchEngine:
             doc_key=doc_key,
             status=doc.status,
             changed_at=doc.changed_at,
-            record=json.loads(row["record"]) if row["record"] else None,
+            record=served.record,
             exact=exact,
         )
 
@@ -442,6 +457,9 @@ class SearchEngine:
             j = index + offset
             if index >= 0 and 0 <= j < len(same):
                 out.append(_context(relation, same[j]))
+        for item in out:
+            item["text"] = scrub_text(item["text"], self.scanner, path=row["path"])
+            item["citation"] = scrub_text(item["citation"], self.scanner, path=row["path"])
         return out
 
     def _chain(

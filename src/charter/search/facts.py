@@ -165,7 +165,9 @@ def load_sot(
     errors: list[dict[str, str]] = []
     skipped: list[dict[str, str]] = []
     from charter.search.discover import matches_any
+    from charter.secretscan.apply import project_scanner, scrub_record
 
+    scanner = project_scanner(project)
     too_large = [
         (project.root / rel, rel) for rel, why in found.skipped if why.startswith("too large")
     ]
@@ -190,7 +192,9 @@ def load_sot(
             continue
         try:
             records = _records(absolute, kind, rel)
-            for address, title, record in records:
+            for address, title, raw_record in records:
+                # credential columns and flagged values never reach a verdict
+                record = scrub_record(raw_record, scanner) or {}
                 for name, raw in record.items():
                     field_kind, value = _field_kind(name, raw)
                     fields.append(SotField(rel, address, title, name, raw, field_kind, value))

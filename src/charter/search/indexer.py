@@ -28,6 +28,8 @@ from charter.search.discover import discover, file_kind, zone_for
 from charter.search.parse import embed_text, parse_file
 from charter.search.store import SearchStore
 from charter.search.text import analyze
+from charter.secretscan import ledger
+from charter.secretscan.apply import scrub_pending
 
 
 @dataclass
@@ -43,6 +45,7 @@ class IndexReport:
     chunks_embedded: int = 0
     chunks_reused: int = 0
     embedded_paths: list[str] = field(default_factory=list)
+    redacted: dict[str, int] = field(default_factory=dict)  # path -> secrets redacted
     totals: dict[str, int] = field(default_factory=dict)  # what the index holds afterwards
     seconds: float = 0.0
 
@@ -57,6 +60,7 @@ class IndexReport:
             "chunks_embedded": self.chunks_embedded,
             "chunks_reused": self.chunks_reused,
             "embedded_paths": self.embedded_paths,
+            "redacted": self.redacted,
             "totals": self.totals,
             "seconds": round(self.seconds, 3),
         }
@@ -124,6 +128,9 @@ class Indexer:
         commit_times = gitinfo.commit_times(root)
         with self._store() as store:
             known = store.docs()
+            rescan = ledger.ensure(store.conn, self.project.settings.secrets)
+            if rescan:  # stored under another secrets policy (or none): read every file
+                known = {}
             if store.models() - {self.embedder.name}:
                 # vectors from another model can't be compared with this one's: re-embed all
                 known = {path: doc for path, doc in known.items() if doc.status == "deleted"}
@@ -189,6 +196,8 @@ class Indexer:
             ]:
                 pending.extend(self._history(root, known, report))
             self._embed_and_store(store, pending, report)
+            if rescan:
+                ledger.stamp(store.conn, self.project.settings.secrets)
             report.totals = store.stats()
         report.indexed = [p.path for p in pending if p.origin == "fs"]
         report.seconds = time.perf_counter() - started
@@ -238,6 +247,7 @@ class Indexer:
         self, store: SearchStore, pending: list[_Pending], report: IndexReport
     ) -> None:
         model = self.embedder.name
+        redactions = scrub_pending(self.project, store, pending, report.redacted)
         todo: list[tuple[int, int, str]] = []  # (pending index, chunk index, text)
         for p_index, item in enumerate(pending):
             reusable = store.vectors_by_hash(item.path, model)
@@ -255,10 +265,11 @@ class Indexer:
             self._embed(todo, pending)
             report.chunks_embedded = len(todo)
             report.embedded_paths = sorted({pending[p].path for p, _, _ in todo})
-        for item in pending:
+        for p_index, item in enumerate(pending):
             title = _title(item.parsed, item.path)
             fault_point("index.doc")
             with store.conn:
+                ledger.record(store.conn, item.path, item.origin, redactions[p_index])
                 store.write_doc(
                     path=item.path,
                     kind=item.kind,

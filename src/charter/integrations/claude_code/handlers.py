@@ -140,7 +140,13 @@ def dispatch(state: HookState, event: str, payload: dict[str, Any]) -> dict[str,
 
 def _handler(event: str) -> Any:
     def run(state: HookState, payload: dict[str, Any]) -> dict[str, Any]:
-        return dispatch(state, event, payload)
+        reply = dispatch(state, event, payload)
+        if reply["output"] is None:
+            return reply
+        # every answer's text passes the secret scanner before it reaches the agent
+        from charter.secretscan.apply import project_scanner, scrub_hook_reply
+
+        return scrub_hook_reply(reply, project_scanner(state.project))
 
     return run
 

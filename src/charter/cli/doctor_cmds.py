@@ -1,0 +1,50 @@
+"""``charter doctor``: run the health checks of :mod:`charter.doctor` and print them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from charter.cli.common import console, emit_json, load_project
+
+_STYLE = {"ok": "green", "info": "cyan", "warn": "yellow", "fail": "bold red"}
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("doctor")
+    def doctor_cmd(
+        check: list[str] = typer.Option([], "--check", help="run only these checks"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
+        """Check the project's Charter setup; each line has a status and how to fix it."""
+        from charter.doctor import run_checks
+
+        project = load_project(project_dir)
+        results = run_checks(project, check or None)
+        if as_json:
+            emit_json({"checks": [r.as_dict() for r in results]})
+        else:
+            table = Table(title="charter doctor", show_lines=False)
+            for column in ("check", "status", "summary", "fix"):
+                table.add_column(column, overflow="fold")
+            for r in results:
+                table.add_row(
+                    r.name, f"[{_STYLE[r.status]}]{r.status}[/]", escape(r.summary), escape(r.fix)
+                )
+            console.print(table)
+            for r in results:
+                for item in r.detail.get("files", []) if r.name == "secrets" else []:
+                    kinds = ", ".join(f"{k} ×{n}" for k, n in sorted(item["detectors"].items()))
+                    lines = ",".join(str(n) for n in item["lines"][:12])
+                    console.print(
+                        f"  {item['path']}:{lines}  {item['count']} redacted ({kinds})"
+                        + (f" [{item['origin']}]" if item["origin"] != "fs" else ""),
+                        markup=False,
+                        soft_wrap=True,
+                    )
+        if any(r.status == "fail" for r in results):
+            raise SystemExit(1)

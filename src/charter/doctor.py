@@ -1,0 +1,126 @@
+"""``charter doctor``: a list of checks, each with a status and a hint on how to fix it.
+
+A check is a function ``(project) -> CheckResult`` registered with :func:`check`; the CLI
+runs them in registration order and prints a table (or ``--json``). A check that raises
+reports ``fail`` with its one-line error instead of stopping the others, so one broken
+part never hides what the rest would say. New checks (issue 11) add a function here or
+register one from their capability.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from charter.config import Project
+
+STATUSES = ("ok", "info", "warn", "fail")
+
+
+@dataclass
+class CheckResult:
+    """What one check found: ``ok`` | ``info`` | ``warn`` | ``fail``, a one-line summary,
+    a hint that says how to fix it (empty when nothing to do) and machine-readable detail."""
+
+    name: str
+    status: str
+    summary: str
+    fix: str = ""
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "status": self.status,
+            "summary": self.summary,
+            "fix": self.fix,
+            "detail": self.detail,
+        }
+
+
+Check = Callable[[Project], CheckResult]
+CHECKS: list[tuple[str, Check]] = []
+
+
+def check(name: str) -> Callable[[Check], Check]:
+    """Register a check under ``name`` (a later registration with the same name replaces it)."""
+
+    def add(func: Check) -> Check:
+        CHECKS[:] = [(n, f) for n, f in CHECKS if n != name]
+        CHECKS.append((name, func))
+        return func
+
+    return add
+
+
+def run_checks(project: Project, only: list[str] | None = None) -> list[CheckResult]:
+    out: list[CheckResult] = []
+    for name, func in CHECKS:
+        if only and name not in only:
+            continue
+        try:
+            result = func(project)
+        except Exception as exc:  # one broken check must not hide the others
+            result = CheckResult(name, "fail", f"{type(exc).__name__}: {exc}")
+        result.name = name
+        out.append(result)
+    return out
+
+
+@check("config")
+def _config(project: Project) -> CheckResult:
+    where = str(project.config_path) if project.config_path else "defaults (no charter.toml)"
+    return CheckResult("config", "ok", f"configuration loaded from {where}")
+
+
+@check("index")
+def _index(project: Project) -> CheckResult:
+    from charter.search.store import DB_NAME, SearchStore
+
+    db = project.state_dir / DB_NAME
+    if not db.exists():
+        return CheckResult(
+            "index", "info", "no search index yet", fix="run `charter index` to build it"
+        )
+    with SearchStore(db, readonly=True) as store:
+        stats = store.stats()
+    return CheckResult(
+        "index",
+        "ok",
+        f"{stats['documents']} documents, {stats['chunks']} chunks "
+        f"({stats['deleted_documents']} deleted kept for review)",
+        detail=stats,
+    )
+
+
+@check("secrets")
+def _secrets(project: Project) -> CheckResult:
+    """Secrets redacted from the index and from rule files: where and by which detector."""
+    from charter.secretscan.report import redaction_report
+
+    settings = project.settings.secrets
+    if not settings.enabled:
+        return CheckResult(
+            "secrets",
+            "warn",
+            "secret scanning is off: secrets in files are stored and served as written",
+            fix="set [secrets] enabled = true in charter.toml and run `charter index`",
+        )
+    files = redaction_report(project)
+    if not files:
+        return CheckResult(
+            "secrets", "ok", "no secrets found in indexed files or rule files", detail={"files": []}
+        )
+    total = sum(f["count"] for f in files)
+    return CheckResult(
+        "secrets",
+        "warn",
+        f"{total} secret(s) redacted in {len(files)} file(s); never stored or served",
+        fix=(
+            "remove them from these files (and git history) and rotate them; for a false "
+            'positive add the path glob, "sha256:<value hash>" or "re:<regex>" to '
+            "[secrets] allow"
+        ),
+        detail={"files": files},
+    )

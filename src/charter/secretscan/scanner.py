@@ -1,0 +1,609 @@
+"""Find secrets in text by content and redact them in place.
+
+The detectors are detect-secrets' precise plugins (AWS, GitHub, GitLab, Slack, Stripe,
+JWT, private keys, basic-auth URLs, the ``password = "..."`` keyword rule and the rest of
+its token formats); the two high-entropy plugins are off unless configured, because on
+prose and code they flag ordinary identifiers, hashes and URLs (docs/benchmarks.md has
+the measured figure). A secret value is replaced where it stands (``[REDACTED:aws-access-
+key]``) so the rest of the line stays useful, line numbers never move, and each finding
+records where it was and which detector saw it, never the value.
+
+Speed: detect-secrets costs ~0.1 s to import and runs ~25 plugins per line, so nothing
+reaches it unless one cheap regex says a line could hold a secret (a credential word, a
+known token prefix, a long mixed run of token characters, a ``user:pass@`` URL). Text
+that never passes that pre-filter never imports the library.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import string
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from charter.secretscan.settings import SecretsSettings
+
+MARK = "[REDACTED:{}]"
+_MARK_PREFIX = "[REDACTED:"
+
+#: Kinds of text, which decide how strict the keyword rule is: ``config`` accepts an
+#: unquoted ``password: value``; ``code`` and ``prose`` need the value quoted, or (prose)
+#: to look like a credential.
+CONFIG_KINDS = frozenset({"yaml", "json", "csv", "toml", "ini", "env", "properties", "config"})
+
+_KEYWORDS = (
+    r"api_?key|auth_?key|service_?key|account_?key|db_?key|database_?key|priv_?key|"
+    r"private_?key|client_?key|db_?pass|database_?pass|key_?pass|password|passwd|pwd|"
+    r"secret|contrase|token|passphrase|credential|cloudant|softlayer|ibm|cos_?hmac"
+)
+#: Substrings one of which every keyword-rule match contains (checked on lower case).
+_KEYWORD_LITERALS = (
+    "key", "pass", "pwd", "secret", "contrase", "token", "credential", "cloudant",
+    "softlayer", "ibm", "hmac", "aws",
+)  # fmt: skip
+#: The keyword rule's shapes, from the end of a credential word: assigned, called or
+#: followed by a quoted value (``password = "x"``, ``api_key: x``, ``token "x";``) ...
+_AFTER_KEYWORD = re.compile(
+    r"\w*['\"\]]{0,2}\s*(?:[:=!]|=>)\s*[@'\"`]?[^\s'\"`]*[A-Za-z]"
+    r"|\w*(?:\.assign)?\(['\"]"
+    r"|\S{0,50}?\s*['\"`]"
+)
+#: ... or compared (``"x" == password``), looking back from the word's start.
+_BEFORE_KEYWORD = re.compile(r"[!=]{2,3}\s*\w*\Z")
+_AWS_QUOTED = re.compile(r".{0,60}?['\"]")
+#: Literal prefixes of the token formats most likely to hold no digit (a long run with
+#: letters and digits catches the rest of the detectors' formats).
+_TOKEN_LITERALS = (
+    "AKIA", "ASIA", "AKC", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "glpat-", "k_live_", "eyJ",
+    "PRIVATE KEY", "PuTTY-User-Key", "AccountKey", "_authToken", "sk-ant-", "sk-proj-",
+    "sk-svcacct-", "AIza", "hf_", "github_pat_", "Bearer ", "dop_v1_", "npm_", "xapp-",
+)  # fmt: skip
+_BASIC_AUTH = re.compile(r"://[^\s/@:]*:[^\s/@]*@")
+#: From a digit to the end of its run of token characters (the regex engine skips to
+#: digits in C; the run's start is found by stepping back): a run of sixteen or more
+#: token characters mixing letters and digits may be a token (shorter formats the
+#: detectors know start with one of the literals below).
+_DIGIT_RUN = re.compile(r"\d[A-Za-z0-9_+=]*+")
+_TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "_+=")
+_HAS_DIGIT = re.compile(r"\d")
+_HAS_LETTER = re.compile(r"[A-Za-z]")
+_KEYWORD_AT = re.compile(rf"(?i:{_KEYWORDS})")
+
+_KEY_BLOCK = re.compile(
+    r"-{4,5} ?BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?) ?-{4,5}"
+    r"(?:.*?-{4,5} ?END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)? ?-{4,5}|(?P<open>))",
+    re.DOTALL,
+)
+_KEY_END = re.compile(r"-{4,5} ?END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)? ?-{4,5}")
+_BASE64_LINE = re.compile(r"^\s*(?:[A-Za-z0-9+/=]{16,}|(?:Proc-Type|DEK-Info|Comment):.*)\s*$")
+_PUTTY = re.compile(r"PuTTY-User-Key-File-\d.*")
+
+#: Keyword-rule values that are words about a secret, not a secret.
+_PLACEHOLDERS = frozenset(
+    {
+        "none",
+        "null",
+        "nil",
+        "true",
+        "false",
+        "yes",
+        "no",
+        "required",
+        "optional",
+        "empty",
+        "undefined",
+        "string",
+        "str",
+        "example",
+        "redacted",
+        "hidden",
+        "secret",
+        "password",
+        "token",
+    }
+)
+_INDIRECT = re.compile(r"^[\w.\-]+[\[(].*[\])]$")
+_ENV_REF = re.compile(r"^(?:\$\{?\w+\}?|%\w+%|env\(.*\)|process\.env\..+|os\.environ.*)$", re.I)
+
+_PLUGIN_CLASSES = (
+    "aws.AWSKeyDetector",
+    "artifactory.ArtifactoryDetector",
+    "azure_storage_key.AzureStorageKeyDetector",
+    "basic_auth.BasicAuthDetector",
+    "cloudant.CloudantDetector",
+    "discord.DiscordBotTokenDetector",
+    "github_token.GitHubTokenDetector",
+    "gitlab_token.GitLabTokenDetector",
+    "ibm_cloud_iam.IbmCloudIamDetector",
+    "ibm_cos_hmac.IbmCosHmacDetector",
+    "jwt.JwtTokenDetector",
+    "mailchimp.MailchimpDetector",
+    "npm.NpmDetector",
+    "openai.OpenAIDetector",
+    "pypi_token.PypiTokenDetector",
+    "sendgrid.SendGridDetector",
+    "slack.SlackDetector",
+    "softlayer.SoftlayerDetector",
+    "square_oauth.SquareOAuthDetector",
+    "stripe.StripeDetector",
+    "telegram_token.TelegramBotTokenDetector",
+    "twilio.TwilioKeyDetector",
+)
+
+
+#: Token formats detect-secrets 1.5 does not know (gitleaks-style rules for keys that
+#: appeared since): (detector, regex of the whole token).
+EXTRA_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("anthropic-api-key", re.compile(r"sk-ant-(?:api|admin|sid)\d{2}-[A-Za-z0-9_\-]{40,}")),
+    ("openai-api-key", re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}")),
+    ("google-api-key", re.compile(r"AIza[0-9A-Za-z_\-]{35}")),
+    ("huggingface-token", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
+    ("github-token", re.compile(r"github_pat_[A-Za-z0-9_]{40,}")),
+    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}")),
+    ("digitalocean-token", re.compile(r"\bdo[por]_v1_[a-f0-9]{64}")),
+    ("slack-token", re.compile(r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+")),
+    ("bearer-token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-_.~+/]{20,}=*)")),
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One redacted secret: where (1-based line within the scanned text) and what kind."""
+
+    line: int
+    detector: str
+
+
+@dataclass
+class Redacted:
+    """Text after redaction and what was taken out of it."""
+
+    text: str
+    findings: list[Finding] = field(default_factory=list)
+
+
+def slug(secret_type: str) -> str:
+    """``'AWS Access Key'`` -> ``'aws-access-key'`` (the detector name shown to users)."""
+    return re.sub(r"[^a-z0-9]+", "-", secret_type.lower()).strip("-")
+
+
+def value_sha256(value: str) -> str:
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()
+
+
+def could_hold_secret(text: str) -> bool:
+    """The cheap pre-filter: False means no enabled detector could fire in ``text``.
+
+    Substring checks first (C speed), and the keyword shapes only around a keyword that
+    occurs: on prose this costs about a tenth of a millisecond per kilobyte.
+    """
+    lowered = text.lower()
+    for word in _KEYWORD_LITERALS:
+        at = lowered.find(word)
+        while at != -1:
+            after = at + len(word)
+            if (
+                _AFTER_KEYWORD.match(text, after)
+                or _BEFORE_KEYWORD.search(text, max(0, at - 48), at)
+                or (word == "aws" and _AWS_QUOTED.match(text, after))
+            ):
+                return True
+            at = lowered.find(word, after)
+    if "xox" in lowered or any(literal in text for literal in _TOKEN_LITERALS):
+        return True
+    if "://" in text and "@" in text and _BASIC_AUTH.search(text):
+        return True
+    for match in _DIGIT_RUN.finditer(text):
+        start, end = match.span()
+        while start > 0 and text[start - 1] in _TOKEN_CHARS:
+            start -= 1
+        if end - start >= 16 and _HAS_LETTER.search(text, start, end):
+            return True
+    return False
+
+
+_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=4)
+def _plugins(high_entropy: bool) -> tuple[Any, ...]:
+    """detect-secrets plugin instances (imported on first need: the import is slow)."""
+    import importlib
+
+    with _LOCK:
+        out: list[Any] = []
+        for dotted in _PLUGIN_CLASSES:
+            module_name, _, cls_name = dotted.rpartition(".")
+            module = importlib.import_module(f"detect_secrets.plugins.{module_name}")
+            out.append(getattr(module, cls_name)())
+        if high_entropy:
+            from detect_secrets.plugins.high_entropy_strings import (
+                Base64HighEntropyString,
+                HexHighEntropyString,
+            )
+
+            out.extend([Base64HighEntropyString(), HexHighEntropyString()])
+        return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def _keyword_rules() -> tuple[dict[Any, int], dict[Any, int]]:
+    """detect-secrets' keyword regexes: (config style, quotes required), value group each."""
+    from detect_secrets.plugins import keyword
+
+    return keyword.CONFIG_DENYLIST_REGEX_TO_GROUP, keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP
+
+
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9_\-+/=.]")
+_EDGE = " \t\"'=:`,;"
+
+
+def _secret_span(line: str, match: re.Match[str]) -> tuple[int, int]:
+    """The part of a detector's match that is the secret.
+
+    A capture group holds the secret when it is long (AWS secret keys, basic-auth
+    passwords); short groups are token prefixes (``ghp``), so the whole match is taken.
+    The span is trimmed of delimiters the regex included and extended over token
+    characters it stopped short of (JWT's lazy signature), so no tail stays visible.
+    """
+    start, end = match.span()
+    groups = [i for i in range(1, (match.re.groups or 0) + 1) if match.group(i)]
+    if groups:
+        best = max(groups, key=lambda i: len(match.group(i)))
+        if len(match.group(best)) >= 12 or match.re.pattern.startswith("://"):
+            start, end = match.span(best)
+    while start < end and line[start] in _EDGE:
+        start += 1
+    while end > start and line[end - 1] in _EDGE:
+        end -= 1
+    stop = end
+    while end < len(line) and _TOKEN_CHAR.match(line[end]):
+        end += 1
+    while end > stop and line[end - 1] == ".":  # a sentence's full stop, not the token
+        end -= 1
+    return start, end
+
+
+class Allow:
+    """The allow-list: path globs, value hashes and value regexes from ``[secrets] allow``."""
+
+    def __init__(self, entries: Sequence[str]) -> None:
+        self.paths: list[str] = []
+        self.hashes: set[str] = set()
+        self.patterns: list[re.Pattern[str]] = []
+        for entry in entries:
+            if entry.startswith("sha256:"):
+                self.hashes.add(entry[7:].strip().lower())
+            elif entry.startswith("re:"):
+                try:
+                    self.patterns.append(re.compile(entry[3:]))
+                except re.error as exc:
+                    from charter.errors import CharterError
+
+                    raise CharterError(f"secrets.allow: bad regex {entry!r}: {exc}") from None
+            else:
+                self.paths.append(entry)
+
+    def path_allowed(self, path: str) -> bool:
+        if not self.paths or not path:
+            return False
+        from charter.search.discover import matches_any
+
+        return matches_any(path, self.paths)
+
+    def value_allowed(self, value: str) -> bool:
+        if self.hashes and value_sha256(value) in self.hashes:
+            return True
+        return any(p.search(value) for p in self.patterns)
+
+
+class Scanner:
+    """Redacts secrets in text under one configuration (cheap to keep; thread-safe)."""
+
+    def __init__(self, settings: SecretsSettings | None = None) -> None:
+        self.settings = settings or SecretsSettings()
+        self.allow = Allow(self.settings.allow)
+        self.columns = [_words(c) for c in self.settings.credential_columns]
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.enabled
+
+    # -- text ----------------------------------------------------------------------
+    def redact(self, text: str, *, path: str = "", kind: str = "prose") -> Redacted:
+        """``text`` with every secret replaced by ``[REDACTED:<detector>]``."""
+        if not self.enabled or not text or self.allow.path_allowed(path):
+            return Redacted(text)
+        if not could_hold_secret(text):
+            return Redacted(text)
+        findings: list[Finding] = []
+        text = self._private_keys(text, findings)
+        lines = text.split("\n")
+        changed = False
+        for index, line in enumerate(lines):
+            if len(line) > 4000 or not could_hold_secret(line):
+                if len(line) > 4000:
+                    lines[index], hit = self._long_line(line, kind)
+                    if hit:
+                        changed = True
+                        findings.extend(Finding(index + 1, d) for d in hit)
+                continue
+            new, found = self._line(line, kind)
+            if found:
+                lines[index] = new
+                changed = True
+                findings.extend(Finding(index + 1, d) for d in found)
+        if changed:
+            text = "\n".join(lines)
+        findings.sort(key=lambda f: (f.line, f.detector))
+        return Redacted(text, findings)
+
+    def _long_line(self, line: str, kind: str) -> tuple[str, list[str]]:
+        """A minified line: scan it in windows so one regex never sees megabytes."""
+        out: list[str] = []
+        found: list[str] = []
+        for start in range(0, len(line), 2000):
+            piece = line[start : start + 2000]
+            new, hit = self._line(piece, kind) if could_hold_secret(piece) else (piece, [])
+            out.append(new)
+            found.extend(hit)
+        return "".join(out), found
+
+    def _private_keys(self, text: str, findings: list[Finding]) -> str:
+        """Whole private-key blocks (the detector only names the header line)."""
+        if "PRIVATE KEY" not in text and "PuTTY-User-Key" not in text:
+            return text
+
+        def block(match: re.Match[str]) -> str:
+            line = text.count("\n", 0, match.start()) + 1
+            findings.append(Finding(line, "private-key"))
+            body = match.group(0)
+            if match.group("open") is not None:  # no END marker: take the base64 lines after
+                return MARK.format("private-key")
+            return MARK.format("private-key") + "\n" * body.count("\n")
+
+        text = _KEY_BLOCK.sub(block, text)
+        lines = text.split("\n")
+        mark = MARK.format("private-key")
+        for index, line in enumerate(lines):
+            if line.endswith(mark) or _PUTTY.search(line):
+                if _PUTTY.search(line):
+                    lines[index] = _PUTTY.sub(mark, line)
+                    findings.append(Finding(index + 1, "private-key"))
+                j = index + 1
+                while j < len(lines) and _BASE64_LINE.match(lines[j]):
+                    lines[j] = ""
+                    j += 1
+            elif _KEY_END.search(line):  # the block began in an earlier chunk
+                findings.append(Finding(index + 1, "private-key"))
+                lines[index] = _KEY_END.sub(mark, line)
+                j = index - 1
+                while j >= 0 and _BASE64_LINE.match(lines[j]):
+                    lines[j] = ""
+                    j -= 1
+        return "\n".join(lines)
+
+    def _line(self, line: str, kind: str) -> tuple[str, list[str]]:
+        """One line with its secrets replaced, and the detectors that fired."""
+        spans: list[tuple[int, int, str]] = []
+        for plugin in _plugins(self.settings.high_entropy):
+            try:
+                values = list(plugin.analyze_string(line))
+            except Exception:  # a detector bug must not stop indexing
+                continue
+            if not values:
+                continue
+            detector = slug(plugin.secret_type)
+            if hasattr(plugin, "entropy_limit"):
+                for value in values:
+                    if plugin.calculate_shannon_entropy(value) > plugin.entropy_limit:
+                        at = line.find(value)
+                        if at >= 0 and len(value) >= 8:
+                            spans.append((at, at + len(value), detector))
+                continue
+            for regex in plugin.denylist:
+                for match in regex.finditer(line):
+                    spans.append((*_secret_span(line, match), detector))
+        for detector, regex in EXTRA_RULES:
+            for match in regex.finditer(line):
+                spans.append((*_secret_span(line, match), detector))
+        spans.extend(self._keyword(line, kind))
+        return self._replace(line, spans)
+
+    def _replace(self, line: str, spans: list[tuple[int, int, str]]) -> tuple[str, list[str]]:
+        """Replace ``spans`` (merged where they overlap; allow-listed values kept)."""
+        merged: list[list[Any]] = []
+        for start, end, detector in sorted(spans):
+            if end - start < 4 or line[start:end].startswith(_MARK_PREFIX):
+                continue
+            if merged and start < merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+                continue
+            merged.append([start, end, detector])
+        done: list[str] = []
+        for start, end, detector in reversed(merged):
+            if self.allow.value_allowed(line[start:end]):
+                continue
+            line = line[:start] + MARK.format(detector) + line[end:]
+            done.append(detector)
+        done.reverse()
+        return line, done
+
+    def _keyword(self, line: str, kind: str) -> Iterator[tuple[int, int, str]]:
+        """``password = "..."`` style assignments (detect-secrets' keyword rule)."""
+        if not _KEYWORD_AT.search(line):
+            return
+        config, quoted = _keyword_rules()
+        rules = config if kind in CONFIG_KINDS or kind == "prose" else quoted
+        for regex, group in rules.items():
+            match = regex.search(line)
+            if not match or match.group(group) is None:
+                continue
+            value = match.group(group)
+            if not _keyword_value_ok(value.strip(), strict=kind == "prose"):
+                continue
+            yield match.start(group), match.end(group), "secret-keyword"
+            return
+
+    # -- records ---------------------------------------------------------------------
+    def credential_column(self, name: str) -> bool:
+        """Does a field name say its value is a credential (``password``, ``api_key``)?"""
+        words = _words(name)
+        if not words:
+            return False
+        for wanted in self.columns:
+            n = len(wanted)
+            for i in range(len(words) - n + 1):
+                if words[i : i + n] != wanted:
+                    continue
+                after = words[i + n] if i + n < len(words) else ""
+                before = words[i - 1] if i else ""
+                if after in _DESCRIPTIVE or before in _COUNTING:
+                    continue
+                return True
+        return False
+
+    def redact_value(
+        self, name: str, value: str, *, kind: str = "config"
+    ) -> tuple[str, str | None]:
+        """A record field's value after redaction, and the detector (None if untouched)."""
+        if not self.enabled or not value.strip():
+            return value, None
+        if self.credential_column(name) and _column_value_is_secret(value):
+            if self.allow.value_allowed(value):
+                return value, None
+            return MARK.format("credential-column"), "credential-column"
+        result = self.redact(f"{name}: {value}", kind=kind)
+        if not result.findings:
+            return value, None
+        prefix = f"{name}: "
+        new = result.text[len(prefix) :] if result.text.startswith(prefix) else result.text
+        return new, result.findings[0].detector
+
+
+#: Words after a credential word that make the column about it, not it (token_count).
+_DESCRIPTIVE = frozenset(
+    [
+        "count",
+        "counts",
+        "len",
+        "length",
+        "budget",
+        "limit",
+        "limits",
+        "type",
+        "kind",
+        "id",
+        "name",
+        "names",
+        "url",
+        "uri",
+        "expiry",
+        "expires",
+        "expiration",
+        "ttl",
+        "policy",
+        "hint",
+        "rotation",
+        "rotated",
+        "age",
+        "scope",
+        "scopes",
+        "header",
+        "field",
+        "env",
+        "var",
+        "path",
+        "file",
+        "location",
+        "ref",
+        "required",
+        "enabled",
+        "min",
+        "max",
+        "owner",
+        "date",
+        "at",
+        "created",
+        "updated",
+        "status",
+        "method",
+        "provider",
+        "strength",
+        "reset",
+        "changed",
+        "format",
+        "version",
+    ]
+)
+_COUNTING = frozenset({"max", "min", "num", "n", "total", "has", "is", "no"})
+
+
+def _words(name: str) -> list[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    return [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
+
+
+def _is_value(value: str) -> bool:
+    return bool(value) and not value.startswith(_MARK_PREFIX) and len(value) >= 4
+
+
+def _column_value_is_secret(value: str) -> bool:
+    text = value.strip()
+    if text.startswith(_MARK_PREFIX) or text.lower() in _PLACEHOLDERS:
+        return False
+    if _ENV_REF.match(text) or (text[0] in "{<" and text[-1] in "}>"):
+        return False
+    return not (len(set(text)) == 1 and not text.isalnum())  # "****", "----"
+
+
+def _keyword_value_ok(value: str, *, strict: bool) -> bool:
+    """detect-secrets' own heuristic filters, plus: a secret has no spaces, and in prose
+    it looks like one (two character classes, six or more characters, not an identifier)."""
+    if not _is_value(value) or any(ch.isspace() for ch in value):
+        return False
+    if value.lower().strip("'\"`") in _PLACEHOLDERS:
+        return False
+    if value[0] in "{<$%" or _ENV_REF.match(value) or _INDIRECT.match(value):
+        return False
+    if not re.search(r"[A-Za-z]", value) or len(set(value)) == 1:
+        return False
+    if "(" in value or value.endswith((")", "]")):
+        return False
+    if value.startswith(_MARK_PREFIX):
+        return False
+    if strict:
+        classes = sum(
+            bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"\d", r"[^A-Za-z0-9]")
+        )
+        if classes < 2 or len(value) < 6:
+            return False
+        if re.fullmatch(r"[A-Za-z_][\w.]*", value) and not _HAS_DIGIT.search(value):
+            return False  # an identifier (settings.password_field), not a value
+    return True
+
+
+_DEFAULT: dict[str, Scanner] = {}
+
+
+def scanner_for(settings: SecretsSettings | None) -> Scanner:
+    """A cached scanner for ``settings`` (rebuilt when the settings change)."""
+    key = settings.model_dump_json() if settings is not None else ""
+    found = _DEFAULT.get(key)
+    if found is None:
+        found = Scanner(settings)
+        _DEFAULT[key] = found
+    return found
+
+
+def redact_lines(text: str, settings: SecretsSettings | None = None, **kw: Any) -> str:
+    """Convenience: the redacted text only."""
+    return scanner_for(settings).redact(text, **kw).text
+
+
+def iter_detectors(findings: Iterable[Finding]) -> list[str]:
+    return sorted({f.detector for f in findings})

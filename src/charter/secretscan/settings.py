@@ -1,0 +1,53 @@
+"""Settings of the secret scanner: on by default, with an allow-list for false positives.
+
+Secrets are found by content (detect-secrets' precise plugins) in every chunk before it
+is stored or served; the allow-list is the user's way to keep a value that only looks
+like a credential (a documented example key, a test fixture) without turning the scan off.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class SecretsSettings(BaseModel):
+    """``[secrets]`` in charter.toml."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(
+        default=True, description="redact secrets found by content before storing or serving"
+    )
+    allow: list[str] = Field(
+        default_factory=list,
+        description=(
+            'false positives kept as written: a path glob ("docs/examples/**"), '
+            '"sha256:<hex of the value>" or "re:<regex matching the value>"'
+        ),
+    )
+    high_entropy: bool = Field(
+        default=False,
+        description="also flag quoted high-entropy strings (noisy on prose; see docs)",
+    )
+    credential_columns: list[str] = Field(
+        default_factory=lambda: [
+            "password",
+            "passwd",
+            "pwd",
+            "passphrase",
+            "secret",
+            "token",
+            "api_key",
+            "apikey",
+            "private_key",
+            "access_key",
+            "secret_key",
+            "client_secret",
+            "credential",
+            "credentials",
+            "auth",
+            "authorization",
+            "pin",
+        ],
+        description="SoT columns/keys whose values are always redacted (matched by word)",
+    )
