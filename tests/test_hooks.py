@@ -211,3 +211,23 @@ def test_tool_hooks_take_the_fast_path_through_the_worker(repo: Path, run_charte
         )
     finally:
         os.kill(pid, signal.SIGTERM)
+
+
+def test_rules_already_in_the_conversation_are_not_injected_again(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    write(repo, "charter.toml", NO_WORKER)
+    prompt = hook_payload("UserPromptSubmit", repo, prompt="Add a new column to orders")
+    first = run_charter("hook", "user-prompt-submit", cwd=repo, stdin=prompt)
+    assert "Alembic" in _context(first.stdout, "UserPromptSubmit")
+    again = run_charter("hook", "user-prompt-submit", cwd=repo, stdin=prompt)
+    assert "Alembic" not in again.stdout
+    assert "already in the conversation" in again.stderr + again.stdout
+    other = json.loads(prompt)
+    other["session_id"] = "another-session"
+    fresh = run_charter("hook", "user-prompt-submit", cwd=repo, stdin=json.dumps(other))
+    assert "Alembic" in fresh.stdout  # another conversation has not seen it
+    for source, repeats in (("resume", False), ("compact", True)):
+        start = hook_payload("SessionStart", repo, source=source)
+        assert run_charter("hook", "session-start", cwd=repo, stdin=start).returncode == 0
+        after = run_charter("hook", "user-prompt-submit", cwd=repo, stdin=prompt)
+        assert ("Alembic" in after.stdout) is repeats, source

@@ -66,7 +66,14 @@ def pinned_constitution(
     return [(heading, retriever.constitution_text)]
 
 
+#: Claude Code shows at most this many characters of one hook's context to the model.
+HOOK_CONTEXT_LIMIT = 10_000
+
+
 def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> str | None:
+    """The rules for this prompt that are not already in the conversation."""
+    from charter.rules.injected import take_new
+
     prompt = str(payload.get("prompt") or "")
     if not prompt.strip():
         return None
@@ -79,7 +86,31 @@ def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) ->
     result = retriever.retrieve(prompt, files_in_prompt(prompt, state.root))
     if not result.shards:
         return None
-    lines = [retriever.lines[s.rule.id] for s in result.shards]
-    return f"# Project rules for this request (Charter; intent {result.intent.name})\n" + "\n".join(
-        lines
-    )
+    title = f"# Project rules for this request (Charter; intent {result.intent.name})"
+    budget = HOOK_CONTEXT_LIMIT - len(title) - 200
+    chosen: list[str] = []
+    for shard in result.shards:
+        line = retriever.lines[shard.rule.id]
+        if len(line) + 1 > budget:
+            break
+        chosen.append(shard.rule.id)
+        budget -= len(line) + 1
+    session = str(payload.get("session_id") or "")
+    fresh = take_new(state.project.state_dir, session, chosen)
+    skipped = len(chosen) - len(fresh)
+    if not fresh:
+        notes.append(f"{skipped} rules for this request are already in the conversation")
+        return None
+    lines = [retriever.lines[rid] for rid in fresh]
+    if skipped:
+        lines.append(f"({skipped} more rules for this request are already in this conversation.)")
+    return title + "\n" + "\n".join(lines)
+
+
+def new_conversation(state: HookState, payload: dict[str, Any]) -> list[str]:
+    """SessionStart: a fresh or compacted conversation holds none of the injected rules."""
+    from charter.rules.injected import clear
+
+    if payload.get("source") in ("startup", "clear", "compact", None):
+        clear(state.project.state_dir, str(payload.get("session_id") or ""))
+    return []

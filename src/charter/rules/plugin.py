@@ -30,5 +30,11 @@ def charter_hook_handlers(hooks: HookSet) -> None:
 
         return prompt_rules(state, payload, notes)
 
+    def fresh(state: Any, payload: dict[str, Any]) -> list[str]:
+        from charter.rules.hooks import new_conversation
+
+        return new_conversation(state, payload)
+
+    hooks.on_capture("session-start")(fresh)
     hooks.on_pinned(10)(pinned)
     hooks.on_context("user-prompt-submit")(context)
