@@ -54,3 +54,76 @@ def test_install_refuses_malformed_settings(repo: Path, run_charter) -> None:
     assert proc.returncode != 0
     assert "not valid JSON" in proc.stderr and "Traceback" not in proc.stderr
     assert (repo / ".claude/settings.json").read_text() == "{ not json"
+
+
+def _snapshot(root: Path) -> dict[str, bytes | None]:
+    names = (".claude/settings.json", ".claude/settings.local.json", ".mcp.json")
+    return {n: (root / n).read_bytes() if (root / n).exists() else None for n in names}
+
+
+def test_managed_rules_are_excluded_portably_and_uninstall_restores_exactly(
+    repo: Path, run_charter
+) -> None:
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    write(repo, ".claude/rules/api.md", "# API\n\n- Version every endpoint.\n")
+    write(repo, "AGENTS.md", "# Agents\n\n- Run the tests.\n")
+    write(repo, "docs/KEEP/CLAUDE.md", "# Kept\n\n- Claude Code keeps loading this one.\n")
+    write(repo, "charter.toml", '[rules]\nexclude = ["docs/KEEP/*"]\n')
+    write(repo, ".claude/settings.json", json.dumps(USER_SETTINGS, indent=2))
+    before = _snapshot(repo)
+    dry = run_charter("install", "claude-code", "--dry-run", cwd=repo)
+    assert dry.returncode == 0 and "would write .claude/settings.local.json" in dry.stdout
+    assert _snapshot(repo) == before
+    proc = run_charter("install", "claude-code", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert "managed rules" in proc.stdout
+    local = json.loads((repo / ".claude/settings.local.json").read_text())
+    root = repo.resolve()
+    assert sorted(local["claudeMdExcludes"]) == sorted(
+        [str(root / "CLAUDE.md"), str(root / ".claude/rules/api.md")]
+    )
+    for name in (".claude/settings.json", ".mcp.json"):  # the files a team commits
+        text = (repo / name).read_text()
+        assert str(root) not in text and "/.venv/" not in text, name
+    again = run_charter("install", "claude-code", cwd=repo)
+    assert again.returncode == 0 and "already up to date" in again.stdout
+    assert json.loads((repo / ".claude/settings.local.json").read_text()) == local
+    out = run_charter("install", "claude-code", "--uninstall", cwd=repo)
+    assert out.returncode == 0, out.stderr
+    assert _snapshot(repo) == before  # byte for byte, settings.local.json gone again
+
+
+def test_uninstall_after_user_edits_removes_only_charters_entries(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    local = repo / ".claude/settings.local.json"
+    data = json.loads(local.read_text())
+    data["claudeMdExcludes"].append("/elsewhere/CLAUDE.md")
+    data["permissions"] = {"allow": ["Bash(make)"]}
+    local.write_text(json.dumps(data))
+    assert run_charter("install", "claude-code", "--uninstall", cwd=repo).returncode == 0
+    after = json.loads(local.read_text())
+    assert after == {
+        "claudeMdExcludes": ["/elsewhere/CLAUDE.md"],
+        "permissions": data["permissions"],
+    }
+    settings = json.loads((repo / ".claude/settings.json").read_text())
+    assert "hooks" not in settings
+
+
+def test_hooks_point_inside_the_project_when_charter_lives_there(repo: Path, monkeypatch) -> None:
+    from charter.integrations.claude_code import installer
+
+    fake = repo / ".venv" / "bin" / "charter"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("#!/bin/sh\n")
+    monkeypatch.setattr(installer.sys, "argv", [str(fake)])
+    monkeypatch.setattr(installer.shutil, "which", lambda name: None)
+    command, portable = installer.charter_command(repo)
+    assert portable and command == '"$CLAUDE_PROJECT_DIR"/.venv/bin/charter'
+    installer.install_claude_code(repo)
+    settings = (repo / ".claude/settings.json").read_text()
+    assert '\\"$CLAUDE_PROJECT_DIR\\"/.venv/bin/charter hook session-start' in settings
+    mcp = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["charter"]
+    assert mcp["command"] == "sh" and "CLAUDE_PROJECT_DIR" in mcp["args"][1]
+    assert str(repo) not in settings

@@ -48,6 +48,11 @@ class HooksSettings(BaseModel):
         ge=128,
         description="a hook or the warm worker above this memory gives up the request (fails open)",
     )
+    manage_rule_files: bool = Field(
+        True,
+        description="install: Claude Code stops loading the rule files Charter compiles "
+        "(claudeMdExcludes); Charter injects their rules instead",
+    )
 
 
 class Settings(BaseModel):

@@ -47,17 +47,23 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def install(
         target: str = typer.Argument(..., help="integration to install: claude-code"),
-        uninstall: bool = typer.Option(False, "--uninstall", help="remove Charter's entries"),
+        uninstall: bool = typer.Option(False, "--uninstall", help="restore the settings as before"),
+        dry_run: bool = typer.Option(False, "--dry-run", help="show what would change"),
         project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
     ) -> None:
-        """Install Charter's hooks (and MCP server entry) into an agent's settings."""
+        """Install Charter's hooks, MCP server and managed rules into an agent's settings."""
         if target != "claude-code":
             raise CharterError(f"unknown integration {target!r} (supported: claude-code)")
         from charter.integrations.claude_code.installer import install_claude_code
 
         project = load_project(project_dir)
         changed = install_claude_code(
-            project.root, uninstall=uninstall, state_dir=project.state_dir
+            project.root,
+            uninstall=uninstall,
+            state_dir=project.state_dir,
+            manage_rules=project.settings.hooks.manage_rule_files,
+            rules_exclude=project.settings.rules.exclude,
+            dry_run=dry_run,
         )
         for line in changed:
             console.print(line)

@@ -1,15 +1,30 @@
-"""``charter install claude-code``: merge Charter's hooks into ``.claude/settings.json``.
+"""``charter install claude-code``: Charter's hooks and MCP server, and managed rules.
 
-Only Charter's own entries are added or removed (recognised by their ``charter hook``
-command); everything else in the file is kept as it was. Running it twice changes
-nothing. A settings file that is not valid JSON is reported, never overwritten.
+- **Hooks** go into ``.claude/settings.json`` and the MCP server into ``.mcp.json``: files
+  teams commit, so the command in them is portable — ``charter`` when it is on ``PATH``,
+  else ``"$CLAUDE_PROJECT_DIR"/…`` when Charter is installed inside the project. Only
+  when neither works do the hooks go to ``.claude/settings.local.json`` (machine-specific,
+  not committed) with the absolute path.
+- **Managed rules** (``hooks.manage_rule_files``, on by default): Charter becomes the one
+  source of rule context. The rule files it compiles that Claude Code would also load
+  itself (``CLAUDE.md``, ``.claude/CLAUDE.md``, ``CLAUDE.local.md``, ``.claude/rules/``)
+  are listed in ``claudeMdExcludes``. Claude Code matches those entries against absolute
+  paths, so they go into ``.claude/settings.local.json``. The user's own
+  ``~/.claude/CLAUDE.md`` is never excluded; a project file listed in ``rules.exclude`` is
+  not compiled by Charter and stays loaded by Claude Code, so nothing is injected twice.
+- **Reversible.** The first install records the files as they were; ``--uninstall``
+  puts them back byte for byte when nothing else changed them since, and otherwise
+  removes only Charter's own entries. Running install twice changes nothing. A file that
+  is not valid JSON is reported, never overwritten.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +45,44 @@ HOOK_EVENTS = {
 MARKER = " hook "
 
 
-def charter_command() -> str:
-    """The absolute path of this ``charter`` executable, so hooks work outside the venv."""
+NATIVE_KINDS = {"claude", "claude-local", "claude-rules"}
+
+
+def charter_executable() -> Path | None:
     exe = Path(sys.argv[0])
     if exe.name == "charter" and exe.exists():
-        return str(exe.resolve())
+        return exe.resolve()
     found = shutil.which("charter")
-    return found or "charter"
+    return Path(found).resolve() if found else None
+
+
+def charter_command(root: Path) -> tuple[str, bool]:
+    """(command, portable): how the hooks start Charter, and whether that string may go
+    into a file the team commits (no machine-specific path in it)."""
+    exe = charter_executable()
+    on_path = shutil.which("charter")
+    if exe is None or (on_path and Path(on_path).resolve() == exe):
+        return "charter", True
+    try:
+        rel = exe.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(exe), False
+    return f'"$CLAUDE_PROJECT_DIR"/{rel}', True
+
+
+def _mcp_entry(command: str) -> dict[str, Any]:
+    if command.startswith('"$CLAUDE_PROJECT_DIR"'):
+        # the MCP server starts without a shell: let one expand the project directory
+        script = command.replace('"$CLAUDE_PROJECT_DIR"', '"${CLAUDE_PROJECT_DIR:-$PWD}"')
+        return {"command": "sh", "args": ["-c", f"exec {script} mcp"]}
+    return {"command": command, "args": ["mcp"]}
+
+
+def native_rule_files(root: Path, exclude: list[str]) -> list[Path]:
+    """Rule files Charter compiles that Claude Code would load itself (absolute paths)."""
+    from charter.rules.sources import discover
+
+    return [path.resolve() for kind, path in discover(root, exclude) if kind in NATIVE_KINDS]
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -79,55 +125,212 @@ def _strip_ours(hooks: dict[str, Any]) -> None:
             del hooks[event]
 
 
-def install_claude_code(
-    root: Path, *, uninstall: bool = False, state_dir: Path | None = None
-) -> list[str]:
-    """Merge (or remove) Charter's hooks and MCP server entry; returns what changed.
+@dataclass
+class InstallPlan:
+    """What an install (or uninstall) writes: path → new text (None = delete)."""
 
-    Both files are read, merged and written under one lock in Charter's state directory
+    writes: dict[Path, str | None]
+    notes: list[str]
+    excluded: list[str]
+
+
+def install_claude_code(
+    root: Path,
+    *,
+    uninstall: bool = False,
+    state_dir: Path | None = None,
+    manage_rules: bool = True,
+    rules_exclude: list[str] | None = None,
+    dry_run: bool = False,
+) -> list[str]:
+    """Install (or remove) Charter in Claude Code's settings; returns what changed.
+
+    Everything is read, planned and written under one lock in Charter's state directory
     (default ``ROOT/.charter``), so two installs at once cannot drop each other's entries.
     """
-    with locked((state_dir or root / ".charter") / "install"):
-        return _install(root, uninstall)
+    state = state_dir or root / ".charter"
+    with locked(state / "install"):
+        backup = state / "install-claude-code.json"
+        if uninstall:
+            plan = _uninstall_plan(root, backup)
+        else:
+            plan = _install_plan(root, manage_rules, rules_exclude or [], backup)
+        lines = [*plan.notes]
+        for path, text in plan.writes.items():
+            old = path.read_text(encoding="utf-8") if path.exists() else None
+            if old == text:
+                continue
+            verb = "remove" if text is None else ("update" if old is not None else "write")
+            lines.append(f"{'would ' if dry_run else ''}{verb} {path.relative_to(root)}")
+        if dry_run:
+            return lines or ["already up to date"]
+        if not uninstall and not backup.exists():
+            _record(backup, root, plan)
+        changed = _apply(plan)
+        if uninstall and backup.exists():
+            backup.unlink()
+        elif not uninstall:
+            _record_written(backup, plan)
+        return lines if changed else ["already up to date"]
 
 
-def _install(root: Path, uninstall: bool) -> list[str]:
+def _files(root: Path) -> tuple[Path, Path, Path]:
     # never through a symlink that leads out of the project (a planted .claude -> ~/.claude)
-    settings_path = writable(root, root / ".claude" / "settings.json", what="hook settings")
-    mcp_path = writable(root, root / ".mcp.json", what="MCP config")
-    settings = _read_json(settings_path)
-    mcp = _read_json(mcp_path)
-    hooks = settings.get("hooks", {})
-    if not isinstance(hooks, dict):
-        raise CharterError(f"{settings_path}: 'hooks' must be an object; not modified")
-    command = charter_command()
-    _strip_ours(hooks)
-    if not uninstall:
-        for event, name in HOOK_EVENTS.items():
-            entry = {"type": "command", "command": f"{command} hook {name}", "timeout": 30}
-            hooks.setdefault(event, []).append({"hooks": [entry]})
-    if hooks:
-        settings["hooks"] = hooks
-    else:
-        settings.pop("hooks", None)
+    return (
+        writable(root, root / ".claude" / "settings.json", what="hook settings"),
+        writable(root, root / ".claude" / "settings.local.json", what="local settings"),
+        writable(root, root / ".mcp.json", what="MCP config"),
+    )
+
+
+def _dump(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2) + "\n"
+
+
+def _install_plan(
+    root: Path, manage_rules: bool, rules_exclude: list[str], backup: Path
+) -> InstallPlan:
+    settings_path, local_path, mcp_path = _files(root)
+    settings, local, mcp = _read_json(settings_path), _read_json(local_path), _read_json(mcp_path)
+    command, portable = charter_command(root)
+    notes: list[str] = []
+    for data, path in ((settings, settings_path), (local, local_path)):
+        hooks = data.get("hooks", {})
+        if not isinstance(hooks, dict):
+            raise CharterError(f"{path}: 'hooks' must be an object; not modified")
+        _strip_ours(hooks)
+        _set(data, "hooks", hooks)
+    target = settings if portable else local
+    if not portable:
+        notes.append(
+            f"charter is not on PATH nor inside the project: hooks go to {local_path.name} "
+            f"with {command} (machine-specific, not for committing)"
+        )
+    hooks = target.setdefault("hooks", {})
+    for event, name in HOOK_EVENTS.items():
+        entry = {"type": "command", "command": f"{command} hook {name}", "timeout": 30}
+        hooks.setdefault(event, []).append({"hooks": [entry]})
     servers = mcp.get("mcpServers", {})
     if not isinstance(servers, dict):
         raise CharterError(f"{mcp_path}: 'mcpServers' must be an object; not modified")
-    if uninstall:
-        servers.pop("charter", None)
+    servers["charter"] = _mcp_entry(command)
+    mcp["mcpServers"] = servers
+    excludes = local.get("claudeMdExcludes", [])
+    if not isinstance(excludes, list):
+        raise CharterError(f"{local_path}: 'claudeMdExcludes' must be a list; not modified")
+    managed = [str(p) for p in native_rule_files(root, rules_exclude)] if manage_rules else []
+    mine = _recorded_excludes(backup)
+    kept = [e for e in excludes if e not in mine]
+    new_excludes = kept + [m for m in managed if m not in kept]
+    _set(local, "claudeMdExcludes", new_excludes)
+    if managed:
+        names = ", ".join(Path(m).relative_to(root.resolve()).as_posix() for m in managed)
+        notes.append(
+            f"managed rules: Claude Code stops loading {len(managed)} rule file(s) Charter "
+            f"compiles ({names}); Charter injects their rules instead"
+        )
+    writes: dict[Path, str | None] = {
+        settings_path: _dump(settings) if settings or settings_path.exists() else None,
+        local_path: _dump(local) if local or local_path.exists() else None,
+        mcp_path: _dump(mcp),
+    }
+    return InstallPlan(
+        {p: t for p, t in writes.items() if t is not None or p.exists()}, notes, managed
+    )
+
+
+def _set(data: dict[str, Any], key: str, value: Any) -> None:
+    if value:
+        data[key] = value
     else:
-        servers["charter"] = {"command": command, "args": ["mcp"]}
-    changes = []
-    new_settings = json.dumps(settings, indent=2) + "\n"
-    old_settings = settings_path.read_text(encoding="utf-8") if settings_path.exists() else ""
-    if new_settings != old_settings:
-        atomic_write_text(settings_path, new_settings)
-        changes.append(f"{'updated' if old_settings else 'wrote'} {settings_path}")
-    if servers or mcp_path.exists():
+        data.pop(key, None)
+
+
+def _recorded_excludes(record: Path) -> set[str]:
+    """claudeMdExcludes entries an earlier install added (to replace, not duplicate)."""
+    if not record.exists():
+        return set()
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+    except ValueError:
+        return set()
+    return set(data.get("excluded", [])) if isinstance(data, dict) else set()
+
+
+def _record(backup: Path, root: Path, plan: InstallPlan) -> None:
+    """The files as they were before Charter touched them (read back by uninstall)."""
+    before = {
+        str(path.relative_to(root)): (path.read_text(encoding="utf-8") if path.exists() else None)
+        for path in plan.writes
+    }
+    atomic_write_text(backup, json.dumps({"before": before}, indent=2, sort_keys=True) + "\n")
+
+
+def _record_written(backup: Path, plan: InstallPlan) -> None:
+    data = json.loads(backup.read_text(encoding="utf-8"))
+    data["written"] = {
+        str(path): hashlib.sha256((text or "").encode()).hexdigest()
+        for path, text in plan.writes.items()
+    }
+    data["excluded"] = plan.excluded
+    atomic_write_text(backup, json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def _apply(plan: InstallPlan) -> bool:
+    changed = False
+    for path, text in plan.writes.items():
+        old = path.read_text(encoding="utf-8") if path.exists() else None
+        if old == text:
+            continue
+        if text is None:
+            path.unlink()
+        else:
+            atomic_write_text(path, text)
+        changed = True
+    return changed
+
+
+def _uninstall_plan(root: Path, backup: Path) -> InstallPlan:
+    """Back to the recorded state when the files are still as Charter left them; else
+    only Charter's own entries are removed."""
+    settings_path, local_path, mcp_path = _files(root)
+    record: dict[str, Any] = {}
+    if backup.exists():
+        try:
+            record = json.loads(backup.read_text(encoding="utf-8"))
+        except ValueError:
+            record = {}
+    written = record.get("written", {})
+    before = record.get("before", {})
+    writes: dict[Path, str | None] = {}
+    untouched = bool(written)
+    for path in (settings_path, local_path, mcp_path):
+        now = path.read_text(encoding="utf-8") if path.exists() else ""
+        if written.get(str(path)) != hashlib.sha256(now.encode()).hexdigest():
+            untouched = False
+    if untouched:
+        for path in (settings_path, local_path, mcp_path):
+            rel = str(path.relative_to(root))
+            if rel in before:
+                writes[path] = before[rel]
+        return InstallPlan(writes, ["restored the settings recorded before install"], [])
+    excluded = set(record.get("excluded", []))
+    for path in (settings_path, local_path):
+        data = _read_json(path)
+        hooks = data.get("hooks", {})
+        if isinstance(hooks, dict):
+            _strip_ours(hooks)
+            _set(data, "hooks", hooks)
+        excludes = data.get("claudeMdExcludes")
+        if isinstance(excludes, list):
+            _set(data, "claudeMdExcludes", [e for e in excludes if e not in excluded])
+        if path.exists():
+            writes[path] = _dump(data)
+    mcp = _read_json(mcp_path)
+    servers = mcp.get("mcpServers", {})
+    if isinstance(servers, dict):
+        servers.pop("charter", None)
         mcp["mcpServers"] = servers
-        new_mcp = json.dumps(mcp, indent=2) + "\n"
-        old_mcp = mcp_path.read_text(encoding="utf-8") if mcp_path.exists() else ""
-        if new_mcp != old_mcp:
-            atomic_write_text(mcp_path, new_mcp)
-            changes.append(f"{'updated' if old_mcp else 'wrote'} {mcp_path}")
-    return changes or ["already up to date"]
+    if mcp_path.exists():
+        writes[mcp_path] = _dump(mcp)
+    return InstallPlan(writes, ["removed Charter's entries (the files changed since install)"], [])
