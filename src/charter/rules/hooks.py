@@ -54,16 +54,27 @@ def files_in_prompt(prompt: str, root: Path) -> list[str]:
 def pinned_constitution(
     state: HookState, payload: dict[str, Any], notes: list[str]
 ) -> list[tuple[str, str]]:
-    retriever = retriever_for(state, check_new=True)
-    if not retriever.constitution_text:
+    constitution = _constitution(state)
+    if not constitution.text:
         return []
     source = payload.get("source", "startup")
     heading = (
         "# Project constitution (Charter; always applies"
         + (", re-pinned after compaction" if source == "compact" else "")
-        + f"; hash {retriever.compiled.constitution.hash})"
+        + f"; hash {constitution.hash})"
     )
-    return [(heading, retriever.constitution_text)]
+    return [(heading, constitution.text)]
+
+
+def _constitution(state: HookState) -> Any:
+    """The compiled constitution, picking up new rule files. A warm worker refreshes its
+    retriever; a one-off process (``charter session recover``) only loads the compiled
+    rules: pinning the constitution needs no embedding model."""
+    if CACHE_KEY in state.cache or state.cache.get("rules.warm"):
+        return retriever_for(state, check_new=True).compiled.constitution
+    from charter.rules.compiler import load_or_compile
+
+    return load_or_compile(state.project, check_new=True).constitution
 
 
 #: Claude Code shows at most this many characters of one hook's context to the model.
