@@ -19,9 +19,12 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import queue
 import shutil
 import subprocess
+import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -424,14 +427,81 @@ class ClaudeSession:
         return self._run([*args, text], None)
 
     def stream(self, *texts: str) -> ClaudeRun:
-        """User messages through ``--input-format stream-json`` (``/compact`` works here)."""
+        """User messages through ``--input-format stream-json``, one turn each.
+
+        Each message is written only after the CLI reported the previous turn's
+        ``result`` (messages queued during a turn would be merged into one), so this is
+        an interactive session in one process: SessionStart fires once, ``/compact``
+        works, and every prompt gets its own UserPromptSubmit.
+        """
         args = [*self._base(), "--input-format", "stream-json"]
         if self.session_id:
             args += ["--resume", self.session_id]
-        lines = [
-            json.dumps({"type": "user", "message": {"role": "user", "content": t}}) for t in texts
-        ]
-        return self._run(args, "\n".join(lines) + "\n")
+        with tempfile.TemporaryFile("w+") as err:
+            proc = subprocess.Popen(
+                args,
+                cwd=self.project,
+                env=self.env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                text=True,
+                bufsize=1,
+            )
+            lines: queue.Queue[str | None] = queue.Queue()
+            reader = threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True)
+            reader.start()
+            out: list[str] = []
+            deadline = time.monotonic() + self.timeout
+            assert proc.stdin is not None
+            try:
+                for text in texts:
+                    message = {"type": "user", "message": {"role": "user", "content": text}}
+                    proc.stdin.write(json.dumps(message) + "\n")
+                    proc.stdin.flush()
+                    if not _until_result(lines, out, deadline):
+                        break
+                proc.stdin.close()
+                proc.wait(timeout=max(deadline - time.monotonic(), 1))
+            except (subprocess.TimeoutExpired, BrokenPipeError):
+                proc.kill()
+                proc.wait()
+            reader.join(timeout=5)
+            while not lines.empty():
+                line = lines.get()
+                if line is not None:
+                    out.append(line)
+            err.seek(0)
+            run = ClaudeRun(proc.returncode, "".join(out), err.read())
+        for event in run.events():
+            if isinstance(event.get("session_id"), str):
+                self.session_id = event["session_id"]
+        return run
+
+
+def _pump(stream: Any, lines: queue.Queue[str | None]) -> None:
+    for line in stream:
+        lines.put(line)
+    lines.put(None)
+
+
+def _until_result(lines: queue.Queue[str | None], out: list[str], deadline: float) -> bool:
+    """Collect output lines up to the next ``result`` event; False on EOF or timeout."""
+    while True:
+        try:
+            line = lines.get(timeout=max(deadline - time.monotonic(), 0.01))
+        except queue.Empty:
+            return False
+        if line is None:
+            lines.put(None)
+            return False
+        out.append(line)
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and event.get("type") == "result":
+            return True
 
 
 def copy_demo(target: Path, *, charter_toml: str = "[hooks]\nwarm_worker = false\n") -> Path:

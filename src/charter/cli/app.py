@@ -8,6 +8,8 @@ import typer
 
 from charter.cli import (
     decisions_cmds,
+    export_cmds,
+    install_cmds,
     project_cmds,
     rules_cmds,
     search_cmds,
@@ -51,6 +53,8 @@ search_cmds.register(app, eval_app)
 decisions_cmds.register(app, eval_app)
 session_cmds.register(app)
 session_eval_cmds.register(app, eval_app)
+export_cmds.register(app)
+install_cmds.register(app)
 
 
 def run() -> None:
