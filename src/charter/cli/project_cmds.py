@@ -46,13 +46,16 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def install(
-        target: str = typer.Argument(..., help="integration to install: claude-code"),
+        target: str = typer.Argument(..., help="claude-code | cursor | codex | gemini"),
         uninstall: bool = typer.Option(False, "--uninstall", help="remove Charter's entries"),
         project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
     ) -> None:
         """Install Charter's hooks (and MCP server entry) into an agent's settings."""
         if target != "claude-code":
-            raise CharterError(f"unknown integration {target!r} (supported: claude-code)")
+            from charter.cli.install_cmds import install_other
+
+            install_other(target, project_dir, uninstall=uninstall)
+            return
         from charter.integrations.claude_code.installer import install_claude_code
 
         project = load_project(project_dir)
