@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench clean
+.PHONY: demo test lint typecheck bench clean claude-code
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,7 +19,17 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/mypy src/charter
 
-test: lint
+# The pinned Claude Code CLI for tests/e2e (skipped, with a note, when Node is absent).
+CLAUDE_CODE := tools/claude-code/node_modules/.bin/claude
+
+$(CLAUDE_CODE): tools/claude-code/package.json tools/claude-code/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd tools/claude-code && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.bin/claude; \
+	else echo "note: npm not found; the Claude Code end-to-end tests will be skipped"; fi
+
+claude-code: $(CLAUDE_CODE)
+
+test: lint claude-code
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

@@ -12,6 +12,8 @@ def charter_cli(app: Any, eval_app: Any) -> None:
     from charter.cli import (
         decisions_cmds,
         doctor_cmds,
+        export_cmds,
+        install_cmds,
         project_cmds,
         rules_cmds,
         search_cmds,
@@ -24,5 +26,7 @@ def charter_cli(app: Any, eval_app: Any) -> None:
     search_cmds.register(app, eval_app)
     decisions_cmds.register(app, eval_app)
     doctor_cmds.register(app)
+    export_cmds.register(app)
+    install_cmds.register(app)
     session_cmds.register(app)
     session_eval_cmds.register(app, eval_app)

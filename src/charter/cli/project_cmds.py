@@ -46,14 +46,17 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def install(
-        target: str = typer.Argument(..., help="integration to install: claude-code"),
+        target: str = typer.Argument(..., help="claude-code | cursor | codex | gemini"),
         uninstall: bool = typer.Option(False, "--uninstall", help="restore the settings as before"),
         dry_run: bool = typer.Option(False, "--dry-run", help="show what would change"),
         project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
     ) -> None:
         """Install Charter's hooks, MCP server and managed rules into an agent's settings."""
         if target != "claude-code":
-            raise CharterError(f"unknown integration {target!r} (supported: claude-code)")
+            from charter.cli.install_cmds import install_other
+
+            install_other(target, project_dir, uninstall=uninstall)
+            return
         from charter.integrations.claude_code.installer import install_claude_code
 
         project = load_project(project_dir)

@@ -21,6 +21,9 @@ from charter.rules.model import DEFAULT_PRIORITY, Rule, Source
 from charter.rules.sources import SourceFile
 
 _WS = re.compile(r"\s+")
+#: HTML comments are invisible to readers (and to agents rendering Markdown): a rule's
+#: text never includes them. ``charter export`` keeps each rule's citation in one.
+_HTML_COMMENT = re.compile(r"\s*<!--.*?-->", re.DOTALL)
 
 
 def normalized(text: str) -> str:
@@ -78,7 +81,7 @@ def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[R
         raise CharterError(f"{src.rel}: Markdown nested too deeply to parse") from None
     rules: list[Rule] = []
     for block in blocks:
-        ann = parse_annotations(block.text)
+        ann = parse_annotations(_HTML_COMMENT.sub("", block.text))
         clean = ann.clean_text
         if len(clean.split()) < 2 and not ann.explicit_id:
             continue

@@ -1,0 +1,241 @@
+"""What the model receives over a scripted Claude Code session, with and without Charter.
+
+    .venv/bin/python bench/agent_tokens.py [--mode alone|charter|managed] [--prompts 8]
+        [--project demo|rules|both] [--rules-file PATH] [--json]
+
+Runs the real Claude Code CLI (``make claude-code``) in one process over N prompts
+(``--input-format stream-json``, as an interactive session) against the scripted
+Messages API server of ``tests/claude_e2e.py``, and counts, per request and in total,
+the characters and cl100k tokens of what each request carries:
+
+- ``rules_native``: the rule files Claude Code loads itself (its ``claudeMd`` context);
+- ``charter_hooks``: Charter's hook context (SessionStart + UserPromptSubmit);
+- ``charter_tools``: the definitions of Charter's MCP tools;
+- ``rules``: the three together (the rule tokens the session pays for);
+- ``request``: everything (system prompt, messages, all tool definitions).
+
+Modes: ``alone`` (Claude Code only), ``charter`` (``charter install claude-code`` as it
+is today), ``managed`` (``charter install claude-code --managed``, where Charter becomes
+the one source of rule context; reported as unavailable when the installed Charter does
+not have it). Projects: a copy of the demo, and a git repository holding one larger real
+rule file from the rules benchmark data (read at run time, never copied into this repo)
+with the first N of its benchmark tasks as prompts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.claude_e2e import (  # noqa: E402
+    ClaudeSession,
+    Request,
+    ScriptedModel,
+    copy_demo,
+    install_claude_code,
+)
+
+from charter.tokens import count_tokens  # noqa: E402
+
+RULES_DIR = Path("/work/shared/bench/rules")
+DEMO_PROMPTS = [
+    "Add an endpoint to export invoices as CSV",
+    "Fix the flaky test in backend/tests/test_invoices.py",
+    "Add a database migration for a new credit_notes table",
+    "Speed up the invoice list page in the web app",
+    "Log the Stripe webhook failures with enough context to debug them",
+    "Add rate limiting to the password reset endpoint",
+    "Write a regression test for the rounding bug in invoice totals",
+    "Prepare the release notes and deploy the credit notes feature",
+    "Review the error handling in the invoices service",
+    "Rename the usage_events column amount to quantity",
+]
+TOML = "[hooks]\nwarm_worker = false\n"
+HOOK_MARKERS = (
+    "SessionStart hook additional context: ",
+    "UserPromptSubmit hook additional context: ",
+)
+
+
+def _charter(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "charter", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def rules_project(target: Path, rules_file: Path, prompts: int) -> tuple[Path, list[str]]:
+    """A git repository with ``rules_file`` as its CLAUDE.md and its benchmark tasks."""
+    target.mkdir(parents=True)
+    (target / "CLAUDE.md").write_text(rules_file.read_text(encoding="utf-8"), encoding="utf-8")
+    (target / "charter.toml").write_text(TOML, encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(target)], check=True)
+    rel = (
+        rules_file.relative_to(RULES_DIR).as_posix() if rules_file.is_relative_to(RULES_DIR) else ""
+    )
+    tasks = []
+    task_file = RULES_DIR / "tasks.jsonl"
+    if task_file.exists():
+        for line in task_file.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line) if line.strip() else {}
+            if row.get("file") == rel:
+                tasks.append(row["task"])
+    return target, (tasks or DEMO_PROMPTS)[:prompts]
+
+
+def largest_rules_file() -> Path:
+    files = [p for p in RULES_DIR.glob("*/*") if p.suffix in (".md", ".mdc")]
+    if not files:
+        raise SystemExit(f"no rule files under {RULES_DIR}; pass --rules-file")
+    return max(files, key=lambda p: (p.stat().st_size, p.as_posix()))
+
+
+def _claude_md_text(text: str) -> str:
+    """The ``claudeMd`` context block Claude Code builds from rule files ("" if none)."""
+    if "# claudeMd" not in text:
+        return ""
+    return text.split("# claudeMd", 1)[1].split("</system-reminder>", 1)[0]
+
+
+def _hook_text(text: str) -> str:
+    parts = []
+    for marker in HOOK_MARKERS:
+        for chunk in text.split(marker)[1:]:
+            parts.append(chunk.split("</system-reminder>", 1)[0])
+    return "".join(parts)
+
+
+def measure(request: Request) -> dict[str, dict[str, int]]:
+    texts = request.message_texts()
+    native = "".join(_claude_md_text(t) for t in texts)
+    hooks = "".join(_hook_text(t) for t in texts)
+    tools = json.dumps(
+        [
+            t
+            for t in request.body.get("tools", [])
+            if str(t.get("name", "")).startswith("mcp__charter__")
+        ],
+        sort_keys=True,
+    )
+    tools = "" if tools == "[]" else tools
+    whole = request.all_text() + json.dumps(request.body.get("tools", []), sort_keys=True)
+    parts = {
+        "rules_native": native,
+        "charter_hooks": hooks,
+        "charter_tools": tools,
+        "rules": native + hooks + tools,
+        "request": whole,
+    }
+    return {k: {"chars": len(v), "tokens": count_tokens(v) if v else 0} for k, v in parts.items()}
+
+
+def install(project: Path, mode: str) -> str | None:
+    """Set the project up for ``mode``; a reason when that mode is not available."""
+    if mode == "alone":
+        return None
+    args = ["install", "claude-code"] + (["--managed"] if mode == "managed" else [])
+    res = _charter(project, *args)
+    if res.returncode != 0:
+        return f"`charter {' '.join(args)}` failed: {res.stderr.strip().splitlines()[-1:]}"
+    return None
+
+
+def run_session(claude: Path, project: Path, prompts: list[str], home: Path) -> list[Request]:
+    with ScriptedModel() as model:
+        session = ClaudeSession(
+            claude, project, home, model, path_prepend=[Path(sys.executable).parent], timeout=900
+        )
+        run = session.stream(*prompts)
+        if run.returncode != 0:
+            raise SystemExit(f"claude failed ({run.returncode}): {run.stderr[-500:]}")
+        return model.main_requests()
+
+
+def bench(claude: Path, name: str, project: Path, prompts: list[str], mode: str) -> dict[str, Any]:
+    reason = install(project, mode)
+    if reason:
+        return {"project": name, "mode": mode, "unavailable": reason}
+    requests = run_session(claude, project, prompts, project.parent / f"home-{mode}")
+    per = [measure(r) for r in requests]
+    total = (
+        {k: {u: sum(p[k][u] for p in per) for u in ("chars", "tokens")} for k in per[0]}
+        if per
+        else {}
+    )
+    return {
+        "project": name,
+        "mode": mode,
+        "prompts": len(prompts),
+        "requests": len(per),
+        "total": total,
+        "per_request": per,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", choices=["alone", "charter", "managed", "all"], default="all")
+    parser.add_argument("--prompts", type=int, default=8)
+    parser.add_argument("--project", choices=["demo", "rules", "both"], default="both")
+    parser.add_argument("--rules-file", type=Path, default=None)
+    parser.add_argument("--json", action="store_true", help="print the full report as JSON")
+    args = parser.parse_args(argv)
+    claude = install_claude_code()
+    if claude is None:
+        print(
+            "agent_tokens: node/npm not found; the real Claude Code CLI is needed", file=sys.stderr
+        )
+        return 0
+    modes = ["alone", "charter", "managed"] if args.mode == "all" else [args.mode]
+    results = []
+    with tempfile.TemporaryDirectory(prefix="charter-agent-tokens-") as tmp:
+        for mode in modes:
+            base = Path(tmp) / mode
+            if args.project in ("demo", "both"):
+                project = copy_demo(base / "demo", charter_toml=TOML)
+                results.append(bench(claude, "demo", project, DEMO_PROMPTS[: args.prompts], mode))
+            if args.project in ("rules", "both"):
+                rules_file = args.rules_file or largest_rules_file()
+                project, prompts = rules_project(base / "rules", rules_file, args.prompts)
+                label = f"rules:{rules_file.parent.name}/{rules_file.name}"
+                results.append(bench(claude, label, project, prompts, mode))
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return 0
+    print(
+        f"{'project':34} {'mode':8} {'req':>4} {'rule chars':>11} {'rule tok':>9} "
+        f"{'native':>8} {'hooks':>8} {'tools':>8} {'request tok':>12}"
+    )
+    for r in results:
+        if "unavailable" in r:
+            print(f"{r['project']:34} {r['mode']:8} unavailable: {r['unavailable']}")
+            continue
+        t = r["total"]
+        print(
+            f"{r['project']:34} {r['mode']:8} {r['requests']:>4} {t['rules']['chars']:>11,} "
+            f"{t['rules']['tokens']:>9,} {t['rules_native']['tokens']:>8,} "
+            f"{t['charter_hooks']['tokens']:>8,} {t['charter_tools']['tokens']:>8,} "
+            f"{t['request']['tokens']:>12,}"
+        )
+    by = {(r["project"], r["mode"]): r for r in results if "total" in r}
+    for (project, mode), r in sorted(by.items()):
+        alone = by.get((project, "alone"))
+        if mode != "alone" and alone and alone["total"]["rules"]["tokens"]:
+            ratio = r["total"]["rules"]["tokens"] / alone["total"]["rules"]["tokens"]
+            print(f"{project}: {mode} sends {ratio:.2f}x the rule tokens of Claude Code alone")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,41 @@
+"""``charter export FORMAT``: the compiled rules in another agent's native rule format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from charter.cli.common import console, emit_json, load_project
+from charter.errors import CharterError
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("export")
+    def export_cmd(
+        fmt: str = typer.Argument(..., help="cursor | claude-rules | agents-md | copilot"),
+        out: Path = typer.Option(
+            None, "--out", help="output directory (default: .charter/export/FORMAT)"
+        ),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="list the files written as JSON"),
+    ) -> None:
+        """Write the constitution and scoped shards as FORMAT's rule files, with citations."""
+        from charter.rules.compiler import load_or_compile
+        from charter.rules.export import FORMATS, export_rules, write_export
+
+        if fmt not in FORMATS:
+            raise CharterError(f"unknown export format {fmt!r} (one of: {', '.join(FORMATS)})")
+        project = load_project(project_dir)
+        compiled = load_or_compile(project)
+        files = export_rules(compiled.rules, fmt)
+        target = out if out is not None else project.state_dir / "export" / fmt
+        if target.exists() and not target.is_dir():
+            raise CharterError(f"--out {target} is not a directory")
+        written = write_export(files, target)
+        if as_json:
+            emit_json({"format": fmt, "out": str(target), "files": [f.path for f in files]})
+            return
+        for path in written:
+            console.print(f"wrote {path}")
+        console.print(f"{len(compiled.rules)} rules in {len(written)} files ({fmt})")

@@ -1,0 +1,53 @@
+"""``charter install cursor|codex|gemini`` and ``charter agent-hook AGENT EVENT``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+from charter.cli.common import console, load_project
+from charter.errors import CharterError
+
+AGENTS = ("cursor", "codex", "gemini")
+
+
+def install_other(target: str, project_dir: Path, *, uninstall: bool) -> None:
+    """Install Charter into Cursor, Codex or Gemini CLI (``charter install TARGET``)."""
+    from charter.integrations import codex, cursor, gemini
+
+    installers = {
+        "cursor": cursor.install_cursor,
+        "codex": codex.install_codex,
+        "gemini": gemini.install_gemini,
+    }
+    if target not in installers:
+        supported = ", ".join(("claude-code", *AGENTS))
+        raise CharterError(f"unknown integration {target!r} (supported: {supported})")
+    project = load_project(project_dir)
+    changes = installers[target](project.root, uninstall=uninstall, state_dir=project.state_dir)
+    for line in changes:
+        console.print(line)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("agent-hook", hidden=True)
+    def agent_hook(
+        agent: str = typer.Argument(..., help="cursor | gemini"),
+        event: str = typer.Argument(..., help="the agent's own hook event name"),
+    ) -> None:
+        """Answer a Cursor or Gemini CLI hook (their JSON on stdin and stdout)."""
+        from charter.integrations.agent_hooks import EVENTS, run
+
+        if agent not in EVENTS or event not in EVENTS[agent]:
+            known = {a: sorted(e) for a, e in EVENTS.items()}
+            raise CharterError(f"unknown agent hook {agent} {event} (known: {known})")
+        raw = sys.stdin.buffer.read(8 * 1024 * 1024 + 1)
+        if len(raw) > 8 * 1024 * 1024:
+            raw = b"not json: over 8 MiB"
+        answer, notes = run(agent, event, raw)
+        for note in notes:
+            print(note, file=sys.stderr)
+        sys.stdout.write(json.dumps(answer) + "\n")

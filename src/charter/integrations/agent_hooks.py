@@ -1,0 +1,204 @@
+"""``charter agent-hook AGENT EVENT``: other agents' hook JSON, answered by Charter's hooks.
+
+Cursor and Gemini CLI call hooks at the same moments Claude Code does, with different
+JSON. This module translates their input into Claude Code's hook input, runs ``charter
+hook`` on it (in a subprocess, so its deadlines, worker and fail-open/fail-closed rules
+apply unchanged) and translates the answer back. Guardrails fail closed here too: when
+``preToolUse``/``BeforeTool`` cannot be answered, the tool call is denied.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+#: agent -> its event -> (Charter's hook event, Claude Code's event name)
+EVENTS: dict[str, dict[str, tuple[str, str]]] = {
+    "cursor": {
+        "sessionStart": ("session-start", "SessionStart"),
+        "preToolUse": ("pre-tool-use", "PreToolUse"),
+        "postToolUse": ("post-tool-use", "PostToolUse"),
+        "preCompact": ("pre-compact", "PreCompact"),
+        "stop": ("stop", "Stop"),
+    },
+    "gemini": {
+        "SessionStart": ("session-start", "SessionStart"),
+        "BeforeAgent": ("user-prompt-submit", "UserPromptSubmit"),
+        "BeforeTool": ("pre-tool-use", "PreToolUse"),
+        "AfterTool": ("post-tool-use", "PostToolUse"),
+        "AfterAgent": ("stop", "Stop"),
+        "PreCompress": ("pre-compact", "PreCompact"),
+        "SessionEnd": ("session-end", "SessionEnd"),
+    },
+}
+#: Tool names mapped onto Claude Code's, which Charter's guardrails understand.
+TOOLS = {
+    "cursor": {
+        "Shell": "Bash",
+        "Write": "Write",
+        "StrReplace": "Edit",
+        "Edit": "Edit",
+        "Delete": "Write",
+        "Read": "Read",
+        "Grep": "Grep",
+    },
+    "gemini": {
+        "run_shell_command": "Bash",
+        "write_file": "Write",
+        "replace": "Edit",
+        "read_file": "Read",
+        "read_many_files": "Read",
+        "glob": "Glob",
+        "search_file_content": "Grep",
+    },
+}
+HOOK_TIMEOUT = 28.0
+
+
+def project_dir(agent: str, payload: dict[str, Any]) -> str:
+    """The project root the agent runs in."""
+    if agent == "cursor":
+        roots = payload.get("workspace_roots")
+        if isinstance(roots, list) and roots and isinstance(roots[0], str):
+            return roots[0]
+    env = os.environ.get("GEMINI_PROJECT_DIR") or os.environ.get("CURSOR_PROJECT_DIR")
+    return env or str(payload.get("cwd") or os.getcwd())
+
+
+def to_claude(agent: str, event: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """Claude Code's hook input for the agent's ``event`` payload."""
+    _, name = EVENTS[agent][event]
+    session = payload.get("session_id") or payload.get("conversation_id") or "agent-session"
+    out: dict[str, Any] = {
+        "session_id": str(session),
+        "transcript_path": str(payload.get("transcript_path") or ""),
+        "cwd": project_dir(agent, payload),
+        "hook_event_name": name,
+    }
+    if name == "SessionStart":
+        out["source"] = str(payload.get("source") or "startup")
+    elif name == "UserPromptSubmit":
+        out["prompt"] = str(payload.get("prompt") or "")
+    elif name in ("PreToolUse", "PostToolUse"):
+        tool = str(payload.get("tool_name") or "")
+        out["tool_name"] = TOOLS[agent].get(tool, tool)
+        tool_input = payload.get("tool_input")
+        if isinstance(tool_input, str):  # Cursor sends MCP tool input as a JSON string
+            try:
+                tool_input = json.loads(tool_input)
+            except ValueError:
+                tool_input = {"input": tool_input}
+        out["tool_input"] = tool_input if isinstance(tool_input, dict) else {}
+        if name == "PostToolUse":
+            out["tool_response"] = payload.get("tool_response") or payload.get("tool_output")
+    elif name == "Stop":
+        out["stop_hook_active"] = bool(payload.get("stop_hook_active") or payload.get("loop_count"))
+        message = payload.get("prompt_response") or payload.get("last_assistant_message")
+        if isinstance(message, str):
+            out["last_assistant_message"] = message
+    elif name == "PreCompact":
+        out["trigger"] = str(payload.get("trigger") or "auto")
+    return out
+
+
+def _context(output: dict[str, Any]) -> str:
+    specific = output.get("hookSpecificOutput")
+    if isinstance(specific, dict) and isinstance(specific.get("additionalContext"), str):
+        return str(specific["additionalContext"])
+    return ""
+
+
+def _permission(output: dict[str, Any]) -> tuple[str, str]:
+    specific = output.get("hookSpecificOutput")
+    if isinstance(specific, dict):
+        decision = str(specific.get("permissionDecision") or "allow")
+        return decision, str(specific.get("permissionDecisionReason") or "")
+    if output.get("decision") == "block":
+        return "deny", str(output.get("reason") or "")
+    return "allow", ""
+
+
+def from_claude(agent: str, event: str, output: dict[str, Any] | None) -> dict[str, Any]:
+    """The agent's hook answer for Charter's Claude Code answer ``output``."""
+    output = output or {}
+    _, name = EVENTS[agent][event]
+    if agent == "cursor":
+        if name == "SessionStart":
+            text = _context(output)
+            return {"additional_context": text} if text else {}
+        if name == "PreToolUse":
+            decision, reason = _permission(output)
+            answer: dict[str, Any] = {"permission": decision}
+            if reason:
+                answer.update(user_message=reason, agent_message=reason)
+            return answer
+        if name == "Stop" and output.get("decision") == "block":
+            return {"followup_message": str(output.get("reason") or "")}
+        return {}
+    # gemini
+    if name in ("SessionStart", "UserPromptSubmit"):
+        text = _context(output)
+        event_name = "SessionStart" if name == "SessionStart" else "BeforeAgent"
+        return (
+            {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
+            if text
+            else {}
+        )
+    if name == "PreToolUse":
+        decision, reason = _permission(output)
+        if decision == "allow":
+            return {}
+        if decision == "ask":  # Gemini hooks cannot ask the user: refuse, say why
+            reason = f"needs the user's confirmation: {reason}"
+        return {"decision": "deny", "reason": reason or "denied by Charter's guardrails"}
+    if name == "Stop" and output.get("decision") == "block":
+        return {"decision": "deny", "reason": str(output.get("reason") or "")}
+    message = output.get("systemMessage")
+    return {"systemMessage": message} if isinstance(message, str) and message else {}
+
+
+def fail_closed(agent: str, event: str, reason: str) -> dict[str, Any]:
+    """The answer when Charter could not be asked: deny tool calls, say nothing else."""
+    _, name = EVENTS[agent][event]
+    if name != "PreToolUse":
+        return {}
+    text = f"Charter guardrails failed closed ({reason})"
+    if agent == "cursor":
+        return {"permission": "deny", "user_message": text, "agent_message": text}
+    return {"decision": "deny", "reason": text}
+
+
+def run(agent: str, event: str, raw: bytes) -> tuple[dict[str, Any], list[str]]:
+    """Answer one agent hook call: (answer JSON, notes for stderr)."""
+    try:
+        payload = json.loads(raw.decode("utf-8", errors="replace") or "{}")
+        if not isinstance(payload, dict):
+            raise ValueError("hook input is not a JSON object")
+    except (ValueError, RecursionError) as exc:
+        return fail_closed(agent, event, f"unreadable hook input: {exc}"), [
+            f"agent-hook {agent} {event}: unreadable input ({exc})"
+        ]
+    claude = to_claude(agent, event, payload)
+    charter_event, _ = EVENTS[agent][event]
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": claude["cwd"]}
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "charter", "hook", charter_event],
+            input=json.dumps(claude),
+            capture_output=True,
+            text=True,
+            timeout=HOOK_TIMEOUT,
+            env=env,
+            cwd=claude["cwd"] if os.path.isdir(claude["cwd"]) else None,
+        )
+    except (subprocess.TimeoutExpired, OSError) as exc:
+        return fail_closed(agent, event, type(exc).__name__), [f"agent-hook {agent}: {exc}"]
+    notes = [line for line in proc.stderr.splitlines() if line.strip()]
+    try:
+        output = json.loads(proc.stdout) if proc.stdout.strip() else None
+    except ValueError:
+        return fail_closed(agent, event, "unreadable answer"), notes
+    return from_claude(agent, event, output if isinstance(output, dict) else None), notes

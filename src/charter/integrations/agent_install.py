@@ -1,0 +1,153 @@
+"""Reversible, portable installs into other agents' project settings (Cursor, Codex, Gemini).
+
+Why this shape: these files are committed by teams, so every command is the bare
+``charter`` resolved from PATH (never one machine's virtualenv path), and ``--uninstall``
+must give back exactly what was there. Before the first change each file's previous
+bytes (or its absence) are kept in ``.charter/installs/<agent>.json`` together with the
+hash of what Charter wrote; uninstall restores those bytes when the file is still as
+Charter left it, and otherwise removes only Charter's entries, keeping the user's edits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from charter.boundary import writable
+from charter.errors import CharterError
+from charter.fileio import atomic_write_text, locked
+
+#: The command every installed hook and MCP entry runs (resolved from PATH).
+COMMAND = "charter"
+
+
+@dataclass(frozen=True)
+class Managed:
+    """One settings file an agent install manages.
+
+    ``merge(text)`` returns the file's new text with Charter's entries added (text is ""
+    for a missing file); ``strip(text)`` returns it with them removed ("" when nothing
+    else is left, which deletes a file Charter created).
+    """
+
+    rel: str
+    merge: Callable[[str], str]
+    strip: Callable[[str], str]
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _read(path: Path) -> str | None:
+    return path.read_text(encoding="utf-8") if path.exists() else None
+
+
+def install_agent(
+    root: Path, agent: str, files: list[Managed], *, uninstall: bool, state_dir: Path
+) -> list[str]:
+    """Install (or remove) Charter's entries in ``files``; returns what changed."""
+    record_path = state_dir / "installs" / f"{agent}.json"
+    with locked(state_dir / "install"):
+        record = _load_record(record_path)
+        changes = []
+        for item in files:
+            path = writable(root, root / item.rel, what=f"{agent} settings")
+            current = _read(path)
+            entry = record.get(item.rel)
+            if uninstall:
+                new = _restore(entry, current, item)
+            else:
+                if entry is None:
+                    entry = {"original": current}
+                new = item.merge(item.strip(current or ""))
+                entry["written"] = _sha(new)
+                record[item.rel] = entry
+            changes += _apply(path, current, new)
+        if uninstall:
+            if record_path.exists():
+                record_path.unlink()
+        else:
+            record_path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(record_path, json.dumps(record, indent=2, sort_keys=True) + "\n")
+    return changes or ["already up to date"]
+
+
+def _load_record(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CharterError(f"{path} is not valid JSON ({exc}); not modified") from None
+    return data if isinstance(data, dict) else {}
+
+
+def _restore(entry: dict[str, Any] | None, current: str | None, item: Managed) -> str | None:
+    """The text to leave on uninstall (None: no file)."""
+    if current is None:
+        return None
+    if entry is not None and _sha(current) == entry.get("written"):
+        original = entry.get("original")
+        return original if isinstance(original, str) else None
+    stripped = item.strip(current)
+    return stripped if stripped else None
+
+
+def _apply(path: Path, old: str | None, new: str | None) -> list[str]:
+    if new == old:
+        return []
+    if new is None:
+        path.unlink()
+        return [f"removed {path}"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, new)
+    return [f"{'updated' if old is not None else 'wrote'} {path}"]
+
+
+# ------------------------------------------------------------------ JSON settings files
+
+
+def load_json_object(text: str, rel: str) -> dict[str, Any]:
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise CharterError(f"{rel} is not valid JSON ({exc}); not modified") from None
+    if not isinstance(data, dict):
+        raise CharterError(f"{rel} must hold a JSON object; not modified")
+    return data
+
+
+def dump_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2) + "\n" if data else ""
+
+
+def is_charter_command(command: Any) -> bool:
+    """An entry Charter installed: its command is ``charter hook …``/``charter agent-hook …``."""
+    if not isinstance(command, str):
+        return False
+    words = command.split()
+    return len(words) >= 2 and words[0] == COMMAND and words[1] in ("hook", "agent-hook")
+
+
+def strip_server(data: dict[str, Any], key: str = "mcpServers") -> None:
+    servers = data.get(key)
+    if isinstance(servers, dict):
+        entry = servers.get("charter")
+        if isinstance(entry, dict) and entry.get("command") == COMMAND:
+            del servers["charter"]
+        if not servers:
+            del data[key]
+
+
+def add_server(data: dict[str, Any], rel: str, key: str = "mcpServers") -> None:
+    servers = data.setdefault(key, {})
+    if not isinstance(servers, dict):
+        raise CharterError(f"{rel}: {key!r} must be an object; not modified")
+    servers["charter"] = {"command": COMMAND, "args": ["mcp"]}

@@ -1,0 +1,118 @@
+"""``charter install codex``: Codex CLI hooks (``.codex/hooks.json``) and MCP server.
+
+Codex's hooks take Claude Code's shape (event -> matcher groups -> command hooks, the
+same JSON in and out), so they run ``charter hook EVENT`` directly. The MCP server goes
+into the project's ``.codex/config.toml`` as an ``[mcp_servers.charter]`` table, written
+as one marked block so the user's own TOML (comments, order) is never rewritten.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from charter.errors import CharterError
+from charter.integrations.agent_install import (
+    COMMAND,
+    Managed,
+    dump_json,
+    install_agent,
+    is_charter_command,
+    load_json_object,
+)
+
+HOOKS = ".codex/hooks.json"
+CONFIG = ".codex/config.toml"
+EVENTS = {
+    "SessionStart": "session-start",
+    "UserPromptSubmit": "user-prompt-submit",
+    "PreToolUse": "pre-tool-use",
+    "PostToolUse": "post-tool-use",
+    "PreCompact": "pre-compact",
+    "Stop": "stop",
+}
+BEGIN = "# >>> charter (charter install codex; removed by --uninstall)"
+END = "# <<< charter"
+BLOCK = f'{BEGIN}\n[mcp_servers.charter]\ncommand = "{COMMAND}"\nargs = ["mcp"]\n{END}\n'
+
+
+def _ours(group: Any) -> bool:
+    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+        return False
+    return bool(group["hooks"]) and all(
+        isinstance(h, dict) and is_charter_command(h.get("command")) for h in group["hooks"]
+    )
+
+
+def _strip_hooks(text: str) -> str:
+    data = load_json_object(text, HOOKS)
+    hooks = data.get("hooks")
+    if isinstance(hooks, dict):
+        for event in list(hooks):
+            groups = hooks[event]
+            if isinstance(groups, list):
+                kept = [g for g in groups if not _ours(g)]
+                if kept:
+                    hooks[event] = kept
+                else:
+                    del hooks[event]
+        if not hooks:
+            del data["hooks"]
+    return dump_json(data)
+
+
+def _merge_hooks(text: str) -> str:
+    data = load_json_object(text, HOOKS)
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise CharterError(f"{HOOKS}: 'hooks' must be an object; not modified")
+    for event, name in EVENTS.items():
+        hook = {"type": "command", "command": f"{COMMAND} hook {name}", "timeout": 30}
+        hooks.setdefault(event, []).append({"hooks": [hook]})
+    return dump_json(data)
+
+
+def _check_toml(text: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CharterError(f"{CONFIG} is not valid TOML ({exc}); not modified") from None
+
+
+def _strip_config(text: str) -> str:
+    _check_toml(text)
+    start = text.find(BEGIN)
+    if start < 0:
+        return text
+    end = text.find(END, start)
+    if end < 0:
+        return text
+    stop = end + len(END)
+    if text[stop : stop + 1] == "\n":
+        stop += 1
+    before = text[:start]
+    if before.endswith("\n\n"):  # the blank line the install put before the block
+        before = before[:-1]
+    out = before + text[stop:]
+    return "" if not out.strip() else out
+
+
+def _merge_config(text: str) -> str:
+    servers = _check_toml(text).get("mcp_servers", {})
+    if isinstance(servers, dict) and "charter" in servers:
+        raise CharterError(f"{CONFIG} already has an [mcp_servers.charter] table; not modified")
+    if not text:
+        return BLOCK
+    sep = "" if text.endswith("\n") else "\n"
+    return text + sep + "\n" + BLOCK
+
+
+FILES = [
+    Managed(HOOKS, _merge_hooks, _strip_hooks),
+    Managed(CONFIG, _merge_config, _strip_config),
+]
+
+
+def install_codex(root: Path, *, uninstall: bool, state_dir: Path) -> list[str]:
+    return install_agent(root, "codex", FILES, uninstall=uninstall, state_dir=state_dir)

@@ -1,0 +1,86 @@
+"""``charter install gemini``: Gemini CLI hooks and MCP server in ``.gemini/settings.json``.
+
+Gemini CLI's hooks (SessionStart, BeforeAgent, BeforeTool, AfterTool, AfterAgent,
+PreCompress, SessionEnd) are close to Claude Code's but not the same JSON (``decision:
+deny`` instead of ``permissionDecision``, its own tool names), so each runs ``charter
+agent-hook gemini EVENT``. Timeouts are in milliseconds there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from charter.errors import CharterError
+from charter.integrations.agent_install import (
+    COMMAND,
+    Managed,
+    add_server,
+    dump_json,
+    install_agent,
+    is_charter_command,
+    load_json_object,
+    strip_server,
+)
+
+SETTINGS = ".gemini/settings.json"
+EVENTS = (
+    "SessionStart",
+    "BeforeAgent",
+    "BeforeTool",
+    "AfterTool",
+    "AfterAgent",
+    "PreCompress",
+    "SessionEnd",
+)
+
+
+def _strip(text: str) -> str:
+    data = load_json_object(text, SETTINGS)
+    hooks = data.get("hooks")
+    if isinstance(hooks, dict):
+        for event in list(hooks):
+            groups = hooks[event]
+            if not isinstance(groups, list):
+                continue
+            kept = [g for g in groups if not _ours(g)]
+            if kept:
+                hooks[event] = kept
+            else:
+                del hooks[event]
+        if not hooks:
+            del data["hooks"]
+    strip_server(data)
+    return dump_json(data)
+
+
+def _ours(group: Any) -> bool:
+    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+        return False
+    return bool(group["hooks"]) and all(
+        isinstance(h, dict) and is_charter_command(h.get("command")) for h in group["hooks"]
+    )
+
+
+def _merge(text: str) -> str:
+    data = load_json_object(text, SETTINGS)
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise CharterError(f"{SETTINGS}: 'hooks' must be an object; not modified")
+    for event in EVENTS:
+        hook = {
+            "name": f"charter-{event}",
+            "type": "command",
+            "command": f"{COMMAND} agent-hook gemini {event}",
+            "timeout": 30000,
+        }
+        hooks.setdefault(event, []).append({"hooks": [hook]})
+    add_server(data, SETTINGS)
+    return dump_json(data)
+
+
+FILES = [Managed(SETTINGS, _merge, _strip)]
+
+
+def install_gemini(root: Path, *, uninstall: bool, state_dir: Path) -> list[str]:
+    return install_agent(root, "gemini", FILES, uninstall=uninstall, state_dir=state_dir)

@@ -1,0 +1,218 @@
+"""Charter inside the real Claude Code CLI: what the model actually receives.
+
+Each test runs the pinned ``claude`` (tools/claude-code, ``make claude-code``) in a
+temporary copy of the demo project against :class:`ScriptedModel` and asserts on the
+request bodies the CLI sent. Expected rule texts are computed by Charter's own CLI on the
+same copy, never written into the test. Skipped only when Node/npm is absent.
+
+Later assertions (managed rule files not loaded, nothing injected twice) slot in as
+more tests over the same fixtures: ``installed`` gives a project with Charter installed,
+``session()`` a fresh CLI session on it, and :func:`hook_contexts` the hook texts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.claude_e2e import (
+    ClaudeSession,
+    Reply,
+    Request,
+    ScriptedModel,
+    copy_demo,
+    install_claude_code,
+)
+
+VENV_BIN = Path(sys.executable).parent
+CHARTER = [sys.executable, "-m", "charter"]
+PROMPTS = [
+    "Add a database migration for a new credit_notes table",
+    "Fix the flaky test in backend/tests/test_invoices.py",
+]
+
+
+@pytest.fixture(scope="module")
+def claude() -> Path:
+    try:
+        binary = install_claude_code()
+    except (subprocess.SubprocessError, OSError) as exc:
+        pytest.fail(f"npm ci of the pinned Claude Code CLI failed: {exc}")
+    if binary is None:
+        pytest.skip("node/npm not found: the real Claude Code CLI end-to-end tests need Node")
+    return binary
+
+
+def charter(project: Path, *args: str, stdin: str | None = None) -> str:
+    res = subprocess.run(
+        [*CHARTER, *args], cwd=project, capture_output=True, text=True, input=stdin, timeout=300
+    )
+    assert res.returncode == 0, res.stderr
+    return res.stdout
+
+
+@pytest.fixture
+def installed(tmp_path: Path) -> Path:
+    """A demo copy with the decisions seed merged and ``charter install claude-code``."""
+    project = copy_demo(tmp_path / "demo", charter_toml=CHARTER_TOML)
+    seed = project / ".charter-seed"
+    charter(
+        project,
+        "decisions",
+        "merge",
+        "--questions",
+        str(seed / "questions.json"),
+        "--answers",
+        str(seed / "answers.json"),
+    )
+    charter(project, "install", "claude-code")
+    return project
+
+
+CHARTER_TOML = '[hooks]\nwarm_worker = false\n\n[drift]\non_stop = "block"\n'
+
+SessionFactory = Callable[..., ClaudeSession]
+
+
+@pytest.fixture
+def session(claude: Path, tmp_path: Path) -> Iterator[SessionFactory]:
+    models: list[ScriptedModel] = []
+
+    def make(project: Path, *scripts: Any) -> ClaudeSession:
+        model = ScriptedModel(scripts).__enter__()
+        models.append(model)
+        return ClaudeSession(claude, project, tmp_path / "home", model, path_prepend=[VENV_BIN])
+
+    yield make
+    for model in models:
+        model.__exit__(None, None, None)
+
+
+def hook_contexts(request: Request, event: str) -> list[str]:
+    """The texts Claude Code shows the model as ``EVENT hook additional context``."""
+    marker = f"{event} hook additional context: "
+    out = []
+    for text in request.message_texts():
+        for part in text.split(marker)[1:]:
+            out.append(part.split("</system-reminder>")[0])
+    return out
+
+
+def ok(run: Any) -> None:
+    assert run.returncode == 0, (run.stdout[-2000:], run.stderr[-2000:])
+
+
+def expected_rules(project: Path, prompt: str) -> list[str]:
+    """What Charter retrieves for ``prompt`` (its own CLI, on the same copy)."""
+    out = json.loads(charter(project, "context", prompt, "--json"))
+    return [row["rule"]["text"] for row in out["shards"]]
+
+
+def rule_lines(context: str) -> set[str]:
+    """The cited rule lines of a hook context (``- text (path:Lx-Ly)``)."""
+    return {line for line in context.splitlines() if re.match(r"- .+\(\S+:L\d+-L\d+\)$", line)}
+
+
+def fresh_hook_rules(project: Path, prompt: str, n: int) -> set[str]:
+    """The rule lines ``charter hook user-prompt-submit`` gives ``prompt`` in a new session."""
+    payload = {
+        "session_id": f"e2e-expected-{n}",
+        "transcript_path": str(project / ".charter" / f"expected-{n}.jsonl"),
+        "cwd": str(project),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    }
+    out = json.loads(charter(project, "hook", "user-prompt-submit", stdin=json.dumps(payload)))
+    return rule_lines(out["hookSpecificOutput"]["additionalContext"])
+
+
+def test_demo_claude_md_import_is_loaded(tmp_path: Path, session: Any) -> None:
+    project = copy_demo(tmp_path / "plain")
+    s = session(project)
+    ok(s.prompt("Say hello"))
+    (request,) = s.model.main_requests()
+    text = request.all_text()
+    assert "Contents of" in text and "CLAUDE.md" in text
+    # the @-import on its own line: Claude Code loads the team conventions file
+    conventions = (project / ".claude" / "team-conventions.md").read_text().splitlines()
+    assert conventions[-1].lstrip("- ") in text
+
+
+def test_constitution_once_and_rules_per_prompt(installed: Path, session: Any) -> None:
+    s = session(installed)
+    ok(s.stream(*PROMPTS))  # one process, as an interactive session (no --resume)
+    requests = s.model.main_requests()
+    assert len(requests) == len(PROMPTS)
+    last = requests[-1]
+    starts = hook_contexts(last, "SessionStart")
+    constitution = [c for c in starts if "# Project constitution" in c]
+    assert len(constitution) == 1, "the constitution is held once in the conversation"
+    hash_line = re.search(r"Project constitution \(Charter; always applies; hash (\w+)", starts[0])
+    assert hash_line and last.all_text().count(hash_line.group(1)) == 1
+    for request, prompt in zip(requests, PROMPTS, strict=True):
+        assert request.last_user_text().rstrip().endswith(prompt)
+        contexts = hook_contexts(request, "UserPromptSubmit")
+        assert contexts, f"no Charter rules for {prompt!r}"
+        received = rule_lines(contexts[-1])
+        assert received, f"no cited rules for {prompt!r}"
+        # every rule the model got is one Charter retrieves for this prompt (fewer when a
+        # rule is already in the conversation); the first prompt gets them all
+        expected = fresh_hook_rules(installed, prompt, len(received))
+        assert received <= expected
+        if prompt == PROMPTS[0]:
+            assert received == expected
+    # the invariants bound by the decisions seed are pinned at session start
+    assert "Bound decisions" in starts[0] and "Stripe" in starts[0]
+
+
+def test_mcp_tools_listed_and_callable(installed: Path, session: Any) -> None:
+    task = "Add a database migration for a new credit_notes table"
+
+    def call_rules(body: dict[str, Any]) -> Reply | None:
+        return Reply("Looking up the rules.", "mcp__charter__rules_for_task", {"task": task})
+
+    s = session(installed, call_rules)
+    ok(s.prompt(task))
+    first, second = s.model.main_requests()[:2]
+    names = [n for n in first.tool_names() if n.startswith("mcp__charter__")]
+    assert {"mcp__charter__rules_for_task", "mcp__charter__get_constitution"} <= set(names)
+    result = second.last_user_text()
+    for rule in expected_rules(installed, task)[:3]:
+        assert rule in result, "the MCP tool's answer reached the model"
+    assert "CLAUDE.md" in result
+
+
+def test_repin_after_compact(installed: Path, session: Any) -> None:
+    s = session(installed)
+    ok(s.stream(*PROMPTS, "/compact", "Continue with the credit notes API"))
+    after = s.model.main_requests()[-1]
+    assert after.last_user_text().rstrip().endswith("Continue with the credit notes API")
+    starts = hook_contexts(after, "SessionStart")
+    assert any("# Project constitution" in c for c in starts), "re-pinned after /compact"
+    assert sum(c.count("# Project constitution") for c in starts) == 1
+    # the per-prompt rules of before the compaction are gone from the new context
+    assert len(hook_contexts(after, "UserPromptSubmit")) == 1
+    before = s.model.main_requests()[len(PROMPTS) - 1]
+    assert len(hook_contexts(before, "UserPromptSubmit")) == len(PROMPTS)
+
+
+def test_stop_blocked_on_drift(installed: Path, session: Any) -> None:
+    drift = "Done. We could also build a native mobile app for field staff next quarter."
+    replies = iter([drift])
+
+    def drift_once(body: dict[str, Any]) -> Reply | None:
+        return Reply(next(replies, "Understood: no mobile app, the decision stands."))
+
+    s = session(installed, drift_once)
+    ok(s.prompt("Summarise the plan for the credit notes feature"))
+    requests = s.model.main_requests()
+    assert len(requests) == 2, "the Stop hook sent the model back to work"
+    feedback = requests[1].all_text()
+    assert "MOBILE_APP" in feedback and "QA-PGC" in feedback

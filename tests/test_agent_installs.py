@@ -1,0 +1,228 @@
+"""``charter install cursor|codex|gemini`` on tmp projects (portable, idempotent, exactly
+reversible) and ``charter agent-hook`` fed each agent's own hook JSON in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+DEMO = Path(__file__).resolve().parent.parent / "examples" / "demo-project"
+AGENTS = {
+    "cursor": [".cursor/hooks.json", ".cursor/mcp.json"],
+    "codex": [".codex/hooks.json", ".codex/config.toml"],
+    "gemini": [".gemini/settings.json"],
+}
+#: What a user already has in each agent's files before installing Charter.
+USER_FILES = {
+    ".cursor/hooks.json": (
+        '{\n  "version": 1,\n  "hooks": {"stop": [{"command": "./notify.sh"}]}\n}\n'
+    ),
+    ".cursor/mcp.json": '{"mcpServers": {"db": {"command": "db-mcp"}}}',
+    ".codex/hooks.json": (
+        '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}\n'
+    ),
+    ".codex/config.toml": (
+        '# my codex settings\nmodel = "o4-mini"\n\n[mcp_servers.db]\ncommand = "db-mcp"\n'
+    ),
+    ".gemini/settings.json": (
+        '{\n  "theme": "Dracula",\n  "mcpServers": {"db": {"command": "db-mcp"}}\n}\n'
+    ),
+}
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and ".git/" not in p.as_posix() and ".charter/" not in p.as_posix()
+    }
+
+
+@pytest.mark.parametrize("agent", sorted(AGENTS))
+@pytest.mark.parametrize("existing", [False, True], ids=["fresh", "user-files"])
+def test_install_is_portable_idempotent_and_reversible(
+    repo: Path, run_charter: Run, agent: str, existing: bool
+) -> None:
+    if existing:
+        for rel in AGENTS[agent]:
+            (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+            (repo / rel).write_text(USER_FILES[rel], encoding="utf-8")
+    before = _snapshot(repo)
+    res = run_charter("install", agent, cwd=repo)
+    assert res.returncode == 0, res.stderr
+    written = {rel: (repo / rel).read_text(encoding="utf-8") for rel in AGENTS[agent]}
+    for text in written.values():
+        # portable: the bare command from PATH, no machine path in a committed file
+        assert str(repo) not in text and sys.executable not in text and "/bin/charter" not in text
+        assert '"charter"' in text or "charter agent-hook" in text or "charter hook" in text
+        if existing:  # the user's own entries are kept
+            assert "db-mcp" in text or "notify.sh" in text or "say done" in text
+    again = run_charter("install", agent, cwd=repo)
+    assert again.returncode == 0 and "already up to date" in again.stdout
+    assert {rel: (repo / rel).read_text(encoding="utf-8") for rel in AGENTS[agent]} == written
+    res = run_charter("install", agent, "--uninstall", cwd=repo)
+    assert res.returncode == 0, res.stderr
+    assert _snapshot(repo) == before, "uninstall restores the files byte for byte"
+
+
+def test_shapes(repo: Path, run_charter: Run) -> None:
+    for agent in AGENTS:
+        assert run_charter("install", agent, cwd=repo).returncode == 0
+    cursor = json.loads((repo / ".cursor/hooks.json").read_text())
+    assert cursor["version"] == 1
+    assert cursor["hooks"]["sessionStart"] == [
+        {"command": "charter agent-hook cursor sessionStart", "timeout": 30}
+    ]
+    assert json.loads((repo / ".cursor/mcp.json").read_text())["mcpServers"]["charter"] == {
+        "command": "charter",
+        "args": ["mcp"],
+    }
+    codex = json.loads((repo / ".codex/hooks.json").read_text())["hooks"]
+    assert codex["UserPromptSubmit"][0]["hooks"][0]["command"] == "charter hook user-prompt-submit"
+    config = tomllib.loads((repo / ".codex/config.toml").read_text())
+    assert config["mcp_servers"]["charter"] == {"command": "charter", "args": ["mcp"]}
+    gemini = json.loads((repo / ".gemini/settings.json").read_text())
+    assert set(gemini["hooks"]) >= {"SessionStart", "BeforeAgent", "BeforeTool", "PreCompress"}
+    hook = gemini["hooks"]["BeforeTool"][0]["hooks"][0]
+    assert hook["type"] == "command" and hook["command"] == "charter agent-hook gemini BeforeTool"
+    assert gemini["mcpServers"]["charter"]["command"] == "charter"
+
+
+def test_uninstall_after_user_edits_keeps_them(repo: Path, run_charter: Run) -> None:
+    assert run_charter("install", "gemini", cwd=repo).returncode == 0
+    path = repo / ".gemini/settings.json"
+    data = json.loads(path.read_text())
+    data["theme"] = "Dracula"
+    path.write_text(json.dumps(data))
+    assert run_charter("install", "gemini", "--uninstall", cwd=repo).returncode == 0
+    assert json.loads(path.read_text()) == {"theme": "Dracula"}
+    assert run_charter("install", "codex", cwd=repo).returncode == 0
+    config = repo / ".codex/config.toml"
+    config.write_text(config.read_text() + '\n[profiles.fast]\nmodel = "o4-mini"\n')
+    assert run_charter("install", "codex", "--uninstall", cwd=repo).returncode == 0
+    assert tomllib.loads(config.read_text()) == {"profiles": {"fast": {"model": "o4-mini"}}}
+
+
+def test_bad_settings_are_reported_not_overwritten(repo: Path, run_charter: Run) -> None:
+    bad = repo / ".cursor/hooks.json"
+    bad.parent.mkdir()
+    bad.write_text("{not json")
+    res = run_charter("install", "cursor", cwd=repo)
+    assert res.returncode != 0 and res.stderr.startswith("charter: error:")
+    assert ".cursor/hooks.json" in res.stderr and "Traceback" not in res.stderr
+    assert bad.read_text() == "{not json"
+    toml = repo / ".codex/config.toml"
+    toml.parent.mkdir()
+    toml.write_text("model = [")
+    res = run_charter("install", "codex", cwd=repo)
+    assert res.returncode != 0 and ".codex/config.toml" in res.stderr
+    res = run_charter("install", "windsurf", cwd=repo)
+    assert res.returncode != 0 and "windsurf" in res.stderr
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("agents") / "demo"
+    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".charter", "__pycache__"))
+    (root / "charter.toml").write_text("[hooks]\nwarm_worker = false\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def _agent_hook(run: Run, root: Path, agent: str, event: str, payload: dict) -> dict:
+    res = run("agent-hook", agent, event, cwd=root, stdin=json.dumps(payload))
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert isinstance(out, dict)
+    return out
+
+
+def test_cursor_hooks_through_charter(demo: Path, run_charter: Run) -> None:
+    base = {"conversation_id": "c1", "generation_id": "g1", "workspace_roots": [str(demo)]}
+    start = _agent_hook(
+        run_charter, demo, "cursor", "sessionStart", {**base, "hook_event_name": "sessionStart"}
+    )
+    assert "# Project constitution" in start["additional_context"]
+    deny = _agent_hook(
+        run_charter,
+        demo,
+        "cursor",
+        "preToolUse",
+        {
+            **base,
+            "hook_event_name": "preToolUse",
+            "tool_name": "Shell",
+            "tool_input": {"command": "cd .git && echo x > config"},
+        },
+    )
+    assert deny["permission"] == "deny" and deny["agent_message"]
+    allow = _agent_hook(
+        run_charter,
+        demo,
+        "cursor",
+        "preToolUse",
+        {
+            **base,
+            "hook_event_name": "preToolUse",
+            "tool_name": "Shell",
+            "tool_input": {"command": "ls backend"},
+        },
+    )
+    assert allow == {"permission": "allow"}
+
+
+def test_gemini_hooks_through_charter(demo: Path, run_charter: Run) -> None:
+    base = {
+        "session_id": "g1",
+        "transcript_path": "",
+        "cwd": str(demo),
+        "timestamp": "2025-01-01T00:00:00Z",
+    }
+    start = _agent_hook(
+        run_charter,
+        demo,
+        "gemini",
+        "SessionStart",
+        {**base, "hook_event_name": "SessionStart", "source": "startup"},
+    )
+    assert "# Project constitution" in start["hookSpecificOutput"]["additionalContext"]
+    prompt = _agent_hook(
+        run_charter,
+        demo,
+        "gemini",
+        "BeforeAgent",
+        {
+            **base,
+            "hook_event_name": "BeforeAgent",
+            "prompt": "Add a database migration for credit notes",
+        },
+    )
+    context = prompt["hookSpecificOutput"]["additionalContext"]
+    assert (
+        prompt["hookSpecificOutput"]["hookEventName"] == "BeforeAgent" and "CLAUDE.md:L" in context
+    )
+    deny = _agent_hook(
+        run_charter,
+        demo,
+        "gemini",
+        "BeforeTool",
+        {
+            **base,
+            "hook_event_name": "BeforeTool",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": "cd .git && echo x > config"},
+        },
+    )
+    assert deny["decision"] == "deny" and deny["reason"]
+    bad = run_charter("agent-hook", "gemini", "BeforeTool", cwd=demo, stdin="{oops")
+    assert bad.returncode == 0 and json.loads(bad.stdout)["decision"] == "deny"  # fails closed
+    unknown = run_charter("agent-hook", "gemini", "Nope", cwd=demo, stdin="{}")
+    assert unknown.returncode != 0 and unknown.stderr.startswith("charter: error:")

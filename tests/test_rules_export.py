@@ -1,0 +1,135 @@
+"""``charter export``: native shapes, citations, determinism, and the round trip
+(export, compile the export in a fresh repository, get the same rules back)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from charter.config import Project
+from charter.rules.compiler import load_or_compile
+from charter.rules.export import FORMATS
+from charter.rules.sources import split_front_matter
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+DEMO = Path(__file__).resolve().parent.parent / "examples" / "demo-project"
+TOML = "[hooks]\nwarm_worker = false\n"
+
+
+def _git_project(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "charter.toml").write_text(TOML, encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("export") / "demo"
+    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".charter", "__pycache__"))
+    return _git_project(root)
+
+
+def _signature(project: Path) -> list[tuple[Any, ...]]:
+    """What must survive a round trip: id, text, constitution, scopes, risk."""
+    compiled = load_or_compile(Project.load(project))
+    return sorted((r.id, r.text, r.constitution, tuple(r.scopes), r.risk) for r in compiled.rules)
+
+
+def _tree_hash(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_round_trip_gives_the_same_rules(
+    demo: Path, fmt: str, tmp_path: Path, run_charter: Run
+) -> None:
+    out = tmp_path / "out"
+    res = run_charter("export", fmt, "--out", str(out), "--json", cwd=demo)
+    assert res.returncode == 0, res.stderr
+    listed = json.loads(res.stdout)["files"]
+    assert listed and all((out / f).is_file() for f in listed)
+    again = tmp_path / "again"
+    run_charter("export", fmt, "--out", str(again), cwd=demo)
+    assert _tree_hash(out) == _tree_hash(again), "the same rules give byte-identical files"
+    fresh = _git_project(tmp_path / "fresh")
+    shutil.copytree(out, fresh, dirs_exist_ok=True)
+    original = _signature(demo)
+    assert _signature(fresh) == original
+    # every exported rule line carries its citation back to the original source
+    lines = [
+        line
+        for f in listed
+        for line in (out / f).read_text(encoding="utf-8").splitlines()
+        if line.startswith("- ")
+    ]
+    assert len(lines) == len(original)
+    assert all(line.rstrip().endswith("-->") and ":L" in line for line in lines)
+
+
+def _meta(path: Path) -> dict[str, Any]:
+    meta, _, _ = split_front_matter(path.read_text(encoding="utf-8"), path.name)
+    return meta
+
+
+def test_native_shapes(demo: Path, tmp_path: Path, run_charter: Run) -> None:
+    for fmt in FORMATS:
+        res = run_charter("export", fmt, "--out", str(tmp_path / fmt), cwd=demo)
+        assert res.returncode == 0, res.stderr
+    cursor = sorted((tmp_path / "cursor" / ".cursor" / "rules").glob("*.mdc"))
+    metas = {p.name: _meta(p) for p in cursor}
+    assert metas["charter-constitution.mdc"]["alwaysApply"] is True
+    scoped = [m for m in metas.values() if m.get("globs")]
+    assert scoped and all(m["alwaysApply"] is False for m in scoped)
+    assert all(m.get("description") for m in metas.values())
+    claude = sorted((tmp_path / "claude-rules" / ".claude" / "rules").glob("*.md"))
+    paths = [_meta(p).get("paths") for p in claude]
+    assert any(isinstance(p, list) and p for p in paths)
+    assert _meta(tmp_path / "claude-rules/.claude/rules/charter-constitution.md") == {}
+    nested = sorted(
+        p.relative_to(tmp_path / "agents-md").as_posix()
+        for p in (tmp_path / "agents-md").rglob("AGENTS.md")
+    )
+    assert nested[0] == "AGENTS.md" and len(nested) > 1
+    copilot = sorted((tmp_path / "copilot" / ".github" / "instructions").glob("*.instructions.md"))
+    apply_to = [_meta(p).get("applyTo") for p in copilot]
+    assert "**" in apply_to and any(a and a != "**" for a in apply_to)
+    # front matter is valid YAML for the agents that read it strictly
+    for path in [*cursor[:1], *copilot]:
+        yaml.safe_load(path.read_text(encoding="utf-8").split("---")[1])
+
+
+def test_export_bad_input(demo: Path, tmp_path: Path, run_charter: Run) -> None:
+    res = run_charter("export", "windsurf", cwd=demo)
+    assert (
+        res.returncode != 0
+        and res.stderr.startswith("charter: error:")
+        and "windsurf" in res.stderr
+    )
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    res = run_charter("export", "cursor", "--out", str(blocker), cwd=demo)
+    assert res.returncode != 0 and "charter: error:" in res.stderr and str(blocker) in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_html_comments_are_not_rule_text(tmp_path: Path) -> None:
+    root = _git_project(tmp_path / "p")
+    (root / "CLAUDE.md").write_text(
+        "# Rules\n\n## Style\n\n- Use pathlib for paths. <!-- why: portable -->\n"
+        "<!-- a note for maintainers, not a rule -->\n",
+        encoding="utf-8",
+    )
+    texts = [r.text for r in load_or_compile(Project.load(root)).rules]
+    assert texts == ["Use pathlib for paths."]
