@@ -14,11 +14,12 @@ the characters and cl100k tokens of what each request carries:
 - ``rules``: the three together (the rule tokens the session pays for);
 - ``request``: everything (system prompt, messages, all tool definitions).
 
-Modes: ``alone`` (Claude Code only), ``charter`` (``charter install claude-code`` as it
-is today), ``managed`` (``charter install claude-code --managed``, where Charter becomes
-the one source of rule context; reported as unavailable when the installed Charter does
-not have it). Projects: a copy of the demo, and a git repository holding one larger real
-rule file from the rules benchmark data (read at run time, never copied into this repo)
+Modes: ``alone`` (Claude Code only), ``charter`` (``charter install claude-code`` with
+``hooks.manage_rule_files = false``: Claude Code still loads the rule files and Charter
+adds its context on top), ``managed`` (``charter install claude-code`` with its default,
+managed rules: Charter becomes the one source of rule context).
+
+Projects: a copy of the demo, and a git repository holding one larger real rule file from the rules benchmark data (read at run time, never copied into this repo)
 with the first N of its benchmark tasks as prompts.
 """
 
@@ -144,7 +145,16 @@ def install(project: Path, mode: str) -> str | None:
     """Set the project up for ``mode``; a reason when that mode is not available."""
     if mode == "alone":
         return None
-    args = ["install", "claude-code"] + (["--managed"] if mode == "managed" else [])
+    if mode == "charter":
+        config = project / "charter.toml"
+        existing = config.read_text(encoding="utf-8") if config.exists() else ""
+        line = "manage_rule_files = false\n"
+        if "[hooks]\n" in existing:
+            updated = existing.replace("[hooks]\n", "[hooks]\n" + line, 1)
+        else:
+            updated = existing + "\n[hooks]\n" + line
+        config.write_text(updated, encoding="utf-8")
+    args = ["install", "claude-code"]
     res = _charter(project, *args)
     if res.returncode != 0:
         return f"`charter {' '.join(args)}` failed: {res.stderr.strip().splitlines()[-1:]}"
