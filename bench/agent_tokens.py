@@ -19,7 +19,8 @@ Modes: ``alone`` (Claude Code only), ``charter`` (``charter install claude-code`
 adds its context on top), ``managed`` (``charter install claude-code`` with its default,
 managed rules: Charter becomes the one source of rule context).
 
-Projects: a copy of the demo, and a git repository holding one larger real rule file from the rules benchmark data (read at run time, never copied into this repo)
+Projects: a copy of the demo, and a git repository holding one larger real rule file
+from the rules benchmark data (read at run time, never copied into this repo)
 with the first N of its benchmark tasks as prompts.
 """
 
