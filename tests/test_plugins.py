@@ -100,3 +100,33 @@ def test_a_third_party_plugin_reaches_mcp_and_hooks(repo: Path) -> None:
     finally:
         manager.unregister(extra)
         plugins.hook_set.cache_clear()
+
+
+def test_all_mcp_tool_definitions_fit_the_budget_and_only_tools_are_advertised(
+    repo: Path,
+) -> None:
+    """Every definition is sent to the model on every request (issue 11: <= 1,500 tokens)."""
+    from mcp import Client
+
+    from charter.tokens import count_tokens
+
+    project = Project.load(repo)
+    server = build_server(project_getter=lambda: project)
+
+    async def listing() -> Any:
+        async with Client(server) as client:
+            return client.server_capabilities, (await client.list_tools()).tools
+
+    capabilities, tools = anyio.run(listing)
+    assert capabilities.resources is None and capabilities.prompts is None
+    cost = sum(
+        count_tokens(
+            json.dumps(
+                {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+            )
+        )
+        for t in tools
+    )
+    assert len(tools) >= 13 and cost <= 1500, cost
+    schemas = json.dumps([t.input_schema for t in tools])
+    assert '"title"' not in schemas and "maxLength" not in schemas

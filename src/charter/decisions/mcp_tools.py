@@ -24,9 +24,8 @@ def register(tools: ToolSet) -> None:
     @tools.tool(
         name="list_constraints",
         description=(
-            "The project's decisions (canonical pgc_clarifications) and the bound "
-            "constraints as invariant statements. Bound constraints are facts: never "
-            "reopen, contradict or suggest alternatives to them."
+            "Bound decisions as invariants (facts: never reopen or contradict them), and all "
+            "clarifications."
         ),
     )
     def list_constraints(
@@ -48,10 +47,8 @@ def register(tools: ToolSet) -> None:
     @tools.tool(
         name="check_drift",
         description=(
-            "Check a text (plan, architecture, story, review, chat reply) against the bound "
-            "constraints: QA-PGC-001 contradiction, 002 excluded option reintroduced, 003 "
-            "resolved decision treated as open, 004 conflicting suggestion/decision point. "
-            "Returns verdict pass|fail and findings with exact evidence spans and repairs."
+            "Check a plan, design or reply against the bound decisions (QA-PGC-001..004): "
+            "verdict, findings with evidence spans."
         ),
     )
     def check_drift(
@@ -64,10 +61,7 @@ def register(tools: ToolSet) -> None:
 
     @tools.tool(
         name="render_template",
-        description=(
-            "Fill a prompt template: $$PGC_CLARIFICATIONS becomes the canonical decisions "
-            "JSON verbatim, $$PGC_INVARIANTS the bound invariant statements."
-        ),
+        description=("Fill $$PGC_CLARIFICATIONS and $$PGC_INVARIANTS in a prompt template."),
     )
     def render_template(
         template: Annotated[str, Field(max_length=500_000, description="template text")],

@@ -128,7 +128,62 @@ def build_server(
 
     for tool in tool_set(project_getter or get_project).tools:
         server.tool(name=tool.name, description=tool.description)(serialized(user_errors(tool.fn)))
+    _on_a_budget(server)
     return server
+
+
+#: Methods of capabilities Charter does not have. The SDK registers handlers for them by
+#: default, and a client that sees resources or prompts advertised adds its own tools
+#: for them to every model request (about 540 tokens in Claude Code).
+UNUSED_METHODS = (
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+)
+
+
+_LIMITS = ("maxLength", "minLength", "maxItems", "minItems")
+
+
+def compact_schema(schema: Any) -> Any:
+    """A tool's input schema without what costs tokens and tells the model little:
+    pydantic's generated ``title`` keys, length limits, empty defaults, and ``anyOf
+    [X, null]`` for an optional parameter. The advertised schema only guides the model;
+    every call is still validated against the full one."""
+    if isinstance(schema, list):
+        return [compact_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key in _LIMITS or (key == "default" and value in ("", False, None, [], {})):
+            continue
+        out[key] = value if key in ("enum", "const", "default") else compact_schema(value)
+    options = out.get("anyOf")
+    if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
+        other = next(o for o in options if o != {"type": "null"})
+        merged = {k: v for k, v in out.items() if k != "anyOf"}
+        if merged.get("default") is None:
+            merged.pop("default", None)
+        if isinstance(other, dict):
+            return {**other, **merged}
+    return out
+
+
+def _on_a_budget(server: Any) -> None:
+    """Every tool definition goes to the model on every request: keep them small, and
+    advertise only the capabilities Charter has (SDK internals, pinned; tested)."""
+    for tool in server._tool_manager.list_tools():
+        tool.parameters = compact_schema(tool.parameters)
+    handlers = server._lowlevel_server._request_handlers
+    for method in UNUSED_METHODS:
+        handlers.pop(method, None)
 
 
 def serve(project_dir: Path | None = None) -> None:

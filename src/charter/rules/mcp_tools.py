@@ -18,10 +18,7 @@ def register(tools: ToolSet) -> None:
 
     @tools.tool(
         name="get_constitution",
-        description=(
-            "The project's always-loaded rules (the constitution): capped, hashed, with "
-            "source line spans. Pin these; they apply to every task."
-        ),
+        description=("The project rules that always apply (the constitution), cited."),
     )
     def get_constitution() -> dict[str, Any]:
         from charter.rules import api
@@ -31,8 +28,7 @@ def register(tools: ToolSet) -> None:
     @tools.tool(
         name="rules_for_task",
         description=(
-            "The rule shards relevant to a task (semantic + intent + risk ranking, with "
-            "contradictions resolved), plus the constitution. Pass the files you will touch."
+            "Project rules for a task, cited, constitution included. Pass the files you will touch."
         ),
     )
     def rules_for_task(

@@ -77,10 +77,8 @@ def register(tools: ToolSet) -> None:
     @tools.tool(
         name="search",
         description=(
-            "Mode-aware hybrid search over the project's docs, ADRs, code and source-of-"
-            "truth records. Every result has a citation path#Lstart-Lend (Section) or a "
-            "record address. mode: planning (breadth), execution (canonical facts, exact "
-            "IDs), review (history, deleted files, recency); default from .charter/sho.json."
+            "Cited hybrid search over docs, ADRs, code and source-of-truth records. mode: "
+            "planning (breadth), execution (exact facts, IDs), review (history)."
         ),
     )
     def search(
@@ -98,9 +96,8 @@ def register(tools: ToolSet) -> None:
     @tools.tool(
         name="verify_facts",
         description=(
-            "Check every date, ID, number and money amount in a text against the "
-            "structured source of truth (CSV/YAML). Returns verified / mismatch (with the "
-            "canonical SoT value and its address: the SoT wins) / not_found per fact."
+            "Check dates, IDs, numbers and amounts in a text against the source of truth: "
+            "verified, mismatch (the SoT value wins) or not_found."
         ),
     )
     def verify_facts(

@@ -31,8 +31,10 @@ def register(tools: ToolSet) -> None:
 
     @tools.tool(
         name="get_session_state",
-        description="The active track's plan, open risks, decisions, edited files, test runs "
-        "and the user's standing instructions (as recovered after compaction).",
+        description=(
+            "Session state as recovered after compaction: plan, open risks, decisions, edited "
+            "files, test runs, the user's instructions, tracks."
+        ),
     )
     def get_session_state() -> dict[str, Any]:
         from charter.session.recovery import recover
@@ -44,7 +46,7 @@ def register(tools: ToolSet) -> None:
 
     @tools.tool(
         name="record_decision",
-        description="Append a decision to the active track's DECISIONS.md (append-only).",
+        description=("Append a decision to the active track's DECISIONS.md."),
     )
     def record_decision(
         decision: str,
@@ -57,7 +59,7 @@ def register(tools: ToolSet) -> None:
             ).to_dict()
 
     @tools.tool(
-        name="record_risk", description="Add or update a risk in the active track's RISKS.md."
+        name="record_risk", description=("Add or update a risk in the active track's RISKS.md.")
     )
     def record_risk(
         risk: str,
@@ -73,22 +75,22 @@ def register(tools: ToolSet) -> None:
 
     @tools.tool(
         name="update_plan",
-        description="Replace the active track's plan (PLAN.md). Steps: {content, status: "
-        "pending|in_progress|completed|cancelled, verification?}.",
+        description=(
+            "Replace the active track's plan. Step: {content, status: "
+            "pending|in_progress|completed|cancelled, verification}."
+        ),
     )
     def update_plan(steps: list[dict[str, str]]) -> dict[str, Any]:
         with session() as s:
             plan = s.update_plan(steps, session="mcp")
             return {"plan": [p.to_dict() for p in plan]}
 
-    @tools.tool(name="list_tracks", description="Tracks and which one is active.")
+    @tools.tool(name="list_tracks", description=("Tracks; which one is active."))
     def list_tracks() -> dict[str, Any]:
         with session() as s:
             return {"active": s.tracks.active(), "tracks": s.tracks.list()}
 
-    @tools.tool(
-        name="switch_track", description="Make a track active (create=true makes a new one)."
-    )
+    @tools.tool(name="switch_track", description=("Make a track active; create=true makes it."))
     def switch_track(track: str, create: bool = False) -> dict[str, Any]:
         with session() as s:
             if create:
