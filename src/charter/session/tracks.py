@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from charter.errors import CharterError
-from charter.fileio import atomic_write_text, locked, read_text
+from charter.fileio import locked, read_text
 from charter.session.settings import SessionSettings
+from charter.session.writes import write_file
 
 _TRACK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 TASK_FILES = ("SPEC.md", "PLAN.md", "RISKS.md", "DECISIONS.md")
@@ -107,7 +108,7 @@ class Tracks:
                 return current, False
             track = slug(git_branch(self.root) or "main")
             self.track_dir(track).mkdir(parents=True, exist_ok=True)
-            atomic_write_text(self.pointer, track + "\n")
+            write_file(self.pointer, track + "\n", "track.create")
             return track, True
 
     def new(self, track: str, *, activate: bool = True) -> Path:
@@ -125,7 +126,7 @@ class Tracks:
         if not self.track_dir(track).is_dir():
             raise CharterError(f"no track {track} (tracks: {', '.join(self.list()) or 'none'})")
         with self._locked():
-            atomic_write_text(self.pointer, track + "\n")
+            write_file(self.pointer, track + "\n", "track.switch")
 
 
 def check_id(track: str) -> str:
