@@ -27,7 +27,6 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
