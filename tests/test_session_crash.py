@@ -188,3 +188,17 @@ def test_first_use_of_the_journal_by_parallel_hooks(tmp_path: Path) -> None:
             assert sorted(e.data["n"] for e in journal.events()) == sorted(
                 str(i) for i in range(12)
             )
+
+
+def test_track_new_killed_before_its_switch_is_finished_by_the_next_one(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    killed = run([*CHARTER, "track", "new", "gamma"], root, fault="session.track.switch")
+    assert killed.returncode == -9
+    assert (root / "docs" / "tracks" / "ACTIVE_TRACK").read_text() == f"{TRACK}\n"  # intact
+    done = run([*CHARTER, "track", "new", "gamma"], root)
+    assert done.returncode == 0, done.stderr
+    assert (root / "docs" / "tracks" / "ACTIVE_TRACK").read_text() == "gamma\n"
+    (root / "docs" / "tracks" / "gamma" / "SPEC.md").write_text("# Spec\n", encoding="utf-8")
+    again = run([*CHARTER, "track", "new", "gamma"], root)
+    assert again.returncode != 0 and again.stderr.startswith("charter: error: ")
+    assert "already exists" in again.stderr and "Traceback" not in again.stderr

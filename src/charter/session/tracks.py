@@ -114,9 +114,10 @@ class Tracks:
     def new(self, track: str, *, activate: bool = True) -> Path:
         check_id(track)
         path = self.track_dir(track)
-        if path.exists():
+        # An empty folder is a ``track new`` killed before its switch: finish it.
+        if path.exists() and (not path.is_dir() or any(path.iterdir())):
             raise CharterError(f"track {track} already exists: {path}")
-        path.mkdir(parents=True)
+        path.mkdir(parents=True, exist_ok=True)
         if activate:
             self.switch(track)
         return path
