@@ -52,7 +52,9 @@ def main() -> int:
     parser.add_argument(
         "--stores", default="", help="comma-separated store names to run (default: all)"
     )
-    parser.add_argument("--no-parallel", action="store_true", help="skip parallel writers")
+    parser.add_argument(
+        "--no-parallel", action="store_true", help="skip parallel writers (of --stores)"
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     rows: list[list[str]] = []
@@ -97,48 +99,60 @@ def main() -> int:
                 )
         parallel: list[list[str]] = []
         par_bad = 0
+        ses = None
         if not args.no_parallel:
-            started = time.perf_counter()
-            par = parallel_decisions(work, args.processes, args.rounds)
-            par_seconds = time.perf_counter() - started
-            started = time.perf_counter()
-            log = parallel_log(work, args.processes * args.rounds, 10)
-            log_seconds = time.perf_counter() - started
-            started = time.perf_counter()
-            ses = parallel_session(work, args.processes, args.rounds)
-            ses_seconds = time.perf_counter() - started
-            par_bad = par.lost + par.corrupted + log.lost + log.corrupted
-            par_bad += ses.lost + ses.corrupted + ses.failed
-            parallel = [
-                [
-                    par.store,
-                    f"{par.writers} ({args.processes} x {args.rounds} rounds)",
-                    str(par.acknowledged),
-                    str(par.lost),
-                    str(par.corrupted),
-                    f"{par_seconds:.1f}",
-                    par.detail,
-                ],
-                [
-                    log.store,
-                    f"{log.writers} processes x 10 rows",
-                    str(log.acknowledged),
-                    str(log.lost),
-                    str(log.corrupted),
-                    f"{log_seconds:.1f}",
-                    "",
-                ],
-                [
-                    "session",
-                    f"{ses.writers} ({args.processes} + 1 pre-compact x {args.rounds} rounds)",
-                    str(ses.acknowledged),
-                    str(ses.lost),
-                    str(ses.corrupted),
-                    f"{ses_seconds:.1f}",
-                    ses.detail + (f"; {ses.failed} not acknowledged" if ses.failed else ""),
-                ],
-            ]
-            for problem in ses.problems[:10]:
+
+            def want(store: str) -> bool:
+                return not wanted or store in wanted
+
+            if want("decisions"):
+                started = time.perf_counter()
+                par = parallel_decisions(work, args.processes, args.rounds)
+                par_bad += par.lost + par.corrupted
+                parallel.append(
+                    [
+                        par.store,
+                        f"{par.writers} ({args.processes} x {args.rounds} rounds)",
+                        str(par.acknowledged),
+                        str(par.lost),
+                        str(par.corrupted),
+                        f"{time.perf_counter() - started:.1f}",
+                        par.detail,
+                    ]
+                )
+            if want("actions log"):
+                started = time.perf_counter()
+                log = parallel_log(work, args.processes * args.rounds, 10)
+                par_bad += log.lost + log.corrupted
+                parallel.append(
+                    [
+                        log.store,
+                        f"{log.writers} processes x 10 rows",
+                        str(log.acknowledged),
+                        str(log.lost),
+                        str(log.corrupted),
+                        f"{time.perf_counter() - started:.1f}",
+                        "",
+                    ]
+                )
+            if want("session"):
+                started = time.perf_counter()
+                ses = parallel_session(work, args.processes, args.rounds)
+                par_bad += ses.lost + ses.corrupted + ses.failed
+                hooks, notes = args.processes, args.processes // 3
+                parallel.append(
+                    [
+                        "session",
+                        f"{ses.writers} ({hooks} hooks + {notes} notes + 1 pre-compact) x "
+                        f"{args.rounds} rounds",
+                        str(ses.acknowledged),
+                        str(ses.lost),
+                        str(ses.corrupted),
+                        f"{time.perf_counter() - started:.1f}",
+                        ses.detail + (f"; {ses.failed} not acknowledged" if ses.failed else ""),
+                    ]
+                )
+            for problem in ses.problems[:10] if ses else []:
                 print(f"FAIL session parallel: {problem}")
     if rows:
         print("\nKill -9 trials per store (reader right after the kill, then the next run)\n")

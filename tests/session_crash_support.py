@@ -700,7 +700,8 @@ class SessionParallel:
 
 
 def parallel_session(work: Path, processes: int, rounds: int) -> SessionParallel:
-    """``processes`` concurrent session writers per round on a brand-new project.
+    """``processes`` concurrent ``post-tool-use`` hooks per round on a brand-new project,
+    with ``processes // 3`` concurrent ``session note decision`` and one ``pre-compact``.
 
     Each round mixes ``post-tool-use`` hooks (TaskCreate and TaskUpdate in one session,
     whose live plan is a read-modify-write of the journal; TodoWrite in another; Edit in a
@@ -727,8 +728,9 @@ def parallel_session(work: Path, processes: int, rounds: int) -> SessionParallel
     writers = 0
     for r in range(rounds):
         specs: list[tuple[str, str, tuple[list[str], str]]] = []
-        for j in range(processes):
-            kind = ("task", "update", "edit", "todo", "decision")[j % 5]
+        for j in range(processes + processes // 3):
+            # ``processes`` hooks (four tool kinds in turn), then the decision notes
+            kind = ("task", "update", "edit", "todo")[j % 4] if j < processes else "decision"
             key = f"{r}-{j}"
             if kind == "task":
                 tid = str(r * 100 + j)
@@ -744,7 +746,7 @@ def parallel_session(work: Path, processes: int, rounds: int) -> SessionParallel
                     spec = _as(root, "tasks", task_create(root, tid, f"T {key}", key))
                     specs.append(("task", tid, spec))
                     continue
-                tid = prev[j // 5 % len(prev)]
+                tid = prev[j // 4 % len(prev)]
                 specs.append(
                     (kind, tid, _as(root, "tasks", task_update(root, tid, "completed", key)))
                 )
@@ -799,11 +801,12 @@ def _judge(
     lost = 0
     corrupted = 0
     acknowledged = [(k, key) for k, key, ok in jobs if ok]
-    # the agent's last word on the plan, after everything: one more sequential update
+    # the agent's last word on the plan, after everything (so that the track's last plan
+    # event is this session's, not a TodoWrite of the other one): one more task
     tasks_done = {key for k, key, ok in jobs if k == "update" and ok}
     created = [key for k, key, ok in jobs if k == "task" and ok]
-    must(_as(root, "tasks", task_update(root, created[0], "completed", "final")), root)
-    tasks_done.add(created[0])
+    must(_as(root, "tasks", task_create(root, "99999", "Final task", "final")), root)
+    created.append("99999")
     must(hook(root, "pre-compact", {"trigger": "auto"}), root)
     rows = journal_rows(root)
     tools = [(s, d.get("tool"), d.get("target")) for _, s, k, d in rows if k == "tool"]

@@ -67,10 +67,10 @@ def test_kill_session_writers_at_random_moments(scenario: SessionScenario) -> No
 
 
 def test_parallel_session_writers_lose_nothing(tmp_path: Path) -> None:
-    result = parallel_session(tmp_path, processes=14, rounds=3)
-    assert result.writers == 45
+    result = parallel_session(tmp_path, processes=12, rounds=3)
+    assert result.writers == 3 * (12 + 4 + 1)  # hooks, decision notes, pre-compact
     assert result.failed == 0, result.problems
-    assert result.acknowledged == 45, result.problems
+    assert result.acknowledged == result.writers, result.problems
     assert result.lost == 0 and result.corrupted == 0, result.problems
 
 
