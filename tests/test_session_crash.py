@@ -202,3 +202,24 @@ def test_track_new_killed_before_its_switch_is_finished_by_the_next_one(tmp_path
     again = run([*CHARTER, "track", "new", "gamma"], root)
     assert again.returncode != 0 and again.stderr.startswith("charter: error: ")
     assert "already exists" in again.stderr and "Traceback" not in again.stderr
+
+
+def test_journal_opens_inside_another_hooks_migration_window(tmp_path: Path) -> None:
+    """The race's window, made deterministic: another hook has created the table but not
+    yet recorded its migration when this one opens the journal."""
+    import sqlite3
+
+    db = tmp_path / "session.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "CREATE TABLE _migrations (namespace TEXT NOT NULL, version INTEGER NOT NULL, "
+            "PRIMARY KEY (namespace, version))"
+        )
+        conn.execute(
+            "CREATE TABLE session_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, session TEXT "
+            "NOT NULL, track TEXT NOT NULL, kind TEXT NOT NULL, time TEXT NOT NULL DEFAULT '', "
+            "data TEXT NOT NULL)"
+        )
+    with Journal(db) as journal:
+        journal.add("s", "t", "tool", {"n": 1})
+        assert [e.data for e in journal.events()] == [{"n": 1}]
