@@ -3,13 +3,16 @@
     .venv/bin/python bench/crash_safety.py [--trials 100] [--processes 12] [--rounds 9]
 
 For each store (decisions, rules compile state, search index + BM25 cache, the
-append-only actions log) it runs ``--trials`` writers in real subprocesses, killed with
+append-only actions log, the session state: compaction, decision notes, track switch,
+tool capture and the work log) it runs ``--trials`` writers in real subprocesses, killed with
 SIGKILL at each named write step in turn (``$CHARTER_FAULT``, see
 ``charter.fileio.fault_point``) and at random moments, then checks what a reader sees
 right after the kill and what the next run leaves (``tests/crash_support.py``). Then
 ``--processes`` concurrent ``charter decisions add`` per round for ``--rounds`` rounds,
-and as many concurrent actions-log writers. Projects use the hash embedder: what is
-measured is the write path, not the model.
+as many concurrent actions-log writers, and ``--processes`` concurrent session writers
+(``charter hook post-tool-use`` with TaskCreate / TaskUpdate / TodoWrite / Edit payloads,
+``charter session note decision``) plus one ``charter hook pre-compact`` per round.
+Projects use the hash embedder: what is measured is the write path, not the model.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from tests.crash_support import (
     parallel_decisions,
     parallel_log,
 )
+from tests.session_crash_support import SessionScenario, parallel_session
 
 
 def _plan(steps: list[str], trials: int) -> list[str]:
@@ -48,7 +52,9 @@ def main() -> int:
     parser.add_argument(
         "--stores", default="", help="comma-separated store names to run (default: all)"
     )
-    parser.add_argument("--no-parallel", action="store_true", help="skip parallel writers")
+    parser.add_argument(
+        "--no-parallel", action="store_true", help="skip parallel writers (of --stores)"
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     rows: list[list[str]] = []
@@ -57,7 +63,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="charter-crash-") as tmp:
         work = Path(tmp)
         wanted = {s.strip() for s in args.stores.split(",") if s.strip()}
-        for factory in SCENARIOS:
+        for factory in [*SCENARIOS, SessionScenario]:
             if wanted and factory.name not in wanted:
                 continue
             scenario = factory(work / factory.__name__)
@@ -93,34 +99,61 @@ def main() -> int:
                 )
         parallel: list[list[str]] = []
         par_bad = 0
+        ses = None
         if not args.no_parallel:
-            started = time.perf_counter()
-            par = parallel_decisions(work, args.processes, args.rounds)
-            par_seconds = time.perf_counter() - started
-            started = time.perf_counter()
-            log = parallel_log(work, args.processes * args.rounds, 10)
-            log_seconds = time.perf_counter() - started
-            par_bad = par.lost + par.corrupted + log.lost + log.corrupted
-            parallel = [
-                [
-                    par.store,
-                    f"{par.writers} ({args.processes} x {args.rounds} rounds)",
-                    str(par.acknowledged),
-                    str(par.lost),
-                    str(par.corrupted),
-                    f"{par_seconds:.1f}",
-                    par.detail,
-                ],
-                [
-                    log.store,
-                    f"{log.writers} processes x 10 rows",
-                    str(log.acknowledged),
-                    str(log.lost),
-                    str(log.corrupted),
-                    f"{log_seconds:.1f}",
-                    "",
-                ],
-            ]
+
+            def want(store: str) -> bool:
+                return not wanted or store in wanted
+
+            if want("decisions"):
+                started = time.perf_counter()
+                par = parallel_decisions(work, args.processes, args.rounds)
+                par_bad += par.lost + par.corrupted
+                parallel.append(
+                    [
+                        par.store,
+                        f"{par.writers} ({args.processes} x {args.rounds} rounds)",
+                        str(par.acknowledged),
+                        str(par.lost),
+                        str(par.corrupted),
+                        f"{time.perf_counter() - started:.1f}",
+                        par.detail,
+                    ]
+                )
+            if want("actions log"):
+                started = time.perf_counter()
+                log = parallel_log(work, args.processes * args.rounds, 10)
+                par_bad += log.lost + log.corrupted
+                parallel.append(
+                    [
+                        log.store,
+                        f"{log.writers} processes x 10 rows",
+                        str(log.acknowledged),
+                        str(log.lost),
+                        str(log.corrupted),
+                        f"{time.perf_counter() - started:.1f}",
+                        "",
+                    ]
+                )
+            if want("session"):
+                started = time.perf_counter()
+                ses = parallel_session(work, args.processes, args.rounds)
+                par_bad += ses.lost + ses.corrupted + ses.failed
+                hooks, notes = args.processes, args.processes // 3
+                parallel.append(
+                    [
+                        "session",
+                        f"{ses.writers} ({hooks} hooks + {notes} notes + 1 pre-compact) x "
+                        f"{args.rounds} rounds",
+                        str(ses.acknowledged),
+                        str(ses.lost),
+                        str(ses.corrupted),
+                        f"{time.perf_counter() - started:.1f}",
+                        ses.detail + (f"; {ses.failed} not acknowledged" if ses.failed else ""),
+                    ]
+                )
+            for problem in ses.problems[:10] if ses else []:
+                print(f"FAIL session parallel: {problem}")
     if rows:
         print("\nKill -9 trials per store (reader right after the kill, then the next run)\n")
         _table(["store", "trials", "killed", "lost", "corrupted", "median s/trial"], rows)

@@ -53,6 +53,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        fault_point(f"atomic.{path.name}")  # the temp file is whole, not yet renamed in
         os.replace(tmp, path)
         _fsync_dir(path.parent)
     except BaseException:

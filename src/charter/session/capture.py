@@ -19,10 +19,12 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+from charter.fileio import fault_point, write_all
 from charter.session import testruns
 from charter.session.journal import Journal
 from charter.session.schema import norm
 from charter.session.transcript import read_tail, tool_use_time
+from charter.session.writes import write_file
 
 EDIT_TOOLS = {"Edit", "MultiEdit", "Write", "NotebookEdit"}
 PLAN_TOOLS = {"TodoWrite", "TaskCreate", "TaskUpdate", "TaskList"}
@@ -256,8 +258,6 @@ class Capture:
     # -- transient files ------------------------------------------------------------------
 
     def _work_log(self, time: str, tool: str, target: str, outcome: str) -> None:
-        from charter.fileio import atomic_write_text
-
         line = f"- {time or '-'} {tool} {target} → {outcome}".replace("\n", " ")
         line = portable(self.root, line) + "\n"
         path = self.dir / "work_log.md"
@@ -271,18 +271,25 @@ class Capture:
                     data = path.read_bytes()[-(cap // 2) :]
                     cut = data.find(b"\n")
                     kept = data[cut + 1 :].decode("utf-8", errors="ignore") if cut >= 0 else ""
-                atomic_write_text(path, "# Work log (rolling window)\n" + kept + line)
+                    if kept and not kept.endswith("\n"):
+                        kept += "\n"  # a line torn by a killed writer stays on its own
+                write_file(path, "# Work log (rolling window)\n" + kept + line, "worklog.roll")
                 return
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)
+            fault_point("session.worklog")
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW)
             try:
-                os.write(fd, line.encode("utf-8"))
+                # A writer killed mid-line left no newline: start on a line of our own so
+                # the torn line is the only damage (fileio.append_line's rule).
+                if os.pread(fd, 1, size - 1) != b"\n":
+                    line = "\n" + line
+                write_all(fd, line.encode("utf-8"), "session.worklog")
             finally:
                 os.close(fd)
+            fault_point("session.worklog.done")
 
     def _write(self, name: str, text: str) -> None:
-        from charter.fileio import atomic_write_text
-
-        atomic_write_text(self.dir / name, text)
+        with self.lock():  # every writer of a session file holds the lock (temp sweep)
+            write_file(self.dir / name, text, "transient")
 
     def _refresh_diff(self) -> None:
         if not (self.root / ".git").exists():

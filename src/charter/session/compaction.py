@@ -12,6 +12,7 @@ it again with nothing new changes nothing (PreCompact can fire twice per compact
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -21,9 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from charter.fileio import atomic_write_text, canonical_json, read_text
+from charter.fileio import canonical_json, fault_point, read_text
 from charter.session.schema import Decision, PlanStep, Risk, norm
 from charter.session.service import Session, session_key
+from charter.session.writes import write_file
 
 CHECKPOINT_SCHEMA = "charter.checkpoint/1"
 #: Most transcript bytes one compaction reads for Decision/Risk blocks.
@@ -214,6 +216,12 @@ def compact(
         found_d, found_r, new_offset = _assistant_blocks(transcript_path, offset)
         decisions += found_d
         risks += found_r
+        # The journal position this checkpoint covers: the last event READ, not the last
+        # in the journal (a hook may have added one since; it belongs to the next run).
+        seq = max([after, *(e.seq for e in events)])
+        if interrupted(session, track) is not None:
+            result.notes.append("finishing a compaction that was interrupted")
+        _begin(session, track, previous, after, seq)
         if decisions:
             added = session.append_decisions(track, decisions)
             result.decisions_added = len(added)
@@ -229,20 +237,84 @@ def compact(
         core = [d for d in decisions if "global" in d.impact.lower().split()]
         if core:
             result.written.extend(_core_update(session, core))
-        last = journal.last_seq()
         sessions = [e.session for e in events if e.session]
         checkpoint = _checkpoint(
             session,
             track,
             key or (sessions[-1] if sessions else (previous or {}).get("session_id", "")),
             trigger,
-            last,
+            seq,
             new_offset,
             events[-1].time if events else (previous or {}).get("time", ""),
             previous,
         )
         result.checkpoint = checkpoint
+        _finish(session, track)
         return result
+
+
+# -- the compaction's intent record (torn-compaction detection) -------------------------
+
+
+def _intent_path(session: Session, track: str) -> Path:
+    """Under ``.charter/``: a private record, never beside the user's documents."""
+    return session.project.state_dir / "session" / "compacting" / f"{track}.json"
+
+
+def _begin(
+    session: Session, track: str, previous: dict[str, Any] | None, after: int, seq: int
+) -> None:
+    """Record that a compaction is about to write (DECISIONS, RISKS, PLAN, checkpoint).
+
+    ``latest.json`` is the commit point of the multi-file state; this record, removed
+    after it, is how recovery tells a torn compaction (task files newer than the
+    checkpoint because the run died in between) from a plain edit. Re-running the
+    compaction finishes it: every step is idempotent (decisions and risks are merged by
+    stable id, the plan and the checkpoint are recomputed from the same journal range).
+    """
+    write_file(
+        _intent_path(session, track),
+        canonical_json(
+            {
+                "track": track,
+                "checkpoint_seq": int((previous or {}).get("seq", 0)),
+                "journal_from": after,
+                "journal_to": seq,
+            }
+        ),
+        "compact.begin",
+    )
+
+
+def _finish(session: Session, track: str) -> None:
+    path = _intent_path(session, track)
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    fault_point("session.compact.done")
+
+
+def interrupted(session: Session, track: str) -> dict[str, Any] | None:
+    """The intent record of a compaction of ``track`` that was killed before its
+    checkpoint (None when the last compaction finished), with ``files``: the task files
+    that no longer match the last checkpoint's hashes."""
+    path = _intent_path(session, track)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        data = {}
+    info: dict[str, Any] = data if isinstance(data, dict) else {}
+    checkpoint = load_checkpoint(session, track) or {}
+    if int(checkpoint.get("seq", 0)) > int(info.get("checkpoint_seq", 0)):
+        return None  # killed after its checkpoint: the compaction is complete
+    task = checkpoint.get("task", {})
+    changed = []
+    for name in ("PLAN.md", "DECISIONS.md", "RISKS.md"):
+        file = session.track_path(track, name)
+        if sha256_file(file) != (task.get(name) or {}).get("sha256", ""):
+            changed.append(name)
+    return {**info, "files": changed}
 
 
 def _core_update(session: Session, decisions: list[Decision]) -> list[str]:
@@ -266,7 +338,7 @@ def _core_update(session: Session, decisions: list[Decision]) -> list[str]:
         if not missing:
             return []
         body = current if current.endswith("\n") else current + "\n"
-        atomic_write_text(path, body + "\n".join(missing) + "\n")
+        write_file(path, body + "\n".join(missing) + "\n", "core")
     return [session.project.rel(path)]
 
 
@@ -314,6 +386,6 @@ def _checkpoint(
     hashed = {k: v for k, v in body.items() if k != "transcript"}
     body["id"] = hashlib.sha256(canonical_json(hashed).encode()).hexdigest()[:16]
     cdir = checkpoint_dir(session, track)
-    atomic_write_text(cdir / "history" / f"{body['seq']:05d}.json", canonical_json(body))
-    atomic_write_text(cdir / "latest.json", canonical_json(body))  # the manifest, last
+    write_file(cdir / "history" / f"{body['seq']:05d}.json", canonical_json(body), "history")
+    write_file(cdir / "latest.json", canonical_json(body), "checkpoint")  # the commit point
     return body

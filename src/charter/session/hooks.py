@@ -62,7 +62,7 @@ def pre_compact(project: Project, payload: dict[str, Any]) -> list[str]:
         s.close()
     written = ", ".join(result.written) or "nothing new"
     seq = (result.checkpoint or {}).get("seq", 0)
-    return [f"session compacted (track {result.track}): {written}; checkpoint {seq}"]
+    return [f"session compacted (track {result.track}): {written}; checkpoint {seq}", *result.notes]
 
 
 def recovery(project: Project, payload: dict[str, Any], pinned: list[tuple[str, str]]) -> Recovered:

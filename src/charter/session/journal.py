@@ -18,13 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from charter.fileio import fault_point
 from charter.store.db import connect, migrate
 
 
 def _v1(conn: sqlite3.Connection) -> None:
+    # IF NOT EXISTS: parallel hooks of a brand-new project can all find the migration
+    # unapplied; ``executescript`` commits first, so only idempotent DDL is race-free.
     conn.executescript(
         """
-        CREATE TABLE session_events (
+        CREATE TABLE IF NOT EXISTS session_events (
             seq INTEGER PRIMARY KEY AUTOINCREMENT,
             session TEXT NOT NULL,
             track TEXT NOT NULL,
@@ -32,8 +35,8 @@ def _v1(conn: sqlite3.Connection) -> None:
             time TEXT NOT NULL DEFAULT '',
             data TEXT NOT NULL
         );
-        CREATE INDEX session_events_by_session ON session_events (session, kind, seq);
-        CREATE INDEX session_events_by_track ON session_events (track, kind, seq);
+        CREATE INDEX IF NOT EXISTS session_events_by_session ON session_events (session, kind, seq);
+        CREATE INDEX IF NOT EXISTS session_events_by_track ON session_events (track, kind, seq);
         """
     )
 
@@ -74,11 +77,13 @@ class Journal:
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield self.conn
+            fault_point("session.journal")  # inserted, not committed: SQLite rolls back
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
         else:
             self.conn.execute("COMMIT")
+            fault_point("session.journal.done")
 
     def add(self, session: str, track: str, kind: str, data: dict[str, Any], time: str = "") -> int:
         with self.transaction() as conn:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from charter.session.compaction import load_checkpoint, sha256_file
+from charter.session.compaction import interrupted, load_checkpoint, sha256_file
 from charter.session.instructions import standing
 from charter.session.schema import PlanStep, read_optional
 from charter.session.service import Session, session_key
@@ -94,6 +94,14 @@ def recover(
     tier = session.task_tier(track)
     checkpoint = load_checkpoint(session, track)
     result.checkpoint = checkpoint
+    torn = interrupted(session, track)
+    if torn is not None:
+        written = ", ".join(torn["files"]) or "no file yet"
+        result.notes.append(
+            f"a compaction of track {track} was interrupted before its checkpoint "
+            f"(written: {written}); the next PreCompact or `charter session compact` "
+            "finishes it"
+        )
     if checkpoint:
         for name, info in sorted(checkpoint.get("task", {}).items()):
             path = session.track_path(track, name)

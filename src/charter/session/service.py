@@ -16,7 +16,7 @@ from typing import Any
 
 from charter.config import Project
 from charter.errors import CharterError
-from charter.fileio import atomic_write_text, locked
+from charter.fileio import locked
 from charter.session.capture import Capture
 from charter.session.journal import Journal
 from charter.session.schema import (
@@ -37,6 +37,7 @@ from charter.session.schema import (
 )
 from charter.session.settings import SessionSettings
 from charter.session.tracks import Tracks
+from charter.session.writes import write_file
 
 _SESSION_ID = re.compile(r"[^A-Za-z0-9._-]+")
 CLI_SESSION = "cli"
@@ -167,13 +168,14 @@ class Session:
             if not new:
                 return []
             if text is None:
-                atomic_write_text(path, render_decisions(track, new))
+                write_file(path, render_decisions(track, new), "decisions")
             else:
                 # Append-only: the old bytes are kept verbatim; the new file is renamed in.
                 body = text if text.endswith("\n") else text + "\n"
                 if not body.endswith("\n\n"):
                     body += "\n"
-                atomic_write_text(path, body + "\n".join(render_decision_entry(d) for d in new))
+                appended = "\n".join(render_decision_entry(d) for d in new)
+                write_file(path, body + appended, "decisions")
             return new
 
     def record_risk(
@@ -218,7 +220,7 @@ class Session:
             new_text = render_risks(track, risks)
             if new_text == text:
                 return False
-            atomic_write_text(path, new_text)
+            write_file(path, new_text, "risks")
             return True
 
     def update_plan(
@@ -258,5 +260,5 @@ class Session:
                 )  # a broken hand edit is never overwritten
             if current == text:
                 return False
-            atomic_write_text(path, text)
+            write_file(path, text, "plan")
             return True

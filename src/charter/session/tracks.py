@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from charter.errors import CharterError
-from charter.fileio import atomic_write_text, locked, read_text
+from charter.fileio import locked, read_text
 from charter.session.settings import SessionSettings
+from charter.session.writes import write_file
 
 _TRACK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 TASK_FILES = ("SPEC.md", "PLAN.md", "RISKS.md", "DECISIONS.md")
@@ -107,15 +108,16 @@ class Tracks:
                 return current, False
             track = slug(git_branch(self.root) or "main")
             self.track_dir(track).mkdir(parents=True, exist_ok=True)
-            atomic_write_text(self.pointer, track + "\n")
+            write_file(self.pointer, track + "\n", "track.create")
             return track, True
 
     def new(self, track: str, *, activate: bool = True) -> Path:
         check_id(track)
         path = self.track_dir(track)
-        if path.exists():
+        # An empty folder is a ``track new`` killed before its switch: finish it.
+        if path.exists() and (not path.is_dir() or any(path.iterdir())):
             raise CharterError(f"track {track} already exists: {path}")
-        path.mkdir(parents=True)
+        path.mkdir(parents=True, exist_ok=True)
         if activate:
             self.switch(track)
         return path
@@ -125,7 +127,7 @@ class Tracks:
         if not self.track_dir(track).is_dir():
             raise CharterError(f"no track {track} (tracks: {', '.join(self.list()) or 'none'})")
         with self._locked():
-            atomic_write_text(self.pointer, track + "\n")
+            write_file(self.pointer, track + "\n", "track.switch")
 
 
 def check_id(track: str) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from charter.errors import CharterError
+from charter.fileio import locked
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -36,24 +37,39 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
 
 
 def migrate(conn: sqlite3.Connection, namespace: str, migrations: Sequence[Migration]) -> None:
-    """Apply ``migrations[n:]`` for ``namespace`` where ``n`` were applied before."""
+    """Apply ``migrations[n:]`` for ``namespace`` where ``n`` were applied before.
+
+    Several hooks can open a new project's database at the same moment; migrations run
+    under one file lock beside the database and re-check what is applied once they hold
+    it, so two processes never run the same step (``CREATE TABLE`` twice).
+    """
     conn.execute(
         "CREATE TABLE IF NOT EXISTS _migrations (namespace TEXT NOT NULL, version INTEGER "
         "NOT NULL, PRIMARY KEY (namespace, version))"
     )
-    done = {
+    if len(_applied(conn, namespace)) >= len(migrations):
+        return
+    row = conn.execute("PRAGMA database_list").fetchone()
+    path = Path(row[2]) if row and row[2] else None
+    guard = locked(path.with_name(path.name + ".migrate")) if path else contextlib.nullcontext()
+    with guard:
+        done = _applied(conn, namespace)
+        for version, step in enumerate(migrations, start=1):
+            if version in done:
+                continue
+            with conn:
+                step(conn)
+                conn.execute(
+                    "INSERT OR IGNORE INTO _migrations (namespace, version) VALUES (?, ?)",
+                    (namespace, version),
+                )
+
+
+def _applied(conn: sqlite3.Connection, namespace: str) -> set[int]:
+    return {
         row[0]
         for row in conn.execute("SELECT version FROM _migrations WHERE namespace = ?", (namespace,))
     }
-    for version, step in enumerate(migrations, start=1):
-        if version in done:
-            continue
-        with conn:
-            step(conn)
-            conn.execute(
-                "INSERT OR IGNORE INTO _migrations (namespace, version) VALUES (?, ?)",
-                (namespace, version),
-            )
 
 
 @contextlib.contextmanager
