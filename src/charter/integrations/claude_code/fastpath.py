@@ -23,18 +23,19 @@ import sys
 FAST_INPUT = 1024 * 1024
 TIMEOUT = 8.0
 HEADER = b"CHARTER-RENDER "
+#: Claude Code's event names, by Charter's CLI names (``charter hook <name>``).
+EVENTS = {
+    "session-start": "SessionStart",
+    "user-prompt-submit": "UserPromptSubmit",
+    "stop": "Stop",
+    "pre-tool-use": "PreToolUse",
+    "post-tool-use": "PostToolUse",
+    "post-tool-use-failure": "PostToolUseFailure",
+    "pre-compact": "PreCompact",
+    "session-end": "SessionEnd",
+}
 #: Events answered by the warm worker (session start needs full discovery in-process).
-FAST_EVENTS = frozenset(
-    {
-        "user-prompt-submit",
-        "stop",
-        "pre-tool-use",
-        "post-tool-use",
-        "post-tool-use-failure",
-        "pre-compact",
-        "session-end",
-    }
-)
+FAST_EVENTS = frozenset(EVENTS) - {"session-start"}
 
 
 def render(reply: dict) -> bytes:  # type: ignore[type-arg]

@@ -17,22 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from charter.config import Project
+from charter.integrations.claude_code.fastpath import EVENTS
 
 if TYPE_CHECKING:
     from charter.rules.retrieve import Retriever
     from charter.session.recovery import Recovered
 
 #: Claude Code's event names, by Charter's CLI names.
-EVENT_NAMES = {
-    "session-start": "SessionStart",
-    "user-prompt-submit": "UserPromptSubmit",
-    "stop": "Stop",
-    "pre-tool-use": "PreToolUse",
-    "post-tool-use": "PostToolUse",
-    "post-tool-use-failure": "PostToolUseFailure",
-    "pre-compact": "PreCompact",
-    "session-end": "SessionEnd",
-}
+EVENT_NAMES = EVENTS
 
 
 class HookState:

@@ -16,29 +16,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from charter.integrations.claude_code import channel
+from charter.integrations.claude_code import channel, fastpath
 from charter.paths import find_root, runtime_base, runtime_dir, worker_socket
 
-EVENTS = {
-    "session-start": "SessionStart",
-    "user-prompt-submit": "UserPromptSubmit",
-    "stop": "Stop",
-    "pre-tool-use": "PreToolUse",
-    "post-tool-use": "PostToolUse",
-    "post-tool-use-failure": "PostToolUseFailure",
-    "pre-compact": "PreCompact",
-    "session-end": "SessionEnd",
-}
-#: Events answered by the warm worker when one is up (the others need full discovery).
-WORKER_EVENTS = {
-    "user-prompt-submit",
-    "stop",
-    "pre-tool-use",
-    "post-tool-use",
-    "post-tool-use-failure",
-    "pre-compact",
-    "session-end",
-}
+#: Claude Code's event names by Charter's CLI names, and the ones the warm worker answers.
+EVENTS = fastpath.EVENTS
+WORKER_EVENTS = fastpath.FAST_EVENTS
 CLIENT_TIMEOUT = 8.0
 #: A hook answers within this long, worker or not (the installer sets Claude Code's hook
 #: timeout to 30 s), so it always answers in time even on a first, large compile.
