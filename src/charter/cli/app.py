@@ -8,6 +8,7 @@ import typer
 
 from charter.cli import (
     decisions_cmds,
+    graph_cmds,
     project_cmds,
     rules_cmds,
     search_cmds,
@@ -51,6 +52,7 @@ search_cmds.register(app, eval_app)
 decisions_cmds.register(app, eval_app)
 session_cmds.register(app)
 session_eval_cmds.register(app, eval_app)
+graph_cmds.register(app, eval_app)
 
 
 def run() -> None:
