@@ -57,8 +57,10 @@ def main() -> None:
     if args.grid != "default":
         spec = json.loads(args.grid)  # {"field": [values], ...}
         keys = sorted(spec)
-        grid = [replace(base, **dict(zip(keys, combo, strict=True)))
-                for combo in itertools.product(*(spec[k] for k in keys))]
+        grid = [
+            replace(base, **dict(zip(keys, combo, strict=True)))
+            for combo in itertools.product(*(spec[k] for k in keys))
+        ]
     results = []
     for weights in grid:
         ranks = [ranked_files(g, ix, t["task"], weights) for t, g, ix in prepared]
@@ -76,8 +78,10 @@ def main() -> None:
     held_ranks: list[list[str]] = [[] for _ in tasks]
     for repo in repos:
         inside = [i for i, t in enumerate(tasks) if t["repo"] != repo]
-        best = max(results, key=lambda r: score(metrics([r[1][i] for i in inside],
-                                                         [golds[i] for i in inside])))
+        best = max(
+            results,
+            key=lambda r: score(metrics([r[1][i] for i in inside], [golds[i] for i in inside])),
+        )
         for i, t in enumerate(tasks):
             if t["repo"] == repo:
                 held_ranks[i] = best[1][i]

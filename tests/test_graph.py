@@ -29,14 +29,20 @@ def make_project(root: Path) -> Path:
     write(root, "ignored/secret_plan.py", "def hidden():\n    pass\n")
     write(root, ".env", "TOKEN=abc\n")
     write(root, "billing/__init__.py", "")
-    write(root, "billing/invoices.py",
-          "from billing.tax import vat_rate\n\n\nclass InvoiceTotals:\n"
-          "    def compute_total(self, lines):\n        return sum(lines) * vat_rate()\n")
+    write(
+        root,
+        "billing/invoices.py",
+        "from billing.tax import vat_rate\n\n\nclass InvoiceTotals:\n"
+        "    def compute_total(self, lines):\n        return sum(lines) * vat_rate()\n",
+    )
     write(root, "billing/tax.py", "def vat_rate():\n    return 1.2\n")
     write(root, "billing/export.py", "import csv\n\n\ndef export_csv(rows):\n    return rows\n")
-    write(root, "tests/test_invoices.py",
-          "from billing.invoices import InvoiceTotals\n\n\ndef test_total():\n"
-          "    assert InvoiceTotals().compute_total([1]) == 1.2\n")
+    write(
+        root,
+        "tests/test_invoices.py",
+        "from billing.invoices import InvoiceTotals\n\n\ndef test_total():\n"
+        "    assert InvoiceTotals().compute_total([1]) == 1.2\n",
+    )
     write(root, "docs/billing.md", "# Billing\n\n## Totals\nTotals live in billing/invoices.py.\n")
     write(root, "web/app/page.tsx", "export default function Home() { return <main/>; }\n")
     write(root, "web/app/globals.css", ":root {\n  --brand: #123456;\n}\n")
@@ -55,7 +61,9 @@ def test_snapshot_is_deterministic_and_incremental(repo: Path) -> None:
     assert data["snapshot_id"] == "graph:" + data["source_hash"].split(":")[1][:12]
     assert "src:ignored/secret_plan.py" not in ids and "src:.env" not in ids
     assert {"path": ".env", "reason": "secret (deny list)"} in graph.report["skipped"]
-    sym = next(n for n in data["nodes"] if n["id"] == "sym:billing/invoices.py#InvoiceTotals.compute_total")
+    sym = next(
+        n for n in data["nodes"] if n["id"] == "sym:billing/invoices.py#InvoiceTotals.compute_total"
+    )
     assert (sym["line_start"], sym["line_end"]) == (5, 6)
     edges = {(e["source"], e["target"], e["relation"]) for e in data["edges"]}
     assert ("src:billing/invoices.py", "src:billing/tax.py", "imports") in edges
@@ -95,21 +103,36 @@ def test_capsule_hashes_findings_and_routes(repo: Path) -> None:
     path = repo / ".charter/graph/contract-capsule.json"
     digest = sha(path)
     assert first["contract_hash"].startswith("sha256:") and len(first["contract_hash"]) == 71
-    assert first["cache_key"] == first["contract_cache_key"] == f"charter-contract:{first['contract_hash']}"
+    assert (
+        first["cache_key"]
+        == first["contract_cache_key"]
+        == f"charter-contract:{first['contract_hash']}"
+    )
     assert first["summary"]["routes"] == 1 and first["summary"]["tokens"] == 1
     assert first["token_budget"]["within"]
     assert sha(path) == digest  # unchanged snapshot → byte-identical capsule
     api.capsule(Project.load(repo))
     assert sha(path) == digest
-    record_findings(project, [{"title": "uses float money", "path": "billing/invoices.py",
-                               "severity": "blocking", "source": "drift"}])
+    record_findings(
+        project,
+        [
+            {
+                "title": "uses float money",
+                "path": "billing/invoices.py",
+                "severity": "blocking",
+                "source": "drift",
+            }
+        ],
+    )
     with_finding = api.capsule(Project.load(repo))
     assert with_finding["summary"]["open_findings"] == 1
     assert with_finding["contract_hash"] == first["contract_hash"]
     # a comment edit leaves the contract alone
     write(repo, "billing/tax.py", "# rates\ndef vat_rate():\n    return 1.2\n")
     assert api.capsule(Project.load(repo))["contract_hash"] == first["contract_hash"]
-    write(repo, "web/app/invoices/page.tsx", "export default function Invoices() { return null; }\n")
+    write(
+        repo, "web/app/invoices/page.tsx", "export default function Invoices() { return null; }\n"
+    )
     with_route = api.capsule(Project.load(repo))
     assert with_route["summary"]["routes"] == 2
     assert with_route["contract_hash"] != first["contract_hash"]
@@ -141,8 +164,15 @@ def test_task_context_ranks_and_is_deterministic(repo: Path) -> None:
     project = Project.load(repo)
     task = 'compute_total is wrong:\nFile "/site/billing/invoices.py", line 6, in compute_total'
     first = api.task_context(project, task, limit=8)
-    assert set(first) == {"task", "snapshot_id", "cache_key", "keywords", "nodes", "edges",
-                          "truncated"}
+    assert set(first) == {
+        "task",
+        "snapshot_id",
+        "cache_key",
+        "keywords",
+        "nodes",
+        "edges",
+        "truncated",
+    }
     top = first["nodes"][0]
     assert top["path"] == "billing/invoices.py"
     assert any("stack trace" in r for r in top["reasons"])
@@ -158,9 +188,7 @@ def test_task_context_ranks_and_is_deterministic(repo: Path) -> None:
     assert first["cache_key"] == api.capsule(project)["cache_key"]
 
 
-def test_task_context_cli_cold_and_errors(
-    repo: Path, run_charter: Callable[..., Any]
-) -> None:
+def test_task_context_cli_cold_and_errors(repo: Path, run_charter: Callable[..., Any]) -> None:
     make_project(repo)
     done = run_charter("task-context", "export rows as csv", "--json", "--limit", "3", cwd=repo)
     assert done.returncode == 0, done.stderr
@@ -189,8 +217,13 @@ def test_tools_follow_ups(repo: Path) -> None:
     node = tools.get_node(project, "src:billing/tax.py")
     assert node["attrs"]["language"] == "python"
     near = tools.neighbors(project, "src:billing/invoices.py", relation="tests")
-    assert near["edges"] == [{"source": "src:tests/test_invoices.py",
-                              "target": "src:billing/invoices.py", "relation": "tests"}]
+    assert near["edges"] == [
+        {
+            "source": "src:tests/test_invoices.py",
+            "target": "src:billing/invoices.py",
+            "relation": "tests",
+        }
+    ]
     from charter.errors import CharterError
 
     with pytest.raises(CharterError):

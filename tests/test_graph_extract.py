@@ -73,8 +73,10 @@ export default class Panel {
 
 def test_tsx_symbols_exports_and_jsx() -> None:
     out = extract_js.extract(TSX, "tsx")
-    spans = {s["qualname"]: (s["kind"], s["line_start"], s["line_end"], s["exported"])
-             for s in out["symbols"]}
+    spans = {
+        s["qualname"]: (s["kind"], s["line_start"], s["line_end"], s["exported"])
+        for s in out["symbols"]
+    }
     assert spans["CardProps"] == ("interface", 5, 7, True)
     assert spans["Card"] == ("function", 9, 12, True)
     assert spans["Badge"] == ("function", 14, 14, True)
@@ -87,14 +89,15 @@ def test_tsx_symbols_exports_and_jsx() -> None:
 def test_javascript_require_and_functions() -> None:
     src = b"const fs = require('fs');\nfunction load(p) {\n  return fs.readFileSync(p);\n}\n"
     out = extract_js.extract(src, "javascript")
-    assert [(s["name"], s["line_start"], s["line_end"]) for s in out["symbols"]] == [
-        ("load", 2, 4)
-    ]
+    assert [(s["name"], s["line_start"], s["line_end"]) for s in out["symbols"]] == [("load", 2, 4)]
     assert [i["module"] for i in out["imports"]] == ["fs"]
 
 
 def test_markdown_sections_and_mentions() -> None:
-    text = "# Title\n\nIntro `Ledger.add`.\n\n## Storage\nSee backend/app/db.py\n\n```\n# not a heading\n```\n## Next\nend\n"
+    text = (
+        "# Title\n\nIntro `Ledger.add`.\n\n## Storage\nSee backend/app/db.py\n\n"
+        "```\n# not a heading\n```\n## Next\nend\n"
+    )
     out = docs.extract(text)
     assert [(s["title"], s["line_start"], s["line_end"]) for s in out["sections"]] == [
         ("Title", 1, 13),
@@ -119,6 +122,9 @@ def test_frontend_routes_and_tokens() -> None:
     css = ":root {\n  --brand: #0a84ff;\n  --space-2: 8px;\n}\n.a { color: var(--brand); }\n"
     assert frontend.css_tokens(css) == [("--brand", "#0a84ff", 2), ("--space-2", "8px", 3)]
     assert frontend.css_uses(css) == ["--brand"]
-    tw = "module.exports = { theme: { extend: { colors: {\n  primary: '#111',\n  accent: { 500: '#f00' },\n} } } }"
+    tw = (
+        "module.exports = { theme: { extend: { colors: {\n  primary: '#111',\n"
+        "  accent: { 500: '#f00' },\n} } } }"
+    )
     names = [t[0] for t in frontend.tailwind_tokens(tw)]
     assert names == ["colors.primary", "colors.accent"]

@@ -47,8 +47,11 @@ def print_capsule(capsule: dict[str, Any]) -> None:
     console.print(
         f"tokens {budget['tokens']} / {budget['limit']}"
         + ("" if budget["within"] else " [red](over budget)[/red]")
-        + ("   [yellow]source artifacts truncated[/yellow]"
-           if capsule["source_artifacts_truncated"] else "")
+        + (
+            "   [yellow]source artifacts truncated[/yellow]"
+            if capsule["source_artifacts_truncated"]
+            else ""
+        )
     )
 
 

@@ -41,12 +41,14 @@ def checkout(mirror: Path, commit: str, target: Path) -> int:
     for raw in listing:
         if not raw:
             continue
-        meta, _, name = raw.partition(b"\t")
+        meta, _, raw_name = raw.partition(b"\t")
         mode, kind, sha = meta.decode().split()
         if kind == "blob":
-            entries.append((mode, sha, name.decode("utf-8", "surrogateescape")))
+            entries.append((mode, sha, raw_name.decode("utf-8", "surrogateescape")))
     proc = subprocess.Popen(
-        ["git", "cat-file", "--batch"], cwd=target, stdin=subprocess.PIPE,
+        ["git", "cat-file", "--batch"],
+        cwd=target,
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
     )
     assert proc.stdin is not None and proc.stdout is not None

@@ -43,9 +43,7 @@ def load_tasks(data: Path) -> list[dict[str, Any]]:
             continue
         try:
             obj = json.loads(line)
-            tasks.append(
-                {k: obj[k] for k in ("id", "repo", "base_commit", "task", "gold_files")}
-            )
+            tasks.append({k: obj[k] for k in ("id", "repo", "base_commit", "task", "gold_files")})
         except (ValueError, KeyError, TypeError):
             raise CharterError(f"{path}:{number}: not a task line") from None
     return tasks
@@ -104,7 +102,10 @@ def metrics(ranks: list[list[str]], golds: list[list[str]]) -> dict[str, float]:
             hits += found == min(len(gold), k)
         out[f"acc@{k}"] = hits / n
     out["recall@10"] = (
-        sum(sum(1 for g in gold if g in r[:10]) / len(gold) for r, gold in zip(ranks, golds, strict=True))
+        sum(
+            sum(1 for g in gold if g in r[:10]) / len(gold)
+            for r, gold in zip(ranks, golds, strict=True)
+        )
         / n
     )
     mrr = 0.0
@@ -120,15 +121,26 @@ def run_charter(root: Path, task: str, limit: int = 50) -> tuple[list[str], floa
     started = time.perf_counter()
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "charter", "task-context", task, "--json",
-             "--limit", str(limit)],
-            cwd=root, capture_output=True, timeout=TIMEOUT, check=False,
+            [
+                sys.executable,
+                "-m",
+                "charter",
+                "task-context",
+                task,
+                "--json",
+                "--limit",
+                str(limit),
+            ],
+            cwd=root,
+            capture_output=True,
+            timeout=TIMEOUT,
+            check=False,
         )
     except subprocess.TimeoutExpired:
         return [], time.perf_counter() - started, "timeout"
     seconds = time.perf_counter() - started
     if done.returncode != 0:
-        return [], seconds, "exit %d: %s" % (done.returncode, done.stderr.decode()[-200:])
+        return [], seconds, f"exit {done.returncode}: {done.stderr.decode()[-200:]}"
     try:
         result = json.loads(done.stdout)
     except ValueError:
@@ -156,14 +168,24 @@ def evaluate(
         finally:
             shutil.rmtree(work, ignore_errors=True)
         gold = task["gold_files"]
-        rows.append({"id": task["id"], "repo": task["repo"], "gold": gold,
-                     "charter_rank": next((i + 1 for i, p in enumerate(ranked) if p in gold), None),
-                     "bm25_rank": next((i + 1 for i, p in enumerate(baseline) if p in gold), None),
-                     "seconds": round(seconds, 2), "error": error,
-                     "_charter": ranked, "_bm25": baseline})
+        rows.append(
+            {
+                "id": task["id"],
+                "repo": task["repo"],
+                "gold": gold,
+                "charter_rank": next((i + 1 for i, p in enumerate(ranked) if p in gold), None),
+                "bm25_rank": next((i + 1 for i, p in enumerate(baseline) if p in gold), None),
+                "seconds": round(seconds, 2),
+                "error": error,
+                "_charter": ranked,
+                "_bm25": baseline,
+            }
+        )
         if progress:
-            progress(f"{task['id']}: charter {rows[-1]['charter_rank']} "
-                     f"bm25 {rows[-1]['bm25_rank']} ({seconds:.1f}s){' ' + error if error else ''}")
+            progress(
+                f"{task['id']}: charter {rows[-1]['charter_rank']} "
+                f"bm25 {rows[-1]['bm25_rank']} ({seconds:.1f}s){' ' + error if error else ''}"
+            )
     return summarise(rows)
 
 

@@ -16,9 +16,13 @@ from charter.fileio import atomic_write_text, canonical_json
 from charter.graph.build import Graph, build_graph, graph_dir
 from charter.graph.capsule import build_capsule
 from charter.graph.context import Weights, rank
+from charter.graph.index import index_for
 from charter.tokens import count_tokens
 
 __all__ = ["build", "capsule", "load_graph", "task_context"]
+
+#: Part of the file-index cache key: bump when what goes into the index changes.
+INDEX_VERSION = ":1"
 
 
 def build(project: Project) -> Graph:
@@ -114,7 +118,10 @@ def task_context(
         raise CharterError("--limit must be at least 1")
     graph = graph or load_graph(project)
     rel_files = [project.rel(project.root / f) for f in files or []]
-    ranked, query = rank(graph, task, rel_files, weights=weights or Weights.from_settings(settings))
+    index = index_for(graph.records, graph_dir(project), graph.snapshot_id + INDEX_VERSION)
+    ranked, query = rank(
+        graph, task, rel_files, weights=weights or Weights.from_settings(settings), index=index
+    )
     chosen = ranked[:limit]
     ids = {r[0] for r in chosen}
     nodes = []

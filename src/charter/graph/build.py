@@ -57,7 +57,9 @@ def _load_json(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _records(project: Project, cache: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+def _records(
+    project: Project, cache: dict[str, Any]
+) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
     """Current per-file records, re-extracting only what changed since the cache."""
     listing = list_files(project)
     old = cache.get("files", {}) if cache.get("version") == CACHE_VERSION else {}
@@ -97,6 +99,39 @@ def _records(project: Project, cache: dict[str, Any]) -> tuple[dict[str, dict[st
     return records, report
 
 
+_OWN_OUTPUTS = (
+    "graph/snapshot.json",
+    "graph/files.json",
+    "graph/contract-capsule.json",
+    "graph/file-index.npz",
+    "index.db",
+    "search-bm25.npz",
+)
+
+
+def _fingerprint(project: Project, records: dict[str, dict[str, Any]]) -> str:
+    """Changes when any file, Charter's own state (rules, decisions, findings) or settings do."""
+    rows: list[Any] = [[p, r["size"], r["mtime_ns"]] for p, r in sorted(records.items())]
+    state = project.state_dir
+    if state.is_dir():
+        for path in sorted(state.rglob("*")):
+            rel = path.relative_to(state).as_posix()
+            if path.is_file() and not rel.startswith(_OWN_OUTPUTS) and ".tmp" not in rel:
+                stat = path.stat()
+                rows.append([f".charter/{rel}", stat.st_size, stat.st_mtime_ns])
+    rows.append(project.settings.graph.model_dump())
+    blob = json.dumps(rows, separators=(",", ":"), default=str).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()
+
+
+def _from_snapshot(
+    snapshot: dict[str, Any], records: dict[str, dict[str, Any]], report: dict[str, Any]
+) -> Graph:
+    nodes = {n["id"]: Node.from_dict(n) for n in snapshot["nodes"]}
+    edges = [Edge(e["source"], e["target"], e["relation"]) for e in snapshot["edges"]]
+    return Graph(snapshot, nodes, edges, records, report)
+
+
 def source_hash(nodes: list[Node]) -> str:
     """SHA-256 over the stable-sorted (id, kind, path, hash) of the source artifacts."""
     rows = sorted(
@@ -115,6 +150,14 @@ def build_graph(project: Project, *, write: bool = True) -> Graph:
     snapshot_path = directory / "snapshot.json"
     cache = _load_json(cache_path) or {}
     records, report = _records(project, cache)
+    fingerprint = _fingerprint(project, records)
+    if fingerprint == cache.get("fingerprint") and snapshot_path.is_file():
+        current = _load_json(snapshot_path)
+        if current is not None and current.get("schema_version") == SCHEMA_VERSION:
+            report["seconds"] = round(time.perf_counter() - started, 3)
+            report["snapshot_id"] = current["snapshot_id"]
+            report["counts"] = current["counts"]
+            return _from_snapshot(current, records, report)
     nodes, edges = link(records)
     extra_nodes, extra_edges, notes = governance.collect(project, records)
     nodes.update({n.id: n for n in extra_nodes})
@@ -149,7 +192,10 @@ def build_graph(project: Project, *, write: bool = True) -> Graph:
             atomic_write_text(snapshot_path, text)
         atomic_write_text(
             cache_path,
-            json.dumps({"version": CACHE_VERSION, "files": records}, separators=(",", ":")),
+            json.dumps(
+                {"version": CACHE_VERSION, "fingerprint": fingerprint, "files": records},
+                separators=(",", ":"),
+            ),
         )
     report["seconds"] = round(time.perf_counter() - started, 3)
     report["snapshot_id"] = snapshot["snapshot_id"]

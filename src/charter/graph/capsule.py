@@ -27,11 +27,16 @@ def _module_map(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
         path = node.get("path") or ""
         if node["type"] == "source":
             if node.get("attrs", {}).get("test") or node["attrs"].get("language") not in (
-                "python", "typescript", "tsx", "javascript"):
+                "python",
+                "typescript",
+                "tsx",
+                "javascript",
+            ):
                 continue
             package = path.rsplit("/", 1)[0] if "/" in path else "."
-            entry = packages.setdefault(package, {"package": package, "entry_points": [],
-                                                  "public_symbols": []})
+            entry = packages.setdefault(
+                package, {"package": package, "entry_points": [], "public_symbols": []}
+            )
             if path.rsplit("/", 1)[-1] in _ENTRY_NAMES:
                 entry["entry_points"].append(path)
         elif node["type"] == "symbol":
@@ -44,8 +49,14 @@ def _module_map(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
     return [packages[k] for k in sorted(packages)]
 
 
+def _short(text: str, limit: int = 100) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def _item(node: dict[str, Any]) -> dict[str, Any]:
-    out = {k: node[k] for k in ("id", "name", "path", "line_start", "line_end") if k in node}
+    out: dict[str, Any] = {
+        k: node[k] for k in ("id", "name", "path", "line_start", "line_end") if k in node
+    }
     out.update(node.get("attrs", {}))
     return out
 
@@ -61,7 +72,9 @@ def contract_hash(snapshot: dict[str, Any], module_map: list[dict[str, Any]]) ->
     edges = [e for e in snapshot["edges"] if e["source"] in ids and e["target"] in ids]
     payload = json.dumps(
         {"nodes": contract, "edges": edges, "module_map": module_map},
-        sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
     )
     return "sha256:" + hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
@@ -85,14 +98,17 @@ def build_capsule(
         chash = "sha256:" + hashlib.sha256((chash + payload).encode("utf-8")).hexdigest()
     sources = sorted(n["path"] for n in by_type.get("source", []))
     findings = [
-        _item(n) for n in by_type.get("finding", [])
+        _item(n)
+        for n in by_type.get("finding", [])
         if n.get("attrs", {}).get("status", "open") == "open"
         and n.get("attrs", {}).get("severity") == "blocking"
     ]
+    # local rules: the ones scoped to part of the tree (the rest are the constitution or
+    # shards retrieved per task); text is cut to a handle, the rule id finds the whole
     local_rules = [
-        {k: v for k, v in _item(n).items() if k != "text"} | {"text": n["attrs"].get("text", "")}
+        _item(n) | {"text": _short(n["attrs"].get("text", ""))}
         for n in by_type.get("rule", [])
-        if not n.get("attrs", {}).get("constitution")
+        if n.get("attrs", {}).get("scopes") and not n["attrs"].get("constitution")
     ]
     capsule: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,

@@ -22,6 +22,7 @@ from charter.graph.index import FileIndex
 from charter.graph.ppr import personalized_pagerank, transition
 from charter.graph.query import TaskQuery, parse_task
 from charter.graph.settings import GraphSettings
+from charter.graph.text import code_terms
 
 #: Base score per node type: how much a seed of this type is worth before term matches.
 BASE_SCORE = {
@@ -56,6 +57,10 @@ EDGE_WEIGHT = {
 }
 
 
+_TEXT_TYPES = frozenset({"rule", "decision", "route", "component", "token"})
+_TEXT_ATTRS = ("text", "question", "answer", "value")
+
+
 @dataclass
 class Weights:
     """Ranking knobs (defaults measured on the localization dev split)."""
@@ -70,11 +75,16 @@ class Weights:
     test_penalty: float = 0.5
     doc_factor: float = 0.6
     seeds_kept: int = 30
+    meta: float = 1.0
 
     @classmethod
     def from_settings(cls, settings: GraphSettings) -> Weights:
-        return cls(seed=settings.seed_weight, ppr=settings.ppr_weight, damping=settings.damping,
-                   test_penalty=settings.test_penalty)
+        return cls(
+            seed=settings.seed_weight,
+            ppr=settings.ppr_weight,
+            damping=settings.damping,
+            test_penalty=settings.test_penalty,
+        )
 
 
 def _suffix_match(path: str, files: dict[str, Any]) -> str | None:
@@ -107,9 +117,7 @@ class _Suffixes:
         return []
 
 
-def _symbol_seeds(
-    graph: Graph, query: TaskQuery
-) -> tuple[dict[str, float], dict[str, list[str]]]:
+def _symbol_seeds(graph: Graph, query: TaskQuery) -> tuple[dict[str, float], dict[str, list[str]]]:
     """Symbol id → match strength, and the names that matched."""
     by_name: dict[str, list[str]] = defaultdict(list)
     for node in graph.nodes.values():
@@ -185,7 +193,7 @@ def rank(
             seed[fid] += w.path
             parts[fid]["path"] = 1.0
             reasons[fid].append("named in the task" if path not in (files or []) else "--file")
-    for frame_path, line, func in query.frames:
+    for frame_path, line, _func in query.frames:
         for hit in suffixes.find(frame_path):
             fid = f"src:{hit}"
             if parts[fid].get("frame"):
@@ -201,15 +209,29 @@ def rank(
             seed[fid] += w.stem
             parts[fid]["stem"] = 1.0
             reasons[fid].append("file name named in the task")
+    # rules, decisions and front-end nodes: matched-term boost on their own text
+    wanted = set(query.terms)
+    for node in graph.nodes.values():
+        if node.type not in _TEXT_TYPES:
+            continue
+        text = " ".join([node.name, *(str(node.attrs.get(k, "")) for k in _TEXT_ATTRS)])
+        node_terms = set(code_terms(text))
+        overlap = node_terms & wanted
+        if len(overlap) >= 2:
+            value = len(overlap) / math.sqrt(len(wanted) * len(node_terms))
+            seed[node.id] += w.meta * value
+            parts[node.id]["terms"] = round(value, 4)
+            matched[node.id].extend(sorted(overlap))
+            reasons[node.id].append("its text matches the task")
     # type base scores and penalties on the seed
     for nid in list(seed):
-        node = graph.nodes.get(nid)
-        if node is None:
+        seeded = graph.nodes.get(nid)
+        if seeded is None:
             del seed[nid]
             continue
-        factor = BASE_SCORE.get(node.type, 0.5)
-        if node.type == "source":
-            rec = graph.records.get(node.path or "", {})
+        factor = BASE_SCORE.get(seeded.type, 0.5)
+        if seeded.type == "source":
+            rec = graph.records.get(seeded.path or "", {})
             if rec.get("test"):
                 factor *= w.test_penalty
             if rec.get("language") in ("markdown", "text", "other", "binary"):
@@ -262,6 +284,13 @@ def rank(
             parts[sid]["seed"] = round(value, 4)
     result = []
     for nid, score in sorted(final.items(), key=lambda kv: (-kv[1], kv[0])):
-        result.append((nid, score, parts[nid], sorted(set(matched.get(nid, []))),
-                       list(dict.fromkeys(reasons.get(nid, [])))))
+        result.append(
+            (
+                nid,
+                score,
+                parts[nid],
+                sorted(set(matched.get(nid, []))),
+                list(dict.fromkeys(reasons.get(nid, []))),
+            )
+        )
     return result, query

@@ -34,7 +34,7 @@ def extract(text: str) -> dict[str, Any]:
             heads.append((number, len(match.group(1)), match.group(2).strip()))
     sections: list[dict[str, Any]] = []
     used: dict[str, int] = {}
-    for i, (line, level, title) in enumerate(heads):
+    for i, (start, level, title) in enumerate(heads):
         end = len(lines)
         for later_line, later_level, _ in heads[i + 1 :]:
             if later_level <= level:
@@ -43,14 +43,14 @@ def extract(text: str) -> dict[str, Any]:
         base = slug(title)
         used[base] = used.get(base, 0) + 1
         key = base if used[base] == 1 else f"{base}-{used[base]}"
-        body = "\n".join(lines[line - 1 : end])
+        body = "\n".join(lines[start - 1 : end])
         sections.append(
             {
                 "title": title,
                 "slug": key,
                 "level": level,
-                "line_start": line,
-                "line_end": max(line, end),
+                "line_start": start,
+                "line_end": max(start, end),
                 "mentions": sorted(set(_PATHLIKE.findall(body))),
                 "identifiers": sorted(set(_BACKTICK.findall(body))),
             }

@@ -16,7 +16,9 @@ from tree_sitter import QueryCursor
 from charter.graph.parsers import parser, query
 
 _CALLS = """
-(call_expression function: [(identifier) @name (member_expression property: (property_identifier) @name)])
+(call_expression function: [
+  (identifier) @name
+  (member_expression property: (property_identifier) @name)])
 """
 _JSX = """
 (jsx_opening_element name: (_) @name)
@@ -123,11 +125,13 @@ def _imports(root: TsNode, lang: str) -> list[dict[str, Any]]:
                     names.extend(
                         _text(n)
                         for n in _walk(sub)
-                        if n.type == "identifier" and n.parent is not None
+                        if n.type == "identifier"
+                        and n.parent is not None
                         and n.parent.type in ("import_clause", "import_specifier")
                     )
-            out.append({"module": _text(src).strip("'\"`"), "names": sorted(set(names)),
-                        "level": 0})
+            out.append(
+                {"module": _text(src).strip("'\"`"), "names": sorted(set(names)), "level": 0}
+            )
     caps = QueryCursor(query(lang, _REQUIRE)).matches(root)
     for _, cap in caps:
         fn, src_nodes = cap.get("fn", []), cap.get("src", [])
@@ -150,13 +154,15 @@ def extract(source: bytes, lang: str) -> dict[str, Any]:
     """Symbols, imports, calls and JSX element names of one JS/TS/TSX file."""
     root = parser(lang).parse(source).root_node
     calls = {
-        _text(n) for nodes in QueryCursor(query(lang, _CALLS)).captures(root).values()
+        _text(n)
+        for nodes in QueryCursor(query(lang, _CALLS)).captures(root).values()
         for n in nodes
     }
     jsx: set[str] = set()
     if lang in ("tsx", "javascript"):
         jsx = {
-            _text(n) for nodes in QueryCursor(query(lang, _JSX)).captures(root).values()
+            _text(n)
+            for nodes in QueryCursor(query(lang, _JSX)).captures(root).values()
             for n in nodes
         }
     return {

@@ -85,10 +85,20 @@ def _imports(root: TsNode) -> list[dict[str, Any]]:
                 target = name.child_by_field_name("name") if name.type == "aliased_import" else name
                 names.append(_text(target))
             out.append({"module": mod, "names": names, "level": level})
-        elif node.type in ("module", "block", "if_statement", "try_statement", "else_clause",
-                           "except_clause", "function_definition", "class_definition",
-                           "decorated_definition", "with_statement", "elif_clause",
-                           "finally_clause"):
+        elif node.type in (
+            "module",
+            "block",
+            "if_statement",
+            "try_statement",
+            "else_clause",
+            "except_clause",
+            "function_definition",
+            "class_definition",
+            "decorated_definition",
+            "with_statement",
+            "elif_clause",
+            "finally_clause",
+        ):
             stack.extend(node.named_children)
     out.sort(key=lambda d: (d["module"], d["level"], d["names"]))
     return out
@@ -98,10 +108,16 @@ def extract(source: bytes) -> dict[str, Any]:
     """Symbols, imports, calls and referenced names of one Python file."""
     tree = parser("python").parse(source)
     root = tree.root_node
-    calls = {_text(n) for nodes in QueryCursor(query("python", _CALLS)).captures(root).values()
-             for n in nodes}
-    idents = {_text(n) for nodes in QueryCursor(query("python", _IDENTS)).captures(root).values()
-              for n in nodes}
+    calls = {
+        _text(n)
+        for nodes in QueryCursor(query("python", _CALLS)).captures(root).values()
+        for n in nodes
+    }
+    idents = {
+        _text(n)
+        for nodes in QueryCursor(query("python", _IDENTS)).captures(root).values()
+        for n in nodes
+    }
     symbols = _symbols(root)
     defined = {s["name"] for s in symbols}
     return {

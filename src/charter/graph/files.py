@@ -15,7 +15,7 @@ from pathlib import Path
 import pathspec
 
 from charter.config import Project
-from charter.search.discover import _gitignore, _nested_ignored, is_secret, matches_any
+from charter.search.discover import _gitignore, is_secret, matches_any
 
 _ALWAYS_SKIP = frozenset({".git", ".charter", ".hg", ".svn", "__pycache__", "node_modules"})
 
@@ -34,33 +34,44 @@ def list_files(project: Project) -> Listing:
     graph = project.settings.graph
     deny = project.settings.search.index.deny
     ignore = _gitignore(root)
-    nested: dict[Path, pathspec.PathSpec] = {}
+    # .gitignore files below the root, each applied to the paths under its directory
+    nested: dict[str, list[tuple[str, pathspec.PathSpec]]] = {"": []}
     out = Listing()
     for dirpath, dirnames, filenames in os.walk(root):
         base = Path(dirpath)
         rel_base = base.relative_to(root).as_posix()
         prefix = "" if rel_base == "." else rel_base + "/"
+        specs = nested.get(prefix.rstrip("/"), [])
+        if prefix and ".gitignore" in filenames:
+            text = (base / ".gitignore").read_text(encoding="utf-8", errors="replace")
+            specs = [*specs, (prefix, pathspec.PathSpec.from_lines("gitignore", text.splitlines()))]
+
+        def ignored(
+            rel: str, is_dir: bool, specs: list[tuple[str, pathspec.PathSpec]] = specs
+        ) -> bool:
+            probe = rel + "/" if is_dir else rel
+            if ignore.match_file(probe):
+                return True
+            return any(spec.match_file(probe[len(where) :]) for where, spec in specs)
+
         keep = []
         for d in sorted(dirnames):
             rel_dir = prefix + d
             if d in _ALWAYS_SKIP or (base / d).is_symlink():
                 continue
-            if matches_any(rel_dir + "/", graph.exclude) or ignore.match_file(rel_dir + "/"):
-                continue
-            if _nested_ignored(root, rel_dir, nested):
+            if matches_any(rel_dir + "/", graph.exclude) or ignored(rel_dir, True):
                 continue
             keep.append(d)
+            nested[rel_dir] = specs
         dirnames[:] = keep
         for name in sorted(filenames):
             rel = prefix + name
-            if (base / name).is_symlink():
-                continue
             if matches_any(rel, graph.exclude):
                 continue
             if is_secret(rel, deny):
                 out.skipped.append((rel, "secret (deny list)"))
                 continue
-            if ignore.match_file(rel) or _nested_ignored(root, rel, nested):
+            if ignored(rel, False) or (base / name).is_symlink():
                 continue
             out.files.append(rel)
             if len(out.files) >= graph.max_files:

@@ -15,13 +15,19 @@ _PAGE_EXT = (".tsx", ".jsx", ".ts", ".js", ".mdx")
 _CSS_VAR_DEF = re.compile(r"(?<![\w-])(--[A-Za-z0-9_-]+)\s*:\s*([^;}{]+)")
 _CSS_VAR_USE = re.compile(r"var\(\s*(--[A-Za-z0-9_-]+)")
 _ROUTE_JSX = re.compile(r"<Route\b[^>]*?\bpath\s*=\s*[{]?\s*[\"'`]([^\"'`]+)[\"'`]")
-_ROUTE_OBJ = re.compile(r"\{\s*path\s*:\s*[\"'`]([^\"'`]+)[\"'`]\s*,\s*(?:element|component|Component|lazy)\b")
-_TW_SECTION = re.compile(r"\b(colors|spacing|fontFamily|fontSize|borderRadius|boxShadow|screens)\s*:\s*\{")
+_ROUTE_OBJ = re.compile(
+    r"\{\s*path\s*:\s*[\"'`]([^\"'`]+)[\"'`]\s*,\s*(?:element|component|Component|lazy)\b"
+)
+_TW_SECTION = re.compile(
+    r"\b(colors|spacing|fontFamily|fontSize|borderRadius|boxShadow|screens)\s*:\s*\{"
+)
 _TW_KEY = re.compile(r"^\s*[\"']?([A-Za-z0-9_-]+)[\"']?\s*:", re.MULTILINE)
 
 
 def _app_route(parts: list[str]) -> str:
-    kept = [p for p in parts if not (p.startswith("(") and p.endswith(")")) and not p.startswith("@")]
+    kept = [
+        p for p in parts if not (p.startswith("(") and p.endswith(")")) and not p.startswith("@")
+    ]
     return "/" + "/".join(kept)
 
 
@@ -59,7 +65,9 @@ def css_tokens(text: str) -> list[tuple[str, str, int]]:
     """(name, value, line) of each CSS custom property defined in a stylesheet."""
     out = []
     for match in _CSS_VAR_DEF.finditer(text):
-        out.append((match.group(1), match.group(2).strip()[:80], text.count("\n", 0, match.start()) + 1))
+        out.append(
+            (match.group(1), match.group(2).strip()[:80], text.count("\n", 0, match.start()) + 1)
+        )
     return out
 
 

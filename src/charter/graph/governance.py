@@ -33,8 +33,17 @@ def _rules(project: Project, records: dict[str, dict[str, Any]]) -> tuple[list[N
             attrs["scopes"] = list(rule.scopes)
         if rule.constitution:
             attrs["constitution"] = True
-        nodes.append(Node(rid, "rule", rule.id, rule.source.path, rule.source.line_start,
-                          rule.source.line_end, attrs))
+        nodes.append(
+            Node(
+                rid,
+                "rule",
+                rule.id,
+                rule.source.path,
+                rule.source.line_start,
+                rule.source.line_end,
+                attrs,
+            )
+        )
         if rule.source.path in records:
             edges.append(Edge(node_id("source", rule.source.path), rid, "defines"))
         if rule.scopes:
@@ -56,9 +65,14 @@ def _decisions(project: Project) -> list[Node]:
             continue
         label = entry.user_answer_label
         answer = ", ".join(label) if isinstance(label, list) else str(label or entry.user_answer)
-        out.append(Node(node_id("decision", entry.id), "decision", entry.id,
-                        attrs={"question": entry.text, "answer": answer,
-                               "priority": str(entry.priority)}))
+        out.append(
+            Node(
+                node_id("decision", entry.id),
+                "decision",
+                entry.id,
+                attrs={"question": entry.text, "answer": answer, "priority": str(entry.priority)},
+            )
+        )
     return out
 
 
@@ -78,11 +92,17 @@ def collect(
         notes.append({"path": ".charter/decisions", "note": f"decisions not read: {exc}"})
     for finding in load_findings(project):
         fid = node_id("finding", finding["id"])
-        nodes.append(Node(fid, "finding", finding.get("title", finding["id"]),
-                          finding.get("path"), finding.get("line_start"),
-                          finding.get("line_end") if finding.get("line_start") else None,
-                          {k: finding[k] for k in ("severity", "source", "status", "rule")
-                           if k in finding}))
+        nodes.append(
+            Node(
+                fid,
+                "finding",
+                finding.get("title", finding["id"]),
+                finding.get("path"),
+                finding.get("line_start"),
+                finding.get("line_end") if finding.get("line_start") else None,
+                {k: finding[k] for k in ("severity", "source", "status", "rule") if k in finding},
+            )
+        )
         if finding.get("path") in records:
             edges.append(Edge(fid, node_id("source", finding["path"]), "about"))
     return nodes, edges, notes

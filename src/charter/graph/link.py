@@ -42,8 +42,9 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
         for sym in rec.get("symbols", []):
             sid = node_id("symbol", f"{rel}#{sym['qualname']}")
             attrs = {"kind": sym["kind"], "exported": sym["exported"]}
-            nodes[sid] = Node(sid, "symbol", sym["qualname"], rel, sym["line_start"],
-                              sym["line_end"], attrs)
+            nodes[sid] = Node(
+                sid, "symbol", sym["qualname"], rel, sym["line_start"], sym["line_end"], attrs
+            )
             parent = sym["qualname"].rsplit(".", 1)[0] if "." in sym["qualname"] else None
             owner = node_id("symbol", f"{rel}#{parent}") if parent else src
             edges.append(Edge(owner if owner in nodes else src, sid, "defines"))
@@ -107,8 +108,15 @@ def _link_doc(
         suffixes.setdefault(path.rsplit("/", 1)[-1], path)
     for section in rec.get("sections", []):
         sid = node_id("section", f"{rel}#{section['slug']}")
-        nodes[sid] = Node(sid, "section", section["title"], rel, section["line_start"],
-                          section["line_end"], {"level": section["level"]})
+        nodes[sid] = Node(
+            sid,
+            "section",
+            section["title"],
+            rel,
+            section["line_start"],
+            section["line_end"],
+            {"level": section["level"]},
+        )
         edges.append(Edge(doc, sid, "contains"))
         for mention in section["mentions"]:
             target = mention if mention in records else None
@@ -137,11 +145,16 @@ def _link_frontend(
     components = []
     if rec.get("language") in _COMPONENT_LANGS and rel.endswith((".tsx", ".jsx")):
         for sym in rec.get("symbols", []):
-            if sym["exported"] and sym["kind"] in ("function", "class") and sym["name"][:1].isupper():
+            if (
+                sym["exported"]
+                and sym["kind"] in ("function", "class")
+                and sym["name"][:1].isupper()
+            ):
                 cid = node_id("component", sym["name"])
                 if cid not in nodes:
-                    nodes[cid] = Node(cid, "component", sym["name"], rel, sym["line_start"],
-                                      sym["line_end"])
+                    nodes[cid] = Node(
+                        cid, "component", sym["name"], rel, sym["line_start"], sym["line_end"]
+                    )
                     components.append(cid)
                 edges.append(Edge(src, cid, "defines"))
     if "file_route" in facts:
@@ -169,7 +182,12 @@ def _link_frontend(
     for cid in components:
         for token in sorted(uses):
             bid = node_id("bridge", f"{nodes[cid].name}->{token}")
-            nodes[bid] = Node(bid, "bridge", f"{nodes[cid].name} -> {token}", rel,
-                              attrs={"component": cid, "token": node_id("token", token)})
+            nodes[bid] = Node(
+                bid,
+                "bridge",
+                f"{nodes[cid].name} -> {token}",
+                rel,
+                attrs={"component": cid, "token": node_id("token", token)},
+            )
             edges.append(Edge(cid, bid, "styled_by"))
             edges.append(Edge(bid, node_id("token", token), "uses"))

@@ -7,7 +7,7 @@ languages the graph keeps at file level.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from tree_sitter import Language, Parser, Query
 
@@ -31,7 +31,7 @@ def language_of(path: str) -> str | None:
     return _EXT.get(path[dot:].lower()) if dot >= 0 else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def language(name: str) -> Language:
     if name == "python":
         import tree_sitter_python
@@ -48,11 +48,11 @@ def language(name: str) -> Language:
     return Language(tree_sitter_typescript.language_typescript())
 
 
-@lru_cache(maxsize=None)
+@cache
 def parser(name: str) -> Parser:
     return Parser(language(name))
 
 
-@lru_cache(maxsize=None)
+@cache
 def query(name: str, source: str) -> Query:
     return Query(language(name), source)

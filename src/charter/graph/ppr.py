@@ -15,9 +15,7 @@ import numpy.typing as npt
 from scipy import sparse
 
 
-def transition(
-    n: int, edges: Sequence[tuple[int, int, float]]
-) -> sparse.csr_matrix:
+def transition(n: int, edges: Sequence[tuple[int, int, float]]) -> sparse.csr_matrix:
     """Column-stochastic matrix M (M[j, i] = P(i → j)) of an undirected weighted graph."""
     if not edges:
         return sparse.csr_matrix((n, n), dtype=np.float64)

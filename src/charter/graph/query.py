@@ -16,7 +16,9 @@ from charter.search.text import STOPWORDS
 
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in (\w+))?')
 _JS_FRAME = re.compile(r"at (?:([\w.$<>]+) )?\(?((?:[\w.@-]+/)*[\w.-]+\.(?:[jt]sx?|mjs|cjs)):(\d+)")
-_PATH = re.compile(r"(?<![\w.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|mjs|css|scss|md|toml|cfg|ini|ya?ml|json))\b")
+_PATH = re.compile(
+    r"(?<![\w.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|mjs|css|scss|md|toml|cfg|ini|ya?ml|json))\b"
+)
 _DOTTED = re.compile(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\b")
 _IDENT = re.compile(r"\b([A-Za-z_]\w*)\b")
 
@@ -28,9 +30,7 @@ def is_identifier_like(word: str) -> bool:
     inner = word[1:]
     if any(c.isupper() for c in inner) and any(c.islower() for c in word):
         return True
-    if word[:1].isupper() and any(c.isdigit() for c in word):
-        return True
-    return False
+    return word[:1].isupper() and any(c.isdigit() for c in word)
 
 
 @dataclass
@@ -74,5 +74,6 @@ def parse_task(text: str, files: list[str] | None = None) -> TaskQuery:
             seen.add(term)
             keywords.append(term)
     unique_ids = list(dict.fromkeys(identifiers))
-    return TaskQuery(text, terms, keywords[:40], unique_ids, words, list(dict.fromkeys(paths)),
-                     frames)
+    return TaskQuery(
+        text, terms, keywords[:40], unique_ids, words, list(dict.fromkeys(paths)), frames
+    )

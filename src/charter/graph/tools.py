@@ -29,8 +29,9 @@ def get_project_state(project: Project) -> dict[str, Any]:
     capsule = api.capsule(project, graph)
     report = graph.report
     return {
-        "graph": "built" if old_id is None else ("current" if old_id == graph.snapshot_id
-                                                  else "updated"),
+        "graph": "built"
+        if old_id is None
+        else ("current" if old_id == graph.snapshot_id else "updated"),
         "snapshot_id": graph.snapshot_id,
         "previous_snapshot_id": old_id,
         "source_hash": graph.snapshot["source_hash"],
@@ -89,8 +90,14 @@ def impact_of(project: Project, path: str) -> dict[str, Any]:
         raise CharterError(f"{path}: not a file in the graph")
     symbols = {e.target for e in graph.edges if e.source == target and e.relation == "defines"}
     about = {target} | symbols
-    groups: dict[str, set[str]] = {"imported_by": set(), "tests": set(), "rules": set(),
-                                   "documents": set(), "callers": set(), "findings": set()}
+    groups: dict[str, set[str]] = {
+        "imported_by": set(),
+        "tests": set(),
+        "rules": set(),
+        "documents": set(),
+        "callers": set(),
+        "findings": set(),
+    }
     for e in graph.edges:
         if e.target not in about:
             continue
