@@ -71,7 +71,7 @@ class Weights:
     symbol: float = 0.6
     path: float = 1.0
     frame: float = 0.8
-    stem: float = 0.4
+    stem: float = 0.2
     test_penalty: float = 0.5
     doc_factor: float = 0.6
     seeds_kept: int = 30
