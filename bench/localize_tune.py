@@ -22,10 +22,13 @@ from charter.eval.localize import load_tasks, metrics, mirror_for
 from charter.graph.build import build_graph
 from charter.graph.context import Weights, rank
 from charter.graph.index import FileIndex
+from charter.graph.settings import GraphSettings
+
+DEPTH = GraphSettings().default_depth
 
 
 def ranked_files(graph, index, task: str, weights: Weights) -> list[str]:
-    ranked, _ = rank(graph, task, weights=weights, index=index)
+    ranked, _ = rank(graph, task, weights=weights, index=index, depth=DEPTH)
     out: list[str] = []
     for nid, *_ in ranked:
         path = graph.nodes[nid].path

@@ -186,6 +186,11 @@ def test_task_context_ranks_and_is_deterministic(repo: Path) -> None:
     blob = lambda r: hashlib.sha256(json.dumps(r, sort_keys=True).encode()).hexdigest()  # noqa: E731
     assert blob(first) == blob(again)
     assert first["cache_key"] == api.capsule(project)["cache_key"]
+    # depth 0: nothing comes in by PageRank alone, every node was seeded by the task
+    seeds_only = api.task_context(project, task, limit=50, depth=0)
+    assert seeds_only["nodes"] and all(n["scores"]["seed"] > 0 for n in seeds_only["nodes"])
+    wide = api.task_context(project, task, limit=50, depth=3)
+    assert len(wide["nodes"]) > len(seeds_only["nodes"])
 
 
 def test_task_context_cli_cold_and_errors(repo: Path, run_charter: Callable[..., Any]) -> None:

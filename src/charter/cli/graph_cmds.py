@@ -102,7 +102,9 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         task: str = typer.Argument(..., help="the task, issue text or stack trace"),
         files: list[str] = typer.Option(None, "--file", help="a file the task touches"),
         limit: int = typer.Option(None, "--limit", help="nodes returned"),
-        depth: int = typer.Option(None, "--depth", help="0 = no edges between the nodes"),
+        depth: int = typer.Option(
+            None, "--depth", help="hops from the task's seeds (0 = seeds only)"
+        ),
         project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine-readable result"),
     ) -> None:

@@ -120,7 +120,12 @@ def task_context(
     rel_files = [project.rel(project.root / f) for f in files or []]
     index = index_for(graph.records, graph_dir(project), graph.snapshot_id + INDEX_VERSION)
     ranked, query = rank(
-        graph, task, rel_files, weights=weights or Weights.from_settings(settings), index=index
+        graph,
+        task,
+        rel_files,
+        weights=weights or Weights.from_settings(settings),
+        index=index,
+        depth=depth,
     )
     chosen = ranked[:limit]
     ids = {r[0] for r in chosen}
@@ -141,9 +146,7 @@ def task_context(
                 "reasons": reasons,
             }
         )
-    edges = []
-    if depth > 0:
-        edges = [e.as_dict() for e in graph.edges if e.source in ids and e.target in ids]
+    edges = [e.as_dict() for e in graph.edges if e.source in ids and e.target in ids]
     return {
         "task": task,
         "snapshot_id": graph.snapshot_id,

@@ -152,6 +152,7 @@ def rank(
     *,
     weights: Weights | None = None,
     index: FileIndex | None = None,
+    depth: int | None = None,
 ) -> tuple[list[tuple[str, float, dict[str, float], list[str], list[str]]], TaskQuery]:
     """All scored nodes best first: (id, score, parts, matched_terms, reasons)."""
     w = weights or Weights()
@@ -246,6 +247,12 @@ def rank(
     ]
     matrix = transition(len(ids), triples)
     ppr = personalized_pagerank(matrix, {position[k]: v for k, v in ordered}, w.damping)
+    if depth is not None:  # only nodes within ``depth`` hops of a seed may come in by PageRank
+        reach = np.zeros(len(ids), dtype=bool)
+        reach[[position[k] for k, _ in ordered]] = True
+        for _ in range(depth):
+            reach |= (matrix @ reach.astype(np.float64)) > 0
+        ppr = np.where(reach, ppr, 0.0)
     # roll symbol PageRank up into its file: the file is what an agent opens
     file_ppr: dict[str, float] = defaultdict(float)
     for nid, i in position.items():

@@ -37,7 +37,9 @@ class GraphSettings(BaseModel):
     ppr_weight: float = Field(0.32, ge=0, description="task context: weight of PageRank")
     damping: float = Field(0.82, gt=0, lt=1, description="personalized PageRank damping")
     default_limit: int = Field(20, ge=1, description="task context: nodes returned")
-    default_depth: int = Field(2, ge=0, description="task context: hops of edges returned")
+    default_depth: int = Field(
+        2, ge=0, description="task context: hops from a seed PageRank may reach"
+    )
     test_penalty: float = Field(
         0.5, ge=0, le=1, description="task context: score factor for test files"
     )
