@@ -67,13 +67,9 @@ def _records(
     records: dict[str, dict[str, Any]] = {}
     parsed, notes = 0, []
     for rel in listing.files:
-        path = project.root / rel
-        try:
-            stat = path.stat()
-        except OSError:
-            continue
+        size, mtime_ns = listing.stats[rel]
         prev = old.get(rel)
-        if prev and prev["size"] == stat.st_size and prev["mtime_ns"] == stat.st_mtime_ns:
+        if prev and prev["size"] == size and prev["mtime_ns"] == mtime_ns:
             records[rel] = prev
         else:
             try:
