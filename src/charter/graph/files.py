@@ -98,10 +98,7 @@ def list_files(project: Project) -> Listing:
             if len(out.files) >= graph.max_files:
                 out.skipped.append((rel, "graph.max_files reached"))
                 return False
-        for path, rel_dir in subdirs:
-            if not walk(path, rel_dir, specs):
-                return False
-        return True
+        return all(walk(path, rel_dir, specs) for path, rel_dir in subdirs)
 
     walk(str(root), "", [])
     out.files.sort()
