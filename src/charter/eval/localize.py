@@ -116,8 +116,9 @@ def metrics(ranks: list[list[str]], golds: list[list[str]]) -> dict[str, float]:
     return {k: round(v, 4) for k, v in out.items()}
 
 
-def run_charter(root: Path, task: str, limit: int = 50) -> tuple[list[str], float, str]:
-    """Charter's ranked files for a task in ``root`` (a subprocess, as a user runs it)."""
+def run_charter(root: Path, task: str) -> tuple[list[str], float, str]:
+    """Charter's ranked files for a task in ``root``: a subprocess with the default limit,
+    exactly as a user (or the hidden split's scorer) runs it."""
     started = time.perf_counter()
     try:
         done = subprocess.run(
@@ -128,8 +129,6 @@ def run_charter(root: Path, task: str, limit: int = 50) -> tuple[list[str], floa
                 "task-context",
                 task,
                 "--json",
-                "--limit",
-                str(limit),
             ],
             cwd=root,
             capture_output=True,

@@ -98,6 +98,32 @@ def _cache_key(project: Project, graph: Graph) -> str:
     return str(capsule(project, graph)["cache_key"])
 
 
+#: Symbols shown per file, and their share of the result: files come first for an agent
+#: deciding what to open, a symbol is a pointer into a file already listed.
+SYMBOLS_PER_FILE = 2
+SYMBOL_SHARE = 0.25
+
+
+def _select(ranked: list[Any], graph: Graph, limit: int) -> list[Any]:
+    """The best ``limit`` nodes with symbols capped per file and overall."""
+    chosen: list[Any] = []
+    per_file: dict[str, int] = {}
+    symbols = 0
+    cap = max(1, int(limit * SYMBOL_SHARE))
+    for row in ranked:
+        node = graph.nodes[row[0]]
+        if node.type == "symbol":
+            key = node.path or ""
+            if per_file.get(key, 0) >= SYMBOLS_PER_FILE or symbols >= cap:
+                continue
+            per_file[key] = per_file.get(key, 0) + 1
+            symbols += 1
+        chosen.append(row)
+        if len(chosen) >= limit:
+            break
+    return chosen
+
+
 def task_context(
     project: Project,
     task: str,
@@ -127,7 +153,7 @@ def task_context(
         index=index,
         depth=depth,
     )
-    chosen = ranked[:limit]
+    chosen = _select(ranked, graph, limit)
     ids = {r[0] for r in chosen}
     nodes = []
     for nid, score, parts, matched, reasons in chosen:
@@ -154,5 +180,5 @@ def task_context(
         "keywords": query.keywords,
         "nodes": nodes,
         "edges": edges,
-        "truncated": len(ranked) > limit,
+        "truncated": len(ranked) > len(chosen),
     }
