@@ -53,6 +53,13 @@ def _short(text: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+def _component_path(by_type: dict[str, list[dict[str, Any]]], component_id: str) -> str:
+    for node in by_type.get("component", []):
+        if node["id"] == component_id:
+            return str(node.get("path", ""))
+    return ""
+
+
 def _item(node: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {
         k: node[k] for k in ("id", "name", "path", "line_start", "line_end") if k in node
@@ -104,11 +111,25 @@ def build_capsule(
         and n.get("attrs", {}).get("severity") == "blocking"
     ]
     # local rules: the ones scoped to part of the tree (the rest are the constitution or
-    # shards retrieved per task); text is cut to a handle, the rule id finds the whole
-    local_rules = [
-        _item(n) | {"text": _short(n["attrs"].get("text", ""))}
-        for n in by_type.get("rule", [])
-        if n.get("attrs", {}).get("scopes") and not n["attrs"].get("constitution")
+    # shards retrieved per task), grouped by scope as one-line handles; the id finds the
+    # whole rule (``get_node``)
+    grouped: dict[tuple[str, ...], list[str]] = {}
+    for n in by_type.get("rule", []):
+        attrs = n.get("attrs", {})
+        if attrs.get("scopes") and not attrs.get("constitution"):
+            handle = f"{n['name']} {n.get('path', '')}:{n.get('line_start', '')} "
+            grouped.setdefault(tuple(attrs["scopes"]), []).append(
+                handle + _short(attrs.get("text", ""), 80)
+            )
+    local_rules = [{"scopes": list(k), "rules": grouped[k]} for k in sorted(grouped)]
+    n_local = sum(len(v) for v in grouped.values())
+    bridges: dict[str, list[str]] = {}
+    for n in by_type.get("bridge", []):
+        attrs = n.get("attrs", {})
+        bridges.setdefault(attrs.get("component", ""), []).append(attrs.get("token", ""))
+    style_bridge = [
+        {"component": k, "path": _component_path(by_type, k), "tokens": sorted(v)}
+        for k, v in sorted(bridges.items())
     ]
     capsule: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -133,7 +154,7 @@ def build_capsule(
         "tokens": [_item(n) for n in by_type.get("token", [])],
         "local_rules": local_rules,
         "decisions": [_item(n) for n in by_type.get("decision", [])],
-        "style_bridge": [_item(n) for n in by_type.get("bridge", [])],
+        "style_bridge": style_bridge,
         "source_artifacts": sources[:limit],
         "open_findings": findings,
     }
@@ -141,8 +162,8 @@ def build_capsule(
         "routes": len(capsule["routes"]),
         "components": len(capsule["components"]),
         "tokens": len(capsule["tokens"]),
-        "local_rules": len(local_rules),
-        "style_bridge": len(capsule["style_bridge"]),
+        "local_rules": n_local,
+        "style_bridge": len(by_type.get("bridge", [])),
         "source_artifacts": len(sources),
         "open_findings": len(findings),
     }
