@@ -10,6 +10,7 @@ from __future__ import annotations
 import pathlib
 
 from rich.console import Console
+from rich.markup import escape
 
 from charter.cli.graph_cmds import print_capsule, print_task_context
 from charter.config import Project
@@ -31,7 +32,7 @@ def run(console: Console, project_dir: pathlib.Path) -> None:
     print_capsule(result)
     if result["summary"]["routes"] < 3 or not result["token_budget"]["within"]:
         raise RuntimeError("the demo capsule should list the app routes within its budget")
-    console.print("routes: " + ", ".join(r["name"] for r in result["routes"]))
+    console.print("routes: " + escape(", ".join(r["name"] for r in result["routes"])))
     console.rule("[bold]Task context")
     context = task_context(project, TASK, limit=8, graph=graph)
     print_task_context(context)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from charter.cli.common import console, emit_json, err_console, load_project
@@ -13,7 +14,8 @@ from charter.cli.common import console, emit_json, err_console, load_project
 
 def print_task_context(result: dict[str, Any]) -> None:
     console.print(
-        f"[bold]Task:[/bold] {result['task']}\n[bold]Snapshot:[/bold] {result['snapshot_id']}"
+        f"[bold]Task:[/bold] {escape(result['task'])}\n"
+        f"[bold]Snapshot:[/bold] {result['snapshot_id']}"
         f"   [bold]Capsule:[/bold] {result['cache_key']}"
     )
     table = Table(title="Task context", expand=True)
@@ -28,7 +30,7 @@ def print_task_context(result: dict[str, Any]) -> None:
         why = "; ".join(node["reasons"])
         if node["matched_terms"]:
             why += f" [{', '.join(node['matched_terms'][:6])}]"
-        table.add_row(f"{node['score']:.3f}", node["id"], where, why)
+        table.add_row(f"{node['score']:.3f}", escape(node["id"]), escape(where), escape(why))
     console.print(table)
 
 
@@ -80,7 +82,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             f"{report['reused']} unchanged, {report['seconds']} s)"
         )
         for note in report["notes"]:
-            console.print(f"[yellow]note[/yellow] {note['path']}: {note['note']}")
+            console.print(f"[yellow]note[/yellow] {escape(note['path'])}: {escape(note['note'])}")
 
     @app.command("capsule")
     def capsule_cmd(
