@@ -235,3 +235,37 @@ def test_tools_follow_ups(repo: Path) -> None:
         tools.get_node(project, "src:nope.py")
     with pytest.raises(CharterError):
         tools.impact_of(project, "nope.py")
+
+
+def test_front_end_nodes_and_style_bridge(repo: Path) -> None:
+    write(repo, "web/app/globals.css", ":root {\n  --brand: #123456;\n}\n")
+    write(
+        repo,
+        "web/app/(shop)/cart/page.tsx",
+        "import { Price } from '../../../src/Price';\n"
+        "export default function CartPage() { return <Price />; }\n",
+    )
+    write(
+        repo,
+        "web/src/Price.tsx",
+        "export function Price() {\n  return <b style={{ color: 'var(--brand)' }} />;\n}\n",
+    )
+    write(
+        repo,
+        "web/src/routes.tsx",
+        'export const App = () => (\n  <Routes>\n    <Route path="/legacy" element={<X />} />\n'
+        "  </Routes>\n);\n",
+    )
+    graph = build_graph(Project.load(repo))
+    assert graph.nodes["rt:/cart"].path == "web/app/(shop)/cart/page.tsx"
+    assert graph.nodes["rt:/legacy"].line_start == 3
+    assert graph.nodes["tkn:--brand"].attrs["value"] == "#123456"
+    edges = {(e.source, e.target, e.relation) for e in graph.edges}
+    assert ("rt:/cart", "cmp:CartPage", "renders") in edges
+    assert ("src:web/app/(shop)/cart/page.tsx", "src:web/src/Price.tsx", "imports") in edges
+    assert ("cmp:Price", "bridge:Price->--brand", "styled_by") in edges
+    assert ("bridge:Price->--brand", "tkn:--brand", "uses") in edges
+    capsule = api.capsule(Project.load(repo))
+    assert capsule["style_bridge"] == [
+        {"component": "cmp:Price", "path": "web/src/Price.tsx", "tokens": ["tkn:--brand"]}
+    ]
