@@ -228,6 +228,7 @@ def main() -> int:
         run_optional("demo_search", console, project_dir)
         run_optional("demo_decisions", console, project_dir)
         run_optional("demo_session", console, project_dir)
+        run_optional("demo_graph", console, project_dir)
     console.print()
     console.rule("[green]demo complete[/green]")
     return 0

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from charter.decisions.settings import DecisionsSettings, DriftSettings
 from charter.errors import CharterError
+from charter.graph.settings import GraphSettings
 from charter.paths import CONFIG_FILE, STATE_DIR, find_root
 from charter.rules.settings import RulesSettings
 from charter.search.settings import SearchSettings
@@ -68,6 +69,7 @@ class Settings(BaseModel):
     session: SessionSettings = Field(default_factory=SessionSettings)
     hooks: HooksSettings = Field(default_factory=HooksSettings)
     secrets: SecretsSettings = Field(default_factory=SecretsSettings)
+    graph: GraphSettings = Field(default_factory=GraphSettings)
 
 
 def _find_root(start: Path) -> Path:

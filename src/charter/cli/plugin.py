@@ -13,6 +13,7 @@ def charter_cli(app: Any, eval_app: Any) -> None:
         decisions_cmds,
         doctor_cmds,
         export_cmds,
+        graph_cmds,
         install_cmds,
         project_cmds,
         rules_cmds,
@@ -27,6 +28,7 @@ def charter_cli(app: Any, eval_app: Any) -> None:
     decisions_cmds.register(app, eval_app)
     doctor_cmds.register(app)
     export_cmds.register(app)
+    graph_cmds.register(app, eval_app)
     install_cmds.register(app)
     session_cmds.register(app)
     session_eval_cmds.register(app, eval_app)

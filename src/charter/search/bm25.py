@@ -33,6 +33,26 @@ K1 = 1.2
 B = 0.75
 
 
+def weigh(csr: sparse.csr_matrix, lengths: list[float]) -> None:
+    """Turn a document × term count matrix into BM25 weights in place (one formula).
+
+    Shared by search's chunk index and the graph's file and symbol indexes, so every
+    capability ranks with the same idf, k1 and b.
+    """
+    n_docs = csr.shape[0]
+    if not n_docs:
+        return
+    df = np.bincount(csr.indices, minlength=csr.shape[1]).astype(np.float64)
+    idf = np.log((n_docs - df + 0.5) / (df + 0.5) + 1.0)
+    dl = np.asarray(lengths, dtype=np.float64)
+    norm = K1 * (1 - B + B * dl / max(dl.mean(), 1e-9))
+    rows = np.repeat(np.arange(n_docs), np.diff(csr.indptr))
+    tf_values = csr.data.astype(np.float64)
+    csr.data = (idf[csr.indices] * tf_values * (K1 + 1) / (tf_values + norm[rows])).astype(
+        np.float32
+    )
+
+
 class BM25Matrix:
     """Per-chunk BM25 weights, rows aligned with chunk ids in ascending order."""
 
@@ -89,16 +109,7 @@ class BM25Matrix:
             ),
             shape=(n_docs, max(len(vocab), 1)),
         )
-        if n_docs:
-            df = np.bincount(csr.indices, minlength=csr.shape[1]).astype(np.float64)
-            idf = np.log((n_docs - df + 0.5) / (df + 0.5) + 1.0)
-            dl = np.asarray(lengths, dtype=np.float64)
-            norm = K1 * (1 - B + B * dl / max(dl.mean(), 1e-9))
-            rows = np.repeat(np.arange(n_docs), np.diff(csr.indptr))
-            tf_values = csr.data.astype(np.float64)
-            csr.data = (idf[csr.indices] * tf_values * (K1 + 1) / (tf_values + norm[rows])).astype(
-                np.float32
-            )
+        weigh(csr, lengths)
         ids_array = np.asarray(ids, dtype=np.int64)
         return cls(csr.tocsc(), vocab, ids_array, generation, weight, instance)
 

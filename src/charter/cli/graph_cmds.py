@@ -1,0 +1,152 @@
+"""CLI of the project graph: graph build, capsule, task-context, eval localize."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from charter.cli.common import console, emit_json, err_console, load_project
+
+
+def print_task_context(result: dict[str, Any]) -> None:
+    console.print(
+        f"[bold]Task:[/bold] {escape(result['task'])}\n"
+        f"[bold]Snapshot:[/bold] {result['snapshot_id']}"
+        f"   [bold]Capsule:[/bold] {result['cache_key']}"
+    )
+    table = Table(title="Task context", expand=True)
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("node", style="cyan", ratio=2)
+    table.add_column("where", style="dim", ratio=2)
+    table.add_column("why", ratio=3)
+    for node in result["nodes"]:
+        where = node["path"] or ""
+        if node["line_start"]:
+            where += f":{node['line_start']}-{node['line_end']}"
+        why = "; ".join(node["reasons"])
+        if node["matched_terms"]:
+            why += f" [{', '.join(node['matched_terms'][:6])}]"
+        table.add_row(f"{node['score']:.3f}", escape(node["id"]), escape(where), escape(why))
+    console.print(table)
+
+
+def print_capsule(capsule: dict[str, Any]) -> None:
+    console.print(
+        f"[bold]Snapshot:[/bold] {capsule['snapshot_id']}   "
+        f"[bold]cache key:[/bold] {capsule['cache_key']}"
+    )
+    table = Table(title="Contract capsule", show_header=True)
+    table.add_column("part")
+    table.add_column("count", justify="right")
+    for key, value in capsule["summary"].items():
+        table.add_row(key, str(value))
+    console.print(table)
+    budget = capsule["token_budget"]
+    console.print(
+        f"tokens {budget['tokens']} / {budget['limit']}"
+        + ("" if budget["within"] else " [red](over budget)[/red]")
+        + (
+            "   [yellow]source artifacts truncated[/yellow]"
+            if capsule["source_artifacts_truncated"]
+            else ""
+        )
+    )
+
+
+def register(app: typer.Typer, eval_app: typer.Typer) -> None:
+    graph_app = typer.Typer(help="The project graph (seed 001).", no_args_is_help=True)
+    app.add_typer(graph_app, name="graph")
+
+    @graph_app.command("build")
+    def graph_build(
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine-readable report"),
+    ) -> None:
+        """Build or update .charter/graph/snapshot.json (only changed files re-parsed)."""
+        from charter.graph.api import build
+
+        project = load_project(project_dir)
+        with err_console.status("building the graph…"):
+            graph = build(project)
+        report = graph.report
+        if as_json:
+            emit_json(report)
+            return
+        counts = ", ".join(f"{v} {k}" for k, v in report["counts"].items())
+        console.print(
+            f"{report['snapshot_id']}: {counts} ({report['parsed']} parsed, "
+            f"{report['reused']} unchanged, {report['seconds']} s)"
+        )
+        for note in report["notes"]:
+            console.print(f"[yellow]note[/yellow] {escape(note['path'])}: {escape(note['note'])}")
+
+    @app.command("capsule")
+    def capsule_cmd(
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="the whole capsule as JSON"),
+    ) -> None:
+        """The contract capsule: stable authority an agent loads once and caches."""
+        from charter.graph.api import capsule
+
+        project = load_project(project_dir)
+        result = capsule(project)
+        if as_json:
+            emit_json(result)
+        else:
+            print_capsule(result)
+
+    @app.command("task-context")
+    def task_context_cmd(
+        task: str = typer.Argument(..., help="the task, issue text or stack trace"),
+        files: list[str] = typer.Option(None, "--file", help="a file the task touches"),
+        limit: int = typer.Option(None, "--limit", help="nodes returned"),
+        depth: int = typer.Option(
+            None, "--depth", help="hops from the task's seeds (0 = seeds only)"
+        ),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine-readable result"),
+    ) -> None:
+        """Rank the files, symbols, rules and documents a task needs (builds the graph)."""
+        from charter.graph.api import task_context
+
+        project = load_project(project_dir)
+        result = task_context(project, task, list(files or []), limit=limit, depth=depth)
+        if as_json:
+            emit_json(result)
+        else:
+            print_task_context(result)
+
+    @eval_app.command("localize")
+    def eval_localize(
+        data: Path = typer.Option(..., "--data", help="dir with tasks.jsonl"),
+        mirrors: Path = typer.Option(..., "--mirrors", help="dir of <owner>+<name>/repo mirrors"),
+        tmp: Path = typer.Option(None, "--tmp", help="where checkouts go (e.g. /dev/shm)"),
+        as_json: bool = typer.Option(False, "--json", help="machine-readable report"),
+    ) -> None:
+        """File localization, each task cold, Charter beside BM25 over files."""
+        from charter.eval.localize import evaluate
+
+        report = evaluate(data, mirrors, tmp=tmp, progress=lambda m: err_console.print(m))
+        if as_json:
+            emit_json(report)
+            return
+        table = Table(title="File localization")
+        table.add_column("repo")
+        table.add_column("n", justify="right")
+        for name in ("Acc@1", "Acc@5", "Acc@10", "R@10", "MRR"):
+            table.add_column(f"{name} charter / bm25", justify="right")
+        rows = [("overall", report["overall"]), *report["per_repo"].items()]
+        for repo, block in rows:
+            cells = [
+                f"{block['charter'][k]:.3f} / {block['bm25'][k]:.3f}"
+                for k in ("acc@1", "acc@5", "acc@10", "recall@10", "mrr")
+            ]
+            table.add_row(repo, str(block["tasks"]), *cells)
+        console.print(table)
+        console.print(f"seconds per task p50 {report['seconds_p50']} max {report['seconds_max']}")
+        for error in report["errors"]:
+            console.print(f"[red]miss[/red] {error['id']}: {error['error']}")

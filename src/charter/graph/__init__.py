@@ -1,0 +1,1 @@
+"""The project graph, the contract capsule and task context (seed 001); see graph.api."""

@@ -1,0 +1,184 @@
+"""The graph capability's public face: build, capsule, task context, node queries.
+
+Front doors (CLI, MCP tools, hooks) call only these functions. Everything is computed
+from ``.charter/graph/snapshot.json`` and the per-file cache; a missing graph is built
+on first use (cold), an existing one is brought up to date incrementally.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from charter.config import Project
+from charter.errors import CharterError
+from charter.fileio import atomic_write_text, canonical_json
+from charter.graph.build import Graph, build_graph, graph_dir
+from charter.graph.capsule import build_capsule
+from charter.graph.context import Weights, rank
+from charter.graph.index import index_for
+from charter.tokens import count_tokens
+
+__all__ = ["build", "capsule", "load_graph", "task_context"]
+
+#: Part of the file-index cache key: bump when what goes into the index changes.
+INDEX_VERSION = ":1"
+
+
+def build(project: Project) -> Graph:
+    """Build or update the snapshot (only changed files re-parsed) and the capsule."""
+    graph = build_graph(project)
+    capsule(project, graph)
+    return graph
+
+
+def load_graph(project: Project) -> Graph:
+    """The current graph, built or brought up to date as needed."""
+    return build_graph(project)
+
+
+def _constitution(project: Project) -> dict[str, Any] | None:
+    from charter.rules.compiler import load
+
+    compiled = load(project)
+    if compiled is None:
+        return None
+    return {"hash": compiled.constitution.hash, "text": compiled.constitution.text}
+
+
+def _invariants(project: Project) -> list[dict[str, Any]]:
+    from charter.decisions.service import project_invariants, store_for
+
+    try:
+        if not store_for(project).exists():
+            return []
+        return [
+            {"id": inv.id, "statement": inv.statement, "kind": str(inv.kind)}
+            for inv in project_invariants(project)
+        ]
+    except CharterError:
+        return []
+
+
+def capsule(project: Project, graph: Graph | None = None, *, write: bool = True) -> dict[str, Any]:
+    """The contract capsule for the current snapshot (written next to it)."""
+    graph = graph or load_graph(project)
+    settings = project.settings.graph
+    result = build_capsule(
+        graph.snapshot,
+        _constitution(project),
+        _invariants(project),
+        limit=settings.source_artifact_limit,
+        token_budget=settings.capsule_token_budget,
+    )
+    text = canonical_json(result)
+    tokens = count_tokens(text)
+    result["token_budget"] = {
+        "limit": settings.capsule_token_budget,
+        "tokens": tokens,
+        "within": tokens <= settings.capsule_token_budget,
+    }
+    if write:
+        path = graph_dir(project) / "contract-capsule.json"
+        final = canonical_json(result)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_text(encoding="utf-8") != final:
+            atomic_write_text(path, final)
+    return result
+
+
+def _cache_key(project: Project, graph: Graph) -> str:
+    path = graph_dir(project) / "contract-capsule.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("snapshot_id") == graph.snapshot_id:
+            return str(data["cache_key"])
+    except (OSError, ValueError, KeyError):
+        pass
+    return str(capsule(project, graph)["cache_key"])
+
+
+#: Symbols shown per file, and their share of the result: files come first for an agent
+#: deciding what to open, a symbol is a pointer into a file already listed.
+SYMBOLS_PER_FILE = 2
+SYMBOL_SHARE = 0.25
+
+
+def _select(ranked: list[Any], graph: Graph, limit: int) -> list[Any]:
+    """The best ``limit`` nodes with symbols capped per file and overall."""
+    chosen: list[Any] = []
+    per_file: dict[str, int] = {}
+    symbols = 0
+    cap = max(1, int(limit * SYMBOL_SHARE))
+    for row in ranked:
+        node = graph.nodes[row[0]]
+        if node.type == "symbol":
+            key = node.path or ""
+            if per_file.get(key, 0) >= SYMBOLS_PER_FILE or symbols >= cap:
+                continue
+            per_file[key] = per_file.get(key, 0) + 1
+            symbols += 1
+        chosen.append(row)
+        if len(chosen) >= limit:
+            break
+    return chosen
+
+
+def task_context(
+    project: Project,
+    task: str,
+    files: list[str] | None = None,
+    *,
+    limit: int | None = None,
+    depth: int | None = None,
+    graph: Graph | None = None,
+    weights: Weights | None = None,
+) -> dict[str, Any]:
+    """Ranked nodes for a task with scores, matched terms and reasons (best first)."""
+    if not task.strip():
+        raise CharterError("task-context needs a task text")
+    settings = project.settings.graph
+    limit = settings.default_limit if limit is None else limit
+    depth = settings.default_depth if depth is None else depth
+    if limit < 1:
+        raise CharterError("--limit must be at least 1")
+    graph = graph or load_graph(project)
+    rel_files = [project.rel(project.root / f) for f in files or []]
+    index = index_for(graph.records, graph_dir(project), graph.snapshot_id + INDEX_VERSION)
+    ranked, query = rank(
+        graph,
+        task,
+        rel_files,
+        weights=weights or Weights.from_settings(settings),
+        index=index,
+        depth=depth,
+    )
+    chosen = _select(ranked, graph, limit)
+    ids = {r[0] for r in chosen}
+    nodes = []
+    for nid, score, parts, matched, reasons in chosen:
+        node = graph.nodes[nid]
+        nodes.append(
+            {
+                "id": nid,
+                "type": node.type,
+                "name": node.name,
+                "path": node.path,
+                "line_start": node.line_start,
+                "line_end": node.line_end,
+                "score": round(score, 6),
+                "scores": parts,
+                "matched_terms": matched,
+                "reasons": reasons,
+            }
+        )
+    edges = [e.as_dict() for e in graph.edges if e.source in ids and e.target in ids]
+    return {
+        "task": task,
+        "snapshot_id": graph.snapshot_id,
+        "cache_key": _cache_key(project, graph),
+        "keywords": query.keywords,
+        "nodes": nodes,
+        "edges": edges,
+        "truncated": len(ranked) > len(chosen),
+    }

@@ -1,0 +1,199 @@
+"""Build the graph snapshot: walk, extract changed files only, link, sort, hash, write.
+
+Per-file records are cached in ``.charter/graph/files.json`` keyed by path with size and
+mtime; a file is re-read only when those moved, and re-parsed only when its SHA-256 did.
+Linking (imports, calls, tests, governs, cites) is recomputed each build from the cached
+records: it is cheap next to parsing. ``snapshot.json`` holds nodes and edges sorted by
+id, a ``source_hash`` over the source artifacts and a ``created_at`` that is reused while
+that hash is unchanged, so the same tree always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from charter.config import Project
+from charter.fileio import atomic_write_text, canonical_json
+from charter.graph import governance
+from charter.graph.extract import extract_file
+from charter.graph.files import list_files
+from charter.graph.link import link
+from charter.graph.model import Edge, Node
+
+SCHEMA_VERSION = "1"
+CACHE_VERSION = 3
+
+
+def graph_dir(project: Project) -> Path:
+    return project.state_dir / "graph"
+
+
+@dataclass
+class Graph:
+    """A built graph in memory: the snapshot plus the per-file records behind it."""
+
+    snapshot: dict[str, Any]
+    nodes: dict[str, Node]
+    edges: list[Edge]
+    records: dict[str, dict[str, Any]]
+    report: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def snapshot_id(self) -> str:
+        return str(self.snapshot["snapshot_id"])
+
+
+def _load_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _records(
+    project: Project, cache: dict[str, Any]
+) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """Current per-file records, re-extracting only what changed since the cache."""
+    listing = list_files(project)
+    old = cache.get("files", {}) if cache.get("version") == CACHE_VERSION else {}
+    max_bytes = project.settings.graph.max_file_bytes
+    records: dict[str, dict[str, Any]] = {}
+    parsed, notes = 0, []
+    for rel in listing.files:
+        size, mtime_ns = listing.stats[rel]
+        prev = old.get(rel)
+        if prev and prev["size"] == size and prev["mtime_ns"] == mtime_ns:
+            records[rel] = prev
+        else:
+            try:
+                record = extract_file(project.root, rel, max_bytes)
+            except OSError as exc:
+                notes.append({"path": rel, "note": f"unreadable ({exc.strerror})"})
+                continue
+            if prev and prev.get("sha256") == record["sha256"]:
+                prev = {**prev, "mtime_ns": record["mtime_ns"]}
+                records[rel] = prev
+            else:
+                records[rel] = record
+                parsed += 1
+        if records[rel].get("note"):
+            notes.append({"path": rel, "note": records[rel]["note"]})
+    report = {
+        "files": len(records),
+        "parsed": parsed,
+        "reused": len(records) - parsed,
+        "notes": notes,
+        "skipped": [{"path": p, "reason": r} for p, r in listing.skipped],
+    }
+    return records, report
+
+
+_OWN_OUTPUTS = (
+    "graph/snapshot.json",
+    "graph/files.json",
+    "graph/contract-capsule.json",
+    "graph/file-index.npz",
+    "index.db",
+    "search-bm25.npz",
+)
+
+
+def _fingerprint(project: Project, records: dict[str, dict[str, Any]]) -> str:
+    """Changes when any file, Charter's own state (rules, decisions, findings) or settings do."""
+    rows: list[Any] = [[p, r["size"], r["mtime_ns"]] for p, r in sorted(records.items())]
+    state = project.state_dir
+    if state.is_dir():
+        for path in sorted(state.rglob("*")):
+            rel = path.relative_to(state).as_posix()
+            if path.is_file() and not rel.startswith(_OWN_OUTPUTS) and ".tmp" not in rel:
+                stat = path.stat()
+                rows.append([f".charter/{rel}", stat.st_size, stat.st_mtime_ns])
+    rows.append(project.settings.graph.model_dump())
+    blob = json.dumps(rows, separators=(",", ":"), default=str).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()
+
+
+def _from_snapshot(
+    snapshot: dict[str, Any], records: dict[str, dict[str, Any]], report: dict[str, Any]
+) -> Graph:
+    nodes = {n["id"]: Node.from_dict(n) for n in snapshot["nodes"]}
+    edges = [Edge(e["source"], e["target"], e["relation"]) for e in snapshot["edges"]]
+    return Graph(snapshot, nodes, edges, records, report)
+
+
+def source_hash(nodes: list[Node]) -> str:
+    """SHA-256 over the stable-sorted (id, kind, path, hash) of the source artifacts."""
+    rows = sorted(
+        (n.id, str(n.attrs.get("language", "")), n.path or "", str(n.attrs.get("sha256", "")))
+        for n in nodes
+        if n.type == "source"
+    )
+    return hashlib.sha256(json.dumps(rows, separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+def build_graph(project: Project, *, write: bool = True) -> Graph:
+    """Build (incrementally) and, by default, write snapshot.json and the file cache."""
+    started = time.perf_counter()
+    directory = graph_dir(project)
+    cache_path = directory / "files.json"
+    snapshot_path = directory / "snapshot.json"
+    cache = _load_json(cache_path) or {}
+    records, report = _records(project, cache)
+    fingerprint = _fingerprint(project, records)
+    if fingerprint == cache.get("fingerprint") and snapshot_path.is_file():
+        current = _load_json(snapshot_path)
+        if current is not None and current.get("schema_version") == SCHEMA_VERSION:
+            report["seconds"] = round(time.perf_counter() - started, 3)
+            report["snapshot_id"] = current["snapshot_id"]
+            report["counts"] = current["counts"]
+            return _from_snapshot(current, records, report)
+    nodes, edges = link(records)
+    extra_nodes, extra_edges, notes = governance.collect(project, records)
+    nodes.update({n.id: n for n in extra_nodes})
+    edges.extend(extra_edges)
+    report["notes"].extend(notes)
+    live = set(nodes)
+    edge_list = sorted({e for e in edges if e.source in live and e.target in live})
+    ordered = [nodes[k] for k in sorted(nodes)]
+    digest = source_hash(ordered)
+    previous = _load_json(snapshot_path) or {}
+    if previous.get("source_hash") == f"sha256:{digest}" and previous.get("created_at"):
+        created = str(previous["created_at"])
+    else:
+        created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    counts: dict[str, int] = {}
+    for node in ordered:
+        counts[node.type] = counts.get(node.type, 0) + 1
+    snapshot = {
+        "schema_version": SCHEMA_VERSION,
+        "snapshot_id": f"graph:{digest[:12]}",
+        "project_id": "proj:default",
+        "created_at": created,
+        "source_hash": f"sha256:{digest}",
+        "counts": dict(sorted(counts.items())),
+        "nodes": [n.as_dict() for n in ordered],
+        "edges": [e.as_dict() for e in edge_list],
+    }
+    if write:
+        directory.mkdir(parents=True, exist_ok=True)
+        text = canonical_json(snapshot)
+        if not snapshot_path.exists() or snapshot_path.read_text(encoding="utf-8") != text:
+            atomic_write_text(snapshot_path, text)
+        atomic_write_text(
+            cache_path,
+            json.dumps(
+                {"version": CACHE_VERSION, "fingerprint": fingerprint, "files": records},
+                separators=(",", ":"),
+            ),
+        )
+    report["seconds"] = round(time.perf_counter() - started, 3)
+    report["snapshot_id"] = snapshot["snapshot_id"]
+    report["counts"] = snapshot["counts"]
+    return Graph(snapshot, {n.id: n for n in ordered}, edge_list, records, report)

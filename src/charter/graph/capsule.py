@@ -1,0 +1,171 @@
+"""The contract capsule: the project's stable authority, small and byte-stable (seed 001).
+
+``contract_hash`` is SHA-256 over the contract nodes and the edges among them only
+(rules, bound decisions, routes, components, tokens, style bridge, public symbols and
+entry points in the module map), never findings, evidence, file bodies or source
+artifacts, so a new finding or a comment edit leaves ``cache_key`` alone while a new
+route or public symbol changes it. The seed's FNV-1a 32 is replaced by SHA-256 (FNV is
+not collision resistant) in the same ``algorithm:hex`` form.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from charter.graph.model import CONTRACT_TYPES
+
+SCHEMA_VERSION = "3.0.0-draft"
+_ENTRY_NAMES = ("__main__.py", "main.py", "cli.py", "app.py", "index.ts", "index.js", "main.ts")
+
+
+def _module_map(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+    """Packages with entry points and public top-level symbols (classes, functions)."""
+    packages: dict[str, dict[str, Any]] = {}
+    for node in snapshot["nodes"]:
+        path = node.get("path") or ""
+        if node["type"] == "source":
+            if node.get("attrs", {}).get("test") or node["attrs"].get("language") not in (
+                "python",
+                "typescript",
+                "tsx",
+                "javascript",
+            ):
+                continue
+            package = path.rsplit("/", 1)[0] if "/" in path else "."
+            entry = packages.setdefault(
+                package, {"package": package, "entry_points": [], "public_symbols": []}
+            )
+            if path.rsplit("/", 1)[-1] in _ENTRY_NAMES:
+                entry["entry_points"].append(path)
+        elif node["type"] == "symbol":
+            attrs = node.get("attrs", {})
+            if not attrs.get("exported") or "." in node["name"] or attrs.get("kind") == "const":
+                continue
+            package = path.rsplit("/", 1)[0] if "/" in path else "."
+            if package in packages:
+                packages[package]["public_symbols"].append(f"{path}#{node['name']}")
+    return [packages[k] for k in sorted(packages)]
+
+
+def _short(text: str, limit: int = 100) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _component_path(by_type: dict[str, list[dict[str, Any]]], component_id: str) -> str:
+    for node in by_type.get("component", []):
+        if node["id"] == component_id:
+            return str(node.get("path", ""))
+    return ""
+
+
+def _item(node: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        k: node[k] for k in ("id", "name", "path", "line_start", "line_end") if k in node
+    }
+    out.update(node.get("attrs", {}))
+    return out
+
+
+def contract_hash(snapshot: dict[str, Any], module_map: list[dict[str, Any]]) -> str:
+    """``sha256:hex`` over contract nodes, the edges among them and the module map."""
+    contract = [
+        {k: v for k, v in n.items() if k not in ("line_start", "line_end")}
+        for n in snapshot["nodes"]
+        if n["type"] in CONTRACT_TYPES
+    ]
+    ids = {n["id"] for n in contract}
+    edges = [e for e in snapshot["edges"] if e["source"] in ids and e["target"] in ids]
+    payload = json.dumps(
+        {"nodes": contract, "edges": edges, "module_map": module_map},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return "sha256:" + hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def build_capsule(
+    snapshot: dict[str, Any],
+    constitution: dict[str, Any] | None,
+    invariants: list[dict[str, Any]],
+    *,
+    limit: int = 200,
+    token_budget: int = 8000,
+) -> dict[str, Any]:
+    """The capsule dict for a snapshot (deterministic: same snapshot → same dict)."""
+    by_type: dict[str, list[dict[str, Any]]] = {}
+    for node in snapshot["nodes"]:
+        by_type.setdefault(node["type"], []).append(node)
+    module_map = _module_map(snapshot)
+    chash = contract_hash(snapshot, module_map)
+    if constitution:
+        payload = json.dumps([constitution.get("hash"), invariants], sort_keys=True)
+        chash = "sha256:" + hashlib.sha256((chash + payload).encode("utf-8")).hexdigest()
+    sources = sorted(n["path"] for n in by_type.get("source", []))
+    findings = [
+        _item(n)
+        for n in by_type.get("finding", [])
+        if n.get("attrs", {}).get("status", "open") == "open"
+        and n.get("attrs", {}).get("severity") == "blocking"
+    ]
+    # local rules: the ones scoped to part of the tree (the rest are the constitution or
+    # shards retrieved per task), grouped by scope as one-line handles; the id finds the
+    # whole rule (``get_node``)
+    grouped: dict[tuple[str, ...], list[str]] = {}
+    for n in by_type.get("rule", []):
+        attrs = n.get("attrs", {})
+        if attrs.get("scopes") and not attrs.get("constitution"):
+            handle = f"{n['name']} {n.get('path', '')}:{n.get('line_start', '')} "
+            grouped.setdefault(tuple(attrs["scopes"]), []).append(
+                handle + _short(attrs.get("text", ""), 80)
+            )
+    local_rules = [{"scopes": list(k), "rules": grouped[k]} for k in sorted(grouped)]
+    n_local = sum(len(v) for v in grouped.values())
+    bridges: dict[str, list[str]] = {}
+    for n in by_type.get("bridge", []):
+        attrs = n.get("attrs", {})
+        bridges.setdefault(attrs.get("component", ""), []).append(attrs.get("token", ""))
+    style_bridge = [
+        {"component": k, "path": _component_path(by_type, k), "tokens": sorted(v)}
+        for k, v in sorted(bridges.items())
+    ]
+    capsule: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "snapshot_id": snapshot["snapshot_id"],
+        "project_id": snapshot.get("project_id", "proj:default"),
+        "created_at": snapshot["created_at"],
+        "source_hash": snapshot["source_hash"],
+        "contract_hash": chash,
+        "cache_key": f"charter-contract:{chash}",
+        "contract_cache_key": f"charter-contract:{chash}",
+        "summary": {},
+        "source_artifact_limit": limit,
+        "source_artifacts_truncated": len(sources) > limit,
+        "constitution": {
+            "hash": (constitution or {}).get("hash"),
+            "text": (constitution or {}).get("text", ""),
+        },
+        "invariants": invariants,
+        "module_map": module_map,
+        "routes": [_item(n) for n in by_type.get("route", [])],
+        "components": [_item(n) for n in by_type.get("component", [])],
+        "tokens": [_item(n) for n in by_type.get("token", [])],
+        "local_rules": local_rules,
+        "decisions": [_item(n) for n in by_type.get("decision", [])],
+        "style_bridge": style_bridge,
+        "source_artifacts": sources[:limit],
+        "open_findings": findings,
+    }
+    capsule["summary"] = {
+        "routes": len(capsule["routes"]),
+        "components": len(capsule["components"]),
+        "tokens": len(capsule["tokens"]),
+        "local_rules": n_local,
+        "style_bridge": len(by_type.get("bridge", [])),
+        "source_artifacts": len(sources),
+        "open_findings": len(findings),
+    }
+    capsule["token_budget"] = {"limit": token_budget, "tokens": 0, "within": True}
+    return capsule

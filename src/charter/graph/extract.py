@@ -1,0 +1,130 @@
+"""One file → one cacheable record: hash, language, symbols, imports, terms, notes.
+
+The record is all the builder needs from a file, so an incremental build re-reads only
+files whose size or mtime changed and whose SHA-256 then differs. Bad input never stops
+a build: a binary file, a file over ``graph.max_file_bytes`` or source tree-sitter cannot
+parse stays a file-level node and carries a note that the build reports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from charter.graph import docs, extract_js, extract_python, frontend
+from charter.graph.parsers import language_of
+from charter.graph.text import code_terms
+
+_TEXT_SUFFIXES = (
+    ".md",
+    ".markdown",
+    ".mdc",
+    ".rst",
+    ".txt",
+    ".css",
+    ".scss",
+    ".less",
+    ".sass",
+    ".html",
+    ".json",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".cfg",
+    ".ini",
+    ".sql",
+    ".sh",
+    ".go",
+    ".rs",
+    ".java",
+    ".rb",
+    ".c",
+    ".h",
+    ".cc",
+    ".cpp",
+    ".hpp",
+    ".cs",
+    ".kt",
+    ".swift",
+    ".php",
+    ".vue",
+    ".svelte",
+    ".mdx",
+    ".csv",
+)
+_MAX_TERMS_BYTES = 400_000  # terms of larger text files are cut here (bounded memory)
+
+
+def is_test_path(path: str) -> bool:
+    """Tests by the usual conventions (pytest, jest/vitest, __tests__ folders)."""
+    parts = path.lower().split("/")
+    name = parts[-1]
+    if any(p in ("tests", "test", "testing", "__tests__", "spec") for p in parts[:-1]):
+        return True
+    stem = name.split(".", 1)[0]
+    return (
+        name.startswith("test_")
+        or stem.endswith("_test")
+        or name == "conftest.py"
+        or ".test." in name
+        or ".spec." in name
+    )
+
+
+def _hash_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def extract_file(root: Path, rel: str, max_bytes: int) -> dict[str, Any]:
+    """The record of ``rel`` (relative to ``root``); never raises for bad content."""
+    path = root / rel
+    stat = path.stat()
+    record: dict[str, Any] = {
+        "path": rel,
+        "size": stat.st_size,
+        "mtime_ns": stat.st_mtime_ns,
+        "test": is_test_path(rel),
+    }
+    language = language_of(rel)
+    lower = rel.lower()
+    if language is None:
+        if lower.endswith((".md", ".markdown", ".mdc", ".mdx")):
+            language = "markdown"
+        elif lower.endswith(_TEXT_SUFFIXES):
+            language = "text"
+    record["language"] = language or "other"
+    if stat.st_size > max_bytes:
+        record["sha256"] = _hash_file(path)
+        record["note"] = f"too large ({stat.st_size} bytes > graph.max_file_bytes): file level only"
+        return record
+    data = path.read_bytes()
+    record["sha256"] = hashlib.sha256(data).hexdigest()
+    if b"\x00" in data[:8192]:
+        record["note"] = "binary: file level only"
+        record["language"] = "binary"
+        return record
+    if language is None:
+        return record
+    text = data.decode("utf-8", errors="replace")
+    try:
+        if language == "python":
+            record.update(extract_python.extract(data))
+        elif language in ("javascript", "typescript", "tsx"):
+            record.update(extract_js.extract(data, language))
+        elif language == "markdown":
+            record.update(docs.extract(text))
+    except (ValueError, RecursionError) as exc:  # a grammar refusing input: keep the file
+        record["note"] = f"not parsed ({type(exc).__name__}): file level only"
+    if record.pop("parse_errors", False):
+        record["note"] = "syntax errors: symbols kept where the parser recovered"
+    facts = frontend.frontend_facts(rel, text, language if language != "markdown" else None)
+    if facts:
+        record["frontend"] = facts
+    record["tf"] = dict(Counter(code_terms(text[:_MAX_TERMS_BYTES])))
+    return record

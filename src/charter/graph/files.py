@@ -1,0 +1,105 @@
+"""Which files the graph reads: search's .gitignore and secret rules, plus graph excludes.
+
+Secrets (``.env*``, keys, the configured deny globs) are refused by name before a byte is
+read, with the same globs ``charter index`` uses (``charter.search.discover``); ignored
+and excluded directories are pruned without walking into them. The walk uses
+``os.scandir`` and hands back each file's size and mtime, so a warm task-context call
+costs one directory scan and no extra ``stat`` per file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pathspec
+
+from charter.config import Project
+from charter.search.discover import _gitignore, glob_regex
+
+_ALWAYS_SKIP = frozenset({".git", ".charter", ".hg", ".svn", "__pycache__", "node_modules"})
+
+
+@dataclass
+class Listing:
+    """Files the graph may read (relative POSIX paths, sorted) and what it skipped."""
+
+    files: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path → (size, mtime_ns)
+
+
+def _any_glob(globs: Sequence[str], lower: bool = False) -> re.Pattern[str] | None:
+    """One regex for a list of globs (``charter.search.discover.glob_regex`` semantics)."""
+    parts = [glob_regex((g.lower() if lower else g).lstrip("/")).pattern for g in globs]
+    return re.compile("|".join(f"(?:{p})" for p in parts)) if parts else None
+
+
+def list_files(project: Project) -> Listing:
+    """Walk the project root once; the result is sorted so builds are deterministic."""
+    root = project.root
+    graph = project.settings.graph
+    exclude = _any_glob(graph.exclude)
+    deny = _any_glob(project.settings.search.index.deny, lower=True)
+    ignore = _gitignore(root)
+    use_root_ignore = bool(ignore.patterns)
+    out = Listing()
+
+    def secret(rel: str, name: str) -> bool:
+        low = name.lower()
+        if low.startswith(".env"):
+            return True
+        return deny is not None and bool(deny.match(low) or deny.match(rel.lower()))
+
+    def walk(directory: str, prefix: str, specs: list[tuple[str, pathspec.PathSpec]]) -> bool:
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            return True
+        if prefix and any(e.name == ".gitignore" and e.is_file() for e in entries):
+            with open(
+                os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace"
+            ) as handle:
+                lines = handle.read().splitlines()
+            specs = [*specs, (prefix, pathspec.PathSpec.from_lines("gitignore", lines))]
+
+        def ignored(probe: str) -> bool:
+            if use_root_ignore and ignore.match_file(probe):
+                return True
+            return any(spec.match_file(probe[len(where) :]) for where, spec in specs)
+
+        subdirs = []
+        for entry in entries:
+            rel = prefix + entry.name
+            if entry.is_symlink():
+                continue
+            if entry.is_dir():
+                if entry.name in _ALWAYS_SKIP:
+                    continue
+                if (exclude is not None and exclude.match(rel + "/")) or ignored(rel + "/"):
+                    continue
+                subdirs.append((entry.path, rel + "/"))
+                continue
+            if exclude is not None and exclude.match(rel):
+                continue
+            if secret(rel, entry.name):
+                out.skipped.append((rel, "secret (deny list)"))
+                continue
+            if ignored(rel):
+                continue
+            try:
+                stat = entry.stat()
+            except OSError:
+                continue
+            out.files.append(rel)
+            out.stats[rel] = (stat.st_size, stat.st_mtime_ns)
+            if len(out.files) >= graph.max_files:
+                out.skipped.append((rel, "graph.max_files reached"))
+                return False
+        return all(walk(path, rel_dir, specs) for path, rel_dir in subdirs)
+
+    walk(str(root), "", [])
+    out.files.sort()
+    return out

@@ -1,0 +1,193 @@
+"""Records → nodes and edges: sources, symbols, imports, calls, tests, docs, front end.
+
+``calls`` and ``references`` edges go to symbols defined in the files a file imports,
+or to a name defined exactly once in the project; a common name defined in many places
+(``get``, ``run``) links nowhere rather than everywhere. Tests link to the files they
+import and to the file their name points at (``test_models.py`` → ``models.py``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from charter.graph.model import Edge, Node, node_id
+from charter.graph.resolve import Resolver
+
+_COMPONENT_LANGS = ("tsx", "javascript")
+
+
+def _source_node(rel: str, rec: dict[str, Any]) -> Node:
+    attrs: dict[str, Any] = {"language": rec["language"], "sha256": rec["sha256"]}
+    if rec.get("test"):
+        attrs["test"] = True
+    if rec.get("note"):
+        attrs["note"] = rec["note"]
+    return Node(node_id("source", rel), "source", rel.rsplit("/", 1)[-1], rel, attrs=attrs)
+
+
+def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge]]:
+    nodes: dict[str, Node] = {}
+    edges: list[Edge] = []
+    resolver = Resolver(records)
+    defined: dict[str, list[str]] = defaultdict(list)  # name → symbol ids
+    by_file: dict[str, dict[str, str]] = {}  # path → name → symbol id
+    stems: dict[str, list[str]] = defaultdict(list)
+    for rel, rec in records.items():
+        src = node_id("source", rel)
+        nodes[src] = _source_node(rel, rec)
+        if not rec.get("test"):
+            stems[rel.rsplit("/", 1)[-1].split(".", 1)[0].lower()].append(rel)
+        names: dict[str, str] = {}
+        for sym in rec.get("symbols", []):
+            sid = node_id("symbol", f"{rel}#{sym['qualname']}")
+            attrs = {"kind": sym["kind"], "exported": sym["exported"]}
+            nodes[sid] = Node(
+                sid, "symbol", sym["qualname"], rel, sym["line_start"], sym["line_end"], attrs
+            )
+            parent = sym["qualname"].rsplit(".", 1)[0] if "." in sym["qualname"] else None
+            owner = node_id("symbol", f"{rel}#{parent}") if parent else src
+            edges.append(Edge(owner if owner in nodes else src, sid, "defines"))
+            names.setdefault(sym["name"], sid)
+            defined[sym["name"]].append(sid)
+        by_file[rel] = names
+    for rel, rec in records.items():
+        src = node_id("source", rel)
+        lang = rec.get("language")
+        imported: list[str] = []
+        for imp in rec.get("imports", []):
+            if lang == "python":
+                targets = resolver.python(rel, imp["module"], imp["names"], imp["level"])
+            else:
+                targets = resolver.js(rel, imp["module"])
+            for target in targets:
+                if target != rel:
+                    imported.append(target)
+                    edges.append(Edge(src, node_id("source", target), "imports"))
+        for relation, key in (("calls", "calls"), ("references", "refs")):
+            for name in rec.get(key, []):
+                target_id = by_file[rel].get(name) if relation == "references" else None
+                if target_id is None:
+                    for other in imported:
+                        target_id = by_file.get(other, {}).get(name)
+                        if target_id:
+                            break
+                if target_id is None and len(defined.get(name, ())) == 1 and len(name) > 3:
+                    target_id = defined[name][0]
+                if target_id and not target_id.startswith(f"sym:{rel}#"):
+                    edges.append(Edge(src, target_id, relation))
+        if rec.get("test"):
+            for target in imported:
+                if not records[target].get("test"):
+                    edges.append(Edge(src, node_id("source", target), "tests"))
+            name = rel.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+            base = name.removeprefix("test_").removesuffix("_test")
+            for target in stems.get(base, []) if base and base != "conftest" else []:
+                edges.append(Edge(src, node_id("source", target), "tests"))
+        if lang == "markdown":
+            _link_doc(rel, rec, records, defined, nodes, edges)
+        _link_frontend(rel, rec, records, resolver, nodes, edges)
+    return nodes, edges
+
+
+def _link_doc(
+    rel: str,
+    rec: dict[str, Any],
+    records: dict[str, dict[str, Any]],
+    defined: dict[str, list[str]],
+    nodes: dict[str, Node],
+    edges: list[Edge],
+) -> None:
+    lower = f"/{rel.lower()}"
+    kind = "adr" if ("/decisions/" in lower or "/adr/" in lower or "/adrs/" in lower) else "doc"
+    doc = node_id("document", rel)
+    nodes[doc] = Node(doc, "document", rec.get("title") or rel, rel, attrs={"kind": kind})
+    edges.append(Edge(node_id("source", rel), doc, "defines"))
+    suffixes: dict[str, str] = {}
+    for path in records:
+        suffixes.setdefault(path.rsplit("/", 1)[-1], path)
+    for section in rec.get("sections", []):
+        sid = node_id("section", f"{rel}#{section['slug']}")
+        nodes[sid] = Node(
+            sid,
+            "section",
+            section["title"],
+            rel,
+            section["line_start"],
+            section["line_end"],
+            {"level": section["level"]},
+        )
+        edges.append(Edge(doc, sid, "contains"))
+        for mention in section["mentions"]:
+            target = mention if mention in records else None
+            if target is None and "/" not in mention:
+                target = suffixes.get(mention)
+            if target is None:
+                target = next((p for p in records if p.endswith("/" + mention)), None)
+            if target and target != rel:
+                edges.append(Edge(sid, node_id("source", target), "cites"))
+        for ident in section["identifiers"]:
+            hits = defined.get(ident.rsplit(".", 1)[-1], [])
+            if len(hits) == 1:
+                edges.append(Edge(sid, hits[0], "cites"))
+
+
+def _link_frontend(
+    rel: str,
+    rec: dict[str, Any],
+    records: dict[str, dict[str, Any]],
+    resolver: Resolver,
+    nodes: dict[str, Node],
+    edges: list[Edge],
+) -> None:
+    facts = rec.get("frontend", {})
+    src = node_id("source", rel)
+    components = []
+    if rec.get("language") in _COMPONENT_LANGS and rel.endswith((".tsx", ".jsx")):
+        for sym in rec.get("symbols", []):
+            if (
+                sym["exported"]
+                and sym["kind"] in ("function", "class")
+                and sym["name"][:1].isupper()
+            ):
+                cid = node_id("component", sym["name"])
+                if cid not in nodes:
+                    nodes[cid] = Node(
+                        cid, "component", sym["name"], rel, sym["line_start"], sym["line_end"]
+                    )
+                    components.append(cid)
+                edges.append(Edge(src, cid, "defines"))
+    if "file_route" in facts:
+        route, router = facts["file_route"]
+        rid = node_id("route", route)
+        nodes[rid] = Node(rid, "route", route, rel, attrs={"router": router})
+        edges.append(Edge(rid, src, "renders"))
+        for cid in components:
+            edges.append(Edge(rid, cid, "renders"))
+    for route, line in facts.get("routes", []):
+        rid = node_id("route", route)
+        if rid not in nodes:
+            nodes[rid] = Node(rid, "route", route, rel, line, line, {"router": "react-router"})
+        edges.append(Edge(rid, src, "declared_in"))
+    for name, value, line in facts.get("tokens", []):
+        tid = node_id("token", name)
+        if tid not in nodes:
+            nodes[tid] = Node(tid, "token", name, rel, line, line, {"value": value})
+        edges.append(Edge(src, tid, "defines"))
+    uses = set(facts.get("token_uses", []))
+    for imp in rec.get("imports", []):
+        for target in resolver.js(rel, imp["module"]) if rec.get("language") != "python" else []:
+            if target.endswith((".css", ".scss")):
+                uses.update(records[target].get("frontend", {}).get("token_uses", []))
+    for cid in components:
+        for token in sorted(uses):
+            bid = node_id("bridge", f"{nodes[cid].name}->{token}")
+            nodes[bid] = Node(
+                bid,
+                "bridge",
+                f"{nodes[cid].name} -> {token}",
+                rel,
+                attrs={"component": cid, "token": node_id("token", token)},
+            )
+            edges.append(Edge(cid, bid, "styled_by"))
+            edges.append(Edge(bid, node_id("token", token), "uses"))

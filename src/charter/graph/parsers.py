@@ -1,0 +1,58 @@
+"""Tree-sitter parsers and queries, created once per process (they are not free to build).
+
+Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript) and load
+with no network. ``language_of`` maps a path to the grammar that parses it, or None for
+languages the graph keeps at file level.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from tree_sitter import Language, Parser, Query
+
+_EXT = {
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".jsx": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+}
+
+
+def language_of(path: str) -> str | None:
+    """python | javascript | typescript | tsx, or None (kept at file level)."""
+    dot = path.rfind(".")
+    return _EXT.get(path[dot:].lower()) if dot >= 0 else None
+
+
+@cache
+def language(name: str) -> Language:
+    if name == "python":
+        import tree_sitter_python
+
+        return Language(tree_sitter_python.language())
+    if name == "javascript":
+        import tree_sitter_javascript
+
+        return Language(tree_sitter_javascript.language())
+    import tree_sitter_typescript
+
+    if name == "tsx":
+        return Language(tree_sitter_typescript.language_tsx())
+    return Language(tree_sitter_typescript.language_typescript())
+
+
+@cache
+def parser(name: str) -> Parser:
+    return Parser(language(name))
+
+
+@cache
+def query(name: str, source: str) -> Query:
+    return Query(language(name), source)

@@ -1,0 +1,79 @@
+"""What a task text names: keywords, identifiers, file paths, stack-trace frames.
+
+Issues paste tracebacks (``File "pkg/mod.py", line 12, in fn``), dotted names
+(``requests.models.Request``), calls (``register_hook()``), paths and error messages;
+each of these is a stronger pointer into the code than its words alone, so they are
+pulled out before the words go to BM25.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from charter.graph.text import code_terms
+from charter.search.text import STOPWORDS
+
+_PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in (\w+))?')
+_JS_FRAME = re.compile(r"at (?:([\w.$<>]+) )?\(?((?:[\w.@-]+/)*[\w.-]+\.(?:[jt]sx?|mjs|cjs)):(\d+)")
+_PATH = re.compile(
+    r"(?<![\w.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|mjs|css|scss|md|toml|cfg|ini|ya?ml|json))\b"
+)
+_DOTTED = re.compile(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\b")
+_IDENT = re.compile(r"\b([A-Za-z_]\w*)\b")
+
+
+def is_identifier_like(word: str) -> bool:
+    """snake_case, camelCase, CapWords or ALLCAPS-with-digits: a name, not prose."""
+    if "_" in word.strip("_") and len(word) > 3:
+        return True
+    inner = word[1:]
+    if any(c.isupper() for c in inner) and any(c.islower() for c in word):
+        return True
+    return word[:1].isupper() and any(c.isdigit() for c in word)
+
+
+@dataclass
+class TaskQuery:
+    """The parts of a task text that seed task context."""
+
+    text: str
+    terms: list[str]
+    keywords: list[str]
+    identifiers: list[str] = field(default_factory=list)
+    words: set[str] = field(default_factory=set)
+    paths: list[str] = field(default_factory=list)
+    frames: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, function)
+
+
+def parse_task(text: str, files: list[str] | None = None) -> TaskQuery:
+    frames: list[tuple[str, int, str]] = []
+    for match in _PY_FRAME.finditer(text):
+        frames.append((match.group(1), int(match.group(2)), match.group(3) or ""))
+    for match in _JS_FRAME.finditer(text):
+        frames.append((match.group(2), int(match.group(3)), match.group(1) or ""))
+    paths = [m.group(1) for m in _PATH.finditer(text)]
+    paths += list(files or [])
+    identifiers: list[str] = []
+    for match in _DOTTED.finditer(text):
+        dotted = match.group(1)
+        if re.fullmatch(r"[\w-]+\.(?:py|js|ts|tsx|md|txt|com|org|io)", dotted):
+            continue
+        identifiers.append(dotted)
+    words: set[str] = set()
+    for match in _IDENT.finditer(text):
+        word = match.group(1)
+        words.add(word)
+        if is_identifier_like(word):
+            identifiers.append(word)
+    terms = code_terms(text)
+    keywords: list[str] = []
+    seen: set[str] = set()
+    for term in terms:
+        if term not in seen and term not in STOPWORDS and len(term) > 1:
+            seen.add(term)
+            keywords.append(term)
+    unique_ids = list(dict.fromkeys(identifiers))
+    return TaskQuery(
+        text, terms, keywords[:40], unique_ids, words, list(dict.fromkeys(paths)), frames
+    )

@@ -1,0 +1,89 @@
+"""Import strings → files: Python dotted modules and JS/TS relative or aliased paths.
+
+Python modules are matched by every dotted suffix of a file's path (``src/pkg/a.py`` is
+``pkg.a`` and ``a``) with the longest, most specific match winning; relative imports
+climb from the importing file's package. JS/TS imports resolve against the importing
+file's directory (``./x`` → ``x.ts``, ``x/index.tsx``…) and ``@/`` / ``~/`` aliases
+against the package root, ``src/`` and ``app/``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+
+_JS_EXT = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".css", ".scss")
+_JS_INDEX = ("/index.ts", "/index.tsx", "/index.js", "/index.jsx")
+
+
+class Resolver:
+    """Built once per build from the file list."""
+
+    def __init__(self, files: Iterable[str]) -> None:
+        self.files = set(files)
+        self.modules: dict[str, list[str]] = {}
+        for path in sorted(self.files):
+            if not path.endswith((".py", ".pyi")):
+                continue
+            parts = path.rsplit(".", 1)[0].split("/")
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            for i in range(len(parts)):
+                self.modules.setdefault(".".join(parts[i:]), []).append(path)
+
+    def python(self, importer: str, module: str, names: list[str], level: int) -> list[str]:
+        """Files an ``import``/``from … import`` statement in ``importer`` refers to."""
+        if level:
+            base = importer.split("/")[:-1]
+            base = base[: len(base) - (level - 1)] if level > 1 else base
+            prefix = "/".join(base)
+            stem = f"{prefix}/{module.replace('.', '/')}" if module else prefix
+            out = []
+            for name in names or [""]:
+                for candidate in (f"{stem}/{name}.py", f"{stem}/{name}/__init__.py"):
+                    if name and candidate in self.files:
+                        out.append(candidate)
+                        break
+                else:
+                    for candidate in (f"{stem}.py", f"{stem}/__init__.py"):
+                        if candidate in self.files:
+                            out.append(candidate)
+                            break
+            return sorted(set(out))
+        out = []
+        for name in names or [""]:
+            full = f"{module}.{name}" if name else module
+            hit = self._module(full) if name else None
+            out.extend(hit or self._module(module) or [])
+        return sorted(set(out))
+
+    def _module(self, dotted: str) -> list[str] | None:
+        hits = self.modules.get(dotted)
+        if not hits:
+            return None
+        if len(hits) == 1:
+            return hits
+        # prefer the shortest path (the package itself over vendored copies)
+        best = min(len(h) for h in hits)
+        return [h for h in hits if len(h) == best]
+
+    def js(self, importer: str, module: str) -> list[str]:
+        """The file a JS/TS import specifier refers to (empty for packages)."""
+        if module.startswith("."):
+            bases = [posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))]
+        elif module.startswith(("@/", "~/")):
+            rest = module[2:]
+            top = importer.split("/")[0] if "/" in importer else ""
+            bases = [rest, f"src/{rest}", f"app/{rest}"]
+            if top:
+                bases += [f"{top}/{rest}", f"{top}/src/{rest}"]
+        else:
+            return []
+        for base in bases:
+            for ext in _JS_EXT:
+                if base + ext in self.files:
+                    return [base + ext]
+            for index in _JS_INDEX:
+                if base + index in self.files:
+                    return [base + index]
+        return []

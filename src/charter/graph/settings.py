@@ -1,0 +1,47 @@
+"""Settings of the project graph, the contract capsule and task context (seed 001).
+
+The ranking defaults are the seed's (0.68 seed score / 0.32 personalized PageRank,
+damping 0.82) and were checked on the localization dev split with each repository left
+out in turn (docs/benchmarks.md); the file limits keep a cold build bounded.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class GraphSettings(BaseModel):
+    """``[graph]``: what the graph reads and how task context is ranked."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    exclude: list[str] = Field(
+        default_factory=lambda: [
+            "node_modules/**",
+            "**/node_modules/**",
+            ".venv/**",
+            "venv/**",
+            "**/__pycache__/**",
+            "dist/**",
+            "build/**",
+            ".next/**",
+            "**/.next/**",
+        ],
+        description="globs never read into the graph (on top of .gitignore and secrets)",
+    )
+    max_file_bytes: int = Field(
+        1_000_000, ge=1024, description="larger files stay file-level nodes, not parsed"
+    )
+    max_files: int = Field(20_000, ge=1, description="stop walking after this many files")
+    seed_weight: float = Field(0.68, ge=0, description="task context: weight of the seed score")
+    ppr_weight: float = Field(0.32, ge=0, description="task context: weight of PageRank")
+    damping: float = Field(0.82, gt=0, lt=1, description="personalized PageRank damping")
+    default_limit: int = Field(20, ge=1, description="task context: nodes returned")
+    default_depth: int = Field(
+        2, ge=0, description="task context: hops from a seed PageRank may reach"
+    )
+    test_penalty: float = Field(
+        0.5, ge=0, le=1, description="task context: score factor for test files"
+    )
+    source_artifact_limit: int = Field(200, ge=1, description="capsule: source handles kept")
+    capsule_token_budget: int = Field(8000, ge=100, description="capsule: token budget reported")

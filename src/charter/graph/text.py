@@ -1,0 +1,35 @@
+"""Code-aware terms on top of search's analyzer: identifiers split, whole ones kept.
+
+``getUserName`` and ``get_user_name`` both give ``get user name`` plus the whole
+identifier, so an issue that says "user name" and one that pastes the identifier both
+match. Stopwords and Snowball stems come from ``charter.search.text`` (one analyzer).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from charter.search.text import STOPWORDS, stem
+
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+@lru_cache(maxsize=200_000)
+def ident_terms(identifier: str) -> tuple[str, ...]:
+    """Terms of one identifier: its snake/camel parts, stemmed, and the whole of it."""
+    parts = [p.lower() for chunk in identifier.split("_") for p in _CAMEL.findall(chunk)]
+    out = [stem(p) for p in parts if p not in STOPWORDS and len(p) > 1]
+    whole = identifier.lower().strip("_")
+    if len(parts) > 1 and whole:
+        out.append(whole)
+    return tuple(out)
+
+
+def code_terms(text: str) -> list[str]:
+    """All terms of a code or prose text, in order."""
+    out: list[str] = []
+    for match in IDENT.finditer(text):
+        out.extend(ident_terms(match.group(0)))
+    return out

@@ -1,0 +1,123 @@
+"""MCP tool bodies of the graph capability: plain functions over a project.
+
+Each takes the project first and returns a JSON-able dict; user errors raise
+CharterError. The MCP server registers them on the plugin seam (charter.plugins).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from charter.config import Project
+from charter.errors import CharterError
+from charter.graph import api
+from charter.graph.build import graph_dir
+
+
+def get_project_state(project: Project) -> dict[str, Any]:
+    """Graph status: snapshot id, capsule cache key, counts, and which files are stale."""
+    import json
+
+    snapshot_path = graph_dir(project) / "snapshot.json"
+    old_id = None
+    if snapshot_path.is_file():
+        try:
+            old_id = json.loads(snapshot_path.read_text(encoding="utf-8")).get("snapshot_id")
+        except ValueError:
+            old_id = None
+    graph = api.load_graph(project)
+    capsule = api.capsule(project, graph)
+    report = graph.report
+    return {
+        "graph": "built"
+        if old_id is None
+        else ("current" if old_id == graph.snapshot_id else "updated"),
+        "snapshot_id": graph.snapshot_id,
+        "previous_snapshot_id": old_id,
+        "source_hash": graph.snapshot["source_hash"],
+        "cache_key": capsule["cache_key"],
+        "counts": graph.snapshot["counts"],
+        "reparsed_files": report["parsed"],
+        "notes": report["notes"][:20],
+        "open_findings": capsule["summary"]["open_findings"],
+    }
+
+
+def get_contract_capsule(project: Project) -> dict[str, Any]:
+    """The contract capsule (stable; cache it by ``cache_key``)."""
+    return api.capsule(project)
+
+
+def prepare_task_context(
+    project: Project, task: str, files: list[str] | None = None, limit: int = 20
+) -> dict[str, Any]:
+    """Ranked files, symbols, rules, decisions and docs for a task, with reasons."""
+    return api.task_context(project, task, files, limit=limit)
+
+
+def _node(graph: api.Graph, node_id: str) -> dict[str, Any]:
+    node = graph.nodes.get(node_id)
+    if node is None:
+        raise CharterError(f"no graph node {node_id!r} (ids look like src:path, sym:path#Name)")
+    return node.as_dict()
+
+
+def get_node(project: Project, node_id: str) -> dict[str, Any]:
+    """One node by id (``src:…``, ``sym:…``, ``rule:…``, ``rt:…``)."""
+    return _node(api.load_graph(project), node_id)
+
+
+def neighbors(
+    project: Project, node_id: str, relation: str | None = None, limit: int = 50
+) -> dict[str, Any]:
+    """Edges into and out of a node, optionally of one relation."""
+    graph = api.load_graph(project)
+    node = _node(graph, node_id)
+    out = [
+        e.as_dict()
+        for e in graph.edges
+        if node_id in (e.source, e.target) and (relation is None or e.relation == relation)
+    ]
+    return {"node": node, "edges": out[:limit], "truncated": len(out) > limit}
+
+
+def impact_of(project: Project, path: str) -> dict[str, Any]:
+    """What a change to ``path`` touches: importers, tests, governing rules, citing docs."""
+    graph = api.load_graph(project)
+    rel = path.removeprefix("./")
+    target = f"src:{rel}"
+    if target not in graph.nodes:
+        raise CharterError(f"{path}: not a file in the graph")
+    symbols = {e.target for e in graph.edges if e.source == target and e.relation == "defines"}
+    about = {target} | symbols
+    groups: dict[str, set[str]] = {
+        "imported_by": set(),
+        "tests": set(),
+        "rules": set(),
+        "documents": set(),
+        "callers": set(),
+        "findings": set(),
+    }
+    for e in graph.edges:
+        if e.target not in about:
+            continue
+        if e.relation == "imports":
+            groups["imported_by"].add(e.source)
+        elif e.relation == "tests":
+            groups["tests"].add(e.source)
+        elif e.relation == "governs":
+            groups["rules"].add(e.source)
+        elif e.relation == "cites":
+            groups["documents"].add(e.source)
+        elif e.relation in ("calls", "references"):
+            groups["callers"].add(e.source)
+        elif e.relation == "about":
+            groups["findings"].add(e.source)
+    rules = {n.id for n in graph.nodes.values() if n.type == "rule" and not n.attrs.get("scopes")}
+    return {
+        "path": rel,
+        "symbols": sorted(symbols),
+        **{k: sorted(v) for k, v in groups.items()},
+        "decisions": sorted(n.id for n in graph.nodes.values() if n.type == "decision"),
+        "unscoped_rules": len(rules),
+    }

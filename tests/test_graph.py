@@ -1,0 +1,271 @@
+"""The graph end to end on real files in a real git repo: snapshot, capsule, task context."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from charter.config import Project
+from charter.graph import api, tools
+from charter.graph.build import build_graph
+from charter.graph.findings import record_findings
+from charter.graph.ppr import personalized_pagerank, transition
+from tests.conftest import write
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def make_project(root: Path) -> Path:
+    write(root, ".gitignore", "ignored/\n")
+    write(root, "ignored/secret_plan.py", "def hidden():\n    pass\n")
+    write(root, ".env", "TOKEN=abc\n")
+    write(root, "billing/__init__.py", "")
+    write(
+        root,
+        "billing/invoices.py",
+        "from billing.tax import vat_rate\n\n\nclass InvoiceTotals:\n"
+        "    def compute_total(self, lines):\n        return sum(lines) * vat_rate()\n",
+    )
+    write(root, "billing/tax.py", "def vat_rate():\n    return 1.2\n")
+    write(root, "billing/export.py", "import csv\n\n\ndef export_csv(rows):\n    return rows\n")
+    write(
+        root,
+        "tests/test_invoices.py",
+        "from billing.invoices import InvoiceTotals\n\n\ndef test_total():\n"
+        "    assert InvoiceTotals().compute_total([1]) == 1.2\n",
+    )
+    write(root, "docs/billing.md", "# Billing\n\n## Totals\nTotals live in billing/invoices.py.\n")
+    write(root, "web/app/page.tsx", "export default function Home() { return <main/>; }\n")
+    write(root, "web/app/globals.css", ":root {\n  --brand: #123456;\n}\n")
+    return root
+
+
+def test_snapshot_is_deterministic_and_incremental(repo: Path) -> None:
+    make_project(repo)
+    project = Project.load(repo)
+    graph = build_graph(project)
+    snap = repo / ".charter/graph/snapshot.json"
+    first = sha(snap)
+    data = json.loads(snap.read_text())
+    ids = [n["id"] for n in data["nodes"]]
+    assert ids == sorted(ids)
+    assert data["snapshot_id"] == "graph:" + data["source_hash"].split(":")[1][:12]
+    assert "src:ignored/secret_plan.py" not in ids and "src:.env" not in ids
+    assert {"path": ".env", "reason": "secret (deny list)"} in graph.report["skipped"]
+    sym = next(
+        n for n in data["nodes"] if n["id"] == "sym:billing/invoices.py#InvoiceTotals.compute_total"
+    )
+    assert (sym["line_start"], sym["line_end"]) == (5, 6)
+    edges = {(e["source"], e["target"], e["relation"]) for e in data["edges"]}
+    assert ("src:billing/invoices.py", "src:billing/tax.py", "imports") in edges
+    assert ("src:billing/invoices.py", "sym:billing/tax.py#vat_rate", "calls") in edges
+    assert ("src:tests/test_invoices.py", "src:billing/invoices.py", "tests") in edges
+    assert ("doc:docs/billing.md#totals", "src:billing/invoices.py", "cites") in edges
+    # same tree, rebuilt: same bytes, nothing re-parsed
+    again = build_graph(Project.load(repo))
+    assert sha(snap) == first and again.report["parsed"] == 0
+    # one file changed: only it is re-parsed, and the snapshot id moves
+    write(repo, "billing/tax.py", "def vat_rate():\n    return 1.25\n")
+    os.utime(repo / "billing/tax.py", ns=(1, 1))
+    changed = build_graph(Project.load(repo))
+    assert changed.report["parsed"] == 1
+    assert changed.snapshot_id != graph.snapshot_id
+
+
+def test_bad_input_stays_file_level_and_is_reported(repo: Path) -> None:
+    make_project(repo)
+    (repo / "blob.py").write_bytes(b"\x00\x01\x02binary")
+    write(repo, "broken.py", "def ok():\n    return 1\n\ndef broken(:\n")
+    write(repo, "charter.toml", "[graph]\nmax_file_bytes = 2048\n")
+    write(repo, "huge.py", "x = 1\n" * 1000)
+    graph = build_graph(Project.load(repo))
+    notes = {n["path"]: n["note"] for n in graph.report["notes"]}
+    assert notes["blob.py"].startswith("binary")
+    assert notes["huge.py"].startswith("too large")
+    assert "syntax errors" in notes["broken.py"]
+    assert "src:huge.py" in graph.nodes and "src:blob.py" in graph.nodes
+    assert "sym:broken.py#ok" in graph.nodes
+
+
+def test_capsule_hashes_findings_and_routes(repo: Path) -> None:
+    make_project(repo)
+    project = Project.load(repo)
+    first = api.capsule(project)
+    path = repo / ".charter/graph/contract-capsule.json"
+    digest = sha(path)
+    assert first["contract_hash"].startswith("sha256:") and len(first["contract_hash"]) == 71
+    assert (
+        first["cache_key"]
+        == first["contract_cache_key"]
+        == f"charter-contract:{first['contract_hash']}"
+    )
+    assert first["summary"]["routes"] == 1 and first["summary"]["tokens"] == 1
+    assert first["token_budget"]["within"]
+    assert sha(path) == digest  # unchanged snapshot → byte-identical capsule
+    api.capsule(Project.load(repo))
+    assert sha(path) == digest
+    record_findings(
+        project,
+        [
+            {
+                "title": "uses float money",
+                "path": "billing/invoices.py",
+                "severity": "blocking",
+                "source": "drift",
+            }
+        ],
+    )
+    with_finding = api.capsule(Project.load(repo))
+    assert with_finding["summary"]["open_findings"] == 1
+    assert with_finding["contract_hash"] == first["contract_hash"]
+    # a comment edit leaves the contract alone
+    write(repo, "billing/tax.py", "# rates\ndef vat_rate():\n    return 1.2\n")
+    assert api.capsule(Project.load(repo))["contract_hash"] == first["contract_hash"]
+    write(
+        repo, "web/app/invoices/page.tsx", "export default function Invoices() { return null; }\n"
+    )
+    with_route = api.capsule(Project.load(repo))
+    assert with_route["summary"]["routes"] == 2
+    assert with_route["contract_hash"] != first["contract_hash"]
+
+
+def test_capsule_truncates_source_artifacts(repo: Path) -> None:
+    write(repo, "charter.toml", "[graph]\nsource_artifact_limit = 3\n")
+    for i in range(5):
+        write(repo, f"m{i}.py", f"X{i} = {i}\n")
+    capsule = api.capsule(Project.load(repo))
+    assert capsule["source_artifacts_truncated"] is True
+    assert capsule["source_artifacts"] == ["charter.toml", "m0.py", "m1.py"]
+    assert capsule["summary"]["source_artifacts"] == 6
+
+
+def test_ppr_matches_hand_computation() -> None:
+    d = 0.82
+    two = personalized_pagerank(transition(2, [(0, 1, 1.0)]), {0: 1.0}, d)
+    assert np.allclose(two, [1 / (1 + d), d / (1 + d)], atol=1e-8)
+    # path a - b - c, restart at a: x_b = d/(1+d), x_a = (1-d) + d²/(2(1+d)), x_c = d x_b / 2
+    three = personalized_pagerank(transition(3, [(0, 1, 1.0), (1, 2, 1.0)]), {0: 1.0}, d)
+    xb = d / (1 + d)
+    assert np.allclose(three, [(1 - d) + d * d / (2 * (1 + d)), xb, d * xb / 2], atol=1e-8)
+    assert abs(three.sum() - 1) < 1e-9
+
+
+def test_task_context_ranks_and_is_deterministic(repo: Path) -> None:
+    make_project(repo)
+    project = Project.load(repo)
+    task = 'compute_total is wrong:\nFile "/site/billing/invoices.py", line 6, in compute_total'
+    first = api.task_context(project, task, limit=8)
+    assert set(first) == {
+        "task",
+        "snapshot_id",
+        "cache_key",
+        "keywords",
+        "nodes",
+        "edges",
+        "truncated",
+    }
+    top = first["nodes"][0]
+    assert top["path"] == "billing/invoices.py"
+    assert any("stack trace" in r for r in top["reasons"])
+    assert "compute_total" in first["keywords"]
+    sym = next(n for n in first["nodes"] if n["type"] == "symbol")
+    assert sym["id"] == "sym:billing/invoices.py#InvoiceTotals.compute_total"
+    assert "compute_total" in sym["matched_terms"]
+    scores = [n["score"] for n in first["nodes"]]
+    assert scores == sorted(scores, reverse=True)
+    again = api.task_context(Project.load(repo), task, limit=8)
+    blob = lambda r: hashlib.sha256(json.dumps(r, sort_keys=True).encode()).hexdigest()  # noqa: E731
+    assert blob(first) == blob(again)
+    assert first["cache_key"] == api.capsule(project)["cache_key"]
+    # depth 0: nothing comes in by PageRank alone, every node was seeded by the task
+    seeds_only = api.task_context(project, task, limit=50, depth=0)
+    assert seeds_only["nodes"] and all(n["scores"]["seed"] > 0 for n in seeds_only["nodes"])
+    wide = api.task_context(project, task, limit=50, depth=3)
+    assert len(wide["nodes"]) > len(seeds_only["nodes"])
+
+
+def test_task_context_cli_cold_and_errors(repo: Path, run_charter: Callable[..., Any]) -> None:
+    make_project(repo)
+    done = run_charter("task-context", "export rows as csv", "--json", "--limit", "3", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["nodes"][0]["path"] == "billing/export.py"
+    assert result["truncated"] is True
+    assert (repo / ".charter/graph/snapshot.json").is_file()
+    bad = run_charter("task-context", "  ", cwd=repo)
+    assert bad.returncode != 0 and bad.stderr.startswith("charter: error:")
+    assert "Traceback" not in bad.stderr
+    built = run_charter("graph", "build", "--json", cwd=repo)
+    assert json.loads(built.stdout)["parsed"] == 0
+    capsule = run_charter("capsule", "--json", cwd=repo)
+    assert json.loads(capsule.stdout)["snapshot_id"] == result["snapshot_id"]
+
+
+def test_tools_follow_ups(repo: Path) -> None:
+    make_project(repo)
+    project = Project.load(repo)
+    state = tools.get_project_state(project)
+    assert state["graph"] == "built" and state["cache_key"].startswith("charter-contract:")
+    assert tools.get_project_state(project)["graph"] == "current"
+    impact = tools.impact_of(project, "billing/tax.py")
+    assert impact["imported_by"] == ["src:billing/invoices.py"]
+    assert "src:billing/invoices.py" in impact["callers"]
+    node = tools.get_node(project, "src:billing/tax.py")
+    assert node["attrs"]["language"] == "python"
+    near = tools.neighbors(project, "src:billing/invoices.py", relation="tests")
+    assert near["edges"] == [
+        {
+            "source": "src:tests/test_invoices.py",
+            "target": "src:billing/invoices.py",
+            "relation": "tests",
+        }
+    ]
+    from charter.errors import CharterError
+
+    with pytest.raises(CharterError):
+        tools.get_node(project, "src:nope.py")
+    with pytest.raises(CharterError):
+        tools.impact_of(project, "nope.py")
+
+
+def test_front_end_nodes_and_style_bridge(repo: Path) -> None:
+    write(repo, "web/app/globals.css", ":root {\n  --brand: #123456;\n}\n")
+    write(
+        repo,
+        "web/app/(shop)/cart/page.tsx",
+        "import { Price } from '../../../src/Price';\n"
+        "export default function CartPage() { return <Price />; }\n",
+    )
+    write(
+        repo,
+        "web/src/Price.tsx",
+        "export function Price() {\n  return <b style={{ color: 'var(--brand)' }} />;\n}\n",
+    )
+    write(
+        repo,
+        "web/src/routes.tsx",
+        'export const App = () => (\n  <Routes>\n    <Route path="/legacy" element={<X />} />\n'
+        "  </Routes>\n);\n",
+    )
+    graph = build_graph(Project.load(repo))
+    assert graph.nodes["rt:/cart"].path == "web/app/(shop)/cart/page.tsx"
+    assert graph.nodes["rt:/legacy"].line_start == 3
+    assert graph.nodes["tkn:--brand"].attrs["value"] == "#123456"
+    edges = {(e.source, e.target, e.relation) for e in graph.edges}
+    assert ("rt:/cart", "cmp:CartPage", "renders") in edges
+    assert ("src:web/app/(shop)/cart/page.tsx", "src:web/src/Price.tsx", "imports") in edges
+    assert ("cmp:Price", "bridge:Price->--brand", "styled_by") in edges
+    assert ("bridge:Price->--brand", "tkn:--brand", "uses") in edges
+    capsule = api.capsule(Project.load(repo))
+    assert capsule["style_bridge"] == [
+        {"component": "cmp:Price", "path": "web/src/Price.tsx", "tokens": ["tkn:--brand"]}
+    ]

@@ -1,0 +1,130 @@
+"""Extractors on small real files: symbols with exact spans, imports, front-end facts."""
+
+from __future__ import annotations
+
+from charter.graph import docs, extract_js, extract_python, frontend
+
+PY = b'''import os
+from .models import Invoice as Inv
+from ..core import util
+
+
+@decorator
+def total(items):
+    return sum(i.amount for i in items)
+
+
+class Ledger(Base):
+    """A ledger."""
+
+    def add(self, entry):
+        self.entries.append(entry)
+        return total(self.entries)
+
+    def _private(self):
+        pass
+'''
+
+
+def test_python_symbols_spans_and_imports() -> None:
+    out = extract_python.extract(PY)
+    spans = {s["qualname"]: (s["kind"], s["line_start"], s["line_end"]) for s in out["symbols"]}
+    assert spans == {
+        "total": ("function", 6, 8),  # decorator line included
+        "Ledger": ("class", 11, 19),
+        "Ledger.add": ("method", 14, 16),
+        "Ledger._private": ("method", 18, 19),
+    }
+    modules = {(i["module"], i["level"], tuple(i["names"])) for i in out["imports"]}
+    assert modules == {("os", 0, ()), ("models", 1, ("Invoice",)), ("core", 2, ("util",))}
+    assert "total" in out["calls"] and "append" in out["calls"]
+    assert "Base" in out["refs"]
+    assert not out["parse_errors"]
+
+
+def test_python_unparseable_source_keeps_what_it_can() -> None:
+    out = extract_python.extract(b"def ok():\n    return 1\n\ndef broken(:\n")
+    assert out["parse_errors"]
+    assert any(s["name"] == "ok" for s in out["symbols"])
+
+
+TSX = b"""import { useState } from 'react';
+import { Button } from './Button';
+import styles from './card.css';
+
+export interface CardProps {
+  title: string;
+}
+
+export function Card({ title }: CardProps) {
+  const [open, setOpen] = useState(false);
+  return <Button onClick={() => setOpen(!open)}>{title}</Button>;
+}
+
+export const Badge = () => <span />;
+
+export default class Panel {
+  render() {
+    return null;
+  }
+}
+"""
+
+
+def test_tsx_symbols_exports_and_jsx() -> None:
+    out = extract_js.extract(TSX, "tsx")
+    spans = {
+        s["qualname"]: (s["kind"], s["line_start"], s["line_end"], s["exported"])
+        for s in out["symbols"]
+    }
+    assert spans["CardProps"] == ("interface", 5, 7, True)
+    assert spans["Card"] == ("function", 9, 12, True)
+    assert spans["Badge"] == ("function", 14, 14, True)
+    assert spans["Panel"] == ("class", 16, 20, True)
+    assert spans["Panel.render"] == ("method", 17, 19, True)
+    assert [i["module"] for i in out["imports"]] == ["./Button", "./card.css", "react"]
+    assert "Button" in out["refs"] and "useState" in out["calls"]
+
+
+def test_javascript_require_and_functions() -> None:
+    src = b"const fs = require('fs');\nfunction load(p) {\n  return fs.readFileSync(p);\n}\n"
+    out = extract_js.extract(src, "javascript")
+    assert [(s["name"], s["line_start"], s["line_end"]) for s in out["symbols"]] == [("load", 2, 4)]
+    assert [i["module"] for i in out["imports"]] == ["fs"]
+
+
+def test_markdown_sections_and_mentions() -> None:
+    text = (
+        "# Title\n\nIntro `Ledger.add`.\n\n## Storage\nSee backend/app/db.py\n\n"
+        "```\n# not a heading\n```\n## Next\nend\n"
+    )
+    out = docs.extract(text)
+    assert [(s["title"], s["line_start"], s["line_end"]) for s in out["sections"]] == [
+        ("Title", 1, 13),
+        ("Storage", 5, 10),
+        ("Next", 11, 13),
+    ]
+    assert out["sections"][1]["mentions"] == ["backend/app/db.py"]
+    assert "Ledger.add" in out["sections"][0]["identifiers"]
+
+
+def test_frontend_routes_and_tokens() -> None:
+    assert frontend.file_route("web/app/(shop)/invoices/[id]/page.tsx") == (
+        "/invoices/[id]",
+        "next-app",
+    )
+    assert frontend.file_route("web/app/page.tsx") == ("/", "next-app")
+    assert frontend.file_route("pages/settings/index.jsx") == ("/settings", "next-pages")
+    assert frontend.file_route("pages/_app.tsx") is None
+    assert frontend.file_route("pages/api/x.ts") is None
+    routes = frontend.code_routes('<Routes>\n  <Route path="/users/:id" element={<U />} />\n')
+    assert routes == [("/users/:id", 2)]
+    css = ":root {\n  --brand: #0a84ff;\n  --space-2: 8px;\n}\n.a { color: var(--brand); }\n"
+    assert frontend.css_tokens(css) == [("--brand", "#0a84ff", 2), ("--space-2", "8px", 3)]
+    assert frontend.css_uses(css) == ["--brand"]
+    tw = (
+        "module.exports = { theme: { extend: { colors: {\n  primary: '#111',\n"
+        "  accent: { 500: '#f00' },\n} } } }"
+    )
+    names = [t[0] for t in frontend.tailwind_tokens(tw)]
+    assert names == ["colors.primary", "colors.accent"]
