@@ -130,3 +130,35 @@ def test_all_mcp_tool_definitions_fit_the_budget_and_only_tools_are_advertised(
     assert len(tools) >= 13 and cost <= 1500, cost
     schemas = json.dumps([t.input_schema for t in tools])
     assert '"title"' not in schemas and "maxLength" not in schemas
+
+
+def test_graph_tools_answer_through_the_sdk_client(repo: Path) -> None:
+    from mcp import Client
+
+    (repo / "app").mkdir()
+    (repo / "app" / "billing.py").write_text(
+        "def invoice_total(lines):\n    return sum(line.amount for line in lines)\n"
+    )
+    (repo / "app" / "views.py").write_text(
+        "from app.billing import invoice_total\n\n\ndef show(lines):\n"
+        "    return invoice_total(lines)\n"
+    )
+    project = Project.load(repo)
+    server = build_server(project_getter=lambda: project)
+
+    async def calls() -> dict[str, Any]:
+        async with Client(server) as client:
+            return {
+                "context": await client.call_tool(
+                    "prepare_task_context", {"task": "invoice_total returns the wrong sum"}
+                ),
+                "impact": await client.call_tool("impact_of", {"path": "app/billing.py"}),
+                "missing": await client.call_tool("get_node", {"node_id": "src:nope.py"}),
+            }
+
+    out = anyio.run(calls)
+    context = tool_payload(out["context"])
+    assert context["nodes"][0]["path"] == "app/billing.py"
+    impact = tool_payload(out["impact"])
+    assert "src:app/views.py" in json.dumps(impact)
+    assert out["missing"].is_error

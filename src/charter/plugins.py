@@ -39,6 +39,7 @@ BUILTIN_PLUGINS = (
     "charter.rules.plugin",
     "charter.decisions.plugin",
     "charter.session.plugin",
+    "charter.graph.plugin",
     "charter.cli.plugin",
 )
 
