@@ -285,3 +285,21 @@ def test_config_aliases_extend_the_vocabulary(project: Project) -> None:
     }
     statement = service.project_invariants(reloaded)[0].as_dict()
     assert statement["aliases"] == {"mobile": ["Flutter"]}
+
+
+def test_drift_check_records_findings_the_graph_and_capsule_see(
+    project: Project, run_charter
+) -> None:
+    plan = project.root / "docs" / "plan.md"
+    plan.parent.mkdir(parents=True, exist_ok=True)
+    plan.write_text("# Plan\n\n" + BAD + "\n")
+    proc = run_charter("drift", "check", str(plan), cwd=project.root)
+    assert proc.returncode == 1, proc.stderr
+    capsule = run_charter("capsule", "--json", cwd=project.root)
+    assert capsule.returncode == 0, capsule.stderr
+    data = json.loads(capsule.stdout)
+    findings = (
+        data["open_findings"] if "open_findings" in data else data["capsule"]["open_findings"]
+    )
+    assert any(f.get("path") == "docs/plan.md" or "docs/plan.md" in json.dumps(f) for f in findings)
+    assert any(f.get("severity") == "blocking" and "QA-PGC-00" in json.dumps(f) for f in findings)

@@ -388,6 +388,33 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
         sys.stdout.write(schema_text())
 
 
+def _record_findings(project: Any, source: str, text: str, result: Any) -> None:
+    """Drift findings about a project file go into the project state, anchored to the file
+    and line, so the graph (and the contract capsule's open findings) see them."""
+    from charter.graph.findings import record_findings
+
+    path = None
+    if source != "-":
+        try:
+            path = Path(source).resolve().relative_to(project.root.resolve()).as_posix()
+        except ValueError:
+            path = None
+    entries = []
+    for finding in result.findings:
+        line = text.count("\n", 0, finding.start) + 1
+        entry = {
+            "title": f"{finding.rule}: {finding.message}",
+            "source": "drift",
+            "rule": finding.rule,
+            "constraint": finding.constraint_id,
+            "severity": "blocking" if finding.severity == "error" else "warning",
+        }
+        if path:
+            entry.update({"path": path, "line_start": line, "line_end": line})
+        entries.append(entry)
+    record_findings(project, entries)
+
+
 def _register_drift(app: typer.Typer, drift_app: typer.Typer, eval_app: typer.Typer) -> None:
     @app.command("render")
     def render_cmd(
@@ -448,7 +475,10 @@ def _register_drift(app: typer.Typer, drift_app: typer.Typer, eval_app: typer.Ty
             failed = _run_batch(checker, batch)
             raise SystemExit(1 if failed else 0)
         assert source is not None
-        result = checker.check(_read_input(source), kind)
+        text = _read_input(source)
+        result = checker.check(text, kind)
+        if result.findings and constraints is None:
+            _record_findings(project, source, text, result)
         if as_json:
             emit_json(result.as_dict())
         elif result.findings:
