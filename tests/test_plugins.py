@@ -162,3 +162,19 @@ def test_graph_tools_answer_through_the_sdk_client(repo: Path) -> None:
     impact = tool_payload(out["impact"])
     assert "src:app/views.py" in json.dumps(impact)
     assert out["missing"].is_error
+
+
+def test_prompt_hook_names_top_files_only_when_configured(repo: Path) -> None:
+    from charter.graph.api import build
+
+    (repo / "app").mkdir()
+    (repo / "app" / "billing.py").write_text("def invoice_total(lines):\n    return 0\n")
+    payload = {"prompt": "invoice_total is wrong", "session_id": "s"}
+    (repo / "charter.toml").write_text("[hooks]\nwarm_worker = false\n")
+    build(Project.load(repo))
+    off = dispatch(HookState(repo), "user-prompt-submit", payload)
+    assert "Files likely involved" not in json.dumps(off)
+    (repo / "charter.toml").write_text("[hooks]\nwarm_worker = false\n[graph]\nprompt_files = 3\n")
+    on = dispatch(HookState(repo), "user-prompt-submit", payload)
+    context = on["output"]["hookSpecificOutput"]["additionalContext"]
+    assert "# Files likely involved" in context and "- app/billing.py" in context

@@ -45,3 +45,10 @@ class GraphSettings(BaseModel):
     )
     source_artifact_limit: int = Field(200, ge=1, description="capsule: source handles kept")
     capsule_token_budget: int = Field(8000, ge=100, description="capsule: token budget reported")
+    prompt_files: int = Field(
+        0,
+        ge=0,
+        le=20,
+        description="UserPromptSubmit: name this many top files for the prompt (0 = off; "
+        "only once a graph snapshot exists)",
+    )
