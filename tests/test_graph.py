@@ -269,3 +269,21 @@ def test_front_end_nodes_and_style_bridge(repo: Path) -> None:
     assert capsule["style_bridge"] == [
         {"component": "cmp:Price", "path": "web/src/Price.tsx", "tokens": ["tkn:--brand"]}
     ]
+
+
+def test_sot_records_are_nodes_with_their_addresses(repo: Path) -> None:
+    write(repo, "sot/fees.csv", "id,client,fee\nENG-001,Acme,1200\nENG-002,Globex,900\n")
+    write(repo, "sot/broken.json", '{"a": ')
+    write(repo, "data/other.csv", "id,x\n1,2\n")  # not under search.index.sot_paths
+    graph = build_graph(Project.load(repo))
+    records = {n.id: n for n in graph.nodes.values() if n.type == "record"}
+    assert set(records) == {"sot:sot/fees.csv#row=1", "sot:sot/fees.csv#row=2"}
+    assert records["sot:sot/fees.csv#row=1"].path == "sot/fees.csv"
+    assert any(
+        e.source == "src:sot/fees.csv" and e.target in records and e.relation == "defines"
+        for e in graph.edges
+    )
+    notes = {n["path"]: n["note"] for n in graph.report["notes"]}
+    assert "records not read" in notes["sot/broken.json"]
+    context = api.task_context(Project.load(repo), "fee of ENG-002 for Globex", graph=graph)
+    assert context["nodes"][0]["path"] == "sot/fees.csv"

@@ -25,9 +25,11 @@ from charter.graph.extract import extract_file
 from charter.graph.files import list_files
 from charter.graph.link import link
 from charter.graph.model import Edge, Node
+from charter.graph.sot import is_sot
+from charter.graph.sot import records as sot_records
 
 SCHEMA_VERSION = "1"
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 
 
 def graph_dir(project: Project) -> Path:
@@ -77,6 +79,12 @@ def _records(
             except OSError as exc:
                 notes.append({"path": rel, "note": f"unreadable ({exc.strerror})"})
                 continue
+            if is_sot(project, rel) and "note" not in record:
+                found = sot_records(project, rel)
+                if isinstance(found, str):
+                    record["note"] = found
+                else:
+                    record["sot_records"] = found
             if prev and prev.get("sha256") == record["sha256"]:
                 prev = {**prev, "mtime_ns": record["mtime_ns"]}
                 records[rel] = prev

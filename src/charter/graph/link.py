@@ -51,6 +51,10 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
             names.setdefault(sym["name"], sid)
             defined[sym["name"]].append(sid)
         by_file[rel] = names
+        for item in rec.get("sot_records", []):
+            rid = node_id("record", f"{rel}#{item['address']}")
+            nodes[rid] = Node(rid, "record", item["title"], rel, attrs={"address": item["address"]})
+            edges.append(Edge(src, rid, "defines"))
     for rel, rec in records.items():
         src = node_id("source", rel)
         lang = rec.get("language")
