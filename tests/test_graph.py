@@ -287,3 +287,14 @@ def test_sot_records_are_nodes_with_their_addresses(repo: Path) -> None:
     assert "records not read" in notes["sot/broken.json"]
     context = api.task_context(Project.load(repo), "fee of ENG-002 for Globex", graph=graph)
     assert context["nodes"][0]["path"] == "sot/fees.csv"
+
+
+def test_lint_findings_reach_the_graph(repo: Path, run_charter: Callable[..., Any]) -> None:
+    write(
+        repo, "CLAUDE.md", "# Rules\n\n- Use tabs for indentation.\n- Use tabs for indentation.\n"
+    )
+    proc = run_charter("lint", "--json", cwd=repo)
+    assert "duplicate" in proc.stdout
+    graph = build_graph(Project.load(repo))
+    found = [n for n in graph.nodes.values() if n.type == "finding"]
+    assert any(n.path == "CLAUDE.md" and "duplicate" in n.name for n in found)

@@ -44,6 +44,26 @@ def print_context(result: dict[str, Any]) -> None:
         console.print(f"[yellow]dropped[/yellow] {drop['rule_id']}: {drop['reason']}")
 
 
+def _record_lint_findings(project: Any, issues: list[Any]) -> None:
+    """Lint problems go into the project state, anchored to the rule's file and line, so
+    the graph and the capsule's open findings see them."""
+    from charter.graph.findings import record_findings
+
+    entries = []
+    for issue in issues:
+        path, _, line = issue.location.rpartition(":")
+        entry: dict[str, Any] = {
+            "title": f"rules lint ({issue.kind}): {issue.message}",
+            "source": "lint",
+            "rule": issue.kind,
+            "severity": "blocking" if issue.severity == "error" else "warning",
+        }
+        if path and line.isdigit():
+            entry.update({"path": path, "line_start": int(line), "line_end": int(line)})
+        entries.append(entry)
+    record_findings(project, entries)
+
+
 def register(app: typer.Typer, eval_app: typer.Typer) -> None:
     @app.command("compile")
     def compile_cmd(
@@ -156,7 +176,10 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         """Report contradictions, duplicates, constitution overflow and unparseable files."""
         from charter.rules.lint import lint_project
 
-        issues = lint_project(load_project(project_dir))
+        project = load_project(project_dir)
+        issues = lint_project(project)
+        if issues:
+            _record_lint_findings(project, issues)
         if as_json:
             emit_json({"issues": [i.to_dict() for i in issues]})
         elif not issues:

@@ -143,6 +143,23 @@ def register(app: typer.Typer) -> None:
         with _session(project_dir) as session:
             gates = run_gates(session)
         failed = [g.name for g in gates if not g.passed]
+        if failed:
+            from charter.graph.findings import record_findings
+
+            project = load_project(project_dir)
+            record_findings(
+                project,
+                [
+                    {
+                        "title": f"session gate failed: {g.name}: {g.detail}",
+                        "source": "gates",
+                        "rule": g.name,
+                        "severity": "blocking",
+                    }
+                    for g in gates
+                    if not g.passed
+                ],
+            )
         if as_json:
             emit_json({"passed": not failed, "gates": [g.to_dict() for g in gates]})
         else:
