@@ -151,3 +151,30 @@ def add_server(data: dict[str, Any], rel: str, key: str = "mcpServers") -> None:
     if not isinstance(servers, dict):
         raise CharterError(f"{rel}: {key!r} must be an object; not modified")
     servers["charter"] = {"command": COMMAND, "args": ["mcp"]}
+
+
+def strip_hook_groups(data: dict[str, Any]) -> None:
+    """Remove Charter's hook groups (Claude Code's ``{event: [{hooks: [...]}]}`` shape,
+    which Codex and Gemini share) from ``data``, keeping everything else."""
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        return
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept = [g for g in groups if not _charter_group(g)]
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks:
+        del data["hooks"]
+
+
+def _charter_group(group: Any) -> bool:
+    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+        return False
+    return bool(group["hooks"]) and all(
+        isinstance(h, dict) and is_charter_command(h.get("command")) for h in group["hooks"]
+    )

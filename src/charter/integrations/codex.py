@@ -18,8 +18,8 @@ from charter.integrations.agent_install import (
     Managed,
     dump_json,
     install_agent,
-    is_charter_command,
     load_json_object,
+    strip_hook_groups,
 )
 
 HOOKS = ".codex/hooks.json"
@@ -37,28 +37,9 @@ END = "# <<< charter"
 BLOCK = f'{BEGIN}\n[mcp_servers.charter]\ncommand = "{COMMAND}"\nargs = ["mcp"]\n{END}\n'
 
 
-def _ours(group: Any) -> bool:
-    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-        return False
-    return bool(group["hooks"]) and all(
-        isinstance(h, dict) and is_charter_command(h.get("command")) for h in group["hooks"]
-    )
-
-
 def _strip_hooks(text: str) -> str:
     data = load_json_object(text, HOOKS)
-    hooks = data.get("hooks")
-    if isinstance(hooks, dict):
-        for event in list(hooks):
-            groups = hooks[event]
-            if isinstance(groups, list):
-                kept = [g for g in groups if not _ours(g)]
-                if kept:
-                    hooks[event] = kept
-                else:
-                    del hooks[event]
-        if not hooks:
-            del data["hooks"]
+    strip_hook_groups(data)
     return dump_json(data)
 
 

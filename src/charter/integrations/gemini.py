@@ -9,7 +9,6 @@ agent-hook gemini EVENT``. Timeouts are in milliseconds there.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from charter.errors import CharterError
 from charter.integrations.agent_install import (
@@ -18,8 +17,8 @@ from charter.integrations.agent_install import (
     add_server,
     dump_json,
     install_agent,
-    is_charter_command,
     load_json_object,
+    strip_hook_groups,
     strip_server,
 )
 
@@ -37,29 +36,9 @@ EVENTS = (
 
 def _strip(text: str) -> str:
     data = load_json_object(text, SETTINGS)
-    hooks = data.get("hooks")
-    if isinstance(hooks, dict):
-        for event in list(hooks):
-            groups = hooks[event]
-            if not isinstance(groups, list):
-                continue
-            kept = [g for g in groups if not _ours(g)]
-            if kept:
-                hooks[event] = kept
-            else:
-                del hooks[event]
-        if not hooks:
-            del data["hooks"]
+    strip_hook_groups(data)
     strip_server(data)
     return dump_json(data)
-
-
-def _ours(group: Any) -> bool:
-    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-        return False
-    return bool(group["hooks"]) and all(
-        isinstance(h, dict) and is_charter_command(h.get("command")) for h in group["hooks"]
-    )
 
 
 def _merge(text: str) -> str:
