@@ -563,3 +563,20 @@ def _print_metrics(m: dict[str, Any]) -> None:
     for tag, row in m["false_alarms_on_pass_by_tag"].items():
         tags.add_row(tag, f"{row['false_alarms']} / {row['pass_cases']}")
     console.print(tags)
+    _print_scenarios(m)
+
+
+def _print_scenarios(m: dict[str, Any]) -> None:
+    table = Table(title=f"Per scenario (worst: {m['worst_scenario']})")
+    table.add_column("scenario", overflow="fold")
+    for col in ("cases", "tp / fp / fn / tn", "precision", "recall", "f1"):
+        table.add_column(col, justify="right")
+    for row in m["per_scenario"]:
+        name = row["scenario"]
+        table.add_row(
+            f"[bold]{name}[/bold]" if name == m["worst_scenario"] else name,
+            str(row["cases"]),
+            f"{row['tp']} / {row['fp']} / {row['fn']} / {row['tn']}",
+            *("-" if row[k] is None else f"{row[k]:.3f}" for k in ("precision", "recall", "f1")),
+        )
+    console.print(table)

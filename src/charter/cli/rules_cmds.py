@@ -220,12 +220,13 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         table.add_column("file", overflow="fold", min_width=16)
         for col in ("tasks", "recall", "shards", "tokens", "p95", "rules"):
             table.add_column(col, justify="right", no_wrap=True, min_width=len(col))
+        worst = result["worst_file"]
         for name, row in result["files"].items():
             table.add_row(
-                name,
+                f"[bold red]{name}[/bold red] (worst)" if name == worst else name,
                 str(row["tasks"]),
-                f"{row['recall']:.3f}",
-                f"{row['shard_recall']:.3f}",
+                "-" if row["recall"] is None else f"{row['recall']:.3f}",
+                "-" if row["shard_recall"] is None else f"{row['shard_recall']:.3f}",
                 f"{row['token_ratio']:.3f}",
                 f"{row['token_ratio_p95']:.3f}",
                 str(row["rules"]),

@@ -162,12 +162,47 @@ def score(split: Split, predictions: Iterable[dict[str, Any]]) -> dict[str, Any]
     }
 
 
+def per_scenario(split: Split, predictions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Case-level P/R/F1 per scenario and the worst one, so one bad scenario cannot hide in
+    the mean. A scenario with nothing to find and nothing flagged has no F1 (``None``) and
+    ranks as perfect; otherwise the worst has the lowest F1, then the most errors."""
+    by_scenario: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for case in split.cases:
+        by_scenario[case.get("scenario", "")].append(case)
+    rows = []
+    for name in sorted(by_scenario):
+        sub = Split(cases=by_scenario[name], constraints=split.constraints)
+        m = score(sub, predictions)
+        defined = m["tp"] + m["fp"] + m["fn"] > 0
+        rows.append(
+            {
+                "scenario": name,
+                "cases": m["n"],
+                "tp": m["tp"],
+                "fp": m["fp"],
+                "fn": m["fn"],
+                "tn": m["tn"],
+                "precision": m["precision"] if m["tp"] + m["fp"] else None,
+                "recall": m["recall"] if m["tp"] + m["fn"] else None,
+                "f1": m["f1"] if defined else None,
+            }
+        )
+
+    def badness(row: dict[str, Any]) -> tuple[float, int]:
+        f1 = 1.0 if row["f1"] is None else row["f1"]
+        return (f1, -(row["fp"] + row["fn"]))
+
+    worst = min(rows, key=badness)["scenario"] if rows else None
+    return {"per_scenario": rows, "worst_scenario": worst}
+
+
 def evaluate(
     data_dir: Path, embedder: Embedder | None, on_case: Callable[[], None] | None = None
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     split = load_split(data_dir)
     preds, times = predict(split, embedder, on_case)
     metrics = score(split, preds)
+    metrics |= per_scenario(split, preds)
     ordered = sorted(times)
     metrics["median_check_ms"] = round(1000 * ordered[len(ordered) // 2], 2) if ordered else 0.0
     metrics["semantic_layer"] = embedder.name if embedder is not None else "off"

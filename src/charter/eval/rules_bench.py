@@ -107,7 +107,38 @@ def evaluate_rules(
                 "always_coverage": always_cov,
             }
             all_rows.extend(rows)
-    return {"overall": _summary(all_rows), "files": per_file, "tasks": all_rows}
+    table = per_file_table(per_file)
+    return {
+        "overall": _summary(all_rows),
+        "files": per_file,
+        "per_file": table,
+        "worst_file": worst_file(table),
+        "tasks": all_rows,
+    }
+
+
+def per_file_table(files: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per rule file, so a regression on one file cannot hide in the mean."""
+    return [
+        {
+            "file": name,
+            "tasks": row["tasks"],
+            "recall": row["recall"],
+            "shard_recall": row["shard_recall"],
+            "token_ratio": row["token_ratio"],
+            "token_ratio_p95": row["token_ratio_p95"],
+        }
+        for name, row in files.items()
+    ]
+
+
+def worst_file(table: list[dict[str, Any]]) -> str | None:
+    """The file with the lowest recall (ties: the larger token ratio); files whose tasks
+    all have empty gold have no recall and are never the worst."""
+    scored = [r for r in table if r["recall"] is not None]
+    if not scored:
+        return None
+    return min(scored, key=lambda r: (r["recall"], -r["token_ratio"]))["file"]
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -1,0 +1,144 @@
+"""Per-file (rules) and per-scenario (drift) tables of ``charter eval``: each row agrees
+with the per-task rows it summarises, and the worst one is the row the tables call worst."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+from tests.conftest import write
+
+SERVICE = """# Service rules
+
+## Errors
+
+- Wrap every returned error with context about the operation that failed.
+- Never discard an error value with the blank identifier.
+
+## Database
+
+- Every schema change ships as a reversible migration with an index review.
+- Never run raw SQL built by string concatenation; use bound parameters.
+
+## Logging
+
+- Log with the structured logger; never print to stdout in request handlers.
+"""
+
+APP = """# App rules
+
+## UI
+
+- Every user-visible string goes through the translation helper.
+- Buttons need an accessible label when they only show an icon.
+
+## Releases
+
+- Bump the build number before every store upload.
+"""
+
+QUIET = """# Quiet rules
+
+- Keep functions short.
+"""
+
+
+def _gold(text: str, needle: str) -> dict[str, object]:
+    for n, line in enumerate(text.splitlines(), 1):
+        if needle in line:
+            return {"line": n, "text": line}
+    raise AssertionError(needle)
+
+
+def _bench(root: Path) -> Path:
+    data = root / "bench"
+    write(data, "svc/CLAUDE.md", SERVICE)
+    write(data, "app/AGENTS.md", APP)
+    write(data, "quiet/CLAUDE.md", QUIET)
+    tasks = [
+        ("svc-01", "svc/CLAUDE.md", "add a users.email column", [_gold(SERVICE, "migration")]),
+        (
+            "svc-02",
+            "svc/CLAUDE.md",
+            "the handler swallows the error from Save",
+            [
+                _gold(SERVICE, "Wrap every"),
+                _gold(SERVICE, "blank identifier"),
+            ],
+        ),
+        ("svc-03", "svc/CLAUDE.md", "rename a local variable", []),
+        (
+            "app-01",
+            "app/AGENTS.md",
+            "add a settings screen with a Save button",
+            [
+                _gold(APP, "translation helper"),
+            ],
+        ),
+        (
+            "app-02",
+            "app/AGENTS.md",
+            "ship version 2.1 to the stores",
+            [
+                _gold(APP, "build number"),
+            ],
+        ),
+        ("quiet-01", "quiet/CLAUDE.md", "fix a typo in the README", []),
+    ]
+    write(
+        data,
+        "tasks.jsonl",
+        "".join(
+            json.dumps({"id": i, "file": f, "task": t, "relevant": g}) + "\n"
+            for i, f, t, g in tasks
+        ),
+    )
+    return data
+
+
+def test_eval_rules_per_file_table_and_worst(repo: Path, run_charter) -> None:
+    data = _bench(repo)
+    proc = run_charter("eval", "rules", "--data", str(data), "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    rows = {r["file"]: r for r in out["per_file"]}
+    assert set(rows) == {"svc/CLAUDE.md", "app/AGENTS.md", "quiet/CLAUDE.md"}
+    for name, row in rows.items():
+        prefix = name.split("/")[0] + "-"
+        mine = [t for t in out["tasks"] if t["id"].startswith(prefix)]
+        assert row["tasks"] == len(mine)
+        scored = [t["recall"] for t in mine if t["recall"] is not None]
+        expected = round(statistics.fmean(scored), 4) if scored else None
+        assert row["recall"] == expected
+        assert row["token_ratio"] == out["files"][name]["token_ratio"]
+    assert rows["quiet/CLAUDE.md"]["recall"] is None
+    scored_rows = [r for r in out["per_file"] if r["recall"] is not None]
+    lowest = min(r["recall"] for r in scored_rows)
+    assert out["worst_file"] in {r["file"] for r in scored_rows if r["recall"] == lowest}
+
+    human = run_charter("eval", "rules", "--data", str(data), cwd=repo)
+    assert human.returncode == 0, human.stderr
+    assert "(worst)" in human.stdout and "quiet/CLAUDE.md" in human.stdout
+
+
+def test_eval_drift_per_scenario_table_and_worst(run_charter, tmp_path: Path) -> None:
+    data = Path(__file__).parent / "data" / "drift_extra"
+    proc = run_charter("eval", "drift", "--data", str(data), "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    m = json.loads(proc.stdout)
+    rows = m["per_scenario"]
+    cases = [json.loads(x) for x in (data / "cases.jsonl").read_text().splitlines() if x.strip()]
+    scenarios = {c["scenario"] for c in cases}
+    assert {r["scenario"] for r in rows} == scenarios
+    for key in ("tp", "fp", "fn", "tn"):
+        assert sum(r[key] for r in rows) == m[key]
+    for r in rows:
+        assert r["cases"] == sum(c["scenario"] == r["scenario"] for c in cases)
+    f1s = [1.0 if r["f1"] is None else r["f1"] for r in rows]
+    worst = next(r for r in rows if r["scenario"] == m["worst_scenario"])
+    assert (1.0 if worst["f1"] is None else worst["f1"]) == min(f1s)
+
+    human = run_charter("eval", "drift", "--data", str(data), cwd=tmp_path)
+    assert human.returncode == 0, human.stderr
+    assert f"worst: {m['worst_scenario']}" in human.stdout
