@@ -298,3 +298,21 @@ def test_lint_findings_reach_the_graph(repo: Path, run_charter: Callable[..., An
     graph = build_graph(Project.load(repo))
     found = [n for n in graph.nodes.values() if n.type == "finding"]
     assert any(n.path == "CLAUDE.md" and "duplicate" in n.name for n in found)
+
+
+def test_hybrid_search_hits_seed_task_context_when_an_index_exists(repo: Path) -> None:
+    from charter.embed.registry import get_embedder
+    from charter.search.indexer import Indexer
+
+    write(repo, "charter.toml", '[embed]\nprovider = "hash"\n')
+    write(repo, "docs/refunds.md", "# Refunds\n\nA chargeback reverses the customer's payment.\n")
+    write(repo, "app/ledger.py", "def post(entry):\n    return entry\n")
+    project = Project.load(repo)
+    before = api.task_context(project, "what happens on a chargeback")
+    assert all("hybrid search hit" not in " ".join(n["reasons"]) for n in before["nodes"])
+    Indexer(project, get_embedder("hash")).run()
+    after = api.task_context(Project.load(repo), "what happens on a chargeback")
+    hit = next(
+        n for n in after["nodes"] if n["path"] == "docs/refunds.md" and n["type"] == "source"
+    )
+    assert "hybrid search hit" in hit["reasons"] and hit["scores"]["search"] == 1.0

@@ -124,6 +124,32 @@ def _select(ranked: list[Any], graph: Graph, limit: int) -> list[Any]:
     return chosen
 
 
+def _search_hits(project: Project, task: str) -> dict[str, float]:
+    """Per file, its best hybrid-search hit for the task as a score (1 = first), when the
+    project has a search index: the same BM25 + dense core search and rules use. No index,
+    no hits (task context never builds one: embedding a repository does not fit a cold
+    call)."""
+    from charter.search.store import DB_NAME
+
+    if project.settings.graph.search_weight <= 0 or not (project.state_dir / DB_NAME).exists():
+        return {}
+    from charter.search.engine import SearchEngine
+
+    try:
+        engine = SearchEngine(project)
+        try:
+            response = engine.search(task[:2000], mode="execution", k_out=20)
+        finally:
+            engine.close()
+    except (CharterError, OSError, ValueError):
+        return {}
+    ordered: list[str] = []
+    for result in response.results:  # best first; fused scores are not on a 0..1 scale
+        if result.path not in ordered:
+            ordered.append(result.path)
+    return {path: 1.0 - rank / len(ordered) for rank, path in enumerate(ordered)}
+
+
 def task_context(
     project: Project,
     task: str,
@@ -152,6 +178,7 @@ def task_context(
         weights=weights or Weights.from_settings(settings),
         index=index,
         depth=depth,
+        search_hits=_search_hits(project, task),
     )
     chosen = _select(ranked, graph, limit)
     ids = {r[0] for r in chosen}

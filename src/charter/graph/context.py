@@ -76,6 +76,7 @@ class Weights:
     doc_factor: float = 0.6
     seeds_kept: int = 30
     meta: float = 1.0
+    search: float = 0.3
 
     @classmethod
     def from_settings(cls, settings: GraphSettings) -> Weights:
@@ -84,6 +85,7 @@ class Weights:
             ppr=settings.ppr_weight,
             damping=settings.damping,
             test_penalty=settings.test_penalty,
+            search=settings.search_weight,
         )
 
 
@@ -153,8 +155,13 @@ def rank(
     weights: Weights | None = None,
     index: FileIndex | None = None,
     depth: int | None = None,
+    search_hits: dict[str, float] | None = None,
 ) -> tuple[list[tuple[str, float, dict[str, float], list[str], list[str]]], TaskQuery]:
-    """All scored nodes best first: (id, score, parts, matched_terms, reasons)."""
+    """All scored nodes best first: (id, score, parts, matched_terms, reasons).
+
+    ``search_hits`` (path → score in 0..1) are hits of the project's hybrid search (BM25 +
+    dense, the retrieval core search and rules share) when an index exists.
+    """
     w = weights or Weights()
     query = parse_task(task, files)
     index = index or FileIndex(graph.records)
@@ -174,6 +181,12 @@ def rank(
             parts[nid]["bm25"] = round(value, 4)
             matched[nid].extend(sorted(set(bm25_terms.get(row, [])))[:12])
             reasons[nid].append("matches task terms")
+    for path, value in (search_hits or {}).items():
+        fid = f"src:{path}"
+        if fid in graph.nodes and value > 0:
+            seed[fid] += w.search * value
+            parts[fid]["search"] = round(value, 4)
+            reasons[fid].append("hybrid search hit")
     sym_scores, sym_names = _symbol_seeds(graph, query)
     for sid, value in sym_scores.items():
         node = graph.nodes[sid]

@@ -45,6 +45,12 @@ class GraphSettings(BaseModel):
     )
     source_artifact_limit: int = Field(200, ge=1, description="capsule: source handles kept")
     capsule_token_budget: int = Field(8000, ge=100, description="capsule: token budget reported")
+    search_weight: float = Field(
+        0.3,
+        ge=0,
+        description="task context: weight of hybrid-search hits (used when a search index "
+        "exists; the localization split has none, so this weight is not yet measured)",
+    )
     prompt_files: int = Field(
         0,
         ge=0,
