@@ -14,7 +14,7 @@ from charter import plugins
 from charter.config import Project
 from charter.integrations.claude_code.handlers import HookState, dispatch
 from charter.integrations.mcp_server import build_server
-from tests.conftest import tool_payload
+from tests.conftest import mcp_server_params, tool_payload
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "charter"
 DOORS = ("charter.integrations", "charter.cli")
@@ -143,11 +143,9 @@ def test_graph_tools_answer_through_the_sdk_client(repo: Path) -> None:
         "from app.billing import invoice_total\n\n\ndef show(lines):\n"
         "    return invoice_total(lines)\n"
     )
-    project = Project.load(repo)
-    server = build_server(project_getter=lambda: project)
 
     async def calls() -> dict[str, Any]:
-        async with Client(server) as client:
+        async with Client(mcp_server_params(repo)) as client:  # stdio, as agents run it
             return {
                 "context": await client.call_tool(
                     "prepare_task_context", {"task": "invoice_total returns the wrong sum"}
