@@ -127,3 +127,36 @@ def test_hooks_point_inside_the_project_when_charter_lives_there(repo: Path, mon
     mcp = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["charter"]
     assert mcp["command"] == "sh" and "CLAUDE_PROJECT_DIR" in mcp["args"][1]
     assert str(repo) not in settings
+
+
+def test_doctor_reports_the_installation_and_how_to_fix_it(repo: Path, run_charter) -> None:
+    import os
+    import sys
+
+    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    write(repo, "charter.toml", "[hooks]\nwarm_worker = false\n")
+
+    def checks(code: int = 0) -> dict[str, dict[str, str]]:
+        proc = run_charter("doctor", "--json", cwd=repo, env=env)
+        assert proc.returncode == code, proc.stderr  # a failing check fails the command
+        return {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
+
+    before = checks()
+    assert before["claude-code hooks"]["status"] == "info"
+    assert (
+        before["managed rules"]["status"] == "warn"
+        and "CLAUDE.md" in before["managed rules"]["summary"]
+    )
+    assert "charter install claude-code" in before["managed rules"]["fix"]
+    assert run_charter("install", "claude-code", cwd=repo, env=env).returncode == 0
+    after = checks()
+    assert after["claude-code hooks"]["status"] == "ok", after["claude-code hooks"]
+    assert after["managed rules"]["status"] == "ok"
+    assert after["portable settings"]["status"] == "ok"
+    assert after["embedding model"]["status"] == "ok"
+    settings = repo / ".claude/settings.json"
+    settings.write_text(settings.read_text().replace('"charter hook', f'"{repo}/bin/charter hook'))
+    broken = checks(code=1)
+    assert broken["claude-code hooks"]["status"] == "fail"
+    assert broken["portable settings"]["status"] == "warn"

