@@ -170,6 +170,13 @@ def test_constitution_once_and_rules_per_prompt(installed: Path, session: Any) -
             assert received == expected
     # the invariants bound by the decisions seed are pinned at session start
     assert "Bound decisions" in starts[0] and "Stripe" in starts[0]
+    # managed rules: Claude Code no longer loads the rule file whole ...
+    for request in requests:
+        text = request.all_text()
+        assert not ("Contents of" in text and "/CLAUDE.md" in text), "CLAUDE.md loaded whole"
+    # ... and no rule is injected twice while it is still in the conversation
+    given = [line for c in hook_contexts(last, "UserPromptSubmit") for line in rule_lines(c)]
+    assert given and len(given) == len(set(given)), "a rule was injected twice"
 
 
 def test_mcp_tools_listed_and_callable(installed: Path, session: Any) -> None:
