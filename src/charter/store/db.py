@@ -26,7 +26,7 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(path, timeout=30)
-            conn.execute("PRAGMA journal_mode=WAL")
+            _wal(conn)
         conn.execute("PRAGMA busy_timeout=30000")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -34,6 +34,24 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
         raise CharterError(f"cannot open index {path}: {exc}") from None
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def _wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL. A brand-new file opened by many processes at once (parallel hooks on
+    a new project) can answer "database is locked" to the switch without waiting on the
+    busy handler, so the switch is retried for up to the busy timeout."""
+    import random
+    import time
+
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01 + random.random() * 0.05)
 
 
 def migrate(conn: sqlite3.Connection, namespace: str, migrations: Sequence[Migration]) -> None:
