@@ -77,3 +77,32 @@ def mcp_server_params(root: Path) -> Any:
     return StdioServerParameters(
         command=str(charter), args=["mcp", "--project", str(root)], cwd=str(root)
     )
+
+
+def start_worker(
+    run: Callable[..., subprocess.CompletedProcess[str]],
+    root: Path,
+    *,
+    sock: Path | None = None,
+    env: dict[str, str] | None = None,
+    seconds: float = 90,
+) -> tuple[Path, int]:
+    """Fire a real SessionStart hook, wait for the warm worker it starts: (socket, pid)."""
+    import time
+
+    from charter.paths import worker_socket
+
+    start = run(
+        "hook",
+        "session-start",
+        cwd=root,
+        env=env,
+        stdin=hook_payload("SessionStart", root, source="startup"),
+    )
+    assert start.returncode == 0, start.stderr
+    sock = sock or worker_socket(root)
+    deadline = time.time() + seconds
+    while not sock.exists() and time.time() < deadline:
+        time.sleep(0.2)
+    assert sock.exists(), "worker did not start"
+    return sock, int(sock.with_suffix(".lock").read_text())

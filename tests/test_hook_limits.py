@@ -22,7 +22,7 @@ from charter.config import Project
 from charter.decisions import service
 from charter.integrations.claude_code import channel
 from charter.paths import worker_socket
-from tests.conftest import CHARTER, hook_payload, write
+from tests.conftest import CHARTER, hook_payload, start_worker, write
 from tests.decisions_support import decisions, no_worker
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
@@ -159,16 +159,8 @@ def test_worker_refuses_oversized_requests_and_stays_up(
 ) -> None:
     write(repo, "CLAUDE.md", RULES)
     env = {"TMPDIR": str(tmp_path), "XDG_RUNTIME_DIR": ""}
-    start = run_charter(
-        "hook", "session-start", cwd=repo, env=env, stdin=hook_payload("SessionStart", repo)
-    )
-    assert start.returncode == 0, start.stderr
     sock = tmp_path / f"charter-{os.getuid()}" / worker_socket(repo).name
-    deadline = time.time() + 90
-    while not sock.exists() and time.time() < deadline:
-        time.sleep(0.2)
-    assert sock.exists(), "worker did not start"
-    pid = int(channel.lock_path(sock).read_text())
+    sock, pid = start_worker(run_charter, repo, sock=sock, env=env)
     try:
         token = channel.read_token(sock)
         with socket.socket(socket.AF_UNIX) as raw:
@@ -265,16 +257,8 @@ def test_tampered_decisions_block_through_the_warm_worker(
     root = bound.root
     write(root, "charter.toml", '[drift]\non_stop = "block"\n')  # worker on
     env = {"TMPDIR": str(tmp_path), "XDG_RUNTIME_DIR": ""}
-    start = run_charter(
-        "hook", "session-start", cwd=root, env=env, stdin=hook_payload("SessionStart", root)
-    )
-    assert start.returncode == 0, start.stderr
     sock = tmp_path / f"charter-{os.getuid()}" / worker_socket(root).name
-    deadline = time.time() + 90
-    while not sock.exists() and time.time() < deadline:
-        time.sleep(0.2)
-    assert sock.exists(), "worker did not start"
-    pid = int(channel.lock_path(sock).read_text())
+    sock, pid = start_worker(run_charter, root, sock=sock, env=env)
     try:
         _tamper(bound)
         proc = run_charter(

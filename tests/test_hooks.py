@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from charter.paths import worker_socket
-from tests.conftest import hook_payload, write
+from tests.conftest import hook_payload, start_worker, write
 
 RULES = """# Rules
 
@@ -96,19 +96,7 @@ def test_hooks_fail_open_on_bad_input(repo: Path, run_charter) -> None:
 
 def test_warm_worker_answers_and_sees_rule_changes(repo: Path, run_charter) -> None:
     write(repo, "CLAUDE.md", RULES)
-    start = run_charter(
-        "hook",
-        "session-start",
-        cwd=repo,
-        stdin=hook_payload("SessionStart", repo, source="startup"),
-    )
-    assert start.returncode == 0, start.stderr
-    sock = worker_socket(repo)
-    deadline = time.time() + 60
-    while not sock.exists() and time.time() < deadline:
-        time.sleep(0.2)
-    assert sock.exists(), "worker did not start"
-    pid = int(sock.with_suffix(".lock").read_text())
+    sock, pid = start_worker(run_charter, repo)
     try:
         payload = hook_payload("UserPromptSubmit", repo, prompt="Add a new column to orders")
         proc = run_charter("hook", "user-prompt-submit", cwd=repo, stdin=payload)
@@ -168,19 +156,7 @@ def test_fast_path_finds_the_same_worker_socket(repo: Path, monkeypatch) -> None
 
 
 def test_tool_hooks_take_the_fast_path_through_the_worker(repo: Path, run_charter) -> None:
-    start = run_charter(
-        "hook",
-        "session-start",
-        cwd=repo,
-        stdin=hook_payload("SessionStart", repo, source="startup"),
-    )
-    assert start.returncode == 0, start.stderr
-    sock = worker_socket(repo)
-    deadline = time.time() + 60
-    while not sock.exists() and time.time() < deadline:
-        time.sleep(0.2)
-    assert sock.exists(), "worker did not start"
-    pid = int(sock.with_suffix(".lock").read_text())
+    _sock, pid = start_worker(run_charter, repo)
     env = {"PYTHONPROFILEIMPORTTIME": "1", "CLAUDE_PROJECT_DIR": str(repo)}
     try:
         deny = hook_payload(

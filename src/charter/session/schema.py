@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from charter.errors import CharterError
@@ -70,14 +70,7 @@ class Decision:
         return cls(stable_id("D", text), text, norm(reason), norm(impact), norm(source), time)
 
     def to_dict(self) -> dict[str, str]:
-        return {
-            "id": self.id,
-            "decision": self.decision,
-            "reason": self.reason,
-            "impact": self.impact,
-            "source": self.source,
-            "time": self.time,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -129,15 +122,7 @@ class Risk:
         )
 
     def to_dict(self) -> dict[str, str]:
-        return {
-            "id": self.id,
-            "risk": self.risk,
-            "severity": self.severity,
-            "status": self.status,
-            "mitigation": self.mitigation,
-            "source": self.source,
-            "time": self.time,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
