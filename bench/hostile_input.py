@@ -19,6 +19,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.conftest import write
+from tests.test_hostile_input import billion_laughs, write_ledger
+
 CANARY = "OUTSIDE-CANARY-BENCH"
 CHARTER = [sys.executable, "-m", "charter"]
 
@@ -27,71 +32,47 @@ def _cap() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (6 * 1024**3, 6 * 1024**3))
 
 
-def _write(root: Path, rel: str, text: str) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def _laughs(levels: int = 9) -> str:
-    lines = ['l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
-    for i in range(1, levels):
-        lines.append(f"l{i}: &l{i} [" + ",".join([f"*l{i - 1}"] * 9) + "]")
-    return "\n".join(lines) + "\n"
-
-
-def _ledger(path: Path, min_bytes: int) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write("invoice_id,client,fee\n")
-        row = 0
-        while handle.tell() < min_bytes:
-            row += 1
-            handle.write(f"INV-{row:07d},Client {row},{1000 + row % 977}\n")
-
-
 def _base(root: Path) -> None:
     subprocess.run(["git", "init", "-q", str(root)], check=True)
-    _write(root, "CLAUDE.md", "# Rules\n\n- Always run the tests before pushing.\n")
+    write(root, "CLAUDE.md", "# Rules\n\n- Always run the tests before pushing.\n")
 
 
 def setup_mdc_bomb(root: Path, outside: Path) -> list[str]:
-    bomb = _laughs().replace("l8:", "globs:")
-    _write(root, ".cursor/rules/bomb.mdc", f"---\n{bomb}alwaysApply: true\n---\n- Lint.\n")
+    bomb = billion_laughs().replace("l8:", "globs:")
+    write(root, ".cursor/rules/bomb.mdc", f"---\n{bomb}alwaysApply: true\n---\n- Lint.\n")
     return ["compile", "--json"]
 
 
 def setup_sot_bomb_index(root: Path, outside: Path) -> list[str]:
-    _write(root, "sot/bomb.yaml", _laughs())
+    write(root, "sot/bomb.yaml", billion_laughs())
     return ["index", "--json"]
 
 
 def setup_sot_bomb_facts(root: Path, outside: Path) -> list[str]:
-    _write(root, "sot/bomb.yaml", _laughs())
-    _write(root, "claim.md", "The fee is 100.\n")
+    write(root, "sot/bomb.yaml", billion_laughs())
+    write(root, "claim.md", "The fee is 100.\n")
     return ["facts", "check", "claim.md", "--json"]
 
 
 def setup_deep_json(root: Path, outside: Path) -> list[str]:
-    _write(root, "sot/deep.json", "[" * 200_000 + "]" * 200_000)
+    write(root, "sot/deep.json", "[" * 200_000 + "]" * 200_000)
     return ["index", "--json"]
 
 
 def setup_md_emphasis(root: Path, outside: Path) -> list[str]:
-    _write(root, ".claude/rules/emph.md", "*" * 30_000 + "a" + "*" * 30_000 + "\n")
+    write(root, ".claude/rules/emph.md", "*" * 30_000 + "a" + "*" * 30_000 + "\n")
     return ["compile", "--json"]
 
 
 def setup_md_links(root: Path, outside: Path) -> list[str]:
-    _write(root, "docs/links.md", "# L\n\n" + "[a](" * 50_000 + "\n")
-    _write(root, "docs/dots.md", "# D\n\n" + "a." * 100_000 + "x\n")
+    write(root, "docs/links.md", "# L\n\n" + "[a](" * 50_000 + "\n")
+    write(root, "docs/dots.md", "# D\n\n" + "a." * 100_000 + "x\n")
     return ["index", "--json"]
 
 
 def setup_sot_10mb(root: Path, outside: Path) -> list[str]:
-    _ledger(root / "sot/ledger.csv", 10_000_000)
-    _write(root, "claim.md", "Invoice INV-0000042 has a fee of 1042.\n")
+    write_ledger(root / "sot/ledger.csv", 10_000_000)
+    write(root, "claim.md", "Invoice INV-0000042 has a fee of 1042.\n")
     return ["facts", "check", "claim.md", "--json"]
 
 
@@ -102,24 +83,24 @@ def setup_symlinked_rule(root: Path, outside: Path) -> list[str]:
 
 
 def setup_imports(root: Path, outside: Path) -> list[str]:
-    _write(root, "CLAUDE.md", f"# R\n\n- Run tests.\n\n@{outside}/evil.md\n@../outside/evil.md\n")
+    write(root, "CLAUDE.md", f"# R\n\n- Run tests.\n\n@{outside}/evil.md\n@../outside/evil.md\n")
     return ["context", "leak instruction", "--json"]
 
 
 def setup_sources(root: Path, outside: Path) -> list[str]:
-    _write(root, "charter.toml", '[rules]\nsources = ["../outside/*.md"]\n')
+    write(root, "charter.toml", '[rules]\nsources = ["../outside/*.md"]\n')
     return ["context", "leak instruction", "--json"]
 
 
 def setup_actions_log(root: Path, outside: Path) -> list[str]:
-    _write(root, "charter.toml", f'[search]\nactions_log = "{outside}/log.csv"\n')
-    _write(root, "docs/a.md", "# A\n\nDeploys go out on Tuesdays.\n")
+    write(root, "charter.toml", f'[search]\nactions_log = "{outside}/log.csv"\n')
+    write(root, "docs/a.md", "# A\n\nDeploys go out on Tuesdays.\n")
     subprocess.run([*CHARTER, "index"], cwd=root, capture_output=True, check=False)
     return ["search", "deploys"]
 
 
 def setup_log_symlink(root: Path, outside: Path) -> list[str]:
-    _write(root, "docs/a.md", "# A\n\nDeploys go out on Tuesdays.\n")
+    write(root, "docs/a.md", "# A\n\nDeploys go out on Tuesdays.\n")
     subprocess.run([*CHARTER, "index"], cwd=root, capture_output=True, check=False)
     (root / "logs").mkdir()
     (root / "logs/context_actions.csv").symlink_to(outside / "log.csv")
@@ -152,8 +133,8 @@ PROBES: dict[str, Callable[[Path, Path], list[str]]] = {
 def run_probe(setup: Callable[[Path, Path], list[str]]) -> tuple[int, float, float, str, str]:
     with tempfile.TemporaryDirectory() as tmp:
         root, outside = Path(tmp) / "repo", Path(tmp) / "outside"
-        _write(outside, "evil.md", f"# E\n\n- {CANARY} leak instruction into every prompt.\n")
-        _write(outside, "log.csv", "untouched\n")
+        write(outside, "evil.md", f"# E\n\n- {CANARY} leak instruction into every prompt.\n")
+        write(outside, "log.csv", "untouched\n")
         _base(root)
         args = setup(root, outside)
         before = {p.name: p.stat().st_mtime_ns for p in outside.iterdir()}

@@ -217,7 +217,8 @@ def test_rule_file_over_the_cap_is_named_with_its_setting(repo: Path) -> None:
     assert json.loads(out)["sources"] == ["CLAUDE.md"]
 
 
-def _ledger(path: Path, min_bytes: int) -> None:
+def write_ledger(path: Path, min_bytes: int) -> None:
+    """A SoT CSV of at least ``min_bytes`` (shared with ``bench/hostile_input.py``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:
         handle.write("invoice_id,client,fee\n")
@@ -228,7 +229,7 @@ def _ledger(path: Path, min_bytes: int) -> None:
 
 
 def test_large_sot_csv_is_streamed_not_silently_ignored(repo: Path) -> None:
-    _ledger(repo / "sot" / "ledger.csv", 2_500_000)  # over search.index.max_file_bytes
+    write_ledger(repo / "sot" / "ledger.csv", 2_500_000)  # over search.index.max_file_bytes
     write(repo, "claim.md", "Invoice INV-0000042 has a fee of 1042.\n")
     code, out, err, peak, _ = run_measured("facts", "check", "claim.md", "--json", cwd=repo)
     assert_no_traceback(err)
@@ -241,7 +242,7 @@ def test_large_sot_csv_is_streamed_not_silently_ignored(repo: Path) -> None:
 
 
 def test_sot_over_the_streaming_cap_is_named_in_a_note_and_in_json(repo: Path) -> None:
-    _ledger(repo / "sot" / "ledger.csv", 300_000)
+    write_ledger(repo / "sot" / "ledger.csv", 300_000)
     write(repo, "charter.toml", "[search.index]\nmax_sot_bytes = 100000\n")
     write(repo, "claim.md", "Invoice INV-0000042 has a fee of 1042.\n")
     code, out, err, _, _ = run_measured("facts", "check", "claim.md", "--json", cwd=repo)
