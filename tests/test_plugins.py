@@ -122,7 +122,12 @@ def test_all_mcp_tool_definitions_fit_the_budget_and_only_tools_are_advertised(
     cost = sum(
         count_tokens(
             json.dumps(
-                {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+                {
+                    # named as Claude Code sends it to the model
+                    "name": f"mcp__charter__{t.name}",
+                    "description": t.description,
+                    "input_schema": t.input_schema,
+                }
             )
         )
         for t in tools
@@ -150,8 +155,13 @@ def test_graph_tools_answer_through_the_sdk_client(repo: Path) -> None:
                 "context": await client.call_tool(
                     "prepare_task_context", {"task": "invoice_total returns the wrong sum"}
                 ),
-                "impact": await client.call_tool("impact_of", {"path": "app/billing.py"}),
-                "missing": await client.call_tool("get_node", {"node_id": "src:nope.py"}),
+                "impact": await client.call_tool(
+                    "graph_node", {"node_id": "app/billing.py", "view": "impact"}
+                ),
+                "edges": await client.call_tool(
+                    "graph_node", {"node_id": "src:app/views.py", "view": "edges"}
+                ),
+                "missing": await client.call_tool("graph_node", {"node_id": "src:nope.py"}),
             }
 
     out = anyio.run(calls)
@@ -159,6 +169,9 @@ def test_graph_tools_answer_through_the_sdk_client(repo: Path) -> None:
     assert context["nodes"][0]["path"] == "app/billing.py"
     impact = tool_payload(out["impact"])
     assert "src:app/views.py" in json.dumps(impact)
+    edges = tool_payload(out["edges"])
+    assert edges["node"]["id"] == "src:app/views.py"
+    assert any(e["target"] == "src:app/billing.py" for e in edges["edges"])
     assert out["missing"].is_error
 
 

@@ -438,8 +438,8 @@ async def _mcp(root: Path) -> dict[str, Any]:
         out["bad"] = await client.call_tool(
             "update_plan", {"steps": [{"content": "", "status": "pending"}]}
         )
-        out["switch"] = await client.call_tool("switch_track", {"track": "tz", "create": True})
-        out["tracks"] = await client.call_tool("list_tracks", {})
+        out["switch"] = await client.call_tool("tracks", {"switch": "tz", "create": True})
+        out["tracks"] = await client.call_tool("tracks", {})
         out["state"] = await client.call_tool("get_session_state", {})
     return out
 

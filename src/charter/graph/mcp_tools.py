@@ -1,11 +1,11 @@
 """MCP tools of the project graph: project state, capsule, task context, and narrow
-follow-ups (a node, its neighbours, the impact of a path). Bodies live in
+one follow-up tool for a node (itself, its edges, the impact of changing it). Bodies live in
 :mod:`charter.graph.tools`; definitions are short because they go to the model on every
 request."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from charter.plugins import ToolSet
 
@@ -39,17 +39,14 @@ def register(tools: ToolSet) -> None:
     ) -> dict[str, Any]:
         return body.prepare_task_context(tools.project(), task, files=files, limit=limit)
 
-    @tools.tool(name="get_node", description="One graph node by id (src:path, sym:path#Name).")
-    def get_node(node_id: str) -> dict[str, Any]:
-        return body.get_node(tools.project(), node_id)
-
-    @tools.tool(name="neighbors", description="Edges into and out of a graph node.")
-    def neighbors(node_id: str, relation: str | None = None) -> dict[str, Any]:
-        return body.neighbors(tools.project(), node_id, relation=relation)
-
     @tools.tool(
-        name="impact_of",
-        description="What a change to a path touches: importers, tests, rules, docs.",
+        name="graph_node",
+        description="One graph node (src:path, sym:path#Name): view node, edges, or "
+        "impact (importers, tests, rules, docs a change to it touches).",
     )
-    def impact_of(path: str) -> dict[str, Any]:
-        return body.impact_of(tools.project(), path)
+    def graph_node(
+        node_id: str,
+        view: Literal["node", "edges", "impact"] = "node",
+        relation: str | None = None,
+    ) -> dict[str, Any]:
+        return body.graph_node(tools.project(), node_id, view, relation=relation)

@@ -81,6 +81,23 @@ def neighbors(
     return {"node": node, "edges": out[:limit], "truncated": len(out) > limit}
 
 
+def graph_node(
+    project: Project, node_id: str, view: str = "node", relation: str | None = None
+) -> dict[str, Any]:
+    """The one MCP follow-up on a node: ``node``, its ``edges`` or the ``impact`` of a
+    change (a plain path is read as ``src:path``). One tool instead of three keeps the
+    definitions every request carries short."""
+    if view == "impact":
+        return impact_of(project, node_id.removeprefix("src:"))
+    if ":" not in node_id:
+        node_id = f"src:{node_id.removeprefix('./')}"
+    if view == "edges":
+        return neighbors(project, node_id, relation=relation)
+    if view != "node":
+        raise CharterError(f"unknown view {view!r} (node, edges, impact)")
+    return get_node(project, node_id)
+
+
 def impact_of(project: Project, path: str) -> dict[str, Any]:
     """What a change to ``path`` touches: importers, tests, governing rules, citing docs."""
     graph = api.load_graph(project)

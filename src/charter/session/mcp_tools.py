@@ -85,16 +85,15 @@ def register(tools: ToolSet) -> None:
             plan = s.update_plan(steps, session="mcp")
             return {"plan": [p.to_dict() for p in plan]}
 
-    @tools.tool(name="list_tracks", description=("Tracks; which one is active."))
-    def list_tracks() -> dict[str, Any]:
+    @tools.tool(
+        name="tracks",
+        description="Tracks and the active one; switch=NAME makes one active (create=true "
+        "makes it).",
+    )
+    def tracks(switch: str | None = None, create: bool = False) -> dict[str, Any]:
         with session() as s:
+            if switch and create:
+                s.tracks.new(switch)
+            elif switch:
+                s.tracks.switch(switch)
             return {"active": s.tracks.active(), "tracks": s.tracks.list()}
-
-    @tools.tool(name="switch_track", description=("Make a track active; create=true makes it."))
-    def switch_track(track: str, create: bool = False) -> dict[str, Any]:
-        with session() as s:
-            if create:
-                s.tracks.new(track)
-            else:
-                s.tracks.switch(track)
-            return {"active": track}
