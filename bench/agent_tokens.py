@@ -9,7 +9,10 @@ Messages API server of ``tests/claude_e2e.py``, and counts, per request and in t
 the characters and cl100k tokens of what each request carries:
 
 - ``rules_native``: the rule files Claude Code loads itself (its ``claudeMd`` context);
-- ``charter_hooks``: Charter's hook context (SessionStart + UserPromptSubmit);
+- ``charter_hooks``: Charter's hook context (SessionStart + UserPromptSubmit), split into
+  ``charter_rules`` (the constitution and the per-prompt rules: what replaces the rule
+  files) and ``charter_state`` (the rest: restored session state, plan, risks, track
+  decisions, bound invariants — context Claude Code alone does not have at all);
 - ``charter_tools``: the definitions of Charter's MCP tools;
 - ``rules``: the three together (the rule tokens the session pays for);
 - ``request``: everything (system prompt, messages, all tool definitions).
@@ -77,17 +80,17 @@ def _charter(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def rules_project(target: Path, rules_file: Path, prompts: int) -> tuple[Path, list[str]]:
+def rules_project(
+    target: Path, rules_file: Path, prompts: int, data: Path = RULES_DIR, config: str = ""
+) -> tuple[Path, list[str]]:
     """A git repository with ``rules_file`` as its CLAUDE.md and its benchmark tasks."""
     target.mkdir(parents=True)
     (target / "CLAUDE.md").write_text(rules_file.read_text(encoding="utf-8"), encoding="utf-8")
-    (target / "charter.toml").write_text(TOML, encoding="utf-8")
+    (target / "charter.toml").write_text(TOML + config, encoding="utf-8")
     subprocess.run(["git", "init", "-q", str(target)], check=True)
-    rel = (
-        rules_file.relative_to(RULES_DIR).as_posix() if rules_file.is_relative_to(RULES_DIR) else ""
-    )
+    rel = rules_file.relative_to(data).as_posix() if rules_file.is_relative_to(data) else ""
     tasks = []
-    task_file = RULES_DIR / "tasks.jsonl"
+    task_file = data / "tasks.jsonl"
     if task_file.exists():
         for line in task_file.read_text(encoding="utf-8").splitlines():
             row = json.loads(line) if line.strip() else {}
@@ -118,10 +121,26 @@ def _hook_text(text: str) -> str:
     return "".join(parts)
 
 
+RULE_BLOCKS = ("# Project constitution", "# Project rules for this request")
+
+
+def split_hook_text(hooks: str) -> tuple[str, str]:
+    """(rule blocks, everything else): a rule block is a constitution or per-prompt rules
+    heading and its lines up to the next heading."""
+    rules, other = [], []
+    sink = other
+    for line in hooks.splitlines(keepends=True):
+        if line.startswith("#"):
+            sink = rules if line.startswith(RULE_BLOCKS) else other
+        sink.append(line)
+    return "".join(rules), "".join(other)
+
+
 def measure(request: Request) -> dict[str, dict[str, int]]:
     texts = request.message_texts()
     native = "".join(_claude_md_text(t) for t in texts)
     hooks = "".join(_hook_text(t) for t in texts)
+    hook_rules, hook_state = split_hook_text(hooks)
     tools = json.dumps(
         [
             t
@@ -135,6 +154,8 @@ def measure(request: Request) -> dict[str, dict[str, int]]:
     parts = {
         "rules_native": native,
         "charter_hooks": hooks,
+        "charter_rules": hook_rules,
+        "charter_state": hook_state,
         "charter_tools": tools,
         "rules": native + hooks + tools,
         "request": whole,
@@ -200,6 +221,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prompts", type=int, default=8)
     parser.add_argument("--project", choices=["demo", "rules", "both"], default="both")
     parser.add_argument("--rules-file", type=Path, default=None)
+    parser.add_argument(
+        "--rules-data",
+        type=Path,
+        default=RULES_DIR,
+        help="benchmark dir whose tasks.jsonl gives the rules file's prompts",
+    )
+    parser.add_argument("--config", default="", help="TOML appended to both projects' charter.toml")
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
     args = parser.parse_args(argv)
     claude = install_claude_code()
@@ -214,11 +242,13 @@ def main(argv: list[str] | None = None) -> int:
         for mode in modes:
             base = Path(tmp) / mode
             if args.project in ("demo", "both"):
-                project = copy_demo(base / "demo", charter_toml=TOML)
+                project = copy_demo(base / "demo", charter_toml=TOML + args.config)
                 results.append(bench(claude, "demo", project, DEMO_PROMPTS[: args.prompts], mode))
             if args.project in ("rules", "both"):
                 rules_file = args.rules_file or largest_rules_file()
-                project, prompts = rules_project(base / "rules", rules_file, args.prompts)
+                project, prompts = rules_project(
+                    base / "rules", rules_file, args.prompts, args.rules_data, args.config
+                )
                 label = f"rules:{rules_file.parent.name}/{rules_file.name}"
                 results.append(bench(claude, label, project, prompts, mode))
     if args.json:
@@ -244,7 +274,14 @@ def main(argv: list[str] | None = None) -> int:
         alone = by.get((project, "alone"))
         if mode != "alone" and alone and alone["total"]["rules"]["tokens"]:
             ratio = r["total"]["rules"]["tokens"] / alone["total"]["rules"]["tokens"]
-            print(f"{project}: {mode} sends {ratio:.2f}x the rule tokens of Claude Code alone")
+            t, base = r["total"], alone["total"]["rules"]["tokens"]
+            rules_only = (t["rules_native"]["tokens"] + t["charter_rules"]["tokens"]) / base
+            print(
+                f"{project}: {mode} sends {ratio:.2f}x the rule tokens of Claude Code alone "
+                f"(rule files and rule context only: {rules_only:.2f}x; session state "
+                f"{t['charter_state']['tokens']:,}, tool definitions "
+                f"{t['charter_tools']['tokens']:,} tokens)"
+            )
     return 0
 
 

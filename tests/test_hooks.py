@@ -207,3 +207,31 @@ def test_rules_already_in_the_conversation_are_not_injected_again(repo: Path, ru
         assert run_charter("hook", "session-start", cwd=repo, stdin=start).returncode == 0
         after = run_charter("hook", "user-prompt-submit", cwd=repo, stdin=prompt)
         assert ("Alembic" in after.stdout) is repeats, source
+
+
+def test_lean_prompt_hook_adds_at_most_its_share_of_new_rules(repo: Path, run_charter) -> None:
+    from charter.tokens import count_tokens
+
+    bullets = "\n".join(
+        f"- Database rule {i}: every schema change needs a reversible Alembic migration "
+        f"step number {i} with its own index on column c{i}."
+        for i in range(30)
+    )
+    write(repo, "CLAUDE.md", "# Rules\n\n## Database\n\n" + bullets + "\n")
+    prompt = hook_payload("UserPromptSubmit", repo, prompt="Add a reversible Alembic migration")
+
+    def rule_lines(toml: str) -> tuple[list[str], str]:
+        write(repo, "charter.toml", NO_WORKER + toml)
+        run_charter("hook", "session-start", cwd=repo, stdin=hook_payload("SessionStart", repo))
+        out = _context(
+            run_charter("hook", "user-prompt-submit", cwd=repo, stdin=prompt).stdout,
+            "UserPromptSubmit",
+        )
+        return [line for line in out.splitlines() if line.startswith("- ")], out
+
+    full, _ = rule_lines("")
+    lean, text = rule_lines("[rules]\nhook_budget_fraction = 0.05\n")
+    whole = count_tokens((repo / "CLAUDE.md").read_text())
+    assert 0 < len(lean) < len(full)
+    assert sum(count_tokens(line) + 1 for line in lean) <= int(whole * 0.05)
+    assert "rules_for_task lists them" in text

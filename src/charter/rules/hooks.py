@@ -83,7 +83,7 @@ HOOK_CONTEXT_LIMIT = 10_000
 
 def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> str | None:
     """The rules for this prompt that are not already in the conversation."""
-    from charter.rules.injected import take_new
+    from charter.rules.injected import take
 
     prompt = str(payload.get("prompt") or "")
     if not prompt.strip():
@@ -107,14 +107,22 @@ def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) ->
         chosen.append(shard.rule.id)
         budget -= len(line) + 1
     session = str(payload.get("session_id") or "")
-    fresh = take_new(state.project.state_dir, session, chosen)
-    skipped = len(chosen) - len(fresh)
-    if not fresh:
-        notes.append(f"{skipped} rules for this request are already in the conversation")
+    share = state.project.settings.rules.hook_budget_fraction
+    taken = take(
+        state.project.state_dir,
+        session,
+        chosen,
+        costs=retriever.costs,
+        budget=max(1, int(retriever.compiled.source_tokens * share)) if share else 0,
+    )
+    if not taken.fresh:
+        notes.append(f"{taken.seen} rules for this request are already in the conversation")
         return None
-    lines = [retriever.lines[rid] for rid in fresh]
-    if skipped:
-        lines.append(f"({skipped} more rules for this request are already in this conversation.)")
+    lines = [retriever.lines[rid] for rid in taken.fresh]
+    if taken.seen:
+        lines.append(f"({taken.seen} more for this request: already in this conversation.)")
+    if taken.held:
+        lines.append(f"({taken.held} more may apply: rules_for_task lists them.)")
     return title + "\n" + "\n".join(lines)
 
 

@@ -10,7 +10,9 @@ transaction per prompt, so parallel hooks never lose an entry.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 from charter.store.db import connect, migrate
 
@@ -26,10 +28,30 @@ def _path(state_dir: Path) -> Path:
     return state_dir / "injected.db"
 
 
+class Taken(NamedTuple):
+    fresh: list[str]  # given now
+    seen: int  # already in the conversation
+    held: int  # new, but over the budget
+
+
 def take_new(state_dir: Path, session: str, rule_ids: list[str]) -> list[str]:
     """The ids not yet given in ``session`` (in order), recorded as given now."""
+    return take(state_dir, session, rule_ids).fresh
+
+
+def take(
+    state_dir: Path,
+    session: str,
+    rule_ids: list[str],
+    *,
+    costs: Mapping[str, int] | None = None,
+    budget: int = 0,
+) -> Taken:
+    """Like :func:`take_new`; with ``budget``, new ids are taken in order while their
+    ``costs`` fit (an id already given costs nothing: it is still in the conversation)."""
     if not session:
-        return list(rule_ids)
+        fresh = _within(list(rule_ids), costs, budget)
+        return Taken(fresh, 0, len(rule_ids) - len(fresh))
     conn = connect(_path(state_dir))
     try:
         migrate(conn, "injected", [_v1])
@@ -39,7 +61,8 @@ def take_new(state_dir: Path, session: str, rule_ids: list[str]) -> list[str]:
                 row[0]
                 for row in conn.execute("SELECT rule FROM injected WHERE session = ?", (session,))
             }
-            fresh = [rid for rid in rule_ids if rid not in seen]
+            unseen = [rid for rid in rule_ids if rid not in seen]
+            fresh = _within(unseen, costs, budget)
             conn.executemany(
                 "INSERT OR IGNORE INTO injected (session, rule) VALUES (?, ?)",
                 [(session, rid) for rid in fresh],
@@ -48,9 +71,21 @@ def take_new(state_dir: Path, session: str, rule_ids: list[str]) -> list[str]:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
-        return fresh
+        return Taken(fresh, len(rule_ids) - len(unseen), len(unseen) - len(fresh))
     finally:
         conn.close()
+
+
+def _within(ids: list[str], costs: Mapping[str, int] | None, budget: int) -> list[str]:
+    if not budget or costs is None:
+        return ids
+    out, used = [], 0
+    for rid in ids:
+        cost = costs.get(rid, 0)
+        if used + cost <= budget:
+            out.append(rid)
+            used += cost
+    return out
 
 
 def clear(state_dir: Path, session: str) -> None:

@@ -48,6 +48,14 @@ class RulesSettings(BaseModel):
     budget_min_shard_tokens: int = Field(
         100, ge=0, description="shards always get at least this many tokens"
     )
+    hook_budget_fraction: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="lean prompt hook: the new rules one prompt adds fill at most this share "
+        "of the rule files' tokens (0 = the retrieval budget; rules stay reachable through "
+        "rules_for_task)",
+    )
     max_rule_tokens: int = Field(
         28, ge=8, description="rule text in policy is cut at this many tokens (citation kept)"
     )
