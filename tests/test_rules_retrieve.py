@@ -262,3 +262,34 @@ def test_security_heavy_small_file_stays_within_the_budget(repo: Path) -> None:
     whole = count_tokens((repo / "CLAUDE.md").read_text())
     assert result["constitution"]["truncated"]
     assert result["tokens"] <= 0.26 * whole
+
+
+def test_content_free_prompts_get_no_rules_and_tasks_still_do(repo: Path) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    r = _retriever(repo)
+    for reply in ("yes", "OK, go ahead!", "try again please", "Thanks — looks good."):
+        result = r.retrieve(reply)
+        assert result.gated and result.shards == [], reply
+        assert result.to_dict()["gated"] is True
+        assert result.dropped[0]["reason"].startswith("no task")
+    for task in (
+        "Add a column to invoices",
+        "Deploy the hotfix",
+        "continue with the migration",
+        "再试一下",
+    ):
+        result = r.retrieve(task)
+        assert not result.gated and result.shards, task
+    r.settings.content_gate = False
+    assert r.retrieve("yes").shards  # the gate is what empties the list
+
+
+def test_content_words_drop_only_conversational_filler() -> None:
+    from charter.rules.gate import CONTENT_FREE, content_words
+    from charter.rules.lexical import tokenize
+
+    filler = frozenset(w for r in CONTENT_FREE for w in tokenize(r))
+    assert content_words(tokenize("yes, please continue"), filler) == []
+    assert content_words(tokenize("yes, and rename the invoice table"), filler) == tokenize(
+        "rename invoice table"
+    )

@@ -96,6 +96,8 @@ def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) ->
     retriever = retriever_for(state)
     result = retriever.retrieve(prompt, files_in_prompt(prompt, state.root))
     if not result.shards:
+        if result.gated:
+            notes.append("no task in the prompt (only conversational words): no rules added")
         return None
     title = f"# Project rules for this request (Charter; intent {result.intent.name})"
     budget = HOOK_CONTEXT_LIMIT - len(title) - 200

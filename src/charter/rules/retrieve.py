@@ -24,6 +24,7 @@ import numpy as np
 from charter.embed.base import Embedder
 from charter.rules.annotate import infer_domains
 from charter.rules.compiler import CompiledRules
+from charter.rules.gate import CONTENT_FREE, is_content_free
 from charter.rules.groups import procedures, small_sections
 from charter.rules.intent import Intent, classify
 from charter.rules.lexical import BM25, tokenize
@@ -61,6 +62,7 @@ class Retrieval:
     dropped: list[dict[str, str]] = field(default_factory=list)
     policy_text: str = ""
     tokens: int = 0
+    gated: bool = False  # no task content: no shards, by the content gate
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +77,7 @@ class Retrieval:
             "dropped": self.dropped,
             "policy_text": self.policy_text,
             "tokens": self.tokens,
+            "gated": self.gated,
         }
 
 
@@ -163,6 +166,7 @@ class Retriever:
         self.procedures = procedures(cand_rules) if settings.complete_procedures else []
         self.small_sections = small_sections(cand_rules, settings.complete_sections_up_to)
         self.id_rank = np.argsort(np.argsort([r.id for r in cand_rules], kind="stable"))
+        self._reply_words: frozenset[str] | None = None
 
     def default_budget(self) -> int:
         """Tokens for constitution + shards when no explicit budget is configured."""
@@ -205,6 +209,8 @@ class Retriever:
         dense = self.cand_vectors @ qv if cand else np.zeros(0, dtype=np.float32)
         lex = self.bm25.scores(task) if cand else np.zeros(0, dtype=np.float32)
         lex_max = float(lex.max()) if len(lex) else 0.0
+        if s.content_gate and is_content_free(task, tokenize(task), self.reply_words()):
+            return self._empty(task, intent, "no task in the prompt: only conversational words")
         lex_norm = lex / lex_max if lex_max > 0 else lex
         if s.feedback_weight and len(cand) > s.feedback_top:
             first = s.dense_weight * dense + s.lexical_weight * lex_norm
@@ -266,6 +272,27 @@ class Retriever:
             dropped=dropped,
             policy_text=policy,
             tokens=count_tokens(policy),
+        )
+
+    def reply_words(self) -> frozenset[str]:
+        """The words of generic conversational replies, as this index tokenizes them."""
+        if self._reply_words is None:
+            self._reply_words = frozenset(w for r in CONTENT_FREE for w in tokenize(r))
+        return self._reply_words
+
+    def _empty(self, task: str, intent: Intent, why: str) -> Retrieval:
+        policy = self.render_policy([])
+        return Retrieval(
+            task=task,
+            intent=intent,
+            constitution_rules=self.constitution_rules,
+            constitution_hash=self.compiled.constitution.hash,
+            truncated=self.compiled.constitution.truncated,
+            shards=[],
+            dropped=[{"rule_id": "*", "reason": why}],
+            policy_text=policy,
+            tokens=count_tokens(policy),
+            gated=True,
         )
 
     def _cos(self, a: Rule, b: Rule) -> float:

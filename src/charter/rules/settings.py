@@ -73,6 +73,11 @@ class RulesSettings(BaseModel):
     complete_from_top: int = Field(
         5, ge=1, description="how many of the best shards may pull in their small section"
     )
+    content_gate: bool = Field(
+        True,
+        description="return no shards for a prompt with no task in it, only conversational "
+        "words (yes, continue, try again, looks good)",
+    )
     min_score: float = Field(0.0, description="shards scoring below this are not returned")
     relative_cutoff: float = Field(
         0.0, ge=0, le=1, description="drop shards scoring below this fraction of the best"
