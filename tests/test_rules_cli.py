@@ -50,6 +50,7 @@ def test_context_json_contract_without_prior_compile(repo: Path, run_charter) ->
         "dropped",
         "policy_text",
         "tokens",
+        "gated",
     }
     assert set(out["intent"]) == {"name", "confidence"}
     assert set(out["constitution"]) == {"hash", "rules", "truncated"}
