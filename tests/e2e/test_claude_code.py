@@ -147,9 +147,16 @@ def test_demo_claude_md_import_is_loaded(tmp_path: Path, session: Any) -> None:
 
 def test_constitution_once_and_rules_per_prompt(installed: Path, session: Any) -> None:
     s = session(installed)
-    ok(s.stream(*PROMPTS))  # one process, as an interactive session (no --resume)
+    # one process, as an interactive session (no --resume); the last prompt has no task
+    ok(s.stream(*PROMPTS, "Yes, go ahead."))
     requests = s.model.main_requests()
-    assert len(requests) == len(PROMPTS)
+    assert len(requests) == len(PROMPTS) + 1
+    *requests, reply = requests
+    # a reply with no task in it gets no rules (the content gate), not a meaningless top-N
+    assert reply.last_user_text().rstrip().endswith("Yes, go ahead.")
+    assert len(hook_contexts(reply, "UserPromptSubmit")) == len(
+        hook_contexts(requests[-1], "UserPromptSubmit")
+    )
     last = requests[-1]
     starts = hook_contexts(last, "SessionStart")
     constitution = [c for c in starts if "# Project constitution" in c]
