@@ -86,14 +86,20 @@ def file_recalls(
             by_file[task["file"]].append(task)
         for rel_file, tasks in sorted(by_file.items()):
             path = data / rel_file
-            compile_key = (str(path), tuple(sorted((k, str(v)) for k, v in point.items()
-                                                   if k.split(".")[-1] in COMPILE_KEYS)))
+            compile_key = (
+                str(path),
+                tuple(
+                    sorted(
+                        (k, str(v)) for k, v in point.items() if k.split(".")[-1] in COMPILE_KEYS
+                    )
+                ),
+            )
             if compile_key not in cache:
                 with tempfile.TemporaryDirectory(prefix="charter-cv-") as tmp:
-                    project = Project(root=path.parent, settings=settings,
-                                      state_override=Path(tmp))
-                    compiled = compile_rules(project, [path], embedder=embedder, write=False,
-                                             embed_constitution=True)
+                    project = Project(root=path.parent, settings=settings, state_override=Path(tmp))
+                    compiled = compile_rules(
+                        project, [path], embedder=embedder, write=False, embed_constitution=True
+                    )
                     cache[compile_key] = (compiled, project.rel(path))
             compiled, rel = cache[compile_key]
             retriever = Retriever(compiled, settings.rules, embedder)
@@ -133,12 +139,14 @@ def main() -> None:
     for left_out in files:
         train = [f for f in files if f != left_out]
         best = max(range(len(points)), key=lambda j: (task_mean(results[j], train), -j))
-        folds.append({
-            "file": left_out,
-            "chosen": points[best],
-            "held_out": round(task_mean(results[best], [left_out]), 4),
-            "default": round(task_mean(default, [left_out]), 4),
-        })
+        folds.append(
+            {
+                "file": left_out,
+                "chosen": points[best],
+                "held_out": round(task_mean(results[best], [left_out]), 4),
+                "default": round(task_mean(default, [left_out]), 4),
+            }
+        )
     in_sample = max(range(len(points)), key=lambda j: (task_mean(results[j], files), -j))
     report = {
         "points": len(points),
@@ -146,8 +154,9 @@ def main() -> None:
         "held_out_mean": round(statistics.fmean(f["held_out"] for f in folds), 4),
         "default_mean": round(statistics.fmean(f["default"] for f in folds), 4),
         "in_sample_best": points[in_sample],
-        "in_sample_mean": round(statistics.fmean(
-            task_mean(results[in_sample], [f]) for f in files), 4),
+        "in_sample_mean": round(
+            statistics.fmean(task_mean(results[in_sample], [f]) for f in files), 4
+        ),
         "grid": [
             {"point": p, "per_file": {f: round(task_mean(r, [f]), 4) for f in files}}
             for p, r in zip(points, results, strict=True)
@@ -157,11 +166,15 @@ def main() -> None:
         print(json.dumps(report, indent=2))
         return
     for fold in folds:
-        print(f"{fold['file']:45s} default {fold['default']:.3f}  held-out {fold['held_out']:.3f}"
-              f"  chosen {fold['chosen']}")
-    print(f"mean of files: default {report['default_mean']:.3f}  "
-          f"held-out folds {report['held_out_mean']:.3f}  "
-          f"in-sample best {report['in_sample_mean']:.3f} {report['in_sample_best']}")
+        print(
+            f"{fold['file']:45s} default {fold['default']:.3f}  held-out {fold['held_out']:.3f}"
+            f"  chosen {fold['chosen']}"
+        )
+    print(
+        f"mean of files: default {report['default_mean']:.3f}  "
+        f"held-out folds {report['held_out_mean']:.3f}  "
+        f"in-sample best {report['in_sample_mean']:.3f} {report['in_sample_best']}"
+    )
 
 
 if __name__ == "__main__":
