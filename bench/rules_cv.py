@@ -26,10 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
 from charter.config import Project, Settings
 from charter.embed.base import Vectors
 from charter.embed.registry import embedder_for
+from charter.errors import CharterError
 from charter.eval.rules_bench import _gold_found, load_tasks
 from charter.rules.compiler import compile_rules
 from charter.rules.retrieve import Retriever
@@ -62,7 +64,10 @@ def parse_grid(specs: list[str]) -> list[dict[str, Any]]:
     axes: list[list[tuple[str, Any]]] = []
     for spec in specs:
         key, _, values = spec.partition("=")
-        axes.append([(key, json.loads(v)) for v in values.split(",")])
+        try:
+            axes.append([(key, json.loads(v)) for v in values.split(",")])
+        except json.JSONDecodeError:
+            raise CharterError(f"--grid {spec!r}: expected key=v1,v2 with JSON values") from None
     return [dict(point) for point in itertools.product(*axes)] or [{}]
 
 
@@ -126,7 +131,18 @@ def main() -> None:
     parser.add_argument("--grid", action="append", default=[], help="key=v1,v2 (JSON values)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    try:
+        run(args)
+    except (CharterError, ValidationError) as exc:
+        first = str(exc).splitlines()[0]
+        print(f"rules_cv: error: {first}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+
+def run(args: argparse.Namespace) -> None:
     points = parse_grid(args.grid)
+    for point in points:
+        settings_for(point)  # an unknown key or a bad value fails before any work
     embedder = MemoEmbedder(embedder_for(Settings()))
     cache: dict[Any, Any] = {}
     results = []

@@ -179,3 +179,22 @@ def test_leave_one_file_out_harness_reports_a_fold_per_file(tmp_path: Path) -> N
     # the held-out mean is the mean of the folds, not a figure chosen in-sample
     mean = sum(f["held_out"] for f in report["folds"]) / 2
     assert abs(report["held_out_mean"] - round(mean, 4)) < 1e-9
+
+
+def test_harness_bad_input_is_one_error_line(tmp_path: Path) -> None:
+    data = _dataset(tmp_path)
+    for args in (
+        ["--data", str(tmp_path / "missing")],
+        ["--data", str(data), "--grid", "rules.no_such_key=1"],
+        ["--data", str(data), "--grid", "rules.intent_boost=oops"],
+    ):
+        proc = subprocess.run(
+            [sys.executable, str(ROOT / "bench" / "rules_cv.py"), *args],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        errors = [line for line in proc.stderr.splitlines() if line.startswith("rules_cv:")]
+        assert proc.returncode == 1 and len(errors) == 1, proc.stderr
+        assert "Traceback" not in proc.stderr
