@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from charter.rules.settings import RulesSettings
 from tests.conftest import write
 
 RULES = """# Rules
@@ -127,7 +128,7 @@ def test_init_writes_every_default(repo: Path, run_charter) -> None:
     assert proc.returncode == 0, proc.stderr
     text = (repo / "charter.toml").read_text()
     assert "max_constitution_lines = 60" in text
-    assert "intent_boost = 0.15" in text
+    assert f"intent_boost = {RulesSettings().intent_boost}" in text
     again = run_charter("init", cwd=repo)
     assert again.returncode != 0 and "exists" in again.stderr
 

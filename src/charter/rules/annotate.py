@@ -307,7 +307,9 @@ _IMPERATIVE_VERBS = frozenset(
         "respect",
     ]
 )
-_LEAD_LABEL = re.compile(r"^\W*(\*\*[^*]+\*\*\s*[:\-–—]?\s*)?")
+#: A bold label before the instruction ("**Files**: Use …"); the leading ``[^\w*]*`` must not
+#: swallow the label's own asterisks, or the label's word is taken for the first word.
+_LEAD_LABEL = re.compile(r"^[^\w*]*(\*\*[^*]+\*\*\s*[:\-–—]?\s*)?")
 
 
 def is_directive(text: str) -> bool:

@@ -123,6 +123,13 @@ class _Walker:
                     self.headings.pop()
                     walked.add(index + 1)
                     continue
+                if _is_lead_in(_inline_text(node)):
+                    # "When adding a new tool:" over a list: the paragraph stays a unit and
+                    # becomes each item's retrieval context (never its displayed text)
+                    self.add_paragraph(node, context, depth)
+                    self.walk_list(after, _inline_text(node), depth)
+                    walked.add(index + 1)
+                    continue
             if index in walked:
                 continue
             if kind == "heading":

@@ -41,7 +41,7 @@ from charter.rules.sources import (
 from charter.rules.vector_cache import VectorCache
 from charter.tokens import count_tokens
 
-STATE_VERSION = 2  # bump when parsing or state layout changes
+STATE_VERSION = 3  # bump when parsing or state layout changes
 
 
 @dataclass

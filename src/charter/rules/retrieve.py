@@ -138,6 +138,8 @@ class Retriever:
         self.const_index = [i for i, r in enumerate(self.rules) if r.id in in_text]
         self.constitution_text = compiled.constitution.text
         self.constitution_tokens = count_tokens(self.constitution_text)
+        self.header_tokens = count_tokens(self.render_policy([])) - self.constitution_tokens
+        self.header_tokens += count_tokens("For this task:\n")
         self.lines = {
             self.rules[i].id: render_rule_line(self.rules[i], settings.max_rule_tokens)
             for i in self.candidates
@@ -200,9 +202,9 @@ class Retriever:
             top_n, budget_tokens = s.top_n, 0
         else:
             top_n = 0
-            budget_tokens = max(
-                s.budget_min_shard_tokens, self.default_budget() - self.constitution_tokens, 1
-            )
+            # the section headers are part of what is injected: the budget is a hard cap
+            room = self.default_budget() - self.constitution_tokens - self.header_tokens
+            budget_tokens = max(s.budget_min_shard_tokens, room, 1)
         intent = classify(task)
         qv = self.embed_query(task) if query_vector is None else query_vector
         cand = self.candidates

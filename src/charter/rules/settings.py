@@ -30,7 +30,7 @@ class RulesSettings(BaseModel):
         0, ge=0, description="token cap on the constitution (0 = automatic, see below)"
     )
     constitution_budget_share: float = Field(
-        0.6, gt=0, le=1, description="automatic cap: this share of the policy budget"
+        0.3, gt=0, le=1, description="automatic cap: this share of the policy budget"
     )
     constitution_min_tokens: int = Field(
         100, ge=0, description="automatic cap never goes below this many tokens"
@@ -82,7 +82,7 @@ class RulesSettings(BaseModel):
     relative_cutoff: float = Field(
         0.0, ge=0, le=1, description="drop shards scoring below this fraction of the best"
     )
-    intent_boost: float = Field(0.15, description="added when a shard's intents match the task")
+    intent_boost: float = Field(0.05, description="added when a shard's intents match the task")
     domain_boost: float = Field(
         0.04, description="added when a shard shares a domain inferred from the task's words"
     )
