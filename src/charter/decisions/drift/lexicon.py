@@ -410,7 +410,7 @@ PRE_NEGATORS = re.compile(
     r"\b(?:not|no|never|without|none|neither|nor|cannot|instead of|rather than|won't|can't"
     r"|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|shouldn't|mustn't|nothing"
     r"|refuses?|refused|rejects?|rejected|prevents?|forbids?|forbidden|disallows?|denies"
-    r"|avoids?|blocks?|stops?|unlike|versus|vs|dropping|drops?|got rid of|away from)\b"
+    r"|avoids?|blocks?|stops?|unlike|versus|vs|dropping|drops?|got rid of|away from|excluded)\b"
     r"|\b\w+n't\b",
     re.I,
 )
@@ -429,7 +429,7 @@ POST_NEGATORS = re.compile(
     r"|off the table|(?:is|are|was|were) cut|not part of|no plans"
     r"|(?:is|are|was|were|got|been) replaced|forbidden|prohibited|disallowed|banned"
     r"|not (?:allowed|permitted)|went back|sent back|given back|decommissioned"
-    r"|retired|phased out)\b",
+    r"|retired|phased out|(?:is|are|was|were) gone)\b",
     re.I,
 )
 #: Words that turn a required "yes" into something less: dropped, deferred, optional.

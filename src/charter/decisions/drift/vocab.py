@@ -20,7 +20,11 @@ from charter.decisions.drift import lexicon
 from charter.decisions.invariants import Invariant, invariant_for
 from charter.decisions.models import Clarification, PgcClarifications
 
-_NEGATIVE_CLAUSE = re.compile(r"\b(?P<neg>never|no|not|zero|without|nor)\b(?P<rest>[^.;,]*)", re.I)
+#: A negated clause of a free-text answer; it ends at punctuation, a colon included ("X is
+#: never allowed: when ..." forbids X, the explanation after the colon is not forbidden).
+_NEGATIVE_CLAUSE = re.compile(r"\b(?P<neg>never|no|not|zero|without|nor)\b(?P<rest>[^.;,:]*)", re.I)
+#: Words that only say *that* something is forbidden; the thing itself precedes them.
+_PERMISSION = frozenset(["allowed", "permitted", "possible", "acceptable", "accepted", "ok"])
 
 
 @dataclass(frozen=True)
@@ -222,6 +226,10 @@ def _forbidden_clauses(answer: str, shared: set[str]) -> list[Forbidden]:
     context = set(lexicon.content_stems(answer))
     for match in _NEGATIVE_CLAUSE.finditer(answer):
         core = set(lexicon.content_stems(match.group("rest")))
+        rest = {w.lower() for w in lexicon.tokens(match.group("rest"))}
+        if rest and rest <= _PERMISSION:  # "Overbooking is never allowed"
+            before = re.split(r"[.;:,]", answer[: match.start()])[-1]
+            core = set(lexicon.content_stems(before))
         if not core:
             continue
         out.append(Forbidden(core=frozenset(core), context=frozenset(context - core)))
