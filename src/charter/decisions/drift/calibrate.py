@@ -70,7 +70,6 @@ FEATURES: tuple[str, ...] = (
     "hedge",
     "flag_negated",
     "flag_history",
-    "flag_chosen_here",
     "coverage",
     "sim_statement",
 )

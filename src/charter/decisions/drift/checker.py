@@ -140,8 +140,8 @@ class _Hit:
     #: which check proposed it (a feature of the calibrated decision)
     source: str = ""
     pos: int = -1  # index of the sentence (unit) it was found in
-    #: why the rule chain would have dropped it ("negated", "history", "chosen_here"):
-    #: the calibrated decision weighs these instead of obeying them
+    #: why the rule chain would have dropped it ("negated", "history"): the calibrated
+    #: decision weighs these instead of obeying them
     flags: frozenset[str] = frozenset()
     coverage: float = 1.0  # share of the option's / subject's words the match used
 
@@ -735,7 +735,7 @@ class DriftChecker:
         if view.history and not (view.suggestion or view.decision):
             flags.add("history")
         if chosen_here and not cue:
-            flags.add("chosen_here")  # "the PWA installs on iOS and Android": elaboration
+            return out  # "the PWA installs on iOS and Android": elaborating the chosen option
         strong = bool(terms.strong & matched) and not (terms.relaxed and len(matched) == 1)
         source = "excluded" if terms is vocab.excluded else "term"
         hit = self._clause_hit(text, view, clause, vocab, excluded, source)
@@ -795,7 +795,7 @@ class DriftChecker:
                 continue
             for match in opposite.finditer(body):
                 before = body[max(0, match.start() - 30) : match.start()]
-                if lexicon.PRE_NEGATORS.search(before) or lexicon.NOBODY.search(before):
+                if lexicon.PRE_NEGATORS.search(before):
                     continue  # "never by hand", "nobody prints them by hand"
                 return [self._clause_hit(text, view, clause, vocab, False, "mode")]
         return []
