@@ -217,6 +217,13 @@ def _view(text: str, unit: Unit) -> _UnitView:
     )
 
 
+def _cue_in(view: _UnitView, clause: _Clause) -> bool:
+    """The sentence's undecided cue sits in this clause (its scope is the clause)."""
+    if view.undecided is None:
+        return False
+    return clause.start <= view.unit.start + view.undecided.start() < clause.end
+
+
 def _has_negation(text: str) -> bool:
     return bool(lexicon.PRE_NEGATORS.search(text) or lexicon.POST_NEGATORS.search(text))
 
@@ -646,7 +653,7 @@ class DriftChecker:
                     if len(matched) == 1 and sim < RELAXED_MIN_SIM:
                         found = [h for h in found if h.confirms]
                 hits.extend(found)
-            if vocab.subject_terms and (view.reopen or view.undecided is not None):
+            if vocab.subject_terms and (view.reopen or _cue_in(view, clause)):
                 covered = len(vocab.subject_terms & clause.stems) / len(vocab.subject_terms)
                 if covered >= REOPEN_COVERAGE:  # "Should the app work offline at all?"
                     hits.append(self._clause_hit(text, view, clause, vocab, False, "reopen"))
