@@ -66,8 +66,6 @@ TOPIC_MIN = 0.5
 MAX_SEMANTIC_UNITS = 2
 #: Hard cap on embedded sentences per check (undecided and gated ones included).
 MAX_EMBEDDED_UNITS = 16
-#: Sentences with lexical candidates embedded for the calibrated decision's features.
-MAX_CANDIDATE_UNITS = 4
 #: Lexical topic lead that makes embedding an undecided sentence unnecessary.
 CLEAR_TOPIC_MARGIN = 1.0
 #: Topic score below which undecided language is attributed with the sentence before.
@@ -387,10 +385,6 @@ class DriftChecker:
         sims: dict[int, np.ndarray] = {}
         if self.embedder is not None and views and self._prep.topic_vectors is not None:
             wanted = self._semantic_candidates(views, lexical)
-            # sentences holding lexical candidates: their similarity to the constraint is
-            # the calibrated decision's main evidence that the words are on topic
-            busy = [p for p in range(len(views)) if p not in wanted and any(lexical[p].values())]
-            wanted = sorted([*wanted, *busy[:MAX_CANDIDATE_UNITS]])[:MAX_EMBEDDED_UNITS]
             if wanted:
                 matrix = self.embedder.embed([views[i].unit.text for i in wanted])
                 for row, pos in enumerate(wanted):
