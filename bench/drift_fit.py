@@ -144,15 +144,26 @@ def prf(fail: np.ndarray, pred: np.ndarray) -> dict[str, float]:
 
 
 def choose_threshold(fail: np.ndarray, score: np.ndarray, min_precision: float) -> float:
-    """Lowest threshold meeting the precision floor with the best F1 (ties: higher)."""
-    best: tuple[float, float] | None = None
-    fallback: tuple[float, float] = (-1.0, 1.0)
-    for t in sorted(set(np.round(score, 6).tolist()) - {0.0}):
+    """The operating point: best F1 among thresholds whose precision meets the floor.
+
+    Among equally good thresholds the lowest is taken (it keeps the most findings at the
+    same precision), and the returned value sits halfway between that case score and the
+    next lower one, so a case scored just under it on new data is not decided by a hair.
+    Without any threshold meeting the floor: the one with the highest precision.
+    """
+    levels = sorted(set(np.round(score, 6).tolist()) - {0.0})
+    best: tuple[float, int] | None = None
+    fallback: tuple[float, int] = (-1.0, 0)
+    for i, t in enumerate(levels):
         m = prf(fail, score >= t)
-        if m["precision"] >= min_precision and (best is None or m["f1"] >= best[0]):
-            best = (m["f1"], t)
-        fallback = max(fallback, (m["precision"], t))
-    return best[1] if best else fallback[1]
+        if m["precision"] >= min_precision and (best is None or m["f1"] > best[0]):
+            best = (m["f1"], i)
+        fallback = max(fallback, (m["precision"], i))
+    if not levels:
+        return 0.5
+    i = best[1] if best else fallback[1]
+    below = levels[i - 1] if i > 0 else 0.0
+    return (levels[i] + below) / 2
 
 
 def groups_of(rows: Rows) -> list[str]:

@@ -178,7 +178,7 @@ def test_threshold_choice_respects_the_precision_floor() -> None:
     score = np.array([0.9, 0.7, 0.8, 0.1, 0.3])
     t = fit.choose_threshold(fail, score, 0.9)
     assert fit.prf(fail, score >= t)["precision"] >= 0.9
-    assert t == pytest.approx(0.9)
+    assert t == pytest.approx(0.85)  # halfway to the next lower score
 
 
 def test_fit_script_writes_a_loadable_model(tmp_path: Path) -> None:
