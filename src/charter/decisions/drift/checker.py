@@ -429,14 +429,17 @@ class DriftChecker:
         }
         weights = self.model.for_layer(self.embedder is not None)
         last = max(1, len(views) - 1)
+        topics: dict[int, list[float]] = {}
         out = []
         for h in real:
             ci = index[id(h.vocab)]
             view = views[h.pos]
             body = view.unit.text
-            topic = [
-                sum(w for t, w in v.topic.items() if t in view.topic_stems) for v in prep.vocab
-            ]
+            if h.pos not in topics:  # lexical topic score of every constraint, per sentence
+                topics[h.pos] = [
+                    sum(w for t, w in v.topic.items() if t in view.topic_stems) for v in prep.vocab
+                ]
+            topic = topics[h.pos]
             f: dict[str, float] = {
                 "bias": 1.0,
                 "rule_003": float(h.rule == "QA-PGC-003"),
