@@ -8,6 +8,12 @@ Layers, cheapest first:
    undecided language, suggestions and decision points, negation, quoted history.
 2. **Semantic** (bundled MiniLM model): sentence embeddings attribute undecided language
    to the right topic and catch paraphrased reintroductions of an excluded subject.
+
+Both layers propose *candidates*; a calibrated decision (:mod:`.calibrate`: a logistic
+regression fitted with leave-one-scenario-out cross-validation, precision first) keeps
+the ones that become findings, weighing negation, quoted history, the rule chain's own
+exceptions and the similarities instead of obeying each as a hard rule.
+
 3. **Judge** (optional, off by default): a :class:`DriftJudge` may add findings; they
    are validated against the text and the binding set before they count.
 
@@ -46,7 +52,6 @@ if TYPE_CHECKING:  # numpy and the embedder load only when the semantic layer is
 #: Semantic thresholds (cosine, all-MiniLM-L6-v2). Chosen on the dev split's score
 #: distributions, not on individual cases; see docs/decisions.md.
 EXCLUSION_SIM = 0.52
-TOPIC_SIM = 0.40
 #: Semantic *candidates* (the calibrated decision weighs their similarities): a sentence
 #: close to an excluded subject, or to a rejected option by a margin over the chosen one.
 REJECTED_SIM = 0.55
