@@ -8,6 +8,12 @@ Layers, cheapest first:
    undecided language, suggestions and decision points, negation, quoted history.
 2. **Semantic** (bundled MiniLM model): sentence embeddings attribute undecided language
    to the right topic and catch paraphrased reintroductions of an excluded subject.
+
+Both layers propose *candidates*; a calibrated decision (:mod:`.calibrate`: a logistic
+regression fitted with leave-one-scenario-out cross-validation, precision first) keeps
+the ones that become findings, weighing negation, quoted history, the rule chain's own
+exceptions and the similarities instead of obeying each as a hard rule.
+
 3. **Judge** (optional, off by default): a :class:`DriftJudge` may add findings; they
    are validated against the text and the binding set before they count.
 
@@ -25,6 +31,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from charter.decisions.drift import lexicon
+from charter.decisions.drift.calibrate import (
+    HEDGE,
+    Candidate,
+    DriftModel,
+    default_model,
+)
 from charter.decisions.drift.judge import DriftJudge
 from charter.decisions.drift.result import DriftResult, Finding
 from charter.decisions.drift.segment import Unit, segment
@@ -40,7 +52,8 @@ if TYPE_CHECKING:  # numpy and the embedder load only when the semantic layer is
 #: Semantic thresholds (cosine, all-MiniLM-L6-v2). Chosen on the dev split's score
 #: distributions, not on individual cases; see docs/decisions.md.
 EXCLUSION_SIM = 0.52
-TOPIC_SIM = 0.40
+#: Semantic *candidates* (the calibrated decision weighs their similarities): a sentence
+#: close to an excluded subject, or to a rejected option by a margin over the chosen one.
 REJECTED_SIM = 0.55
 REJECTED_MARGIN = 0.15
 #: A one-word match of a short excluded subject ("invest") must not be semantically
@@ -127,6 +140,13 @@ class _Hit:
     score: float
     strong: bool = True
     confirms: bool = False
+    #: which check proposed it (a feature of the calibrated decision)
+    source: str = ""
+    pos: int = -1  # index of the sentence (unit) it was found in
+    #: why the rule chain would have dropped it ("negated", "history"): the calibrated
+    #: decision weighs these instead of obeying them
+    flags: frozenset[str] = frozenset()
+    coverage: float = 1.0  # share of the option's / subject's words the match used
 
 
 @dataclass
@@ -134,6 +154,8 @@ class _Prepared:
     vocab: list[ConstraintVocab]
     topic_vectors: np.ndarray | None = None
     exclusion_vectors: dict[int, np.ndarray] = field(default_factory=dict)
+    #: the bound statement itself ("Overbooking is never allowed: ..."), per constraint
+    statement_vectors: dict[int, np.ndarray] = field(default_factory=dict)
     rejected_vectors: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
 
@@ -196,6 +218,13 @@ def _view(text: str, unit: Unit) -> _UnitView:
             None if reported is None else (unit.start + reported.start(), unit.start + quiet_end)
         ),
     )
+
+
+def _cue_in(view: _UnitView, clause: _Clause) -> bool:
+    """The sentence's undecided cue sits in this clause (its scope is the clause)."""
+    if view.undecided is None:
+        return False
+    return clause.start <= view.unit.start + view.undecided.start() < clause.end
 
 
 def _has_negation(text: str) -> bool:
@@ -277,10 +306,12 @@ class DriftChecker:
         aliases: Mapping[str, Sequence[str]] | None = None,
         embedder: Embedder | None = None,
         judge: DriftJudge | None = None,
+        model: DriftModel | None = None,
     ) -> None:
         self.decisions = decisions
         self.embedder = embedder
         self.judge = judge
+        self.model = model if model is not None else default_model()
         self._prep = _Prepared(vocab=build_vocab(decisions, aliases))
         self.invariants: list[Invariant] = [
             v.invariant for v in self._prep.vocab if v.invariant is not None
@@ -299,6 +330,8 @@ class DriftChecker:
         for i, v in enumerate(prep.vocab):
             if v.invariant is None:
                 continue
+            texts.append(v.invariant.statement)
+            keys.append(("st", i, 0))
             if v.excluded is not None:
                 texts.append(v.invariant.subject or v.entry.text)
                 keys.append(("ex", i, 0))
@@ -316,7 +349,9 @@ class DriftChecker:
         rej: dict[int, list[np.ndarray]] = {}
         cho: dict[int, list[np.ndarray]] = {}
         for (kind, i, _), vec in zip(keys, vectors[n:], strict=True):
-            if kind == "ex":
+            if kind == "st":
+                prep.statement_vectors[i] = vec
+            elif kind == "ex":
                 prep.exclusion_vectors[i] = vec
             elif kind == "rej":
                 rej.setdefault(i, []).append(vec)
@@ -329,6 +364,20 @@ class DriftChecker:
     # -- checking ------------------------------------------------------------------------
 
     def check(self, text: str, kind: str | None = None) -> DriftResult:
+        """Findings on ``text``: the candidates the calibrated model keeps."""
+        weights = self.model.for_layer(self.embedder is not None)
+        kept = [h for h, c in self._candidates(text) if c.probability >= weights.threshold]
+        findings = self._findings(text, kept)
+        if self.judge is not None:
+            findings = self._with_judge(text, kind, findings)
+        return DriftResult(findings=findings)
+
+    def candidates(self, text: str) -> list[Candidate]:
+        """Every proposed finding with its features and probability (for fitting and
+        for explaining a verdict)."""
+        return [c for _, c in self._candidates(text)]
+
+    def _candidates(self, text: str) -> list[tuple[_Hit, Candidate]]:
         units = segment(text)
         views = [_view(text, u) for u in units]
         _mark_decision_lists(views)
@@ -348,20 +397,103 @@ class DriftChecker:
                     sims[pos] = self._prep.topic_vectors @ matrix[row]
         hits: list[_Hit] = []
         for pos, view in enumerate(views):
-            hits.extend(self._undecided_hits(text, views, pos, sims))
+            found_here = self._undecided_hits(text, views, pos, sims)
             vec = vecs.get(pos)
             for ci, vocab in binding:
                 found = lexical[pos][ci]
                 if vec is not None and found and vocab.excluded is not None:
                     found = self._lexical_hits(text, view, ci, vocab, vec)  # semantic gate
-                hits.extend(found)
+                found_here.extend(found)
                 if vec is not None:
-                    hits.extend(self._semantic_hits(view, ci, vocab, vec))
-        hits = self._drop_confirmed(hits)
-        findings = self._findings(text, hits)
-        if self.judge is not None:
-            findings = self._with_judge(text, kind, findings)
-        return DriftResult(findings=findings)
+                    found_here.extend(self._semantic_hits(view, ci, vocab, vec))
+            for hit in found_here:
+                hit.pos = pos
+            hits.extend(found_here)
+        return self._featurize(text, views, hits, vecs, sims)
+
+    def _featurize(
+        self,
+        text: str,
+        views: list[_UnitView],
+        hits: list[_Hit],
+        vecs: dict[int, np.ndarray],
+        sims: dict[int, np.ndarray],
+    ) -> list[tuple[_Hit, Candidate]]:
+        """Features of each candidate (see :mod:`calibrate`) and its probability."""
+        prep = self._prep
+        index = {id(v): ci for ci, v in enumerate(prep.vocab)}
+        confirmed = {h.vocab.entry.id for h in hits if h.confirms}
+        real = [h for h in hits if h.rule and not h.confirms]
+        strong = [h for h in real if h.strong]
+        # the lexical rule chain's verdict (exceptions for confirmed exclusions and shared
+        # words); semantic candidates are judged on their similarities alone
+        rules_keep = {
+            id(h)
+            for h in self._drop_confirmed([h for h in hits if not h.flags])
+            if h.layer == "lexical"
+        }
+        weights = self.model.for_layer(self.embedder is not None)
+        last = max(1, len(views) - 1)
+        topics: dict[int, list[float]] = {}
+        out = []
+        for h in real:
+            ci = index[id(h.vocab)]
+            view = views[h.pos]
+            body = view.unit.text
+            if h.pos not in topics:  # lexical topic score of every constraint, per sentence
+                topics[h.pos] = [
+                    sum(w for t, w in v.topic.items() if t in view.topic_stems) for v in prep.vocab
+                ]
+            topic = topics[h.pos]
+            f: dict[str, float] = {
+                "bias": 1.0,
+                "rule_003": float(h.rule == "QA-PGC-003"),
+                "rule_004": float(h.rule == "QA-PGC-004"),
+                "rule_002": float(h.rule == "QA-PGC-002"),
+                f"src_{h.source}": 1.0,
+                "strong": float(h.strong),
+                "negated_unit": float(_has_negation(body)),
+                "history": float(view.history),
+                "reported": float(view.reported is not None),
+                "cue_suggestion": float(view.suggestion),
+                "cue_decision": float(view.decision),
+                "cue_undecided": float(view.undecided is not None),
+                "mentions_chosen": float(h.vocab.mentions_chosen(view.stems)),
+                "confirmed_elsewhere": float(h.vocab.entry.id in confirmed),
+                "overlaps_other_strong": float(
+                    any(
+                        s.vocab is not h.vocab and s.start < h.end and h.start < s.end
+                        for s in strong
+                    )
+                ),
+                "topic_lexical": min(3.0, topic[ci]) / 3.0,
+                "topic_rank1": float(topic[ci] > 0 and topic[ci] >= max(topic)),
+                "position": h.pos / last,
+                "bullet": float(view.unit.is_bullet),
+                "rules_keep": float(id(h) in rules_keep),
+                "hedge": float(bool(HEDGE.search(body))),
+                "coverage": h.coverage,
+            }
+            for flag in h.flags:
+                f[f"flag_{flag}"] = 1.0
+            vec = vecs.get(h.pos)
+            row = sims.get(h.pos)
+            if vec is not None and row is not None:
+                f["embedded"] = 1.0
+                f["sim_topic"] = float(row[ci])
+                f["sim_topic_rank1"] = float(int(row.argmax()) == ci)
+                if ci in prep.statement_vectors:
+                    f["sim_statement"] = float(prep.statement_vectors[ci] @ vec)
+                if ci in prep.rejected_vectors:
+                    rejected, chosen = prep.rejected_vectors[ci]
+                    f["sim_rejected"] = float((rejected @ vec).max())
+                    f["sim_chosen"] = float((chosen @ vec).max()) if chosen.size else 0.0
+                if ci in prep.exclusion_vectors:
+                    f["sim_excluded"] = float(prep.exclusion_vectors[ci] @ vec)
+            cand = Candidate(h.vocab.entry.id, h.rule, h.start, h.end, h.layer, h.score, f)
+            cand.probability = weights.probability(cand)
+            out.append((h, cand))
+        return out
 
     def _semantic_candidates(
         self, views: list[_UnitView], lexical: list[dict[int, list[_Hit]]]
@@ -429,6 +561,22 @@ class DriftChecker:
 
     # undecided language (QA-PGC-003) ------------------------------------------------------
 
+    def _clause_topic_scores(self, view: _UnitView) -> list[tuple[float, int]]:
+        """Topic scores of the clause holding the undecided cue, when its words alone
+        name a topic: the cue's scope is its clause ("whether X is still open; the team
+        wants Y data first" is about X, not Y). Empty list: fall back to the sentence."""
+        assert view.undecided is not None
+        cue = view.unit.start + view.undecided.start()
+        clause = next((c for c in view.clauses if c.start <= cue < c.end), None)
+        if clause is None or len(view.clauses) < 2:
+            return []
+        stems = clause.stems & view.topic_stems
+        scores = []
+        for ci, vocab in enumerate(self._prep.vocab):
+            scores.append((sum(w for t, w in vocab.topic.items() if t in stems), ci))
+        scores.sort(key=lambda x: (-x[0], x[1]))
+        return scores if scores and scores[0][0] >= UNDECIDED_TOPIC_MIN else []
+
     def _topic_scores(
         self, view: _UnitView, sims: dict[int, np.ndarray], row: int
     ) -> list[tuple[float, int]]:
@@ -449,7 +597,7 @@ class DriftChecker:
         match = view.undecided
         if match is None:
             return []
-        scores = self._topic_scores(view, sims, pos)
+        scores = self._clause_topic_scores(view) or self._topic_scores(view, sims, pos)
         best, ci = scores[0] if scores else (0.0, -1)
         if best < UNDECIDED_TOPIC_MIN and pos > 0:
             # "I'm not sure it was ever decided" refers back to the previous sentence
@@ -467,7 +615,8 @@ class DriftChecker:
             if clause.start <= start < clause.end:
                 start, end = clause.start, clause.end
                 break
-        return [_Hit("QA-PGC-003", vocab, start, end, "lexical", min(1.0, best / 2))]
+        score = min(1.0, best / 2)
+        return [_Hit("QA-PGC-003", vocab, start, end, "lexical", score, source="undecided")]
 
     # lexical violations -------------------------------------------------------------------
 
@@ -506,10 +655,10 @@ class DriftChecker:
                     if len(matched) == 1 and sim < RELAXED_MIN_SIM:
                         found = [h for h in found if h.confirms]
                 hits.extend(found)
-            if vocab.subject_terms and (view.reopen or view.undecided is not None):
+            if vocab.subject_terms and (view.reopen or _cue_in(view, clause)):
                 covered = len(vocab.subject_terms & clause.stems) / len(vocab.subject_terms)
                 if covered >= REOPEN_COVERAGE:  # "Should the app work offline at all?"
-                    hits.append(self._clause_hit(text, view, clause, vocab, False))
+                    hits.append(self._clause_hit(text, view, clause, vocab, False, "reopen"))
             if vocab.dependency:
                 hits.extend(self._dependency_hit(text, view, clause, vocab))
             if vocab.offline and not view.history:
@@ -523,7 +672,7 @@ class DriftChecker:
                 if where and lexicon.WEAKENERS.search(
                     _window(text, clause, where[0], where[1], 4, 6)
                 ):  # "generated PDFs are left out" against "every generated PDF"
-                    hits.append(self._clause_hit(text, view, clause, vocab, False))
+                    hits.append(self._clause_hit(text, view, clause, vocab, False, "scope"))
             if vocab.required is not None:
                 matched = vocab.required.matches(clause.stems)
                 where = _match_positions(clause, matched) if matched else None
@@ -531,12 +680,12 @@ class DriftChecker:
                     lexicon.WEAKENERS.search(_window(text, clause, where[0], where[1], 3, 4))
                 )
                 if where and (weakened or _negated(text, clause, *where)) and not view.history:
-                    hits.append(self._clause_hit(text, view, clause, vocab, False))
+                    hits.append(self._clause_hit(text, view, clause, vocab, False, "required"))
             for forbidden in vocab.forbidden:
                 matched = forbidden.matches(clause.stems)
                 where = _match_positions(clause, matched) if matched else None
                 if where and not _negated(text, clause, *where) and not view.history:
-                    hit = self._clause_hit(text, view, clause, vocab, False)
+                    hit = self._clause_hit(text, view, clause, vocab, False, "forbidden")
                     hit.strong = len(forbidden.core & clause.stems) >= 2
                     hits.append(hit)
         return hits
@@ -554,10 +703,17 @@ class DriftChecker:
         return False
 
     def _clause_hit(
-        self, text: str, view: _UnitView, clause: _Clause, vocab: ConstraintVocab, excluded: bool
+        self,
+        text: str,
+        view: _UnitView,
+        clause: _Clause,
+        vocab: ConstraintVocab,
+        excluded: bool,
+        source: str,
     ) -> _Hit:
         start, end = _trimmed(text, clause.start, clause.end)
-        return _Hit(self._rule_for(view, vocab, excluded), vocab, start, end, "lexical", 1.0)
+        rule = self._rule_for(view, vocab, excluded)
+        return _Hit(rule, vocab, start, end, "lexical", 1.0, source=source)
 
     def _term_hit(
         self,
@@ -579,17 +735,23 @@ class DriftChecker:
         if where is None:
             return []
         if view.reported and view.reported[0] <= clause.tokens[where[0]].start < view.reported[1]:
-            return []  # named inside a reported question
+            return []  # named inside a reported question: someone else's ask
+        flags = set()
+        out = []
         if _negated(text, clause, *where):
-            return [_Hit("", vocab, clause.start, clause.end, "lexical", 1.0, confirms=True)]
+            out.append(_Hit("", vocab, clause.start, clause.end, "lexical", 1.0, confirms=True))
+            flags.add("negated")
         if view.history and not (view.suggestion or view.decision):
-            return []
+            flags.add("history")
         if chosen_here and not cue:
-            return []  # "the PWA installs on iOS and Android": elaborating the chosen option
+            return out  # "the PWA installs on iOS and Android": elaborating the chosen option
         strong = bool(terms.strong & matched) and not (terms.relaxed and len(matched) == 1)
-        hit = self._clause_hit(text, view, clause, vocab, excluded)
+        source = "excluded" if terms is vocab.excluded else "term"
+        hit = self._clause_hit(text, view, clause, vocab, excluded, source)
         hit.strong = strong
-        return [hit]
+        hit.flags = frozenset(flags)
+        hit.coverage = min(1.0, len(matched) / max(1, terms.label_words))
+        return [*out, hit]
 
     def _dependency_hit(
         self, text: str, view: _UnitView, clause: _Clause, vocab: ConstraintVocab
@@ -603,7 +765,7 @@ class DriftChecker:
                 continue
             if view.history:
                 continue
-            hit = self._clause_hit(text, view, clause, vocab, False)
+            hit = self._clause_hit(text, view, clause, vocab, False, "dependency")
             hit.strong = len(tok.raw) > 3  # "js" in "highlight.js" is weaker evidence
             hits.append(hit)
             break
@@ -623,7 +785,7 @@ class DriftChecker:
             before = body[max(cond.end(), fail.start() - 12) : fail.start()]
             if lexicon.PRE_NEGATORS.search(before):
                 continue  # "dead spots don't stop picking"
-            return [self._clause_hit(text, view, clause, vocab, False)]
+            return [self._clause_hit(text, view, clause, vocab, False, "offline")]
         return []
 
     def _opposite_mode_hit(
@@ -642,9 +804,9 @@ class DriftChecker:
                 continue
             for match in opposite.finditer(body):
                 before = body[max(0, match.start() - 30) : match.start()]
-                if lexicon.PRE_NEGATORS.search(before) or lexicon.NOBODY.search(before):
+                if lexicon.PRE_NEGATORS.search(before):
                     continue  # "never by hand", "nobody prints them by hand"
-                return [self._clause_hit(text, view, clause, vocab, False)]
+                return [self._clause_hit(text, view, clause, vocab, False, "mode")]
         return []
 
     # semantic violations ------------------------------------------------------------------
@@ -657,23 +819,28 @@ class DriftChecker:
         negated = _has_negation(view.unit.text)
         if ci in prep.exclusion_vectors:
             sim = float(prep.exclusion_vectors[ci] @ vec)
-            if sim >= EXCLUSION_SIM:
-                if negated:
-                    hits.append(
-                        _Hit("", vocab, view.unit.start, view.unit.end, "semantic", sim, True, True)
+            if negated and sim >= EXCLUSION_SIM:
+                hits.append(
+                    _Hit("", vocab, view.unit.start, view.unit.end, "semantic", sim, True, True)
+                )
+            elif (
+                sim >= EXCLUSION_SIM
+                and not negated
+                and not view.history
+                and not (view.reported and not view.suggestion)
+            ):
+                hits.append(
+                    _Hit(
+                        self._rule_for(view, vocab, True),
+                        vocab,
+                        view.unit.start,
+                        view.unit.end,
+                        "semantic",
+                        sim,
+                        strong=False,
+                        source="sem_excluded",
                     )
-                elif not view.history and not (view.reported and not view.suggestion):
-                    hits.append(
-                        _Hit(
-                            self._rule_for(view, vocab, True),
-                            vocab,
-                            view.unit.start,
-                            view.unit.end,
-                            "semantic",
-                            sim,
-                            strong=False,
-                        )
-                    )
+                )
         chosen_here = vocab.mentions_chosen(view.stems)  # semantic path: presence is enough
         cue = view.suggestion or view.decision or view.undecided is not None
         if (
@@ -701,6 +868,7 @@ class DriftChecker:
                         "semantic",
                         rej,
                         strong=False,
+                        source="sem_rejected",
                     )
                 )
         return hits

@@ -400,23 +400,26 @@ def cue_stems() -> frozenset[str]:
 
 #: A reported question or request: what follows is someone else's ask, not a proposal.
 REPORTED = re.compile(
-    r"\b(?:asked|asks|asking|wondered|wonders|wondering)\s+(?:\w+\s+){0,3}?(?:whether|if|why)\b",
+    r"\b(?:asked|asks|asking|wondered|wonders|wondering)\s+(?:\w+\s+){0,3}?"
+    r"(?:whether|if|why|about)\b",
     re.I,
 )
-NOBODY = re.compile(r"\b(?:nobody|no one|no-one)\b", re.I)
 
 #: Words that negate what follows them in the clause.
 PRE_NEGATORS = re.compile(
     r"\b(?:not|no|never|without|none|neither|nor|cannot|instead of|rather than|won't|can't"
     r"|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|shouldn't|mustn't|nothing"
     r"|refuses?|refused|rejects?|rejected|prevents?|forbids?|forbidden|disallows?|denies"
-    r"|avoids?|blocks?|stops?|unlike|versus|vs|dropping|drops?|got rid of|away from)\b"
+    r"|avoids?|blocks?|stops?|unlike|versus|vs|dropping|drops?|got rid of|away from|excluded"
+    r"|nobody|no one|no-one)\b"
     r"|\b\w+n't\b",
     re.I,
 )
-#: "replaced X with Y", "migrated from X to Y": X is the old thing, Y the new one.
+#: "replaced X with Y", "swapped X for Y", "migrated from X to Y": X is the old thing.
 DIRECTIONAL = re.compile(
-    r"\b(?:replac(?:e|es|ed|ing)|(?:migrat|mov|switch|port)\w*\s+(?:\w+\s+)?from)\b", re.I
+    r"\b(?:replac(?:e|es|ed|ing)|swap(?:s|ped|ping)?"
+    r"|(?:migrat|mov|switch|port)\w*\s+(?:\w+\s+)?from)\b",
+    re.I,
 )
 DIRECTION_BREAK = re.compile(r"\b(?:with|to|by|into|onto|for)\b", re.I)
 
@@ -429,7 +432,7 @@ POST_NEGATORS = re.compile(
     r"|off the table|(?:is|are|was|were) cut|not part of|no plans"
     r"|(?:is|are|was|were|got|been) replaced|forbidden|prohibited|disallowed|banned"
     r"|not (?:allowed|permitted)|went back|sent back|given back|decommissioned"
-    r"|retired|phased out)\b",
+    r"|retired|phased out|(?:is|are|was|were) gone|bypassed)\b",
     re.I,
 )
 #: Words that turn a required "yes" into something less: dropped, deferred, optional.

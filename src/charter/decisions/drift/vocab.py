@@ -20,7 +20,13 @@ from charter.decisions.drift import lexicon
 from charter.decisions.invariants import Invariant, invariant_for
 from charter.decisions.models import Clarification, PgcClarifications
 
-_NEGATIVE_CLAUSE = re.compile(r"\b(?P<neg>never|no|not|zero|without|nor)\b(?P<rest>[^.;,]*)", re.I)
+#: A negated clause of a free-text answer; it ends at punctuation, a colon included ("X is
+#: never allowed: when ..." forbids X, the explanation after the colon is not forbidden).
+_NEGATIVE_CLAUSE = re.compile(r"\b(?P<neg>never|no|not|zero|without|nor)\b(?P<rest>[^.;,:]*)", re.I)
+#: A negated passive or copula ("X are never shown"): X is what the clause forbids.
+_COPULA_END = re.compile(r"\b(?:is|are|was|were|be|been|gets?)\s*$", re.I)
+#: Words that only say *that* something is forbidden; the thing itself precedes them.
+_PERMISSION = frozenset(["allowed", "permitted", "possible", "acceptable", "accepted", "ok"])
 
 
 @dataclass(frozen=True)
@@ -69,12 +75,17 @@ class Forbidden:
     core: frozenset[str]
     context: frozenset[str]
     verb: frozenset[str] = frozenset()  # "staff cannot override": the action must be named
+    #: "storage locations are never shown on the site": what is never shown must be named
+    #: (one of these words), not just the predicate
+    subject: frozenset[str] = frozenset()
 
     def matches(self, stems: set[str]) -> set[str]:
         """Two core words; or, for a short clause (≤ 3 core words), one core word plus a
         word of the answer's topic."""
         core = set(self.core & stems)
         if not core or not self.verb <= stems:
+            return set()
+        if self.subject and not self.subject & stems:
             return set()
         context = set(self.context & stems)
         if len(core) >= min(2, len(self.core)):
@@ -222,9 +233,22 @@ def _forbidden_clauses(answer: str, shared: set[str]) -> list[Forbidden]:
     context = set(lexicon.content_stems(answer))
     for match in _NEGATIVE_CLAUSE.finditer(answer):
         core = set(lexicon.content_stems(match.group("rest")))
+        rest = {w.lower() for w in lexicon.tokens(match.group("rest"))}
+        before = re.split(r"[.;:,]", answer[: match.start()])[-1]
+        subject: set[str] = set()
+        if rest and rest <= _PERMISSION:  # "Overbooking is never allowed"
+            core = set(lexicon.content_stems(before))
+        elif _COPULA_END.search(before):  # "Storage locations are never shown on ..."
+            subject = set(lexicon.content_stems(before))
         if not core:
             continue
-        out.append(Forbidden(core=frozenset(core), context=frozenset(context - core)))
+        out.append(
+            Forbidden(
+                core=frozenset(core),
+                context=frozenset(context - core - subject),
+                subject=frozenset(subject),
+            )
+        )
     # the subject of "X and Y can never read them" sits before the negator
     subj_neg = (
         r"(?P<subj>[^.;:,]*?)\b(?:(?:can|could|must|will|may)\s+(?P<never>never)|cannot|can't"

@@ -1,0 +1,159 @@
+"""The calibrated decision of the drift checker: which candidate hits become findings.
+
+The lexical and semantic layers propose *candidates* (a constraint, a rule, an exact
+span, and how they were found). Whether a candidate is a real violation used to be a
+chain of hand-set thresholds and exceptions; here it is one logistic regression over
+features the layers already compute (which check and cue found it, the rule chain's own
+verdict, negation, quoted history, reported questions, hedging words, embedding
+similarity to the constraint, its statement and its chosen and rejected options, where
+the sentence sits). The weights are fitted by
+``bench/drift_fit.py`` on labelled scenarios with leave-one-scenario-out
+cross-validation, and the operating point is chosen on the training folds for
+precision first. They ship as a small JSON file (``charter/data/drift_model.json``).
+
+Two weight sets are fitted: ``semantic`` (with the embedding model) and ``lexical``
+(without it, e.g. in a cold hook process), because similarity features are absent in
+the second and the other weights must not count on them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+
+from charter.errors import CharterError
+
+#: Feature names, in the order of the weight vectors. Keep in sync with the fit script
+#: (it reads this list); a change here needs a refit.
+FEATURES: tuple[str, ...] = (
+    "bias",
+    "rule_003",
+    "rule_004",
+    "rule_002",
+    "src_term",
+    "src_excluded",
+    "src_reopen",
+    "src_dependency",
+    "src_offline",
+    "src_mode",
+    "src_scope",
+    "src_required",
+    "src_forbidden",
+    "src_undecided",
+    "src_sem_excluded",
+    "src_sem_rejected",
+    "strong",
+    "embedded",
+    "sim_topic",
+    "sim_topic_rank1",
+    "sim_rejected",
+    "sim_chosen",
+    "sim_excluded",
+    "negated_unit",
+    "history",
+    "reported",
+    "cue_suggestion",
+    "cue_decision",
+    "cue_undecided",
+    "mentions_chosen",
+    "confirmed_elsewhere",
+    "overlaps_other_strong",
+    "topic_lexical",
+    "topic_rank1",
+    "position",
+    "bullet",
+    "rules_keep",
+    "hedge",
+    "flag_negated",
+    "flag_history",
+    "coverage",
+    "sim_statement",
+)
+
+#: Modal and hedging words (generic English): a sentence that may only be floating an
+#: idea. The phrase-level SUGGESTION cue stays for rule attribution; this is the model's
+#: broader view of modality.
+HEDGE = re.compile(
+    r"\b(?:could|might|may|maybe|perhaps|possibly|consider\w*|suggest\w*|propos\w*"
+    r"|worth|make sense|makes sense|option|options|prefer|rather)\b",
+    re.I,
+)
+
+
+@dataclass
+class Candidate:
+    """One proposed finding and its features (names in :data:`FEATURES`)."""
+
+    constraint_id: str
+    rule: str
+    start: int
+    end: int
+    layer: str
+    score: float
+    features: dict[str, float] = field(default_factory=dict)
+    probability: float = 0.0
+
+    def vector(self) -> list[float]:
+        return [self.features.get(name, 0.0) for name in FEATURES]
+
+
+@dataclass(frozen=True)
+class Weights:
+    """One fitted logistic regression and its operating point."""
+
+    weights: tuple[float, ...]
+    threshold: float
+
+    def probability(self, candidate: Candidate) -> float:
+        z = sum(w * x for w, x in zip(self.weights, candidate.vector(), strict=True))
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+@dataclass(frozen=True)
+class DriftModel:
+    """The shipped weights: ``semantic`` and ``lexical`` variants."""
+
+    semantic: Weights
+    lexical: Weights
+    meta: dict[str, object]
+
+    def for_layer(self, semantic: bool) -> Weights:
+        return self.semantic if semantic else self.lexical
+
+
+def parse_model(data: dict[str, object], where: str) -> DriftModel:
+    """Validate a model file's content (feature list must match this version)."""
+    if data.get("features") != list(FEATURES):
+        raise CharterError(f"{where}: feature list does not match this Charter; refit it")
+    out = {}
+    for key in ("semantic", "lexical"):
+        part = data.get(key)
+        if not isinstance(part, dict):
+            raise CharterError(f"{where}: missing {key!r} weights")
+        weights = part.get("weights")
+        threshold = part.get("threshold")
+        if (
+            not isinstance(weights, list)
+            or len(weights) != len(FEATURES)
+            or not all(isinstance(w, int | float) for w in weights)
+            or not isinstance(threshold, int | float)
+        ):
+            raise CharterError(f"{where}: malformed {key!r} weights")
+        out[key] = Weights(tuple(float(w) for w in weights), float(threshold))
+    meta = data.get("meta")
+    return DriftModel(out["semantic"], out["lexical"], meta if isinstance(meta, dict) else {})
+
+
+@lru_cache(maxsize=1)
+def default_model() -> DriftModel:
+    """The fitted model shipped with Charter (loaded once per process)."""
+    path = resources.files("charter") / "data" / "drift_model.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CharterError(f"{path}: cannot read the drift model ({exc})") from None
+    return parse_model(data, str(path))
