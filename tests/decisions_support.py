@@ -86,3 +86,28 @@ def write_inputs(root: Path) -> tuple[Path, Path]:
 def no_worker(root: Path, extra: str = "") -> None:
     """charter.toml that keeps hook tests from starting a background worker."""
     (root / "charter.toml").write_text("[hooks]\nwarm_worker = false\n" + extra, encoding="utf-8")
+
+
+def clarification_entry(
+    cid: str, text: str, atype: str, choices: list[Any], answer: Any, **kw: Any
+) -> dict[str, Any]:
+    """One pgc_clarifications entry, resolved unless ``answer`` is None or undecided."""
+    resolved = answer not in (None, "undecided")
+    if atype == "free_text":
+        label = answer
+    elif isinstance(answer, list):
+        label = [c["label"] for c in choices if c["id"] in answer]
+    else:
+        label = next((c["label"] for c in choices if c["id"] == answer), None)
+    return {
+        "id": cid,
+        "text": text,
+        "priority": kw.get("priority", "must"),
+        "answer_type": atype,
+        "choices": choices,
+        "user_answer": answer,
+        "user_answer_label": label if resolved else None,
+        "resolved": resolved,
+        "binding": kw.get("binding", resolved),
+        "binding_reason": kw.get("reason", "must_answered" if resolved else "unresolved"),
+    }

@@ -28,31 +28,15 @@ from charter.decisions.drift.vocab import _forbidden_clauses
 from charter.decisions.models import parse_clarifications
 from charter.embed.registry import get_embedder
 from charter.errors import CharterError
+from tests.decisions_support import clarification_entry
 
 ROOT = Path(__file__).resolve().parents[1]
 YN = [{"id": "yes", "label": "Yes"}, {"id": "no", "label": "No"}]
 
 
-def _entry(cid: str, text: str, atype: str, choices: list[Any], answer: Any) -> dict[str, Any]:
-    resolved = answer is not None
-    label = next((c["label"] for c in choices if c["id"] == answer), answer)
-    return {
-        "id": cid,
-        "text": text,
-        "priority": "must",
-        "answer_type": atype,
-        "choices": choices,
-        "user_answer": answer if resolved else "undecided",
-        "user_answer_label": label if resolved else None,
-        "resolved": resolved,
-        "binding": resolved,
-        "binding_reason": "must_answered" if resolved else "unresolved",
-    }
-
-
 CLARIFICATIONS = {
     "pgc_clarifications": [
-        _entry(
+        clarification_entry(
             "MAIL_PROVIDER",
             "Which service sends the newsletters?",
             "single_choice",
@@ -62,7 +46,7 @@ CLARIFICATIONS = {
             ],
             "postmark",
         ),
-        _entry(
+        clarification_entry(
             "SUBSCRIBER_PRIVACY",
             "What may public archive pages show about subscribers?",
             "free_text",
@@ -70,21 +54,23 @@ CLARIFICATIONS = {
             "Subscriber email addresses are never shown on the public archive; only the "
             "issue and its date.",
         ),
-        _entry(
+        clarification_entry(
             "DOUBLE_BOOKING",
             "How are sponsor slots handled?",
             "free_text",
             [],
             "Double booking is never allowed: a sold slot closes for every sponsor at once.",
         ),
-        _entry(
+        clarification_entry(
             "PAID_TIERS",
             "Do we offer paid subscriptions?",
             "yes_no",
             YN,
             None,
         ),
-        _entry("ARCHIVE", "Is there a public archive of past issues?", "yes_no", YN, "yes"),
+        clarification_entry(
+            "ARCHIVE", "Is there a public archive of past issues?", "yes_no", YN, "yes"
+        ),
     ]
 }
 

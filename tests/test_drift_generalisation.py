@@ -7,41 +7,18 @@ the default checker (lexical + MiniLM) and the lexical layer alone are exercised
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from charter.decisions.drift.checker import DriftChecker
 from charter.decisions.models import parse_clarifications
 from charter.embed.registry import get_embedder
+from tests.decisions_support import clarification_entry
 
 YN = [{"id": "yes", "label": "Yes"}, {"id": "no", "label": "No"}]
 
 
-def _entry(cid: str, text: str, atype: str, choices: list[Any], answer: Any, **kw: Any) -> dict:
-    resolved = answer not in (None, "undecided")
-    if atype == "free_text":
-        label = answer
-    elif isinstance(answer, list):
-        label = [c["label"] for c in choices if c["id"] in answer]
-    else:
-        label = next((c["label"] for c in choices if c["id"] == answer), None)
-    return {
-        "id": cid,
-        "text": text,
-        "priority": kw.get("priority", "must"),
-        "answer_type": atype,
-        "choices": choices,
-        "user_answer": answer,
-        "user_answer_label": label if resolved else None,
-        "resolved": resolved,
-        "binding": kw.get("binding", resolved),
-        "binding_reason": kw.get("reason", "must_answered" if resolved else "unresolved"),
-    }
-
-
 CLARIFICATIONS = [
-    _entry(
+    clarification_entry(
         "LIMS_VENDOR",
         "Which LIMS stores the sample records?",
         "single_choice",
@@ -51,7 +28,7 @@ CLARIFICATIONS = [
         ],
         "labware",
     ),
-    _entry(
+    clarification_entry(
         "STORAGE_LAYOUT",
         "How are freezers organised?",
         "single_choice",
@@ -61,35 +38,35 @@ CLARIFICATIONS = [
         ],
         "rack",
     ),
-    _entry(
+    clarification_entry(
         "AUTO_LABELS",
         "Must tube labels be printed automatically when a sample is registered?",
         "yes_no",
         YN,
         "yes",
     ),
-    _entry(
+    clarification_entry(
         "BENCH_SCANNING",
         "Must bench scanning keep working when the Wi-Fi drops in the cold room?",
         "yes_no",
         YN,
         "yes",
     ),
-    _entry(
+    clarification_entry(
         "RESULT_SYNC",
         "How fresh must results be in the LIMS?",
         "free_text",
         [],
         "Every result reaches the LIMS within 30 seconds; no overnight file transfers.",
     ),
-    _entry(
+    clarification_entry(
         "TABLET_ENTRY",
         "Must technicians be able to register samples on a tablet or phone?",
         "yes_no",
         YN,
         "yes",
     ),
-    _entry(
+    clarification_entry(
         "LABEL_CONTENT",
         "What must a tube label carry?",
         "free_text",
@@ -97,7 +74,7 @@ CLARIFICATIONS = [
         "Every tube label shows the barcode and the collection date; technicians cannot "
         "edit the barcode.",
     ),
-    _entry(
+    clarification_entry(
         "CLIENT",
         "Which client do technicians use?",
         "single_choice",
@@ -107,7 +84,7 @@ CLARIFICATIONS = [
         ],
         "browser",
     ),
-    _entry(
+    clarification_entry(
         "SHIPPING",
         "Is courier shipping of samples between sites in scope?",
         "yes_no",

@@ -212,7 +212,10 @@ class Retriever:
         lex = self.bm25.scores(task) if cand else np.zeros(0, dtype=np.float32)
         lex_max = float(lex.max()) if len(lex) else 0.0
         if s.content_gate and is_content_free(task, tokenize(task), self.reply_words()):
-            return self._empty(task, intent, "no task in the prompt: only conversational words")
+            reason = "no task in the prompt: only conversational words"
+            return self._retrieval(
+                task, intent, [], [{"rule_id": "*", "reason": reason}], gated=True
+            )
         lex_norm = lex / lex_max if lex_max > 0 else lex
         if s.feedback_weight and len(cand) > s.feedback_top:
             first = s.dense_weight * dense + s.lexical_weight * lex_norm
@@ -263,18 +266,7 @@ class Retriever:
         chosen = self._select((make(pos) for pos in order), top_n, budget_tokens, dropped)
         if budget_tokens and not top_n:
             chosen = self._complete_groups(chosen, make, allowed, budget_tokens)
-        policy = self.render_policy(chosen)
-        return Retrieval(
-            task=task,
-            intent=intent,
-            constitution_rules=self.constitution_rules,
-            constitution_hash=self.compiled.constitution.hash,
-            truncated=self.compiled.constitution.truncated,
-            shards=chosen,
-            dropped=dropped,
-            policy_text=policy,
-            tokens=count_tokens(policy),
-        )
+        return self._retrieval(task, intent, chosen, dropped)
 
     def reply_words(self) -> frozenset[str]:
         """The words of generic conversational replies, as this index tokenizes them."""
@@ -282,19 +274,27 @@ class Retriever:
             self._reply_words = frozenset(w for r in CONTENT_FREE for w in tokenize(r))
         return self._reply_words
 
-    def _empty(self, task: str, intent: Intent, why: str) -> Retrieval:
-        policy = self.render_policy([])
+    def _retrieval(
+        self,
+        task: str,
+        intent: Intent,
+        shards: list[Shard],
+        dropped: list[dict[str, str]],
+        *,
+        gated: bool = False,
+    ) -> Retrieval:
+        policy = self.render_policy(shards)
         return Retrieval(
             task=task,
             intent=intent,
             constitution_rules=self.constitution_rules,
             constitution_hash=self.compiled.constitution.hash,
             truncated=self.compiled.constitution.truncated,
-            shards=[],
-            dropped=[{"rule_id": "*", "reason": why}],
+            shards=shards,
+            dropped=dropped,
             policy_text=policy,
             tokens=count_tokens(policy),
-            gated=True,
+            gated=gated,
         )
 
     def _cos(self, a: Rule, b: Rule) -> float:
