@@ -24,11 +24,15 @@ from charter.decisions import service
 from tests.conftest import hook_payload, write
 from tests.decisions_support import decisions, no_worker
 
-#: Runs the real CLI entry point; an exit handler records the modules it imported.
+#: Runs the real CLI entry point and records the modules imported when it exits (a hook
+#: leaves through ``os._exit``, which skips ``atexit``: the probe wraps it).
 _PROBE = (
-    "import atexit, json, os, sys\n"
-    "out = os.environ['CHARTER_TEST_MODULES']\n"
-    "atexit.register(lambda: open(out, 'w').write(json.dumps(sorted(sys.modules))))\n"
+    "import json, os, sys\n"
+    "out, real_exit = os.environ['CHARTER_TEST_MODULES'], os._exit\n"
+    "def record(code):\n"
+    "    open(out, 'w').write(json.dumps(sorted(sys.modules)))\n"
+    "    real_exit(code)\n"
+    "os._exit = record\n"
     "sys.argv = ['charter', 'hook', sys.argv[1]]\n"
     "from charter.cli import main\n"
     "main()\n"
