@@ -31,6 +31,7 @@ from charter.search.text import analyze
 from charter.search.vectors import vectors_for
 from charter.secretscan import ledger
 from charter.secretscan.apply import scrub_pending
+from charter.store.db import read_snapshot
 
 
 @dataclass
@@ -294,8 +295,11 @@ class Indexer:
             # compile BM25 weights and the vector sidecar now so the first search after
             # indexing is fast (a kill before either leaves it stale: rebuilt on read)
             fault_point("index.committed")
-            bm25_for(store, self.project.state_dir, self.settings.fusion.title_weight)
-            vectors_for(store, self.project.state_dir, model, self.embedder.dim)
+            # one read snapshot: a parallel `charter index` committing meanwhile can never
+            # leave a cache whose stamp and content come from different generations
+            with read_snapshot(store.conn):
+                bm25_for(store, self.project.state_dir, self.settings.fusion.title_weight)
+                vectors_for(store, self.project.state_dir, model, self.embedder.dim)
 
     def _embed(self, todo: list[tuple[int, int, str]], pending: list[_Pending]) -> None:
         batch = 256
