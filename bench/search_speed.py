@@ -8,6 +8,11 @@ vectors are random unit vectors under the real model's name, because embedding 1
 chunks would take an hour here and latency does not depend on the vector values; queries
 are embedded by the real MiniLM model and reranked by the real default reranker. Every
 figure is the median over ``--runs`` runs; each run's p50 is over ``--queries`` queries.
+
+``open_s`` is the first open after the corpus is written (it builds the BM25 and vector
+sidecars from SQLite, as the indexer does after a commit); ``reopen_s`` an open with
+current sidecars (memory-mapped), what every later process pays; ``cold_cli_search_s``
+a whole fresh ``charter search`` process.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import hashlib
 import resource
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -101,6 +107,19 @@ def query_p50(engine: SearchEngine, queries: list[str], rerank: bool) -> float:
     return statistics.median(timings)
 
 
+def cold_search(root: Path, query: str) -> float:
+    """Wall seconds of one fresh ``charter search`` process (interpreter, imports, model
+    load, index open, query, output)."""
+    start = time.perf_counter()
+    subprocess.run(
+        [str(Path(sys.executable).with_name("charter")), "search", query, "--mode", "review"],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+    return time.perf_counter() - start
+
+
 def bench_size(n_chunks: int, runs: int, n_queries: int) -> dict[str, float]:
     embedder = get_embedder("minilm")
     get_reranker(RerankSettings())  # load once, outside the timings
@@ -117,6 +136,12 @@ def bench_size(n_chunks: int, runs: int, n_queries: int) -> dict[str, float]:
         engine = SearchEngine(project, embedder=embedder)
         load_s = time.perf_counter() - load_start
         engine.search("warm up", mode="review", log=False)
+        reopen: list[float] = []
+        for _ in range(runs):  # what every later process pays: the sidecars are current
+            start = time.perf_counter()
+            SearchEngine(project, embedder=embedder).close()
+            reopen.append(time.perf_counter() - start)
+        cold_cli = [cold_search(root, queries[-1 - run]) for run in range(runs)]
         for run in range(runs):
             picked = queries[run * n_queries : (run + 1) * n_queries]
             p50_plain.append(query_p50(engine, picked, rerank=False))
@@ -126,6 +151,8 @@ def bench_size(n_chunks: int, runs: int, n_queries: int) -> dict[str, float]:
         "chunks": n_chunks,
         "build_s": round(build_s, 1),
         "open_s": round(load_s, 2),
+        "reopen_s": round(statistics.median(reopen), 3),
+        "cold_cli_search_s": round(statistics.median(cold_cli), 2),
         "p50_ms_no_rerank": round(statistics.median(p50_plain), 1),
         "p50_ms_rerank": round(statistics.median(p50_rerank), 1),
         "max_rss_mib": round(rss_mib(), 0),

@@ -321,7 +321,7 @@ TERM = "zephyrquartz"
 
 class SearchScenario:
     """``charter index`` of changed docs killed per document, after the last commit,
-    and while the BM25 cache is saved."""
+    and while the BM25 cache or the vector sidecar is saved."""
 
     name = "search index"
     steps: ClassVar[list[str]] = [
@@ -330,6 +330,7 @@ class SearchScenario:
         "index.doc@3",
         "index.committed",
         "bm25.save",
+        "vectors.save",
         "random",
     ]
 
@@ -385,10 +386,14 @@ def _change_docs(root: Path) -> None:
 
 
 def _search_problem(root: Path) -> str:
-    """Does a reader see an index whose BM25 cache or integrity disagrees with its data?"""
+    """Does a reader see an index whose BM25 cache, vector sidecar or integrity disagrees
+    with its data?"""
     from charter.config import Project
+    from charter.embed.registry import get_embedder
     from charter.search.bm25 import BM25Matrix, bm25_for
     from charter.search.store import SearchStore
+    from charter.search.vectors import VectorIndex, vectors_for
+    from charter.store.db import read_snapshot
 
     project = Project.load(root)
     db = project.state_dir / "search.db"
@@ -409,6 +414,13 @@ def _search_problem(root: Path) -> str:
                     a is not None and b is not None and not np.allclose(a, b)
                 ):
                     return f"BM25 cache scores differ for {query!r} (stale cache served)"
+            embedder = get_embedder(project.settings.embed.provider)
+            with read_snapshot(store.conn):
+                side = vectors_for(store, project.state_dir, embedder.name, embedder.dim)
+                rows = VectorIndex.build(store, embedder.name, embedder.dim)
+            for name in ("chunk_ids", "chunk_doc", "matrix"):
+                if not np.array_equal(getattr(side, name), getattr(rows, name)):
+                    return f"vector sidecar {name} differs from the index (stale sidecar served)"
     except (sqlite3.Error, OSError) as exc:
         return f"unreadable index: {exc}"
     return ""

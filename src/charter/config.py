@@ -34,7 +34,10 @@ class EmbedSettings(BaseModel):
         "minilm", description="minilm (bundled ONNX model) | hash | sentence-transformers"
     )
     model_path: str = Field("", description="local model dir for sentence-transformers")
-    batch_size: int = Field(32, ge=1, description="texts per model run")
+    # 16 compiled 500 short rules ~5 % faster than 32, with byte-identical vectors
+    batch_size: int = Field(
+        16, ge=1, description="texts per model run (vectors do not depend on it)"
+    )
     max_tokens: int = Field(256, ge=16, description="truncate inputs to this many tokens")
 
 

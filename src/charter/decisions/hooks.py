@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from typing import Any
 
 from charter.config import Project
@@ -113,9 +114,14 @@ def _last_message_from_transcript(path: object, notes: list[str] | None = None) 
 
 
 def _model_loaded(project: Project) -> bool:
-    """True when this process already holds the embedding model (the warm worker)."""
-    from charter.embed import registry
+    """True when this process already holds the embedding model (the warm worker).
 
+    Asked of ``sys.modules``, not by importing the registry: that import pulls in numpy,
+    a third of a cold lexical Stop hook's time, only to learn that nothing is loaded.
+    """
+    registry = sys.modules.get("charter.embed.registry")
+    if registry is None:
+        return False
     embed = project.settings.embed
     key = (embed.provider, embed.model_path, embed.batch_size, embed.max_tokens)
     return key in getattr(registry, "_CACHE", {})

@@ -127,7 +127,7 @@ class MiniLMEmbedder:
     name = "all-MiniLM-L6-v2-int8"
     dim = 384
 
-    def __init__(self, batch_size: int = 32, max_tokens: int = 256) -> None:
+    def __init__(self, batch_size: int = 16, max_tokens: int = 256) -> None:
         self._session, self._input_names, self._tokenizer = load_session(max_tokens, 1)
         self._batch_size = batch_size
         self._pool: ThreadPoolExecutor | None = None

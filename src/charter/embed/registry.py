@@ -13,7 +13,7 @@ _CACHE: dict[tuple[str, str, int, int], Embedder] = {}
 
 
 def get_embedder(
-    provider: str = "minilm", *, model_path: str = "", batch_size: int = 32, max_tokens: int = 256
+    provider: str = "minilm", *, model_path: str = "", batch_size: int = 16, max_tokens: int = 256
 ) -> Embedder:
     """The provider for ``provider``, built once per process.
 

@@ -110,6 +110,8 @@ _OWN_OUTPUTS = (
     "graph/file-index.npz",
     "index.db",
     "search-bm25.npz",
+    "search-bm25.bin",
+    "search-vectors.bin",
 )
 
 

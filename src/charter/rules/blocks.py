@@ -10,13 +10,30 @@ original file (front matter included), because citations and benchmarks depend o
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from markdown_it import MarkdownIt
-from markdown_it.tree import SyntaxTreeNode
+if TYPE_CHECKING:
+    from markdown_it.tree import SyntaxTreeNode
 
-_MD = MarkdownIt("commonmark").enable("table")
+
+@functools.cache
+def _markdown() -> Any:
+    """The parser, built on first use: hooks that only load compiled rules import this
+    module (through the compiler) but never parse, so they skip markdown-it's import."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table")
+
+
+def _tree(text: str) -> SyntaxTreeNode:
+    from markdown_it.tree import SyntaxTreeNode
+
+    return SyntaxTreeNode(_markdown().parse(text))
+
+
 _COMMENT = re.compile(r"^\s*(#|//|--|;|<!--)\s?(.*?)(-->)?\s*$")
 
 
@@ -178,7 +195,7 @@ class _Walker:
             return True
         sub = _Walker("\n".join(inner), self.offset + node.map[0] + 1)
         sub.headings = [*self.headings, (99, tag)]
-        sub.walk(SyntaxTreeNode(_MD.parse("\n".join(inner))).children, context, depth)
+        sub.walk(_tree("\n".join(inner)).children, context, depth)
         self.blocks.extend(sub.blocks)
         return True
 
@@ -397,7 +414,7 @@ def split_blocks(
     ``line_offset`` is the number of source lines before ``body`` so spans point into
     the original file.
     """
-    tree = SyntaxTreeNode(_MD.parse(body))
+    tree = _tree(body)
     walker = _Walker(body, line_offset)
     walker.walk(tree.children)
     return walker.blocks, walker.heading_lines

@@ -192,7 +192,7 @@ def compile_rules(
     is set (lint), they are embedded on demand (or reused from the vector cache).
     """
     report = CompileReport()
-    workers = ThreadPoolExecutor(1, thread_name_prefix="charter-compile")
+    workers = ThreadPoolExecutor(2, thread_name_prefix="charter-compile")
     try:
         # The model loads while the files are parsed; then the shards are embedded (the
         # model runs without the GIL) while cl100k counts and the constitution are built.
@@ -200,11 +200,15 @@ def compile_rules(
         if embedder is None:
             import_provider(project.settings)
             loading = workers.submit(embedder_for, project.settings)
+        # Creating a new project's vector cache (index.db: WAL switch, migrations, their
+        # fsyncs) took ~0.2 s on the embedding's critical path; it is done meanwhile.
+        warming = workers.submit(_warm_vector_cache, project.db_path)
         sources = _sources_for(project, paths, report)
         _redact_sources(project, sources, report)
         rules = _parse_rules(project, sources, report)
         model = loading.result() if loading is not None else embedder
         assert model is not None
+        warming.result()
         members = frozenset(r.id for r in rules if r.constitution)
         shards = workers.submit(embed_rules, project, rules, model, report, members)
         constitution, source_tokens = _constitution(project, rules, sources, report)
@@ -229,6 +233,12 @@ def compile_rules(
     if write:
         save(project, compiled, sources, explicit=paths)
     return compiled
+
+
+def _warm_vector_cache(path: Path) -> None:
+    """Open (and on first use create) the vector cache once, so the embedding step's own
+    open finds it ready. Its connection lives in this thread only (sqlite3's rule)."""
+    VectorCache(path).close()
 
 
 def _redact_sources(project: Project, sources: list[SourceFile], report: CompileReport) -> None:

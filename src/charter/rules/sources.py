@@ -15,9 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from charter import safeyaml
 from charter.boundary import BoundaryError, inside_root
 from charter.errors import CharterError
 from charter.fileio import read_text
@@ -176,6 +173,10 @@ def _lenient_yaml(raw: str, name: str = "front matter") -> Any:
 
     Both attempts go through :mod:`charter.safeyaml`, so a YAML bomb is refused.
     """
+    import yaml  # loaded for files with front matter only: most hooks never need it
+
+    from charter import safeyaml
+
     try:
         return safeyaml.load(raw, name=name)
     except yaml.YAMLError:
@@ -200,6 +201,8 @@ def split_front_matter(text: str, rel: str) -> tuple[dict[str, Any], str, int]:
         return {}, text, 0
     for idx in range(1, len(lines)):
         if lines[idx].strip() in ("---", "..."):
+            import yaml
+
             raw = "\n".join(lines[1:idx])
             try:
                 meta = _lenient_yaml(raw, f"{rel}: front matter") if raw.strip() else {}

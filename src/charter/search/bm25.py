@@ -5,30 +5,33 @@ phrase lookups; but ``ORDER BY bm25()`` over an OR-query scores every matching r
 SQL, which takes hundreds of milliseconds at 100k chunks. So the same analysed text is
 also compiled into a chunk × term matrix of BM25 weights (Lucene's idf, k1 = 1.2,
 b = 0.75, the title's terms counted ``title_weight`` times), cached next to the index
-(``search-bm25.npz``) and rebuilt when the index generation changes (the generation
-moves in the same SQLite transaction as the data, see ``charter.search.store``). A query is then
-the sum of a few sparse columns: a few milliseconds at 100k chunks.
+(``search-bm25.bin``, memory-mapped, see :mod:`charter.search.sidecar`) and rebuilt when
+the index generation changes (the generation moves in the same SQLite transaction as the
+data, see ``charter.search.store``). A query is then the sum of a few sparse columns: a
+few milliseconds at 100k chunks, touching only those columns' pages of the cache file.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import math
-import os
-import zipfile
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
 
-from charter.fileio import fault_point
+from charter.search.sidecar import read_arrays, write_arrays
 from charter.search.store import SearchStore
 from charter.search.text import terms
 
-CACHE_NAME = "search-bm25.npz"
+if TYPE_CHECKING:
+    from scipy import sparse
+
+CACHE_NAME = "search-bm25.bin"
+#: The cache's name before it was memory-mapped; removed when the new one is written.
+OLD_CACHE_NAME = "search-bm25.npz"
 K1 = 1.2
 B = 0.75
 
@@ -54,26 +57,43 @@ def weigh(csr: sparse.csr_matrix, lengths: list[float]) -> None:
 
 
 class BM25Matrix:
-    """Per-chunk BM25 weights, rows aligned with chunk ids in ascending order."""
+    """Per-chunk BM25 weights, rows aligned with chunk ids in ascending order.
+
+    Held as compressed columns (``indptr``, ``indices``, ``data``: one column per term),
+    which may be memory-mapped from the cache file: a query sums the few columns of its
+    terms, touching only their pages, with numpy alone (scipy is needed to build only).
+    """
 
     def __init__(
         self,
-        matrix: sparse.csc_matrix,
-        vocab: dict[str, int],
+        columns: tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float32]],
+        n_rows: int,
+        vocab: dict[str, int] | str,
         chunk_ids: npt.NDArray[np.int64],
         generation: int,
         title_weight: float,
         instance: str = "",
     ) -> None:
-        self.matrix = matrix
-        self.vocab = vocab
+        self.indptr, self.indices, self.data = columns
+        self.n_rows = n_rows
+        self._vocab = vocab
         self.chunk_ids = chunk_ids
         self.generation = generation
         self.instance = instance
         self.title_weight = title_weight
 
+    @property
+    def vocab(self) -> dict[str, int]:
+        """Term → column (parsed from the cache on first use: a cold open never pays it)."""
+        if isinstance(self._vocab, str):
+            terms_ = self._vocab.split("\n") if self._vocab else []
+            self._vocab = {term: i for i, term in enumerate(terms_)}
+        return self._vocab
+
     @classmethod
     def build(cls, store: SearchStore, title_weight: float) -> BM25Matrix:
+        from scipy import sparse
+
         # read the generation BEFORE the content: if a writer commits in between, the
         # matrix is stamped older than what it holds and the next search rebuilds it,
         # never the other way round (new stamp, old content: stale for good)
@@ -110,79 +130,81 @@ class BM25Matrix:
             shape=(n_docs, max(len(vocab), 1)),
         )
         weigh(csr, lengths)
+        csc = csr.tocsc()
+        columns = (
+            np.asarray(csc.indptr, dtype=np.int64),
+            np.asarray(csc.indices, dtype=np.int32),
+            np.asarray(csc.data, dtype=np.float32),
+        )
         ids_array = np.asarray(ids, dtype=np.int64)
-        return cls(csr.tocsc(), vocab, ids_array, generation, weight, instance)
+        return cls(columns, n_docs, vocab, ids_array, generation, weight, instance)
 
     def scores(self, query: str) -> npt.NDArray[np.float32] | None:
-        """BM25 score of every chunk (row order), or None when no query term is known."""
-        columns = sorted({self.vocab[t] for t in terms(query) if t in self.vocab})
+        """BM25 score of every chunk (row order), or None when no query term is known.
+
+        Columns are added in ascending order into a float32 vector, the order and
+        precision of the sparse column sum this replaces, so scores are bit-identical.
+        """
+        vocab = self.vocab
+        columns = sorted({vocab[t] for t in terms(query) if t in vocab})
         if not columns:
             return None
-        summed = self.matrix[:, columns].sum(axis=1)
-        return np.asarray(summed, dtype=np.float32).reshape(-1)
+        out = np.zeros(self.n_rows, dtype=np.float32)
+        for column in columns:
+            start, end = int(self.indptr[column]), int(self.indptr[column + 1])
+            # row indices are unique within a column: a fancy in-place add is exact
+            out[self.indices[start:end]] += self.data[start:end]
+        return out
 
     # -- cache -----------------------------------------------------------------------
     def save(self, path: Path) -> None:
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.npz")
-        np.savez(
-            tmp,
-            data=self.matrix.data,
-            indices=self.matrix.indices,
-            indptr=self.matrix.indptr,
-            shape=np.asarray(self.matrix.shape, dtype=np.int64),
-            chunk_ids=self.chunk_ids,
-            meta=np.frombuffer(
-                json.dumps(
-                    {
-                        "generation": self.generation,
-                        "instance": self.instance,
-                        "title_weight": self.title_weight,
-                        "vocab": list(self.vocab),
-                    }
-                ).encode("utf-8"),
-                dtype=np.uint8,
-            ),
+        write_arrays(
+            path,
+            {
+                "kind": "bm25",
+                "generation": self.generation,
+                "instance": self.instance,
+                "title_weight": self.title_weight,
+                "rows": self.n_rows,
+            },
+            {
+                "indptr": self.indptr,
+                "indices": self.indices,
+                "data": self.data,
+                "chunk_ids": self.chunk_ids,
+                "vocab": np.frombuffer("\n".join(self.vocab).encode("utf-8"), dtype=np.uint8),
+            },
+            fault="bm25.save",
         )
-        fault_point("bm25.save")
-        os.replace(tmp, path)
-        _remove_dead_temps(path)
 
     @classmethod
     def load(cls, path: Path) -> BM25Matrix | None:
-        try:
-            with np.load(path) as data:
-                meta = json.loads(bytes(data["meta"]).decode("utf-8"))
-                shape = tuple(int(x) for x in data["shape"])
-                matrix = sparse.csc_matrix(
-                    (data["data"], data["indices"], data["indptr"]), shape=shape
-                )
-                chunk_ids = data["chunk_ids"].astype(np.int64)
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        """The cached matrix (memory-mapped), or None when missing, torn or foreign."""
+        read = read_arrays(path)
+        if read is None:
             return None
-        vocab = {term: i for i, term in enumerate(meta["vocab"])}
-        return cls(
-            matrix,
-            vocab,
-            chunk_ids,
-            int(meta["generation"]),
-            float(meta["title_weight"]),
-            str(meta.get("instance", "")),
-        )
-
-
-def _remove_dead_temps(path: Path) -> None:
-    """Drop temp files of writers that were killed before their rename."""
-    for tmp in path.parent.glob(f".{path.name}.*.tmp.npz"):
-        pid = tmp.name[len(path.name) + 2 :].split(".", 1)[0]
-        if not pid.isdigit():
-            continue
+        meta, arrays = read
         try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-        except OSError:
-            continue
+            if meta.get("kind") != "bm25":
+                return None
+            indptr, indices, data = arrays["indptr"], arrays["indices"], arrays["data"]
+            n_rows = int(meta["rows"])
+            chunk_ids = arrays["chunk_ids"]
+            if len(chunk_ids) != n_rows or len(indices) != len(data) or not len(indptr):
+                return None
+            if int(indptr[-1]) != len(indices):
+                return None
+            return cls(
+                (indptr, indices, data),
+                n_rows,
+                bytes(arrays["vocab"]).decode("utf-8"),
+                chunk_ids,
+                int(meta["generation"]),
+                float(meta["title_weight"]),
+                str(meta.get("instance", "")),
+            )
+        except (KeyError, TypeError, ValueError, UnicodeDecodeError):
+            return None
 
 
 def bm25_for(store: SearchStore, state_dir: Path, title_weight: float) -> BM25Matrix:
@@ -199,4 +221,5 @@ def bm25_for(store: SearchStore, state_dir: Path, title_weight: float) -> BM25Ma
     fresh = BM25Matrix.build(store, title_weight)
     with contextlib.suppress(OSError):  # a read-only state dir still gets correct results
         fresh.save(path)
+        (state_dir / OLD_CACHE_NAME).unlink(missing_ok=True)
     return fresh

@@ -9,14 +9,14 @@ and each section points at its parent section so results can be expanded with co
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-from markdown_it import MarkdownIt
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
-from charter import safeyaml
 
 _FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*(\n|\Z)", re.DOTALL)
 _META_BULLET = re.compile(r"^[-*]\s+(zone|entity|level|version|date|status|title)\s*:\s*(.+)$")
@@ -71,6 +71,10 @@ def frontmatter(text: str, name: str = "document") -> tuple[dict[str, Any], int]
     match = _FRONTMATTER.match(text)
     if not match:
         return {}, 0
+    import yaml  # the parsers load when a file is chunked, not when a search imports Chunk
+
+    from charter import safeyaml
+
     try:
         data = safeyaml.load(match.group(1), name=f"{name}: front matter")
     except yaml.YAMLError:
@@ -126,10 +130,15 @@ def _span_text(lines: list[str], start: int, end: int) -> str:
     return "\n".join(lines[start - 1 : end])
 
 
-#: Block structure only: sections need heading lines and raw heading text, never inline
-#: markup. Skipping the inline pass makes chunking linear on hostile input (runs of
-#: ``[a](`` or nested emphasis cost minutes and deep recursion in the inline parser).
-_MD = MarkdownIt("commonmark").disable("inline")
+@functools.cache
+def _markdown() -> MarkdownIt:
+    """Block structure only: sections need heading lines and raw heading text, never inline
+    markup. Skipping the inline pass makes chunking linear on hostile input (runs of
+    ``[a](`` or nested emphasis cost minutes and deep recursion in the inline parser).
+    Built on first use: a search process imports :class:`Chunk` but never parses."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").disable("inline")
 
 
 def chunk_markdown(
@@ -142,7 +151,7 @@ def chunk_markdown(
     meta, fm_lines = frontmatter(text, name)
     body_lines = [""] * fm_lines + lines[fm_lines:]
     meta = {**meta_bullets(body_lines), **meta}
-    tokens = _MD.parse("\n".join(body_lines))
+    tokens = _markdown().parse("\n".join(body_lines))
     headings: list[tuple[int, int, int, str]] = []  # (level, first line, last line, title)
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open" and tok.map:

@@ -12,10 +12,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from charter.search.settings import IndexSettings, SearchSettings
+
+if TYPE_CHECKING:
+    import pathspec
 
 
 @lru_cache(maxsize=1024)
@@ -102,6 +104,8 @@ class Discovery:
 
 
 def _gitignore(root: Path) -> pathspec.PathSpec:
+    import pathspec  # only walks need it: a search imports this module for matches_any
+
     lines: list[str] = []
     for ignore in [root / ".gitignore", root / ".git" / "info" / "exclude"]:
         if ignore.is_file():
@@ -187,6 +191,8 @@ def _nested_ignored(root: Path, rel: str, cache: dict[Path, pathspec.PathSpec]) 
                 if ignore_file.is_file()
                 else []
             )
+            import pathspec
+
             cache[directory] = pathspec.PathSpec.from_lines("gitignore", lines)
         if cache[directory].match_file("/".join(parts[depth:])):
             return True

@@ -34,6 +34,7 @@ from charter.search.retrieve import HybridRetriever, Mask
 from charter.search.scope import Scope, resolve_scope
 from charter.search.settings import SearchSettings
 from charter.search.store import DB_NAME, SearchStore
+from charter.search.vectors import vectors_for
 from charter.secretscan.apply import project_scanner, scrub_chunk, scrub_text, text_kind
 from charter.store.db import read_snapshot
 
@@ -133,7 +134,12 @@ class SearchEngine:
             #: the index generation this engine's in-memory state was loaded from
             self.generation = self.store.generation()
             matrix = bm25_for(self.store, project.state_dir, self.settings.fusion.title_weight)
-            self.retriever = HybridRetriever(self.store, self.embedder, self.settings, matrix)
+            vectors = vectors_for(
+                self.store, project.state_dir, self.embedder.name, self.embedder.dim
+            )
+            self.retriever = HybridRetriever(
+                self.store, self.embedder, self.settings, matrix, vectors
+            )
         self._reranker_choice = reranker
         self._reranker: Reranker | None = None
         self._reranker_loaded = False

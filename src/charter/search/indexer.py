@@ -28,8 +28,10 @@ from charter.search.discover import discover, file_kind, zone_for
 from charter.search.parse import embed_text, parse_file
 from charter.search.store import SearchStore
 from charter.search.text import analyze
+from charter.search.vectors import vectors_for
 from charter.secretscan import ledger
 from charter.secretscan.apply import scrub_pending
+from charter.store.db import read_snapshot
 
 
 @dataclass
@@ -290,9 +292,14 @@ class Indexer:
                 )
         if pending or report.deleted:
             # the generation moved with each document (a trigger, same transaction);
-            # compile BM25 weights now so the first search after indexing is fast
+            # compile BM25 weights and the vector sidecar now so the first search after
+            # indexing is fast (a kill before either leaves it stale: rebuilt on read)
             fault_point("index.committed")
-            bm25_for(store, self.project.state_dir, self.settings.fusion.title_weight)
+            # one read snapshot: a parallel `charter index` committing meanwhile can never
+            # leave a cache whose stamp and content come from different generations
+            with read_snapshot(store.conn):
+                bm25_for(store, self.project.state_dir, self.settings.fusion.title_weight)
+                vectors_for(store, self.project.state_dir, model, self.embedder.dim)
 
     def _embed(self, todo: list[tuple[int, int, str]], pending: list[_Pending]) -> None:
         batch = 256

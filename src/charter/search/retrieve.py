@@ -1,8 +1,9 @@
 """The hybrid retriever: BM25 (FTS5 text, sparse-matrix scoring) and dense candidates.
 
 Loaded once per process: the vector matrix, and for each chunk the index of its
-document, so a mode's scope becomes one boolean mask over documents and a numpy gather
-over chunks — cheap enough to apply on every query at 100k chunks.
+document (both memory-mapped from :mod:`charter.search.vectors`), so a mode's scope
+becomes one boolean mask over documents and a numpy gather over chunks — cheap enough to
+apply on every query at 100k chunks.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from charter.search.bm25 import BM25Matrix
 from charter.search.settings import SearchSettings
 from charter.search.store import DocRow, SearchStore
 from charter.search.text import words
+from charter.search.vectors import VectorIndex
 
 Mask = npt.NDArray[np.bool_]
 
@@ -38,31 +40,23 @@ class HybridRetriever:
         embedder: Embedder,
         settings: SearchSettings,
         bm25_matrix: BM25Matrix,
+        vectors: VectorIndex | None = None,
     ) -> None:
+        """``vectors`` is the memory-mapped sidecar (:func:`charter.search.vectors.
+        vectors_for`); without it they are read from SQLite rows."""
         self.store = store
         self.bm25_matrix = bm25_matrix
         self.embedder = embedder
         self.settings = settings
         self.docs: dict[str, DocRow] = store.docs()
         self.doc_paths: list[str] = sorted(self.docs)
-        doc_index = {p: i for i, p in enumerate(self.doc_paths)}
-        ids, paths = store.chunk_paths()
-        self.chunk_ids = ids
-        self.chunk_doc = np.fromiter(
-            (doc_index[p] for p in paths), dtype=np.int64, count=len(paths)
-        )
-        vec_ids, matrix = store.load_matrix(embedder.name)
-        if len(vec_ids) == len(ids) and np.array_equal(vec_ids, ids):
-            self.matrix = matrix
-        else:  # some chunks lack vectors for this model: align, zeros where missing
-            aligned = np.zeros((len(ids), embedder.dim), dtype=np.float32)
-            if len(vec_ids) and matrix.shape[1] == embedder.dim:
-                pos = np.searchsorted(ids, vec_ids)
-                ok = (pos < len(ids)) & (ids[np.minimum(pos, len(ids) - 1)] == vec_ids)
-                aligned[pos[ok]] = matrix[ok]
-            self.matrix = aligned
-        self.missing_vectors = len(ids) - len(vec_ids)
-        self._bm25_aligned = np.array_equal(bm25_matrix.chunk_ids, ids)
+        if vectors is None or vectors.documents != len(self.doc_paths):
+            vectors = VectorIndex.build(store, embedder.name, embedder.dim)
+        self.chunk_ids = vectors.chunk_ids
+        self.chunk_doc = vectors.chunk_doc
+        self.matrix = vectors.matrix
+        self.missing_vectors = vectors.missing
+        self._bm25_aligned = np.array_equal(bm25_matrix.chunk_ids, self.chunk_ids)
 
     @property
     def size(self) -> int:
