@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from charter.config import Project
 from charter.embed.registry import get_embedder
-from charter.search.engine import SearchEngine
 from charter.search.indexer import Indexer
 from charter.search.store import SearchStore
+from tests.search_support import open_engine
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
 CHARTER = Path(sys.executable).with_name("charter")
@@ -29,16 +27,6 @@ def _copy_demo(tmp_path: Path) -> Path:
         shutil.copytree(DEMO / part, root / part)
     (root / "charter.toml").write_text('[search]\ndefault_mode = "execution"\n')
     return root
-
-
-@contextlib.contextmanager
-def _engine(root: Path) -> Iterator[SearchEngine]:
-    """A search engine over ``root``'s index without reranking, closed afterwards."""
-    engine = SearchEngine(Project.load(root), reranker="none")
-    try:
-        yield engine
-    finally:
-        engine.close()
 
 
 def _index(root: Path, provider: str = "minilm"):
@@ -116,7 +104,7 @@ def test_deleted_file_stays_findable_only_in_review(tmp_path: Path) -> None:
     (root / "docs" / "runbook.md").unlink()
     report = _index(root)
     assert report.deleted == ["docs/runbook.md"]
-    with _engine(root) as engine:
+    with open_engine(root) as engine:
         execution = engine.search("how do I roll back a deploy", mode="execution", log=False)
         review = engine.search("how do I roll back a deploy", mode="review", log=False)
     assert all(r.path != "docs/runbook.md" for r in execution.results)
@@ -161,7 +149,7 @@ def test_files_deleted_in_git_history_are_searchable_in_review(tmp_path: Path) -
     git("commit", "-q", "-m", "remove legacy doc")
     report = _index(root)  # the file never existed in this index: it comes from history
     assert report.history == ["docs/legacy-billing.md"]
-    with _engine(root) as engine:
+    with open_engine(root) as engine:
         review = engine.search("nightly Perl batch job", mode="review", log=False)
         execution = engine.search("nightly Perl batch job", mode="execution", log=False)
     found = [r for r in review.results if r.path == "docs/legacy-billing.md"]
@@ -179,7 +167,7 @@ def test_review_time_window_drops_old_files_but_keeps_adrs(tmp_path: Path) -> No
     os.utime(root / "docs" / "runbook.md", (old, old))
     os.utime(root / "decisions" / "ADR-0001-use-postgres.md", (old, old))
     _index(root, "hash")
-    with _engine(root) as engine:
+    with open_engine(root) as engine:
         paths = {
             r.path
             for query in ("roll back a deploy runbook", "PostgreSQL system of record")
@@ -202,7 +190,7 @@ def test_code_files_are_symbol_chunks_with_citations(tmp_path: Path) -> None:
     )
     report = _index(root, "hash")
     assert "docs/billing.py" in report.indexed
-    with _engine(root) as engine:
+    with open_engine(root) as engine:
         response = engine.search("prorate partial billing period", mode="execution", log=False)
     top = response.results[0]
     assert top.citation == "docs/billing.py#L4-L6 (def prorate)"

@@ -3,14 +3,12 @@ and a stale, torn or foreign sidecar is detected and rebuilt, never served."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import mmap
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +27,7 @@ from charter.search.store import SearchStore
 from charter.search.text import terms
 from charter.search.vectors import VECTORS_NAME, VectorIndex, vectors_for
 from charter.store.db import read_snapshot
+from tests.search_support import open_engine
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
 CHARTER = Path(sys.executable).with_name("charter")
@@ -59,15 +58,6 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _copy(root: Path, dest: Path) -> Path:
     shutil.copytree(root, dest)
     return dest
-
-
-@contextlib.contextmanager
-def _engine(root: Path) -> Iterator[SearchEngine]:
-    engine = SearchEngine(Project.load(root), reranker="none")
-    try:
-        yield engine
-    finally:
-        engine.close()
 
 
 def _mapped(array: np.ndarray) -> bool:
@@ -114,7 +104,7 @@ def test_indexing_writes_both_sidecars_stamped_with_the_generation(indexed: Path
 
 
 def test_rankings_from_the_sidecars_equal_rankings_from_sqlite_rows(indexed: Path) -> None:
-    with _engine(indexed) as mapped:
+    with open_engine(indexed) as mapped:
         assert _mapped(mapped.retriever.matrix)
         from_files = _all_results(mapped)
     rows = _rows_engine(indexed)
@@ -187,13 +177,13 @@ def _corruptions(path: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("name", [VECTORS_NAME, CACHE_NAME])
 def test_torn_sidecars_are_detected_and_rebuilt(indexed: Path, tmp_path: Path, name: str) -> None:
     root = _copy(indexed, tmp_path / "torn")
-    with _engine(root) as engine:
+    with open_engine(root) as engine:
         expected = _all_results(engine)
     path = root / ".charter" / name
     for label, data in _corruptions(path).items():
         path.write_bytes(data)
         assert read_arrays(path) is None, label
-        with _engine(root) as engine:
+        with open_engine(root) as engine:
             assert _all_results(engine) == expected, label
         assert read_arrays(path) is not None, f"{label}: not rewritten"
 
@@ -210,7 +200,7 @@ def test_stale_sidecars_from_an_older_generation_are_rebuilt(indexed: Path, tmp_
     # a writer killed between its commit and the sidecars leaves the old files behind
     (state / VECTORS_NAME).write_bytes(old_vectors)
     (state / CACHE_NAME).write_bytes(old_bm25)
-    with _engine(root) as engine:
+    with open_engine(root) as engine:
         hits = engine.search("quasarwidget drill", mode="review", log=False).results
         assert hits and hits[0].path == "docs/runbook.md"
         assert "quasarwidget" in hits[0].text
