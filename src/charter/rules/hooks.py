@@ -118,7 +118,12 @@ def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) ->
         budget=max(1, int(retriever.compiled.source_tokens * share)) if share else 0,
     )
     if not taken.fresh:
-        notes.append(f"{taken.seen} rules for this request are already in the conversation")
+        if taken.seen:
+            notes.append(f"{taken.seen} rules for this request are already in the conversation")
+        if taken.held:
+            notes.append(
+                f"{taken.held} rules held back by rules.hook_budget_fraction (rules_for_task)"
+            )
         return None
     lines = [retriever.lines[rid] for rid in taken.fresh]
     if taken.seen:
