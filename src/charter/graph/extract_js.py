@@ -13,6 +13,7 @@ from typing import Any
 from tree_sitter import Node as TsNode
 from tree_sitter import QueryCursor
 
+from charter.graph.parsers import node_text as _text
 from charter.graph.parsers import parser, query
 
 _CALLS = """
@@ -37,12 +38,6 @@ _DECL = {
     "enum_declaration": "enum",
 }
 _FUNC_VALUES = ("arrow_function", "function_expression", "function", "class")
-
-
-def _text(node: TsNode | None) -> str:
-    if node is None or node.text is None:
-        return ""
-    return node.text.decode("utf-8", errors="replace")
 
 
 def _symbols(root: TsNode) -> list[dict[str, Any]]:

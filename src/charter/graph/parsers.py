@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import cache
 
 from tree_sitter import Language, Parser, Query
+from tree_sitter import Node as TsNode
 
 _EXT = {
     ".py": "python",
@@ -56,3 +57,10 @@ def parser(name: str) -> Parser:
 @cache
 def query(name: str, source: str) -> Query:
     return Query(language(name), source)
+
+
+def node_text(node: TsNode | None) -> str:
+    """A node's source text ("" for a missing node); bad bytes never stop extraction."""
+    if node is None or node.text is None:
+        return ""
+    return node.text.decode("utf-8", errors="replace")

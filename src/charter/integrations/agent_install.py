@@ -153,17 +153,22 @@ def add_server(data: dict[str, Any], rel: str, key: str = "mcpServers") -> None:
     servers["charter"] = {"command": COMMAND, "args": ["mcp"]}
 
 
-def strip_hook_groups(data: dict[str, Any]) -> None:
-    """Remove Charter's hook groups (Claude Code's ``{event: [{hooks: [...]}]}`` shape,
-    which Codex and Gemini share) from ``data``, keeping everything else."""
+def strip_hook_groups(
+    data: dict[str, Any], is_charter: Callable[[Any], bool] | None = None
+) -> None:
+    """Remove Charter's entries from ``data["hooks"]`` (``{event: [entry, ...]}``),
+    dropping events and the key when they end up empty, keeping everything else. Entries
+    are Claude Code's hook groups (the shape Codex and Gemini share) unless
+    ``is_charter`` says how to recognise Charter's own in another agent's shape."""
     hooks = data.get("hooks")
     if not isinstance(hooks, dict):
         return
+    charter_entry = is_charter or _charter_group
     for event in list(hooks):
-        groups = hooks[event]
-        if not isinstance(groups, list):
+        entries = hooks[event]
+        if not isinstance(entries, list):
             continue
-        kept = [g for g in groups if not _charter_group(g)]
+        kept = [e for e in entries if not charter_entry(e)]
         if kept:
             hooks[event] = kept
         else:

@@ -22,6 +22,7 @@ from charter.integrations.agent_install import (
     install_agent,
     is_charter_command,
     load_json_object,
+    strip_hook_groups,
     strip_server,
 )
 
@@ -32,18 +33,7 @@ EVENTS = ("sessionStart", "preToolUse", "postToolUse", "preCompact", "stop")
 
 def _strip_hooks(text: str) -> str:
     data = load_json_object(text, HOOKS)
-    hooks = data.get("hooks")
-    if isinstance(hooks, dict):
-        for event in list(hooks):
-            entries = hooks[event]
-            if isinstance(entries, list):
-                kept = [e for e in entries if not is_charter_command(_command(e))]
-                if kept:
-                    hooks[event] = kept
-                else:
-                    del hooks[event]
-        if not hooks:
-            del data["hooks"]
+    strip_hook_groups(data, lambda entry: is_charter_command(_command(entry)))
     if set(data) == {"version"}:
         data = {}
     return dump_json(data)

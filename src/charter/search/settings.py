@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from charter.secretscan.settings import SECRET_FILE_GLOBS
+
 
 class ModeSettings(BaseModel):
     """One retrieval mode: where it looks and how much it keeps."""
@@ -115,22 +117,7 @@ class IndexSettings(BaseModel):
         description="globs never indexed (in addition to .gitignore)",
     )
     deny: list[str] = Field(
-        default_factory=lambda: [
-            ".env",
-            ".env.*",
-            "*.env",
-            "*.pem",
-            "*.key",
-            "*.p12",
-            "*.pfx",
-            "id_rsa*",
-            "id_ed25519*",
-            "*secret*",
-            "*credential*",
-            ".netrc",
-            ".npmrc",
-            ".pypirc",
-        ],
+        default_factory=lambda: [*SECRET_FILE_GLOBS, "*secret*", "*credential*"],
         description="secret files: never indexed, reported as skipped",
     )
     text_extensions: list[str] = Field(

@@ -9,6 +9,24 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+#: File names that hold credentials whatever their content (the name-based half of secret
+#: detection): search never indexes them and the agent's writes never land in them.
+#: Each capability's default list starts from these and adds its own.
+SECRET_FILE_GLOBS = (
+    ".env",
+    ".env.*",
+    "*.env",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "id_rsa*",
+    "id_ed25519*",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+)
+
 
 class SecretsSettings(BaseModel):
     """``[secrets]`` in charter.toml."""

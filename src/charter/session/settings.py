@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from charter.secretscan.settings import SECRET_FILE_GLOBS
+
 DEFAULT_CORE = [
     "CLAUDE.md",
     "docs/context/CONTEXT_CORE.md",
@@ -38,22 +40,11 @@ class GuardrailSettings(BaseModel):
     )
     secret_files: list[str] = Field(
         default_factory=lambda: [
-            ".env",
-            ".env.*",
-            "*.env",
-            "*.pem",
-            "*.key",
-            "*.p12",
-            "*.pfx",
-            "id_rsa*",
-            "id_ed25519*",
+            *SECRET_FILE_GLOBS,
             "id_ecdsa*",
             "credentials",
             "credentials.*",
             "*.credentials",
-            ".netrc",
-            ".pypirc",
-            ".npmrc",
         ],
         description="file-name globs never written by the agent (secrets)",
     )
