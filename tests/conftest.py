@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -59,6 +60,19 @@ def hook_payload(event: str, cwd: Path, **extra: Any) -> str:
         **extra,
     }
     return json.dumps(payload)
+
+
+def run_hook(
+    run_charter: Callable[..., subprocess.CompletedProcess[str]],
+    root: Path,
+    event: str,
+    env: dict[str, str] | None = None,
+    **extra: Any,
+) -> subprocess.CompletedProcess[str]:
+    """``charter hook`` for Claude Code's ``event`` (``SessionStart`` runs
+    ``session-start``) in ``root``, with the hook JSON Claude Code sends on stdin."""
+    command = re.sub(r"(?<!^)([A-Z])", r"-\1", event).lower()
+    return run_charter("hook", command, cwd=root, env=env, stdin=hook_payload(event, root, **extra))
 
 
 def tool_payload(result: Any) -> Any:

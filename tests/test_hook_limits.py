@@ -22,7 +22,7 @@ from charter.config import Project
 from charter.decisions import service
 from charter.integrations.claude_code import channel
 from charter.paths import worker_socket
-from tests.conftest import CHARTER, hook_payload, start_worker, write
+from tests.conftest import CHARTER, hook_payload, run_hook, start_worker, write
 from tests.decisions_support import decisions, no_worker
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
@@ -200,9 +200,7 @@ def test_memory_cap_stops_hook_and_worker(repo: Path, tmp_path: Path, run_charte
     write(repo, "charter.toml", "[hooks]\nmax_memory_mb = 128\n")  # below a loaded model
     env = {"TMPDIR": str(tmp_path), "XDG_RUNTIME_DIR": ""}
     began = time.monotonic()
-    proc = run_charter(
-        "hook", "session-start", cwd=repo, env=env, stdin=hook_payload("SessionStart", repo)
-    )
+    proc = run_hook(run_charter, repo, "SessionStart", env=env)
     assert proc.returncode == 0 and proc.stdout == "", proc.stderr
     assert "stopped at 128 MiB" in proc.stderr and "Traceback" not in proc.stderr
     assert time.monotonic() - began < DEADLINE
@@ -261,13 +259,7 @@ def test_tampered_decisions_block_through_the_warm_worker(
     sock, pid = start_worker(run_charter, root, sock=sock, env=env)
     try:
         _tamper(bound)
-        proc = run_charter(
-            "hook",
-            "stop",
-            cwd=root,
-            env=env,
-            stdin=hook_payload("Stop", root, last_assistant_message="All done."),
-        )
+        proc = run_hook(run_charter, root, "Stop", env=env, last_assistant_message="All done.")
         assert proc.returncode == 0, proc.stderr
         out = json.loads(proc.stdout)
         assert out["decision"] == "block" and "charter decisions restore" in out["reason"]

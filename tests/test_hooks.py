@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from charter.paths import worker_socket
-from tests.conftest import hook_payload, start_worker, write
+from tests.conftest import hook_payload, run_hook, start_worker, write
 
 RULES = """# Rules
 
@@ -40,12 +40,7 @@ def test_session_start_pins_constitution_including_after_compact(repo: Path, run
     write(repo, "CLAUDE.md", RULES)
     write(repo, "charter.toml", NO_WORKER)
     for source in ("startup", "compact"):
-        proc = run_charter(
-            "hook",
-            "session-start",
-            cwd=repo,
-            stdin=hook_payload("SessionStart", repo, source=source),
-        )
+        proc = run_hook(run_charter, repo, "SessionStart", source=source)
         assert proc.returncode == 0, proc.stderr
         text = _context(proc.stdout, "SessionStart")
         assert "Never commit secrets" in text
@@ -84,12 +79,7 @@ def test_hooks_fail_open_on_bad_input(repo: Path, run_charter) -> None:
         assert proc.stdout == ""
         assert "charter:" in proc.stderr and "Traceback" not in proc.stderr
     write(repo, "charter.toml", "[rules\nbroken toml")
-    proc = run_charter(
-        "hook",
-        "session-start",
-        cwd=repo,
-        stdin=hook_payload("SessionStart", repo, source="startup"),
-    )
+    proc = run_hook(run_charter, repo, "SessionStart", source="startup")
     assert proc.returncode == 0 and proc.stdout == ""
     assert "failed open" in proc.stderr and "Traceback" not in proc.stderr
 
@@ -222,7 +212,7 @@ def test_lean_prompt_hook_adds_at_most_its_share_of_new_rules(repo: Path, run_ch
 
     def rule_lines(toml: str) -> tuple[list[str], str]:
         write(repo, "charter.toml", NO_WORKER + toml)
-        run_charter("hook", "session-start", cwd=repo, stdin=hook_payload("SessionStart", repo))
+        run_hook(run_charter, repo, "SessionStart")
         out = _context(
             run_charter("hook", "user-prompt-submit", cwd=repo, stdin=prompt).stdout,
             "UserPromptSubmit",

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from tests.conftest import hook_payload, mcp_server_params, tool_payload
+from tests.conftest import CHARTER, mcp_server_params, run_hook, tool_payload
 from tests.secrets_support import leaks, plant
 
 QUERIES = [
@@ -46,7 +47,6 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
 def indexed(planted: tuple[Path, dict[str, str]]) -> tuple[Path, dict[str, str], dict[str, Any]]:
     import subprocess
 
-    from tests.conftest import CHARTER
 
     root, secrets = planted
     proc = subprocess.run(
@@ -104,17 +104,25 @@ def test_cli_search_serves_no_secret(indexed, run_charter, mode: str) -> None:
         assert {"docs/old-setup.md", "notes/deploy-key.txt", "config/aws.yaml"} <= seen_paths
 
 
-def test_old_index_is_cleaned_on_the_way_out(planted, run_charter, tmp_path: Path) -> None:
-    """An index written before the scan existed still serves redacted text."""
+def _built_with_scan_off(root: Path, tmp_path: Path, *command: str) -> Path:
+    """A copy of ``root`` where ``charter <command>`` ran with the secret scan off; the
+    scan is on again afterwards, as for a project upgraded from before the scan."""
     import shutil
 
-    root, secrets = planted
     copy = tmp_path / "copy"
     shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".charter"))
-    write = copy / "charter.toml"
-    write.write_text(write.read_text() + "\n[secrets]\nenabled = false\n")
-    assert run_charter("index", cwd=copy).returncode == 0
-    write.write_text(write.read_text().replace("enabled = false", "enabled = true"))
+    toml = copy / "charter.toml"
+    toml.write_text(toml.read_text() + "\n[secrets]\nenabled = false\n")
+    proc = subprocess.run([*CHARTER, *command], cwd=copy, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    toml.write_text(toml.read_text().replace("enabled = false", "enabled = true"))
+    return copy
+
+
+def test_old_index_is_cleaned_on_the_way_out(planted, run_charter, tmp_path: Path) -> None:
+    """An index written before the scan existed still serves redacted text."""
+    root, secrets = planted
+    copy = _built_with_scan_off(root, tmp_path, "index")
     proc = run_charter("search", "slack bot token deploy alerts", "--json", cwd=copy)
     assert proc.returncode == 0, proc.stderr
     assert leaks(proc.stdout, secrets) == []
@@ -160,41 +168,24 @@ def test_rules_context_and_compile_serve_no_secret(indexed, run_charter) -> None
 def test_hooks_inject_no_secret(indexed, run_charter) -> None:
     root, secrets, _ = indexed
     for source in ("startup", "compact"):
-        proc = run_charter(
-            "hook",
-            "session-start",
-            cwd=root,
-            stdin=hook_payload("SessionStart", root, source=source),
-        )
+        proc = run_hook(run_charter, root, "SessionStart", source=source)
         assert proc.returncode == 0, proc.stderr
         text = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
         assert "GitLab token [REDACTED:gitlab-token] only from CI" in text
         assert leaks(proc.stdout + proc.stderr, secrets) == []
     for prompt in ("Upload the release artifacts to the registry", "publish packages from CI"):
-        proc = run_charter(
-            "hook",
-            "user-prompt-submit",
-            cwd=root,
-            stdin=hook_payload("UserPromptSubmit", root, prompt=prompt),
-        )
+        proc = run_hook(run_charter, root, "UserPromptSubmit", prompt=prompt)
         assert proc.returncode == 0, proc.stderr
         assert leaks(proc.stdout + proc.stderr, secrets) == []
 
 
 def test_hooks_redact_a_stale_compiled_state(planted, run_charter, tmp_path: Path) -> None:
     """Rules compiled with the scan off are cleaned by the hook on the way out."""
-    import shutil
-
     root, secrets = planted
-    copy = tmp_path / "copy"
-    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".charter"))
-    toml = copy / "charter.toml"
-    toml.write_text(toml.read_text() + "\n[secrets]\nenabled = false\n")
-    assert run_charter("compile", cwd=copy).returncode == 0
+    copy = _built_with_scan_off(root, tmp_path, "compile")
     assert leaks((copy / ".charter" / "rules.json").read_text(), secrets)  # the probe is real
-    toml.write_text(toml.read_text().replace("enabled = false", "enabled = true"))
     # the config changed, so the hook recompiles; either way nothing leaks
-    proc = run_charter("hook", "session-start", cwd=copy, stdin=hook_payload("SessionStart", copy))
+    proc = run_hook(run_charter, copy, "SessionStart")
     assert proc.returncode == 0, proc.stderr
     assert leaks(proc.stdout, secrets) == []
 

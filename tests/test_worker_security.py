@@ -26,7 +26,7 @@ import pytest
 
 from charter.integrations.claude_code import channel
 from charter.paths import UnsafeRuntimeDir, runtime_base, runtime_dir, worker_socket
-from tests.conftest import hook_payload, write
+from tests.conftest import hook_payload, run_hook, write
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 NOBODY = 65534
@@ -132,23 +132,27 @@ while True:
 """
 
 
+def _victim_and_base(repo: Path, shared: Path) -> tuple[Path, Path]:
+    """A project with rules, a precious file an attack would overwrite, and the runtime
+    directory the worker would use."""
+    write(repo, "CLAUDE.md", RULES)
+    victim = shared / "victim.txt"
+    victim.write_text("precious")
+    return victim, _base(shared)
+
+
 @as_root
 def test_runtime_dir_planted_by_another_user_is_refused(
     repo: Path, shared: Path, run_charter: Run
 ) -> None:
-    write(repo, "CLAUDE.md", RULES)
-    victim = shared / "victim.txt"
-    victim.write_text("precious")
-    base = _base(shared)
+    victim, base = _victim_and_base(repo, shared)
     name = worker_socket(repo).name
     attacker = as_nobody(ATTACKER, str(base), name, str(victim))
     try:
         assert attacker.stdout is not None and attacker.stdout.readline().strip() == "ready"
         assert os.stat(base).st_uid == NOBODY
         env = _env(shared)
-        start = run_charter(
-            "hook", "session-start", cwd=repo, env=env, stdin=hook_payload("SessionStart", repo)
-        )
+        start = run_hook(run_charter, repo, "SessionStart", env=env)
         assert start.returncode == 0 and "Traceback" not in start.stderr
         assert "not started" in start.stderr and "owned by uid 65534" in start.stderr
         for event, name_ in (("user-prompt-submit", "UserPromptSubmit"), ("stop", "Stop")):
@@ -176,19 +180,14 @@ def test_runtime_dir_planted_by_another_user_is_refused(
 def test_lock_symlink_in_our_own_dir_is_not_followed(
     repo: Path, shared: Path, run_charter: Run
 ) -> None:
-    write(repo, "CLAUDE.md", RULES)
-    victim = shared / "victim.txt"
-    victim.write_text("precious")
-    base = _base(shared)
+    victim, base = _victim_and_base(repo, shared)
     base.mkdir(mode=0o700)
     sock = base / worker_socket(repo).name
     channel.lock_path(sock).symlink_to(victim)
     with pytest.raises(OSError):
         channel.open_lock(sock)
     env = _env(shared)
-    proc = run_charter(
-        "hook", "session-start", cwd=repo, env=env, stdin=hook_payload("SessionStart", repo)
-    )
+    proc = run_hook(run_charter, repo, "SessionStart", env=env)
     assert proc.returncode == 0, proc.stderr
     time.sleep(3)  # the worker tried and gave up
     assert victim.read_text() == "precious"
@@ -217,9 +216,7 @@ def test_another_user_cannot_reach_a_running_worker(
 ) -> None:
     write(repo, "CLAUDE.md", RULES)
     env = _env(shared)
-    start = run_charter(
-        "hook", "session-start", cwd=repo, env=env, stdin=hook_payload("SessionStart", repo)
-    )
+    start = run_hook(run_charter, repo, "SessionStart", env=env)
     assert start.returncode == 0, start.stderr
     base = _base(shared)
     sock = base / worker_socket(repo).name
@@ -244,13 +241,7 @@ def test_another_user_cannot_reach_a_running_worker(
             raw.sendall(b"\n")
             assert raw.recv(65536) == b""
         # the real hook, with the token, is answered by the worker
-        proc = run_charter(
-            "hook",
-            "user-prompt-submit",
-            cwd=repo,
-            env=env,
-            stdin=hook_payload("UserPromptSubmit", repo, prompt=PROMPT),
-        )
+        proc = run_hook(run_charter, repo, "UserPromptSubmit", env=env, prompt=PROMPT)
         assert "Alembic" in proc.stdout and proc.stderr == ""
     finally:
         _stop_worker(sock)
@@ -324,20 +315,12 @@ def test_worker_never_imports_project_modules(repo: Path, shared: Path, run_char
             f"import os\nopen({str(marker)!r}, 'a').write('{module} ' + str(os.getpid()))\n",
         )
     env = {**_env(shared), "PYTHONPATH": str(repo)}
-    start = run_charter(
-        "hook", "session-start", cwd=repo, env=env, stdin=hook_payload("SessionStart", repo)
-    )
+    start = run_hook(run_charter, repo, "SessionStart", env=env)
     assert start.returncode == 0, start.stderr
     sock = _base(shared) / worker_socket(repo).name
     _wait_for(sock)
     try:
-        proc = run_charter(
-            "hook",
-            "user-prompt-submit",
-            cwd=repo,
-            env=env,
-            stdin=hook_payload("UserPromptSubmit", repo, prompt=PROMPT),
-        )
+        proc = run_hook(run_charter, repo, "UserPromptSubmit", env=env, prompt=PROMPT)
         assert "Alembic" in proc.stdout, proc.stderr
     finally:
         _stop_worker(sock)
