@@ -47,7 +47,6 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
 def indexed(planted: tuple[Path, dict[str, str]]) -> tuple[Path, dict[str, str], dict[str, Any]]:
     import subprocess
 
-
     root, secrets = planted
     proc = subprocess.run(
         [*CHARTER, "index", "--json"], cwd=root, capture_output=True, text=True, timeout=300
