@@ -207,7 +207,8 @@ def test_gemini_hooks_through_charter(demo: Path, run_charter: Run) -> None:
     )
     context = prompt["hookSpecificOutput"]["additionalContext"]
     assert (
-        prompt["hookSpecificOutput"]["hookEventName"] == "BeforeAgent" and "CLAUDE.md:L" in context
+        prompt["hookSpecificOutput"]["hookEventName"] == "BeforeAgent"
+        and "In CLAUDE.md:\n- " in context
     )
     deny = _agent_hook(
         run_charter,

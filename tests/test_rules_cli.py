@@ -63,7 +63,7 @@ def test_context_json_contract_without_prior_compile(repo: Path, run_charter) ->
         "section",
     }
     assert all(set(s) == {"rule", "score", "reasons"} for s in out["shards"])
-    assert out["policy_text"].startswith("Always:\n- ")
+    assert out["policy_text"].startswith("Always:\nIn CLAUDE.md:\n- ")
     assert isinstance(out["tokens"], int) and out["tokens"] > 0
 
 

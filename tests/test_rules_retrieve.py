@@ -11,6 +11,7 @@ from charter.embed.registry import embedder_for
 from charter.rules.api import task_context
 from charter.rules.compiler import compile_rules
 from charter.rules.intent import classify
+from charter.rules.render import citations
 from charter.rules.retrieve import Retriever, Shard
 from charter.tokens import count_tokens
 from tests.conftest import write
@@ -91,9 +92,10 @@ def test_budget_limits_policy_tokens(repo: Path) -> None:
     large = task_context(project, "write tests for the database layer", budget=400)
     assert len(small["shards"]) < len(large["shards"])
     assert small["tokens"] <= large["tokens"]
+    cited = citations(large["policy_text"])
     for shard in large["shards"]:
         src = shard["rule"]["source"]
-        assert f"{src['path']}:L{src['line_start']}-L{src['line_end']}" in large["policy_text"]
+        assert f"{src['path']}:L{src['line_start']}-L{src['line_end']}" in cited
 
 
 def test_intent_classification() -> None:

@@ -116,8 +116,16 @@ def expected_rules(project: Path, prompt: str) -> list[str]:
 
 
 def rule_lines(context: str) -> set[str]:
-    """The cited rule lines of a hook context (``- text (path:Lx-Ly)``)."""
-    return {line for line in context.splitlines() if re.match(r"- .+\(\S+:L\d+-L\d+\)$", line)}
+    """The cited rules of a hook context as ``path: - text (Lx-Ly)``: each rule line sits
+    under its file's ``In path:`` header."""
+    found, path = set(), ""
+    for line in context.splitlines():
+        header = re.fullmatch(r"In (\S+):", line)
+        if header:
+            path = header.group(1)
+        elif path and re.match(r"- .+\(L\d+(-L\d+)?\)$", line):
+            found.add(f"{path}: {line}")
+    return found
 
 
 def fresh_hook_rules(project: Path, prompt: str, n: int) -> set[str]:

@@ -29,7 +29,7 @@ from charter.errors import CharterError
 from charter.fileio import TornState, canonical_json, commit_files, read_committed
 from charter.rules.build import apply_local_overrides, assign_ids, rules_from_source
 from charter.rules.model import Rule
-from charter.rules.render import render_rule_line
+from charter.rules.render import file_header, render_grouped, render_rule_line
 from charter.rules.sources import (
     SourceFile,
     configured_sources,
@@ -106,6 +106,8 @@ def build_constitution(
     boost: int,
     max_rule_tokens: int = 0,
     max_tokens: int = 0,
+    *,
+    inline: bool = False,
 ) -> Constitution:
     """The always-loaded rules, capped at ``max_lines`` lines and ``max_tokens`` tokens.
 
@@ -115,23 +117,30 @@ def build_constitution(
     members = [r for r in rules if r.constitution]
     for rule in members:
         rule.priority += boost
-    lines: list[str] = []
-    kept: list[str] = []
+    lines: dict[str, str] = {}
+    kept: list[Rule] = []
     overflow: list[str] = []
+    paths: set[str] = set()
     used = 0
     for rule in members:
-        line = render_rule_line(rule, max_rule_tokens)
+        line = render_rule_line(rule, max_rule_tokens, inline=inline)
         cost = count_tokens(line) + 1
+        new_file = not inline and rule.source.path not in paths
+        if new_file:
+            cost += count_tokens(file_header(rule.source.path)) + 1
         fits = not max_tokens or used + cost <= max_tokens
-        if len(lines) < max_lines and fits and not overflow:
-            lines.append(line)
-            kept.append(rule.id)
+        # the line cap counts what is shown: rule lines and one header per file
+        if len(lines) + len(paths) + 1 + new_file <= max_lines and fits and not overflow:
+            lines[rule.id] = line
+            kept.append(rule)
+            if not inline:
+                paths.add(rule.source.path)
             used += cost
         else:
             overflow.append(rule.id)
-    text = "\n".join(lines)
+    text = render_grouped(kept, lambda r: lines[r.id], inline=inline)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    return Constitution(digest, text, kept, bool(overflow), overflow)
+    return Constitution(digest, text, [r.id for r in kept], bool(overflow), overflow)
 
 
 def _sources_for(
@@ -296,6 +305,7 @@ def _constitution(
         settings.constitution_priority_boost,
         settings.max_rule_tokens,
         token_cap,
+        inline=settings.citation_style == "inline",
     )
     if constitution.truncated:
         report.warnings.append(

@@ -84,6 +84,7 @@ HOOK_CONTEXT_LIMIT = 10_000
 def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> str | None:
     """The rules for this prompt that are not already in the conversation."""
     from charter.rules.injected import take
+    from charter.rules.render import file_header, render_grouped
 
     prompt = str(payload.get("prompt") or "")
     if not prompt.strip():
@@ -102,12 +103,16 @@ def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) ->
     title = f"# Project rules for this request (Charter; intent {result.intent.name})"
     budget = HOOK_CONTEXT_LIMIT - len(title) - 200
     chosen: list[str] = []
+    paths: set[str] = set()
     for shard in result.shards:
-        line = retriever.lines[shard.rule.id]
-        if len(line) + 1 > budget:
+        path = shard.rule.source.path
+        size = len(retriever.lines[shard.rule.id]) + 1
+        size += 0 if retriever.inline or path in paths else len(file_header(path)) + 1
+        if size > budget:
             break
         chosen.append(shard.rule.id)
-        budget -= len(line) + 1
+        paths.add(path)
+        budget -= size
     session = str(payload.get("session_id") or "")
     share = state.project.settings.rules.hook_budget_fraction
     taken = take(
@@ -125,7 +130,14 @@ def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) ->
                 f"{taken.held} rules held back by rules.hook_budget_fraction (rules_for_task)"
             )
         return None
-    lines = [retriever.lines[rid] for rid in taken.fresh]
+    by_id = {shard.rule.id: shard.rule for shard in result.shards}
+    lines = [
+        render_grouped(
+            (by_id[rid] for rid in taken.fresh),
+            lambda r: retriever.lines[r.id],
+            inline=retriever.inline,
+        )
+    ]
     if taken.seen:
         lines.append(f"({taken.seen} more for this request: already in this conversation.)")
     if taken.held:

@@ -1,4 +1,9 @@
-"""How rules are shown to agents: short lines that cite their source.
+"""How rules are shown to agents: short lines grouped under the file they cite.
+
+Every rule keeps its exact citation, ``path:Lstart-Lend``, but the path is written once
+per file (``In CLAUDE.md:``) and each rule carries only its line range (``L13`` for one
+line, ``L13-L15`` for several). A full path on every line cost 6-16 tokens a rule, as
+much as a short rule itself: written once, the same budget holds more rules.
 
 Long rules are cut at a sentence (or word) boundary once they pass ``max_tokens``; the
 citation stays, so the agent can open the full rule. This keeps one verbose rule from
@@ -8,6 +13,7 @@ crowding several relevant ones out of the budget.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 
 from charter.rules.model import Rule
 from charter.tokens import count_tokens
@@ -33,7 +39,68 @@ def compact(text: str, max_tokens: int) -> str:
     return out + " …"
 
 
-def render_rule_line(rule: Rule, max_tokens: int = 0) -> str:
-    """``- [ID] text (path:Lstart-Lend)``; content-derived ids are left out (noise)."""
+def line_range(rule: Rule) -> str:
+    """``L13`` for a one-line rule, ``L13-L15`` for a longer one."""
+    src = rule.source
+    if src.line_start == src.line_end:
+        return f"L{src.line_start}"
+    return f"L{src.line_start}-L{src.line_end}"
+
+
+def render_rule_line(rule: Rule, max_tokens: int = 0, *, inline: bool = False) -> str:
+    """``- [ID] text (Lstart-Lend)``, to sit under its file's header (``file_header``),
+    or ``- [ID] text (path:Lstart-Lend)`` when ``inline``; content-derived ids are left
+    out (noise)."""
     prefix = "" if rule.id.startswith("r-") else f"[{rule.id}] "
-    return f"- {prefix}{compact(rule.text, max_tokens)} ({rule.source.cite()})"
+    cite = rule.source.cite() if inline else line_range(rule)
+    return f"- {prefix}{compact(rule.text, max_tokens)} ({cite})"
+
+
+def file_header(path: str) -> str:
+    return f"In {path}:"
+
+
+def render_grouped(
+    rules: Iterable[Rule], line: Callable[[Rule], str], *, inline: bool = False
+) -> str:
+    """Rules under one header per file: files in the order they first appear (the
+    caller's order: best first), rules in file order within each, so a list's items
+    read in their document order. ``inline`` lines cite their own path: no headers,
+    the caller's order."""
+    if inline:
+        return "\n".join(line(r) for r in rules)
+    groups: dict[str, list[Rule]] = {}
+    for rule in rules:
+        groups.setdefault(rule.source.path, []).append(rule)
+    out: list[str] = []
+    for path, members in groups.items():
+        out.append(file_header(path))
+        members.sort(key=lambda r: (r.source.line_start, r.source.line_end, r.id))
+        out.extend(line(r) for r in members)
+    return "\n".join(out)
+
+
+_HEADER = re.compile(r"In (\S+):")
+_RANGE = re.compile(r"^- .*\(L(\d+)(?:-L(\d+))?\)$")
+_INLINE = re.compile(r"^- .*\((\S+):L(\d+)-L(\d+)\)$")
+
+
+def citations(text: str) -> list[str]:
+    """The full ``path:Lstart-Lend`` citation of every rule line in rendered ``text``,
+    in order: what a reader gets from the file header and the line's range."""
+    out: list[str] = []
+    path = ""
+    for line in text.splitlines():
+        header = _HEADER.fullmatch(line)
+        if header:
+            path = header.group(1)
+            continue
+        whole = _INLINE.match(line)
+        if whole:
+            out.append(f"{whole.group(1)}:L{whole.group(2)}-L{whole.group(3)}")
+            continue
+        found = _RANGE.match(line)
+        if path and found:
+            start = found.group(1)
+            out.append(f"{path}:L{start}-L{found.group(2) or start}")
+    return out

@@ -29,7 +29,7 @@ from charter.rules.groups import procedures, small_sections
 from charter.rules.intent import Intent, classify
 from charter.rules.lexical import BM25, tokenize
 from charter.rules.model import Rule
-from charter.rules.render import render_rule_line
+from charter.rules.render import file_header, render_grouped, render_rule_line
 from charter.rules.settings import RulesSettings
 from charter.tokens import count_many, count_tokens
 
@@ -140,12 +140,25 @@ class Retriever:
         self.constitution_tokens = count_tokens(self.constitution_text)
         self.header_tokens = count_tokens(self.render_policy([])) - self.constitution_tokens
         self.header_tokens += count_tokens("For this task:\n")
+        self.inline = settings.citation_style == "inline"
         self.lines = {
-            self.rules[i].id: render_rule_line(self.rules[i], settings.max_rule_tokens)
+            self.rules[i].id: render_rule_line(
+                self.rules[i], settings.max_rule_tokens, inline=self.inline
+            )
             for i in self.candidates
         }
         costs = count_many(list(self.lines.values()))
         self.costs = {rid: n + 1 for rid, n in zip(self.lines, costs, strict=True)}
+        paths = sorted({self.rules[i].source.path for i in self.candidates})
+        #: what a file's ``In path:`` header costs, paid by the first rule shown from it
+        self.header_costs = (
+            {}
+            if self.inline
+            else {
+                p: n + 1
+                for p, n in zip(paths, count_many([file_header(p) for p in paths]), strict=True)
+            }
+        )
         cand_rules = [self.rules[i] for i in self.candidates]
         self.cand_vectors = np.ascontiguousarray(self.vectors[self.candidates], dtype=np.float32)
         risk_boost = {"critical": settings.risk_boost_critical, "high": settings.risk_boost_high}
@@ -329,7 +342,7 @@ class Retriever:
                 break
             if top_n and len(chosen) >= top_n:
                 break
-            cost = self.costs[shard.rule.id] if budget else 0
+            cost = self.cost_with_header(shard.rule, chosen) if budget else 0
             if budget and used + cost > budget:
                 misses += 1
                 if top_n or misses < 50:
@@ -355,8 +368,22 @@ class Retriever:
                     }
                 )
             chosen.append(shard)
-            used += cost
+            used = self.cost_of(chosen) if budget else 0
         return chosen
+
+    def cost_with_header(self, rule: Rule, shown: list[Shard]) -> int:
+        """Tokens ``rule`` adds to ``shown``: its line, and its file's header if new."""
+        cost = self.costs[rule.id]
+        if all(sh.rule.source.path != rule.source.path for sh in shown):
+            cost += self.header_costs.get(rule.source.path, 0)
+        return cost
+
+    def cost_of(self, shown: list[Shard]) -> int:
+        """Tokens of ``shown`` as rendered: every line, and one header per file."""
+        paths = {sh.rule.source.path for sh in shown}
+        return sum(self.costs[sh.rule.id] for sh in shown) + sum(
+            self.header_costs.get(p, 0) for p in paths
+        )
 
     def _complete_groups(
         self,
@@ -381,7 +408,7 @@ class Retriever:
         if not wanted:
             return chosen
         chosen = list(chosen)
-        used = sum(self.costs[sh.rule.id] for sh in chosen)
+        used = self.cost_of(chosen)
         for group, why in wanted:
             keep = best | set(group)
             for pos in group:
@@ -391,21 +418,20 @@ class Retriever:
                 others = [c.rule for c in chosen] + self.constitution_rules
                 if self._rival(shard.rule, others) is not None:
                     continue
-                cost = self.costs[shard.rule.id]
                 victims = sorted(
                     (c for c in chosen if position[c.rule.id] not in keep), key=lambda c: c.score
                 )
-                while used + cost > budget and victims:
+                while used + self.cost_with_header(shard.rule, chosen) > budget and victims:
                     victim = victims.pop(0)
                     chosen.remove(victim)
                     picked.discard(position[victim.rule.id])
-                    used -= self.costs[victim.rule.id]
-                if used + cost > budget:
+                    used = self.cost_of(chosen)
+                if used + self.cost_with_header(shard.rule, chosen) > budget:
                     break
                 shard.reasons.append(why)
                 chosen.append(shard)
                 picked.add(pos)
-                used += cost
+                used = self.cost_of(chosen)
         chosen.sort(key=lambda sh: -sh.score)
         return chosen
 
@@ -428,5 +454,10 @@ class Retriever:
         if self.constitution_text:
             parts.append("Always:\n" + self.constitution_text)
         if shards:
-            parts.append("For this task:\n" + "\n".join(self.lines[sh.rule.id] for sh in shards))
+            parts.append(
+                "For this task:\n"
+                + render_grouped(
+                    (sh.rule for sh in shards), lambda r: self.lines[r.id], inline=self.inline
+                )
+            )
         return "\n".join(parts)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 DEFAULT_CONSTITUTION_MARKERS = [
@@ -55,6 +57,11 @@ class RulesSettings(BaseModel):
         description="lean prompt hook: the new rules one prompt adds fill at most this share "
         "of the rule files' tokens (0 = the retrieval budget; rules stay reachable through "
         "rules_for_task)",
+    )
+    citation_style: Literal["grouped", "inline"] = Field(
+        "grouped",
+        description="grouped: rules under one `In path:` header per file, each with its "
+        "(Lstart-Lend); inline: every rule line ends (path:Lstart-Lend)",
     )
     max_rule_tokens: int = Field(
         28, ge=8, description="rule text in policy is cut at this many tokens (citation kept)"

@@ -1,0 +1,105 @@
+"""How rules are written for agents: grouped under their file, every rule still cited
+``path:Lstart-Lend``, and the tokens that saves buy more rules in the same budget."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from charter.config import Project
+from charter.rules.api import task_context
+from charter.tokens import count_tokens
+from tests.conftest import write
+
+CLAUDE = """# Rules
+
+## Database
+
+- Every schema change needs a reversible Alembic migration.
+- Add an index for each foreign key column.
+- Never edit a migration that has been merged;
+  write a new one instead.
+
+## Testing
+
+- Mock external HTTP calls in unit tests with respx.
+- Name test files `test_<module>.py`.
+"""
+
+CURSOR = """---
+description: Database conventions
+alwaysApply: false
+---
+- Wrap every multi-table write in one database transaction.
+- Use `SELECT ... FOR UPDATE` when a read decides a later write.
+"""
+
+TASK = "add a database migration that writes to two tables"
+
+
+def _project(repo: Path, style: str | None = None) -> Project:
+    write(repo, "CLAUDE.md", CLAUDE)
+    write(repo, ".cursor/rules/database-conventions.mdc", CURSOR)
+    if style:
+        write(repo, "charter.toml", f'[rules]\ncitation_style = "{style}"\n')
+    return Project.load(repo)
+
+
+def _cited(result: dict) -> list[str]:
+    return [
+        f"{s['rule']['source']['path']}:L{s['rule']['source']['line_start']}"
+        f"-L{s['rule']['source']['line_end']}"
+        for s in result["shards"]
+    ]
+
+
+def test_grouped_policy_cites_every_rule_once_per_file(repo: Path) -> None:
+    from charter.rules.render import citations
+
+    result = task_context(_project(repo), TASK, budget=1000)
+    text = result["policy_text"]
+    cited = citations(text)
+    assert sorted(_cited(result)) == sorted(c for c in cited if c in _cited(result))
+    assert set(_cited(result)) <= set(cited)
+    # each file's path is written once, as a header, not on every line
+    for path in {c.split(":L")[0] for c in cited}:
+        assert text.count(f"In {path}:") == 1
+        assert f"({path}:" not in text
+    # a two-line rule keeps its range; a one-line rule is cited by its line
+    assert "(L7-L8)" in text and "(L5)" in text
+
+
+def test_inline_style_puts_the_path_on_every_line(repo: Path) -> None:
+    from charter.rules.render import citations
+
+    result = task_context(_project(repo, "inline"), TASK, budget=1000)
+    text = result["policy_text"]
+    assert "In CLAUDE.md:" not in text
+    assert "(CLAUDE.md:L7-L8)" in text
+    assert set(_cited(result)) <= set(citations(text))
+
+
+def test_grouped_costs_fewer_tokens_and_fits_more_rules(repo: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    grouped = task_context(_project(repo), TASK, budget=1000)
+    inline = task_context(_project(other, "inline"), TASK, budget=1000)
+    assert [s["rule"]["text"] for s in grouped["shards"]] == [
+        s["rule"]["text"] for s in inline["shards"]
+    ]
+    assert grouped["tokens"] < inline["tokens"]
+    # at every budget grouped holds at least as many rules, and more at some
+    counts = []
+    for budget in range(20, inline["tokens"] + 20, 10):
+        fewer = task_context(_project(other, "inline"), TASK, budget=budget)
+        more = task_context(_project(repo), TASK, budget=budget)
+        assert count_tokens(more["policy_text"]) == more["tokens"]
+        counts.append((len(more["shards"]), len(fewer["shards"])))
+    assert all(g >= i for g, i in counts) and any(g > i for g, i in counts), counts
+
+
+def test_grouped_policy_is_byte_stable(repo: Path) -> None:
+    project = _project(repo)
+    first = task_context(project, TASK, budget=1000)["policy_text"]
+    again = task_context(Project.load(repo), TASK, budget=1000)["policy_text"]
+    assert hashlib.sha256(first.encode()).digest() == hashlib.sha256(again.encode()).digest()
