@@ -1,7 +1,7 @@
 """What the model receives over a scripted Claude Code session, with and without Charter.
 
     .venv/bin/python bench/agent_tokens.py [--mode alone|charter|managed] [--prompts 8]
-        [--project demo|rules|both] [--rules-file PATH] [--json]
+        [--project demo|rules|both] [--rules-file PATH] [--tool-search on|off] [--json]
 
 Runs the real Claude Code CLI (``make claude-code``) in one process over N prompts
 (``--input-format stream-json``, as an interactive session) against the scripted
@@ -13,7 +13,8 @@ the characters and cl100k tokens of what each request carries:
   ``charter_rules`` (the constitution and the per-prompt rules: what replaces the rule
   files) and ``charter_state`` (the rest: restored session state, plan, risks, track
   decisions, bound invariants — context Claude Code alone does not have at all);
-- ``charter_tools``: the definitions of Charter's MCP tools;
+- ``charter_tools``: Charter's MCP tools as the request carries them: whole definitions
+  without tool search, only their names in the deferred-tools list with it;
 - ``rules``: the three together (the rule tokens the session pays for);
 - ``request``: everything (system prompt, messages, all tool definitions).
 
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -136,6 +138,9 @@ def split_hook_text(hooks: str) -> tuple[str, str]:
     return "".join(rules), "".join(other)
 
 
+_DEFERRED_CHARTER_TOOL = re.compile(r"^mcp__charter__\w+$", re.MULTILINE)
+
+
 def measure(request: Request) -> dict[str, dict[str, int]]:
     texts = request.message_texts()
     native = "".join(_claude_md_text(t) for t in texts)
@@ -150,6 +155,8 @@ def measure(request: Request) -> dict[str, dict[str, int]]:
         sort_keys=True,
     )
     tools = "" if tools == "[]" else tools
+    # with tool search, a deferred tool costs its name in the list of deferred tools
+    tools += "\n".join(_DEFERRED_CHARTER_TOOL.findall(request.all_text()))
     whole = request.all_text() + json.dumps(request.body.get("tools", []), sort_keys=True)
     parts = {
         "rules_native": native,
@@ -183,10 +190,21 @@ def install(project: Path, mode: str) -> str | None:
     return None
 
 
-def run_session(claude: Path, project: Path, prompts: list[str], home: Path) -> list[Request]:
+def run_session(
+    claude: Path, project: Path, prompts: list[str], home: Path, tool_search: bool
+) -> list[Request]:
     with ScriptedModel() as model:
         session = ClaudeSession(
-            claude, project, home, model, path_prepend=[Path(sys.executable).parent], timeout=900
+            claude,
+            project,
+            home,
+            model,
+            path_prepend=[Path(sys.executable).parent],
+            timeout=900,
+            # Claude Code defers MCP tool definitions (tool search) against Anthropic's API
+            # and turns that off for other base URLs such as this loopback server: say
+            # which one to measure
+            extra_env={"ENABLE_TOOL_SEARCH": "true" if tool_search else "false"},
         )
         run = session.stream(*prompts)
         if run.returncode != 0:
@@ -194,11 +212,13 @@ def run_session(claude: Path, project: Path, prompts: list[str], home: Path) -> 
         return model.main_requests()
 
 
-def bench(claude: Path, name: str, project: Path, prompts: list[str], mode: str) -> dict[str, Any]:
+def bench(
+    claude: Path, name: str, project: Path, prompts: list[str], mode: str, tool_search: bool
+) -> dict[str, Any]:
     reason = install(project, mode)
     if reason:
         return {"project": name, "mode": mode, "unavailable": reason}
-    requests = run_session(claude, project, prompts, project.parent / f"home-{mode}")
+    requests = run_session(claude, project, prompts, project.parent / f"home-{mode}", tool_search)
     per = [measure(r) for r in requests]
     total = (
         {k: {u: sum(p[k][u] for p in per) for u in ("chars", "tokens")} for k in per[0]}
@@ -208,6 +228,7 @@ def bench(claude: Path, name: str, project: Path, prompts: list[str], mode: str)
     return {
         "project": name,
         "mode": mode,
+        "tool_search": tool_search,
         "prompts": len(prompts),
         "requests": len(per),
         "total": total,
@@ -228,6 +249,13 @@ def main(argv: list[str] | None = None) -> int:
         help="benchmark dir whose tasks.jsonl gives the rules file's prompts",
     )
     parser.add_argument("--config", default="", help="TOML appended to both projects' charter.toml")
+    parser.add_argument(
+        "--tool-search",
+        choices=["on", "off"],
+        default="on",
+        help="on: MCP tools deferred, as Claude Code does against Anthropic's API (default); "
+        "off: every definition in every request, as behind a proxy",
+    )
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
     args = parser.parse_args(argv)
     claude = install_claude_code()
@@ -237,20 +265,23 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     modes = ["alone", "charter", "managed"] if args.mode == "all" else [args.mode]
+    search = args.tool_search == "on"
     results = []
     with tempfile.TemporaryDirectory(prefix="charter-agent-tokens-") as tmp:
         for mode in modes:
             base = Path(tmp) / mode
             if args.project in ("demo", "both"):
                 project = copy_demo(base / "demo", charter_toml=TOML + args.config)
-                results.append(bench(claude, "demo", project, DEMO_PROMPTS[: args.prompts], mode))
+                results.append(
+                    bench(claude, "demo", project, DEMO_PROMPTS[: args.prompts], mode, search)
+                )
             if args.project in ("rules", "both"):
                 rules_file = args.rules_file or largest_rules_file()
                 project, prompts = rules_project(
                     base / "rules", rules_file, args.prompts, args.rules_data, args.config
                 )
                 label = f"rules:{rules_file.parent.name}/{rules_file.name}"
-                results.append(bench(claude, label, project, prompts, mode))
+                results.append(bench(claude, label, project, prompts, mode, search))
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
