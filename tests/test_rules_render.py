@@ -103,3 +103,13 @@ def test_grouped_policy_is_byte_stable(repo: Path) -> None:
     first = task_context(project, TASK, budget=1000)["policy_text"]
     again = task_context(Project.load(repo), TASK, budget=1000)["policy_text"]
     assert hashlib.sha256(first.encode()).digest() == hashlib.sha256(again.encode()).digest()
+
+
+def test_citations_read_both_styles_and_paths_with_spaces() -> None:
+    from charter.rules.render import citations
+
+    grouped = "For this task:\nIn docs/team rules.md:\n- Keep it short. (L3)\n- Two lines. (L5-L6)"
+    assert citations(grouped) == ["docs/team rules.md:L3-L3", "docs/team rules.md:L5-L6"]
+    inline = "- Keep it short. (CLAUDE.md:L3-L3)"
+    assert citations(inline) == ["CLAUDE.md:L3-L3"]
+    assert citations("- a line with no header (L3)") == []

@@ -80,7 +80,7 @@ def render_grouped(
     return "\n".join(out)
 
 
-_HEADER = re.compile(r"In (\S+):")
+_HEADER = re.compile(r"In (.+):")
 _RANGE = re.compile(r"^- .*\(L(\d+)(?:-L(\d+))?\)$")
 _INLINE = re.compile(r"^- .*\((\S+):L(\d+)-L(\d+)\)$")
 
