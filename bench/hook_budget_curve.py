@@ -1,7 +1,11 @@
-"""Tokens and recall of the prompt hook over whole sessions, by ``rules.hook_budget_fraction``.
+"""Tokens and recall of the prompt hook over whole sessions, by its two settings.
 
     .venv/bin/python bench/hook_budget_curve.py --data ../shared/bench/rules \\
-        --data /tmp/heldout-rules [--fractions 0 0.04 0.06 0.08 0.10] [--session 8]
+        --data /tmp/heldout-rules [--fractions 0 0.04 0.06 0.08 0.10] \\
+        [--cutoffs 0 0.3 0.4 0.5] [--session 8] [--set KEY=VALUE]
+
+``--fractions`` are ``rules.hook_budget_fraction`` values, ``--cutoffs``
+``rules.hook_relative_cutoff`` values (default: the setting's).
 
 Each labelled file's tasks, in file order, are cut into sessions of ``--session``
 prompts. Each prompt goes through the same selection as the prompt hook: the rules for
@@ -48,13 +52,14 @@ def session_figures(
     fraction: float,
     state: Path,
     name: str,
+    cutoff: float,
 ) -> dict[str, int]:
     budget = max(1, int(retriever.compiled.source_tokens * fraction)) if fraction else 0
     constitution = count_tokens(retriever.constitution_text) if retriever.constitution_text else 0
     given: list[str] = []
     sent = found = found_now = gold_n = 0
     for task in tasks:
-        result = retriever.retrieve(task["task"], task.get("files"))
+        result = retriever.retrieve(task["task"], task.get("files"), relative_cutoff=cutoff or None)
         chosen = [sh.rule.id for sh in result.shards]
         taken = take(state, name, chosen, costs=retriever.costs, budget=budget)
         given += taken.fresh
@@ -68,7 +73,13 @@ def session_figures(
         found += sum(_gold_found(in_context, rel, g) for g in gold)
         found_now += sum(_gold_found(now, rel, g) for g in gold)
         gold_n += len(gold)
+        paths = {
+            retriever.rules[i].source.path
+            for i in range(len(retriever.rules))
+            if retriever.rules[i].id in set(given)
+        }
         held = sum(retriever.costs[r] for r in given)
+        held += sum(retriever.header_costs.get(p, 0) for p in paths)  # one `In path:` each
         sent += constitution + (count_tokens(HEADER) + held if given else 0)
     return {
         "sent": sent,
@@ -83,12 +94,30 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, action="append", required=True)
     parser.add_argument("--fractions", type=float, nargs="+", default=[0, 0.04, 0.06, 0.08, 0.1])
+    parser.add_argument(
+        "--cutoffs",
+        type=float,
+        nargs="+",
+        default=None,
+        help="rules.hook_relative_cutoff values (default: the setting's)",
+    )
     parser.add_argument("--session", type=int, default=8)
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a rules setting for every run, e.g. relative_cutoff=0.5",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    overrides = {k: json.loads(v) for k, v in (item.split("=", 1) for item in args.set)}
     settings = Settings()
+    settings = settings.model_copy(update={"rules": settings.rules.model_copy(update=overrides)})
     embedder = embedder_for(settings)
-    rows: dict[float, dict[str, dict[str, dict[str, int]]]] = defaultdict(dict)
+    cutoffs = args.cutoffs if args.cutoffs is not None else [settings.rules.hook_relative_cutoff]
+    points = [(f, c) for c in cutoffs for f in args.fractions]
+    rows: dict[tuple[float, float], dict[str, dict[str, dict[str, int]]]] = defaultdict(dict)
     with tempfile.TemporaryDirectory(prefix="charter-hook-curve-") as tmp:
         for data in args.data:
             by_file: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -101,10 +130,10 @@ def main(argv: list[str] | None = None) -> int:
                 retriever = Retriever(compiled, settings.rules, embedder)
                 whole = count_tokens(read_text(path, what="rule file"))
                 tasks = by_file[rel_file]
-                for fraction in args.fractions:
+                for fraction, cutoff in points:
                     total: dict[str, int] = defaultdict(int)
                     for start in range(0, len(tasks), args.session):
-                        name = f"{data}:{rel_file}:{fraction}:{start}"
+                        name = f"{data}:{rel_file}:{fraction}:{cutoff}:{start}"
                         part = session_figures(
                             retriever,
                             tasks[start : start + args.session],
@@ -113,12 +142,13 @@ def main(argv: list[str] | None = None) -> int:
                             fraction,
                             Path(tmp),
                             name,
+                            cutoff,
                         )
                         for key, value in part.items():
                             total[key] += value
-                    rows[fraction].setdefault(str(data), {})[rel_file] = dict(total)
+                    rows[(fraction, cutoff)].setdefault(str(data), {})[rel_file] = dict(total)
     report = []
-    for fraction, splits in sorted(rows.items()):
+    for (fraction, cutoff), splits in sorted(rows.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         for split, files in splits.items():
             agg: dict[str, int] = defaultdict(int)
             per_file = {}
@@ -127,17 +157,26 @@ def main(argv: list[str] | None = None) -> int:
                     agg[key] += value
                 per_file[rel_file] = _figures(t)
             report.append(
-                {"fraction": fraction, "split": split, **_figures(agg), "per_file": per_file}
+                {
+                    "fraction": fraction,
+                    "cutoff": cutoff,
+                    "split": split,
+                    **_figures(agg),
+                    "per_file": per_file,
+                }
             )
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    print(f"{'fraction':>8} {'split':40} {'ratio':>6} {'recall':>7} {'prompt':>7}  worst ratio")
+    print(
+        f"{'cutoff':>6} {'fraction':>8} {'split':40} {'ratio':>6} {'recall':>7} {'prompt':>7}"
+        "  worst ratio"
+    )
     for r in report:
         worst = max(r["per_file"].items(), key=lambda kv: kv[1]["ratio"])
         print(
-            f"{r['fraction']:>8} {r['split'][-40:]:40} {r['ratio']:>6.3f} {r['recall']:>7.3f} "
-            f"{r['prompt_recall']:>7.3f}  {worst[0]} {worst[1]['ratio']:.2f}"
+            f"{r['cutoff']:>6} {r['fraction']:>8} {r['split'][-40:]:40} {r['ratio']:>6.3f} "
+            f"{r['recall']:>7.3f} {r['prompt_recall']:>7.3f}  {worst[0]} {worst[1]['ratio']:.2f}"
         )
     return 0
 

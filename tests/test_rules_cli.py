@@ -52,6 +52,7 @@ def test_context_json_contract_without_prior_compile(repo: Path, run_charter) ->
         "policy_text",
         "tokens",
         "gated",
+        "cut",
     }
     assert set(out["intent"]) == {"name", "confidence"}
     assert set(out["constitution"]) == {"hash", "rules", "truncated"}

@@ -95,7 +95,12 @@ def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) ->
         )
         prompt = prompt[:MAX_PROMPT_CHARS]
     retriever = retriever_for(state)
-    result = retriever.retrieve(prompt, files_in_prompt(prompt, state.root))
+    settings = state.project.settings.rules
+    result = retriever.retrieve(
+        prompt,
+        files_in_prompt(prompt, state.root),
+        relative_cutoff=settings.hook_relative_cutoff or None,
+    )
     if not result.shards:
         if result.gated:
             notes.append("no task in the prompt (only conversational words): no rules added")
@@ -114,7 +119,7 @@ def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) ->
         paths.add(path)
         budget -= size
     session = str(payload.get("session_id") or "")
-    share = state.project.settings.rules.hook_budget_fraction
+    share = settings.hook_budget_fraction
     taken = take(
         state.project.state_dir,
         session,
@@ -142,6 +147,8 @@ def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) ->
         lines.append(f"({taken.seen} more for this request: already in this conversation.)")
     if taken.held:
         lines.append(f"({taken.held} more may apply: rules_for_task lists them.)")
+    elif result.cut:
+        lines.append("(Less likely rules left out: rules_for_task lists them.)")
     return title + "\n" + "\n".join(lines)
 
 

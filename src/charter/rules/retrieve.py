@@ -63,6 +63,7 @@ class Retrieval:
     policy_text: str = ""
     tokens: int = 0
     gated: bool = False  # no task content: no shards, by the content gate
+    cut: bool = False  # lower-scored rules were left out by the relative cutoff
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -78,6 +79,7 @@ class Retrieval:
             "policy_text": self.policy_text,
             "tokens": self.tokens,
             "gated": self.gated,
+            "cut": self.cut,
         }
 
 
@@ -204,7 +206,10 @@ class Retriever:
         risk: list[str] | None = None,
         tool: str | None = None,
         query_vector: np.ndarray | None = None,
+        relative_cutoff: float | None = None,
     ) -> Retrieval:
+        """The rules for ``task``. ``relative_cutoff`` (default: the setting) drops shards
+        scoring below that share of the best one: the prompt hook's own, stricter, cut."""
         s = self.settings
         files = files or []
         if top is not None:
@@ -276,10 +281,13 @@ class Retriever:
             return Shard(rule, float(score[pos]), reasons)
 
         dropped: list[dict[str, str]] = []
-        chosen = self._select((make(pos) for pos in order), top_n, budget_tokens, dropped)
+        cutoff = s.relative_cutoff if relative_cutoff is None else relative_cutoff
+        chosen, cut = self._select(
+            (make(pos) for pos in order), top_n, budget_tokens, dropped, cutoff
+        )
         if budget_tokens and not top_n:
             chosen = self._complete_groups(chosen, make, allowed, budget_tokens)
-        return self._retrieval(task, intent, chosen, dropped)
+        return self._retrieval(task, intent, chosen, dropped, cut=cut)
 
     def reply_words(self) -> frozenset[str]:
         """The words of generic conversational replies, as this index tokenizes them."""
@@ -295,6 +303,7 @@ class Retriever:
         dropped: list[dict[str, str]],
         *,
         gated: bool = False,
+        cut: bool = False,
     ) -> Retrieval:
         policy = self.render_policy(shards)
         return Retrieval(
@@ -308,6 +317,7 @@ class Retriever:
             policy_text=policy,
             tokens=count_tokens(policy),
             gated=gated,
+            cut=cut,
         )
 
     def _cos(self, a: Rule, b: Rule) -> float:
@@ -328,8 +338,15 @@ class Retriever:
         return self._idx
 
     def _select(
-        self, scored: Iterator[Shard], top_n: int, budget: int, dropped: list[dict[str, str]]
-    ) -> list[Shard]:
+        self,
+        scored: Iterator[Shard],
+        top_n: int,
+        budget: int,
+        dropped: list[dict[str, str]],
+        relative_cutoff: float,
+    ) -> tuple[list[Shard], bool]:
+        """The chosen shards, and whether the relative cutoff (not the budget or the
+        count) ended the selection."""
         s = self.settings
         chosen: list[Shard] = []
         used = 0
@@ -337,9 +354,9 @@ class Retriever:
         misses = 0
         for shard in scored:
             if floor is None:
-                floor = max(s.min_score, shard.score * s.relative_cutoff)
+                floor = max(s.min_score, shard.score * relative_cutoff)
             if shard.score < floor:
-                break
+                return chosen, relative_cutoff > 0
             if top_n and len(chosen) >= top_n:
                 break
             cost = self.cost_with_header(shard.rule, chosen) if budget else 0
@@ -369,7 +386,7 @@ class Retriever:
                 )
             chosen.append(shard)
             used = self.cost_of(chosen) if budget else 0
-        return chosen
+        return chosen, False
 
     def cost_with_header(self, rule: Rule, shown: list[Shard]) -> int:
         """Tokens ``rule`` adds to ``shown``: its line, and its file's header if new."""

@@ -63,6 +63,14 @@ class RulesSettings(BaseModel):
         description="grouped: rules under one `In path:` header per file, each with its "
         "(Lstart-Lend); inline: every rule line ends (path:Lstart-Lend)",
     )
+    hook_relative_cutoff: float = Field(
+        0.4,
+        ge=0,
+        le=1,
+        description="the prompt hook adds only rules scoring at least this share of the best "
+        "rule's score (0 = fill the retrieval budget); what it leaves stays reachable "
+        "through rules_for_task",
+    )
     max_rule_tokens: int = Field(
         28, ge=8, description="rule text in policy is cut at this many tokens (citation kept)"
     )
