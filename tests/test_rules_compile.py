@@ -130,3 +130,49 @@ def test_state_from_another_charter_version_is_stale(repo: Path) -> None:
     meta["charter"] = "0.0.1"
     meta_path.write_text(json.dumps(meta))
     assert is_stale(project)
+
+
+AGENTS_COPY = """# Agent rules
+
+## Always
+
+- Never commit secrets or `.env` files.
+
+## Database
+
+- Every schema change needs a reversible Alembic migration.
+- Add an index for each foreign key column.
+"""
+
+
+def test_a_rule_copied_into_several_files_is_compiled_once(repo: Path, run_charter) -> None:
+    write(repo, "AGENTS.md", AGENTS_COPY)
+    # the same file kept for Claude Code, with one line of its own and a casing change
+    write(
+        repo,
+        "CLAUDE.md",
+        AGENTS_COPY.replace("Add an index", "add an index") + "- Use f-strings in logs.\n",
+    )
+    # a nested file applies only under its directory: the same words there are kept
+    write(repo, "backend/AGENTS.md", "# Backend\n\n- Add an index for each foreign key column.\n")
+    compiled = compile_rules(Project.load(repo))
+    texts = [r.text.lower() for r in compiled.rules]
+    assert texts.count("never commit secrets or `.env` files.") == 1
+    assert texts.count("every schema change needs a reversible alembic migration.") == 1
+    assert texts.count("add an index for each foreign key column.") == 2  # root + backend/
+    assert "use f-strings in logs." in texts
+    constitution = compiled.constitution.text
+    assert constitution.count("Never commit secrets") == 1
+    copies = {(kept.path, copy.path) for kept, copy in compiled.report.restated}
+    assert copies == {("AGENTS.md", "CLAUDE.md")} and len(compiled.report.restated) == 3
+    # the copies stay visible: compile --json lists them, lint warns at each copy
+    out = json.loads(run_charter("compile", "--json", cwd=repo).stdout)
+    assert {(r["rule"], r["copy"]) for r in out["restated"]} >= {
+        ("AGENTS.md:L5-L5", "CLAUDE.md:L5-L5")
+    }
+    issues = json.loads(run_charter("lint", "--json", cwd=repo).stdout)["issues"]
+    assert {i["location"] for i in issues if i["kind"] == "duplicate"} >= {
+        "CLAUDE.md:5",
+        "CLAUDE.md:9",
+        "CLAUDE.md:10",
+    }

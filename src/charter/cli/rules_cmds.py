@@ -92,6 +92,9 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             "model": compiled.model,
             "errors": report.errors,
             "warnings": report.warnings,
+            "restated": [
+                {"rule": kept.cite(), "copy": copy.cite()} for kept, copy in report.restated
+            ],
         }
         if as_json:
             emit_json(summary)
@@ -103,6 +106,12 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
                 f"{len(compiled.rules)} rules from {len(report.sources)} file(s); "
                 f"{report.embedded} embedded, {report.reused} reused ({compiled.model})"
             )
+            if report.restated:
+                console.print(
+                    f"{len(report.restated)} rule(s) stated word for word in more than one "
+                    f"file were compiled once (e.g. {report.restated[0][1].cite()} = "
+                    f"{report.restated[0][0].cite()}; --json lists them)."
+                )
             for warning in report.warnings:
                 err_console.print(f"[yellow]warning:[/yellow] {warning}")
         for error in report.errors:

@@ -27,8 +27,13 @@ from charter.embed.base import Embedder, Vectors
 from charter.embed.registry import embedder_for, import_provider
 from charter.errors import CharterError
 from charter.fileio import TornState, canonical_json, commit_files, read_committed
-from charter.rules.build import apply_local_overrides, assign_ids, rules_from_source
-from charter.rules.model import Rule
+from charter.rules.build import (
+    apply_local_overrides,
+    assign_ids,
+    normalized,
+    rules_from_source,
+)
+from charter.rules.model import Rule, Source
 from charter.rules.render import file_header, render_grouped, render_rule_line
 from charter.rules.sources import (
     SourceFile,
@@ -69,6 +74,7 @@ class CompileReport:
     warnings: list[str] = field(default_factory=list)
     embedded: int = 0
     reused: int = 0
+    restated: list[tuple[Source, Source]] = field(default_factory=list)  # (kept, copy)
 
 
 @dataclass
@@ -286,7 +292,47 @@ def _parse_rules(
                 raise
             report.errors.append(str(exc))
             sources.remove(src)
-    return apply_local_overrides(assign_ids(rules))
+    rules = apply_local_overrides(assign_ids(rules))
+    kept, restated = drop_restated(rules)
+    if report is not None:
+        report.restated = restated
+    return kept
+
+
+def _same_rule_key(rule: Rule) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    return (
+        normalized(rule.text).rstrip("."),
+        tuple(sorted(rule.scopes)),
+        tuple(sorted(rule.tool_classes)),
+    )
+
+
+def drop_restated(rules: list[Rule]) -> tuple[list[Rule], list[tuple[Source, Source]]]:
+    """One rule for a rule stated word for word in several files.
+
+    Teams keep copies of one file for several agents (`AGENTS.md` and `CLAUDE.md`, a
+    Cursor rule repeating a line): compiled twice, every copy would be pinned or
+    retrieved twice, spending the budget on repeats. Copies that apply alike (same scopes
+    and tool classes) are compiled once: the constitution copy if one is, else the
+    higher priority, else the first in file order. Repeats inside one file are kept:
+    their sections differ. Returns the kept rules and a (kept, dropped copy) pair of
+    sources per dropped copy.
+    """
+    groups: dict[tuple[str, tuple[str, ...], tuple[str, ...]], list[int]] = {}
+    for pos, rule in enumerate(rules):
+        groups.setdefault(_same_rule_key(rule), []).append(pos)
+    dropped: set[int] = set()
+    notes: list[tuple[Source, Source]] = []
+    for members in groups.values():
+        if len({rules[p].source.path for p in members}) < 2:
+            continue
+        best = min(members, key=lambda p: (not rules[p].constitution, -rules[p].priority, p))
+        for pos in members:
+            if pos != best and rules[pos].source.path != rules[best].source.path:
+                dropped.add(pos)
+                notes.append((rules[best].source, rules[pos].source))
+    notes.sort(key=lambda pair: (pair[1].path, pair[1].line_start))
+    return [r for p, r in enumerate(rules) if p not in dropped], notes
 
 
 def _constitution(

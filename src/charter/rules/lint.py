@@ -43,6 +43,15 @@ def lint_rules(compiled: CompiledRules) -> list[LintIssue]:
             )
         else:
             seen[key] = where
+    for kept, copy in compiled.report.restated:  # copies the compiler kept once
+        issues.append(
+            LintIssue(
+                "duplicate",
+                "warning",
+                f"{copy.path}:{copy.line_start}",
+                f"restates the rule at {kept.cite()} word for word (compiled once)",
+            )
+        )
     polar = [r for r in rules if r.polarity]
     for a, b in combinations(polar, 2):
         cos = float(vectors[index[a.id]] @ vectors[index[b.id]]) if len(vectors) else 0.0
