@@ -27,8 +27,10 @@ def _materializer() -> object:
 def test_labels_and_provenance_are_complete_and_no_rule_file_is_committed() -> None:
     tasks = [json.loads(x) for x in (DATA / "tasks.jsonl").read_text().splitlines()]
     files = {t["file"] for t in tasks}
-    assert len(files) >= 4
+    assert len(files) >= 10
     assert len({t["id"] for t in tasks}) == len(tasks)
+    provenance = {json.loads(p.read_text())["saved_as"] for p in DATA.glob("*/source.json")}
+    assert files == provenance, "labelled files and source.json files must match"
     for rel in files:
         assert not (DATA / rel).exists(), f"{rel}: rule files are materialized, not committed"
         mine = [t for t in tasks if t["file"] == rel]
@@ -36,6 +38,7 @@ def test_labels_and_provenance_are_complete_and_no_rule_file_is_committed() -> N
         assert sum(not t["relevant"] for t in mine) == 2
         for task in mine:
             assert task["task"].strip()
+            assert task["id"].startswith(rel.split("/")[0] + "-")
             for gold in task["relevant"]:
                 assert isinstance(gold["line"], int) and gold["line"] >= 1 and gold["text"]
         slug = rel.split("/")[0]
