@@ -88,10 +88,17 @@ def no_worker(root: Path, extra: str = "") -> None:
     (root / "charter.toml").write_text("[hooks]\nwarm_worker = false\n" + extra, encoding="utf-8")
 
 
+#: The choices of every yes/no clarification.
+YES_NO: list[dict[str, str]] = [{"id": "yes", "label": "Yes"}, {"id": "no", "label": "No"}]
+
+
 def clarification_entry(
-    cid: str, text: str, atype: str, choices: list[Any], answer: Any, **kw: Any
+    cid: str, text: str, atype: str, choices: list[Any] | None, answer: Any, **kw: Any
 ) -> dict[str, Any]:
-    """One pgc_clarifications entry, resolved unless ``answer`` is None or undecided."""
+    """One pgc_clarifications entry, resolved unless ``answer`` is None or undecided.
+    ``choices`` None means the type's own: yes/no for ``yes_no``, none otherwise."""
+    if choices is None:
+        choices = list(YES_NO) if atype == "yes_no" else []
     resolved = answer not in (None, "undecided")
     if atype == "free_text":
         label = answer

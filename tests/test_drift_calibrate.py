@@ -31,7 +31,6 @@ from charter.errors import CharterError
 from tests.decisions_support import clarification_entry
 
 ROOT = Path(__file__).resolve().parents[1]
-YN = [{"id": "yes", "label": "Yes"}, {"id": "no", "label": "No"}]
 
 
 CLARIFICATIONS = {
@@ -50,7 +49,7 @@ CLARIFICATIONS = {
             "SUBSCRIBER_PRIVACY",
             "What may public archive pages show about subscribers?",
             "free_text",
-            [],
+            None,
             "Subscriber email addresses are never shown on the public archive; only the "
             "issue and its date.",
         ),
@@ -58,18 +57,18 @@ CLARIFICATIONS = {
             "DOUBLE_BOOKING",
             "How are sponsor slots handled?",
             "free_text",
-            [],
+            None,
             "Double booking is never allowed: a sold slot closes for every sponsor at once.",
         ),
         clarification_entry(
             "PAID_TIERS",
             "Do we offer paid subscriptions?",
             "yes_no",
-            YN,
+            None,
             None,
         ),
         clarification_entry(
-            "ARCHIVE", "Is there a public archive of past issues?", "yes_no", YN, "yes"
+            "ARCHIVE", "Is there a public archive of past issues?", "yes_no", None, "yes"
         ),
     ]
 }

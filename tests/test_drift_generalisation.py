@@ -14,9 +14,6 @@ from charter.decisions.models import parse_clarifications
 from charter.embed.registry import get_embedder
 from tests.decisions_support import clarification_entry
 
-YN = [{"id": "yes", "label": "Yes"}, {"id": "no", "label": "No"}]
-
-
 CLARIFICATIONS = [
     clarification_entry(
         "LIMS_VENDOR",
@@ -42,35 +39,35 @@ CLARIFICATIONS = [
         "AUTO_LABELS",
         "Must tube labels be printed automatically when a sample is registered?",
         "yes_no",
-        YN,
+        None,
         "yes",
     ),
     clarification_entry(
         "BENCH_SCANNING",
         "Must bench scanning keep working when the Wi-Fi drops in the cold room?",
         "yes_no",
-        YN,
+        None,
         "yes",
     ),
     clarification_entry(
         "RESULT_SYNC",
         "How fresh must results be in the LIMS?",
         "free_text",
-        [],
+        None,
         "Every result reaches the LIMS within 30 seconds; no overnight file transfers.",
     ),
     clarification_entry(
         "TABLET_ENTRY",
         "Must technicians be able to register samples on a tablet or phone?",
         "yes_no",
-        YN,
+        None,
         "yes",
     ),
     clarification_entry(
         "LABEL_CONTENT",
         "What must a tube label carry?",
         "free_text",
-        [],
+        None,
         "Every tube label shows the barcode and the collection date; technicians cannot "
         "edit the barcode.",
     ),
@@ -88,7 +85,7 @@ CLARIFICATIONS = [
         "SHIPPING",
         "Is courier shipping of samples between sites in scope?",
         "yes_no",
-        YN,
+        None,
         "undecided",
         binding=False,
     ),
