@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -14,6 +15,19 @@ from typing import Any
 import pytest
 
 CHARTER = [sys.executable, "-m", "charter"]
+
+
+DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
+
+
+def demo_search_copy(root: Path, charter_toml: str | None = "") -> Path:
+    """``root`` holding the demo project's searchable parts (docs, decisions, SoT data)
+    and, unless None, a ``charter.toml`` with ``charter_toml``."""
+    for part in ("docs", "decisions", "sot"):
+        shutil.copytree(DEMO / part, root / part)
+    if charter_toml is not None:
+        (root / "charter.toml").write_text(charter_toml)
+    return root
 
 
 def write(root: Path, rel: str, text: str) -> Path:

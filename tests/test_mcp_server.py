@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -12,16 +11,12 @@ import pytest
 from charter.config import Project
 from charter.embed.registry import get_embedder
 from charter.search.indexer import Indexer
-from tests.conftest import mcp_server_params, tool_payload
-
-DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
+from tests.conftest import demo_search_copy, mcp_server_params, tool_payload
 
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("mcp") / "proj"
-    for part in ("docs", "decisions", "sot"):
-        shutil.copytree(DEMO / part, root / part)
+    root = demo_search_copy(tmp_path_factory.mktemp("mcp") / "proj", None)
     (root / "CLAUDE.md").write_text(
         "# Project rules\n\n## Security\n\n- Never commit secrets or .env files.\n\n"
         "## Style\n\n- Use type hints on every public function.\n"

@@ -15,18 +15,14 @@ from charter.config import Project
 from charter.embed.registry import get_embedder
 from charter.search.indexer import Indexer
 from charter.search.store import SearchStore
+from tests.conftest import demo_search_copy
 from tests.search_support import open_engine
 
-DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
 CHARTER = Path(sys.executable).with_name("charter")
 
 
 def _copy_demo(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    for part in ("docs", "decisions", "sot"):
-        shutil.copytree(DEMO / part, root / part)
-    (root / "charter.toml").write_text('[search]\ndefault_mode = "execution"\n')
-    return root
+    return demo_search_copy(tmp_path / "proj", '[search]\ndefault_mode = "execution"\n')
 
 
 def _index(root: Path, provider: str = "minilm"):

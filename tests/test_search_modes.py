@@ -4,7 +4,6 @@ lookups, expansion, citation chaining, the JSON shape, sho.json and the action l
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,17 +15,16 @@ from charter.embed.registry import get_embedder
 from charter.search.actions import read_actions
 from charter.search.engine import SearchEngine
 from charter.search.indexer import Indexer
+from tests.conftest import demo_search_copy
 
-DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
 CHARTER = Path(sys.executable).with_name("charter")
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
-    root = tmp_path_factory.mktemp("demo") / "proj"
-    for part in ("docs", "decisions", "sot"):
-        shutil.copytree(DEMO / part, root / part)
-    (root / "charter.toml").write_text('[search]\ndefault_mode = "execution"\n')
+    root = demo_search_copy(
+        tmp_path_factory.mktemp("demo") / "proj", '[search]\ndefault_mode = "execution"\n'
+    )
     project = Project.load(root)
     Indexer(project, get_embedder("minilm")).run()
     return project

@@ -27,9 +27,9 @@ from charter.search.store import SearchStore
 from charter.search.text import terms
 from charter.search.vectors import VECTORS_NAME, VectorIndex, vectors_for
 from charter.store.db import read_snapshot
+from tests.conftest import demo_search_copy
 from tests.search_support import open_engine
 
-DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
 CHARTER = Path(sys.executable).with_name("charter")
 QUERIES = [
     "how do we roll back a failed deploy",
@@ -45,10 +45,7 @@ MODES = ("planning", "execution", "review")
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo project indexed once with the real MiniLM model."""
-    root = tmp_path_factory.mktemp("sidecar") / "proj"
-    for part in ("docs", "decisions", "sot"):
-        shutil.copytree(DEMO / part, root / part)
-    (root / "charter.toml").write_text("")
+    root = demo_search_copy(tmp_path_factory.mktemp("sidecar") / "proj")
     project = Project.load(root)
     report = Indexer(project, search_embedder(project.settings)).run()
     assert report.indexed and not report.errors
