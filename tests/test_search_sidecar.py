@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -50,6 +51,20 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     report = Indexer(project, search_embedder(project.settings)).run()
     assert report.indexed and not report.errors
     return root
+
+
+def _cli_search(root: Path, query: str) -> list[dict[str, Any]]:
+    """The results of a fresh ``charter search --json`` process in review mode."""
+    res = subprocess.run(
+        [str(CHARTER), "search", query, "--mode", "review", "--json"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stderr
+    results: list[dict[str, Any]] = json.loads(res.stdout)["results"]
+    return results
 
 
 def _copy(root: Path, dest: Path) -> Path:
@@ -140,17 +155,9 @@ def test_cli_search_output_is_the_same_with_fresh_or_rebuilt_sidecars(
     state = root / ".charter"
 
     def run() -> str:
-        res = subprocess.run(
-            [str(CHARTER), "search", "credit note approval", "--mode", "review", "--json"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert res.returncode == 0, res.stderr
-        payload = json.loads(res.stdout)
-        assert payload["results"]
-        return json.dumps(payload["results"], sort_keys=True)
+        results = _cli_search(root, "credit note approval")
+        assert results
+        return json.dumps(results, sort_keys=True)
 
     first = run()
     (state / VECTORS_NAME).unlink()
@@ -221,15 +228,7 @@ def test_kill_between_commit_and_vector_sidecar_is_repaired_by_the_next_search(
     assert killed.returncode == -9
     leftovers = list((root / ".charter").glob(f".{VECTORS_NAME}.*.tmp"))
     assert leftovers  # the killed writer's whole temp file, never renamed in
-    res = subprocess.run(
-        [str(CHARTER), "search", "nebulonflux", "--mode", "review", "--json"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert res.returncode == 0, res.stderr
-    citations = [r["citation"] for r in json.loads(res.stdout)["results"]]
+    citations = [r["citation"] for r in _cli_search(root, "nebulonflux")]
     assert citations and citations[0].startswith("docs/new.md")
     assert not list((root / ".charter").glob(f".{VECTORS_NAME}.*.tmp"))  # dead temp removed
     project = Project.load(root)
