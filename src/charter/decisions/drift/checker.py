@@ -817,61 +817,47 @@ class DriftChecker:
         prep = self._prep
         hits: list[_Hit] = []
         negated = _has_negation(view.unit.text)
+        # said as the text's own position: not negated, not history, not someone's question
+        asserted = not negated and not view.history and not (view.reported and not view.suggestion)
         if ci in prep.exclusion_vectors:
             sim = float(prep.exclusion_vectors[ci] @ vec)
             if negated and sim >= EXCLUSION_SIM:
                 hits.append(
                     _Hit("", vocab, view.unit.start, view.unit.end, "semantic", sim, True, True)
                 )
-            elif (
-                sim >= EXCLUSION_SIM
-                and not negated
-                and not view.history
-                and not (view.reported and not view.suggestion)
-            ):
-                hits.append(
-                    _Hit(
-                        self._rule_for(view, vocab, True),
-                        vocab,
-                        view.unit.start,
-                        view.unit.end,
-                        "semantic",
-                        sim,
-                        strong=False,
-                        source="sem_excluded",
-                    )
-                )
+            elif sim >= EXCLUSION_SIM and asserted:
+                hits.append(self._unit_hit(view, vocab, True, sim, "sem_excluded"))
         chosen_here = vocab.mentions_chosen(view.stems)  # semantic path: presence is enough
         cue = view.suggestion or view.decision or view.undecided is not None
         if (
             ci in prep.rejected_vectors
             and len(view.stems) >= SEMANTIC_MIN_WORDS
-            and not negated
-            and not view.history
-            and not (view.reported and not view.suggestion)
+            and asserted
             and (cue or not chosen_here)
         ):
             rejected, chosen = prep.rejected_vectors[ci]
             rej = float((rejected @ vec).max())
             cho = float((chosen @ vec).max()) if chosen.size else 0.0
             if rej >= REJECTED_SIM and rej - cho >= REJECTED_MARGIN:
-                hits.append(
-                    _Hit(
-                        self._rule_for(
-                            view,
-                            vocab,
-                            vocab.invariant is not None and vocab.invariant.kind == "exclusion",
-                        ),
-                        vocab,
-                        view.unit.start,
-                        view.unit.end,
-                        "semantic",
-                        rej,
-                        strong=False,
-                        source="sem_rejected",
-                    )
-                )
+                excluded = vocab.invariant is not None and vocab.invariant.kind == "exclusion"
+                hits.append(self._unit_hit(view, vocab, excluded, rej, "sem_rejected"))
         return hits
+
+    def _unit_hit(
+        self, view: _UnitView, vocab: ConstraintVocab, excluded: bool, sim: float, source: str
+    ) -> _Hit:
+        """A semantic finding over the whole sentence (a weak one: similarity alone)."""
+        rule = self._rule_for(view, vocab, excluded)
+        return _Hit(
+            rule,
+            vocab,
+            view.unit.start,
+            view.unit.end,
+            "semantic",
+            sim,
+            strong=False,
+            source=source,
+        )
 
     # assembling ---------------------------------------------------------------------------
 
