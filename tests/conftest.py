@@ -120,13 +120,7 @@ def start_worker(
 
     from charter.paths import worker_socket
 
-    start = run(
-        "hook",
-        "session-start",
-        cwd=root,
-        env=env,
-        stdin=hook_payload("SessionStart", root, source="startup"),
-    )
+    start = run_hook(run, root, "SessionStart", env=env, source="startup")
     assert start.returncode == 0, start.stderr
     sock = sock or worker_socket(root)
     deadline = time.time() + seconds

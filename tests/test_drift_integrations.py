@@ -15,7 +15,7 @@ import pytest
 from charter.config import Project
 from charter.decisions import service
 from charter.decisions.hooks import handle_stop, pinned_invariants_text
-from tests.conftest import hook_payload, mcp_server_params, tool_payload
+from tests.conftest import mcp_server_params, run_hook, tool_payload
 from tests.decisions_support import decisions, no_worker
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
@@ -152,13 +152,7 @@ def test_scorer_matches_reference_anchors() -> None:
 
 
 def _hook(root: Path, event: str, run_charter: Run, **extra: Any) -> dict[str, Any] | None:
-    res = run_charter(
-        "hook",
-        event,
-        cwd=root,
-        stdin=hook_payload(event, root, **extra),
-        env={"CLAUDE_PROJECT_DIR": str(root)},
-    )
+    res = run_hook(run_charter, root, event, env={"CLAUDE_PROJECT_DIR": str(root)}, **extra)
     assert res.returncode == 0, res.stderr
     return json.loads(res.stdout) if res.stdout.strip() else None
 
@@ -166,24 +160,24 @@ def _hook(root: Path, event: str, run_charter: Run, **extra: Any) -> dict[str, A
 def test_stop_hook_subprocess_block_warn_off(project: Project, run_charter: Run) -> None:
     root = project.root
     assert (
-        _hook(root, "stop", run_charter, stop_hook_active=False, last_assistant_message=GOOD)
+        _hook(root, "Stop", run_charter, stop_hook_active=False, last_assistant_message=GOOD)
         is None
     )
-    warn = _hook(root, "stop", run_charter, stop_hook_active=False, last_assistant_message=BAD)
+    warn = _hook(root, "Stop", run_charter, stop_hook_active=False, last_assistant_message=BAD)
     assert warn is not None and "decision" not in warn
     assert "QA-PGC-004" in warn["systemMessage"] and "TARGET_PLATFORM" in warn["systemMessage"]
     no_worker(root, '[drift]\non_stop = "block"\n')
-    block = _hook(root, "stop", run_charter, stop_hook_active=False, last_assistant_message=BAD)
+    block = _hook(root, "Stop", run_charter, stop_hook_active=False, last_assistant_message=BAD)
     assert block is not None and block["decision"] == "block"
     assert "native mobile application" in block["reason"]
-    again = _hook(root, "stop", run_charter, stop_hook_active=True, last_assistant_message=BAD)
+    again = _hook(root, "Stop", run_charter, stop_hook_active=True, last_assistant_message=BAD)
     assert again is not None and "decision" not in again  # never blocks twice: no loop
     no_worker(root, '[drift]\non_stop = "off"\n')
-    assert _hook(root, "stop", run_charter, last_assistant_message=BAD) is None
+    assert _hook(root, "Stop", run_charter, last_assistant_message=BAD) is None
 
 
 def test_session_start_pins_invariants(project: Project, run_charter: Run) -> None:
-    out = _hook(project.root, "session-start", run_charter, source="compact")
+    out = _hook(project.root, "SessionStart", run_charter, source="compact")
     assert out is not None
     context = out["hookSpecificOutput"]["additionalContext"]
     assert "[DATABASE] Database: PostgreSQL only. Excluded: MongoDB." in context

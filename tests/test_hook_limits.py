@@ -117,7 +117,7 @@ def _tamper(project: Project) -> None:
 
 
 def _hook(root: Path, event: str, run_charter: Run, **extra: Any) -> tuple[Any, str]:
-    proc = run_charter("hook", event, cwd=root, stdin=hook_payload(event, root, **extra))
+    proc = run_hook(run_charter, root, event, **extra)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     return (json.loads(proc.stdout) if proc.stdout.strip() else None), proc.stderr
 
@@ -126,27 +126,27 @@ def test_tampered_decisions_block_stop_when_configured(bound: Project, run_chart
     _tamper(bound)
     root = bound.root
     for message in ("All done, tests pass.", BAD):
-        out, err = _hook(root, "stop", run_charter, last_assistant_message=message)
+        out, err = _hook(root, "Stop", run_charter, last_assistant_message=message)
         assert out["decision"] == "block"
         assert "charter decisions verify" in out["reason"]
         assert "charter decisions restore" in out["reason"]
         assert "outside renegotiation" in err
     # Claude Code says the agent already continues because of a Stop hook: no loop
-    again, _ = _hook(root, "stop", run_charter, last_assistant_message=BAD, stop_hook_active=True)
+    again, _ = _hook(root, "Stop", run_charter, last_assistant_message=BAD, stop_hook_active=True)
     assert "decision" not in again and "decisions not checked" in again["systemMessage"]
     no_worker(root, '[drift]\non_stop = "warn"\n')
-    warn, _ = _hook(root, "stop", run_charter, last_assistant_message=BAD)
+    warn, _ = _hook(root, "Stop", run_charter, last_assistant_message=BAD)
     assert "decision" not in warn and "outside renegotiation" in warn["systemMessage"]
 
 
 def test_tampered_decisions_are_reported_to_the_agent_at_session_start(
     bound: Project, run_charter: Run
 ) -> None:
-    out, _ = _hook(bound.root, "session-start", run_charter, source="startup")
+    out, _ = _hook(bound.root, "SessionStart", run_charter, source="startup")
     assert "PostgreSQL only" in out["hookSpecificOutput"]["additionalContext"]
     _tamper(bound)
     for source in ("startup", "compact"):
-        out, err = _hook(bound.root, "session-start", run_charter, source=source)
+        out, err = _hook(bound.root, "SessionStart", run_charter, source=source)
         context = out["hookSpecificOutput"]["additionalContext"]
         assert "Never commit secrets" in context  # the constitution is still pinned
         assert "NOT VERIFIED" in context and "charter decisions verify" in context
@@ -183,12 +183,8 @@ def test_worker_refuses_oversized_requests_and_stays_up(
             began = time.monotonic()
             assert b"timed out" in raw.recv(65536)
             assert time.monotonic() - began < 10
-        proc = run_charter(
-            "hook",
-            "user-prompt-submit",
-            cwd=repo,
-            env=env,
-            stdin=hook_payload("UserPromptSubmit", repo, prompt="add a column, use Alembic?"),
+        proc = run_hook(
+            run_charter, repo, "UserPromptSubmit", env=env, prompt="add a column, use Alembic?"
         )
         assert "Alembic" in proc.stdout and proc.stderr == "", proc.stderr
     finally:

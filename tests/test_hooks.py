@@ -105,12 +105,8 @@ def test_warm_worker_answers_and_sees_rule_changes(repo: Path, run_charter) -> N
 def test_hook_answers_within_its_deadline(repo: Path, run_charter) -> None:
     write(repo, "CLAUDE.md", RULES)
     write(repo, "charter.toml", NO_WORKER)
-    proc = run_charter(
-        "hook",
-        "session-start",
-        cwd=repo,
-        stdin=hook_payload("SessionStart", repo, source="startup"),
-        env={"CHARTER_HOOK_DEADLINE": "0.01"},
+    proc = run_hook(
+        run_charter, repo, "SessionStart", env={"CHARTER_HOOK_DEADLINE": "0.01"}, source="startup"
     )
     assert proc.returncode == 0
     assert proc.stdout == ""

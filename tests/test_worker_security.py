@@ -155,13 +155,9 @@ def test_runtime_dir_planted_by_another_user_is_refused(
         start = run_hook(run_charter, repo, "SessionStart", env=env)
         assert start.returncode == 0 and "Traceback" not in start.stderr
         assert "not started" in start.stderr and "owned by uid 65534" in start.stderr
-        for event, name_ in (("user-prompt-submit", "UserPromptSubmit"), ("stop", "Stop")):
-            proc = run_charter(
-                "hook",
-                event,
-                cwd=repo,
-                env=env,
-                stdin=hook_payload(name_, repo, prompt=PROMPT, last_assistant_message="ok"),
+        for event in ("UserPromptSubmit", "Stop"):
+            proc = run_hook(
+                run_charter, repo, event, env=env, prompt=PROMPT, last_assistant_message="ok"
             )
             assert proc.returncode == 0, proc.stderr
             assert "ATTACKER" not in proc.stdout
