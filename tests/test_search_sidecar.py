@@ -290,3 +290,16 @@ def test_bm25_for_rebuilds_a_cache_from_another_title_weight(indexed: Path, tmp_
     assert np.array_equal(served.data, fresh.data)
     loaded = BM25Matrix.load(state / CACHE_NAME)
     assert loaded is not None and loaded.title_weight == 0.0
+
+
+def test_a_sidecar_of_the_other_kind_is_not_served(indexed: Path, tmp_path: Path) -> None:
+    root = _copy(indexed, tmp_path / "swapped")
+    state = root / ".charter"
+    # the BM25 sidecar where the vectors belong: a complete, valid file of another kind
+    (state / VECTORS_NAME).write_bytes((state / CACHE_NAME).read_bytes())
+    assert read_arrays(state / VECTORS_NAME) is not None
+    assert read_arrays(state / VECTORS_NAME, "vectors") is None
+    assert VectorIndex.load(state / VECTORS_NAME) is None
+    with open_engine(root) as engine:
+        assert engine.search("credit note approval", mode="review", log=False).results
+    assert VectorIndex.load(state / VECTORS_NAME) is not None  # rebuilt from SQLite

@@ -180,13 +180,11 @@ class BM25Matrix:
     @classmethod
     def load(cls, path: Path) -> BM25Matrix | None:
         """The cached matrix (memory-mapped), or None when missing, torn or foreign."""
-        read = read_arrays(path)
+        read = read_arrays(path, "bm25")
         if read is None:
             return None
         meta, arrays = read
         try:
-            if meta.get("kind") != "bm25":
-                return None
             indptr, indices, data = arrays["indptr"], arrays["indices"], arrays["data"]
             n_rows = int(meta["rows"])
             chunk_ids = arrays["chunk_ids"]

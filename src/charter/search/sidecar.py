@@ -104,8 +104,9 @@ def write_arrays(
     remove_dead_temps(path)
 
 
-def read_arrays(path: Path) -> tuple[dict[str, Any], Arrays] | None:
-    """(meta, read-only arrays mapped from ``path``), or None when missing or torn."""
+def read_arrays(path: Path, kind: str | None = None) -> tuple[dict[str, Any], Arrays] | None:
+    """(meta, read-only arrays mapped from ``path``), or None when missing, torn or (with
+    ``kind``) a sidecar of another kind."""
     try:
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
@@ -134,7 +135,7 @@ def read_arrays(path: Path) -> tuple[dict[str, Any], Arrays] | None:
                 shape
             )
         meta = header["meta"]
-        if not isinstance(meta, dict):
+        if not isinstance(meta, dict) or (kind is not None and meta.get("kind") != kind):
             return None
         return meta, arrays
     except (OSError, ValueError, KeyError, TypeError, AttributeError, struct.error):

@@ -90,13 +90,11 @@ class VectorIndex:
     @classmethod
     def load(cls, path: Path) -> VectorIndex | None:
         """The sidecar, memory-mapped; None when missing, torn or not a vector sidecar."""
-        read = read_arrays(path)
+        read = read_arrays(path, "vectors")
         if read is None:
             return None
         meta, arrays = read
         try:
-            if meta.get("kind") != "vectors":
-                return None
             ids, chunk_doc, matrix = arrays["chunk_ids"], arrays["chunk_doc"], arrays["matrix"]
             if ids.dtype != np.int64 or chunk_doc.dtype != np.int64:
                 return None
