@@ -82,6 +82,25 @@ CLARIFICATIONS = [
         "browser",
     ),
     clarification_entry(
+        "NOTEBOOK",
+        "Which electronic lab notebook holds the protocols?",
+        "single_choice",
+        [
+            {"id": "benchling", "label": "Benchling"},
+            {"id": "labfolder", "label": "Labfolder Research Edition"},
+        ],
+        "benchling",
+    ),
+    clarification_entry(
+        "ANIMAL_STUDIES",
+        "Is tracking animal-study samples in scope for the first release?",
+        "yes_no",
+        None,
+        "no",
+        priority="should",
+        reason="explicit_exclusion",
+    ),
+    clarification_entry(
         "SHIPPING",
         "Is courier shipping of samples between sites in scope?",
         "yes_no",
@@ -167,6 +186,17 @@ FAILS = [
         "Tube labels for control samples are left out for now; they get a sticker.",
         ("QA-PGC-001", "LABEL_CONTENT"),
     ),
+    # a later word of a product name counts when it is capitalised inside a sentence
+    (
+        "Protocols are now written in the Research Edition the partner lab uses.",
+        ("QA-PGC-001", "NOTEBOOK"),
+    ),
+    # "until <someone> decides" leaves a settled question open
+    (
+        "The sample import is parked until the steering group decides which LIMS stores "
+        "the records.",
+        ("QA-PGC-003", "LIMS_VENDOR"),
+    ),
     # "X cannot Y" in a free-text answer forbids "X can Y"
     (
         "Technicians can edit the barcode from the sample page when a tube is relabelled.",
@@ -190,6 +220,14 @@ PASSES = [
     "Every result reaches LabWare within 30 seconds of sign-off.",
     "Every tube label carries the barcode and the date, and technicians cannot edit it.",
     "The tracker is a bookmark on the intranet; nothing is published to Google Play.",
+    # a capital at the start of a sentence is orthography, not a product name
+    "Research groups keep their protocols in one shared folder per study.",
+    # an exclusion restated to confirm it
+    "Animal-study samples stay out of the first release, as agreed.",
+    # "could" inside a relative clause is not a suggestion
+    "The audit flags any screen that could let technicians edit the barcode: there must be none.",
+    # a condition whose consequence refuses it
+    "If a technician asks to edit the barcode after printing, the sample page still refuses.",
     # an unresolved constraint really is open
     "Whether couriers ship samples between sites is still undecided.",
 ]

@@ -159,12 +159,21 @@ class _Prepared:
     rejected_vectors: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
 
+def _sentence_initial(text: str, start: int) -> bool:
+    """The token at ``start`` opens a sentence, a line, a list item or a text after a
+    colon, where a capital letter says nothing about a name."""
+    before = text[max(0, start - 40) : start].rstrip(" \t\"'(*_`>#")
+    before = re.sub(r"(?:^|\n)\s*(?:[-*+•]|\d+[.)])$", "\n", before)
+    return not before or before[-1] in ".!?:\n"
+
+
 def _tokens(text: str, start: int, end: int) -> list[_Token]:
     out: list[_Token] = []
     prev = ""
     for s, e, raw in lexicon.token_spans(text[start:end]):
         low = raw.lower()
-        alts = lexicon.case_keys(raw) | lexicon.platform_keys(prev, low)
+        initial = raw[:1].isupper() and _sentence_initial(text, start + s)
+        alts = lexicon.case_keys(raw, initial) | lexicon.platform_keys(prev, low)
         out.append(_Token(start + s, start + e, raw, lexicon.stem(low), alts))
         prev = low
     return out
@@ -229,6 +238,26 @@ def _cue_in(view: _UnitView, clause: _Clause) -> bool:
 
 def _has_negation(text: str) -> bool:
     return bool(lexicon.PRE_NEGATORS.search(text) or lexicon.POST_NEGATORS.search(text))
+
+
+def _refused_elsewhere(text: str, view: _UnitView, clause: _Clause, last: int) -> bool:
+    """The rest of the sentence denies the words matched up to token ``last``: a bare
+    negative verdict after a colon ("any column holding a name: there must be none"), or,
+    when they sit in a condition, a refusal in its consequence ("if a user asks to store
+    X, the form still refuses")."""
+    after = clause.tokens[last].end
+    unit_end = view.unit.start + len(view.unit.text)
+    tail = text[after:unit_end]
+    colon = tail.find(":")
+    if colon >= 0 and lexicon.NEGATIVE_VERDICT.search(tail[colon + 1 :]):
+        return True
+    if not lexicon.CONDITIONAL.search(text[clause.start : clause.end]):
+        return False
+    comma = tail.find(",")
+    if comma < 0:
+        return False
+    consequence = tail[comma + 1 :]
+    return _has_negation(consequence) or bool(lexicon.REFUSAL.search(consequence))
 
 
 def _proper_noun_match(clause: _Clause, terms: TermSet) -> set[str]:
@@ -684,7 +713,12 @@ class DriftChecker:
             for forbidden in vocab.forbidden:
                 matched = forbidden.matches(clause.stems)
                 where = _match_positions(clause, matched) if matched else None
-                if where and not _negated(text, clause, *where) and not view.history:
+                if (
+                    where
+                    and not _negated(text, clause, *where)
+                    and not view.history
+                    and not _refused_elsewhere(text, view, clause, where[1])
+                ):
                     hit = self._clause_hit(text, view, clause, vocab, False, "forbidden")
                     hit.strong = len(forbidden.core & clause.stems) >= 2
                     hits.append(hit)

@@ -316,7 +316,8 @@ UNDECIDED = re.compile(
     r"|\bstill\s+(?:need|needs|have|has)\s+to\s+(?:decide|figure out|choose|pick|settle|agree)"
     r"|\bstill\s+(?:open|undecided|unclear|under discussion|being (?:discussed|evaluated))"
     r"|\bstill\s+(?:evaluating|deciding|weighing|comparing)\b"
-    r"|\buntil\s+(?:we|they|someone|the team)\s+(?:decide|have decided|pick|choose)"
+    r"|\buntil\s+(?:we|they|someone|(?:the|our)(?:\s+\w+){1,2}?)\s+(?:decides?|ha(?:ve|s) decided"
+    r"|picks?|chooses?)\b"
     r"|\b(?:until|once)\s+(?:we|they|you)\s+(?:know|hear)\b(?=\s*[.,;!?]|\s*$"
     r"|\s+(?:which|whether|if|what)\b)"
     r"|\b(?:nobody|no one|no-one)\s+(?:has\s+)?(?:told|decided|confirmed|said)"
@@ -344,7 +345,9 @@ UNDECIDED = re.compile(
 )
 
 SUGGESTION = re.compile(
-    r"\bcould\b(?!n't)|\bmight\s+(?:also\s+)?(?:be worth|want|consider|switch|use|add)"
+    # "could" floats an idea, except in a relative clause ("any field that could hold X")
+    r"(?<!\bthat\s)(?<!\bwhich\s)(?<!\bwho\s)\bcould\b(?!n't)"
+    r"|\bmight\s+(?:also\s+)?(?:be worth|want|consider|switch|use|add)"
     r"|\bmaybe\b|\bperhaps\b|\bworth\s+(?:re)?consider|\b(?:re)?consider(?:ing)?\b"
     r"|\binstead of\b|\bwhy not\b|\bwhat about\b|\bhow about\b|\bone idea\b|\balternatively\b"
     r"|\b(?:I|we)(?:'d| would)?\s+(?:suggest|recommend|propose)\b"
@@ -423,6 +426,24 @@ DIRECTIONAL = re.compile(
 )
 DIRECTION_BREAK = re.compile(r"\b(?:with|to|by|into|onto|for)\b", re.I)
 
+#: A clause that opens with a condition states a hypothetical, not what the text does
+#: ("If a customer asks to keep their card on file, the form still refuses").
+CONDITIONAL = re.compile(
+    r"^\W*(?:and\s+|but\s+|so\s+)?(?:if|unless|in case|even if|suppose|supposing|assuming"
+    r"|provided that|whether or not)\b",
+    re.I,
+)
+
+#: A clause that is only a negative verdict on the clause before it ("Search the dump for
+#: any column holding a name: there must be none").
+NEGATIVE_VERDICT = re.compile(
+    r"^\W*(?:there\s+(?:must|should|can|may|will)\s+(?:still\s+)?be\s+(?:none|no\b)"
+    r"|(?:none|nothing|zero)\b)",
+    re.I,
+)
+#: The consequence of a condition refuses it ("if a user asks for X, the form refuses").
+REFUSAL = re.compile(r"\b(?:refuses?|rejects?|declines?|blocks?|denies)\b", re.I)
+
 #: Phrases that negate what precedes them in the clause ("X is out of scope").
 POST_NEGATORS = re.compile(
     r"\b(?:out of scope|not in scope|not supported|not (?:be\s+)?(?:built|offered|included"
@@ -432,7 +453,8 @@ POST_NEGATORS = re.compile(
     r"|off the table|(?:is|are|was|were) cut|not part of|no plans"
     r"|(?:is|are|was|were|got|been) replaced|forbidden|prohibited|disallowed|banned"
     r"|not (?:allowed|permitted)|went back|sent back|given back|decommissioned"
-    r"|retired|phased out|(?:is|are|was|were) gone|bypassed)\b",
+    r"|retired|phased out|(?:is|are|was|were) gone|bypassed"
+    r"|(?:stay|stays|stayed|remain|remains|remained|kept|keep|keeps) out)\b",
     re.I,
 )
 #: Words that turn a required "yes" into something less: dropped, deferred, optional.
@@ -567,14 +589,22 @@ def is_title_word(token: str) -> bool:
     return len(token) > 1 and token[0].isupper() and token[1:].islower() and token.isalpha()
 
 
-def case_keys(token: str) -> frozenset[str]:
-    """Case-sensitive match keys of a text token, besides its lower-case stem."""
+def case_keys(token: str, initial: bool = False) -> frozenset[str]:
+    """Case-sensitive match keys of a text token, besides its lower-case stem.
+
+    ``^word``: the token is capitalised. ``~word``: it is capitalised *inside* a sentence,
+    where capitals mark a name; at the start of a sentence they are only orthography
+    ("Students sign in" does not name "Workday Student").
+    """
     keys = set()
     caps = caps_key(token)
     if caps is not None:
         keys.add(caps)
     if token[:1].isupper():
-        keys.add("^" + stem(token.lower()))
+        st = stem(token.lower())
+        keys.add("^" + st)
+        if not initial:
+            keys.add("~" + st)
     return frozenset(keys)
 
 

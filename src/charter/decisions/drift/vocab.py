@@ -175,8 +175,13 @@ def _term_set(
             strong.add("^" + st)
         elif lexicon.is_strong_token(tok, pos) or len(_raw_terms(label)) == 1:
             # a Title-case word names the option only when the text capitalises it too
-            # ("Core" in "AWS IoT Core" is not "the core team")
-            strong.add("^" + st if lexicon.is_title_word(tok) else st)
+            # ("Core" in "AWS IoT Core" is not "the core team"); a later word of a name
+            # only when capitalised inside a sentence ("Student" of "Workday Student"
+            # is not "Students sign in")
+            if lexicon.is_title_word(tok):
+                strong.add(("~" if pos > 0 else "^") + st)
+            else:
+                strong.add(st)
         elif st not in shared:
             weak.add(st)
         abbr = lexicon.acronym(tok)
