@@ -12,7 +12,7 @@ from charter.rules.api import task_context
 from charter.rules.compiler import compile_rules
 from charter.rules.intent import classify
 from charter.rules.render import citations
-from charter.rules.retrieve import Retriever, Shard
+from charter.rules.retrieve import Retriever, Shard, task_views
 from charter.tokens import count_tokens
 from tests.conftest import write
 
@@ -295,3 +295,30 @@ def test_content_words_drop_only_conversational_filler() -> None:
     assert content_words(tokenize("yes, and rename the invoice table"), filler) == tokenize(
         "rename invoice table"
     )
+
+
+def test_task_views_split_compound_tasks_only() -> None:
+    assert task_views("Fix the typo") == []
+    assert task_views("Add a column to the invoices table") == []
+    assert task_views(
+        "Add a column to the invoices table, and translate the settings page labels"
+    ) == ["Add a column to the invoices table", "translate the settings page labels"]
+    # fragments under three words are not asks of their own
+    assert task_views("Add title, body and date fields to the post form") == []
+
+
+def test_each_ask_of_a_compound_task_finds_its_rules(repo: Path) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    project = Project.load(repo)
+    compiled = compile_rules(project)
+    embedder = embedder_for(project.settings)
+    task = (
+        "Refactor the invoice PDF layout and its page header and footer styles, "
+        "and make sure the new strings are translatable"
+    )
+    on = Retriever(compiled, project.settings.rules, embedder).retrieve(task, top=3)
+    off_settings = project.settings.rules.model_copy(update={"clause_views": 0.0})
+    off = Retriever(compiled, off_settings, embedder).retrieve(task, top=3)
+    assert "i18n" in on.shards[0].rule.text
+    # the ask about strings is matched on its own, not diluted by the layout work
+    assert on.shards[0].score > off.shards[0].score + 0.05

@@ -33,6 +33,24 @@ from charter.rules.render import file_header, render_grouped, render_rule_line
 from charter.rules.settings import RulesSettings
 from charter.tokens import count_many, count_tokens
 
+#: Where a task divides into clauses: punctuation, sentence ends and the conjunctions
+#: that join two asks ("add X, and make sure Y", "do X because Y"). Generic English.
+_CLAUSE_BREAK = re.compile(
+    r"(?:[,;:]|\.)\s+(?:(?:and|so|but|then)\s+)?"
+    r"|\s+(?:and|so|but|because|then|while|instead of|so that)\s+",
+    re.I,
+)
+
+
+def task_views(task: str) -> list[str]:
+    """The clauses of a task worth matching on their own (three words or more), when it
+    has at least two: a rule that serves one ask of a compound task should rank as if
+    that ask had been the whole task, not be diluted by the others."""
+    parts = [p.strip() for p in _CLAUSE_BREAK.split(task)]
+    parts = [p for p in parts if len(p.split()) >= 3]
+    return parts if len(parts) >= 2 else []
+
+
 #: Two conflicting rules must also be at least this similar as a whole.
 SAME_SUBJECT_COSINE = 0.55
 _POLARITY_WORDS = re.compile(
@@ -224,9 +242,26 @@ class Retriever:
             room = self.default_budget() - self.constitution_tokens - self.header_tokens
             budget_tokens = max(s.budget_min_shard_tokens, room, 1)
         intent = classify(task)
-        qv = self.embed_query(task) if query_vector is None else query_vector
+        cutoff = s.relative_cutoff if relative_cutoff is None else relative_cutoff
+        # a clause match lifts the best rule of one ask, so a cutoff relative to the best
+        # score would cut the other asks' rules: the cut ranks by the whole task
+        use_views = s.clause_views > 0 and query_vector is None and not cutoff
+        views = task_views(task) if use_views else []
+        if views:
+            mats = self.embedder.embed([task, *views])
+            qv = mats[0]
+        else:
+            qv = self.embed_query(task) if query_vector is None else query_vector
         cand = self.candidates
-        dense = self.cand_vectors @ qv if cand else np.zeros(0, dtype=np.float32)
+        best_view = (self.cand_vectors @ mats[1:].T).max(axis=1) if views and cand else None
+
+        def dense_for(vector: np.ndarray) -> np.ndarray:
+            whole = self.cand_vectors @ vector
+            if best_view is None:
+                return whole
+            return (1 - s.clause_views) * whole + s.clause_views * best_view
+
+        dense = dense_for(qv) if cand else np.zeros(0, dtype=np.float32)
         lex = self.bm25.scores(task) if cand else np.zeros(0, dtype=np.float32)
         lex_max = float(lex.max()) if len(lex) else 0.0
         if s.content_gate and is_content_free(task, tokenize(task), self.reply_words()):
@@ -241,8 +276,8 @@ class Retriever:
             centroid = self.cand_vectors[leaders].mean(axis=0)
             mixed = qv + s.feedback_weight * centroid
             qv = mixed / max(float(np.linalg.norm(mixed)), 1e-9)
-            dense = self.cand_vectors @ qv
-        score = s.dense_weight * dense + s.lexical_weight * lex_norm + self.prior
+            dense = dense_for(qv)
+        score: np.ndarray = s.dense_weight * dense + s.lexical_weight * lex_norm + self.prior
         intent_mask = self.intent_masks.get(intent.name) if intent.name != "general" else None
         if intent_mask is not None:
             score = score + s.intent_boost * intent_mask
@@ -281,7 +316,6 @@ class Retriever:
             return Shard(rule, float(score[pos]), reasons)
 
         dropped: list[dict[str, str]] = []
-        cutoff = s.relative_cutoff if relative_cutoff is None else relative_cutoff
         chosen, cut = self._select(
             (make(pos) for pos in order), top_n, budget_tokens, dropped, cutoff
         )

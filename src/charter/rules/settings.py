@@ -107,6 +107,15 @@ class RulesSettings(BaseModel):
         0.4, ge=0, description="pseudo-relevance feedback: mix the top rules into the query"
     )
     feedback_top: int = Field(5, ge=1, description="rules used for pseudo-relevance feedback")
+    clause_views: float = Field(
+        1.0,
+        ge=0,
+        le=1,
+        description=(
+            "a task of several clauses is also matched clause by clause: the share of the "
+            "dense score that comes from its best-matching clause (0 = the whole task only)"
+        ),
+    )
     directive_boost: float = Field(
         0.05, description="added to rules that instruct rather than describe"
     )
