@@ -30,6 +30,15 @@ Always run the linter before pushing:
 ```bash
 # ruff check catches unused imports
 ruff check .
+mypy src  # types too
+```
+
+Wrap database access in a unit of work:
+
+```python
+# commits or rolls back
+with uow() as session:
+    session.add(row)
 ```
 
 ## Security
@@ -78,11 +87,23 @@ def test_claude_md_units_spans_and_sections(repo: Path) -> None:
     assert row.kind == "row" and "Import error in CI" in row.text
     _check_span(repo, row, "Import error in CI")
 
-    lint = _by_text(rules, "Always run the linter")
+    # a shell block: each command is a rule of its own, shown with its comment and read
+    # with the lead-in above it
     lines = CLAUDE.splitlines()
+    lint = _by_text(rules, "Always run the linter")
+    assert lint.source.line_end == lint.source.line_start
+    ruff = _by_text(rules, "`ruff check .`")
+    assert ruff.kind == "command" and "catches unused imports" in ruff.text
+    _check_span(repo, ruff, "ruff check .")
+    assert ruff.source.line_end == ruff.source.line_start
+    assert "Always run the linter" in ruff.search_text
+    mypy = _by_text(rules, "`mypy src`")
+    assert mypy.text == "`mypy src` (types too)"
+    # any other code block illustrates the rule before it
+    uow = _by_text(rules, "unit of work")
     fence_end = max(i for i, line in enumerate(lines, 1) if line.strip() == "```")
-    assert lint.source.line_end == fence_end  # code block attached to the rule before it
-    assert "ruff check catches unused imports" in lint.search_text
+    assert uow.source.line_end == fence_end
+    assert "commits or rolls back" in uow.search_text
 
     secret = _by_text(rules, "Never commit secrets")
     assert secret.constitution and secret.priority >= 100

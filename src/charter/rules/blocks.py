@@ -41,7 +41,7 @@ _COMMENT = re.compile(r"^\s*(#|//|--|;|<!--)\s?(.*?)(-->)?\s*$")
 class Block:
     """One candidate rule: its text, where it is, and what surrounds it."""
 
-    kind: str  # item | step | paragraph | row | code
+    kind: str  # item | step | paragraph | row | code | command
     text: str
     line_start: int
     line_end: int
@@ -75,6 +75,58 @@ def _fence_comments(content: str) -> list[str]:
     return comments
 
 
+#: Fence languages whose lines are commands to run, not code to read.
+_SHELL_FENCES = frozenset(
+    {"bash", "sh", "shell", "zsh", "fish", "console", "terminal", "shell-session"}
+    | {"sh-session", "powershell", "pwsh", "ps1", "cmd", "bat"}
+)
+#: A shell block longer than this is a script, not a list of commands.
+_MAX_COMMANDS = 20
+_PROMPT = re.compile(r"^\s*(?:\$|>|PS>)\s+")
+_TRAILING_COMMENT = re.compile(r"\s+#\s+(.*)$")
+
+
+def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str]]:
+    """(start, end, text) of each command in a shell fence whose opening line is
+    ``first_line``, with the comment that explains it (a trailing ``# ...`` or the comment
+    line just above it); a command continued with a backslash is one command. Empty when
+    the fence is not a shell block or is long enough to be a script."""
+    info = (node.info or "").strip().split()
+    if not info or info[0].lower() not in _SHELL_FENCES:
+        return []
+    out: list[tuple[int, int, str]] = []
+    note = ""
+    parts: list[str] = []
+    begun = 0
+    for offset, raw in enumerate(node.content.splitlines()):
+        line = first_line + 1 + offset
+        stripped = raw.strip()
+        if not parts:
+            if not stripped:
+                note = ""
+                continue
+            comment = _COMMENT.match(raw)
+            if comment and comment.group(1) == "#":
+                note = comment.group(2).strip()
+                continue
+            stripped = _PROMPT.sub("", stripped)
+            begun = line
+        parts.append(stripped.removesuffix("\\").strip())
+        if stripped.endswith("\\"):
+            continue
+        command = " ".join(p for p in parts if p)
+        parts = []
+        trailing = _TRAILING_COMMENT.search(command)
+        if trailing:
+            note = trailing.group(1).strip()
+            command = command[: trailing.start()].strip()
+        out.append((begun, line, f"`{command}`" + (f" ({note})" if note else "")))
+        note = ""
+        if len(out) > _MAX_COMMANDS:
+            return []
+    return out
+
+
 def _heading_text(node: SyntaxTreeNode) -> str:
     text = _inline_text(node)
     return re.sub(r"[*_`]+", "", text).strip()
@@ -105,6 +157,17 @@ class _Walker:
     def attach_code(self, node: SyntaxTreeNode) -> None:
         """A code block illustrates the unit just before it, if that unit is adjacent."""
         start, end = self.span(node)
+        commands = _commands(node, start)
+        if commands:
+            # each command is a rule of its own, read with the lead-in above it ("Testing
+            # commands:"): inside one block its text would never reach the agent
+            prev = self.blocks[-1] if self.blocks else None
+            lead = ""
+            if prev is not None and start - prev.line_end <= 2 and prev.section == self.section():
+                lead = prev.text
+            for first, last, text in commands:
+                self.add(Block("command", text, first, last, self.section(), lead))
+            return
         comments = _fence_comments(node.content)
         prev = self.blocks[-1] if self.blocks else None
         gap_ok = prev is not None and start - prev.line_end <= 2
