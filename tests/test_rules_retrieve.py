@@ -266,6 +266,22 @@ def test_security_heavy_small_file_stays_within_the_budget(repo: Path) -> None:
     assert result["tokens"] <= 0.26 * whole
 
 
+def test_tiny_file_policy_stays_within_a_quarter(repo: Path) -> None:
+    """The shard floor never takes the policy past the budget: a file of a few hundred
+    tokens gets a quarter of them, not the floor's 100."""
+    lines = ["# Rules", "", "## Commands", "", "```bash"]
+    lines += [f"make target-{i}  # builds part {i} of the project" for i in range(6)]
+    lines += ["```", "", "## Style", ""]
+    lines += [f"- Keep helper {i} pure; no I/O inside it." for i in range(5)]
+    write(repo, "CLAUDE.md", "\n".join(lines) + "\n")
+    project = Project.load(repo)
+    whole = count_tokens((repo / "CLAUDE.md").read_text())
+    assert whole < 400  # 25 % of it is under the floor
+    result = task_context(project, "build part 3 and keep the helpers pure")
+    assert result["shards"]
+    assert result["tokens"] <= 0.25 * whole
+
+
 def test_content_free_prompts_get_no_rules_and_tasks_still_do(repo: Path) -> None:
     write(repo, "CLAUDE.md", RULES)
     r = _retriever(repo)

@@ -48,7 +48,10 @@ class RulesSettings(BaseModel):
     budget_tokens: int = Field(0, ge=0, description="fixed policy token budget (0 = use fraction)")
     budget_max_tokens: int = Field(2500, ge=1, description="upper bound of the policy budget")
     budget_min_shard_tokens: int = Field(
-        100, ge=0, description="shards always get at least this many tokens"
+        100,
+        ge=0,
+        description="shards get at least this many tokens, however large the constitution "
+        "(never more than the budget itself)",
     )
     hook_budget_fraction: float = Field(
         0.0,
