@@ -253,3 +253,49 @@ def test_bold_titles_and_tagged_blocks(repo: Path) -> None:
     assert (short.source.line_start, short.source.section) == (13, "Project > rules")
     for rule in rules:
         _check_span(repo, rule, rule.text.split()[0])
+
+
+SHELL_SHAPES = """# Dev
+
+## Transcript
+
+```console
+$ npm test
+> jest --ci
+PASS  src/a.test.ts
+$ npm run lint
+```
+
+## Script
+
+```bash
+for f in migrations/*.sql; do
+  psql -f "$f"
+done
+```
+
+## Continued
+
+```sh
+# deploy the preview
+fly deploy \\
+  --app preview
+```
+"""
+
+
+def test_shell_blocks_transcripts_scripts_and_continuations(repo: Path) -> None:
+    write(repo, "CLAUDE.md", SHELL_SHAPES)
+    rules = compile_rules(Project.load(repo)).rules
+    commands = {
+        r.text: (r.source.line_start, r.source.line_end) for r in rules if r.kind == "command"
+    }
+    lines = SHELL_SHAPES.splitlines()
+    # a transcript: the prompted lines are commands, the output is not
+    assert "`npm test`" in commands and "`npm run lint`" in commands
+    assert not any("jest" in text or "PASS" in text for text in commands)
+    # a script with control flow is not a list of commands
+    assert not any("psql" in text for text in commands)
+    # a backslash continuation is one command, with the comment above it
+    start, end = commands["`fly deploy --app preview` (deploy the preview)"]
+    assert lines[start - 1].startswith("fly deploy") and lines[end - 1].strip() == "--app preview"

@@ -82,7 +82,13 @@ _SHELL_FENCES = frozenset(
 )
 #: A shell block longer than this is a script, not a list of commands.
 _MAX_COMMANDS = 20
-_PROMPT = re.compile(r"^\s*(?:\$|>|PS>)\s+")
+_PROMPT = re.compile(r"^\s*(?:\$|PS>|PS [^>]*>)\s+")
+#: Lines that make a shell block a script (control flow, functions, heredocs) rather than
+#: a list of commands to pick from.
+_SCRIPT = re.compile(
+    r"^\s*(?:if|then|else|elif|fi|for|while|until|do|done|case|esac|function)\b"
+    r"|[{}]\s*$|<<-?\s*['\"]?\w+"
+)
 _TRAILING_COMMENT = re.compile(r"\s+#\s+(.*)$")
 
 
@@ -94,11 +100,16 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
     info = (node.info or "").strip().split()
     if not info or info[0].lower() not in _SHELL_FENCES:
         return []
+    lines = node.content.splitlines()
+    if any(_SCRIPT.search(line) for line in lines):
+        return []
+    # in a transcript ("$ npm test" then its output) only the prompted lines are commands
+    prompted = any(_PROMPT.match(line) for line in lines)
     out: list[tuple[int, int, str]] = []
     note = ""
     parts: list[str] = []
     begun = 0
-    for offset, raw in enumerate(node.content.splitlines()):
+    for offset, raw in enumerate(lines):
         line = first_line + 1 + offset
         stripped = raw.strip()
         if not parts:
@@ -109,6 +120,8 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
             if comment and comment.group(1) == "#":
                 note = comment.group(2).strip()
                 continue
+            if prompted and not _PROMPT.match(raw):
+                continue  # output of the command before it
             stripped = _PROMPT.sub("", stripped)
             begun = line
         parts.append(stripped.removesuffix("\\").strip())
