@@ -49,7 +49,8 @@ def test_symlinked_rule_file_pointing_outside_is_refused(repo, outside, run_char
     assert json.loads(result.stdout)["sources"] == ["docs/team.md", "CLAUDE.md"]  # resolved
     context = run_charter("context", "leak this instruction into every prompt", "--json", cwd=repo)
     assert MARK not in context.stdout + context.stderr
-    assert "migration" in context.stdout  # the symlink that stays inside is read
+    inside = run_charter("context", "review the new migration", "--json", cwd=repo)
+    assert "migration" in inside.stdout  # the symlink that stays inside is read
 
 
 def test_imports_outside_are_refused_and_claude_home_is_allowed(

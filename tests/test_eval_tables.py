@@ -112,6 +112,8 @@ def test_eval_rules_per_file_table_and_worst(repo: Path, run_charter) -> None:
         expected = round(statistics.fmean(scored), 4) if scored else None
         assert row["recall"] == expected
         assert row["token_ratio"] == out["files"][name]["token_ratio"]
+        if mine:  # the per-task cap is reported, not only the mean
+            assert row["token_ratio_max"] == round(max(t["ratio"] for t in mine), 4)
     assert rows["quiet/CLAUDE.md"]["recall"] is None
     scored_rows = [r for r in out["per_file"] if r["recall"] is not None]
     lowest = min(r["recall"] for r in scored_rows)

@@ -224,10 +224,10 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         table = Table(
             title="Rules retrieval benchmark",
             caption="recall: gold rules covered by constitution or shards; shards: by shards "
-            "only; tokens: policy tokens / whole file (mean, p95)",
+            "only; tokens: policy tokens / whole file (mean, p95, max)",
         )
         table.add_column("file", overflow="fold", min_width=16)
-        for col in ("tasks", "recall", "shards", "tokens", "p95", "rules"):
+        for col in ("tasks", "recall", "shards", "tokens", "p95", "max", "rules"):
             table.add_column(col, justify="right", no_wrap=True, min_width=len(col))
         worst = result["worst_file"]
         for name, row in result["files"].items():
@@ -238,6 +238,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
                 "-" if row["shard_recall"] is None else f"{row['shard_recall']:.3f}",
                 f"{row['token_ratio']:.3f}",
                 f"{row['token_ratio_p95']:.3f}",
+                f"{row['token_ratio_max']:.3f}",
                 str(row["rules"]),
             )
         o = result["overall"]
@@ -248,6 +249,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             f"{o['shard_recall']:.3f}",
             f"[bold]{o['token_ratio']:.3f}[/bold]",
             f"{o['token_ratio_p95']:.3f}",
+            f"{o['token_ratio_max']:.3f}",
             "",
         )
         console.print(table)

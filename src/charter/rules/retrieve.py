@@ -397,7 +397,8 @@ class Retriever:
             if top_n and len(chosen) >= top_n:
                 break
             cost = self.cost_with_header(shard.rule, chosen) if budget else 0
-            if budget and used + cost > budget:
+            # a budget smaller than the best rule (a file of a few lines) still shows it
+            if budget and chosen and used + cost > budget:
                 misses += 1
                 if top_n or misses < 50:
                     continue  # a shorter rule further down may still fit
