@@ -266,20 +266,23 @@ def test_security_heavy_small_file_stays_within_the_budget(repo: Path) -> None:
     assert result["tokens"] <= 0.26 * whole
 
 
-def test_tiny_file_policy_stays_within_a_quarter(repo: Path) -> None:
-    """The shard floor never takes the policy past the budget: a file of a few hundred
-    tokens gets a quarter of them, not the floor's 100."""
+def test_tiny_file_floor_and_strict_cap(repo: Path) -> None:
+    """On a file of a few hundred tokens a quarter is two or three rules: the shard floor
+    (default 100 tokens) shows more; ``budget_min_shard_tokens = 0`` makes the quarter a
+    strict cap."""
     lines = ["# Rules", "", "## Commands", "", "```bash"]
     lines += [f"make target-{i}  # builds part {i} of the project" for i in range(6)]
     lines += ["```", "", "## Style", ""]
     lines += [f"- Keep helper {i} pure; no I/O inside it." for i in range(5)]
     write(repo, "CLAUDE.md", "\n".join(lines) + "\n")
-    project = Project.load(repo)
     whole = count_tokens((repo / "CLAUDE.md").read_text())
-    assert whole < 400  # 25 % of it is under the floor
-    result = task_context(project, "build part 3 and keep the helpers pure")
-    assert result["shards"]
-    assert result["tokens"] <= 0.25 * whole
+    assert whole < 400  # a quarter of it is under the floor
+    task = "build part 3 and keep the helpers pure"
+    floor = task_context(Project.load(repo), task)
+    assert floor["tokens"] > 0.25 * whole and len(floor["shards"]) >= 4
+    write(repo, "charter.toml", "[rules]\nbudget_min_shard_tokens = 0\n")
+    strict = task_context(Project.load(repo), task)
+    assert strict["shards"] and strict["tokens"] <= 0.25 * whole
 
 
 def test_content_free_prompts_get_no_rules_and_tasks_still_do(repo: Path) -> None:

@@ -239,11 +239,8 @@ class Retriever:
         else:
             top_n = 0
             # the section headers are part of what is injected: the budget is a hard cap
-            whole = self.default_budget() - self.header_tokens
-            room = whole - self.constitution_tokens
-            # a large constitution still leaves shards a floor, but the floor never takes
-            # the policy past the budget itself (a 300-token file gets 75 tokens, not 100)
-            budget_tokens = max(min(s.budget_min_shard_tokens, whole), room, 1)
+            room = self.default_budget() - self.constitution_tokens - self.header_tokens
+            budget_tokens = max(s.budget_min_shard_tokens, room, 1)
         intent = classify(task)
         cutoff = s.relative_cutoff if relative_cutoff is None else relative_cutoff
         # a clause match lifts the best rule of one ask, so a cutoff relative to the best
@@ -397,8 +394,7 @@ class Retriever:
             if top_n and len(chosen) >= top_n:
                 break
             cost = self.cost_with_header(shard.rule, chosen) if budget else 0
-            # a budget smaller than the best rule (a file of a few lines) still shows it
-            if budget and chosen and used + cost > budget:
+            if budget and used + cost > budget:
                 misses += 1
                 if top_n or misses < 50:
                     continue  # a shorter rule further down may still fit

@@ -50,8 +50,8 @@ class RulesSettings(BaseModel):
     budget_min_shard_tokens: int = Field(
         100,
         ge=0,
-        description="shards get at least this many tokens, however large the constitution "
-        "(never more than the budget itself)",
+        description="shards always get at least this many tokens (on a file under 400 "
+        "tokens this is more than a quarter of it; 0 = the budget is a strict cap)",
     )
     hook_budget_fraction: float = Field(
         0.0,
