@@ -209,8 +209,9 @@ def compile_rules(
     report = CompileReport()
     workers = ThreadPoolExecutor(2, thread_name_prefix="charter-compile")
     try:
-        # The model loads while the files are parsed; then the shards are embedded (the
-        # model runs without the GIL) while cl100k counts and the constitution are built.
+        # The model loads while the files are parsed and the constitution is built (the
+        # load runs without the GIL); then one model pass embeds the shards and the rules
+        # that overflow the constitution, so no second, smaller pass runs after it.
         loading = None
         if embedder is None:
             import_provider(project.settings)
@@ -221,19 +222,17 @@ def compile_rules(
         sources = _sources_for(project, paths, report)
         _redact_sources(project, sources, report)
         rules = _parse_rules(project, sources, report)
+        constitution, source_tokens = _constitution(project, rules, sources, report)
         model = loading.result() if loading is not None else embedder
         assert model is not None
         warming.result()
-        members = frozenset(r.id for r in rules if r.constitution)
-        shards = workers.submit(embed_rules, project, rules, model, report, members)
-        constitution, source_tokens = _constitution(project, rules, sources, report)
-        vectors = shards.result()
     finally:
         workers.shutdown(wait=True)
-    late = set(constitution.overflow_ids) | (members if embed_constitution else set())
-    if late:
-        rows = [i for i, r in enumerate(rules) if r.id in late]
-        vectors[rows] = embed_rules(project, [rules[i] for i in rows], model, report)
+    pinned = set(constitution.rule_ids)
+    deferred = (
+        frozenset() if embed_constitution else frozenset(r.id for r in rules if r.id in pinned)
+    )
+    vectors = embed_rules(project, rules, model, report, deferred)
     source_meta = [
         {
             "path": s.rel,
