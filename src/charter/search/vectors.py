@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from charter.search.delta import DocStamps, decode_docs, doc_delta, doc_stamps, encode_docs
 from charter.search.sidecar import read_arrays, write_arrays
 from charter.search.store import SearchStore
 
@@ -39,6 +40,10 @@ class VectorIndex:
     documents: int
     generation: int
     instance: str
+    #: per chunk: has a vector (1) or a zero row (0); with ``docs``, what :meth:`update`
+    #: needs (None in a sidecar written before them)
+    has_vector: npt.NDArray[np.uint8] | None = None
+    docs: DocStamps | None = None
 
     @classmethod
     def build(cls, store: SearchStore, model: str, dim: int) -> VectorIndex:
@@ -46,29 +51,95 @@ class VectorIndex:
         # the stamp is read before the content: a writer committing in between leaves
         # the sidecar stamped older than what it holds (rebuilt next time), never newer
         generation, instance = store.generation(), store.instance()
-        doc_paths = sorted(store.docs())
-        doc_index = {p: i for i, p in enumerate(doc_paths)}
+        docs = doc_stamps(store)
+        doc_index = {p: i for i, (p, _) in enumerate(docs)}
         ids, paths = store.chunk_paths()
         chunk_doc = np.fromiter((doc_index[p] for p in paths), dtype=np.int64, count=len(paths))
         vec_ids, matrix = store.load_matrix(model)
+        has = np.zeros(len(ids), dtype=np.uint8)
         if len(vec_ids) == len(ids) and np.array_equal(vec_ids, ids):
             aligned = matrix
+            has[:] = 1
         else:  # some chunks lack vectors for this model: align, zeros where missing
             aligned = np.zeros((len(ids), dim), dtype=np.float32)
             if len(vec_ids) and matrix.shape[1] == dim:
                 pos = np.searchsorted(ids, vec_ids)
                 ok = (pos < len(ids)) & (ids[np.minimum(pos, len(ids) - 1)] == vec_ids)
                 aligned[pos[ok]] = matrix[ok]
+                has[pos[ok]] = 1
         return cls(
             ids,
             chunk_doc,
             aligned,
-            len(ids) - len(vec_ids),
+            len(ids) - int(has.sum()),
             model,
             dim,
-            len(doc_paths),
+            len(docs),
             generation,
             instance,
+            has,
+            docs,
+        )
+
+    @classmethod
+    def update(
+        cls, old: VectorIndex, store: SearchStore, model: str, dim: int
+    ) -> VectorIndex | None:
+        """``old`` brought to the index's current state by reading the vectors of only
+        the documents whose stamp changed (:mod:`charter.search.delta`), or None when it
+        cannot be (no stamps kept, another instance or model, most documents changed)."""
+        generation, instance = store.generation(), store.instance()
+        if old.docs is None or old.has_vector is None:
+            return None
+        if old.instance != instance or old.model != model or old.dim != dim:
+            return None
+        docs = doc_stamps(store)
+        delta = doc_delta(old.docs, docs)
+        if not delta.small(len(docs)):
+            return None
+        keep = np.flatnonzero(~delta.dropped[old.chunk_doc])
+        ids: list[int] = []
+        doc_of: list[int] = []
+        blobs: list[bytes] = []
+        has: list[int] = []
+        width = dim * 4
+        for path in delta.changed:
+            for chunk_id, blob in store.conn.execute(
+                "SELECT c.id, v.vec FROM chunks c LEFT JOIN vectors v "
+                "ON v.chunk_id = c.id AND v.model = ? WHERE c.path = ? ORDER BY c.id",
+                (model, path),
+            ):
+                if blob is not None and len(blob) != width:
+                    return None  # a vector of another size: the full build's business
+                ids.append(int(chunk_id))
+                doc_of.append(delta.new_index[path])
+                blobs.append(blob if blob is not None else bytes(width))
+                has.append(blob is not None)
+        fresh = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dim)
+        chunk_ids = np.concatenate([old.chunk_ids[keep], np.asarray(ids, dtype=np.int64)])
+        chunk_doc = np.concatenate(
+            [delta.remap[old.chunk_doc[keep]], np.asarray(doc_of, dtype=np.int64)]
+        )
+        matrix = np.empty((len(chunk_ids), dim), dtype=np.float32)  # one copy of the rows
+        np.take(old.matrix, keep, axis=0, out=matrix[: len(keep)])
+        matrix[len(keep) :] = fresh
+        has_vector = np.concatenate([old.has_vector[keep], np.asarray(has, dtype=np.uint8)])
+        if len(chunk_ids) > 1 and not bool(np.all(chunk_ids[1:] > chunk_ids[:-1])):
+            order = np.argsort(chunk_ids, kind="stable")
+            chunk_ids, chunk_doc = chunk_ids[order], chunk_doc[order]
+            matrix, has_vector = matrix[order], has_vector[order]
+        return cls(
+            chunk_ids,
+            chunk_doc,
+            matrix,
+            len(chunk_ids) - int(has_vector.sum()),
+            model,
+            dim,
+            len(docs),
+            generation,
+            instance,
+            has_vector,
+            docs,
         )
 
     def save(self, path: Path) -> None:
@@ -83,7 +154,16 @@ class VectorIndex:
                 "missing": self.missing,
                 "documents": self.documents,
             },
-            {"chunk_ids": self.chunk_ids, "chunk_doc": self.chunk_doc, "matrix": self.matrix},
+            {
+                "chunk_ids": self.chunk_ids,
+                "chunk_doc": self.chunk_doc,
+                "matrix": self.matrix,
+                **(
+                    {"has_vector": self.has_vector, "docs": encode_docs(self.docs)}
+                    if self.has_vector is not None and self.docs is not None
+                    else {}
+                ),
+            },
             fault="vectors.save",
         )
 
@@ -102,6 +182,12 @@ class VectorIndex:
                 return None
             if not len(ids) == len(chunk_doc) == matrix.shape[0]:
                 return None
+            has = arrays.get("has_vector")
+            docs = decode_docs(arrays.get("docs"))
+            if has is None or docs is None or len(has) != len(ids) or has.dtype != np.uint8:
+                has, docs = None, None  # readable, but updated by a full build only
+            elif len(chunk_doc) and (chunk_doc.min() < 0 or chunk_doc.max() >= len(docs)):
+                has, docs = None, None
             return cls(
                 ids,
                 chunk_doc,
@@ -112,6 +198,8 @@ class VectorIndex:
                 int(meta["documents"]),
                 int(meta["generation"]),
                 str(meta["instance"]),
+                has,
+                docs,
             )
         except (KeyError, TypeError, ValueError):
             return None
@@ -136,7 +224,9 @@ def vectors_for(store: SearchStore, state_dir: Path, model: str, dim: int) -> Ve
     cached = VectorIndex.load(path) if path.exists() else None
     if cached is not None and cached.matches(store, model, dim):
         return cached
-    fresh = VectorIndex.build(store, model, dim)
+    fresh = VectorIndex.update(cached, store, model, dim) if cached is not None else None
+    if fresh is None:
+        fresh = VectorIndex.build(store, model, dim)
     with contextlib.suppress(OSError):  # a read-only state dir still gets correct results
         fresh.save(path)
     return fresh
