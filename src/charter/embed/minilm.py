@@ -14,6 +14,7 @@ import contextlib
 import hashlib
 import importlib.util
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -141,6 +142,7 @@ class MiniLMEmbedder:
         self._session, self._input_names, self._tokenizer = load_session(max_tokens, 1)
         self._batch_size = batch_size
         self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()  # embed() may be called from several threads
 
     def _run(self, encodings: Sequence[Any]) -> np.ndarray:
         hidden, mask = hidden_states(self._session, self._input_names, encodings)
@@ -163,8 +165,10 @@ class MiniLMEmbedder:
         if len(batches) == 1 or _cores() == 1:
             results = map(self._run, jobs)
         else:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(_cores(), thread_name_prefix="charter-embed")
+            with self._pool_lock:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(_cores(), thread_name_prefix="charter-embed")
+            # batches of concurrent calls queue on the one pool, in the order submitted
             results = self._pool.map(self._run, jobs)
         for idx, pooled in zip(batches, results, strict=True):
             out[idx] = pooled
