@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -114,17 +114,28 @@ class BM25Matrix:
         generation: int,
         title_weight: float,
         instance: str = "",
-        rows: CountRows | None = None,
+        rows: CountRows | Callable[[], CountRows | None] | None = None,
     ) -> None:
         self.indptr, self.indices, self.data = columns
-        #: the raw counts, for :meth:`update` (None in a sidecar written before them)
-        self.rows = rows
+        self._rows = rows
         self.n_rows = n_rows
         self._vocab = vocab
         self.chunk_ids = chunk_ids
         self.generation = generation
         self.instance = instance
         self.title_weight = title_weight
+
+    @property
+    def rows(self) -> CountRows | None:
+        """The raw counts, for :meth:`update`; None in a sidecar written before they were
+        kept. Read from a sidecar on first use: a search never touches their pages."""
+        if callable(self._rows):
+            self._rows = self._rows()
+        return self._rows
+
+    @rows.setter
+    def rows(self, value: CountRows | None) -> None:
+        self._rows = value
 
     @property
     def vocab(self) -> dict[str, int]:
@@ -323,7 +334,7 @@ class BM25Matrix:
                 int(meta["generation"]),
                 float(meta["title_weight"]),
                 str(meta.get("instance", "")),
-                _loaded_rows(arrays, chunk_ids, vocab_text),
+                lambda: _loaded_rows(arrays, chunk_ids, vocab_text),
             )
         except (KeyError, TypeError, ValueError, UnicodeDecodeError):
             return None

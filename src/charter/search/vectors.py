@@ -40,10 +40,26 @@ class VectorIndex:
     documents: int
     generation: int
     instance: str
-    #: per chunk: has a vector (1) or a zero row (0); with ``docs``, what :meth:`update`
-    #: needs (None in a sidecar written before them)
+    #: per chunk: has a vector (1) or a zero row (0); with the document stamps, what
+    #: :meth:`update` needs (None in a sidecar written before them)
     has_vector: npt.NDArray[np.uint8] | None = None
-    docs: DocStamps | None = None
+    #: the stamps (:mod:`charter.search.delta`), or their encoded form as read from a
+    #: sidecar, decoded by :meth:`doc_stamps` on first use (a search never needs them)
+    docs: DocStamps | npt.NDArray[np.uint8] | None = None
+
+    def doc_stamps(self) -> DocStamps | None:
+        """Every document's stamp at build time, or None when not kept or inconsistent."""
+        if isinstance(self.docs, np.ndarray):
+            docs = decode_docs(self.docs)
+            n = len(self.chunk_doc)
+            if (
+                docs is not None
+                and n
+                and not 0 <= int(self.chunk_doc.min()) <= int(self.chunk_doc.max()) < len(docs)
+            ):
+                docs = None
+            self.docs = docs
+        return self.docs
 
     @classmethod
     def build(cls, store: SearchStore, model: str, dim: int) -> VectorIndex:
@@ -89,12 +105,13 @@ class VectorIndex:
         the documents whose stamp changed (:mod:`charter.search.delta`), or None when it
         cannot be (no stamps kept, another instance or model, most documents changed)."""
         generation, instance = store.generation(), store.instance()
-        if old.docs is None or old.has_vector is None:
-            return None
         if old.instance != instance or old.model != model or old.dim != dim:
             return None
+        old_docs = old.doc_stamps()
+        if old_docs is None or old.has_vector is None:
+            return None
         docs = doc_stamps(store)
-        delta = doc_delta(old.docs, docs)
+        delta = doc_delta(old_docs, docs)
         if not delta.small(len(docs)):
             return None
         keep = np.flatnonzero(~delta.dropped[old.chunk_doc])
@@ -159,8 +176,8 @@ class VectorIndex:
                 "chunk_doc": self.chunk_doc,
                 "matrix": self.matrix,
                 **(
-                    {"has_vector": self.has_vector, "docs": encode_docs(self.docs)}
-                    if self.has_vector is not None and self.docs is not None
+                    {"has_vector": self.has_vector, "docs": encode_docs(stamps)}
+                    if self.has_vector is not None and (stamps := self.doc_stamps()) is not None
                     else {}
                 ),
             },
@@ -182,12 +199,9 @@ class VectorIndex:
                 return None
             if not len(ids) == len(chunk_doc) == matrix.shape[0]:
                 return None
-            has = arrays.get("has_vector")
-            docs = decode_docs(arrays.get("docs"))
+            has, docs = arrays.get("has_vector"), arrays.get("docs")
             if has is None or docs is None or len(has) != len(ids) or has.dtype != np.uint8:
                 has, docs = None, None  # readable, but updated by a full build only
-            elif len(chunk_doc) and (chunk_doc.min() < 0 or chunk_doc.max() >= len(docs)):
-                has, docs = None, None
             return cls(
                 ids,
                 chunk_doc,
