@@ -250,3 +250,30 @@ def test_an_old_sidecar_without_stamps_is_rebuilt(tmp_path: Path) -> None:
     assert reloaded is not None and reloaded.rows is not None  # rebuilt with counts
     _check_against_full_build(root)
     assert bm25_mod.bm25_for is bm25_for and vectors_mod.vectors_for is vectors_for
+
+
+def test_weights_equal_the_one_expression_form(tmp_path: Path) -> None:
+    """``weigh`` computes in place; its float32 weights equal the textbook expression's
+    bit for bit on a real index's counts (so rankings did not move with the rewrite)."""
+    from charter.search.bm25 import K1, B, weigh
+
+    root = demo_search_copy(tmp_path / "proj")
+    project = Project.load(root)
+    Indexer(project, search_embedder(project.settings)).run()
+    with SearchStore.for_state_dir(project.state_dir) as store, read_snapshot(store.conn):
+        rows = BM25Matrix.build(store, project.settings.search.fusion.title_weight).rows
+    assert rows is not None and len(rows.chunk_ids) > 20
+    from scipy import sparse
+
+    shape = (len(rows.chunk_ids), len(rows.vocab))
+    csr = sparse.csr_matrix((rows.counts.copy(), rows.terms, rows.row_ptr), shape=shape)
+    n_docs = shape[0]
+    df = np.bincount(csr.indices, minlength=shape[1]).astype(np.float64)
+    idf = np.log((n_docs - df + 0.5) / (df + 0.5) + 1.0)
+    dl = rows.lengths
+    norm = K1 * (1 - B + B * dl / max(dl.mean(), 1e-9))
+    at = np.repeat(np.arange(n_docs), np.diff(csr.indptr))
+    tf = csr.data.astype(np.float64)
+    expected = (idf[csr.indices] * tf * (K1 + 1) / (tf + norm[at])).astype(np.float32)
+    weigh(csr, rows.lengths)
+    assert csr.data.tobytes() == expected.tobytes()

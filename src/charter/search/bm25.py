@@ -59,11 +59,15 @@ def weigh(csr: sparse.csr_matrix, lengths: Sequence[float] | npt.NDArray[np.floa
     idf = np.log((n_docs - df + 0.5) / (df + 0.5) + 1.0)
     dl = np.asarray(lengths, dtype=np.float64)
     norm = K1 * (1 - B + B * dl / max(dl.mean(), 1e-9))
-    rows = np.repeat(np.arange(n_docs), np.diff(csr.indptr))
     tf_values = csr.data.astype(np.float64)
-    csr.data = (idf[csr.indices] * tf_values * (K1 + 1) / (tf_values + norm[rows])).astype(
-        np.float32
-    )
+    # idf * tf * (k1 + 1) / (tf + norm), evaluated in that order in place: the same
+    # float64 roundings as the one-expression form, with two temporaries instead of six
+    weights = idf[csr.indices]
+    weights *= tf_values
+    weights *= K1 + 1
+    tf_values += np.repeat(norm, np.diff(csr.indptr))
+    weights /= tf_values
+    csr.data = weights.astype(np.float32)
 
 
 def _row_counts(vocab: dict[str, int], title: str, body: str, weight: float) -> dict[int, float]:
