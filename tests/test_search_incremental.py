@@ -97,8 +97,8 @@ def _cli_index(root: Path) -> None:
 
 
 def _counting(calls: dict[str, int], key: str, real: Any) -> classmethod[Any, Any, Any]:
-    def run(klass: Any, *args: Any) -> Any:
-        out = real(klass, *args)
+    def run(klass: Any, *args: Any, **kwargs: Any) -> Any:
+        out = real(klass, *args, **kwargs)
         calls[key] += out is not None
         return out
 

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from charter.search.delta import DocStamps, decode_docs, doc_delta, doc_stamps, encode_docs
-from charter.search.sidecar import read_arrays, write_arrays
+from charter.search.sidecar import Stacked, read_arrays, write_arrays
 from charter.search.store import SearchStore
 
 VECTORS_NAME = "search-vectors.bin"
@@ -46,6 +46,9 @@ class VectorIndex:
     #: the stamps (:mod:`charter.search.delta`), or their encoded form as read from a
     #: sidecar, decoded by :meth:`doc_stamps` on first use (a search never needs them)
     docs: DocStamps | npt.NDArray[np.uint8] | None = None
+    #: set by ``update(stacked=True)``: the rows as blocks to save, ``matrix`` left empty
+    #: (:func:`vectors_for` saves them and serves the saved file by memory map)
+    matrix_blocks: Stacked | None = None
 
     def doc_stamps(self) -> DocStamps | None:
         """Every document's stamp at build time, or None when not kept or inconsistent."""
@@ -99,7 +102,7 @@ class VectorIndex:
 
     @classmethod
     def update(
-        cls, old: VectorIndex, store: SearchStore, model: str, dim: int
+        cls, old: VectorIndex, store: SearchStore, model: str, dim: int, *, stacked: bool = False
     ) -> VectorIndex | None:
         """``old`` brought to the index's current state by reading the vectors of only
         the documents whose stamp changed (:mod:`charter.search.delta`), or None when it
@@ -137,11 +140,19 @@ class VectorIndex:
         chunk_doc = np.concatenate(
             [delta.remap[old.chunk_doc[keep]], np.asarray(doc_of, dtype=np.int64)]
         )
-        matrix = np.empty((len(chunk_ids), dim), dtype=np.float32)  # one copy of the rows
-        np.take(old.matrix, keep, axis=0, out=matrix[: len(keep)])
-        matrix[len(keep) :] = fresh
         has_vector = np.concatenate([old.has_vector[keep], np.asarray(has, dtype=np.uint8)])
-        if len(chunk_ids) > 1 and not bool(np.all(chunk_ids[1:] > chunk_ids[:-1])):
+        ascending = len(chunk_ids) < 2 or bool(np.all(chunk_ids[1:] > chunk_ids[:-1]))
+        blocks = None
+        if stacked and ascending:  # kept rows as runs of the old file's rows: no copy
+            runs = np.split(keep, np.flatnonzero(np.diff(keep) != 1) + 1) if len(keep) else []
+            parts = [old.matrix[int(r[0]) : int(r[-1]) + 1] for r in runs if len(r)]
+            blocks = Stacked([*parts, fresh])
+            matrix = np.zeros((0, dim), dtype=np.float32)
+        else:
+            matrix = np.empty((len(chunk_ids), dim), dtype=np.float32)  # one copy of the rows
+            np.take(old.matrix, keep, axis=0, out=matrix[: len(keep)])
+            matrix[len(keep) :] = fresh
+        if not ascending:
             order = np.argsort(chunk_ids, kind="stable")
             chunk_ids, chunk_doc = chunk_ids[order], chunk_doc[order]
             matrix, has_vector = matrix[order], has_vector[order]
@@ -157,6 +168,7 @@ class VectorIndex:
             instance,
             has_vector,
             docs,
+            blocks,
         )
 
     def save(self, path: Path) -> None:
@@ -174,7 +186,7 @@ class VectorIndex:
             {
                 "chunk_ids": self.chunk_ids,
                 "chunk_doc": self.chunk_doc,
-                "matrix": self.matrix,
+                "matrix": self.matrix if self.matrix_blocks is None else self.matrix_blocks,
                 **(
                     {"has_vector": self.has_vector, "docs": encode_docs(stamps)}
                     if self.has_vector is not None and (stamps := self.doc_stamps()) is not None
@@ -238,9 +250,23 @@ def vectors_for(store: SearchStore, state_dir: Path, model: str, dim: int) -> Ve
     cached = VectorIndex.load(path) if path.exists() else None
     if cached is not None and cached.matches(store, model, dim):
         return cached
-    fresh = VectorIndex.update(cached, store, model, dim) if cached is not None else None
-    if fresh is None:
-        fresh = VectorIndex.build(store, model, dim)
+    if cached is not None:
+        updated = VectorIndex.update(cached, store, model, dim, stacked=True)
+        if updated is not None and updated.matrix_blocks is not None:
+            # written from the old file's rows and the new ones, then served by memory map
+            # like any current sidecar: the 100k x 384 matrix is never copied in memory
+            with contextlib.suppress(OSError):
+                updated.save(path)
+                saved = VectorIndex.load(path)
+                same = saved is not None and saved.matches(store, model, dim)
+                if saved is not None and same and saved.doc_stamps() == updated.doc_stamps():
+                    return saved
+            updated = VectorIndex.update(cached, store, model, dim)  # not saved: in memory
+        if updated is not None:
+            with contextlib.suppress(OSError):
+                updated.save(path)
+            return updated
+    fresh = VectorIndex.build(store, model, dim)
     with contextlib.suppress(OSError):  # a read-only state dir still gets correct results
         fresh.save(path)
     return fresh
