@@ -14,6 +14,7 @@ import contextlib
 import hashlib
 import importlib.util
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,7 +26,7 @@ from tokenizers import Tokenizer
 
 from charter.embed.base import Vectors, normalize
 from charter.errors import CharterError
-from charter.fileio import atomic_write_text
+from charter.fileio import _fsync_dir, atomic_write_text
 
 _TOKENIZER_PARTS = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
 
@@ -59,11 +60,15 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _cache_dir() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "charter"
+
+
 def _checksum_ok(model: Path, expected: str) -> bool:
     """Verify once per model file version; the verdict is cached next to the user state."""
     stat = model.stat()
     stamp = f"{model}:{stat.st_size}:{stat.st_mtime_ns}:{expected}"
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "charter"
+    cache = _cache_dir()
     marker = cache / ("minilm-" + hashlib.sha256(stamp.encode()).hexdigest()[:16])
     with contextlib.suppress(OSError, UnicodeDecodeError):
         if marker.read_text(encoding="utf-8") == stamp:  # a torn marker is re-verified
@@ -75,8 +80,112 @@ def _checksum_ok(model: Path, expected: str) -> bool:
     return ok
 
 
+#: Graph rewrites left out. Fusing each residual Add into LayerNormalization
+#: (``SkipLayerNormalization``) makes this model ~8 % slower on the CPU provider (its
+#: fused kernel costs more than the MatMul-bound graph saves); without it every vector
+#: stays within cosine 0.9999998 of the fused graph's (docs/benchmarks.md, "Compile").
+_DISABLED_OPTIMIZERS = ("SkipLayerNormFusion",)
+
+
 def _cores() -> int:
     return max(1, min(4, os.cpu_count() or 1))
+
+
+def _options(intra_threads: int | None) -> Any:
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = intra_threads or _cores()
+    options.log_severity_level = 3
+    # Spinning worker threads double latency when the cores are shared (hooks run
+    # beside the agent, tests and builds), so idle threads sleep instead.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
+
+
+def _optimized_path(expected: str) -> Path:
+    """Where the graph-optimised copy of the model with this checksum is cached.
+
+    Keyed by everything that shapes the optimised graph: the model, onnxruntime's version
+    and the rewrites left out."""
+    key = f"{expected}:{ort.__version__}:{','.join(sorted(_DISABLED_OPTIMIZERS))}:1"
+    return _cache_dir() / f"minilm-optimized-{hashlib.sha256(key.encode()).hexdigest()[:16]}.onnx"
+
+
+def _stamp(path: Path) -> str:
+    stat = path.stat()
+    return f"{path}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def _create_session(model: Path, expected: str, intra_threads: int | None) -> Any:
+    """The session, from the cached optimised graph when there is a whole one.
+
+    Optimising the graph (folding the int8 weights into float32, fusing operators) is
+    most of a session's creation: ~0.2-0.3 s of every cold process that embeds, on the
+    compile's critical path. The first session writes the optimised graph (90 MB) to the
+    user cache (temp file, fsync, rename, then a marker holding the file's size and
+    mtime, as the checksum verdict does); later ones load it with no optimisation at all,
+    in ~0.1 s. Its outputs are the same bytes (``tests/test_embed_session_cache.py``).
+    Anything wrong with the cache (missing, torn, unreadable, a failed write) falls back
+    to optimising the verified model, as before.
+    """
+    cached = _optimized_path(expected)
+    marker = cached.with_suffix(".ok")
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        if marker.read_text(encoding="utf-8") == _stamp(cached):
+            options = _options(intra_threads)
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+            try:
+                return ort.InferenceSession(
+                    str(cached), sess_options=options, providers=["CPUExecutionProvider"]
+                )
+            except Exception:  # a bad cache is rebuilt, never fatal
+                marker.unlink(missing_ok=True)
+    options = _options(intra_threads)
+    # Extended (not all) rewrites: the saved graph stays free of layout changes tied to
+    # this CPU; for this model both levels give the same graph and the same outputs.
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    tmp = cached.with_name(f".{cached.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    saving = True
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        options.optimized_model_filepath = str(tmp)
+    except OSError:
+        saving = False
+    session = ort.InferenceSession(
+        str(model),
+        sess_options=options,
+        providers=["CPUExecutionProvider"],
+        disabled_optimizers=list(_DISABLED_OPTIMIZERS),
+    )
+    if saving:
+        try:
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, cached)
+            _fsync_dir(cached.parent)
+            atomic_write_text(marker, _stamp(cached))
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        _remove_dead_temps(cached)
+    return session
+
+
+def _remove_dead_temps(path: Path) -> None:
+    """Drop 90 MB temp copies left by processes killed while writing the cache."""
+    for tmp in path.parent.glob(f".{path.name}.*.tmp"):
+        pid = tmp.name[len(path.name) + 2 :].split(".", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        except OSError:
+            continue
 
 
 def load_session(
@@ -92,15 +201,7 @@ def load_session(
         raise CharterError("bundled MiniLM model files are missing")
     if not expected or not _checksum_ok(model, expected):
         raise CharterError(f"MiniLM model checksum mismatch: {model}")
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = intra_threads or _cores()
-    options.log_severity_level = 3
-    # Spinning worker threads double latency when the cores are shared (hooks run
-    # beside the agent, tests and builds), so idle threads sleep instead.
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    session = ort.InferenceSession(
-        str(model), sess_options=options, providers=["CPUExecutionProvider"]
-    )
+    session = _create_session(model, expected, intra_threads)
     tokenizer = Tokenizer.from_file(str(tokenizer_path))
     tokenizer.no_padding()
     tokenizer.enable_truncation(max_tokens)
@@ -131,6 +232,7 @@ class MiniLMEmbedder:
         self._session, self._input_names, self._tokenizer = load_session(max_tokens, 1)
         self._batch_size = batch_size
         self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()  # embed() may be called from several threads
 
     def _run(self, encodings: Sequence[Any]) -> np.ndarray:
         hidden, mask = hidden_states(self._session, self._input_names, encodings)
@@ -153,8 +255,10 @@ class MiniLMEmbedder:
         if len(batches) == 1 or _cores() == 1:
             results = map(self._run, jobs)
         else:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(_cores(), thread_name_prefix="charter-embed")
+            with self._pool_lock:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(_cores(), thread_name_prefix="charter-embed")
+            # batches of concurrent calls queue on the one pool, in the order submitted
             results = self._pool.map(self._run, jobs)
         for idx, pooled in zip(batches, results, strict=True):
             out[idx] = pooled

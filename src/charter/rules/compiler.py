@@ -14,6 +14,7 @@ import hashlib
 import io
 import json
 import re
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -207,10 +208,14 @@ def compile_rules(
     is set (lint), they are embedded on demand (or reused from the vector cache).
     """
     report = CompileReport()
+    late_report = CompileReport()
     workers = ThreadPoolExecutor(2, thread_name_prefix="charter-compile")
     try:
-        # The model loads while the files are parsed; then the shards are embedded (the
-        # model runs without the GIL) while cl100k counts and the constitution are built.
+        # The model loads while the files are parsed (the load runs without the GIL).
+        # Then the shards are embedded in a worker while this thread builds the
+        # constitution (cl100k tables, ~0.13 s holding the GIL) and embeds the rules that
+        # overflow it at once: their batches queue behind the shards' on the embedder's
+        # pool, so the cores never wait for a second, smaller pass.
         loading = None
         if embedder is None:
             import_provider(project.settings)
@@ -221,19 +226,28 @@ def compile_rules(
         sources = _sources_for(project, paths, report)
         _redact_sources(project, sources, report)
         rules = _parse_rules(project, sources, report)
+        if loading is not None and not loading.done():
+            count_tokens("")  # the model is still loading: load the cl100k tables meanwhile
         model = loading.result() if loading is not None else embedder
         assert model is not None
         warming.result()
         members = frozenset(r.id for r in rules if r.constitution)
-        shards = workers.submit(embed_rules, project, rules, model, report, members)
+        started = threading.Event()
+        shards = workers.submit(embed_rules, project, rules, model, report, members, started)
+        # the shards are on the model before this thread takes the GIL (or it failed)
+        while not started.wait(0.01) and not shards.done():
+            pass
         constitution, source_tokens = _constitution(project, rules, sources, report)
+        late = set(constitution.overflow_ids) | (members if embed_constitution else set())
+        rows = [i for i, r in enumerate(rules) if r.id in late]
+        late_vectors = embed_rules(project, [rules[i] for i in rows], model, late_report)
         vectors = shards.result()
     finally:
         workers.shutdown(wait=True)
-    late = set(constitution.overflow_ids) | (members if embed_constitution else set())
-    if late:
-        rows = [i for i, r in enumerate(rules) if r.id in late]
-        vectors[rows] = embed_rules(project, [rules[i] for i in rows], model, report)
+    if rows:
+        vectors[rows] = late_vectors
+    report.embedded += late_report.embedded
+    report.reused += late_report.reused
     source_meta = [
         {
             "path": s.rel,
@@ -368,15 +382,23 @@ def embed_rules(
     embedder: Embedder,
     report: CompileReport,
     deferred: frozenset[str] = frozenset(),
+    started: threading.Event | None = None,
 ) -> Vectors:
     """Vectors of ``rules``: cached ones reused, the rest embedded; ``deferred`` ids not
-    in the cache are left as zero rows (see :meth:`Retriever.vector`)."""
+    in the cache are left as zero rows (see :meth:`Retriever.vector`). ``started`` is
+    set once the cache is read, as the model starts (or when nothing is left to embed)."""
     if not rules:
+        if started is not None:
+            started.set()
         return np.zeros((0, embedder.dim), dtype=np.float32)
     texts = [r.search_text for r in rules]
     cache = VectorCache(project.db_path)
     try:
-        vectors, uncached = cache.lookup(embedder.name, texts, embedder.dim)
+        try:
+            vectors, uncached = cache.lookup(embedder.name, texts, embedder.dim)
+        finally:
+            if started is not None:
+                started.set()
         missing = [i for i in uncached if rules[i].id not in deferred]
         wanted = sum(1 for r in rules if r.id not in deferred)
         if missing:

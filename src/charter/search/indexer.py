@@ -180,11 +180,13 @@ class Indexer:
                     )
                 )
             now = time.time()
+            # resolved once: a one-file run in a large index checks every known document
+            resolved_targets = [t.resolve() for t in targets]
             for rel, doc in known.items():
                 if doc.status != "live" or doc.origin == "jsonl" or rel in seen:
                     continue
                 absolute = root / rel
-                if not any(_under(absolute, t) for t in targets):
+                if not _under(absolute.resolve(), resolved_targets):
                     continue
                 if absolute.exists():
                     with store.conn:  # now excluded, ignored or a secret: drop it
@@ -332,12 +334,9 @@ class Indexer:
                 bar.stop()
 
 
-def _under(path: Path, target: Path) -> bool:
-    try:
-        path.resolve().relative_to(target.resolve())
-        return True
-    except ValueError:
-        return path.resolve() == target.resolve()
+def _under(resolved: Path, targets: Sequence[Path]) -> bool:
+    """Is the resolved ``resolved`` one of the resolved ``targets`` or inside one?"""
+    return any(resolved.is_relative_to(target) for target in targets)
 
 
 def index_jsonl(

@@ -46,19 +46,43 @@ MAX_HEADER = 64 * 1024 * 1024
 Arrays = dict[str, npt.NDArray[Any]]
 
 
+class Stacked:
+    """An array given as blocks of rows, written one after another: the file holds their
+    concatenation without it being built in memory (blocks may be views of a mapped
+    file, e.g. the unchanged rows of the sidecar being replaced)."""
+
+    def __init__(self, parts: list[npt.NDArray[Any]]) -> None:
+        if not parts:
+            raise ValueError("Stacked needs at least one block")
+        self.parts = [np.ascontiguousarray(p) for p in parts]
+        self.dtype = self.parts[0].dtype
+        tail = self.parts[0].shape[1:]
+        if any(p.dtype != self.dtype or p.shape[1:] != tail for p in self.parts):
+            raise ValueError("Stacked blocks differ in dtype or row shape")
+        self.shape = (sum(p.shape[0] for p in self.parts), *tail)
+        self.nbytes = sum(p.nbytes for p in self.parts)
+
+
 def _align(n: int) -> int:
     return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
 def write_arrays(
-    path: Path, meta: Mapping[str, Any], arrays: Mapping[str, npt.NDArray[Any]], *, fault: str
+    path: Path,
+    meta: Mapping[str, Any],
+    arrays: Mapping[str, npt.NDArray[Any] | Stacked],
+    *,
+    fault: str,
 ) -> None:
     """Write ``arrays`` with ``meta`` to ``path`` atomically (temp + fsync + rename).
 
     ``fault`` names the :func:`charter.fileio.fault_point` between the fsync of the whole
     temp file and its rename (the crash-safety tests kill the writer there).
     """
-    parts = {name: np.ascontiguousarray(array) for name, array in arrays.items()}
+    parts = {
+        name: array if isinstance(array, Stacked) else np.ascontiguousarray(array)
+        for name, array in arrays.items()
+    }
     described: dict[str, dict[str, Any]] = {}
     header = b""
     # the offsets depend on the header's length and the header names the offsets:
@@ -88,8 +112,9 @@ def write_arrays(
             handle.write(MAGIC + _SIZE.pack(len(header)) + header)
             for name, array in parts.items():
                 handle.seek(described[name]["offset"])
-                if array.nbytes:
-                    handle.write(array.data)  # contiguous: written without a copy
+                for block in array.parts if isinstance(array, Stacked) else [array]:
+                    if block.nbytes:
+                        handle.write(block.data)  # contiguous: written without a copy
             handle.seek(total - len(FOOTER) - _SIZE.size)
             handle.write(FOOTER + _SIZE.pack(total))
             handle.flush()
