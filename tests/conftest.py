@@ -30,6 +30,21 @@ def demo_search_copy(root: Path, charter_toml: str | None = "") -> Path:
     return root
 
 
+def cli_search(root: Path, query: str) -> list[dict[str, Any]]:
+    """The results of a fresh ``charter search --json`` process in review mode."""
+    charter = str(Path(sys.executable).with_name("charter"))
+    res = subprocess.run(
+        [charter, "search", query, "--mode", "review", "--json"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stderr
+    results: list[dict[str, Any]] = json.loads(res.stdout)["results"]
+    return results
+
+
 def write(root: Path, rel: str, text: str) -> Path:
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)

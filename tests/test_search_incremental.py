@@ -11,7 +11,6 @@ and the results of fresh ``charter search --json`` processes with the rebuilt on
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +29,7 @@ from charter.search.indexer import Indexer
 from charter.search.store import SearchStore
 from charter.search.vectors import VECTORS_NAME, VectorIndex, vectors_for
 from charter.store.db import read_snapshot
-from tests.conftest import demo_search_copy
+from tests.conftest import cli_search, demo_search_copy
 
 CHARTER = Path(sys.executable).with_name("charter")
 QUERIES = [
@@ -74,19 +73,6 @@ def _check_against_full_build(root: Path) -> None:
         assert on_disk.generation == store.generation()
         _same_bm25(on_disk, BM25Matrix.build(store, project.settings.search.fusion.title_weight))
         _same_vectors(vectors, VectorIndex.build(store, embedder.name, embedder.dim))
-
-
-def _cli_search(root: Path, query: str) -> list[dict[str, Any]]:
-    res = subprocess.run(
-        [str(CHARTER), "search", query, "--mode", "review", "--json"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert res.returncode == 0, res.stderr
-    results: list[dict[str, Any]] = json.loads(res.stdout)["results"]
-    return results
 
 
 def _cli_index(root: Path) -> None:
@@ -221,11 +207,11 @@ def test_searches_after_an_incremental_index_equal_a_full_rebuild(tmp_path: Path
     (root / "docs" / "security-incident-2025-09.md").unlink()
     _cli_index(root)
     state = root / ".charter"
-    incremental = {q: _cli_search(root, q) for q in QUERIES}
+    incremental = {q: cli_search(root, q) for q in QUERIES}
     assert any(r["path"] == "docs/runbook.md" for r in incremental["retry queue lease expiry"])
     (state / CACHE_NAME).unlink()
     (state / VECTORS_NAME).unlink()
-    rebuilt = {q: _cli_search(root, q) for q in QUERIES}
+    rebuilt = {q: cli_search(root, q) for q in QUERIES}
     assert rebuilt == incremental
     _check_against_full_build(root)
 

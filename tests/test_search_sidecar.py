@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -28,7 +27,7 @@ from charter.search.store import SearchStore
 from charter.search.text import terms
 from charter.search.vectors import VECTORS_NAME, VectorIndex, vectors_for
 from charter.store.db import read_snapshot
-from tests.conftest import demo_search_copy
+from tests.conftest import cli_search, demo_search_copy
 from tests.search_support import open_engine
 
 CHARTER = Path(sys.executable).with_name("charter")
@@ -51,20 +50,6 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     report = Indexer(project, search_embedder(project.settings)).run()
     assert report.indexed and not report.errors
     return root
-
-
-def _cli_search(root: Path, query: str) -> list[dict[str, Any]]:
-    """The results of a fresh ``charter search --json`` process in review mode."""
-    res = subprocess.run(
-        [str(CHARTER), "search", query, "--mode", "review", "--json"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert res.returncode == 0, res.stderr
-    results: list[dict[str, Any]] = json.loads(res.stdout)["results"]
-    return results
 
 
 def _copy(root: Path, dest: Path) -> Path:
@@ -155,7 +140,7 @@ def test_cli_search_output_is_the_same_with_fresh_or_rebuilt_sidecars(
     state = root / ".charter"
 
     def run() -> str:
-        results = _cli_search(root, "credit note approval")
+        results = cli_search(root, "credit note approval")
         assert results
         return json.dumps(results, sort_keys=True)
 
@@ -228,7 +213,7 @@ def test_kill_between_commit_and_vector_sidecar_is_repaired_by_the_next_search(
     assert killed.returncode == -9
     leftovers = list((root / ".charter").glob(f".{VECTORS_NAME}.*.tmp"))
     assert leftovers  # the killed writer's whole temp file, never renamed in
-    citations = [r["citation"] for r in _cli_search(root, "nebulonflux")]
+    citations = [r["citation"] for r in cli_search(root, "nebulonflux")]
     assert citations and citations[0].startswith("docs/new.md")
     assert not list((root / ".charter").glob(f".{VECTORS_NAME}.*.tmp"))  # dead temp removed
     project = Project.load(root)

@@ -380,3 +380,19 @@ def iter_jsonl(
         if not isinstance(obj, dict):
             raise CharterError(f"{path}:{number}: expected a JSON object")
         yield number, obj
+
+
+def remove_dead_temps(path: Path) -> None:
+    """Drop ``.<name>.<pid>.tmp*`` copies of ``path`` whose writer was killed before its
+    rename (a live writer's temp file is left alone)."""
+    for tmp in path.parent.glob(f".{path.name}.*.tmp*"):
+        pid = tmp.name[len(path.name) + 2 :].split(".", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        except OSError:
+            continue

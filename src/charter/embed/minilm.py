@@ -26,7 +26,7 @@ from tokenizers import Tokenizer
 
 from charter.embed.base import Vectors, normalize
 from charter.errors import CharterError
-from charter.fileio import _fsync_dir, atomic_write_text
+from charter.fileio import _fsync_dir, atomic_write_text, remove_dead_temps
 
 _TOKENIZER_PARTS = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
 
@@ -169,23 +169,8 @@ def _create_session(model: Path, expected: str, intra_threads: int | None) -> An
         except OSError:
             with contextlib.suppress(OSError):
                 tmp.unlink()
-        _remove_dead_temps(cached)
+        remove_dead_temps(cached)
     return session
-
-
-def _remove_dead_temps(path: Path) -> None:
-    """Drop 90 MB temp copies left by processes killed while writing the cache."""
-    for tmp in path.parent.glob(f".{path.name}.*.tmp"):
-        pid = tmp.name[len(path.name) + 2 :].split(".", 1)[0]
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-        except OSError:
-            continue
 
 
 def load_session(

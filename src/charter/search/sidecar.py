@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from charter.fileio import _fsync_dir, fault_point
+from charter.fileio import _fsync_dir, fault_point, remove_dead_temps
 
 MAGIC = b"CHSIDE01"
 FOOTER = b"CHSIDEOK"
@@ -165,18 +165,3 @@ def read_arrays(path: Path, kind: str | None = None) -> tuple[dict[str, Any], Ar
         return meta, arrays
     except (OSError, ValueError, KeyError, TypeError, AttributeError, struct.error):
         return None
-
-
-def remove_dead_temps(path: Path) -> None:
-    """Drop temp files of writers that were killed before their rename."""
-    for tmp in path.parent.glob(f".{path.name}.*.tmp*"):
-        pid = tmp.name[len(path.name) + 2 :].split(".", 1)[0]
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-        except OSError:
-            continue
