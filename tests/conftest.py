@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 CHARTER = [sys.executable, "-m", "charter"]
+#: the installed ``charter`` entry point beside this interpreter (a real console script)
+CHARTER_BIN = Path(sys.executable).with_name("charter")
 
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
@@ -32,9 +34,8 @@ def demo_search_copy(root: Path, charter_toml: str | None = "") -> Path:
 
 def cli_search(root: Path, query: str) -> list[dict[str, Any]]:
     """The results of a fresh ``charter search --json`` process in review mode."""
-    charter = str(Path(sys.executable).with_name("charter"))
     res = subprocess.run(
-        [charter, "search", query, "--mode", "review", "--json"],
+        [str(CHARTER_BIN), "search", query, "--mode", "review", "--json"],
         cwd=root,
         capture_output=True,
         text=True,
@@ -116,9 +117,8 @@ def mcp_server_params(root: Path) -> Any:
     """How the SDK's stdio client starts ``charter mcp`` for ``root``."""
     from mcp import StdioServerParameters
 
-    charter = Path(sys.executable).with_name("charter")
     return StdioServerParameters(
-        command=str(charter), args=["mcp", "--project", str(root)], cwd=str(root)
+        command=str(CHARTER_BIN), args=["mcp", "--project", str(root)], cwd=str(root)
     )
 
 

@@ -12,7 +12,6 @@ and the results of fresh ``charter search --json`` processes with the rebuilt on
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +28,8 @@ from charter.search.indexer import Indexer
 from charter.search.store import SearchStore
 from charter.search.vectors import VECTORS_NAME, VectorIndex, vectors_for
 from charter.store.db import read_snapshot
-from tests.conftest import cli_search, demo_search_copy
+from tests.conftest import CHARTER_BIN, cli_search, demo_search_copy
 
-CHARTER = Path(sys.executable).with_name("charter")
 QUERIES = [
     "how do we roll back a failed deploy",
     "credit note approval limit",
@@ -77,7 +75,7 @@ def _check_against_full_build(root: Path) -> None:
 
 def _cli_index(root: Path) -> None:
     res = subprocess.run(
-        [str(CHARTER), "index"], cwd=root, capture_output=True, text=True, timeout=300
+        [str(CHARTER_BIN), "index"], cwd=root, capture_output=True, text=True, timeout=300
     )
     assert res.returncode == 0, res.stderr
 

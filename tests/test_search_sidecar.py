@@ -8,7 +8,6 @@ import mmap
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -27,10 +26,9 @@ from charter.search.store import SearchStore
 from charter.search.text import terms
 from charter.search.vectors import VECTORS_NAME, VectorIndex, vectors_for
 from charter.store.db import read_snapshot
-from tests.conftest import cli_search, demo_search_copy
+from tests.conftest import CHARTER_BIN, cli_search, demo_search_copy
 from tests.search_support import open_engine
 
-CHARTER = Path(sys.executable).with_name("charter")
 QUERIES = [
     "how do we roll back a failed deploy",
     "credit note approval limit",
@@ -208,7 +206,7 @@ def test_kill_between_commit_and_vector_sidecar_is_repaired_by_the_next_search(
     (root / "docs" / "new.md").write_text("# Nebulon\n\nThe nebulonflux setting is new.\n")
     env = {**os.environ, "CHARTER_FAULT": "vectors.save"}
     killed = subprocess.run(
-        [str(CHARTER), "index"], cwd=root, env=env, capture_output=True, text=True, timeout=300
+        [str(CHARTER_BIN), "index"], cwd=root, env=env, capture_output=True, text=True, timeout=300
     )
     assert killed.returncode == -9
     leftovers = list((root / ".charter").glob(f".{VECTORS_NAME}.*.tmp"))
