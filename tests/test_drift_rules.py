@@ -298,3 +298,17 @@ def test_weakening_a_required_yes() -> None:
 )
 def test_direction_of_a_replacement(checker: DriftChecker, text: str, verdict: str) -> None:
     assert check(checker, text).verdict == verdict
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        # naming the chosen option does not excuse adding a rejected one beside it
+        ("The web app keeps its orders in PostgreSQL and the activity feed in MongoDB.", "fail"),
+        ("Orders stay in PostgreSQL; the feed uses its JSONB columns, not MongoDB.", "pass"),
+    ],
+)
+def test_chosen_and_rejected_in_one_sentence(
+    checker: DriftChecker, text: str, verdict: str
+) -> None:
+    assert check(checker, text).verdict == verdict

@@ -70,6 +70,7 @@ FEATURES: tuple[str, ...] = (
     "hedge",
     "flag_negated",
     "flag_history",
+    "flag_chosen",
     "coverage",
     "sim_statement",
 )

@@ -778,7 +778,9 @@ class DriftChecker:
         if view.history and not (view.suggestion or view.decision):
             flags.add("history")
         if chosen_here and not cue:
-            return out  # "the PWA installs on iOS and Android": elaborating the chosen option
+            # "the PWA installs on iOS and Android" elaborates the chosen option; the model
+            # weighs it ("Google buttons above the card-number form" adds a rejected one)
+            flags.add("chosen")
         strong = bool(terms.strong & matched) and not (terms.relaxed and len(matched) == 1)
         source = "excluded" if terms is vocab.excluded else "term"
         hit = self._clause_hit(text, view, clause, vocab, excluded, source)

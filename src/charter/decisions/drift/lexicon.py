@@ -418,10 +418,11 @@ PRE_NEGATORS = re.compile(
     r"|\b\w+n't\b",
     re.I,
 )
-#: "replaced X with Y", "swapped X for Y", "migrated from X to Y": X is the old thing.
+#: "replaced X with Y", "swapped X for Y", "migrated (the job store) from X to Y": X is
+#: the old thing.
 DIRECTIONAL = re.compile(
     r"\b(?:replac(?:e|es|ed|ing)|swap(?:s|ped|ping)?"
-    r"|(?:migrat|mov|switch|port)\w*\s+(?:\w+\s+)?from)\b",
+    r"|(?:migrat|mov|switch|port)\w*\s+(?:\w+\s+){0,3}?from)\b",
     re.I,
 )
 DIRECTION_BREAK = re.compile(r"\b(?:with|to|by|into|onto|for)\b", re.I)
