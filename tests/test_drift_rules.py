@@ -312,3 +312,28 @@ def test_chosen_and_rejected_in_one_sentence(
     checker: DriftChecker, text: str, verdict: str
 ) -> None:
     assert check(checker, text).verdict == verdict
+
+
+def test_restating_a_free_text_answer_is_not_its_forbidden_clause() -> None:
+    """A word the answer also affirms ("trip" of "half price on every trip") does not make
+    a text that restates the answer say the ruled-out clause ("prices change per trip")."""
+    from charter.decisions.merge import merge_questions_answers
+
+    questions = [
+        {
+            "id": "PRICING",
+            "text": "How are membership prices set?",
+            "priority": "must",
+            "answer_type": "free_text",
+        }
+    ]
+    answer = (
+        "One price list per region, set once a year; prices never change with demand on a "
+        "trip. Students pay half the standard price on every trip."
+    )
+    checker = DriftChecker(merge_questions_answers(questions, {"PRICING": answer}))
+    assert checker.check("The student half price applies to every trip, busy or not.").verdict == (
+        "pass"
+    )
+    text = "On busy weekends the price of a trip changes with demand, up to 20% more."
+    assert rules(checker.check(text)) == {("QA-PGC-001", "PRICING")}

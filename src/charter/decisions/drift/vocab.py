@@ -78,10 +78,14 @@ class Forbidden:
     #: "storage locations are never shown on the site": what is never shown must be named
     #: (one of these words), not just the predicate
     subject: frozenset[str] = frozenset()
+    #: core words the rest of the answer also uses affirmatively ("sailing" of "fares never
+    #: change with how full a sailing is" beside "half fare on every sailing")
+    affirmed: frozenset[str] = frozenset()
 
     def matches(self, stems: set[str]) -> set[str]:
         """Two core words; or, for a short clause (≤ 3 core words), one core word plus a
-        word of the answer's topic."""
+        word of the answer's topic, the core word being one only this clause uses (a word
+        the answer also affirms is what a text restating the answer says too)."""
         core = set(self.core & stems)
         if not core or not self.verb <= stems:
             return set()
@@ -90,7 +94,7 @@ class Forbidden:
         context = set(self.context & stems)
         if len(core) >= min(2, len(self.core)):
             return core | context
-        if len(self.core) <= 3 and context:
+        if len(self.core) <= 3 and context and core - self.affirmed:
             return core | context
         return set()
 
@@ -238,6 +242,10 @@ def _forbidden_clauses(answer: str, shared: set[str]) -> list[Forbidden]:
     context = set(lexicon.content_stems(answer))
     for match in _NEGATIVE_CLAUSE.finditer(answer):
         core = set(lexicon.content_stems(match.group("rest")))
+        # the answer's other sentences: what it affirms
+        start, end = answer.rfind(".", 0, match.start()) + 1, answer.find(".", match.end())
+        elsewhere = answer[:start] + " " + (answer[end:] if end >= 0 else "")
+        affirmed = set(lexicon.content_stems(elsewhere))
         rest = {w.lower() for w in lexicon.tokens(match.group("rest"))}
         before = re.split(r"[.;:,]", answer[: match.start()])[-1]
         subject: set[str] = set()
@@ -252,6 +260,7 @@ def _forbidden_clauses(answer: str, shared: set[str]) -> list[Forbidden]:
                 core=frozenset(core),
                 context=frozenset(context - core - subject),
                 subject=frozenset(subject),
+                affirmed=frozenset(core & affirmed),
             )
         )
     # the subject of "X and Y can never read them" sits before the negator
