@@ -27,7 +27,7 @@ def _materializer() -> object:
 def test_labels_and_provenance_are_complete_and_no_rule_file_is_committed() -> None:
     tasks = [json.loads(x) for x in (DATA / "tasks.jsonl").read_text().splitlines()]
     files = {t["file"] for t in tasks}
-    assert len(files) >= 14
+    assert len(files) >= 18
     assert len({t["id"] for t in tasks}) == len(tasks)
     provenance = {json.loads(p.read_text())["saved_as"] for p in DATA.glob("*/source.json")}
     assert files == provenance, "labelled files and source.json files must match"
