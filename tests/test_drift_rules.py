@@ -96,6 +96,8 @@ def test_each_rule_fires(
 PASSES = [
     # negation
     "We will not build a native mobile application; the web app is responsive instead.",
+    # negation that reaches the option through a pronoun
+    "Customers who ask for a native mobile application are told we don't build them.",
     # quoted history
     "During discovery the user chose the web browser over a native mobile application.",
     # confirmed exclusion

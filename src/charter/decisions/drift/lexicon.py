@@ -455,7 +455,9 @@ POST_NEGATORS = re.compile(
     r"|(?:is|are|was|were|got|been) replaced|forbidden|prohibited|disallowed|banned"
     r"|not (?:allowed|permitted)|went back|sent back|given back|decommissioned"
     r"|retired|phased out|(?:is|are|was|were) gone|bypassed"
-    r"|(?:stay|stays|stayed|remain|remains|remained|kept|keep|keeps) out)\b",
+    r"|(?:stay|stays|stayed|remain|remains|remained|kept|keep|keeps) out"
+    # a negated verb whose object points back at what precedes: "X ... we don't quote them"
+    r"|(?:\w+n't|not|never)\s+\w+\s+(?:it|them|those|these|any of them))\b",
     re.I,
 )
 #: Words that turn a required "yes" into something less: dropped, deferred, optional.
