@@ -339,3 +339,27 @@ def test_restating_a_free_text_answer_is_not_its_forbidden_clause() -> None:
     )
     text = "On busy weekends the price of a trip changes with demand, up to 20% more."
     assert rules(checker.check(text)) == {("QA-PGC-001", "PRICING")}
+
+
+def test_words_the_same_sentence_affirms_do_not_make_a_forbidden_clause() -> None:
+    """ "Under the nurse's own login; no shared logins and no batch entry": a text saying
+    each entry is made under one's own login restates the answer."""
+    from charter.decisions.merge import merge_questions_answers
+
+    questions = [
+        {
+            "id": "DOSE_LOG",
+            "text": "How are doses recorded?",
+            "priority": "must",
+            "answer_type": "free_text",
+        }
+    ]
+    answer = (
+        "Every dose is recorded when it is given, under the nurse's own login; no shared "
+        "logins and no batch entry at the end of a shift."
+    )
+    checker = DriftChecker(merge_questions_answers(questions, {"DOSE_LOG": answer}))
+    text = "The ward screen asks for the nurse's own login, and each entry is saved at once."
+    assert checker.check(text).verdict == "pass"
+    text = "The night shift shares one login and keys the doses in as a batch entry at 6 am."
+    assert rules(checker.check(text)) == {("QA-PGC-001", "DOSE_LOG")}

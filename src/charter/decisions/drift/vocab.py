@@ -84,17 +84,19 @@ class Forbidden:
 
     def matches(self, stems: set[str]) -> set[str]:
         """Two core words; or, for a short clause (≤ 3 core words), one core word plus a
-        word of the answer's topic, the core word being one only this clause uses (a word
-        the answer also affirms is what a text restating the answer says too)."""
+        word of the answer's topic. Words the answer also affirms do not count where the
+        clause has others: they are what a text restating the answer says too."""
         core = set(self.core & stems)
         if not core or not self.verb <= stems:
             return set()
         if self.subject and not self.subject & stems:
             return set()
         context = set(self.context & stems)
-        if len(core) >= min(2, len(self.core)):
+        own = core - self.affirmed
+        if len(self.core) <= 3 and context and own:
             return core | context
-        if len(self.core) <= 3 and context and core - self.affirmed:
+        distinct = self.core - self.affirmed
+        if len(own if distinct else core) >= min(2, len(distinct or self.core)):
             return core | context
         return set()
 
@@ -242,9 +244,12 @@ def _forbidden_clauses(answer: str, shared: set[str]) -> list[Forbidden]:
     context = set(lexicon.content_stems(answer))
     for match in _NEGATIVE_CLAUSE.finditer(answer):
         core = set(lexicon.content_stems(match.group("rest")))
-        # the answer's other sentences: what it affirms
-        start, end = answer.rfind(".", 0, match.start()) + 1, answer.find(".", match.end())
-        elsewhere = answer[:start] + " " + (answer[end:] if end >= 0 else "")
+        # the answer's other clauses: what it affirms ("under the vet's own login; no
+        # shared logins")
+        start = max(answer.rfind(".", 0, match.start()), answer.rfind(";", 0, match.start()))
+        ends = [i for i in (answer.find(".", match.end()), answer.find(";", match.end())) if i >= 0]
+        end = min(ends) if ends else len(answer)
+        elsewhere = answer[: start + 1] + " " + answer[end:]
         affirmed = set(lexicon.content_stems(elsewhere))
         rest = {w.lower() for w in lexicon.tokens(match.group("rest"))}
         before = re.split(r"[.;:,]", answer[: match.start()])[-1]
