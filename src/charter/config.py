@@ -139,6 +139,9 @@ class Project:
             from charter.boundary import check_state_dir
 
             check_state_dir(self.root, path)
+            from charter.state_ignore import ensure_ignore_file
+
+            ensure_ignore_file(path)
             self._state_checked = True
         return path
 
