@@ -173,3 +173,14 @@ def test_recompile_after_edit_keeps_the_files_named_to_compile(repo: Path, run_c
     assert proc.returncode == 0, proc.stderr
     paths = {s["rule"]["source"]["path"] for s in json.loads(proc.stdout)["shards"]}
     assert paths == {"docs/team-rules.md"}
+
+
+def test_compile_says_why_the_constitution_is_empty(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", "# Rules\n\n## Logging\n\n- Use structured log calls.\n")
+    done = run_charter("compile", cwd=repo, env={"COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    assert "Constitution: empty" in done.stdout and "constitution_markers" in done.stdout
+    write(repo, "CLAUDE.md", RULES)
+    done = run_charter("compile", cwd=repo, env={"COLUMNS": "200"})
+    assert "Constitution: empty" not in done.stdout
+    assert "Never commit secrets" in done.stdout

@@ -101,7 +101,14 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         else:
             by_id = compiled.by_id()
             rows = [by_id[i].to_dict() for i in compiled.constitution.rule_ids]
-            console.print(_rule_table(f"Constitution ({compiled.constitution.hash})", rows))
+            if rows:
+                console.print(_rule_table(f"Constitution ({compiled.constitution.hash})", rows))
+            else:
+                console.print(
+                    "Constitution: empty. No rule sits under a safety / always / never "
+                    "heading (rules.constitution_markers) or in an always-applied rule "
+                    "file, so every rule is retrieved per task."
+                )
             console.print(
                 f"{len(compiled.rules)} rules from {len(report.sources)} file(s); "
                 f"{report.embedded} embedded, {report.reused} reused ({compiled.model})"
