@@ -316,3 +316,33 @@ def test_hybrid_search_hits_seed_task_context_when_an_index_exists(repo: Path) -
         n for n in after["nodes"] if n["path"] == "docs/refunds.md" and n["type"] == "source"
     )
     assert "hybrid search hit" in hit["reasons"] and hit["scores"]["search"] == 1.0
+
+
+def test_sources_of_other_languages_are_found_by_their_words(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Languages without a parser (R, OCaml, a Makefile) are still read as text, so a
+    task's words reach them; a graph built by an older extractor is rebuilt."""
+    from charter.graph import build as graph_build
+    from charter.graph import extract
+
+    write(repo, "README.md", "# Tools\n\nA small polyglot project.\n")
+    write(repo, "R/stream.R", "parse_delta <- function(chunk) {\n  chunk$delta$content\n}\n")
+    write(repo, "src/lexer.ml", "let tokenize_quoted_atom s = String.split_on_char ' ' s\n")
+    write(repo, "Makefile", "release:\n\tcargo build --release\n")
+    project = Project.load(repo)
+    paths = lambda r: [n.get("path") for n in r["nodes"]]  # noqa: E731
+    assert paths(api.task_context(project, "parse_delta fails on an empty chunk"))[0] == (
+        "R/stream.R"
+    )
+    assert "src/lexer.ml" in paths(api.task_context(project, "tokenize_quoted_atom splits"))[:2]
+    assert "Makefile" in paths(api.task_context(project, "the release target of make"))[:3]
+    # an older Charter: R not read as text, an older cache version
+    (repo / ".charter" / "graph").rename(repo / "graph-new")
+    suffixes = tuple(x for x in extract._TEXT_SUFFIXES if x != ".r")
+    with monkeypatch.context() as old:
+        old.setattr(extract, "_TEXT_SUFFIXES", suffixes)
+        old.setattr(graph_build, "CACHE_VERSION", graph_build.CACHE_VERSION - 1)
+        stale = api.task_context(Project.load(repo), "parse_delta on a chunk")
+        assert "R/stream.R" not in paths(stale)[:1]
+    assert paths(api.task_context(Project.load(repo), "parse_delta on a chunk"))[0] == "R/stream.R"

@@ -29,7 +29,7 @@ from charter.graph.sot import is_sot
 from charter.graph.sot import records as sot_records
 
 SCHEMA_VERSION = "1"
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 
 
 def graph_dir(project: Project) -> Path:
@@ -126,6 +126,7 @@ def _fingerprint(project: Project, records: dict[str, dict[str, Any]]) -> str:
                 stat = path.stat()
                 rows.append([f".charter/{rel}", stat.st_size, stat.st_mtime_ns])
     rows.append(project.settings.graph.model_dump())
+    rows.append(CACHE_VERSION)  # a Charter that extracts files differently rebuilds
     blob = json.dumps(rows, separators=(",", ":"), default=str).encode("utf-8")
     return hashlib.sha256(blob).hexdigest()
 

@@ -53,6 +53,42 @@ _TEXT_SUFFIXES = (
     ".svelte",
     ".mdx",
     ".csv",
+    # other languages' sources, read as text (no symbols): a task's words still find them
+    ".r",
+    ".rmd",
+    ".qmd",
+    ".ml",
+    ".mli",
+    ".hs",
+    ".ex",
+    ".exs",
+    ".erl",
+    ".dart",
+    ".lua",
+    ".jl",
+    ".scala",
+    ".clj",
+    ".fs",
+    ".zig",
+    ".nim",
+    ".pl",
+    ".pm",
+    ".m",
+    ".mm",
+    ".groovy",
+    ".gradle",
+    ".kts",
+    ".tf",
+    ".hcl",
+    ".proto",
+    ".graphql",
+    ".ps1",
+    ".cmake",
+    ".xml",
+)
+#: Build and project files without a suffix, read as text.
+_TEXT_NAMES = frozenset(
+    ["makefile", "dockerfile", "gemfile", "rakefile", "justfile", "dune", "dune-project"]
 )
 _MAX_TERMS_BYTES = 400_000  # terms of larger text files are cut here (bounded memory)
 
@@ -96,7 +132,7 @@ def extract_file(root: Path, rel: str, max_bytes: int) -> dict[str, Any]:
     if language is None:
         if lower.endswith((".md", ".markdown", ".mdc", ".mdx")):
             language = "markdown"
-        elif lower.endswith(_TEXT_SUFFIXES):
+        elif lower.endswith(_TEXT_SUFFIXES) or lower.rsplit("/", 1)[-1] in _TEXT_NAMES:
             language = "text"
     record["language"] = language or "other"
     if stat.st_size > max_bytes:
