@@ -346,3 +346,25 @@ def test_sources_of_other_languages_are_found_by_their_words(
         stale = api.task_context(Project.load(repo), "parse_delta on a chunk")
         assert "R/stream.R" not in paths(stale)[:1]
     assert paths(api.task_context(Project.load(repo), "parse_delta on a chunk"))[0] == "R/stream.R"
+
+
+def test_a_package_in_the_project_never_shadows_charters_imports(repo: Path) -> None:
+    """``python -m charter`` in a checkout that holds an old copy of one of Charter's own
+    dependencies (``requests/`` at the root of the requests repository) uses the
+    installed one: the project directory is not on sys.path."""
+    import subprocess
+    import sys
+
+    for shadow in ("requests", "typer"):
+        write(repo, f"{shadow}/__init__.py", "raise ImportError('the project copy')\n")
+    # a credential-shaped line, so the secret scanner loads its detectors
+    write(repo, "app/settings.py", 'API_PASSWORD = "Zq9vLr2Kx8TwPm4B"\n\ndef load():\n    pass\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "charter", "task-context", "load the settings", "--json"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "app/settings.py" in [n.get("path") for n in json.loads(done.stdout)["nodes"]]

@@ -164,6 +164,27 @@ def test_rules_context_and_compile_serve_no_secret(indexed, run_charter) -> None
     assert "[REDACTED:gitlab-token]" in state
 
 
+def test_graph_stores_and_serves_no_secret(indexed, run_charter) -> None:
+    """The graph keeps every file's words for task context: a key in a config file or a
+    source file must not become one of them (nor be served as a matched term)."""
+    root, secrets, _ = indexed
+    values = " ".join(v for v in secrets.values() if " " not in v and "\n" not in v)
+    for task in QUERIES:
+        proc = run_charter("task-context", task, "--json", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert leaks(proc.stdout + proc.stderr, secrets) == []
+        # a task that quotes the values themselves: no stored term may match them
+        proc = run_charter("task-context", f"{task} {values}", "--json", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        served = json.dumps(json.loads(proc.stdout)["nodes"])
+        assert leaks(served, secrets) == []
+    graph = root / ".charter" / "graph"
+    stored = "".join(
+        p.read_bytes().decode("latin-1") for p in sorted(graph.rglob("*")) if p.is_file()
+    )
+    assert stored and leaks(stored, secrets) == []
+
+
 def test_hooks_inject_no_secret(indexed, run_charter) -> None:
     root, secrets, _ = indexed
     for source in ("startup", "compact"):

@@ -17,11 +17,15 @@ import sys
 
 def main() -> None:
     argv = sys.argv[1:]
-    if argv and argv[0] == "hook":
-        # ``python -m charter`` puts the cwd (the project) first on sys.path: drop it
-        # before importing anything, so a project file named like a module never runs
+    # ``python -m charter`` puts the cwd (the project) first on sys.path: drop it before
+    # importing anything, so a project file or package named like a module Charter uses
+    # (an old vendored ``requests/``) never runs in its place
+    try:
         cwd = os.getcwd()
-        sys.path[:] = [p for p in sys.path if p not in ("", ".", cwd)]
+    except OSError:
+        cwd = ""
+    sys.path[:] = [p for p in sys.path if p not in ("", ".", cwd)]
+    if argv and argv[0] == "hook":
         import time
 
         from charter.integrations.claude_code import fastpath

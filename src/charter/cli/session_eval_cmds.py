@@ -24,7 +24,7 @@ from charter.errors import CharterError
 def default_charter_cmd() -> list[str]:
     """The ``charter`` installed next to this interpreter, else ``python -m charter``."""
     beside = Path(sys.executable).with_name("charter")
-    return [str(beside)] if beside.is_file() else [sys.executable, "-m", "charter"]
+    return [str(beside)] if beside.is_file() else [sys.executable, "-P", "-m", "charter"]
 
 
 def _fmt(value: Any, digits: int = 3) -> str:

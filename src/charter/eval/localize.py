@@ -124,6 +124,7 @@ def run_charter(root: Path, task: str) -> tuple[list[str], float, str]:
         done = subprocess.run(
             [
                 sys.executable,
+                "-P",  # the checkout's own packages (an old ``requests/``) must not shadow ours
                 "-m",
                 "charter",
                 "task-context",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,7 +30,7 @@ from charter.graph.sot import is_sot
 from charter.graph.sot import records as sot_records
 
 SCHEMA_VERSION = "1"
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 
 
 def graph_dir(project: Project) -> Path:
@@ -59,6 +60,20 @@ def _load_json(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def _scrubber(project: Project) -> Callable[[str, str, str], str] | None:
+    """Secrets redacted by content before a file's words are kept (``[secrets]``)."""
+    from charter.secretscan.apply import project_scanner, scrub_text, text_kind
+
+    scanner = project_scanner(project)
+    if not scanner.enabled:
+        return None
+
+    def scrub(text: str, rel: str, kind: str) -> str:
+        return scrub_text(text, scanner, path=rel, kind=text_kind(kind, rel))
+
+    return scrub
+
+
 def _records(
     project: Project, cache: dict[str, Any]
 ) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
@@ -66,6 +81,7 @@ def _records(
     listing = list_files(project)
     old = cache.get("files", {}) if cache.get("version") == CACHE_VERSION else {}
     max_bytes = project.settings.graph.max_file_bytes
+    scrub = _scrubber(project)
     records: dict[str, dict[str, Any]] = {}
     parsed, notes = 0, []
     for rel in listing.files:
@@ -75,7 +91,7 @@ def _records(
             records[rel] = prev
         else:
             try:
-                record = extract_file(project.root, rel, max_bytes)
+                record = extract_file(project.root, rel, max_bytes, scrub)
             except OSError as exc:
                 notes.append({"path": rel, "note": f"unreadable ({exc.strerror})"})
                 continue

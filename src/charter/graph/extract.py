@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -117,8 +118,14 @@ def _hash_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def extract_file(root: Path, rel: str, max_bytes: int) -> dict[str, Any]:
-    """The record of ``rel`` (relative to ``root``); never raises for bad content."""
+def extract_file(
+    root: Path, rel: str, max_bytes: int, scrub: Callable[[str, str, str], str] | None = None
+) -> dict[str, Any]:
+    """The record of ``rel`` (relative to ``root``); never raises for bad content.
+
+    ``scrub(text, path, kind)`` redacts secrets before any word of the file is stored:
+    the record keeps the file's terms, and a key pasted into a config file or a source
+    file must not become one of them."""
     path = root / rel
     stat = path.stat()
     record: dict[str, Any] = {
@@ -148,6 +155,8 @@ def extract_file(root: Path, rel: str, max_bytes: int) -> dict[str, Any]:
     if language is None:
         return record
     text = data.decode("utf-8", errors="replace")
+    if scrub is not None:  # symbols come from the bytes (names and lines only)
+        text = scrub(text, rel, "prose" if language in ("markdown", "text") else "code")
     try:
         if language == "python":
             record.update(extract_python.extract(data))

@@ -186,7 +186,8 @@ def run(agent: str, event: str, raw: bytes) -> tuple[dict[str, Any], list[str]]:
     env = {**os.environ, "CLAUDE_PROJECT_DIR": claude["cwd"]}
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "charter", "hook", charter_event],
+            # -P: a package directory in the project must not shadow Charter's imports
+            [sys.executable, "-P", "-m", "charter", "hook", charter_event],
             input=json.dumps(claude),
             capture_output=True,
             text=True,
