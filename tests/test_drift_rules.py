@@ -316,50 +316,37 @@ def test_chosen_and_rejected_in_one_sentence(
     assert check(checker, text).verdict == verdict
 
 
-def test_restating_a_free_text_answer_is_not_its_forbidden_clause() -> None:
-    """A word the answer also affirms ("trip" of "half price on every trip") does not make
-    a text that restates the answer say the ruled-out clause ("prices change per trip")."""
+@pytest.mark.parametrize(
+    ("cid", "question", "answer", "restated", "violated"),
+    [
+        # a word the answer also affirms ("trip" of "half price on every trip") does not
+        # make a text restating the answer say the ruled-out clause
+        (
+            "PRICING",
+            "How are membership prices set?",
+            "One price list per region, set once a year; prices never change with demand "
+            "on a trip. Students pay half the standard price on every trip.",
+            "The student half price applies to every trip, busy or not.",
+            "On busy weekends the price of a trip changes with demand, up to 20% more.",
+        ),
+        # nor does one affirmed in another clause of the same sentence ("under the nurse's
+        # own login; no shared logins and no batch entry")
+        (
+            "DOSE_LOG",
+            "How are doses recorded?",
+            "Every dose is recorded when it is given, under the nurse's own login; no "
+            "shared logins and no batch entry at the end of a shift.",
+            "The ward screen asks for the nurse's own login, and each entry is saved at once.",
+            "The night shift shares one login and keys the doses in as a batch entry at 6 am.",
+        ),
+    ],
+)
+def test_restating_a_free_text_answer_is_not_its_forbidden_clause(
+    cid: str, question: str, answer: str, restated: str, violated: str
+) -> None:
     from charter.decisions.merge import merge_questions_answers
 
-    questions = [
-        {
-            "id": "PRICING",
-            "text": "How are membership prices set?",
-            "priority": "must",
-            "answer_type": "free_text",
-        }
-    ]
-    answer = (
-        "One price list per region, set once a year; prices never change with demand on a "
-        "trip. Students pay half the standard price on every trip."
-    )
-    checker = DriftChecker(merge_questions_answers(questions, {"PRICING": answer}))
-    assert checker.check("The student half price applies to every trip, busy or not.").verdict == (
-        "pass"
-    )
-    text = "On busy weekends the price of a trip changes with demand, up to 20% more."
-    assert rules(checker.check(text)) == {("QA-PGC-001", "PRICING")}
-
-
-def test_words_the_same_sentence_affirms_do_not_make_a_forbidden_clause() -> None:
-    """ "Under the nurse's own login; no shared logins and no batch entry": a text saying
-    each entry is made under one's own login restates the answer."""
-    from charter.decisions.merge import merge_questions_answers
-
-    questions = [
-        {
-            "id": "DOSE_LOG",
-            "text": "How are doses recorded?",
-            "priority": "must",
-            "answer_type": "free_text",
-        }
-    ]
-    answer = (
-        "Every dose is recorded when it is given, under the nurse's own login; no shared "
-        "logins and no batch entry at the end of a shift."
-    )
-    checker = DriftChecker(merge_questions_answers(questions, {"DOSE_LOG": answer}))
-    text = "The ward screen asks for the nurse's own login, and each entry is saved at once."
-    assert checker.check(text).verdict == "pass"
-    text = "The night shift shares one login and keys the doses in as a batch entry at 6 am."
-    assert rules(checker.check(text)) == {("QA-PGC-001", "DOSE_LOG")}
+    entry = {"id": cid, "text": question, "priority": "must", "answer_type": "free_text"}
+    checker = DriftChecker(merge_questions_answers([entry], {cid: answer}))
+    assert checker.check(restated).verdict == "pass"
+    assert rules(checker.check(violated)) == {("QA-PGC-001", cid)}
