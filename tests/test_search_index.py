@@ -191,3 +191,19 @@ def test_code_files_are_symbol_chunks_with_citations(tmp_path: Path) -> None:
     top = response.results[0]
     assert top.citation == "docs/billing.py#L4-L6 (def prorate)"
     assert top.kind == "code"
+
+
+def test_sources_of_common_languages_are_indexed_by_default(tmp_path: Path) -> None:
+    root = _copy_demo(tmp_path)
+    (root / "app").mkdir()
+    (root / "app" / "Invoices.kt").write_text(
+        "fun prorateLateFee(amount: Long, days: Int): Long {\n    return amount * days / 30\n}\n"
+    )
+    (root / "app" / "fees.R").write_text(
+        "waive_weekend_surcharge <- function(total) {\n  total * 0.9\n}\n"
+    )
+    report = _index(root, "hash")
+    assert {"app/Invoices.kt", "app/fees.R"} <= set(report.indexed)
+    with open_engine(root) as engine:
+        hits = engine.search("waive_weekend_surcharge", mode="review", log=False).results
+    assert "app/fees.R" in [h.path for h in hits[:3]]
