@@ -341,3 +341,16 @@ def test_each_ask_of_a_compound_task_finds_its_rules(repo: Path) -> None:
     assert "i18n" in on.shards[0].rule.text
     # the ask about strings is matched on its own, not diluted by the layout work
     assert on.shards[0].score > off.shards[0].score + 0.05
+
+
+def test_a_rule_the_file_repeats_is_shown_once(repo: Path) -> None:
+    repeated = "- Run `make check` before every commit.\n"
+    text = RULES.replace("## Testing\n\n", "## Testing\n\n" + repeated)
+    text += "\n## Commands\n\n" + repeated
+    write(repo, "CLAUDE.md", text)
+    r = _retriever(repo)
+    both = [x for x in r.rules if "make check" in x.text]
+    assert len(both) == 2  # two rules, two citations
+    result = r.retrieve("run the checks before I commit the test changes", top=5)
+    shown = [s.rule for s in result.shards if "make check" in s.rule.text]
+    assert len(shown) == 1

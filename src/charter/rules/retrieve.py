@@ -385,6 +385,7 @@ class Retriever:
         chosen: list[Shard] = []
         used = 0
         floor: float | None = None
+        shown = {" ".join(r.text.lower().split()) for r in self.constitution_rules}
         misses = 0
         for shard in scored:
             if floor is None:
@@ -399,6 +400,9 @@ class Retriever:
                 if top_n or misses < 50:
                     continue  # a shorter rule further down may still fit
                 break
+            said = " ".join(shard.rule.text.lower().split())
+            if said in shown:
+                continue  # the same rule again (a file that repeats itself): nothing new
             rival = self._rival(shard.rule, [c.rule for c in chosen] + self.constitution_rules)
             if rival is not None:
                 if rival.priority >= shard.rule.priority:
@@ -419,6 +423,7 @@ class Retriever:
                     }
                 )
             chosen.append(shard)
+            shown.add(" ".join(shard.rule.text.lower().split()))
             used = self.cost_of(chosen) if budget else 0
         return chosen, False
 
