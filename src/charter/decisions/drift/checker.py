@@ -25,6 +25,7 @@ text (e.g. "X is still open" about a genuinely unresolved question), never to fl
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from charter.decisions.drift.calibrate import (
 from charter.decisions.drift.judge import DriftJudge
 from charter.decisions.drift.result import DriftResult, Finding
 from charter.decisions.drift.segment import Unit, segment
+from charter.decisions.drift.stance import default_stance_model
 from charter.decisions.drift.vocab import ConstraintVocab, TermSet, build_vocab
 from charter.decisions.invariants import Invariant
 from charter.decisions.models import PgcClarifications
@@ -78,6 +80,9 @@ UNDECIDED_TOPIC_MIN = 0.75
 #: Topic weight of a requirement's subject words a sentence needs before the opposite of
 #: the requirement's mode ("by hand" vs "automatically") counts against it.
 MODE_SUBJECT_MIN = 1.0
+#: A choice request this short names no options of its own ("Let's pick one at the
+#: sync."): the options are in the sentence before.
+_BACK_REFERENCE_WORDS = 8
 NEG_WINDOW_BEFORE = 6
 NEG_WINDOW_AFTER = 12
 EXEMPT_BEFORE = 6
@@ -185,6 +190,7 @@ def _view(text: str, unit: Unit) -> _UnitView:
     for span in unit.clauses:
         toks = _tokens(text, span.start, span.end)
         clause_stems = {k for t in toks for k in t.match_keys()}
+        clause_stems |= lexicon.number_keys(text[span.start : span.end])
         stems |= clause_stems
         clauses.append(_Clause(span.start, span.end, toks, clause_stems))
     body = unit.text
@@ -205,28 +211,44 @@ def _view(text: str, unit: Unit) -> _UnitView:
     if reported is not None:  # "a customer asked whether we could add X" reports a request
         stop = re.compile(r"[;—–]|\s-\s").search(body, reported.end())
         quiet_end = stop.start() if stop else len(body)
-    suggestion = next(
-        (
-            m
-            for m in lexicon.SUGGESTION.finditer(body)
-            if reported is None or not reported.start() <= m.start() < quiet_end
-        ),
-        None,
+    # The stance model reads each clause (a sentence of one clause as a whole): a long
+    # sentence's words must not add up to a stance none of its clauses takes.
+    reads = _stances(text, unit)
+    suggestion = any(
+        "suggestion" in labels
+        and (
+            reported is None  # a clause holding someone else's ask floats nothing itself
+            or not (start <= reported.start() < end or reported.start() <= start < quiet_end)
+        )
+        for start, end, labels in reads
     )
+    decision_point = any("decision_point" in labels for _, _, labels in reads)
     return _UnitView(
         unit=unit,
         clauses=clauses,
         stems=stems,
         undecided=undecided,
-        suggestion=suggestion is not None,
-        decision=bool(lexicon.DECISION_POINT.search(body) or lexicon.QUESTION_CHOICE.search(body)),
-        reopen=bool(lexicon.DECISION_POINT.search(body)),
+        suggestion=suggestion,
+        decision=decision_point or bool(lexicon.QUESTION_CHOICE.search(body)),
+        reopen=decision_point,
         history=bool(lexicon.HISTORY.search(body)),
         topic_stems=topic_stems,
         reported=(
             None if reported is None else (unit.start + reported.start(), unit.start + quiet_end)
         ),
     )
+
+
+def _stances(text: str, unit: Unit) -> list[tuple[int, int, frozenset[str]]]:
+    """(clause start and end relative to the sentence, the stances the learned model
+    reads in that clause)."""
+    model = default_stance_model()
+    if len(unit.clauses) < 2:
+        return [(0, len(unit.text), model.labels(unit.text))]
+    return [
+        (c.start - unit.start, c.end - unit.start, model.labels(text[c.start : c.end]))
+        for c in unit.clauses
+    ]
 
 
 def _cue_in(view: _UnitView, clause: _Clause) -> bool:
@@ -273,7 +295,16 @@ def _proper_noun_match(clause: _Clause, terms: TermSet) -> set[str]:
 
 def _mark_decision_lists(views: list[_UnitView]) -> None:
     """Items of a list introduced as options, a vote or a pending decision are decision
-    points themselves ("Options for the vote: ... (b) switch to X")."""
+    points themselves ("Options for the vote: ... (b) switch to X"); so is the sentence a
+    short choice request points back to ("QR codes, NFC wristbands, printed tickets.
+    Let's pick one at the sync.")."""
+    for prev, view in itertools.pairwise(views):
+        if (
+            view.reopen
+            and not prev.decision
+            and len(view.unit.text.split()) < _BACK_REFERENCE_WORDS
+        ):
+            prev.decision = True
     active = False
     for view in views:
         if view.unit.is_bullet:
@@ -861,7 +892,7 @@ class DriftChecker:
                 hits.append(
                     _Hit("", vocab, view.unit.start, view.unit.end, "semantic", sim, True, True)
                 )
-            elif sim >= EXCLUSION_SIM and asserted:
+            elif sim >= EXCLUSION_SIM and asserted and len(view.stems) >= SEMANTIC_MIN_WORDS:
                 hits.append(self._unit_hit(view, vocab, True, sim, "sem_excluded"))
         chosen_here = vocab.mentions_chosen(view.stems)  # semantic path: presence is enough
         cue = view.suggestion or view.decision or view.undecided is not None

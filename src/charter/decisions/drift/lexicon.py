@@ -6,7 +6,9 @@ constraints themselves (:mod:`charter.decisions.drift.vocab`). The cue families 
 the seed's drift kinds:
 
 - UNDECIDED — a resolved topic described as open (QA-PGC-003);
-- SUGGESTION / DECISION_POINT — alternatives, reconsideration, votes (QA-PGC-004);
+- QUESTION_CHOICE — a question offering alternatives (QA-PGC-004; whether a clause
+  floats an alternative or asks for a choice is read by the learned stance model,
+  :mod:`charter.decisions.drift.stance`, not by cue phrases);
 - NEGATION — the option is named only to say it is not done (pass);
 - HISTORY — the text recounts what was decided ("chose web over mobile") (pass);
 - EXEMPT — a dependency that is optional, conditional or explicitly disabled (pass).
@@ -344,36 +346,6 @@ UNDECIDED = re.compile(
     re.I,
 )
 
-SUGGESTION = re.compile(
-    # "could" floats an idea, except in a relative clause ("any field that could hold X")
-    r"(?<!\bthat\s)(?<!\bwhich\s)(?<!\bwho\s)\bcould\b(?!n't)"
-    r"|\bmight\s+(?:also\s+)?(?:be worth|want|consider|switch|use|add)"
-    r"|\bmaybe\b|\bperhaps\b|\bworth\s+(?:re)?consider|\b(?:re)?consider(?:ing)?\b"
-    r"|\binstead of\b|\bwhy not\b|\bwhat about\b|\bhow about\b|\bone idea\b|\balternatively\b"
-    r"|\b(?:I|we)(?:'d| would)?\s+(?:suggest|recommend|propose)\b"
-    r"|\brecommend(?:ed|s)?\s+(?:to|that|we)\b"
-    r"|\b(?:should|could)\s+(?:we\s+)?(?:switch|move|migrate|go)\s+(?:to|with)\b"
-    r"|\blet'?s\s+(?:switch|move|use|add|try)\b"
-    r"|\b(?:it\s+)?may\s+be\s+worth\b|\bworth\s+(?:exploring|a look|trying|evaluating)\b"
-    r"|\bwe\s+should\s+(?:look into|evaluate|explore|try|switch|move|migrate|use|add)\b"
-    r"|\bas an alternative\b|\bwhat if we\b|\bbetter (?:to|off) (?:use|using|go|switch)"
-    r"|\b(?:switch|switching|migrate|migrating)\s+(?:over\s+)?to\b"
-    r"|\breplac(?:e|ing)\s+\w+(?:\s+\w+)?\s+with\b",
-    re.I,
-)
-
-DECISION_POINT = re.compile(
-    r"\bvote\b|\bpath\s+\d\b|\boption\s+(?:\d|[a-c])\b|\boptions\s*:|\(a\)[^\n]*\(b\)"
-    r"|\bor\s+(?:keep|stay|stick)\b|\bshould we\b|\bdecision\s*:\s*to be\b"
-    r"|\bneeds?\s+(?:product|a|your)\s+(?:input|decision|call)\b|\bwe need a call\b"
-    r"|\bpros and cons\b|\bplease\s+(?:decide|choose|pick|confirm which)\b"
-    r"|\blet (?:me|us) know which\b|\bwhich (?:one|option)\s+(?:do|should|would)\b"
-    r"|\b(?:decision|call)\s+(?:needed|required)\b"
-    r"|\blet'?s discuss\b|\bto discuss\b|\bfor discussion\b|\bat all\?"
-    r"|\boptions?\s+(?:for|on)\b[^.\n]{0,60}:|\blet'?s\s+(?:pick|choose|decide)\b",
-    re.I,
-)
-
 #: "PostgreSQL or MongoDB for the reports?": a question offering alternatives.
 QUESTION_CHOICE = re.compile(r"\bor\b[^.?!\n]*\?\s*$", re.I)
 
@@ -534,6 +506,15 @@ EXEMPT = re.compile(
     r"|fallback|degrades?|re-?enable\w*|reconnect\w*|without|free)\b",
     re.I,
 )
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def number_keys(text: str) -> frozenset[str]:
+    """Numbers of a text as match keys (``#18``): tokens never hold a bare number, so
+    these keys only meet keys made the same way."""
+    return frozenset("#" + n for n in _NUMBER.findall(text))
 
 
 def tokens(text: str) -> list[str]:

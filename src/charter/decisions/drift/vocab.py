@@ -10,6 +10,7 @@ clauses a free-text answer forbids ("never by direct calls to X").
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from collections import Counter
@@ -41,6 +42,9 @@ class TermSet:
     #: label words left after dropping those the other side shares ("Wave picking" vs the
     #: chosen "Zone picking" leaves "wave": that one word is the whole difference)
     distinct_words: int = 0
+    #: keys every match needs: the number of "riders under 18" (``#18``), without which
+    #: the subject would be every rider
+    required: frozenset[str] = frozenset()
 
     def needed_weak(self) -> int:
         """Two weak words for a multi-word label; a lone leftover word is too generic."""
@@ -49,6 +53,8 @@ class TermSet:
 
     def matches(self, stems: set[str]) -> set[str]:
         """The stems of ``stems`` that make this set match (empty set: no match)."""
+        if not self.required <= stems:
+            return set()
         strong = set(self.strong & stems)
         weak = set(self.weak & stems)
         if strong:
@@ -96,6 +102,11 @@ class Forbidden:
         if len(self.core) <= 3 and context and own:
             return core | context
         distinct = self.core - self.affirmed
+        if not distinct and len(self.core) < 2:
+            # the clause's one word is one the answer affirms ("…set up a freeze, not the
+            # member in the app" beside "Members can freeze"): alone it names nothing
+            # the answer rules out
+            return set()
         if len(own if distinct else core) >= min(2, len(distinct or self.core)):
             return core | context
         return set()
@@ -360,6 +371,9 @@ def _fill_binding_terms(
                 relaxed=True,
                 label_words=vocab.excluded.label_words,
             )
+        numbers = lexicon.number_keys(subject)
+        if numbers and not vocab.excluded.empty():
+            vocab.excluded = dataclasses.replace(vocab.excluded, required=numbers)
         return
     if inv.kind in ("requirement", "prohibition"):
         vocab.subject_terms = frozenset(lexicon.content_stems(inv.subject))

@@ -1,0 +1,61 @@
+"""What a constraint's words may match, on a climbing-gym scenario unlike every split:
+an excluded subject keeps its number, and a ruled-out clause whose one word the answer
+affirms elsewhere names nothing on its own."""
+
+from __future__ import annotations
+
+import pytest
+
+from charter.decisions.drift.checker import DriftChecker
+from charter.decisions.models import parse_clarifications
+from charter.embed.registry import get_embedder
+from tests.decisions_support import clarification_entry
+
+GYM = {
+    "pgc_clarifications": [
+        clarification_entry(
+            "UNDER_16",
+            "Are climbers under 16 in scope for online booking?",
+            "yes_no",
+            None,
+            "no",
+            reason="explicit_exclusion",
+        ),
+        clarification_entry(
+            "PAUSES",
+            "Who can pause a membership?",
+            "free_text",
+            None,
+            "Members can pause once a year for up to two months. Only front-desk staff set "
+            "up a pause, not the member.",
+        ),
+    ]
+}
+
+
+@pytest.fixture(scope="module", params=["semantic", "lexical"])
+def gym(request: pytest.FixtureRequest) -> DriftChecker:
+    embedder = get_embedder("minilm") if request.param == "semantic" else None
+    return DriftChecker(parse_clarifications(GYM), embedder=embedder)
+
+
+def _found(checker: DriftChecker, text: str) -> set[tuple[str, str]]:
+    return {(f.rule, f.constraint_id) for f in checker.check(text).findings}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Each climber gets a locker code when they book a session online.",
+        "As a regular climber I want to see which walls were reset this week.",
+        "Member portal, first release.",
+        "A member can hold at most three future bookings.",
+    ],
+)
+def test_the_subjects_nouns_alone_do_not_match(gym: DriftChecker, text: str) -> None:
+    assert _found(gym, text) == set()
+
+
+def test_the_subject_with_its_number_still_matches(gym: DriftChecker) -> None:
+    text = "Climbers under 16 can now book the bouldering area online with a parent's email."
+    assert ("QA-PGC-002", "UNDER_16") in _found(gym, text)
