@@ -59,3 +59,41 @@ def test_the_subjects_nouns_alone_do_not_match(gym: DriftChecker, text: str) -> 
 def test_the_subject_with_its_number_still_matches(gym: DriftChecker) -> None:
     text = "Climbers under 16 can now book the bouldering area online with a parent's email."
     assert ("QA-PGC-002", "UNDER_16") in _found(gym, text)
+
+
+LOGS = {
+    "pgc_clarifications": [
+        clarification_entry(
+            "LOG_RETENTION",
+            "How long are the access logs kept?",
+            "single_choice",
+            [
+                {"id": "d30", "label": "30 days"},
+                {"id": "d90", "label": "90 days"},
+                {"id": "y1", "label": "1 year"},
+            ],
+            "d90",
+        ),
+    ]
+}
+
+
+@pytest.fixture(scope="module", params=["semantic", "lexical"])
+def logs(request: pytest.FixtureRequest) -> DriftChecker:
+    embedder = get_embedder("minilm") if request.param == "semantic" else None
+    return DriftChecker(parse_clarifications(LOGS), embedder=embedder)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # options that differ only by their number are named by number and unit
+        ("To save disk space the access logs are now deleted after 30 days.", True),
+        ("Access logs are kept for 90 days and then deleted by the nightly job.", False),
+        ("The access log shipper retries every 30 seconds until the upload succeeds.", False),
+    ],
+)
+def test_a_numeric_option_is_named_by_its_number(
+    logs: DriftChecker, text: str, found: bool
+) -> None:
+    assert (("QA-PGC-001", "LOG_RETENTION") in _found(logs, text)) == found

@@ -58,9 +58,9 @@ class TermSet:
         strong = set(self.strong & stems)
         weak = set(self.weak & stems)
         if strong:
-            return strong | weak
+            return strong | weak | self.required
         if self.weak and len(weak) >= self.needed_weak():
-            return weak
+            return weak | self.required
         return set()
 
     def distinct_match(self, stems: set[str]) -> set[str]:
@@ -230,6 +230,29 @@ def _term_set(
     )
 
 
+_NUMBER_UNIT = re.compile(r"(\d+)\s*-?\s*([A-Za-z]+)")
+
+
+def _numeric_option(label: str, chosen_numbers: frozenset[str]) -> TermSet | None:
+    """An option that differs from the chosen one only by its number ("12 months after
+    the rejection" vs "6 months after the rejection") is named by that number with the
+    word it counts: ``#12`` and ``month``, both required."""
+    for match in _NUMBER_UNIT.finditer(label):
+        key = "#" + match.group(1)
+        unit = match.group(2).lower()
+        if key in chosen_numbers or unit in lexicon.STOPWORDS:
+            continue
+        unit_stem = lexicon.stem(unit)
+        return TermSet(
+            label=label,
+            strong=frozenset([key]),
+            weak=frozenset(),
+            label_words=len(_raw_terms(label)),
+            required=frozenset([key, unit_stem]),
+        )
+    return None
+
+
 _SCOPE_ITEM = re.compile(r"\b(?:every|all|each)\s+", re.I)
 
 
@@ -340,9 +363,12 @@ def _fill_binding_terms(
         question = set(lexicon.content_stems(entry.text))
         vocab.chosen = frozenset(chosen - question)
         rejected_stems: set[str] = set()
+        chosen_numbers = lexicon.number_keys(" ".join(inv.chosen))
         for label, cid in zip(inv.rejected, inv.rejected_ids, strict=False):
             terms = _term_set(label, [cid], inv.aliases.get(cid, ()), chosen, shared)
             rejected_stems |= set(lexicon.content_stems(label))
+            if chosen_numbers and set(lexicon.content_stems(label)) <= chosen:
+                terms = _numeric_option(label, chosen_numbers) or terms
             if not terms.empty():
                 vocab.rejected.append(terms)
         for label, cid in zip(inv.chosen, inv.chosen_ids, strict=False):
