@@ -97,3 +97,17 @@ def test_a_numeric_option_is_named_by_its_number(
     logs: DriftChecker, text: str, found: bool
 ) -> None:
     assert (("QA-PGC-001", "LOG_RETENTION") in _found(logs, text)) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a value no option offers is still not the one chosen
+        ("We now keep the access logs for 180 days because the auditors asked.", True),
+        ("The access logs are kept for 90 days; a summary is emailed after 7 days.", False),
+        ("Access logs are never kept for 180 days, whatever the auditors ask.", False),
+        ("The onboarding checklist takes about 3 days for a new engineer.", False),
+    ],
+)
+def test_another_value_of_the_chosen_unit(logs: DriftChecker, text: str, found: bool) -> None:
+    assert (("QA-PGC-001", "LOG_RETENTION") in _found(logs, text)) == found

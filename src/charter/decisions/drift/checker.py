@@ -42,7 +42,7 @@ from charter.decisions.drift.judge import DriftJudge
 from charter.decisions.drift.result import DriftResult, Finding
 from charter.decisions.drift.segment import Unit, segment
 from charter.decisions.drift.stance import default_stance_model
-from charter.decisions.drift.vocab import ConstraintVocab, TermSet, build_vocab
+from charter.decisions.drift.vocab import ConstraintVocab, TermSet, build_vocab, number_units
 from charter.decisions.invariants import Invariant
 from charter.decisions.models import PgcClarifications
 
@@ -719,6 +719,8 @@ class DriftChecker:
                 covered = len(vocab.subject_terms & clause.stems) / len(vocab.subject_terms)
                 if covered >= REOPEN_COVERAGE:  # "Should the app work offline at all?"
                     hits.append(self._clause_hit(text, view, clause, vocab, False, "reopen"))
+            if vocab.numeric is not None and not view.history:
+                hits.extend(self._other_value_hit(text, view, clause, vocab))
             if vocab.dependency:
                 hits.extend(self._dependency_hit(text, view, clause, vocab))
             if vocab.offline and not view.history:
@@ -754,6 +756,26 @@ class DriftChecker:
                     hit.strong = len(forbidden.core & clause.stems) >= 2
                     hits.append(hit)
         return hits
+
+    def _other_value_hit(
+        self, text: str, view: _UnitView, clause: _Clause, vocab: ConstraintVocab
+    ) -> list[_Hit]:
+        """A quantity of the choice's unit that the user did not choose ("kept for 18
+        months" against 6), in a sentence about the choice's topic."""
+        assert vocab.numeric is not None
+        unit, chosen = vocab.numeric
+        values = [key for key, u in number_units(text[clause.start : clause.end]) if u == unit]
+        if not values or any(key in chosen for key, u in number_units(view.unit.text)):
+            return []  # the sentence states the chosen value: its other numbers are other things
+        topic = sum(w for t, w in vocab.topic.items() if t in view.topic_stems and t != unit)
+        where = _match_positions(clause, {unit})
+        if topic < TOPIC_MIN or where is None:
+            return []
+        # "not 18 months", "never more than 18 months"; a condition after it ("unless
+        # they ask") does not negate the value
+        if lexicon.PRE_NEGATORS.search(_window(text, clause, where[0], where[1], 5, 0)):
+            return []
+        return [self._clause_hit(text, view, clause, vocab, False, "term")]
 
     def _affirms_chosen(self, text: str, view: _UnitView, vocab: ConstraintVocab) -> bool:
         """The sentence names a chosen option, and not as the thing being replaced."""

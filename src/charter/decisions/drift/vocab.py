@@ -121,6 +121,10 @@ class ConstraintVocab:
     chosen: frozenset[str] = frozenset()
     chosen_terms: list[TermSet] = field(default_factory=list)
     rejected: list[TermSet] = field(default_factory=list)
+    #: a choice of a quantity ("6 months after the rejection" among 12 and 24 months):
+    #: the unit's stem and the chosen numbers, so any other number of that unit is a
+    #: value the user did not choose ("kept for 18 months")
+    numeric: tuple[str, frozenset[str]] | None = None
     excluded: TermSet | None = None
     dependency: frozenset[str] = frozenset()
     required: TermSet | None = None
@@ -231,6 +235,28 @@ def _term_set(
 
 
 _NUMBER_UNIT = re.compile(r"(\d+)\s*-?\s*([A-Za-z]+)")
+
+
+def number_units(text: str) -> list[tuple[str, str]]:
+    """("#12", unit stem) for every number followed by the word it counts."""
+    return [
+        ("#" + m.group(1), lexicon.stem(m.group(2).lower()))
+        for m in _NUMBER_UNIT.finditer(text)
+        if m.group(2).lower() not in lexicon.STOPWORDS
+    ]
+
+
+def _numeric_choice(
+    chosen: Sequence[str], rejected: Sequence[str]
+) -> tuple[str, frozenset[str]] | None:
+    """The unit and chosen numbers of a choice between quantities of one unit."""
+    picked = [pair for label in chosen for pair in number_units(label)]
+    other = {unit for label in rejected for _, unit in number_units(label)}
+    units = {unit for _, unit in picked} & other
+    if len(units) != 1:
+        return None
+    (unit,) = units
+    return unit, frozenset(key for key, u in picked if u == unit)
 
 
 def _numeric_option(label: str, chosen_numbers: frozenset[str]) -> TermSet | None:
@@ -364,6 +390,7 @@ def _fill_binding_terms(
         vocab.chosen = frozenset(chosen - question)
         rejected_stems: set[str] = set()
         chosen_numbers = lexicon.number_keys(" ".join(inv.chosen))
+        vocab.numeric = _numeric_choice(inv.chosen, inv.rejected)
         for label, cid in zip(inv.rejected, inv.rejected_ids, strict=False):
             terms = _term_set(label, [cid], inv.aliases.get(cid, ()), chosen, shared)
             rejected_stems |= set(lexicon.content_stems(label))
