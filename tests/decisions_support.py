@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from charter.decisions.drift.checker import DriftChecker
 from charter.decisions.merge import merge_questions_answers
-from charter.decisions.models import PgcClarifications
+from charter.decisions.models import PgcClarifications, parse_clarifications
+from charter.embed.registry import get_embedder
 
 QUESTIONS: list[dict[str, Any]] = [
     {
@@ -118,3 +120,10 @@ def clarification_entry(
         "binding": kw.get("binding", resolved),
         "binding_reason": kw.get("reason", "must_answered" if resolved else "unresolved"),
     }
+
+
+def layered_checker(data: dict[str, Any], layer: str) -> DriftChecker:
+    """A drift checker over ``data`` with the semantic layer (``"semantic"``) or the
+    lexical layer alone (``"lexical"``, as in a cold hook process)."""
+    embedder = get_embedder("minilm") if layer == "semantic" else None
+    return DriftChecker(parse_clarifications(data), embedder=embedder)

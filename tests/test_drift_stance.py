@@ -20,10 +20,8 @@ from charter.decisions.drift.stance import (
     features,
     parse_stance_model,
 )
-from charter.decisions.models import parse_clarifications
-from charter.embed.registry import get_embedder
 from charter.errors import CharterError
-from tests.decisions_support import clarification_entry
+from tests.decisions_support import clarification_entry, layered_checker
 
 ROOT = Path(__file__).resolve().parents[1]
 CUES = ROOT / "bench" / "data" / "drift_cues"
@@ -150,8 +148,7 @@ OBSERVATORY = {
 
 @pytest.fixture(scope="module", params=["semantic", "lexical"])
 def observatory(request: pytest.FixtureRequest) -> DriftChecker:
-    embedder = get_embedder("minilm") if request.param == "semantic" else None
-    return DriftChecker(parse_clarifications(OBSERVATORY), embedder=embedder)
+    return layered_checker(OBSERVATORY, request.param)
 
 
 @pytest.mark.parametrize(

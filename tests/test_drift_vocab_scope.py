@@ -7,9 +7,7 @@ from __future__ import annotations
 import pytest
 
 from charter.decisions.drift.checker import DriftChecker
-from charter.decisions.models import parse_clarifications
-from charter.embed.registry import get_embedder
-from tests.decisions_support import clarification_entry
+from tests.decisions_support import clarification_entry, layered_checker
 
 GYM = {
     "pgc_clarifications": [
@@ -35,8 +33,7 @@ GYM = {
 
 @pytest.fixture(scope="module", params=["semantic", "lexical"])
 def gym(request: pytest.FixtureRequest) -> DriftChecker:
-    embedder = get_embedder("minilm") if request.param == "semantic" else None
-    return DriftChecker(parse_clarifications(GYM), embedder=embedder)
+    return layered_checker(GYM, request.param)
 
 
 def _found(checker: DriftChecker, text: str) -> set[tuple[str, str]]:
@@ -80,8 +77,7 @@ LOGS = {
 
 @pytest.fixture(scope="module", params=["semantic", "lexical"])
 def logs(request: pytest.FixtureRequest) -> DriftChecker:
-    embedder = get_embedder("minilm") if request.param == "semantic" else None
-    return DriftChecker(parse_clarifications(LOGS), embedder=embedder)
+    return layered_checker(LOGS, request.param)
 
 
 @pytest.mark.parametrize(

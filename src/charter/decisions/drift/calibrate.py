@@ -149,12 +149,20 @@ def parse_model(data: dict[str, object], where: str) -> DriftModel:
     return DriftModel(out["semantic"], out["lexical"], meta if isinstance(meta, dict) else {})
 
 
+def read_model_file(name: str, what: str) -> tuple[object, str]:
+    """A fitted model shipped in ``charter/data`` (its JSON and its path), or one clear
+    error naming the file."""
+    path = resources.files("charter") / "data" / name
+    try:
+        return json.loads(path.read_text(encoding="utf-8")), str(path)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CharterError(f"{path}: cannot read the {what} ({exc})") from None
+
+
 @lru_cache(maxsize=1)
 def default_model() -> DriftModel:
     """The fitted model shipped with Charter (loaded once per process)."""
-    path = resources.files("charter") / "data" / "drift_model.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise CharterError(f"{path}: cannot read the drift model ({exc})") from None
-    return parse_model(data, str(path))
+    data, where = read_model_file("drift_model.json", "drift model")
+    if not isinstance(data, dict):
+        raise CharterError(f"{where}: malformed drift model")
+    return parse_model(data, where)

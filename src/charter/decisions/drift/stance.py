@@ -16,14 +16,13 @@ runs without numpy.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from itertools import pairwise
 
+from charter.decisions.drift.calibrate import read_model_file
 from charter.errors import CharterError
 
 #: The stances the training data labels (``bench/data/drift_cues``).
@@ -112,9 +111,5 @@ def parse_stance_model(data: object, where: str) -> StanceModel:
 @lru_cache(maxsize=1)
 def default_stance_model() -> StanceModel:
     """The fitted model shipped with Charter (loaded once per process)."""
-    path = resources.files("charter") / "data" / "stance_model.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise CharterError(f"{path}: cannot read the stance model ({exc})") from None
-    return parse_stance_model(data, str(path))
+    data, where = read_model_file("stance_model.json", "stance model")
+    return parse_stance_model(data, where)
