@@ -107,3 +107,36 @@ def test_a_numeric_option_is_named_by_its_number(
 )
 def test_another_value_of_the_chosen_unit(logs: DriftChecker, text: str, found: bool) -> None:
     assert (("QA-PGC-001", "LOG_RETENTION") in _found(logs, text)) == found
+
+
+PORTAL = {
+    "pgc_clarifications": [
+        clarification_entry(
+            "PAUSES",
+            "Who can pause a membership?",
+            "free_text",
+            None,
+            "Members can pause once a year for up to two months. Only front-desk staff set "
+            "up a pause, not the member in the portal.",
+        ),
+    ]
+}
+
+
+@pytest.fixture(scope="module", params=["semantic", "lexical"])
+def portal(request: pytest.FixtureRequest) -> DriftChecker:
+    return layered_checker(PORTAL, request.param)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # "X does it, not Y": Y is ruled out of that action, not out of every sentence
+        ("Member portal, first release: class bookings and invoices.", False),
+        ("Members can now set up a pause themselves in the portal.", True),
+    ],
+)
+def test_a_contrast_rules_out_the_action_not_the_word(
+    portal: DriftChecker, text: str, found: bool
+) -> None:
+    assert (("QA-PGC-001", "PAUSES") in _found(portal, text)) == found
