@@ -140,3 +140,36 @@ def test_a_contrast_rules_out_the_action_not_the_word(
     portal: DriftChecker, text: str, found: bool
 ) -> None:
     assert (("QA-PGC-001", "PAUSES") in _found(portal, text)) == found
+
+
+SCOOTERS = {
+    "pgc_clarifications": [
+        clarification_entry(
+            "CHARGING",
+            "How are the scooter batteries charged?",
+            "free_text",
+            None,
+            "Packs are swapped on the street by the night crew; scooters are never taken "
+            "back to the depot to charge.",
+        ),
+    ]
+}
+
+
+@pytest.fixture(scope="module", params=["semantic", "lexical"])
+def scooters(request: pytest.FixtureRequest) -> DriftChecker:
+    return layered_checker(SCOOTERS, request.param)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # the forbidden clause's subject named only to be excluded confirms the answer
+        ("Overnight, the depot charges the spare packs, never scooters.", False),
+        ("Scooters with a flat pack are now taken back to the depot to charge.", True),
+    ],
+)
+def test_a_negated_subject_confirms_the_answer(
+    scooters: DriftChecker, text: str, found: bool
+) -> None:
+    assert (("QA-PGC-001", "CHARGING") in _found(scooters, text)) == found

@@ -337,6 +337,17 @@ def _negated(text: str, clause: _Clause, first: int, last: int) -> bool:
     return bool(lexicon.POST_NEGATORS.search(post))
 
 
+def _subject_negated(text: str, clause: _Clause, subject: frozenset[str]) -> bool:
+    """The forbidden clause's subject is named only to be excluded ("the depot charges
+    packs, never bikes" against "bikes are never taken back to the depot to charge")."""
+    for i, tok in enumerate(clause.tokens):
+        if subject and tok.match_keys() & subject:
+            before = text[clause.tokens[max(0, i - 2)].start : tok.start]
+            if re.search(r"\b(?:never|not|no)\s+$", before, re.I):
+                return True
+    return False
+
+
 def _match_positions(clause: _Clause, stems: set[str]) -> tuple[int, int] | None:
     idx = [i for i, t in enumerate(clause.tokens) if t.match_keys() & stems]
     if not idx:
@@ -751,6 +762,7 @@ class DriftChecker:
                     and not _negated(text, clause, *where)
                     and not view.history
                     and not _refused_elsewhere(text, view, clause, where[1])
+                    and not _subject_negated(text, clause, forbidden.subject)
                 ):
                     hit = self._clause_hit(text, view, clause, vocab, False, "forbidden")
                     hit.strong = len(forbidden.core & clause.stems) >= 2
