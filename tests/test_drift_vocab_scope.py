@@ -1,16 +1,21 @@
-"""What a constraint's words may match, on a climbing-gym scenario unlike every split:
-an excluded subject keeps its number, and a ruled-out clause whose one word the answer
-affirms elsewhere names nothing on its own."""
+"""What a constraint's words may match, on small scenarios unlike every split (a climbing
+gym, access logs, e-scooter charging): an excluded subject keeps its number, a ruled-out
+clause names an action and not a lone word, a numeric choice is named by its numbers,
+and a subject named only to be excluded confirms the answer. Each case runs with the
+semantic layer and with the lexical layer alone."""
 
 from __future__ import annotations
+
+from functools import cache
+from typing import Any
 
 import pytest
 
 from charter.decisions.drift.checker import DriftChecker
 from tests.decisions_support import clarification_entry, layered_checker
 
-GYM = {
-    "pgc_clarifications": [
+SCENARIOS: dict[str, list[dict[str, Any]]] = {
+    "gym": [
         clarification_entry(
             "UNDER_16",
             "Are climbers under 16 in scope for online booking?",
@@ -27,39 +32,18 @@ GYM = {
             "Members can pause once a year for up to two months. Only front-desk staff set "
             "up a pause, not the member.",
         ),
-    ]
-}
-
-
-@pytest.fixture(scope="module", params=["semantic", "lexical"])
-def gym(request: pytest.FixtureRequest) -> DriftChecker:
-    return layered_checker(GYM, request.param)
-
-
-def _found(checker: DriftChecker, text: str) -> set[tuple[str, str]]:
-    return {(f.rule, f.constraint_id) for f in checker.check(text).findings}
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Each climber gets a locker code when they book a session online.",
-        "As a regular climber I want to see which walls were reset this week.",
-        "Member portal, first release.",
-        "A member can hold at most three future bookings.",
     ],
-)
-def test_the_subjects_nouns_alone_do_not_match(gym: DriftChecker, text: str) -> None:
-    assert _found(gym, text) == set()
-
-
-def test_the_subject_with_its_number_still_matches(gym: DriftChecker) -> None:
-    text = "Climbers under 16 can now book the bouldering area online with a parent's email."
-    assert ("QA-PGC-002", "UNDER_16") in _found(gym, text)
-
-
-LOGS = {
-    "pgc_clarifications": [
+    "portal": [
+        clarification_entry(
+            "PAUSES",
+            "Who can pause a membership?",
+            "free_text",
+            None,
+            "Members can pause once a year for up to two months. Only front-desk staff set "
+            "up a pause, not the member in the portal.",
+        ),
+    ],
+    "logs": [
         clarification_entry(
             "LOG_RETENTION",
             "How long are the access logs kept?",
@@ -71,79 +55,8 @@ LOGS = {
             ],
             "d90",
         ),
-    ]
-}
-
-
-@pytest.fixture(scope="module", params=["semantic", "lexical"])
-def logs(request: pytest.FixtureRequest) -> DriftChecker:
-    return layered_checker(LOGS, request.param)
-
-
-@pytest.mark.parametrize(
-    ("text", "found"),
-    [
-        # options that differ only by their number are named by number and unit
-        ("To save disk space the access logs are now deleted after 30 days.", True),
-        ("Access logs are kept for 90 days and then deleted by the nightly job.", False),
-        ("The access log shipper retries every 30 seconds until the upload succeeds.", False),
     ],
-)
-def test_a_numeric_option_is_named_by_its_number(
-    logs: DriftChecker, text: str, found: bool
-) -> None:
-    assert (("QA-PGC-001", "LOG_RETENTION") in _found(logs, text)) == found
-
-
-@pytest.mark.parametrize(
-    ("text", "found"),
-    [
-        # a value no option offers is still not the one chosen
-        ("We now keep the access logs for 180 days because the auditors asked.", True),
-        ("The access logs are kept for 90 days; a summary is emailed after 7 days.", False),
-        ("Access logs are never kept for 180 days, whatever the auditors ask.", False),
-        ("The onboarding checklist takes about 3 days for a new engineer.", False),
-    ],
-)
-def test_another_value_of_the_chosen_unit(logs: DriftChecker, text: str, found: bool) -> None:
-    assert (("QA-PGC-001", "LOG_RETENTION") in _found(logs, text)) == found
-
-
-PORTAL = {
-    "pgc_clarifications": [
-        clarification_entry(
-            "PAUSES",
-            "Who can pause a membership?",
-            "free_text",
-            None,
-            "Members can pause once a year for up to two months. Only front-desk staff set "
-            "up a pause, not the member in the portal.",
-        ),
-    ]
-}
-
-
-@pytest.fixture(scope="module", params=["semantic", "lexical"])
-def portal(request: pytest.FixtureRequest) -> DriftChecker:
-    return layered_checker(PORTAL, request.param)
-
-
-@pytest.mark.parametrize(
-    ("text", "found"),
-    [
-        # "X does it, not Y": Y is ruled out of that action, not out of every sentence
-        ("Member portal, first release: class bookings and invoices.", False),
-        ("Members can now set up a pause themselves in the portal.", True),
-    ],
-)
-def test_a_contrast_rules_out_the_action_not_the_word(
-    portal: DriftChecker, text: str, found: bool
-) -> None:
-    assert (("QA-PGC-001", "PAUSES") in _found(portal, text)) == found
-
-
-SCOOTERS = {
-    "pgc_clarifications": [
+    "scooters": [
         clarification_entry(
             "CHARGING",
             "How are the scooter batteries charged?",
@@ -152,24 +65,104 @@ SCOOTERS = {
             "Packs are swapped on the street by the night crew; scooters are never taken "
             "back to the depot to charge.",
         ),
-    ]
+    ],
 }
 
+#: (scenario, text, the finding it must or must not produce: (rule, constraint) or None
+#: for "no finding at all", expected)
+CASES = [
+    # an excluded subject keeps its number: "climbers" alone is every climber
+    ("gym", "Each climber gets a locker code when they book a session online.", None, True),
+    ("gym", "As a regular climber I want to see which walls were reset this week.", None, True),
+    (
+        "gym",
+        "Climbers under 16 can now book the bouldering area online with a parent's email.",
+        ("QA-PGC-002", "UNDER_16"),
+        True,
+    ),
+    # a ruled-out clause whose one word ("member") the answer affirms names nothing
+    ("gym", "Member portal, first release.", None, True),
+    ("gym", "A member can hold at most three future bookings.", None, True),
+    # "X does it, not Y": Y is ruled out of that action, not out of every sentence
+    ("portal", "Member portal, first release: class bookings and invoices.", None, True),
+    (
+        "portal",
+        "Members can now set up a pause themselves in the portal.",
+        ("QA-PGC-001", "PAUSES"),
+        True,
+    ),
+    # options that differ only by their number are named by number and unit
+    (
+        "logs",
+        "To save disk space the access logs are now deleted after 30 days.",
+        ("QA-PGC-001", "LOG_RETENTION"),
+        True,
+    ),
+    (
+        "logs",
+        "Access logs are kept for 90 days and then deleted by the nightly job.",
+        ("QA-PGC-001", "LOG_RETENTION"),
+        False,
+    ),
+    (
+        "logs",
+        "The access log shipper retries every 30 seconds until the upload succeeds.",
+        ("QA-PGC-001", "LOG_RETENTION"),
+        False,
+    ),
+    # a value no option offers is still not the one chosen
+    (
+        "logs",
+        "We now keep the access logs for 180 days because the auditors asked.",
+        ("QA-PGC-001", "LOG_RETENTION"),
+        True,
+    ),
+    (
+        "logs",
+        "The access logs are kept for 90 days; a summary is emailed after 7 days.",
+        ("QA-PGC-001", "LOG_RETENTION"),
+        False,
+    ),
+    (
+        "logs",
+        "Access logs are never kept for 180 days, whatever the auditors ask.",
+        ("QA-PGC-001", "LOG_RETENTION"),
+        False,
+    ),
+    (
+        "logs",
+        "The onboarding checklist takes about 3 days for a new engineer.",
+        ("QA-PGC-001", "LOG_RETENTION"),
+        False,
+    ),
+    # the forbidden clause's subject named only to be excluded confirms the answer
+    (
+        "scooters",
+        "Overnight, the depot charges the spare packs, never scooters.",
+        ("QA-PGC-001", "CHARGING"),
+        False,
+    ),
+    (
+        "scooters",
+        "Scooters with a flat pack are now taken back to the depot to charge.",
+        ("QA-PGC-001", "CHARGING"),
+        True,
+    ),
+]
 
-@pytest.fixture(scope="module", params=["semantic", "lexical"])
-def scooters(request: pytest.FixtureRequest) -> DriftChecker:
-    return layered_checker(SCOOTERS, request.param)
+
+@cache
+def _checker(scenario: str, layer: str) -> DriftChecker:
+    return layered_checker({"pgc_clarifications": SCENARIOS[scenario]}, layer)
 
 
-@pytest.mark.parametrize(
-    ("text", "found"),
-    [
-        # the forbidden clause's subject named only to be excluded confirms the answer
-        ("Overnight, the depot charges the spare packs, never scooters.", False),
-        ("Scooters with a flat pack are now taken back to the depot to charge.", True),
-    ],
-)
-def test_a_negated_subject_confirms_the_answer(
-    scooters: DriftChecker, text: str, found: bool
+@pytest.mark.parametrize("layer", ["semantic", "lexical"])
+@pytest.mark.parametrize(("scenario", "text", "finding", "expected"), CASES)
+def test_what_a_constraints_words_match(
+    layer: str, scenario: str, text: str, finding: tuple[str, str] | None, expected: bool
 ) -> None:
-    assert (("QA-PGC-001", "CHARGING") in _found(scooters, text)) == found
+    found = {(f.rule, f.constraint_id) for f in _checker(scenario, layer).check(text).findings}
+    if finding is None:
+        assert found == set()
+    else:
+        assert (finding in found) == expected
