@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +19,7 @@ from charter.decisions.drift.stance import (
     parse_stance_model,
 )
 from charter.errors import CharterError
+from tests.bench_support import run_bench
 from tests.decisions_support import clarification_entry, layered_checker
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,24 +95,7 @@ def test_fit_is_deterministic_and_loads(tmp_path: Path) -> None:
     outs = []
     for run in range(2):
         out = tmp_path / f"model{run}.json"
-        proc = subprocess.run(
-            [
-                sys.executable,
-                str(ROOT / "bench" / "stance_fit.py"),
-                "--data",
-                str(data),
-                "--l2",
-                "1",
-                "--write",
-                "--out",
-                str(out),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        assert proc.returncode == 0, proc.stderr
+        run_bench("stance_fit.py", "--data", str(data), "--l2", "1", "--write", "--out", str(out))
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]
     model = parse_stance_model(json.loads(outs[0]), "fitted")

@@ -68,87 +68,58 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
     ],
 }
 
-#: (scenario, text, the finding it must or must not produce: (rule, constraint) or None
-#: for "no finding at all", expected)
-CASES = [
-    # an excluded subject keeps its number: "climbers" alone is every climber
-    ("gym", "Each climber gets a locker code when they book a session online.", None, True),
-    ("gym", "As a regular climber I want to see which walls were reset this week.", None, True),
-    (
-        "gym",
-        "Climbers under 16 can now book the bouldering area online with a parent's email.",
-        ("QA-PGC-002", "UNDER_16"),
-        True,
-    ),
-    # a ruled-out clause whose one word ("member") the answer affirms names nothing
-    ("gym", "Member portal, first release.", None, True),
-    ("gym", "A member can hold at most three future bookings.", None, True),
-    # "X does it, not Y": Y is ruled out of that action, not out of every sentence
-    ("portal", "Member portal, first release: class bookings and invoices.", None, True),
-    (
-        "portal",
-        "Members can now set up a pause themselves in the portal.",
-        ("QA-PGC-001", "PAUSES"),
-        True,
-    ),
-    # options that differ only by their number are named by number and unit
-    (
-        "logs",
-        "To save disk space the access logs are now deleted after 30 days.",
-        ("QA-PGC-001", "LOG_RETENTION"),
-        True,
-    ),
-    (
-        "logs",
-        "Access logs are kept for 90 days and then deleted by the nightly job.",
-        ("QA-PGC-001", "LOG_RETENTION"),
-        False,
-    ),
-    (
-        "logs",
-        "The access log shipper retries every 30 seconds until the upload succeeds.",
-        ("QA-PGC-001", "LOG_RETENTION"),
-        False,
-    ),
-    # a value no option offers is still not the one chosen
-    (
-        "logs",
-        "We now keep the access logs for 180 days because the auditors asked.",
-        ("QA-PGC-001", "LOG_RETENTION"),
-        True,
-    ),
-    (
-        "logs",
-        "The access logs are kept for 90 days; a summary is emailed after 7 days.",
-        ("QA-PGC-001", "LOG_RETENTION"),
-        False,
-    ),
-    (
-        "logs",
-        "Access logs are never kept for 180 days, whatever the auditors ask.",
-        ("QA-PGC-001", "LOG_RETENTION"),
-        False,
-    ),
-    (
-        "logs",
-        "The onboarding checklist takes about 3 days for a new engineer.",
-        ("QA-PGC-001", "LOG_RETENTION"),
-        False,
-    ),
-    # the forbidden clause's subject named only to be excluded confirms the answer
-    (
-        "scooters",
-        "Overnight, the depot charges the spare packs, never scooters.",
-        ("QA-PGC-001", "CHARGING"),
-        False,
-    ),
-    (
-        "scooters",
-        "Scooters with a flat pack are now taken back to the depot to charge.",
-        ("QA-PGC-001", "CHARGING"),
-        True,
-    ),
-]
+UNDER_16 = ("QA-PGC-002", "UNDER_16")
+PAUSES = ("QA-PGC-001", "PAUSES")
+RETENTION = ("QA-PGC-001", "LOG_RETENTION")
+CHARGING = ("QA-PGC-001", "CHARGING")
+
+#: scenario -> (text, the finding it must or must not produce: (rule, constraint), or None
+#: for "no finding at all"; expected)
+CASES_BY_SCENARIO: dict[str, list[tuple[str, tuple[str, str] | None, bool]]] = {
+    "gym": [
+        # an excluded subject keeps its number: "climbers" alone is every climber
+        ("Each climber gets a locker code when they book a session online.", None, True),
+        ("As a regular climber I want to see which walls were reset this week.", None, True),
+        (
+            "Climbers under 16 can now book the bouldering area online with a parent's email.",
+            UNDER_16,
+            True,
+        ),
+        # a ruled-out clause whose one word ("member") the answer affirms names nothing
+        ("Member portal, first release.", None, True),
+        ("A member can hold at most three future bookings.", None, True),
+    ],
+    "portal": [
+        # "X does it, not Y": Y is ruled out of that action, not out of every sentence
+        ("Member portal, first release: class bookings and invoices.", None, True),
+        ("Members can now set up a pause themselves in the portal.", PAUSES, True),
+    ],
+    "logs": [
+        # options that differ only by their number are named by number and unit
+        ("To save disk space the access logs are now deleted after 30 days.", RETENTION, True),
+        ("Access logs are kept for 90 days and then deleted by the nightly job.", RETENTION, False),
+        (
+            "The access log shipper retries every 30 seconds until the upload succeeds.",
+            RETENTION,
+            False,
+        ),
+        # a value no option offers is still not the one chosen
+        ("We now keep the access logs for 180 days because the auditors asked.", RETENTION, True),
+        (
+            "The access logs are kept for 90 days; a summary is emailed after 7 days.",
+            RETENTION,
+            False,
+        ),
+        ("Access logs are never kept for 180 days, whatever the auditors ask.", RETENTION, False),
+        ("The onboarding checklist takes about 3 days for a new engineer.", RETENTION, False),
+    ],
+    "scooters": [
+        # the forbidden clause's subject named only to be excluded confirms the answer
+        ("Overnight, the depot charges the spare packs, never scooters.", CHARGING, False),
+        ("Scooters with a flat pack are now taken back to the depot to charge.", CHARGING, True),
+    ],
+}
+CASES = [(sc, *case) for sc, cases in CASES_BY_SCENARIO.items() for case in cases]
 
 
 @cache

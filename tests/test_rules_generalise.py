@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from charter.config import Project
@@ -17,6 +15,7 @@ from charter.rules.blocks import split_blocks
 from charter.rules.compiler import compile_rules
 from charter.rules.retrieve import Retriever
 from charter.tokens import count_tokens
+from tests.bench_support import bench_process, run_bench
 from tests.conftest import write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -159,23 +158,10 @@ def _dataset(root: Path) -> Path:
 
 def test_leave_one_file_out_harness_reports_a_fold_per_file(tmp_path: Path) -> None:
     data = _dataset(tmp_path)
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "rules_cv.py"),
-            "--data",
-            str(data),
-            "--grid",
-            "rules.intent_boost=0.0,0.05",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+    stdout = run_bench(
+        "rules_cv.py", "--data", str(data), "--grid", "rules.intent_boost=0.0,0.05", "--json"
     )
-    assert proc.returncode == 0, proc.stderr
-    report = json.loads(proc.stdout)
+    report = json.loads(stdout)
     assert [f["file"] for f in report["folds"]] == ["data/a/CLAUDE.md", "data/b/AGENTS.md"]
     assert report["points"] == 2 and len(report["grid"]) == 2
     for fold in report["folds"]:
@@ -193,13 +179,7 @@ def test_harness_bad_input_is_one_error_line(tmp_path: Path) -> None:
         ["--data", str(data), "--grid", "rules.no_such_key=1"],
         ["--data", str(data), "--grid", "rules.intent_boost=oops"],
     ):
-        proc = subprocess.run(
-            [sys.executable, str(ROOT / "bench" / "rules_cv.py"), *args],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        proc = bench_process("rules_cv.py", *args)
         errors = [line for line in proc.stderr.splitlines() if line.startswith("rules_cv:")]
         assert proc.returncode == 1 and len(errors) == 1, proc.stderr
         assert "Traceback" not in proc.stderr
