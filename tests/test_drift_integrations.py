@@ -120,6 +120,16 @@ def test_eval_drift_on_extra_split(run_charter: Run, tmp_path: Path) -> None:
     }
     preds = [json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines()]
     assert len(preds) == 47 and {p["verdict"] for p in preds} == {"pass", "fail"}
+    # the blocking tier counts only findings at or above the confidence: a subset
+    block = m["blocking"]
+    sure = {
+        p["id"]
+        for p in preds
+        if any(v["confidence"] >= block["block_confidence"] for v in p["violations"])
+    }
+    assert block["tp"] + block["fp"] == len(sure) > 0
+    assert block["tp"] <= m["tp"] and block["fp"] <= m["fp"]
+    assert 0.0 < min(v["confidence"] for p in preds for v in p["violations"]) < 1.0
 
 
 def test_scorer_matches_reference_anchors() -> None:
@@ -174,6 +184,36 @@ def test_stop_hook_subprocess_block_warn_off(project: Project, run_charter: Run)
     assert again is not None and "decision" not in again  # never blocks twice: no loop
     no_worker(root, '[drift]\non_stop = "off"\n')
     assert _hook(root, "Stop", run_charter, last_assistant_message=BAD) is None
+
+
+def test_stop_blocks_only_on_findings_the_model_is_sure_of(project: Project) -> None:
+    """Precision first: under ``block_confidence`` a finding reaches the user, not the agent."""
+    from charter.decisions.service import checker_for, load_decisions
+
+    root = project.root
+    no_worker(root, '[drift]\non_stop = "block"\nstop_semantic = "off"\n')
+    checker = checker_for(Project.load(root), load_decisions(project), semantic=False)
+    result = checker.check(BAD, "chat")
+    sure = max(f.confidence for f in result.findings)
+    cand = max(c.probability for c in checker.candidates(BAD))
+    assert sure == cand and 0.0 < sure < 1.0  # the calibrated probability, not a flag
+
+    def stop_with(threshold: float) -> dict[str, Any] | None:
+        no_worker(
+            root,
+            f'[drift]\non_stop = "block"\nstop_semantic = "off"\nblock_confidence = {threshold}\n',
+        )
+        return handle_stop(Project.load(root), {"last_assistant_message": BAD})
+
+    blocked = stop_with(round(sure - 0.001, 4))
+    assert blocked is not None and blocked["decision"] == "block"
+    noted = stop_with(min(1.0, round(sure + 0.001, 4)))
+    assert noted is not None and "decision" not in noted
+    assert (
+        "possible conflict" in noted["systemMessage"] and f"({sure:.2f})" in noted["systemMessage"]
+    )
+    assert "native mobile application" in noted["systemMessage"]
+    assert handle_stop(Project.load(root), {"last_assistant_message": GOOD}) is None
 
 
 def test_session_start_pins_invariants(project: Project, run_charter: Run) -> None:

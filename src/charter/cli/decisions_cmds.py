@@ -50,7 +50,7 @@ def _decisions_table(entries: list[Any]) -> Table:
 
 def _findings_table(result: Any) -> Table:
     table = Table(title=f"Drift check: {result.verdict.upper()}", show_lines=True)
-    for col in ("rule", "constraint", "evidence", "span", "repair"):
+    for col in ("rule", "constraint", "evidence", "span", "confidence", "repair"):
         table.add_column(col, overflow="fold")
     for f in result.findings:
         table.add_row(
@@ -58,6 +58,7 @@ def _findings_table(result: Any) -> Table:
             escape(f.constraint_id),
             escape(f.evidence),
             f"{f.start}-{f.end}",
+            f"{f.confidence:.2f}",
             escape(f.repair),
         )
     return table
@@ -506,7 +507,9 @@ def _register_drift(app: typer.Typer, drift_app: typer.Typer, eval_app: typer.Ty
 
         project = load_project(project_dir)
         embedder = None if no_semantic else embedder_for_project(project)
-        metrics, preds = evaluate(data, embedder)
+        metrics, preds = evaluate(
+            data, embedder, block_confidence=project.settings.drift.block_confidence
+        )
         if predictions is not None:
             atomic_write_text(
                 predictions,
@@ -550,6 +553,11 @@ def _print_metrics(m: dict[str, Any]) -> None:
     ):
         table.add_row(key, str(m[key]))
     table.add_row("tp / fp / fn / tn", f"{m['tp']} / {m['fp']} / {m['fn']} / {m['tn']}")
+    block = m["blocking"]
+    table.add_row(
+        f"blocking (confidence ≥ {block['block_confidence']}) P / R / F1",
+        f"{block['precision']} / {block['recall']} / {block['f1']}",
+    )
     console.print(table)
     rules = Table(title="Per-rule recall")
     for col in ("rule", "detection", "attributed"):

@@ -23,8 +23,9 @@ import sys
 from typing import Any
 
 from charter.config import Project
-from charter.decisions.drift.result import DriftResult
+from charter.decisions.drift.result import DriftResult, Finding
 from charter.decisions.invariants import invariants, invariants_text
+from charter.decisions.settings import DriftSettings
 from charter.errors import CharterError
 
 
@@ -127,14 +128,15 @@ def _model_loaded(project: Project) -> bool:
     return key in getattr(registry, "_CACHE", {})
 
 
-def _reason(result: DriftResult, limit: int) -> str:
+def _reason(result: DriftResult, limit: int, findings: list[Finding] | None = None) -> str:
+    findings = result.findings if findings is None else findings
     lines = [
         "Charter drift check: your last message conflicts with bound decisions "
         "(facts the user already settled). Correct it; do not reopen them."
     ]
-    for f in result.findings[:limit]:
+    for f in findings[:limit]:
         lines.append(f'- {f.rule} [{f.constraint_id}] "{f.evidence}" — {f.repair}')
-    more = len(result.findings) - limit
+    more = len(findings) - limit
     if more > 0:
         lines.append(f"- … and {more} more (charter drift check)")
     lines.append(
@@ -195,7 +197,28 @@ def handle_stop(
     result = checker_for(project, decisions, semantic=semantic).check(text, "chat")
     if result.verdict == "pass":
         return None
-    reason = _reason(result, settings.max_hook_findings)
-    if mode == "block" and not payload.get("stop_hook_active"):
-        return {"decision": "block", "reason": reason}
-    return {"systemMessage": reason}
+    if mode == "block":
+        # precision first: interrupt the agent only for findings the calibrated model is
+        # sure of; tell the user about the rest without stopping the work
+        sure = result.confident(settings.block_confidence)
+        if sure and not payload.get("stop_hook_active"):
+            reason = _reason(result, settings.max_hook_findings, sure)
+            return {"decision": "block", "reason": reason}
+        if not sure:
+            return {"systemMessage": _possible(result, settings)}
+    return {"systemMessage": _reason(result, settings.max_hook_findings)}
+
+
+def _possible(result: DriftResult, settings: DriftSettings) -> str:
+    """Findings under ``block_confidence``: shown to the user, the agent not stopped."""
+    lines = [
+        "Charter drift check: possible conflict with bound decisions (confidence under "
+        f"drift.block_confidence = {settings.block_confidence}, so the agent was not stopped):"
+    ]
+    limit = settings.max_hook_findings
+    for f in result.findings[:limit]:
+        lines.append(f'- {f.rule} [{f.constraint_id}] "{f.evidence}" ({f.confidence:.2f})')
+    more = len(result.findings) - limit
+    if more > 0:
+        lines.append(f"- … and {more} more (charter drift check)")
+    return "\n".join(lines)

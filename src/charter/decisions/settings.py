@@ -38,3 +38,10 @@ class DriftSettings(BaseModel):
         "", description="optional model judge 'module:factory' returning a DriftJudge (off)"
     )
     max_hook_findings: int = Field(5, ge=1, description="findings quoted in a hook message")
+    block_confidence: float = Field(
+        0.8,
+        ge=0.0,
+        le=1.0,
+        description="with on_stop = block, only findings whose calibrated confidence reaches "
+        "this interrupt the agent; the others are shown to the user as possible drift",
+    )

@@ -17,6 +17,7 @@ from typing import Any
 
 from charter.decisions.drift.checker import DriftChecker
 from charter.decisions.models import parse_clarifications
+from charter.decisions.settings import DriftSettings
 from charter.embed.base import Embedder
 from charter.errors import CharterError
 from charter.fileio import iter_jsonl, read_text
@@ -69,7 +70,12 @@ def predict(
                 "id": case["id"],
                 "verdict": result.verdict,
                 "violations": [
-                    {"constraint_id": f.constraint_id, "rule": f.rule, "evidence": f.evidence}
+                    {
+                        "constraint_id": f.constraint_id,
+                        "rule": f.rule,
+                        "evidence": f.evidence,
+                        "confidence": round(f.confidence, 4),
+                    }
                     for f in result.findings
                 ],
             }
@@ -196,13 +202,29 @@ def per_scenario(split: Split, predictions: list[dict[str, Any]]) -> dict[str, A
     return {"per_scenario": rows, "worst_scenario": worst}
 
 
+def blocking(split: Split, predictions: list[dict[str, Any]], threshold: float) -> dict[str, Any]:
+    """Fail detection counting only the findings sure enough to stop an agent
+    (``drift.block_confidence``): the precision a Stop hook in block mode has."""
+    sure = []
+    for pred in predictions:
+        kept = [v for v in pred["violations"] if v.get("confidence", 1.0) >= threshold]
+        sure.append({**pred, "verdict": "fail" if kept else "pass", "violations": kept})
+    m = score(split, sure)
+    keys = ("precision", "recall", "f1", "tp", "fp", "fn", "false_alarm_rate_on_pass")
+    return {"block_confidence": threshold} | {k: m[k] for k in keys}
+
+
 def evaluate(
-    data_dir: Path, embedder: Embedder | None, on_case: Callable[[], None] | None = None
+    data_dir: Path,
+    embedder: Embedder | None,
+    on_case: Callable[[], None] | None = None,
+    block_confidence: float = DriftSettings().block_confidence,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     split = load_split(data_dir)
     preds, times = predict(split, embedder, on_case)
     metrics = score(split, preds)
     metrics |= per_scenario(split, preds)
+    metrics["blocking"] = blocking(split, preds, block_confidence)
     ordered = sorted(times)
     metrics["median_check_ms"] = round(1000 * ordered[len(ordered) // 2], 2) if ordered else 0.0
     metrics["semantic_layer"] = embedder.name if embedder is not None else "off"

@@ -152,6 +152,7 @@ class _Hit:
     #: decision weighs these instead of obeying them
     flags: frozenset[str] = frozenset()
     coverage: float = 1.0  # share of the option's / subject's words the match used
+    probability: float = 1.0  # the calibrated model's, once it has weighed the hit
 
 
 @dataclass
@@ -437,7 +438,11 @@ class DriftChecker:
     def check(self, text: str, kind: str | None = None) -> DriftResult:
         """Findings on ``text``: the candidates the calibrated model keeps."""
         weights = self.model.for_layer(self.embedder is not None)
-        kept = [h for h, c in self._candidates(text) if c.probability >= weights.threshold]
+        kept = []
+        for hit, cand in self._candidates(text):
+            if cand.probability >= weights.threshold:
+                hit.probability = cand.probability
+                kept.append(hit)
         findings = self._findings(text, kept)
         if self.judge is not None:
             findings = self._with_judge(text, kind, findings)
@@ -1000,10 +1005,13 @@ class DriftChecker:
             key = (hit.vocab.entry.id, hit.rule, start)
             if key not in best or hit.score > best[key].score:
                 best[key] = hit
-        # one finding per constraint and rule: keep the earliest span of each
+        # one finding per constraint and rule: keep the earliest span of each, as sure as
+        # the surest of its hits
         merged: dict[tuple[str, str], _Hit] = {}
+        sure: dict[tuple[str, str], float] = {}
         for (cid, rule, _), hit in sorted(best.items(), key=lambda kv: kv[1].start):
             merged.setdefault((cid, rule), hit)
+            sure[(cid, rule)] = max(sure.get((cid, rule), 0.0), hit.probability)
         findings = []
         for hit in sorted(merged.values(), key=lambda h: (h.start, h.vocab.entry.id, h.rule)):
             inv = hit.vocab.invariant
@@ -1020,6 +1028,7 @@ class DriftChecker:
                     repair=_REPAIR[hit.rule].format(statement=inv.statement, id=inv.id),
                     layer=hit.layer,
                     score=hit.score,
+                    confidence=sure[(hit.vocab.entry.id, hit.rule)],
                 )
             )
         return findings

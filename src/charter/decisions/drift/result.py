@@ -30,10 +30,14 @@ class Finding:
     repair: str
     layer: str = "lexical"
     score: float = 1.0
+    #: the calibrated model's probability that this is a real violation; a hook blocks
+    #: only on findings at or above ``drift.block_confidence``
+    confidence: float = 1.0
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["score"] = round(self.score, 4)
+        data["confidence"] = round(self.confidence, 4)
         return data
 
 
@@ -44,6 +48,10 @@ class DriftResult:
     @property
     def verdict(self) -> str:
         return "fail" if any(f.severity == "error" for f in self.findings) else "pass"
+
+    def confident(self, threshold: float) -> list[Finding]:
+        """The findings sure enough to interrupt an agent (precision first)."""
+        return [f for f in self.findings if f.severity == "error" and f.confidence >= threshold]
 
     def as_dict(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "findings": [f.as_dict() for f in self.findings]}
