@@ -38,6 +38,7 @@ from charter.decisions.drift.calibrate import (
     DriftModel,
     default_model,
 )
+from charter.decisions.drift.direction import default_direction_model, masked
 from charter.decisions.drift.judge import DriftJudge
 from charter.decisions.drift.result import DriftResult, Finding
 from charter.decisions.drift.segment import Unit, segment
@@ -153,6 +154,8 @@ class _Hit:
     flags: frozenset[str] = frozenset()
     coverage: float = 1.0  # share of the option's / subject's words the match used
     probability: float = 1.0  # the calibrated model's, once it has weighed the hit
+    #: the direction model's reading of the sentence toward the mention (away, aside)
+    direction: tuple[float, float] = (0.0, 0.0)
 
 
 @dataclass
@@ -549,6 +552,8 @@ class DriftChecker:
                 "rules_keep": float(id(h) in rules_keep),
                 "hedge": float(bool(HEDGE.search(body))),
                 "coverage": h.coverage,
+                "dir_away": h.direction[0],
+                "dir_aside": h.direction[1],
             }
             for flag in h.flags:
                 f[f"flag_{flag}"] = 1.0
@@ -857,6 +862,7 @@ class DriftChecker:
         hit.strong = strong
         hit.flags = frozenset(flags)
         hit.coverage = min(1.0, len(matched) / max(1, terms.label_words))
+        hit.direction = _direction(text, view.unit, clause, where)
         return [*out, hit]
 
     def _dependency_hit(
@@ -1053,6 +1059,15 @@ def _message(rule: str, inv: Invariant) -> str:
         "QA-PGC-004": "suggests an alternative to a bound decision",
     }[rule]
     return f"{what} {inv.id}: {inv.statement}"
+
+
+def _direction(
+    text: str, unit: Unit, clause: _Clause, where: tuple[int, int]
+) -> tuple[float, float]:
+    """How the sentence points at the mention ``where`` (away, aside probabilities)."""
+    lo, hi = clause.tokens[where[0]].start, clause.tokens[where[1]].end
+    probs = default_direction_model().probabilities(masked(text, unit.start, unit.end, lo, hi))
+    return probs["away"], probs["aside"]
 
 
 def check_text(
