@@ -847,7 +847,10 @@ class DriftChecker:
             return []  # named inside a reported question: someone else's ask
         flags = set()
         out = []
-        if _negated(text, clause, *where):
+        # negation and removal come in more phrasings than the cue lists hold ("take out
+        # the X adapter", "X: closing this"): the direction model reads them as well
+        direction = _direction(text, view.unit, clause, where)
+        if _negated(text, clause, *where) or direction[0] >= _away_threshold():
             out.append(_Hit("", vocab, clause.start, clause.end, "lexical", 1.0, confirms=True))
             flags.add("negated")
         if view.history and not (view.suggestion or view.decision):
@@ -862,7 +865,7 @@ class DriftChecker:
         hit.strong = strong
         hit.flags = frozenset(flags)
         hit.coverage = min(1.0, len(matched) / max(1, terms.label_words))
-        hit.direction = _direction(text, view.unit, clause, where)
+        hit.direction = direction
         return [*out, hit]
 
     def _dependency_hit(
@@ -1068,6 +1071,11 @@ def _direction(
     lo, hi = clause.tokens[where[0]].start, clause.tokens[where[1]].end
     probs = default_direction_model().probabilities(masked(text, unit.start, unit.end, lo, hi))
     return probs["away"], probs["aside"]
+
+
+def _away_threshold() -> float:
+    """The direction model's operating point (fitted at precision 0.95: it overrides)."""
+    return default_direction_model().stances["away"].threshold
 
 
 def check_text(
