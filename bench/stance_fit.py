@@ -1,12 +1,10 @@
-"""Fit the drift checker's small text models: the stance model
-(``charter/data/stance_model.json``) or, with ``--model direction``, the direction model
-(``charter/data/direction_model.json``).
+"""Fit the drift checker's stance model (``charter/data/stance_model.json``).
 
-Reads labelled sentences (stance: ``bench/data/drift_cues/*.jsonl`` with ``text``,
-``labels``, ``domain``; direction: ``bench/data/drift_direction/*.jsonl`` with ``text``
-holding one mark, ``label``, ``domain``) and fits one L2 logistic regression per label
-over the features of that model's module (scipy L-BFGS on a sparse matrix,
-deterministic). Features seen in fewer than ``--min-domains`` product domains are dropped.
+Reads labelled sentences (``bench/data/drift_cues/*.jsonl``: ``text``, ``labels``,
+``domain``) and fits one L2 logistic regression per stance over the word n-gram features
+of ``charter.decisions.drift.stance.features`` (scipy L-BFGS on a sparse matrix,
+deterministic). Features seen fewer than ``--min-count`` times in the training sentences
+are dropped.
 
 Evaluation, for each stance: leave-one-FILE-out (each file is another author's
 sentences, the honest estimate of how the model reads a new writer) and leave-one-domain-
@@ -17,7 +15,7 @@ on every sentence with those choices.
 
 Usage::
 
-    python bench/stance_fit.py [--model stance|direction] [--data DIR] [--write] [--json out.json]
+    python bench/stance_fit.py [--data bench/data/drift_cues] [--write] [--json out.json]
 """
 
 from __future__ import annotations
@@ -33,11 +31,7 @@ from scipy import sparse
 from scipy.optimize import minimize
 
 ROOT = Path(__file__).resolve().parents[1]
-#: model -> (its module, its training data, the file it ships as)
-MODELS = {
-    "stance": ("stance", "drift_cues", "stance_model.json"),
-    "direction": ("direction", "drift_direction", "direction_model.json"),
-}
+MODEL_PATH = ROOT / "src" / "charter" / "data" / "stance_model.json"
 L2_GRID = (0.1, 0.3, 1.0, 3.0)
 
 
@@ -50,11 +44,6 @@ def load(data: Path) -> list[dict]:
                 row["_file"] = path.name
                 rows.append(row)
     return rows
-
-
-def has(row: dict, label: str) -> bool:
-    """Stance lines carry a list of labels, direction lines one."""
-    return label in (row["labels"] if "labels" in row else [row.get("label")])
 
 
 def matrix(feats: list[set[str]], vocab: dict[str, int]) -> sparse.csr_matrix:
@@ -140,7 +129,7 @@ def out_of_fold(
     test_masks: list[np.ndarray],
     min_domains: int,
 ) -> np.ndarray:
-    y = np.array([has(r, label) for r in rows], dtype=float)
+    y = np.array([label in r["labels"] for r in rows], dtype=float)
     out = np.zeros(len(rows))
     for test in test_masks:
         train_feats = [f for f, t in zip(feats, test, strict=True) if not t]
@@ -160,26 +149,19 @@ def log_loss(p: np.ndarray, y: np.ndarray) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", choices=sorted(MODELS), default="stance")
-    parser.add_argument("--data", type=Path, help="labelled sentences (default: the model's)")
+    parser.add_argument("--data", type=Path, default=ROOT / "bench" / "data" / "drift_cues")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--min-domains", type=int, default=3)
     parser.add_argument("--l2", type=float, nargs="*", default=list(L2_GRID))
     parser.add_argument("--min-precision", type=float, default=0.9)
     parser.add_argument("--min-weight", type=float, default=0.02, help="weights kept in the file")
     parser.add_argument("--write", action="store_true")
-    parser.add_argument("--out", type=Path, help="where --write writes (default: shipped file)")
+    parser.add_argument("--out", type=Path, default=MODEL_PATH, help="where --write writes")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(ROOT / "src"))
-    import importlib
-
-    module_name, data_name, file_name = MODELS[args.model]
-    module = importlib.import_module(f"charter.decisions.drift.{module_name}")
-    LABELS, SHIPPED, features = module.LABELS, module.SHIPPED, module.features
-    args.data = args.data or ROOT / "bench" / "data" / data_name
-    args.out = args.out or ROOT / "src" / "charter" / "data" / file_name
+    from charter.decisions.drift.stance import LABELS, SHIPPED, features
 
     rows = load(args.data)
     if not rows:
@@ -193,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     # every stance is evaluated; the file holds the ones the checker reads (SHIPPED)
     model: dict[str, object] = {"labels": [label for label in LABELS if label in SHIPPED]}
     for label in LABELS:
-        y = np.array([has(r, label) for r in rows], dtype=float)
+        y = np.array([label in r["labels"] for r in rows], dtype=float)
         scored = {}
         for l2 in args.l2:
             oof = {
@@ -251,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     model["meta"] = {
         "sentences": len(rows),
         "files": {f: hashlib.sha256((args.data / f).read_bytes()).hexdigest()[:16] for f in files},
-        "fit": f"bench/stance_fit.py --model {args.model}",
+        "fit": "bench/stance_fit.py",
     }
     if args.json:
         args.json.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")

@@ -1,19 +1,16 @@
-"""The learned stance model of the drift checker: the shipped file, its fit (and the
-direction model's, which shares the fit script), and how it reads sentences of a domain
-none of its training sentences come from (observatory operations)."""
+"""The learned stance model of the drift checker: the shipped file, its fit, and how it
+reads sentences of a domain none of its training sentences come from (observatory
+operations)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from charter.decisions.drift.checker import DriftChecker
-from charter.decisions.drift.direction import parse_direction_model
-from charter.decisions.drift.labelmodel import LabelModel
 from charter.decisions.drift.stance import (
     LABELS,
     SHIPPED,
@@ -89,40 +86,20 @@ def test_malformed_model_is_one_clear_error() -> None:
     assert parse_stance_model({"labels": list(LABELS), **good}, "stance.json").stances
 
 
-@pytest.mark.parametrize(
-    ("model", "data_dir", "parse"),
-    [
-        ("stance", CUES, parse_stance_model),
-        ("direction", ROOT / "bench" / "data" / "drift_direction", parse_direction_model),
-    ],
-)
-def test_fit_is_deterministic_and_loads(
-    tmp_path: Path, model: str, data_dir: Path, parse: Callable[[object, str], LabelModel]
-) -> None:
-    data = tmp_path / "lines"
+def test_fit_is_deterministic_and_loads(tmp_path: Path) -> None:
+    data = tmp_path / "cues"
     data.mkdir()
-    for path in sorted(data_dir.glob("*.jsonl")):
+    for path in sorted(CUES.glob("*.jsonl")):
         lines = path.read_text(encoding="utf-8").splitlines()
         (data / path.name).write_text("\n".join(lines[:160]) + "\n", encoding="utf-8")
     outs = []
     for run in range(2):
         out = tmp_path / f"model{run}.json"
-        run_bench(
-            "stance_fit.py",
-            "--model",
-            model,
-            "--data",
-            str(data),
-            "--l2",
-            "1",
-            "--write",
-            "--out",
-            str(out),
-        )
+        run_bench("stance_fit.py", "--data", str(data), "--l2", "1", "--write", "--out", str(out))
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]
-    fitted = parse(json.loads(outs[0]), "fitted")
-    assert set(fitted.meta["files"]) == {p.name for p in data.glob("*.jsonl")}
+    model = parse_stance_model(json.loads(outs[0]), "fitted")
+    assert set(model.meta["files"]) == {p.name for p in data.glob("*.jsonl")}
 
 
 OBSERVATORY = {

@@ -39,7 +39,7 @@ class DriftSettings(BaseModel):
     )
     max_hook_findings: int = Field(5, ge=1, description="findings quoted in a hook message")
     block_confidence: float = Field(
-        0.85,
+        0.8,
         ge=0.0,
         le=1.0,
         description="with on_stop = block, only findings whose calibrated confidence reaches "

@@ -73,8 +73,6 @@ FEATURES: tuple[str, ...] = (
     "flag_chosen",
     "coverage",
     "sim_statement",
-    "dir_away",
-    "dir_aside",
 )
 
 #: Modal and hedging words (generic English): a sentence that may only be floating an

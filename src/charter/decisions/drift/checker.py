@@ -38,7 +38,6 @@ from charter.decisions.drift.calibrate import (
     DriftModel,
     default_model,
 )
-from charter.decisions.drift.direction import default_direction_model, masked
 from charter.decisions.drift.judge import DriftJudge
 from charter.decisions.drift.result import DriftResult, Finding
 from charter.decisions.drift.segment import Unit, segment
@@ -154,8 +153,6 @@ class _Hit:
     flags: frozenset[str] = frozenset()
     coverage: float = 1.0  # share of the option's / subject's words the match used
     probability: float = 1.0  # the calibrated model's, once it has weighed the hit
-    #: the direction model's reading of the sentence toward the mention (away, aside)
-    direction: tuple[float, float] = (0.0, 0.0)
 
 
 @dataclass
@@ -552,8 +549,6 @@ class DriftChecker:
                 "rules_keep": float(id(h) in rules_keep),
                 "hedge": float(bool(HEDGE.search(body))),
                 "coverage": h.coverage,
-                "dir_away": h.direction[0],
-                "dir_aside": h.direction[1],
             }
             for flag in h.flags:
                 f[f"flag_{flag}"] = 1.0
@@ -847,10 +842,7 @@ class DriftChecker:
             return []  # named inside a reported question: someone else's ask
         flags = set()
         out = []
-        # negation and removal come in more phrasings than the cue lists hold ("take out
-        # the X adapter", "X: closing this"): the direction model reads them as well
-        direction = _direction(text, view.unit, clause, where)
-        if _negated(text, clause, *where) or direction[0] >= _away_threshold():
+        if _negated(text, clause, *where):
             out.append(_Hit("", vocab, clause.start, clause.end, "lexical", 1.0, confirms=True))
             flags.add("negated")
         if view.history and not (view.suggestion or view.decision):
@@ -865,7 +857,6 @@ class DriftChecker:
         hit.strong = strong
         hit.flags = frozenset(flags)
         hit.coverage = min(1.0, len(matched) / max(1, terms.label_words))
-        hit.direction = direction
         return [*out, hit]
 
     def _dependency_hit(
@@ -1062,20 +1053,6 @@ def _message(rule: str, inv: Invariant) -> str:
         "QA-PGC-004": "suggests an alternative to a bound decision",
     }[rule]
     return f"{what} {inv.id}: {inv.statement}"
-
-
-def _direction(
-    text: str, unit: Unit, clause: _Clause, where: tuple[int, int]
-) -> tuple[float, float]:
-    """How the sentence points at the mention ``where`` (away, aside probabilities)."""
-    lo, hi = clause.tokens[where[0]].start, clause.tokens[where[1]].end
-    probs = default_direction_model().probabilities(masked(text, unit.start, unit.end, lo, hi))
-    return probs["away"], probs["aside"]
-
-
-def _away_threshold() -> float:
-    """The direction model's operating point (fitted at precision 0.95: it overrides)."""
-    return default_direction_model().stances["away"].threshold
 
 
 def check_text(
