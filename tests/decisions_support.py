@@ -122,6 +122,16 @@ def clarification_entry(
     }
 
 
+def choice_entry(
+    cid: str, text: str, options: dict[str, str], answer: Any, **kw: Any
+) -> dict[str, Any]:
+    """A single-choice entry (multi-choice when ``answer`` is a list) whose choices are
+    ``{id: label}``, in order."""
+    atype = "multi_choice" if isinstance(answer, list) else "single_choice"
+    choices = [{"id": cid_, "label": label} for cid_, label in options.items()]
+    return clarification_entry(cid, text, atype, choices, answer, **kw)
+
+
 def layered_checker(data: dict[str, Any], layer: str) -> DriftChecker:
     """A drift checker over ``data`` with the semantic layer (``"semantic"``) or the
     lexical layer alone (``"lexical"``, as in a cold hook process)."""

@@ -28,21 +28,17 @@ from charter.decisions.drift.vocab import _forbidden_clauses
 from charter.decisions.models import parse_clarifications
 from charter.embed.registry import get_embedder
 from charter.errors import CharterError
-from tests.decisions_support import clarification_entry
+from tests.decisions_support import choice_entry, clarification_entry
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 CLARIFICATIONS = {
     "pgc_clarifications": [
-        clarification_entry(
+        choice_entry(
             "MAIL_PROVIDER",
             "Which service sends the newsletters?",
-            "single_choice",
-            [
-                {"id": "postmark", "label": "Postmark"},
-                {"id": "sendgrid", "label": "SendGrid"},
-            ],
+            {"postmark": "Postmark", "sendgrid": "SendGrid"},
             "postmark",
         ),
         clarification_entry(

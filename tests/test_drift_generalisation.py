@@ -12,27 +12,19 @@ import pytest
 from charter.decisions.drift.checker import DriftChecker
 from charter.decisions.models import parse_clarifications
 from charter.embed.registry import get_embedder
-from tests.decisions_support import clarification_entry
+from tests.decisions_support import choice_entry, clarification_entry
 
 CLARIFICATIONS = [
-    clarification_entry(
+    choice_entry(
         "LIMS_VENDOR",
         "Which LIMS stores the sample records?",
-        "single_choice",
-        [
-            {"id": "labware", "label": "LabWare LIMS"},
-            {"id": "starlims", "label": "STARLIMS"},
-        ],
+        {"labware": "LabWare LIMS", "starlims": "STARLIMS"},
         "labware",
     ),
-    clarification_entry(
+    choice_entry(
         "STORAGE_LAYOUT",
         "How are freezers organised?",
-        "single_choice",
-        [
-            {"id": "rack", "label": "Rack storage"},
-            {"id": "drawer", "label": "Drawer storage"},
-        ],
+        {"rack": "Rack storage", "drawer": "Drawer storage"},
         "rack",
     ),
     clarification_entry(
@@ -71,24 +63,16 @@ CLARIFICATIONS = [
         "Every tube label shows the barcode and the collection date; technicians cannot "
         "edit the barcode.",
     ),
-    clarification_entry(
+    choice_entry(
         "CLIENT",
         "Which client do technicians use?",
-        "single_choice",
-        [
-            {"id": "browser", "label": "Browser app"},
-            {"id": "native", "label": "Native iOS/Android apps"},
-        ],
+        {"browser": "Browser app", "native": "Native iOS/Android apps"},
         "browser",
     ),
-    clarification_entry(
+    choice_entry(
         "NOTEBOOK",
         "Which electronic lab notebook holds the protocols?",
-        "single_choice",
-        [
-            {"id": "benchling", "label": "Benchling"},
-            {"id": "labfolder", "label": "Labfolder Research Edition"},
-        ],
+        {"benchling": "Benchling", "labfolder": "Labfolder Research Edition"},
         "benchling",
     ),
     clarification_entry(

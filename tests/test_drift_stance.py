@@ -20,7 +20,7 @@ from charter.decisions.drift.stance import (
 )
 from charter.errors import CharterError
 from tests.bench_support import run_bench
-from tests.decisions_support import clarification_entry, layered_checker
+from tests.decisions_support import choice_entry, layered_checker
 
 ROOT = Path(__file__).resolve().parents[1]
 CUES = ROOT / "bench" / "data" / "drift_cues"
@@ -104,24 +104,16 @@ def test_fit_is_deterministic_and_loads(tmp_path: Path) -> None:
 
 OBSERVATORY = {
     "pgc_clarifications": [
-        clarification_entry(
+        choice_entry(
             "QUEUE_SCHEDULER",
             "Which scheduler runs the observing queue?",
-            "single_choice",
-            [
-                {"id": "own", "label": "Our own queue scheduler"},
-                {"id": "acp", "label": "ACP Scheduler"},
-            ],
+            {"own": "Our own queue scheduler", "acp": "ACP Scheduler"},
             "own",
         ),
-        clarification_entry(
+        choice_entry(
             "ARCHIVE_HOST",
             "Where are raw frames archived?",
-            "single_choice",
-            [
-                {"id": "campus", "label": "The campus archive server"},
-                {"id": "s3", "label": "Amazon S3"},
-            ],
+            {"campus": "The campus archive server", "s3": "Amazon S3"},
             "campus",
         ),
     ]

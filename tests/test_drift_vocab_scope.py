@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from charter.decisions.drift.checker import DriftChecker
-from tests.decisions_support import clarification_entry, layered_checker
+from tests.decisions_support import choice_entry, clarification_entry, layered_checker
 
 SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "gym": [
@@ -44,15 +44,10 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
         ),
     ],
     "logs": [
-        clarification_entry(
+        choice_entry(
             "LOG_RETENTION",
             "How long are the access logs kept?",
-            "single_choice",
-            [
-                {"id": "d30", "label": "30 days"},
-                {"id": "d90", "label": "90 days"},
-                {"id": "y1", "label": "1 year"},
-            ],
+            {"d30": "30 days", "d90": "90 days", "y1": "1 year"},
             "d90",
         ),
     ],
