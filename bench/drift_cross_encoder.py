@@ -127,6 +127,19 @@ def direction_pairs(d, rng):
     return out
 
 
+def encode(tok, batch, args):
+    """Statement as the first segment, the unit (after its previous one with --ctx) second."""
+    units = [(r["prev"] + " [SEP] " + r["b"]) if args.ctx else r["b"] for r in batch]
+    return tok(
+        [r["a"] for r in batch],
+        units,
+        truncation=True,
+        max_length=args.maxlen,
+        padding=True,
+        return_tensors="pt",
+    )
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("cmd")
@@ -173,16 +186,7 @@ def main():
             random.shuffle(data)
             for i in range(0, len(data) - 15, 16):
                 batch = data[i : i + 16]
-                bs = [(r["prev"] + " [SEP] " + r["b"]) if args.ctx else r["b"] for r in batch]
-                enc = tok(
-                    [r["a"] for r in batch],
-                    bs,
-                    truncation=True,
-                    max_length=args.maxlen,
-                    padding=True,
-                    return_tensors="pt",
-                )
-                logits = model(**enc).logits.squeeze(-1)
+                logits = model(**encode(tok, batch, args)).logits.squeeze(-1)
                 y = torch.tensor([float(r["y"]) for r in batch])
                 loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, y)
                 loss.backward()
@@ -211,16 +215,8 @@ def main():
             with torch.no_grad():
                 for i in range(0, len(rows), 64):
                     batch = rows[i : i + 64]
-                    bs = [(r["prev"] + " [SEP] " + r["b"]) if args.ctx else r["b"] for r in batch]
-                    enc = tok(
-                        [r["a"] for r in batch],
-                        bs,
-                        truncation=True,
-                        max_length=args.maxlen,
-                        padding=True,
-                        return_tensors="pt",
-                    )
-                    probs += torch.sigmoid(model(**enc).logits.squeeze(-1)).tolist()
+                    logits = model(**encode(tok, batch, args)).logits.squeeze(-1)
+                    probs += torch.sigmoid(logits).tolist()
             bycase = {}
             for r, p in zip(rows, probs, strict=True):
                 k = (r["split"], r["case"])
