@@ -11,21 +11,12 @@ from __future__ import annotations
 import re
 
 from charter.stemming import stem
+from charter.stopwords import ENGLISH
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
-#: A compact English stopword list (NLTK's, minus negations that change meaning).
-_STOPWORD_TEXT = """
-    a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for
-    from further had has have having he her here hers herself him himself his how i if in
-    into is it its itself just me more most my myself now of off on once only or other our
-    ours ourselves out over own same she should so some such than that the their theirs
-    them themselves then there these they this those through to too under until up very
-    was we were what when where which while who whom why will with would you your yours
-    yourself yourselves
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+#: English function words, shared with the graph and the drift checker.
+STOPWORDS = ENGLISH
 
 __all__ = ["STOPWORDS", "analyze", "stem", "terms", "words"]
 
