@@ -210,6 +210,22 @@ def test_task_context_cli_cold_and_errors(repo: Path, run_charter: Callable[...,
     assert json.loads(capsule.stdout)["snapshot_id"] == result["snapshot_id"]
 
 
+def test_task_context_table_shows_whole_paths(repo: Path, run_charter: Callable[..., Any]) -> None:
+    """A path cut to ``billing/reconcil…`` cannot be opened: the table folds it instead."""
+    make_project(repo)
+    deep = "billing/reconciliation/statements/monthly_statement_export.py"
+    write(repo, deep, "def export_monthly_statement(rows):\n    return rows\n")
+    done = run_charter(
+        "task-context", "export the monthly statement", cwd=repo, env={"COLUMNS": "80"}
+    )
+    assert done.returncode == 0, done.stderr
+    cells = "".join(
+        line.split("│")[2].strip() for line in done.stdout.splitlines() if line.count("│") > 3
+    )
+    assert deep in cells
+    assert "…" not in cells
+
+
 def test_tools_follow_ups(repo: Path) -> None:
     make_project(repo)
     project = Project.load(repo)

@@ -18,19 +18,24 @@ def print_task_context(result: dict[str, Any]) -> None:
         f"[bold]Snapshot:[/bold] {result['snapshot_id']}"
         f"   [bold]Capsule:[/bold] {result['cache_key']}"
     )
+    # a path cut to "web/app/invoi…" is no use to open: paths fold onto a second line
+    # instead, and the node's kind and name stand in for its id (`--json` keeps the id)
     table = Table(title="Task context", expand=True)
     table.add_column("score", justify="right", no_wrap=True)
-    table.add_column("node", style="cyan", ratio=2)
-    table.add_column("where", style="dim", ratio=2)
-    table.add_column("why", ratio=3)
+    table.add_column("where", style="cyan", ratio=3, overflow="fold")
+    table.add_column("what", ratio=2, overflow="fold")
+    table.add_column("why", style="dim", ratio=3)
     for node in result["nodes"]:
-        where = node["path"] or ""
+        where = node["path"] or node["id"]
         if node["line_start"]:
             where += f":{node['line_start']}-{node['line_end']}"
+        what = (
+            node["type"] if node["name"] == Path(where).name else f"{node['type']} {node['name']}"
+        )
         why = "; ".join(node["reasons"])
         if node["matched_terms"]:
             why += f" [{', '.join(node['matched_terms'][:6])}]"
-        table.add_row(f"{node['score']:.3f}", escape(node["id"]), escape(where), escape(why))
+        table.add_row(f"{node['score']:.3f}", escape(where), escape(what), escape(why))
     console.print(table)
 
 
