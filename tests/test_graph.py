@@ -17,6 +17,8 @@ from charter.graph import api, tools
 from charter.graph.build import build_graph
 from charter.graph.findings import record_findings
 from charter.graph.ppr import personalized_pagerank, transition
+from charter.graph.text import surface_forms
+from charter.search.text import stem
 from tests.conftest import write
 
 
@@ -384,3 +386,13 @@ def test_a_package_in_the_project_never_shadows_charters_imports(repo: Path) -> 
     )
     assert done.returncode == 0, done.stderr
     assert "app/settings.py" in [n.get("path") for n in json.loads(done.stdout)["nodes"]]
+
+
+def test_surface_forms_show_the_task_words_behind_stems() -> None:
+    forms = surface_forms("Show overdue invoices in the StatusBadge, see get_user_name")
+    assert forms[stem("invoices")] == "invoices"
+    assert forms[stem("overdue")] == "overdue"
+    assert forms[stem("badge")] == "badge"  # camelCase part of StatusBadge
+    assert forms["statusbadge"] == "StatusBadge"  # the whole identifier, as written
+    assert forms["get_user_name"] == "get_user_name"
+    assert "the" not in forms and stem("the") not in forms

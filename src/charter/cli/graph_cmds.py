@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from charter.cli.common import console, emit_json, err_console, load_project
+from charter.graph.text import surface_forms
 
 
 def print_task_context(result: dict[str, Any]) -> None:
@@ -25,6 +26,7 @@ def print_task_context(result: dict[str, Any]) -> None:
     table.add_column("where", style="cyan", ratio=3, overflow="fold")
     table.add_column("what", ratio=2, overflow="fold")
     table.add_column("why", style="dim", ratio=3)
+    shown = surface_forms(result["task"])  # the task's own words, not the index's stems
     for node in result["nodes"]:
         where = node["path"] or node["id"]
         if node["line_start"]:
@@ -34,7 +36,8 @@ def print_task_context(result: dict[str, Any]) -> None:
         )
         why = "; ".join(node["reasons"])
         if node["matched_terms"]:
-            why += f" [{', '.join(node['matched_terms'][:6])}]"
+            words = [shown.get(term, term) for term in node["matched_terms"][:6]]
+            why += f" [{', '.join(words)}]"
         table.add_row(f"{node['score']:.3f}", escape(where), escape(what), escape(why))
     console.print(table)
 

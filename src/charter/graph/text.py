@@ -33,3 +33,18 @@ def code_terms(text: str) -> list[str]:
     for match in IDENT.finditer(text):
         out.extend(ident_terms(match.group(0)))
     return out
+
+
+def surface_forms(text: str) -> dict[str, str]:
+    """Each term of ``text`` mapped to the first word of ``text`` that gave it, so a
+    person is shown "invoices" where the index matched the stem ``invoic``."""
+    out: dict[str, str] = {}
+    for match in IDENT.finditer(text):
+        identifier = match.group(0)
+        parts = [p.lower() for chunk in identifier.split("_") for p in _CAMEL.findall(chunk)]
+        for word in parts:
+            if word not in STOPWORDS and len(word) > 1:
+                out.setdefault(stem(word), word)
+        if len(parts) > 1:  # the whole identifier is a term too (see ident_terms)
+            out.setdefault(identifier.lower().strip("_"), identifier)
+    return out
