@@ -227,3 +227,48 @@ def test_gemini_hooks_through_charter(demo: Path, run_charter: Run) -> None:
     assert bad.returncode == 0 and json.loads(bad.stdout)["decision"] == "deny"  # fails closed
     unknown = run_charter("agent-hook", "gemini", "Nope", cwd=demo, stdin="{}")
     assert unknown.returncode != 0 and unknown.stderr.startswith("charter: error:")
+
+
+@pytest.mark.parametrize("agent", sorted(AGENTS))
+def test_reinstall_after_user_edits_then_uninstall_keeps_them(
+    repo: Path, run_charter: Run, agent: str
+) -> None:
+    """The bytes recorded at the first install are stale once the user edits a file:
+    uninstalling after a second install must not put them back over the user's edits."""
+    assert run_charter("install", agent, cwd=repo).returncode == 0
+    rel = AGENTS[agent][-1]
+    path = repo / rel
+    if rel.endswith(".toml"):
+        path.write_text(path.read_text() + '\n[profiles.fast]\nmodel = "o4-mini"\n')
+    else:
+        data = json.loads(path.read_text())
+        data.setdefault("mcpServers", {})["db"] = {"command": "db-mcp"}
+        path.write_text(json.dumps(data, indent=2))
+    assert run_charter("install", agent, cwd=repo).returncode == 0
+    res = run_charter("install", agent, "--uninstall", cwd=repo)
+    assert res.returncode == 0, res.stderr
+    assert path.exists(), "the user's edits are kept"
+    text = path.read_text()
+    assert ("db-mcp" in text or "o4-mini" in text) and "charter" not in text
+    others = [r for r in AGENTS[agent] if r != rel]
+    assert not any((repo / r).exists() for r in others), "untouched files are restored"
+
+
+def test_failed_install_changes_no_file(repo: Path, run_charter: Run) -> None:
+    """One bad file stops the whole install before anything is written."""
+    hooks = repo / ".codex/hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text(USER_FILES[".codex/hooks.json"])
+    (repo / ".codex/config.toml").write_text("model = [")
+    res = run_charter("install", "codex", cwd=repo)
+    assert res.returncode != 0 and ".codex/config.toml" in res.stderr
+    assert hooks.read_text() == USER_FILES[".codex/hooks.json"]
+    assert not (repo / ".charter/installs/codex.json").exists()
+
+
+def test_uninstall_removes_the_directories_install_created(repo: Path, run_charter: Run) -> None:
+    for agent in AGENTS:
+        assert run_charter("install", agent, cwd=repo).returncode == 0
+        assert run_charter("install", agent, "--uninstall", cwd=repo).returncode == 0
+    for name in (".cursor", ".codex", ".gemini"):
+        assert not (repo / name).exists(), name
