@@ -107,8 +107,9 @@ def test_uninstall_after_user_edits_removes_only_charters_entries(repo: Path, ru
         "claudeMdExcludes": ["/elsewhere/CLAUDE.md"],
         "permissions": data["permissions"],
     }
-    settings = json.loads((repo / ".claude/settings.json").read_text())
-    assert "hooks" not in settings
+    # the files the user did not edit go back exactly: here, to not existing
+    assert not (repo / ".claude/settings.json").exists()
+    assert not (repo / ".mcp.json").exists()
 
 
 def test_hooks_point_inside_the_project_when_charter_lives_there(repo: Path, monkeypatch) -> None:
@@ -160,3 +161,65 @@ def test_doctor_reports_the_installation_and_how_to_fix_it(repo: Path, run_chart
     broken = checks(code=1)
     assert broken["claude-code hooks"]["status"] == "fail"
     assert broken["portable settings"]["status"] == "warn"
+
+
+def test_reinstall_after_user_edits_then_uninstall_keeps_them(repo: Path, run_charter) -> None:
+    """The bytes recorded at the first install are stale once the user edits a file: a
+    second install followed by uninstall must not put them back over the user's edits."""
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    write(repo, ".claude/settings.json", json.dumps(USER_SETTINGS, indent=2))
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    path = repo / ".claude/settings.json"
+    data = json.loads(path.read_text())
+    data["permissions"]["allow"].append("Bash(make)")
+    path.write_text(json.dumps(data, indent=2))
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    assert run_charter("install", "claude-code", "--uninstall", cwd=repo).returncode == 0
+    after = json.loads(path.read_text())
+    assert after["permissions"]["allow"] == ["Bash(npm test)", "Bash(make)"]
+    assert after["hooks"] == USER_SETTINGS["hooks"]
+    # the files the user did not touch are restored exactly: Charter created them
+    assert not (repo / ".mcp.json").exists()
+    assert not (repo / ".claude/settings.local.json").exists()
+
+
+def test_uninstall_restores_each_untouched_file_exactly(repo: Path, run_charter) -> None:
+    """Editing one file after install must not cost the others their exact restore."""
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    write(repo, ".claude/settings.json", json.dumps(USER_SETTINGS))  # not Charter's layout
+    local = '{"permissions": {"allow": ["Bash(ls)"]}, "claudeMdExcludes": ["/x/CLAUDE.md"]}'
+    write(repo, ".claude/settings.local.json", local)
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    path = repo / ".claude/settings.json"
+    data = json.loads(path.read_text())
+    data["permissions"]["allow"].append("Bash(make)")
+    path.write_text(json.dumps(data, indent=2))
+    assert run_charter("install", "claude-code", "--uninstall", cwd=repo).returncode == 0
+    assert (repo / ".claude/settings.local.json").read_text() == local
+    assert not (repo / ".mcp.json").exists(), "Charter created it: no empty leftover"
+    after = json.loads(path.read_text())
+    assert after["hooks"] == USER_SETTINGS["hooks"] and "Bash(make)" in str(after)
+
+
+def test_uninstall_without_the_install_record_gives_the_rule_files_back(
+    repo: Path, run_charter
+) -> None:
+    """.charter/ is a local cache (git clean, a fresh checkout): uninstall must still stop
+    excluding the rule files, or Claude Code never loads them again and nothing injects them."""
+    import shutil
+
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    shutil.rmtree(repo / ".charter")
+    assert run_charter("install", "claude-code", "--uninstall", cwd=repo).returncode == 0
+    local = repo / ".claude/settings.local.json"
+    assert not local.exists() or "CLAUDE.md" not in local.read_text()
+    assert not (repo / ".mcp.json").exists()
+    assert not (repo / ".claude/settings.json").exists()  # nothing but Charter's hooks in it
+
+
+def test_uninstall_removes_the_claude_directory_install_created(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    assert run_charter("install", "claude-code", "--uninstall", cwd=repo).returncode == 0
+    assert not (repo / ".claude").exists()
