@@ -223,3 +223,37 @@ def test_uninstall_removes_the_claude_directory_install_created(repo: Path, run_
     assert run_charter("install", "claude-code", cwd=repo).returncode == 0
     assert run_charter("install", "claude-code", "--uninstall", cwd=repo).returncode == 0
     assert not (repo / ".claude").exists()
+
+
+def test_doctor_names_unreadable_settings_and_rules_nothing_loads(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    write(repo, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+
+    def checks(code: int) -> dict[str, dict[str, str]]:
+        proc = run_charter("doctor", "--json", cwd=repo)
+        assert proc.returncode == code, proc.stderr
+        assert "Traceback" not in proc.stderr
+        return {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
+
+    settings = repo / ".claude/settings.json"
+    installed = settings.read_text()
+    # hooks gone (deleted by hand), CLAUDE.md still excluded: nothing gives its rules
+    settings.write_text("{}\n")
+    orphan = checks(0)["managed rules"]
+    assert orphan["status"] == "warn", orphan
+    assert "hooks are not installed" in orphan["summary"] and "CLAUDE.md" in orphan["summary"]
+    assert "charter install claude-code" in orphan["fix"] and "--uninstall" in orphan["fix"]
+    # settings.json that Claude Code cannot parse: not "not installed", which install refuses
+    settings.write_text(installed[:40])
+    broken = checks(1)["claude-code hooks"]
+    assert broken["status"] == "fail", broken
+    assert ".claude/settings.json" in broken["summary"] and "not valid JSON" in broken["summary"]
+    assert ".claude/settings.json" in broken["fix"]
+    assert run_charter("install", "claude-code", cwd=repo).returncode != 0  # as doctor says
+    settings.write_text(installed)
+    local = repo / ".claude/settings.local.json"
+    local.write_text("{ not json")
+    managed = checks(1)["managed rules"]
+    assert managed["status"] == "fail" and ".claude/settings.local.json" in managed["summary"]
+    assert ".claude/settings.local.json" in managed["fix"]

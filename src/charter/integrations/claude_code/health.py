@@ -28,6 +28,32 @@ def _json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def _unreadable(root: Path, *names: str) -> CheckResult | None:
+    """A fail naming the first settings file Claude Code cannot parse (it then ignores the
+    whole file, and ``charter install`` refuses to overwrite it), else None."""
+    for name in names:
+        path = root / ".claude" / name
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError) as exc:
+            why = f"not valid JSON ({exc})"
+        else:
+            if isinstance(data, dict):
+                continue
+            why = "not a JSON object"
+        rel = f".claude/{name}"
+        return CheckResult(
+            "",
+            "fail",
+            f"{rel} is {why}: Claude Code ignores it",
+            fix=f"repair or remove {rel} (Charter never overwrites it), then " + _INSTALL,
+            detail={"file": rel},
+        )
+    return None
+
+
 def _hook_commands(root: Path) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for name in ("settings.json", "settings.local.json"):
@@ -53,6 +79,9 @@ def _runnable(command: str, root: Path) -> bool:
 
 @check("claude-code hooks")
 def _hooks(project: Project) -> CheckResult:
+    unreadable = _unreadable(project.root, "settings.json", "settings.local.json")
+    if unreadable:
+        return unreadable
     found = _hook_commands(project.root)
     missing = [event for event in HOOK_EVENTS if event not in found]
     if len(missing) == len(HOOK_EVENTS):
@@ -80,8 +109,27 @@ def _managed(project: Project) -> CheckResult:
     native = [str(p) for p in native_rule_files(project.root, project.settings.rules.exclude)]
     if not native:
         return CheckResult("", "ok", "no rule file that Claude Code would also load")
+    unreadable = _unreadable(project.root, "settings.local.json")
+    if unreadable:
+        return unreadable
     excludes = _json(project.root / ".claude" / "settings.local.json").get("claudeMdExcludes", [])
     loaded = [p for p in native if p not in (excludes if isinstance(excludes, list) else [])]
+    injecting = {"SessionStart", "UserPromptSubmit"} <= set(_hook_commands(project.root))
+    if not injecting and len(loaded) < len(native):
+        rel = [
+            Path(p).relative_to(project.root.resolve()).as_posix()
+            for p in native
+            if p not in loaded
+        ]
+        return CheckResult(
+            "",
+            "warn",
+            f"{', '.join(rel)} excluded from Claude Code but Charter's hooks are not "
+            "installed: nothing gives Claude Code their rules",
+            fix=_INSTALL + ", or `charter install claude-code --uninstall` to let Claude Code "
+            "load them itself",
+            detail={"orphaned": rel},
+        )
     if loaded:
         rel = [Path(p).relative_to(project.root.resolve()).as_posix() for p in loaded]
         return CheckResult(
