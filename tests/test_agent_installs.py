@@ -272,3 +272,30 @@ def test_uninstall_removes_the_directories_install_created(repo: Path, run_chart
         assert run_charter("install", agent, "--uninstall", cwd=repo).returncode == 0
     for name in (".cursor", ".codex", ".gemini"):
         assert not (repo / name).exists(), name
+
+
+def test_agent_hook_outside_any_project_touches_nothing(tmp_path: Path) -> None:
+    """Without the agent naming its project (GEMINI_PROJECT_DIR, Cursor's workspace_roots),
+    a ``cwd`` in no project must not be handed on as one."""
+    import os
+    import time
+
+    outside = tmp_path / "outside"
+    (outside / "notes").mkdir(parents=True)
+    (outside / "notes/CLAUDE.md").write_text("# Notes\n\n- Some rule nobody asked for.\n")
+    drop = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PROJECT_DIR")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    payload = {"session_id": "g1", "cwd": str(outside), "source": "startup"}
+    started = time.monotonic()
+    res = subprocess.run(
+        [sys.executable, "-m", "charter", "agent-hook", "gemini", "SessionStart"],
+        cwd=outside,
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert res.returncode == 0 and json.loads(res.stdout) == {}, res.stderr
+    assert "no project" in res.stderr and time.monotonic() - started < 10
+    assert not (outside / ".charter").exists()
