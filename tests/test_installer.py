@@ -161,6 +161,9 @@ def test_doctor_reports_the_installation_and_how_to_fix_it(repo: Path, run_chart
     broken = checks(code=1)
     assert broken["claude-code hooks"]["status"] == "fail"
     assert broken["portable settings"]["status"] == "warn"
+    # hooks that cannot run inject nothing: the excluded CLAUDE.md reaches no one
+    assert broken["managed rules"]["status"] == "warn", broken["managed rules"]
+    assert "CLAUDE.md" in broken["managed rules"]["summary"]
 
 
 def test_reinstall_after_user_edits_then_uninstall_keeps_them(repo: Path, run_charter) -> None:

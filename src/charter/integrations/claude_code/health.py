@@ -114,7 +114,11 @@ def _managed(project: Project) -> CheckResult:
         return unreadable
     excludes = _json(project.root / ".claude" / "settings.local.json").get("claudeMdExcludes", [])
     loaded = [p for p in native if p not in (excludes if isinstance(excludes, list) else [])]
-    injecting = {"SessionStart", "UserPromptSubmit"} <= set(_hook_commands(project.root))
+    found = _hook_commands(project.root)
+    injecting = all(
+        any(_runnable(c, project.root) for c in found.get(event, []))
+        for event in ("SessionStart", "UserPromptSubmit")
+    )
     if not injecting and len(loaded) < len(native):
         rel = [
             Path(p).relative_to(project.root.resolve()).as_posix()
@@ -125,7 +129,7 @@ def _managed(project: Project) -> CheckResult:
             "",
             "warn",
             f"{', '.join(rel)} excluded from Claude Code but Charter's hooks are not "
-            "installed: nothing gives Claude Code their rules",
+            "installed or not runnable: nothing gives Claude Code their rules",
             fix=_INSTALL + ", or `charter install claude-code --uninstall` to let Claude Code "
             "load them itself",
             detail={"orphaned": rel},
