@@ -260,3 +260,49 @@ def test_doctor_names_unreadable_settings_and_rules_nothing_loads(repo: Path, ru
     managed = checks(1)["managed rules"]
     assert managed["status"] == "fail" and ".claude/settings.local.json" in managed["summary"]
     assert ".claude/settings.local.json" in managed["fix"]
+
+
+def test_charter_outside_path_and_project_keeps_machine_paths_out_of_committed_files(
+    repo: Path,
+) -> None:
+    """Hooks then go to settings.local.json with the absolute path; the MCP server must
+    not put that path into .mcp.json (a file teams commit) either."""
+    import subprocess
+
+    from tests.conftest import CHARTER_BIN
+
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    write(repo, ".claude/settings.json", json.dumps(USER_SETTINGS, indent=2))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(repo.parent)}
+    proc = subprocess.run(
+        [str(CHARTER_BIN), "install", "claude-code"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    exe = str(CHARTER_BIN.resolve())
+    assert exe in (repo / ".claude/settings.local.json").read_text()
+    for name in (".claude/settings.json", ".mcp.json"):
+        path = repo / name
+        assert not path.exists() or exe not in path.read_text(), name
+    assert "claude mcp add" in proc.stdout and exe in proc.stdout  # how to add it locally
+    doctor = subprocess.run(
+        [str(CHARTER_BIN), "doctor", "--json", "--check", "portable settings"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert json.loads(doctor.stdout)["checks"][0]["status"] == "ok"
+
+
+def test_doctor_flags_any_absolute_command_in_committed_settings(repo: Path, run_charter) -> None:
+    mcp = {"mcpServers": {"charter": {"command": "/opt/tools/venv/bin/charter", "args": ["mcp"]}}}
+    write(repo, ".mcp.json", json.dumps(mcp))
+    proc = run_charter("doctor", "--json", "--check", "portable settings", cwd=repo)
+    check = json.loads(proc.stdout)["checks"][0]
+    assert check["status"] == "warn" and ".mcp.json" in check["summary"], check

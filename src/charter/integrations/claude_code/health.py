@@ -178,6 +178,26 @@ def _model(project: Project) -> CheckResult:
     return CheckResult("", "ok", "bundled MiniLM model present, checksum verified")
 
 
+def _absolute_commands(data: dict[str, Any]) -> list[str]:
+    """Charter's hook and MCP server commands that start with an absolute path (one
+    machine's); the user's own commands are the user's business."""
+    commands: list[Any] = []
+    hooks = data.get("hooks")
+    for groups in hooks.values() if isinstance(hooks, dict) else []:
+        for group in groups if isinstance(groups, list) else []:
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            for hook in inner if isinstance(inner, list) else []:
+                commands.append(hook.get("command") if isinstance(hook, dict) else None)
+    servers = data.get("mcpServers")
+    for server in servers.values() if isinstance(servers, dict) else []:
+        commands.append(server.get("command") if isinstance(server, dict) else None)
+    return [
+        c
+        for c in commands
+        if isinstance(c, str) and "charter" in c and c.strip().strip("'\"").startswith("/")
+    ]
+
+
 @check("portable settings")
 def _portable(project: Project) -> CheckResult:
     root = str(project.root.resolve())
@@ -188,7 +208,7 @@ def _portable(project: Project) -> CheckResult:
         if not path.exists():
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
-        if root in text or (home != "/" and home in text):
+        if root in text or (home != "/" and home in text) or _absolute_commands(_json(path)):
             bad.append(rel)
     if bad:
         return CheckResult(

@@ -221,8 +221,16 @@ def _install_plan(
     servers = mcp.get("mcpServers", {})
     if not isinstance(servers, dict):
         raise CharterError(f"{mcp_path}: 'mcpServers' must be an object; not modified")
-    servers["charter"] = _mcp_entry(command)
-    mcp["mcpServers"] = servers
+    if portable:
+        servers["charter"] = _mcp_entry(command)
+    else:  # .mcp.json is committed: a machine path goes to Claude Code's local scope
+        servers.pop("charter", None)
+        notes.append(
+            "MCP server not added to .mcp.json (a file teams commit) with a machine path: "
+            f"run `claude mcp add --scope local charter -- {command} mcp` to add it for "
+            "this machine only"
+        )
+    _set(mcp, "mcpServers", servers)
     excludes = local.get("claudeMdExcludes", [])
     if not isinstance(excludes, list):
         raise CharterError(f"{local_path}: 'claudeMdExcludes' must be a list; not modified")
@@ -238,13 +246,25 @@ def _install_plan(
             f"compiles ({names}); Charter injects their rules instead"
         )
     writes: dict[Path, str | None] = {
-        settings_path: _dump(settings) if settings or settings_path.exists() else None,
-        local_path: _dump(local) if local or local_path.exists() else None,
-        mcp_path: _dump(mcp),
+        path: _text(path, data) if data or path.exists() else None
+        for path, data in ((settings_path, settings), (local_path, local), (mcp_path, mcp))
     }
     return InstallPlan(
         {p: t for p, t in writes.items() if t is not None or p.exists()}, notes, managed
     )
+
+
+def _text(path: Path, data: dict[str, Any]) -> str:
+    """``data`` as the file's text; an existing file that already holds exactly ``data``
+    keeps its own bytes (no reformatting of a file Charter adds nothing to)."""
+    if path.exists():
+        old = path.read_text(encoding="utf-8")
+        try:
+            if json.loads(old or "{}") == data:
+                return old
+        except ValueError:
+            pass
+    return _dump(data)
 
 
 def _set(data: dict[str, Any], key: str, value: Any) -> None:
