@@ -299,3 +299,17 @@ def test_agent_hook_outside_any_project_touches_nothing(tmp_path: Path) -> None:
     assert res.returncode == 0 and json.loads(res.stdout) == {}, res.stderr
     assert "no project" in res.stderr and time.monotonic() - started < 10
     assert not (outside / ".charter").exists()
+
+
+@pytest.mark.parametrize("agent", sorted(AGENTS))
+def test_dry_run_writes_nothing(repo: Path, run_charter: Run, agent: str) -> None:
+    """``--dry-run`` is accepted for every agent: it must show, never write."""
+    res = run_charter("install", agent, "--dry-run", cwd=repo)
+    assert res.returncode == 0, res.stderr
+    assert all(f"would write {rel}" in res.stdout for rel in AGENTS[agent]), res.stdout
+    assert not any((repo / rel).exists() for rel in AGENTS[agent])
+    assert not (repo / ".charter/installs").exists()
+    assert run_charter("install", agent, cwd=repo).returncode == 0
+    res = run_charter("install", agent, "--uninstall", "--dry-run", cwd=repo)
+    assert all(f"would remove {rel}" in res.stdout for rel in AGENTS[agent]), res.stdout
+    assert all((repo / rel).exists() for rel in AGENTS[agent])

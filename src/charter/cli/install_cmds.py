@@ -14,7 +14,9 @@ from charter.errors import CharterError
 AGENTS = ("cursor", "codex", "gemini")
 
 
-def install_other(target: str, project_dir: Path, *, uninstall: bool) -> None:
+def install_other(
+    target: str, project_dir: Path, *, uninstall: bool, dry_run: bool = False
+) -> None:
     """Install Charter into Cursor, Codex or Gemini CLI (``charter install TARGET``)."""
     from charter.integrations import codex, cursor, gemini
 
@@ -27,7 +29,9 @@ def install_other(target: str, project_dir: Path, *, uninstall: bool) -> None:
         supported = ", ".join(("claude-code", *AGENTS))
         raise CharterError(f"unknown integration {target!r} (supported: {supported})")
     project = load_project(project_dir)
-    changes = installers[target](project.root, uninstall=uninstall, state_dir=project.state_dir)
+    changes = installers[target](
+        project.root, uninstall=uninstall, state_dir=project.state_dir, dry_run=dry_run
+    )
     for line in changes:
         console.print(line)
 

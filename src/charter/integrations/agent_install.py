@@ -51,9 +51,16 @@ def _read(path: Path) -> str | None:
 
 
 def install_agent(
-    root: Path, agent: str, files: list[Managed], *, uninstall: bool, state_dir: Path
+    root: Path,
+    agent: str,
+    files: list[Managed],
+    *,
+    uninstall: bool,
+    state_dir: Path,
+    dry_run: bool = False,
 ) -> list[str]:
-    """Install (or remove) Charter's entries in ``files``; returns what changed.
+    """Install (or remove) Charter's entries in ``files``; returns what changed (with
+    ``dry_run``: what would change, and nothing is written).
 
     Every file is planned before any is written, so a file Charter cannot read (invalid
     JSON or TOML) stops the whole install with nothing changed."""
@@ -78,6 +85,12 @@ def install_agent(
                 entry["written"] = _sha(new)
                 record[item.rel] = entry
             planned.append((path, current, new))
+        if dry_run:
+            return [
+                f"would {_verb(current, new)} {path.relative_to(root).as_posix()}"
+                for path, current, new in planned
+                if current != new
+            ] or ["already up to date"]
         changes = []
         for path, current, new in planned:
             changes += _apply(path, current, new)
@@ -129,6 +142,10 @@ def _restore(entry: dict[str, Any] | None, current: str | None, item: Managed) -
         return original if isinstance(original, str) else None
     stripped = item.strip(current)
     return stripped if stripped else None
+
+
+def _verb(old: str | None, new: str | None) -> str:
+    return "remove" if new is None else ("update" if old is not None else "write")
 
 
 def _apply(path: Path, old: str | None, new: str | None) -> list[str]:

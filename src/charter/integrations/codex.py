@@ -95,5 +95,9 @@ FILES = [
 ]
 
 
-def install_codex(root: Path, *, uninstall: bool, state_dir: Path) -> list[str]:
-    return install_agent(root, "codex", FILES, uninstall=uninstall, state_dir=state_dir)
+def install_codex(
+    root: Path, *, uninstall: bool, state_dir: Path, dry_run: bool = False
+) -> list[str]:
+    return install_agent(
+        root, "codex", FILES, uninstall=uninstall, state_dir=state_dir, dry_run=dry_run
+    )

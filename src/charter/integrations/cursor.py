@@ -70,5 +70,9 @@ def _merge_mcp(text: str) -> str:
 FILES = [Managed(HOOKS, _merge_hooks, _strip_hooks), Managed(MCP, _merge_mcp, _strip_mcp)]
 
 
-def install_cursor(root: Path, *, uninstall: bool, state_dir: Path) -> list[str]:
-    return install_agent(root, "cursor", FILES, uninstall=uninstall, state_dir=state_dir)
+def install_cursor(
+    root: Path, *, uninstall: bool, state_dir: Path, dry_run: bool = False
+) -> list[str]:
+    return install_agent(
+        root, "cursor", FILES, uninstall=uninstall, state_dir=state_dir, dry_run=dry_run
+    )

@@ -61,5 +61,9 @@ def _merge(text: str) -> str:
 FILES = [Managed(SETTINGS, _merge, _strip)]
 
 
-def install_gemini(root: Path, *, uninstall: bool, state_dir: Path) -> list[str]:
-    return install_agent(root, "gemini", FILES, uninstall=uninstall, state_dir=state_dir)
+def install_gemini(
+    root: Path, *, uninstall: bool, state_dir: Path, dry_run: bool = False
+) -> list[str]:
+    return install_agent(
+        root, "gemini", FILES, uninstall=uninstall, state_dir=state_dir, dry_run=dry_run
+    )
