@@ -306,3 +306,19 @@ def test_doctor_flags_any_absolute_command_in_committed_settings(repo: Path, run
     proc = run_charter("doctor", "--json", "--check", "portable settings", cwd=repo)
     check = json.loads(proc.stdout)["checks"][0]
     assert check["status"] == "warn" and ".mcp.json" in check["summary"], check
+
+
+def test_doctor_reports_a_broken_config_instead_of_stopping(repo: Path, run_charter) -> None:
+    """A broken charter.toml silences every hook (and the guardrails deny writes): doctor
+    is where a user looks, so it must say so, with the fix, and still run the rest."""
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    write(repo, "charter.toml", "[rules\nbroken")
+    proc = run_charter("doctor", "--json", cwd=repo)
+    assert proc.returncode == 1, proc.stderr
+    checks = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
+    assert checks["config"]["status"] == "fail" and "charter.toml" in checks["config"]["summary"]
+    assert "charter.toml" in checks["config"]["fix"]
+    assert checks["claude-code hooks"]["status"] in ("ok", "fail")  # the others still ran
+    table = run_charter("doctor", cwd=repo)
+    assert table.returncode == 1 and "config" in table.stdout and "Traceback" not in table.stderr
