@@ -313,3 +313,34 @@ def test_dry_run_writes_nothing(repo: Path, run_charter: Run, agent: str) -> Non
     res = run_charter("install", agent, "--uninstall", "--dry-run", cwd=repo)
     assert all(f"would remove {rel}" in res.stdout for rel in AGENTS[agent]), res.stdout
     assert all((repo / rel).exists() for rel in AGENTS[agent])
+
+
+def test_install_warns_when_the_bare_command_will_not_be_found(repo: Path) -> None:
+    """The installed hooks run the bare ``charter`` from PATH; installing with a Charter
+    that PATH does not find (a venv not activated) must say so, not leave hooks that
+    silently never run."""
+    import os
+
+    from tests.conftest import CHARTER_BIN
+
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}
+    res = subprocess.run(
+        [str(CHARTER_BIN), "install", "cursor"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stderr
+    assert "not on PATH" in res.stdout and str(CHARTER_BIN.parent) in res.stdout
+    on_path = {**os.environ, "PATH": f"{CHARTER_BIN.parent}:/usr/bin:/bin"}
+    res = subprocess.run(
+        [str(CHARTER_BIN), "install", "gemini"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=on_path,
+        timeout=120,
+    )
+    assert res.returncode == 0 and "not on PATH" not in res.stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -34,6 +35,18 @@ def install_other(
     )
     for line in changes:
         console.print(line)
+    if not uninstall and shutil.which("charter") is None:
+        from charter.integrations.claude_code.installer import charter_executable
+
+        exe = charter_executable()
+        where = f"put {exe.parent} on the agent's PATH" if exe else "install Charter on PATH"
+        console.print(
+            f"note: `charter` is not on PATH here, and {target}'s hooks and MCP server run "
+            f"`charter` from PATH: {where} (activate the virtualenv, or pipx install "
+            "Charter) or they never run",
+            soft_wrap=True,
+            markup=False,
+        )
 
 
 def register(app: typer.Typer) -> None:
