@@ -344,3 +344,25 @@ def test_install_warns_when_the_bare_command_will_not_be_found(repo: Path) -> No
         timeout=120,
     )
     assert res.returncode == 0 and "not on PATH" not in res.stdout
+
+
+@pytest.mark.parametrize(
+    "agent,rel,event",
+    [
+        ("claude-code", ".claude/settings.json", "Stop"),
+        ("codex", ".codex/hooks.json", "Stop"),
+        ("cursor", ".cursor/hooks.json", "stop"),
+        ("gemini", ".gemini/settings.json", "SessionStart"),
+    ],
+)
+def test_an_event_that_is_not_a_list_is_reported_not_a_crash(
+    repo: Path, run_charter: Run, agent: str, rel: str, event: str
+) -> None:
+    text = json.dumps({"hooks": {event: "./notify.sh"}})
+    (repo / rel).parent.mkdir(parents=True)
+    (repo / rel).write_text(text)
+    res = run_charter("install", agent, cwd=repo)
+    assert res.returncode == 2 and res.stderr.startswith("charter: error:"), res.stderr
+    assert rel in res.stderr and event in res.stderr and "not modified" in res.stderr
+    assert "AttributeError" not in res.stderr
+    assert (repo / rel).read_text() == text

@@ -203,6 +203,15 @@ def add_server(data: dict[str, Any], rel: str, key: str = "mcpServers") -> None:
     servers["charter"] = {"command": COMMAND, "args": ["mcp"]}
 
 
+def append_hook(hooks: dict[str, Any], event: str, entry: Any, rel: str) -> None:
+    """Add ``entry`` to ``hooks[event]``; an event that is not a list is the user's
+    mistake to see, never overwritten."""
+    entries = hooks.setdefault(event, [])
+    if not isinstance(entries, list):
+        raise CharterError(f"{rel}: 'hooks.{event}' must be a list; not modified")
+    entries.append(entry)
+
+
 def strip_hook_groups(
     data: dict[str, Any], is_charter: Callable[[Any], bool] | None = None
 ) -> None:

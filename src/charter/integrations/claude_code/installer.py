@@ -224,7 +224,11 @@ def _install_plan(
     hooks = target.setdefault("hooks", {})
     for event, name in HOOK_EVENTS.items():
         entry = {"type": "command", "command": f"{command} hook {name}", "timeout": 30}
-        hooks.setdefault(event, []).append({"hooks": [entry]})
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            where = settings_path if portable else local_path
+            raise CharterError(f"{where}: 'hooks.{event}' must be a list; not modified")
+        groups.append({"hooks": [entry]})
     servers = mcp.get("mcpServers", {})
     if not isinstance(servers, dict):
         raise CharterError(f"{mcp_path}: 'mcpServers' must be an object; not modified")
