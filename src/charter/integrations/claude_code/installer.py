@@ -173,18 +173,18 @@ def install_claude_code(
             lines.append(f"{'would ' if dry_run else ''}{verb} {path.relative_to(root)}")
         if dry_run:
             return lines or ["already up to date"]
-        if not uninstall:
-            _record(backup, root, plan)
-        created = _load_record(backup).get("created_dirs") if uninstall else None
-        changed = _apply(plan)
-        if uninstall and backup.exists():
-            backup.unlink()
-        if isinstance(created, list) and ".claude" in created:
+        if uninstall:
+            created = _load_record(backup).get("created_dirs")
+            changed = _apply(plan)
+            if backup.exists():
+                backup.unlink()
             claude_dir = root / ".claude"
-            if claude_dir.is_dir() and not claude_dir.is_symlink():
+            if isinstance(created, list) and ".claude" in created and not claude_dir.is_symlink():
                 with contextlib.suppress(OSError):  # not empty: the user's files stay
                     claude_dir.rmdir()
-        elif not uninstall:
+        else:
+            _record(backup, root, plan)
+            changed = _apply(plan)
             _record_written(backup, plan)
         return lines if changed else ["already up to date"]
 
