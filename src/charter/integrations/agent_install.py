@@ -80,7 +80,7 @@ def install_agent(
                 elif _sha(current or "") != entry.get("written"):
                     # edited since Charter wrote it: the bytes recorded before the first
                     # install are stale, so uninstall only removes Charter's entries
-                    entry = {}
+                    entry = {"created_dirs": entry.get("created_dirs", [])}
                 new = item.merge(item.strip(current or ""))
                 entry["written"] = _sha(new)
                 record[item.rel] = entry
