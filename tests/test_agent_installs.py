@@ -227,3 +227,142 @@ def test_gemini_hooks_through_charter(demo: Path, run_charter: Run) -> None:
     assert bad.returncode == 0 and json.loads(bad.stdout)["decision"] == "deny"  # fails closed
     unknown = run_charter("agent-hook", "gemini", "Nope", cwd=demo, stdin="{}")
     assert unknown.returncode != 0 and unknown.stderr.startswith("charter: error:")
+
+
+@pytest.mark.parametrize("agent", sorted(AGENTS))
+def test_reinstall_after_user_edits_then_uninstall_keeps_them(
+    repo: Path, run_charter: Run, agent: str
+) -> None:
+    """The bytes recorded at the first install are stale once the user edits a file:
+    uninstalling after a second install must not put them back over the user's edits."""
+    assert run_charter("install", agent, cwd=repo).returncode == 0
+    rel = AGENTS[agent][-1]
+    path = repo / rel
+    if rel.endswith(".toml"):
+        path.write_text(path.read_text() + '\n[profiles.fast]\nmodel = "o4-mini"\n')
+    else:
+        data = json.loads(path.read_text())
+        data.setdefault("mcpServers", {})["db"] = {"command": "db-mcp"}
+        path.write_text(json.dumps(data, indent=2))
+    assert run_charter("install", agent, cwd=repo).returncode == 0
+    res = run_charter("install", agent, "--uninstall", cwd=repo)
+    assert res.returncode == 0, res.stderr
+    assert path.exists(), "the user's edits are kept"
+    text = path.read_text()
+    assert ("db-mcp" in text or "o4-mini" in text) and "charter" not in text
+    others = [r for r in AGENTS[agent] if r != rel]
+    assert not any((repo / r).exists() for r in others), "untouched files are restored"
+
+
+def test_failed_install_changes_no_file(repo: Path, run_charter: Run) -> None:
+    """One bad file stops the whole install before anything is written."""
+    hooks = repo / ".codex/hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text(USER_FILES[".codex/hooks.json"])
+    (repo / ".codex/config.toml").write_text("model = [")
+    res = run_charter("install", "codex", cwd=repo)
+    assert res.returncode != 0 and ".codex/config.toml" in res.stderr
+    assert hooks.read_text() == USER_FILES[".codex/hooks.json"]
+    assert not (repo / ".charter/installs/codex.json").exists()
+
+
+def test_uninstall_removes_the_directories_install_created(repo: Path, run_charter: Run) -> None:
+    for agent in AGENTS:
+        assert run_charter("install", agent, cwd=repo).returncode == 0
+        assert run_charter("install", agent, "--uninstall", cwd=repo).returncode == 0
+    for name in (".cursor", ".codex", ".gemini"):
+        assert not (repo / name).exists(), name
+
+
+def test_agent_hook_outside_any_project_touches_nothing(tmp_path: Path) -> None:
+    """Without the agent naming its project (GEMINI_PROJECT_DIR, Cursor's workspace_roots),
+    a ``cwd`` in no project must not be handed on as one."""
+    import os
+    import time
+
+    outside = tmp_path / "outside"
+    (outside / "notes").mkdir(parents=True)
+    (outside / "notes/CLAUDE.md").write_text("# Notes\n\n- Some rule nobody asked for.\n")
+    drop = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PROJECT_DIR")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    payload = {"session_id": "g1", "cwd": str(outside), "source": "startup"}
+    started = time.monotonic()
+    res = subprocess.run(
+        [sys.executable, "-m", "charter", "agent-hook", "gemini", "SessionStart"],
+        cwd=outside,
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert res.returncode == 0 and json.loads(res.stdout) == {}, res.stderr
+    assert "no project" in res.stderr and time.monotonic() - started < 10
+    assert not (outside / ".charter").exists()
+
+
+@pytest.mark.parametrize("agent", sorted(AGENTS))
+def test_dry_run_writes_nothing(repo: Path, run_charter: Run, agent: str) -> None:
+    """``--dry-run`` is accepted for every agent: it must show, never write."""
+    res = run_charter("install", agent, "--dry-run", cwd=repo)
+    assert res.returncode == 0, res.stderr
+    assert all(f"would write {rel}" in res.stdout for rel in AGENTS[agent]), res.stdout
+    assert not any((repo / rel).exists() for rel in AGENTS[agent])
+    assert not (repo / ".charter/installs").exists()
+    assert run_charter("install", agent, cwd=repo).returncode == 0
+    res = run_charter("install", agent, "--uninstall", "--dry-run", cwd=repo)
+    assert all(f"would remove {rel}" in res.stdout for rel in AGENTS[agent]), res.stdout
+    assert all((repo / rel).exists() for rel in AGENTS[agent])
+
+
+def test_install_warns_when_the_bare_command_will_not_be_found(repo: Path) -> None:
+    """The installed hooks run the bare ``charter`` from PATH; installing with a Charter
+    that PATH does not find (a venv not activated) must say so, not leave hooks that
+    silently never run."""
+    import os
+
+    from tests.conftest import CHARTER_BIN
+
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}
+    res = subprocess.run(
+        [str(CHARTER_BIN), "install", "cursor"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stderr
+    assert "not on PATH" in res.stdout and str(CHARTER_BIN.parent) in res.stdout
+    on_path = {**os.environ, "PATH": f"{CHARTER_BIN.parent}:/usr/bin:/bin"}
+    res = subprocess.run(
+        [str(CHARTER_BIN), "install", "gemini"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=on_path,
+        timeout=120,
+    )
+    assert res.returncode == 0 and "not on PATH" not in res.stdout
+
+
+@pytest.mark.parametrize(
+    "agent,rel,event",
+    [
+        ("claude-code", ".claude/settings.json", "Stop"),
+        ("codex", ".codex/hooks.json", "Stop"),
+        ("cursor", ".cursor/hooks.json", "stop"),
+        ("gemini", ".gemini/settings.json", "SessionStart"),
+    ],
+)
+def test_an_event_that_is_not_a_list_is_reported_not_a_crash(
+    repo: Path, run_charter: Run, agent: str, rel: str, event: str
+) -> None:
+    text = json.dumps({"hooks": {event: "./notify.sh"}})
+    (repo / rel).parent.mkdir(parents=True)
+    (repo / rel).write_text(text)
+    res = run_charter("install", agent, cwd=repo)
+    assert res.returncode == 2 and res.stderr.startswith("charter: error:"), res.stderr
+    assert rel in res.stderr and event in res.stderr and "not modified" in res.stderr
+    assert "AttributeError" not in res.stderr
+    assert (repo / rel).read_text() == text

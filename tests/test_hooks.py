@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -221,3 +223,45 @@ def test_lean_prompt_hook_adds_at_most_its_share_of_new_rules(repo: Path, run_ch
     assert 0 < len(lean) < len(full)
     assert sum(count_tokens(line) + 1 for line in lean) <= int(whole * 0.05)
     assert "rules_for_task lists them" in text
+
+
+def _hook_without_project_dir(
+    event: str, cwd: Path, payload: str
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    return subprocess.run(
+        [sys.executable, "-m", "charter", "hook", event],
+        cwd=cwd,
+        input=payload,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def test_hook_outside_any_project_says_so_and_touches_nothing(repo: Path, tmp_path: Path) -> None:
+    """A ``cwd`` with no charter.toml, [tool.charter] or .git above it (/tmp, $HOME) is
+    not a project: the hook must not compile every rule file under it nor write there."""
+    outside = tmp_path / "outside"
+    write(outside, "notes/CLAUDE.md", "# Notes\n\n- Some rule nobody asked for.\n")
+    for event, name, extra in (
+        ("session-start", "SessionStart", {"source": "startup"}),
+        ("user-prompt-submit", "UserPromptSubmit", {"prompt": "Add a column to invoices"}),
+        ("pre-tool-use", "PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "ls"}}),
+        ("stop", "Stop", {"last_assistant_message": "Done."}),
+    ):
+        started = time.monotonic()
+        proc = _hook_without_project_dir(event, outside, hook_payload(name, outside, **extra))
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        assert proc.stdout == "", proc.stdout
+        assert "no project" in proc.stderr
+        assert time.monotonic() - started < 10
+    assert not (outside / ".charter").exists()
+    # the hook's own working directory is still used when it lies in a project
+    write(repo, "CLAUDE.md", RULES)
+    write(repo, "charter.toml", NO_WORKER)
+    payload = hook_payload("SessionStart", outside, source="startup")
+    proc = _hook_without_project_dir("session-start", repo, payload)
+    assert "Never commit secrets" in _context(proc.stdout, "SessionStart")
+    assert not (outside / ".charter").exists()

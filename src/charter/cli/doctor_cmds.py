@@ -9,8 +9,24 @@ from rich.markup import escape
 from rich.table import Table
 
 from charter.cli.common import console, emit_json, load_project
+from charter.config import Project
+from charter.errors import CharterError
+from charter.paths import find_root
 
 _STYLE = {"ok": "green", "info": "cyan", "warn": "yellow", "fail": "bold red"}
+
+
+def _project(project_dir: Path) -> tuple[Project, str]:
+    """The project, or, when its configuration cannot be read, the project with the
+    default settings and the error (reported as the config check, not as a stop: doctor
+    is where a user looks when the hooks went quiet)."""
+    try:
+        return load_project(project_dir), ""
+    except CharterError as exc:
+        if not project_dir.exists():
+            raise
+        base = project_dir.parent if project_dir.is_file() else project_dir
+        return Project(root=find_root(base)), str(exc)
 
 
 def register(app: typer.Typer) -> None:
@@ -24,8 +40,20 @@ def register(app: typer.Typer) -> None:
         from charter.doctor import run_checks
         from charter.integrations.claude_code import health  # noqa: F401 - registers its checks
 
-        project = load_project(project_dir)
+        project, config_error = _project(project_dir)
         results = run_checks(project, check or None)
+        for r in results:
+            if r.name == "config" and config_error:
+                r.status, r.summary = "fail", config_error
+                name = (
+                    "charter.toml"
+                    if (project.root / "charter.toml").is_file()
+                    else ("[tool.charter] in pyproject.toml")
+                )
+                r.fix = (
+                    f"repair {name}; until then every hook answers without Charter's rules "
+                    "and pre-tool-use denies writes (the other checks ran with the defaults)"
+                )
         if as_json:
             emit_json({"checks": [r.as_dict() for r in results]})
         else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -14,7 +15,9 @@ from charter.errors import CharterError
 AGENTS = ("cursor", "codex", "gemini")
 
 
-def install_other(target: str, project_dir: Path, *, uninstall: bool) -> None:
+def install_other(
+    target: str, project_dir: Path, *, uninstall: bool, dry_run: bool = False
+) -> None:
     """Install Charter into Cursor, Codex or Gemini CLI (``charter install TARGET``)."""
     from charter.integrations import codex, cursor, gemini
 
@@ -27,9 +30,23 @@ def install_other(target: str, project_dir: Path, *, uninstall: bool) -> None:
         supported = ", ".join(("claude-code", *AGENTS))
         raise CharterError(f"unknown integration {target!r} (supported: {supported})")
     project = load_project(project_dir)
-    changes = installers[target](project.root, uninstall=uninstall, state_dir=project.state_dir)
+    changes = installers[target](
+        project.root, uninstall=uninstall, state_dir=project.state_dir, dry_run=dry_run
+    )
     for line in changes:
         console.print(line)
+    if not uninstall and shutil.which("charter") is None:
+        from charter.integrations.claude_code.installer import charter_executable
+
+        exe = charter_executable()
+        where = f"put {exe.parent} on the agent's PATH" if exe else "install Charter on PATH"
+        console.print(
+            f"note: `charter` is not on PATH here, and {target}'s hooks and MCP server run "
+            f"`charter` from PATH: {where} (activate the virtualenv, or pipx install "
+            "Charter) or they never run",
+            soft_wrap=True,
+            markup=False,
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -55,7 +55,7 @@ def register(app: typer.Typer) -> None:
         if target != "claude-code":
             from charter.cli.install_cmds import install_other
 
-            install_other(target, project_dir, uninstall=uninstall)
+            install_other(target, project_dir, uninstall=uninstall, dry_run=dry_run)
             return
         from charter.integrations.claude_code.installer import install_claude_code
 

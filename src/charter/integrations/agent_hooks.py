@@ -60,12 +60,18 @@ HOOK_TIMEOUT = 28.0
 
 def project_dir(agent: str, payload: dict[str, Any]) -> str:
     """The project root the agent runs in."""
+    return named_project_dir(agent, payload) or str(payload.get("cwd") or os.getcwd())
+
+
+def named_project_dir(agent: str, payload: dict[str, Any]) -> str | None:
+    """The project directory the agent itself names (Cursor's ``workspace_roots``,
+    ``$GEMINI_PROJECT_DIR``), or None: then ``charter hook`` looks for the project
+    around ``cwd`` and answers nothing when there is none."""
     if agent == "cursor":
         roots = payload.get("workspace_roots")
         if isinstance(roots, list) and roots and isinstance(roots[0], str):
             return roots[0]
-    env = os.environ.get("GEMINI_PROJECT_DIR") or os.environ.get("CURSOR_PROJECT_DIR")
-    return env or str(payload.get("cwd") or os.getcwd())
+    return os.environ.get("GEMINI_PROJECT_DIR") or os.environ.get("CURSOR_PROJECT_DIR") or None
 
 
 def to_claude(agent: str, event: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -183,7 +189,10 @@ def run(agent: str, event: str, raw: bytes) -> tuple[dict[str, Any], list[str]]:
         ]
     claude = to_claude(agent, event, payload)
     charter_event, _ = EVENTS[agent][event]
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": claude["cwd"]}
+    named = named_project_dir(agent, payload)
+    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    if named:
+        env["CLAUDE_PROJECT_DIR"] = named
     try:
         proc = subprocess.run(
             # -P: a package directory in the project must not shadow Charter's imports

@@ -6,10 +6,13 @@ must give back exactly what was there. Before the first change each file's previ
 bytes (or its absence) are kept in ``.charter/installs/<agent>.json`` together with the
 hash of what Charter wrote; uninstall restores those bytes when the file is still as
 Charter left it, and otherwise removes only Charter's entries, keeping the user's edits.
+A file edited between two installs keeps only the hash: its recorded bytes are stale.
+Every file is planned before any is written, so a bad file changes nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Callable
@@ -48,13 +51,23 @@ def _read(path: Path) -> str | None:
 
 
 def install_agent(
-    root: Path, agent: str, files: list[Managed], *, uninstall: bool, state_dir: Path
+    root: Path,
+    agent: str,
+    files: list[Managed],
+    *,
+    uninstall: bool,
+    state_dir: Path,
+    dry_run: bool = False,
 ) -> list[str]:
-    """Install (or remove) Charter's entries in ``files``; returns what changed."""
+    """Install (or remove) Charter's entries in ``files``; returns what changed (with
+    ``dry_run``: what would change, and nothing is written).
+
+    Every file is planned before any is written, so a file Charter cannot read (invalid
+    JSON or TOML) stops the whole install with nothing changed."""
     record_path = state_dir / "installs" / f"{agent}.json"
     with locked(state_dir / "install"):
         record = _load_record(record_path)
-        changes = []
+        planned: list[tuple[Path, str | None, str | None]] = []
         for item in files:
             path = writable(root, root / item.rel, what=f"{agent} settings")
             current = _read(path)
@@ -63,18 +76,51 @@ def install_agent(
                 new = _restore(entry, current, item)
             else:
                 if entry is None:
-                    entry = {"original": current}
+                    entry = {"original": current, "created_dirs": _missing_dirs(root, item.rel)}
+                elif _sha(current or "") != entry.get("written"):
+                    # edited since Charter wrote it: the bytes recorded before the first
+                    # install are stale, so uninstall only removes Charter's entries
+                    entry = {"created_dirs": entry.get("created_dirs", [])}
                 new = item.merge(item.strip(current or ""))
                 entry["written"] = _sha(new)
                 record[item.rel] = entry
+            planned.append((path, current, new))
+        if dry_run:
+            return [
+                f"would {_verb(current, new)} {path.relative_to(root).as_posix()}"
+                for path, current, new in planned
+                if current != new
+            ] or ["already up to date"]
+        changes = []
+        for path, current, new in planned:
             changes += _apply(path, current, new)
         if uninstall:
+            for item in files:
+                entry = record.get(item.rel)
+                for rel in entry.get("created_dirs", []) if isinstance(entry, dict) else []:
+                    _remove_if_empty(root, rel)
             if record_path.exists():
                 record_path.unlink()
         else:
             record_path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_text(record_path, json.dumps(record, indent=2, sort_keys=True) + "\n")
     return changes or ["already up to date"]
+
+
+def _missing_dirs(root: Path, rel: str) -> list[str]:
+    """The directories above ``rel`` that do not exist yet, deepest first (an install
+    creates them; uninstall removes them again when they are left empty)."""
+    parents = [p for p in Path(rel).parents if p != Path(".")]
+    return [p.as_posix() for p in parents if not (root / p).exists()]
+
+
+def _remove_if_empty(root: Path, rel: Any) -> None:
+    if not isinstance(rel, str) or Path(rel).is_absolute() or ".." in Path(rel).parts:
+        return
+    path = root / rel
+    if path.is_dir() and not path.is_symlink():
+        with contextlib.suppress(OSError):  # not empty: something else lives there now
+            path.rmdir()
 
 
 def _load_record(path: Path) -> dict[str, Any]:
@@ -91,11 +137,15 @@ def _restore(entry: dict[str, Any] | None, current: str | None, item: Managed) -
     """The text to leave on uninstall (None: no file)."""
     if current is None:
         return None
-    if entry is not None and _sha(current) == entry.get("written"):
+    if entry is not None and "original" in entry and _sha(current) == entry.get("written"):
         original = entry.get("original")
         return original if isinstance(original, str) else None
     stripped = item.strip(current)
     return stripped if stripped else None
+
+
+def _verb(old: str | None, new: str | None) -> str:
+    return "remove" if new is None else ("update" if old is not None else "write")
 
 
 def _apply(path: Path, old: str | None, new: str | None) -> list[str]:
@@ -151,6 +201,15 @@ def add_server(data: dict[str, Any], rel: str, key: str = "mcpServers") -> None:
     if not isinstance(servers, dict):
         raise CharterError(f"{rel}: {key!r} must be an object; not modified")
     servers["charter"] = {"command": COMMAND, "args": ["mcp"]}
+
+
+def append_hook(hooks: dict[str, Any], event: str, entry: Any, rel: str) -> None:
+    """Add ``entry`` to ``hooks[event]``; an event that is not a list is the user's
+    mistake to see, never overwritten."""
+    entries = hooks.setdefault(event, [])
+    if not isinstance(entries, list):
+        raise CharterError(f"{rel}: 'hooks.{event}' must be a list; not modified")
+    entries.append(entry)
 
 
 def strip_hook_groups(

@@ -16,6 +16,7 @@ from charter.errors import CharterError
 from charter.integrations.agent_install import (
     COMMAND,
     Managed,
+    append_hook,
     dump_json,
     install_agent,
     load_json_object,
@@ -50,7 +51,7 @@ def _merge_hooks(text: str) -> str:
         raise CharterError(f"{HOOKS}: 'hooks' must be an object; not modified")
     for event, name in EVENTS.items():
         hook = {"type": "command", "command": f"{COMMAND} hook {name}", "timeout": 30}
-        hooks.setdefault(event, []).append({"hooks": [hook]})
+        append_hook(hooks, event, {"hooks": [hook]}, HOOKS)
     return dump_json(data)
 
 
@@ -95,5 +96,9 @@ FILES = [
 ]
 
 
-def install_codex(root: Path, *, uninstall: bool, state_dir: Path) -> list[str]:
-    return install_agent(root, "codex", FILES, uninstall=uninstall, state_dir=state_dir)
+def install_codex(
+    root: Path, *, uninstall: bool, state_dir: Path, dry_run: bool = False
+) -> list[str]:
+    return install_agent(
+        root, "codex", FILES, uninstall=uninstall, state_dir=state_dir, dry_run=dry_run
+    )

@@ -18,6 +18,7 @@ from charter.integrations.agent_install import (
     COMMAND,
     Managed,
     add_server,
+    append_hook,
     dump_json,
     install_agent,
     is_charter_command,
@@ -51,7 +52,7 @@ def _merge_hooks(text: str) -> str:
         raise CharterError(f"{HOOKS}: 'hooks' must be an object; not modified")
     for event in EVENTS:
         entry = {"command": f"{COMMAND} agent-hook cursor {event}", "timeout": 30}
-        hooks.setdefault(event, []).append(entry)
+        append_hook(hooks, event, entry, HOOKS)
     return dump_json(data)
 
 
@@ -70,5 +71,9 @@ def _merge_mcp(text: str) -> str:
 FILES = [Managed(HOOKS, _merge_hooks, _strip_hooks), Managed(MCP, _merge_mcp, _strip_mcp)]
 
 
-def install_cursor(root: Path, *, uninstall: bool, state_dir: Path) -> list[str]:
-    return install_agent(root, "cursor", FILES, uninstall=uninstall, state_dir=state_dir)
+def install_cursor(
+    root: Path, *, uninstall: bool, state_dir: Path, dry_run: bool = False
+) -> list[str]:
+    return install_agent(
+        root, "cursor", FILES, uninstall=uninstall, state_dir=state_dir, dry_run=dry_run
+    )

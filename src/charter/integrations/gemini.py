@@ -15,6 +15,7 @@ from charter.integrations.agent_install import (
     COMMAND,
     Managed,
     add_server,
+    append_hook,
     dump_json,
     install_agent,
     load_json_object,
@@ -53,7 +54,7 @@ def _merge(text: str) -> str:
             "command": f"{COMMAND} agent-hook gemini {event}",
             "timeout": 30000,
         }
-        hooks.setdefault(event, []).append({"hooks": [hook]})
+        append_hook(hooks, event, {"hooks": [hook]}, SETTINGS)
     add_server(data, SETTINGS)
     return dump_json(data)
 
@@ -61,5 +62,9 @@ def _merge(text: str) -> str:
 FILES = [Managed(SETTINGS, _merge, _strip)]
 
 
-def install_gemini(root: Path, *, uninstall: bool, state_dir: Path) -> list[str]:
-    return install_agent(root, "gemini", FILES, uninstall=uninstall, state_dir=state_dir)
+def install_gemini(
+    root: Path, *, uninstall: bool, state_dir: Path, dry_run: bool = False
+) -> list[str]:
+    return install_agent(
+        root, "gemini", FILES, uninstall=uninstall, state_dir=state_dir, dry_run=dry_run
+    )

@@ -23,6 +23,7 @@ section, no timestamps; the same compiled rules give byte-identical files.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -246,14 +247,75 @@ def _copilot(
     return out
 
 
-def write_export(files: list[ExportFile], out: Path) -> list[Path]:
-    """Write ``files`` under ``out`` (atomically, each); returns the paths written."""
+#: Where each format's files go, as (directory, file-name glob) under the output
+#: directory; agents-md's nested files live anywhere (searched, see _stale).
+_OWN_FILES = {
+    "cursor": (".cursor/rules", "charter-*.mdc"),
+    "claude-rules": (".claude/rules", "charter-*.md"),
+    "copilot": (".github/instructions", "charter-*.instructions.md"),
+}
+#: Directories never searched for stale nested AGENTS.md files.
+_SKIP_DIRS = {"node_modules", "__pycache__", "venv"}
+
+
+def write_export(files: list[ExportFile], out: Path, fmt: str | None = None) -> list[Path]:
+    """Write ``files`` under ``out`` (atomically, each); returns the paths written.
+
+    With ``fmt``, the files an earlier export of that format left under ``out`` that this
+    one no longer writes (a section or scope that is gone) are removed, so the agent does
+    not keep loading rules the sources dropped; only files carrying the generated note
+    are removed, never the user's own. A file of the user's where this export writes one
+    stops it before anything is written (CharterError)."""
+    from charter.errors import CharterError
     from charter.fileio import atomic_write_text
 
+    foreign = [
+        item.path
+        for item in files
+        if (out / item.path).is_file()
+        and not _generated(out / item.path)
+        and (out / item.path).read_bytes() != item.text.encode("utf-8")
+    ]
+    if foreign:
+        raise CharterError(
+            f"{', '.join(foreign)} under {out} not written by `charter export`; not "
+            "overwritten (nothing written): move it, or export to another --out"
+        )
     written = []
     for item in files:
         target = out / item.path
         target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(target, item.text)
         written.append(target)
+    if fmt is not None:
+        keep = {path.resolve() for path in written}
+        for stale in _stale(out, fmt):
+            if stale.resolve() not in keep:
+                stale.unlink()
     return written
+
+
+def _stale(out: Path, fmt: str) -> list[Path]:
+    """Files under ``out`` that an export of ``fmt`` wrote (by name and generated note)."""
+    if fmt in _OWN_FILES:
+        directory, pattern = _OWN_FILES[fmt]
+        candidates = sorted((out / directory).glob(pattern))
+    elif fmt == "agents-md":
+        candidates = []
+        if out.is_dir():
+            for base, dirs, names in os.walk(out):
+                dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS]
+                if "AGENTS.md" in names:
+                    candidates.append(Path(base) / "AGENTS.md")
+    else:
+        return []
+    return [path for path in candidates if path.is_file() and _generated(path)]
+
+
+def _generated(path: Path) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            head = handle.read(65536)
+    except OSError:
+        return False
+    return GENERATED in head

@@ -79,7 +79,8 @@ def runtime_base() -> str:
     return os.path.join(_temp_root(), f"charter-{os.getuid()}")
 
 
-def find_root(start: str) -> str:
+def find_root(start: str, strict: bool = False) -> str:
+    """As :func:`charter.paths.find_root`; with ``strict``, "" when in no project."""
     start = os.path.realpath(start)
     candidate = start
     while True:
@@ -97,7 +98,7 @@ def find_root(start: str) -> str:
             return candidate
         parent = os.path.dirname(candidate)
         if parent == candidate:
-            return start
+            return "" if strict else start
         candidate = parent
 
 
@@ -211,7 +212,10 @@ def run(event: str, deadline: float) -> tuple[int | None, bytes]:
         return None, b""
     env_root = os.environ.get("CLAUDE_PROJECT_DIR")
     try:
-        reply = _ask(find_root(env_root or os.getcwd()), event, raw)
+        root = find_root(env_root) if env_root else find_root(os.getcwd(), strict=True)
+        if not root:  # in no project: the full client says so
+            return None, raw
+        reply = _ask(root, event, raw)
     except Exception:  # anything unexpected: the full client decides
         return None, raw
     if reply is None or not reply.startswith(HEADER):

