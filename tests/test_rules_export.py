@@ -187,3 +187,30 @@ def test_export_never_overwrites_a_file_it_did_not_write(tmp_path: Path, run_cha
     assert run_charter("export", "agents-md", "--out", str(out), cwd=root).returncode == 0
     again = run_charter("export", "agents-md", "--out", str(out), cwd=root)
     assert again.returncode == 0, again.stderr  # its own earlier export is overwritten
+
+
+def test_export_reports_what_it_wrote_left_and_removed(tmp_path: Path, run_charter: Run) -> None:
+    """A re-export that changes nothing rewrites nothing and says so; a removed section's
+    file is reported as removed."""
+    root = _git_project(tmp_path / "p")
+    rules = "# Rules\n\n## Tests\n\n- Run pytest before every commit.\n\n"
+    release = "## Release\n\n- Never push tags by hand.\n"
+    (root / "CLAUDE.md").write_text(rules + release, encoding="utf-8")
+    out = tmp_path / "out"
+    first = run_charter("export", "cursor", "--out", str(out), "--json", cwd=root)
+    assert first.returncode == 0, first.stderr
+    report = json.loads(first.stdout)
+    assert report["written"] == report["files"] and report["files"]
+    assert report["unchanged"] == [] and report["removed"] == []
+    stamps = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    again = json.loads(
+        run_charter("export", "cursor", "--out", str(out), "--json", cwd=root).stdout
+    )
+    assert again["written"] == [] and again["unchanged"] == report["files"]
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == stamps
+    (root / "CLAUDE.md").write_text(rules, encoding="utf-8")
+    human = run_charter("export", "cursor", "--out", str(out), cwd=root)
+    assert human.returncode == 0, human.stderr
+    gone = set(report["files"]) - {p.relative_to(out).as_posix() for p in out.rglob("*.mdc")}
+    assert gone and all(f"removed {out / g}" in " ".join(human.stdout.split()) for g in gone)
+    assert "files unchanged" in human.stdout

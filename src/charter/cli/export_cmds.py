@@ -32,10 +32,22 @@ def register(app: typer.Typer) -> None:
         target = out if out is not None else project.state_dir / "export" / fmt
         if target.exists() and not target.is_dir():
             raise CharterError(f"--out {target} is not a directory")
-        written = write_export(files, target, fmt)
+        done = write_export(files, target, fmt)
         if as_json:
-            emit_json({"format": fmt, "out": str(target), "files": [f.path for f in files]})
+            emit_json(
+                {
+                    "format": fmt,
+                    "out": str(target),
+                    "files": [f.path for f in files],
+                    "written": [p.relative_to(target).as_posix() for p in done.written],
+                    "unchanged": [p.relative_to(target).as_posix() for p in done.unchanged],
+                    "removed": [p.relative_to(target).as_posix() for p in done.removed],
+                }
+            )
             return
-        for path in written:
-            console.print(f"wrote {path}")
-        console.print(f"{len(compiled.rules)} rules in {len(written)} files ({fmt})")
+        for verb, paths in (("wrote", done.written), ("removed", done.removed)):
+            for path in paths:
+                console.print(f"{verb} {path}", soft_wrap=True, markup=False)
+        if done.unchanged:
+            console.print(f"{len(done.unchanged)} files unchanged")
+        console.print(f"{len(compiled.rules)} rules in {len(files)} files ({fmt})")

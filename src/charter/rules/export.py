@@ -258,8 +258,18 @@ _OWN_FILES = {
 _SKIP_DIRS = {"node_modules", "__pycache__", "venv"}
 
 
-def write_export(files: list[ExportFile], out: Path, fmt: str | None = None) -> list[Path]:
-    """Write ``files`` under ``out`` (atomically, each); returns the paths written.
+@dataclass(frozen=True)
+class ExportWrite:
+    """What one export did under its directory: a re-export that changes nothing says so."""
+
+    written: list[Path]
+    unchanged: list[Path]
+    removed: list[Path]
+
+
+def write_export(files: list[ExportFile], out: Path, fmt: str | None = None) -> ExportWrite:
+    """Write ``files`` under ``out`` (atomically, each; a file already holding the same
+    bytes is left alone) and report what was written, left unchanged and removed.
 
     With ``fmt``, the files an earlier export of that format left under ``out`` that this
     one no longer writes (a section or scope that is gone) are removed, so the agent does
@@ -281,18 +291,24 @@ def write_export(files: list[ExportFile], out: Path, fmt: str | None = None) -> 
             f"{', '.join(foreign)} under {out} not written by `charter export`; not "
             "overwritten (nothing written): move it, or export to another --out"
         )
-    written = []
+    written: list[Path] = []
+    unchanged: list[Path] = []
+    removed: list[Path] = []
     for item in files:
         target = out / item.path
+        if target.is_file() and target.read_bytes() == item.text.encode("utf-8"):
+            unchanged.append(target)
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(target, item.text)
         written.append(target)
     if fmt is not None:
-        keep = {path.resolve() for path in written}
+        keep = {path.resolve() for path in [*written, *unchanged]}
         for stale in _stale(out, fmt):
             if stale.resolve() not in keep:
                 stale.unlink()
-    return written
+                removed.append(stale)
+    return ExportWrite(written, unchanged, removed)
 
 
 def _stale(out: Path, fmt: str) -> list[Path]:
