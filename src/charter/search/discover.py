@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -109,8 +110,19 @@ def _gitignore(root: Path) -> pathspec.PathSpec:
     lines: list[str] = []
     for ignore in [root / ".gitignore", root / ".git" / "info" / "exclude"]:
         if ignore.is_file():
-            lines.extend(ignore.read_text(encoding="utf-8", errors="replace").splitlines())
+            lines.extend(read_ignore_file(ignore))
     return pathspec.PathSpec.from_lines("gitignore", lines)
+
+
+def read_ignore_file(path: Path) -> list[str]:
+    """The lines of a ``.gitignore``, or a one-line :class:`CharterError` naming it: a walk
+    that went on without it could read what it hides (a secret, a huge build tree)."""
+    from charter.errors import CharterError
+
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError as exc:
+        raise CharterError(f"cannot read {path}: {exc.strerror}") from None
 
 
 def _walk(start: Path, prune: Callable[[Path], bool]) -> Iterator[Path]:
@@ -169,9 +181,13 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
             if file_kind(rel, settings) is None:
                 continue
             try:
-                size = path.stat().st_size
+                info = path.stat()
             except OSError:
                 continue
+            if not stat.S_ISREG(info.st_mode):  # a FIFO would block the read; a device never ends
+                out.skipped.append((rel, "not a regular file"))
+                continue
+            size = info.st_size
             if size > idx.max_file_bytes:
                 out.skipped.append((rel, f"too large ({size} bytes > search.index.max_file_bytes)"))
                 continue
@@ -186,11 +202,7 @@ def _nested_ignored(root: Path, rel: str, cache: dict[Path, pathspec.PathSpec]) 
         directory = root.joinpath(*parts[:depth])
         if directory not in cache:
             ignore_file = directory / ".gitignore"
-            lines = (
-                ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
-                if ignore_file.is_file()
-                else []
-            )
+            lines = read_ignore_file(ignore_file) if ignore_file.is_file() else []
             import pathspec
 
             cache[directory] = pathspec.PathSpec.from_lines("gitignore", lines)
