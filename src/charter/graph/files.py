@@ -18,7 +18,7 @@ from pathlib import Path
 import pathspec
 
 from charter.config import Project
-from charter.search.discover import _gitignore, glob_regex, read_ignore_file
+from charter.search.discover import _gitignore, glob_regex, own_outputs, read_ignore_file
 
 _ALWAYS_SKIP = frozenset({".git", ".charter", ".hg", ".svn", "__pycache__", "node_modules"})
 
@@ -44,6 +44,7 @@ def list_files(project: Project) -> Listing:
     graph = project.settings.graph
     exclude = _any_glob(graph.exclude)
     deny = _any_glob(project.settings.search.index.deny, lower=True)
+    own = own_outputs(project.settings.search)
     ignore = _gitignore(root)
     use_root_ignore = bool(ignore.patterns)
     out = Listing()
@@ -80,7 +81,7 @@ def list_files(project: Project) -> Listing:
                     continue
                 subdirs.append((entry.path, rel + "/"))
                 continue
-            if exclude is not None and exclude.match(rel):
+            if rel in own or (exclude is not None and exclude.match(rel)):
                 continue
             if not entry.is_file():  # a FIFO would block the read; a device never ends
                 out.skipped.append((rel, "not a regular file"))

@@ -64,6 +64,14 @@ def is_secret(rel_path: str, deny: Sequence[str]) -> bool:
     )
 
 
+def own_outputs(settings: SearchSettings) -> frozenset[str]:
+    """Files Charter itself writes inside the project, outside ``.charter/``: the action
+    log and its lock. Never project content: every search appends to the log, so reading
+    it back would change the index and the graph on each read."""
+    log = settings.actions_log.replace("\\", "/").removeprefix("./")
+    return frozenset({log, log + ".lock"})
+
+
 def file_kind(rel_path: str, settings: SearchSettings) -> str | None:
     """markdown | adr | text | code | python | csv | yaml | json, or None (not indexed)."""
     idx = settings.index
@@ -146,6 +154,7 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
     out = Discovery()
     seen: set[str] = set()
     root_resolved = root.resolve()
+    own = own_outputs(settings)
 
     def prune(directory: Path) -> bool:
         """Skip excluded and ignored directories without walking into them."""
@@ -170,7 +179,7 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
             if rel in seen:
                 continue
             seen.add(rel)
-            if matches_any(rel, idx.exclude):
+            if rel in own or matches_any(rel, idx.exclude):
                 continue
             if is_secret(rel, idx.deny):
                 out.skipped.append((rel, "secret (deny list)"))
