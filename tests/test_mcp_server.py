@@ -95,3 +95,40 @@ def test_rules_tools_answer(session: dict[str, Any]) -> None:
         text = result.content[0].text if result.content else ""
         assert not result.is_error, text
         assert isinstance(tool_payload(result), dict)
+
+
+async def _oversized(root: Path) -> dict[str, Any]:
+    from mcp import Client
+
+    huge = "Session timeout is not passed to the adapter. " * 6000  # ~280k characters
+    out: dict[str, Any] = {}
+    async with Client(mcp_server_params(root)) as client:
+        out["task"] = await client.call_tool("prepare_task_context", {"task": huge})
+        out["node"] = await client.call_tool("graph_node", {"node_id": huge})
+        out["decision"] = await client.call_tool("record_decision", {"decision": huge})
+        out["reason"] = await client.call_tool(
+            "record_decision", {"decision": "Keep urllib3", "reason": huge}
+        )
+        out["risk"] = await client.call_tool("record_risk", {"risk": huge})
+        out["mitigation"] = await client.call_tool(
+            "record_risk", {"risk": "Timeouts regress", "mitigation": huge}
+        )
+        steps = [{"content": f"step {i}", "status": "pending"} for i in range(5000)]
+        out["plan"] = await client.call_tool("update_plan", {"steps": steps})
+        out["still_alive"] = await client.call_tool("tracks", {})
+    return out
+
+
+def test_free_text_arguments_are_bounded_like_the_other_tools(repo: Path) -> None:
+    """search, verify_facts, check_drift and rules_for_task cap their text; the graph and
+    session tools took any size, wrote it to DECISIONS.md or RISKS.md, and echoed a task
+    of megabytes back into the agent's context."""
+    (repo / "app.py").write_text("def send(timeout=None):\n    return timeout\n")
+    out = anyio.run(_oversized, repo)
+    for key in ("task", "node", "decision", "reason", "risk", "mitigation", "plan"):
+        assert out[key].is_error, key
+        assert "at most" in out[key].content[0].text, key
+    assert not out["still_alive"].is_error
+    tracks = repo / "docs" / "tracks"
+    written = [p.read_text() for p in tracks.rglob("*.md")] if tracks.exists() else []
+    assert not any("not passed to the adapter" in text for text in written)
