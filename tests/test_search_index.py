@@ -121,6 +121,26 @@ def test_bad_path_is_one_line_error(tmp_path: Path) -> None:
     assert done.stderr.strip().count("\n") == 0 and "path not found" in done.stderr
 
 
+def test_a_path_outside_the_project_is_refused_not_walked(tmp_path: Path) -> None:
+    """`charter index /etc` walked all of /etc only to list each file as 'outside the
+    project' (1,044 rows, exit 0); `charter index /` would walk the whole disk."""
+    root = _copy_demo(tmp_path)
+    outside = tmp_path / "elsewhere"
+    for n in range(50):
+        (outside / f"d{n}").mkdir(parents=True)
+        (outside / f"d{n}" / "note.md").write_text("# Note\n")
+    for target in (outside, root / ".."):
+        done = subprocess.run(
+            [str(CHARTER), "index", str(target), "--project", str(root)],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 2, done.stdout
+        (line,) = done.stderr.strip().splitlines()
+        assert line.startswith("charter: error:") and "outside the project" in line
+        assert done.stdout == ""
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 def test_files_deleted_in_git_history_are_searchable_in_review(tmp_path: Path) -> None:
     root = _copy_demo(tmp_path)
