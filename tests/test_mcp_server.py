@@ -82,6 +82,16 @@ def test_bad_arguments_are_mcp_errors_not_crashes(session: dict[str, Any]) -> No
     assert not session["still_alive"].is_error  # the server survived them
 
 
+def test_bad_arguments_are_one_line_naming_the_argument(session: dict[str, Any]) -> None:
+    """docs/mcp.md promises a one-line message; pydantic's own text is a block with a
+    'For further information visit' link per error."""
+    expected = {"bad_mode": "mode", "bad_k": "k_out", "missing": "query"}
+    for key, argument in expected.items():
+        (text,) = [c.text for c in session[key].content]
+        assert "\n" not in text and "errors.pydantic.dev" not in text, text
+        assert text.startswith("Error executing tool search: ") and f"{argument}: " in text
+
+
 def test_verify_facts_round_trip(session: dict[str, Any]) -> None:
     data = tool_payload(session["facts"])
     date = next(f for f in data["facts"] if f["text"] == "2025-11-15")
