@@ -305,6 +305,20 @@ def test_schema_violation_refuses_compaction_and_writes_nothing(repo: Path) -> N
     session.close()
 
 
+def test_a_repeated_decision_reports_the_entry_on_file(repo: Path) -> None:
+    """A decision's id comes from its text, so recording it again with another reason
+    appends nothing (append-only); the answer must say what DECISIONS.md holds, not the
+    reason that was dropped."""
+    session = Session(Project.load(repo))
+    first = session.record_decision("Keep urllib3", reason="bound", impact="src/")
+    again = session.record_decision("Keep urllib3", reason="other", impact="")
+    assert again.id == first.id
+    assert (again.reason, again.impact) == ("bound", "src/")
+    (stored,) = session.task_tier(session.track()[0]).decisions
+    assert stored.reason == "bound"
+    session.close()
+
+
 _KILL_DURING_APPEND = """
 import os, signal, sys
 from pathlib import Path

@@ -146,12 +146,17 @@ class Session:
         time: str = "",
         session: str = CLI_SESSION,
     ) -> Decision:
-        """Append a decision to the active track's DECISIONS.md now (append-only, no repeat)."""
+        """Append a decision to the active track's DECISIONS.md now (append-only, no repeat).
+
+        Returns the entry as DECISIONS.md holds it: a decision already on file (same text,
+        same id) keeps its recorded reason and impact."""
         track, _ = self.track()
         entry = Decision.make(decision, reason, impact, source, time)
         self.journal.add(session_key(session), track, "decision", entry.to_dict(), time)
-        self.append_decisions(track, [entry])
-        return entry
+        if self.append_decisions(track, [entry]):
+            return entry
+        on_file = (d for d in self.task_tier(track).decisions if d.id == entry.id)
+        return next(on_file, entry)
 
     def append_decisions(self, track: str, entries: list[Decision]) -> list[Decision]:
         """Append the entries not already in DECISIONS.md; returns those appended."""
