@@ -470,3 +470,16 @@ def test_mcp_session_tools(repo: Path) -> None:
     assert state["track"] == "tz" and state["plan"] == []
     first = (repo / "docs/tracks").iterdir()
     assert any((p / "DECISIONS.md").exists() for p in first if p.is_dir())
+
+
+def test_compact_names_a_transcript_it_cannot_read(repo: Path, run_charter) -> None:
+    """A hook's transcript may be gone (it fails open); a path the user typed must not be
+    ignored in silence: 'wrote nothing new' would look like there was nothing to read."""
+    (repo / "docs").mkdir()
+    for given, message in (("nope.jsonl", "transcript not found"), ("docs", "not a file")):
+        proc = run_charter("session", "compact", "--transcript", given, cwd=repo)
+        assert proc.returncode == 2, proc.stdout
+        (line,) = proc.stderr.strip().splitlines()
+        assert line.startswith("charter: error:") and message in line and given in line
+    (repo / "t.jsonl").write_text("")
+    assert run_charter("session", "compact", "--transcript", "t.jsonl", cwd=repo).returncode == 0

@@ -102,6 +102,15 @@ def register(app: typer.Typer) -> None:
         """Run the deterministic compaction routine now and write a checkpoint."""
         from charter.session.compaction import compact
 
+        if transcript is not None:  # typed by the user: never ignored in silence
+            if not transcript.exists():
+                raise CharterError(f"transcript not found: {transcript}")
+            if not transcript.is_file():
+                raise CharterError(f"transcript is not a file: {transcript}")
+            try:
+                transcript.open("rb").close()
+            except OSError as exc:
+                raise CharterError(f"cannot read transcript {transcript}: {exc.strerror}") from None
         with _session(project_dir) as session:
             result = compact(
                 session,
