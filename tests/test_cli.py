@@ -60,3 +60,11 @@ def test_square_brackets_in_project_text_are_printed_not_read_as_markup(
         for literal in ("[tool.ruff]", "[x]", "[/bold]"):
             assert literal in flat[name], (name, literal, flat[name])
     assert "[medium] open" in flat["risk"]
+
+
+def test_facts_check_help_names_every_sot_format(repo: Path, run_charter) -> None:
+    """SoT records are read from CSV, YAML and JSON (docs/search.md); the help said
+    '(CSV/YAML)'."""
+    proc = run_charter("facts", "check", "--help", cwd=repo, env={"COLUMNS": "200"})
+    assert proc.returncode == 0
+    assert "CSV/YAML/JSON" in proc.stdout

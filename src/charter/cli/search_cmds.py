@@ -181,7 +181,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
-        """Check dates, IDs, numbers and money in a text against the SoT (CSV/YAML)."""
+        """Check dates, IDs, numbers and money in a text against the SoT (CSV/YAML/JSON)."""
         from charter.fileio import read_text
         from charter.search.facts import check_facts
 
