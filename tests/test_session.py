@@ -452,6 +452,10 @@ async def _mcp(root: Path) -> dict[str, Any]:
         out["bad"] = await client.call_tool(
             "update_plan", {"steps": [{"content": "", "status": "pending"}]}
         )
+        out["bad_status"] = await client.call_tool(
+            "update_plan", {"steps": [{"content": "Ship it", "status": "done"}]}
+        )
+        out["create_nothing"] = await client.call_tool("tracks", {"create": True})
         out["switch"] = await client.call_tool("tracks", {"switch": "tz", "create": True})
         out["tracks"] = await client.call_tool("tracks", {})
         out["state"] = await client.call_tool("get_session_state", {})
@@ -465,6 +469,10 @@ def test_mcp_session_tools(repo: Path) -> None:
     assert tool_payload(out["risk"])["severity"] == "high"
     assert tool_payload(out["plan"])["plan"][0]["status"] == "in_progress"
     assert out["bad"].is_error
+    # a wrong status names the right ones; create without a name is not a silent no-op
+    bad_status = out["bad_status"].content[0].text
+    assert out["bad_status"].is_error and "pending, in_progress, completed" in bad_status
+    assert out["create_nothing"].is_error and "switch" in out["create_nothing"].content[0].text
     assert tool_payload(out["tracks"])["active"] == "tz"
     state = tool_payload(out["state"])
     assert state["track"] == "tz" and state["plan"] == []

@@ -98,6 +98,10 @@ def register(tools: ToolSet) -> None:
         "makes it).",
     )
     def tracks(switch: str | None = None, create: bool = False) -> dict[str, Any]:
+        if create and not switch:
+            from charter.errors import CharterError
+
+            raise CharterError("create=true needs switch=NAME, the track to create")
         with session() as s:
             if switch and create:
                 s.tracks.new(switch)

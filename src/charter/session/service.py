@@ -246,7 +246,10 @@ class Session:
             if not s["content"]:
                 raise CharterError("every plan step needs content")
             if s["status"] not in {"pending", "in_progress", "completed", "cancelled"}:
-                raise CharterError(f"unknown plan status {s['status']!r}")
+                raise CharterError(
+                    f"unknown plan status {s['status']!r} "
+                    "(pending, in_progress, completed, cancelled)"
+                )
         self.journal.add(
             session_key(session), track, "plan", {"source": "user", "steps": normalised}, time
         )
