@@ -334,3 +334,20 @@ def test_an_unreadable_config_or_ignore_file_is_one_line_naming_it(
     assert "PermissionError" not in line
     assert f"cannot read {target}" in line and "Permission denied" in line, line
     assert res.returncode == 2
+
+
+@pytest.mark.parametrize("command", [("index",), ("graph", "build")])
+def test_a_huge_gitignore_is_one_line_not_minutes_and_gigabytes(
+    repo: Path, command: tuple[str, ...]
+) -> None:
+    """A 40 MB .gitignore (3 million patterns) took 112 s and 2 GB to compile into
+    matchers. Real ones are kilobytes; past the cap the file is named and the run stops
+    (going on without it could read what it hides)."""
+    write(repo, "docs/note.md", "# Note\n\nhello\n")
+    write(repo, ".gitignore", "".join(f"build{i}/\n" for i in range(200_000)))  # ~2.3 MB
+    code, _, err, peak, seconds = run_measured(*command, cwd=repo, timeout=120)
+    assert_no_traceback(err)
+    (line,) = error_lines(err)
+    assert ".gitignore" in line and "too large" in line, line
+    assert code == 2
+    assert seconds < 30 and peak < GIB

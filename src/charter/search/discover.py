@@ -122,12 +122,19 @@ def _gitignore(root: Path) -> pathspec.PathSpec:
     return pathspec.PathSpec.from_lines("gitignore", lines)
 
 
+#: A .gitignore is kilobytes; millions of patterns take minutes and gigabytes to compile.
+MAX_IGNORE_BYTES = 1024 * 1024
+
+
 def read_ignore_file(path: Path) -> list[str]:
     """The lines of a ``.gitignore``, or a one-line :class:`CharterError` naming it: a walk
     that went on without it could read what it hides (a secret, a huge build tree)."""
     from charter.errors import CharterError
 
     try:
+        size = path.stat().st_size
+        if size > MAX_IGNORE_BYTES:
+            raise CharterError(f"{path} too large ({size} bytes > {MAX_IGNORE_BYTES})")
         return path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError as exc:
         raise CharterError(f"cannot read {path}: {exc.strerror}") from None
