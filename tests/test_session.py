@@ -30,7 +30,7 @@ from charter.session.schema import (
     render_risks,
 )
 from charter.session.service import Session
-from tests.conftest import mcp_server_params, tool_payload
+from tests.conftest import mcp_server_params, run_hook, tool_payload
 
 NO_WORKER = "[hooks]\nwarm_worker = false\n"
 
@@ -491,3 +491,26 @@ def test_compact_names_a_transcript_it_cannot_read(repo: Path, run_charter) -> N
         assert line.startswith("charter: error:") and message in line and given in line
     (repo / "t.jsonl").write_text("")
     assert run_charter("session", "compact", "--transcript", "t.jsonl", cwd=repo).returncode == 0
+
+
+def test_one_bad_core_file_is_a_note_not_the_loss_of_the_whole_state(
+    repo: Path, run_charter
+) -> None:
+    """CLAUDE.md over the session read cap (or unreadable, or not UTF-8) made recovery —
+    and so SessionStart after a compaction — give back nothing: no plan, no decisions."""
+    noted = run_charter("session", "note", "decision", "Keep the CLI small", cwd=repo)
+    assert noted.returncode == 0
+    (repo / "CLAUDE.md").write_text("# Rules\n\n" + "- Always run the tests.\n" * 120_000)
+    (repo / "docs" / "context").mkdir(parents=True)
+    (repo / "docs" / "context" / "ROLES.md").write_bytes(b"# Roles\n\ncaf\xe9\n")
+    proc = run_charter("session", "recover", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert [d["decision"] for d in data["decisions"]] == ["Keep the CLI small"]
+    assert "Keep the CLI small" in data["text"]
+    notes = " ".join(data["notes"])
+    assert "CLAUDE.md" in notes and "too large" in notes
+    assert "docs/context/ROLES.md" in notes and "UTF-8" in notes
+    hook = run_hook(run_charter, repo, "SessionStart", source="compact")
+    context = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Keep the CLI small" in context

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from charter.errors import CharterError
 from charter.session.compaction import interrupted, load_checkpoint, sha256_file
 from charter.session.instructions import standing
 from charter.session.schema import PlanStep, read_optional
@@ -90,7 +91,13 @@ def recover(
     result = Recovered(track)
     if created:
         result.notes.append(f"created track {track} (docs/tracks/ACTIVE_TRACK)")
-    core = [(name, read_optional(session.root / name)) for name in session.settings.core_files]
+    core: list[tuple[str, str | None]] = []
+    for name in session.settings.core_files:
+        try:
+            core.append((name, read_optional(session.root / name)))
+        except CharterError as exc:  # one bad file must not cost the plan and decisions
+            result.notes.append(f"{name} skipped: {exc}")
+            core.append((name, None))
     tier = session.task_tier(track)
     checkpoint = load_checkpoint(session, track)
     result.checkpoint = checkpoint
