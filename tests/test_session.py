@@ -514,3 +514,66 @@ def test_one_bad_core_file_is_a_note_not_the_loss_of_the_whole_state(
     hook = run_hook(run_charter, repo, "SessionStart", source="compact")
     context = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "Keep the CLI small" in context
+
+
+AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
+GH_TOKEN = "ghp_1234567890abcdefghijABCDEFGHIJ123456"
+
+
+def test_secrets_are_redacted_before_the_session_stores_them(repo: Path, run_charter) -> None:
+    """README: 'secrets are detected by content and redacted before anything is stored or
+    served'. A token in a noted decision went verbatim into DECISIONS.md (a committed
+    file); a key in a prompt went into .charter/session.db and back out of recovery."""
+    assert (
+        run_charter(
+            "session", "note", "decision", f"CI pushes with {GH_TOKEN}", cwd=repo
+        ).returncode
+        == 0
+    )
+    assert (
+        run_charter(
+            "session",
+            "note",
+            "risk",
+            f"Key {AWS_KEY} leaked",
+            "--mitigation",
+            f"rotate {AWS_KEY}",
+            cwd=repo,
+        ).returncode
+        == 0
+    )
+    prompt = f"Always deploy with the key {AWS_KEY}, never ask for another one."
+    assert run_hook(run_charter, repo, "UserPromptSubmit", prompt=prompt).returncode == 0
+    assert (
+        run_hook(
+            run_charter,
+            repo,
+            "PostToolUse",
+            tool_name="Bash",
+            tool_input={"command": "pytest -q"},
+            tool_response={
+                "stdout": f"FAILED test_ci.py - token {GH_TOKEN}\n1 failed",
+                "stderr": "",
+            },
+        ).returncode
+        == 0
+    )
+    recovered = run_charter("session", "recover", "--session", "test-session", "--json", cwd=repo)
+    assert recovered.returncode == 0, recovered.stderr
+    stored = [p for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts]
+    assert any(p.name == "session.db" for p in stored)
+    for path in stored:
+        data = path.read_bytes()
+        assert AWS_KEY.encode() not in data and GH_TOKEN.encode() not in data, path
+    for text in (recovered.stdout, run_charter("session", "state", "--json", cwd=repo).stdout):
+        assert AWS_KEY not in text and GH_TOKEN not in text
+    decisions = next(repo.rglob("DECISIONS.md")).read_text()
+    assert "CI pushes with [REDACTED:github-token]" in decisions
+
+    # served: a secret a person typed into a core file never comes back out
+    core = repo / "docs" / "context" / "CONTEXT_CORE.md"
+    core.parent.mkdir(parents=True, exist_ok=True)
+    core.write_text(f"# Core\n\nThe deploy key is {AWS_KEY}.\n")
+    served = run_charter("session", "recover", "--json", cwd=repo)
+    assert served.returncode == 0 and AWS_KEY not in served.stdout
+    assert "The deploy key is [REDACTED:aws-access-key]" in json.loads(served.stdout)["text"]
