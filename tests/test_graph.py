@@ -235,6 +235,9 @@ def test_tools_follow_ups(repo: Path) -> None:
         tools.get_node(project, "src:nope.py")
     with pytest.raises(CharterError):
         tools.impact_of(project, "nope.py")
+    # a misspelt relation is named, with the graph's relations; not an empty list
+    with pytest.raises(CharterError, match=r"'test'.*imports.*tests"):
+        tools.graph_node(project, "billing/invoices.py", "edges", relation="test")
 
 
 def test_front_end_nodes_and_style_bridge(repo: Path) -> None:
