@@ -204,6 +204,8 @@ def test_task_context_cli_cold_and_errors(repo: Path, run_charter: Callable[...,
     bad = run_charter("task-context", "  ", cwd=repo)
     assert bad.returncode != 0 and bad.stderr.startswith("charter: error:")
     assert "Traceback" not in bad.stderr
+    negative = run_charter("task-context", "export invoices", "--depth", "-1", cwd=repo)
+    assert negative.returncode == 2 and "--depth" in negative.stderr
     built = run_charter("graph", "build", "--json", cwd=repo)
     assert json.loads(built.stdout)["parsed"] == 0
     capsule = run_charter("capsule", "--json", cwd=repo)
