@@ -68,3 +68,17 @@ def test_facts_check_help_names_every_sot_format(repo: Path, run_charter) -> Non
     proc = run_charter("facts", "check", "--help", cwd=repo, env={"COLUMNS": "200"})
     assert proc.returncode == 0
     assert "CSV/YAML/JSON" in proc.stdout
+
+
+def test_failing_checks_exit_1_as_documented(repo: Path, run_charter) -> None:
+    """'session evaluate' and 'session gates' print FAIL and promise exit 1; typer.Exit(1)
+    inside a command was returned, not raised, by app(standalone_mode=False), so both
+    exited 0 and a CI step running them could never fail."""
+    for args, says in (
+        (("session", "evaluate"), "SPEC.md does not exist"),
+        (("session", "gates"), "gates failed: evaluator"),
+    ):
+        proc = run_charter(*args, cwd=repo)
+        assert says in proc.stdout + proc.stderr, args
+        assert proc.returncode == 1, (args, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr
