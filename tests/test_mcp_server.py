@@ -142,3 +142,22 @@ def test_free_text_arguments_are_bounded_like_the_other_tools(repo: Path) -> Non
     tracks = repo / "docs" / "tracks"
     written = [p.read_text() for p in tracks.rglob("*.md")] if tracks.exists() else []
     assert not any("not passed to the adapter" in text for text in written)
+
+
+def test_a_missing_project_stops_the_server_at_once(tmp_path: Path) -> None:
+    """'charter mcp --project /typo' started, said nothing, and failed every tool call
+    later; a registered server with a wrong path should say so when it starts."""
+    import subprocess
+
+    from tests.conftest import CHARTER_BIN
+
+    proc = subprocess.run(
+        [str(CHARTER_BIN), "mcp", "--project", str(tmp_path / "typo")],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith("charter: error:") and "typo" in line

@@ -238,6 +238,8 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         """Run Charter's MCP server on stdio (for Claude Code, Cursor, Codex)."""
         from charter.integrations.mcp_server import serve
 
+        if not project_dir.exists():  # a config error is a tool error later; a typo is now
+            raise CharterError(f"project path not found: {project_dir}")
         serve(project_dir)
 
     @eval_app.command("ir")
