@@ -32,3 +32,53 @@ def test_output_is_flushed_before_the_fast_exit(repo: Path, run_charter) -> None
     proc = run_charter("context", "check the invariants", "--json", "--top", "300", cwd=repo)
     assert proc.returncode == 0, proc.stderr
     assert len(json.loads(proc.stdout)["shards"]) > 100
+
+
+BRACKETS = "Put it in the [tool.ruff] table, tick [x] when done, never close [/bold] tags."
+
+
+def test_square_brackets_in_project_text_are_printed_not_read_as_markup(
+    repo: Path, run_charter
+) -> None:
+    """Tables print the project's own words (docs, rules, plan steps, risks). Read as Rich
+    markup, '[x]' or '[high]' vanished and a stray '[/bold]' crashed the command."""
+    (repo / "docs").mkdir()
+    (repo / "docs" / "style.md").write_text(f"# Style\n\n{BRACKETS} zorblax\n")
+    (repo / "CLAUDE.md").write_text(f"# Rules\n\n## Always\n\n- {BRACKETS}\n")
+    runs = {
+        "index": run_charter("index", cwd=repo),
+        "search": run_charter("search", "zorblax", "--mode", "planning", cwd=repo),
+        "compile": run_charter("compile", cwd=repo),
+        "context": run_charter("context", "tick the ruff table tags", cwd=repo),
+        "risk": run_charter("session", "note", "risk", "Ruff [tool.ruff] drift", cwd=repo),
+    }
+    for name, proc in runs.items():
+        assert proc.returncode == 0, (name, proc.stderr)
+        assert "MarkupError" not in proc.stderr, name
+    flat = {name: " ".join(proc.stdout.split()) for name, proc in runs.items()}
+    for name in ("search", "compile", "context"):
+        for literal in ("[tool.ruff]", "[x]", "[/bold]"):
+            assert literal in flat[name], (name, literal, flat[name])
+    assert "[medium] open" in flat["risk"]
+
+
+def test_facts_check_help_names_every_sot_format(repo: Path, run_charter) -> None:
+    """SoT records are read from CSV, YAML and JSON (docs/search.md); the help said
+    '(CSV/YAML)'."""
+    proc = run_charter("facts", "check", "--help", cwd=repo, env={"COLUMNS": "200"})
+    assert proc.returncode == 0
+    assert "CSV/YAML/JSON" in proc.stdout
+
+
+def test_failing_checks_exit_1_as_documented(repo: Path, run_charter) -> None:
+    """'session evaluate' and 'session gates' print FAIL and promise exit 1; typer.Exit(1)
+    inside a command was returned, not raised, by app(standalone_mode=False), so both
+    exited 0 and a CI step running them could never fail."""
+    for args, says in (
+        (("session", "evaluate"), "SPEC.md does not exist"),
+        (("session", "gates"), "gates failed: evaluator"),
+    ):
+        proc = run_charter(*args, cwd=repo)
+        assert says in proc.stdout + proc.stderr, args
+        assert proc.returncode == 1, (args, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr

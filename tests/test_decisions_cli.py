@@ -100,6 +100,17 @@ def test_render_injects_canonical_json_verbatim(merged: Path, run_charter: Run) 
     assert res.stdout.endswith("End $$\n") and "$$PGC" not in res.stdout
 
 
+def test_render_refuses_a_template_that_would_explode(merged: Path, run_charter: Run) -> None:
+    """Each token expands to the whole decisions file: 24,000 of them (480 KB, under the
+    MCP tool's 500,000-character cap) made 24 MB here, and gigabytes with a larger file."""
+    tpl = merged / "bomb.md"
+    tpl.write_text("$$PGC_CLARIFICATIONS" * 24_000)
+    res = run_charter("render", str(tpl), cwd=merged)
+    assert res.returncode == 2 and res.stdout == ""
+    (line,) = res.stderr.strip().splitlines()
+    assert line.startswith("charter: error:") and "too large" in line
+
+
 def test_bad_input_is_one_line(repo: Path, run_charter: Run) -> None:
     (repo / "q.json").write_text("{not json")
     res = run_charter(

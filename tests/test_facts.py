@@ -76,6 +76,12 @@ def test_fact_recognisers_normalise() -> None:
     assert facts == {"15 Nov 2025": "2025-11-15", "$1.2M": "1200000", "99.9%": "99.9%"}
 
 
+def test_a_dotted_version_is_not_cut_into_a_number() -> None:
+    """'Requests 2.32.4' was checked as the number 2.32: a fact the text never states."""
+    texts = {f.text for f in find_facts("Requests 2.32.4 shipped on 2025-06-10; fee 2.5.")}
+    assert texts == {"2025-06-10", "2.5"}
+
+
 def test_check_is_logged(project: Project) -> None:
     check_facts(project, "ENG-002 fee is $38,000.", source="memo.md")
     rows = read_actions(project.root / "logs" / "context_actions.csv")

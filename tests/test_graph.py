@@ -206,6 +206,8 @@ def test_task_context_cli_cold_and_errors(repo: Path, run_charter: Callable[...,
     bad = run_charter("task-context", "  ", cwd=repo)
     assert bad.returncode != 0 and bad.stderr.startswith("charter: error:")
     assert "Traceback" not in bad.stderr
+    negative = run_charter("task-context", "export invoices", "--depth", "-1", cwd=repo)
+    assert negative.returncode == 2 and "--depth" in negative.stderr
     built = run_charter("graph", "build", "--json", cwd=repo)
     assert json.loads(built.stdout)["parsed"] == 0
     capsule = run_charter("capsule", "--json", cwd=repo)
@@ -253,6 +255,9 @@ def test_tools_follow_ups(repo: Path) -> None:
         tools.get_node(project, "src:nope.py")
     with pytest.raises(CharterError):
         tools.impact_of(project, "nope.py")
+    # a misspelt relation is named, with the graph's relations; not an empty list
+    with pytest.raises(CharterError, match=r"'test'.*imports.*tests"):
+        tools.graph_node(project, "billing/invoices.py", "edges", relation="test")
 
 
 def test_front_end_nodes_and_style_bridge(repo: Path) -> None:

@@ -255,3 +255,99 @@ def test_sot_over_the_streaming_cap_is_named_in_a_note_and_in_json(repo: Path) -
     code, _, err, _, _ = run_measured("facts", "check", "claim.md", cwd=repo)
     assert code == 0
     assert "sot/ledger.csv not checked" in err
+
+
+# -- special files and unreadable inputs ---------------------------------------------------
+
+
+def run_bounded(
+    *args: str, cwd: Path, timeout: float = 60, prefix: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    """``charter args`` in its own process group, killed whole if it overruns, so a hang
+    fails the test instead of leaving a process blocked behind it."""
+    proc = subprocess.Popen(
+        [*prefix, *CHARTER, *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        proc.communicate()
+        pytest.fail(f"charter {' '.join(args)} hung for {timeout} s")
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+@pytest.mark.parametrize("command", [("index", "--json"), ("graph", "build", "--json")])
+def test_a_named_pipe_in_the_project_is_not_opened(repo: Path, command: tuple[str, ...]) -> None:
+    """Opening a FIFO blocks until a writer comes; a project walk must never wait on one."""
+    write(repo, "docs/note.md", "# Note\n\nThe pipe must not block indexing.\n")
+    os.mkfifo(repo / "docs" / "pipe.md")
+    res = run_bounded(*command, cwd=repo)
+    assert_no_traceback(res.stderr)
+    assert res.returncode == 0, res.stderr
+    report = json.loads(res.stdout)
+    if command[0] == "index":
+        assert report["indexed"] == ["docs/note.md"]
+        assert {"path": "docs/pipe.md", "reason": "not a regular file"} in report["skipped"]
+    else:
+        assert report["counts"]["source"] == 1
+
+
+def without_file_permissions() -> tuple[str, ...]:
+    """A prefix that runs a command unable to read a mode-000 file: nothing for a normal
+    user; for root, ``setpriv`` dropping the capabilities that bypass file modes."""
+    if os.geteuid() != 0:
+        return ()
+    import shutil
+
+    if shutil.which("setpriv") is None:
+        pytest.skip("root without setpriv cannot play a user who lacks read permission")
+    return ("setpriv", "--bounding-set=-dac_override,-dac_read_search")
+
+
+@pytest.mark.parametrize(
+    ("name", "command"),
+    [
+        ("charter.toml", ("search", "anything")),
+        (".gitignore", ("index",)),
+        (".gitignore", ("graph", "build")),
+        ("docs/.gitignore", ("index",)),
+        ("docs/.gitignore", ("graph", "build")),
+    ],
+)
+def test_an_unreadable_config_or_ignore_file_is_one_line_naming_it(
+    repo: Path, name: str, command: tuple[str, ...]
+) -> None:
+    """An ignore file that cannot be read must stop the walk (what it hides might be a
+    secret), with the file named and exit code 2: a user error, not a crash."""
+    write(repo, "docs/note.md", "# Note\n\nhello\n")
+    target = write(repo, name, "[search]\n" if name.endswith(".toml") else "*.log\n")
+    target.chmod(0)
+    res = run_bounded(*command, cwd=repo, prefix=without_file_permissions())
+    assert_no_traceback(res.stderr)
+    (line,) = error_lines(res.stderr)
+    assert "PermissionError" not in line
+    assert f"cannot read {target}" in line and "Permission denied" in line, line
+    assert res.returncode == 2
+
+
+@pytest.mark.parametrize("command", [("index",), ("graph", "build")])
+def test_a_huge_gitignore_is_one_line_not_minutes_and_gigabytes(
+    repo: Path, command: tuple[str, ...]
+) -> None:
+    """A 40 MB .gitignore (3 million patterns) took 112 s and 2 GB to compile into
+    matchers. Real ones are kilobytes; past the cap the file is named and the run stops
+    (going on without it could read what it hides)."""
+    write(repo, "docs/note.md", "# Note\n\nhello\n")
+    write(repo, ".gitignore", "".join(f"build{i}/\n" for i in range(200_000)))  # ~2.3 MB
+    code, _, err, peak, seconds = run_measured(*command, cwd=repo, timeout=120)
+    assert_no_traceback(err)
+    (line,) = error_lines(err)
+    assert ".gitignore" in line and "too large" in line, line
+    assert code == 2
+    assert seconds < 30 and peak < GIB

@@ -82,6 +82,16 @@ def test_bad_arguments_are_mcp_errors_not_crashes(session: dict[str, Any]) -> No
     assert not session["still_alive"].is_error  # the server survived them
 
 
+def test_bad_arguments_are_one_line_naming_the_argument(session: dict[str, Any]) -> None:
+    """docs/mcp.md promises a one-line message; pydantic's own text is a block with a
+    'For further information visit' link per error."""
+    expected = {"bad_mode": "mode", "bad_k": "k_out", "missing": "query"}
+    for key, argument in expected.items():
+        (text,) = [c.text for c in session[key].content]
+        assert "\n" not in text and "errors.pydantic.dev" not in text, text
+        assert text.startswith("Error executing tool search: ") and f"{argument}: " in text
+
+
 def test_verify_facts_round_trip(session: dict[str, Any]) -> None:
     data = tool_payload(session["facts"])
     date = next(f for f in data["facts"] if f["text"] == "2025-11-15")
@@ -95,3 +105,59 @@ def test_rules_tools_answer(session: dict[str, Any]) -> None:
         text = result.content[0].text if result.content else ""
         assert not result.is_error, text
         assert isinstance(tool_payload(result), dict)
+
+
+async def _oversized(root: Path) -> dict[str, Any]:
+    from mcp import Client
+
+    huge = "Session timeout is not passed to the adapter. " * 6000  # ~280k characters
+    out: dict[str, Any] = {}
+    async with Client(mcp_server_params(root)) as client:
+        out["task"] = await client.call_tool("prepare_task_context", {"task": huge})
+        out["node"] = await client.call_tool("graph_node", {"node_id": huge})
+        out["decision"] = await client.call_tool("record_decision", {"decision": huge})
+        out["reason"] = await client.call_tool(
+            "record_decision", {"decision": "Keep urllib3", "reason": huge}
+        )
+        out["risk"] = await client.call_tool("record_risk", {"risk": huge})
+        out["mitigation"] = await client.call_tool(
+            "record_risk", {"risk": "Timeouts regress", "mitigation": huge}
+        )
+        steps = [{"content": f"step {i}", "status": "pending"} for i in range(5000)]
+        out["plan"] = await client.call_tool("update_plan", {"steps": steps})
+        out["still_alive"] = await client.call_tool("tracks", {})
+    return out
+
+
+def test_free_text_arguments_are_bounded_like_the_other_tools(repo: Path) -> None:
+    """search, verify_facts, check_drift and rules_for_task cap their text; the graph and
+    session tools took any size, wrote it to DECISIONS.md or RISKS.md, and echoed a task
+    of megabytes back into the agent's context."""
+    (repo / "app.py").write_text("def send(timeout=None):\n    return timeout\n")
+    out = anyio.run(_oversized, repo)
+    for key in ("task", "node", "decision", "reason", "risk", "mitigation", "plan"):
+        assert out[key].is_error, key
+        assert "at most" in out[key].content[0].text, key
+    assert not out["still_alive"].is_error
+    tracks = repo / "docs" / "tracks"
+    written = [p.read_text() for p in tracks.rglob("*.md")] if tracks.exists() else []
+    assert not any("not passed to the adapter" in text for text in written)
+
+
+def test_a_missing_project_stops_the_server_at_once(tmp_path: Path) -> None:
+    """'charter mcp --project /typo' started, said nothing, and failed every tool call
+    later; a registered server with a wrong path should say so when it starts."""
+    import subprocess
+
+    from tests.conftest import CHARTER_BIN
+
+    proc = subprocess.run(
+        [str(CHARTER_BIN), "mcp", "--project", str(tmp_path / "typo")],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith("charter: error:") and "typo" in line

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,6 +121,26 @@ def test_bad_path_is_one_line_error(tmp_path: Path) -> None:
     assert done.stderr.strip().count("\n") == 0 and "path not found" in done.stderr
 
 
+def test_a_path_outside_the_project_is_refused_not_walked(tmp_path: Path) -> None:
+    """`charter index /etc` walked all of /etc only to list each file as 'outside the
+    project' (1,044 rows, exit 0); `charter index /` would walk the whole disk."""
+    root = _copy_demo(tmp_path)
+    outside = tmp_path / "elsewhere"
+    for n in range(50):
+        (outside / f"d{n}").mkdir(parents=True)
+        (outside / f"d{n}" / "note.md").write_text("# Note\n")
+    for target in (outside, root / ".."):
+        done = subprocess.run(
+            [str(CHARTER), "index", str(target), "--project", str(root)],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 2, done.stdout
+        (line,) = done.stderr.strip().splitlines()
+        assert line.startswith("charter: error:") and "outside the project" in line
+        assert done.stdout == ""
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 def test_files_deleted_in_git_history_are_searchable_in_review(tmp_path: Path) -> None:
     root = _copy_demo(tmp_path)
@@ -207,3 +229,34 @@ def test_sources_of_common_languages_are_indexed_by_default(tmp_path: Path) -> N
     with open_engine(root) as engine:
         hits = engine.search("waive_weekend_surcharge", mode="review", log=False).results
     assert "app/fees.R" in [h.path for h in hits[:3]]
+
+
+def test_review_that_the_time_window_empties_says_so(tmp_path: Path) -> None:
+    """A repository whose last commit is older than the review window gets no result in
+    review mode; an empty list with no word of why reads as a broken index."""
+    root = tmp_path / "proj"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "guide.md").write_text("# Guide\n\nSet a timeout on every session.\n")
+    (root / "charter.toml").write_text("")
+    old = time.time() - 90 * 86400
+    for path in (root / "docs" / "guide.md", root / "charter.toml"):
+        os.utime(path, (old, old))
+    subprocess.run([str(CHARTER), "index"], cwd=root, check=True, capture_output=True)
+
+    def search(mode: str) -> dict[str, Any]:
+        res = subprocess.run(
+            [str(CHARTER), "search", "session timeout", "--mode", mode, "--json"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+        )
+        assert res.returncode == 0, res.stderr
+        data: dict[str, Any] = json.loads(res.stdout)
+        return data
+
+    review = search("review")
+    assert review["results"] == []
+    (warning,) = review["warnings"]
+    assert "30 days" in warning and "search.modes.review.time_window_days" in warning
+    planning = search("planning")
+    assert planning["results"] and planning["warnings"] == []

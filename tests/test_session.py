@@ -30,7 +30,7 @@ from charter.session.schema import (
     render_risks,
 )
 from charter.session.service import Session
-from tests.conftest import mcp_server_params, tool_payload
+from tests.conftest import mcp_server_params, run_hook, tool_payload
 
 NO_WORKER = "[hooks]\nwarm_worker = false\n"
 
@@ -305,6 +305,20 @@ def test_schema_violation_refuses_compaction_and_writes_nothing(repo: Path) -> N
     session.close()
 
 
+def test_a_repeated_decision_reports_the_entry_on_file(repo: Path) -> None:
+    """A decision's id comes from its text, so recording it again with another reason
+    appends nothing (append-only); the answer must say what DECISIONS.md holds, not the
+    reason that was dropped."""
+    session = Session(Project.load(repo))
+    first = session.record_decision("Keep urllib3", reason="bound", impact="src/")
+    again = session.record_decision("Keep urllib3", reason="other", impact="")
+    assert again.id == first.id
+    assert (again.reason, again.impact) == ("bound", "src/")
+    (stored,) = session.task_tier(session.track()[0]).decisions
+    assert stored.reason == "bound"
+    session.close()
+
+
 _KILL_DURING_APPEND = """
 import os, signal, sys
 from pathlib import Path
@@ -438,6 +452,10 @@ async def _mcp(root: Path) -> dict[str, Any]:
         out["bad"] = await client.call_tool(
             "update_plan", {"steps": [{"content": "", "status": "pending"}]}
         )
+        out["bad_status"] = await client.call_tool(
+            "update_plan", {"steps": [{"content": "Ship it", "status": "done"}]}
+        )
+        out["create_nothing"] = await client.call_tool("tracks", {"create": True})
         out["switch"] = await client.call_tool("tracks", {"switch": "tz", "create": True})
         out["tracks"] = await client.call_tool("tracks", {})
         out["state"] = await client.call_tool("get_session_state", {})
@@ -451,8 +469,111 @@ def test_mcp_session_tools(repo: Path) -> None:
     assert tool_payload(out["risk"])["severity"] == "high"
     assert tool_payload(out["plan"])["plan"][0]["status"] == "in_progress"
     assert out["bad"].is_error
+    # a wrong status names the right ones; create without a name is not a silent no-op
+    bad_status = out["bad_status"].content[0].text
+    assert out["bad_status"].is_error and "pending, in_progress, completed" in bad_status
+    assert out["create_nothing"].is_error and "switch" in out["create_nothing"].content[0].text
     assert tool_payload(out["tracks"])["active"] == "tz"
     state = tool_payload(out["state"])
     assert state["track"] == "tz" and state["plan"] == []
     first = (repo / "docs/tracks").iterdir()
     assert any((p / "DECISIONS.md").exists() for p in first if p.is_dir())
+
+
+def test_compact_names_a_transcript_it_cannot_read(repo: Path, run_charter) -> None:
+    """A hook's transcript may be gone (it fails open); a path the user typed must not be
+    ignored in silence: 'wrote nothing new' would look like there was nothing to read."""
+    (repo / "docs").mkdir()
+    for given, message in (("nope.jsonl", "transcript not found"), ("docs", "not a file")):
+        proc = run_charter("session", "compact", "--transcript", given, cwd=repo)
+        assert proc.returncode == 2, proc.stdout
+        (line,) = proc.stderr.strip().splitlines()
+        assert line.startswith("charter: error:") and message in line and given in line
+    (repo / "t.jsonl").write_text("")
+    assert run_charter("session", "compact", "--transcript", "t.jsonl", cwd=repo).returncode == 0
+
+
+def test_one_bad_core_file_is_a_note_not_the_loss_of_the_whole_state(
+    repo: Path, run_charter
+) -> None:
+    """CLAUDE.md over the session read cap (or unreadable, or not UTF-8) made recovery —
+    and so SessionStart after a compaction — give back nothing: no plan, no decisions."""
+    noted = run_charter("session", "note", "decision", "Keep the CLI small", cwd=repo)
+    assert noted.returncode == 0
+    (repo / "CLAUDE.md").write_text("# Rules\n\n" + "- Always run the tests.\n" * 120_000)
+    (repo / "docs" / "context").mkdir(parents=True)
+    (repo / "docs" / "context" / "ROLES.md").write_bytes(b"# Roles\n\ncaf\xe9\n")
+    proc = run_charter("session", "recover", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert [d["decision"] for d in data["decisions"]] == ["Keep the CLI small"]
+    assert "Keep the CLI small" in data["text"]
+    notes = " ".join(data["notes"])
+    assert "CLAUDE.md" in notes and "too large" in notes
+    assert "docs/context/ROLES.md" in notes and "UTF-8" in notes
+    hook = run_hook(run_charter, repo, "SessionStart", source="compact")
+    context = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Keep the CLI small" in context
+
+
+AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
+GH_TOKEN = "ghp_1234567890abcdefghijABCDEFGHIJ123456"
+
+
+def test_secrets_are_redacted_before_the_session_stores_them(repo: Path, run_charter) -> None:
+    """README: 'secrets are detected by content and redacted before anything is stored or
+    served'. A token in a noted decision went verbatim into DECISIONS.md (a committed
+    file); a key in a prompt went into .charter/session.db and back out of recovery."""
+    assert (
+        run_charter(
+            "session", "note", "decision", f"CI pushes with {GH_TOKEN}", cwd=repo
+        ).returncode
+        == 0
+    )
+    assert (
+        run_charter(
+            "session",
+            "note",
+            "risk",
+            f"Key {AWS_KEY} leaked",
+            "--mitigation",
+            f"rotate {AWS_KEY}",
+            cwd=repo,
+        ).returncode
+        == 0
+    )
+    prompt = f"Always deploy with the key {AWS_KEY}, never ask for another one."
+    assert run_hook(run_charter, repo, "UserPromptSubmit", prompt=prompt).returncode == 0
+    assert (
+        run_hook(
+            run_charter,
+            repo,
+            "PostToolUse",
+            tool_name="Bash",
+            tool_input={"command": "pytest -q"},
+            tool_response={
+                "stdout": f"FAILED test_ci.py - token {GH_TOKEN}\n1 failed",
+                "stderr": "",
+            },
+        ).returncode
+        == 0
+    )
+    recovered = run_charter("session", "recover", "--session", "test-session", "--json", cwd=repo)
+    assert recovered.returncode == 0, recovered.stderr
+    stored = [p for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts]
+    assert any(p.name == "session.db" for p in stored)
+    for path in stored:
+        data = path.read_bytes()
+        assert AWS_KEY.encode() not in data and GH_TOKEN.encode() not in data, path
+    for text in (recovered.stdout, run_charter("session", "state", "--json", cwd=repo).stdout):
+        assert AWS_KEY not in text and GH_TOKEN not in text
+    decisions = next(repo.rglob("DECISIONS.md")).read_text()
+    assert "CI pushes with [REDACTED:github-token]" in decisions
+
+    # served: a secret a person typed into a core file never comes back out
+    core = repo / "docs" / "context" / "CONTEXT_CORE.md"
+    core.parent.mkdir(parents=True, exist_ok=True)
+    core.write_text(f"# Core\n\nThe deploy key is {AWS_KEY}.\n")
+    served = run_charter("session", "recover", "--json", cwd=repo)
+    assert served.returncode == 0 and AWS_KEY not in served.stdout
+    assert "The deploy key is [REDACTED:aws-access-key]" in json.loads(served.stdout)["text"]

@@ -82,20 +82,23 @@ def _find_root(start: Path) -> Path:
 def _load_raw(root: Path) -> tuple[dict[str, Any], Path | None]:
     path = root / CONFIG_FILE
     if path.is_file():
-        try:
-            return tomllib.loads(path.read_text(encoding="utf-8")), path
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise CharterError(f"invalid TOML in {path}: {exc}") from None
+        return _read_toml(path), path
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
-        try:
-            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise CharterError(f"invalid TOML in {pyproject}: {exc}") from None
+        data = _read_toml(pyproject)
         section = data.get("tool", {}).get("charter")
         if isinstance(section, dict):
             return section, pyproject
     return {}, None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CharterError(f"cannot read {path}: {exc.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise CharterError(f"invalid TOML in {path}: {exc}") from None
 
 
 def parse_settings(raw: dict[str, Any], source: str = "config") -> Settings:

@@ -45,7 +45,11 @@ manager().hook.charter_cli(app=app, eval_app=eval_app)
 def run() -> None:
     """Run the app; user errors become one stderr line and a non-zero exit."""
     try:
-        app(standalone_mode=False)
+        # Without standalone mode click *returns* a command's typer.Exit(code) instead of
+        # raising it: pass it on, or a failing check ('session gates') would exit 0.
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and not isinstance(code, bool) and code:
+            raise SystemExit(code)
     except CharterError as exc:
         print(f"charter: error: {exc}", file=sys.stderr)
         raise SystemExit(exc.exit_code) from None

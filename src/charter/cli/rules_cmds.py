@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from charter.cli.common import console, emit_json, emit_jsonl, err_console, load_project
@@ -25,10 +26,13 @@ def _rule_table(title: str, rows: list[dict[str, Any]], with_score: bool = False
     for row in rows:
         rule = row.get("rule", row)
         src = rule["source"]
-        cells = [rule["id"]]
+        cells = [escape(rule["id"])]
         if with_score:
             cells.append(f"{row['score']:.3f}")
-        cells += [rule["text"], f"{src['path']}:{src['line_start']}-{src['line_end']}"]
+        cells += [
+            escape(rule["text"]),
+            escape(f"{src['path']}:{src['line_start']}-{src['line_end']}"),
+        ]
         table.add_row(*cells)
     return table
 
@@ -41,7 +45,9 @@ def print_context(result: dict[str, Any]) -> None:
     )
     console.print(_rule_table("Rules for this task", result["shards"], with_score=True))
     for drop in result["dropped"]:
-        console.print(f"[yellow]dropped[/yellow] {drop['rule_id']}: {drop['reason']}")
+        console.print(
+            f"[yellow]dropped[/yellow] {escape(drop['rule_id'])}: {escape(drop['reason'])}"
+        )
 
 
 def _record_lint_findings(project: Any, issues: list[Any]) -> None:
@@ -120,7 +126,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
                     f"{report.restated[0][0].cite()}; --json lists them)."
                 )
             for warning in report.warnings:
-                err_console.print(f"[yellow]warning:[/yellow] {warning}")
+                err_console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
         for error in report.errors:
             print(f"charter: error: {error}", file=sys.stderr)
         if report.errors:
@@ -207,7 +213,10 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             for issue in issues:
                 style = "red" if issue.severity == "error" else "yellow"
                 table.add_row(
-                    issue.location, issue.kind, f"[{style}]{issue.severity}[/]", issue.message
+                    escape(issue.location),
+                    issue.kind,
+                    f"[{style}]{issue.severity}[/]",
+                    escape(issue.message),
                 )
             console.print(table)
         if any(i.severity == "error" for i in issues):

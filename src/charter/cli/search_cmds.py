@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from charter.cli.common import console, emit_json, err_console, load_project
@@ -36,10 +37,10 @@ def facts_table(report: Any, title: str, *, expand: bool = False) -> Table:
     for fact in report.facts:
         table.add_row(
             str(fact.line),
-            fact.text,
+            escape(fact.text),
             f"[{styles[fact.status]}]{fact.status}[/]",
-            fact.canonical or "",
-            (fact.address or "") + (f" · {fact.field}" if fact.field else ""),
+            escape(fact.canonical or ""),
+            escape((fact.address or "") + (f" · {fact.field}" if fact.field else "")),
         )
     return table
 
@@ -97,10 +98,10 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             table.add_column("path")
             table.add_column("reason")
             for path, reason in report.skipped:
-                table.add_row(path, reason)
+                table.add_row(escape(path), escape(reason))
             console.print(table)
         for _path, error in report.errors:
-            err_console.print(f"[yellow]warning:[/yellow] {error}", soft_wrap=True)
+            err_console.print(f"[yellow]warning:[/yellow] {escape(error)}", soft_wrap=True)
 
     @app.command("search")
     def search_cmd(
@@ -131,11 +132,11 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             rerank=not no_rerank,
         )
         for warning in response.warnings:
-            err_console.print(f"[yellow]warning:[/yellow] {warning}", soft_wrap=True)
+            err_console.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
         if as_json:
             emit_json(response.as_dict())
             return
-        table = Table(title=f"{response.mode} · {query}", show_lines=True)
+        table = Table(title=escape(f"{response.mode} · {query}"), show_lines=True)
         table.add_column("#", justify="right")
         table.add_column("citation", overflow="fold", max_width=48)
         table.add_column("score", justify="right")
@@ -145,9 +146,9 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             mark = " ⛓" if result.chained_from else (" =" if result.exact else "")
             table.add_row(
                 f"{n}{mark}",
-                result.citation,
+                escape(result.citation),
                 f"{result.score:.4f}",
-                snippet[:240] + ("…" if len(snippet) > 240 else ""),
+                escape(snippet[:240] + ("…" if len(snippet) > 240 else "")),
             )
         console.print(table)
 
@@ -180,7 +181,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
-        """Check dates, IDs, numbers and money in a text against the SoT (CSV/YAML)."""
+        """Check dates, IDs, numbers and money in a text against the SoT (CSV/YAML/JSON)."""
         from charter.fileio import read_text
         from charter.search.facts import check_facts
 
@@ -190,7 +191,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         if as_json:
             emit_json(report.as_dict())
         else:
-            table = facts_table(report, f"facts in {source}")
+            table = facts_table(report, escape(f"facts in {source}"))
             if report.facts:
                 console.print(table)
             else:
@@ -201,9 +202,9 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
                 f"{counts['not_found']} not found"
             )
         for error in report.errors:
-            err_console.print(f"[yellow]warning:[/yellow] {error['error']}", soft_wrap=True)
+            err_console.print(f"[yellow]warning:[/yellow] {escape(error['error'])}", soft_wrap=True)
         for skip in report.skipped:
-            err_console.print(f"[yellow]note:[/yellow] {skip['reason']}", soft_wrap=True)
+            err_console.print(f"[yellow]note:[/yellow] {escape(skip['reason'])}", soft_wrap=True)
         if report.counts()["mismatch"]:
             raise SystemExit(1)
 
@@ -227,7 +228,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         table.add_column("path")
         table.add_column("age (days)", justify="right")
         for item in stale:
-            table.add_row(item["path"], str(item["age_days"]))
+            table.add_row(escape(item["path"]), str(item["age_days"]))
         console.print(table)
 
     @app.command("mcp")
@@ -237,6 +238,8 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         """Run Charter's MCP server on stdio (for Claude Code, Cursor, Codex)."""
         from charter.integrations.mcp_server import serve
 
+        if not project_dir.exists():  # a config error is a tool error later; a typo is now
+            raise CharterError(f"project path not found: {project_dir}")
         serve(project_dir)
 
     @eval_app.command("ir")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from charter.cli.common import console, emit_json, err_console, load_project
@@ -72,7 +73,7 @@ def register(app: typer.Typer) -> None:
             )
             return
         for path, action in done:
-            console.print(f"{action:>5}  {path}")
+            console.print(f"{action:>5}  {escape(str(path))}")
         console.print(f"active track: [cyan]{track}[/cyan]" + (" (created)" if created else ""))
 
     @session_app.command("recover")
@@ -101,6 +102,15 @@ def register(app: typer.Typer) -> None:
         """Run the deterministic compaction routine now and write a checkpoint."""
         from charter.session.compaction import compact
 
+        if transcript is not None:  # typed by the user: never ignored in silence
+            if not transcript.exists():
+                raise CharterError(f"transcript not found: {transcript}")
+            if not transcript.is_file():
+                raise CharterError(f"transcript is not a file: {transcript}")
+            try:
+                transcript.open("rb").close()
+            except OSError as exc:
+                raise CharterError(f"cannot read transcript {transcript}: {exc.strerror}") from None
         with _session(project_dir) as session:
             result = compact(
                 session,
@@ -169,7 +179,7 @@ def register(app: typer.Typer) -> None:
             table.add_column("detail")
             for gate in gates:
                 mark = "[green]pass[/green]" if gate.passed else "[red]FAIL[/red]"
-                table.add_row(gate.name, mark, gate.detail)
+                table.add_row(gate.name, mark, escape(gate.detail))
             console.print(table)
         if failed:
             if not as_json:
@@ -203,7 +213,7 @@ def register(app: typer.Typer) -> None:
         table.add_column("status")
         table.add_column("step")
         for step in tier.plan:
-            table.add_row(step.id, step.status, step.text)
+            table.add_row(step.id, step.status, escape(step.text))
         console.print(table)
         console.print(
             f"{len(tier.decisions)} decisions, "
@@ -243,7 +253,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             emit_json(entry.to_dict())
         else:
-            console.print(f"recorded {entry.id} [{entry.severity}] {entry.status}")
+            console.print(f"recorded {entry.id} \\[{entry.severity}] {entry.status}")
 
     @track_app.command("list")
     def track_list(project_dir: Path = _PROJECT, as_json: bool = _JSON) -> None:

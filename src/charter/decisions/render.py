@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 
 from charter.decisions.invariants import invariants, invariants_text
 from charter.decisions.models import PgcClarifications
+from charter.errors import CharterError
+from charter.fileio import MAX_TEXT_BYTES
 
 CLARIFICATIONS_TOKEN = "$$PGC_CLARIFICATIONS"
 INVARIANTS_TOKEN = "$$PGC_INVARIANTS"
@@ -28,5 +30,14 @@ def render_template(
     canonical = decisions.canonical_text().rstrip("\n")
     text = invariants_text(invariants(decisions, aliases)) or NO_INVARIANTS
     values = {CLARIFICATIONS_TOKEN: canonical, INVARIANTS_TOKEN: text}
+    # each token expands to a whole document: bound the result before building it
+    size = len(template) + sum(
+        len(values[m.group(0)]) - len(m.group(0)) for m in _TOKENS.finditer(template)
+    )
+    if size > MAX_TEXT_BYTES:
+        raise CharterError(
+            f"rendered template too large ({size} characters > {MAX_TEXT_BYTES}): "
+            "each token expands to the whole decisions text"
+        )
     # One pass, so a token that appears inside a user's answer is never expanded again.
     return _TOKENS.sub(lambda m: values[m.group(0)], template)

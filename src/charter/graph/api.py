@@ -168,6 +168,8 @@ def task_context(
     depth = settings.default_depth if depth is None else depth
     if limit < 1:
         raise CharterError("--limit must be at least 1")
+    if depth < 0:
+        raise CharterError("--depth must be 0 (seeds only) or more")
     graph = graph or load_graph(project)
     rel_files = [project.rel(project.root / f) for f in files or []]
     index = index_for(graph.records, graph_dir(project), graph.snapshot_id + INDEX_VERSION)

@@ -13,11 +13,12 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pathspec
 
 from charter.config import Project
-from charter.search.discover import _gitignore, glob_regex
+from charter.search.discover import _gitignore, glob_regex, own_outputs, read_ignore_file
 
 _ALWAYS_SKIP = frozenset({".git", ".charter", ".hg", ".svn", "__pycache__", "node_modules"})
 
@@ -43,6 +44,7 @@ def list_files(project: Project) -> Listing:
     graph = project.settings.graph
     exclude = _any_glob(graph.exclude)
     deny = _any_glob(project.settings.search.index.deny, lower=True)
+    own = own_outputs(project.settings.search)
     ignore = _gitignore(root)
     use_root_ignore = bool(ignore.patterns)
     out = Listing()
@@ -59,10 +61,7 @@ def list_files(project: Project) -> Listing:
         except OSError:
             return True
         if prefix and any(e.name == ".gitignore" and e.is_file() for e in entries):
-            with open(
-                os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace"
-            ) as handle:
-                lines = handle.read().splitlines()
+            lines = read_ignore_file(Path(directory) / ".gitignore")
             specs = [*specs, (prefix, pathspec.PathSpec.from_lines("gitignore", lines))]
 
         def ignored(probe: str) -> bool:
@@ -82,7 +81,10 @@ def list_files(project: Project) -> Listing:
                     continue
                 subdirs.append((entry.path, rel + "/"))
                 continue
-            if exclude is not None and exclude.match(rel):
+            if rel in own or (exclude is not None and exclude.match(rel)):
+                continue
+            if not entry.is_file():  # a FIFO would block the read; a device never ends
+                out.skipped.append((rel, "not a regular file"))
                 continue
             if secret(rel, entry.name):
                 out.skipped.append((rel, "secret (deny list)"))

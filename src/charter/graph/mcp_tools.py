@@ -5,9 +5,15 @@ request."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from charter.plugins import ToolSet
+
+#: the same caps as the other tools' free text (check_drift, verify_facts)
+Task = Annotated[str, Field(max_length=200_000)]
+NodeId = Annotated[str, Field(max_length=4096)]
 
 
 def register(tools: ToolSet) -> None:
@@ -35,7 +41,7 @@ def register(tools: ToolSet) -> None:
         "with reasons. Paste errors and name files in the task.",
     )
     def prepare_task_context(
-        task: str, files: list[str] | None = None, limit: int = 20
+        task: Task, files: list[str] | None = None, limit: int = 20
     ) -> dict[str, Any]:
         return body.prepare_task_context(tools.project(), task, files=files, limit=limit)
 
@@ -45,7 +51,7 @@ def register(tools: ToolSet) -> None:
         "impact (importers, tests, rules, docs a change to it touches).",
     )
     def graph_node(
-        node_id: str,
+        node_id: NodeId,
         view: Literal["node", "edges", "impact"] = "node",
         relation: str | None = None,
     ) -> dict[str, Any]:

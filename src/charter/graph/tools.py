@@ -73,6 +73,12 @@ def neighbors(
     """Edges into and out of a node, optionally of one relation."""
     graph = api.load_graph(project)
     node = _node(graph, node_id)
+    if relation is not None:
+        known = sorted({e.relation for e in graph.edges})
+        if relation not in known:
+            raise CharterError(
+                f"no {relation!r} edges in this graph (relations: {', '.join(known)})"
+            )
     out = [
         e.as_dict()
         for e in graph.edges

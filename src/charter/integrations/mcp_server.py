@@ -184,6 +184,36 @@ def _on_a_budget(server: Any) -> None:
     handlers = server._lowlevel_server._request_handlers
     for method in UNUSED_METHODS:
         handlers.pop(method, None)
+    _one_line_argument_errors(server._tool_manager)
+
+
+def argument_errors(exc: Any) -> str:
+    """``argument: message`` per failed argument, on one line (pydantic's own text is a
+    block per error with a documentation link)."""
+    parts = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in error.get("loc", ())) or "arguments"
+        parts.append(f"{where}: {error.get('msg', 'invalid')}")
+    return "; ".join(parts)
+
+
+def _one_line_argument_errors(manager: Any) -> None:
+    """Arguments that fail the tool's schema come back as one line naming each argument."""
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+    from pydantic import ValidationError
+
+    call_tool = manager.call_tool
+
+    async def call(name: str, arguments: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await call_tool(name, arguments, *args, **kwargs)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise  # a crash inside a tool keeps the SDK's generic message
+            raise ToolError(f"Error executing tool {name}: {argument_errors(cause)}") from cause
+
+    manager.call_tool = call
 
 
 def serve(project_dir: Path | None = None) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -63,6 +64,14 @@ def is_secret(rel_path: str, deny: Sequence[str]) -> bool:
     )
 
 
+def own_outputs(settings: SearchSettings) -> frozenset[str]:
+    """Files Charter itself writes inside the project, outside ``.charter/``: the action
+    log and its lock. Never project content: every search appends to the log, so reading
+    it back would change the index and the graph on each read."""
+    log = settings.actions_log.replace("\\", "/").removeprefix("./")
+    return frozenset({log, log + ".lock"})
+
+
 def file_kind(rel_path: str, settings: SearchSettings) -> str | None:
     """markdown | adr | text | code | python | csv | yaml | json, or None (not indexed)."""
     idx = settings.index
@@ -109,8 +118,26 @@ def _gitignore(root: Path) -> pathspec.PathSpec:
     lines: list[str] = []
     for ignore in [root / ".gitignore", root / ".git" / "info" / "exclude"]:
         if ignore.is_file():
-            lines.extend(ignore.read_text(encoding="utf-8", errors="replace").splitlines())
+            lines.extend(read_ignore_file(ignore))
     return pathspec.PathSpec.from_lines("gitignore", lines)
+
+
+#: A .gitignore is kilobytes; millions of patterns take minutes and gigabytes to compile.
+MAX_IGNORE_BYTES = 1024 * 1024
+
+
+def read_ignore_file(path: Path) -> list[str]:
+    """The lines of a ``.gitignore``, or a one-line :class:`CharterError` naming it: a walk
+    that went on without it could read what it hides (a secret, a huge build tree)."""
+    from charter.errors import CharterError
+
+    try:
+        size = path.stat().st_size
+        if size > MAX_IGNORE_BYTES:
+            raise CharterError(f"{path} too large ({size} bytes > {MAX_IGNORE_BYTES})")
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError as exc:
+        raise CharterError(f"cannot read {path}: {exc.strerror}") from None
 
 
 def _walk(start: Path, prune: Callable[[Path], bool]) -> Iterator[Path]:
@@ -134,6 +161,7 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
     out = Discovery()
     seen: set[str] = set()
     root_resolved = root.resolve()
+    own = own_outputs(settings)
 
     def prune(directory: Path) -> bool:
         """Skip excluded and ignored directories without walking into them."""
@@ -158,7 +186,7 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
             if rel in seen:
                 continue
             seen.add(rel)
-            if matches_any(rel, idx.exclude):
+            if rel in own or matches_any(rel, idx.exclude):
                 continue
             if is_secret(rel, idx.deny):
                 out.skipped.append((rel, "secret (deny list)"))
@@ -169,9 +197,13 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
             if file_kind(rel, settings) is None:
                 continue
             try:
-                size = path.stat().st_size
+                info = path.stat()
             except OSError:
                 continue
+            if not stat.S_ISREG(info.st_mode):  # a FIFO would block the read; a device never ends
+                out.skipped.append((rel, "not a regular file"))
+                continue
+            size = info.st_size
             if size > idx.max_file_bytes:
                 out.skipped.append((rel, f"too large ({size} bytes > search.index.max_file_bytes)"))
                 continue
@@ -186,11 +218,7 @@ def _nested_ignored(root: Path, rel: str, cache: dict[Path, pathspec.PathSpec]) 
         directory = root.joinpath(*parts[:depth])
         if directory not in cache:
             ignore_file = directory / ".gitignore"
-            lines = (
-                ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
-                if ignore_file.is_file()
-                else []
-            )
+            lines = read_ignore_file(ignore_file) if ignore_file.is_file() else []
             import pathspec
 
             cache[directory] = pathspec.PathSpec.from_lines("gitignore", lines)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -309,6 +309,13 @@ class SearchEngine:
         if scope.chunk_expansion:
             for result in results:
                 result.context = self._expand(result.chunk_id)
+        if not results and scope.time_window_days:
+            wider = self.doc_mask(replace(scope, time_window_days=0))
+            if int(wider.sum()) > int(doc_mask.sum()):  # the window, not the query, emptied it
+                warnings.append(
+                    f"nothing in scope changed in the last {scope.time_window_days} days "
+                    f"(search.modes.{mode}.time_window_days); older documents are left out"
+                )
         if self.retriever.missing_vectors:
             warnings.append(
                 f"{self.retriever.missing_vectors} chunks have no vector for model "

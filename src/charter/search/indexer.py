@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from charter.boundary import inside_root
 from charter.config import Project
 from charter.embed.base import Embedder
 from charter.errors import CharterError
@@ -125,6 +126,8 @@ class Indexer:
         for target in targets:
             if not target.exists():
                 raise CharterError(f"path not found: {target}")
+            # refused before the walk: /etc or / would be walked whole, file by file
+            inside_root(root, target, what=f"path {target}")
         found = discover(root, targets, self.settings)
         report.skipped = found.skipped
         commit_times = gitinfo.commit_times(root)

@@ -48,8 +48,10 @@ MONEY = re.compile(
     r"(?:(?P<cur>[$€£])\s?|\b(?P<code>USD|EUR|GBP)\s?)"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s?(?P<mult>[kKmM])\b)?"
 )
-#: Plain numbers; not parts of words, versions, times (14:00) or ranges (3-5).
-NUMBER = re.compile(r"(?<![\w.$€£:-])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?P<pct>\s?%)?(?![\w:-])")
+#: Plain numbers; not parts of words, versions (2.32.4), times (14:00) or ranges (3-5).
+NUMBER = re.compile(
+    r"(?<![\w.$€£:-])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?P<pct>\s?%)?(?![\w:-]|\.\d)"
+)
 QUOTED = re.compile(r"[\"“]([^\"”]{2,200})[\"”]")
 
 

@@ -150,6 +150,11 @@ def scrub_hook_reply(reply: dict[str, Any], scanner: Scanner) -> dict[str, Any]:
     return reply
 
 
+def scrub_data(value: Any, scanner: Scanner) -> Any:
+    """Every string inside JSON-like ``value`` redacted (a copy; ``value`` is untouched)."""
+    return _scrub_json(value, scanner) if scanner.enabled else value
+
+
 def _scrub_json(value: Any, scanner: Scanner) -> Any:
     if isinstance(value, str):
         return scrub_text(value, scanner)

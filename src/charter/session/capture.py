@@ -101,8 +101,11 @@ class Capture:
         session_dir: Path,
         limits: Any,
         lock: Callable[[], AbstractContextManager[None]],
+        scrub: Callable[[str], str] | None = None,
     ) -> None:
         self.lock = lock
+        #: secret redaction for what the transient files keep (work log, test output, diff)
+        self.scrub = scrub or (lambda text: text)
         self.root = root
         self.journal = journal
         self.session = session
@@ -259,7 +262,7 @@ class Capture:
 
     def _work_log(self, time: str, tool: str, target: str, outcome: str) -> None:
         line = f"- {time or '-'} {tool} {target} → {outcome}".replace("\n", " ")
-        line = portable(self.root, line) + "\n"
+        line = self.scrub(portable(self.root, line)) + "\n"
         path = self.dir / "work_log.md"
         cap = self.limits.work_log_max_bytes
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -289,7 +292,7 @@ class Capture:
 
     def _write(self, name: str, text: str) -> None:
         with self.lock():  # every writer of a session file holds the lock (temp sweep)
-            write_file(self.dir / name, text, "transient")
+            write_file(self.dir / name, self.scrub(text), "transient")
 
     def _refresh_diff(self) -> None:
         if not (self.root / ".git").exists():

@@ -57,8 +57,12 @@ class Event:
 class Journal:
     """One project's session journal (``.charter/session.db``)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(
+        self, path: Path, scrub: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    ) -> None:
         self.path = path
+        #: applied to every event before it is stored (secret redaction)
+        self.scrub = scrub or (lambda data: data)
         self.conn = connect(path)
         migrate(self.conn, "session", MIGRATIONS)
 
@@ -87,7 +91,7 @@ class Journal:
 
     def add(self, session: str, track: str, kind: str, data: dict[str, Any], time: str = "") -> int:
         with self.transaction() as conn:
-            return _insert(conn, session, track, kind, data, time)
+            return _insert(conn, session, track, kind, self.scrub(data), time)
 
     def update_latest(
         self,
@@ -106,6 +110,8 @@ class Journal:
             ).fetchone()
             current = json.loads(row[0]) if row else None
             new = change(current)
+            if new is not None:
+                new = self.scrub(new)
             if new is not None and new != current:
                 _insert(conn, session, track, kind, new, time)
             return new

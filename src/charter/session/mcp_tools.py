@@ -14,6 +14,9 @@ from pydantic import Field
 
 from charter.plugins import ToolSet
 
+#: one decision, risk or mitigation is a sentence or a paragraph, not a document
+Entry = Annotated[str, Field(max_length=8000)]
+
 
 def register(tools: ToolSet) -> None:
     """Offer the session tools on the seam (:mod:`charter.plugins`)."""
@@ -49,9 +52,11 @@ def register(tools: ToolSet) -> None:
         description=("Append a decision to the active track's DECISIONS.md."),
     )
     def record_decision(
-        decision: str,
-        reason: Annotated[str, Field(description="why")] = "",
-        impact: Annotated[str, Field(description="what it changes; 'global' for all tracks")] = "",
+        decision: Entry,
+        reason: Annotated[str, Field(max_length=8000, description="why")] = "",
+        impact: Annotated[
+            str, Field(max_length=8000, description="what it changes; 'global' for all tracks")
+        ] = "",
     ) -> dict[str, Any]:
         with session() as s:
             return s.record_decision(
@@ -62,10 +67,10 @@ def register(tools: ToolSet) -> None:
         name="record_risk", description=("Add or update a risk in the active track's RISKS.md.")
     )
     def record_risk(
-        risk: str,
+        risk: Entry,
         severity: Literal["low", "medium", "high", "critical"] = "medium",
         status: Literal["open", "mitigated", "accepted", "closed"] = "open",
-        mitigation: str = "",
+        mitigation: Entry = "",
     ) -> dict[str, Any]:
         with session() as s:
             entry = s.record_risk(
@@ -80,7 +85,9 @@ def register(tools: ToolSet) -> None:
             "pending|in_progress|completed|cancelled, verification}."
         ),
     )
-    def update_plan(steps: list[dict[str, str]]) -> dict[str, Any]:
+    def update_plan(
+        steps: Annotated[list[dict[str, Entry]], Field(max_length=500)],
+    ) -> dict[str, Any]:
         with session() as s:
             plan = s.update_plan(steps, session="mcp")
             return {"plan": [p.to_dict() for p in plan]}
@@ -91,6 +98,10 @@ def register(tools: ToolSet) -> None:
         "makes it).",
     )
     def tracks(switch: str | None = None, create: bool = False) -> dict[str, Any]:
+        if create and not switch:
+            from charter.errors import CharterError
+
+            raise CharterError("create=true needs switch=NAME, the track to create")
         with session() as s:
             if switch and create:
                 s.tracks.new(switch)

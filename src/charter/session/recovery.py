@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from charter.errors import CharterError
 from charter.session.compaction import interrupted, load_checkpoint, sha256_file
 from charter.session.instructions import standing
 from charter.session.schema import PlanStep, read_optional
@@ -90,7 +91,14 @@ def recover(
     result = Recovered(track)
     if created:
         result.notes.append(f"created track {track} (docs/tracks/ACTIVE_TRACK)")
-    core = [(name, read_optional(session.root / name)) for name in session.settings.core_files]
+    core: list[tuple[str, str | None]] = []
+    for name in session.settings.core_files:
+        try:
+            text = read_optional(session.root / name)
+            core.append((name, session.scrub(text) if text else text))
+        except CharterError as exc:  # one bad file must not cost the plan and decisions
+            result.notes.append(f"{name} skipped: {exc}")
+            core.append((name, None))
     tier = session.task_tier(track)
     checkpoint = load_checkpoint(session, track)
     result.checkpoint = checkpoint
@@ -164,7 +172,11 @@ def recover(
         for name in ("test_output.txt",):
             text = read_optional(session.session_dir(key) / name)
             if text:
-                transient[name] = text
+                transient[name] = session.scrub(text)
+    # hand-edited track files, or a journal written before redaction, may hold a secret
+    lists = ("plan", "decisions", "risks", "edited_files", "test_runs", "user_instructions")
+    for name, value in session.scrub_data({n: getattr(result, n) for n in lists}).items():
+        setattr(result, name, value)
     result.text = _compose(
         session,
         result,
@@ -174,6 +186,7 @@ def recover(
         transient,
         budget_tokens or session.settings.recover_budget_tokens,
     )
+    result.text = session.scrub(result.text)  # served text: never a secret
     result.tokens = count_tokens(result.text) if result.text else 0
     return result
 

@@ -60,6 +60,7 @@ class Session:
         self.settings: SessionSettings = self.project.settings.session
         self.tracks = Tracks(self.root, self.settings)
         self._journal: Journal | None = None
+        self._scanner: Any = None
         self._lock_depth = 0
         self.tracks.lock = self.lock
 
@@ -88,8 +89,25 @@ class Session:
     @property
     def journal(self) -> Journal:
         if self._journal is None:
-            self._journal = Journal(self.project.state_dir / "session.db")
+            self._journal = Journal(self.project.state_dir / "session.db", self.scrub_data)
         return self._journal
+
+    def scrub(self, text: str) -> str:
+        """``text`` with secrets redacted: nothing the session stores keeps one."""
+        from charter.secretscan.apply import project_scanner, scrub_text
+
+        if self._scanner is None:
+            self._scanner = project_scanner(self.project)
+        return scrub_text(text, self._scanner)
+
+    def scrub_data(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A journal event with every string in it redacted."""
+        from charter.secretscan.apply import project_scanner, scrub_data
+
+        if self._scanner is None:
+            self._scanner = project_scanner(self.project)
+        cleaned: dict[str, Any] = scrub_data(data, self._scanner)
+        return cleaned
 
     def close(self) -> None:
         if self._journal is not None:
@@ -109,7 +127,14 @@ class Session:
         track = track or self.track()[0]
         key = session_key(session)
         return Capture(
-            self.root, self.journal, key, track, self.session_dir(key), self.settings, self.lock
+            self.root,
+            self.journal,
+            key,
+            track,
+            self.session_dir(key),
+            self.settings,
+            self.lock,
+            scrub=self.scrub,
         )
 
     # -- task tier ------------------------------------------------------------------------
@@ -146,12 +171,18 @@ class Session:
         time: str = "",
         session: str = CLI_SESSION,
     ) -> Decision:
-        """Append a decision to the active track's DECISIONS.md now (append-only, no repeat)."""
+        """Append a decision to the active track's DECISIONS.md now (append-only, no repeat).
+
+        Returns the entry as DECISIONS.md holds it: a decision already on file (same text,
+        same id) keeps its recorded reason and impact."""
         track, _ = self.track()
+        decision, reason, impact = (self.scrub(t) for t in (decision, reason, impact))
         entry = Decision.make(decision, reason, impact, source, time)
         self.journal.add(session_key(session), track, "decision", entry.to_dict(), time)
-        self.append_decisions(track, [entry])
-        return entry
+        if self.append_decisions(track, [entry]):
+            return entry
+        on_file = (d for d in self.task_tier(track).decisions if d.id == entry.id)
+        return next(on_file, entry)
 
     def append_decisions(self, track: str, entries: list[Decision]) -> list[Decision]:
         """Append the entries not already in DECISIONS.md; returns those appended."""
@@ -168,14 +199,14 @@ class Session:
             if not new:
                 return []
             if text is None:
-                write_file(path, render_decisions(track, new), "decisions")
+                write_file(path, self.scrub(render_decisions(track, new)), "decisions")
             else:
                 # Append-only: the old bytes are kept verbatim; the new file is renamed in.
                 body = text if text.endswith("\n") else text + "\n"
                 if not body.endswith("\n\n"):
                     body += "\n"
                 appended = "\n".join(render_decision_entry(d) for d in new)
-                write_file(path, body + appended, "decisions")
+                write_file(path, body + self.scrub(appended), "decisions")
             return new
 
     def record_risk(
@@ -190,6 +221,7 @@ class Session:
         session: str = CLI_SESSION,
     ) -> Risk:
         track, _ = self.track()
+        risk, mitigation = self.scrub(risk), self.scrub(mitigation)
         entry = Risk.make(risk, severity, status, mitigation, source, time)
         self.journal.add(session_key(session), track, "risk", entry.to_dict(), time)
         self.merge_risks(track, [entry])
@@ -217,7 +249,7 @@ class Session:
                 else:
                     index[entry.id] = len(risks)
                     risks.append(entry)
-            new_text = render_risks(track, risks)
+            new_text = self.scrub(render_risks(track, risks))
             if new_text == text:
                 return False
             write_file(path, new_text, "risks")
@@ -231,9 +263,11 @@ class Session:
         normalised = [
             {
                 "id": str(s.get("id") or f"P{i}"),
-                "content": " ".join(str(s.get("content") or s.get("text") or "").split()),
+                "content": self.scrub(
+                    " ".join(str(s.get("content") or s.get("text") or "").split())
+                ),
                 "status": str(s.get("status") or "pending"),
-                "verification": " ".join(str(s.get("verification") or "").split()),
+                "verification": self.scrub(" ".join(str(s.get("verification") or "").split())),
             }
             for i, s in enumerate(steps, start=1)
         ]
@@ -241,7 +275,10 @@ class Session:
             if not s["content"]:
                 raise CharterError("every plan step needs content")
             if s["status"] not in {"pending", "in_progress", "completed", "cancelled"}:
-                raise CharterError(f"unknown plan status {s['status']!r}")
+                raise CharterError(
+                    f"unknown plan status {s['status']!r} "
+                    "(pending, in_progress, completed, cancelled)"
+                )
         self.journal.add(
             session_key(session), track, "plan", {"source": "user", "steps": normalised}, time
         )
@@ -251,7 +288,7 @@ class Session:
 
     def write_plan(self, track: str, steps: list[PlanStep]) -> bool:
         path = self.track_path(track, "PLAN.md")
-        text = render_plan(track, steps)
+        text = self.scrub(render_plan(track, steps))
         with self.lock():
             current = read_optional(path)
             if current is not None:
