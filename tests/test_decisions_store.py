@@ -187,3 +187,45 @@ def test_merge_cli_records_history(
     started = time.time()
     res = run_charter("decisions", "verify", "--json", cwd=repo)
     assert json.loads(res.stdout)["ok"] is True and time.time() - started < 60
+
+
+def test_a_secret_is_never_recorded(project: Project) -> None:
+    """Decisions are committed and served verbatim, with an append-only history: a key
+    pasted as an answer is refused before anything is written."""
+    from tests.secrets_support import make_secrets
+
+    secrets = make_secrets()
+    store = service.store_for(project)
+    before = (store.path.read_bytes(), store.history_path.read_bytes())
+    for value in (secrets["aws_key_id"], secrets["github"], secrets["stripe"]):
+        spec = {"id": "CI_TOKEN", "text": "Which token does CI use?", "answer_type": "free_text"}
+        with pytest.raises(CharterError, match="looks like a secret"):
+            service.add_decision(project, {**spec, "answer": f"use {value}"})
+        assert (store.path.read_bytes(), store.history_path.read_bytes()) == before
+    where = "In Vault at secret/data/ci; CI reads CI_TOKEN from the environment"
+    spec = {"id": "CI_TOKEN", "text": "Where does the CI token live?", "answer_type": "free_text"}
+    service.add_decision(project, {**spec, "answer": where})
+    assert store.load().get("CI_TOKEN").user_answer == where
+
+
+def test_a_secret_already_stored_does_not_block_other_changes(project: Project) -> None:
+    """A store written before the check (or with it off) can still change; only a secret
+    the change itself brings is refused."""
+    from charter.decisions.merge import build_clarification
+    from charter.decisions.models import PgcClarifications
+    from charter.decisions.store import Change
+    from tests.secrets_support import make_secrets
+
+    key = make_secrets()["github"]
+    spec = {"id": "OLD", "text": "Legacy token?", "answer_type": "free_text", "answer": key}
+    old = build_clarification(spec, spec, "add")
+    blind = DecisionStore(project.state_dir)  # no scanner: as an older Charter wrote it
+    blind.update(
+        lambda cur: Change(
+            PgcClarifications(pgc_clarifications=[*cur.pgc_clarifications, old]), "add"
+        )
+    )
+    spec2 = {"id": "REGION", "text": "Which region?", "answer_type": "free_text", "answer": "EU"}
+    service.add_decision(project, spec2)
+    stored = service.store_for(project).load()
+    assert stored.get("OLD") is not None and stored.get("REGION") is not None

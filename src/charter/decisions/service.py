@@ -32,7 +32,9 @@ _CHECKERS: dict[tuple[str, str, bool], DriftChecker] = {}
 
 
 def store_for(project: Project) -> DecisionStore:
-    return DecisionStore(project.state_dir)
+    from charter.secretscan.apply import project_scanner
+
+    return DecisionStore(project.state_dir, project_scanner(project))
 
 
 def load_decisions(project: Project) -> PgcClarifications:

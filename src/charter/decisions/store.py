@@ -28,11 +28,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from charter.decisions.models import PgcClarifications, parse_clarifications
 from charter.errors import CharterError, TamperError
 from charter.fileio import append_line, atomic_write_text, fault_point, locked, read_text
+
+if TYPE_CHECKING:
+    from charter.secretscan.scanner import Scanner
 
 DECISIONS_DIR = "decisions"
 DECISIONS_FILE = "pgc_clarifications.json"
@@ -68,7 +71,10 @@ class ChainStatus:
 class DecisionStore:
     """Reads and writes one project's decisions; every read verifies the hash chain."""
 
-    def __init__(self, state_dir: Path) -> None:
+    def __init__(self, state_dir: Path, scanner: Scanner | None = None) -> None:
+        #: with a scanner, a change that would add a secret is refused before anything is
+        #: written: the store is verbatim and hash-chained, so it cannot redact after
+        self.scanner = scanner
         self.dir = state_dir / DECISIONS_DIR
         self.path = self.dir / DECISIONS_FILE
         self.history_path = self.dir / HISTORY_FILE
@@ -231,6 +237,7 @@ class DecisionStore:
     ) -> dict[str, Any]:
         status = self._verify()
         text = change.new.canonical_text()
+        self._refuse_new_secrets(change, text)
         after = sha256_text(text)
         prev = status.entries[-1]["hash"] if status.entries else GENESIS
         entry: dict[str, Any] = {
@@ -259,6 +266,38 @@ class DecisionStore:
         atomic_write_text(self.path, text)
         fault_point("decisions.rename")
         return entry
+
+    def _refuse_new_secrets(self, change: Change, text: str) -> None:
+        """Raise when ``change`` brings a secret the stored decisions do not already hold.
+
+        Decisions are committed, injected into every session and served verbatim, and
+        their history is append-only, so a key pasted as an answer could never be taken
+        back: it is stopped here. Lines already stored are not judged again, so a store
+        that holds one from before can still change."""
+        if self.scanner is None or not self.scanner.enabled:
+            return
+        said = json.dumps(
+            [change.old, change.new_value, change.reason], ensure_ascii=False, default=str
+        )
+        before = set((self._current_text() or "").splitlines())
+        found: list[str] = []
+        for part in (text, said):
+            redacted = self.scanner.redact(part, kind="config")
+            if not redacted.findings:
+                continue
+            lines = part.splitlines()
+            found += [
+                f.detector
+                for f in redacted.findings
+                if f.line <= len(lines) and lines[f.line - 1] not in before
+            ]
+        if found:
+            kinds = ", ".join(sorted(set(found)))
+            raise CharterError(
+                f"not recorded: the change holds what looks like a secret ({kinds}); "
+                "decisions are committed and served verbatim, so record where the secret "
+                "lives (a vault path, an environment variable name), never its value"
+            )
 
     def recover(self) -> dict[str, Any] | None:
         """Finish a write that was interrupted after its history line (the commit point).
