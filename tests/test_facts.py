@@ -82,6 +82,28 @@ def test_a_dotted_version_is_not_cut_into_a_number() -> None:
     assert texts == {"2025-06-10", "2.5"}
 
 
+def test_a_table_keyed_by_a_version_names_its_records(project: Project) -> None:
+    """A release table's key is a version, neither an id nor a name column: a sentence
+    naming the version is about that row, so a wrong date there is a mismatch."""
+    (project.root / "sot" / "releases.csv").write_text(
+        "version,released\n2.31.0,2023-05-22\n2.32.4,2025-06-09\n"
+    )
+    report = verify_text(project, "Release 2.32.4 shipped on 2025-07-01.")
+    wrong = _by_text(report, "2025-07-01")
+    assert wrong.status == "mismatch" and wrong.canonical == "2025-06-09"
+    assert wrong.address == "sot/releases.csv#row=2"
+    right = _by_text(verify_text(project, "2.31.0 came out on 2023-05-22."), "2023-05-22")
+    assert right.status == "verified"
+
+
+def test_a_table_keyed_by_dates_or_numbers_ties_no_sentence_to_a_row(project: Project) -> None:
+    """A date or an amount as a row's key would make every sentence stating that value
+    "about" the row: such keys never name a record."""
+    (project.root / "sot" / "rates.csv").write_text("effective,rate\n2025-01-01,4.5\n")
+    report = verify_text(project, "From 2025-01-01 the plan costs 19 per seat.")
+    assert _by_text(report, "19").status == "not_found"
+
+
 def test_check_is_logged(project: Project) -> None:
     check_facts(project, "ENG-002 fee is $38,000.", source="memo.md")
     rows = read_actions(project.root / "logs" / "context_actions.csv")

@@ -258,6 +258,7 @@ def verify_text(project: Project, text: str) -> FactReport:
             for f in group
             if len(f.value) >= 3 and (f.kind == "id" or f.name.lower() in NAME_FIELDS)
         }
+        | _coded_title(group)
         for key, group in by_record.items()
     }
     for fact in find_facts(text):
@@ -294,6 +295,17 @@ def verify_text(project: Project, text: str) -> FactReport:
                 continue
         report.facts.append(_verdict(fact, "not_found", None, None))
     return report
+
+
+def _coded_title(group: list[SotField]) -> set[str]:
+    """The record's own key when it is a code ("2.32.4", "v3-beta", "SKU 77B"): a table
+    keyed by a version or a code names its records by it, though the column is neither an
+    id nor a name. A date, an amount or a plain number is never a key here: it would tie
+    every sentence stating that value to the record."""
+    title = group[0].record_title.strip() if group else ""
+    if len(title) < 3 or not _DIGIT.search(title) or _field_kind("", title)[0] != "text":
+        return set()
+    return {title.lower()}
 
 
 def _rank(field: SotField, sentence: str, words: set[str]) -> int:
