@@ -82,3 +82,22 @@ def test_failing_checks_exit_1_as_documented(repo: Path, run_charter) -> None:
         assert says in proc.stdout + proc.stderr, args
         assert proc.returncode == 1, (args, proc.stdout, proc.stderr)
         assert "Traceback" not in proc.stderr
+
+
+def test_hook_help_is_help_not_a_hook_run(repo: Path, run_charter) -> None:
+    """``charter hook EVENT --help`` shows the command's help (every event named); it
+    must not read stdin, answer as a hook or build state in the project."""
+    from charter.integrations.claude_code.fastpath import EVENTS
+
+    for args in (
+        ("hook", "--help"),
+        ("hook", "session-start", "--help"),
+        ("hook", "stop", "--help"),
+    ):
+        done = run_charter(*args, cwd=repo, stdin="")
+        assert done.returncode == 0, done.stderr
+        flat = " ".join(done.stdout.replace("│", " ").split())
+        assert "charter hook [OPTIONS]" in flat
+        assert all(event in flat for event in EVENTS)
+        assert not flat.startswith("{")
+    assert not (repo / ".charter").exists()

@@ -25,7 +25,7 @@ def main() -> None:
     except OSError:
         cwd = ""
     sys.path[:] = [p for p in sys.path if p not in ("", ".", cwd)]
-    if argv and argv[0] == "hook":
+    if argv and argv[0] == "hook" and "--help" not in argv[1:]:
         import time
 
         from charter.integrations.claude_code import fastpath

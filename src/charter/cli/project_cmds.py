@@ -28,9 +28,11 @@ def register(app: typer.Typer) -> None:
         (path / ".charter").mkdir(exist_ok=True)
         console.print(f"wrote [bold]{target}[/bold]")
 
+    from charter.integrations.claude_code.fastpath import EVENTS as HOOK_EVENTS
+
     @app.command()
     def hook(
-        event: str = typer.Argument(..., help="session-start | user-prompt-submit | stop"),
+        event: str = typer.Argument(..., help=" | ".join(HOOK_EVENTS)),
     ) -> None:
         """Answer a Claude Code hook: hook JSON on stdin, hook JSON on stdout (fails open)."""
         from charter.integrations.claude_code.hook_main import hook_main
