@@ -60,11 +60,21 @@ _CODE_OR_TEXT = re.compile(r"(`[^`]*`)")
 
 
 def _display_text(text: str) -> str:
-    """Rule text for agents: emphasis markup removed, code spans kept verbatim."""
-    parts = _CODE_OR_TEXT.split(text)
-    for i in range(0, len(parts), 2):
-        parts[i] = re.sub(r"(\*\*|__)(.+?)\1", r"\2", parts[i])
-    return _WS.sub(" ", "".join(parts)).strip()
+    """Rule text for agents: emphasis markup removed, code spans kept verbatim.
+
+    Code spans are set aside first, so bold around one (``**`/src`**``) is removed too
+    and bold markers on either side of a span never pair up with each other.
+    """
+    spans: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        spans.append(match.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    held = _CODE_OR_TEXT.sub(hold, text)
+    held = re.sub(r"(\*\*|__)(.+?)\1", r"\2", held)
+    shown = re.sub("\x00(\\d+)\x00", lambda m: spans[int(m.group(1))], held)
+    return _WS.sub(" ", shown).strip()
 
 
 def _inference_section(section: list[str]) -> str:
