@@ -40,3 +40,52 @@ def test_bold_around_a_code_span_is_removed_like_any_bold(tmp_path: Path) -> Non
         "`StyleSheet.create` is unnecessary with `makeStyles`",
         "Mask secrets with `**********`, never log them",
     ]
+
+
+BOOST = """<laravel-boost-guidelines>
+=== boost rules ===
+
+## Searching Documentation (Critically Important)
+- Use the `search-docs` tool before any other approach.
+
+=== herd rules ===
+
+## Laravel Herd
+- The application is served by Laravel Herd.
+
+=== pest/core rules ===
+
+### Pest Tests
+- Pest tests look like this:
+<code-snippet name="Basic Pest Test" lang="php">
+it('is true', function () {
+    expect(true)->toBeTrue();
+});
+</code-snippet>
+- Run the minimal number of tests.
+
+## Code analysis
+1. **MUST** search the codebase for similar patterns
+2. **MUST** use the same validation patterns
+</laravel-boost-guidelines>
+"""
+
+
+def test_laravel_boost_guidelines_read_as_the_agent_sees_them(tmp_path: Path) -> None:
+    rules = _rules(tmp_path, BOOST)
+    texts = [r.text for r in rules]
+    # the "=== name rules ===" lines only separate the generated guideline files
+    assert not [t for t in texts if "===" in t], texts
+    herd = _by_text(rules, "served by Laravel Herd")
+    assert herd.source.section == "Laravel Herd"
+    # a <code-snippet> is a code block attached to the rule above it, not rule text
+    pest = _by_text(rules, "Pest tests look like this")
+    assert pest.text == "Pest tests look like this:"
+    assert (pest.source.line_start, pest.source.line_end) == (15, 20)
+    assert "code-snippet" not in " ".join(texts)
+    minimal = _by_text(rules, "minimal number of tests")
+    assert (minimal.source.line_start, minimal.source.line_end) == (21, 21)
+    # the closing tag of the wrapper is not part of the last rule
+    last = _by_text(rules, "same validation patterns")
+    assert last.text == "MUST use the same validation patterns"
+    assert (last.source.line_start, last.source.line_end) == (25, 25)

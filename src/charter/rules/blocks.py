@@ -482,6 +482,47 @@ def _plain_items(lists: list[SyntaxTreeNode]) -> bool:
     return bool(texts) and all(len(t.split()) <= 6 for t in texts)
 
 
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_DIVIDER = re.compile(r"^\s*={3,}\s+\S.*?\s+={3,}\s*$")
+_CLOSE_TAG = re.compile(r"^\s*</([A-Za-z][\w-]*)\s*>\s*$")
+_SNIPPET_OPEN = re.compile(r"^(\s*)<code-snippet\b[^>]*?(?:\blang=[\"']?([\w+-]+)[^>]*)?>\s*$")
+_SNIPPET_CLOSE = re.compile(r"^(\s*)</code-snippet\s*>\s*$")
+
+
+def _unwrap(body: str) -> str:
+    """``body`` with the lines that only frame rules made plain, line for line.
+
+    Generated guideline files (Laravel Boost's ``<laravel-boost-guidelines>``) join
+    several files with ``=== name rules ===`` lines and write code as ``<code-snippet
+    lang="php">…</code-snippet>``. Markdown reads all three as text: the divider became a
+    rule, and a snippet or a wrapper's closing tag right under a list item became part of
+    that item's text. Dividers and closing wrapper tags become blank lines, snippets
+    fenced code; lines inside fenced code are left alone. The line count never changes,
+    so spans still point into the file.
+    """
+    lines = body.split("\n")
+    fence = ""
+    for i, line in enumerate(lines):
+        opened = _FENCE_LINE.match(line)
+        if fence:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = ""
+            continue
+        if opened:
+            fence = opened.group(1)
+            continue
+        snippet = _SNIPPET_OPEN.match(line)
+        snippet_end = _SNIPPET_CLOSE.match(line)
+        closing = _CLOSE_TAG.match(line)
+        if snippet:
+            lines[i] = f"{snippet.group(1)}```{snippet.group(2) or ''}"
+        elif snippet_end:
+            lines[i] = f"{snippet_end.group(1)}```"
+        elif _DIVIDER.match(line) or (closing and closing.group(1).lower() not in _HTML_NAMES):
+            lines[i] = ""
+    return "\n".join(lines)
+
+
 def split_blocks(
     body: str, line_offset: int = 0
 ) -> tuple[list[Block], list[tuple[int, int, list[str]]]]:
@@ -490,6 +531,7 @@ def split_blocks(
     ``line_offset`` is the number of source lines before ``body`` so spans point into
     the original file.
     """
+    body = _unwrap(body)
     tree = _tree(body)
     walker = _Walker(body, line_offset)
     walker.walk(tree.children)
