@@ -89,3 +89,39 @@ def test_laravel_boost_guidelines_read_as_the_agent_sees_them(tmp_path: Path) ->
     last = _by_text(rules, "same validation patterns")
     assert last.text == "MUST use the same validation patterns"
     assert (last.source.line_start, last.source.line_end) == (25, 25)
+
+
+def _conflict(tmp_path: Path, text: str) -> bool:
+    from charter.rules.retrieve import contradicts
+
+    first, second = _rules(tmp_path, "# Rules\n\n" + text)
+    return contradicts(first, second, 1.0)
+
+
+def test_different_commands_are_not_contradictions(tmp_path: Path) -> None:
+    # same words around the command, but the commands (flags) differ
+    assert not _conflict(
+        tmp_path,
+        "- You must run `vendor/bin/pint --dirty` before finalizing changes.\n"
+        "- Do not run `vendor/bin/pint --test`, simply run `vendor/bin/pint`.\n",
+    )
+    assert _conflict(
+        tmp_path,
+        "- You must run `vendor/bin/pint --dirty` before finalizing changes.\n"
+        "- Do not run `vendor/bin/pint --dirty` before finalizing changes.\n",
+    )
+
+
+def test_a_prohibition_is_compared_by_what_it_prohibits(tmp_path: Path) -> None:
+    # the second rule is a prohibition because of "Avoid", later in the rule; what it
+    # prohibits is not what the first rule demands
+    assert not _conflict(
+        tmp_path,
+        "- All code must pass linter checks (run `make lint` on the root).\n"
+        "- All code must pass the format check (run `make fmt-check`). Avoid dirty"
+        " commits that mix formatting with logic.\n",
+    )
+    assert _conflict(
+        tmp_path,
+        "- Always use f-strings in log calls.\n- Never use f-strings in log calls.\n",
+    )

@@ -113,12 +113,30 @@ def scope_matches(scopes: list[str], files: list[str]) -> bool:
     return False
 
 
+_NEVER_WORDS = re.compile(r"\b(never|must not|do not|don't|avoid|should not)\b", re.IGNORECASE)
+_CODE_SPAN = re.compile(r"`[^`]+`")
+
+
 @functools.lru_cache(maxsize=65536)
-def _action_tokens(text: str, width: int = 4) -> tuple[str, ...]:
-    """The first content words after the rule's must/never word: what it demands."""
-    match = _POLARITY_WORDS.search(text)
+def _action_tokens(text: str, polarity: str = "", width: int = 4) -> tuple[str, ...]:
+    """The first content words after the rule's must/never word: what it demands.
+
+    A prohibition is read after its prohibiting word ("… must pass the format check.
+    Avoid dirty commits" prohibits dirty commits), and a code span is one word, so
+    ``pint --dirty`` and ``pint --test`` are different commands, not the same four words.
+    """
+    match = (_NEVER_WORDS.search(text) if polarity == "never" else None) or (
+        _POLARITY_WORDS.search(text)
+    )
     tail = text[match.end() :] if match else text
-    return tuple(tokenize(tail)[:width])
+    words: list[str] = []
+    last = 0
+    for span in _CODE_SPAN.finditer(tail):
+        words += tokenize(tail[last : span.start()])
+        words.append(" ".join(span.group(0).lower().split()))
+        last = span.end()
+    words += tokenize(tail[last:])
+    return tuple(words[:width])
 
 
 def contradicts(a: Rule, b: Rule, cosine: float | Callable[[], float]) -> bool:
@@ -133,7 +151,7 @@ def contradicts(a: Rule, b: Rule, cosine: float | Callable[[], float]) -> bool:
     shared = set(a.domains) & set(b.domains)
     if not shared and a.source.section != b.source.section:
         return False
-    ta, tb = set(_action_tokens(a.text)), set(_action_tokens(b.text))
+    ta, tb = set(_action_tokens(a.text, a.polarity)), set(_action_tokens(b.text, b.polarity))
     if min(len(ta), len(tb)) < 2 or len(ta & tb) / min(len(ta), len(tb)) < 0.75:
         return False
     value = cosine() if callable(cosine) else cosine
