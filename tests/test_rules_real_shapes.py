@@ -125,3 +125,24 @@ def test_a_prohibition_is_compared_by_what_it_prohibits(tmp_path: Path) -> None:
         tmp_path,
         "- Always use f-strings in log calls.\n- Never use f-strings in log calls.\n",
     )
+
+
+def test_brace_globs_in_scopes_match_each_alternative(tmp_path: Path) -> None:
+    from charter.rules.retrieve import scope_matches
+
+    rules_dir = tmp_path / ".cursor" / "rules"
+    rules_dir.mkdir(parents=True)
+    (rules_dir / "react.mdc").write_text(
+        "---\nglobs: src/**/*.{ts,tsx}, docs/*.md\n---\n- Use function components.\n"
+    )
+    claude = tmp_path / ".claude" / "rules"
+    claude.mkdir(parents=True)
+    (claude / "api.md").write_text(
+        '---\npaths:\n  - "api/{v1,v2}/**/*.{ts,js}"\n---\n- Validate every request body.\n'
+    )
+    cursor = load_source(rules_dir / "react.mdc", ".cursor/rules/react.mdc", "cursor")
+    assert cursor.scopes == ["src/**/*.ts", "src/**/*.tsx", "docs/*.md"]
+    paths = load_source(claude / "api.md", ".claude/rules/api.md", "claude-rules")
+    assert scope_matches(paths.scopes, ["api/v2/users/create.js"])
+    assert not scope_matches(paths.scopes, ["api/v3/users/create.js"])
+    assert scope_matches(cursor.scopes, ["src/components/Profile.tsx"])

@@ -219,14 +219,56 @@ def split_front_matter(text: str, rel: str) -> tuple[dict[str, Any], str, int]:
     raise CharterError(f"{rel}:1: broken front matter: no closing '---'")
 
 
+#: At most this many patterns from one glob's braces (``{a,b}{c,d}`` gives four).
+_MAX_BRACE_PATTERNS = 64
+
+
+def _split_commas(text: str) -> list[str]:
+    """``text`` split at commas outside braces: ``*.{ts,tsx}, *.md`` is two globs."""
+    parts: list[str] = []
+    depth = 0
+    current = ""
+    for char in text:
+        depth += (char == "{") - (char == "}" and depth > 0)
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    return [*parts, current]
+
+
+def _expand_braces(pattern: str) -> list[str]:
+    """``src/**/*.{ts,tsx}`` as ``src/**/*.ts`` and ``src/**/*.tsx``.
+
+    Cursor globs and Claude Code ``paths:`` use brace alternatives; the scope filter
+    matches with :mod:`fnmatch`, which has none, so an unexpanded pattern never matched.
+    """
+    out = [pattern]
+    while len(out) <= _MAX_BRACE_PATTERNS:
+        for index, glob in enumerate(out):
+            match = re.search(r"\{([^{}]*,[^{}]*)\}", glob)
+            if match:
+                head, tail = glob[: match.start()], glob[match.end() :]
+                options = [f"{head}{option}{tail}" for option in match.group(1).split(",")]
+                out[index : index + 1] = options
+                break
+        else:
+            return out
+    return [pattern]
+
+
 def _as_list(value: Any) -> list[str]:
+    """Scope globs of a front-matter value: a list, or a string of comma-separated globs."""
     if value is None or value == "":
         return []
     if isinstance(value, str):
-        return [v.strip() for v in value.split(",") if v.strip()]
-    if isinstance(value, list):
-        return [str(v).strip() for v in value if str(v).strip()]
-    return [str(value)]
+        globs = _split_commas(value)
+    elif isinstance(value, list):
+        globs = [str(v) for v in value]
+    else:
+        globs = [str(value)]
+    return [g for glob in globs if glob.strip() for g in _expand_braces(glob.strip())]
 
 
 def _truthy(value: Any) -> bool:
