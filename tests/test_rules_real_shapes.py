@@ -146,3 +146,26 @@ def test_brace_globs_in_scopes_match_each_alternative(tmp_path: Path) -> None:
     assert scope_matches(paths.scopes, ["api/v2/users/create.js"])
     assert not scope_matches(paths.scopes, ["api/v3/users/create.js"])
     assert scope_matches(cursor.scopes, ["src/components/Profile.tsx"])
+
+
+def test_task_boxes_and_github_alert_markers_are_not_rule_text(tmp_path: Path) -> None:
+    rules = _rules(
+        tmp_path,
+        "# Checklist\n\n"
+        "- [ ] Update the changelog for every user-visible change.\n"
+        "- [x] Keep the README in sync.\n"
+        "- [SEC-001] Never log tokens.\n\n"
+        "> [!IMPORTANT]\n"
+        "> Run `make check` before committing.\n\n"
+        "> [!WARNING] Do not edit generated files by hand.\n",
+    )
+    texts = [r.text for r in rules]
+    assert texts == [
+        "Update the changelog for every user-visible change.",
+        "Keep the README in sync.",
+        "Never log tokens.",
+        "Important: Run `make check` before committing.",
+        "Warning: Do not edit generated files by hand.",
+    ]
+    assert rules[2].id == "SEC-001"
+    assert (rules[3].source.line_start, rules[3].source.line_end) == (7, 8)

@@ -165,6 +165,7 @@ class _Walker:
         return start0 + 1 + self.offset, stop0 + self.offset
 
     def add(self, block: Block) -> None:
+        block.text = _unmark(block.text)
         self.blocks.append(block)
 
     def attach_code(self, node: SyntaxTreeNode) -> None:
@@ -377,6 +378,17 @@ class _Walker:
 
 
 LISTS = ("bullet_list", "ordered_list")
+
+_TASK_BOX = re.compile(r"^\[[ xX]\]\s+")
+_ALERT = re.compile(r"^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*", re.IGNORECASE)
+
+
+def _unmark(text: str) -> str:
+    """Text without GitHub's markers: a task box (``- [ ] Update the changelog``) says
+    nothing about the rule, and an alert (``> [!IMPORTANT]``) is shown as its word."""
+    text = _TASK_BOX.sub("", text)
+    return _ALERT.sub(lambda m: f"{m.group(1).capitalize()}: ", text)
+
 
 _OPEN_TAG = re.compile(r"^\s*<([A-Za-z][\w-]*)(?:\s[^>]*)?>\s*$")
 _HTML_NAMES = frozenset(
