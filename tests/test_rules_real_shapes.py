@@ -169,3 +169,22 @@ def test_task_boxes_and_github_alert_markers_are_not_rule_text(tmp_path: Path) -
     ]
     assert rules[2].id == "SEC-001"
     assert (rules[3].source.line_start, rules[3].source.line_end) == (7, 8)
+
+
+def test_an_import_of_a_nested_claude_md_keeps_its_folder_scope(tmp_path: Path) -> None:
+    from charter.rules.sources import resolve_imports
+
+    (tmp_path / "frontend" / "docs").mkdir(parents=True)
+    (tmp_path / "frontend" / "CLAUDE.md").write_text(
+        "# Frontend\n\n- Use the design tokens for colours.\n\nSee @docs/more.md too.\n"
+    )
+    (tmp_path / "frontend" / "docs" / "more.md").write_text(
+        "# More\n\n- Never import lodash whole.\n\n@deeper.md\n"
+    )
+    (tmp_path / "frontend" / "docs" / "deeper.md").write_text("- Lazy-load every route.\n")
+    nested = load_source(tmp_path / "frontend" / "CLAUDE.md", "frontend/CLAUDE.md", "claude")
+    imported = resolve_imports(nested, tmp_path, max_depth=5)
+    assert [(s.rel, s.scopes) for s in imported] == [
+        ("frontend/docs/more.md", ["frontend/**"]),
+        ("frontend/docs/deeper.md", ["frontend/**"]),
+    ]

@@ -380,6 +380,8 @@ def resolve_imports(
         except CharterError as exc:
             raise CharterError(f"{src.rel}:{line}: unreadable import @{raw}: {exc}") from None
         child.imported_from = src.rel
+        # a nested CLAUDE.md applies to its folder, and so does what it imports
+        child.scopes = child.scopes or list(src.scopes)
         out.append(child)
         out.extend(
             resolve_imports(child, root, max_depth, depth + 1, refused=refused, max_bytes=max_bytes)
