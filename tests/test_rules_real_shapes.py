@@ -188,3 +188,30 @@ def test_an_import_of_a_nested_claude_md_keeps_its_folder_scope(tmp_path: Path) 
         ("frontend/docs/more.md", ["frontend/**"]),
         ("frontend/docs/deeper.md", ["frontend/**"]),
     ]
+
+
+def test_lines_opened_by_a_bullet_glyph_are_one_rule_each(tmp_path: Path) -> None:
+    rules = _rules(
+        tmp_path,
+        "# Style\n\n"
+        "• Use tabs for indentation\n"
+        "• Keep lines under 100 characters\n\n"
+        "Do and Don't\n"
+        "✅ Use named exports\n"
+        "❌ Never commit console.log calls\n\n"
+        "Wrapped prose stays one rule even when a line\n"
+        "ends mid-sentence and the next goes on.\n",
+    )
+    assert [(r.text, r.source.line_start, r.source.line_end) for r in rules] == [
+        ("• Use tabs for indentation", 3, 3),
+        ("• Keep lines under 100 characters", 4, 4),
+        ("✅ Use named exports", 7, 7),
+        ("❌ Never commit console.log calls", 8, 8),
+        (
+            "Wrapped prose stays one rule even when a line ends mid-sentence and the next goes on.",
+            10,
+            11,
+        ),
+    ]
+    assert rules[2].source.section == "Style > Do and Don't"
+    assert [r.polarity for r in rules[2:4]] == ["", "never"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -454,6 +455,15 @@ def _is_title_line(line: str) -> bool:
     )
 
 
+#: Bullets that are not Markdown list markers ("• Use tabs", "✅ Use named exports",
+#: "→ Keep PRs small"): a line opened by one starts a new unit.
+_BULLETS = frozenset("•·▪▫◦‣▸►▹→⇒➜➔➤✓✔✗✘☐☑☒")
+
+
+def _opens_with_bullet(line: str) -> bool:
+    return bool(line) and (line[0] in _BULLETS or unicodedata.category(line[0]) == "So")
+
+
 def _line_groups(lines: list[str]) -> list[tuple[int, int, bool]]:
     """Consecutive line ranges ``(first, last, is_title)`` that each hold one unit."""
     if len(lines) < 2:
@@ -463,7 +473,9 @@ def _line_groups(lines: list[str]) -> list[tuple[int, int, bool]]:
     for i in range(len(lines) - 1):
         here, after = lines[i].strip(), lines[i + 1].strip()
         title = i == first and _is_title_line(here)
-        if _STARTS_NEW.match(after) and (title or _SENTENCE_END.search(here)):
+        if _opens_with_bullet(after) or (
+            _STARTS_NEW.match(after) and (title or _SENTENCE_END.search(here))
+        ):
             groups.append((first, i, title))
             first = i + 1
     groups.append((first, len(lines) - 1, False))
