@@ -215,3 +215,59 @@ def test_lines_opened_by_a_bullet_glyph_are_one_rule_each(tmp_path: Path) -> Non
     ]
     assert rules[2].source.section == "Style > Do and Don't"
     assert [r.polarity for r in rules[2:4]] == ["", "never"]
+
+
+INDENTED = """Core Principles
+You are a senior front-end developer. You prioritize:
+
+    Accuracy & Completeness: No TODOs, placeholders, or untested code.
+    Readability & Accessibility: Semantic HTML, Tailwind-first styling.
+
+Execution Process
+
+    Requirement Analysis
+        Confirm understanding of the problem. Flag ambiguities early.
+    Implementation
+        Write the smallest change that passes the tests.
+
+Use the helper like this:
+
+    const total = compute(items, tax);
+    return total;
+"""
+
+
+def test_rules_indented_like_code_are_read_as_rules(tmp_path: Path) -> None:
+    # text pasted with four-space indents is an indented code block to Markdown; its
+    # rules were lost (or hidden in the span of the rule above)
+    rules = _rules(tmp_path, INDENTED)
+    got = [(r.text, r.source.line_start, r.source.line_end, r.source.section) for r in rules]
+    assert got == [
+        ("You are a senior front-end developer. You prioritize:", 2, 2, "Core Principles"),
+        (
+            "Accuracy & Completeness: No TODOs, placeholders, or untested code.",
+            4,
+            4,
+            "",
+        ),
+        (
+            "Readability & Accessibility: Semantic HTML, Tailwind-first styling.",
+            5,
+            5,
+            "",
+        ),
+        (
+            "Confirm understanding of the problem. Flag ambiguities early.",
+            10,
+            10,
+            "Execution Process > Requirement Analysis",
+        ),
+        (
+            "Write the smallest change that passes the tests.",
+            12,
+            12,
+            "Execution Process > Implementation",
+        ),
+        # real code stays code, attached to the rule above it
+        ("Use the helper like this:", 14, 17, ""),
+    ]

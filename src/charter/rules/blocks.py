@@ -153,6 +153,7 @@ class _Walker:
         self.blocks: list[Block] = []
         self.headings: list[tuple[int, str]] = []
         self.heading_lines: list[tuple[int, int, list[str]]] = []
+        self.indents = 0  # indented blocks read as rules around this walker
 
     def section(self) -> list[str]:
         return [text for _, text in self.headings]
@@ -227,6 +228,15 @@ class _Walker:
                     continue
             if index in walked:
                 continue
+            if kind == "paragraph" and after is not None and self.prose(after):
+                title = _inline_text(node)
+                if "\n" not in node.children[0].content and _is_title_line(title):
+                    # "Execution Process" over indented rules names their section
+                    self.headings.append((99, re.sub(r"[*_`#]+", "", title).strip()))
+                    self.walk_prose(after, context, depth)
+                    self.headings.pop()
+                    walked.add(index + 1)
+                    continue
             if kind == "heading":
                 level = int(node.tag[1:])
                 while self.headings and self.headings[-1][0] >= level:
@@ -236,6 +246,8 @@ class _Walker:
                 self.heading_lines.append((start, end, self.section()))
             elif kind == "paragraph":
                 self.add_paragraph(node, context, depth)
+            elif kind == "code_block" and self.prose(node):
+                self.walk_prose(node, context, depth)
             elif kind in ("fence", "code_block"):
                 self.attach_code(node)
             elif kind in LISTS:
@@ -276,6 +288,21 @@ class _Walker:
         sub.walk(_tree("\n".join(inner)).children, context, depth)
         self.blocks.extend(sub.blocks)
         return True
+
+    def prose(self, node: SyntaxTreeNode) -> bool:
+        """An indented block to read as rules (a few levels deep at most: each level
+        parses its text again)."""
+        return self.indents < _MAX_INDENTS and _is_prose_block(node)
+
+    def walk_prose(self, node: SyntaxTreeNode, context: str, depth: int) -> None:
+        """Rules indented four spaces (pasted from a document) are read as Markdown:
+        CommonMark makes them an indented code block, whose text no rule would show."""
+        assert node.map is not None
+        sub = _Walker(node.content, self.offset + node.map[0])
+        sub.headings = list(self.headings)
+        sub.indents = self.indents + 1
+        sub.walk(_tree(node.content).children, context, depth)
+        self.blocks.extend(sub.blocks)
 
     def add_paragraph(self, node: SyntaxTreeNode, context: str, depth: int) -> None:
         """A paragraph is one unit, unless its lines are one instruction each.
@@ -351,11 +378,13 @@ class _Walker:
                     )
                 )
             for child in item.children:
-                if child.type in ("fence", "code_block"):
+                if child.type == "fence" or (child.type == "code_block" and not self.prose(child)):
                     self.attach_code(child)
                 elif child.type in ("bullet_list", "ordered_list"):
                     self.walk_list(child, text or context, depth + 1)
-                elif child.type in ("table", "blockquote"):
+                elif child.type in ("table", "blockquote") or (
+                    child.type == "code_block" and self.prose(child)
+                ):
                     self.walk([child], text or context, depth + 1)
 
     def walk_table(self, node: SyntaxTreeNode) -> None:
@@ -480,6 +509,28 @@ def _line_groups(lines: list[str]) -> list[tuple[int, int, bool]]:
             first = i + 1
     groups.append((first, len(lines) - 1, False))
     return groups
+
+
+#: A line of prose: a capitalised word (after any list marker), then more words or nothing.
+_PROSE_LINE = re.compile(
+    r"^\s*(?:[-*+•]\s+|\d+[.)]\s+)?[A-Z][A-Za-z'’-]*[a-z][\w'’-]*(?:[,:]?\s+\S|[.:]?\s*$)"
+)
+#: What marks a line as code even when it starts with a capital: a statement or block
+#: ending, an assignment, an arrow.
+_CODE_LINE = re.compile(r"[;{}\[(]\s*$|\s=\s|=>|->|::")
+
+
+#: Indented blocks inside indented blocks read as rules, at most this deep.
+_MAX_INDENTS = 4
+
+
+def _is_prose_block(node: SyntaxTreeNode) -> bool:
+    """An indented (not fenced) code block whose lines are prose, not code."""
+    if node.type != "code_block" or node.map is None:
+        return False
+    lines = [line for line in node.content.splitlines() if line.strip()]
+    prose = [line for line in lines if _PROSE_LINE.match(line) and not _CODE_LINE.search(line)]
+    return bool(lines) and len(prose) >= 0.8 * len(lines)
 
 
 def _is_lead_in(text: str) -> bool:
