@@ -271,3 +271,28 @@ def test_rules_indented_like_code_are_read_as_rules(tmp_path: Path) -> None:
         # real code stays code, attached to the rule above it
         ("Use the helper like this:", 14, 17, ""),
     ]
+
+
+def test_a_second_front_matter_block_is_not_rule_text(tmp_path: Path) -> None:
+    # Cursor's "new rule" writes an empty block; a rule pasted below it brings its own
+    rules_dir = tmp_path / ".cursor" / "rules"
+    rules_dir.mkdir(parents=True)
+    path = rules_dir / "globs.mdc"
+    path.write_text(
+        "---\ndescription: \nglobs: \nalwaysApply: true\n---\n"
+        "---\n"
+        'description: "Fix missing globs entries in rule files"\n'
+        "globs:\n"
+        '  - "**/*.mdc"\n'
+        "---\n\n"
+        "## Purpose\n"
+        "Every rule file must say which paths it applies to.\n"
+    )
+    src = load_source(path, ".cursor/rules/globs.mdc", "cursor")
+    # Cursor applies the first block; the second one's description still helps retrieval
+    assert (src.always, src.scopes) == (True, [])
+    assert src.description == "Fix missing globs entries in rule files"
+    rules = rules_from_source(src, MARKERS)
+    assert [(r.text, r.source.line_start) for r in rules] == [
+        ("Every rule file must say which paths it applies to.", 13)
+    ]

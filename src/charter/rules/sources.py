@@ -215,8 +215,46 @@ def split_front_matter(text: str, rel: str) -> tuple[dict[str, Any], str, int]:
                 meta = {}
             if not isinstance(meta, dict):
                 raise CharterError(f"{rel}:2: broken front matter: expected key: value pairs")
-            return meta, "\n".join(lines[idx + 1 :]), idx + 1
+            end = idx + 1
+            repeated = _repeated_block(lines[end:], rel)
+            if repeated is not None:
+                # Cursor's "new rule" writes an empty block and a pasted rule brings its
+                # own: the agent is not shown it as a rule. Cursor applies the first
+                # block; the second's description still helps retrieval.
+                second, used = repeated
+                if not meta.get("description") and second.get("description"):
+                    meta["description"] = second["description"]
+                end += used
+            return meta, "\n".join(lines[end:]), end
     raise CharterError(f"{rel}:1: broken front matter: no closing '---'")
+
+
+#: Keys that make a ``---`` block right under the front matter a second front matter.
+_FRONT_KEYS = frozenset(
+    ["description", "globs", "alwaysApply", "applyTo", "paths", "inclusion", "trigger"]
+)
+
+
+def _repeated_block(lines: list[str], rel: str) -> tuple[dict[str, Any], int] | None:
+    """A second front-matter block opening ``lines`` (after blank lines): its metadata
+    and the lines it spans, or None."""
+    import yaml
+
+    start = 0
+    while start < len(lines) and not lines[start].strip():
+        start += 1
+    if start >= len(lines) or lines[start].strip() != "---":
+        return None
+    for end in range(start + 1, min(len(lines), start + 50)):
+        if lines[end].strip() in ("---", "..."):
+            try:
+                meta = _lenient_yaml("\n".join(lines[start + 1 : end]), f"{rel}: front matter")
+            except yaml.YAMLError:
+                return None
+            if isinstance(meta, dict) and _FRONT_KEYS & {str(k) for k in meta}:
+                return meta, end + 1
+            return None
+    return None
 
 
 #: At most this many patterns from one glob's braces (``{a,b}{c,d}`` gives four).
