@@ -296,3 +296,42 @@ def test_a_second_front_matter_block_is_not_rule_text(tmp_path: Path) -> None:
     assert [(r.text, r.source.line_start) for r in rules] == [
         ("Every rule file must say which paths it applies to.", 13)
     ]
+
+
+EXAMPLES = """# Naming
+
+- Use kebab-case for file names.
+
+<example>
+user-profile.tsx
+</example>
+
+<example type="invalid">
+UserProfile.tsx
+
+Use PascalCase for every file name here.
+```ts
+export default UserProfile;
+```
+</example>
+
+- Keep one component per file.
+<bad-example>
+- Put all helpers in one utils.ts file
+</bad-example>
+
+<important>
+- Never rename a file without updating its imports.
+</important>
+"""
+
+
+def test_example_tags_illustrate_the_rule_above_and_are_not_rules(tmp_path: Path) -> None:
+    # an invalid example shown as a rule tells the agent the opposite of the rule
+    rules = _rules(tmp_path, EXAMPLES)
+    got = [(r.text, r.source.line_start, r.source.line_end) for r in rules]
+    assert got == [
+        ("Use kebab-case for file names.", 3, 16),
+        ("Keep one component per file.", 18, 21),
+        ("Never rename a file without updating its imports.", 24, 24),
+    ]

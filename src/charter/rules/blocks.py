@@ -10,6 +10,7 @@ original file (front matter included), because citations and benchmarks depend o
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import unicodedata
@@ -560,8 +561,12 @@ def _plain_items(lists: list[SyntaxTreeNode]) -> bool:
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _DIVIDER = re.compile(r"^\s*={3,}\s+\S.*?\s+={3,}\s*$")
 _CLOSE_TAG = re.compile(r"^\s*</([A-Za-z][\w-]*)\s*>\s*$")
-_SNIPPET_OPEN = re.compile(r"^(\s*)<code-snippet\b[^>]*?(?:\blang=[\"']?([\w+-]+)[^>]*)?>\s*$")
-_SNIPPET_CLOSE = re.compile(r"^(\s*)</code-snippet\s*>\s*$")
+#: A tag around code or an example, alone on its line: ``<code-snippet lang="php">``,
+#: ``<example>``, ``<example type="invalid">``, ``<bad-example>``.
+_REGION_OPEN = re.compile(r"^(\s*)<(code-snippet|[\w-]*example[\w-]*)(\s[^>]*)?>\s*$", re.I)
+#: The fence a region becomes: longer than any fence an example holds, so it never closes
+#: early.
+_REGION_FENCE = "~" * 10
 
 
 def _unwrap(body: str) -> str:
@@ -569,15 +574,26 @@ def _unwrap(body: str) -> str:
 
     Generated guideline files (Laravel Boost's ``<laravel-boost-guidelines>``) join
     several files with ``=== name rules ===`` lines and write code as ``<code-snippet
-    lang="php">…</code-snippet>``. Markdown reads all three as text: the divider became a
-    rule, and a snippet or a wrapper's closing tag right under a list item became part of
-    that item's text. Dividers and closing wrapper tags become blank lines, snippets
-    fenced code; lines inside fenced code are left alone. The line count never changes,
-    so spans still point into the file.
+    lang="php">…</code-snippet>``; prompt-style files put examples in ``<example>`` tags,
+    bad ones too (``<example type="invalid">``). Markdown reads all of them as text: the
+    divider became a rule, an example's lines became rules (a bad example, the opposite of
+    the rule), and a snippet or a wrapper's closing tag right under a list item became
+    part of that item's text. Dividers and closing wrapper tags become blank lines,
+    snippets and examples fenced code (attached to the rule above, as any code); lines
+    inside fenced code are left alone. The line count never changes, so spans still
+    point into the file.
     """
     lines = body.split("\n")
+    closers: dict[str, list[int]] = {}  # tag name -> lines that close it, in order
+    for number, line in enumerate(lines):
+        tag = _CLOSE_TAG.match(line)
+        if tag:
+            closers.setdefault(tag.group(1).lower(), []).append(number)
     fence = ""
+    region_end = -1
     for i, line in enumerate(lines):
+        if i <= region_end:
+            continue
         opened = _FENCE_LINE.match(line)
         if fence:
             if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
@@ -586,13 +602,16 @@ def _unwrap(body: str) -> str:
         if opened:
             fence = opened.group(1)
             continue
-        snippet = _SNIPPET_OPEN.match(line)
-        snippet_end = _SNIPPET_CLOSE.match(line)
+        region = _REGION_OPEN.match(line)
+        ends = closers.get(region.group(2).lower(), []) if region else []
+        after = bisect.bisect_right(ends, i)
+        end = ends[after] if after < len(ends) else -1
         closing = _CLOSE_TAG.match(line)
-        if snippet:
-            lines[i] = f"{snippet.group(1)}```{snippet.group(2) or ''}"
-        elif snippet_end:
-            lines[i] = f"{snippet_end.group(1)}```"
+        if region and end > 0:
+            lang = re.search(r"\blang=[\"']?([\w+-]+)", region.group(3) or "")
+            lines[i] = f"{region.group(1)}{_REGION_FENCE}{lang.group(1) if lang else ''}"
+            lines[end] = f"{region.group(1)}{_REGION_FENCE}"
+            region_end = end
         elif _DIVIDER.match(line) or (closing and closing.group(1).lower() not in _HTML_NAMES):
             lines[i] = ""
     return "\n".join(lines)
