@@ -335,3 +335,21 @@ def test_example_tags_illustrate_the_rule_above_and_are_not_rules(tmp_path: Path
         ("Keep one component per file.", 18, 21),
         ("Never rename a file without updating its imports.", 24, 24),
     ]
+
+
+def test_a_commented_out_rule_stays_hidden_when_the_comment_holds_an_arrow(
+    tmp_path: Path,
+) -> None:
+    rules = _rules(
+        tmp_path,
+        "# Rules\n\n"
+        "- Rule A is always on.\n\n"
+        "<!-- Disabled until v2 -> see issue 12\n"
+        "- Use the old API client for every request.\n"
+        "-->\n\n"
+        "<div>Deploy only from the release branch after review.</div>\n",
+    )
+    assert [r.text for r in rules] == [
+        "Rule A is always on.",
+        "Deploy only from the release branch after review.",
+    ]

@@ -260,7 +260,9 @@ class _Walker:
             elif kind == "html_block" and self.walk_tagged(node, context, depth):
                 continue
             elif kind == "html_block":
-                text = re.sub(r"<[^>]+>", " ", node.content)
+                # a comment first, whole: one holding "->" is not a tag's end
+                text = re.sub(r"<!--.*?(?:-->|$)", " ", node.content, flags=re.DOTALL)
+                text = re.sub(r"<[^>]+>", " ", text)
                 text = " ".join(text.split())
                 if len(text.split()) >= 4:
                     start, end = self.span(node)
