@@ -353,3 +353,37 @@ def test_a_commented_out_rule_stays_hidden_when_the_comment_holds_an_arrow(
         "Rule A is always on.",
         "Deploy only from the release branch after review.",
     ]
+
+
+def test_a_rule_file_wrapped_whole_in_a_markdown_fence_is_read_as_rules(
+    tmp_path: Path,
+) -> None:
+    # pasted from a chat answer: the whole file is one ```markdown block
+    rules = _rules(
+        tmp_path,
+        "```markdown\n# Project rules\n\n- Use pnpm, never npm or yarn.\n"
+        "- Write tests with vitest.\n```\n",
+    )
+    assert [(r.text, r.source.line_start, r.source.section) for r in rules] == [
+        ("Use pnpm, never npm or yarn.", 4, "Project rules"),
+        ("Write tests with vitest.", 5, "Project rules"),
+    ]
+    # a fenced example of a rule file inside a file stays an example
+    rules = _rules(
+        tmp_path,
+        "# Writing rule files\n\n- Give every rule file a title.\n"
+        "```markdown\n# Title\n- Use pnpm.\n```\n",
+    )
+    assert [(r.text, r.source.line_end) for r in rules] == [("Give every rule file a title.", 7)]
+    # fences inside the wrapper pair up as the author meant
+    rules = _rules(
+        tmp_path,
+        "```md\n# Rules\n- Use pnpm.\n```ts\nconst x = 1;\n```\n- Use vitest for tests.\n```\n",
+    )
+    assert [(r.text, r.source.line_start, r.source.line_end) for r in rules] == [
+        ("Use pnpm.", 3, 6),
+        ("Use vitest for tests.", 7, 7),
+    ]
+    # two separate fences are not a wrapper
+    text = "```markdown\n# A\n```\n\nUse pnpm for every install.\n\n```\nnpm i\n```\n"
+    assert [r.text for r in _rules(tmp_path, text)] == ["Use pnpm for every install."]

@@ -571,6 +571,43 @@ _REGION_OPEN = re.compile(r"^(\s*)<(code-snippet|[\w-]*example[\w-]*)(\s[^>]*)?>
 _REGION_FENCE = "~" * 10
 
 
+#: Fence languages of a whole rule file pasted inside one fence (from a chat answer).
+_WRAPPER_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*(?:markdown|md|mdc)\s*$", re.I)
+
+
+def _unfence_whole(lines: list[str]) -> list[str]:
+    """``lines`` with a fence around the whole file blanked: a rule file pasted from a
+    chat answer is one ```markdown block, which Markdown reads as code and no rule
+    shows. A fenced example inside a file (text before or after it) is left alone."""
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if len(filled) < 3:
+        return lines
+    first, last = filled[0], filled[-1]
+    opening = _WRAPPER_FENCE.match(lines[first])
+    if not opening:
+        return lines
+    mark = opening.group(1)
+    closing = lines[last].strip()
+    if not (closing.startswith(mark[0] * len(mark)) and set(closing) == {mark[0]}):
+        return lines
+    # fences inside pair up (```ts … ```); a bare fence with none open would close the
+    # wrapper early: then it is not one block around the file
+    inner = ""
+    for line in lines[first + 1 : last]:
+        fence = _FENCE_LINE.match(line)
+        if not fence:
+            continue
+        bare = line.strip() == fence.group(1)
+        if inner:
+            if bare and fence.group(1)[0] == inner[0] and len(fence.group(1)) >= len(inner):
+                inner = ""
+        elif bare and fence.group(1)[0] == mark[0] and len(fence.group(1)) >= len(mark):
+            return lines
+        else:
+            inner = fence.group(1)
+    return [*lines[:first], "", *lines[first + 1 : last], "", *lines[last + 1 :]]
+
+
 def _unwrap(body: str) -> str:
     """``body`` with the lines that only frame rules made plain, line for line.
 
@@ -585,7 +622,7 @@ def _unwrap(body: str) -> str:
     inside fenced code are left alone. The line count never changes, so spans still
     point into the file.
     """
-    lines = body.split("\n")
+    lines = _unfence_whole(body.split("\n"))
     closers: dict[str, list[int]] = {}  # tag name -> lines that close it, in order
     for number, line in enumerate(lines):
         tag = _CLOSE_TAG.match(line)
