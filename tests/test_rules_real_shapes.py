@@ -387,3 +387,21 @@ def test_a_rule_file_wrapped_whole_in_a_markdown_fence_is_read_as_rules(
     # two separate fences are not a wrapper
     text = "```markdown\n# A\n```\n\nUse pnpm for every install.\n\n```\nnpm i\n```\n"
     assert [r.text for r in _rules(tmp_path, text)] == ["Use pnpm for every install."]
+
+
+def test_rules_of_different_folders_do_not_contradict(tmp_path: Path) -> None:
+    from charter.rules.retrieve import contradicts
+
+    def rule(folder: str, text: str) -> Rule:
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        path = tmp_path / folder / "AGENTS.md"
+        path.write_text(f"# AGENTS.md\n\n- {text}\n")
+        return rules_from_source(load_source(path, f"{folder}/AGENTS.md", "agents"), MARKERS)[0]
+
+    always = rule("frontend", "Always use semicolons at the end of statements.")
+    never = rule("backend", "Never use semicolons at the end of statements.")
+    assert (always.scopes, never.scopes) == (["frontend/**"], ["backend/**"])
+    assert not contradicts(always, never, 1.0)
+    # a folder inside the other's folder is the same files: still a contradiction
+    nested = rule("frontend/app", "Never use semicolons at the end of statements.")
+    assert contradicts(always, nested, 1.0)

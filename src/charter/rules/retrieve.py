@@ -139,6 +139,26 @@ def _action_tokens(text: str, polarity: str = "", width: int = 4) -> tuple[str, 
     return tuple(words[:width])
 
 
+_FOLDER_SCOPE = re.compile(r"([^*?\[\]{}]+)/\*\*")
+
+
+def _apart(a: list[str], b: list[str]) -> bool:
+    """Scopes that never name the same file: folders (``backend/**``, ``frontend/**``,
+    as a nested AGENTS.md is scoped) neither of which holds the other."""
+    if not a or not b:
+        return False
+    for p in a:
+        for q in b:
+            fp = _FOLDER_SCOPE.fullmatch(p.removeprefix("./"))
+            fq = _FOLDER_SCOPE.fullmatch(q.removeprefix("./"))
+            if fp is None or fq is None:
+                return False
+            x, y = fp.group(1).rstrip("/") + "/", fq.group(1).rstrip("/") + "/"
+            if x.startswith(y) or y.startswith(x):
+                return False
+    return True
+
+
 def contradicts(a: Rule, b: Rule, cosine: float | Callable[[], float]) -> bool:
     """must vs never, in a shared domain or section, demanding the same action.
 
@@ -147,6 +167,8 @@ def contradicts(a: Rule, b: Rule, cosine: float | Callable[[], float]) -> bool:
     strings" vs "never concatenate externalized strings") are not in conflict.
     """
     if not a.polarity or not b.polarity or a.polarity == b.polarity:
+        return False
+    if _apart(a.scopes, b.scopes):
         return False
     shared = set(a.domains) & set(b.domains)
     if not shared and a.source.section != b.source.section:
