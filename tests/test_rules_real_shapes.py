@@ -405,3 +405,15 @@ def test_rules_of_different_folders_do_not_contradict(tmp_path: Path) -> None:
     # a folder inside the other's folder is the same files: still a contradiction
     nested = rule("frontend/app", "Never use semicolons at the end of statements.")
     assert contradicts(always, nested, 1.0)
+
+
+def test_a_backslash_line_break_is_not_text(tmp_path: Path) -> None:
+    rules = _rules(
+        tmp_path,
+        "# R\n\nUse tabs.\\\nKeep lines short.\n\n* Line one of item\\\n  continues here.\n",
+    )
+    assert [(r.text, r.source.line_start, r.source.section) for r in rules] == [
+        ("Use tabs.", 3, "R"),
+        ("Keep lines short.", 4, "R"),
+        ("Line one of item continues here.", 6, "R"),
+    ]

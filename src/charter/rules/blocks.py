@@ -65,7 +65,12 @@ def _inline_text(node: SyntaxTreeNode) -> str:
     for child in node.children:
         if child.type == "inline":
             parts.append(child.content)
-    return " ".join(p.replace("\n", " ") for p in parts).strip()
+    return " ".join(_hard_breaks(p).replace("\n", " ") for p in parts).strip()
+
+
+def _hard_breaks(text: str) -> str:
+    """``text`` without the backslash that ends a line as a Markdown hard line break."""
+    return text.replace("\\\n", "\n")
 
 
 def _fence_comments(content: str) -> list[str]:
@@ -320,7 +325,7 @@ class _Walker:
         if not text:
             return
         start, end = self.span(node)
-        inline = [c.content for c in node.children if c.type == "inline"]
+        inline = [_hard_breaks(c.content) for c in node.children if c.type == "inline"]
         lines = inline[0].split("\n") if len(inline) == 1 else []
         groups = _line_groups(lines) if len(lines) == end - start + 1 else []
         if len(groups) <= 1:
