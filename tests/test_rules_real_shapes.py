@@ -417,3 +417,9 @@ def test_a_backslash_line_break_is_not_text(tmp_path: Path) -> None:
         ("Keep lines short.", 4, "R"),
         ("Line one of item continues here.", 6, "R"),
     ]
+
+
+def test_a_shouted_line_between_equals_signs_stays_a_rule(tmp_path: Path) -> None:
+    # only Laravel Boost's "=== name rules ===" joins are dividers
+    rules = _rules(tmp_path, "# R\n\n=== NEVER commit the .env file ===\n")
+    assert [r.text for r in rules] == ["=== NEVER commit the .env file ==="]

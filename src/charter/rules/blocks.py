@@ -566,7 +566,7 @@ def _plain_items(lists: list[SyntaxTreeNode]) -> bool:
 
 
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_DIVIDER = re.compile(r"^\s*={3,}\s+\S.*?\s+={3,}\s*$")
+_DIVIDER = re.compile(r"^\s*={3,}\s+\S.*?\brules\s+={3,}\s*$", re.I)
 _CLOSE_TAG = re.compile(r"^\s*</([A-Za-z][\w-]*)\s*>\s*$")
 #: A tag around code or an example, alone on its line: ``<code-snippet lang="php">``,
 #: ``<example>``, ``<example type="invalid">``, ``<bad-example>``.
