@@ -577,3 +577,31 @@ def test_secrets_are_redacted_before_the_session_stores_them(repo: Path, run_cha
     served = run_charter("session", "recover", "--json", cwd=repo)
     assert served.returncode == 0 and AWS_KEY not in served.stdout
     assert "The deploy key is [REDACTED:aws-access-key]" in json.loads(served.stdout)["text"]
+
+
+def test_only_commands_that_run_tests_are_test_runs(repo: Path, run_charter: Any) -> None:
+    """A `|` inside a quoted grep pattern is not a pipe, and installing a test tool's
+    browsers is not running the tests: neither shows up as a test run after compaction."""
+    (repo / "charter.toml").write_text(NO_WORKER)
+    commands = {
+        'pip list 2>/dev/null | grep -iE "httpx|playwright|pyyaml"': "playwright 1.0",
+        "npx playwright install chromium": "Downloading Chromium",
+        "grep -rn 'jest|vitest' package.json": "package.json:3: jest",
+        "npx playwright test --reporter=line": "3 passed",
+        "pytest -q 2>&1 | tail -3": "2 passed",
+    }
+    for command, output in commands.items():
+        _hook(
+            run_charter,
+            repo,
+            "post-tool-use",
+            tool_name="Bash",
+            tool_input={"command": command},
+            tool_response={"stdout": output, "stderr": "", "interrupted": False},
+        )
+    proc = run_charter("session", "recover", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["test_runs"] == [
+        {"command": "npx playwright test --reporter=line", "outcome": "pass"},
+        {"command": "pytest -q 2>&1 | tail -3", "outcome": "pass"},
+    ]
