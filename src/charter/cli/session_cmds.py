@@ -140,8 +140,12 @@ def register(app: typer.Typer) -> None:
             result = evaluate(session, track or session.track()[0])
         if as_json:
             emit_json(result.to_dict())
-        else:
+        elif result.passed:
             console.print(result.summary(), markup=False, highlight=False)
+        else:  # every finding, so one run shows everything to fix
+            for finding in result.findings:
+                console.print(str(finding), markup=False, highlight=False, soft_wrap=True)
+            console.print(f"does not pass: {len(result.findings)} findings", highlight=False)
         if not result.passed:
             raise typer.Exit(1)
 
