@@ -265,3 +265,30 @@ def test_disabled_guardrails_allow_everything(tmp_path: Path) -> None:
     root = make_project(tmp_path, "planning", off)
     out = pre_tool_use_output(Project.load(root), payload(root, "Bash", {"command": "rm -rf .git"}))
     assert out is None
+
+
+def test_every_deny_reason_names_the_path_and_what_to_do(tmp_path: Path, run_charter: Any) -> None:
+    """The agent reads the reason and must know what went wrong and what to do next."""
+    root = make_project(tmp_path, "executing")
+    outside = "/srv/elsewhere/x.py"  # neither the project nor scratch space
+    calls = [
+        # (tool, input, words the reason must hold)
+        ("Bash", {"command": "git checkout -- ."}, [": . is outside the write scope", "SPEC.md"]),
+        ("Write", {"file_path": str(root / "lib/x.py")}, ["lib/x.py", "## Scope", "SPEC.md"]),
+        ("Edit", {"file_path": str(root / ".env")}, [".env is a secret file", "ask the user"]),
+        ("Bash", {"command": "rm .git/index.lock"}, [".git/index.lock", "ask the user"]),
+        ("Write", {"file_path": outside}, [outside, "inside the project", "/tmp"]),
+        (
+            "Bash",
+            {"command": "find . -name '*.pyc' -delete"},
+            ["contains the protected", "subdirectory"],
+        ),
+    ]
+    for n, (tool, tool_input, words) in enumerate(calls):
+        proc = _hook(run_charter, root, payload(root, tool, tool_input, n))
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout)
+        assert decision(out) == "deny", tool_input
+        reason = out["hookSpecificOutput"]["permissionDecisionReason"]
+        for word in words:
+            assert word in reason, (tool_input, reason)
