@@ -605,3 +605,38 @@ def test_only_commands_that_run_tests_are_test_runs(repo: Path, run_charter: Any
         {"command": "npx playwright test --reporter=line", "outcome": "pass"},
         {"command": "pytest -q 2>&1 | tail -3", "outcome": "pass"},
     ]
+
+
+def test_a_risk_update_changes_only_what_it_names(repo: Path, run_charter: Any) -> None:
+    """Marking a high risk mitigated keeps it high; an assistant restating a mitigated
+    risk without a severity or status neither downgrades nor reopens it."""
+    (repo / "charter.toml").write_text(NO_WORKER)
+
+    def note(*args: str) -> dict[str, Any]:
+        proc = run_charter("session", "note", "risk", *args, "--json", cwd=repo)
+        assert proc.returncode == 0, proc.stderr
+        return dict(json.loads(proc.stdout))
+
+    first = note("Card charged twice on retry", "--severity", "critical")
+    assert (first["severity"], first["status"]) == ("critical", "open")
+    update = note("Card charged twice on retry", "--status", "mitigated", "--mitigation", "key")
+    assert (update["severity"], update["status"]) == ("critical", "mitigated")
+    assert note("Fresh risk")["severity"] == "medium"
+    transcript = _transcript(
+        repo,
+        [
+            {
+                "type": "assistant",
+                "timestamp": "2026-01-01T10:00:05Z",
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "Risk: Card charged twice on retry"}],
+                },
+            }
+        ],
+    )
+    _hook(run_charter, repo, "pre-compact", trigger="auto", transcript_path=transcript)
+    track = (repo / "docs/tracks/ACTIVE_TRACK").read_text().strip()
+    risks = parse_risks((repo / f"docs/tracks/{track}/RISKS.md").read_text())
+    card = next(r for r in risks if r.risk == "Card charged twice on retry")
+    assert (card.severity, card.status, card.mitigation) == ("critical", "mitigated", "key")

@@ -243,8 +243,16 @@ def register(app: typer.Typer) -> None:
     @note_app.command("risk")
     def note_risk(
         text: str = typer.Argument(..., help="the risk"),
-        severity: str = typer.Option("medium", "--severity", help="low | medium | high | critical"),
-        status: str = typer.Option("open", "--status", help="open | mitigated | accepted | closed"),
+        severity: str | None = typer.Option(
+            None,
+            "--severity",
+            help="low | medium | high | critical (a new risk: medium; an update keeps it)",
+        ),
+        status: str | None = typer.Option(
+            None,
+            "--status",
+            help="open | mitigated | accepted | closed (a new risk: open; an update keeps it)",
+        ),
         mitigation: str = typer.Option("", "--mitigation"),
         project_dir: Path = _PROJECT,
         as_json: bool = _JSON,
