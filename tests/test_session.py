@@ -640,3 +640,22 @@ def test_a_risk_update_changes_only_what_it_names(repo: Path, run_charter: Any) 
     risks = parse_risks((repo / f"docs/tracks/{track}/RISKS.md").read_text())
     card = next(r for r in risks if r.risk == "Card charged twice on retry")
     assert (card.severity, card.status, card.mitigation) == ("critical", "mitigated", "key")
+
+
+def test_recover_prints_the_agents_text_unwrapped_and_its_notes(
+    repo: Path, run_charter: Any
+) -> None:
+    """`charter session recover` shows exactly the text the agent is given (no line
+    breaks added at the terminal width) and the notes `--json` carries (a hand-edited
+    PLAN.md, an interrupted compaction), on stderr."""
+    _play_session(repo, run_charter)
+    track = (repo / "docs/tracks/ACTIVE_TRACK").read_text().strip()
+    plan = repo / f"docs/tracks/{track}/PLAN.md"
+    plan.write_text(plan.read_text() + "- [ ] P9: " + "a long hand-added step " * 8 + "\n")
+    as_json = run_charter("session", "recover", "--json", cwd=repo, env={"COLUMNS": "80"})
+    state = json.loads(as_json.stdout)
+    assert any("PLAN.md changed since checkpoint" in n for n in state["notes"])
+    plain = run_charter("session", "recover", cwd=repo, env={"COLUMNS": "80"})
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout == state["text"]
+    assert "PLAN.md changed since checkpoint" in plain.stderr

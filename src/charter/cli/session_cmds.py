@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -88,7 +89,13 @@ def register(app: typer.Typer) -> None:
         if as_json:
             emit_json(recovered.to_dict())
             return
-        console.print(recovered.text or "(no session state yet)", markup=False, highlight=False)
+        for note in recovered.notes:  # what the hook reports on stderr too
+            err_console.print(f"charter: {note}", markup=False, soft_wrap=True)
+        if recovered.text:  # byte for byte what the agent is given: no wrapping
+            sys.stdout.write(recovered.text)
+            sys.stdout.flush()
+        else:
+            console.print("(no session state yet)")
 
     @session_app.command("compact")
     def compact_cmd(
