@@ -208,6 +208,38 @@ def test_shell_tracks_cd_chains_and_subshells() -> None:
     assert [t.path for t in a.targets] == ["/w/out"]
 
 
+def test_substitutions_in_an_unquoted_here_document_run_first() -> None:
+    """bash expands ``$(…)`` and backticks in the body of ``<<EOF`` (not ``<<'EOF'``)
+    before the command runs: a write there is a write."""
+    for command in (
+        "cat <<EOF > notes.txt\n$(rm -rf .git)\nEOF",
+        "cat <<EOF\nsee `echo x > .git/config` here\nEOF",
+        'cat <<-EOF\n\t"quoted" $(touch .charter/x)\n\tEOF',
+        "python - <<EOF\nprint('$(rm -rf .git)')\nEOF",
+    ):
+        a = analyse(command, "/w", "/root", check_dirs=False)
+        assert [t.path for t in a.targets if "/w/." in t.path], command
+    for command in (  # quoted delimiters: the body is literal text
+        "cat <<'EOF' > notes.txt\n$(rm -rf .git)\nEOF",
+        'cat <<"EOF"\n`echo x > .git/config`\nEOF',
+        "cat <<\\EOF\n$(rm -rf .git)\nEOF",
+        "cat <<EOF\nprice: \\$(rm -rf .git) and \\`touch .git/x\\`\nEOF",
+    ):
+        a = analyse(command, "/w", "/root", check_dirs=False)
+        assert not [t.path for t in a.targets if "/w/." in t.path], command
+        assert not a.unresolved, command
+
+
+def test_hook_denies_a_write_hidden_in_a_here_document(tmp_path: Path, run_charter: Any) -> None:
+    root = make_project(tmp_path, "unscoped")
+    command = "cat <<EOF > notes.txt\n$(rm -rf .git)\nEOF"
+    proc = _hook(run_charter, root, payload(root, "Bash", {"command": command}))
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert decision(out) == "deny"
+    assert ".git is protected" in out["hookSpecificOutput"]["permissionDecisionReason"]
+
+
 # -- through the real hook subprocess ------------------------------------------------------
 
 

@@ -365,9 +365,17 @@ class _Walker:
 
     def redirect(self, node: Node, views: list[_Ctx]) -> None:
         if node.type == "heredoc_redirect":
+            expands = True
             for child in node.children:
+                if child.type == "heredoc_start":
+                    # a quoted delimiter (<<'EOF', <<"EOF", <<\EOF) keeps the body literal
+                    expands = not any(c in (child.text or b"") for c in b"'\"\\")
                 if child.type in ("file_redirect", "heredoc_redirect"):
                     self.redirect(child, views)
+                elif child.type == "heredoc_body":
+                    if expands:  # $(…) and backticks in the body run before the command
+                        body = (child.text or b"").decode("utf-8", "replace")
+                        self.reparse(_double_quoted(body), [], views[0], "a here-document")
                 elif child.type not in ("heredoc_body",):
                     self.substitutions(child, views[0])
             return
@@ -531,6 +539,23 @@ class _Walker:
 def _snippet(w: Word) -> str:
     text = (w.node.text or b"").decode("utf-8", "replace") if w.node is not None else "?"
     return text[:60]
+
+
+def _double_quoted(body: str) -> str:
+    """``: "BODY"``: a command whose one word expands as the unquoted here-document
+    ``body`` does (``$(…)``, backticks and ``$x`` expand; a ``"`` is a plain character)."""
+    out = []
+    i = 0
+    while i < len(body):
+        char = body[i]
+        if char == "\\":
+            nxt = body[i + 1 : i + 2]
+            out.append(char + nxt if nxt in ("$", "`", "\\", "\n") else "\\\\")
+            i += 2 if nxt in ("$", "`", "\\", "\n") else 1
+            continue
+        out.append('\\"' if char == '"' else char)
+        i += 1
+    return ': "' + "".join(out) + '"'
 
 
 def _heredoc(node: Node | None) -> str | None:
