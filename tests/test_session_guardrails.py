@@ -230,14 +230,35 @@ def test_substitutions_in_an_unquoted_here_document_run_first() -> None:
         assert not a.unresolved, command
 
 
-def test_hook_denies_a_write_hidden_in_a_here_document(tmp_path: Path, run_charter: Any) -> None:
+def test_brace_expansion_names_each_path() -> None:
+    """``rm -rf {.git,build}`` removes .git: bash expands braces before the command runs."""
+    a = analyse("rm -rf {.git,build} .{charter,cache}/x", "/w", "/root", check_dirs=False)
+    assert sorted(t.path for t in a.targets) == [
+        "/w/.cache/x",
+        "/w/.charter/x",
+        "/w/.git",
+        "/w/build",
+    ]
+    a = analyse("touch f{1..3}.txt x{a,{b,c}}", "/w", "/root", check_dirs=False)
+    assert sorted(t.path for t in a.targets) == [
+        "/w/f1.txt", "/w/f2.txt", "/w/f3.txt", "/w/xa", "/w/xb", "/w/xc",
+    ]  # fmt: skip
+    quoted = analyse("touch '{.git,x}' \"{a,b}\" {single}", "/w", "/root", check_dirs=False)
+    assert sorted(t.path for t in quoted.targets) == ["/w/{.git,x}", "/w/{a,b}", "/w/{single}"]
+    huge = analyse("touch f{1..100000}", "/w", "/root", check_dirs=False)
+    assert huge.unresolved and not huge.targets
+
+
+def test_hook_denies_writes_hidden_in_a_here_document_or_braces(
+    tmp_path: Path, run_charter: Any
+) -> None:
     root = make_project(tmp_path, "unscoped")
-    command = "cat <<EOF > notes.txt\n$(rm -rf .git)\nEOF"
-    proc = _hook(run_charter, root, payload(root, "Bash", {"command": command}))
-    assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)
-    assert decision(out) == "deny"
-    assert ".git is protected" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    for command in ("cat <<EOF > notes.txt\n$(rm -rf .git)\nEOF", "rm -rf {.git,build}"):
+        proc = _hook(run_charter, root, payload(root, "Bash", {"command": command}))
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout)
+        assert decision(out) == "deny", command
+        assert ".git is protected" in out["hookSpecificOutput"]["permissionDecisionReason"]
 
 
 # -- through the real hook subprocess ------------------------------------------------------

@@ -18,6 +18,7 @@ as any PreToolUse hook must, or every build would be blocked.
 
 from __future__ import annotations
 
+import itertools
 import os
 import posixpath
 import re
@@ -195,6 +196,8 @@ def word(node: Node) -> Word:
         return Word(_unescape(text), glob, node)
     if kind == "raw_string":
         return Word(text[1:-1], False, node)
+    if kind == "brace_expression":  # {1..3}: expanded by the target
+        return Word(text, True, node)
     if kind == "string":
         parts = []
         for child in node.children:
@@ -208,7 +211,15 @@ def word(node: Node) -> Word:
         values = [word(c) for c in node.children]
         if any(v.value is None for v in values):
             return Word(None, False, node)
-        return Word("".join(v.value or "" for v in values), any(v.glob for v in values), node)
+        # tree-sitter splits ``{a,b}`` into words; the braces expand when they are unquoted
+        bare = "".join(
+            (c.text or b"").decode("utf-8", "replace")
+            if c.type in ("word", "brace_expression")
+            else "\0"
+            for c in node.children
+        )
+        glob = any(v.glob for v in values) or bool(_BRACES.search(bare))
+        return Word("".join(v.value or "" for v in values), glob, node)
     return Word(None, False, node)
 
 
@@ -256,6 +267,18 @@ class _Walker:
             self.ask(f"{why}: {value!r} is relative to a directory that cannot be known")
             return
         cwd = ctx.cwd or "/"
+        if w.glob and _BRACES.search(value):
+            words = expand_braces(value)
+            if words is None:
+                self.ask(f"{why}: {value!r} expands to more than {MAX_BRACE_WORDS} paths")
+                return
+            if words != [value]:  # each word bash makes is a path of its own
+                for one in words:
+                    found = Word(one, bool(_GLOB.search(one) or _BRACES.search(one)), w.node)
+                    self.target(
+                        ctx, found, why, recursive=recursive, tree=tree, link_source=link_source
+                    )
+                return
         if w.glob:
             # The files a glob names are under its constant prefix; a glob whose last part
             # could name a protected file is reported as that file by the policy.
@@ -539,6 +562,67 @@ class _Walker:
 def _snippet(w: Word) -> str:
     text = (w.node.text or b"").decode("utf-8", "replace") if w.node is not None else "?"
     return text[:60]
+
+
+MAX_BRACE_WORDS = 256
+_SEQUENCE = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?")
+
+
+def _brace_parts(text: str) -> tuple[int, int, list[str]] | None:
+    """The first ``{…}`` bash expands in ``text``: (start, end, the words inside)."""
+    for start, char in enumerate(text):
+        if char != "{":
+            continue
+        depth, commas = 0, [start]
+        for end in range(start, len(text)):
+            if text[end] == "{":
+                depth += 1
+            elif text[end] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif text[end] == "," and depth == 1:
+                commas.append(end)
+        else:
+            return None  # no closing brace: nothing after it expands either
+        if len(commas) > 1:
+            bounds = [*commas, end]
+            return start, end, [text[a + 1 : b] for a, b in itertools.pairwise(bounds)]
+        seq = _SEQUENCE.fullmatch(text[start + 1 : end])
+        if seq:
+            return start, end, _sequence(*seq.groups())
+    return None
+
+
+def _sequence(first: str, last: str, step: str | None) -> list[str]:
+    by = abs(int(step or 1)) or 1
+    if first.lstrip("-").isdigit() and last.lstrip("-").isdigit():
+        a, b = int(first), int(last)
+        if abs(b - a) // by > MAX_BRACE_WORDS:
+            return [str(a)] * (MAX_BRACE_WORDS + 1)  # too many: the caller gives up
+        return [str(n) for n in range(a, b + (1 if b >= a else -1), by if b >= a else -by)]
+    if first.isalpha() and last.isalpha():
+        a, b = ord(first), ord(last)
+        return [chr(n) for n in range(a, b + (1 if b >= a else -1), by if b >= a else -by)]
+    return [f"{first}..{last}"]
+
+
+def expand_braces(text: str) -> list[str] | None:
+    """The words bash's brace expansion makes of ``text`` (``a{b,c}`` → ``ab``, ``ac``;
+    ``f{1..3}``), or None when there would be more than :data:`MAX_BRACE_WORDS`."""
+    done: list[str] = []
+    todo = [text]
+    while todo:
+        current = todo.pop()
+        found = _brace_parts(current)
+        if found is None:
+            done.append(current)
+            continue
+        start, end, inner = found
+        todo.extend(current[:start] + part + current[end + 1 :] for part in reversed(inner))
+        if len(done) + len(todo) > MAX_BRACE_WORDS:
+            return None
+    return [w for w in done if w] or [text]  # bash drops the empty words ({,a} is a)
 
 
 def _double_quoted(body: str) -> str:
