@@ -249,6 +249,20 @@ def test_brace_expansion_names_each_path() -> None:
     assert huge.unresolved and not huge.targets
 
 
+def test_commands_run_by_trap_watch_and_busybox_are_checked() -> None:
+    for command in (
+        "trap 'rm -rf .git' EXIT",
+        "watch -n 5 rm -rf .git",
+        "busybox rm -rf .git",
+        "sudo busybox sh -c 'rm -rf .git'",
+    ):
+        a = analyse(command, "/w", "/root", check_dirs=False)
+        assert "/w/.git" in [t.path for t in a.targets], command
+    for command in ("trap - EXIT", "trap -p", "trap '' INT", "watch -n 1 git status"):
+        a = analyse(command, "/w", "/root", check_dirs=False)
+        assert not a.targets and not a.unresolved, command
+
+
 def test_hook_denies_writes_hidden_in_a_here_document_or_braces(
     tmp_path: Path, run_charter: Any
 ) -> None:

@@ -57,6 +57,8 @@ WRAPPERS = {
     "unbuffer",
     "env",
     "coproc",
+    "busybox",  # busybox rm …: the applet
+    "watch",  # watch -n 5 CMD: runs CMD again and again
 }
 #: Options of wrappers that take a value (the value is not the command).
 _WRAPPER_VALUE_OPTS = {
@@ -67,6 +69,7 @@ _WRAPPER_VALUE_OPTS = {
     "stdbuf": {"-i", "-o", "-e"},
     "ionice": {"-c", "-n", "-p"},
     "env": {"-u", "-C", "-S", "--unset", "--chdir", "--split-string"},
+    "watch": {"-n", "--interval", "-q", "--equexit"},
 }
 PYTHONS = re.compile(r"^(python|pypy)(\d+(\.\d+)?)?$")
 INTERPRETERS = {"node", "nodejs", "deno", "bun", "perl", "ruby", "php", "Rscript", "lua"}
@@ -470,6 +473,9 @@ class _Walker:
             self.shell(name, rest, ctx, node)
         elif name == "eval":
             self.reparse(" ".join(a.value or "" for a in rest), rest, ctx, "eval")
+        elif name == "trap" and len(rest) > 1 and rest[0].value not in ("-", "", "--"):
+            # trap 'CMD' SIGNAL…: CMD runs later, in this shell
+            self.reparse(rest[0].value, rest[:1], ctx, "trap")
 
     def _cd(self, ctx: _Ctx, target: Word | None) -> None:
         if target is None:
