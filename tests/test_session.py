@@ -659,3 +659,13 @@ def test_recover_prints_the_agents_text_unwrapped_and_its_notes(
     assert plain.returncode == 0, plain.stderr
     assert plain.stdout == state["text"]
     assert "PLAN.md changed since checkpoint" in plain.stderr
+
+
+def test_track_show_reads_as_text(repo: Path, run_charter: Any) -> None:
+    (repo / "charter.toml").write_text(NO_WORKER)
+    assert run_charter("track", "new", "billing", cwd=repo).returncode == 0
+    assert run_charter("session", "note", "decision", "Use cents", cwd=repo).returncode == 0
+    proc = run_charter("track", "show", cwd=repo, env={"COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stderr
+    assert "files: DECISIONS.md (missing: SPEC.md, PLAN.md, RISKS.md)" in proc.stdout
+    assert "{" not in proc.stdout and "True" not in proc.stdout

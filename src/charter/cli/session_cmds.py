@@ -334,5 +334,10 @@ def register(app: typer.Typer) -> None:
         if as_json:
             emit_json(data)
             return
+        present = [n for n, there in files.items() if there]
+        missing = [n for n, there in files.items() if not there]
+        data["files"] = ", ".join(present) or "none"
+        if missing:
+            data["files"] += f" (missing: {', '.join(missing)})"
         for key, value in data.items():
-            console.print(f"{key}: {value}")
+            console.print(f"{key}: {value}", markup=False, highlight=False, soft_wrap=True)
