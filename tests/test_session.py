@@ -669,3 +669,19 @@ def test_track_show_reads_as_text(repo: Path, run_charter: Any) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "files: DECISIONS.md (missing: SPEC.md, PLAN.md, RISKS.md)" in proc.stdout
     assert "{" not in proc.stdout and "True" not in proc.stdout
+
+
+def test_a_compaction_from_the_cli_does_not_hide_the_agents_session(
+    repo: Path, run_charter: Any
+) -> None:
+    """`charter session note` and `charter session compact` run outside any Claude Code
+    session: afterwards recovery still serves the agent's session (its instructions,
+    files and test runs), not the command line's empty one."""
+    _play_session(repo, run_charter)
+    assert run_charter("session", "note", "decision", "Use UTC", cwd=repo).returncode == 0
+    assert run_charter("session", "compact", cwd=repo).returncode == 0
+    state = json.loads(run_charter("session", "recover", "--json", cwd=repo).stdout)
+    assert state["session_id"] == "s-1"
+    assert [i["text"] for i in state["user_instructions"]][-1].startswith("Add login.")
+    assert state["edited_files"] == ["app.py"] and state["test_runs"]
+    assert "Use UTC" in state["text"] and "never bcrypt" in state["text"]

@@ -247,11 +247,19 @@ def compact(
         core = [d for d in decisions if "global" in d.impact.lower().split()]
         if core:
             result.written.extend(_core_update(session, core))
-        sessions = [e.session for e in events if e.session]
+        # the agent's session, not `charter session note` (cli) or an MCP call (mcp)
+        agents = [e.session for e in events if e.session and e.kind in ("tool", "prompt")]
+        others = [e.session for e in events if e.session]
+        named = (
+            key
+            or (agents[-1] if agents else "")
+            or str((previous or {}).get("session_id") or "")
+            or (others[-1] if others else "")
+        )
         checkpoint = _checkpoint(
             session,
             track,
-            key or (sessions[-1] if sessions else (previous or {}).get("session_id", "")),
+            named,
             trigger,
             seq,
             new_offset,
