@@ -263,6 +263,25 @@ def test_commands_run_by_trap_watch_and_busybox_are_checked() -> None:
         assert not a.targets and not a.unresolved, command
 
 
+def test_a_relative_symlink_target_is_relative_to_the_link(tmp_path: Path) -> None:
+    """``ln -s ../README.md docs/README.md`` links to the project's README (the target is
+    read from the link's directory), and ``ln -s ../.git docs/g`` links into .git."""
+    (tmp_path / "docs").mkdir()
+    here = str(tmp_path)
+
+    def link_targets(command: str) -> list[str]:
+        a = analyse(command, here, "/root")
+        return [t.path for t in a.targets if t.why == "ln (link target)"]
+
+    assert link_targets("ln -s ../README.md docs/README.md") == [f"{here}/README.md"]
+    assert link_targets("ln -s ../.git docs/g") == [f"{here}/.git"]
+    assert link_targets("ln -s ../.git docs") == [f"{here}/.git"]  # the link is docs/.git
+    assert link_targets("ln -s ../x docs/sub/") == [f"{here}/docs/x"]
+    assert link_targets("ln -sr README.md docs/r") == [f"{here}/README.md"]  # -r: from here
+    assert link_targets("ln README.md docs/hard") == [f"{here}/README.md"]  # hard link
+    assert link_targets("ln -s /etc/hosts docs/h") == ["/etc/hosts"]
+
+
 def test_hook_denies_writes_hidden_in_a_here_document_or_braces(
     tmp_path: Path, run_charter: Any
 ) -> None:

@@ -800,13 +800,39 @@ def _h_copy(w: _Walker, name: str, rest: list[Word], ctx: _Ctx, node: Node | Non
         dests, sources = [Word(".")], ops
     for d in dests:
         w.target(ctx, d, name)
+    flags = _flags(rest)
+    # a relative symbolic link target is read from the link's directory (not with -r)
+    symbolic = name == "ln" and bool({"s", "--symbolic"} & flags)
+    relative_to = _link_dir(ctx, dests[0], into=target_dir is not None or len(ops) == 1)
     for s in sources:
         if name == "mv":
             w.target(ctx, s, "mv (source removed)", recursive=True)
         elif name == "ln":
+            if (
+                symbolic
+                and not {"r", "--relative"} & flags
+                and s.value is not None
+                and not to_posix(s.value).startswith(("/", "~"))
+                and relative_to is not None
+            ):
+                s = Word(posixpath.join(relative_to, to_posix(s.value)), s.glob, s.node)
             w.target(ctx, s, "ln (link target)", link_source=True)
         elif name == "rsync" and "--remove-source-files" in _flags(rest):
             w.target(ctx, s, "rsync --remove-source-files", recursive=True)
+
+
+def _link_dir(ctx: _Ctx, dest: Word, *, into: bool) -> str | None:
+    """The directory a link made at ``dest`` lives in (``into``: ``dest`` is that
+    directory, as with ``-t DIR`` or ``ln -s TARGET``), as a path from ``ctx.cwd``."""
+    if dest.value is None or dest.glob:
+        return None
+    path = to_posix(dest.value)
+    if into or path.endswith("/") or path in (".", ".."):
+        return path
+    known = ctx.check_dirs and ctx.cwd is not None
+    if known and os.path.isdir(normalise(path, ctx.cwd or "/", ctx.home)):
+        return path
+    return posixpath.dirname(path) or "."
 
 
 def _h_tee(w: _Walker, name: str, rest: list[Word], ctx: _Ctx, node: Node | None) -> None:
