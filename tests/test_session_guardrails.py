@@ -249,7 +249,7 @@ def test_brace_expansion_names_each_path() -> None:
     assert huge.unresolved and not huge.targets
 
 
-def test_commands_run_by_trap_watch_and_busybox_are_checked() -> None:
+def test_commands_run_by_trap_watch_busybox_and_parallel_are_checked() -> None:
     for command in (
         "trap 'rm -rf .git' EXIT",
         "watch -n 5 rm -rf .git",
@@ -258,7 +258,17 @@ def test_commands_run_by_trap_watch_and_busybox_are_checked() -> None:
     ):
         a = analyse(command, "/w", "/root", check_dirs=False)
         assert "/w/.git" in [t.path for t in a.targets], command
-    for command in ("trap - EXIT", "trap -p", "trap '' INT", "watch -n 1 git status"):
+    a = analyse("parallel -j 4 rm -rf ::: build .git", "/w", "/root", check_dirs=False)
+    assert sorted(t.path for t in a.targets) == ["/w/.git", "/w/build"]
+    a = analyse("cat list | parallel rm {}", "/w", "/root", check_dirs=False)
+    assert a.unresolved  # the names come from the input: ask
+    for command in (
+        "trap - EXIT",
+        "trap -p",
+        "trap '' INT",
+        "watch -n 1 git status",
+        "parallel gzip -t ::: a.gz b.gz",
+    ):
         a = analyse(command, "/w", "/root", check_dirs=False)
         assert not a.targets and not a.unresolved, command
 

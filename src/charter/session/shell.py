@@ -1173,6 +1173,57 @@ def _h_xargs(w: _Walker, name: str, rest: list[Word], ctx: _Ctx, node: Node | No
         w.out.targets.extend(inner.out.targets)
 
 
+_PARALLEL_VALUE = {
+    "-j", "--jobs", "-S", "--sshlogin", "-N", "-n", "--max-args", "-d", "--delimiter",
+    "-a", "--arg-file", "--delay", "--timeout", "--joblog", "--results", "--tmpdir",
+    "-I", "--colsep", "-E", "--memfree", "--load", "--retries", "--halt", "--tagstring",
+}  # fmt: skip
+_PARALLEL_SOURCES = {":::", "::::", ":::+", "::::+"}
+
+
+def _h_parallel(w: _Walker, name: str, rest: list[Word], ctx: _Ctx, node: Node | None) -> None:
+    """GNU parallel: CMD runs once per argument after ``:::`` (checked as such); names
+    read from a file or the input are not known: a writing CMD asks, as with xargs."""
+    i = 0
+    while i < len(rest) and rest[i].value not in _PARALLEL_SOURCES:
+        value = rest[i].value
+        if value is None:
+            w.ask("parallel with an argument that is not a constant")
+            return
+        if not value.startswith("-"):
+            break
+        i += 2 if value in _PARALLEL_VALUE else 1
+    words = rest[i:]
+    cut = next((k for k, x in enumerate(words) if x.value in _PARALLEL_SOURCES), len(words))
+    cmd, sources = words[:cut], words[cut:]
+    constant = bool(sources) and all(
+        x.value == ":::" for x in sources if x.value in _PARALLEL_SOURCES
+    )
+    args = [x for x in sources if x.value not in _PARALLEL_SOURCES]
+    if not constant:
+        inner = _Walker(Analysis())
+        inner.run(cmd or [Word("echo")], ctx.copy())
+        head = (cmd[0].value or "") if cmd else ""
+        if inner.out.writes or posixpath.basename(head) in _WRITERS:
+            w.ask(f"parallel {head} writes files named on its input")
+            w.out.targets.extend(inner.out.targets)
+        return
+    for arg in args[:MAX_BRACE_WORDS]:
+        if not cmd:  # parallel ::: "rm x" "rm y": each argument is a command
+            w.reparse(arg.value, [arg], ctx, "parallel")
+            continue
+        if arg.value is not None and any("{}" in (x.value or "") for x in cmd):
+            filled = [
+                Word(x.value.replace("{}", arg.value), x.glob or arg.glob, x.node)
+                if x.value is not None and "{}" in x.value
+                else x
+                for x in cmd
+            ]
+            w.run(filled, ctx, node)
+        else:
+            w.run([*cmd, arg], ctx, node)
+
+
 def _h_patch(w: _Walker, name: str, rest: list[Word], ctx: _Ctx, node: Node | None) -> None:
     ops = _operands(rest, {"-p", "-i", "-d", "-o", "-r", "-B", "-D", "-F", "-V", "-z"})
     directory = _option_value(rest, ("-d", "--directory"))
@@ -1218,6 +1269,7 @@ _HANDLERS = {
     "git": _h_git,
     "find": _h_find,
     "xargs": _h_xargs,
+    "parallel": _h_parallel,
     "patch": _h_patch,
 }
 _WRITERS = set(_HANDLERS) - {"cd", "pushd", "popd", "curl", "sort", "find", "awk", "gawk"}
