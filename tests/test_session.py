@@ -577,3 +577,111 @@ def test_secrets_are_redacted_before_the_session_stores_them(repo: Path, run_cha
     served = run_charter("session", "recover", "--json", cwd=repo)
     assert served.returncode == 0 and AWS_KEY not in served.stdout
     assert "The deploy key is [REDACTED:aws-access-key]" in json.loads(served.stdout)["text"]
+
+
+def test_only_commands_that_run_tests_are_test_runs(repo: Path, run_charter: Any) -> None:
+    """A `|` inside a quoted grep pattern is not a pipe, and installing a test tool's
+    browsers is not running the tests: neither shows up as a test run after compaction."""
+    (repo / "charter.toml").write_text(NO_WORKER)
+    commands = {
+        'pip list 2>/dev/null | grep -iE "httpx|playwright|pyyaml"': "playwright 1.0",
+        "npx playwright install chromium": "Downloading Chromium",
+        "grep -rn 'jest|vitest' package.json": "package.json:3: jest",
+        "npx playwright test --reporter=line": "3 passed",
+        "pytest -q 2>&1 | tail -3": "2 passed",
+    }
+    for command, output in commands.items():
+        _hook(
+            run_charter,
+            repo,
+            "post-tool-use",
+            tool_name="Bash",
+            tool_input={"command": command},
+            tool_response={"stdout": output, "stderr": "", "interrupted": False},
+        )
+    proc = run_charter("session", "recover", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["test_runs"] == [
+        {"command": "npx playwright test --reporter=line", "outcome": "pass"},
+        {"command": "pytest -q 2>&1 | tail -3", "outcome": "pass"},
+    ]
+
+
+def test_a_risk_update_changes_only_what_it_names(repo: Path, run_charter: Any) -> None:
+    """Marking a high risk mitigated keeps it high; an assistant restating a mitigated
+    risk without a severity or status neither downgrades nor reopens it."""
+    (repo / "charter.toml").write_text(NO_WORKER)
+
+    def note(*args: str) -> dict[str, Any]:
+        proc = run_charter("session", "note", "risk", *args, "--json", cwd=repo)
+        assert proc.returncode == 0, proc.stderr
+        return dict(json.loads(proc.stdout))
+
+    first = note("Card charged twice on retry", "--severity", "critical")
+    assert (first["severity"], first["status"]) == ("critical", "open")
+    update = note("Card charged twice on retry", "--status", "mitigated", "--mitigation", "key")
+    assert (update["severity"], update["status"]) == ("critical", "mitigated")
+    assert note("Fresh risk")["severity"] == "medium"
+    transcript = _transcript(
+        repo,
+        [
+            {
+                "type": "assistant",
+                "timestamp": "2026-01-01T10:00:05Z",
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "Risk: Card charged twice on retry"}],
+                },
+            }
+        ],
+    )
+    _hook(run_charter, repo, "pre-compact", trigger="auto", transcript_path=transcript)
+    track = (repo / "docs/tracks/ACTIVE_TRACK").read_text().strip()
+    risks = parse_risks((repo / f"docs/tracks/{track}/RISKS.md").read_text())
+    card = next(r for r in risks if r.risk == "Card charged twice on retry")
+    assert (card.severity, card.status, card.mitigation) == ("critical", "mitigated", "key")
+
+
+def test_recover_prints_the_agents_text_unwrapped_and_its_notes(
+    repo: Path, run_charter: Any
+) -> None:
+    """`charter session recover` shows exactly the text the agent is given (no line
+    breaks added at the terminal width) and the notes `--json` carries (a hand-edited
+    PLAN.md, an interrupted compaction), on stderr."""
+    _play_session(repo, run_charter)
+    track = (repo / "docs/tracks/ACTIVE_TRACK").read_text().strip()
+    plan = repo / f"docs/tracks/{track}/PLAN.md"
+    plan.write_text(plan.read_text() + "- [ ] P9: " + "a long hand-added step " * 8 + "\n")
+    as_json = run_charter("session", "recover", "--json", cwd=repo, env={"COLUMNS": "80"})
+    state = json.loads(as_json.stdout)
+    assert any("PLAN.md changed since checkpoint" in n for n in state["notes"])
+    plain = run_charter("session", "recover", cwd=repo, env={"COLUMNS": "80"})
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout == state["text"]
+    assert "PLAN.md changed since checkpoint" in plain.stderr
+
+
+def test_track_show_reads_as_text(repo: Path, run_charter: Any) -> None:
+    (repo / "charter.toml").write_text(NO_WORKER)
+    assert run_charter("track", "new", "billing", cwd=repo).returncode == 0
+    assert run_charter("session", "note", "decision", "Use cents", cwd=repo).returncode == 0
+    proc = run_charter("track", "show", cwd=repo, env={"COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stderr
+    assert "files: DECISIONS.md (missing: SPEC.md, PLAN.md, RISKS.md)" in proc.stdout
+    assert "{" not in proc.stdout and "True" not in proc.stdout
+
+
+def test_a_compaction_from_the_cli_does_not_hide_the_agents_session(
+    repo: Path, run_charter: Any
+) -> None:
+    """`charter session note` and `charter session compact` run outside any Claude Code
+    session: afterwards recovery still serves the agent's session (its instructions,
+    files and test runs), not the command line's empty one."""
+    _play_session(repo, run_charter)
+    assert run_charter("session", "note", "decision", "Use UTC", cwd=repo).returncode == 0
+    assert run_charter("session", "compact", cwd=repo).returncode == 0
+    state = json.loads(run_charter("session", "recover", "--json", cwd=repo).stdout)
+    assert state["session_id"] == "s-1"
+    assert [i["text"] for i in state["user_instructions"]][-1].startswith("Add login.")
+    assert state["edited_files"] == ["app.py"] and state["test_runs"]
+    assert "Use UTC" in state["text"] and "never bcrypt" in state["text"]

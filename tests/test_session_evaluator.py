@@ -198,3 +198,25 @@ def test_determinism_and_recovery_gates_fail_when_outputs_differ(
     assert not result["recovery replay"].passed
     assert "differs from PLAN.md" in result["recovery replay"].detail
     assert json.dumps([g.to_dict() for g in result.values()])
+
+
+def test_the_evaluate_command_lists_every_finding(tmp_path: Path, run_charter) -> None:
+    """A person fixing the plan sees every finding with its file:line, not only the
+    first one and a count."""
+    plan = [
+        PlanStep("P1", "Write the CSV writer TODO", "pending"),
+        PlanStep("P2", "Wire the button", "pending"),
+    ]
+    session = make(tmp_path, spec=SPEC.replace("## Goal", "## Aim"), plan=plan)
+    session.close()
+    root = session.root
+    again = Session(Project.load(root))
+    expected = [str(f) for f in evaluate(again, "feat").findings]
+    again.close()
+    assert len(expected) >= 3
+    proc = run_charter("session", "evaluate", cwd=root, env={"COLUMNS": "300"})
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stdout.splitlines()
+    for finding in expected:
+        assert finding in lines
+    assert "more findings" not in proc.stdout

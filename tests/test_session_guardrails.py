@@ -208,6 +208,102 @@ def test_shell_tracks_cd_chains_and_subshells() -> None:
     assert [t.path for t in a.targets] == ["/w/out"]
 
 
+def test_substitutions_in_an_unquoted_here_document_run_first() -> None:
+    """bash expands ``$(…)`` and backticks in the body of ``<<EOF`` (not ``<<'EOF'``)
+    before the command runs: a write there is a write."""
+    for command in (
+        "cat <<EOF > notes.txt\n$(rm -rf .git)\nEOF",
+        "cat <<EOF\nsee `echo x > .git/config` here\nEOF",
+        'cat <<-EOF\n\t"quoted" $(touch .charter/x)\n\tEOF',
+        "python - <<EOF\nprint('$(rm -rf .git)')\nEOF",
+    ):
+        a = analyse(command, "/w", "/root", check_dirs=False)
+        assert [t.path for t in a.targets if "/w/." in t.path], command
+    for command in (  # quoted delimiters: the body is literal text
+        "cat <<'EOF' > notes.txt\n$(rm -rf .git)\nEOF",
+        'cat <<"EOF"\n`echo x > .git/config`\nEOF',
+        "cat <<\\EOF\n$(rm -rf .git)\nEOF",
+        "cat <<EOF\nprice: \\$(rm -rf .git) and \\`touch .git/x\\`\nEOF",
+    ):
+        a = analyse(command, "/w", "/root", check_dirs=False)
+        assert not [t.path for t in a.targets if "/w/." in t.path], command
+        assert not a.unresolved, command
+
+
+def test_brace_expansion_names_each_path() -> None:
+    """``rm -rf {.git,build}`` removes .git: bash expands braces before the command runs."""
+    a = analyse("rm -rf {.git,build} .{charter,cache}/x", "/w", "/root", check_dirs=False)
+    assert sorted(t.path for t in a.targets) == [
+        "/w/.cache/x",
+        "/w/.charter/x",
+        "/w/.git",
+        "/w/build",
+    ]
+    a = analyse("touch f{1..3}.txt x{a,{b,c}}", "/w", "/root", check_dirs=False)
+    assert sorted(t.path for t in a.targets) == [
+        "/w/f1.txt", "/w/f2.txt", "/w/f3.txt", "/w/xa", "/w/xb", "/w/xc",
+    ]  # fmt: skip
+    quoted = analyse("touch '{.git,x}' \"{a,b}\" {single}", "/w", "/root", check_dirs=False)
+    assert sorted(t.path for t in quoted.targets) == ["/w/{.git,x}", "/w/{a,b}", "/w/{single}"]
+    huge = analyse("touch f{1..100000}", "/w", "/root", check_dirs=False)
+    assert huge.unresolved and not huge.targets
+
+
+def test_commands_run_by_trap_watch_busybox_and_parallel_are_checked() -> None:
+    for command in (
+        "trap 'rm -rf .git' EXIT",
+        "watch -n 5 rm -rf .git",
+        "busybox rm -rf .git",
+        "sudo busybox sh -c 'rm -rf .git'",
+    ):
+        a = analyse(command, "/w", "/root", check_dirs=False)
+        assert "/w/.git" in [t.path for t in a.targets], command
+    a = analyse("parallel -j 4 rm -rf ::: build .git", "/w", "/root", check_dirs=False)
+    assert sorted(t.path for t in a.targets) == ["/w/.git", "/w/build"]
+    a = analyse("cat list | parallel rm {}", "/w", "/root", check_dirs=False)
+    assert a.unresolved  # the names come from the input: ask
+    for command in (
+        "trap - EXIT",
+        "trap -p",
+        "trap '' INT",
+        "watch -n 1 git status",
+        "parallel gzip -t ::: a.gz b.gz",
+    ):
+        a = analyse(command, "/w", "/root", check_dirs=False)
+        assert not a.targets and not a.unresolved, command
+
+
+def test_a_relative_symlink_target_is_relative_to_the_link(tmp_path: Path) -> None:
+    """``ln -s ../README.md docs/README.md`` links to the project's README (the target is
+    read from the link's directory), and ``ln -s ../.git docs/g`` links into .git."""
+    (tmp_path / "docs").mkdir()
+    here = str(tmp_path)
+
+    def link_targets(command: str) -> list[str]:
+        a = analyse(command, here, "/root")
+        return [t.path for t in a.targets if t.why == "ln (link target)"]
+
+    assert link_targets("ln -s ../README.md docs/README.md") == [f"{here}/README.md"]
+    assert link_targets("ln -s ../.git docs/g") == [f"{here}/.git"]
+    assert link_targets("ln -s ../.git docs") == [f"{here}/.git"]  # the link is docs/.git
+    assert link_targets("ln -s ../x docs/sub/") == [f"{here}/docs/x"]
+    assert link_targets("ln -sr README.md docs/r") == [f"{here}/README.md"]  # -r: from here
+    assert link_targets("ln README.md docs/hard") == [f"{here}/README.md"]  # hard link
+    assert link_targets("ln -s /etc/hosts docs/h") == ["/etc/hosts"]
+
+
+def test_hook_denies_writes_hidden_in_a_here_document_or_braces(
+    tmp_path: Path, run_charter: Any
+) -> None:
+    root = make_project(tmp_path, "unscoped")
+    for command in ("cat <<EOF > notes.txt\n$(rm -rf .git)\nEOF", "rm -rf {.git,build}"):
+        proc = _hook(run_charter, root, payload(root, "Bash", {"command": command}))
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout)
+        assert decision(out) == "deny", command
+        assert ".git is protected" in out["hookSpecificOutput"]["permissionDecisionReason"]
+
+
 # -- through the real hook subprocess ------------------------------------------------------
 
 
@@ -265,3 +361,30 @@ def test_disabled_guardrails_allow_everything(tmp_path: Path) -> None:
     root = make_project(tmp_path, "planning", off)
     out = pre_tool_use_output(Project.load(root), payload(root, "Bash", {"command": "rm -rf .git"}))
     assert out is None
+
+
+def test_every_deny_reason_names_the_path_and_what_to_do(tmp_path: Path, run_charter: Any) -> None:
+    """The agent reads the reason and must know what went wrong and what to do next."""
+    root = make_project(tmp_path, "executing")
+    outside = "/srv/elsewhere/x.py"  # neither the project nor scratch space
+    calls = [
+        # (tool, input, words the reason must hold)
+        ("Bash", {"command": "git checkout -- ."}, [": . is outside the write scope", "SPEC.md"]),
+        ("Write", {"file_path": str(root / "lib/x.py")}, ["lib/x.py", "## Scope", "SPEC.md"]),
+        ("Edit", {"file_path": str(root / ".env")}, [".env is a secret file", "ask the user"]),
+        ("Bash", {"command": "rm .git/index.lock"}, [".git/index.lock", "ask the user"]),
+        ("Write", {"file_path": outside}, [outside, "inside the project", "/tmp"]),
+        (
+            "Bash",
+            {"command": "find . -name '*.pyc' -delete"},
+            ["contains the protected", "subdirectory"],
+        ),
+    ]
+    for n, (tool, tool_input, words) in enumerate(calls):
+        proc = _hook(run_charter, root, payload(root, tool, tool_input, n))
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout)
+        assert decision(out) == "deny", tool_input
+        reason = out["hookSpecificOutput"]["permissionDecisionReason"]
+        for word in words:
+            assert word in reason, (tool_input, reason)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -88,7 +89,13 @@ def register(app: typer.Typer) -> None:
         if as_json:
             emit_json(recovered.to_dict())
             return
-        console.print(recovered.text or "(no session state yet)", markup=False, highlight=False)
+        for note in recovered.notes:  # what the hook reports on stderr too
+            err_console.print(f"charter: {note}", markup=False, soft_wrap=True)
+        if recovered.text:  # byte for byte what the agent is given: no wrapping
+            sys.stdout.write(recovered.text)
+            sys.stdout.flush()
+        else:
+            console.print("(no session state yet)")
 
     @session_app.command("compact")
     def compact_cmd(
@@ -140,8 +147,12 @@ def register(app: typer.Typer) -> None:
             result = evaluate(session, track or session.track()[0])
         if as_json:
             emit_json(result.to_dict())
-        else:
+        elif result.passed:
             console.print(result.summary(), markup=False, highlight=False)
+        else:  # every finding, so one run shows everything to fix
+            for finding in result.findings:
+                console.print(str(finding), markup=False, highlight=False, soft_wrap=True)
+            console.print(f"does not pass: {len(result.findings)} findings", highlight=False)
         if not result.passed:
             raise typer.Exit(1)
 
@@ -239,8 +250,16 @@ def register(app: typer.Typer) -> None:
     @note_app.command("risk")
     def note_risk(
         text: str = typer.Argument(..., help="the risk"),
-        severity: str = typer.Option("medium", "--severity", help="low | medium | high | critical"),
-        status: str = typer.Option("open", "--status", help="open | mitigated | accepted | closed"),
+        severity: str | None = typer.Option(
+            None,
+            "--severity",
+            help="low | medium | high | critical (a new risk: medium; an update keeps it)",
+        ),
+        status: str | None = typer.Option(
+            None,
+            "--status",
+            help="open | mitigated | accepted | closed (a new risk: open; an update keeps it)",
+        ),
         mitigation: str = typer.Option("", "--mitigation"),
         project_dir: Path = _PROJECT,
         as_json: bool = _JSON,
@@ -315,5 +334,10 @@ def register(app: typer.Typer) -> None:
         if as_json:
             emit_json(data)
             return
+        present = [n for n, there in files.items() if there]
+        missing = [n for n, there in files.items() if not there]
+        data["files"] = ", ".join(present) or "none"
+        if missing:
+            data["files"] += f" (missing: {', '.join(missing)})"
         for key, value in data.items():
-            console.print(f"{key}: {value}")
+            console.print(f"{key}: {value}", markup=False, highlight=False, soft_wrap=True)

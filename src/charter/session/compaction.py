@@ -18,13 +18,13 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from charter.fileio import canonical_json, fault_point, read_text
-from charter.session.schema import Decision, PlanStep, Risk, norm
-from charter.session.service import Session, session_key
+from charter.session.schema import SEVERITIES, Decision, PlanStep, Risk, norm
+from charter.session.service import Session, resolve_risk, session_key
 from charter.session.writes import write_file
 
 CHECKPOINT_SCHEMA = "charter.checkpoint/1"
@@ -160,14 +160,14 @@ def _assistant_blocks(transcript: object, offset: int) -> tuple[list[Decision], 
                     )
                 )
             for r in found_r:
-                severity = r.get("severity", "medium").lower()
-                severity = (
-                    severity if severity in {"low", "medium", "high", "critical"} else "medium"
-                )
+                # a severity the block does not name (or names wrongly), and the status
+                # (blocks carry none), are left empty: compaction keeps the known risk's,
+                # or uses medium / open for a new one
+                severity = r.get("severity", "").lower()
+                severity = severity if severity in SEVERITIES else ""
+                made = Risk.make(r["risk"], severity or "medium", "open", r.get("mitigation", ""))
                 risks.append(
-                    Risk.make(
-                        r["risk"], severity, "open", r.get("mitigation", ""), "assistant", time
-                    )
+                    replace(made, severity=severity, status="", source="assistant", time=time)
                 )
     return decisions, risks, start + end
 
@@ -215,7 +215,17 @@ def compact(
         risks = [Risk(**e.data) for e in events if e.kind == "risk"]
         found_d, found_r, new_offset = _assistant_blocks(transcript_path, offset)
         decisions += found_d
-        risks += found_r
+        known = {r.id: r for r in tier.risks}
+        for found in found_r:
+            old = known.get(found.id)
+            if old is None:
+                found = replace(
+                    found, severity=found.severity or "medium", status=found.status or "open"
+                )
+            else:
+                found = resolve_risk(found, old, found.severity, found.status)
+            known[found.id] = found
+            risks.append(found)
         # The journal position this checkpoint covers: the last event READ, not the last
         # in the journal (a hook may have added one since; it belongs to the next run).
         seq = max([after, *(e.seq for e in events)])
@@ -237,11 +247,19 @@ def compact(
         core = [d for d in decisions if "global" in d.impact.lower().split()]
         if core:
             result.written.extend(_core_update(session, core))
-        sessions = [e.session for e in events if e.session]
+        # the agent's session, not `charter session note` (cli) or an MCP call (mcp)
+        agents = [e.session for e in events if e.session and e.kind in ("tool", "prompt")]
+        others = [e.session for e in events if e.session]
+        named = (
+            key
+            or (agents[-1] if agents else "")
+            or str((previous or {}).get("session_id") or "")
+            or (others[-1] if others else "")
+        )
         checkpoint = _checkpoint(
             session,
             track,
-            key or (sessions[-1] if sessions else (previous or {}).get("session_id", "")),
+            named,
             trigger,
             seq,
             new_offset,

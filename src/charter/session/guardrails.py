@@ -80,6 +80,7 @@ _PATH_KEYS = ("file_path", "path", "notebook_path", "filename", "destination", "
 #: Names a glob could expand to that the policy protects (dot names need a dot pattern).
 _GLOB_PROBES = (".git", ".charter", ".env", ".env.local", "id_rsa", "server.pem", "server.key")
 EVALUATOR_CACHE = "session/evaluator.json"
+_ASK_USER = "if the change is needed, ask the user to make it"
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
@@ -97,6 +98,7 @@ class Policy:
     scratch: tuple[str, ...]
     allowed_tools: tuple[str, ...]
     phase_note: str = ""
+    phase_hint: str = ""  # what the agent can do about a write outside the scope
     check_dirs: bool = True
 
 
@@ -122,7 +124,7 @@ def build_policy(project: Project) -> Policy:
     g = settings.guardrails
     root = _realpath(str(project.root))
     track = Tracks(project.root, settings).active()
-    phase, note = "unscoped", ""
+    phase, note, hint = "unscoped", "", ""
     scopes: tuple[str, ...] = ()
     if track is not None:
         track_dir = project.root / settings.tracks_dir / track
@@ -130,15 +132,18 @@ def build_policy(project: Project) -> Policy:
         if spec_path.is_file():
             passed, summary, spec_scope = evaluation_verdict(project, track)
             base = (*g.planning_scopes, settings.tracks_dir.rstrip("/") + "/")
+            spec = f"{settings.tracks_dir.rstrip('/')}/{track}/SPEC.md"
             if passed:
                 phase, scopes = "executing", (*spec_scope, *base)
                 note = f"track {track} is executing (PLAN.md passes the evaluator)"
+                hint = f"if the path belongs to this track, add it to {spec}'s `## Scope` first"
             else:
                 phase, scopes = "planning", base
                 note = (
                     f"track {track} is planning: its PLAN.md does not pass "
                     f"`charter session evaluate` yet ({summary})"
                 )
+                hint = f"finish the plan first (run `charter session evaluate`; scope: {spec})"
     dirs = [*g.scratch_dirs, tempfile.gettempdir()]
     scratch = tuple(dict.fromkeys(_realpath(os.path.expanduser(d)) for d in dirs if d))
     return Policy(
@@ -152,6 +157,7 @@ def build_policy(project: Project) -> Policy:
         scratch=scratch,
         allowed_tools=tuple(g.allowed_tools),
         phase_note=note,
+        phase_hint=hint,
     )
 
 
@@ -198,17 +204,31 @@ def _check_target(policy: Policy, path: str, why: str, flags: dict[str, bool]) -
         beside = _inside(path, posixpath.dirname(policy.root))
         if not beside and any(_inside(path, s) for s in policy.scratch):
             return "allow", ""
-        return "deny", f"{why}: {path} is outside the project root ({policy.root})"
+        elsewhere = (
+            " (a neighbour of the project is not scratch space)"
+            if beside
+            else f", or under a scratch directory ({', '.join(policy.scratch)})"
+        )
+        return "deny", (
+            f"{why}: {path} is outside the project root ({policy.root}); write inside the "
+            f"project{elsewhere}; {_ASK_USER}"
+        )
     rel = posixpath.relpath(path, policy.root) if path != policy.root else ""
+    shown = rel or "."
     parts = [p.casefold() for p in rel.split("/")] if rel else []
     for prot in policy.protected:
         prot_l = prot.casefold()
         if rel.casefold() == prot_l or rel.casefold().startswith(prot_l + "/"):
-            return "deny", f"{why}: {rel} is protected ({prot}/ is never written by the agent)"
+            return "deny", (
+                f"{why}: {rel} is protected ({prot}/ is never written by the agent); {_ASK_USER}"
+            )
         if flags.get("recursive") and (rel == "" or prot_l.startswith(rel.casefold() + "/")):
-            return "deny", f"{why}: {rel or '.'} contains the protected {prot}/"
+            return "deny", (
+                f"{why}: {shown} contains the protected {prot}/; limit it to the paths you "
+                "mean (a subdirectory, the files by name)"
+            )
     if ".git" in parts[:-1] or (parts and parts[-1] == ".git"):
-        return "deny", f"{why}: {rel} is inside a git directory"
+        return "deny", f"{why}: {rel} is inside a git directory; {_ASK_USER}"
     if globbed:
         for probe in _GLOB_PROBES:
             if probe.startswith(".") and not name.startswith("."):
@@ -220,19 +240,27 @@ def _check_target(policy: Policy, path: str, why: str, flags: dict[str, bool]) -
                     and probe.strip(".") in {p.strip(".") for p in policy.protected}
                 )
             ):
-                return "deny", f"{why}: the glob {rel} can match the protected {probe}"
+                return "deny", (
+                    f"{why}: the glob {rel} can match the protected {probe}; name the files instead"
+                )
     elif _is_secret(name.casefold(), policy.secrets):
-        return "deny", f"{why}: {rel} is a secret file (never written by the agent)"
+        return "deny", (
+            f"{why}: {rel} is a secret file (never written by the agent; "
+            f"[session.guardrails] secret_files); {_ASK_USER}"
+        )
     if flags.get("link_source") or policy.phase == "unscoped":
         return "allow", ""
     if any(scope_matches(rel, s, tree=flags.get("tree", False)) for s in policy.scopes):
         return "allow", ""
     where = ", ".join(policy.scopes)
     if flags.get("tree"):
-        return "ask", f"{why} may rewrite files under {rel or '.'}; {policy.phase_note}; " + (
+        return "ask", f"{why} may rewrite files under {shown}; {policy.phase_note}; " + (
             f"writes go only to {where}"
         )
-    return "deny", f"{why}: {rel} is outside the write scope ({where}); {policy.phase_note}"
+    return "deny", (
+        f"{why}: {shown} is outside the write scope ({where}); {policy.phase_note}; "
+        f"{policy.phase_hint}"
+    )
 
 
 def _is_secret(name: str, secrets: tuple[str, ...]) -> bool:

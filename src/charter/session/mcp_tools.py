@@ -64,12 +64,16 @@ def register(tools: ToolSet) -> None:
             ).to_dict()
 
     @tools.tool(
-        name="record_risk", description=("Add or update a risk in the active track's RISKS.md.")
+        name="record_risk",
+        description=(
+            "Add or update a risk in the active track's RISKS.md (new: medium, open unless "
+            "given; an update keeps the severity and status it does not name)."
+        ),
     )
     def record_risk(
         risk: Entry,
-        severity: Literal["low", "medium", "high", "critical"] = "medium",
-        status: Literal["open", "mitigated", "accepted", "closed"] = "open",
+        severity: Literal["low", "medium", "high", "critical"] | None = None,
+        status: Literal["open", "mitigated", "accepted", "closed"] | None = None,
         mitigation: Entry = "",
     ) -> dict[str, Any]:
         with session() as s:

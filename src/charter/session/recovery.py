@@ -27,6 +27,8 @@ from charter.tokens import count_many, count_tokens
 
 #: Claude Code shows at most this many characters of one hook's context to the model.
 HOOK_CONTEXT_LIMIT = 10_000
+#: Journal events only Claude Code's hooks record: they mark an agent's session.
+AGENT_KINDS = ("tool", "prompt")
 _MARK = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "cancelled": "[-]"}
 
 
@@ -72,10 +74,13 @@ def _pick_session(
     journal = session.journal
     if wanted and journal.events(session=wanted, kinds=("tool", "prompt", "plan")):
         return wanted
-    if checkpoint and checkpoint.get("session_id"):
-        return str(checkpoint["session_id"])
-    events = journal.events(track=track, kinds=("tool", "prompt", "plan"))
-    return events[-1].session if events else (wanted or "")
+    # the checkpoint's session when it is an agent's (hooks record its tools and
+    # prompts); `charter session note/compact` and MCP calls have none of their own
+    named = str((checkpoint or {}).get("session_id") or "")
+    if named and journal.events(session=named, kinds=AGENT_KINDS):
+        return named
+    events = journal.events(track=track, kinds=AGENT_KINDS)
+    return events[-1].session if events else (wanted or named)
 
 
 def recover(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -213,19 +213,29 @@ class Session:
         self,
         risk: str,
         *,
-        severity: str = "medium",
-        status: str = "open",
+        severity: str | None = None,
+        status: str | None = None,
         mitigation: str = "",
         source: str = "user",
         time: str = "",
         session: str = CLI_SESSION,
     ) -> Risk:
+        """Add a risk (medium, open unless given) or update a known one: a severity or
+        status left out keeps the one on file."""
         track, _ = self.track()
         risk, mitigation = self.scrub(risk), self.scrub(mitigation)
-        entry = Risk.make(risk, severity, status, mitigation, source, time)
-        self.journal.add(session_key(session), track, "risk", entry.to_dict(), time)
-        self.merge_risks(track, [entry])
+        entry = Risk.make(risk, severity or "medium", status or "open", mitigation, source, time)
+        with self.lock():
+            entry = resolve_risk(entry, self.known_risks(track).get(entry.id), severity, status)
+            self.journal.add(session_key(session), track, "risk", entry.to_dict(), time)
+            self.merge_risks(track, [entry])
         return entry
+
+    def known_risks(self, track: str) -> dict[str, Risk]:
+        """The risks RISKS.md holds now, by id."""
+        path = self.track_path(track, "RISKS.md")
+        text = read_optional(path)
+        return {r.id: r for r in parse_risks(text, self.project.rel(path))} if text else {}
 
     def merge_risks(self, track: str, entries: list[Risk]) -> bool:
         """Add new risks and update the severity/status/mitigation of known ones."""
@@ -299,3 +309,14 @@ class Session:
                 return False
             write_file(path, text, "plan")
             return True
+
+
+def resolve_risk(entry: Risk, known: Risk | None, severity: str | None, status: str | None) -> Risk:
+    """``entry`` with the severity and status it did not name taken from ``known``."""
+    if known is None:
+        return entry
+    return replace(
+        entry,
+        severity=entry.severity if severity else known.severity,
+        status=entry.status if status else known.status,
+    )

@@ -18,6 +18,7 @@ as any PreToolUse hook must, or every build would be blocked.
 
 from __future__ import annotations
 
+import itertools
 import os
 import posixpath
 import re
@@ -56,6 +57,8 @@ WRAPPERS = {
     "unbuffer",
     "env",
     "coproc",
+    "busybox",  # busybox rm …: the applet
+    "watch",  # watch -n 5 CMD: runs CMD again and again
 }
 #: Options of wrappers that take a value (the value is not the command).
 _WRAPPER_VALUE_OPTS = {
@@ -66,6 +69,7 @@ _WRAPPER_VALUE_OPTS = {
     "stdbuf": {"-i", "-o", "-e"},
     "ionice": {"-c", "-n", "-p"},
     "env": {"-u", "-C", "-S", "--unset", "--chdir", "--split-string"},
+    "watch": {"-n", "--interval", "-q", "--equexit"},
 }
 PYTHONS = re.compile(r"^(python|pypy)(\d+(\.\d+)?)?$")
 INTERPRETERS = {"node", "nodejs", "deno", "bun", "perl", "ruby", "php", "Rscript", "lua"}
@@ -195,6 +199,8 @@ def word(node: Node) -> Word:
         return Word(_unescape(text), glob, node)
     if kind == "raw_string":
         return Word(text[1:-1], False, node)
+    if kind == "brace_expression":  # {1..3}: expanded by the target
+        return Word(text, True, node)
     if kind == "string":
         parts = []
         for child in node.children:
@@ -208,7 +214,15 @@ def word(node: Node) -> Word:
         values = [word(c) for c in node.children]
         if any(v.value is None for v in values):
             return Word(None, False, node)
-        return Word("".join(v.value or "" for v in values), any(v.glob for v in values), node)
+        # tree-sitter splits ``{a,b}`` into words; the braces expand when they are unquoted
+        bare = "".join(
+            (c.text or b"").decode("utf-8", "replace")
+            if c.type in ("word", "brace_expression")
+            else "\0"
+            for c in node.children
+        )
+        glob = any(v.glob for v in values) or bool(_BRACES.search(bare))
+        return Word("".join(v.value or "" for v in values), glob, node)
     return Word(None, False, node)
 
 
@@ -256,6 +270,18 @@ class _Walker:
             self.ask(f"{why}: {value!r} is relative to a directory that cannot be known")
             return
         cwd = ctx.cwd or "/"
+        if w.glob and _BRACES.search(value):
+            words = expand_braces(value)
+            if words is None:
+                self.ask(f"{why}: {value!r} expands to more than {MAX_BRACE_WORDS} paths")
+                return
+            if words != [value]:  # each word bash makes is a path of its own
+                for one in words:
+                    found = Word(one, bool(_GLOB.search(one) or _BRACES.search(one)), w.node)
+                    self.target(
+                        ctx, found, why, recursive=recursive, tree=tree, link_source=link_source
+                    )
+                return
         if w.glob:
             # The files a glob names are under its constant prefix; a glob whose last part
             # could name a protected file is reported as that file by the policy.
@@ -365,9 +391,17 @@ class _Walker:
 
     def redirect(self, node: Node, views: list[_Ctx]) -> None:
         if node.type == "heredoc_redirect":
+            expands = True
             for child in node.children:
+                if child.type == "heredoc_start":
+                    # a quoted delimiter (<<'EOF', <<"EOF", <<\EOF) keeps the body literal
+                    expands = not any(c in (child.text or b"") for c in b"'\"\\")
                 if child.type in ("file_redirect", "heredoc_redirect"):
                     self.redirect(child, views)
+                elif child.type == "heredoc_body":
+                    if expands:  # $(…) and backticks in the body run before the command
+                        body = (child.text or b"").decode("utf-8", "replace")
+                        self.reparse(_double_quoted(body), [], views[0], "a here-document")
                 elif child.type not in ("heredoc_body",):
                     self.substitutions(child, views[0])
             return
@@ -439,6 +473,9 @@ class _Walker:
             self.shell(name, rest, ctx, node)
         elif name == "eval":
             self.reparse(" ".join(a.value or "" for a in rest), rest, ctx, "eval")
+        elif name == "trap" and len(rest) > 1 and rest[0].value not in ("-", "", "--"):
+            # trap 'CMD' SIGNAL…: CMD runs later, in this shell
+            self.reparse(rest[0].value, rest[:1], ctx, "trap")
 
     def _cd(self, ctx: _Ctx, target: Word | None) -> None:
         if target is None:
@@ -531,6 +568,84 @@ class _Walker:
 def _snippet(w: Word) -> str:
     text = (w.node.text or b"").decode("utf-8", "replace") if w.node is not None else "?"
     return text[:60]
+
+
+MAX_BRACE_WORDS = 256
+_SEQUENCE = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?")
+
+
+def _brace_parts(text: str) -> tuple[int, int, list[str]] | None:
+    """The first ``{…}`` bash expands in ``text``: (start, end, the words inside)."""
+    for start, char in enumerate(text):
+        if char != "{":
+            continue
+        depth, commas = 0, [start]
+        for end in range(start, len(text)):
+            if text[end] == "{":
+                depth += 1
+            elif text[end] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif text[end] == "," and depth == 1:
+                commas.append(end)
+        else:
+            return None  # no closing brace: nothing after it expands either
+        if len(commas) > 1:
+            bounds = [*commas, end]
+            return start, end, [text[a + 1 : b] for a, b in itertools.pairwise(bounds)]
+        seq = _SEQUENCE.fullmatch(text[start + 1 : end])
+        if seq:
+            return start, end, _sequence(*seq.groups())
+    return None
+
+
+def _sequence(first: str, last: str, step: str | None) -> list[str]:
+    by = abs(int(step or 1)) or 1
+    if first.lstrip("-").isdigit() and last.lstrip("-").isdigit():
+        a, b = int(first), int(last)
+        if abs(b - a) // by > MAX_BRACE_WORDS:
+            return [str(a)] * (MAX_BRACE_WORDS + 1)  # too many: the caller gives up
+        return [str(n) for n in range(a, b + (1 if b >= a else -1), by if b >= a else -by)]
+    if first.isalpha() and last.isalpha():
+        a, b = ord(first), ord(last)
+        return [chr(n) for n in range(a, b + (1 if b >= a else -1), by if b >= a else -by)]
+    return [f"{first}..{last}"]
+
+
+def expand_braces(text: str) -> list[str] | None:
+    """The words bash's brace expansion makes of ``text`` (``a{b,c}`` → ``ab``, ``ac``;
+    ``f{1..3}``), or None when there would be more than :data:`MAX_BRACE_WORDS`."""
+    done: list[str] = []
+    todo = [text]
+    while todo:
+        current = todo.pop()
+        found = _brace_parts(current)
+        if found is None:
+            done.append(current)
+            continue
+        start, end, inner = found
+        todo.extend(current[:start] + part + current[end + 1 :] for part in reversed(inner))
+        if len(done) + len(todo) > MAX_BRACE_WORDS:
+            return None
+    return [w for w in done if w] or [text]  # bash drops the empty words ({,a} is a)
+
+
+def _double_quoted(body: str) -> str:
+    """``: "BODY"``: a command whose one word expands as the unquoted here-document
+    ``body`` does (``$(…)``, backticks and ``$x`` expand; a ``"`` is a plain character)."""
+    out = []
+    i = 0
+    while i < len(body):
+        char = body[i]
+        if char == "\\":
+            nxt = body[i + 1 : i + 2]
+            out.append(char + nxt if nxt in ("$", "`", "\\", "\n") else "\\\\")
+            i += 2 if nxt in ("$", "`", "\\", "\n") else 1
+            continue
+        out.append('\\"' if char == '"' else char)
+        i += 1
+    return ': "' + "".join(out) + '"'
 
 
 def _heredoc(node: Node | None) -> str | None:
@@ -685,13 +800,39 @@ def _h_copy(w: _Walker, name: str, rest: list[Word], ctx: _Ctx, node: Node | Non
         dests, sources = [Word(".")], ops
     for d in dests:
         w.target(ctx, d, name)
+    flags = _flags(rest)
+    # a relative symbolic link target is read from the link's directory (not with -r)
+    symbolic = name == "ln" and bool({"s", "--symbolic"} & flags)
+    relative_to = _link_dir(ctx, dests[0], into=target_dir is not None or len(ops) == 1)
     for s in sources:
         if name == "mv":
             w.target(ctx, s, "mv (source removed)", recursive=True)
         elif name == "ln":
+            if (
+                symbolic
+                and not {"r", "--relative"} & flags
+                and s.value is not None
+                and not to_posix(s.value).startswith(("/", "~"))
+                and relative_to is not None
+            ):
+                s = Word(posixpath.join(relative_to, to_posix(s.value)), s.glob, s.node)
             w.target(ctx, s, "ln (link target)", link_source=True)
         elif name == "rsync" and "--remove-source-files" in _flags(rest):
             w.target(ctx, s, "rsync --remove-source-files", recursive=True)
+
+
+def _link_dir(ctx: _Ctx, dest: Word, *, into: bool) -> str | None:
+    """The directory a link made at ``dest`` lives in (``into``: ``dest`` is that
+    directory, as with ``-t DIR`` or ``ln -s TARGET``), as a path from ``ctx.cwd``."""
+    if dest.value is None or dest.glob:
+        return None
+    path = to_posix(dest.value)
+    if into or path.endswith("/") or path in (".", ".."):
+        return path
+    known = ctx.check_dirs and ctx.cwd is not None
+    if known and os.path.isdir(normalise(path, ctx.cwd or "/", ctx.home)):
+        return path
+    return posixpath.dirname(path) or "."
 
 
 def _h_tee(w: _Walker, name: str, rest: list[Word], ctx: _Ctx, node: Node | None) -> None:
@@ -1032,6 +1173,57 @@ def _h_xargs(w: _Walker, name: str, rest: list[Word], ctx: _Ctx, node: Node | No
         w.out.targets.extend(inner.out.targets)
 
 
+_PARALLEL_VALUE = {
+    "-j", "--jobs", "-S", "--sshlogin", "-N", "-n", "--max-args", "-d", "--delimiter",
+    "-a", "--arg-file", "--delay", "--timeout", "--joblog", "--results", "--tmpdir",
+    "-I", "--colsep", "-E", "--memfree", "--load", "--retries", "--halt", "--tagstring",
+}  # fmt: skip
+_PARALLEL_SOURCES = {":::", "::::", ":::+", "::::+"}
+
+
+def _h_parallel(w: _Walker, name: str, rest: list[Word], ctx: _Ctx, node: Node | None) -> None:
+    """GNU parallel: CMD runs once per argument after ``:::`` (checked as such); names
+    read from a file or the input are not known: a writing CMD asks, as with xargs."""
+    i = 0
+    while i < len(rest) and rest[i].value not in _PARALLEL_SOURCES:
+        value = rest[i].value
+        if value is None:
+            w.ask("parallel with an argument that is not a constant")
+            return
+        if not value.startswith("-"):
+            break
+        i += 2 if value in _PARALLEL_VALUE else 1
+    words = rest[i:]
+    cut = next((k for k, x in enumerate(words) if x.value in _PARALLEL_SOURCES), len(words))
+    cmd, sources = words[:cut], words[cut:]
+    constant = bool(sources) and all(
+        x.value == ":::" for x in sources if x.value in _PARALLEL_SOURCES
+    )
+    args = [x for x in sources if x.value not in _PARALLEL_SOURCES]
+    if not constant:
+        inner = _Walker(Analysis())
+        inner.run(cmd or [Word("echo")], ctx.copy())
+        head = (cmd[0].value or "") if cmd else ""
+        if inner.out.writes or posixpath.basename(head) in _WRITERS:
+            w.ask(f"parallel {head} writes files named on its input")
+            w.out.targets.extend(inner.out.targets)
+        return
+    for arg in args[:MAX_BRACE_WORDS]:
+        if not cmd:  # parallel ::: "rm x" "rm y": each argument is a command
+            w.reparse(arg.value, [arg], ctx, "parallel")
+            continue
+        if arg.value is not None and any("{}" in (x.value or "") for x in cmd):
+            filled = [
+                Word(x.value.replace("{}", arg.value), x.glob or arg.glob, x.node)
+                if x.value is not None and "{}" in x.value
+                else x
+                for x in cmd
+            ]
+            w.run(filled, ctx, node)
+        else:
+            w.run([*cmd, arg], ctx, node)
+
+
 def _h_patch(w: _Walker, name: str, rest: list[Word], ctx: _Ctx, node: Node | None) -> None:
     ops = _operands(rest, {"-p", "-i", "-d", "-o", "-r", "-B", "-D", "-F", "-V", "-z"})
     directory = _option_value(rest, ("-d", "--directory"))
@@ -1077,6 +1269,7 @@ _HANDLERS = {
     "git": _h_git,
     "find": _h_find,
     "xargs": _h_xargs,
+    "parallel": _h_parallel,
     "patch": _h_patch,
 }
 _WRITERS = set(_HANDLERS) - {"cd", "pushd", "popd", "curl", "sort", "find", "awk", "gawk"}

@@ -2,8 +2,8 @@
 
 The agent's test runs are part of what it must know after compaction ("the suite failed
 on X"). The runner names below are the common test entry points of each ecosystem —
-generic tool knowledge, not project content; a project can add its own with
-``session.test_commands``.
+generic tool knowledge, not project content. A command counts when one of its simple
+commands (split at ``|``, ``&&``, ``;`` … outside quotes) runs one of them.
 """
 
 from __future__ import annotations
@@ -84,7 +84,9 @@ _WRAPPERS = {
     "dotenv",
     "run",
 }
-_SEGMENTS = re.compile(r"\|\||&&|[;|&\n()]")
+_SEPARATORS = re.compile(r"\|\||&&|[;|&\n()]")
+#: Runners whose sub-command decides whether tests run (``playwright install`` does not).
+_RUNNER_SUBCOMMANDS = {"playwright": {"test"}, "cypress": {"run"}}
 _NOT_RUN = re.compile(r"--no-run\b|--collect-only\b|--list\b|--version\b|--help\b")
 
 
@@ -104,7 +106,11 @@ def _runs_tests(words: list[str]) -> bool:
         if name.endswith(".exe"):
             name = name[:-4]
         if name in _RUNNERS:
-            return True
+            wanted = _RUNNER_SUBCOMMANDS.get(name)
+            if wanted is None:
+                return True
+            rest = [w for w in words[index + 1 :] if not w.startswith("-")]
+            return bool(rest) and rest[0] in wanted
         if re.fullmatch(r"python[\d.]*", name):
             rest = words[index + 1 : index + 3]
             if rest[:1] == ["-m"] and len(rest) > 1:
@@ -124,11 +130,39 @@ def _runs_tests(words: list[str]) -> bool:
     return False
 
 
+def _segments(command: str) -> list[str]:
+    """The command's simple commands: split at ``|``, ``&&``, ``;`` … outside quotes (a
+    ``|`` inside ``grep -E "a|b"`` is part of the pattern, not a pipe)."""
+    out: list[str] = []
+    start = i = 0
+    quote = ""
+    while i < len(command):
+        char = command[i]
+        if quote:
+            if char == "\\" and quote == '"':
+                i += 1
+            elif char == quote:
+                quote = ""
+        elif char == "\\":
+            i += 1
+        elif char in "'\"":
+            quote = char
+        else:
+            match = _SEPARATORS.match(command, i)
+            if match:
+                out.append(command[start:i])
+                start = i = match.end()
+                continue
+        i += 1
+    out.append(command[start:])
+    return [seg for seg in out if seg.strip()]
+
+
 def is_test_command(command: str) -> bool:
     """Whether one of the command's pipeline segments runs a test suite."""
     if _NOT_RUN.search(command):
         return False
-    return any(_runs_tests(_words(seg)) for seg in _SEGMENTS.split(command) if seg.strip())
+    return any(_runs_tests(_words(seg)) for seg in _segments(command))
 
 
 _FAILED = re.compile(
