@@ -19,6 +19,14 @@ CHARTER = [sys.executable, "-m", "charter"]
 CHARTER_BIN = Path(sys.executable).with_name("charter")
 
 
+def run_script(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """The installed ``charter`` script (as an agent runs it, not ``python -m``) with
+    exactly ``env``: for what depends on PATH."""
+    return subprocess.run(
+        [str(CHARTER_BIN), *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=120
+    )
+
+
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
 
 

@@ -321,28 +321,14 @@ def test_install_warns_when_the_bare_command_will_not_be_found(repo: Path) -> No
     silently never run."""
     import os
 
-    from tests.conftest import CHARTER_BIN
+    from tests.conftest import CHARTER_BIN, run_script
 
     env = {**os.environ, "PATH": "/usr/bin:/bin"}
-    res = subprocess.run(
-        [str(CHARTER_BIN), "install", "cursor"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    res = run_script("install", "cursor", cwd=repo, env=env)
     assert res.returncode == 0, res.stderr
     assert "not on PATH" in res.stdout and str(CHARTER_BIN.parent) in res.stdout
     on_path = {**os.environ, "PATH": f"{CHARTER_BIN.parent}:/usr/bin:/bin"}
-    res = subprocess.run(
-        [str(CHARTER_BIN), "install", "gemini"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env=on_path,
-        timeout=120,
-    )
+    res = run_script("install", "gemini", cwd=repo, env=on_path)
     assert res.returncode == 0 and "not on PATH" not in res.stdout
 
 

@@ -267,21 +267,13 @@ def test_charter_outside_path_and_project_keeps_machine_paths_out_of_committed_f
 ) -> None:
     """Hooks then go to settings.local.json with the absolute path; the MCP server must
     not put that path into .mcp.json (a file teams commit) either."""
-    import subprocess
 
-    from tests.conftest import CHARTER_BIN
+    from tests.conftest import CHARTER_BIN, run_script
 
     write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
     write(repo, ".claude/settings.json", json.dumps(USER_SETTINGS, indent=2))
     env = {"PATH": "/usr/bin:/bin", "HOME": str(repo.parent)}
-    proc = subprocess.run(
-        [str(CHARTER_BIN), "install", "claude-code"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    proc = run_script("install", "claude-code", cwd=repo, env=env)
     assert proc.returncode == 0, proc.stderr
     exe = str(CHARTER_BIN.resolve())
     assert exe in (repo / ".claude/settings.local.json").read_text()
@@ -289,14 +281,7 @@ def test_charter_outside_path_and_project_keeps_machine_paths_out_of_committed_f
         path = repo / name
         assert not path.exists() or exe not in path.read_text(), name
     assert "claude mcp add" in proc.stdout and exe in proc.stdout  # how to add it locally
-    doctor = subprocess.run(
-        [str(CHARTER_BIN), "doctor", "--json", "--check", "portable settings"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    doctor = run_script("doctor", "--json", "--check", "portable settings", cwd=repo, env=env)
     assert json.loads(doctor.stdout)["checks"][0]["status"] == "ok"
 
 
