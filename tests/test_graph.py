@@ -371,6 +371,30 @@ def test_sources_of_other_languages_are_found_by_their_words(
     assert paths(api.task_context(Project.load(repo), "parse_delta on a chunk"))[0] == "R/stream.R"
 
 
+def test_clojurescript_and_other_common_sources_are_read_as_text(repo: Path) -> None:
+    """ClojureScript (``.cljs``, ``.cljc``, ``.edn``), C++ (``.cxx``, ``.hh``), Arduino
+    (``.ino``) and Zig build manifests (``.zon``) are sources too: a penpot-like
+    frontend written in ``.cljs`` was a set of word-less file nodes."""
+    write(repo, "README.md", "# Editor\n\nA design tool.\n")
+    write(repo, "frontend/src/app/main/snap.cljs", "(defn snap-to-pixel-grid [shape] shape)\n")
+    write(repo, "common/src/app/common/geom.cljc", "(defn rotate-selrect [rect] rect)\n")
+    write(repo, "deps.edn", '{:deps {funcool/promesa {:mvn/version "11.0"}}}\n')
+    write(repo, "src/radio.ino", "void setupLoraTransceiver() {}\n")
+    write(repo, "src/mesh.hh", "class MeshRouterQueue {};\n")
+    write(repo, "build.zig.zon", ".{ .name = .freetypebuild }\n")
+    project = Project.load(repo)
+    paths = lambda r: [n.get("path") for n in r["nodes"]]  # noqa: E731
+    for task, path in [
+        ("snap-to-pixel-grid is off by one", "frontend/src/app/main/snap.cljs"),
+        ("rotate-selrect loses the height", "common/src/app/common/geom.cljc"),
+        ("upgrade promesa", "deps.edn"),
+        ("setupLoraTransceiver hangs", "src/radio.ino"),
+        ("MeshRouterQueue overflows", "src/mesh.hh"),
+        ("freetypebuild dependency", "build.zig.zon"),
+    ]:
+        assert paths(api.task_context(project, task))[0] == path, task
+
+
 def test_a_package_in_the_project_never_shadows_charters_imports(repo: Path) -> None:
     """``python -m charter`` in a checkout that holds an old copy of one of Charter's own
     dependencies (``requests/`` at the root of the requests repository) uses the

@@ -30,7 +30,7 @@ from charter.graph.sot import is_sot
 from charter.graph.sot import records as sot_records
 
 SCHEMA_VERSION = "1"
-CACHE_VERSION = 6
+CACHE_VERSION = 7
 
 
 def graph_dir(project: Project) -> Path:
