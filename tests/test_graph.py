@@ -371,6 +371,31 @@ def test_sources_of_other_languages_are_found_by_their_words(
     assert paths(api.task_context(Project.load(repo), "parse_delta on a chunk"))[0] == "R/stream.R"
 
 
+def test_a_third_party_import_never_resolves_to_a_module_inside_a_package(repo: Path) -> None:
+    """``import pandas`` is the installed pandas, not ``asv_bench/benchmarks/pandas.py``
+    (a module inside a package is only importable by its full dotted name); xarray had
+    86 files "importing" that benchmark. A top-level script's sibling and a ``src/``
+    layout package still resolve."""
+    write(repo, "pkg/__init__.py", "")
+    write(repo, "pkg/core.py", "import pandas as pd\nfrom types import SimpleNamespace\n")
+    write(repo, "pkg/bench/__init__.py", "")
+    write(repo, "pkg/bench/pandas.py", "def frame():\n    pass\n")
+    write(repo, "pkg/types.py", "Alias = int\n")
+    write(repo, "pkg/api.py", "from pkg.types import Alias\nimport pkg.bench.pandas\n")
+    write(repo, "scripts/helpers.py", "def run():\n    pass\n")
+    write(repo, "scripts/release.py", "import helpers\n")
+    write(repo, "src/lib/__init__.py", "")
+    write(repo, "src/lib/io.py", "from lib import util\n")
+    write(repo, "src/lib/util.py", "X = 1\n")
+    graph = build_graph(Project.load(repo))
+    imports = {(e.source, e.target) for e in graph.edges if e.relation == "imports"}
+    assert not {t for s, t in imports if s == "src:pkg/core.py"}
+    assert ("src:pkg/api.py", "src:pkg/types.py") in imports
+    assert ("src:pkg/api.py", "src:pkg/bench/pandas.py") in imports
+    assert ("src:scripts/release.py", "src:scripts/helpers.py") in imports
+    assert ("src:src/lib/io.py", "src:src/lib/util.py") in imports
+
+
 def test_clojurescript_and_other_common_sources_are_read_as_text(repo: Path) -> None:
     """ClojureScript (``.cljs``, ``.cljc``, ``.edn``), C++ (``.cxx``, ``.hh``), Arduino
     (``.ino``) and Zig build manifests (``.zon``) are sources too: a penpot-like

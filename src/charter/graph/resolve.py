@@ -1,7 +1,9 @@
 """Import strings → files: Python dotted modules and JS/TS relative or aliased paths.
 
-Python modules are matched by every dotted suffix of a file's path (``src/pkg/a.py`` is
-``pkg.a`` and ``a``) with the longest, most specific match winning; relative imports
+Python modules are matched by every dotted suffix of a file's path that starts outside a
+package (``src/pkg/a.py`` is ``src.pkg.a`` and ``pkg.a``; ``a`` only when ``src/pkg`` has
+no ``__init__.py``, so ``import pandas`` never lands on ``bench/pandas.py`` inside a
+package) with the longest, most specific match winning; relative imports
 climb from the importing file's package. JS/TS imports resolve against the importing
 file's directory (``./x`` → ``x.ts``, ``x/index.tsx``…) and ``@/`` / ``~/`` aliases
 against the package root, ``src/`` and ``app/``.
@@ -29,6 +31,10 @@ class Resolver:
             if parts[-1] == "__init__":
                 parts = parts[:-1]
             for i in range(len(parts)):
+                # a module is importable from a directory on sys.path (the root, ``src/``,
+                # a scripts folder): never by a name starting inside a package
+                if i and "/".join(parts[:i]) + "/__init__.py" in self.files:
+                    continue
                 self.modules.setdefault(".".join(parts[i:]), []).append(path)
 
     def python(self, importer: str, module: str, names: list[str], level: int) -> list[str]:
