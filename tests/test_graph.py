@@ -214,6 +214,28 @@ def test_task_context_cli_cold_and_errors(repo: Path, run_charter: Callable[...,
     assert json.loads(capsule.stdout)["snapshot_id"] == result["snapshot_id"]
 
 
+def test_graph_build_summarizes_binary_notes(repo: Path, run_charter: Callable[..., Any]) -> None:
+    """ghostty's fuzz corpus (3,700 binary files) made ``charter graph build`` print
+    11,000 lines: binary files are one count, other notes are listed up to a bound,
+    and ``--json`` still lists every note."""
+    make_project(repo)
+    for i in range(40):
+        (repo / "corpus").mkdir(exist_ok=True)
+        (repo / "corpus" / f"case-{i:02d}").write_bytes(b"\x00\x01 fuzz")
+    for i in range(30):
+        write(repo, f"broken/mod_{i:02d}.py", "def broken(:\n")
+    done = run_charter("graph", "build", cwd=repo, env={"COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) < 20, done.stdout
+    assert "corpus/case-00" not in done.stdout
+    assert "40 binary files" in done.stdout
+    assert "broken/mod_00.py: syntax errors" in done.stdout
+    assert "20 more notes" in done.stdout
+    report = json.loads(run_charter("graph", "build", "--json", cwd=repo).stdout)
+    assert len(report["notes"]) == 70
+
+
 def test_task_context_table_shows_whole_paths(repo: Path, run_charter: Callable[..., Any]) -> None:
     """A path cut to ``billing/reconcil…`` cannot be opened: the table folds it instead."""
     make_project(repo)

@@ -12,6 +12,8 @@ from rich.table import Table
 from charter.cli.common import console, emit_json, err_console, load_project
 from charter.graph.text import surface_forms
 
+_NOTES_SHOWN = 10  # notes other than binary files listed by `charter graph build`
+
 
 def print_task_context(result: dict[str, Any]) -> None:
     console.print(
@@ -89,8 +91,17 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             f"{report['snapshot_id']}: {counts} ({report['parsed']} parsed, "
             f"{report['reused']} unchanged, {report['seconds']} s)"
         )
-        for note in report["notes"]:
+        # a fuzz corpus or an image folder is thousands of binary notes: one count for
+        # those, the others listed up to a bound (--json has every note)
+        binary = [n for n in report["notes"] if n["note"].startswith("binary:")]
+        others = [n for n in report["notes"] if not n["note"].startswith("binary:")]
+        if binary:
+            console.print(f"[yellow]note[/yellow] {len(binary)} binary files: file level only")
+        for note in others[:_NOTES_SHOWN]:
             console.print(f"[yellow]note[/yellow] {escape(note['path'])}: {escape(note['note'])}")
+        if len(others) > _NOTES_SHOWN:
+            more = len(others) - _NOTES_SHOWN
+            console.print(f"[yellow]note[/yellow] … {more} more notes (--json lists them all)")
 
     @app.command("capsule")
     def capsule_cmd(
