@@ -393,6 +393,32 @@ def test_sources_of_other_languages_are_found_by_their_words(
     assert paths(api.task_context(Project.load(repo), "parse_delta on a chunk"))[0] == "R/stream.R"
 
 
+def test_paths_and_frames_of_text_read_languages_seed_task_context(repo: Path) -> None:
+    """A Go panic naming ``pkg/models/tasks.go:812``, a Zig trace and a ``.cljs`` path
+    point at those files as a ``.py`` path does; vikunja's own panic text did not."""
+    from charter.graph.query import parse_task
+
+    write(repo, "README.md", "# Tasks\n\nTasks and projects.\n")
+    write(repo, "pkg/models/tasks.go", "package models\n\nfunc getRawTasks() {}\n")
+    for i in range(6):  # files with more of the task's words
+        write(repo, f"pkg/models/task_{i}.go", "package models\n// tasks projects panic runtime\n")
+    write(repo, "src/terminal/Screen.zig", "pub fn scroll() void {}\n")
+    write(repo, "frontend/src/app/main/data/transforms.cljs", "(defn apply [s] s)\n")
+    query = parse_task(
+        "panic: runtime error\n\t/home/ci/vikunja/pkg/models/tasks.go:812 +0x1d\n"
+        "src/terminal/Screen.zig:40:13: 0x10 in scroll\n"
+        "see frontend/src/app/main/data/transforms.cljs"
+    )
+    assert ("home/ci/vikunja/pkg/models/tasks.go", 812, "") in query.frames
+    assert "frontend/src/app/main/data/transforms.cljs" in query.paths
+    assert ("src/terminal/Screen.zig", 40, "") in query.frames
+    project = Project.load(repo)
+    task = "panic: runtime error in tasks projects\n\t/home/ci/pkg/models/tasks.go:812 +0x1d"
+    top = api.task_context(project, task)["nodes"][0]
+    assert top["path"] == "pkg/models/tasks.go"
+    assert "in the stack trace (line 812)" in top["reasons"]
+
+
 def test_a_third_party_import_never_resolves_to_a_module_inside_a_package(repo: Path) -> None:
     """``import pandas`` is the installed pandas, not ``asv_bench/benchmarks/pandas.py``
     (a module inside a package is only importable by its full dotted name); xarray had

@@ -16,8 +16,16 @@ from charter.search.text import STOPWORDS
 
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in (\w+))?')
 _JS_FRAME = re.compile(r"at (?:([\w.$<>]+) )?\(?((?:[\w.@-]+/)*[\w.-]+\.(?:[jt]sx?|mjs|cjs)):(\d+)")
+# sources the graph reads as text (Go, Rust, Zig, C/C++, ClojureScript…): Go panics,
+# Zig and Rust traces and compiler errors name them as ``path.ext:LINE``
+_TEXT_SRC = (
+    r"go|rs|zig|java|kt|swift|rb|php|cs|c|h|cc|cpp|cxx|hpp|hh|hxx|ino|clj|cljs|cljc"
+    r"|ex|exs|erl|scala|dart|lua|ml|hs|vue|svelte|sh|sql"
+)
+_SRC_FRAME = re.compile(rf"(?<![\w.-])((?:[\w.@-]+/)*[\w.-]+\.(?:{_TEXT_SRC})):(\d+)\b")
 _PATH = re.compile(
-    r"(?<![\w.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|mjs|css|scss|md|toml|cfg|ini|ya?ml|json))\b"
+    r"(?<![\w.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|mjs|css|scss|md|toml|cfg|ini|ya?ml|json"
+    rf"|{_TEXT_SRC}))\b"
 )
 _DOTTED = re.compile(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\b")
 _IDENT = re.compile(r"\b([A-Za-z_]\w*)\b")
@@ -52,6 +60,8 @@ def parse_task(text: str, files: list[str] | None = None) -> TaskQuery:
         frames.append((match.group(1), int(match.group(2)), match.group(3) or ""))
     for match in _JS_FRAME.finditer(text):
         frames.append((match.group(2), int(match.group(3)), match.group(1) or ""))
+    for match in _SRC_FRAME.finditer(text):
+        frames.append((match.group(1), int(match.group(2)), ""))
     paths = [m.group(1) for m in _PATH.finditer(text)]
     paths += list(files or [])
     identifiers: list[str] = []
