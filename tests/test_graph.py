@@ -419,6 +419,34 @@ def test_paths_and_frames_of_text_read_languages_seed_task_context(repo: Path) -
     assert "in the stack trace (line 812)" in top["reasons"]
 
 
+def test_a_clojure_namespace_in_the_task_names_its_file(repo: Path) -> None:
+    """A ClojureScript error names namespaces (``app.main.data.workspace.transforms``),
+    which live in ``app/main/data/workspace/transforms.cljs`` (``-`` as ``_``): penpot's
+    trace ranked ``clipboard.js`` first and not the namespace's file."""
+    write(repo, "README.md", "# Editor\n")
+    write(repo, "frontend/src/app/main/data/workspace/transforms.cljs", "(ns x)\n")
+    write(repo, "frontend/src/app/main/ui/workspace/transforms.cljs", "(ns selrect)\n")
+    write(repo, "common/src/app/common/transforms.cljc", "(ns reading selrect)\n")
+    write(repo, "common/src/app/common/geom/shape_tree.cljc", "(ns y)\n")
+    write(repo, "frontend/src/app/main/transforms.cljs", "(ns z)\n")
+    for i in range(30):  # files with more of the task's words
+        write(
+            repo,
+            f"frontend/src/app/main/data/workspace/shape_{i}.cljs",
+            "(ns selrect) ; reading undefined properties of a tree in the workspace data\n",
+        )
+    project = Project.load(repo)
+    task = (
+        "TypeError: Cannot read properties of undefined (reading 'selrect') at "
+        "app.main.data.workspace.transforms via app.common.geom.shape-tree"
+    )
+    top = [n["path"] for n in api.task_context(project, task)["nodes"][:2]]
+    assert set(top) == {
+        "frontend/src/app/main/data/workspace/transforms.cljs",
+        "common/src/app/common/geom/shape_tree.cljc",
+    }, top
+
+
 def test_a_third_party_import_never_resolves_to_a_module_inside_a_package(repo: Path) -> None:
     """``import pandas`` is the installed pandas, not ``asv_bench/benchmarks/pandas.py``
     (a module inside a package is only importable by its full dotted name); xarray had

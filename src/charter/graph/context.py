@@ -207,6 +207,14 @@ def rank(
             seed[fid] += w.path
             parts[fid]["path"] = 1.0
             reasons[fid].append("named in the task" if path not in (files or []) else "--file")
+    for candidate in query.namespaces:  # the whole namespace path, never a shorter tail
+        hits = suffixes.by_tail.get(candidate, [])
+        for hit in hits if len(hits) <= 3 else []:
+            fid = f"src:{hit}"
+            if not parts[fid].get("path"):
+                seed[fid] += w.path
+                parts[fid]["path"] = 1.0
+                reasons[fid].append("namespace named in the task")
     for frame_path, line, _func in query.frames:
         for hit in suffixes.find(frame_path):
             fid = f"src:{hit}"

@@ -27,6 +27,8 @@ _PATH = re.compile(
     r"(?<![\w.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|mjs|css|scss|md|toml|cfg|ini|ya?ml|json"
     rf"|{_TEXT_SRC}))\b"
 )
+# a Clojure namespace (``app.main.data.workspace.path-edition``, three parts or more)
+_CLJ_NS = re.compile(r"(?<![\w./-])([a-z][\w-]*(?:\.[a-z][\w-]*){2,})(?![\w/-])")
 _DOTTED = re.compile(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\b")
 _IDENT = re.compile(r"\b([A-Za-z_]\w*)\b")
 
@@ -52,6 +54,7 @@ class TaskQuery:
     words: set[str] = field(default_factory=set)
     paths: list[str] = field(default_factory=list)
     frames: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, function)
+    namespaces: list[str] = field(default_factory=list)  # Clojure namespaces as file paths
 
 
 def parse_task(text: str, files: list[str] | None = None) -> TaskQuery:
@@ -84,6 +87,18 @@ def parse_task(text: str, files: list[str] | None = None) -> TaskQuery:
             seen.add(term)
             keywords.append(term)
     unique_ids = list(dict.fromkeys(identifiers))
+    namespaces = [
+        match.group(1).replace("-", "_").replace(".", "/") + ext
+        for match in _CLJ_NS.finditer(text)
+        for ext in (".cljs", ".cljc", ".clj")
+    ]
     return TaskQuery(
-        text, terms, keywords[:40], unique_ids, words, list(dict.fromkeys(paths)), frames
+        text,
+        terms,
+        keywords[:40],
+        unique_ids,
+        words,
+        list(dict.fromkeys(paths)),
+        frames,
+        list(dict.fromkeys(namespaces)),
     )
