@@ -260,3 +260,38 @@ def test_review_that_the_time_window_empties_says_so(tmp_path: Path) -> None:
     assert "30 days" in warning and "search.modes.review.time_window_days" in warning
     planning = search("planning")
     assert planning["results"] and planning["warnings"] == []
+
+
+def test_git_times_and_history_of_non_ascii_and_quoted_paths(tmp_path: Path) -> None:
+    """git quotes such paths ("\\303\\251t\\303\\251.md"); read unquoted, each keeps its
+    commit time (not the checkout's mtime, inside any time window) and is not 'deleted'."""
+    from charter.search import gitinfo
+
+    root = tmp_path / "proj"
+    names = ["docs/été/苗条.md", 'docs/say "hi".md', "docs/tab\there.md", "docs/plain.md"]
+    for name in names:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("# Note\n\nText.\n")
+    (root / "docs" / "gone é.md").write_text("# Gone\n")
+    stamp = "2020-01-02T03:04:05+00:00"
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "GIT_AUTHOR_DATE": stamp,
+        "GIT_COMMITTER_DATE": stamp,
+    }
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(root), *args], check=True, env=env, capture_output=True)
+
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "initial")
+    git("rm", "-q", "docs/gone é.md")
+    git("commit", "-q", "-m", "remove")
+    times = gitinfo.commit_times(root)
+    assert {name: times.get(name) for name in names} == {name: 1577934245 for name in names}
+    assert [d.path for d in gitinfo.deleted_files(root)] == ["docs/gone é.md"]
