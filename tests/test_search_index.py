@@ -295,3 +295,36 @@ def test_git_times_and_history_of_non_ascii_and_quoted_paths(tmp_path: Path) -> 
     times = gitinfo.commit_times(root)
     assert {name: times.get(name) for name in names} == {name: 1577934245 for name in names}
     assert [d.path for d in gitinfo.deleted_files(root)] == ["docs/gone é.md"]
+
+
+def test_a_crash_while_embedding_keeps_the_documents_already_embedded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Documents are committed a slice at a time: a kill ten minutes into embedding a large
+    repository keeps what was embedded, and the next run embeds only the rest."""
+    from charter.search import indexer as indexer_mod
+
+    root = _copy_demo(tmp_path)
+    project = Project.load(root)
+    real = get_embedder("hash")
+
+    class Dies:
+        name, dim, calls = real.name, real.dim, 0
+
+        def embed(self, texts: Any) -> Any:
+            Dies.calls += 1
+            if Dies.calls == 3:
+                raise KeyboardInterrupt  # a kill mid-run
+            return real.embed(texts)
+
+    monkeypatch.setattr(indexer_mod, "STORE_EVERY", 4)
+    with pytest.raises(KeyboardInterrupt):
+        Indexer(project, Dies()).run()  # type: ignore[arg-type]
+    with SearchStore.for_state_dir(root / ".charter") as store:
+        kept = store.stats()["chunks"]
+    assert kept >= 4
+    again = Indexer(project, real).run()
+    full = _index(_copy_demo(tmp_path / "fresh"), "hash")
+    assert 0 < again.chunks_embedded <= full.chunks_embedded - kept
+    assert again.totals == full.totals
+
