@@ -328,3 +328,19 @@ def test_a_crash_while_embedding_keeps_the_documents_already_embedded(
     assert 0 < again.chunks_embedded <= full.chunks_embedded - kept
     assert again.totals == full.totals
 
+
+def test_a_symlink_loop_is_skipped_not_fatal(tmp_path: Path) -> None:
+    """`a -> b -> a` (and a link to itself) cannot be resolved: one skipped line each,
+    the rest of the project is still indexed."""
+    root = _copy_demo(tmp_path)
+    (root / "docs" / "loop1.md").symlink_to("loop2.md")
+    (root / "docs" / "loop2.md").symlink_to("loop1.md")
+    (root / "docs" / "self").symlink_to("self")
+    report = _index(root, "hash")
+    assert "docs/runbook.md" in report.indexed
+    skipped = dict(report.skipped)
+    assert {k: skipped.get(k) for k in ("docs/loop1.md", "docs/loop2.md", "docs/self")} == {
+        "docs/loop1.md": "symlink loop",
+        "docs/loop2.md": "symlink loop",
+        "docs/self": "symlink loop",
+    }
