@@ -9,6 +9,7 @@ import pytest
 from charter.errors import CharterError
 from charter.search.chunks import chunk_markdown, find_refs
 from charter.search.code import chunk_python
+from charter.search.parse import parse_file
 from charter.search.records import chunk_csv, chunk_structured
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
@@ -130,3 +131,14 @@ def test_python_symbols_are_chunks() -> None:
 def test_references_between_documents() -> None:
     refs = find_refs("See ADR-2 and [the brief](../docs/brief.md#x), also decisions/adr-7.md.")
     assert refs == ["../docs/brief.md", "decisions/adr-7.md", "ADR-0002", "ADR-0007"]
+
+
+def test_tab_indented_json_is_records_not_malformed() -> None:
+    """Tabs are JSON whitespace (package.json, tsconfig.json), though YAML refuses them."""
+    text = '{\n\t"name": "app",\n\t"scripts": {\n\t\t"dev": "vite dev",\n\t\t"x": "a\\tb"\n\t}\n}\n'
+    parsed = parse_file(text, "json", "package.json")
+    records = {c.address: (c.line_start, c.line_end, c.record) for c in parsed.chunks}
+    assert records == {
+        "/": (1, 7, {"name": "app"}),
+        "/scripts": (3, 6, {"dev": "vite dev", "x": "a\tb"}),
+    }

@@ -261,3 +261,16 @@ def test_weights_equal_the_one_expression_form(tmp_path: Path) -> None:
     expected = (idf[csr.indices] * tf * (K1 + 1) / (tf + norm[at])).astype(np.float32)
     weigh(csr, rows.lengths)
     assert csr.data.tobytes() == expected.tobytes()
+
+
+def test_a_moved_file_reuses_its_vectors(tmp_path: Path) -> None:
+    """Renaming or moving a file (a `git mv`, a branch switch) embeds nothing: its chunks'
+    texts are already embedded under the old path."""
+    root = demo_search_copy(tmp_path / "proj")
+    project = Project.load(root)
+    Indexer(project, search_embedder(project.settings)).run()
+    (root / "docs" / "runbook.md").rename(root / "docs" / "operations-runbook.md")
+    report = Indexer(project, search_embedder(project.settings)).run()
+    assert report.indexed == ["docs/operations-runbook.md"]
+    assert report.deleted == ["docs/runbook.md"]
+    assert (report.chunks_embedded, report.chunks_reused > 0) == (0, True)

@@ -260,3 +260,87 @@ def test_review_that_the_time_window_empties_says_so(tmp_path: Path) -> None:
     assert "30 days" in warning and "search.modes.review.time_window_days" in warning
     planning = search("planning")
     assert planning["results"] and planning["warnings"] == []
+
+
+def test_git_times_and_history_of_non_ascii_and_quoted_paths(tmp_path: Path) -> None:
+    """git quotes such paths ("\\303\\251t\\303\\251.md"); read unquoted, each keeps its
+    commit time (not the checkout's mtime, inside any time window) and is not 'deleted'."""
+    from charter.search import gitinfo
+
+    root = tmp_path / "proj"
+    names = ["docs/été/苗条.md", 'docs/say "hi".md', "docs/tab\there.md", "docs/plain.md"]
+    for name in names:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("# Note\n\nText.\n")
+    (root / "docs" / "gone é.md").write_text("# Gone\n")
+    stamp = "2020-01-02T03:04:05+00:00"
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "GIT_AUTHOR_DATE": stamp,
+        "GIT_COMMITTER_DATE": stamp,
+    }
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(root), *args], check=True, env=env, capture_output=True)
+
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "initial")
+    git("rm", "-q", "docs/gone é.md")
+    git("commit", "-q", "-m", "remove")
+    times = gitinfo.commit_times(root)
+    assert {name: times.get(name) for name in names} == {name: 1577934245 for name in names}
+    assert [d.path for d in gitinfo.deleted_files(root)] == ["docs/gone é.md"]
+
+
+def test_a_crash_while_embedding_keeps_the_documents_already_embedded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Documents are committed a slice at a time: a kill ten minutes into embedding a large
+    repository keeps what was embedded, and the next run embeds only the rest."""
+    from charter.search import indexer as indexer_mod
+
+    root = _copy_demo(tmp_path)
+    project = Project.load(root)
+    real = get_embedder("hash")
+
+    class Dies:
+        name, dim, calls = real.name, real.dim, 0
+
+        def embed(self, texts: Any) -> Any:
+            Dies.calls += 1
+            if Dies.calls == 3:
+                raise KeyboardInterrupt  # a kill mid-run
+            return real.embed(texts)
+
+    monkeypatch.setattr(indexer_mod, "STORE_EVERY", 4)
+    with pytest.raises(KeyboardInterrupt):
+        Indexer(project, Dies()).run()  # type: ignore[arg-type]
+    with SearchStore.for_state_dir(root / ".charter") as store:
+        kept = store.stats()["chunks"]
+    assert kept >= 4
+    again = Indexer(project, real).run()
+    full = _index(_copy_demo(tmp_path / "fresh"), "hash")
+    assert 0 < again.chunks_embedded <= full.chunks_embedded - kept
+    assert again.totals == full.totals
+
+
+def test_a_symlink_loop_is_skipped_not_fatal(tmp_path: Path) -> None:
+    """`a -> b -> a` (and a link to itself) cannot be resolved: one skipped line each,
+    the rest of the project is still indexed."""
+    root = _copy_demo(tmp_path)
+    (root / "docs" / "loop1.md").symlink_to("loop2.md")
+    (root / "docs" / "loop2.md").symlink_to("loop1.md")
+    (root / "docs" / "self").symlink_to("self")
+    report = _index(root, "hash")
+    assert "docs/runbook.md" in report.indexed
+    skipped = dict(report.skipped)
+    assert {k: skipped.get(k) for k in ("docs/loop1.md", "docs/loop2.md", "docs/self")} == {
+        "docs/loop1.md": "symlink loop",
+        "docs/loop2.md": "symlink loop",
+        "docs/self": "symlink loop",
+    }

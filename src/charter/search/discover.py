@@ -183,6 +183,13 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
             except ValueError:
                 out.skipped.append((path.as_posix(), "outside the project"))
                 continue
+            except (RuntimeError, OSError):  # a -> b -> a: Python 3.11 raises RuntimeError
+                try:
+                    shown = path.relative_to(root).as_posix()
+                except ValueError:
+                    shown = path.as_posix()
+                out.skipped.append((shown, "symlink loop"))
+                continue
             if rel in seen:
                 continue
             seen.add(rel)

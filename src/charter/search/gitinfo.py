@@ -7,6 +7,7 @@ outside a repository, or without git, they all return empty results.
 
 from __future__ import annotations
 
+import codecs
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,15 @@ def _git(root: Path, *args: str, timeout: float = 30.0) -> str | None:
     return done.stdout.decode("utf-8", errors="replace")
 
 
+def _path(line: str) -> str:
+    """A path as ``git log --name-only`` prints it: one with non-ASCII bytes, a quote, a
+    backslash or a control character comes C-quoted (``"docs/\\303\\251t\\303\\251.md"``)."""
+    if len(line) > 1 and line.startswith('"') and line.endswith('"'):
+        raw = codecs.escape_decode(line[1:-1].encode("utf-8"))[0]
+        return raw.decode("utf-8", errors="replace")  # type: ignore[union-attr]
+    return line
+
+
 def repo_prefix(root: Path) -> str | None:
     """``root`` relative to the repository top ('' at the top), or None outside git."""
     out = _git(root, "rev-parse", "--show-prefix")
@@ -45,7 +55,7 @@ def commit_times(root: Path) -> dict[str, int]:
         if line.startswith("\x00"):
             current = int(line[1:] or 0)
         elif line.strip():
-            times.setdefault(line.strip(), current)
+            times.setdefault(_path(line.strip()), current)
     return times
 
 
@@ -76,8 +86,8 @@ def deleted_files(root: Path, limit: int = 200) -> list[DeletedFile]:
         if line.startswith("\x00"):
             sha, _, stamp = line[1:].partition(" ")
             commit, when = sha, int(stamp or 0)
-        elif line.strip() and line.strip() not in found:
-            path = line.strip()
+        elif line.strip() and _path(line.strip()) not in found:
+            path = _path(line.strip())
             if not (root / path).exists():
                 found[path] = DeletedFile(path, commit, when)
         if len(found) >= limit:

@@ -34,6 +34,11 @@ from charter.secretscan import ledger
 from charter.secretscan.apply import scrub_pending
 from charter.store.db import read_snapshot
 
+#: Texts per call to the embedder.
+EMBED_BATCH = 256
+#: Chunks embedded before their documents are committed (a kill loses at most these).
+STORE_EVERY = 2048
+
 
 @dataclass
 class IndexReport:
@@ -255,23 +260,65 @@ class Indexer:
     ) -> None:
         model = self.embedder.name
         redactions = scrub_pending(self.project, store, pending, report.redacted)
+        total = sum(len(item.parsed.chunks) for item in pending)
+        bar = _bar(total) if self.progress and total > EMBED_BATCH else None
+        embedded: set[str] = set()
+        try:
+            # documents are embedded and committed a slice at a time: a kill (or a crash)
+            # loses at most one slice's work, and vectors never pile up for a whole repo
+            begin = 0
+            while begin < len(pending):
+                end, size = begin, 0
+                while end < len(pending) and (end == begin or size < STORE_EVERY):
+                    size += len(pending[end].parsed.chunks)
+                    end += 1
+                self._embed_slice(
+                    store, pending[begin:end], redactions[begin:end], report, embedded, bar
+                )
+                begin = end
+        finally:
+            if bar is not None:
+                bar[0].stop()
+        report.embedded_paths = sorted(embedded)
+        if pending or report.deleted:
+            # the generation moved with each document (a trigger, same transaction);
+            # compile BM25 weights and the vector sidecar now so the first search after
+            # indexing is fast (a kill before either leaves it stale: rebuilt on read)
+            fault_point("index.committed")
+            # one read snapshot: a parallel `charter index` committing meanwhile can never
+            # leave a cache whose stamp and content come from different generations
+            with read_snapshot(store.conn):
+                bm25_for(store, self.project.state_dir, self.settings.fusion.title_weight)
+                vectors_for(store, self.project.state_dir, model, self.embedder.dim)
+
+    def _embed_slice(
+        self,
+        store: SearchStore,
+        pending: list[_Pending],
+        redactions: list[Any],
+        report: IndexReport,
+        embedded: set[str],
+        bar: tuple[Any, Any] | None,
+    ) -> None:
+        model = self.embedder.name
         todo: list[tuple[int, int, str]] = []  # (pending index, chunk index, text)
         for p_index, item in enumerate(pending):
-            reusable = store.vectors_by_hash(item.path, model)
-            for c_index, chunk in enumerate(item.parsed.chunks):
-                text = embed_text(chunk.section, chunk.text)
-                digest = _sha(text)
-                item.hashes.append(digest)
+            texts = [embed_text(c.section, c.text) for c in item.parsed.chunks]
+            item.hashes.extend(_sha(text) for text in texts)
+            reusable = store.vectors_by_hash(item.hashes, model)
+            for c_index, (text, digest) in enumerate(zip(texts, item.hashes, strict=True)):
                 if digest in reusable:
                     item.vectors.append(reusable[digest])
                     report.chunks_reused += 1
                 else:
                     item.vectors.append(None)
                     todo.append((p_index, c_index, text))
+        if bar is not None:
+            bar[0].update(bar[1], advance=sum(len(p.parsed.chunks) for p in pending) - len(todo))
         if todo:
-            self._embed(todo, pending)
-            report.chunks_embedded = len(todo)
-            report.embedded_paths = sorted({pending[p].path for p, _, _ in todo})
+            self._embed(todo, pending, bar)
+            report.chunks_embedded += len(todo)
+            embedded.update(pending[p].path for p, _, _ in todo)
         for p_index, item in enumerate(pending):
             title = _title(item.parsed, item.path)
             fault_point("index.doc")
@@ -295,46 +342,39 @@ class Indexer:
                     model=model,
                     commit_sha=item.commit,
                 )
-        if pending or report.deleted:
-            # the generation moved with each document (a trigger, same transaction);
-            # compile BM25 weights and the vector sidecar now so the first search after
-            # indexing is fast (a kill before either leaves it stale: rebuilt on read)
-            fault_point("index.committed")
-            # one read snapshot: a parallel `charter index` committing meanwhile can never
-            # leave a cache whose stamp and content come from different generations
-            with read_snapshot(store.conn):
-                bm25_for(store, self.project.state_dir, self.settings.fusion.title_weight)
-                vectors_for(store, self.project.state_dir, model, self.embedder.dim)
+            item.vectors = []  # stored: let a large run's vectors go
 
-    def _embed(self, todo: list[tuple[int, int, str]], pending: list[_Pending]) -> None:
-        batch = 256
+    def _embed(
+        self,
+        todo: list[tuple[int, int, str]],
+        pending: list[_Pending],
+        bar: tuple[Any, Any] | None,
+    ) -> None:
         texts = [t for _, _, t in todo]
-        show = self.progress and len(texts) > batch
-        if show:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+        for start in range(0, len(texts), EMBED_BATCH):
+            vectors = self.embedder.embed(texts[start : start + EMBED_BATCH])
+            for offset, vector in enumerate(vectors):
+                p_index, c_index, _ = todo[start + offset]
+                pending[p_index].vectors[c_index] = vector.astype("float32").tobytes()
+            if bar is not None:
+                bar[0].update(bar[1], advance=len(vectors))
 
-            bar = Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=Console(file=sys.stderr),
-                transient=True,
-            )
-            bar.start()
-            task = bar.add_task("embedding chunks", total=len(texts))
-        try:
-            for start in range(0, len(texts), batch):
-                vectors = self.embedder.embed(texts[start : start + batch])
-                for offset, vector in enumerate(vectors):
-                    p_index, c_index, _ = todo[start + offset]
-                    pending[p_index].vectors[c_index] = vector.astype("float32").tobytes()
-                if show:
-                    bar.update(task, advance=len(vectors))
-        finally:
-            if show:
-                bar.stop()
+
+def _bar(total: int) -> tuple[Any, Any]:
+    """A progress bar on stderr over ``total`` chunks (reused ones advance it at once)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    bar = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(file=sys.stderr),
+        transient=True,
+    )
+    bar.start()
+    return bar, bar.add_task("embedding chunks", total=total)
 
 
 def _under(resolved: Path, targets: Sequence[Path]) -> bool:

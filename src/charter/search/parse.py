@@ -17,7 +17,10 @@ def parse_file(text: str, kind: str, name: str, max_tokens: int = 400) -> Parsed
         return chunk_structured(text, name, kind="yaml")
     if kind == "json":
         parse_json_strict(text, name)
-        return chunk_structured(text, name, kind="json")
+        # Tabs are JSON whitespace but cannot precede a YAML token. Strict JSON has just
+        # refused any raw tab inside a string, so each one is whitespace: a space keeps
+        # every line and column.
+        return chunk_structured(text.replace("\t", " "), name, kind="json")
     if kind == "python":
         return chunk_python(text, max_tokens)
     if kind == "code":

@@ -172,14 +172,20 @@ class SearchStore:
         """Names of the embedding models that produced the stored vectors."""
         return {r[0] for r in self.conn.execute("SELECT DISTINCT model FROM vectors")}
 
-    def vectors_by_hash(self, path: str, model: str) -> dict[str, bytes]:
-        """Stored vectors of ``path``'s current chunks keyed by text hash (for reuse)."""
-        rows = self.conn.execute(
-            "SELECT c.text_hash, v.vec FROM chunks c JOIN vectors v ON v.chunk_id = c.id "
-            "WHERE c.path = ? AND v.model = ?",
-            (path, model),
-        )
-        return {r[0]: r[1] for r in rows}
+    def vectors_by_hash(self, hashes: Sequence[str], model: str) -> dict[str, bytes]:
+        """Stored vectors of any chunk whose embedded text hashes to one of ``hashes``
+        (for reuse: the same text under another path, after a rename, is the same vector)."""
+        wanted = sorted(set(hashes))
+        found: dict[str, bytes] = {}
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            rows = self.conn.execute(
+                "SELECT c.text_hash, v.vec FROM chunks c JOIN vectors v ON v.chunk_id = c.id "
+                f"WHERE v.model = ? AND c.text_hash IN ({','.join('?' * len(part))})",
+                (model, *part),
+            )
+            found.update((r[0], r[1]) for r in rows if r[1])
+        return found
 
     def remove_doc_chunks(self, path: str) -> None:
         ids = [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE path = ?", (path,))]
