@@ -344,3 +344,31 @@ def test_a_symlink_loop_is_skipped_not_fatal(tmp_path: Path) -> None:
         "docs/loop2.md": "symlink loop",
         "docs/self": "symlink loop",
     }
+
+
+def test_two_index_runs_at_once_embed_each_chunk_once(tmp_path: Path) -> None:
+    """A second ``charter index`` started while one runs waits for it and then finds
+    nothing left to embed: the work is done once, not twice in parallel."""
+    root = tmp_path / "p"
+    (root / "docs").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for i in range(120):
+        body = "\n\n".join(
+            f"## Part {j}\n\nService {i} handles request kind {j} with retry budget {i * j}."
+            for j in range(4)
+        )
+        (root / "docs" / f"service-{i:03}.md").write_text(f"# Service {i}\n\n{body}\n")
+    cmd = [sys.executable, "-m", "charter", "index", "--json"]
+    runs = [
+        subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    reports = []
+    for proc in runs:
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err
+        reports.append(json.loads(out))
+    embedded = sorted(r["chunks_embedded"] for r in reports)
+    assert embedded[0] == 0 and embedded[1] > 0
+    again = json.loads(subprocess.run(cmd, cwd=root, capture_output=True, text=True).stdout)
+    assert again["chunks_embedded"] == 0 and again["unchanged"] == 120

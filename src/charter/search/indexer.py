@@ -21,7 +21,7 @@ from charter.boundary import inside_root
 from charter.config import Project
 from charter.embed.base import Embedder
 from charter.errors import CharterError
-from charter.fileio import fault_point, iter_jsonl, read_text
+from charter.fileio import fault_point, iter_jsonl, locked, read_text
 from charter.search import gitinfo
 from charter.search.bm25 import bm25_for
 from charter.search.chunks import Chunk, ParsedDoc
@@ -121,7 +121,15 @@ class Indexer:
         return SearchStore.for_state_dir(self.project.state_dir)
 
     def run(self, paths: Sequence[Path] | None = None) -> IndexReport:
-        """Index ``paths`` (default: the configured roots) and return what happened."""
+        """Index ``paths`` (default: the configured roots) and return what happened.
+
+        One run at a time per project: a second ``charter index`` (a hook, an MCP call, a
+        user) waits for the first and then finds its work done, instead of embedding the
+        same files again in parallel (minutes of model time on a large repository)."""
+        with locked(self.project.state_dir / "index-run"):
+            return self._run(paths)
+
+    def _run(self, paths: Sequence[Path] | None) -> IndexReport:
         started = time.perf_counter()
         report = IndexReport()
         root = self.project.root
