@@ -73,9 +73,14 @@ def repo(tmp_path: Path) -> Path:
 @pytest.fixture
 def run_charter() -> Callable[..., subprocess.CompletedProcess[str]]:
     def run(
-        *args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None
+        *args: str,
+        cwd: Path,
+        stdin: str | None = None,
+        env: dict[str, str] | None = None,
+        unset: tuple[str, ...] = (),
     ) -> subprocess.CompletedProcess[str]:
-        full_env = {**os.environ, **(env or {})}
+        """``python -m charter ARGS`` with this environment plus ``env``, minus ``unset``."""
+        full_env = {k: v for k, v in {**os.environ, **(env or {})}.items() if k not in unset}
         return subprocess.run(
             [*CHARTER, *args],
             cwd=cwd,

@@ -6,8 +6,8 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from charter.paths import worker_socket
@@ -225,22 +225,13 @@ def test_lean_prompt_hook_adds_at_most_its_share_of_new_rules(repo: Path, run_ch
     assert "rules_for_task lists them" in text
 
 
-def _hook_without_project_dir(
-    event: str, cwd: Path, payload: str
-) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
-    return subprocess.run(
-        [sys.executable, "-m", "charter", "hook", event],
-        cwd=cwd,
-        input=payload,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+#: the hook finds its project from its cwd alone
+NO_PROJECT_DIR = ("CLAUDE_PROJECT_DIR",)
 
 
-def test_hook_outside_any_project_says_so_and_touches_nothing(repo: Path, tmp_path: Path) -> None:
+def test_hook_outside_any_project_says_so_and_touches_nothing(
+    repo: Path, tmp_path: Path, run_charter: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
     """A ``cwd`` with no charter.toml, [tool.charter] or .git above it (/tmp, $HOME) is
     not a project: the hook must not compile every rule file under it nor write there."""
     outside = tmp_path / "outside"
@@ -252,7 +243,8 @@ def test_hook_outside_any_project_says_so_and_touches_nothing(repo: Path, tmp_pa
         ("stop", "Stop", {"last_assistant_message": "Done."}),
     ):
         started = time.monotonic()
-        proc = _hook_without_project_dir(event, outside, hook_payload(name, outside, **extra))
+        payload = hook_payload(name, outside, **extra)
+        proc = run_charter("hook", event, cwd=outside, stdin=payload, unset=NO_PROJECT_DIR)
         assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
         assert proc.stdout == "", proc.stdout
         assert "no project" in proc.stderr
@@ -262,6 +254,6 @@ def test_hook_outside_any_project_says_so_and_touches_nothing(repo: Path, tmp_pa
     write(repo, "CLAUDE.md", RULES)
     write(repo, "charter.toml", NO_WORKER)
     payload = hook_payload("SessionStart", outside, source="startup")
-    proc = _hook_without_project_dir("session-start", repo, payload)
+    proc = run_charter("hook", "session-start", cwd=repo, stdin=payload, unset=NO_PROJECT_DIR)
     assert "Never commit secrets" in _context(proc.stdout, "SessionStart")
     assert not (outside / ".charter").exists()

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,23 @@ def _copy_demo(tmp_path: Path) -> Path:
 def _index(root: Path, provider: str = "minilm"):
     project = Project.load(root)
     return Indexer(project, get_embedder(provider)).run()
+
+
+def _git(root: Path, **env: str) -> Callable[..., None]:
+    """``git -C root ARGS`` as a fixed test author (plus ``env``, e.g. commit dates)."""
+    full = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        **env,
+    }
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(root), *args], check=True, env=full, capture_output=True)
+
+    return git
 
 
 def test_only_the_changed_file_is_re_embedded(tmp_path: Path) -> None:
@@ -149,17 +167,7 @@ def test_files_deleted_in_git_history_are_searchable_in_review(tmp_path: Path) -
         "# Legacy billing engine\n\n## Nightly batch\n\nThe old engine rated usage in a "
         "nightly cron batch written in Perl, which took six hours for large tenants.\n"
     )
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
-
-    def git(*args: str) -> None:
-        subprocess.run(["git", "-C", str(root), *args], check=True, env=env, capture_output=True)
-
+    git = _git(root)
     git("init", "-q")
     git("add", ".")
     git("commit", "-q", "-m", "initial")
@@ -274,19 +282,7 @@ def test_git_times_and_history_of_non_ascii_and_quoted_paths(tmp_path: Path) -> 
         (root / name).write_text("# Note\n\nText.\n")
     (root / "docs" / "gone é.md").write_text("# Gone\n")
     stamp = "2020-01-02T03:04:05+00:00"
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-        "GIT_AUTHOR_DATE": stamp,
-        "GIT_COMMITTER_DATE": stamp,
-    }
-
-    def git(*args: str) -> None:
-        subprocess.run(["git", "-C", str(root), *args], check=True, env=env, capture_output=True)
-
+    git = _git(root, GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
     git("init", "-q")
     git("add", ".")
     git("commit", "-q", "-m", "initial")
