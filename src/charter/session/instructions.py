@@ -7,8 +7,10 @@ them; recovery gives them back, chosen like this:
 1. **The user's own words.** IDE context and command echoes are removed; each line is
    stripped of decoration (box drawing, table bars, bullets, emphasis) and dropped when it
    reads as machine output: log and trace prefixes, shell prompts, mostly symbols or
-   digits, long unbroken tokens, code. Fenced blocks are judged line by line, more
-   strictly, because users paste specs there as well as logs.
+   digits, long unbroken tokens, code, and every line a process tagged (the same
+   bracketed tag starting three lines or more). Words typed on the same line as pasted
+   output are kept. Fenced blocks are judged line by line, more strictly, because users
+   paste specs there as well as logs.
 2. **Units.** A short prompt (``instruction_max_chars``) is one unit, kept verbatim. A
    long one is split into its lines and sentences.
 3. **Choice within the budget.** Units are ranked by how directive they are (a modal, a
@@ -48,9 +50,8 @@ _CODE_LINE = re.compile(
 )
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])")
 _CLAUSE = re.compile(r"(?<=[,:，、：])\s*")
-#: A pasted log line the user typed on after, without a line break: the tail after the
-#: last quote, bracket or number is theirs when it reads as prose.
-_LOG_TAIL = re.compile(r"[\"')\]\d]\s+([^\"'()\[\]]{40,})$")
+#: Where quoted or bracketed output ends and starts inside a log line.
+_OUTPUT_QUOTES = re.compile(r"[\"()\[\]]")
 _DIRECTIVE = re.compile(
     r"\b(must|never|always|only|don'?t|do not|should|shouldn'?t|avoid|prefer|instead|"
     r"make sure|keep|use|without|not|no|please|need|needs|want|all|every|each|any|"
@@ -78,10 +79,13 @@ def _human(line: str, *, fenced: bool) -> str:
     if not core:
         return ""
     if _LOG_PREFIX.match(line.strip()) or _LOG_PREFIX.match(core):
-        tail = _LOG_TAIL.search(core)
-        if tail is None or _LOG_PREFIX.match(tail.group(1)):
+        # the user's words typed on after (or between) pasted output on the same line:
+        # the longest stretch between quotes and brackets that reads as prose
+        spans = [" ".join(s.split()) for s in _OUTPUT_QUOTES.split(core)]
+        spans = [s for s in spans if len(s) >= 40 and not _LOG_PREFIX.match(s)]
+        if not spans:
             return ""
-        return _human(tail.group(1), fenced=fenced)
+        return _human(max(spans, key=len), fenced=fenced)
     letters = sum(1 for c in core if c.isalpha())
     if letters < 2 or letters / len(core) < (0.6 if fenced else 0.45):
         return ""
@@ -94,13 +98,52 @@ def _human(line: str, *, fenced: bool) -> str:
     return core
 
 
+#: A bracketed tag a process writes before its lines: ``(APIServer pid=36443)``,
+#: ``[worker-2]``, ``web_1 |``.
+_PROCESS_TAG = re.compile(r"\([^()\n]{1,60}\)|\[[^\[\]\n]{1,60}\]|\b[\w.-]{1,40}\s+\|")
+#: Lines a tag must start before it counts as a process's, not the user's.
+_TAG_REPEATS = 3
+#: Untagged lines between two tagged ones that are still the same output (wrapped lines).
+_TAG_GAP = 3
+
+
+def _without_process_output(lines: list[str]) -> list[str]:
+    """``lines`` less the output of a process the user pasted.
+
+    A process that logs tags every line it writes (its name, pid, container); a person
+    typing does not start three lines with the same bracketed tag. Such lines go, with
+    the wrapped lines between them, and a line that runs on into a tag keeps only the
+    words before it ("look at what the client says: (APIServer pid=7) File …").
+    """
+    starts: dict[str, int] = {}
+    for line in lines:
+        m = _PROCESS_TAG.match(line.strip())
+        if m:
+            starts[m.group(0)] = starts.get(m.group(0), 0) + 1
+    tags = {tag for tag, n in starts.items() if n >= _TAG_REPEATS}
+    if not tags:
+        return lines
+    tagged = [i for i, line in enumerate(lines) if any(line.strip().startswith(t) for t in tags)]
+    drop = set(tagged)
+    for a, b in itertools.pairwise(tagged):
+        if b - a - 1 <= _TAG_GAP:
+            drop.update(range(a + 1, b))
+    out = []
+    for i, line in enumerate(lines):
+        if i in drop:
+            continue
+        cut = min((line.find(t) for t in tags if t in line), default=-1)
+        out.append(line[:cut] if cut >= 0 else line)
+    return out
+
+
 def human_lines(text: str) -> list[str]:
     """The lines of a prompt that are the user's own words."""
     text = _COMMAND.sub(lambda m: f"{m.group(1).strip()} ", text)
     text = _TAGGED.sub(" ", text)
     out: list[str] = []
     fenced = False
-    for line in text.splitlines():
+    for line in _without_process_output(text.splitlines()):
         if line.strip().startswith("```"):
             fenced = not fenced
             continue

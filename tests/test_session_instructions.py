@@ -1,0 +1,63 @@
+"""The user's instructions kept across compaction: their own words, not pasted output."""
+
+from __future__ import annotations
+
+from charter.session.instructions import human_lines, standing
+from charter.tokens import count_many
+
+
+def test_lines_a_process_tags_are_output_not_the_users_words() -> None:
+    prompt = "\n".join(
+        [
+            "the server still fails on start, keep the retry logic in the manager",
+            "(APIServer pid=4242) INFO 11-02 10:40:35 [setup.py:287] loading weights",
+            '(APIServer pid=4242)   File "/srv/app/engine.py", line 198, in start',
+            "(APIServer pid=4242) If this is a private repository, make sure to pass a",
+            "token having permission to this repository before you retry the download",
+            "(APIServer pid=4242) OSError: the model is not a valid identifier",
+            "User is already logged in. see what the client says: (APIServer pid=4242) raise",
+            "and never print the whole traceback in the client, one line is enough",
+        ]
+    )
+    kept = human_lines(prompt)
+    assert kept == [
+        "the server still fails on start, keep the retry logic in the manager",
+        "User is already logged in. see what the client says",
+        "and never print the whole traceback in the client, one line is enough",
+    ]
+
+
+def test_a_tag_the_user_writes_twice_is_still_theirs() -> None:
+    prompt = "(backend) use the queue for exports\n(frontend) show a spinner while it runs"
+    assert human_lines(prompt) == [
+        "(backend) use the queue for exports",
+        "(frontend) show a spinner while it runs",
+    ]
+
+
+def test_words_typed_between_pasted_log_output_on_one_line_are_kept() -> None:
+    line = (
+        'INFO:     10.0.0.7:18553 - "POST /v1/chat HTTP/1.1" 503 Service Unavailable and the '
+        "client shows nothing, all errors must be printed in the server terminal and the "
+        "client only gets a short message (delta 15), reused 0"
+    )
+    kept = human_lines(line)
+    assert len(kept) == 1
+    assert "all errors must be printed in the server terminal" in kept[0]
+    assert "POST /v1/chat" not in kept[0]
+
+
+def test_pasted_output_no_longer_crowds_out_older_instructions() -> None:
+    log = "\n".join(
+        f"(worker pid=7) ERROR 10:00:{i:02d} [pool.py:{i}] retry {i} failed, make sure "
+        "the connection string is right and every replica answers"
+        for i in range(40)
+    )
+    said = [
+        ("Use Pydantic for every API response and never swallow errors silently", "prompt", "1"),
+        ("still broken, look: " + log, "prompt", "2"),
+    ]
+    kept = standing(said, 400, 60, count_many)
+    text = " ".join(i.text for i in kept)
+    assert "never swallow errors silently" in text
+    assert "replica" not in text
