@@ -61,3 +61,43 @@ def test_pasted_output_no_longer_crowds_out_older_instructions() -> None:
     text = " ".join(i.text for i in kept)
     assert "never swallow errors silently" in text
     assert "replica" not in text
+
+
+def test_a_url_or_path_in_a_sentence_keeps_the_sentence() -> None:
+    url = "https://deploy.example.com/teams/acme-projects/billing-dashboard/deployments"
+    path = "/home/dev/work/acme/custom_addons/recruitment_portal_enhanced"
+    assert human_lines(f"just making sure you are deploying to {url}") == [
+        f"just making sure you are deploying to {url}"
+    ]
+    assert human_lines(f"in {path}, add a login for candidates") == [
+        f"in {path}, add a login for candidates"
+    ]
+
+
+def test_lines_of_paths_or_blobs_are_output() -> None:
+    trace = (
+        "Failed to load model /srv/app/venv/lib/python3.12/site-packages/anyio/to_thread.py "
+        "/srv/app/venv/lib/python3.12/site-packages/starlette/concurrency.py"
+    )
+    blob = "aGVsbG8gd29ybGQgdGhpcyBpcyBhIHZlcnkgbG9uZyBiYXNlNjQgYmxvYiB0aGF0IGdvZXMgb24= and"
+    assert human_lines(trace) == []
+    assert human_lines(blob) == []
+    # a path quoted inside a log line is not the user's words either
+    assert human_lines("INFO:     Will watch for changes in: ['/srv/app/projects/acme/api']") == []
+
+
+def test_pasted_markup_is_cut_out_and_the_words_around_it_stay() -> None:
+    line = (
+        'the list view is still wrong, maybe replace the whole view <list string="Deals">'
+        ' <header> <button name="3" type="action"/> </header> <!-- a -> b -->'
+        ' <field name="name"/> </list> or tell me why it does not apply'
+    )
+    kept = human_lines(line)
+    assert kept == [
+        "the list view is still wrong, maybe replace the whole view … or tell me why it "
+        "does not apply"
+    ]
+    # one tag the user quotes is part of what they ask for
+    assert human_lines('try setting it directly like <field name="name" width="500px"/>') == [
+        'try setting it directly like <field name="name" width="500px"/>'
+    ]

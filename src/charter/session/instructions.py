@@ -7,10 +7,11 @@ them; recovery gives them back, chosen like this:
 1. **The user's own words.** IDE context and command echoes are removed; each line is
    stripped of decoration (box drawing, table bars, bullets, emphasis) and dropped when it
    reads as machine output: log and trace prefixes, shell prompts, mostly symbols or
-   digits, long unbroken tokens, code, and every line a process tagged (the same
-   bracketed tag starting three lines or more). Words typed on the same line as pasted
-   output are kept. Fenced blocks are judged line by line, more strictly, because users
-   paste specs there as well as logs.
+   digits, lines mostly made of long unbroken tokens (one URL or path in a sentence is a
+   word of it; several are a traceback), code, runs of markup tags, and every line a
+   process tagged (the same bracketed tag starting three lines or more). Words typed on
+   the same line as pasted output are kept. Fenced blocks are judged line by line, more
+   strictly, because users paste specs there as well as logs.
 2. **Units.** A short prompt (``instruction_max_chars``) is one unit, kept verbatim. A
    long one is split into its lines and sentences.
 3. **Choice within the budget.** Units are ranked by how directive they are (a modal, a
@@ -48,6 +49,13 @@ _CODE_LINE = re.compile(
     r"[;{}]\s*$|^\s*(def|class|import|from|return|const|let|var|function|if|for|while|"
     r"export|async|await|public|private|fn|use|package)\b.*[(:{=;]|=>|==|!=|\)\s*:\s*$"
 )
+#: A token this long is a hash, a blob or a path rather than a word.
+_LONG_TOKEN = 40
+#: Three or more markup tags in a row (a pasted view, template or page): code, even when
+#: the user's own words surround it on the same line.
+_MARKUP_RUN = re.compile(r"(?:(?:<!--.{0,500}?-->|<[^<>\n]{1,500}>)\s*){3,}")
+#: A URL or a file path: long, but a word of the sentence it sits in.
+_LOCATOR = re.compile(r"[\W]*(?:\w+://|[A-Za-z]:[\\/]|~?\.{0,2}/)\S*[\\/]\S*[\\/]")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])")
 _CLAUSE = re.compile(r"(?<=[,:，、：])\s*")
 #: Where quoted or bracketed output ends and starts inside a log line.
@@ -82,14 +90,22 @@ def _human(line: str, *, fenced: bool) -> str:
         # the user's words typed on after (or between) pasted output on the same line:
         # the longest stretch between quotes and brackets that reads as prose
         spans = [" ".join(s.split()) for s in _OUTPUT_QUOTES.split(core)]
-        spans = [s for s in spans if len(s) >= 40 and not _LOG_PREFIX.match(s)]
+        spans = [
+            s for s in spans if len(s) >= 40 and len(s.split()) >= 5 and not _LOG_PREFIX.match(s)
+        ]
         if not spans:
             return ""
         return _human(max(spans, key=len), fenced=fenced)
     letters = sum(1 for c in core if c.isalpha())
     if letters < 2 or letters / len(core) < (0.6 if fenced else 0.45):
         return ""
-    if max((len(tok) for tok in core.split()), default=0) > 60 and not _CJK.search(core):
+    # a line mostly made of long unbroken tokens (hashes, base64, minified code) is
+    # output; one URL or path inside a sentence is not
+    # (several: a traceback's or a listing's paths)
+    long_toks = [tok for tok in core.split() if len(tok) > _LONG_TOKEN]
+    locators = [tok for tok in long_toks if _LOCATOR.match(tok)]
+    long_chars = sum(len(tok) for tok in long_toks if len(locators) > 1 or tok not in locators)
+    if 2 * long_chars > len(core.replace(" ", "")) and not _CJK.search(core):
         return ""
     if _CODE_LINE.search(line):
         return ""
@@ -141,6 +157,7 @@ def human_lines(text: str) -> list[str]:
     """The lines of a prompt that are the user's own words."""
     text = _COMMAND.sub(lambda m: f"{m.group(1).strip()} ", text)
     text = _TAGGED.sub(" ", text)
+    text = _MARKUP_RUN.sub(" … ", text)
     out: list[str] = []
     fenced = False
     for line in _without_process_output(text.splitlines()):
