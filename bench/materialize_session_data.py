@@ -1,6 +1,6 @@
 """Rebuild the held-out session benchmark's transcripts from the repositories they came from.
 
-    .venv/bin/python bench/materialize_session_data.py --mirrors MIRRORS --out DIR
+    .venv/bin/python bench/materialize_session_data.py --mirrors MIRRORS --out DIR [--data bench/data/session_untouched]
     .venv/bin/charter eval session --data DIR
 
 ``bench/data/session/<key>/labels.json`` holds only what Charter's engineers wrote: the
@@ -125,7 +125,7 @@ def materialize(mirrors: Path, out: Path, data: Path = DATA) -> list[str]:
         except ValueError as exc:  # a hand label that does not quote its message
             problems.append(str(exc))
             continue
-        if fresh["mechanical"]["points"] != labels["mechanical"]["points"]:
+        if fresh["mechanical"]["points"] != (labels.get("mechanical") or {}).get("points"):
             problems.append(f"{key}: mechanical labels differ from the transcript's")
     return problems
 
@@ -134,8 +134,20 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mirrors", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DATA,
+        help="directory of <key>/labels.json to rebuild (default: bench/data/session)",
+    )
     args = parser.parse_args()
-    problems = materialize(args.mirrors, args.out)
+    if not args.data.is_dir():
+        print(f"materialize: {args.data}: not a directory", file=sys.stderr)
+        sys.exit(2)
+    if not any(args.data.glob("*/labels.json")):
+        print(f"materialize: {args.data}: no <key>/labels.json in it", file=sys.stderr)
+        sys.exit(2)
+    problems = materialize(args.mirrors, args.out, args.data)
     for problem in problems:
         print(f"materialize: {problem}", file=sys.stderr)
     print(f"wrote {args.out} ({'with problems' if problems else 'all transcripts verified'})")
