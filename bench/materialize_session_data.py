@@ -1,6 +1,7 @@
 """Rebuild the held-out session benchmark's transcripts from the repositories they came from.
 
-    .venv/bin/python bench/materialize_session_data.py --mirrors MIRRORS --out DIR [--data bench/data/session_untouched]
+    .venv/bin/python bench/materialize_session_data.py --mirrors MIRRORS --out DIR \
+        [--data bench/data/session_untouched]
     .venv/bin/charter eval session --data DIR
 
 ``bench/data/session/<key>/labels.json`` holds only what Charter's engineers wrote: the
