@@ -1,7 +1,6 @@
 """Rebuild the held-out session benchmark's transcripts from the repositories they came from.
 
-    .venv/bin/python bench/materialize_session_data.py --mirrors MIRRORS --out DIR \
-        [--data bench/data/session_untouched]
+    .venv/bin/python bench/materialize_session_data.py --mirrors MIRRORS --out DIR [--data D]
     .venv/bin/charter eval session --data DIR
 
 ``bench/data/session/<key>/labels.json`` holds only what Charter's engineers wrote: the
@@ -12,7 +11,9 @@ script reads each one from a bare mirror of its repository (``MIRRORS/<owner>+<n
 as the ``fetch`` tool lays them out) at the recorded commit, checks size and sha256, removes
 obvious secrets (each replaced by ``<redacted>``; the count must equal ``redactions``), writes
 ``DIR/<key>/transcript.jsonl`` beside a copy of its labels, and re-derives the mechanical
-labels from the written file to check they still match.
+labels from the written file to check they still match. ``--data`` names the labels
+directory (default ``bench/data/session``; ``bench/data/session_untouched`` is the untouched
+second set).
 """
 
 from __future__ import annotations
