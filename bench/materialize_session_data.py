@@ -1,6 +1,6 @@
 """Rebuild the held-out session benchmark's transcripts from the repositories they came from.
 
-    .venv/bin/python bench/materialize_session_data.py --mirrors MIRRORS --out DIR
+    .venv/bin/python bench/materialize_session_data.py --mirrors MIRRORS --out DIR [--data D]
     .venv/bin/charter eval session --data DIR
 
 ``bench/data/session/<key>/labels.json`` holds only what Charter's engineers wrote: the
@@ -11,7 +11,9 @@ script reads each one from a bare mirror of its repository (``MIRRORS/<owner>+<n
 as the ``fetch`` tool lays them out) at the recorded commit, checks size and sha256, removes
 obvious secrets (each replaced by ``<redacted>``; the count must equal ``redactions``), writes
 ``DIR/<key>/transcript.jsonl`` beside a copy of its labels, and re-derives the mechanical
-labels from the written file to check they still match.
+labels from the written file to check they still match. ``--data`` names the labels
+directory (default ``bench/data/session``; ``bench/data/session_untouched`` is the untouched
+second set).
 """
 
 from __future__ import annotations
@@ -125,7 +127,7 @@ def materialize(mirrors: Path, out: Path, data: Path = DATA) -> list[str]:
         except ValueError as exc:  # a hand label that does not quote its message
             problems.append(str(exc))
             continue
-        if fresh["mechanical"]["points"] != labels["mechanical"]["points"]:
+        if fresh["mechanical"]["points"] != (labels.get("mechanical") or {}).get("points"):
             problems.append(f"{key}: mechanical labels differ from the transcript's")
     return problems
 
@@ -134,8 +136,20 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mirrors", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DATA,
+        help="directory of <key>/labels.json to rebuild (default: bench/data/session)",
+    )
     args = parser.parse_args()
-    problems = materialize(args.mirrors, args.out)
+    if not args.data.is_dir():
+        print(f"materialize: {args.data}: not a directory", file=sys.stderr)
+        sys.exit(2)
+    if not any(args.data.glob("*/labels.json")):
+        print(f"materialize: {args.data}: no <key>/labels.json in it", file=sys.stderr)
+        sys.exit(2)
+    problems = materialize(args.mirrors, args.out, args.data)
     for problem in problems:
         print(f"materialize: {problem}", file=sys.stderr)
     print(f"wrote {args.out} ({'with problems' if problems else 'all transcripts verified'})")

@@ -13,11 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from charter.eval.session_data import check_labels
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "data" / "session"
+UNTOUCHED = ROOT / "bench" / "data" / "session_untouched"
 DEV_AUTHORS = {"LilLeapo", "Quiago", "Tmeister", "886caigudong"}
 
 
@@ -30,9 +32,9 @@ def _module(name: str) -> ModuleType:
     return module
 
 
-def test_labels_and_provenance_are_complete_and_no_transcript_is_committed() -> None:
-    dirs = sorted(p for p in DATA.iterdir() if p.is_dir())
-    assert len(dirs) >= 4
+def _check_data_dir(data: Path) -> set[str]:
+    """Every session in ``data`` is complete, uncommitted and by a non-dev author; its authors."""
+    dirs = sorted(p for p in data.iterdir() if p.is_dir())
     authors = set()
     for directory in dirs:
         assert sorted(p.name for p in directory.iterdir()) == ["labels.json"], directory
@@ -54,7 +56,21 @@ def test_labels_and_provenance_are_complete_and_no_transcript_is_committed() -> 
             assert all(t.lower() in c["evidence"].lower() for t in c["key_terms"]), c["id"]
             assert c["kind"] in {"constraint", "decision", "preference", "process"}
     assert not authors & DEV_AUTHORS, "held-out sessions must come from other authors"
+    return authors
+
+
+def test_labels_and_provenance_are_complete_and_no_transcript_is_committed() -> None:
+    assert len([p for p in DATA.iterdir() if p.is_dir()]) >= 4
+    assert len(_check_data_dir(DATA)) >= 3
+
+
+def test_untouched_set_is_complete_and_by_authors_used_nowhere_else() -> None:
+    """``session_untouched`` is measured once: none of its authors is in the dev split or in
+    the first held-out set, so nothing about them was seen before it was labelled."""
+    assert len([p for p in UNTOUCHED.iterdir() if p.is_dir()]) >= 3
+    authors = _check_data_dir(UNTOUCHED)
     assert len(authors) >= 3
+    assert not authors & _check_data_dir(DATA)
 
 
 def test_redaction_takes_secrets_and_leaves_placeholders() -> None:
@@ -78,7 +94,8 @@ def _git(repo: Path, *args: str) -> str:
     ).stdout.strip()
 
 
-def test_materialize_rebuilds_checks_and_redacts_from_a_bare_mirror(tmp_path: Path) -> None:
+def _mirror_and_data(tmp_path: Path) -> tuple[Path, Path, dict[str, Any], bytes, str]:
+    """A real bare mirror holding one transcript, and a data dir with its committed labels."""
     materializer = _module("materialize_session_data")
     labeller = _module("label_session")
     work = tmp_path / "work"
@@ -122,7 +139,13 @@ def test_materialize_rebuilds_checks_and_redacts_from_a_bare_mirror(tmp_path: Pa
     data = tmp_path / "data"
     (data / "someone-s1").mkdir(parents=True)
     (data / "someone-s1" / "labels.json").write_text(json.dumps(labels))
+    return mirrors, data, labels, raw, rel
 
+
+def test_materialize_rebuilds_checks_and_redacts_from_a_bare_mirror(tmp_path: Path) -> None:
+    materializer = _module("materialize_session_data")
+    mirrors, data, labels, _raw, rel = _mirror_and_data(tmp_path)
+    count = labels["redactions"]
     out = tmp_path / "out"
     assert materializer.materialize(mirrors, out, data) == []
     text = (out / "someone-s1" / "transcript.jsonl").read_text(encoding="utf-8")
@@ -133,3 +156,39 @@ def test_materialize_rebuilds_checks_and_redacts_from_a_bare_mirror(tmp_path: Pa
     (data / "someone-s1" / "labels.json").write_text(json.dumps(labels))
     problems = materializer.materialize(mirrors, tmp_path / "out2", data)
     assert problems == [f"someone-s1: {rel}: size or sha256 differs from labels.json"]
+
+
+def _materialize_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    script = ROOT / "bench" / "materialize_session_data.py"
+    return subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, check=False
+    )
+
+
+def test_materialize_cli_reads_the_data_dir_it_is_given(tmp_path: Path) -> None:
+    """``--data`` picks the set to rebuild (the untouched set lives beside the first one)."""
+    mirrors, data, _labels, raw, _rel = _mirror_and_data(tmp_path)
+    out = tmp_path / "out"
+    proc = _materialize_cli("--mirrors", str(mirrors), "--out", str(out), "--data", str(data))
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["someone-s1"]
+    text = (out / "someone-s1" / "transcript.jsonl").read_text(encoding="utf-8")
+    assert text == raw.decode().replace("Zx81kQ2mPz77aaQ", "<redacted>")
+
+
+def test_materialize_cli_names_a_bad_data_dir_in_one_line(tmp_path: Path) -> None:
+    mirrors, data, labels, _raw, _rel = _mirror_and_data(tmp_path)
+    missing = tmp_path / "nope"
+    proc = _materialize_cli(
+        "--mirrors", str(mirrors), "--out", str(tmp_path / "o"), "--data", str(missing)
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [f"materialize: {missing}: not a directory"]
+    # Labels whose mechanical part was never computed: a problem line, not a traceback.
+    labels["mechanical"] = {}
+    (data / "someone-s1" / "labels.json").write_text(json.dumps(labels))
+    proc = _materialize_cli(
+        "--mirrors", str(mirrors), "--out", str(tmp_path / "o"), "--data", str(data)
+    )
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "someone-s1: mechanical labels differ" in proc.stderr
