@@ -685,3 +685,72 @@ def test_a_compaction_from_the_cli_does_not_hide_the_agents_session(
     assert [i["text"] for i in state["user_instructions"]][-1].startswith("Add login.")
     assert state["edited_files"] == ["app.py"] and state["test_runs"]
     assert "Use UTC" in state["text"] and "never bcrypt" in state["text"]
+
+
+def test_work_log_carries_no_piece_of_the_project_path(repo: Path, run_charter: Any) -> None:
+    """A long command is cut to 200 characters for the work log; a cut through the
+    project's absolute path used to leave a machine-specific prefix in a shared file."""
+    (repo / "charter.toml").write_text(NO_WORKER)
+    root = repo.as_posix()
+    lead = "find . -name '*.go' | grep -v generated | head -15 && head -60 "
+    for pad in range(0, len(root), 7):  # the cut lands at every place inside the path
+        command = lead + "x" * (200 - len(lead) - pad) + f" {root}/main.go"
+        _hook(
+            run_charter,
+            repo,
+            "post-tool-use",
+            tool_name="Bash",
+            tool_input={"command": command},
+            tool_response={"stdout": "", "stderr": "", "interrupted": False},
+            tool_use_id=f"t-{pad}",
+        )
+    log = (repo / "artifacts/sessions/s-1/work_log.md").read_text()
+    assert log.count("Bash ") == len(range(0, len(root), 7))
+    assert root.split("/")[1] not in log.replace("/main.go", "")
+
+
+def test_compaction_counts_the_conversation_in_words_and_a_path_is_one_word() -> None:
+    from charter.session.compaction import conversation_words
+
+    prompt = {"type": "user", "message": {"role": "user", "content": "use argon2 never bcrypt"}}
+    tool = {
+        "type": "assistant",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "not counted at all here"},
+                {"type": "text", "text": "Reading it now."},
+                {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/a/b"}},
+            ],
+        },
+    }
+    long_path = json.loads(json.dumps(tool).replace("/a/b", "/" + "x/" * 40 + "y"))
+    summary = {"type": "user", "isCompactSummary": True, "message": {"content": "a b c"}}
+    assert conversation_words(prompt) == 4
+    assert conversation_words(tool) == conversation_words(long_path) == 3 + 2
+    assert conversation_words(summary) == 0
+
+
+def test_a_short_session_gets_a_short_state_back(repo: Path, run_charter: Any) -> None:
+    """Recovery fills recover_budget_tokens only when the compacted conversation is long
+    enough: at most recover_max_share of it, never under recover_min_tokens."""
+    (repo / "charter.toml").write_text(NO_WORKER)
+    said = [f"keep the {w} module free of global state and never log tokens" for w in "abcdefgh"]
+    entries = []
+    for n, text in enumerate(said * 4):
+        entries.append({"type": "user", "message": {"role": "user", "content": text}})
+        _hook(run_charter, repo, "user-prompt-submit", prompt=f"{text} #{n}")
+    transcript = _transcript(repo, entries)
+    _hook(run_charter, repo, "pre-compact", trigger="manual", transcript_path=transcript)
+    track = (repo / "docs/tracks/ACTIVE_TRACK").read_text().strip()
+    latest = json.loads((repo / f"artifacts/checkpoints/{track}/latest.json").read_text())
+    words = latest["transcript"]["words"]
+    assert words == sum(len(e["message"]["content"].split()) for e in entries)
+    short = json.loads(run_charter("session", "recover", "--json", cwd=repo).stdout)
+    # the same journal with a long conversation behind it: the whole budget
+    long_entries = [{"type": "user", "message": {"role": "user", "content": "word " * 50000}}]
+    _transcript(repo, long_entries)
+    _hook(run_charter, repo, "pre-compact", trigger="manual", transcript_path=transcript)
+    long = json.loads(run_charter("session", "recover", "--json", cwd=repo).stdout)
+    assert short["tokens"] <= 400 + 60 < long["tokens"]
+    assert len(long["user_instructions"]) > len(short["user_instructions"]) >= 1

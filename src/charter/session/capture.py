@@ -63,11 +63,13 @@ def _target(tool: str, tool_input: dict[str, Any], root: Path) -> str:
     for key in ("file_path", "notebook_path", "path"):
         if tool_input.get(key):
             return rel_path(root, tool_input[key])
+    # the project's path is made relative before the cut: a cut through it would leave a
+    # machine-specific prefix no later pass recognises
     if tool == "Bash":
-        return norm(str(tool_input.get("command") or ""))[:200]
+        return norm(portable(root, str(tool_input.get("command") or "")))[:200]
     for key in ("pattern", "url", "query", "description", "subject", "prompt", "skill"):
         if tool_input.get(key):
-            return norm(str(tool_input[key]))[:120]
+            return norm(portable(root, str(tool_input[key])))[:120]
     return ""
 
 

@@ -30,6 +30,8 @@ from charter.session.writes import write_file
 CHECKPOINT_SCHEMA = "charter.checkpoint/1"
 #: Most transcript bytes one compaction reads for Decision/Risk blocks.
 TRANSCRIPT_READ_CAP = 16 * 1024 * 1024
+#: Words of conversation counted at most: enough to know it is long.
+WORDS_COUNTED = 250_000
 _BLOCK = re.compile(
     r"^\s*(?:[-*]\s+)?\**(Decision|Risk|Reason|Impact|Mitigation|Severity)\**\s*:\s*(.+)$"
 )
@@ -100,22 +102,59 @@ def blocks_from_text(text: str) -> tuple[list[dict[str, str]], list[dict[str, st
     return decisions, risks
 
 
-def _assistant_blocks(transcript: object, offset: int) -> tuple[list[Decision], list[Risk], int]:
-    """Decision/Risk blocks in assistant text after ``offset``; returns the new offset."""
+def _words_of(content: object) -> int:
+    if isinstance(content, str):
+        return len(content.split())
+    if not isinstance(content, list):
+        return 0
+    total = 0
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            total += len(str(block.get("text", "")).split())
+        elif kind == "tool_use":
+            total += len(json.dumps(block.get("input"), ensure_ascii=False).split())
+        elif kind == "tool_result":
+            total += _words_of(block.get("content"))
+    return total
+
+
+def conversation_words(entry: object) -> int:
+    """Words of conversation a transcript entry adds: prompts, assistant text, tool input
+    and output; not thinking, bookkeeping or compaction summaries. Words, not characters:
+    a path is one word however long, so the count is the same on every machine."""
+    if not isinstance(entry, dict) or entry.get("isCompactSummary") or entry.get("isMeta"):
+        return 0
+    message = entry.get("message")
+    if entry.get("type") not in ("user", "assistant") or not isinstance(message, dict):
+        return 0
+    return _words_of(message.get("content"))
+
+
+def _assistant_blocks(
+    transcript: object, offset: int, words: int = 0
+) -> tuple[list[Decision], list[Risk], int, int]:
+    """Decision/Risk blocks in assistant text after ``offset``; returns the new offset and
+    ``words`` plus the conversation's words in what was read (counted up to
+    ``WORDS_COUNTED``: past that the conversation is long enough for any use)."""
     if not isinstance(transcript, str) or not transcript:
-        return [], [], offset
+        return [], [], offset, words
     try:
         fd = os.open(transcript, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
-        return [], [], offset
+        return [], [], offset, words
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            return [], [], offset
+            return [], [], offset, words
         size = info.st_size
         if offset > size:
-            offset = 0  # a different (or rewritten) transcript
+            offset, words = 0, 0  # a different (or rewritten) transcript
         start = max(offset, size - TRANSCRIPT_READ_CAP)
+        if start > offset:
+            words = WORDS_COUNTED  # more than the read cap: long
         os.lseek(fd, start, os.SEEK_SET)
         data = b""
         while len(data) < size - start:
@@ -129,12 +168,20 @@ def _assistant_blocks(transcript: object, offset: int) -> tuple[list[Decision], 
     decisions: list[Decision] = []
     risks: list[Risk] = []
     for raw in data[:end].split(b"\n"):
+        entry = None
+        if words < WORDS_COUNTED and raw:
+            try:
+                entry = json.loads(raw)
+            except (ValueError, RecursionError):
+                continue
+            words = min(WORDS_COUNTED, words + conversation_words(entry))
         if b'"assistant"' not in raw or (b"ecision" not in raw and b"Risk" not in raw):
             continue
-        try:
-            entry = json.loads(raw)
-        except (ValueError, RecursionError):
-            continue
+        if entry is None:
+            try:
+                entry = json.loads(raw)
+            except (ValueError, RecursionError):
+                continue
         message = entry.get("message") if isinstance(entry, dict) else None
         if not isinstance(message, dict) or message.get("role") != "assistant":
             continue
@@ -169,7 +216,7 @@ def _assistant_blocks(transcript: object, offset: int) -> tuple[list[Decision], 
                 risks.append(
                     replace(made, severity=severity, status="", source="assistant", time=time)
                 )
-    return decisions, risks, start + end
+    return decisions, risks, start + end, words
 
 
 def _merge_plan(live: list[dict[str, Any]], current: list[PlanStep]) -> list[PlanStep]:
@@ -205,15 +252,16 @@ def compact(
         tier = session.task_tier(track)  # SchemaError: refuse, nothing written
         previous = load_checkpoint(session, track)
         after = int(previous.get("journal_seq", 0)) if previous else 0
-        offset = 0
+        offset = words = 0
         if previous and previous.get("session_id") == key:
             offset = int(previous.get("transcript", {}).get("offset", 0))
+            words = int(previous.get("transcript", {}).get("words", 0))
         journal = session.journal
         events = journal.events(track=track, after=after)
         result = CompactResult(track, previous)
         decisions = [Decision(**e.data) for e in events if e.kind == "decision"]
         risks = [Risk(**e.data) for e in events if e.kind == "risk"]
-        found_d, found_r, new_offset = _assistant_blocks(transcript_path, offset)
+        found_d, found_r, new_offset, words = _assistant_blocks(transcript_path, offset, words)
         decisions += found_d
         known = {r.id: r for r in tier.risks}
         for found in found_r:
@@ -262,7 +310,7 @@ def compact(
             named,
             trigger,
             seq,
-            new_offset,
+            {"offset": new_offset, "words": words},
             events[-1].time if events else (previous or {}).get("time", ""),
             previous,
         )
@@ -366,7 +414,7 @@ def _checkpoint(
     session_id: str,
     trigger: str,
     journal_seq: int,
-    offset: int,
+    transcript: dict[str, int],
     time: str,
     previous: dict[str, Any] | None,
 ) -> dict[str, Any]:
@@ -391,7 +439,7 @@ def _checkpoint(
         "time": time,
         "task": task,
         "transient": transient,
-        "transcript": {"offset": offset},
+        "transcript": transcript,
     }
     comparable = {k: v for k, v in body.items() if k != "trigger"}
     if previous is not None:
@@ -399,8 +447,8 @@ def _checkpoint(
         if prev_cmp == comparable:
             return previous  # nothing new: a second PreCompact writes nothing
     body["seq"] = int(previous.get("seq", 0)) + 1 if previous else 1
-    # The id leaves out the transcript offset: it counts bytes of a file whose content
-    # includes machine paths, so it is kept for the next compaction but not hashed.
+    # The id leaves out the transcript position: its offset counts bytes of a file whose
+    # content includes machine paths, so it is kept for the next compaction but not hashed.
     hashed = {k: v for k, v in body.items() if k != "transcript"}
     body["id"] = hashlib.sha256(canonical_json(hashed).encode()).hexdigest()[:16]
     cdir = checkpoint_dir(session, track)

@@ -158,7 +158,7 @@ def recover(
             said.append((e.data["text"], "feedback", e.time))
     result.edited_files = list(files)
     result.test_runs = [{"command": c, "outcome": o} for c, o in tests.items()]
-    budget = budget_tokens or session.settings.recover_budget_tokens
+    budget = budget_tokens or _budget(session, checkpoint)
     plan_lines = [_plan_line(s) for s in plan]
     risk_lines = [f"- [{r['severity']}] {r['risk']}" for r in result.risks if r["status"] == "open"]
     spent = sum(count_many(plan_lines + risk_lines)) + 60
@@ -189,11 +189,28 @@ def recover(
         core,
         pinned or [],
         transient,
-        budget_tokens or session.settings.recover_budget_tokens,
+        budget,
     )
     result.text = session.scrub(result.text)  # served text: never a secret
     result.tokens = count_tokens(result.text) if result.text else 0
     return result
+
+
+#: Tokens per word of conversation (prose, code and tool output together).
+TOKENS_PER_WORD = 1.5
+
+
+def _budget(session: Session, checkpoint: dict[str, Any] | None) -> int:
+    """Tokens of recovered context: ``recover_budget_tokens``, and no more than
+    ``recover_max_share`` of the conversation the last compaction replaced (its words,
+    counted by the compaction): restoring most of a short conversation makes the
+    agent's context larger, not smaller."""
+    settings = session.settings
+    words = int(((checkpoint or {}).get("transcript") or {}).get("words") or 0)
+    if not words:
+        return settings.recover_budget_tokens
+    share = int(settings.recover_max_share * TOKENS_PER_WORD * words)
+    return min(settings.recover_budget_tokens, max(settings.recover_min_tokens, share))
 
 
 def _plan_line(step: PlanStep) -> str:

@@ -83,6 +83,17 @@ class SessionSettings(BaseModel):
         description="tokens of recovered context (with constitution and invariants); "
         "Claude Code shows at most 10,000 characters of hook context",
     )
+    recover_max_share: float = Field(
+        0.06,
+        gt=0,
+        le=1,
+        description="recovered context is at most this share of the conversation the "
+        "compaction replaced (estimated from its words), so a short session is not "
+        "restored at nearly its own size",
+    )
+    recover_min_tokens: int = Field(
+        400, ge=100, description="the recovered context may always use this many tokens"
+    )
     instruction_max_chars: int = Field(
         400,
         ge=40,
