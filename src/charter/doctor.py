@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from charter.config import Project
+from charter.errors import CharterError
 
 STATUSES = ("ok", "info", "warn", "fail")
 
@@ -55,6 +56,14 @@ def check(name: str) -> Callable[[Check], Check]:
 
 
 def run_checks(project: Project, only: list[str] | None = None) -> list[CheckResult]:
+    """Run every check, or the ``only`` ones; a name no check has is a user error, so a
+    typo (``--check hooks``) cannot pass as an empty, all-clear report."""
+    known = [name for name, _ in CHECKS]
+    unknown = [name for name in only or [] if name not in known]
+    if unknown:
+        raise CharterError(
+            f"unknown check {', '.join(repr(n) for n in unknown)} (one of: {', '.join(known)})"
+        )
     out: list[CheckResult] = []
     for name, func in CHECKS:
         if only and name not in only:
