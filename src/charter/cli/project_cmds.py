@@ -51,7 +51,7 @@ def register(app: typer.Typer) -> None:
         target: str = typer.Argument(..., help="claude-code | cursor | codex | gemini"),
         uninstall: bool = typer.Option(False, "--uninstall", help="restore the settings as before"),
         dry_run: bool = typer.Option(False, "--dry-run", help="show what would change"),
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
     ) -> None:
         """Install Charter's hooks, MCP server and managed rules into an agent's settings."""
         if target != "claude-code":

@@ -234,8 +234,8 @@ def register(app: typer.Typer) -> None:
     @note_app.command("decision")
     def note_decision(
         text: str = typer.Argument(..., help="the decision"),
-        reason: str = typer.Option("", "--reason"),
-        impact: str = typer.Option("", "--impact"),
+        reason: str = typer.Option("", "--reason", help="why"),
+        impact: str = typer.Option("", "--impact", help="what it changes; 'global' for all tracks"),
         project_dir: Path = _PROJECT,
         as_json: bool = _JSON,
     ) -> None:
@@ -260,7 +260,7 @@ def register(app: typer.Typer) -> None:
             "--status",
             help="open | mitigated | accepted | closed (a new risk: open; an update keeps it)",
         ),
-        mitigation: str = typer.Option("", "--mitigation"),
+        mitigation: str = typer.Option("", "--mitigation", help="how the risk is handled"),
         project_dir: Path = _PROJECT,
         as_json: bool = _JSON,
     ) -> None:
@@ -301,7 +301,9 @@ def register(app: typer.Typer) -> None:
         )
 
     @track_app.command("switch")
-    def track_switch(track: str = typer.Argument(...), project_dir: Path = _PROJECT) -> None:
+    def track_switch(
+        track: str = typer.Argument(..., help="track id"), project_dir: Path = _PROJECT
+    ) -> None:
         """Make another track active (one atomic write of ACTIVE_TRACK)."""
         with _session(project_dir) as session:
             session.tracks.switch(track)
