@@ -34,3 +34,45 @@ def test_bad_config_names_the_key(repo: Path) -> None:
 def test_configuration_doc_lists_every_default() -> None:
     doc = (Path(__file__).parent.parent / "docs" / "configuration.md").read_text()
     assert render_default_config() in doc, "regenerate docs/configuration.md (charter init)"
+
+
+def test_every_key_says_what_it_means() -> None:
+    """charter init and docs/configuration.md show each key under a comment saying what it
+    does; a key without one (hooks.worker_idle_seconds, the index's extension lists) was a
+    bare name and a number."""
+    lines = render_default_config().splitlines()
+    bare = [
+        line.split(" = ")[0]
+        for i, line in enumerate(lines)
+        if " = " in line and not line.startswith("#") and not lines[i - 1].startswith("# ")
+    ]
+    assert bare == []
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("charter.toml", "[rules]\ntop_m = 3\n", "charter.toml: rules.top_m: unknown key"),
+        (
+            "pyproject.toml",
+            "[project]\nname = 'x'\n\n[tool.charter.search.modes.planning]\nk_inn = 3\n",
+            "pyproject.toml: tool.charter.search.modes.planning.k_inn: unknown key",
+        ),
+        (
+            "pyproject.toml",
+            "[project]\nname = 'x'\n\n[tool]\ncharter = 3\n",
+            "pyproject.toml: tool.charter: must be a table",
+        ),
+    ],
+)
+def test_unknown_or_misplaced_keys_are_one_line_naming_file_and_key(
+    repo: Path, run_charter, name: str, text: str, where: str
+) -> None:
+    """An unknown key is reported with the path the user wrote: under [tool.charter] that
+    path starts with tool.charter (it used to be given without it); a `charter = 3` that
+    is no table was ignored in silence, so none of the user's settings applied."""
+    write(repo, name, text)
+    proc = run_charter("lint", cwd=repo)
+    assert proc.returncode == 2, proc.stdout
+    line = proc.stderr.strip()
+    assert "\n" not in line and line.startswith("charter: error: ") and where in line
