@@ -144,6 +144,11 @@ def register(app: typer.Typer) -> None:
         from charter.session.evaluator import evaluate
 
         with _session(project_dir) as session:
+            # a mistyped --track is a usage error (as in `track show`), not a plan that
+            # "does not pass" because its files are missing
+            if track and track not in session.tracks.list():
+                known = ", ".join(session.tracks.list()) or "none"
+                raise CharterError(f"no track {track} (tracks: {known})")
             result = evaluate(session, track or session.track()[0])
         if as_json:
             emit_json(result.to_dict())
