@@ -685,3 +685,14 @@ def test_a_compaction_from_the_cli_does_not_hide_the_agents_session(
     assert [i["text"] for i in state["user_instructions"]][-1].startswith("Add login.")
     assert state["edited_files"] == ["app.py"] and state["test_runs"]
     assert "Use UTC" in state["text"] and "never bcrypt" in state["text"]
+
+
+def test_recover_refuses_a_source_claude_code_never_sends(repo: Path, run_charter: Any) -> None:
+    """`--source startpu` rendered the state as if for some source and exited 0: one line
+    naming the four sources, exit 2, nothing on stdout."""
+    proc = run_charter("session", "recover", "--source", "startpu", cwd=repo)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip() == (
+        "charter: error: unknown --source 'startpu' (one of: startup, resume, clear, compact)"
+    )
+    assert run_charter("session", "recover", "--source", "resume", cwd=repo).returncode == 0

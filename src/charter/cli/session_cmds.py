@@ -16,6 +16,8 @@ from charter.cli.common import console, emit_json, err_console, load_project
 from charter.config import Project
 from charter.errors import CharterError
 
+#: What Claude Code sends as SessionStart ``source``.
+SESSION_START_SOURCES = ("startup", "resume", "clear", "compact")
 _PROJECT = typer.Option(Path("."), "--project", "-C", help="project root")
 _JSON = typer.Option(False, "--json", help="machine-readable output")
 
@@ -80,11 +82,17 @@ def register(app: typer.Typer) -> None:
     @session_app.command("recover")
     def recover_cmd(
         session_id: str = typer.Option("", "--session", help="session id (default: the latest)"),
-        source: str = typer.Option("compact", "--source", help="SessionStart source to render for"),
+        source: str = typer.Option(
+            "compact", "--source", help="SessionStart source: " + " | ".join(SESSION_START_SOURCES)
+        ),
         project_dir: Path = _PROJECT,
         as_json: bool = _JSON,
     ) -> None:
         """Rebuild the session state (what SessionStart gives the agent)."""
+        if source not in SESSION_START_SOURCES:  # a typo would render as some other source
+            raise CharterError(
+                f"unknown --source {source!r} (one of: {', '.join(SESSION_START_SOURCES)})"
+            )
         recovered = recover_for(load_project(project_dir), session_id, source)
         if as_json:
             emit_json(recovered.to_dict())
