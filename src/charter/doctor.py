@@ -80,6 +80,19 @@ def run_checks(project: Project, only: list[str] | None = None) -> list[CheckRes
 @check("config")
 def _config(project: Project) -> CheckResult:
     where = str(project.config_path) if project.config_path else "defaults (no charter.toml)"
+    pyproject = project.root / "pyproject.toml"
+    if project.config_path is not None and project.config_path.name != "pyproject.toml":
+        try:
+            shadowed = "[tool.charter" in pyproject.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            shadowed = False
+        if shadowed:  # charter.toml wins: the pyproject section is never read
+            return CheckResult(
+                "config",
+                "warn",
+                f"configuration loaded from {where}; [tool.charter] in pyproject.toml is ignored",
+                "keep one: move its keys into charter.toml, or delete charter.toml",
+            )
     return CheckResult("config", "ok", f"configuration loaded from {where}")
 
 
