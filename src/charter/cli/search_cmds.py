@@ -233,12 +233,16 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
 
     @app.command("mcp")
     def mcp_cmd(
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: Path | None = typer.Option(
+            None, "--project", "-C", help="project root (default: $CHARTER_PROJECT, else the cwd)"
+        ),
     ) -> None:
         """Run Charter's MCP server on stdio (for Claude Code, Cursor, Codex)."""
         from charter.integrations.mcp_server import serve
 
-        if not project_dir.exists():  # a config error is a tool error later; a typo is now
+        # no default path here: serve(None) leaves $CHARTER_PROJECT to choose, which a
+        # default of "." used to overwrite with the cwd
+        if project_dir is not None and not project_dir.exists():  # a typo stops it now
             raise CharterError(f"project path not found: {project_dir}")
         serve(project_dir)
 
