@@ -209,3 +209,16 @@ def test_init_does_not_shadow_tool_charter_in_pyproject(repo: Path, run_charter)
     assert "\n" not in line and "[tool.charter]" in line and "--force" in line
     assert run_charter("init", "--force", cwd=repo).returncode == 0
     assert (repo / "charter.toml").is_file()
+
+
+def test_context_tool_is_a_known_class_any_case(repo: Path, run_charter) -> None:
+    """`--tool Bash` (Claude Code's tool name) matched no rule's lower-case [bash] class,
+    so the [bash] rule was dropped as if for another tool; a typo did the same in silence."""
+    write(repo, "CLAUDE.md", "# Rules\n\n- Never run `rm -rf` outside the build dir [bash]\n")
+    proc = run_charter("context", "clean up files", "--tool", "Bash", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    tools = [s["rule"]["tool_classes"] for s in json.loads(proc.stdout)["shards"]]
+    assert ["bash"] in tools
+    bad = run_charter("context", "x", "--tool", "bsah", cwd=repo)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.strip().startswith("charter: error: --tool must be one of bash, shell")
