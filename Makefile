@@ -19,6 +19,9 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/mypy src/charter
 
+typecheck: $(STAMP)
+	$(BIN)/mypy src/charter
+
 # The pinned Claude Code CLI for tests/e2e (skipped, with a note, when Node is absent).
 CLAUDE_CODE := tools/claude-code/node_modules/.bin/claude
 

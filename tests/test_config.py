@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -34,3 +35,110 @@ def test_bad_config_names_the_key(repo: Path) -> None:
 def test_configuration_doc_lists_every_default() -> None:
     doc = (Path(__file__).parent.parent / "docs" / "configuration.md").read_text()
     assert render_default_config() in doc, "regenerate docs/configuration.md (charter init)"
+
+
+def test_every_key_says_what_it_means() -> None:
+    """charter init and docs/configuration.md show each key under a comment saying what it
+    does; a key without one (hooks.worker_idle_seconds, the index's extension lists) was a
+    bare name and a number."""
+    lines = render_default_config().splitlines()
+    bare = [
+        line.split(" = ")[0]
+        for i, line in enumerate(lines)
+        if " = " in line and not line.startswith("#") and not lines[i - 1].startswith("# ")
+    ]
+    assert bare == []
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("charter.toml", "[rules]\ntop_m = 3\n", "charter.toml: rules.top_m: unknown key"),
+        (
+            "pyproject.toml",
+            "[project]\nname = 'x'\n\n[tool.charter.search.modes.planning]\nk_inn = 3\n",
+            "pyproject.toml: tool.charter.search.modes.planning.k_inn: unknown key",
+        ),
+        (
+            "pyproject.toml",
+            "[project]\nname = 'x'\n\n[tool]\ncharter = 3\n",
+            "pyproject.toml: tool.charter: must be a table",
+        ),
+    ],
+)
+def test_unknown_or_misplaced_keys_are_one_line_naming_file_and_key(
+    repo: Path, run_charter, name: str, text: str, where: str
+) -> None:
+    """An unknown key is reported with the path the user wrote: under [tool.charter] that
+    path starts with tool.charter (it used to be given without it); a `charter = 3` that
+    is no table was ignored in silence, so none of the user's settings applied."""
+    write(repo, name, text)
+    proc = run_charter("lint", cwd=repo)
+    assert proc.returncode == 2, proc.stdout
+    line = proc.stderr.strip()
+    assert "\n" not in line and line.startswith("charter: error: ") and where in line
+
+
+def _seed_rows() -> list[tuple[str, str]]:
+    """(key, default) of each row of docs/configuration.md's seed table that names a key."""
+    doc = (Path(__file__).parent.parent / "docs" / "configuration.md").read_text()
+    section = doc.split("## The seeds' defaults", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+        if len(cells) == 5 and cells[2].startswith("`"):
+            rows.append((cells[2].strip("`"), cells[3].replace("\\|", "|")))
+    return rows
+
+
+#: Every setting a seed names a default for (seed 000 rules, 001 graph, 002 session,
+#: 003 decisions/drift, 004 search); each must be a row of the table.
+SEED_KEYS = {
+    "rules.constitution_markers",
+    "rules.max_constitution_lines",
+    "rules.constitution_priority_boost",
+    "rules.intent_boost",
+    "rules.risk_boost_high",
+    "rules.risk_boost_critical",
+    "rules.top_n",
+    "embed.provider",
+    "graph.source_artifact_limit",
+    "session.core_files",
+    "session.tracks_dir",
+    "session.active_track_file",
+    "session.sessions_dir",
+    "session.checkpoints_dir",
+    "session.guardrails.allowed_tools",
+    "session.guardrails.planning_scopes",
+    "session.core_writes",
+    "decisions.default_priority",
+    "drift.on_stop",
+    *(
+        f"search.modes.{m}.{k}"
+        for m in ("planning", "execution", "review")
+        for k in ("k_in", "k_out")
+    ),
+    "search.modes.planning.chunk_expansion",
+    "search.modes.execution.exact_lookups",
+    "search.modes.review.time_window_days",
+    "search.modes.review.include_deleted",
+    "search.modes.review.order_by_recency",
+    "search.modes.review.citation_chaining",
+    "search.rerank.provider",
+    "search.actions_log",
+    "search.stale_days",
+}
+
+
+def test_the_seed_table_names_real_keys_with_their_real_defaults() -> None:
+    rows = _seed_rows()
+    missing = SEED_KEYS - {key for key, _ in rows}
+    assert not missing, f"docs/configuration.md seed table lacks {sorted(missing)}"
+    settings: object = Settings()
+    for key, default in rows:
+        value = settings
+        for part in key.split("."):
+            value = value[part] if isinstance(value, dict) else getattr(value, part)
+        if default.startswith("`"):
+            stated = tomllib.loads(f"v = {default.strip('`')}")["v"]
+            assert stated == value, f"{key}: docs say {stated!r}, the default is {value!r}"

@@ -357,3 +357,33 @@ def test_the_users_own_hooks_that_mention_charter_are_kept(repo: Path, run_chart
     path.write_text(path.read_text() + "\n")  # an edit: uninstall strips instead of restoring
     assert run_charter("install", "claude-code", "--uninstall", cwd=repo).returncode == 0
     assert json.loads(path.read_text()) == user
+
+
+def test_doctor_refuses_a_check_name_it_does_not_have(repo: Path, run_charter) -> None:
+    """`--check hooks` (a typo for 'claude-code hooks') ran no check and exited 0 with an
+    empty table: an all-clear for nothing. It is a usage error naming the real checks."""
+    proc = run_charter("doctor", "--json", "--check", "hooks", cwd=repo)
+    assert proc.returncode == 2, proc.stdout
+    assert proc.stdout == ""
+    line = proc.stderr.strip()
+    assert line.startswith("charter: error: unknown check 'hooks'") and "\n" not in line
+    assert "claude-code hooks" in line and "portable settings" in line
+    ok = run_charter("doctor", "--json", "--check", "portable settings", cwd=repo)
+    assert [c["name"] for c in json.loads(ok.stdout)["checks"]] == ["portable settings"]
+
+
+def test_doctor_warns_when_charter_toml_hides_tool_charter(repo: Path, run_charter) -> None:
+    """With both, charter.toml is read and [tool.charter] never is: the user's pyproject
+    settings did nothing while doctor said 'ok'."""
+    write(repo, "pyproject.toml", "[project]\nname = 'x'\n\n[tool.charter.rules]\ntop_n = 9\n")
+    write(repo, "charter.toml", "")
+    proc = run_charter("doctor", "--json", "--check", "config", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    (config,) = json.loads(proc.stdout)["checks"]
+    assert config["status"] == "warn" and "[tool.charter]" in config["summary"]
+    assert "charter.toml" in config["fix"]
+    (repo / "charter.toml").unlink()
+    alone = json.loads(run_charter("doctor", "--json", "--check", "config", cwd=repo).stdout)
+    assert (
+        alone["checks"][0]["status"] == "ok" and "pyproject.toml" in alone["checks"][0]["summary"]
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -161,3 +162,31 @@ def test_a_missing_project_stops_the_server_at_once(tmp_path: Path) -> None:
     assert proc.returncode == 2 and proc.stdout == ""
     (line,) = proc.stderr.strip().splitlines()
     assert line.startswith("charter: error:") and "typo" in line
+
+
+def test_charter_project_names_the_project_when_no_flag_does(root: Path, tmp_path: Path) -> None:
+    """docs/mcp.md: --project, else $CHARTER_PROJECT, else the cwd. `charter mcp` passed
+    its default "." on, which overwrote $CHARTER_PROJECT with the cwd: a server started
+    elsewhere served (and compiled rules in) that directory instead."""
+    import os
+
+    from mcp import Client, StdioServerParameters
+
+    from tests.conftest import CHARTER_BIN
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    async def constitution() -> Any:
+        params = StdioServerParameters(
+            command=str(CHARTER_BIN),
+            args=["mcp"],
+            cwd=str(elsewhere),
+            env={**os.environ, "CHARTER_PROJECT": str(root)},
+        )
+        async with Client(params) as client:
+            return tool_payload(await client.call_tool("get_constitution", {}))
+
+    payload = anyio.run(constitution)
+    assert "Never commit secrets" in json.dumps(payload)
+    assert list(elsewhere.iterdir()) == []  # nothing compiled or written there

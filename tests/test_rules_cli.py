@@ -184,3 +184,41 @@ def test_compile_says_why_the_constitution_is_empty(repo: Path, run_charter) -> 
     done = run_charter("compile", cwd=repo, env={"COLUMNS": "200"})
     assert "Constitution: empty" not in done.stdout
     assert "Never commit secrets" in done.stdout
+
+
+def test_init_in_a_subdirectory_writes_at_the_project_root(repo: Path, run_charter) -> None:
+    """Every command run in src/ works on the project around it; `charter init` there
+    wrote src/charter.toml, which made src/ a second project with its own .charter/."""
+    (repo / "src").mkdir()
+    proc = run_charter("init", cwd=repo / "src")
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / "charter.toml").is_file()
+    assert not (repo / "src" / "charter.toml").exists()
+    # a directory named explicitly is still taken as given (a package of a monorepo)
+    assert run_charter("init", "src", cwd=repo).returncode == 0
+    assert (repo / "src" / "charter.toml").is_file()
+
+
+def test_init_does_not_shadow_tool_charter_in_pyproject(repo: Path, run_charter) -> None:
+    """charter.toml is read instead of [tool.charter]: an init next to a pyproject that
+    configures Charter silently replaced the user's settings with the defaults."""
+    write(repo, "pyproject.toml", "[project]\nname = 'x'\n\n[tool.charter.rules]\ntop_n = 9\n")
+    proc = run_charter("init", cwd=repo)
+    assert proc.returncode == 2 and not (repo / "charter.toml").exists()
+    line = proc.stderr.strip()
+    assert "\n" not in line and "[tool.charter]" in line and "--force" in line
+    assert run_charter("init", "--force", cwd=repo).returncode == 0
+    assert (repo / "charter.toml").is_file()
+
+
+def test_context_tool_is_a_known_class_any_case(repo: Path, run_charter) -> None:
+    """`--tool Bash` (Claude Code's tool name) matched no rule's lower-case [bash] class,
+    so the [bash] rule was dropped as if for another tool; a typo did the same in silence."""
+    write(repo, "CLAUDE.md", "# Rules\n\n- Never run `rm -rf` outside the build dir [bash]\n")
+    proc = run_charter("context", "clean up files", "--tool", "Bash", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    tools = [s["rule"]["tool_classes"] for s in json.loads(proc.stdout)["shards"]]
+    assert ["bash"] in tools
+    bad = run_charter("context", "x", "--tool", "bsah", cwd=repo)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.strip().startswith("charter: error: --tool must be one of bash, shell")

@@ -754,3 +754,14 @@ def test_a_short_session_gets_a_short_state_back(repo: Path, run_charter: Any) -
     long = json.loads(run_charter("session", "recover", "--json", cwd=repo).stdout)
     assert short["tokens"] <= 400 + 60 < long["tokens"]
     assert len(long["user_instructions"]) > len(short["user_instructions"]) >= 1
+
+
+def test_recover_refuses_a_source_claude_code_never_sends(repo: Path, run_charter: Any) -> None:
+    """`--source startpu` rendered the state as if for some source and exited 0: one line
+    naming the four sources, exit 2, nothing on stdout."""
+    proc = run_charter("session", "recover", "--source", "startpu", cwd=repo)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip() == (
+        "charter: error: unknown --source 'startpu' (one of: startup, resume, clear, compact)"
+    )
+    assert run_charter("session", "recover", "--source", "resume", cwd=repo).returncode == 0

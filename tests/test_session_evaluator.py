@@ -220,3 +220,16 @@ def test_the_evaluate_command_lists_every_finding(tmp_path: Path, run_charter) -
     for finding in expected:
         assert finding in lines
     assert "more findings" not in proc.stdout
+
+
+def test_evaluate_names_a_track_that_does_not_exist(tmp_path: Path, run_charter) -> None:
+    """`--track feet` (for feat) printed 'SPEC.md does not exist' findings and exit 1, as
+    if the plan had failed; `track show feet` already said 'no track'. Now it is one
+    usage-error line naming the tracks there are, exit 2."""
+    session = make(tmp_path, spec=SPEC, plan=[PlanStep("P1", "Wire the button", "pending")])
+    session.close()
+    proc = run_charter("session", "evaluate", "--track", "feet", cwd=session.root)
+    assert proc.returncode == 2, proc.stdout
+    assert proc.stdout == ""
+    assert proc.stderr.strip() == "charter: error: no track feet (tracks: feat)"
+    assert not (session.root / "docs/tracks/feet").exists()

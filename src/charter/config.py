@@ -45,7 +45,9 @@ class HooksSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     warm_worker: bool = Field(True, description="keep a warm retrieval worker per session")
-    worker_idle_seconds: int = Field(1800, ge=10)
+    worker_idle_seconds: int = Field(
+        1800, ge=10, description="the warm worker exits after this many idle seconds"
+    )
     timeout_seconds: float = Field(8.0, gt=0, description="give up and fail open after this")
     max_memory_mb: int = Field(
         1024,
@@ -86,9 +88,12 @@ def _load_raw(root: Path) -> tuple[dict[str, Any], Path | None]:
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         data = _read_toml(pyproject)
-        section = data.get("tool", {}).get("charter")
+        tool = data.get("tool", {})
+        section = tool.get("charter") if isinstance(tool, dict) else None
         if isinstance(section, dict):
             return section, pyproject
+        if section is not None:  # `charter = 3` would otherwise be ignored in silence
+            raise CharterError(f"{pyproject}: tool.charter: must be a table ([tool.charter])")
     return {}, None
 
 
@@ -101,13 +106,16 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise CharterError(f"invalid TOML in {path}: {exc}") from None
 
 
-def parse_settings(raw: dict[str, Any], source: str = "config") -> Settings:
+def parse_settings(raw: dict[str, Any], source: str = "config", prefix: str = "") -> Settings:
+    """The settings in ``raw``; the first problem is one error naming the file and the key
+    as the user wrote it (``prefix`` is ``tool.charter.`` for a pyproject section)."""
     try:
         return Settings.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise CharterError(f"{source}: {where}: {first['msg']}") from None
+        where = prefix + ".".join(str(p) for p in first["loc"])
+        message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        raise CharterError(f"{source}: {where}: {message}") from None
 
 
 @dataclass
@@ -129,7 +137,8 @@ class Project:
             base = base.parent
         root = _find_root(base)
         raw, path = _load_raw(root)
-        settings = parse_settings(raw, str(path) if path else "config")
+        prefix = "tool.charter." if path is not None and path.name == "pyproject.toml" else ""
+        settings = parse_settings(raw, str(path) if path else "config", prefix)
         return cls(root=root, settings=settings, config_path=path)
 
     @property

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from charter.config import Project
+from charter.errors import CharterError
 
 STATUSES = ("ok", "info", "warn", "fail")
 
@@ -55,6 +56,14 @@ def check(name: str) -> Callable[[Check], Check]:
 
 
 def run_checks(project: Project, only: list[str] | None = None) -> list[CheckResult]:
+    """Run every check, or the ``only`` ones; a name no check has is a user error, so a
+    typo (``--check hooks``) cannot pass as an empty, all-clear report."""
+    known = [name for name, _ in CHECKS]
+    unknown = [name for name in only or [] if name not in known]
+    if unknown:
+        raise CharterError(
+            f"unknown check {', '.join(repr(n) for n in unknown)} (one of: {', '.join(known)})"
+        )
     out: list[CheckResult] = []
     for name, func in CHECKS:
         if only and name not in only:
@@ -71,6 +80,19 @@ def run_checks(project: Project, only: list[str] | None = None) -> list[CheckRes
 @check("config")
 def _config(project: Project) -> CheckResult:
     where = str(project.config_path) if project.config_path else "defaults (no charter.toml)"
+    pyproject = project.root / "pyproject.toml"
+    if project.config_path is not None and project.config_path.name != "pyproject.toml":
+        try:
+            shadowed = "[tool.charter" in pyproject.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            shadowed = False
+        if shadowed:  # charter.toml wins: the pyproject section is never read
+            return CheckResult(
+                "config",
+                "warn",
+                f"configuration loaded from {where}; [tool.charter] in pyproject.toml is ignored",
+                "keep one: move its keys into charter.toml, or delete charter.toml",
+            )
     return CheckResult("config", "ok", f"configuration loaded from {where}")
 
 

@@ -101,7 +101,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
         out: Path | None = typer.Option(
             None, "--out", help="write the merged file here instead of the project store"
         ),
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Mechanically merge questions and answers into pgc_clarifications."""
@@ -128,7 +128,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
     @decisions_app.command("import")
     def import_cmd(
         file: Path = typer.Argument(..., help="intake form (.md), YAML or JSON"),
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Import constraints from another stage (intake form, YAML, JSON)."""
@@ -157,7 +157,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
         hard: bool = typer.Option(False, "--hard", help="the user marked it a hard constraint"),
         exclusion: bool = typer.Option(False, "--exclusion", help="the answer excludes scope"),
         preference: bool = typer.Option(False, "--preference", help="a preference only"),
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Add one clarification (question and, optionally, its answer)."""
@@ -193,10 +193,10 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
 
     @decisions_app.command("answer")
     def answer_cmd(
-        clarification_id: str = typer.Argument(..., metavar="ID"),
+        clarification_id: str = typer.Argument(..., metavar="ID", help="the clarification's id"),
         value: str = typer.Argument(..., help="choice id(s) (comma-separated), text, yes/no"),
         hard: bool = typer.Option(False, "--hard", help="also mark it a hard constraint"),
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Answer an open or informational clarification (bound ones: renegotiate)."""
@@ -213,7 +213,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
     @decisions_app.command("list")
     def list_cmd(
         binding_only: bool = typer.Option(False, "--binding", help="only bound constraints"),
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """List clarifications with their binding status and reason."""
@@ -231,7 +231,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
 
     @decisions_app.command("invariants")
     def invariants_cmd(
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """The bound constraints as normalized invariant statements."""
@@ -249,11 +249,11 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
 
     @decisions_app.command("renegotiate")
     def renegotiate_cmd(
-        clarification_id: str = typer.Argument(..., metavar="ID"),
+        clarification_id: str = typer.Argument(..., metavar="ID", help="the clarification's id"),
         answer: str | None = typer.Option(None, "--answer", help="the new answer (explicit)"),
         reason: str | None = typer.Option(None, "--reason", help="why it changes"),
         yes: bool = typer.Option(False, "--yes", help="confirm without a prompt"),
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Change a bound constraint explicitly: shown verbatim, new answer, confirmation."""
@@ -298,7 +298,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
 
     @decisions_app.command("history")
     def history_cmd(
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """The append-only, hash-chained change history."""
@@ -324,7 +324,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
 
     @decisions_app.command("verify")
     def verify_cmd(
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Check the hash chain and replay the history: exits 3 if they disagree.
@@ -366,7 +366,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
 
     @decisions_app.command("restore")
     def restore_cmd(
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
     ) -> None:
         """Undo an outside edit: put back the last recorded decisions file."""
         from charter.decisions.service import store_for
@@ -426,7 +426,7 @@ def _register_drift(app: typer.Typer, drift_app: typer.Typer, eval_app: typer.Ty
         constraints: Path | None = typer.Option(
             None, "--constraints", help="a pgc_clarifications file instead of the project's"
         ),
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
     ) -> None:
         """Inject the canonical clarifications (verbatim) and invariants into a template."""
         from charter.decisions.render import render_template
@@ -455,7 +455,7 @@ def _register_drift(app: typer.Typer, drift_app: typer.Typer, eval_app: typer.Ty
             None, "--batch", help="JSONL of {text, id?, artifact_kind?}: one result per line"
         ),
         no_semantic: bool = typer.Option(False, "--no-semantic", help="lexical layer only"),
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Check an artifact against the bound constraints (QA-PGC-001..004); exit 1 on fail."""
@@ -497,7 +497,7 @@ def _register_drift(app: typer.Typer, drift_app: typer.Typer, eval_app: typer.Ty
         predictions: Path | None = typer.Option(
             None, "--predictions", help="also write predictions JSONL (bench format)"
         ),
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """P/R/F1 of fail detection, per-rule recall, attribution, false alarms by tag."""

@@ -10,20 +10,43 @@ from charter.cli.common import console, load_project
 from charter.config import CONFIG_FILE, render_default_config
 from charter.errors import CharterError
 from charter.fileio import atomic_write_text
+from charter.paths import find_root
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise CharterError(f"cannot read {path}: {exc.strerror}") from None
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
     def init(
-        path: Path = typer.Argument(Path("."), help="project root"),
-        force: bool = typer.Option(False, "--force", help="overwrite an existing charter.toml"),
+        path: Path | None = typer.Argument(
+            None, help="directory to write it in (default: the project around the cwd)"
+        ),
+        force: bool = typer.Option(
+            False, "--force", help="overwrite an existing charter.toml or shadow [tool.charter]"
+        ),
     ) -> None:
         """Write charter.toml with every default visible."""
+        if path is None:
+            # like every other command, a plain `charter init` in a sub-directory means the
+            # project around it: a charter.toml there would split off a second project
+            path = find_root(Path.cwd())
         if not path.is_dir():
             raise CharterError(f"not a directory: {path}")
         target = path / CONFIG_FILE
         if target.exists() and not force:
             raise CharterError(f"{target} exists (use --force to overwrite)")
+        pyproject = path / "pyproject.toml"
+        if not force and pyproject.is_file() and "[tool.charter" in _read(pyproject):
+            # charter.toml is read instead of [tool.charter]: all defaults would replace it
+            raise CharterError(
+                f"{pyproject} has [tool.charter], which a charter.toml would replace "
+                "(use --force to write one anyway)"
+            )
         atomic_write_text(target, render_default_config())
         (path / ".charter").mkdir(exist_ok=True)
         console.print(f"wrote [bold]{target}[/bold]")
@@ -51,7 +74,7 @@ def register(app: typer.Typer) -> None:
         target: str = typer.Argument(..., help="claude-code | cursor | codex | gemini"),
         uninstall: bool = typer.Option(False, "--uninstall", help="restore the settings as before"),
         dry_run: bool = typer.Option(False, "--dry-run", help="show what would change"),
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
     ) -> None:
         """Install Charter's hooks, MCP server and managed rules into an agent's settings."""
         if target != "claude-code":

@@ -13,6 +13,7 @@ from rich.table import Table
 from charter.cli.common import console, emit_json, emit_jsonl, err_console, load_project
 from charter.errors import CharterError
 from charter.fileio import iter_jsonl
+from charter.rules.annotate import TOOL_CLASSES
 from charter.rules.model import RISK_LEVELS
 
 
@@ -155,6 +156,12 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         risks = [r.lower() for r in risk] if risk else None
         if risks and not set(risks) <= set(RISK_LEVELS):
             raise CharterError(f"--risk must be one of {', '.join(RISK_LEVELS)}")
+        if tool is not None:
+            # rules carry lower-case classes ([bash]); `--tool Bash` or a typo matched none
+            # of them and silently dropped every rule tagged for a tool
+            tool = tool.lower()
+            if tool not in TOOL_CLASSES:
+                raise CharterError(f"--tool must be one of {', '.join(TOOL_CLASSES)}")
         retriever = retriever_for(project, check_new=True)
         for note in retriever.compiled.report.errors:  # a compile on demand: files skipped
             print(f"charter: note: {note}", file=sys.stderr)

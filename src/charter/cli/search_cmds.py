@@ -58,7 +58,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         jsonl: Path | None = typer.Option(
             None, "--jsonl", help='index an exported corpus ({"_id","title","text"} per line)'
         ),
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Index docs, ADRs, code and SoT records for search (incremental)."""
@@ -113,7 +113,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         zone: list[str] = typer.Option([], "--zone", help="also search this restricted zone"),
         var: list[str] = typer.Option([], "--var", help="NAME=VALUE for {NAME} in paths"),
         no_rerank: bool = typer.Option(False, "--no-rerank", help="skip the reranker"),
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Mode-aware hybrid search with citations."""
@@ -155,7 +155,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
     @app.command("mode")
     def mode_cmd(
         mode: str | None = typer.Argument(None, help="planning | execution | review"),
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Show or set the session mode recorded in .charter/sho.json."""
@@ -178,7 +178,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
     @facts_app.command("check")
     def facts_check(
         source: str = typer.Argument(..., help="a file to check, or - for stdin"),
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Check dates, IDs, numbers and money in a text against the SoT (CSV/YAML/JSON)."""
@@ -210,7 +210,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
 
     @facts_app.command("stale")
     def facts_stale(
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """SoT files not changed for more than search.stale_days days."""
@@ -233,12 +233,16 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
 
     @app.command("mcp")
     def mcp_cmd(
-        project_dir: Path = typer.Option(Path("."), "--project", help="project root"),
+        project_dir: Path | None = typer.Option(
+            None, "--project", "-C", help="project root (default: $CHARTER_PROJECT, else the cwd)"
+        ),
     ) -> None:
         """Run Charter's MCP server on stdio (for Claude Code, Cursor, Codex)."""
         from charter.integrations.mcp_server import serve
 
-        if not project_dir.exists():  # a config error is a tool error later; a typo is now
+        # no default path here: serve(None) leaves $CHARTER_PROJECT to choose, which a
+        # default of "." used to overwrite with the cwd
+        if project_dir is not None and not project_dir.exists():  # a typo stops it now
             raise CharterError(f"project path not found: {project_dir}")
         serve(project_dir)
 

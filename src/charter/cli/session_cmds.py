@@ -16,6 +16,8 @@ from charter.cli.common import console, emit_json, err_console, load_project
 from charter.config import Project
 from charter.errors import CharterError
 
+#: What Claude Code sends as SessionStart ``source``.
+SESSION_START_SOURCES = ("startup", "resume", "clear", "compact")
 _PROJECT = typer.Option(Path("."), "--project", "-C", help="project root")
 _JSON = typer.Option(False, "--json", help="machine-readable output")
 
@@ -80,11 +82,17 @@ def register(app: typer.Typer) -> None:
     @session_app.command("recover")
     def recover_cmd(
         session_id: str = typer.Option("", "--session", help="session id (default: the latest)"),
-        source: str = typer.Option("compact", "--source", help="SessionStart source to render for"),
+        source: str = typer.Option(
+            "compact", "--source", help="SessionStart source: " + " | ".join(SESSION_START_SOURCES)
+        ),
         project_dir: Path = _PROJECT,
         as_json: bool = _JSON,
     ) -> None:
         """Rebuild the session state (what SessionStart gives the agent)."""
+        if source not in SESSION_START_SOURCES:  # a typo would render as some other source
+            raise CharterError(
+                f"unknown --source {source!r} (one of: {', '.join(SESSION_START_SOURCES)})"
+            )
         recovered = recover_for(load_project(project_dir), session_id, source)
         if as_json:
             emit_json(recovered.to_dict())
@@ -144,6 +152,11 @@ def register(app: typer.Typer) -> None:
         from charter.session.evaluator import evaluate
 
         with _session(project_dir) as session:
+            # a mistyped --track is a usage error (as in `track show`), not a plan that
+            # "does not pass" because its files are missing
+            if track and track not in session.tracks.list():
+                known = ", ".join(session.tracks.list()) or "none"
+                raise CharterError(f"no track {track} (tracks: {known})")
             result = evaluate(session, track or session.track()[0])
         if as_json:
             emit_json(result.to_dict())
@@ -234,8 +247,8 @@ def register(app: typer.Typer) -> None:
     @note_app.command("decision")
     def note_decision(
         text: str = typer.Argument(..., help="the decision"),
-        reason: str = typer.Option("", "--reason"),
-        impact: str = typer.Option("", "--impact"),
+        reason: str = typer.Option("", "--reason", help="why"),
+        impact: str = typer.Option("", "--impact", help="what it changes; 'global' for all tracks"),
         project_dir: Path = _PROJECT,
         as_json: bool = _JSON,
     ) -> None:
@@ -260,7 +273,7 @@ def register(app: typer.Typer) -> None:
             "--status",
             help="open | mitigated | accepted | closed (a new risk: open; an update keeps it)",
         ),
-        mitigation: str = typer.Option("", "--mitigation"),
+        mitigation: str = typer.Option("", "--mitigation", help="how the risk is handled"),
         project_dir: Path = _PROJECT,
         as_json: bool = _JSON,
     ) -> None:
@@ -301,7 +314,9 @@ def register(app: typer.Typer) -> None:
         )
 
     @track_app.command("switch")
-    def track_switch(track: str = typer.Argument(...), project_dir: Path = _PROJECT) -> None:
+    def track_switch(
+        track: str = typer.Argument(..., help="track id"), project_dir: Path = _PROJECT
+    ) -> None:
         """Make another track active (one atomic write of ACTIVE_TRACK)."""
         with _session(project_dir) as session:
             session.tracks.switch(track)

@@ -54,14 +54,24 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             "failure", "--failures", help="failure|post (post: no post-tool-use-failure hook)"
         ),
         timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="seconds per hook call"),
-        min_plan: float = typer.Option(1.0, "--min-plan"),
-        min_determinism: float = typer.Option(1.0, "--min-determinism"),
-        min_edited: float = typer.Option(0.95, "--min-edited"),
-        min_constraints: float = typer.Option(0.80, "--min-constraints"),
-        max_crashes: int = typer.Option(0, "--max-crashes"),
-        max_context_ratio: float = typer.Option(0.10, "--max-context-ratio"),
-        min_tests: float | None = typer.Option(None, "--min-tests"),
-        max_blocks: int | None = typer.Option(None, "--max-blocks"),
+        min_plan: float = typer.Option(1.0, "--min-plan", help="bar: pooled plan fidelity"),
+        min_determinism: float = typer.Option(
+            1.0, "--min-determinism", help="bar: replays that agree"
+        ),
+        min_edited: float = typer.Option(0.95, "--min-edited", help="bar: edited-file recall"),
+        min_constraints: float = typer.Option(
+            0.80, "--min-constraints", help="bar: user-constraint recall"
+        ),
+        max_crashes: int = typer.Option(0, "--max-crashes", help="bar: hook crashes"),
+        max_context_ratio: float = typer.Option(
+            0.10, "--max-context-ratio", help="bar: visible / transcript tokens"
+        ),
+        min_tests: float | None = typer.Option(
+            None, "--min-tests", help="optional bar: test-run recall"
+        ),
+        max_blocks: int | None = typer.Option(
+            None, "--max-blocks", help="optional bar: exit-2 blocks"
+        ),
     ) -> None:
         """Replay real Claude Code sessions through the hooks and score what is recovered."""
         from charter.eval.session_replay import Bars, ReplayOptions, evaluate_sessions

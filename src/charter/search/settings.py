@@ -122,6 +122,7 @@ class IndexSettings(BaseModel):
     )
     text_extensions: list[str] = Field(
         default_factory=lambda: [".md", ".markdown", ".txt", ".rst", ".mdc"],
+        description="prose files indexed by paragraph (Markdown is always indexed, by heading)",
     )
     code_extensions: list[str] = Field(
         default_factory=lambda: [
@@ -155,9 +156,11 @@ class IndexSettings(BaseModel):
             ".vue",
             ".svelte",
         ],
+        description="code files indexed (Python by function and class, the rest at blank lines)",
     )
     sot_extensions: list[str] = Field(
         default_factory=lambda: [".csv", ".yaml", ".yml", ".json"],
+        description="record files indexed one chunk per row or record (CSV under sot_paths always)",
     )
     sot_paths: list[str] = Field(
         default_factory=lambda: ["sot/**", "**/sot/**"],

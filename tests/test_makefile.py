@@ -1,0 +1,42 @@
+"""Every target the Makefile declares does something: `make typecheck` was declared
+.PHONY without a recipe, so it printed "Nothing to be done" and exited 0 having checked
+nothing."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _phony() -> list[str]:
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    match = re.search(r"^\.PHONY:(.*)$", text, re.M)
+    assert match, "the Makefile declares its targets .PHONY"
+    return match.group(1).split()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+@pytest.mark.parametrize("target", _phony())
+def test_every_declared_target_has_commands(target: str) -> None:
+    # -n prints the commands without running them; -B so an up-to-date stamp or
+    # node_modules does not hide a target's own recipe
+    proc = subprocess.run(
+        ["make", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Nothing to be done" not in proc.stdout + proc.stderr
+    assert proc.stdout.strip(), f"make {target} runs no command"
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_typecheck_runs_mypy() -> None:
+    proc = subprocess.run(
+        ["make", "-n", "typecheck"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert "mypy src/charter" in proc.stdout
