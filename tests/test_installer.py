@@ -137,6 +137,7 @@ def test_doctor_reports_the_installation_and_how_to_fix_it(repo: Path, run_chart
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
     write(repo, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    write(repo, ".gitignore", ".claude/settings.local.json\n")
 
     def checks(code: int = 0) -> dict[str, dict[str, str]]:
         proc = run_charter("doctor", "--json", cwd=repo, env=env)
@@ -281,8 +282,18 @@ def test_charter_outside_path_and_project_keeps_machine_paths_out_of_committed_f
         path = repo / name
         assert not path.exists() or exe not in path.read_text(), name
     assert "claude mcp add" in proc.stdout and exe in proc.stdout  # how to add it locally
+    # git does not ignore the file Charter wrote (Claude Code ignores only the one it
+    # creates): 'git add -A' would commit this machine's paths; install and doctor say so
+    assert "add `.claude/settings.local.json` to .gitignore" in " ".join(proc.stdout.split())
+    doctor = run_script("doctor", "--json", "--check", "portable settings", cwd=repo, env=env)
+    found = json.loads(doctor.stdout)["checks"][0]
+    assert found["status"] == "warn" and ".claude/settings.local.json" in found["summary"]
+    assert ".gitignore" in found["fix"]
+    write(repo, ".gitignore", ".claude/settings.local.json\n")
     doctor = run_script("doctor", "--json", "--check", "portable settings", cwd=repo, env=env)
     assert json.loads(doctor.stdout)["checks"][0]["status"] == "ok"
+    again = run_script("install", "claude-code", cwd=repo, env=env)
+    assert again.returncode == 0 and ".gitignore" not in again.stdout
 
 
 def test_doctor_flags_any_absolute_command_in_committed_settings(repo: Path, run_charter) -> None:

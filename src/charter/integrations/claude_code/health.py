@@ -15,7 +15,12 @@ from typing import Any
 
 from charter.config import Project
 from charter.doctor import CheckResult, check
-from charter.integrations.claude_code.installer import HOOK_EVENTS, native_rule_files
+from charter.integrations.claude_code.installer import (
+    HOOK_EVENTS,
+    LOCAL_SETTINGS,
+    git_would_commit,
+    native_rule_files,
+)
 
 _INSTALL = "run `charter install claude-code`"
 
@@ -221,5 +226,13 @@ def _portable(project: Project) -> CheckResult:
             f"machine-specific paths in files teams commit: {', '.join(bad)}",
             fix=_INSTALL + " (writes portable commands; machine paths go to settings.local.json)",
             detail={"files": bad},
+        )
+    if (project.root / LOCAL_SETTINGS).exists() and git_would_commit(project.root, LOCAL_SETTINGS):
+        return CheckResult(
+            "",
+            "warn",
+            f"{LOCAL_SETTINGS} (this machine's paths) is not git-ignored",
+            fix=f"add `{LOCAL_SETTINGS}` to .gitignore",
+            detail={"files": [LOCAL_SETTINGS]},
         )
     return CheckResult("", "ok", "no machine-specific paths in committed settings")

@@ -26,6 +26,7 @@ import hashlib
 import json
 import re
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,31 @@ MARKER = " hook "
 
 
 NATIVE_KINDS = {"claude", "claude-local", "claude-rules"}
+
+#: The settings file that holds this machine's paths (``claudeMdExcludes``, and hooks
+#: with an absolute command), relative to the project root.
+LOCAL_SETTINGS = ".claude/settings.local.json"
+LOCAL_NOT_IGNORED = (
+    f"{LOCAL_SETTINGS} holds this machine's paths and git does not ignore it: "
+    f"add `{LOCAL_SETTINGS}` to .gitignore so it is never committed"
+)
+
+
+def git_would_commit(root: Path, rel: str) -> bool:
+    """Whether ``git add -A`` in ``root`` would take ``rel``: inside a work tree and
+    tracked or not ignored. Claude Code git-ignores ``settings.local.json`` only when it
+    creates the file itself; the one Charter writes was left to a ``git add -A``. Outside
+    git, or without git, False (nothing to warn about)."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "check-ignore", "-q", "--", rel],
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 1  # 0: ignored; 128: not a repository (or git failed)
 
 
 def charter_executable() -> Path | None:
@@ -260,6 +286,8 @@ def _install_plan(
         path: _text(path, data) if data or path.exists() else None
         for path, data in ((settings_path, settings), (local_path, local), (mcp_path, mcp))
     }
+    if writes[local_path] is not None and git_would_commit(root, LOCAL_SETTINGS):
+        notes.append(LOCAL_NOT_IGNORED)
     return InstallPlan(
         {p: t for p, t in writes.items() if t is not None or p.exists()}, notes, managed
     )
