@@ -109,3 +109,6 @@ def test_the_main_jobs_run_offline_with_an_empty_home(tmp_path: Path) -> None:
     # the bundled model really ran (no silent fall back to the hash embedder)
     assert any((home / ".cache" / "charter").glob("minilm-*")), sorted(home.rglob("*"))
     assert not log.exists(), log.read_text(encoding="utf-8")
+    # onnxruntime's telemetry client stayed off: it keeps a device id here once it runs
+    # (and, in a long-lived process, posts to Microsoft's event collector)
+    assert not (home / ".cache" / "Microsoft").exists(), sorted(home.rglob("*"))
