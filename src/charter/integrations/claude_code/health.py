@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 from pathlib import Path
 from typing import Any
@@ -75,8 +76,17 @@ def _hook_commands(root: Path) -> dict[str, list[str]]:
 
 
 def _runnable(command: str, root: Path) -> bool:
+    """Whether the shell Claude Code runs ``command`` in finds one executable program
+    (an unquoted path with a space in it is two words, and fails there)."""
     program = command.split(" hook ", 1)[0].strip()
-    program = program.replace('"$CLAUDE_PROJECT_DIR"', str(root)).strip('"')
+    program = program.replace('"$CLAUDE_PROJECT_DIR"', shlex.quote(str(root)))
+    try:
+        words = shlex.split(program)
+    except ValueError:
+        return False
+    if len(words) != 1:
+        return False
+    program = words[0]
     if os.sep in program:
         return os.access(program, os.X_OK)
     return shutil.which(program) is not None

@@ -25,6 +25,7 @@ import contextlib
 import hashlib
 import json
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -87,7 +88,12 @@ def charter_executable() -> Path | None:
 
 def charter_command(root: Path) -> tuple[str, bool]:
     """(command, portable): how the hooks start Charter, and whether that string may go
-    into a file the team commits (no machine-specific path in it)."""
+    into a file the team commits (no machine-specific path in it).
+
+    Claude Code runs a hook command through a shell, so the path is shell-quoted: a
+    virtualenv under ``~/My Projects/`` gave ``/home/me/My Projects/.venv/bin/charter hook
+    …``, which the shell split at the space, and every hook failed.
+    """
     exe = charter_executable()
     on_path = shutil.which("charter")
     if exe is None or (on_path and Path(on_path).resolve() == exe):
@@ -95,8 +101,8 @@ def charter_command(root: Path) -> tuple[str, bool]:
     try:
         rel = exe.relative_to(root.resolve()).as_posix()
     except ValueError:
-        return str(exe), False
-    return f'"$CLAUDE_PROJECT_DIR"/{rel}', True
+        return shlex.quote(str(exe)), False
+    return f'"$CLAUDE_PROJECT_DIR"/{shlex.quote(rel)}', True
 
 
 def _mcp_entry(command: str) -> dict[str, Any]:
@@ -136,7 +142,7 @@ def _is_ours(hook: Any) -> bool:
     program, sep, event = command.strip().rpartition(MARKER)
     return (
         bool(sep)
-        and program.replace('"', "").rsplit("/", 1)[-1] == "charter"
+        and program.replace('"', "").replace("'", "").rsplit("/", 1)[-1] == "charter"
         and re.fullmatch(r"[a-z][a-z-]*", event) is not None
     )
 
