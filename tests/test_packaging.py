@@ -22,7 +22,17 @@ PACKAGE = REPO / "src" / "charter"
 
 
 def _package_files() -> set[str]:
-    """Every file of the package as the wheel names it (caches and stray bytecode aside)."""
+    """Every file of the package as the wheel names it: the ones git tracks (an editor's
+    backup or a stray cache is not part of it), or every file outside a git checkout."""
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z", "--", "."],
+        cwd=PACKAGE,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if tracked.returncode == 0 and tracked.stdout:
+        return {"charter/" + rel for rel in tracked.stdout.split("\0") if rel}
     return {
         "charter/" + p.relative_to(PACKAGE).as_posix()
         for p in PACKAGE.rglob("*")
@@ -38,9 +48,10 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(REPO / name, source / name)
-    shutil.copytree(
-        REPO / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info")
-    )
+    for name in _package_files():  # what a fresh clone holds, nothing left lying around
+        target = source / "src" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(PACKAGE / name.removeprefix("charter/"), target)
     dist = base / "dist"
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(dist), "."],
