@@ -101,3 +101,25 @@ def test_hook_help_is_help_not_a_hook_run(repo: Path, run_charter) -> None:
         assert all(event in flat for event in EVENTS)
         assert not flat.startswith("{")
     assert not (repo / ".charter").exists()
+
+
+def test_a_stdout_that_is_not_utf8_gets_output_not_an_encoding_error(
+    repo: Path, run_charter
+) -> None:
+    """A legacy locale or a cp1252 Windows pipe cannot encode a rule's em dash: human
+    output degrades to '?', JSON comes out ASCII-escaped and reads back the same."""
+    (repo / "CLAUDE.md").write_text(
+        "# Rules\n\n## Always\n\n- Store money as integer cents — never floats… ever.\n",
+        encoding="utf-8",
+    )
+    narrow = {"PYTHONIOENCODING": "latin-1"}
+    assert run_charter("compile", cwd=repo).returncode == 0
+    wide = run_charter("context", "store money", "--json", cwd=repo)
+    assert wide.returncode == 0 and "—" in wide.stdout, wide.stderr
+    as_json = run_charter("context", "store money", "--json", cwd=repo, env=narrow)
+    assert as_json.returncode == 0, as_json.stderr
+    assert as_json.stdout.isascii() and json.loads(as_json.stdout) == json.loads(wide.stdout)
+    for args in (["context", "store money"], ["capsule", "--json"]):
+        human = run_charter(*args, cwd=repo, env=narrow)
+        assert human.returncode == 0, (args, human.stderr)
+        assert "Error" not in human.stderr and "never floats" in human.stdout

@@ -83,6 +83,45 @@ def test_snapshot_is_deterministic_and_incremental(repo: Path) -> None:
     assert changed.snapshot_id != graph.snapshot_id
 
 
+def test_a_fresh_clone_rebuilds_the_committed_capsule_byte_for_byte(
+    tmp_path: Path, run_charter: Callable[..., Any]
+) -> None:
+    """The capsule is committed, ``snapshot.json`` is not: a clone of an unchanged tree
+    (elsewhere on disk) must rebuild the same capsule bytes, not stamp its own time."""
+    import subprocess
+    import time
+
+    git = ["git", "-c", "user.email=qa@example.com", "-c", "user.name=qa"]
+    one = tmp_path / "one" / "repo"
+    one.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(one)], check=True)
+    make_project(one)
+    assert run_charter("graph", "build", cwd=one).returncode == 0
+    capsule = ".charter/graph/contract-capsule.json"
+    committed = (one / capsule).read_bytes()
+    subprocess.run([*git, "add", "-A"], cwd=one, check=True)
+    subprocess.run([*git, "commit", "-qm", "tree and capsule"], cwd=one, check=True)
+    assert (
+        subprocess.run(
+            ["git", "ls-files", capsule], cwd=one, capture_output=True, text=True
+        ).stdout.strip()
+        == capsule
+    ), "the capsule is meant to be committed"
+    # the clone builds in a later second than the first build did
+    stamp = json.loads(committed)["created_at"]
+    while time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()) == stamp:
+        time.sleep(0.05)
+    two = tmp_path / "other place" / "projé"
+    subprocess.run(["git", "clone", "-q", str(one), str(two)], check=True)
+    assert not (two / ".charter/graph/snapshot.json").exists()
+    assert run_charter("graph", "build", cwd=two).returncode == 0
+    assert (two / capsule).read_bytes() == committed
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=two, capture_output=True, text=True, check=True
+    )
+    assert status.stdout == ""
+
+
 def test_bad_input_stays_file_level_and_is_reported(repo: Path) -> None:
     make_project(repo)
     (repo / "blob.py").write_bytes(b"\x00\x01\x02binary")

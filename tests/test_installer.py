@@ -137,6 +137,7 @@ def test_doctor_reports_the_installation_and_how_to_fix_it(repo: Path, run_chart
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
     write(repo, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    write(repo, ".gitignore", ".claude/settings.local.json\n")
 
     def checks(code: int = 0) -> dict[str, dict[str, str]]:
         proc = run_charter("doctor", "--json", cwd=repo, env=env)
@@ -281,8 +282,18 @@ def test_charter_outside_path_and_project_keeps_machine_paths_out_of_committed_f
         path = repo / name
         assert not path.exists() or exe not in path.read_text(), name
     assert "claude mcp add" in proc.stdout and exe in proc.stdout  # how to add it locally
+    # git does not ignore the file Charter wrote (Claude Code ignores only the one it
+    # creates): 'git add -A' would commit this machine's paths; install and doctor say so
+    assert "add `.claude/settings.local.json` to .gitignore" in " ".join(proc.stdout.split())
+    doctor = run_script("doctor", "--json", "--check", "portable settings", cwd=repo, env=env)
+    found = json.loads(doctor.stdout)["checks"][0]
+    assert found["status"] == "warn" and ".claude/settings.local.json" in found["summary"]
+    assert ".gitignore" in found["fix"]
+    write(repo, ".gitignore", ".claude/settings.local.json\n")
     doctor = run_script("doctor", "--json", "--check", "portable settings", cwd=repo, env=env)
     assert json.loads(doctor.stdout)["checks"][0]["status"] == "ok"
+    again = run_script("install", "claude-code", cwd=repo, env=env)
+    assert again.returncode == 0 and ".gitignore" not in again.stdout
 
 
 def test_doctor_flags_any_absolute_command_in_committed_settings(repo: Path, run_charter) -> None:
@@ -387,3 +398,65 @@ def test_doctor_warns_when_charter_toml_hides_tool_charter(repo: Path, run_chart
     assert (
         alone["checks"][0]["status"] == "ok" and "pyproject.toml" in alone["checks"][0]["summary"]
     )
+
+
+def test_hooks_run_when_charter_lives_under_a_path_with_a_space(repo: Path, tmp_path: Path) -> None:
+    """Claude Code runs hook commands through a shell: a machine path with a space must
+    be quoted, or every hook fails; doctor must see such a command as not runnable."""
+    import shutil
+    import subprocess
+
+    from tests.conftest import CHARTER_BIN
+
+    exe = tmp_path / "My Tools é" / "bin" / "charter"
+    exe.parent.mkdir(parents=True)
+    shutil.copy2(CHARTER_BIN, exe)  # the console script itself (its shebang is absolute)
+    write(repo, "CLAUDE.md", "# Rules\n\n## Always\n\n- Use type hints in every module.\n")
+    write(repo, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(repo.parent)}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(exe), *args], cwd=repo, capture_output=True, text=True, env=env, timeout=120
+        )
+
+    installed = run("install", "claude-code")
+    assert installed.returncode == 0, installed.stderr
+    hooks = json.loads((repo / ".claude/settings.local.json").read_text())["hooks"]
+    for event in ("SessionStart", "UserPromptSubmit"):
+        (command,) = [h["command"] for g in hooks[event] for h in g["hooks"]]
+        payload = {
+            "session_id": "space",
+            "transcript_path": str(repo / "t.jsonl"),
+            "cwd": str(repo),
+            "hook_event_name": event,
+            "source": "startup",
+            "prompt": "add type hints to the module",
+        }
+        fired = subprocess.run(
+            ["sh", "-c", command],
+            input=json.dumps(payload),
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env={**env, "CLAUDE_PROJECT_DIR": str(repo)},
+            timeout=120,
+        )
+        assert fired.returncode == 0 and "not found" not in fired.stderr, (command, fired.stderr)
+        if event == "SessionStart":  # the prompt hook then leaves out what is already there
+            context = json.loads(fired.stdout)["hookSpecificOutput"]["additionalContext"]
+            assert "type hints" in context
+    doctor = run("doctor", "--json", "--check", "claude-code hooks")
+    assert json.loads(doctor.stdout)["checks"][0]["status"] == "ok", doctor.stdout
+    # the unquoted form (as installed before) is two words for the shell: doctor says so
+    local = repo / ".claude/settings.local.json"
+    unquoted = json.loads(local.read_text())
+    for groups in unquoted["hooks"].values():
+        for group in groups:
+            for hook in group["hooks"]:
+                hook["command"] = hook["command"].replace(f"'{exe}'", str(exe))
+    local.write_text(json.dumps(unquoted))
+    doctor = run("doctor", "--json", "--check", "claude-code hooks")
+    assert json.loads(doctor.stdout)["checks"][0]["status"] == "fail", doctor.stdout
+    assert run("install", "claude-code", "--uninstall").returncode == 0
+    assert not local.exists() or "hook" not in local.read_text()

@@ -44,6 +44,9 @@ manager().hook.charter_cli(app=app, eval_app=eval_app)
 
 def run() -> None:
     """Run the app; user errors become one stderr line and a non-zero exit."""
+    from charter.cli.common import tolerate_narrow_stdout
+
+    tolerate_narrow_stdout()
     try:
         # Without standalone mode click *returns* a command's typer.Exit(code) instead of
         # raising it: pass it on, or a failing check ('session gates') would exit 0.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import codecs
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -19,13 +21,46 @@ def load_project(path: Path | None = None) -> Project:
     return Project.load(path)
 
 
+def _speaks_utf8(stream: Any) -> bool:
+    """Whether ``stream`` encodes text as UTF-8 (any spelling of the codec's name)."""
+    try:
+        return codecs.lookup(getattr(stream, "encoding", None) or "ascii").name == "utf-8"
+    except LookupError:
+        return False
+
+
+def tolerate_narrow_stdout() -> None:
+    """Let human output degrade, not fail, on a stdout that is not UTF-8.
+
+    Under a legacy locale (``LANG=en_US.ISO-8859-1``) or ``PYTHONIOENCODING=latin-1``
+    (as on a Windows pipe in cp1252), stdout cannot encode the em dashes and ellipses of
+    rule files and results: Python raised mid-table and ``search``, ``context`` and
+    ``capsule --json`` failed with a ``UnicodeEncodeError``. Characters the stream cannot
+    encode now print as ``?``; JSON is ASCII-escaped there instead (:func:`emit_json`),
+    so machine output stays exact.
+    """
+    if _speaks_utf8(sys.stdout):
+        return
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if callable(reconfigure):
+        with contextlib.suppress(ValueError, OSError):
+            reconfigure(errors="replace")
+
+
+def _json_line(obj: Any) -> str:
+    # UTF-8 where stdout speaks it; otherwise \uXXXX escapes, which every ASCII-based
+    # encoding carries unchanged and every JSON parser reads back to the same text
+    return json.dumps(obj, ensure_ascii=not _speaks_utf8(sys.stdout), sort_keys=True) + "\n"
+
+
 def emit_json(obj: Any) -> None:
-    """Machine output: one JSON document on stdout, keys sorted, UTF-8."""
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, sort_keys=True) + "\n")
+    """Machine output: one JSON document on stdout, keys sorted, UTF-8 (ASCII-escaped
+    when stdout is not UTF-8)."""
+    sys.stdout.write(_json_line(obj))
 
 
 def emit_jsonl(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, sort_keys=True) + "\n")
+    sys.stdout.write(_json_line(obj))
     sys.stdout.flush()
 
 

@@ -4,8 +4,10 @@ Per-file records are cached in ``.charter/graph/files.json`` keyed by path with 
 mtime; a file is re-read only when those moved, and re-parsed only when its SHA-256 did.
 Linking (imports, calls, tests, governs, cites) is recomputed each build from the cached
 records: it is cheap next to parsing. ``snapshot.json`` holds nodes and edges sorted by
-id, a ``source_hash`` over the source artifacts and a ``created_at`` that is reused while
-that hash is unchanged, so the same tree always gives the same bytes.
+id, a ``source_hash`` over the source artifacts and a ``created_at`` (the committer time
+of ``HEAD`` when first built, the clock outside git) that is reused while that hash is
+unchanged (from the snapshot, or from the committed contract capsule in a fresh clone),
+so the same tree always gives the same bytes, in every clone.
 """
 
 from __future__ import annotations
@@ -165,6 +167,36 @@ def source_hash(nodes: list[Node]) -> str:
     return hashlib.sha256(json.dumps(rows, separators=(",", ":")).encode("utf-8")).hexdigest()
 
 
+def _reused_created_at(directory: Path, source_hash: str) -> str | None:
+    """The ``created_at`` an earlier build of these very sources recorded, if any.
+
+    The local snapshot is asked first; then the committed contract capsule, which is
+    all a fresh clone has (``snapshot.json`` is git-ignored). Without the second look
+    every clone stamped its own wall-clock time into the committed capsule, so building
+    the graph in a clone of an unchanged tree showed the capsule as modified.
+    """
+    for name in ("snapshot.json", "contract-capsule.json"):
+        earlier = _load_json(directory / name) or {}
+        if earlier.get("source_hash") == source_hash and earlier.get("created_at"):
+            return str(earlier["created_at"])
+    return None
+
+
+def _version_time(project: Project) -> str:
+    """``created_at`` for sources no earlier build recorded: the committer time of
+    ``HEAD`` (the version the sources belong to), or the clock outside git.
+
+    The build's own clock made two clones of one commit write different capsules (a
+    file teams commit) when neither had one yet; the commit time is the same in every
+    clone, on every machine and in every time zone.
+    """
+    from charter.search.gitinfo import head_time
+
+    seconds = head_time(project.root)
+    when = datetime.now(UTC) if seconds is None else datetime.fromtimestamp(seconds, UTC)
+    return when.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
 def build_graph(project: Project, *, write: bool = True) -> Graph:
     """Build (incrementally) and, by default, write snapshot.json and the file cache."""
     started = time.perf_counter()
@@ -190,11 +222,7 @@ def build_graph(project: Project, *, write: bool = True) -> Graph:
     edge_list = sorted({e for e in edges if e.source in live and e.target in live})
     ordered = [nodes[k] for k in sorted(nodes)]
     digest = source_hash(ordered)
-    previous = _load_json(snapshot_path) or {}
-    if previous.get("source_hash") == f"sha256:{digest}" and previous.get("created_at"):
-        created = str(previous["created_at"])
-    else:
-        created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    created = _reused_created_at(directory, f"sha256:{digest}") or _version_time(project)
     counts: dict[str, int] = {}
     for node in ordered:
         counts[node.type] = counts.get(node.type, 0) + 1

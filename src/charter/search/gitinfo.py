@@ -43,6 +43,15 @@ def repo_prefix(root: Path) -> str | None:
     return None if out is None else out.strip()
 
 
+def head_time(root: Path) -> int | None:
+    """Committer time (unix seconds) of ``HEAD``; None outside git or before a commit."""
+    out = _git(root, "log", "-1", "--format=%ct", "HEAD")
+    try:
+        return int(out.strip()) if out and out.strip() else None
+    except ValueError:
+        return None
+
+
 def commit_times(root: Path) -> dict[str, int]:
     """Last commit time (unix seconds) of every path under ``root``, relative to ``root``."""
     prefix = repo_prefix(root)

@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 from pathlib import Path
 from typing import Any
 
 from charter.config import Project
 from charter.doctor import CheckResult, check
-from charter.integrations.claude_code.installer import HOOK_EVENTS, native_rule_files
+from charter.integrations.claude_code.installer import (
+    HOOK_EVENTS,
+    LOCAL_SETTINGS,
+    git_would_commit,
+    native_rule_files,
+)
 
 _INSTALL = "run `charter install claude-code`"
 
@@ -70,8 +76,17 @@ def _hook_commands(root: Path) -> dict[str, list[str]]:
 
 
 def _runnable(command: str, root: Path) -> bool:
+    """Whether the shell Claude Code runs ``command`` in finds one executable program
+    (an unquoted path with a space in it is two words, and fails there)."""
     program = command.split(" hook ", 1)[0].strip()
-    program = program.replace('"$CLAUDE_PROJECT_DIR"', str(root)).strip('"')
+    program = program.replace('"$CLAUDE_PROJECT_DIR"', shlex.quote(str(root)))
+    try:
+        words = shlex.split(program)
+    except ValueError:
+        return False
+    if len(words) != 1:
+        return False
+    program = words[0]
     if os.sep in program:
         return os.access(program, os.X_OK)
     return shutil.which(program) is not None
@@ -221,5 +236,13 @@ def _portable(project: Project) -> CheckResult:
             f"machine-specific paths in files teams commit: {', '.join(bad)}",
             fix=_INSTALL + " (writes portable commands; machine paths go to settings.local.json)",
             detail={"files": bad},
+        )
+    if (project.root / LOCAL_SETTINGS).exists() and git_would_commit(project.root, LOCAL_SETTINGS):
+        return CheckResult(
+            "",
+            "warn",
+            f"{LOCAL_SETTINGS} (this machine's paths) is not git-ignored",
+            fix=f"add `{LOCAL_SETTINGS}` to .gitignore",
+            detail={"files": [LOCAL_SETTINGS]},
         )
     return CheckResult("", "ok", "no machine-specific paths in committed settings")

@@ -25,7 +25,9 @@ import contextlib
 import hashlib
 import json
 import re
+import shlex
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +52,31 @@ MARKER = " hook "
 
 NATIVE_KINDS = {"claude", "claude-local", "claude-rules"}
 
+#: The settings file that holds this machine's paths (``claudeMdExcludes``, and hooks
+#: with an absolute command), relative to the project root.
+LOCAL_SETTINGS = ".claude/settings.local.json"
+LOCAL_NOT_IGNORED = (
+    f"{LOCAL_SETTINGS} holds this machine's paths and git does not ignore it: "
+    f"add `{LOCAL_SETTINGS}` to .gitignore so it is never committed"
+)
+
+
+def git_would_commit(root: Path, rel: str) -> bool:
+    """Whether ``git add -A`` in ``root`` would take ``rel``: inside a work tree and
+    tracked or not ignored. Claude Code git-ignores ``settings.local.json`` only when it
+    creates the file itself; the one Charter writes was left to a ``git add -A``. Outside
+    git, or without git, False (nothing to warn about)."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "check-ignore", "-q", "--", rel],
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 1  # 0: ignored; 128: not a repository (or git failed)
+
 
 def charter_executable() -> Path | None:
     exe = Path(sys.argv[0])
@@ -61,7 +88,12 @@ def charter_executable() -> Path | None:
 
 def charter_command(root: Path) -> tuple[str, bool]:
     """(command, portable): how the hooks start Charter, and whether that string may go
-    into a file the team commits (no machine-specific path in it)."""
+    into a file the team commits (no machine-specific path in it).
+
+    Claude Code runs a hook command through a shell, so the path is shell-quoted: a
+    virtualenv under ``~/My Projects/`` gave ``/home/me/My Projects/.venv/bin/charter hook
+    …``, which the shell split at the space, and every hook failed.
+    """
     exe = charter_executable()
     on_path = shutil.which("charter")
     if exe is None or (on_path and Path(on_path).resolve() == exe):
@@ -69,8 +101,8 @@ def charter_command(root: Path) -> tuple[str, bool]:
     try:
         rel = exe.relative_to(root.resolve()).as_posix()
     except ValueError:
-        return str(exe), False
-    return f'"$CLAUDE_PROJECT_DIR"/{rel}', True
+        return shlex.quote(str(exe)), False
+    return f'"$CLAUDE_PROJECT_DIR"/{shlex.quote(rel)}', True
 
 
 def _mcp_entry(command: str) -> dict[str, Any]:
@@ -110,7 +142,7 @@ def _is_ours(hook: Any) -> bool:
     program, sep, event = command.strip().rpartition(MARKER)
     return (
         bool(sep)
-        and program.replace('"', "").rsplit("/", 1)[-1] == "charter"
+        and program.replace('"', "").replace("'", "").rsplit("/", 1)[-1] == "charter"
         and re.fullmatch(r"[a-z][a-z-]*", event) is not None
     )
 
@@ -260,6 +292,8 @@ def _install_plan(
         path: _text(path, data) if data or path.exists() else None
         for path, data in ((settings_path, settings), (local_path, local), (mcp_path, mcp))
     }
+    if writes[local_path] is not None and git_would_commit(root, LOCAL_SETTINGS):
+        notes.append(LOCAL_NOT_IGNORED)
     return InstallPlan(
         {p: t for p, t in writes.items() if t is not None or p.exists()}, notes, managed
     )
