@@ -1,0 +1,293 @@
+"""Crash and concurrency tests of the stores ``tests/test_crash_safety.py`` and
+``tests/test_session_crash.py`` do not cover: the project graph (snapshot, file cache,
+capsule, findings), the injected-once store, the rules vector cache and the session
+handoff object.
+
+Writers are real ``charter`` subprocesses (or library writers in their own processes),
+killed with SIGKILL through ``$CHARTER_FAULT`` or run many at once; then a reader and
+the next run must see the previous or the new state whole, and nothing acknowledged
+may be missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CHARTER, hook_payload
+
+CONFIG = '[embed]\nprovider = "hash"\n'
+
+
+def _run(
+    *args: str, cwd: Path, fault: str = "", stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "CHARTER_FAULT"}
+    if fault:
+        env["CHARTER_FAULT"] = fault
+    return subprocess.run(
+        [*CHARTER, *args],
+        cwd=cwd,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def _project(root: Path, files: dict[str, str]) -> Path:
+    root.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "charter.toml").write_text(CONFIG, encoding="utf-8")
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+# -- the project graph ------------------------------------------------------------------
+
+GRAPH_V1 = {
+    "src/billing.py": (
+        "from src.tax import vat\n\n\ndef alpha_total(xs):\n    return sum(xs) * vat()\n"
+    ),
+    "src/tax.py": "def vat():\n    return 1.2\n",
+}
+GRAPH_V2 = {**GRAPH_V1, "src/billing.py": "def bravo_total(xs):\n    return sum(xs)\n"}
+#: each write of ``charter graph build`` (before its rename)
+GRAPH_STEPS = ["atomic.snapshot.json", "atomic.files.json", "atomic.contract-capsule.json"]
+
+
+def _graph(root: Path) -> dict[str, object]:
+    res = _run("graph", "build", "--json", cwd=root)
+    assert res.returncode == 0, res.stderr
+    snapshot = json.loads((root / ".charter/graph/snapshot.json").read_text(encoding="utf-8"))
+    return {"id": snapshot["snapshot_id"], "nodes": sorted(n["id"] for n in snapshot["nodes"])}
+
+
+def _set_tree(root: Path, files: dict[str, str], mtimes: dict[str, int] | None = None) -> None:
+    for rel, text in files.items():
+        (root / rel).write_text(text, encoding="utf-8")
+        if mtimes:
+            os.utime(root / rel, ns=(mtimes[rel], mtimes[rel]))
+
+
+@pytest.mark.parametrize("step", GRAPH_STEPS)
+def test_graph_build_killed_at_each_write_serves_the_tree_on_disk(
+    tmp_path: Path, step: str
+) -> None:
+    """Killed between snapshot.json and files.json, then the tree goes back to the bytes
+    and mtimes the cache knows (a restore, ``cp -p``, or a second build of another tree
+    interleaving its writes): the next build must not serve the other tree's snapshot."""
+    root = _project(tmp_path / "g", GRAPH_V1)
+    expected_v1 = _graph(root)
+    mtimes = {rel: (root / rel).stat().st_mtime_ns for rel in GRAPH_V1}
+    clean = _project(tmp_path / "clean", GRAPH_V2)
+    expected_v2 = _graph(clean)
+    assert expected_v1 != expected_v2
+    _set_tree(root, GRAPH_V2)
+    assert _run("graph", "build", cwd=root, fault=step).returncode == -9
+    for name in ("snapshot.json", "files.json", "contract-capsule.json"):
+        path = root / ".charter/graph" / name
+        if path.exists():
+            json.loads(path.read_text(encoding="utf-8"))  # whole, never half written
+    # back to the bytes and mtimes the old cache knows: the killed build's snapshot of
+    # the other tree must not be served beside it
+    _set_tree(root, GRAPH_V1, mtimes)
+    assert _graph(root) == expected_v1, "a snapshot of another tree was served"
+    _set_tree(root, GRAPH_V2)
+    assert _graph(root) == expected_v2
+    assert not list((root / ".charter/graph").glob(".*.tmp*"))
+
+
+def test_parallel_graph_builds_and_readers_while_files_change(tmp_path: Path) -> None:
+    """Six builders and task-context readers at once, per round, while the tree changes
+    between rounds: every process succeeds, the files always parse, and once the tree
+    is quiet the graph is the one a clean build of it gives."""
+    root = _project(tmp_path / "g", GRAPH_V1)
+    for round_ in range(4):
+        tree = {**GRAPH_V1, "src/extra.py": f"def extra_{round_}():\n    return {round_}\n"}
+        _set_tree(root, tree)
+        argvs = [("graph", "build")] * 3 + [("task-context", f"extra {round_}", "--json")] * 3
+        with ThreadPoolExecutor(len(argvs)) as pool:
+            results = list(pool.map(lambda a: _run(*a, cwd=root), argvs))
+        assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
+        for name in ("snapshot.json", "files.json", "contract-capsule.json"):
+            json.loads((root / ".charter/graph" / name).read_text(encoding="utf-8"))
+    clean = _project(
+        tmp_path / "clean", {**GRAPH_V1, "src/extra.py": "def extra_3():\n    return 3\n"}
+    )
+    assert _graph(root) == _graph(clean)
+    assert not list((root / ".charter/graph").glob(".*.tmp*"))
+
+
+FINDING = """
+import sys
+from charter.config import Project
+from charter.graph.findings import record_findings
+project = Project.load(sys.argv[1])
+for n in range(int(sys.argv[3])):
+    record_findings(project, [{"id": f"{sys.argv[2]}-{n}", "title": "t", "source": "lint"}])
+"""
+
+
+def test_findings_log_parallel_appends_and_a_torn_append(tmp_path: Path) -> None:
+    root = _project(tmp_path / "f", {})
+    env = {k: v for k, v in os.environ.items() if k != "CHARTER_FAULT"}
+    procs = [
+        subprocess.Popen([sys.executable, "-c", FINDING, str(root), f"w{i}", "15"], env=env)
+        for i in range(8)
+    ]
+    assert all(p.wait(timeout=300) == 0 for p in procs)
+    torn = subprocess.run(
+        [sys.executable, "-c", FINDING, str(root), "torn", "1"],
+        env={**env, "CHARTER_FAULT": "append.torn"},
+        timeout=300,
+    )
+    assert torn.returncode == -9
+    after = subprocess.run([sys.executable, "-c", FINDING, str(root), "next", "1"], env=env)
+    assert after.returncode == 0
+    from charter.config import Project
+    from charter.graph.findings import load_findings
+
+    ids = {f["id"] for f in load_findings(Project.load(root))}
+    assert ids == {f"w{i}-{n}" for i in range(8) for n in range(15)} | {"next-0"}
+
+
+# -- the injected-once store (parallel prompt hooks) --------------------------------------
+
+RULES = "# Rules\n\n" + "".join(
+    f"- Rule {i}: always name the quokka{i} queue.\n" for i in range(12)
+)
+
+
+def test_parallel_prompt_hooks_never_inject_a_rule_twice(tmp_path: Path) -> None:
+    """Prompt hooks of one session fired at once (Claude Code runs hooks in parallel,
+    and two terminals share a session after ``--resume``): each rule is injected once in
+    the session, never twice and never recorded without being given."""
+    root = _project(tmp_path / "i", {"CLAUDE.md": RULES})
+    assert _run("compile", cwd=root).returncode == 0
+    prompts = [f"work on the quokka{i} queue and the quokka{(i + 5) % 12} queue" for i in range(12)]
+
+    def prompt(text: str) -> subprocess.CompletedProcess[str]:
+        payload = hook_payload("UserPromptSubmit", root, prompt=text, session_id="s-par")
+        return _run("hook", "user-prompt-submit", cwd=root, stdin=payload)
+
+    with ThreadPoolExecutor(len(prompts)) as pool:
+        results = list(pool.map(prompt, prompts))
+    assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
+    given: list[str] = []
+    for res in results:
+        context = (
+            json.loads(res.stdout)["hookSpecificOutput"]["additionalContext"]
+            if res.stdout.strip()
+            else ""
+        )
+        given += [f"quokka{i} " for i in range(12) if f"quokka{i} queue." in context]
+    assert len(given) == len(set(given)), f"a rule was injected twice: {sorted(given)}"
+    with sqlite3.connect(root / ".charter/injected.db") as conn:
+        stored = {r[0] for r in conn.execute("SELECT rule FROM injected WHERE session = 's-par'")}
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert len(stored) == len(given)
+
+
+# -- rules export (files written into the user's repository) -----------------------------
+
+EXPORT_RULES = (
+    "# Rules\n\n## Tests\n\n- Run pytest before every commit.\n\n"
+    "## Release\n\n- Never push tags by hand.\n\n## Style\n\n- Keep modules small.\n"
+)
+
+
+def _tree(out: Path) -> dict[str, bytes]:
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+
+def test_export_killed_midway_is_finished_and_leaves_no_temp_files(tmp_path: Path) -> None:
+    root = _project(tmp_path / "e", {"CLAUDE.md": EXPORT_RULES})
+    fresh = tmp_path / "fresh"
+    res = _run("export", "cursor", "--out", str(fresh), "--json", cwd=root)
+    assert res.returncode == 0, res.stderr
+    names = [Path(f).name for f in json.loads(res.stdout)["files"]]
+    assert len(names) >= 3
+    for name in names[1:]:  # killed before the rename of the 2nd, 3rd, ... file
+        out = tmp_path / f"out-{name}"
+        assert (
+            _run("export", "cursor", "--out", str(out), cwd=root, fault=f"atomic.{name}").returncode
+            == -9
+        )
+        assert any(p.name.endswith(".tmp") for p in out.rglob(".*"))
+        assert _run("export", "cursor", "--out", str(out), cwd=root).returncode == 0
+        assert _tree(out) == _tree(fresh), "the next export finished the job, no temp left"
+
+
+def test_parallel_exports_into_one_directory(tmp_path: Path) -> None:
+    root = _project(tmp_path / "e", {"CLAUDE.md": EXPORT_RULES})
+    assert _run("compile", cwd=root).returncode == 0
+    fresh = tmp_path / "fresh"
+    assert _run("export", "cursor", "--out", str(fresh), cwd=root).returncode == 0
+    out = tmp_path / "out"
+    with ThreadPoolExecutor(6) as pool:
+        results = list(
+            pool.map(lambda _: _run("export", "cursor", "--out", str(out), cwd=root), range(6))
+        )
+    assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
+    assert _tree(out) == _tree(fresh)
+
+
+# -- rules compile racing prompt hooks (state pair + vector cache) -------------------------
+
+
+def test_parallel_compiles_and_prompt_hooks_see_whole_rules(tmp_path: Path) -> None:
+    """Compiles of changing rules run beside prompt hooks: every hook answers from one
+    whole compiled state (never a torn rules.json / rules.npy pair, never a traceback),
+    the vector cache stays intact, and the final state is the last rules on disk."""
+    root = _project(tmp_path / "c", {"CLAUDE.md": RULES})
+    assert _run("compile", cwd=root).returncode == 0
+    jobs: list[tuple[str, ...]] = [
+        ("compile",),
+        ("hook", "user-prompt-submit"),
+        ("hook", "user-prompt-submit"),
+    ] * 3
+
+    sessions = iter(range(1000))
+
+    def job(argv: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
+        if argv[0] == "compile":
+            return _run("compile", cwd=root)
+        payload = hook_payload(
+            "UserPromptSubmit",
+            root,
+            prompt="name the quokka3 queue",
+            session_id=f"s{next(sessions)}",
+        )
+        return _run(*argv, cwd=root, stdin=payload)
+
+    for round_ in range(3):
+        extra = f"- Rule {100 + round_}: log every wombat{round_} retry.\n"
+        (root / "CLAUDE.md").write_text(RULES + extra, encoding="utf-8")
+        with ThreadPoolExecutor(len(jobs)) as pool:
+            results = list(pool.map(job, jobs))
+        assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
+        assert all("note" not in r.stderr.lower() for r in results), [r.stderr for r in results]
+        hooks = [r for r, a in zip(results, jobs, strict=True) if a[0] == "hook"]
+        assert all("quokka3 queue" in r.stdout for r in hooks), [
+            (r.stdout, r.stderr) for r in hooks
+        ]
+    from charter.config import Project
+    from charter.rules.compiler import load
+
+    compiled = load(Project.load(root))
+    assert compiled is not None
+    assert any("wombat2" in r.text for r in compiled.rules)
+    assert compiled.vectors.shape[0] == len(compiled.rules)
+    with sqlite3.connect(root / ".charter/index.db") as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
