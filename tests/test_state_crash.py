@@ -18,6 +18,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -291,3 +292,150 @@ def test_parallel_compiles_and_prompt_hooks_see_whole_rules(tmp_path: Path) -> N
     assert compiled.vectors.shape[0] == len(compiled.rules)
     with sqlite3.connect(root / ".charter/index.db") as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+# -- the warm worker's runtime files (socket, token, lock with its pid) -------------------
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_worker_killed_leaves_hooks_answering_and_is_replaced(tmp_path: Path) -> None:
+    """kill -9 of the warm worker leaves its socket, token and lock file behind: prompt
+    hooks fired right after (eight at once) still answer with the rules, one new worker
+    takes over the lock and the socket, and it serves the next hook."""
+    import signal
+    import time
+
+    from charter.paths import worker_socket
+
+    root = _project(tmp_path / "w", {"CLAUDE.md": RULES})
+    root = root.resolve()
+
+    def run(*args: str, cwd: Path, stdin: str | None = None, env: object = None):  # type: ignore[no-untyped-def]
+        return _run(*args, cwd=cwd, stdin=stdin)
+
+    from tests.conftest import start_worker
+
+    sock, pid = start_worker(run, root)
+    new_pid = 0
+    try:
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.time() + 10
+        while _alive(pid) and time.time() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid) and sock.exists()  # what a crash leaves
+
+        def prompt(n: int) -> subprocess.CompletedProcess[str]:
+            payload = hook_payload(
+                "UserPromptSubmit", root, prompt="name the quokka3 queue", session_id=f"k{n}"
+            )
+            return _run("hook", "user-prompt-submit", cwd=root, stdin=payload)
+
+        with ThreadPoolExecutor(8) as pool:
+            results = list(pool.map(prompt, range(8)))
+        assert all(r.returncode == 0 and "quokka3 queue" in r.stdout for r in results), [
+            (r.stdout, r.stderr) for r in results
+        ]
+        lock = sock.with_suffix(".lock")
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            text = lock.read_text().strip() if lock.exists() else ""
+            if text.isdigit() and int(text) != pid and _alive(int(text)) and sock.exists():
+                new_pid = int(text)
+                break
+            time.sleep(0.2)
+        assert new_pid, "no new worker took over"
+        assert sock == worker_socket(root)
+        served = prompt(99)
+        assert served.returncode == 0 and "quokka3 queue" in served.stdout
+    finally:
+        for p in (pid, new_pid):
+            if p and _alive(p):
+                os.kill(p, signal.SIGTERM)
+
+
+# -- MCP write tools from two agents at once, beside CLI notes -----------------------------
+
+
+async def _mcp_writes(root: Path, agent: str, n: int) -> list[Any]:
+    import anyio
+    from mcp import Client
+
+    from tests.conftest import mcp_server_params
+
+    out: list[Any] = []
+    async with Client(mcp_server_params(root)) as client:
+
+        async def one(i: int) -> None:
+            if i % 2:
+                args = {"risk": f"{agent} risk {i} about the zorblax cache", "severity": "high"}
+                out.append(await client.call_tool("record_risk", args))
+            else:
+                args = {"decision": f"{agent} decided {i}: keep the zorblax cache", "reason": "r"}
+                out.append(await client.call_tool("record_decision", args))
+
+        async with anyio.create_task_group() as tg:
+            for i in range(n):
+                tg.start_soon(one, i)
+    return out
+
+
+def test_parallel_mcp_and_cli_session_writes_lose_nothing(tmp_path: Path) -> None:
+    """Two MCP servers (two agents on one project), 10 concurrent record_decision /
+    record_risk calls each, while four ``charter session note decision`` processes
+    run: every decision is in DECISIONS.md once and every risk in RISKS.md once."""
+    import anyio
+
+    from charter.config import Project
+    from charter.session.service import Session
+
+    root = _project(tmp_path / "m", {})
+    (root / "charter.toml").write_text(CONFIG + "[hooks]\nwarm_worker = false\n")
+
+    def cli(i: int) -> subprocess.CompletedProcess[str]:
+        return _run("session", "note", "decision", f"cli decided {i}: zorblax", cwd=root)
+
+    async def main() -> tuple[list[Any], list[subprocess.CompletedProcess[str]]]:
+        results: list[Any] = []
+        notes: list[subprocess.CompletedProcess[str]] = []
+
+        async def agent(name: str) -> None:
+            results.extend(await _mcp_writes(root, name, 10))
+
+        async def clis() -> None:
+            with ThreadPoolExecutor(4) as pool:
+                notes.extend(await anyio.to_thread.run_sync(lambda: list(pool.map(cli, range(4)))))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(agent, "alpha")
+            tg.start_soon(agent, "beta")
+            tg.start_soon(clis)
+        return results, notes
+
+    results, notes = anyio.run(main)
+    assert all(not r.is_error for r in results), [r for r in results if r.is_error]
+    assert all(r.returncode == 0 for r in notes), [r.stderr for r in notes]
+    session = Session(Project.load(root))
+    try:
+        track, _ = session.track()
+        decisions = session.track_path(track, "DECISIONS.md").read_text(encoding="utf-8")
+        risks = session.track_path(track, "RISKS.md").read_text(encoding="utf-8")
+    finally:
+        session.close()
+    expected = [
+        f"{a} decided {i}: keep the zorblax cache"
+        for a in ("alpha", "beta")
+        for i in range(0, 10, 2)
+    ]
+    expected += [f"cli decided {i}: zorblax" for i in range(4)]
+    for text in expected:
+        assert decisions.count(text) == 1, (text, decisions)
+    for a in ("alpha", "beta"):
+        for i in range(1, 10, 2):
+            assert risks.count(f"{a} risk {i} about the zorblax cache") == 1, risks
