@@ -298,11 +298,13 @@ def test_parallel_compiles_and_prompt_hooks_see_whole_rules(tmp_path: Path) -> N
 
 
 def _alive(pid: int) -> bool:
+    """Running (a killed worker is a zombie until init reaps it: that counts as dead)."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (ProcessLookupError, FileNotFoundError):
         return False
-    return True
+    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 def test_worker_killed_leaves_hooks_answering_and_is_replaced(tmp_path: Path) -> None:
@@ -439,3 +441,146 @@ def test_parallel_mcp_and_cli_session_writes_lose_nothing(tmp_path: Path) -> Non
     for a in ("alpha", "beta"):
         for i in range(1, 10, 2):
             assert risks.count(f"{a} risk {i} about the zorblax cache") == 1, risks
+
+
+# -- injected-once: recorded as given, but the answer never reached the agent -------------
+
+
+def _wait_listening(sock: Path) -> None:
+    """The socket file appears at bind(), a moment before the worker listens."""
+    import socket
+    import time
+
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            try:
+                probe.connect(str(sock))
+                return
+            except OSError:
+                time.sleep(0.1)
+    raise AssertionError("the worker never listened")
+
+
+def test_rules_recorded_by_a_worker_killed_before_its_reply_are_still_delivered(
+    tmp_path: Path,
+) -> None:
+    """The warm worker records the prompt's rules as given, then dies (kill -9, its
+    watchdog, a reply the hook times out on) before the hook prints them: the hook falls
+    back to computing in-process and must still give the agent those rules, not report
+    them "already in the conversation" (they would never reach it in this session)."""
+    import signal
+    import time
+
+    root = _project(tmp_path / "w", {"CLAUDE.md": RULES}).resolve()
+    transcript = root / "transcript.jsonl"
+    transcript.write_text('{"type": "user", "message": {"content": "hi"}}\n')
+    env = {k: v for k, v in os.environ.items() if k != "CHARTER_FAULT"}
+
+    def hook(event: str, fault: str = "", **extra: Any) -> subprocess.CompletedProcess[str]:
+        command = "session-start" if event == "SessionStart" else "user-prompt-submit"
+        payload = hook_payload(event, root, **{"session_id": "s-kill", **extra})
+        return subprocess.run(
+            [*CHARTER, "hook", command],
+            cwd=root,
+            input=payload,
+            env={**env, "CHARTER_FAULT": fault} if fault else env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    # the worker is started by SessionStart and inherits its environment: it alone dies
+    assert hook("SessionStart", fault="injected.taken@2", source="startup").returncode == 0
+    from charter.paths import worker_socket
+
+    sock = worker_socket(root)
+    deadline = time.time() + 90
+    while not sock.exists() and time.time() < deadline:
+        time.sleep(0.2)
+    assert sock.exists(), "worker did not start"
+    pid = int(sock.with_suffix(".lock").read_text())
+    _wait_listening(sock)
+    try:
+        # a first prompt of another conversation warms the worker (and passes the seam
+        # once), so it answers the next one well within the hook's wait
+        warm = hook("UserPromptSubmit", prompt="name the quokka3 queue", session_id="s-warm")
+        assert "quokka3 queue" in warm.stdout and _alive(pid)
+        res = hook("UserPromptSubmit", prompt="name the quokka3 queue")
+        assert res.returncode == 0, res.stderr
+        assert "quokka3 queue" in res.stdout, (res.stdout, res.stderr)
+        assert not _alive(pid), "the worker was not killed at the seam (test is void)"
+        # the same words as the next prompt of the conversation (the transcript has grown)
+        # do not repeat them: they were delivered
+        transcript.write_text(transcript.read_text() + '{"type": "assistant"}\n')
+        again = hook("UserPromptSubmit", prompt="name the quokka3 queue")
+        assert again.returncode == 0 and "quokka3 queue." not in again.stdout, again.stdout
+        assert "already in the conversation" in again.stderr
+    finally:
+        lock = sock.with_suffix(".lock").read_text().strip()
+        for p in {pid, int(lock) if lock.isdigit() else 0}:
+            if p and _alive(p):
+                os.kill(p, signal.SIGTERM)
+
+
+# -- guardrails audit log (parallel PreToolUse hooks) and the session handoff object ------
+
+
+def test_parallel_denied_tool_calls_are_each_audited_once(tmp_path: Path) -> None:
+    """Sixteen PreToolUse hooks at once (Claude Code runs a turn's tool hooks in
+    parallel), each denied: every call is one whole line in the audit log, and one
+    killed mid-line leaves the others readable."""
+    root = _project(tmp_path / "g", {})
+    (root / "charter.toml").write_text(CONFIG + "[hooks]\nwarm_worker = false\n")
+
+    def deny(n: int, fault: str = "") -> subprocess.CompletedProcess[str]:
+        payload = hook_payload(
+            "PreToolUse",
+            root,
+            tool_name="Write",
+            tool_use_id=f"t{n}",
+            tool_input={"file_path": ".git/config", "content": "x"},
+        )
+        return _run("hook", "pre-tool-use", cwd=root, stdin=payload, fault=fault)
+
+    with ThreadPoolExecutor(16) as pool:
+        results = list(pool.map(deny, range(16)))
+    assert all(r.returncode == 0 and '"deny"' in r.stdout for r in results)
+    assert deny(99, fault="append.torn").returncode == -9
+    assert deny(100).returncode == 0
+    log = root / "artifacts/guardrails/audit.jsonl"
+    ids, torn = [], []
+    for line in log.read_text(encoding="utf-8").splitlines():
+        try:
+            ids.append(json.loads(line)["tool_use_id"])
+        except ValueError:
+            torn.append(line)
+    assert len(torn) == 1, torn  # the killed writer's half line, on a line of its own
+    assert sorted(ids) == sorted([f"t{n}" for n in range(16)] + ["t100"])
+
+
+SHO = """
+import sys
+from pathlib import Path
+from charter.search.sho import write_mode
+for n in range(int(sys.argv[3])):
+    write_mode(Path(sys.argv[1]), "review", **{f"{sys.argv[2]}{n}": n})
+"""
+
+
+def test_session_handoff_killed_at_its_write_keeps_the_old_object(tmp_path: Path) -> None:
+    state = tmp_path / ".charter"
+    env = {k: v for k, v in os.environ.items() if k != "CHARTER_FAULT"}
+    run = [sys.executable, "-c", SHO, str(state)]
+    assert subprocess.run([*run, "a", "3"], env=env, timeout=120).returncode == 0
+    before = (state / "sho.json").read_bytes()
+    for step in ("update.write", "atomic.sho.json"):
+        killed = subprocess.run([*run, "k", "1"], env={**env, "CHARTER_FAULT": step}, timeout=120)
+        assert killed.returncode == -9
+        assert (state / "sho.json").read_bytes() == before  # the old object, whole
+    procs = [subprocess.Popen([*run, f"w{i}", "10"], env=env) for i in range(6)]
+    assert all(p.wait(timeout=300) == 0 for p in procs)
+    from charter.search.sho import read_sho
+
+    data = read_sho(state)
+    assert {f"w{i}{n}" for i in range(6) for n in range(10)} | {"a0", "a1", "a2"} <= set(data)
