@@ -130,6 +130,35 @@ def test_parallel_graph_builds_and_readers_while_files_change(tmp_path: Path) ->
     assert not list((root / ".charter/graph").glob(".*.tmp*"))
 
 
+def test_hook_state_writes_do_not_invalidate_the_graph(tmp_path: Path) -> None:
+    """A prompt hook writes the inject-once store and the session journal under
+    ``.charter/``; the graph is not built from them, so the next graph load must not
+    re-link and rewrite files.json. A finding (which the graph is built from) must."""
+    root = _project(tmp_path / "g", {**GRAPH_V1, "CLAUDE.md": RULES})
+    assert _run("compile", cwd=root).returncode == 0
+
+    def prompt(session: str) -> None:
+        payload = hook_payload(
+            "UserPromptSubmit", root, prompt="name the quokka3 queue", session_id=session
+        )
+        res = _run("hook", "user-prompt-submit", cwd=root, stdin=payload)
+        assert res.returncode == 0 and "quokka3" in res.stdout
+
+    prompt("first")  # creates the session's files in the project (docs/tracks/…)
+    _graph(root)
+    cache = root / ".charter/graph/files.json"
+    stamp = cache.stat().st_mtime_ns
+    injected = (root / ".charter/injected.db").stat().st_mtime_ns
+    prompt("second")
+    assert (root / ".charter/injected.db").stat().st_mtime_ns != injected
+    _graph(root)
+    assert cache.stat().st_mtime_ns == stamp, "a hook's state write rebuilt the graph"
+    env = {k: v for k, v in os.environ.items() if k != "CHARTER_FAULT"}
+    subprocess.run([sys.executable, "-c", FINDING, str(root), "f", "1"], env=env, check=True)
+    assert "find:" in json.dumps(_graph(root)["nodes"])
+    assert cache.stat().st_mtime_ns != stamp
+
+
 FINDING = """
 import sys
 from charter.config import Project

@@ -142,16 +142,12 @@ def _records(
     return records, report
 
 
-_OWN_OUTPUTS = (
-    "graph/snapshot.json",
-    "graph/files.json",
-    "graph/contract-capsule.json",
-    "graph/file-index.npz",
-    "index.db",
-    "search-bm25.npz",
-    "search-bm25.bin",
-    "search-vectors.bin",
-)
+#: What under ``.charter/`` the snapshot is built from (governance nodes): the compiled
+#: rules, the decisions, the findings. Nothing else there (the inject-once store, the
+#: session journal, the search index, locks, caches) changes the graph, and prompt and
+#: tool hooks write some of it all the time: counting it re-linked the graph and rewrote
+#: files.json on every prompt.
+_GRAPH_INPUTS = ("rules.", "decisions/", "graph/findings.jsonl")
 
 
 def _fingerprint(project: Project, records: dict[str, dict[str, Any]]) -> str:
@@ -161,7 +157,12 @@ def _fingerprint(project: Project, records: dict[str, dict[str, Any]]) -> str:
     if state.is_dir():
         for path in sorted(state.rglob("*")):
             rel = path.relative_to(state).as_posix()
-            if path.is_file() and not rel.startswith(_OWN_OUTPUTS) and ".tmp" not in rel:
+            if (
+                rel.startswith(_GRAPH_INPUTS)
+                and not rel.endswith(".lock")
+                and ".tmp" not in rel
+                and path.is_file()
+            ):
                 stat = path.stat()
                 rows.append([f".charter/{rel}", stat.st_size, stat.st_mtime_ns])
     rows.append(project.settings.graph.model_dump())
