@@ -613,3 +613,66 @@ def test_session_handoff_killed_at_its_write_keeps_the_old_object(tmp_path: Path
 
     data = read_sho(state)
     assert {f"w{i}{n}" for i in range(6) for n in range(10)} | {"a0", "a1", "a2"} <= set(data)
+
+
+# -- schema migrations killed between a step and its record ------------------------------
+
+
+@pytest.mark.parametrize("namespace", ["injected", "session", "search", "secrets", "vectors"])
+def test_a_migration_killed_midway_is_redone_by_the_next_run(
+    tmp_path: Path, namespace: str
+) -> None:
+    """A new project's first hook or index run creates its SQLite tables; killed after a
+    migration step ran but before it was recorded, the next run must apply it again and
+    work, not fail for good on "table ... already exists"."""
+    root = _project(
+        tmp_path / "m", {"CLAUDE.md": RULES, "docs/a.md": "# A\n\nThe wombat runbook.\n"}
+    )
+    (root / "charter.toml").write_text(CONFIG + "[hooks]\nwarm_worker = false\n")
+
+    def prompt(session: str, fault: str = "") -> subprocess.CompletedProcess[str]:
+        payload = hook_payload(
+            "UserPromptSubmit", root, prompt="name the quokka3 queue", session_id=session
+        )
+        return _run("hook", "user-prompt-submit", cwd=root, stdin=payload, fault=fault)
+
+    fault = f"migrate.{namespace}"
+    if namespace in ("search", "secrets"):
+        assert _run("index", cwd=root, fault=fault).returncode == -9
+        res = _run("index", cwd=root)
+        assert res.returncode == 0, res.stderr
+        found = _run("search", "wombat runbook", "--json", cwd=root)
+        assert found.returncode == 0 and "docs/a.md" in found.stdout, found.stderr
+    elif namespace == "vectors":
+        assert _run("compile", cwd=root, fault=fault).returncode == -9
+        res = _run("compile", cwd=root)
+        assert res.returncode == 0, res.stderr
+    else:
+        assert _run("compile", cwd=root).returncode == 0
+        assert prompt("s1", fault).returncode == -9
+        res = prompt("s2")
+        assert res.returncode == 0 and "quokka3 queue" in res.stdout, res.stderr
+        assert "already exists" not in res.stderr and "failed" not in res.stderr, res.stderr
+        again = prompt("s2")
+        assert "already in the conversation" in again.stderr, again.stderr
+
+
+def test_an_index_left_half_migrated_by_an_older_charter_is_repaired(tmp_path: Path) -> None:
+    """What the old migration (each statement committed on its own) left when killed
+    after its first statement: the ``docs`` table and no record. ``charter index`` must
+    repair it, not fail on every run."""
+    root = _project(tmp_path / "m", {"docs/a.md": "# A\n\nThe wombat runbook.\n"})
+    (root / ".charter").mkdir()
+    conn = sqlite3.connect(root / ".charter/search.db")
+    conn.execute(
+        "CREATE TABLE docs (path TEXT PRIMARY KEY, kind TEXT NOT NULL, sha256 TEXT NOT NULL, "
+        "mtime REAL NOT NULL, zone TEXT NOT NULL, status TEXT NOT NULL, origin TEXT NOT NULL, "
+        "commit_sha TEXT, changed_at REAL NOT NULL, deleted_at REAL, title TEXT NOT NULL "
+        "DEFAULT '', refs TEXT NOT NULL DEFAULT '[]', error TEXT, indexed_at REAL NOT NULL)"
+    )
+    conn.commit()
+    conn.close()
+    res = _run("index", cwd=root)
+    assert res.returncode == 0, res.stderr
+    found = _run("search", "wombat runbook", "--json", cwd=root)
+    assert found.returncode == 0 and "docs/a.md" in found.stdout, found.stderr

@@ -10,6 +10,7 @@ transaction per prompt, so parallel hooks never lose an entry.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -18,17 +19,15 @@ from charter.fileio import fault_point
 from charter.store.db import connect, migrate
 
 
-def _v1(conn: object) -> None:
-    conn.executescript(  # type: ignore[attr-defined]
-        "CREATE TABLE injected (session TEXT NOT NULL, rule TEXT NOT NULL, "
+def _v1(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS injected (session TEXT NOT NULL, rule TEXT NOT NULL, "
         "PRIMARY KEY (session, rule))"
     )
 
 
-def _v2(conn: object) -> None:
-    conn.executescript(  # type: ignore[attr-defined]
-        "ALTER TABLE injected ADD COLUMN event TEXT NOT NULL DEFAULT ''"
-    )
+def _v2(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE injected ADD COLUMN event TEXT NOT NULL DEFAULT ''")
 
 
 MIGRATIONS = [_v1, _v2]
