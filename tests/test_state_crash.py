@@ -1,7 +1,10 @@
-"""Crash and concurrency tests of the stores ``tests/test_crash_safety.py`` and
-``tests/test_session_crash.py`` do not cover: the project graph (snapshot, file cache,
-capsule, findings), the injected-once store, the rules vector cache and the session
-handoff object.
+"""Crash and concurrency tests of the stores ``tests/test_crash_safety.py``,
+``tests/test_session_crash.py`` and ``tests/test_install_crash.py`` do not cover: the
+project graph (snapshot, file cache, capsule, findings), the inject-once store, rules
+export, compiles racing prompt hooks (rules state, vector cache), the warm worker's
+runtime files, session writes from MCP and the CLI at once, the guardrails audit log,
+the session handoff object and the SQLite schema migrations. The table of every store
+and its tests is in ``docs/benchmarks.md`` ("Crash safety").
 
 Writers are real ``charter`` subprocesses (or library writers in their own processes),
 killed with SIGKILL through ``$CHARTER_FAULT`` or run many at once; then a reader and
