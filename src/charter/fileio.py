@@ -243,7 +243,7 @@ def commit_files(manifest: Path, files: dict[str, bytes], meta: dict[str, Any]) 
     if "files" in meta:
         raise ValueError("meta must not use the reserved key 'files'")
     with locked(manifest):
-        _remove_stale_temps(manifest.parent, [*files, manifest.name])
+        remove_stale_temps(manifest.parent, [*files, manifest.name])
         for name, data in files.items():
             atomic_write_bytes(manifest.parent / name, data)
             fault_point(f"commit.{name}")
@@ -284,8 +284,12 @@ def read_committed(manifest: Path) -> tuple[dict[str, Any], dict[str, bytes]] | 
     return meta, out
 
 
-def _remove_stale_temps(directory: Path, names: list[str]) -> None:
-    """Drop ``.NAME.*.tmp`` files of :func:`atomic_write_bytes` left by killed writers."""
+def remove_stale_temps(directory: Path, names: list[str]) -> None:
+    """Drop ``.NAME.*.tmp`` files of :func:`atomic_write_bytes` left by killed writers.
+
+    Call it only while holding the lock every writer of those names takes: a live
+    writer's temp file is then never among them.
+    """
     for name in names:
         for tmp in directory.glob(f".{name}.*.tmp"):
             with contextlib.suppress(OSError):

@@ -32,7 +32,7 @@ def register(app: typer.Typer) -> None:
         target = out if out is not None else project.state_dir / "export" / fmt
         if target.exists() and not target.is_dir():
             raise CharterError(f"--out {target} is not a directory")
-        done = write_export(files, target, fmt)
+        done = write_export(files, target, fmt, lock=project.state_dir / "locks" / "export")
         if as_json:
             emit_json(
                 {

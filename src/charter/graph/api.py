@@ -13,7 +13,7 @@ from typing import Any
 from charter.config import Project
 from charter.errors import CharterError
 from charter.fileio import atomic_write_text, canonical_json
-from charter.graph.build import Graph, build_graph, graph_dir
+from charter.graph.build import Graph, build_graph, graph_dir, write_lock
 from charter.graph.capsule import build_capsule
 from charter.graph.context import Weights, rank
 from charter.graph.index import index_for
@@ -83,7 +83,8 @@ def capsule(project: Project, graph: Graph | None = None, *, write: bool = True)
         final = canonical_json(result)
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.exists() or path.read_text(encoding="utf-8") != final:
-            atomic_write_text(path, final)
+            with write_lock(project):
+                atomic_write_text(path, final)
     return result
 
 

@@ -12,17 +12,18 @@ so the same tree always gives the same bytes, in every clone.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from charter.config import Project
-from charter.fileio import atomic_write_text, canonical_json
+from charter.fileio import atomic_write_text, canonical_json, locked, remove_stale_temps
 from charter.graph import governance
 from charter.graph.extract import extract_file
 from charter.graph.files import list_files
@@ -37,6 +38,17 @@ CACHE_VERSION = 7
 
 def graph_dir(project: Project) -> Path:
     return project.state_dir / "graph"
+
+
+@contextlib.contextmanager
+def write_lock(project: Project) -> Iterator[None]:
+    """Held while the graph's files are written (never while reading or building them,
+    so hooks only wait for a rename or two). Holding it, the temp files of writers that
+    were killed before their rename are removed: no other writer can be mid-write."""
+    directory = graph_dir(project)
+    with locked(directory / "snapshot.json"):
+        remove_stale_temps(directory, ["snapshot.json", "files.json", "contract-capsule.json"])
+        yield
 
 
 @dataclass
@@ -54,9 +66,20 @@ class Graph:
         return str(self.snapshot["snapshot_id"])
 
 
-def _load_json(path: Path) -> dict[str, Any] | None:
+def _load_json(path: Path, *, sha256: object = None) -> dict[str, Any] | None:
+    """The JSON object in ``path``; with ``sha256``, only when the bytes have that hash.
+
+    snapshot.json and files.json are two files written one after the other: a build
+    killed between them, or two builds of different trees interleaving their writes, can
+    leave a cache whose fingerprint matches the tree beside a snapshot of another tree.
+    The cache names the snapshot it was written with, so such a pair is rebuilt rather
+    than served (stale symbols) until the next change.
+    """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
+        if sha256 is not None and hashlib.sha256(raw).hexdigest() != sha256:
+            return None
+        data = json.loads(raw.decode("utf-8"))
     except (OSError, ValueError, UnicodeDecodeError):
         return None
     return data if isinstance(data, dict) else None
@@ -121,16 +144,12 @@ def _records(
     return records, report
 
 
-_OWN_OUTPUTS = (
-    "graph/snapshot.json",
-    "graph/files.json",
-    "graph/contract-capsule.json",
-    "graph/file-index.npz",
-    "index.db",
-    "search-bm25.npz",
-    "search-bm25.bin",
-    "search-vectors.bin",
-)
+#: What under ``.charter/`` the snapshot is built from (governance nodes): the compiled
+#: rules, the decisions, the findings. Nothing else there (the inject-once store, the
+#: session journal, the search index, locks, caches) changes the graph, and prompt and
+#: tool hooks write some of it all the time: counting it re-linked the graph and rewrote
+#: files.json on every prompt.
+_GRAPH_INPUTS = ("rules.", "decisions/", "graph/findings.jsonl")
 
 
 def _fingerprint(project: Project, records: dict[str, dict[str, Any]]) -> str:
@@ -140,7 +159,12 @@ def _fingerprint(project: Project, records: dict[str, dict[str, Any]]) -> str:
     if state.is_dir():
         for path in sorted(state.rglob("*")):
             rel = path.relative_to(state).as_posix()
-            if path.is_file() and not rel.startswith(_OWN_OUTPUTS) and ".tmp" not in rel:
+            if (
+                rel.startswith(_GRAPH_INPUTS)
+                and not rel.endswith(".lock")
+                and ".tmp" not in rel
+                and path.is_file()
+            ):
                 stat = path.stat()
                 rows.append([f".charter/{rel}", stat.st_size, stat.st_mtime_ns])
     rows.append(project.settings.graph.model_dump())
@@ -207,7 +231,7 @@ def build_graph(project: Project, *, write: bool = True) -> Graph:
     records, report = _records(project, cache)
     fingerprint = _fingerprint(project, records)
     if fingerprint == cache.get("fingerprint") and snapshot_path.is_file():
-        current = _load_json(snapshot_path)
+        current = _load_json(snapshot_path, sha256=cache.get("snapshot_sha256"))
         if current is not None and current.get("schema_version") == SCHEMA_VERSION:
             report["seconds"] = round(time.perf_counter() - started, 3)
             report["snapshot_id"] = current["snapshot_id"]
@@ -239,15 +263,21 @@ def build_graph(project: Project, *, write: bool = True) -> Graph:
     if write:
         directory.mkdir(parents=True, exist_ok=True)
         text = canonical_json(snapshot)
-        if not snapshot_path.exists() or snapshot_path.read_text(encoding="utf-8") != text:
-            atomic_write_text(snapshot_path, text)
-        atomic_write_text(
-            cache_path,
-            json.dumps(
-                {"version": CACHE_VERSION, "fingerprint": fingerprint, "files": records},
-                separators=(",", ":"),
-            ),
-        )
+        with write_lock(project):
+            if not snapshot_path.exists() or snapshot_path.read_text(encoding="utf-8") != text:
+                atomic_write_text(snapshot_path, text)
+            atomic_write_text(
+                cache_path,
+                json.dumps(
+                    {
+                        "version": CACHE_VERSION,
+                        "fingerprint": fingerprint,
+                        "snapshot_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                        "files": records,
+                    },
+                    separators=(",", ":"),
+                ),
+            )
     report["seconds"] = round(time.perf_counter() - started, 3)
     report["snapshot_id"] = snapshot["snapshot_id"]
     report["counts"] = snapshot["counts"]

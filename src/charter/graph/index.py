@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
+from charter.fileio import remove_dead_temps
 from charter.graph.text import code_terms
 from charter.search.bm25 import weigh
 
@@ -79,6 +80,7 @@ class FileIndex:
             meta=np.frombuffer(meta.encode("utf-8"), dtype=np.uint8),
         )
         os.replace(tmp, path)
+        remove_dead_temps(path)  # those of builders killed before their rename
 
     @classmethod
     def load(cls, path: Path, key: str) -> FileIndex | None:

@@ -22,7 +22,7 @@ from typing import Any
 
 from charter.boundary import writable
 from charter.errors import CharterError
-from charter.fileio import atomic_write_text, locked
+from charter.fileio import atomic_write_text, locked, remove_stale_temps
 
 #: The command every installed hook and MCP entry runs (resolved from PATH).
 COMMAND = "charter"
@@ -77,7 +77,7 @@ def install_agent(
             else:
                 if entry is None:
                     entry = {"original": current, "created_dirs": _missing_dirs(root, item.rel)}
-                elif _sha(current or "") != entry.get("written"):
+                elif _sha(current or "") != entry.get("written") and not _untouched(entry, current):
                     # edited since Charter wrote it: the bytes recorded before the first
                     # install are stale, so uninstall only removes Charter's entries
                     entry = {"created_dirs": entry.get("created_dirs", [])}
@@ -91,6 +91,14 @@ def install_agent(
                 for path, current, new in planned
                 if current != new
             ] or ["already up to date"]
+        for path in [*(p for p, _, _ in planned), record_path]:  # a killed install's temps
+            remove_stale_temps(path.parent, [path.name])
+        if not uninstall:
+            # written ahead of the files: a kill between them leaves each file untouched
+            # or exactly as recorded, so the next install or uninstall still knows the
+            # user's original bytes (recorded after, a kill lost them for good)
+            record_path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(record_path, json.dumps(record, indent=2, sort_keys=True) + "\n")
         changes = []
         for path, current, new in planned:
             changes += _apply(path, current, new)
@@ -101,9 +109,6 @@ def install_agent(
                     _remove_if_empty(root, rel)
             if record_path.exists():
                 record_path.unlink()
-        else:
-            record_path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(record_path, json.dumps(record, indent=2, sort_keys=True) + "\n")
     return changes or ["already up to date"]
 
 
@@ -133,15 +138,36 @@ def _load_record(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def _untouched(entry: dict[str, Any], current: str | None) -> bool:
+    """Is the file still as it was before the first install (one killed before its
+    write, or an uninstall killed after restoring it)?"""
+    return "original" in entry and entry.get("original") == current
+
+
 def _restore(entry: dict[str, Any] | None, current: str | None, item: Managed) -> str | None:
     """The text to leave on uninstall (None: no file)."""
     if current is None:
         return None
+    if entry is not None and _untouched(entry, current):
+        return current
     if entry is not None and "original" in entry and _sha(current) == entry.get("written"):
         original = entry.get("original")
         return original if isinstance(original, str) else None
     stripped = item.strip(current)
+    if _same(stripped, current):
+        return current  # nothing of Charter's in it: the user's bytes stay as they are
     return stripped if stripped else None
+
+
+def _same(stripped: str, current: str) -> bool:
+    """Did stripping change nothing but the layout (a file Charter never wrote to, e.g.
+    uninstall after an install killed before its first write)?"""
+    if stripped == current:
+        return True
+    try:
+        return bool(json.loads(stripped or "{}") == json.loads(current))
+    except ValueError:
+        return False
 
 
 def _verb(old: str | None, new: str | None) -> str:

@@ -267,17 +267,32 @@ class ExportWrite:
     removed: list[Path]
 
 
-def write_export(files: list[ExportFile], out: Path, fmt: str | None = None) -> ExportWrite:
+def write_export(
+    files: list[ExportFile], out: Path, fmt: str | None = None, *, lock: Path | None = None
+) -> ExportWrite:
     """Write ``files`` under ``out`` (atomically, each; a file already holding the same
     bytes is left alone) and report what was written, left unchanged and removed.
+
+    With ``lock`` (the project's export lock), the whole export runs under it, so two
+    exports never interleave their writes and removals, and the temp files an export
+    killed before its renames left beside the files it writes are removed.
 
     With ``fmt``, the files an earlier export of that format left under ``out`` that this
     one no longer writes (a section or scope that is gone) are removed, so the agent does
     not keep loading rules the sources dropped; only files carrying the generated note
     are removed, never the user's own. A file of the user's where this export writes one
     stops it before anything is written (CharterError)."""
+    from charter.fileio import locked
+
+    if lock is None:
+        return _write_export(files, out, fmt, sweep=False)
+    with locked(lock):
+        return _write_export(files, out, fmt, sweep=True)
+
+
+def _write_export(files: list[ExportFile], out: Path, fmt: str | None, sweep: bool) -> ExportWrite:
     from charter.errors import CharterError
-    from charter.fileio import atomic_write_text
+    from charter.fileio import atomic_write_text, remove_stale_temps
 
     foreign = [
         item.path
@@ -296,6 +311,8 @@ def write_export(files: list[ExportFile], out: Path, fmt: str | None = None) -> 
     removed: list[Path] = []
     for item in files:
         target = out / item.path
+        if sweep:
+            remove_stale_temps(target.parent, [target.name])
         if target.is_file() and target.read_bytes() == item.text.encode("utf-8"):
             unchanged.append(target)
             continue

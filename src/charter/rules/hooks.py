@@ -8,6 +8,7 @@ compile are recompiled before answering.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -81,6 +82,24 @@ def _constitution(state: HookState) -> Any:
 HOOK_CONTEXT_LIMIT = 10_000
 
 
+def prompt_event(payload: dict[str, Any]) -> str:
+    """Which prompt of the conversation this is: its text and the transcript's size when
+    the hook fired (Claude Code waits for the hook, so the warm worker and the hook's
+    in-process fallback see the same size; the same words asked later see a longer
+    transcript). "" when there is no transcript to tell two prompts apart."""
+    import hashlib
+
+    path = payload.get("transcript_path")
+    if not isinstance(path, str) or not path:
+        return ""
+    try:
+        size = os.stat(path).st_size
+    except (OSError, ValueError):
+        return ""
+    text = str(payload.get("prompt") or "")
+    return hashlib.sha256(f"{size}\0{text}".encode()).hexdigest()[:32]
+
+
 def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> str | None:
     """The rules for this prompt that are not already in the conversation."""
     from charter.rules.injected import take
@@ -126,6 +145,7 @@ def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) ->
         chosen,
         costs=retriever.costs,
         budget=max(1, int(retriever.compiled.source_tokens * share)) if share else 0,
+        event=prompt_event(payload),
     )
     if not taken.fresh:
         if taken.seen:

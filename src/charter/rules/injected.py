@@ -10,18 +10,27 @@ transaction per prompt, so parallel hooks never lose an entry.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from charter.fileio import fault_point
 from charter.store.db import connect, migrate
 
 
-def _v1(conn: object) -> None:
-    conn.executescript(  # type: ignore[attr-defined]
-        "CREATE TABLE injected (session TEXT NOT NULL, rule TEXT NOT NULL, "
+def _v1(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS injected (session TEXT NOT NULL, rule TEXT NOT NULL, "
         "PRIMARY KEY (session, rule))"
     )
+
+
+def _v2(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE injected ADD COLUMN event TEXT NOT NULL DEFAULT ''")
+
+
+MIGRATIONS = [_v1, _v2]
 
 
 def _path(state_dir: Path) -> Path:
@@ -46,31 +55,43 @@ def take(
     *,
     costs: Mapping[str, int] | None = None,
     budget: int = 0,
+    event: str = "",
 ) -> Taken:
     """Like :func:`take_new`; with ``budget``, new ids are taken in order while their
-    ``costs`` fit (an id already given costs nothing: it is still in the conversation)."""
+    ``costs`` fit (an id already given costs nothing: it is still in the conversation).
+
+    ``event`` names the prompt being answered. Rules are recorded as given before the
+    answer reaches the agent, and an answer can be lost after that (the warm worker
+    killed or too slow, the hook killed): the same prompt asked again (the hook's
+    in-process fallback, a retry) gets the rules recorded under its own ``event`` again
+    instead of "already in the conversation", so they are never recorded yet undelivered.
+    """
     if not session:
         fresh = _within(list(rule_ids), costs, budget)
         return Taken(fresh, 0, len(rule_ids) - len(fresh))
     conn = connect(_path(state_dir))
     try:
-        migrate(conn, "injected", [_v1])
+        migrate(conn, "injected", MIGRATIONS)
         conn.execute("BEGIN IMMEDIATE")
         try:
             seen = {
                 row[0]
-                for row in conn.execute("SELECT rule FROM injected WHERE session = ?", (session,))
+                for row in conn.execute(
+                    "SELECT rule, event FROM injected WHERE session = ?", (session,)
+                )
+                if not event or row[1] != event
             }
             unseen = [rid for rid in rule_ids if rid not in seen]
             fresh = _within(unseen, costs, budget)
             conn.executemany(
-                "INSERT OR IGNORE INTO injected (session, rule) VALUES (?, ?)",
-                [(session, rid) for rid in fresh],
+                "INSERT OR IGNORE INTO injected (session, rule, event) VALUES (?, ?, ?)",
+                [(session, rid, event) for rid in fresh],
             )
         except BaseException:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
+        fault_point("injected.taken")  # recorded as given, the answer not yet delivered
         return Taken(fresh, len(rule_ids) - len(unseen), len(unseen) - len(fresh))
     finally:
         conn.close()
@@ -95,7 +116,7 @@ def clear(state_dir: Path, session: str) -> None:
         return
     conn = connect(path)
     try:
-        migrate(conn, "injected", [_v1])
+        migrate(conn, "injected", MIGRATIONS)
         with conn:
             conn.execute("DELETE FROM injected WHERE session = ?", (session,))
     finally:

@@ -19,15 +19,18 @@ from pathlib import Path
 import numpy as np
 
 from charter.search.chunks import Chunk
-from charter.store.db import connect, migrate
+from charter.store.db import connect, migrate, run_script
 
 DB_NAME = "search.db"
 
 
 def _v1(conn: sqlite3.Connection) -> None:
-    conn.executescript(
+    # IF NOT EXISTS: an index whose first migration an older Charter left half done
+    # (its DDL ran outside a transaction) is repaired rather than failing for good.
+    run_script(
+        conn,
         """
-        CREATE TABLE docs (
+        CREATE TABLE IF NOT EXISTS docs (
             path TEXT PRIMARY KEY,
             kind TEXT NOT NULL,
             sha256 TEXT NOT NULL,
@@ -43,7 +46,7 @@ def _v1(conn: sqlite3.Connection) -> None:
             error TEXT,
             indexed_at REAL NOT NULL
         );
-        CREATE TABLE chunks (
+        CREATE TABLE IF NOT EXISTS chunks (
             id INTEGER PRIMARY KEY,
             path TEXT NOT NULL REFERENCES docs(path) ON DELETE CASCADE,
             ordinal INTEGER NOT NULL,
@@ -59,17 +62,18 @@ def _v1(conn: sqlite3.Connection) -> None:
             record TEXT,
             text_hash TEXT NOT NULL
         );
-        CREATE INDEX chunks_by_path ON chunks(path, ordinal);
-        CREATE INDEX chunks_by_hash ON chunks(text_hash);
-        CREATE VIRTUAL TABLE chunks_fts USING fts5(title, body, raw, tokenize='unicode61');
-        CREATE TABLE vectors (
+        CREATE INDEX IF NOT EXISTS chunks_by_path ON chunks(path, ordinal);
+        CREATE INDEX IF NOT EXISTS chunks_by_hash ON chunks(text_hash);
+        CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts
+            USING fts5(title, body, raw, tokenize='unicode61');
+        CREATE TABLE IF NOT EXISTS vectors (
             chunk_id INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
             model TEXT NOT NULL,
             vec BLOB NOT NULL
         );
-        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        INSERT INTO meta VALUES ('generation', '0');
-        """
+        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT OR IGNORE INTO meta VALUES ('generation', '0');
+        """,
     )
 
 

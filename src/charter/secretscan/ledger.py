@@ -14,11 +14,12 @@ from typing import Any
 
 from charter.secretscan.apply import Redaction
 from charter.secretscan.settings import SecretsSettings
-from charter.store.db import migrate
+from charter.store.db import migrate, run_script
 
 
 def _v1(conn: sqlite3.Connection) -> None:
-    conn.executescript(
+    run_script(
+        conn,
         """
         CREATE TABLE IF NOT EXISTS redactions (
             path TEXT NOT NULL,
@@ -28,7 +29,7 @@ def _v1(conn: sqlite3.Connection) -> None:
         );
         CREATE INDEX IF NOT EXISTS redactions_by_path ON redactions(path);
         CREATE TABLE IF NOT EXISTS secrets_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        """
+        """,
     )
 
 

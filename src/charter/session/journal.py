@@ -19,13 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from charter.fileio import fault_point
-from charter.store.db import connect, migrate
+from charter.store.db import connect, migrate, run_script
 
 
 def _v1(conn: sqlite3.Connection) -> None:
     # IF NOT EXISTS: parallel hooks of a brand-new project can all find the migration
-    # unapplied; ``executescript`` commits first, so only idempotent DDL is race-free.
-    conn.executescript(
+    # unapplied (migrate() serialises them and runs each step in one transaction).
+    run_script(
+        conn,
         """
         CREATE TABLE IF NOT EXISTS session_events (
             seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -37,7 +38,7 @@ def _v1(conn: sqlite3.Connection) -> None:
         );
         CREATE INDEX IF NOT EXISTS session_events_by_session ON session_events (session, kind, seq);
         CREATE INDEX IF NOT EXISTS session_events_by_track ON session_events (track, kind, seq);
-        """
+        """,
     )
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from charter.errors import CharterError
-from charter.fileio import locked
+from charter.fileio import fault_point, locked
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -75,12 +75,39 @@ def migrate(conn: sqlite3.Connection, namespace: str, migrations: Sequence[Migra
         for version, step in enumerate(migrations, start=1):
             if version in done:
                 continue
-            with conn:
+            # one transaction for the step and its record: killed in between, the next
+            # run finds neither (DDL outside a transaction, as ``executescript`` runs it,
+            # left tables that the step then failed to create again, for good)
+            if conn.in_transaction:
+                conn.commit()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
                 step(conn)
+                fault_point(f"migrate.{namespace}")  # the step ran, not yet recorded
                 conn.execute(
                     "INSERT OR IGNORE INTO _migrations (namespace, version) VALUES (?, ?)",
                     (namespace, version),
                 )
+            except BaseException:
+                conn.rollback()
+                raise
+            conn.commit()
+
+
+def run_script(conn: sqlite3.Connection, sql: str) -> None:
+    """Run ``sql`` statement by statement inside the current transaction.
+
+    Migrations use this, never ``executescript``: that commits first and runs each
+    statement on its own, so a migration was not atomic.
+    """
+    pending = ""
+    for line in sql.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            conn.execute(pending)
+            pending = ""
+    if pending.strip():
+        conn.execute(pending)
 
 
 def _applied(conn: sqlite3.Connection, namespace: str) -> set[int]:

@@ -35,7 +35,7 @@ from typing import Any
 
 from charter.boundary import writable
 from charter.errors import CharterError
-from charter.fileio import atomic_write_text, locked
+from charter.fileio import atomic_write_text, locked, remove_stale_temps
 
 HOOK_EVENTS = {
     "SessionStart": "session-start",
@@ -205,6 +205,8 @@ def install_claude_code(
             lines.append(f"{'would ' if dry_run else ''}{verb} {path.relative_to(root)}")
         if dry_run:
             return lines or ["already up to date"]
+        for path in [*plan.writes, backup]:  # a killed install's temp files, in the user's repo
+            remove_stale_temps(path.parent, [path.name])
         if uninstall:
             created = _load_record(backup).get("created_dirs")
             changed = _apply(plan)
@@ -350,21 +352,29 @@ def _record(backup: Path, root: Path, plan: InstallPlan) -> None:
     Per file: the bytes from before the first install are kept while the file is still
     what Charter wrote; a file the user edited since has its recorded bytes dropped
     (stale: restoring them would undo the edits), so uninstall removes only Charter's
-    entries from it. A file Charter has not written yet is recorded as it is now."""
+    entries from it. A file Charter has not written yet is recorded as it is now.
+
+    The record is written ahead of the files, with the hash each is about to get
+    (``pending``): an install killed between its writes leaves files that are either
+    untouched or exactly what it meant to write, and the next install keeps the bytes
+    recorded before it rather than recording Charter's own half-install as "before"."""
     data = _load_record(backup)
     if "before" not in data:
         data["created_dirs"] = [] if (root / ".claude").exists() else [".claude"]
     before = data.get("before") if isinstance(data.get("before"), dict) else {}
     written = data.get("written") if isinstance(data.get("written"), dict) else {}
-    assert isinstance(before, dict) and isinstance(written, dict)
+    pending = data.get("pending") if isinstance(data.get("pending"), dict) else {}
+    assert isinstance(before, dict) and isinstance(written, dict) and isinstance(pending, dict)
     for path in plan.writes:
         rel = str(path.relative_to(root))
         now = path.read_text(encoding="utf-8") if path.exists() else None
-        if str(path) not in written:
+        ours = {written.get(str(path)), pending.get(str(path))} - {None}
+        if not ours:
             before[rel] = now
-        elif written[str(path)] != _sha(now):
+        elif _sha(now) not in ours and not (rel in before and before[rel] == now):
             before.pop(rel, None)
     data["before"] = before
+    data["pending"] = {str(path): _sha(text) for path, text in plan.writes.items()}
     atomic_write_text(backup, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
@@ -374,6 +384,7 @@ def _record_written(backup: Path, plan: InstallPlan) -> None:
     assert isinstance(written, dict)
     written.update({str(path): _sha(text) for path, text in plan.writes.items()})
     data["written"] = written
+    data.pop("pending", None)
     data["excluded"] = plan.excluded
     atomic_write_text(backup, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
@@ -401,7 +412,8 @@ def _uninstall_plan(root: Path, backup: Path, rules_exclude: list[str]) -> Insta
     record = _load_record(backup)
     written = record.get("written") if isinstance(record.get("written"), dict) else {}
     before = record.get("before") if isinstance(record.get("before"), dict) else {}
-    assert isinstance(written, dict) and isinstance(before, dict)
+    pending = record.get("pending") if isinstance(record.get("pending"), dict) else {}
+    assert isinstance(written, dict) and isinstance(before, dict) and isinstance(pending, dict)
     if isinstance(record.get("excluded"), list):
         excluded = set(record["excluded"])
     else:
@@ -412,7 +424,11 @@ def _uninstall_plan(root: Path, backup: Path, rules_exclude: list[str]) -> Insta
     for path in _files(root):
         rel = str(path.relative_to(root))
         now = path.read_text(encoding="utf-8") if path.exists() else None
-        if rel in before and str(path) in written and written[str(path)] == _sha(now):
+        # still what Charter wrote, or what a killed install was writing
+        ours = {written.get(str(path)), pending.get(str(path))} - {None}
+        if rel in before and before[rel] == now:
+            continue  # untouched (an install killed before it reached this file)
+        if rel in before and _sha(now) in ours:
             writes[path] = before[rel]
             restored += 1
             continue
