@@ -423,3 +423,29 @@ def test_a_shouted_line_between_equals_signs_stays_a_rule(tmp_path: Path) -> Non
     # only Laravel Boost's "=== name rules ===" joins are dividers
     rules = _rules(tmp_path, "# R\n\n=== NEVER commit the .env file ===\n")
     assert [r.text for r in rules] == ["=== NEVER commit the .env file ==="]
+
+
+def test_a_title_case_line_over_a_list_is_its_section_not_a_rule(tmp_path: Path) -> None:
+    # plain-text rule files (.cursorrules) write headings without '#'
+    rules = _rules(
+        tmp_path,
+        "You are an expert in Python and FastAPI.\n\n"
+        "Key Principles\n\n"
+        "- Write concise, technical responses.\n"
+        "- Prefer iteration over duplication.\n\n"
+        "Error Handling and Validation\n"
+        "- Handle errors at the beginning of functions.\n\n"
+        "Follow these rules\n"
+        "- Use early returns.\n",
+        ".cursorrules",
+    )
+    got = [(r.text, r.source.line_start, r.source.section) for r in rules]
+    assert got == [
+        ("You are an expert in Python and FastAPI.", 1, ""),
+        ("Write concise, technical responses.", 5, "Key Principles"),
+        ("Prefer iteration over duplication.", 6, "Key Principles"),
+        ("Handle errors at the beginning of functions.", 9, "Error Handling and Validation"),
+        # an instruction is not Title Case: it stays a rule
+        ("Follow these rules", 11, ""),
+        ("Use early returns.", 12, ""),
+    ]

@@ -215,6 +215,15 @@ class _Walker:
             kind = node.type
             after = nodes[index + 1] if index + 1 < len(nodes) else None
             if kind == "paragraph" and after is not None and after.type in LISTS:
+                heading = _plain_heading(node)
+                if heading:
+                    # "Error Handling and Validation" alone on a line over a list (plain-text
+                    # rule files have no '#'): a heading, not a rule; it names the section
+                    self.headings.append((99, heading))
+                    self.walk_list(after, context, depth)
+                    self.headings.pop()
+                    walked.add(index + 1)
+                    continue
                 title = _list_title(_inline_text(node))
                 if title:
                     # "**Testing**" or "Database rules:" over a list names its section;
@@ -490,6 +499,49 @@ def _is_title_line(line: str) -> bool:
         and not re.search(r"[.!?,;:]$", plain)
         and sum(w[:1].isupper() for w in words) >= max(1, len(words) // 2)
     )
+
+
+#: Words a Title Case heading leaves in lower case ("Error Handling and Validation").
+_MINOR_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "at",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "of",
+        "on",
+        "or",
+        "per",
+        "the",
+        "to",
+        "vs",
+        "via",
+        "with",
+        "&",
+    ]
+)
+
+
+def _plain_heading(node: SyntaxTreeNode) -> str:
+    """The heading a one-line paragraph is, or ``""``: Title Case words, at most six, no
+    sentence punctuation and no "label: value" colon ("Key Principles", "Python/FastAPI",
+    "FastAPI-Specific Guidelines"; not "Follow these rules" or "Frontend: React")."""
+    inline = [c for c in node.children if c.type == "inline"]
+    if len(inline) != 1 or "\n" in inline[0].content.strip():
+        return ""
+    plain = re.sub(r"[*_`#]+", "", inline[0].content).strip()
+    words = plain.split()
+    if not 0 < len(words) <= 6 or not plain[:1].isupper() or re.search(r"[.!?,;:]", plain):
+        return ""
+    if all(w[:1].isupper() or not w[:1].isalpha() or w.lower() in _MINOR_WORDS for w in words):
+        return plain
+    return ""
 
 
 #: Bullets that are not Markdown list markers ("• Use tabs", "✅ Use named exports",
