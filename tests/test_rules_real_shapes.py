@@ -449,3 +449,36 @@ def test_a_title_case_line_over_a_list_is_its_section_not_a_rule(tmp_path: Path)
         ("Follow these rules", 11, ""),
         ("Use early returns.", 12, ""),
     ]
+
+
+def test_label_value_lines_and_hard_breaks_are_one_rule_each(tmp_path: Path) -> None:
+    # "Backend: Node.js" is a statement, not a title over the lines under it; a line
+    # ended with two spaces (a Markdown hard break) was ended on purpose
+    rules = _rules(
+        tmp_path,
+        "# Stack\n\n"
+        "Backend: Node.js with Express.js  \n"
+        "Database: MongoDB with Mongoose ODM  \n"
+        "Version Control: Git\n"
+        "Deployment: Docker (optional)\n\n"
+        "Users browse available pools  \n"
+        "Submit up to 3 requests per pool  \n"
+        "a hard break inside a wrapped\n"
+        "sentence stays one rule.\n",
+        ".cursorrules",
+    )
+    got = [(r.text, r.source.line_start, r.source.line_end, r.source.section) for r in rules]
+    assert got == [
+        ("Backend: Node.js with Express.js", 3, 3, "Stack"),
+        ("Database: MongoDB with Mongoose ODM", 4, 4, "Stack"),
+        ("Version Control: Git", 5, 5, "Stack"),
+        ("Deployment: Docker (optional)", 6, 6, "Stack"),
+        ("Users browse available pools", 8, 8, "Stack"),
+        (
+            "Submit up to 3 requests per pool a hard break inside a wrapped"
+            " sentence stays one rule.",
+            9,
+            11,
+            "Stack",
+        ),
+    ]

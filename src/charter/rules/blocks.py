@@ -334,9 +334,12 @@ class _Walker:
         if not text:
             return
         start, end = self.span(node)
-        inline = [_hard_breaks(c.content) for c in node.children if c.type == "inline"]
-        lines = inline[0].split("\n") if len(inline) == 1 else []
-        groups = _line_groups(lines) if len(lines) == end - start + 1 else []
+        raw = [c.content for c in node.children if c.type == "inline"]
+        lines = _hard_breaks(raw[0]).split("\n") if len(raw) == 1 else []
+        broken = (
+            [_HARD_BREAK.search(line) is not None for line in raw[0].split("\n")] if raw else []
+        )
+        groups = _line_groups(lines, broken) if len(lines) == end - start + 1 else []
         if len(groups) <= 1:
             self.add(Block("paragraph", text, start, end, self.section(), context, [], depth))
             return
@@ -497,6 +500,7 @@ def _is_title_line(line: str) -> bool:
         0 < len(words) <= 6
         and plain[:1].isupper()
         and not re.search(r"[.!?,;:]$", plain)
+        and not _LABEL.match(plain)
         and sum(w[:1].isupper() for w in words) >= max(1, len(words) // 2)
     )
 
@@ -553,17 +557,31 @@ def _opens_with_bullet(line: str) -> bool:
     return bool(line) and (line[0] in _BULLETS or unicodedata.category(line[0]) == "So")
 
 
-def _line_groups(lines: list[str]) -> list[tuple[int, int, bool]]:
-    """Consecutive line ranges ``(first, last, is_title)`` that each hold one unit."""
+#: A line that opens with a label and a colon ("Backend: Node.js with Express",
+#: "**Note:** …"): one statement of a "label: value" list, never a title.
+_LABEL = re.compile(r"^[*_`]*[A-Z][\w./+&'’()-]*(?:\s+[\w./+&'’()-]+){0,3}[*_`]*:[*_`]*\s+\S")
+#: A Markdown hard line break ending a line: two spaces or a backslash.
+_HARD_BREAK = re.compile(r"(?: {2,}|\\)$")
+
+
+def _line_groups(lines: list[str], broken: list[bool] | None = None) -> list[tuple[int, int, bool]]:
+    """Consecutive line ranges ``(first, last, is_title)`` that each hold one unit.
+
+    ``broken[i]`` says line ``i`` ends with a hard line break: the author ended the
+    line on purpose, so a new capitalised line after it starts a new unit.
+    """
     if len(lines) < 2:
         return [(0, len(lines) - 1, False)] if lines else []
     groups: list[tuple[int, int, bool]] = []
     first = 0
     for i in range(len(lines) - 1):
         here, after = lines[i].strip(), lines[i + 1].strip()
-        title = i == first and _is_title_line(here)
+        title = i == first and _is_title_line(here) and not (broken and broken[i])
+        ended = _SENTENCE_END.search(here) or (
+            broken is not None and broken[i] and not here.endswith(":")
+        )
         if _opens_with_bullet(after) or (
-            _STARTS_NEW.match(after) and (title or _SENTENCE_END.search(here))
+            _STARTS_NEW.match(after) and (title or ended or _LABEL.match(after))
         ):
             groups.append((first, i, title))
             first = i + 1
