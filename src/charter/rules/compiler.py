@@ -38,6 +38,7 @@ from charter.rules.model import Rule, Source
 from charter.rules.render import file_header, render_grouped, render_rule_line
 from charter.rules.sources import (
     SourceFile,
+    alias_scopes,
     configured_sources,
     discover,
     kind_for_path,
@@ -168,12 +169,16 @@ def _sources_for(
                 entries.append((kind, path))
     sources: list[SourceFile] = []
     seen: set[str] = set()
+    aliases: dict[str, list[tuple[str, str]]] = {}  # resolved rel -> (kind, rel as named)
+    for kind, path in entries:
+        aliases.setdefault(project.rel(path), []).append((kind, _named_rel(root, path)))
     for kind, path in entries:
         rel = project.rel(path)
         if rel in seen:
             continue
         try:
             src = load_source(path, rel, kind, settings.max_file_bytes)
+            alias_scopes(src, aliases[rel])
             sources.append(src)
             seen.add(rel)
             if kind in ("claude", "claude-local"):
@@ -191,6 +196,14 @@ def _sources_for(
         except CharterError as exc:
             report.errors.append(str(exc))
     return sources
+
+
+def _named_rel(root: Path, path: Path) -> str:
+    """``path`` relative to ``root`` as named, symlinks not followed."""
+    try:
+        return path.absolute().relative_to(root.absolute()).as_posix()
+    except ValueError:
+        return path.name
 
 
 def compile_rules(
