@@ -464,7 +464,9 @@ def test_label_value_lines_and_hard_breaks_are_one_rule_each(tmp_path: Path) -> 
         "Users browse available pools  \n"
         "Submit up to 3 requests per pool  \n"
         "a hard break inside a wrapped\n"
-        "sentence stays one rule.\n",
+        "sentence stays one rule.\n\n"
+        "**Note:**  \n"
+        "This lead-in stays with its note.\n",
         ".cursorrules",
     )
     got = [(r.text, r.source.line_start, r.source.line_end, r.source.section) for r in rules]
@@ -481,4 +483,5 @@ def test_label_value_lines_and_hard_breaks_are_one_rule_each(tmp_path: Path) -> 
             11,
             "Stack",
         ),
+        ("Note: This lead-in stays with its note.", 13, 14, "Stack"),
     ]

@@ -578,7 +578,7 @@ def _line_groups(lines: list[str], broken: list[bool] | None = None) -> list[tup
         here, after = lines[i].strip(), lines[i + 1].strip()
         title = i == first and _is_title_line(here) and not (broken and broken[i])
         ended = _SENTENCE_END.search(here) or (
-            broken is not None and broken[i] and not here.endswith(":")
+            broken is not None and broken[i] and not here.rstrip("*_`").endswith(":")
         )
         if _opens_with_bullet(after) or (
             _STARTS_NEW.match(after) and (title or ended or _LABEL.match(after))
