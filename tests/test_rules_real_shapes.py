@@ -485,3 +485,51 @@ def test_label_value_lines_and_hard_breaks_are_one_rule_each(tmp_path: Path) -> 
         ),
         ("Note: This lead-in stays with its note.", 13, 14, "Stack"),
     ]
+
+
+TAGGED = """# Review
+
+<common_commands>
+## Checks
+
+- Run `gh pr checks` before approving.
+</common_commands>
+
+<critical_rules>
+
+- Never merge your own pull request.
+
+- Never force-push a shared branch.
+</critical_rules>
+
+<general_guidelines_for_commenting>
+Thank the author first and keep the review short.
+
+Request changes instead of approving when something must change.
+</general_guidelines_for_commenting>
+"""
+
+
+def test_a_tag_names_the_section_of_everything_inside_it(tmp_path: Path) -> None:
+    # prompt-style files group rules in tags with blank lines inside and underscores in
+    # the name (no HTML tag has one: Markdown read "<general_guidelines...>" as text)
+    rules = _rules(tmp_path, TAGGED)
+    got = [(r.text, r.source.line_start, r.source.section, r.constitution) for r in rules]
+    assert got == [
+        ("Run `gh pr checks` before approving.", 6, "Review > common_commands > Checks", False),
+        ("Never merge your own pull request.", 11, "Review > critical_rules", True),
+        ("Never force-push a shared branch.", 13, "Review > critical_rules", True),
+        # the heading inside the tag ends with it
+        (
+            "Thank the author first and keep the review short.",
+            17,
+            "Review > general_guidelines_for_commenting",
+            False,
+        ),
+        (
+            "Request changes instead of approving when something must change.",
+            19,
+            "Review > general_guidelines_for_commenting",
+            False,
+        ),
+    ]

@@ -157,9 +157,13 @@ class _Walker:
         self.lines = source.splitlines()
         self.offset = offset  # lines of front matter removed before parsing
         self.blocks: list[Block] = []
-        self.headings: list[tuple[int, str]] = []
+        self.headings: list[tuple[float, str]] = []
         self.heading_lines: list[tuple[int, int, list[str]]] = []
         self.indents = 0  # indented blocks read as rules around this walker
+        #: tag sections of the file (0-based open and close lines, name, headings saved
+        #: at the open tag); only the file's own walker has them
+        self.tags: list[tuple[int, int, str, list[tuple[float, str]]]] = []
+        self.open_tags: list[int] = []  # indexes into ``tags``
 
     def section(self) -> list[str]:
         return [text for _, text in self.headings]
@@ -209,10 +213,25 @@ class _Walker:
                 )
             )
 
+    def cross_tags(self, line0: int) -> None:
+        """Enter and leave tag sections before the block starting at ``line0``: a tag is a
+        section just under the heading it is in, and headings inside it end with it."""
+        while self.open_tags and self.tags[self.open_tags[-1]][1] < line0:
+            saved = self.tags[self.open_tags.pop()][3]
+            self.headings[:] = saved
+        for index, (start, end, name, saved) in enumerate(self.tags):
+            if start < line0 <= end and index not in self.open_tags:
+                saved[:] = list(self.headings)
+                level = self.headings[-1][0] if self.headings else 0
+                self.headings.append((level + 0.001, name))
+                self.open_tags.append(index)
+
     def walk(self, nodes: list[SyntaxTreeNode], context: str = "", depth: int = 0) -> None:
         walked: set[int] = set()
         for index, node in enumerate(nodes):
             kind = node.type
+            if self.tags and node.map is not None:
+                self.cross_tags(node.map[0])
             after = nodes[index + 1] if index + 1 < len(nodes) else None
             if kind == "paragraph" and after is not None and after.type in LISTS:
                 heading = _plain_heading(node)
@@ -367,6 +386,8 @@ class _Walker:
     ) -> None:
         ordered = node.type == "ordered_list"
         for item in node.children:
+            if self.tags and item.map is not None:
+                self.cross_tags(item.map[0])  # a list goes on across a tag's blank lines
             own = [c for c in item.children if c.type in ("paragraph", "html_block")]
             nested = [c for c in item.children if c.type in LISTS]
             first_nested = min((c.map[0] for c in nested if c.map), default=None)
@@ -440,7 +461,7 @@ def _unmark(text: str) -> str:
     return _ALERT.sub(lambda m: f"{m.group(1).capitalize()}: ", text)
 
 
-_OPEN_TAG = re.compile(r"^\s*<([A-Za-z][\w-]*)(?:\s[^>]*)?>\s*$")
+_OPEN_TAG = re.compile(r"^\s*<([A-Za-z][\w.-]*)(?:\s[^>]*)?>\s*$")
 _HTML_NAMES = frozenset(
     [
         "div",
@@ -697,7 +718,17 @@ def _unwrap(body: str) -> str:
     inside fenced code are left alone. The line count never changes, so spans still
     point into the file.
     """
+    return _unwrap_regions(body)[0]
+
+
+def _unwrap_regions(body: str) -> tuple[str, list[tuple[int, int, str]]]:
+    """:func:`_unwrap`, and the sections tags make: ``(open, close, name)``, 0-based
+    lines of a custom tag alone on its line (``<general_guidelines>``, ``<rules>``) and
+    its closing tag, both blanked. Markdown saw only the paragraph right under the tag
+    (and nothing at all when the name has ``_``: no HTML tag has one), so the tag's name
+    was lost for the rest and an underscored tag was shown as part of a rule."""
     lines = _unfence_whole(body.split("\n"))
+    regions: list[tuple[int, int, str]] = []
     closers: dict[str, list[int]] = {}  # tag name -> lines that close it, in order
     for number, line in enumerate(lines):
         tag = _CLOSE_TAG.match(line)
@@ -728,7 +759,19 @@ def _unwrap(body: str) -> str:
             region_end = end
         elif _DIVIDER.match(line) or (closing and closing.group(1).lower() not in _HTML_NAMES):
             lines[i] = ""
-    return "\n".join(lines)
+        else:
+            opening = _OPEN_TAG.match(line)
+            name = opening.group(1) if opening else ""
+            ends = closers.get(name.lower(), []) if name.lower() not in _HTML_NAMES else []
+            after = bisect.bisect_right(ends, i)
+            if after < len(ends):
+                regions.append((i, ends[after], name))
+                lines[i] = ""
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if filled:
+        # a tag around the whole file (``<laravel-boost-guidelines>``) wraps, like a fence
+        regions = [r for r in regions if not (r[0] < filled[0] and r[1] > filled[-1])]
+    return "\n".join(lines), regions
 
 
 def split_blocks(
@@ -739,8 +782,9 @@ def split_blocks(
     ``line_offset`` is the number of source lines before ``body`` so spans point into
     the original file.
     """
-    body = _unwrap(body)
+    body, regions = _unwrap_regions(body)
     tree = _tree(body)
     walker = _Walker(body, line_offset)
+    walker.tags = [(start, end, name, []) for start, end, name in regions]
     walker.walk(tree.children)
     return walker.blocks, walker.heading_lines
