@@ -533,3 +533,18 @@ def test_a_tag_names_the_section_of_everything_inside_it(tmp_path: Path) -> None
             False,
         ),
     ]
+
+
+def test_a_shebang_is_not_a_comment_of_the_code(tmp_path: Path) -> None:
+    # a script under a heading with no rule above it became the rule "!/usr/bin/env
+    # bash", once per script (and lint called the copies duplicates)
+    rules = _rules(
+        tmp_path,
+        "# Hooks\n\n## Validate\n\n```bash\n#!/usr/bin/env bash\ninput=$(cat)\n"
+        'if [ -z "$input" ]; then exit 1; fi\n```\n\n'
+        "## Test\n\nRun the tests:\n\n```bash\n#!/usr/bin/env bash\nnpm test\n```\n",
+    )
+    assert [(r.text, r.source.line_start) for r in rules] == [
+        ("Run the tests:", 13),
+        ("`npm test`", 17),
+    ]

@@ -36,7 +36,8 @@ def _tree(text: str) -> SyntaxTreeNode:
     return SyntaxTreeNode(_markdown().parse(text))
 
 
-_COMMENT = re.compile(r"^\s*(#|//|--|;|<!--)\s?(.*?)(-->)?\s*$")
+#: A comment line of code; a shebang (``#!/usr/bin/env bash``) says which shell, not why.
+_COMMENT = re.compile(r"^\s*(#(?!!)|//|--|;|<!--)\s?(.*?)(-->)?\s*$")
 
 
 @dataclass
@@ -120,7 +121,7 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
         line = first_line + 1 + offset
         stripped = raw.strip()
         if not parts:
-            if not stripped:
+            if not stripped or stripped.startswith("#!"):
                 note = ""
                 continue
             comment = _COMMENT.match(raw)
