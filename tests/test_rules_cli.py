@@ -184,3 +184,19 @@ def test_compile_says_why_the_constitution_is_empty(repo: Path, run_charter) -> 
     done = run_charter("compile", cwd=repo, env={"COLUMNS": "200"})
     assert "Constitution: empty" not in done.stdout
     assert "Never commit secrets" in done.stdout
+
+
+def test_lint_does_not_call_a_lead_in_under_another_heading_a_duplicate(
+    repo: Path, run_charter
+) -> None:
+    write(
+        repo,
+        "CLAUDE.md",
+        "# Alerts\n\n## NOTE\n\n**When to use:**\n- Background context for the reader\n\n"
+        "## TIP\n\n**When to use:**\n- Optional best practices\n\n"
+        "## Style\n\n- Keep alerts short.\n- Keep alerts short.\n",
+    )
+    proc = run_charter("lint", "--json", cwd=repo)
+    issues = json.loads(proc.stdout)["issues"]
+    # the real repeat is still reported; the lead-ins introduce different items
+    assert [(i["kind"], i["location"]) for i in issues] == [("duplicate", "CLAUDE.md:16")]
