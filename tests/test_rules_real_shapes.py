@@ -548,3 +548,27 @@ def test_a_shebang_is_not_a_comment_of_the_code(tmp_path: Path) -> None:
         ("Run the tests:", 13),
         ("`npm test`", 17),
     ]
+
+
+def test_one_word_items_are_part_of_the_lead_in_above_them(tmp_path: Path) -> None:
+    # each item alone is one word, too short to be a rule: the paths were lost and the
+    # rule said "do not hand-edit" without saying what
+    rules = _rules(
+        tmp_path,
+        "# Generated Files\n\n"
+        "Do not hand-edit generated or build artifacts:\n\n"
+        "- `generated/*`\n- `web/.next/*`\n- `*/dist/*`\n\n"
+        "When adding a new tool:\n\n"
+        "- Register it in the tool index.\n",
+    )
+    got = [(r.text, r.source.line_start, r.source.line_end) for r in rules]
+    assert got == [
+        (
+            "Do not hand-edit generated or build artifacts: `generated/*`; `web/.next/*`;"
+            " `*/dist/*`",
+            3,
+            7,
+        ),
+        ("When adding a new tool:", 9, 9),
+        ("Register it in the tool index.", 11, 11),
+    ]

@@ -254,7 +254,18 @@ class _Walker:
                     self.headings.pop()
                     walked.add(index + 1)
                     continue
-                if _is_lead_in(_inline_text(node)):
+                lead = _inline_text(node)
+                if _is_lead_in(lead) and _one_word_items(after):
+                    # "Do not hand-edit generated files:" over `generated/*`, `dist/*`: a
+                    # one-word item is no rule alone (it was dropped), so the list is
+                    # what the lead-in says, and one rule with it
+                    start, _ = self.span(node)
+                    _, end = self.span(after)
+                    items = "; ".join(_item_texts([after]))
+                    self.add(Block("paragraph", f"{lead} {items}", start, end, self.section()))
+                    walked.add(index + 1)
+                    continue
+                if _is_lead_in(lead):
                     # "When adding a new tool:" over a list: the paragraph stays a unit and
                     # becomes each item's retrieval context (never its displayed text)
                     self.add_paragraph(node, context, depth)
@@ -645,6 +656,17 @@ def _item_texts(lists: list[SyntaxTreeNode]) -> list[str]:
         for item in lst.children:
             out.append(" ".join(_inline_text(p) for p in item.children if p.type == "paragraph"))
     return [t for t in out if t]
+
+
+def _one_word_items(node: SyntaxTreeNode) -> bool:
+    """A list whose items are one word or code span each (paths, names), not nested."""
+    items = node.children
+    texts = _item_texts([node])
+    return (
+        len(texts) == len(items)
+        and all(len(t.split()) == 1 for t in texts)
+        and not any(c.type in LISTS for item in items for c in item.children)
+    )
 
 
 def _plain_items(lists: list[SyntaxTreeNode]) -> bool:
