@@ -321,3 +321,16 @@ def test_a_root_rule_file_linked_into_a_folder_applies_everywhere(repo: Path) ->
         # a link beside its target keeps the folder's scope
         ("docs/AGENTS.md", ("docs/**",)),
     }
+
+
+def test_gemini_md_imports_are_followed(repo: Path) -> None:
+    # Gemini CLI reads `@./path.md` in GEMINI.md like Claude Code does in CLAUDE.md
+    (repo / "docs").mkdir()
+    (repo / "docs" / "style.md").write_text("# Style\n\n- Wrap prose at 100 columns.\n")
+    (repo / "GEMINI.md").write_text("# Gemini\n\n@./docs/style.md\n\n- Prefer small diffs.\n")
+    compiled = compile_rules(Project.load(repo), write=False)
+    got = [(r.source.path, r.source.line_start, r.text, r.scopes) for r in compiled.rules]
+    assert got == [
+        ("GEMINI.md", 5, "Prefer small diffs.", []),
+        ("docs/style.md", 3, "Wrap prose at 100 columns.", []),
+    ]

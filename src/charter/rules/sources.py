@@ -3,7 +3,7 @@
 Each format says how its rules apply: Cursor's ``alwaysApply`` and Kiro's ``inclusion:
 always`` put a file in the constitution; ``globs``/``paths``/``applyTo``/``fileMatch``
 become repo scopes; a nested CLAUDE.md or AGENTS.md applies to its own subtree. CLAUDE.md
-``@path`` imports are followed up to ``max_import_depth`` levels.
+and GEMINI.md ``@path`` imports are followed up to ``max_import_depth`` levels.
 """
 
 from __future__ import annotations
