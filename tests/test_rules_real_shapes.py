@@ -572,3 +572,24 @@ def test_one_word_items_are_part_of_the_lead_in_above_them(tmp_path: Path) -> No
         ("When adding a new tool:", 9, 9),
         ("Register it in the tool index.", 11, 11),
     ]
+
+
+def test_a_title_case_line_over_a_paragraph_or_a_heading_is_not_a_rule(tmp_path: Path) -> None:
+    rules = _rules(
+        tmp_path,
+        "Code Style and Structure\n\n"
+        "Write concise, technical TypeScript code with accurate examples.\n\n"
+        "Purpose and Functionality\n\n"
+        "## Authentication\n\n"
+        "Use the session helper for every protected page.\n",
+        ".cursorrules",
+    )
+    got = [(r.text, r.source.line_start, r.source.section) for r in rules]
+    assert got == [
+        (
+            "Write concise, technical TypeScript code with accurate examples.",
+            3,
+            "Code Style and Structure",
+        ),
+        ("Use the session helper for every protected page.", 9, "Authentication"),
+    ]

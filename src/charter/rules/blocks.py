@@ -274,6 +274,16 @@ class _Walker:
                     continue
             if index in walked:
                 continue
+            if kind == "paragraph" and _plain_heading(node):
+                if after is None or after.type == "heading":
+                    continue  # "Purpose and Functionality" over a heading: no rule in it
+                if after.type == "paragraph" and not _plain_heading(after):
+                    # over the paragraph it titles, as over a list
+                    self.headings.append((99, _plain_heading(node)))
+                    self.add_paragraph(after, context, depth)
+                    self.headings.pop()
+                    walked.add(index + 1)
+                    continue
             if kind == "paragraph" and after is not None and self.prose(after):
                 title = _inline_text(node)
                 if "\n" not in node.children[0].content and _is_title_line(title):
