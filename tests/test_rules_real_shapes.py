@@ -593,3 +593,15 @@ def test_a_title_case_line_over_a_paragraph_or_a_heading_is_not_a_rule(tmp_path:
         ),
         ("Use the session helper for every protected page.", 9, "Authentication"),
     ]
+
+
+def test_a_rule_wrapped_in_a_tag_on_its_line_is_shown_without_it(tmp_path: Path) -> None:
+    rules = _rules(
+        tmp_path,
+        "# Git\n\n<important>Do not return any text other than the commands.</important>\n\n"
+        "<code>npm test</code> runs every suite before a push.\n",
+    )
+    assert [r.text for r in rules] == [
+        "Do not return any text other than the commands.",
+        "<code>npm test</code> runs every suite before a push.",
+    ]

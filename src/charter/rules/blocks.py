@@ -480,7 +480,16 @@ def _unmark(text: str) -> str:
     """Text without GitHub's markers: a task box (``- [ ] Update the changelog``) says
     nothing about the rule, and an alert (``> [!IMPORTANT]``) is shown as its word."""
     text = _TASK_BOX.sub("", text)
-    return _ALERT.sub(lambda m: f"{m.group(1).capitalize()}: ", text)
+    text = _ALERT.sub(lambda m: f"{m.group(1).capitalize()}: ", text)
+    # a rule wrapped in a tag on its own line ("<important>Do not …</important>"): the
+    # tag is emphasis, not text (an HTML element such as <code> stays as written)
+    wrapped = _WRAPPED.match(text)
+    if wrapped and wrapped.group(1).lower() not in _HTML_NAMES:
+        return wrapped.group(2).strip()
+    return text
+
+
+_WRAPPED = re.compile(r"^<([A-Za-z][\w.-]*)(?:\s[^>]*)?>((?:(?!</?\1[\s>]).)+)</\1\s*>$", re.DOTALL)
 
 
 _OPEN_TAG = re.compile(r"^\s*<([A-Za-z][\w.-]*)(?:\s[^>]*)?>\s*$")
