@@ -605,3 +605,24 @@ def test_a_rule_wrapped_in_a_tag_on_its_line_is_shown_without_it(tmp_path: Path)
         "Do not return any text other than the commands.",
         "<code>npm test</code> runs every suite before a push.",
     ]
+
+
+def test_chinese_and_japanese_rules_are_not_dropped_as_one_word(tmp_path: Path) -> None:
+    # no spaces between words: "错误：始终检查并处理" (errors: always check and handle)
+    # was one "word", too short to be a rule; Japanese lines ending in "。" were joined
+    rules = _rules(
+        tmp_path,
+        "# 代码风格规范\n\n## Go\n- 错误：始终检查并处理\n- 文件：`snake_case.go`\n\n"
+        "## 実装ステップ\n\n"
+        "ツール群を提供するMCPサーバーです。\n"
+        "タスクのCRUD操作を提供します。\n\n"
+        "- 単体テストおよび統合テストを修正/追加する\n",
+    )
+    got = [(r.text, r.source.line_start, r.source.line_end) for r in rules]
+    assert got == [
+        ("错误：始终检查并处理", 4, 4),
+        ("文件：`snake_case.go`", 5, 5),
+        ("ツール群を提供するMCPサーバーです。", 9, 9),
+        ("タスクのCRUD操作を提供します。", 10, 10),
+        ("単体テストおよび統合テストを修正/追加する", 12, 12),
+    ]

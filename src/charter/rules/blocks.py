@@ -40,6 +40,17 @@ def _tree(text: str) -> SyntaxTreeNode:
 _COMMENT = re.compile(r"^\s*(#(?!!)|//|--|;|<!--)\s?(.*?)(-->)?\s*$")
 
 
+#: Scripts written without spaces between words: Chinese and Japanese.
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def word_count(text: str) -> int:
+    """Words of ``text``: whitespace-separated, but a run of Chinese or Japanese counts a
+    word per character, since those scripts put no spaces between words ("错误：始终检查并处理"
+    is an instruction, not one word)."""
+    return sum(max(1, len(_UNSPACED.findall(token))) for token in text.split())
+
+
 @dataclass
 class Block:
     """One candidate rule: its text, where it is, and what surrounds it."""
@@ -319,7 +330,7 @@ class _Walker:
                 text = re.sub(r"<!--.*?(?:-->|$)", " ", node.content, flags=re.DOTALL)
                 text = re.sub(r"<[^>]+>", " ", text)
                 text = " ".join(text.split())
-                if len(text.split()) >= 4:
+                if word_count(text) >= 4:
                     start, end = self.span(node)
                     self.add(Block("paragraph", text, start, end, self.section(), context))
 
@@ -541,8 +552,10 @@ def _list_title(text: str) -> str:
     return bold.group("t").strip().rstrip(":").strip() if bold else ""
 
 
-_SENTENCE_END = re.compile(r"[.!?][)\]\"'*_`]*$")
-_STARTS_NEW = re.compile(r"^[*_`\"'(\[]*[A-Z0-9]")
+_SENTENCE_END = re.compile(r"[.!?。！？][)\]\"'*_`」』）]*$")
+#: A line that starts a new unit: a capital, a digit, or a Chinese or Japanese character
+#: (those scripts have no capitals).
+_STARTS_NEW = re.compile(r"^[*_`\"'(\[「『（]*[A-Z0-9\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def _is_title_line(line: str) -> bool:
@@ -683,7 +696,7 @@ def _one_word_items(node: SyntaxTreeNode) -> bool:
     texts = _item_texts([node])
     return (
         len(texts) == len(items)
-        and all(len(t.split()) == 1 for t in texts)
+        and all(word_count(t) == 1 for t in texts)
         and not any(c.type in LISTS for item in items for c in item.children)
     )
 
