@@ -234,3 +234,25 @@ def test_agents_md_round_trip_keeps_globs_that_prefix_each_other(
     shutil.copytree(out, fresh, dirs_exist_ok=True)
     assert _signature(fresh) == _signature(root)
     assert [r[1] for r in _signature(fresh)] == ["Use appropriate caching strategies."]
+
+
+@pytest.mark.parametrize("fmt", ["cursor", "claude-rules", "copilot"])
+def test_sections_whose_names_slug_alike_get_a_file_each(
+    fmt: str, tmp_path: Path, run_charter: Run
+) -> None:
+    # "Проект" and "Архитектура" both slug to "rules": the second file overwrote the
+    # first and its rules were missing from the export
+    root = _git_project(tmp_path / "src")
+    (root / "CLAUDE.md").write_text(
+        "# Заметки\n\n## Проект\n\n- Витрина только для просмотра данных.\n\n"
+        "## Архитектура\n\n- Данные грузятся одним запросом при старте.\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    res = run_charter("export", fmt, "--out", str(out), cwd=root)
+    assert res.returncode == 0, res.stderr
+    fresh = _git_project(tmp_path / "fresh")
+    shutil.copytree(out, fresh, dirs_exist_ok=True)
+    texts = sorted(r[1] for r in _signature(fresh))
+    assert texts == sorted(r[1] for r in _signature(root))
+    assert len(texts) == 2
