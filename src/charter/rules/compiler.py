@@ -48,7 +48,7 @@ from charter.rules.sources import (
 from charter.rules.vector_cache import VectorCache
 from charter.tokens import count_tokens
 
-STATE_VERSION = 3  # bump when parsing or state layout changes
+STATE_VERSION = 4  # bump when parsing or state layout changes (4: stop-23 parsing fixes)
 
 
 @dataclass
