@@ -222,3 +222,19 @@ def test_context_tool_is_a_known_class_any_case(repo: Path, run_charter) -> None
     bad = run_charter("context", "x", "--tool", "bsah", cwd=repo)
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.strip().startswith("charter: error: --tool must be one of bash, shell")
+
+
+def test_lint_does_not_call_a_lead_in_under_another_heading_a_duplicate(
+    repo: Path, run_charter
+) -> None:
+    write(
+        repo,
+        "CLAUDE.md",
+        "# Alerts\n\n## NOTE\n\n**When to use:**\n- Background context for the reader\n\n"
+        "## TIP\n\n**When to use:**\n- Optional best practices\n\n"
+        "## Style\n\n- Keep alerts short.\n- Keep alerts short.\n",
+    )
+    proc = run_charter("lint", "--json", cwd=repo)
+    issues = json.loads(proc.stdout)["issues"]
+    # the real repeat is still reported; the lead-ins introduce different items
+    assert [(i["kind"], i["location"]) for i in issues] == [("duplicate", "CLAUDE.md:16")]

@@ -214,3 +214,45 @@ def test_export_reports_what_it_wrote_left_and_removed(tmp_path: Path, run_chart
     gone = set(report["files"]) - {p.relative_to(out).as_posix() for p in out.rglob("*.mdc")}
     assert gone and all(f"removed {out / g}" in " ".join(human.stdout.split()) for g in gone)
     assert "files unchanged" in human.stdout
+
+
+def test_agents_md_round_trip_keeps_globs_that_prefix_each_other(
+    tmp_path: Path, run_charter: Run
+) -> None:
+    # `scope:**/*.ts scope:**/*.tsx` in the root AGENTS.md: removing the first tag from
+    # the text also cut "scope:**/*.ts" out of the second, leaving an "x" in every rule
+    root = _git_project(tmp_path / "src")
+    (root / ".cursor" / "rules").mkdir(parents=True)
+    (root / ".cursor" / "rules" / "next.mdc").write_text(
+        "---\nglobs: **/*.ts, **/*.tsx\n---\n- Use appropriate caching strategies.\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    res = run_charter("export", "agents-md", "--out", str(out), cwd=root)
+    assert res.returncode == 0, res.stderr
+    fresh = _git_project(tmp_path / "fresh")
+    shutil.copytree(out, fresh, dirs_exist_ok=True)
+    assert _signature(fresh) == _signature(root)
+    assert [r[1] for r in _signature(fresh)] == ["Use appropriate caching strategies."]
+
+
+@pytest.mark.parametrize("fmt", ["cursor", "claude-rules", "copilot"])
+def test_sections_whose_names_slug_alike_get_a_file_each(
+    fmt: str, tmp_path: Path, run_charter: Run
+) -> None:
+    # "Проект" and "Архитектура" both slug to "rules": the second file overwrote the
+    # first and its rules were missing from the export
+    root = _git_project(tmp_path / "src")
+    (root / "CLAUDE.md").write_text(
+        "# Заметки\n\n## Проект\n\n- Витрина только для просмотра данных.\n\n"
+        "## Архитектура\n\n- Данные грузятся одним запросом при старте.\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    res = run_charter("export", fmt, "--out", str(out), cwd=root)
+    assert res.returncode == 0, res.stderr
+    fresh = _git_project(tmp_path / "fresh")
+    shutil.copytree(out, fresh, dirs_exist_ok=True)
+    texts = sorted(r[1] for r in _signature(fresh))
+    assert texts == sorted(r[1] for r in _signature(root))
+    assert len(texts) == 2

@@ -423,3 +423,206 @@ def test_a_shouted_line_between_equals_signs_stays_a_rule(tmp_path: Path) -> Non
     # only Laravel Boost's "=== name rules ===" joins are dividers
     rules = _rules(tmp_path, "# R\n\n=== NEVER commit the .env file ===\n")
     assert [r.text for r in rules] == ["=== NEVER commit the .env file ==="]
+
+
+def test_a_title_case_line_over_a_list_is_its_section_not_a_rule(tmp_path: Path) -> None:
+    # plain-text rule files (.cursorrules) write headings without '#'
+    rules = _rules(
+        tmp_path,
+        "You are an expert in Python and FastAPI.\n\n"
+        "Key Principles\n\n"
+        "- Write concise, technical responses.\n"
+        "- Prefer iteration over duplication.\n\n"
+        "Error Handling and Validation\n"
+        "- Handle errors at the beginning of functions.\n\n"
+        "Follow these rules\n"
+        "- Use early returns.\n",
+        ".cursorrules",
+    )
+    got = [(r.text, r.source.line_start, r.source.section) for r in rules]
+    assert got == [
+        ("You are an expert in Python and FastAPI.", 1, ""),
+        ("Write concise, technical responses.", 5, "Key Principles"),
+        ("Prefer iteration over duplication.", 6, "Key Principles"),
+        ("Handle errors at the beginning of functions.", 9, "Error Handling and Validation"),
+        # an instruction is not Title Case: it stays a rule
+        ("Follow these rules", 11, ""),
+        ("Use early returns.", 12, ""),
+    ]
+
+
+def test_label_value_lines_and_hard_breaks_are_one_rule_each(tmp_path: Path) -> None:
+    # "Backend: Node.js" is a statement, not a title over the lines under it; a line
+    # ended with two spaces (a Markdown hard break) was ended on purpose
+    rules = _rules(
+        tmp_path,
+        "# Stack\n\n"
+        "Backend: Node.js with Express.js  \n"
+        "Database: MongoDB with Mongoose ODM  \n"
+        "Version Control: Git\n"
+        "Deployment: Docker (optional)\n\n"
+        "Users browse available pools  \n"
+        "Submit up to 3 requests per pool  \n"
+        "a hard break inside a wrapped\n"
+        "sentence stays one rule.\n\n"
+        "**Note:**  \n"
+        "This lead-in stays with its note.\n",
+        ".cursorrules",
+    )
+    got = [(r.text, r.source.line_start, r.source.line_end, r.source.section) for r in rules]
+    assert got == [
+        ("Backend: Node.js with Express.js", 3, 3, "Stack"),
+        ("Database: MongoDB with Mongoose ODM", 4, 4, "Stack"),
+        ("Version Control: Git", 5, 5, "Stack"),
+        ("Deployment: Docker (optional)", 6, 6, "Stack"),
+        ("Users browse available pools", 8, 8, "Stack"),
+        (
+            "Submit up to 3 requests per pool a hard break inside a wrapped"
+            " sentence stays one rule.",
+            9,
+            11,
+            "Stack",
+        ),
+        ("Note: This lead-in stays with its note.", 13, 14, "Stack"),
+    ]
+
+
+TAGGED = """# Review
+
+<common_commands>
+## Checks
+
+- Run `gh pr checks` before approving.
+</common_commands>
+
+<critical_rules>
+
+- Never merge your own pull request.
+
+- Never force-push a shared branch.
+</critical_rules>
+
+<general_guidelines_for_commenting>
+Thank the author first and keep the review short.
+
+Request changes instead of approving when something must change.
+</general_guidelines_for_commenting>
+"""
+
+
+def test_a_tag_names_the_section_of_everything_inside_it(tmp_path: Path) -> None:
+    # prompt-style files group rules in tags with blank lines inside and underscores in
+    # the name (no HTML tag has one: Markdown read "<general_guidelines...>" as text)
+    rules = _rules(tmp_path, TAGGED)
+    got = [(r.text, r.source.line_start, r.source.section, r.constitution) for r in rules]
+    assert got == [
+        ("Run `gh pr checks` before approving.", 6, "Review > common_commands > Checks", False),
+        ("Never merge your own pull request.", 11, "Review > critical_rules", True),
+        ("Never force-push a shared branch.", 13, "Review > critical_rules", True),
+        # the heading inside the tag ends with it
+        (
+            "Thank the author first and keep the review short.",
+            17,
+            "Review > general_guidelines_for_commenting",
+            False,
+        ),
+        (
+            "Request changes instead of approving when something must change.",
+            19,
+            "Review > general_guidelines_for_commenting",
+            False,
+        ),
+    ]
+
+
+def test_a_shebang_is_not_a_comment_of_the_code(tmp_path: Path) -> None:
+    # a script under a heading with no rule above it became the rule "!/usr/bin/env
+    # bash", once per script (and lint called the copies duplicates)
+    rules = _rules(
+        tmp_path,
+        "# Hooks\n\n## Validate\n\n```bash\n#!/usr/bin/env bash\ninput=$(cat)\n"
+        'if [ -z "$input" ]; then exit 1; fi\n```\n\n'
+        "## Test\n\nRun the tests:\n\n```bash\n#!/usr/bin/env bash\nnpm test\n```\n",
+    )
+    assert [(r.text, r.source.line_start) for r in rules] == [
+        ("Run the tests:", 13),
+        ("`npm test`", 17),
+    ]
+
+
+def test_one_word_items_are_part_of_the_lead_in_above_them(tmp_path: Path) -> None:
+    # each item alone is one word, too short to be a rule: the paths were lost and the
+    # rule said "do not hand-edit" without saying what
+    rules = _rules(
+        tmp_path,
+        "# Generated Files\n\n"
+        "Do not hand-edit generated or build artifacts:\n\n"
+        "- `generated/*`\n- `web/.next/*`\n- `*/dist/*`\n\n"
+        "When adding a new tool:\n\n"
+        "- Register it in the tool index.\n",
+    )
+    got = [(r.text, r.source.line_start, r.source.line_end) for r in rules]
+    assert got == [
+        (
+            "Do not hand-edit generated or build artifacts: `generated/*`; `web/.next/*`;"
+            " `*/dist/*`",
+            3,
+            7,
+        ),
+        ("When adding a new tool:", 9, 9),
+        ("Register it in the tool index.", 11, 11),
+    ]
+
+
+def test_a_title_case_line_over_a_paragraph_or_a_heading_is_not_a_rule(tmp_path: Path) -> None:
+    rules = _rules(
+        tmp_path,
+        "Code Style and Structure\n\n"
+        "Write concise, technical TypeScript code with accurate examples.\n\n"
+        "Purpose and Functionality\n\n"
+        "## Authentication\n\n"
+        "Use the session helper for every protected page.\n",
+        ".cursorrules",
+    )
+    got = [(r.text, r.source.line_start, r.source.section) for r in rules]
+    assert got == [
+        (
+            "Write concise, technical TypeScript code with accurate examples.",
+            3,
+            "Code Style and Structure",
+        ),
+        ("Use the session helper for every protected page.", 9, "Authentication"),
+    ]
+
+
+def test_a_rule_wrapped_in_a_tag_on_its_line_is_shown_without_it(tmp_path: Path) -> None:
+    rules = _rules(
+        tmp_path,
+        "# Git\n\n<important>Do not return any text other than the commands.</important>\n\n"
+        "<code>npm test</code> runs every suite before a push.\n",
+    )
+    assert [r.text for r in rules] == [
+        "Do not return any text other than the commands.",
+        "<code>npm test</code> runs every suite before a push.",
+    ]
+
+
+def test_chinese_and_japanese_rules_are_not_dropped_as_one_word(tmp_path: Path) -> None:
+    # no spaces between words: "错误：始终检查并处理" (errors: always check and handle)
+    # was one "word", too short to be a rule; Japanese lines ending in "。" were joined
+    rules = _rules(
+        tmp_path,
+        "# 代码风格规范\n\n## Go\n- 错误：始终检查并处理\n- 文件：`snake_case.go`\n\n"
+        "## 実装ステップ\n\n"
+        "ツール群を提供するMCPサーバーです。\n"
+        "タスクのCRUD操作を提供します。\n\n"
+        "- 単体テストおよび統合テストを修正/追加する\n",
+    )
+    got = [(r.text, r.source.line_start, r.source.line_end) for r in rules]
+    assert got == [
+        ("错误：始终检查并处理", 4, 4),
+        ("文件：`snake_case.go`", 5, 5),
+        ("ツール群を提供するMCPサーバーです。", 9, 9),
+        ("タスクのCRUD操作を提供します。", 10, 10),
+        ("単体テストおよび統合テストを修正/追加する", 12, 12),
+    ]

@@ -299,3 +299,38 @@ def test_shell_blocks_transcripts_scripts_and_continuations(repo: Path) -> None:
     # a backslash continuation is one command, with the comment above it
     start, end = commands["`fly deploy --app preview` (deploy the preview)"]
     assert lines[start - 1].startswith("fly deploy") and lines[end - 1].strip() == "--app preview"
+
+
+def test_a_root_rule_file_linked_into_a_folder_applies_everywhere(repo: Path) -> None:
+    # langfuse: AGENTS.md -> .agents/AGENTS.md and CLAUDE.md -> AGENTS.md. The file is
+    # read once, under its target's path; it is still the root file, not .agents/'s
+    (repo / ".agents").mkdir()
+    (repo / ".agents" / "AGENTS.md").write_text("# Rules\n\n- Run the linter before pushing.\n")
+    (repo / "AGENTS.md").symlink_to(".agents/AGENTS.md")
+    (repo / "CLAUDE.md").symlink_to("AGENTS.md")
+    (repo / "web").mkdir()
+    (repo / "web" / "AGENTS.md").write_text("# Web\n\n- Use the design tokens for colours.\n")
+    (repo / "docs").mkdir()
+    (repo / "docs" / "AGENTS.md").write_text("# Docs\n\n- Wrap prose at 100 columns.\n")
+    (repo / "docs" / "CLAUDE.md").symlink_to("AGENTS.md")
+    compiled = compile_rules(Project.load(repo), write=False)
+    got = {(r.source.path, tuple(r.scopes)) for r in compiled.rules}
+    assert got == {
+        (".agents/AGENTS.md", ()),
+        ("web/AGENTS.md", ("web/**",)),
+        # a link beside its target keeps the folder's scope
+        ("docs/AGENTS.md", ("docs/**",)),
+    }
+
+
+def test_gemini_md_imports_are_followed(repo: Path) -> None:
+    # Gemini CLI reads `@./path.md` in GEMINI.md like Claude Code does in CLAUDE.md
+    (repo / "docs").mkdir()
+    (repo / "docs" / "style.md").write_text("# Style\n\n- Wrap prose at 100 columns.\n")
+    (repo / "GEMINI.md").write_text("# Gemini\n\n@./docs/style.md\n\n- Prefer small diffs.\n")
+    compiled = compile_rules(Project.load(repo), write=False)
+    got = [(r.source.path, r.source.line_start, r.text, r.scopes) for r in compiled.rules]
+    assert got == [
+        ("GEMINI.md", 5, "Prefer small diffs.", []),
+        ("docs/style.md", 3, "Wrap prose at 100 columns.", []),
+    ]

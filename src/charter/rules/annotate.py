@@ -191,8 +191,10 @@ def parse_annotations(text: str) -> Annotations:
             for dom in ann.domains:
                 clean = re.sub(rf"(?<![\w/.@`])@{re.escape(dom)}\b(?![/.\w@-])", " ", clean)
             continue
-        for m in rx.finditer(_strip_code(clean)):
-            clean = clean.replace(m.group(0), " ")
+        # longest first: removing ``scope:**/*.ts`` first left the ``x`` of ``scope:**/*.tsx``
+        tokens = {m.group(0) for m in rx.finditer(_strip_code(clean))}
+        for token in sorted(tokens, key=lambda t: (-len(t), t)):
+            clean = clean.replace(token, " ")
     ann.clean_text = " ".join(clean.split())
     return ann
 

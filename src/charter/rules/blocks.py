@@ -36,7 +36,19 @@ def _tree(text: str) -> SyntaxTreeNode:
     return SyntaxTreeNode(_markdown().parse(text))
 
 
-_COMMENT = re.compile(r"^\s*(#|//|--|;|<!--)\s?(.*?)(-->)?\s*$")
+#: A comment line of code; a shebang (``#!/usr/bin/env bash``) says which shell, not why.
+_COMMENT = re.compile(r"^\s*(#(?!!)|//|--|;|<!--)\s?(.*?)(-->)?\s*$")
+
+
+#: Scripts written without spaces between words: Chinese and Japanese.
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def word_count(text: str) -> int:
+    """Words of ``text``: whitespace-separated, but a run of Chinese or Japanese counts a
+    word per character, since those scripts put no spaces between words ("错误：始终检查并处理"
+    is an instruction, not one word)."""
+    return sum(max(1, len(_UNSPACED.findall(token))) for token in text.split())
 
 
 @dataclass
@@ -120,7 +132,7 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
         line = first_line + 1 + offset
         stripped = raw.strip()
         if not parts:
-            if not stripped:
+            if not stripped or stripped.startswith("#!"):
                 note = ""
                 continue
             comment = _COMMENT.match(raw)
@@ -157,9 +169,13 @@ class _Walker:
         self.lines = source.splitlines()
         self.offset = offset  # lines of front matter removed before parsing
         self.blocks: list[Block] = []
-        self.headings: list[tuple[int, str]] = []
+        self.headings: list[tuple[float, str]] = []
         self.heading_lines: list[tuple[int, int, list[str]]] = []
         self.indents = 0  # indented blocks read as rules around this walker
+        #: tag sections of the file (0-based open and close lines, name, headings saved
+        #: at the open tag); only the file's own walker has them
+        self.tags: list[tuple[int, int, str, list[tuple[float, str]]]] = []
+        self.open_tags: list[int] = []  # indexes into ``tags``
 
     def section(self) -> list[str]:
         return [text for _, text in self.headings]
@@ -209,12 +225,36 @@ class _Walker:
                 )
             )
 
+    def cross_tags(self, line0: int) -> None:
+        """Enter and leave tag sections before the block starting at ``line0``: a tag is a
+        section just under the heading it is in, and headings inside it end with it."""
+        while self.open_tags and self.tags[self.open_tags[-1]][1] < line0:
+            saved = self.tags[self.open_tags.pop()][3]
+            self.headings[:] = saved
+        for index, (start, end, name, saved) in enumerate(self.tags):
+            if start < line0 <= end and index not in self.open_tags:
+                saved[:] = list(self.headings)
+                level = self.headings[-1][0] if self.headings else 0
+                self.headings.append((level + 0.001, name))
+                self.open_tags.append(index)
+
     def walk(self, nodes: list[SyntaxTreeNode], context: str = "", depth: int = 0) -> None:
         walked: set[int] = set()
         for index, node in enumerate(nodes):
             kind = node.type
+            if self.tags and node.map is not None:
+                self.cross_tags(node.map[0])
             after = nodes[index + 1] if index + 1 < len(nodes) else None
             if kind == "paragraph" and after is not None and after.type in LISTS:
+                heading = _plain_heading(node)
+                if heading:
+                    # "Error Handling and Validation" alone on a line over a list (plain-text
+                    # rule files have no '#'): a heading, not a rule; it names the section
+                    self.headings.append((99, heading))
+                    self.walk_list(after, context, depth)
+                    self.headings.pop()
+                    walked.add(index + 1)
+                    continue
                 title = _list_title(_inline_text(node))
                 if title:
                     # "**Testing**" or "Database rules:" over a list names its section;
@@ -225,7 +265,18 @@ class _Walker:
                     self.headings.pop()
                     walked.add(index + 1)
                     continue
-                if _is_lead_in(_inline_text(node)):
+                lead = _inline_text(node)
+                if _is_lead_in(lead) and _one_word_items(after):
+                    # "Do not hand-edit generated files:" over `generated/*`, `dist/*`: a
+                    # one-word item is no rule alone (it was dropped), so the list is
+                    # what the lead-in says, and one rule with it
+                    start, _ = self.span(node)
+                    _, end = self.span(after)
+                    items = "; ".join(_item_texts([after]))
+                    self.add(Block("paragraph", f"{lead} {items}", start, end, self.section()))
+                    walked.add(index + 1)
+                    continue
+                if _is_lead_in(lead):
                     # "When adding a new tool:" over a list: the paragraph stays a unit and
                     # becomes each item's retrieval context (never its displayed text)
                     self.add_paragraph(node, context, depth)
@@ -234,6 +285,16 @@ class _Walker:
                     continue
             if index in walked:
                 continue
+            if kind == "paragraph" and _plain_heading(node):
+                if after is None or after.type == "heading":
+                    continue  # "Purpose and Functionality" over a heading: no rule in it
+                if after.type == "paragraph" and not _plain_heading(after):
+                    # over the paragraph it titles, as over a list
+                    self.headings.append((99, _plain_heading(node)))
+                    self.add_paragraph(after, context, depth)
+                    self.headings.pop()
+                    walked.add(index + 1)
+                    continue
             if kind == "paragraph" and after is not None and self.prose(after):
                 title = _inline_text(node)
                 if "\n" not in node.children[0].content and _is_title_line(title):
@@ -269,7 +330,7 @@ class _Walker:
                 text = re.sub(r"<!--.*?(?:-->|$)", " ", node.content, flags=re.DOTALL)
                 text = re.sub(r"<[^>]+>", " ", text)
                 text = " ".join(text.split())
-                if len(text.split()) >= 4:
+                if word_count(text) >= 4:
                     start, end = self.span(node)
                     self.add(Block("paragraph", text, start, end, self.section(), context))
 
@@ -325,9 +386,12 @@ class _Walker:
         if not text:
             return
         start, end = self.span(node)
-        inline = [_hard_breaks(c.content) for c in node.children if c.type == "inline"]
-        lines = inline[0].split("\n") if len(inline) == 1 else []
-        groups = _line_groups(lines) if len(lines) == end - start + 1 else []
+        raw = [c.content for c in node.children if c.type == "inline"]
+        lines = _hard_breaks(raw[0]).split("\n") if len(raw) == 1 else []
+        broken = (
+            [_HARD_BREAK.search(line) is not None for line in raw[0].split("\n")] if raw else []
+        )
+        groups = _line_groups(lines, broken) if len(lines) == end - start + 1 else []
         if len(groups) <= 1:
             self.add(Block("paragraph", text, start, end, self.section(), context, [], depth))
             return
@@ -355,6 +419,8 @@ class _Walker:
     ) -> None:
         ordered = node.type == "ordered_list"
         for item in node.children:
+            if self.tags and item.map is not None:
+                self.cross_tags(item.map[0])  # a list goes on across a tag's blank lines
             own = [c for c in item.children if c.type in ("paragraph", "html_block")]
             nested = [c for c in item.children if c.type in LISTS]
             first_nested = min((c.map[0] for c in nested if c.map), default=None)
@@ -425,10 +491,19 @@ def _unmark(text: str) -> str:
     """Text without GitHub's markers: a task box (``- [ ] Update the changelog``) says
     nothing about the rule, and an alert (``> [!IMPORTANT]``) is shown as its word."""
     text = _TASK_BOX.sub("", text)
-    return _ALERT.sub(lambda m: f"{m.group(1).capitalize()}: ", text)
+    text = _ALERT.sub(lambda m: f"{m.group(1).capitalize()}: ", text)
+    # a rule wrapped in a tag on its own line ("<important>Do not …</important>"): the
+    # tag is emphasis, not text (an HTML element such as <code> stays as written)
+    wrapped = _WRAPPED.match(text)
+    if wrapped and wrapped.group(1).lower() not in _HTML_NAMES:
+        return wrapped.group(2).strip()
+    return text
 
 
-_OPEN_TAG = re.compile(r"^\s*<([A-Za-z][\w-]*)(?:\s[^>]*)?>\s*$")
+_WRAPPED = re.compile(r"^<([A-Za-z][\w.-]*)(?:\s[^>]*)?>((?:(?!</?\1[\s>]).)+)</\1\s*>$", re.DOTALL)
+
+
+_OPEN_TAG = re.compile(r"^\s*<([A-Za-z][\w.-]*)(?:\s[^>]*)?>\s*$")
 _HTML_NAMES = frozenset(
     [
         "div",
@@ -477,8 +552,10 @@ def _list_title(text: str) -> str:
     return bold.group("t").strip().rstrip(":").strip() if bold else ""
 
 
-_SENTENCE_END = re.compile(r"[.!?][)\]\"'*_`]*$")
-_STARTS_NEW = re.compile(r"^[*_`\"'(\[]*[A-Z0-9]")
+_SENTENCE_END = re.compile(r"[.!?。！？][)\]\"'*_`」』）]*$")
+#: A line that starts a new unit: a capital, a digit, or a Chinese or Japanese character
+#: (those scripts have no capitals).
+_STARTS_NEW = re.compile(r"^[*_`\"'(\[「『（]*[A-Z0-9\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def _is_title_line(line: str) -> bool:
@@ -488,8 +565,52 @@ def _is_title_line(line: str) -> bool:
         0 < len(words) <= 6
         and plain[:1].isupper()
         and not re.search(r"[.!?,;:]$", plain)
+        and not _LABEL.match(plain)
         and sum(w[:1].isupper() for w in words) >= max(1, len(words) // 2)
     )
+
+
+#: Words a Title Case heading leaves in lower case ("Error Handling and Validation").
+_MINOR_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "at",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "of",
+        "on",
+        "or",
+        "per",
+        "the",
+        "to",
+        "vs",
+        "via",
+        "with",
+        "&",
+    ]
+)
+
+
+def _plain_heading(node: SyntaxTreeNode) -> str:
+    """The heading a one-line paragraph is, or ``""``: Title Case words, at most six, no
+    sentence punctuation and no "label: value" colon ("Key Principles", "Python/FastAPI",
+    "FastAPI-Specific Guidelines"; not "Follow these rules" or "Frontend: React")."""
+    inline = [c for c in node.children if c.type == "inline"]
+    if len(inline) != 1 or "\n" in inline[0].content.strip():
+        return ""
+    plain = re.sub(r"[*_`#]+", "", inline[0].content).strip()
+    words = plain.split()
+    if not 0 < len(words) <= 6 or not plain[:1].isupper() or re.search(r"[.!?,;:]", plain):
+        return ""
+    if all(w[:1].isupper() or not w[:1].isalpha() or w.lower() in _MINOR_WORDS for w in words):
+        return plain
+    return ""
 
 
 #: Bullets that are not Markdown list markers ("• Use tabs", "✅ Use named exports",
@@ -501,17 +622,31 @@ def _opens_with_bullet(line: str) -> bool:
     return bool(line) and (line[0] in _BULLETS or unicodedata.category(line[0]) == "So")
 
 
-def _line_groups(lines: list[str]) -> list[tuple[int, int, bool]]:
-    """Consecutive line ranges ``(first, last, is_title)`` that each hold one unit."""
+#: A line that opens with a label and a colon ("Backend: Node.js with Express",
+#: "**Note:** …"): one statement of a "label: value" list, never a title.
+_LABEL = re.compile(r"^[*_`]*[A-Z][\w./+&'’()-]*(?:\s+[\w./+&'’()-]+){0,3}[*_`]*:[*_`]*\s+\S")
+#: A Markdown hard line break ending a line: two spaces or a backslash.
+_HARD_BREAK = re.compile(r"(?: {2,}|\\)$")
+
+
+def _line_groups(lines: list[str], broken: list[bool] | None = None) -> list[tuple[int, int, bool]]:
+    """Consecutive line ranges ``(first, last, is_title)`` that each hold one unit.
+
+    ``broken[i]`` says line ``i`` ends with a hard line break: the author ended the
+    line on purpose, so a new capitalised line after it starts a new unit.
+    """
     if len(lines) < 2:
         return [(0, len(lines) - 1, False)] if lines else []
     groups: list[tuple[int, int, bool]] = []
     first = 0
     for i in range(len(lines) - 1):
         here, after = lines[i].strip(), lines[i + 1].strip()
-        title = i == first and _is_title_line(here)
+        title = i == first and _is_title_line(here) and not (broken and broken[i])
+        ended = _SENTENCE_END.search(here) or (
+            broken is not None and broken[i] and not here.rstrip("*_`").endswith(":")
+        )
         if _opens_with_bullet(after) or (
-            _STARTS_NEW.match(after) and (title or _SENTENCE_END.search(here))
+            _STARTS_NEW.match(after) and (title or ended or _LABEL.match(after))
         ):
             groups.append((first, i, title))
             first = i + 1
@@ -553,6 +688,17 @@ def _item_texts(lists: list[SyntaxTreeNode]) -> list[str]:
         for item in lst.children:
             out.append(" ".join(_inline_text(p) for p in item.children if p.type == "paragraph"))
     return [t for t in out if t]
+
+
+def _one_word_items(node: SyntaxTreeNode) -> bool:
+    """A list whose items are one word or code span each (paths, names), not nested."""
+    items = node.children
+    texts = _item_texts([node])
+    return (
+        len(texts) == len(items)
+        and all(word_count(t) == 1 for t in texts)
+        and not any(c.type in LISTS for item in items for c in item.children)
+    )
 
 
 def _plain_items(lists: list[SyntaxTreeNode]) -> bool:
@@ -627,7 +773,17 @@ def _unwrap(body: str) -> str:
     inside fenced code are left alone. The line count never changes, so spans still
     point into the file.
     """
+    return _unwrap_regions(body)[0]
+
+
+def _unwrap_regions(body: str) -> tuple[str, list[tuple[int, int, str]]]:
+    """:func:`_unwrap`, and the sections tags make: ``(open, close, name)``, 0-based
+    lines of a custom tag alone on its line (``<general_guidelines>``, ``<rules>``) and
+    its closing tag, both blanked. Markdown saw only the paragraph right under the tag
+    (and nothing at all when the name has ``_``: no HTML tag has one), so the tag's name
+    was lost for the rest and an underscored tag was shown as part of a rule."""
     lines = _unfence_whole(body.split("\n"))
+    regions: list[tuple[int, int, str]] = []
     closers: dict[str, list[int]] = {}  # tag name -> lines that close it, in order
     for number, line in enumerate(lines):
         tag = _CLOSE_TAG.match(line)
@@ -658,7 +814,19 @@ def _unwrap(body: str) -> str:
             region_end = end
         elif _DIVIDER.match(line) or (closing and closing.group(1).lower() not in _HTML_NAMES):
             lines[i] = ""
-    return "\n".join(lines)
+        else:
+            opening = _OPEN_TAG.match(line)
+            name = opening.group(1) if opening else ""
+            ends = closers.get(name.lower(), []) if name.lower() not in _HTML_NAMES else []
+            after = bisect.bisect_right(ends, i)
+            if after < len(ends):
+                regions.append((i, ends[after], name))
+                lines[i] = ""
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if filled:
+        # a tag around the whole file (``<laravel-boost-guidelines>``) wraps, like a fence
+        regions = [r for r in regions if not (r[0] < filled[0] and r[1] > filled[-1])]
+    return "\n".join(lines), regions
 
 
 def split_blocks(
@@ -669,8 +837,9 @@ def split_blocks(
     ``line_offset`` is the number of source lines before ``body`` so spans point into
     the original file.
     """
-    body = _unwrap(body)
+    body, regions = _unwrap_regions(body)
     tree = _tree(body)
     walker = _Walker(body, line_offset)
+    walker.tags = [(start, end, name, []) for start, end, name in regions]
     walker.walk(tree.children)
     return walker.blocks, walker.heading_lines

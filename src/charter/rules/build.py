@@ -16,7 +16,7 @@ from charter.rules.annotate import (
     parse_annotations,
     polarity,
 )
-from charter.rules.blocks import Block, split_blocks
+from charter.rules.blocks import Block, split_blocks, word_count
 from charter.rules.model import DEFAULT_PRIORITY, Rule, Source
 from charter.rules.sources import SourceFile
 
@@ -93,7 +93,7 @@ def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[R
     for block in blocks:
         ann = parse_annotations(_HTML_COMMENT.sub("", block.text))
         clean = ann.clean_text
-        if len(clean.split()) < 2 and not ann.explicit_id:
+        if word_count(clean) < 2 and not ann.explicit_id:
             continue
         section_path = list(block.section)
         section = " > ".join(section_path)

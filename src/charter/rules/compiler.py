@@ -38,6 +38,7 @@ from charter.rules.model import Rule, Source
 from charter.rules.render import file_header, render_grouped, render_rule_line
 from charter.rules.sources import (
     SourceFile,
+    alias_scopes,
     configured_sources,
     discover,
     kind_for_path,
@@ -47,7 +48,7 @@ from charter.rules.sources import (
 from charter.rules.vector_cache import VectorCache
 from charter.tokens import count_tokens
 
-STATE_VERSION = 3  # bump when parsing or state layout changes
+STATE_VERSION = 4  # bump when parsing or state layout changes (4: stop-23 parsing fixes)
 
 
 @dataclass
@@ -168,15 +169,19 @@ def _sources_for(
                 entries.append((kind, path))
     sources: list[SourceFile] = []
     seen: set[str] = set()
+    aliases: dict[str, list[tuple[str, str]]] = {}  # resolved rel -> (kind, rel as named)
+    for kind, path in entries:
+        aliases.setdefault(project.rel(path), []).append((kind, _named_rel(root, path)))
     for kind, path in entries:
         rel = project.rel(path)
         if rel in seen:
             continue
         try:
             src = load_source(path, rel, kind, settings.max_file_bytes)
+            alias_scopes(src, aliases[rel])
             sources.append(src)
             seen.add(rel)
-            if kind in ("claude", "claude-local"):
+            if kind in ("claude", "claude-local", "gemini"):  # both follow @imports
                 imports = resolve_imports(
                     src,
                     root,
@@ -191,6 +196,14 @@ def _sources_for(
         except CharterError as exc:
             report.errors.append(str(exc))
     return sources
+
+
+def _named_rel(root: Path, path: Path) -> str:
+    """``path`` relative to ``root`` as named, symlinks not followed."""
+    try:
+        return path.absolute().relative_to(root.absolute()).as_posix()
+    except ValueError:
+        return path.name
 
 
 def compile_rules(

@@ -129,8 +129,35 @@ def export_rules(rules: list[Rule], fmt: str) -> list[ExportFile]:
         "agents-md": _agents_md,
         "copilot": _copilot,
     }[fmt]
-    files = build(constitution, shards)
+    files = _unique(build(constitution, shards))
     return sorted(files, key=lambda f: f.path)
+
+
+_SUFFIX = re.compile(r"(\.instructions\.md|\.mdc|\.md)$")
+
+
+def _split_suffix(path: str) -> tuple[str, str]:
+    match = _SUFFIX.search(path)
+    return (path[: match.start()], match.group(1)) if match else (path, "")
+
+
+def _unique(files: list[ExportFile]) -> list[ExportFile]:
+    """``files`` with a number added to a name already taken, in build order (source order,
+    so deterministic). Sections whose names slug alike ("Проект" and "Архитектура" are both
+    ``rules``; ``**/*.ts`` and ``*.ts`` are both ``ts``) wrote the same file, and the later
+    one overwrote the earlier: its rules were silently missing from the export."""
+    taken: set[str] = set()
+    out = []
+    for file in files:
+        path = file.path
+        count = 1
+        while path in taken:
+            count += 1
+            stem, suffix = _split_suffix(file.path)
+            path = f"{stem}-{count}{suffix}"
+        taken.add(path)
+        out.append(ExportFile(path, file.text))
+    return out
 
 
 def _cursor(

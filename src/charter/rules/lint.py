@@ -36,6 +36,10 @@ def lint_rules(compiled: CompiledRules) -> list[LintIssue]:
     seen: dict[str, str] = {}
     for rule in rules:
         key = normalized(rule.text)
+        if key.endswith(":"):
+            # a lead-in ("When to use:") says what its items say: repeated under another
+            # heading it introduces other items, not the same rule again
+            key += "\x00" + rule.source.section
         where = f"{rule.source.path}:{rule.source.line_start}"
         if key in seen:
             issues.append(

@@ -3,7 +3,7 @@
 Each format says how its rules apply: Cursor's ``alwaysApply`` and Kiro's ``inclusion:
 always`` put a file in the constitution; ``globs``/``paths``/``applyTo``/``fileMatch``
 become repo scopes; a nested CLAUDE.md or AGENTS.md applies to its own subtree. CLAUDE.md
-``@path`` imports are followed up to ``max_import_depth`` levels.
+and GEMINI.md ``@path`` imports are followed up to ``max_import_depth`` levels.
 """
 
 from __future__ import annotations
@@ -333,10 +333,41 @@ def _apply_meta(src: SourceFile) -> None:
         trigger = str(meta.get("trigger") or "").lower()
         src.always = trigger == "always_on"
         src.scopes = _as_list(meta.get("globs"))
-    if kind in ("claude", "claude-local", "agents", "gemini") and "/" in src.rel:
-        parent = src.rel.rsplit("/", 1)[0]
-        if not parent.startswith(".claude"):
-            src.scopes = [f"{parent}/**"]
+    if kind in FOLDER_KINDS:
+        src.scopes = folder_scope(src.rel)
+
+
+#: Kinds a nested copy of applies to its own folder (a ``backend/AGENTS.md``).
+FOLDER_KINDS = frozenset(["claude", "claude-local", "agents", "gemini"])
+
+
+def folder_scope(rel: str) -> list[str]:
+    """The scope a CLAUDE.md, AGENTS.md or GEMINI.md at ``rel`` has: its folder, or none
+    at the root (``.claude/CLAUDE.md`` is the root's too)."""
+    if "/" not in rel:
+        return []
+    parent = rel.rsplit("/", 1)[0]
+    return [] if parent.startswith(".claude") else [f"{parent}/**"]
+
+
+def alias_scopes(src: SourceFile, aliases: list[tuple[str, str]]) -> None:
+    """Folder scope of a file reached under several names (symlinks): the union of what
+    each name applies to, none when any name is at the root.
+
+    A root ``AGENTS.md`` that links to ``.agents/AGENTS.md`` (or ``docs/AGENTS.md``) is the
+    project's main rule file, but it is read once, under its target's path; scoped to the
+    target's folder, its rules were filtered out of every task that named a file.
+    """
+    if src.kind not in FOLDER_KINDS or len(aliases) < 2:
+        return
+    scopes: set[str] = set()
+    for kind, rel in aliases:
+        found = folder_scope(rel) if kind in FOLDER_KINDS else []
+        if not found:
+            src.scopes = []
+            return
+        scopes.update(found)
+    src.scopes = sorted(scopes)
 
 
 def load_source(
