@@ -209,10 +209,21 @@ def compact(
         if previous and previous.get("session_id") == key:
             offset = int(previous.get("transcript", {}).get("offset", 0))
         journal = session.journal
-        events = journal.events(track=track, after=after)
+        # Heads only: a long session's journal holds thousands of tool calls and many
+        # whole plans; only decisions, risks and the newest plan are read with their data.
+        events = journal.heads(track=track, after=after)
+        # The journal position this checkpoint covers: the last event READ, not the last
+        # in the journal (a hook may have added one since; it belongs to the next run).
+        seq = max([after, *(e.seq for e in events)])
+        kinds = {e.kind for e in events}
+        noted = (
+            journal.events(track=track, kinds=("decision", "risk"), after=after, upto=seq)
+            if kinds & {"decision", "risk"}
+            else []
+        )
         result = CompactResult(track, previous)
-        decisions = [Decision(**e.data) for e in events if e.kind == "decision"]
-        risks = [Risk(**e.data) for e in events if e.kind == "risk"]
+        decisions = [Decision(**e.data) for e in noted if e.kind == "decision"]
+        risks = [Risk(**e.data) for e in noted if e.kind == "risk"]
         found_d, found_r, new_offset = _assistant_blocks(transcript_path, offset)
         decisions += found_d
         known = {r.id: r for r in tier.risks}
@@ -226,9 +237,6 @@ def compact(
                 found = resolve_risk(found, old, found.severity, found.status)
             known[found.id] = found
             risks.append(found)
-        # The journal position this checkpoint covers: the last event READ, not the last
-        # in the journal (a hook may have added one since; it belongs to the next run).
-        seq = max([after, *(e.seq for e in events)])
         if interrupted(session, track) is not None:
             result.notes.append("finishing a compaction that was interrupted")
         _begin(session, track, previous, after, seq)
@@ -239,9 +247,13 @@ def compact(
                 result.written.append("DECISIONS.md")
         if risks and session.merge_risks(track, risks):
             result.written.append("RISKS.md")
-        plan_events = [e for e in events if e.kind == "plan"]
-        if plan_events:
-            steps = _merge_plan(plan_events[-1].data.get("steps", []), tier.plan)
+        live = (
+            journal.last(track=track, kinds=("plan",), after=after, upto=seq)
+            if "plan" in kinds
+            else None
+        )
+        if live is not None:
+            steps = _merge_plan(live.data.get("steps", []), tier.plan)
             if session.write_plan(track, steps):
                 result.written.append("PLAN.md")
         core = [d for d in decisions if "global" in d.impact.lower().split()]
