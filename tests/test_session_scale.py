@@ -2,8 +2,8 @@
 everything the journal holds.
 
 Real projects, real SQLite journals, real ``charter`` processes; peak memory is the
-child's own ``ru_maxrss`` (``os.wait4``), compared between a small and a large journal of
-the same shape, so the figures hold on any machine.
+process's own ``ru_maxrss`` (``os.wait4`` in a small launcher), for journals compared
+between a small and a large one of the same shape.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from charter.config import Project
@@ -48,22 +47,31 @@ def _grown(root: Path, plans: int) -> None:
         session.close()
 
 
-def _peak_mb(root: Path, *args: str) -> tuple[float, str]:
-    """(peak RSS in MiB, stdout) of one ``charter ARGS`` process in ``root``."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "charter", *args],
-            cwd=root,
-            stdout=out,
-            stderr=err,
-            env={k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"},
-        )
-        _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        assert proc.returncode == 0, err.read().decode()
-        return usage.ru_maxrss / 1024, out.read().decode()  # ru_maxrss: KiB on Linux
+#: Runs ARGS and reports its peak RSS: a child forked from pytest would inherit pytest's
+#: high-water mark through exec, a grandchild of this small launcher does not.
+_MEASURE = (
+    "import os, subprocess, sys\n"
+    "proc = subprocess.Popen(sys.argv[1:])\n"
+    "_, status, usage = os.wait4(proc.pid, 0)\n"
+    "sys.stderr.write(f'\\nPEAK {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}\\n')\n"
+)
+
+
+def _peak_mb(root: Path, *args: str, stdin: bytes = b"") -> tuple[float, str]:
+    """(peak RSS in MiB of ``charter ARGS`` and the git it runs, its stdout) in ``root``;
+    a non-zero exit or any other stderr fails the test."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _MEASURE, sys.executable, "-m", "charter", *args],
+        cwd=root,
+        input=stdin,
+        capture_output=True,
+        env={k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"},
+        timeout=300,
+    )
+    err, _, tail = proc.stderr.decode().rpartition("\nPEAK ")
+    peak, code = tail.split()
+    assert code == "0", err
+    return int(peak) / 1024, proc.stdout.decode()  # ru_maxrss: KiB on Linux
 
 
 def test_compaction_and_recovery_memory_does_not_grow_with_the_plans_journaled(
@@ -87,3 +95,41 @@ def test_compaction_and_recovery_memory_does_not_grow_with_the_plans_journaled(
     assert compact_large - compact_small < 20, (compact_small, compact_large)
     plan_md = next((large / "docs" / "tracks").rglob("PLAN.md")).read_text()
     assert plan_md.count("- [x] ") == 299 and plan_md.count("- [ ] ") == 1
+
+
+def _lines(seed: int, count: int) -> str:
+    return "".join(f"row {i} value {(i * 7919 + seed) % 100003}\n" for i in range(count))
+
+
+def test_an_edit_while_a_large_file_is_changed_names_it_instead_of_diffing_it(
+    tmp_path: Path,
+) -> None:
+    """``recent_diff.txt`` is refreshed on every edit: a rewritten 7 MB data file used to be
+    diffed line by line each time (git's memory and seconds of CPU, often past the 5 s
+    timeout, and then no diff at all) for a text cut at 32 KB."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "charter.toml").write_text("[hooks]\nwarm_worker = false\n")
+    (root / "data.csv").write_text(_lines(1, 300_000))
+    (root / "app.py").write_text("LIMIT = 1\n")
+    git = ["git", "-C", str(root), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], check=True)
+    (root / "data.csv").write_text(_lines(2, 300_000))  # every line changed
+    (root / "app.py").write_text("LIMIT = 2\n")
+    payload = {
+        "session_id": "s1",
+        "cwd": str(root),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(root / "app.py")},
+        "tool_response": {},
+    }
+    peak, _ = _peak_mb(root, "hook", "post-tool-use", stdin=json.dumps(payload).encode())
+    diff = (root / "artifacts" / "sessions" / "s1" / "recent_diff.txt").read_text()
+    assert "-LIMIT = 1\n+LIMIT = 2\n" in diff
+    size = (root / "data.csv").stat().st_size
+    assert f"[… data.csv: changed, {size:,} bytes, too large to diff]" in diff
+    assert "row 0 value" not in diff
+    assert peak < 60, peak  # ~35 MB; git alone took ~60 MB more to diff the file
