@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -133,3 +134,48 @@ def test_an_edit_while_a_large_file_is_changed_names_it_instead_of_diffing_it(
     assert f"[… data.csv: changed, {size:,} bytes, too large to diff]" in diff
     assert "row 0 value" not in diff
     assert peak < 60, peak  # ~35 MB; git alone took ~60 MB more to diff the file
+
+
+def test_session_start_stays_under_the_hook_limit_when_the_session_state_fails(
+    tmp_path: Path,
+) -> None:
+    """Hundreds of bound decisions and a hand edit that breaks DECISIONS.md: session start
+    still pins the invariants, within Claude Code's 10,000 characters (the fallback used
+    to join every pinned line: 24,467 characters here)."""
+    from charter.decisions import service
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "charter.toml").write_text("[hooks]\nwarm_worker = false\n")
+    project = Project.load(root)
+    for i in range(250):
+        service.add_decision(
+            project,
+            {
+                "id": f"STORE_{i}",
+                "text": f"Which storage engine does part {i} use?",
+                "answer_type": "free_text",
+                "answer": f"Use the SQLite engine for part {i}, never the in-memory one",
+            },
+        )
+    track = Session(project).track()[0]
+    (root / "docs" / "tracks" / track / "DECISIONS.md").write_text("## D-zz\n- Nonsense: x\n")
+    payload = {"session_id": "s1", "cwd": str(root), "hook_event_name": "SessionStart"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "charter", "hook", "session-start"],
+        cwd=root,
+        input=json.dumps({**payload, "source": "startup"}),
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"},
+        timeout=300,
+    )
+    assert proc.returncode == 0
+    assert "session state skipped: SchemaError" in proc.stderr
+    assert "DECISIONS.md:2" in proc.stderr
+    text = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert len(text) < 10_000, len(text)
+    assert text.startswith("# Bound decisions")
+    assert "- [STORE_0] " in text and "- [STORE_249] " not in text
+    assert re.search(r"\n\(\+\d+ lines\)$", text)
