@@ -179,3 +179,56 @@ def test_session_start_stays_under_the_hook_limit_when_the_session_state_fails(
     assert text.startswith("# Bound decisions")
     assert "- [STORE_0] " in text and "- [STORE_249] " not in text
     assert re.search(r"\n\(\+\d+ lines\)$", text)
+
+
+def _transcript(path: Path, filler_bytes: int) -> None:
+    """A Claude Code transcript: tool output lines, then one assistant Decision block."""
+    output = "    total = compute(value)  # a line of tool output\n" * 200
+    with path.open("w", encoding="utf-8") as handle:
+        n, written = 0, 0
+        while written < filler_bytes:
+            n += 1
+            line = json.dumps(
+                {
+                    "type": "user",
+                    "timestamp": f"2026-11-02T10:00:{n % 60:02d}.000Z",
+                    "message": {
+                        "role": "user",
+                        "content": [
+                            {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": output}
+                        ],
+                    },
+                }
+            )
+            handle.write(line + "\n")
+            written += len(line) + 1
+        text = "Decision: Use SQLite for the cache\nReason: one file\nImpact: src/cache/"
+        entry = {
+            "type": "assistant",
+            "timestamp": "2026-11-02T11:00:00.000Z",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
+        }
+        handle.write(json.dumps(entry) + "\n")
+
+
+def test_the_first_compaction_reads_a_long_transcript_in_one_buffer(tmp_path: Path) -> None:
+    """The first PreCompact of a long session reads the transcript's last 16 MiB for the
+    assistant's Decision blocks: that read held three copies of it at once (+33 MB)."""
+    peaks = {}
+    for name, size in (("short", 10_000), ("long", 17 * 2**20)):
+        root = tmp_path / name
+        root.mkdir()
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        (root / "charter.toml").write_text("[hooks]\nwarm_worker = false\n")
+        _transcript(tmp_path / f"{name}.jsonl", size)
+        payload = {
+            "session_id": "s1",
+            "cwd": str(root),
+            "hook_event_name": "PreCompact",
+            "trigger": "auto",
+            "transcript_path": str(tmp_path / f"{name}.jsonl"),
+        }
+        peaks[name], _ = _peak_mb(root, "hook", "pre-compact", stdin=json.dumps(payload).encode())
+        decisions = next((root / "docs" / "tracks").rglob("DECISIONS.md")).read_text()
+        assert "- Decision: Use SQLite for the cache" in decisions
+    assert peaks["long"] - peaks["short"] < 24, peaks  # +16 MB: the buffer itself

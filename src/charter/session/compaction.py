@@ -117,22 +117,33 @@ def _assistant_blocks(transcript: object, offset: int) -> tuple[list[Decision], 
             offset = 0  # a different (or rewritten) transcript
         start = max(offset, size - TRANSCRIPT_READ_CAP)
         os.lseek(fd, start, os.SEEK_SET)
-        data = b""
-        while len(data) < size - start:
-            chunk = os.read(fd, min(1 << 20, size - start - len(data)))
-            if not chunk:
-                break
-            data += chunk
+        # One buffer, filled in place and scanned in place: only the lines that may hold
+        # a block are copied out (the first compaction of a long session reads 16 MiB;
+        # growing bytes and splitting them held three copies of it at once).
+        data = bytearray(size - start)
+        got = 0
+        with memoryview(data) as view:
+            while got < len(data):
+                n = os.readv(fd, [view[got:]])
+                if not n:
+                    break
+                got += n
+        del data[got:]
     finally:
         os.close(fd)
     end = data.rfind(b"\n") + 1  # only complete lines; the rest is read next time
     decisions: list[Decision] = []
     risks: list[Risk] = []
-    for raw in data[:end].split(b"\n"):
-        if b'"assistant"' not in raw or (b"ecision" not in raw and b"Risk" not in raw):
+    pos = 0
+    while pos < end:
+        stop = data.find(b"\n", pos, end)
+        line, pos = (pos, stop), stop + 1
+        if data.find(b'"assistant"', *line) < 0 or (
+            data.find(b"ecision", *line) < 0 and data.find(b"Risk", *line) < 0
+        ):
             continue
         try:
-            entry = json.loads(raw)
+            entry = json.loads(bytes(data[line[0] : line[1]]))
         except (ValueError, RecursionError):
             continue
         message = entry.get("message") if isinstance(entry, dict) else None
