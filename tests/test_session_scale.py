@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from charter.config import Project
@@ -232,3 +233,39 @@ def test_the_first_compaction_reads_a_long_transcript_in_one_buffer(tmp_path: Pa
         decisions = next((root / "docs" / "tracks").rglob("DECISIONS.md")).read_text()
         assert "- Decision: Use SQLite for the cache" in decisions
     assert peaks["long"] - peaks["short"] < 24, peaks  # +16 MB: the buffer itself
+
+
+def test_pre_tool_use_fails_closed_on_huge_deep_or_broken_input(tmp_path: Path) -> None:
+    """The guardrail runs on every tool call: input it cannot read is denied with the
+    reason, in bounded time and memory, and its note says the call was denied (it said
+    "continuing without Charter context", a context hook's words)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "charter.toml").write_text("[hooks]\nwarm_worker = false\n")
+    base = {"session_id": "s1", "cwd": str(root), "hook_event_name": "PreToolUse"}
+    huge = json.dumps({**base, "tool_name": "Bash", "tool_input": {"command": "x" * 10**7}})
+    cases = [
+        (huge, "over 4 MiB"),
+        ('{"tool_name": "Bash", "tool_input": ' + "[" * 100_000, "nested too deeply"),
+        ('{"tool_name": "Write", "tool_input": {"file_path": "a"', "Expecting"),
+    ]
+    for stdin, why in cases:
+        started = time.monotonic()
+        proc = subprocess.run(
+            [sys.executable, "-m", "charter", "hook", "pre-tool-use"],
+            cwd=root,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env={k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"},
+            timeout=60,
+        )
+        assert time.monotonic() - started < 20  # well inside Claude Code's hook timeout
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr
+        out = json.loads(proc.stdout)["hookSpecificOutput"]
+        assert out["permissionDecision"] == "deny"
+        assert why in out["permissionDecisionReason"]
+        assert proc.stderr.count("\n") == 1 and "the tool call is denied" in proc.stderr
+    peak, _ = _peak_mb(root, "hook", "pre-tool-use", stdin=huge.encode())
+    assert peak < 100, peak  # the 10 MB input is refused, never read whole
