@@ -4,6 +4,9 @@
     .venv/bin/python bench/session_scale.py [--calls 5000] [--prompts 2000] \
         [--plan-steps 300] [--decisions 500] [--risks 200] [--compactions 20] \
         [--tracks 50] [--transcript-mb 50] [--runs 5] [--keep DIR]
+    # grow once, keep every stage, then time the kept stages with any code tree:
+    .venv/bin/python bench/session_scale.py --snapshots DIR --no-measure
+    .venv/bin/python bench/session_scale.py --measure DIR --runs 5
 
 A temporary git repository with a small CLAUDE.md is grown stage by stage, every write
 through a real front door: ``charter hook post-tool-use`` / ``user-prompt-submit`` /
@@ -19,10 +22,12 @@ by ``--compactions`` PreCompact + SessionStart(compact) rounds), the tracks.
 After each stage every hook is timed ``--runs`` times cold (a fresh process, no warm
 worker: ``hooks.warm_worker = false``) and warm (through the worker; SessionStart always
 runs in-process, so its warm figure is a second process with the OS caches warm), with
-the cold process's peak RSS from ``/usr/bin/time -v``. Checked each time: SessionStart and
-UserPromptSubmit context under Claude Code's 10,000 characters, and a rule the prompt hook
-injected not injected again for the same prompt in the same conversation. Also printed:
-the sizes of the stores (journal, work log, track files, checkpoints, transcript).
+the cold process's peak RSS and CPU from ``/usr/bin/time -v`` and the warm hook's CPU
+(client process + worker, from ``/proc``). Linux only (``/usr/bin/time``, ``/proc``).
+Checked each time: SessionStart and UserPromptSubmit context under Claude Code's 10,000
+characters, and a rule the prompt hook injected not injected again for the same prompt in
+the same conversation. Also printed: the sizes of the stores (journal, work log, track
+files, checkpoints, transcript).
 """
 
 from __future__ import annotations
