@@ -132,10 +132,10 @@ def test_checkpoint_covers_only_the_events_it_read(tmp_path: Path, monkeypatch: 
     (the checkpoint used to record the journal's last seq, skipping that event for good)."""
     root = _project(tmp_path)
     must(task_create(root, "1", "First task", "t1"), root)
-    real_events = Journal.events
+    real_heads = Journal.heads  # the read that fixes the range a compaction covers
 
-    def events_then_a_concurrent_hook(self: Journal, **kwargs: Any) -> Any:
-        found = real_events(self, **kwargs)
+    def heads_then_a_concurrent_hook(self: Journal, **kwargs: Any) -> Any:
+        found = real_heads(self, **kwargs)
         if kwargs.get("after") is not None and not getattr(self, "_raced", False):
             self._raced = True  # type: ignore[attr-defined]
             # what TaskCreate's hook journals meanwhile (the journal takes no session lock)
@@ -147,13 +147,13 @@ def test_checkpoint_covers_only_the_events_it_read(tmp_path: Path, monkeypatch: 
                 other.add(SESSION, TRACK, "plan", {"source": "tasks", "steps": steps})
         return found
 
-    monkeypatch.setattr(Journal, "events", events_then_a_concurrent_hook)
+    monkeypatch.setattr(Journal, "heads", heads_then_a_concurrent_hook)
     session = Session(Project.load(root))
     try:
         compact(session, SESSION, trigger="auto")
     finally:
         session.close()
-    monkeypatch.setattr(Journal, "events", real_events)
+    monkeypatch.setattr(Journal, "heads", real_heads)
     assert [s[1] for s in plan_of(root, SESSION)] == ["First task", "Second task"]
     must(hook(root, "pre-compact", {"trigger": "auto"}), root)
     plan = (root / "docs" / "tracks" / TRACK / "PLAN.md").read_text(encoding="utf-8")

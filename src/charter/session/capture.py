@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import subprocess
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
+from time import monotonic
 from typing import Any
 
 from charter.fileio import fault_point, write_all
@@ -299,22 +301,96 @@ class Capture:
     def _refresh_diff(self) -> None:
         if not (self.root / ".git").exists():
             return
-        try:
-            out = subprocess.run(
-                ["git", "-C", str(self.root), "diff", "--no-color", "--no-ext-diff", "-U1", "HEAD"],
-                capture_output=True,
-                timeout=5,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return
-        if out.returncode != 0:
-            return
         cap = self.limits.recent_diff_max_bytes
-        data = out.stdout[:cap].decode("utf-8", errors="ignore")
-        if len(out.stdout) > cap:
+        # Files over BIG_FILE are named, not diffed: git reads and diffs them line by line
+        # (seconds of CPU and hundreds of MB for a rewritten 50 MB file, on every edit,
+        # running into the timeout so no diff is written at all) for a text cut at ``cap``.
+        listing = git_output_head(
+            self.root, ["diff", "--raw", "-z", "--no-renames", "HEAD"], 1 << 20
+        )
+        if listing is None:
+            return
+        big: list[tuple[str, int]] = []
+        fields = listing.split(b"\0")
+        for meta, raw in zip(fields[::2], fields[1::2], strict=False):
+            name = os.fsdecode(raw)
+            if meta.endswith(b" D") or not name:
+                continue
+            try:
+                size = (self.root / name).lstat().st_size
+            except OSError:
+                continue
+            if size > BIG_FILE:
+                big.append((name, size))
+        out = git_output_head(
+            self.root,
+            [
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "-U1",
+                "HEAD",
+                "--",
+                *(f":(top,exclude,literal){name}" for name, _ in big),
+            ],
+            cap + 1,
+        )
+        if out is None:
+            return
+        data = out[:cap].decode("utf-8", errors="ignore")
+        if len(out) > cap:
             data += "\n[… diff cut at the session.recent_diff_max_bytes cap]\n"
+        for name, size in big:
+            data += f"[… {name}: changed, {size:,} bytes, too large to diff]\n"
         self._write("recent_diff.txt", data)
+
+
+#: Changed files larger than this are named in ``recent_diff.txt``, not diffed.
+BIG_FILE = 4 * 1024 * 1024
+GIT_SECONDS = 5.0
+
+
+def git_output_head(root: Path, args: list[str], limit: int) -> bytes | None:
+    """The first ``limit`` bytes ``git ARGS`` writes (git is stopped there), or None when
+    it fails or runs past :data:`GIT_SECONDS`: memory stays bounded by ``limit`` however
+    large the output would be."""
+    try:
+        proc = subprocess.Popen(
+            ["git", "-C", str(root), *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        return None
+    assert proc.stdout is not None
+    chunks: list[bytes] = []
+    size = 0
+    finished = False
+    deadline = monotonic() + GIT_SECONDS
+    try:
+        fd = proc.stdout.fileno()
+        while size < limit:
+            left = deadline - monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(fd, min(1 << 16, limit - size))
+            if not chunk:
+                finished = True
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        if not finished:
+            proc.kill()
+        proc.stdout.close()
+        code = proc.wait()
+    if finished and code != 0:
+        return None
+    return b"".join(chunks)
 
 
 def _status(value: object) -> str:

@@ -156,30 +156,41 @@ def _assistant_blocks(
         if start > offset:
             words = WORDS_COUNTED  # more than the read cap: long
         os.lseek(fd, start, os.SEEK_SET)
-        data = b""
-        while len(data) < size - start:
-            chunk = os.read(fd, min(1 << 20, size - start - len(data)))
-            if not chunk:
-                break
-            data += chunk
+        # One buffer, filled in place and scanned in place: only the lines that may hold
+        # a block are copied out (the first compaction of a long session reads 16 MiB;
+        # growing bytes and splitting them held three copies of it at once).
+        data = bytearray(size - start)
+        got = 0
+        with memoryview(data) as view:
+            while got < len(data):
+                n = os.readv(fd, [view[got:]])
+                if not n:
+                    break
+                got += n
+        del data[got:]
     finally:
         os.close(fd)
     end = data.rfind(b"\n") + 1  # only complete lines; the rest is read next time
     decisions: list[Decision] = []
     risks: list[Risk] = []
-    for raw in data[:end].split(b"\n"):
+    pos = 0
+    while pos < end:
+        stop = data.find(b"\n", pos, end)
+        line, pos = (pos, stop), stop + 1
         entry = None
-        if words < WORDS_COUNTED and raw:
+        if words < WORDS_COUNTED and line[1] > line[0]:
             try:
-                entry = json.loads(raw)
+                entry = json.loads(bytes(data[line[0] : line[1]]))
             except (ValueError, RecursionError):
                 continue
             words = min(WORDS_COUNTED, words + conversation_words(entry))
-        if b'"assistant"' not in raw or (b"ecision" not in raw and b"Risk" not in raw):
+        if data.find(b'"assistant"', *line) < 0 or (
+            data.find(b"ecision", *line) < 0 and data.find(b"Risk", *line) < 0
+        ):
             continue
         if entry is None:
             try:
-                entry = json.loads(raw)
+                entry = json.loads(bytes(data[line[0] : line[1]]))
             except (ValueError, RecursionError):
                 continue
         message = entry.get("message") if isinstance(entry, dict) else None
@@ -257,10 +268,21 @@ def compact(
             offset = int(previous.get("transcript", {}).get("offset", 0))
             words = int(previous.get("transcript", {}).get("words", 0))
         journal = session.journal
-        events = journal.events(track=track, after=after)
+        # Heads only: a long session's journal holds thousands of tool calls and many
+        # whole plans; only decisions, risks and the newest plan are read with their data.
+        events = journal.heads(track=track, after=after)
+        # The journal position this checkpoint covers: the last event READ, not the last
+        # in the journal (a hook may have added one since; it belongs to the next run).
+        seq = max([after, *(e.seq for e in events)])
+        kinds = {e.kind for e in events}
+        noted = (
+            journal.events(track=track, kinds=("decision", "risk"), after=after, upto=seq)
+            if kinds & {"decision", "risk"}
+            else []
+        )
         result = CompactResult(track, previous)
-        decisions = [Decision(**e.data) for e in events if e.kind == "decision"]
-        risks = [Risk(**e.data) for e in events if e.kind == "risk"]
+        decisions = [Decision(**e.data) for e in noted if e.kind == "decision"]
+        risks = [Risk(**e.data) for e in noted if e.kind == "risk"]
         found_d, found_r, new_offset, words = _assistant_blocks(transcript_path, offset, words)
         decisions += found_d
         known = {r.id: r for r in tier.risks}
@@ -274,9 +296,6 @@ def compact(
                 found = resolve_risk(found, old, found.severity, found.status)
             known[found.id] = found
             risks.append(found)
-        # The journal position this checkpoint covers: the last event READ, not the last
-        # in the journal (a hook may have added one since; it belongs to the next run).
-        seq = max([after, *(e.seq for e in events)])
         if interrupted(session, track) is not None:
             result.notes.append("finishing a compaction that was interrupted")
         _begin(session, track, previous, after, seq)
@@ -287,9 +306,13 @@ def compact(
                 result.written.append("DECISIONS.md")
         if risks and session.merge_risks(track, risks):
             result.written.append("RISKS.md")
-        plan_events = [e for e in events if e.kind == "plan"]
-        if plan_events:
-            steps = _merge_plan(plan_events[-1].data.get("steps", []), tier.plan)
+        live = (
+            journal.last(track=track, kinds=("plan",), after=after, upto=seq)
+            if "plan" in kinds
+            else None
+        )
+        if live is not None:
+            steps = _merge_plan(live.data.get("steps", []), tier.plan)
             if session.write_plan(track, steps):
                 result.written.append("PLAN.md")
         core = [d for d in decisions if "global" in d.impact.lower().split()]

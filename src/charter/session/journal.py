@@ -124,23 +124,46 @@ class Journal:
         track: str | None = None,
         kinds: tuple[str, ...] = (),
         after: int = 0,
+        upto: int | None = None,
     ) -> list[Event]:
-        sql = "SELECT seq, session, track, kind, time, data FROM session_events WHERE seq > ?"
-        args: list[Any] = [after]
-        if session is not None:
-            sql += " AND session = ?"
-            args.append(session)
-        if track is not None:
-            sql += " AND track = ?"
-            args.append(track)
-        if kinds:
-            sql += f" AND kind IN ({','.join('?' * len(kinds))})"
-            args.extend(kinds)
-        sql += " ORDER BY seq"
+        where, args = _where(session, track, kinds, after, upto)
+        sql = (
+            f"SELECT seq, session, track, kind, time, data FROM session_events {where} ORDER BY seq"
+        )
         return [
             Event(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]))
             for r in self.conn.execute(sql, args)
         ]
+
+    def heads(self, *, track: str | None = None, after: int = 0) -> list[Head]:
+        """The events' seq, session, kind and time, without their data.
+
+        A days-long session journals thousands of tool calls and hundreds of whole plans
+        (a 300-step TodoWrite is ~30 KB of JSON): callers that need the data of a few
+        kinds only read those rows (:meth:`events` with ``upto``, :meth:`last`)."""
+        where, args = _where(None, track, (), after, None)
+        sql = f"SELECT seq, session, kind, time FROM session_events {where} ORDER BY seq"
+        return [Head(r[0], r[1], r[2], r[3]) for r in self.conn.execute(sql, args)]
+
+    def last(
+        self,
+        *,
+        session: str | None = None,
+        track: str | None = None,
+        kinds: tuple[str, ...] = (),
+        after: int = 0,
+        upto: int | None = None,
+    ) -> Event | None:
+        """The newest event matching (what :meth:`events` would list last), or None."""
+        where, args = _where(session, track, kinds, after, upto)
+        row = self.conn.execute(
+            f"SELECT seq, session, track, kind, time, data FROM session_events {where} "
+            "ORDER BY seq DESC LIMIT 1",
+            args,
+        ).fetchone()
+        if row is None:
+            return None
+        return Event(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]))
 
     def latest(self, session: str, kind: str) -> Event | None:
         row = self.conn.execute(
@@ -155,6 +178,40 @@ class Journal:
     def last_seq(self) -> int:
         row = self.conn.execute("SELECT MAX(seq) FROM session_events").fetchone()
         return int(row[0] or 0)
+
+
+@dataclass(frozen=True)
+class Head:
+    """An event without its data (see :meth:`Journal.heads`)."""
+
+    seq: int
+    session: str
+    kind: str
+    time: str
+
+
+def _where(
+    session: str | None,
+    track: str | None,
+    kinds: tuple[str, ...],
+    after: int,
+    upto: int | None,
+) -> tuple[str, list[Any]]:
+    sql = "WHERE seq > ?"
+    args: list[Any] = [after]
+    if upto is not None:
+        sql += " AND seq <= ?"
+        args.append(upto)
+    if session is not None:
+        sql += " AND session = ?"
+        args.append(session)
+    if track is not None:
+        sql += " AND track = ?"
+        args.append(track)
+    if kinds:
+        sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+        args.extend(kinds)
+    return sql, args
 
 
 def _insert(

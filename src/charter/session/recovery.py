@@ -71,16 +71,16 @@ class Recovered:
 def _pick_session(
     session: Session, track: str, wanted: str, checkpoint: dict[str, Any] | None
 ) -> str:
-    journal = session.journal
-    if wanted and journal.events(session=wanted, kinds=("tool", "prompt", "plan")):
+    journal = session.journal  # `last`, not `events`: a long session has thousands
+    if wanted and journal.last(session=wanted, kinds=("tool", "prompt", "plan")):
         return wanted
     # the checkpoint's session when it is an agent's (hooks record its tools and
     # prompts); `charter session note/compact` and MCP calls have none of their own
     named = str((checkpoint or {}).get("session_id") or "")
-    if named and journal.events(session=named, kinds=AGENT_KINDS):
+    if named and journal.last(session=named, kinds=AGENT_KINDS):
         return named
-    events = journal.events(track=track, kinds=AGENT_KINDS)
-    return events[-1].session if events else (wanted or named)
+    newest = journal.last(track=track, kinds=AGENT_KINDS)
+    return newest.session if newest else (wanted or named)
 
 
 def recover(
@@ -124,9 +124,9 @@ def recover(
     result.session_id = key
     journal = session.journal
     after = int(checkpoint.get("journal_seq", 0)) if checkpoint else 0
-    live = [e for e in journal.events(track=track, kinds=("plan",), after=after)]
+    live = journal.last(track=track, kinds=("plan",), after=after)  # the newest plan only
     plan: list[PlanStep] = tier.plan
-    if live:
+    if live is not None:
         plan = [
             PlanStep(
                 str(s.get("id")),
@@ -134,7 +134,7 @@ def recover(
                 str(s.get("status")),
                 str(s.get("verification") or ""),
             )
-            for s in live[-1].data.get("steps", [])
+            for s in live.data.get("steps", [])
         ]
     result.plan = [{"content": s.text, "status": s.status, "id": s.id} for s in plan]
     result.decisions = [d.to_dict() for d in tier.decisions]

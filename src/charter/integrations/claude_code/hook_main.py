@@ -54,6 +54,13 @@ def _fail_closed(event: str, payload: object, reason: str) -> None:
         sys.stdout.write(json.dumps(output) + "\n")
 
 
+def _goes_on(event: str) -> str:
+    """What happens next, for the note: the guardrail denies, context hooks go on."""
+    if event == "pre-tool-use":
+        return "the tool call is denied (guardrails fail closed)"
+    return "continuing without Charter context"
+
+
 class NoProject(ValueError):
     """The hook runs in no project: nothing to answer (said in one note)."""
 
@@ -239,14 +246,11 @@ def _run(
         if not isinstance(payload, dict):
             raise ValueError("hook input is not a JSON object")
     except RecursionError:
-        _note(
-            f"hook {event}: unreadable input (JSON nested too deeply); continuing without "
-            "Charter context"
-        )
+        _note(f"hook {event}: unreadable input (JSON nested too deeply); {_goes_on(event)}")
         _fail_closed(event, {}, "unreadable hook input: JSON nested too deeply")
         return 0
     except (ValueError, OSError) as exc:
-        _note(f"hook {event}: unreadable input ({exc}); continuing without Charter context")
+        _note(f"hook {event}: unreadable input ({exc}); {_goes_on(event)}")
         _fail_closed(event, {}, f"unreadable hook input: {exc}")
         return 0
     try:
