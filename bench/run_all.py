@@ -1,4 +1,4 @@
-"""Run every benchmark script in bench/ with small, fast arguments (``make bench``).
+"""Run the benchmark scripts in bench/ with small, fast arguments (``make bench``).
 
     .venv/bin/python bench/run_all.py [--only NAME ...] [--full]
 
@@ -6,14 +6,19 @@ Each script runs in its own process (so one's imports and warm caches do not fla
 another's figures) and prints its own figures; this prints them under a heading with the
 wall time, and a summary at the end. ``--full`` runs each script with its defaults (the
 figures in docs/benchmarks.md), which takes much longer. A script that is new and not
-listed in ``FAST`` runs with its defaults. Exits non-zero when any script failed.
+listed in ``FAST`` runs with its defaults. Quality, fitting and data scripts (``NEEDS``)
+need benchmark data, mirrors or models named on their command line: they are listed as
+skipped with what they need, and run as docs/benchmarks.md shows. Exits non-zero when any
+script that ran failed.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -28,8 +33,58 @@ FAST: dict[str, list[str]] = {
     "rules_speed.py": ["--rules", "100", "--runs", "1"],
     "search_speed.py": ["--chunks", "2000", "--runs", "1", "--queries", "10"],
     "session_speed.py": ["--calls", "50", "--hook-calls", "5", "--runs", "1"],
+    "cold_paths.py": ["--runs", "1", "--chunks", "2000"],
+    "secrets_speed.py": ["--docs", "200", "--runs", "1"],
+    "session_scale.py": [
+        "--calls",
+        "200",
+        "--prompts",
+        "50",
+        "--plan-steps",
+        "20",
+        "--plan-updates",
+        "5",
+        "--decisions",
+        "20",
+        "--risks",
+        "10",
+        "--compactions",
+        "2",
+        "--tracks",
+        "3",
+        "--transcript-mb",
+        "2",
+        "--runs",
+        "1",
+    ],
+    "secrets_fp.py": [str(Path(__file__).resolve().parents[1] / "docs")],
+    "graph_speed.py": ["--runs", "1", "{demo}"],
+}
+#: Scripts that measure quality or fit models on data they are given, and tools that
+#: build that data: what each needs (see docs/benchmarks.md for the commands).
+NEEDS: dict[str, str] = {
+    "drift_cross_encoder.py": "--out DIR and torch/transformers",
+    "drift_direction_probe.py": "the direction data and a few minutes of fitting",
+    "drift_fit.py": "--data (the drift splits)",
+    "drift_similarity_auc.py": "--model DIR and drift splits",
+    "hook_budget_curve.py": "--data (rules benchmark)",
+    "label_session.py": "a session directory",
+    "localize_tune.py": "--data and --mirrors (localize benchmark)",
+    "materialize_rules_data.py": "--mirrors and --out",
+    "materialize_session_data.py": "--mirrors and --out",
+    "rules_cv.py": "--data (rules benchmark)",
+    "rules_fit.py": "--data (rules benchmark)",
+    "stance_fit.py": "the stance data and a few minutes of fitting",
 }
 SELF = Path(__file__).name
+
+
+def demo_checkout(tmp: Path) -> Path:
+    """A git copy of the demo project: a benchmark that edits files edits this one."""
+    demo = tmp / "demo-project"
+    shutil.copytree(BENCH.parent / "examples" / "demo-project", demo)
+    subprocess.run(["git", "init", "-q", str(demo)], check=True)
+    return demo
 
 
 def scripts() -> list[Path]:
@@ -49,7 +104,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     summary = []
     for script in chosen:
+        if script.name in NEEDS and not args.only:
+            print(f"\n=== {script.name}: skipped (needs {NEEDS[script.name]})", flush=True)
+            continue
         extra = [] if args.full else FAST.get(script.name, [])
+        tmp = None
+        if "{demo}" in extra:
+            tmp = Path(tempfile.mkdtemp(prefix="charter-bench-"))
+            demo = demo_checkout(tmp)
+            extra = [str(demo) if a == "{demo}" else a for a in extra]
         print(f"\n=== {script.name} {' '.join(extra)}", flush=True)
         started = time.monotonic()
         try:
@@ -59,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
         except subprocess.TimeoutExpired:
             code = -1
         seconds = time.monotonic() - started
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
         summary.append((script.name, code, seconds))
     print("\n=== summary")
     for name, code, seconds in summary:
