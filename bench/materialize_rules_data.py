@@ -24,28 +24,37 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent / "data" / "rules"
 
 
+def git_show(mirrors: Path, repo: str, commit: str, path: str) -> tuple[bytes | None, str]:
+    """A file's bytes at ``commit`` from the bare mirror of ``repo`` (``owner/name``), or
+    None and git's error: benchmark files are read, never committed."""
+    owner, name = repo.split("/")
+    git_dir = mirrors / f"{owner}+{name}" / "repo"
+    proc = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "show", f"{commit}:{path}"],
+        capture_output=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        return None, proc.stderr.decode(errors="replace").strip()
+    return proc.stdout, ""
+
+
 def materialize(mirrors: Path, out: Path) -> list[str]:
     problems: list[str] = []
     out.mkdir(parents=True, exist_ok=True)
     shutil.copy(DATA / "tasks.jsonl", out / "tasks.jsonl")
     for source in sorted(DATA.glob("*/source.json")):
         meta = json.loads(source.read_text(encoding="utf-8"))
-        owner, name = meta["repo"].split("/")
-        git_dir = mirrors / f"{owner}+{name}" / "repo"
-        proc = subprocess.run(
-            ["git", "--git-dir", str(git_dir), "show", f"{meta['commit']}:{meta['path']}"],
-            capture_output=True,
-            check=False,
-        )
-        if proc.returncode != 0:
-            problems.append(f"{meta['repo']}: {proc.stderr.decode(errors='replace').strip()}")
+        raw, error = git_show(mirrors, meta["repo"], meta["commit"], meta["path"])
+        if raw is None:
+            problems.append(f"{meta['repo']}: {error}")
             continue
-        if hashlib.sha256(proc.stdout).hexdigest() != meta["sha256"]:
+        if hashlib.sha256(raw).hexdigest() != meta["sha256"]:
             problems.append(f"{meta['repo']}:{meta['path']}: sha256 differs from source.json")
             continue
         target = out / meta["saved_as"]
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(proc.stdout)
+        target.write_bytes(raw)
         for extra in ("source.json", "always.json"):
             shutil.copy(source.parent / extra, target.parent / extra)
     problems += check_labels(out)

@@ -24,7 +24,6 @@ import importlib.util
 import json
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -84,13 +83,26 @@ def redact(text: str) -> tuple[str, int]:
     return text, count
 
 
-def _labeller() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("label_session", BENCH / "label_session.py")
+def _sibling(name: str) -> ModuleType:
+    """Another script of bench/ (not a package) as a module."""
+    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["label_session"] = module  # dataclasses look their module up by name
+    sys.modules[name] = module  # dataclasses look their module up by name
     spec.loader.exec_module(module)
     return module
+
+
+def _labeller() -> ModuleType:
+    return _sibling("label_session")
+
+
+def git_show(mirrors: Path, repo: str, commit: str, path: str) -> tuple[bytes | None, str]:
+    """The rules data's reader of one file from a bare mirror."""
+    shown: tuple[bytes | None, str] = _sibling("materialize_rules_data").git_show(
+        mirrors, repo, commit, path
+    )
+    return shown
 
 
 def materialize(mirrors: Path, out: Path, data: Path = DATA) -> list[str]:
@@ -100,17 +112,10 @@ def materialize(mirrors: Path, out: Path, data: Path = DATA) -> list[str]:
     for labels_path in sorted(data.glob("*/labels.json")):
         labels = json.loads(labels_path.read_text(encoding="utf-8"))
         key, source = labels["key"], labels["source"]
-        owner, name = source["repo"].split("/")
-        git_dir = mirrors / f"{owner}+{name}" / "repo"
-        proc = subprocess.run(
-            ["git", "--git-dir", str(git_dir), "show", f"{source['commit']}:{source['path']}"],
-            capture_output=True,
-            check=False,
-        )
-        if proc.returncode != 0:
-            problems.append(f"{key}: {proc.stderr.decode(errors='replace').strip()}")
+        raw, error = git_show(mirrors, source["repo"], source["commit"], source["path"])
+        if raw is None:
+            problems.append(f"{key}: {error}")
             continue
-        raw = proc.stdout
         if len(raw) != source["bytes"] or hashlib.sha256(raw).hexdigest() != source["sha256"]:
             problems.append(f"{key}: {source['path']}: size or sha256 differs from labels.json")
             continue
