@@ -261,6 +261,21 @@ class _Budget:
         self.add("\n".join([title, *kept]) + (f"\n(+{left} {more})" if left else ""), pinned=pinned)
 
 
+def bounded_parts(parts: list[tuple[str, str]]) -> str:
+    """(heading, text) parts joined within Claude Code's hook limit: each part's lines in
+    order while they fit, then how many were left out.
+
+    This is the answer when the session state cannot be composed (a hand edit broke a
+    track file): the pinned parts alone must still respect the limit, and a project with
+    hundreds of bound decisions would otherwise pass it many times over.
+    """
+    budget = _Budget(0)
+    for heading, text in parts:
+        if text.strip():
+            budget.add_list(heading, text.strip().splitlines(), more="lines", pinned=True)
+    return "\n\n".join(budget.parts)
+
+
 def _compose(
     session: Session,
     result: Recovered,

@@ -87,41 +87,9 @@ def _session_start_text(state: HookState, payload: dict[str, Any], notes: list[s
             return text
         except Exception as exc:  # the pinned parts still reach the agent
             notes.append(_failed("session state", exc))
+    from charter.session.recovery import bounded_parts
+
     return bounded_parts(pinned)
-
-
-#: Claude Code shows at most this many characters of one hook's context to the model.
-HOOK_CONTEXT_LIMIT = 10_000
-
-
-def bounded_parts(parts: list[tuple[str, str]], limit: int = HOOK_CONTEXT_LIMIT - 200) -> str:
-    """(heading, text) parts joined within ``limit`` characters: each part's lines in order
-    while they fit, then how many were left out.
-
-    This is the answer when the session state cannot be composed (a hand edit broke a
-    track file): the pinned parts alone must still respect Claude Code's hook limit, and
-    a project with hundreds of bound decisions would otherwise pass it many times over.
-    """
-    out: list[str] = []
-    left = limit
-    for heading, body in parts:
-        lines = body.strip().splitlines()
-        if not lines:
-            continue
-        kept: list[str] = []
-        for index, line in enumerate(lines):
-            rest = len(lines) - index - 1
-            tail = f"\n(+{rest} lines)" if rest else ""
-            if len("\n".join([heading, *kept, line]) + tail) + 2 > left:
-                break
-            kept.append(line)
-        if not kept:
-            continue
-        missing = len(lines) - len(kept)
-        text = "\n".join([heading, *kept]) + (f"\n(+{missing} lines)" if missing else "")
-        out.append(text)
-        left -= len(text) + 2
-    return "\n\n".join(out)
 
 
 def dispatch(state: HookState, event: str, payload: dict[str, Any]) -> dict[str, Any]:
