@@ -50,6 +50,31 @@ def test_session_start_pins_constitution_including_after_compact(repo: Path, run
         assert ("compaction" in text) is (source == "compact")
 
 
+def test_session_start_on_resume_gives_nothing_the_conversation_holds(
+    repo: Path, run_charter
+) -> None:
+    """Claude Code replays a resumed conversation with its SessionStart context: an
+    unchanged answer is not given again, a changed constitution is, and a new
+    conversation (startup, clear, compact) always gets the whole answer."""
+    write(repo, "CLAUDE.md", RULES)
+    write(repo, "charter.toml", NO_WORKER)
+    first = _context(
+        run_hook(run_charter, repo, "SessionStart", source="startup").stdout, "SessionStart"
+    )
+    assert "Never commit secrets" in first
+    resumed = run_hook(run_charter, repo, "SessionStart", source="resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "Never commit secrets" not in resumed.stdout
+    write(repo, "CLAUDE.md", RULES + "\n## Safety\n\n- Never run migrations against production.\n")
+    changed = run_hook(run_charter, repo, "SessionStart", source="resume")
+    assert "Never run migrations against production" in _context(changed.stdout, "SessionStart")
+    again = run_hook(run_charter, repo, "SessionStart", source="resume")
+    assert "Never run migrations against production" not in again.stdout
+    for source in ("clear", "compact", "startup"):
+        whole = run_hook(run_charter, repo, "SessionStart", source=source)
+        assert "Never commit secrets" in _context(whole.stdout, "SessionStart"), source
+
+
 def test_user_prompt_submit_injects_task_rules(repo: Path, run_charter) -> None:
     write(repo, "CLAUDE.md", RULES)
     write(repo, "charter.toml", NO_WORKER)

@@ -194,6 +194,20 @@ def test_constitution_once_and_rules_per_prompt(installed: Path, session: Any) -
     assert given and len(given) == len(set(given)), "a rule was injected twice"
 
 
+def test_resume_keeps_the_constitution_once(installed: Path, session: Any) -> None:
+    """`claude --resume` replays the conversation, SessionStart context included, and
+    runs SessionStart again: the constitution is not given a second time; the session
+    state is, refreshed."""
+    s = session(installed)
+    ok(s.prompt(PROMPTS[0]))
+    ok(s.prompt(PROMPTS[1]))  # the harness resumes the first session
+    starts = hook_contexts(s.model.main_requests()[-1], "SessionStart")
+    assert len(starts) == 2, "the replayed start and the resume's"
+    assert sum(c.count("# Project constitution") for c in starts) == 1
+    assert "# Project constitution" in starts[0] and "# Session state" in starts[1]
+    assert PROMPTS[0] in starts[1], "the refreshed state holds what was said since"
+
+
 def test_mcp_tools_listed_and_callable(installed: Path, session: Any) -> None:
     task = "Add a database migration for a new credit_notes table"
 

@@ -11,6 +11,7 @@ their handlers' errors propagate to the caller, which denies.
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
 from pathlib import Path
@@ -76,20 +77,55 @@ def session_recovery(state: HookState, payload: dict[str, Any]) -> tuple[Recover
     return recovered, notes
 
 
-def _session_start_text(state: HookState, payload: dict[str, Any], notes: list[str]) -> str:
+def _compose_start(
+    state: HookState, payload: dict[str, Any], pinned: list[tuple[str, str]], notes: list[str]
+) -> str:
     from charter.plugins import hook_set
 
-    pinned = pinned_parts(state, payload, notes)
     for compose in hook_set().compose:
         try:
             text, more = compose(state, payload, pinned)
             notes.extend(more)
-            return text
+            return str(text)
         except Exception as exc:  # the pinned parts still reach the agent
             notes.append(_failed("session state", exc))
     from charter.session.recovery import bounded_parts
 
     return bounded_parts(pinned)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _session_start_text(state: HookState, payload: dict[str, Any], notes: list[str]) -> str:
+    """SessionStart's context. On ``resume`` Claude Code replays the conversation, the
+    context given at its start included: what is unchanged since is not given again
+    (nothing at all when the whole answer is the same; else the refreshed session state
+    without the pinned parts, such as the constitution, that the conversation holds)."""
+    from charter.rules.injected import take
+
+    pinned = pinned_parts(state, payload, notes)
+    text = _compose_start(state, payload, pinned, notes)
+    session = str(payload.get("session_id") or "")
+    if not session or not text:
+        return text
+    whole = f"session-start:{_digest(text)}"
+    parts = {f"pinned:{_digest(body)}": (heading, body) for heading, body in pinned}
+    try:
+        given = set(take(state.project.state_dir, session, [whole, *parts]).fresh)
+    except Exception as exc:  # a context hook fails open: give everything
+        notes.append(_failed("injected-once store", exc))
+        return text
+    if payload.get("source") != "resume":
+        return text
+    if whole not in given:
+        notes.append("resumed: the session state and pinned parts are already in the conversation")
+        return ""
+    fresh = [part for key, part in parts.items() if key in given]
+    if len(fresh) < len(parts):
+        text = _compose_start(state, payload, fresh, notes)
+    return text
 
 
 def dispatch(state: HookState, event: str, payload: dict[str, Any]) -> dict[str, Any]:
