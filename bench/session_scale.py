@@ -477,10 +477,13 @@ class Bench:
 
     def injected_twice(self) -> bool:
         """A fresh conversation (SessionStart startup), then the same prompt twice: the
-        second must not inject a rule the first did."""
+        second must not inject a rule the first did. The first prompt is written to the
+        transcript in between, as Claude Code does: the same prompt on an unchanged
+        transcript is a retry of a lost answer, which gets its rules again."""
         self.hook("session-start", self.payload("SessionStart", source="startup"))
         prompt = "Add a test for the handler; how do we mock the database in tests?"
         first = self.hook("user-prompt-submit", self.payload("UserPromptSubmit", prompt=prompt))[2]
+        self.t.prompt(prompt)
         second = self.hook("user-prompt-submit", self.payload("UserPromptSubmit", prompt=prompt))[2]
         lines = {ln for ln in context_text(first).splitlines() if ln.startswith("- ")}
         again = {ln for ln in context_text(second).splitlines() if ln.startswith("- ")}
