@@ -46,9 +46,9 @@ from tests.claude_e2e import (  # noqa: E402
     ClaudeSession,
     Request,
     ScriptedModel,
-    copy_demo,
     install_claude_code,
 )
+from tests.conftest import copy_demo  # noqa: E402
 
 from charter.tokens import count_tokens  # noqa: E402
 

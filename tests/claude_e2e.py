@@ -35,7 +35,6 @@ REPO = Path(__file__).resolve().parent.parent
 CLAUDE_DIR = REPO / "tools" / "claude-code"
 CLAUDE_BIN = CLAUDE_DIR / "node_modules" / ".bin" / "claude"
 CLAUDE_VERSION = "2.1.197"
-DEMO = REPO / "examples" / "demo-project"
 
 
 def claude_binary() -> Path | None:
@@ -502,16 +501,3 @@ def _until_result(lines: queue.Queue[str | None], out: list[str], deadline: floa
             continue
         if isinstance(event, dict) and event.get("type") == "result":
             return True
-
-
-def copy_demo(target: Path, *, charter_toml: str = "[hooks]\nwarm_worker = false\n") -> Path:
-    """A fresh git repository holding a copy of the demo project."""
-    shutil.copytree(
-        DEMO, target, ignore=shutil.ignore_patterns(".charter", "__pycache__", "node_modules")
-    )
-    (target / "charter.toml").write_text(charter_toml, encoding="utf-8")
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
-    subprocess.run(["git", "init", "-q", str(target)], check=True)
-    subprocess.run([*git, "-C", str(target), "add", "-A"], check=True)
-    subprocess.run([*git, "-C", str(target), "commit", "-qm", "demo"], check=True)
-    return target

@@ -30,6 +30,34 @@ def run_script(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.Complet
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
 
 
+def copy_demo(target: Path, *, charter_toml: str = "[hooks]\nwarm_worker = false\n") -> Path:
+    """A fresh git repository holding a copy of the demo project, committed."""
+    shutil.copytree(
+        DEMO, target, ignore=shutil.ignore_patterns(".charter", "__pycache__", "node_modules")
+    )
+    (target / "charter.toml").write_text(charter_toml, encoding="utf-8")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run(["git", "init", "-q", str(target)], check=True)
+    subprocess.run([*git, "-C", str(target), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(target), "commit", "-qm", "demo"], check=True)
+    return target
+
+
+def merge_demo_seed(root: Path) -> None:
+    """Bind the demo's decisions: ``charter decisions merge`` of its ``.charter-seed``."""
+    seed = root / ".charter-seed"
+    merged = charter_run(
+        "decisions",
+        "merge",
+        "--questions",
+        str(seed / "questions.json"),
+        "--answers",
+        str(seed / "answers.json"),
+        cwd=root,
+    )
+    assert merged.returncode == 0, merged.stderr
+
+
 def demo_search_copy(root: Path, charter_toml: str | None = "") -> Path:
     """``root`` holding the demo project's searchable parts (docs, decisions, SoT data)
     and, unless None, a ``charter.toml`` with ``charter_toml``."""
@@ -70,28 +98,29 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
+def charter_run(
+    *args: str,
+    cwd: Path,
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+    unset: tuple[str, ...] = (),
+) -> subprocess.CompletedProcess[str]:
+    """``python -m charter ARGS`` with this environment plus ``env``, minus ``unset``."""
+    full_env = {k: v for k, v in {**os.environ, **(env or {})}.items() if k not in unset}
+    return subprocess.run(
+        [*CHARTER, *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=300,
+    )
+
+
 @pytest.fixture
 def run_charter() -> Callable[..., subprocess.CompletedProcess[str]]:
-    def run(
-        *args: str,
-        cwd: Path,
-        stdin: str | None = None,
-        env: dict[str, str] | None = None,
-        unset: tuple[str, ...] = (),
-    ) -> subprocess.CompletedProcess[str]:
-        """``python -m charter ARGS`` with this environment plus ``env``, minus ``unset``."""
-        full_env = {k: v for k, v in {**os.environ, **(env or {})}.items() if k not in unset}
-        return subprocess.run(
-            [*CHARTER, *args],
-            cwd=cwd,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            env=full_env,
-            timeout=300,
-        )
-
-    return run
+    return charter_run
 
 
 def hook_payload(event: str, cwd: Path, **extra: Any) -> str:

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import DEMO
+from tests.conftest import copy_demo
 
 CHARTER = Path(sys.executable).with_name("charter")
 
@@ -56,11 +55,8 @@ JOBS: list[list[str]] = [
 
 
 def test_the_main_jobs_run_offline_with_an_empty_home(tmp_path: Path) -> None:
-    root = tmp_path / "proj"
-    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".charter", "__pycache__"))
-    (root / "charter.toml").write_text("[hooks]\nwarm_worker = false\n", encoding="utf-8")
+    root = copy_demo(tmp_path / "proj")
     (root / "artifact.md").write_text("We will store amounts as floats.\n", encoding="utf-8")
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import DEMO
+from tests.conftest import copy_demo, merge_demo_seed
 
 CHARTER = Path(sys.executable).with_name("charter")
 GIT = ["git", "-c", "user.email=qa@example.com", "-c", "user.name=qa"]
@@ -45,28 +44,9 @@ def _locale() -> str:
 
 def _origin(base: Path) -> Path:
     """The project with its bound decisions committed, as a team shares it."""
-    origin = base / "origin"
-    shutil.copytree(DEMO, origin, ignore=shutil.ignore_patterns(".charter", "__pycache__"))
-    (origin / "charter.toml").write_text("[hooks]\nwarm_worker = false\n", encoding="utf-8")
+    origin = copy_demo(base / "origin")
     (origin / ".gitignore").write_text(".claude/settings.local.json\n", encoding="utf-8")
-    subprocess.run(["git", "init", "-q", str(origin)], check=True)
-    seed = origin / ".charter-seed"
-    merged = subprocess.run(
-        [
-            str(CHARTER),
-            "decisions",
-            "merge",
-            "--questions",
-            str(seed / "questions.json"),
-            "--answers",
-            str(seed / "answers.json"),
-        ],
-        cwd=origin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert merged.returncode == 0, merged.stderr
+    merge_demo_seed(origin)
     subprocess.run([*GIT, "add", "-A"], cwd=origin, check=True)
     subprocess.run([*GIT, "commit", "-qm", "project"], cwd=origin, check=True)
     return origin

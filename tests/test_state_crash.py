@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CHARTER, hook_payload
+from tests.conftest import CHARTER, charter_run, hook_payload
 
 CONFIG = '[embed]\nprovider = "hash"\n'
 
@@ -33,18 +33,10 @@ CONFIG = '[embed]\nprovider = "hash"\n'
 def _run(
     *args: str, cwd: Path, fault: str = "", stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "CHARTER_FAULT"}
+    """``charter ARGS``, killed at ``fault`` when one is named (and never otherwise)."""
     if fault:
-        env["CHARTER_FAULT"] = fault
-    return subprocess.run(
-        [*CHARTER, *args],
-        cwd=cwd,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+        return charter_run(*args, cwd=cwd, stdin=stdin, env={"CHARTER_FAULT": fault})
+    return charter_run(*args, cwd=cwd, stdin=stdin, unset=("CHARTER_FAULT",))
 
 
 def _project(root: Path, files: dict[str, str]) -> Path:

@@ -27,9 +27,9 @@ from tests.claude_e2e import (
     Reply,
     Request,
     ScriptedModel,
-    copy_demo,
     install_claude_code,
 )
+from tests.conftest import copy_demo, merge_demo_seed
 
 VENV_BIN = Path(sys.executable).parent
 CHARTER = [sys.executable, "-m", "charter"]
@@ -62,16 +62,7 @@ def charter(project: Path, *args: str, stdin: str | None = None) -> str:
 def installed(tmp_path: Path) -> Path:
     """A demo copy with the decisions seed merged and ``charter install claude-code``."""
     project = copy_demo(tmp_path / "demo", charter_toml=CHARTER_TOML)
-    seed = project / ".charter-seed"
-    charter(
-        project,
-        "decisions",
-        "merge",
-        "--questions",
-        str(seed / "questions.json"),
-        "--answers",
-        str(seed / "answers.json"),
-    )
+    merge_demo_seed(project)
     charter(project, "install", "claude-code")
     return project
 
