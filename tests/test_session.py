@@ -118,6 +118,21 @@ def _hook(
     return proc
 
 
+def _bash(
+    run_charter: Any, root: Path, command: str, output: str = "", **payload: Any
+) -> subprocess.CompletedProcess[str]:
+    """A Bash call that finished with ``output``, as PostToolUse reports it."""
+    return _hook(
+        run_charter,
+        root,
+        "post-tool-use",
+        tool_name="Bash",
+        tool_input={"command": command},
+        tool_response={"stdout": output, "stderr": "", "interrupted": False},
+        **payload,
+    )
+
+
 def _transcript(root: Path, entries: list[dict[str, Any]]) -> str:
     path = root / "transcript.jsonl"
     with path.open("a", encoding="utf-8") as handle:
@@ -195,15 +210,7 @@ def _play_session(root: Path, run_charter: Any) -> str:
         error="Exit code 1\n1 failed, 3 passed",
         **common,
     )
-    _hook(
-        run_charter,
-        root,
-        "post-tool-use",
-        tool_name="Bash",
-        tool_input={"command": "python -m pytest -q  tests"},
-        tool_response={"stdout": "4 passed in 0.1s", "stderr": "", "interrupted": False},
-        **common,
-    )
+    _bash(run_charter, root, "python -m pytest -q  tests", "4 passed in 0.1s", **common)
     _hook(
         run_charter,
         root,
@@ -591,14 +598,7 @@ def test_only_commands_that_run_tests_are_test_runs(repo: Path, run_charter: Any
         "pytest -q 2>&1 | tail -3": "2 passed",
     }
     for command, output in commands.items():
-        _hook(
-            run_charter,
-            repo,
-            "post-tool-use",
-            tool_name="Bash",
-            tool_input={"command": command},
-            tool_response={"stdout": output, "stderr": "", "interrupted": False},
-        )
+        _bash(run_charter, repo, command, output)
     proc = run_charter("session", "recover", "--json", cwd=repo)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["test_runs"] == [
@@ -695,15 +695,7 @@ def test_work_log_carries_no_piece_of_the_project_path(repo: Path, run_charter: 
     lead = "find . -name '*.go' | grep -v generated | head -15 && head -60 "
     for pad in range(0, len(root), 7):  # the cut lands at every place inside the path
         command = lead + "x" * (200 - len(lead) - pad) + f" {root}/main.go"
-        _hook(
-            run_charter,
-            repo,
-            "post-tool-use",
-            tool_name="Bash",
-            tool_input={"command": command},
-            tool_response={"stdout": "", "stderr": "", "interrupted": False},
-            tool_use_id=f"t-{pad}",
-        )
+        _bash(run_charter, repo, command, tool_use_id=f"t-{pad}")
     log = (repo / "artifacts/sessions/s-1/work_log.md").read_text()
     assert log.count("Bash ") == len(range(0, len(root), 7))
     assert root.split("/")[1] not in log.replace("/main.go", "")
