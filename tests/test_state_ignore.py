@@ -47,3 +47,37 @@ def test_an_edited_ignore_file_is_never_overwritten(
     assert run_charter("compile", cwd=repo).returncode == 0
     assert (repo / ".charter" / IGNORE_FILE).read_text() == mine
     assert not {p for p in untracked(repo) if p.startswith(".charter/")}
+
+
+def test_logs_in_the_users_tree_leave_no_lock_files_for_git(
+    repo: Path, run_charter: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    """The search log (``logs/``) and the guardrail audit log (``artifacts/``) live in the
+    user's tree by the seeds' defaults; a ``.lock`` beside each showed up in ``git status``
+    as a file to commit. Append-only logs now lock themselves."""
+    import json
+    import sys
+
+    write(repo, "docs/guide.md", "# Guide\n\nSet a timeout on every session.\n")
+    assert run_charter("index", cwd=repo).returncode == 0
+    assert run_charter("search", "session timeout", cwd=repo).returncode == 0
+    payload = {
+        "session_id": "s1",
+        "hook_event_name": "PreToolUse",
+        "cwd": str(repo),
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(repo / ".git" / "config"), "content": "x"},
+    }
+    denied = subprocess.run(
+        [sys.executable, "-m", "charter", "hook", "pre-tool-use"],
+        cwd=repo,
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert '"deny"' in denied.stdout, denied.stdout + denied.stderr
+    visible = untracked(repo)
+    assert "logs/context_actions.csv" in visible
+    assert "artifacts/guardrails/audit.jsonl" in visible
+    assert not {p for p in visible if p.endswith(".lock")}, visible

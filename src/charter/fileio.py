@@ -142,18 +142,31 @@ def append_line(path: Path, line: str, *, fault: str = "append") -> None:
     """
     if not line.endswith("\n"):
         line += "\n"
-    with locked(path):
-        from charter.boundary import open_append
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with append_locked(path) as fd:
+        size = os.fstat(fd).st_size
+        if size and _last_byte(path) != b"\n":
+            line = "\n" + line
+        write_all(fd, line.encode("utf-8"), fault)
+        os.fsync(fd)
 
-        fd = open_append(path)  # O_NOFOLLOW: a planted symlink is refused, not followed
-        try:
-            size = os.fstat(fd).st_size
-            if size and _last_byte(path) != b"\n":
-                line = "\n" + line
-            write_all(fd, line.encode("utf-8"), fault)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+
+@contextlib.contextmanager
+def append_locked(path: Path) -> Iterator[int]:
+    """An ``O_APPEND`` descriptor of ``path`` held under an exclusive lock on the log itself.
+
+    An append-only log is never replaced, so its own inode is the lock: no ``.lock`` file
+    beside it, which would show up in ``git status`` wherever a log lives in the user's
+    tree (``logs/``, ``artifacts/``). ``O_NOFOLLOW``: a planted symlink is refused.
+    """
+    from charter.boundary import open_append
+
+    fd = open_append(path)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield fd
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def _last_byte(path: Path) -> bytes:

@@ -17,8 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from charter.boundary import open_append, writable
-from charter.fileio import fault_point, locked, write_all
+from charter.boundary import writable
+from charter.fileio import append_locked, fault_point, write_all
 
 COLUMNS = [
     "timestamp",
@@ -76,18 +76,14 @@ def log_action(
         ]
     )
     path.parent.mkdir(parents=True, exist_ok=True)
-    with locked(path):
-        fd = open_append(path)  # O_NOFOLLOW: a planted symlink is refused, not followed
-        try:
-            size = os.fstat(fd).st_size
-            prefix = _row(COLUMNS) if size == 0 else ""
-            if size and not _ends_with_newline(path):
-                prefix = "\n"  # a killed writer's torn row stays alone on its line
-            write_all(fd, (prefix + row).encode("utf-8"), "actions")
-            fault_point("actions.written")
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    with append_locked(path) as fd:  # O_NOFOLLOW: a planted symlink is refused
+        size = os.fstat(fd).st_size
+        prefix = _row(COLUMNS) if size == 0 else ""
+        if size and not _ends_with_newline(path):
+            prefix = "\n"  # a killed writer's torn row stays alone on its line
+        write_all(fd, (prefix + row).encode("utf-8"), "actions")
+        fault_point("actions.written")
+        os.fsync(fd)
 
 
 def _ends_with_newline(path: Path) -> bool:
