@@ -21,7 +21,7 @@ import pytest
 
 from charter.config import Project
 from charter.decisions import service
-from tests.conftest import hook_payload, write
+from tests.conftest import charter_run, hook_payload, write
 from tests.decisions_support import decisions, no_worker
 
 #: Runs the real CLI entry point and records the modules imported when it exits (a hook
@@ -88,6 +88,15 @@ def test_lexical_hook_paths_never_load_the_embedding_runtime(project: Path, tmp_
         project, "post-tool-use", tmp_path, tool_name="Write", tool_input=edit, tool_response={}
     )
     assert not loaded & (MODEL_RUNTIME | {"numpy"})
+    # a file under a nested AGENTS.md: its rules arrive, read from the compiled state
+    write(project, "src/AGENTS.md", "# Source\n\n- Keep every module under 300 lines.\n")
+    assert charter_run("compile", cwd=project).returncode == 0
+    out, loaded = _hook(
+        project, "post-tool-use", tmp_path, tool_name="Write", tool_input=edit, tool_response={}
+    )
+    assert "under 300 lines" in out
+    # nor the tokenizer: building cl100k costs a cold process ~0.5 s
+    assert not loaded & (MODEL_RUNTIME | {"numpy", "toktok"}), loaded & (MODEL_RUNTIME | {"numpy"})
 
     out, loaded = _hook(project, "pre-compact", tmp_path, trigger="auto")
     assert not loaded & MODEL_RUNTIME

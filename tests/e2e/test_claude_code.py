@@ -243,3 +243,30 @@ def test_stop_blocked_on_drift(installed: Path, session: Any) -> None:
     assert len(requests) == 2, "the Stop hook sent the model back to work"
     feedback = requests[1].all_text()
     assert "MOBILE_APP" in feedback and "QA-PGC" in feedback
+
+
+def test_path_rules_arrive_with_a_file_once(installed: Path, session: Any) -> None:
+    """The agent reads a file below ``backend/``: the rules of ``backend/AGENTS.md`` reach
+    the model with the tool's result (managed rules keep Claude Code from loading rule
+    files itself); a second file there adds none of them again."""
+    reads = iter(["backend/app/invoices.py", "backend/app/main.py"])
+
+    def read_a_file(body: dict[str, Any]) -> Reply | None:
+        path = next(reads, None)
+        return Reply("Reading it.", "Read", {"file_path": str(installed / path)}) if path else None
+
+    s = session(installed, read_a_file)
+    ok(s.stream("Look at how invoices are served", "And the app's entry point"))
+    requests = s.model.main_requests()
+    given = [
+        line
+        for request in requests[-1:]
+        for context in hook_contexts(request, "PostToolUse:Read")
+        for line in rule_lines(context)
+    ]
+    backend = [line for line in given if line.startswith("backend/AGENTS.md: ")]
+    assert backend, "no backend/AGENTS.md rule arrived with the file"
+    assert len(given) == len(set(given)), "a path rule was given twice"
+    first_read = next(r for r in requests if hook_contexts(r, "PostToolUse:Read"))
+    contexts = hook_contexts(first_read, "PostToolUse:Read")
+    assert "# Project rules for backend/app/invoices.py" in contexts[0]

@@ -35,7 +35,7 @@ from charter.rules.build import (
     rules_from_source,
 )
 from charter.rules.model import Rule, Source
-from charter.rules.render import file_header, render_grouped, render_rule_line
+from charter.rules.render import compact, file_header, render_grouped, render_rule_line
 from charter.rules.sources import (
     SourceFile,
     alias_scopes,
@@ -45,10 +45,9 @@ from charter.rules.sources import (
     load_source,
     resolve_imports,
 )
+from charter.rules.stored import MANIFEST_FILE, STATE_FILE, STATE_VERSION, VECTORS_FILE
 from charter.rules.vector_cache import VectorCache
 from charter.tokens import count_tokens
-
-STATE_VERSION = 4  # bump when parsing or state layout changes (4: stop-23 parsing fixes)
 
 
 @dataclass
@@ -434,11 +433,6 @@ def _stamps(sources: list[SourceFile]) -> dict[str, list[int]]:
     return out
 
 
-STATE_FILE = "rules.json"
-VECTORS_FILE = "rules.npy"
-MANIFEST_FILE = "rules.meta.json"
-
-
 def save(
     project: Project,
     compiled: CompiledRules,
@@ -455,11 +449,16 @@ def save(
     state_dir.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
     np.save(buffer, compiled.vectors.astype(np.float32))
+    state = compiled.state()
+    # the path-scoped rules' text as the hooks show it, cut once here: the file tool hook
+    # that hands them over must not build the tokenizer on every cold call
+    limit = project.settings.rules.max_rule_tokens
+    state["briefs"] = {r.id: compact(r.text, limit) for r in compiled.rules if r.scopes}
     commit_files(
         state_dir / MANIFEST_FILE,
         {
             VECTORS_FILE: buffer.getvalue(),
-            STATE_FILE: canonical_json(compiled.state()).encode(),
+            STATE_FILE: canonical_json(state).encode(),
         },
         {
             "stamps": _stamps(sources),

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from charter.plugins import HookState
+    from charter.rules.model import Rule
     from charter.rules.retrieve import Retriever
 
 _PATHISH = re.compile(r"(?<![\w@])((?:[\w.-]+/)*[\w.-]+\.[A-Za-z0-9]{1,8})\b")
@@ -179,3 +180,121 @@ def new_conversation(state: HookState, payload: dict[str, Any]) -> list[str]:
     if payload.get("source") in ("startup", "clear", "compact", None):
         clear(state.project.state_dir, str(payload.get("session_id") or ""))
     return []
+
+
+#: Claude Code's tools that read or change one file, and the input key naming it.
+FILE_TOOLS = {
+    "Read": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "Write": "file_path",
+    "NotebookEdit": "notebook_path",
+}
+
+
+def touched_file(payload: dict[str, Any], root: Path) -> str | None:
+    """The project-relative path a file tool's call names; None for other tools, paths
+    outside the project, or input that names no file."""
+    key = FILE_TOOLS.get(str(payload.get("tool_name") or ""))
+    tool_input = payload.get("tool_input")
+    if key is None or not isinstance(tool_input, dict):
+        return None
+    raw = tool_input.get(key)
+    if not isinstance(raw, str) or not raw.strip() or "\0" in raw:
+        return None
+    path = Path(raw)
+    if not path.is_absolute():
+        cwd = payload.get("cwd")
+        path = (Path(cwd) if isinstance(cwd, str) and cwd else root) / path
+    try:
+        rel = Path(os.path.normpath(path)).relative_to(root.resolve())
+    except ValueError:
+        try:
+            rel = Path(os.path.normpath(path)).relative_to(root)
+        except ValueError:
+            return None
+    text = rel.as_posix()
+    return None if text in ("", ".") or text.startswith("../") else text
+
+
+def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> str | None:
+    """PostToolUse of a file tool: the rules scoped to that file's path (a nested
+    AGENTS.md, a Cursor rule's globs, a ``paths:`` list) that are not yet in the
+    conversation, in their files' order, within ``rules.path_rules_max_tokens``.
+
+    The prompt hook ranks rules by the prompt's words, and a prompt rarely names the
+    directory its work ends up in: this is how the web app's component rules reach an
+    agent that opens a ``.tsx`` file while fixing an invoice bug. It also keeps what
+    Claude Code does natively for nested CLAUDE.md files (load them when a file below is
+    read), which managed rules turn off. Rules come from the warm retriever when there
+    is one, else from the compiled state on disk; nothing is compiled here (the prompt
+    hook does that), so a tool call never waits for the embedding model.
+    """
+    from charter.rules.injected import take
+    from charter.rules.render import file_header, render_grouped, render_rule_line
+    from charter.rules.scopes import scope_matches
+    from charter.rules.stored import load_rules
+    from charter.tokens import estimate_tokens
+
+    settings = state.project.settings.rules
+    if settings.path_rules_max_tokens <= 0:
+        return None
+    rel = touched_file(payload, state.root)
+    if rel is None:
+        return None
+    warm = state.cache.get(CACHE_KEY)
+    if warm is not None:
+        rules, pinned = warm.compiled.rules, set(warm.compiled.constitution.rule_ids)
+        shown: dict[str, str] = warm.lines  # exactly as the prompt hook shows them
+        briefs: dict[str, str] = {}
+    else:
+        stored = load_rules(state.project)
+        if stored is None:
+            return None
+        rules, pinned = stored.rules, set(stored.constitution_ids)
+        shown, briefs = {}, stored.briefs
+    matched = [
+        r for r in rules if r.scopes and r.id not in pinned and scope_matches(r.scopes, [rel])
+    ]
+    if not matched:
+        return None
+    matched.sort(key=lambda r: (r.source.path, r.source.line_start, r.source.line_end, r.id))
+    inline = settings.citation_style == "inline"
+    lines = {
+        r.id: shown.get(r.id)
+        or render_rule_line(r, settings.max_rule_tokens, inline=inline, brief=briefs.get(r.id))
+        for r in matched
+    }
+    title = f"# Project rules for {rel} (Charter; rules scoped to this path)"
+    room = HOOK_CONTEXT_LIMIT - len(title) - 200  # what Claude Code shows of one context
+    fits: list[Rule] = []
+    seen_paths: set[str] = set()
+    for rule in matched:
+        size = len(lines[rule.id]) + 1
+        if not inline and rule.source.path not in seen_paths:
+            size += len(file_header(rule.source.path)) + 1
+        if size > room:
+            break
+        fits.append(rule)
+        seen_paths.add(rule.source.path)
+        room -= size
+    costs = {r.id: estimate_tokens(lines[r.id]) + 1 for r in fits}
+    if not inline:  # each file's header is paid by the first of its rules
+        for path in {r.source.path for r in fits}:
+            first = next(r for r in fits if r.source.path == path)
+            costs[first.id] += estimate_tokens(file_header(path)) + 1
+    taken = take(
+        state.project.state_dir,
+        str(payload.get("session_id") or ""),
+        [r.id for r in fits],
+        costs=costs,
+        budget=settings.path_rules_max_tokens,
+        event=f"tool:{payload.get('tool_use_id') or ''}",
+    )
+    if not taken.fresh:
+        return None
+    fresh = set(taken.fresh)
+    body = render_grouped((r for r in fits if r.id in fresh), lambda r: lines[r.id], inline=inline)
+    held = taken.held + len(matched) - len(fits)
+    more = f"\n({held} more rules scoped to this path: rules_for_task lists them.)" if held else ""
+    return title + "\n" + body + more

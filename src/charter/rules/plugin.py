@@ -30,6 +30,11 @@ def charter_hook_handlers(hooks: HookSet) -> None:
 
         return prompt_rules(state, payload, notes)
 
+    def touched(state: Any, payload: dict[str, Any], notes: list[str]) -> str | None:
+        from charter.rules.hooks import path_rules
+
+        return path_rules(state, payload, notes)
+
     def fresh(state: Any, payload: dict[str, Any]) -> list[str]:
         from charter.rules.hooks import new_conversation
 
@@ -38,3 +43,4 @@ def charter_hook_handlers(hooks: HookSet) -> None:
     hooks.on_capture("session-start")(fresh)
     hooks.on_pinned(10)(pinned)
     hooks.on_context("user-prompt-submit")(context)
+    hooks.on_context("post-tool-use")(touched)

@@ -47,13 +47,17 @@ def line_range(rule: Rule) -> str:
     return f"L{src.line_start}-L{src.line_end}"
 
 
-def render_rule_line(rule: Rule, max_tokens: int = 0, *, inline: bool = False) -> str:
+def render_rule_line(
+    rule: Rule, max_tokens: int = 0, *, inline: bool = False, brief: str | None = None
+) -> str:
     """``- [ID] text (Lstart-Lend)``, to sit under its file's header (``file_header``),
     or ``- [ID] text (path:Lstart-Lend)`` when ``inline``; content-derived ids are left
-    out (noise)."""
+    out (noise). ``brief`` is the text already cut to ``max_tokens`` (the compile stores
+    it for path-scoped rules, so a tool hook never loads the tokenizer)."""
     prefix = "" if rule.id.startswith("r-") else f"[{rule.id}] "
     cite = rule.source.cite() if inline else line_range(rule)
-    return f"- {prefix}{compact(rule.text, max_tokens)} ({cite})"
+    text = compact(rule.text, max_tokens) if brief is None else brief
+    return f"- {prefix}{text} ({cite})"
 
 
 def file_header(path: str) -> str:

@@ -12,7 +12,6 @@ in favour of the higher priority, whatever the scoring order.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import re
 from collections.abc import Callable, Iterator
@@ -30,6 +29,7 @@ from charter.rules.intent import Intent, classify
 from charter.rules.lexical import BM25, tokenize
 from charter.rules.model import Rule
 from charter.rules.render import file_header, render_grouped, render_rule_line
+from charter.rules.scopes import scope_matches
 from charter.rules.settings import RulesSettings
 from charter.tokens import count_many, count_tokens
 
@@ -99,18 +99,6 @@ class Retrieval:
             "gated": self.gated,
             "cut": self.cut,
         }
-
-
-def scope_matches(scopes: list[str], files: list[str]) -> bool:
-    for f in files:
-        f = f.lstrip("./")
-        for pattern in scopes:
-            p = pattern.lstrip("./")
-            if fnmatch.fnmatch(f, p) or (p.startswith("**/") and fnmatch.fnmatch(f, p[3:])):
-                return True
-            if p.endswith("/**") and f.startswith(p[:-2]):
-                return True
-    return False
 
 
 _NEVER_WORDS = re.compile(r"\b(never|must not|do not|don't|avoid|should not)\b", re.IGNORECASE)

@@ -74,6 +74,13 @@ class RulesSettings(BaseModel):
         "rule's score (0 = fill the retrieval budget); what it leaves stays reachable "
         "through rules_for_task",
     )
+    path_rules_max_tokens: int = Field(
+        500,
+        ge=0,
+        description="when the agent reads or changes a file, the rules scoped to its path "
+        "(nested AGENTS.md, Cursor globs, `paths:`) not yet in the conversation arrive with "
+        "the tool's result, up to about this many tokens (0 = off)",
+    )
     max_rule_tokens: int = Field(
         28, ge=8, description="rule text in policy is cut at this many tokens (citation kept)"
     )

@@ -1,0 +1,131 @@
+"""Rules scoped to a path reach the agent when it reads or changes a file there.
+
+Real ``charter hook post-tool-use`` processes fed Claude Code's PostToolUse JSON, in a
+real git repository with a root CLAUDE.md, a nested AGENTS.md and a Cursor rule with
+globs, compiled by the real CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import run_hook, write
+from tests.decisions_support import no_worker
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+ROOT_RULES = "# Rules\n\n- Never push to main.\n- Every money amount is an integer of cents.\n"
+BACKEND = (
+    "# Backend\n\n"
+    "- Add dependencies with `uv add`, never with `pip install`.\n"
+    "- Use the async session from `get_session` in request handlers.\n"
+    "- Tests mirror `app/` under `backend/tests/`.\n"
+)
+CURSOR = (
+    "---\ndescription: React components\nglobs: web/**/*.tsx\nalwaysApply: false\n---\n\n"
+    "- Write function components with named exports.\n"
+    "- Give list items stable keys from data ids, never array indexes.\n"
+)
+
+
+@pytest.fixture
+def project(repo: Path, run_charter: Run) -> Path:
+    no_worker(repo)
+    write(repo, "CLAUDE.md", ROOT_RULES)
+    write(repo, "backend/AGENTS.md", BACKEND)
+    write(repo, ".cursor/rules/react.mdc", CURSOR)
+    write(repo, "backend/app/invoices.py", "X = 1\n")
+    write(repo, "web/src/List.tsx", "export const List = 1;\n")
+    assert run_charter("compile", cwd=repo).returncode == 0
+    return repo
+
+
+def _touch(run_charter: Run, root: Path, tool: str, path: str, call: str, **extra: Any) -> str:
+    """The context PostToolUse gives for ``tool`` on ``path`` ("" for none)."""
+    done = run_hook(
+        run_charter,
+        root,
+        "PostToolUse",
+        tool_name=tool,
+        tool_use_id=call,
+        tool_input={"file_path": path, **extra},
+        tool_response={},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "skipped" not in done.stderr, done.stderr
+    if not done.stdout.strip():
+        return ""
+    out = json.loads(done.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == "PostToolUse"
+    return str(out["additionalContext"])
+
+
+def test_a_read_below_a_nested_agents_md_brings_its_rules_once(
+    project: Path, run_charter: Run
+) -> None:
+    text = _touch(run_charter, project, "Read", str(project / "backend/app/invoices.py"), "t1")
+    assert "# Project rules for backend/app/invoices.py" in text
+    assert "In backend/AGENTS.md:" in text
+    assert "never with `pip install`. (L3)" in text and "(L5)" in text
+    assert "Never push to main" not in text  # unscoped rules are the prompt hook's
+    assert "stable keys" not in text  # another path's rules
+    # the same rules are in the conversation now: another file there adds nothing
+    assert _touch(run_charter, project, "Edit", str(project / "backend/app/other.py"), "t2") == ""
+    # a Cursor rule's globs scope it the same way
+    web = _touch(run_charter, project, "Read", str(project / "web/src/List.tsx"), "t3")
+    assert "In .cursor/rules/react.mdc:" in web and "stable keys" in web
+    assert "pip install" not in web
+
+
+def test_compaction_clears_them_and_a_retried_call_gets_them_again(
+    project: Path, run_charter: Run
+) -> None:
+    path = str(project / "backend/app/invoices.py")
+    first = _touch(run_charter, project, "Read", path, "t1")
+    assert "In backend/AGENTS.md:" in first
+    # the same tool call answered again (its first answer was lost): the same rules
+    assert _touch(run_charter, project, "Read", path, "t1") == first
+    started = run_hook(run_charter, project, "SessionStart", source="compact")
+    assert started.returncode == 0, started.stderr
+    assert _touch(run_charter, project, "Read", path, "t9") == first
+
+
+@pytest.mark.parametrize(
+    ("tool", "path", "extra"),
+    [
+        ("Read", "/etc/hosts", {}),  # outside the project
+        ("Read", "../outside/backend/x.py", {}),
+        ("Bash", "backend/app/invoices.py", {}),  # not a file tool
+        ("Read", "", {}),
+        ("Read", "README.md", {}),  # no scoped rule covers it
+    ],
+)
+def test_nothing_for_other_tools_or_paths(
+    project: Path, run_charter: Run, tool: str, path: str, extra: dict[str, Any]
+) -> None:
+    assert _touch(run_charter, project, tool, path, "t1", **extra) == ""
+
+
+def test_the_budget_holds_some_back_and_zero_turns_it_off(project: Path, run_charter: Run) -> None:
+    path = str(project / "backend/app/invoices.py")
+    (project / "charter.toml").write_text(
+        "[hooks]\nwarm_worker = false\n\n[rules]\npath_rules_max_tokens = 30\n"
+    )
+    some = _touch(run_charter, project, "Read", path, "t1")
+    assert "In backend/AGENTS.md:" in some
+    assert some.count("\n- ") < 3 and "more rules scoped to this path" in some
+    (project / "charter.toml").write_text(
+        "[hooks]\nwarm_worker = false\n\n[rules]\npath_rules_max_tokens = 0\n"
+    )
+    assert _touch(run_charter, project, "Read", path, "t2") == ""
+
+
+def test_a_relative_path_resolves_against_the_calls_cwd(project: Path, run_charter: Run) -> None:
+    text = _touch(run_charter, project, "Write", "backend/app/new.py", "t1", content="x = 1\n")
+    assert "In backend/AGENTS.md:" in text
