@@ -27,7 +27,7 @@ from charter.config import Project
 from charter.embed.base import Embedder, Vectors
 from charter.embed.registry import embedder_for, import_provider
 from charter.errors import CharterError
-from charter.fileio import TornState, canonical_json, commit_files, read_committed
+from charter.fileio import canonical_json, commit_files
 from charter.rules.build import (
     apply_local_overrides,
     assign_ids,
@@ -45,7 +45,7 @@ from charter.rules.sources import (
     load_source,
     resolve_imports,
 )
-from charter.rules.stored import MANIFEST_FILE, STATE_FILE, STATE_VERSION, VECTORS_FILE
+from charter.rules.stored import MANIFEST_FILE, STATE_FILE, STATE_VERSION, VECTORS_FILE, read_state
 from charter.rules.vector_cache import VectorCache
 from charter.tokens import count_tokens
 
@@ -475,18 +475,12 @@ def load(project: Project) -> CompiledRules | None:
     None also for a torn state (a compile killed between its writes, or files edited):
     every caller then recompiles (:func:`load_or_compile`).
     """
-    try:
-        committed = read_committed(project.state_dir / MANIFEST_FILE)
-    except TornState:
+    state = read_state(project)
+    if state is None:
         return None
-    if committed is None:
-        return None
-    _, files = committed
+    data, files = state
     try:
-        data = json.loads(files[STATE_FILE].decode("utf-8"))
         vectors = np.load(io.BytesIO(files[VECTORS_FILE]))
-        if data.get("version") != STATE_VERSION:
-            return None
         rules = [Rule.from_state(r) for r in data["rules"]]
         if len(vectors) != len(rules):
             return None

@@ -9,7 +9,7 @@ this module names the files and reads the rule half.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from charter.fileio import TornState, read_committed
 from charter.rules.model import Rule
@@ -30,22 +30,36 @@ class StoredRules(NamedTuple):
     briefs: dict[str, str]
 
 
-def load_rules(project: Project) -> StoredRules | None:
-    """The last compile's rules and constitution ids; None when there is no usable
-    compiled state (none yet, torn, another version): the caller goes without."""
+def read_state(project: Project) -> tuple[dict[str, Any], dict[str, bytes]] | None:
+    """The last compile's ``rules.json`` (parsed, this version's) and every committed file's
+    bytes; None when there is no usable compiled state (none yet, torn, another version)."""
     try:
         committed = read_committed(project.state_dir / MANIFEST_FILE)
     except TornState:
         return None
     if committed is None:
         return None
+    _, files = committed
     try:
-        data = json.loads(committed[1][STATE_FILE].decode("utf-8"))
-        if data.get("version") != STATE_VERSION:
-            return None
+        data = json.loads(files[STATE_FILE].decode("utf-8"))
+    except (KeyError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
+        return None
+    return data, files
+
+
+def load_rules(project: Project) -> StoredRules | None:
+    """The last compile's rules and constitution ids; None when there is no usable
+    compiled state: the caller goes without."""
+    state = read_state(project)
+    if state is None:
+        return None
+    data = state[0]
+    try:
         rules = [Rule.from_state(r) for r in data["rules"]]
         briefs = data.get("briefs")
         briefs = {str(k): str(v) for k, v in briefs.items()} if isinstance(briefs, dict) else {}
         return StoredRules(rules, list(data["constitution"]["rule_ids"]), briefs)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
