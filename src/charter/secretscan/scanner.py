@@ -107,7 +107,11 @@ _PLACEHOLDERS = frozenset(
     }
 )
 _INDIRECT = re.compile(r"^[\w.\-]+[\[(].*[\])]$")
-_ENV_REF = re.compile(r"^(?:\$\{?\w+\}?|%\w+%|env\(.*\)|process\.env\..+|os\.environ.*)$", re.I)
+#: A value that names where the secret lives: ``$VAR``, ``${VAR:-x}``, a CI expression
+#: (``${{ secrets.NPM_TOKEN }}``), ``%VAR%``, ``env(...)``, ``process.env.X``, ``os.environ``.
+_ENV_REF = re.compile(
+    r"^(?:\$\{?\w+\}?|\$\{.*\}|%\w+%|env\(.*\)|process\.env\..+|os\.environ.*)$", re.I
+)
 
 _PLUGIN_CLASSES = (
     "aws.AWSKeyDetector",
