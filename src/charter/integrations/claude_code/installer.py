@@ -114,10 +114,23 @@ def _mcp_entry(command: str) -> dict[str, Any]:
 
 
 def native_rule_files(root: Path, exclude: list[str]) -> list[Path]:
-    """Rule files Charter compiles that Claude Code would load itself (absolute paths)."""
+    """Rule files Charter compiles that Claude Code would load itself (absolute paths).
+
+    A file reached through a symlink (``CLAUDE.md -> AGENTS.md``, ``.claude/rules ->
+    ../.agents/rules``) is listed under the name Claude Code opens and under the file it
+    leads to, so the exclusion holds whichever of the two Claude Code compares.
+    """
     from charter.rules.sources import discover
 
-    return [path.resolve() for kind, path in discover(root, exclude) if kind in NATIVE_KINDS]
+    base = root.resolve()
+    out: list[Path] = []
+    for kind, path in discover(root, exclude):
+        if kind not in NATIVE_KINDS:
+            continue
+        resolved = path.resolve()
+        named = base / path.absolute().relative_to(root.absolute())
+        out += [p for p in dict.fromkeys((named, resolved)) if p not in out]
+    return out
 
 
 def _read_json(path: Path) -> dict[str, Any]:
