@@ -472,8 +472,13 @@ def test_rule_files_reached_through_symlinks_are_excluded_under_both_names(
     write(repo, ".agents/rules/api.md", "# API\n\n- Version every endpoint.\n")
     (repo / ".claude").mkdir()
     (repo / ".claude/rules").symlink_to("../.agents/rules", target_is_directory=True)
+    import os
+    import sys
+
+    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    write(repo, "charter.toml", "[hooks]\nwarm_worker = false\n")
     before = _snapshot(repo)
-    proc = run_charter("install", "claude-code", cwd=repo)
+    proc = run_charter("install", "claude-code", cwd=repo, env=env)
     assert proc.returncode == 0, proc.stderr
     local = json.loads((repo / ".claude/settings.local.json").read_text())
     root = repo.resolve()
@@ -481,8 +486,11 @@ def test_rule_files_reached_through_symlinks_are_excluded_under_both_names(
         str(root / name)
         for name in ("CLAUDE.md", "AGENTS.md", ".claude/rules/api.md", ".agents/rules/api.md")
     )
-    doctor = run_charter("doctor", "--check", "managed rules", "--json", cwd=repo)
+    # counted once each, by the name Claude Code opens
+    assert "stops loading 2 rule file(s)" in " ".join(proc.stdout.split())
+    doctor = run_charter("doctor", "--check", "managed rules", "--json", cwd=repo, env=env)
     assert doctor.returncode == 0, doctor.stdout
-    out = run_charter("install", "claude-code", "--uninstall", cwd=repo)
+    assert "2 rule file(s) excluded" in doctor.stdout
+    out = run_charter("install", "claude-code", "--uninstall", cwd=repo, env=env)
     assert out.returncode == 0, out.stderr
     assert _snapshot(repo) == before
