@@ -163,6 +163,13 @@ PROSE_AND_CODE = [
     "UUID 123e4567-e89b-12d3-a456-426614174000 identifies the tenant.",
     "password: required",
     "auth_token: <your token here>",
+    # test fixtures and docs whose dummy value names its own kind (a real test suite
+    # had 422 of these flagged, each asking for a rotation)
+    "provider = GoogleProvider(api_key='your-api-key')",
+    "client = AsyncOpenAI(api_key='test-key', base_url=base_url)",
+    'assert provider.client.api_key == "dashscope-api-key"',
+    "export OPENAI_API_KEY=your-api-key",
+    'session = login(user, password="test-password")',
 ]
 
 
