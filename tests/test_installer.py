@@ -460,3 +460,37 @@ def test_hooks_run_when_charter_lives_under_a_path_with_a_space(repo: Path, tmp_
     assert json.loads(doctor.stdout)["checks"][0]["status"] == "fail", doctor.stdout
     assert run("install", "claude-code", "--uninstall").returncode == 0
     assert not local.exists() or "hook" not in local.read_text()
+
+
+def test_rule_files_reached_through_symlinks_are_excluded_under_both_names(
+    repo: Path, run_charter
+) -> None:
+    # CLAUDE.md -> AGENTS.md and .claude/rules -> ../.agents/rules: Claude Code opens them
+    # by the linked name, so that name is excluded as well as the file it leads to
+    write(repo, "AGENTS.md", "# Agents\n\n- Run the tests before pushing.\n")
+    (repo / "CLAUDE.md").symlink_to("AGENTS.md")
+    write(repo, ".agents/rules/api.md", "# API\n\n- Version every endpoint.\n")
+    (repo / ".claude").mkdir()
+    (repo / ".claude/rules").symlink_to("../.agents/rules", target_is_directory=True)
+    import os
+    import sys
+
+    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    write(repo, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    before = _snapshot(repo)
+    proc = run_charter("install", "claude-code", cwd=repo, env=env)
+    assert proc.returncode == 0, proc.stderr
+    local = json.loads((repo / ".claude/settings.local.json").read_text())
+    root = repo.resolve()
+    assert sorted(local["claudeMdExcludes"]) == sorted(
+        str(root / name)
+        for name in ("CLAUDE.md", "AGENTS.md", ".claude/rules/api.md", ".agents/rules/api.md")
+    )
+    # counted once each, by the name Claude Code opens
+    assert "stops loading 2 rule file(s)" in " ".join(proc.stdout.split())
+    doctor = run_charter("doctor", "--check", "managed rules", "--json", cwd=repo, env=env)
+    assert doctor.returncode == 0, doctor.stdout
+    assert "2 rule file(s) excluded" in doctor.stdout
+    out = run_charter("install", "claude-code", "--uninstall", cwd=repo, env=env)
+    assert out.returncode == 0, out.stderr
+    assert _snapshot(repo) == before

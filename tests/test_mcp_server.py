@@ -190,3 +190,37 @@ def test_charter_project_names_the_project_when_no_flag_does(root: Path, tmp_pat
     payload = anyio.run(constitution)
     assert "Never commit secrets" in json.dumps(payload)
     assert list(elsewhere.iterdir()) == []  # nothing compiled or written there
+
+
+async def _rules_for(root: Path, task: str) -> Any:
+    from mcp import Client
+
+    async with Client(mcp_server_params(root)) as client:
+        return await client.call_tool("rules_for_task", {"task": task})
+
+
+def test_rules_for_task_fits_what_an_agent_reads(repo: Path) -> None:
+    """A monorepo's rule files give the task dozens of long rules: the tool answered with
+    every rule's full metadata (domains, intents, reasons…) beside the rendered rules,
+    ~90k characters on a real project, over the 50,000 characters Claude Code shows an
+    MCP result inline. The answer is the rendered rules plus each rule's id, score and
+    citation."""
+    topics = ["retries", "timeouts", "rate limits", "backoff", "circuit breakers", "errors"]
+    lines = ["# Resilience rules", ""]
+    for i in range(150):
+        topic = topics[i % len(topics)]
+        lines.append(
+            f"- Rule {i}: when a provider call fails with {topic}, retry with exponential "
+            f"backoff and jitter, cap attempts at {3 + i % 5}, log the attempt number and the "
+            f"provider response id, surface a typed error after the last attempt, and never "
+            f"retry non-idempotent requests such as payment capture number {i}."
+        )
+    (repo / "AGENTS.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = anyio.run(_rules_for, repo, "add retry with exponential backoff on rate limits")
+    text = result.content[0].text if result.content else ""
+    assert not result.is_error, text
+    payload = tool_payload(result)
+    assert len(text) < 50_000, len(text)
+    assert payload["policy_text"]
+    assert payload["rules"] and {"id", "score", "source"} <= set(payload["rules"][0])
+    assert all(r["source"].startswith("AGENTS.md:L") for r in payload["rules"])

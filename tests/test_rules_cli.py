@@ -238,3 +238,23 @@ def test_lint_does_not_call_a_lead_in_under_another_heading_a_duplicate(
     issues = json.loads(proc.stdout)["issues"]
     # the real repeat is still reported; the lead-ins introduce different items
     assert [(i["kind"], i["location"]) for i in issues] == [("duplicate", "CLAUDE.md:16")]
+
+
+def test_context_table_shows_the_rule_beside_a_long_source_path(repo: Path, run_charter) -> None:
+    # A monorepo's nested AGENTS.md has a long path: in an 80-column terminal the source
+    # column took the whole width and every rule's text was cut to "…" or nothing.
+    nested = "packages/server_sdk/providers/payments/AGENTS.md"
+    write(repo, nested, "# Payments\n\n- Retry idempotent calls with exponential backoff.\n")
+    touched = "packages/server_sdk/providers/payments/x.py"
+    proc = run_charter(
+        "context", "add retry with backoff", "--file", touched, cwd=repo, env={"COLUMNS": "80"}
+    )
+    assert proc.returncode == 0, proc.stderr
+    words = " ".join(
+        cell.strip()
+        for line in proc.stdout.splitlines()
+        if line.startswith("│")
+        for cell in line.split("│")[3:4]
+    )
+    assert "Retry idempotent calls with exponential backoff." in " ".join(words.split())
+    assert "AGENTS.md" in proc.stdout

@@ -142,3 +142,33 @@ def test_tab_indented_json_is_records_not_malformed() -> None:
         "/": (1, 7, {"name": "app"}),
         "/scripts": (3, 6, {"dev": "vite dev", "x": "a\tb"}),
     }
+
+
+def test_json_with_comments_is_records_not_malformed(tmp_path: Path) -> None:
+    """tsconfig.json, .vscode/settings.json, devcontainer.json are JSON with comments and
+    trailing commas (``tsc --init`` writes them): read as records with their own lines,
+    not skipped as malformed; a URL or ``/*`` inside a string stays as written."""
+    path = tmp_path / "tsconfig.json"
+    path.write_text(
+        "{\n"
+        "  // editor experience only\n"
+        '  "extends": "@docusaurus/tsconfig",\n'
+        '  "compilerOptions": {\n'
+        '    "baseUrl": ".", /* resolve from here */\n'
+        '    "paths": {"@site/*": ["./*"]},\n'
+        '    "homepage": "https://example.org/docs",\n'
+        "  },\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    parsed = parse_file(path.read_text(encoding="utf-8"), "json", "tsconfig.json")
+    records = {c.address: (c.line_start, c.line_end, c.record) for c in parsed.chunks}
+    assert records["/"] == (1, 9, {"extends": "@docusaurus/tsconfig"})
+    assert records["/compilerOptions"][:2] == (4, 8)
+    assert records["/compilerOptions"][2] == {
+        "baseUrl": ".",
+        "homepage": "https://example.org/docs",
+    }
+    assert records["/compilerOptions/paths"][2] == {"@site/*": "./*"}
+    with pytest.raises(CharterError, match=r"malformed JSON bad.json: line 2"):
+        parse_file('{"a": 1,\n  "b": }\n', "json", "bad.json")

@@ -163,6 +163,13 @@ PROSE_AND_CODE = [
     "UUID 123e4567-e89b-12d3-a456-426614174000 identifies the tenant.",
     "password: required",
     "auth_token: <your token here>",
+    # test fixtures and docs whose dummy value names its own kind (a real test suite
+    # had 422 of these flagged, each asking for a rotation)
+    "provider = GoogleProvider(api_key='your-api-key')",
+    "client = AsyncOpenAI(api_key='test-key', base_url=base_url)",
+    'assert provider.client.api_key == "dashscope-api-key"',
+    "export OPENAI_API_KEY=your-api-key",
+    'session = login(user, password="test-password")',
 ]
 
 
@@ -207,3 +214,39 @@ def test_minified_long_line_is_scanned_in_windows() -> None:
     out = Scanner().redact(line)
     assert leaks(out.text, {"stripe": S["stripe"]}) == []
     assert len(out.text) < len(line)
+
+
+def test_ci_expressions_are_references_not_secrets(tmp_path: Path) -> None:
+    """A GitHub Actions workflow names its credentials by expression (``${{ secrets.X }}``,
+    ``${VAR:-}``): nothing there is a secret, while a literal token in the same file is."""
+    workflow = tmp_path / ".github" / "workflows" / "release.yml"
+    workflow.parent.mkdir(parents=True)
+    workflow.write_text(
+        "name: release\n"
+        "jobs:\n"
+        "  release:\n"
+        "    runs-on: ubuntu-latest\n"
+        "    steps:\n"
+        "      - uses: actions/create-github-app-token@v1\n"
+        "        with:\n"
+        "          private-key: ${{ secrets.APP_PRIVATE_KEY }}\n"
+        "      - uses: actions/checkout@v4\n"
+        "        with:\n"
+        "          token: ${{ steps.app-token.outputs.token }}\n"
+        "      - run: make publish\n"
+        "        env:\n"
+        "          NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\n"
+        "          DB_PASSWORD: ${DB_PASSWORD:-}\n"
+        "      - run: make mirror\n"
+        "        with:\n"
+        f"          token: {S['github']}\n",
+        encoding="utf-8",
+    )
+    rel = workflow.relative_to(tmp_path).as_posix()
+    parsed = parse_file(workflow.read_text(encoding="utf-8"), "yaml", rel)
+    found = scrub_parsed(parsed, rel, "yaml", Scanner())
+    assert [r.line for r in found] == [18]
+    text = "\n".join(chunk.text for chunk in parsed.chunks)
+    assert "${{ secrets.APP_PRIVATE_KEY }}" in text
+    assert "${{ steps.app-token.outputs.token }}" in text
+    assert leaks(text, S) == []

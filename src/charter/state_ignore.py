@@ -48,3 +48,32 @@ def ensure_ignore_file(state_dir: Path) -> None:
         atomic_write_text(target, CONTENT)
     except OSError:
         return
+
+
+#: The ignore file of a directory of per-machine files Charter creates outside
+#: ``.charter/`` (the seed's ``artifacts/sessions/``, the guardrail audit log's folder).
+LOCAL_CONTENT = """\
+# Written by Charter when it created this folder; edit freely, it is never overwritten.
+# Per-machine files (one session's work log, test output and diff; the guardrail audit
+# log): they stay on this machine, like .charter/'s caches.
+*
+"""
+
+
+def ensure_local_dir(root: Path, directory: Path) -> None:
+    """Create ``directory`` (inside ``root``) with an ignore file that hides it from git,
+    when Charter is the one creating it. A folder that already exists is the user's to
+    manage and is left alone; so is anything that would lead outside the project. Best
+    effort, like :func:`ensure_ignore_file`."""
+    from charter.boundary import BoundaryError, writable
+    from charter.fileio import atomic_write_text
+
+    try:
+        if directory.exists() or directory.is_symlink():
+            return
+        target = writable(root, directory / IGNORE_FILE, what="local state folder")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists():
+            atomic_write_text(target, LOCAL_CONTENT)
+    except (OSError, BoundaryError):
+        return

@@ -22,8 +22,10 @@ def _rule_table(title: str, rows: list[dict[str, Any]], with_score: bool = False
     table.add_column("id", style="cyan", no_wrap=True)
     if with_score:
         table.add_column("score", justify="right", no_wrap=True)
-    table.add_column("rule", ratio=3)
-    table.add_column("source", style="dim", no_wrap=True)
+    # the rule is what the reader came for: a long source path (a nested AGENTS.md in a
+    # monorepo) folds onto more lines rather than squeezing the rule out of the table
+    table.add_column("rule", ratio=3, min_width=24)
+    table.add_column("source", style="dim", ratio=2, overflow="fold")
     for row in rows:
         rule = row.get("rule", row)
         src = rule["source"]

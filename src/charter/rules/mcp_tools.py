@@ -38,4 +38,28 @@ def register(tools: ToolSet) -> None:
     ) -> dict[str, Any]:
         from charter.rules import api
 
-        return dict(api.task_context(tools.project(), task, files=files or None))
+        return for_agent(api.task_context(tools.project(), task, files=files or None))
+
+
+def for_agent(result: dict[str, Any]) -> dict[str, Any]:
+    """The ``charter context`` result as an agent reads it: the rendered rules (the text
+    the prompt hook injects, cut to the retrieval budget) and, per rule, its id, score and
+    citation to open for more. The full metadata (domains, intents, reasons, scopes) stays
+    in ``charter context --json``: here it was most of the answer, ~90k characters on a
+    real monorepo, past what Claude Code shows inline (50,000)."""
+    out = {k: v for k, v in result.items() if k != "shards"}
+    out["rules"] = [
+        {
+            "id": shard["rule"]["id"],
+            "score": shard["score"],
+            "source": _cite(shard["rule"]["source"]),
+        }
+        for shard in result.get("shards", [])
+    ]
+    return out
+
+
+def _cite(source: dict[str, Any]) -> str:
+    start, end = source["line_start"], source["line_end"]
+    lines = f"L{start}" if start == end else f"L{start}-L{end}"
+    return f"{source['path']}:{lines}"

@@ -87,13 +87,17 @@ def discover(
 ) -> list[tuple[str, Path]]:
     """Every rule file under ``root``, as (kind, path), sorted by path.
 
-    Symlinked directories are not entered; a symlinked rule file whose target lies
-    outside the project is left out, with a note in ``refused`` if given.
+    A symlinked directory is entered when its target lies inside the project (a canonical
+    ``.agents/rules/`` linked as ``.claude/rules``, which Claude Code follows), once per
+    target and never into its own ancestors (no loops); one that leads outside is left out,
+    with a note in ``refused`` when rule files would sit under its name. A symlinked rule
+    file whose target lies outside the project is left out the same way.
     """
     exclude = exclude or []
     found: dict[str, tuple[str, Path]] = {}
     base = root.resolve()
-    for dirpath, dirnames, filenames in os.walk(root):
+    entered: set[Path] = set()  # targets of symlinked folders already walked
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
         rel_dir = os.path.relpath(dirpath, root)
         rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/")
         dirnames[:] = sorted(
@@ -101,6 +105,7 @@ def discover(
             for d in dirnames
             if d not in _PRUNE
             and not any(fnmatch.fnmatch(f"{rel_dir}/{d}".lstrip("/") + "/", g) for g in exclude)
+            and _enter(base, Path(dirpath), d, f"{rel_dir}/{d}".lstrip("/"), entered, refused)
         )
         for name in filenames:
             rel = f"{rel_dir}/{name}" if rel_dir else name
@@ -109,7 +114,7 @@ def discover(
             kind = classify(rel)
             if kind:
                 path = Path(dirpath) / name
-                if path.is_symlink():
+                if path.is_symlink() or path.resolve() != base / rel:
                     try:
                         inside_root(base, path, what=f"rule file {rel}")
                     except BoundaryError as exc:
@@ -118,6 +123,33 @@ def discover(
                         continue
                 found[rel] = (kind, path)
     return [found[k] for k in sorted(found)]
+
+
+def _enter(
+    base: Path, parent: Path, name: str, rel: str, entered: set[Path], refused: list[str] | None
+) -> bool:
+    """Walk into ``parent/name``? A real folder always; a symlinked one only inside the
+    project, not into a folder the walk is already in (a loop), and once per target."""
+    path = parent / name
+    if not path.is_symlink():
+        return True
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):  # dangling or a symlink loop
+        return False
+    if not target.is_dir():
+        return False
+    try:
+        target.relative_to(base)
+    except ValueError:
+        if refused is not None and (classify(f"{rel}/x.md") or classify(f"{rel}/x.mdc")):
+            refused.append(f"rule folder {rel} links outside the project {base}; refused")
+        return False
+    here = parent.resolve()
+    if target == here or target in here.parents or target in entered:
+        return False
+    entered.add(target)
+    return True
 
 
 def configured_sources(

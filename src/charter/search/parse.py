@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from charter.search.chunks import ParsedDoc, chunk_markdown, chunk_plain
 from charter.search.code import chunk_code, chunk_python
-from charter.search.records import chunk_csv, chunk_structured, parse_json_strict
+from charter.search.records import chunk_csv, chunk_structured, json_text
 
 
 def parse_file(text: str, kind: str, name: str, max_tokens: int = 400) -> ParsedDoc:
@@ -16,7 +16,7 @@ def parse_file(text: str, kind: str, name: str, max_tokens: int = 400) -> Parsed
     if kind == "yaml":
         return chunk_structured(text, name, kind="yaml")
     if kind == "json":
-        parse_json_strict(text, name)
+        text = json_text(text, name)  # JSON with comments (tsconfig.json) included
         # Tabs are JSON whitespace but cannot precede a YAML token. Strict JSON has just
         # refused any raw tab inside a string, so each one is whitespace: a space keeps
         # every line and column.

@@ -218,3 +218,62 @@ def parse_json_strict(text: str, name: str) -> Any:
         return safejson.loads(text, name=name)
     except json.JSONDecodeError as exc:
         raise CharterError(f"malformed JSON {name}: line {exc.lineno}: {exc.msg}") from None
+
+
+def json_text(text: str, name: str) -> str:
+    """``text`` as strict JSON with the same lines and columns.
+
+    Config files named ``.json`` are often JSON with comments (``tsconfig.json``,
+    ``.vscode/settings.json``, ``devcontainer.json``: ``//`` and ``/* */`` comments and
+    trailing commas, which their tools accept). When strict JSON fails and blanking those
+    gives valid JSON, that is the text; otherwise the strict error is raised.
+    """
+    try:
+        parse_json_strict(text, name)
+        return text
+    except CharterError as strict:
+        cleaned = _blank_jsonc(text)
+        if cleaned == text:
+            raise
+        try:
+            parse_json_strict(cleaned, name)
+        except CharterError:
+            raise strict from None
+        return cleaned
+
+
+def _blank_jsonc(text: str) -> str:
+    """Comments and trailing commas outside strings turned to spaces (newlines kept)."""
+    out = list(text)
+    i, n = 0, len(text)
+    last_comma = -1  # index of a comma with only blanks and comments after it so far
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            last_comma = -1
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+            continue
+        if text.startswith("//", i):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            out[i:end] = " " * (end - i)
+            i = end
+            continue
+        if text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            out[i:end] = [c if c == "\n" else " " for c in text[i:end]]
+            i = end
+            continue
+        if ch == ",":
+            last_comma = i
+        elif ch in "}]" and last_comma >= 0:
+            out[last_comma] = " "
+            last_comma = -1
+        elif not ch.isspace():
+            last_comma = -1
+        i += 1
+    return "".join(out)

@@ -17,6 +17,7 @@ that never passes that pre-filter never imports the library.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 import string
 import threading
@@ -107,7 +108,11 @@ _PLACEHOLDERS = frozenset(
     }
 )
 _INDIRECT = re.compile(r"^[\w.\-]+[\[(].*[\])]$")
-_ENV_REF = re.compile(r"^(?:\$\{?\w+\}?|%\w+%|env\(.*\)|process\.env\..+|os\.environ.*)$", re.I)
+#: A value that names where the secret lives: ``$VAR``, ``${VAR:-x}``, a CI expression
+#: (``${{ secrets.NPM_TOKEN }}``), ``%VAR%``, ``env(...)``, ``process.env.X``, ``os.environ``.
+_ENV_REF = re.compile(
+    r"^(?:\$\{?\w+\}?|\$\{.*\}|%\w+%|env\(.*\)|process\.env\..+|os\.environ.*)$", re.I
+)
 
 _PLUGIN_CLASSES = (
     "aws.AWSKeyDetector",
@@ -548,6 +553,18 @@ def _words(name: str) -> list[str]:
     return [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
 
 
+_KEYWORD_WORD = re.compile(rf"(?:{_KEYWORDS}|key|pass)s?")
+
+
+def _names_its_kind(value: str) -> bool:
+    """A value with the keyword rule's own word as one of its parts (``your-api-key``,
+    ``test-key``, ``test-password``): a placeholder naming what belongs there, the shape
+    of test fixtures and docs. A real key or password is not spelled out in words."""
+    parts = [p for p in re.split(r"[^a-z0-9]+", value.lower().strip("'\"`")) if p]
+    pairs = [a + b for a, b in itertools.pairwise(parts)]
+    return len(parts) > 1 and any(_KEYWORD_WORD.fullmatch(p) for p in parts + pairs)
+
+
 def _is_value(value: str) -> bool:
     return bool(value) and not value.startswith(_MARK_PREFIX) and len(value) >= 4
 
@@ -571,6 +588,8 @@ def _keyword_value_ok(value: str, *, strict: bool) -> bool:
     if value[0] in "{<$%" or _ENV_REF.match(value) or _INDIRECT.match(value):
         return False
     if not re.search(r"[A-Za-z]", value) or len(set(value)) == 1:
+        return False
+    if _names_its_kind(value):
         return False
     if "(" in value or value.endswith((")", "]")):
         return False

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from charter.config import Project
+from charter.state_ignore import ensure_local_dir
 
 #: Tools that never write: they pass even when the guardrails themselves fail.
 READ_ONLY_TOOLS = {
@@ -491,6 +492,7 @@ def audit(project: Project, payload: dict[str, Any], verdict: Verdict, policy: P
         "phase": policy.phase,
     }
     path = project.root / project.settings.session.guardrails.audit_log
+    ensure_local_dir(project.root, path.parent)  # this machine's log: hidden from git
     append_line(path, json.dumps(entry, ensure_ascii=False, sort_keys=True))
 
 

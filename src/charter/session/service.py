@@ -38,6 +38,7 @@ from charter.session.schema import (
 from charter.session.settings import SessionSettings
 from charter.session.tracks import Tracks
 from charter.session.writes import write_file
+from charter.state_ignore import ensure_local_dir
 
 _SESSION_ID = re.compile(r"[^A-Za-z0-9._-]+")
 CLI_SESSION = "cli"
@@ -125,6 +126,8 @@ class Session:
 
     def capture(self, session: str, track: str | None = None) -> Capture:
         track = track or self.track()[0]
+        # the transient tier is one machine's: a folder Charter creates hides from git
+        ensure_local_dir(self.root, self.root / self.settings.sessions_dir)
         key = session_key(session)
         return Capture(
             self.root,

@@ -21,6 +21,7 @@ from charter.integrations.claude_code.installer import (
     LOCAL_SETTINGS,
     git_would_commit,
     native_rule_files,
+    native_rule_names,
 )
 
 _INSTALL = "run `charter install claude-code`"
@@ -158,7 +159,8 @@ def _managed(project: Project) -> CheckResult:
             fix=_INSTALL + " (adds them to claudeMdExcludes in .claude/settings.local.json)",
             detail={"loaded": rel},
         )
-    return CheckResult("", "ok", f"{len(native)} rule file(s) excluded; Charter injects them")
+    count = len(native_rule_names(project.root, project.settings.rules.exclude))
+    return CheckResult("", "ok", f"{count} rule file(s) excluded; Charter injects them")
 
 
 @check("warm worker")

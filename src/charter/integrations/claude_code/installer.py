@@ -114,10 +114,35 @@ def _mcp_entry(command: str) -> dict[str, Any]:
 
 
 def native_rule_files(root: Path, exclude: list[str]) -> list[Path]:
-    """Rule files Charter compiles that Claude Code would load itself (absolute paths)."""
+    """Rule files Charter compiles that Claude Code would load itself (absolute paths).
+
+    A file reached through a symlink (``CLAUDE.md -> AGENTS.md``, ``.claude/rules ->
+    ../.agents/rules``) is listed under the name Claude Code opens and under the file it
+    leads to, so the exclusion holds whichever of the two Claude Code compares.
+    """
+    out: list[Path] = []
+    for named, resolved in _native_pairs(root, exclude):
+        out += [p for p in dict.fromkeys((named, resolved)) if p not in out]
+    return out
+
+
+def native_rule_names(root: Path, exclude: list[str]) -> list[str]:
+    """The rule files of :func:`native_rule_files` by the name Claude Code opens, relative
+    to the project (one per file, for messages that count them)."""
+    base = root.resolve()
+    return [named.relative_to(base).as_posix() for named, _ in _native_pairs(root, exclude)]
+
+
+def _native_pairs(root: Path, exclude: list[str]) -> list[tuple[Path, Path]]:
+    """(path as named under the resolved root, path resolved) of each native rule file."""
     from charter.rules.sources import discover
 
-    return [path.resolve() for kind, path in discover(root, exclude) if kind in NATIVE_KINDS]
+    base = root.resolve()
+    return [
+        (base / path.absolute().relative_to(root.absolute()), path.resolve())
+        for kind, path in discover(root, exclude)
+        if kind in NATIVE_KINDS
+    ]
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -285,10 +310,10 @@ def _install_plan(
     new_excludes = kept + [m for m in managed if m not in kept]
     _set(local, "claudeMdExcludes", new_excludes)
     if managed:
-        names = ", ".join(Path(m).relative_to(root.resolve()).as_posix() for m in managed)
+        named = native_rule_names(root, rules_exclude)
         notes.append(
-            f"managed rules: Claude Code stops loading {len(managed)} rule file(s) Charter "
-            f"compiles ({names}); Charter injects their rules instead"
+            f"managed rules: Claude Code stops loading {len(named)} rule file(s) Charter "
+            f"compiles ({', '.join(named)}); Charter injects their rules instead"
         )
     writes: dict[Path, str | None] = {
         path: _text(path, data) if data or path.exists() else None
