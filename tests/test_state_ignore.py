@@ -77,7 +77,8 @@ def test_logs_in_the_users_tree_leave_no_lock_files_for_git(
         timeout=60,
     )
     assert '"deny"' in denied.stdout, denied.stdout + denied.stderr
+    assert (repo / "artifacts/guardrails/audit.jsonl").is_file()
     visible = untracked(repo)
     assert "logs/context_actions.csv" in visible
-    assert "artifacts/guardrails/audit.jsonl" in visible
     assert not {p for p in visible if p.endswith(".lock")}, visible
+    assert not list(repo.glob("artifacts/guardrails/*.lock")), "a lock beside the log"
