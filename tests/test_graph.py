@@ -565,3 +565,37 @@ def test_surface_forms_show_the_task_words_behind_stems() -> None:
     assert forms["statusbadge"] == "StatusBadge"  # the whole identifier, as written
     assert forms["get_user_name"] == "get_user_name"
     assert "the" not in forms and stem("the") not in forms
+
+
+def test_capsule_fits_its_token_budget_and_keeps_the_authority(repo: Path) -> None:
+    """Over ``graph.capsule_token_budget`` the pointers the graph can give again are cut
+    (public symbols first), never the constitution; full counts stay in ``summary``."""
+    write(repo, "charter.toml", "[graph]\ncapsule_token_budget = 700\n")
+    write(repo, "CLAUDE.md", "# Rules\n\n## Always\n\n- Never commit secrets.\n")
+    for p in range(6):
+        body = "".join(f"def handler_{p}_{i}(x):\n    return x\n\n\n" for i in range(40))
+        write(repo, f"pkg{p}/__init__.py", "")
+        write(repo, f"pkg{p}/api.py", body)
+    project = Project.load(repo)
+    from charter.rules.compiler import load_or_compile
+
+    load_or_compile(project)
+    whole = build_graph(project)
+    first = api.capsule(project, whole)
+    assert first["token_budget"]["within"] is True, (first["token_budget"], first["truncated"])
+    assert first["token_budget"]["tokens"] <= 700
+    assert "module_map.public_symbols" in first["truncated"]
+    assert "Never commit secrets" in first["constitution"]["text"]
+    assert first["summary"]["source_artifacts"] == 14  # charter.toml, CLAUDE.md, 12 modules
+    shown = sum(len(p["public_symbols"]) for p in first["module_map"])
+    assert 0 < shown < 240 or "module_map" in first["truncated"]
+    # deterministic: the same snapshot gives the same bytes
+    path = repo / ".charter" / "graph" / "contract-capsule.json"
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    api.capsule(project, whole)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+    # a budget it fits is left alone
+    write(repo, "charter.toml", "[graph]\ncapsule_token_budget = 100000\n")
+    roomy = api.capsule(Project.load(repo), whole)
+    assert roomy["truncated"] == []
+    assert sum(len(p["public_symbols"]) for p in roomy["module_map"]) == 240

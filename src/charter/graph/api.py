@@ -14,7 +14,7 @@ from charter.config import Project
 from charter.errors import CharterError
 from charter.fileio import atomic_write_text, canonical_json
 from charter.graph.build import Graph, build_graph, graph_dir, write_lock
-from charter.graph.capsule import build_capsule
+from charter.graph.capsule import build_capsule, fit_to_budget
 from charter.graph.context import Weights, rank
 from charter.graph.index import index_for
 from charter.tokens import count_tokens
@@ -71,8 +71,10 @@ def capsule(project: Project, graph: Graph | None = None, *, write: bool = True)
         limit=settings.source_artifact_limit,
         token_budget=settings.capsule_token_budget,
     )
-    text = canonical_json(result)
-    tokens = count_tokens(text)
+    budget = settings.capsule_token_budget
+    # a few tokens held back for the size this report is about to write into it
+    result = fit_to_budget(result, budget - 16, lambda c: count_tokens(canonical_json(c)))
+    tokens = count_tokens(canonical_json(result))
     result["token_budget"] = {
         "limit": settings.capsule_token_budget,
         "tokens": tokens,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from charter.graph.model import CONTRACT_TYPES
@@ -167,5 +168,80 @@ def build_capsule(
         "source_artifacts": len(sources),
         "open_findings": len(findings),
     }
+    capsule["truncated"] = []
     capsule["token_budget"] = {"limit": token_budget, "tokens": 0, "within": True}
     return capsule
+
+
+#: What gives way, in order, when the capsule is over its token budget: pointers an agent
+#: can ask the graph for again (``graph_node``, ``task_context``), never the authority
+#: (constitution, bound invariants, decisions, blocking findings, hashes).
+_FRONT_END = ("routes", "components", "tokens", "style_bridge")
+
+
+def fit_to_budget(
+    capsule: dict[str, Any], budget: int, count: Callable[[dict[str, Any]], int]
+) -> dict[str, Any]:
+    """``capsule`` cut to ``budget`` tokens (``count`` measures one), deterministically.
+
+    Each step halves one kind of list and keeps its first items in the capsule's own
+    order: public symbols per package, then source artifacts, then the front-end
+    vocabulary (routes, components, tokens, style bridge), then local rules per scope,
+    then the packages of the module map. ``summary`` keeps the full counts and
+    ``truncated`` names every list that was cut, so an agent knows to ask the graph for
+    the rest. A capsule whose authority alone is over budget is returned cut as far as
+    it goes, and says so (``token_budget.within`` is false).
+    """
+    out = json.loads(json.dumps(capsule))
+    cut: set[str] = set()
+    if count(out) <= budget:
+        return out
+
+    def symbols(cap: int) -> bool:
+        changed = False
+        for package in out["module_map"]:
+            if len(package["public_symbols"]) > cap:
+                package["public_symbols"] = package["public_symbols"][:cap]
+                changed = True
+        return changed
+
+    def head(key: str, cap: int) -> bool:
+        if len(out[key]) > cap:
+            out[key] = out[key][:cap]
+            return True
+        return False
+
+    def local(cap: int) -> bool:
+        changed = False
+        for group in out["local_rules"]:
+            if len(group["rules"]) > cap:
+                group["rules"] = group["rules"][:cap]
+                changed = True
+        return changed
+
+    most_symbols = max((len(p["public_symbols"]) for p in out["module_map"]), default=0)
+    most_rules = max((len(g["rules"]) for g in out["local_rules"]), default=0)
+    steps: list[tuple[str, Callable[[int], bool], int, int]] = [
+        ("module_map.public_symbols", symbols, most_symbols, 0),
+        (
+            "source_artifacts",
+            lambda c: head("source_artifacts", c),
+            len(out["source_artifacts"]),
+            10,
+        ),
+        *((key, lambda c, k=key: head(k, c), len(out[key]), 0) for key in _FRONT_END),
+        ("local_rules", local, most_rules, 1),
+        ("module_map", lambda c: head("module_map", c), len(out["module_map"]), 0),
+    ]
+    for name, shrink, size, floor in steps:
+        cap = size
+        while cap > floor and count(out) > budget:
+            cap = max(floor, cap // 2)
+            if shrink(cap):
+                cut.add(name)
+        if count(out) <= budget:
+            break
+    out["truncated"] = sorted(cut)
+    if "source_artifacts" in cut:
+        out["source_artifacts_truncated"] = True
+    return out

@@ -44,7 +44,12 @@ class GraphSettings(BaseModel):
         0.5, ge=0, le=1, description="task context: score factor for test files"
     )
     source_artifact_limit: int = Field(200, ge=1, description="capsule: source handles kept")
-    capsule_token_budget: int = Field(8000, ge=100, description="capsule: token budget reported")
+    capsule_token_budget: int = Field(
+        8000,
+        ge=100,
+        description="capsule: token budget; over it, pointers the graph can give again are cut "
+        "(public symbols, source handles, front-end vocabulary, local rules), never the authority",
+    )
     search_weight: float = Field(
         0.3,
         ge=0,
