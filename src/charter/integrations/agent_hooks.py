@@ -5,12 +5,18 @@ JSON. This module translates their input into Claude Code's hook input, runs ``c
 hook`` on it (in a subprocess, so its deadlines, worker and fail-open/fail-closed rules
 apply unchanged) and translates the answer back. Guardrails fail closed here too: when
 ``preToolUse``/``BeforeTool`` cannot be answered, the tool call is denied.
+
+Codex speaks Claude Code's JSON, so its hooks run ``charter hook`` directly, except
+PreToolUse: Codex rejects ``permissionDecision: "ask"`` (and ``"allow"`` without
+``updatedInput``) as invalid hook output and then runs the tool, so Charter's "cannot
+verify this write, ask the user" would let the write through there.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from typing import Any
@@ -32,6 +38,9 @@ EVENTS: dict[str, dict[str, tuple[str, str]]] = {
         "AfterAgent": ("stop", "Stop"),
         "PreCompress": ("pre-compact", "PreCompact"),
         "SessionEnd": ("session-end", "SessionEnd"),
+    },
+    "codex": {
+        "PreToolUse": ("pre-tool-use", "PreToolUse"),
     },
 }
 #: Tool names mapped onto Claude Code's, which Charter's guardrails understand.
@@ -56,6 +65,23 @@ TOOLS = {
     },
 }
 HOOK_TIMEOUT = 28.0
+#: Gemini CLI hands hook context to the model inside these tags; without a terminal
+#: (``gemini -p``) it prepends SessionStart's to the prompt, and BeforeAgent/AfterAgent
+#: then receive that as their ``prompt`` (seen with Gemini CLI 0.61.0).
+_HOOK_CONTEXT = re.compile(r"\A\s*<hook_context>.*?</hook_context>\s*", re.S)
+
+
+def user_prompt(agent: str, prompt: str) -> str:
+    """What the user typed: for Gemini, without the hook context blocks its CLI put in
+    front (else Charter reads its own session state as the user's request, and stores
+    it as the user's instruction)."""
+    if agent != "gemini":
+        return prompt
+    while True:
+        stripped = _HOOK_CONTEXT.sub("", prompt, count=1)
+        if stripped == prompt:
+            return prompt
+        prompt = stripped
 
 
 def project_dir(agent: str, payload: dict[str, Any]) -> str:
@@ -77,6 +103,8 @@ def named_project_dir(agent: str, payload: dict[str, Any]) -> str | None:
 def to_claude(agent: str, event: str, payload: dict[str, Any]) -> dict[str, Any]:
     """Claude Code's hook input for the agent's ``event`` payload."""
     _, name = EVENTS[agent][event]
+    if agent == "codex":  # already Claude Code's shape (tool names included)
+        return {**payload, "cwd": project_dir(agent, payload), "hook_event_name": name}
     session = payload.get("session_id") or payload.get("conversation_id") or "agent-session"
     out: dict[str, Any] = {
         "session_id": str(session),
@@ -87,7 +115,7 @@ def to_claude(agent: str, event: str, payload: dict[str, Any]) -> dict[str, Any]
     if name == "SessionStart":
         out["source"] = str(payload.get("source") or "startup")
     elif name == "UserPromptSubmit":
-        out["prompt"] = str(payload.get("prompt") or "")
+        out["prompt"] = user_prompt(agent, str(payload.get("prompt") or ""))
     elif name in ("PreToolUse", "PostToolUse"):
         tool = str(payload.get("tool_name") or "")
         out["tool_name"] = TOOLS[agent].get(tool, tool)
@@ -131,6 +159,8 @@ def from_claude(agent: str, event: str, output: dict[str, Any] | None) -> dict[s
     """The agent's hook answer for Charter's Claude Code answer ``output``."""
     output = output or {}
     _, name = EVENTS[agent][event]
+    if agent == "codex":
+        return _codex_answer(name, output)
     if agent == "cursor":
         if name == "SessionStart":
             text = _context(output)
@@ -166,6 +196,29 @@ def from_claude(agent: str, event: str, output: dict[str, Any] | None) -> dict[s
     return {"systemMessage": message} if isinstance(message, str) and message else {}
 
 
+def _codex_answer(name: str, output: dict[str, Any]) -> dict[str, Any]:
+    """Claude Code's answer as Codex accepts it: no ``allow`` (Codex's default anyway),
+    ``ask`` as a deny that says the user has to confirm (Codex hooks cannot ask)."""
+    if name != "PreToolUse":
+        return output
+    decision, reason = _permission(output)
+    if decision == "allow":
+        return {}
+    if decision == "ask":
+        reason = f"needs the user's confirmation: {reason}"
+    return _claude_deny(reason or "denied by Charter's guardrails")
+
+
+def _claude_deny(reason: str) -> dict[str, Any]:
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }
+
+
 def fail_closed(agent: str, event: str, reason: str) -> dict[str, Any]:
     """The answer when Charter could not be asked: deny tool calls, say nothing else."""
     _, name = EVENTS[agent][event]
@@ -174,6 +227,8 @@ def fail_closed(agent: str, event: str, reason: str) -> dict[str, Any]:
     text = f"Charter guardrails failed closed ({reason})"
     if agent == "cursor":
         return {"permission": "deny", "user_message": text, "agent_message": text}
+    if agent == "codex":
+        return _claude_deny(text)
     return {"decision": "deny", "reason": text}
 
 
