@@ -263,6 +263,18 @@ def test_gemini_prompt_is_read_without_the_hook_context_in_front(
     assert f"- {task}" in instructions and "hook_context" not in instructions
 
 
+def test_gemini_resume_gets_the_constitution_again(demo: Path, run_charter: Run) -> None:
+    """Gemini CLI replays a resumed session without its ``<hook_context>`` messages
+    (0.61.0, ``isIgnoredUserContent``): the resumed conversation does not hold what
+    SessionStart gave, so resume gives it again (Claude Code's resume replays it)."""
+    contexts = []
+    for source in ("startup", "resume"):
+        payload = {"session_id": "gr1", "cwd": str(demo), "source": source}
+        out = _agent_hook(run_charter, demo, "gemini", "SessionStart", payload)
+        contexts.append(out["hookSpecificOutput"]["additionalContext"])
+    assert all("# Project constitution" in c for c in contexts)
+
+
 def test_codex_guardrails_deny_what_codex_cannot_ask(demo: Path, run_charter: Run) -> None:
     """Codex drops a PreToolUse ``ask`` (and an ``allow`` without updatedInput) as invalid
     output and runs the tool; its edits come as ``apply_patch`` with the patch text."""

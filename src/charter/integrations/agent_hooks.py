@@ -114,6 +114,11 @@ def to_claude(agent: str, event: str, payload: dict[str, Any]) -> dict[str, Any]
     }
     if name == "SessionStart":
         out["source"] = str(payload.get("source") or "startup")
+        if agent == "gemini" and out["source"] == "resume":
+            # Gemini CLI replays a session without the user messages that start with
+            # <hook_context>: SessionStart's context (and, with ``gemini -p``, the
+            # prompts it was prepended to) never comes back, so Charter starts over
+            out["source"] = "startup"
     elif name == "UserPromptSubmit":
         out["prompt"] = user_prompt(agent, str(payload.get("prompt") or ""))
     elif name in ("PreToolUse", "PostToolUse"):
