@@ -134,3 +134,20 @@ def test_mcp_tools_listed_and_callable(installed: Path, session: Any) -> None:
     expected = json.loads(charter_run("context", task, "--json", cwd=installed).stdout)
     for row in expected["shards"][:3]:
         assert json.dumps(row["rule"]["text"])[1:-1] in result
+
+
+def test_after_agent_retries_on_drift(installed: Path, session: Any) -> None:
+    drift = "Done. We could also build a native mobile app for field staff next quarter."
+    replies = iter([drift])
+
+    def drift_once(request: Request) -> Reply | None:
+        return Reply(next(replies, "Understood: no mobile app, the decision stands."))
+
+    s = session(installed, drift_once)
+    ok(s.prompt("Summarise the plan for the credit notes feature"))
+    requests = s.server.main_requests()
+    assert len(requests) == 2, "AfterAgent sent the model back to work"
+    after = requests[1].items()
+    drifted = after.index(("model", drift))
+    feedback = "\n".join(t for r, t in after[drifted + 1 :] if r == "user")
+    assert "MOBILE_APP" in feedback and "QA-PGC" in feedback
