@@ -275,6 +275,43 @@ def test_gemini_resume_gets_the_constitution_again(demo: Path, run_charter: Run)
     assert all("# Project constitution" in c for c in contexts)
 
 
+def test_gemini_retry_of_charters_correction_is_not_a_user_prompt(
+    tmp_path: Path, run_charter: Run
+) -> None:
+    """An AfterAgent deny comes back to Gemini CLI as a new prompt that fires BeforeAgent
+    (0.61.0): that prompt gets no rules and is not journaled as the user's instruction."""
+    from tests.conftest import copy_demo, merge_demo_seed
+
+    root = copy_demo(tmp_path / "demo", charter_toml=DRIFT_TOML)
+    merge_demo_seed(root)
+    base = {"session_id": "gd1", "cwd": str(root)}
+    task = "Summarise the plan for the credit notes feature"
+    first = _agent_hook(run_charter, root, "gemini", "BeforeAgent", {**base, "prompt": task})
+    assert "additionalContext" in first["hookSpecificOutput"]
+    drift = "Done. We could also build a native mobile app for field staff next quarter."
+    stop = _agent_hook(
+        run_charter,
+        root,
+        "gemini",
+        "AfterAgent",
+        {**base, "prompt": task, "prompt_response": drift, "stop_hook_active": False},
+    )
+    assert stop["decision"] == "deny" and "MOBILE_APP" in stop["reason"]
+    retry = {**base, "prompt": stop["reason"]}
+    assert _agent_hook(run_charter, root, "gemini", "BeforeAgent", retry) == {}
+    # only once: the same text typed later is the user's
+    again = _agent_hook(run_charter, root, "gemini", "BeforeAgent", retry)
+    assert again != {}
+    start = _agent_hook(
+        run_charter, root, "gemini", "SessionStart", {"session_id": "gd2", "cwd": str(root)}
+    )["hookSpecificOutput"]["additionalContext"]
+    instructions = start.split("## The user's instructions")[1].split("\n#")[0]
+    assert task in instructions and instructions.count("MOBILE_APP") == 1
+
+
+DRIFT_TOML = '[hooks]\nwarm_worker = false\n\n[drift]\non_stop = "block"\n'
+
+
 def test_codex_guardrails_deny_what_codex_cannot_ask(demo: Path, run_charter: Run) -> None:
     """Codex drops a PreToolUse ``ask`` (and an ``allow`` without updatedInput) as invalid
     output and runs the tool; its edits come as ``apply_patch`` with the patch text."""

@@ -151,3 +151,9 @@ def test_after_agent_retries_on_drift(installed: Path, session: Any) -> None:
     drifted = after.index(("model", drift))
     feedback = "\n".join(t for r, t in after[drifted + 1 :] if r == "user")
     assert "MOBILE_APP" in feedback and "QA-PGC" in feedback
+    # the retry is Gemini CLI resubmitting Charter's correction, not the user speaking:
+    # it gets no rules and is not kept as the user's instruction
+    assert not [c for c in hook_contexts(requests[1])[2:] if c.startswith(RULES)]
+    state = charter_run("session", "recover", cwd=installed).stdout
+    instructions = state.split("## The user's instructions")[1].split("\n#")[0]
+    assert "Summarise the plan" in instructions and "MOBILE_APP" not in instructions

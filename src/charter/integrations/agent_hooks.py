@@ -14,11 +14,13 @@ verify this write, ask the user" would let the write through there.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 #: agent -> its event -> (Charter's hook event, Claude Code's event name)
@@ -248,7 +250,10 @@ def run(agent: str, event: str, raw: bytes) -> tuple[dict[str, Any], list[str]]:
             f"agent-hook {agent} {event}: unreadable input ({exc})"
         ]
     claude = to_claude(agent, event, payload)
-    charter_event, _ = EVENTS[agent][event]
+    charter_event, name = EVENTS[agent][event]
+    retry = _retry_marker(agent, claude) if name in ("UserPromptSubmit", "Stop") else None
+    if retry is not None and name == "UserPromptSubmit" and _is_retry(retry, claude["prompt"]):
+        return {}, [f"agent-hook {agent} {event}: Charter's own correction, not a user prompt"]
     named = named_project_dir(agent, payload)
     env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
     if named:
@@ -271,4 +276,53 @@ def run(agent: str, event: str, raw: bytes) -> tuple[dict[str, Any], list[str]]:
         output = json.loads(proc.stdout) if proc.stdout.strip() else None
     except ValueError:
         return fail_closed(agent, event, "unreadable answer"), notes
-    return from_claude(agent, event, output if isinstance(output, dict) else None), notes
+    answer = from_claude(agent, event, output if isinstance(output, dict) else None)
+    if retry is not None and name == "Stop" and answer.get("decision") == "deny":
+        _remember_retry(retry, str(answer.get("reason") or ""), notes)
+    return answer, notes
+
+
+def _retry_marker(agent: str, claude: dict[str, Any]) -> Path | None:
+    """Where Gemini CLI's next prompt is remembered as a retry of this session.
+
+    An AfterAgent deny comes back to Gemini CLI's model as a new prompt, and BeforeAgent
+    fires for it like for one the user typed (0.61.0): Charter would answer its own
+    correction with rules and keep it as the user's newest instruction. So the deny's
+    reason is remembered (its hash, in the project's state directory) and BeforeAgent
+    passes that prompt by once. Other agents do not resubmit the reason as a prompt.
+    """
+    if agent != "gemini":
+        return None
+    try:
+        from charter.config import Project
+
+        project = Project.load(Path(claude["cwd"]))
+    except Exception:  # no project here: nothing to remember, nothing to skip
+        return None
+    key = hashlib.sha256(claude["session_id"].encode("utf-8")).hexdigest()[:16]
+    return project.state_dir / "agent-hooks" / f"gemini-retry-{key}"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()
+
+
+def _is_retry(marker: Path, prompt: str) -> bool:
+    try:
+        expected = marker.read_text(encoding="utf-8")
+    except OSError:
+        return False
+    if expected != _digest(prompt):
+        return False
+    marker.unlink(missing_ok=True)
+    return True
+
+
+def _remember_retry(marker: Path, reason: str, notes: list[str]) -> None:
+    from charter.fileio import atomic_write_text
+
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(marker, _digest(reason))
+    except OSError as exc:  # the retry then gets rules like a prompt: no harm beyond that
+        notes.append(f"agent-hook gemini: cannot remember the retry ({exc})")
