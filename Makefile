@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench clean claude-code
+.PHONY: demo test lint typecheck bench clean claude-code codex gemini-cli
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,7 +32,27 @@ $(CLAUDE_CODE): tools/claude-code/package.json tools/claude-code/package-lock.js
 
 claude-code: $(CLAUDE_CODE)
 
-test: lint claude-code
+# The pinned Codex CLI and Gemini CLI for tests/e2e (same rules; no install scripts run).
+# Codex's binary comes as its optional per-platform package (~400 MB unpacked); Gemini
+# CLI's optional packages (pty, keychain) are not needed without a terminal.
+CODEX := tools/codex/node_modules/.bin/codex
+GEMINI_CLI := tools/gemini-cli/node_modules/.bin/gemini
+
+$(CODEX): tools/codex/package.json tools/codex/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd tools/codex && npm ci --no-audit --no-fund --loglevel=error --ignore-scripts && touch node_modules/.bin/codex; \
+	else echo "note: npm not found; the Codex CLI end-to-end tests will be skipped"; fi
+
+$(GEMINI_CLI): tools/gemini-cli/package.json tools/gemini-cli/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd tools/gemini-cli && npm ci --no-audit --no-fund --loglevel=error --ignore-scripts --omit=optional && touch node_modules/.bin/gemini; \
+	else echo "note: npm not found; the Gemini CLI end-to-end tests will be skipped"; fi
+
+codex: $(CODEX)
+
+gemini-cli: $(GEMINI_CLI)
+
+test: lint claude-code codex gemini-cli
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

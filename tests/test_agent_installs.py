@@ -87,6 +87,8 @@ def test_shapes(repo: Path, run_charter: Run) -> None:
     }
     codex = json.loads((repo / ".codex/hooks.json").read_text())["hooks"]
     assert codex["UserPromptSubmit"][0]["hooks"][0]["command"] == "charter hook user-prompt-submit"
+    # Codex refuses a PreToolUse "ask": the guardrails answer through the translation
+    assert codex["PreToolUse"][0]["hooks"][0]["command"] == "charter agent-hook codex PreToolUse"
     config = tomllib.loads((repo / ".codex/config.toml").read_text())
     assert config["mcp_servers"]["charter"] == {"command": "charter", "args": ["mcp"]}
     gemini = json.loads((repo / ".gemini/settings.json").read_text())
@@ -227,6 +229,125 @@ def test_gemini_hooks_through_charter(demo: Path, run_charter: Run) -> None:
     assert bad.returncode == 0 and json.loads(bad.stdout)["decision"] == "deny"  # fails closed
     unknown = run_charter("agent-hook", "gemini", "Nope", cwd=demo, stdin="{}")
     assert unknown.returncode != 0 and unknown.stderr.startswith("charter: error:")
+
+
+def test_gemini_prompt_is_read_without_the_hook_context_in_front(
+    demo: Path, run_charter: Run
+) -> None:
+    """``gemini -p`` prepends SessionStart's context, in ``<hook_context>`` tags, to the
+    prompt it then gives BeforeAgent (Gemini CLI 0.61.0): Charter answers, and keeps as
+    the user's instruction, what the user typed."""
+    task = "Add a database migration for credit notes"
+    start = _agent_hook(
+        run_charter,
+        demo,
+        "gemini",
+        "SessionStart",
+        {"session_id": "gp1", "cwd": str(demo), "source": "startup"},
+    )["hookSpecificOutput"]["additionalContext"]
+    framed = f"<hook_context>{start}</hook_context>\n\n{task}"
+    answers = {}
+    for session, prompt in (("gp1", framed), ("gp2", task)):
+        payload = {"session_id": session, "cwd": str(demo), "prompt": prompt}
+        out = _agent_hook(run_charter, demo, "gemini", "BeforeAgent", payload)
+        answers[session] = out["hookSpecificOutput"]["additionalContext"]
+    assert answers["gp1"] == answers["gp2"]
+    again = _agent_hook(
+        run_charter,
+        demo,
+        "gemini",
+        "SessionStart",
+        {"session_id": "gp3", "cwd": str(demo), "source": "startup"},
+    )["hookSpecificOutput"]["additionalContext"]
+    instructions = again.split("## The user's instructions")[1].split("\n#")[0]
+    assert f"- {task}" in instructions and "hook_context" not in instructions
+
+
+def test_gemini_resume_gets_the_constitution_again(demo: Path, run_charter: Run) -> None:
+    """Gemini CLI replays a resumed session without its ``<hook_context>`` messages
+    (0.61.0, ``isIgnoredUserContent``): the resumed conversation does not hold what
+    SessionStart gave, so resume gives it again (Claude Code's resume replays it)."""
+    contexts = []
+    for source in ("startup", "resume"):
+        payload = {"session_id": "gr1", "cwd": str(demo), "source": source}
+        out = _agent_hook(run_charter, demo, "gemini", "SessionStart", payload)
+        contexts.append(out["hookSpecificOutput"]["additionalContext"])
+    assert all("# Project constitution" in c for c in contexts)
+
+
+def test_gemini_retry_of_charters_correction_is_not_a_user_prompt(
+    tmp_path: Path, run_charter: Run
+) -> None:
+    """An AfterAgent deny comes back to Gemini CLI as a new prompt that fires BeforeAgent
+    (0.61.0): that prompt gets no rules and is not journaled as the user's instruction."""
+    from tests.conftest import copy_demo, merge_demo_seed
+
+    root = copy_demo(tmp_path / "demo", charter_toml=DRIFT_TOML)
+    merge_demo_seed(root)
+    base = {"session_id": "gd1", "cwd": str(root)}
+    task = "Summarise the plan for the credit notes feature"
+    first = _agent_hook(run_charter, root, "gemini", "BeforeAgent", {**base, "prompt": task})
+    assert "additionalContext" in first["hookSpecificOutput"]
+    drift = "Done. We could also build a native mobile app for field staff next quarter."
+    stop = _agent_hook(
+        run_charter,
+        root,
+        "gemini",
+        "AfterAgent",
+        {**base, "prompt": task, "prompt_response": drift, "stop_hook_active": False},
+    )
+    assert stop["decision"] == "deny" and "MOBILE_APP" in stop["reason"]
+    retry = {**base, "prompt": stop["reason"]}
+    assert _agent_hook(run_charter, root, "gemini", "BeforeAgent", retry) == {}
+    # only once: the same text typed later is the user's
+    again = _agent_hook(run_charter, root, "gemini", "BeforeAgent", retry)
+    assert again != {}
+    start = _agent_hook(
+        run_charter, root, "gemini", "SessionStart", {"session_id": "gd2", "cwd": str(root)}
+    )["hookSpecificOutput"]["additionalContext"]
+    instructions = start.split("## The user's instructions")[1].split("\n#")[0]
+    assert task in instructions and instructions.count("MOBILE_APP") == 1
+
+
+DRIFT_TOML = '[hooks]\nwarm_worker = false\n\n[drift]\non_stop = "block"\n'
+
+
+def test_codex_guardrails_deny_what_codex_cannot_ask(demo: Path, run_charter: Run) -> None:
+    """Codex drops a PreToolUse ``ask`` (and an ``allow`` without updatedInput) as invalid
+    output and runs the tool; its edits come as ``apply_patch`` with the patch text."""
+    base = {
+        "session_id": "cx1",
+        "turn_id": "t1",
+        "transcript_path": None,
+        "cwd": str(demo),
+        "hook_event_name": "PreToolUse",
+        "model": "gpt-5.5",
+        "permission_mode": "bypassPermissions",
+        "tool_use_id": "call_1",
+    }
+
+    def pre(tool: str, tool_input: dict[str, str]) -> dict:
+        payload = {**base, "tool_name": tool, "tool_input": tool_input}
+        return _agent_hook(run_charter, demo, "codex", "PreToolUse", payload)
+
+    unverifiable = pre("Bash", {"command": 'F=.env; echo SECRET=1 > "$F"'})
+    answer = unverifiable["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "deny"
+    assert answer["permissionDecisionReason"].startswith("needs the user's confirmation: ")
+    assert pre("Bash", {"command": "ls backend"}) == {}
+    patch = "*** Begin Patch\n*** Add File: .env\n+SECRET=1\n*** End Patch\n"
+    secret = pre("apply_patch", {"command": patch})["hookSpecificOutput"]
+    assert secret["permissionDecision"] == "deny" and ".env" in secret["permissionDecisionReason"]
+    headless = pre("apply_patch", {"command": "SECRET=1"})["hookSpecificOutput"]
+    assert headless["permissionDecision"] == "deny"
+    bad = run_charter("agent-hook", "codex", "PreToolUse", cwd=demo, stdin="[1]")
+    fail = json.loads(bad.stdout)["hookSpecificOutput"]  # fails closed, in Codex's shape
+    assert bad.returncode == 0 and fail["permissionDecision"] == "deny"
+
+
+def test_codex_install_says_hooks_need_trust(repo: Path, run_charter: Run) -> None:
+    res = run_charter("install", "codex", cwd=repo)
+    assert res.returncode == 0 and "/hooks" in res.stdout and "trusted project" in res.stdout
 
 
 @pytest.mark.parametrize("agent", sorted(AGENTS))

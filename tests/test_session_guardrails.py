@@ -164,6 +164,24 @@ def test_executing_widens_writes_to_the_spec_scope(projects: dict[str, Path]) ->
     assert check(planning, *call) == "allow"
 
 
+def test_codex_apply_patch_is_checked_like_a_write(projects: dict[str, Path]) -> None:
+    """Codex edits files only through ``apply_patch``, whose input is the patch text:
+    every file its headers name is checked (before, a patch wrote ``.env`` unasked)."""
+
+    def patch(*headers: str) -> dict[str, Any]:
+        body = "".join(f"*** {h}\n+x\n" for h in headers)
+        return {"command": f"*** Begin Patch\n{body}*** End Patch\n"}
+
+    unscoped, executing = projects["unscoped"], projects["executing"]
+    assert check(unscoped, "apply_patch", patch("Add File: .env")) == "deny"
+    assert check(unscoped, "apply_patch", patch("Update File: src/app/main.py")) == "allow"
+    assert check(unscoped, "apply_patch", patch("Delete File: .git/config")) == "deny"
+    moved = patch("Update File: src/app/main.py", "Move to: {root}/../elsewhere.py")
+    assert check(unscoped, "apply_patch", moved) == "deny"
+    assert check(executing, "apply_patch", patch("Add File: README.md")) == "deny"  # scope
+    assert check(unscoped, "apply_patch", {"command": "+x"}) == "deny"  # no file named
+
+
 def test_allowed_tools_globs(tmp_path: Path) -> None:
     tools = '["Read", "Bash", "mcp__charter__*"]'
     config = NO_WORKER + f"\n[session.guardrails]\nallowed_tools = {tools}\n"

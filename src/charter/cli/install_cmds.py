@@ -35,6 +35,15 @@ def install_other(
     )
     for line in changes:
         console.print(line)
+    if not uninstall and not dry_run and target == "codex":
+        # Codex skips an untrusted hook without a word (seen with Codex 0.169.0)
+        console.print(
+            "note: Codex loads .codex/ only in a trusted project and runs a new or changed "
+            "hook only once you trust it: start `codex` here and review Charter's hooks "
+            "with /hooks",
+            soft_wrap=True,
+            markup=False,
+        )
     if not uninstall and shutil.which("charter") is None:
         from charter.integrations.claude_code.installer import charter_executable
 
@@ -52,10 +61,10 @@ def install_other(
 def register(app: typer.Typer) -> None:
     @app.command("agent-hook", hidden=True)
     def agent_hook(
-        agent: str = typer.Argument(..., help="cursor | gemini"),
+        agent: str = typer.Argument(..., help="cursor | gemini | codex"),
         event: str = typer.Argument(..., help="the agent's own hook event name"),
     ) -> None:
-        """Answer a Cursor or Gemini CLI hook (their JSON on stdin and stdout)."""
+        """Answer a Cursor, Gemini CLI or Codex hook (their JSON on stdin and stdout)."""
         from charter.integrations.agent_hooks import EVENTS, run
 
         if agent not in EVENTS or event not in EVENTS[agent]:

@@ -5,14 +5,22 @@ JSON. This module translates their input into Claude Code's hook input, runs ``c
 hook`` on it (in a subprocess, so its deadlines, worker and fail-open/fail-closed rules
 apply unchanged) and translates the answer back. Guardrails fail closed here too: when
 ``preToolUse``/``BeforeTool`` cannot be answered, the tool call is denied.
+
+Codex speaks Claude Code's JSON, so its hooks run ``charter hook`` directly, except
+PreToolUse: Codex rejects ``permissionDecision: "ask"`` (and ``"allow"`` without
+``updatedInput``) as invalid hook output and then runs the tool, so Charter's "cannot
+verify this write, ask the user" would let the write through there.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 #: agent -> its event -> (Charter's hook event, Claude Code's event name)
@@ -32,6 +40,9 @@ EVENTS: dict[str, dict[str, tuple[str, str]]] = {
         "AfterAgent": ("stop", "Stop"),
         "PreCompress": ("pre-compact", "PreCompact"),
         "SessionEnd": ("session-end", "SessionEnd"),
+    },
+    "codex": {
+        "PreToolUse": ("pre-tool-use", "PreToolUse"),
     },
 }
 #: Tool names mapped onto Claude Code's, which Charter's guardrails understand.
@@ -56,6 +67,23 @@ TOOLS = {
     },
 }
 HOOK_TIMEOUT = 28.0
+#: Gemini CLI hands hook context to the model inside these tags; without a terminal
+#: (``gemini -p``) it prepends SessionStart's to the prompt, and BeforeAgent/AfterAgent
+#: then receive that as their ``prompt`` (seen with Gemini CLI 0.61.0).
+_HOOK_CONTEXT = re.compile(r"\A\s*<hook_context>.*?</hook_context>\s*", re.S)
+
+
+def user_prompt(agent: str, prompt: str) -> str:
+    """What the user typed: for Gemini, without the hook context blocks its CLI put in
+    front (else Charter reads its own session state as the user's request, and stores
+    it as the user's instruction)."""
+    if agent != "gemini":
+        return prompt
+    while True:
+        stripped = _HOOK_CONTEXT.sub("", prompt, count=1)
+        if stripped == prompt:
+            return prompt
+        prompt = stripped
 
 
 def project_dir(agent: str, payload: dict[str, Any]) -> str:
@@ -77,6 +105,8 @@ def named_project_dir(agent: str, payload: dict[str, Any]) -> str | None:
 def to_claude(agent: str, event: str, payload: dict[str, Any]) -> dict[str, Any]:
     """Claude Code's hook input for the agent's ``event`` payload."""
     _, name = EVENTS[agent][event]
+    if agent == "codex":  # already Claude Code's shape (tool names included)
+        return {**payload, "cwd": project_dir(agent, payload), "hook_event_name": name}
     session = payload.get("session_id") or payload.get("conversation_id") or "agent-session"
     out: dict[str, Any] = {
         "session_id": str(session),
@@ -86,8 +116,13 @@ def to_claude(agent: str, event: str, payload: dict[str, Any]) -> dict[str, Any]
     }
     if name == "SessionStart":
         out["source"] = str(payload.get("source") or "startup")
+        if agent == "gemini" and out["source"] == "resume":
+            # Gemini CLI replays a session without the user messages that start with
+            # <hook_context>: SessionStart's context (and, with ``gemini -p``, the
+            # prompts it was prepended to) never comes back, so Charter starts over
+            out["source"] = "startup"
     elif name == "UserPromptSubmit":
-        out["prompt"] = str(payload.get("prompt") or "")
+        out["prompt"] = user_prompt(agent, str(payload.get("prompt") or ""))
     elif name in ("PreToolUse", "PostToolUse"):
         tool = str(payload.get("tool_name") or "")
         out["tool_name"] = TOOLS[agent].get(tool, tool)
@@ -131,6 +166,8 @@ def from_claude(agent: str, event: str, output: dict[str, Any] | None) -> dict[s
     """The agent's hook answer for Charter's Claude Code answer ``output``."""
     output = output or {}
     _, name = EVENTS[agent][event]
+    if agent == "codex":
+        return _codex_answer(name, output)
     if agent == "cursor":
         if name == "SessionStart":
             text = _context(output)
@@ -166,6 +203,29 @@ def from_claude(agent: str, event: str, output: dict[str, Any] | None) -> dict[s
     return {"systemMessage": message} if isinstance(message, str) and message else {}
 
 
+def _codex_answer(name: str, output: dict[str, Any]) -> dict[str, Any]:
+    """Claude Code's answer as Codex accepts it: no ``allow`` (Codex's default anyway),
+    ``ask`` as a deny that says the user has to confirm (Codex hooks cannot ask)."""
+    if name != "PreToolUse":
+        return output
+    decision, reason = _permission(output)
+    if decision == "allow":
+        return {}
+    if decision == "ask":
+        reason = f"needs the user's confirmation: {reason}"
+    return _claude_deny(reason or "denied by Charter's guardrails")
+
+
+def _claude_deny(reason: str) -> dict[str, Any]:
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }
+
+
 def fail_closed(agent: str, event: str, reason: str) -> dict[str, Any]:
     """The answer when Charter could not be asked: deny tool calls, say nothing else."""
     _, name = EVENTS[agent][event]
@@ -174,6 +234,8 @@ def fail_closed(agent: str, event: str, reason: str) -> dict[str, Any]:
     text = f"Charter guardrails failed closed ({reason})"
     if agent == "cursor":
         return {"permission": "deny", "user_message": text, "agent_message": text}
+    if agent == "codex":
+        return _claude_deny(text)
     return {"decision": "deny", "reason": text}
 
 
@@ -188,7 +250,10 @@ def run(agent: str, event: str, raw: bytes) -> tuple[dict[str, Any], list[str]]:
             f"agent-hook {agent} {event}: unreadable input ({exc})"
         ]
     claude = to_claude(agent, event, payload)
-    charter_event, _ = EVENTS[agent][event]
+    charter_event, name = EVENTS[agent][event]
+    retry = _retry_marker(agent, claude) if name in ("UserPromptSubmit", "Stop") else None
+    if retry is not None and name == "UserPromptSubmit" and _is_retry(retry, claude["prompt"]):
+        return {}, [f"agent-hook {agent} {event}: Charter's own correction, not a user prompt"]
     named = named_project_dir(agent, payload)
     env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
     if named:
@@ -211,4 +276,53 @@ def run(agent: str, event: str, raw: bytes) -> tuple[dict[str, Any], list[str]]:
         output = json.loads(proc.stdout) if proc.stdout.strip() else None
     except ValueError:
         return fail_closed(agent, event, "unreadable answer"), notes
-    return from_claude(agent, event, output if isinstance(output, dict) else None), notes
+    answer = from_claude(agent, event, output if isinstance(output, dict) else None)
+    if retry is not None and name == "Stop" and answer.get("decision") == "deny":
+        _remember_retry(retry, str(answer.get("reason") or ""), notes)
+    return answer, notes
+
+
+def _retry_marker(agent: str, claude: dict[str, Any]) -> Path | None:
+    """Where Gemini CLI's next prompt is remembered as a retry of this session.
+
+    An AfterAgent deny comes back to Gemini CLI's model as a new prompt, and BeforeAgent
+    fires for it like for one the user typed (0.61.0): Charter would answer its own
+    correction with rules and keep it as the user's newest instruction. So the deny's
+    reason is remembered (its hash, in the project's state directory) and BeforeAgent
+    passes that prompt by once. Other agents do not resubmit the reason as a prompt.
+    """
+    if agent != "gemini":
+        return None
+    try:
+        from charter.config import Project
+
+        project = Project.load(Path(claude["cwd"]))
+    except Exception:  # no project here: nothing to remember, nothing to skip
+        return None
+    key = hashlib.sha256(claude["session_id"].encode("utf-8")).hexdigest()[:16]
+    return project.state_dir / "agent-hooks" / f"gemini-retry-{key}"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()
+
+
+def _is_retry(marker: Path, prompt: str) -> bool:
+    try:
+        expected = marker.read_text(encoding="utf-8")
+    except OSError:
+        return False
+    if expected != _digest(prompt):
+        return False
+    marker.unlink(missing_ok=True)
+    return True
+
+
+def _remember_retry(marker: Path, reason: str, notes: list[str]) -> None:
+    from charter.fileio import atomic_write_text
+
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(marker, _digest(reason))
+    except OSError as exc:  # the retry then gets rules like a prompt: no harm beyond that
+        notes.append(f"agent-hook gemini: cannot remember the retry ({exc})")

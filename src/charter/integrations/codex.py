@@ -1,7 +1,10 @@
 """``charter install codex``: Codex CLI hooks (``.codex/hooks.json``) and MCP server.
 
 Codex's hooks take Claude Code's shape (event -> matcher groups -> command hooks, the
-same JSON in and out), so they run ``charter hook EVENT`` directly. The MCP server goes
+same JSON in and out), so they run ``charter hook EVENT`` directly, except PreToolUse:
+Codex refuses ``permissionDecision: "ask"`` as invalid output and runs the tool, so the
+guardrails answer through ``charter agent-hook codex PreToolUse``, which turns an ask
+into a deny that names the confirmation needed. The MCP server goes
 into the project's ``.codex/config.toml`` as an ``[mcp_servers.charter]`` table, written
 as one marked block so the user's own TOML (comments, order) is never rewritten.
 """
@@ -50,7 +53,10 @@ def _merge_hooks(text: str) -> str:
     if not isinstance(hooks, dict):
         raise CharterError(f"{HOOKS}: 'hooks' must be an object; not modified")
     for event, name in EVENTS.items():
-        hook = {"type": "command", "command": f"{COMMAND} hook {name}", "timeout": 30}
+        command = f"{COMMAND} hook {name}"
+        if event == "PreToolUse":
+            command = f"{COMMAND} agent-hook codex {event}"
+        hook = {"type": "command", "command": command, "timeout": 30}
         append_hook(hooks, event, {"hooks": [hook]}, HOOKS)
     return dump_json(data)
 

@@ -72,6 +72,12 @@ FILE_TOOLS = {
     "NotebookEdit": "notebook_path",
 }
 SHELL_TOOLS = {"Bash"}
+#: Tools whose input is a patch that names the files it writes: Codex's ``apply_patch``
+#: (its only file-editing tool; the hook gets the patch text as ``command``).
+PATCH_TOOLS = {"apply_patch": "command"}
+_PATCH_TARGET = re.compile(
+    r"^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)[ \t]*$", re.M
+)
 #: Names of other tools (MCP servers, plugins) that write the path in their input.
 _WRITING_TOOL = re.compile(
     r"(write|edit|create|delete|remove|move|rename|patch|replace|insert|mkdir|upload|save)",
@@ -291,6 +297,12 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
         if not isinstance(raw, str) or not raw.strip():
             return Verdict("deny", f"{tool} without a {FILE_TOOLS[tool]}: cannot check the write")
         checks.append((normalise(raw, cwd, policy.home), tool, {}))
+    elif tool in PATCH_TOOLS:
+        patch = tool_input.get(PATCH_TOOLS[tool])
+        paths = _PATCH_TARGET.findall(patch) if isinstance(patch, str) else []
+        if not paths:
+            return Verdict("deny", f"{tool} without a file header: cannot check the write")
+        checks += [(normalise(p, cwd, policy.home), tool, {}) for p in paths]
     elif tool in SHELL_TOOLS:
         command = tool_input.get("command")
         if not isinstance(command, str):
