@@ -26,6 +26,7 @@ BENCH = Path(__file__).resolve().parent
 #: Small arguments per script: minutes in total instead of hours.
 FAST: dict[str, list[str]] = {
     "agent_tokens.py": ["--prompts", "3", "--project", "demo", "--mode", "all"],
+    "agent_cli_tokens.py": ["--prompts", "2"],
     "crash_safety.py": ["--trials", "5", "--processes", "3", "--rounds", "2"],
     "drift_speed.py": ["--runs", "3"],
     "guardrails_bench.py": ["--runs", "3"],
