@@ -185,3 +185,15 @@ def start_worker(
         time.sleep(0.2)
     assert sock.exists(), "worker did not start"
     return sock, int(sock.with_suffix(".lock").read_text())
+
+
+def untracked(root: Path) -> set[str]:
+    """The paths ``git status`` offers to add in ``root`` (every untracked file listed)."""
+    out = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return {line[3:] for line in out.splitlines() if line.startswith("?? ")}

@@ -11,25 +11,14 @@ import json
 import subprocess
 from pathlib import Path
 
-from tests.conftest import hook_payload, write
-
-
-def _untracked(root: Path) -> list[str]:
-    out = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=all"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return sorted(line[3:] for line in out.splitlines())
+from tests.conftest import hook_payload, untracked, write
 
 
 def test_session_files_and_audit_log_are_not_offered_to_git(repo: Path, run_charter) -> None:
     write(repo, "charter.toml", "[hooks]\nwarm_worker = false\n")
     write(repo, "src/app.py", "print('hello')\n")
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
-    before = _untracked(repo)
+    before = untracked(repo)
     payloads = [
         ("session-start", "SessionStart", {"source": "startup"}),
         (
@@ -54,5 +43,5 @@ def test_session_files_and_audit_log_are_not_offered_to_git(repo: Path, run_char
     assert any(p.name == "test_output.txt" for p in sessions.rglob("*"))  # written, kept
     audit = repo / "artifacts" / "guardrails" / "audit.jsonl"
     assert json.loads(audit.read_text().splitlines()[-1])["decision"] == "deny"
-    new = [p for p in _untracked(repo) if p not in before]
+    new = sorted(p for p in untracked(repo) if p not in before)
     assert not [p for p in new if p.startswith(("artifacts/sessions/", "artifacts/guardrails/"))]

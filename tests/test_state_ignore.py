@@ -8,18 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from charter.state_ignore import CONTENT, IGNORE_FILE
-from tests.conftest import write
-
-
-def untracked(root: Path) -> set[str]:
-    out = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=all"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return {line[3:] for line in out.splitlines() if line.startswith("?? ")}
+from tests.conftest import untracked, write
 
 
 def test_caches_stay_local_and_decisions_are_shared(

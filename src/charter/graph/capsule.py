@@ -197,27 +197,25 @@ def fit_to_budget(
     if count(out) <= budget:
         return out
 
-    def symbols(cap: int) -> bool:
+    def each(groups: list[dict[str, Any]], key: str, cap: int) -> bool:
         changed = False
-        for package in out["module_map"]:
-            if len(package["public_symbols"]) > cap:
-                package["public_symbols"] = package["public_symbols"][:cap]
+        for group in groups:
+            if len(group[key]) > cap:
+                group[key] = group[key][:cap]
                 changed = True
         return changed
+
+    def symbols(cap: int) -> bool:
+        return each(out["module_map"], "public_symbols", cap)
+
+    def local(cap: int) -> bool:
+        return each(out["local_rules"], "rules", cap)
 
     def head(key: str, cap: int) -> bool:
         if len(out[key]) > cap:
             out[key] = out[key][:cap]
             return True
         return False
-
-    def local(cap: int) -> bool:
-        changed = False
-        for group in out["local_rules"]:
-            if len(group["rules"]) > cap:
-                group["rules"] = group["rules"][:cap]
-                changed = True
-        return changed
 
     most_symbols = max((len(p["public_symbols"]) for p in out["module_map"]), default=0)
     most_rules = max((len(g["rules"]) for g in out["local_rules"]), default=0)
