@@ -34,7 +34,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.agent_tokens import DEMO_PROMPTS, TOML, _charter  # noqa: E402
+from bench.agent_tokens import DEMO_PROMPTS, RULE_BLOCKS, TOML, _charter  # noqa: E402
 from tests.agent_e2e import (  # noqa: E402
     CodexSession,
     GeminiSession,
@@ -47,8 +47,6 @@ from tests.agent_e2e import (  # noqa: E402
 from tests.conftest import copy_demo  # noqa: E402
 
 from charter.tokens import count_tokens  # noqa: E402
-
-RULE_HEADINGS = ("# Project constitution", "# Project rules for this request")
 
 
 def charter_texts(agent: str, request: Request) -> list[str]:
@@ -65,7 +63,7 @@ def split(text: str) -> tuple[str, str]:
     rest: list[str] = []
     for block in ("\n" + text).split("\n# ")[1:]:
         block = "# " + block
-        (rules if block.startswith(RULE_HEADINGS) else rest).append(block)
+        (rules if block.startswith(RULE_BLOCKS) else rest).append(block)
     return "\n".join(rules), "\n".join(rest)
 
 

@@ -17,17 +17,16 @@ gemini-cli``); nothing here downloads anything else.
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import shutil
 import subprocess
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from tests.model_server import CliRun, RecordingHandler, RecordingServer
 
 REPO = Path(__file__).resolve().parent.parent
 TOOLS = REPO / "tools"
@@ -36,6 +35,8 @@ PINNED = {
     "codex": ("codex", "codex", "0.169.0"),
     "gemini": ("gemini-cli", "gemini", "0.61.0"),
 }
+#: agent -> the CLI's name in messages
+CLI_NAMES = {"codex": "Codex CLI", "gemini": "Gemini CLI"}
 #: ``npm ci`` flags per agent (the Makefile uses the same). No install scripts run.
 #: Codex's binary is its optional per-platform package (``@openai/codex-linux-x64``,
 #: ~400 MB unpacked); Gemini CLI's optional packages (a pty, a keychain binding, one of
@@ -179,33 +180,15 @@ class Request:
 Script = Callable[[Request], Reply | None]
 
 
-class ScriptedServer:
+class ScriptedServer(RecordingServer[Request]):
     """A Responses API and Gemini API stand-in: records requests, answers from scripts."""
 
     def __init__(self, scripts: Iterable[Script] = ()) -> None:
+        super().__init__()
         self.scripts = list(scripts)
-        self.requests: list[Request] = []
-        self._ids = itertools.count(1)
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def __enter__(self) -> ScriptedServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def main_requests(self) -> list[Request]:
-        with self._lock:
-            return [r for r in self.requests if r.is_main]
+    def make_request(self, path: str, body: dict[str, Any]) -> Request:
+        return Request(path, body)
 
     def _reply_for(self, request: Request) -> Reply:
         for script in self.scripts:
@@ -216,65 +199,21 @@ class ScriptedServer:
                 return reply
         return Reply()
 
-    def _next_id(self) -> int:
-        with self._lock:
-            return next(self._ids)
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:  # quiet
-                return
-
-            def do_GET(self) -> None:
-                self._send(404, "application/json", b'{"error": {"code": 404}}')
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b"{}"
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {"_unparsed": raw.decode("utf-8", "replace")}
-                path = self.path.split("?", 1)[0]
-                request = Request(self.path, body if isinstance(body, dict) else {})
-                with server._lock:
-                    server.requests.append(request)
-                if path.endswith(":countTokens"):
-                    total = max(1, len(raw) // 4)
-                    self._send(200, "application/json", json.dumps({"totalTokens": total}))
-                elif path.endswith("/responses"):
-                    reply = server._reply_for(request)
-                    self._sse(_responses_events(server._next_id(), body, reply), named=True)
-                elif path.endswith(":streamGenerateContent"):
-                    reply = server._reply_for(request)
-                    self._sse([("", _gemini_response(reply))], named=False)
-                elif path.endswith(":generateContent"):
-                    reply = server._reply_for(request)
-                    self._send(200, "application/json", json.dumps(_gemini_response(reply)))
-                else:
-                    self._send(404, "application/json", b'{"error": {"code": 404}}')
-
-            def _send(self, status: int, kind: str, data: bytes | str) -> None:
-                raw = data.encode() if isinstance(data, str) else data
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-            def _sse(self, events: list[tuple[str, dict[str, Any]]], *, named: bool) -> None:
-                data = b"".join(
-                    (f"event: {name}\n" if named else "").encode()
-                    + f"data: {json.dumps(payload)}\n\n".encode()
-                    for name, payload in events
-                )
-                self._send(200, "text/event-stream", data)
-
-        return Handler
+    def answer(self, handler: RecordingHandler, path: str, request: Request, raw: bytes) -> None:
+        if path.endswith(":countTokens"):
+            total = max(1, len(raw) // 4)
+            handler.send(200, "application/json", json.dumps({"totalTokens": total}))
+        elif path.endswith("/responses"):
+            reply = self._reply_for(request)
+            handler.sse(_responses_events(self.next_id(), request.body, reply))
+        elif path.endswith(":streamGenerateContent"):
+            reply = self._reply_for(request)
+            handler.sse([("", _gemini_response(reply))], named=False)
+        elif path.endswith(":generateContent"):
+            reply = self._reply_for(request)
+            handler.send(200, "application/json", json.dumps(_gemini_response(reply)))
+        else:
+            handler.send(404, "application/json", self.not_found)
 
 
 def _responses_events(n: int, body: dict[str, Any], reply: Reply) -> list[tuple[str, Any]]:
@@ -366,48 +305,13 @@ def _gemini_response(reply: Reply) -> dict[str, Any]:
 # --------------------------------------------------------------------------- the CLIs
 
 
-@dataclass
-class AgentRun:
-    """One CLI invocation's outcome."""
-
-    returncode: int
-    stdout: str
-    stderr: str
-
-    def events(self) -> list[dict[str, Any]]:
-        """The JSON lines of a ``--json`` run."""
-        out = []
-        for line in self.stdout.splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(event, dict):
-                out.append(event)
-        return out
+#: one CLI invocation's outcome
+AgentRun = CliRun
 
 
-def _base_env(home: Path, path_prepend: Iterable[Path]) -> dict[str, str]:
-    path = os.pathsep.join([*(str(p) for p in path_prepend), os.environ.get("PATH", "")])
-    return {"PATH": path, "HOME": str(home), "LANG": "C.UTF-8", "NO_COLOR": "1"}
-
-
-def _run(args: list[str], cwd: Path, env: dict[str, str], timeout: float) -> AgentRun:
-    proc = subprocess.run(
-        args, cwd=cwd, env=env, input="", capture_output=True, text=True, timeout=timeout
-    )
-    return AgentRun(proc.returncode, proc.stdout, proc.stderr)
-
-
-class CodexSession:
-    """``codex exec`` in ``project`` against ``server``, isolated in ``home``.
-
-    The user config (``$CODEX_HOME/config.toml``) names the scripted provider, trusts
-    the project (Codex loads a project's ``.codex/`` only when it is trusted) and turns
-    analytics, update checks and plugin sync off. Hooks run through
-    ``--dangerously-bypass-hook-trust``, Codex's documented switch for automation: a
-    person trusts each hook once with ``/hooks`` instead.
-    """
+class _CliSession:
+    """One CLI in ``project`` against ``server``, isolated in ``home``: what the Codex and
+    Gemini CLI runners share (the environment's base, running one invocation)."""
 
     def __init__(
         self,
@@ -423,7 +327,41 @@ class CodexSession:
         self.project = project
         self.server = server
         self.timeout = timeout
-        self.thread_id: str | None = None
+        path = os.pathsep.join([*(str(p) for p in path_prepend), os.environ.get("PATH", "")])
+        self.env = {"PATH": path, "HOME": str(home), "LANG": "C.UTF-8", "NO_COLOR": "1"}
+        self._configure(home)
+
+    def _configure(self, home: Path) -> None:
+        """Write the CLI's user settings under ``home`` and add to ``self.env``."""
+        raise NotImplementedError
+
+    def _run(self, args: list[str]) -> AgentRun:
+        proc = subprocess.run(
+            args,
+            cwd=self.project,
+            env=self.env,
+            input="",
+            capture_output=True,
+            text=True,
+            timeout=self.timeout,
+        )
+        return AgentRun(proc.returncode, proc.stdout, proc.stderr)
+
+
+class CodexSession(_CliSession):
+    """``codex exec`` in ``project`` against ``server``, isolated in ``home``.
+
+    The user config (``$CODEX_HOME/config.toml``) names the scripted provider, trusts
+    the project (Codex loads a project's ``.codex/`` only when it is trusted) and turns
+    analytics, update checks and plugin sync off. Hooks run through
+    ``--dangerously-bypass-hook-trust``, Codex's documented switch for automation: a
+    person trusts each hook once with ``/hooks`` instead.
+    """
+
+    #: the thread the first prompt started (later prompts resume it)
+    thread_id: str | None = None
+
+    def _configure(self, home: Path) -> None:
         codex_home = home / ".codex"
         codex_home.mkdir(parents=True, exist_ok=True)
         (codex_home / "config.toml").write_text(
@@ -434,15 +372,14 @@ class CodexSession:
             "[analytics]\nenabled = false\n\n"
             "[model_providers.scripted]\n"
             'name = "scripted"\n'
-            f'base_url = "{server.url}/v1"\n'
+            f'base_url = "{self.server.url}/v1"\n'
             'wire_api = "responses"\n'
             'env_key = "SCRIPTED_API_KEY"\n\n'
-            f"[projects.{json.dumps(str(project))}]\n"
+            f"[projects.{json.dumps(str(self.project))}]\n"
             'trust_level = "trusted"\n',
             encoding="utf-8",
         )
-        self.env = {
-            **_base_env(home, path_prepend),
+        self.env |= {
             "CODEX_HOME": str(codex_home),
             "SCRIPTED_API_KEY": "scripted-dummy",
         }
@@ -456,14 +393,14 @@ class CodexSession:
         args += ["--json", "--dangerously-bypass-hook-trust", "--skip-git-repo-check"]
         args += [f"--config={c}" for c in config]
         args += [self.thread_id, text] if self.thread_id else [text]
-        run = _run(args, self.project, self.env, self.timeout)
+        run = self._run(args)
         for event in run.events():
             if event.get("type") == "thread.started" and isinstance(event.get("thread_id"), str):
                 self.thread_id = event["thread_id"]
         return run
 
 
-class GeminiSession:
+class GeminiSession(_CliSession):
     """``gemini -p`` in ``project`` against ``server``, isolated in ``home``.
 
     ``GOOGLE_GEMINI_BASE_URL`` points the Gemini API client at the server, with API-key
@@ -472,21 +409,10 @@ class GeminiSession:
     hooks included, in an untrusted folder). Later prompts ``--resume`` the session.
     """
 
-    def __init__(
-        self,
-        binary: Path,
-        project: Path,
-        home: Path,
-        server: ScriptedServer,
-        *,
-        path_prepend: Iterable[Path] = (),
-        timeout: float = 240,
-    ) -> None:
-        self.binary = binary
-        self.project = project
-        self.server = server
-        self.timeout = timeout
-        self.resume = False
+    #: a session to resume exists (after the first prompt)
+    resume = False
+
+    def _configure(self, home: Path) -> None:
         settings = home / ".gemini" / "settings.json"
         settings.parent.mkdir(parents=True, exist_ok=True)
         settings.write_text(
@@ -500,10 +426,9 @@ class GeminiSession:
             ),
             encoding="utf-8",
         )
-        self.env = {
-            **_base_env(home, path_prepend),
+        self.env |= {
             "GEMINI_API_KEY": "scripted-dummy",
-            "GOOGLE_GEMINI_BASE_URL": server.url,
+            "GOOGLE_GEMINI_BASE_URL": self.server.url,
             "GEMINI_CLI_TRUST_WORKSPACE": "true",
         }
 
@@ -512,9 +437,13 @@ class GeminiSession:
         args += ["--output-format", "json", "-p", text]
         if self.resume:
             args += ["--resume", "latest"]
-        run = _run(args, self.project, self.env, self.timeout)
+        run = self._run(args)
         self.resume = True
         return run
+
+
+#: agent -> its session runner
+SESSIONS: dict[str, type[_CliSession]] = {"codex": CodexSession, "gemini": GeminiSession}
 
 
 def hook_contexts(request: Request) -> list[str]:

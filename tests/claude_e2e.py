@@ -16,7 +16,6 @@ needs for ``/compact`` ("Not enough messages to compact" otherwise).
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import queue
@@ -27,9 +26,10 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from tests.model_server import CliRun, RecordingHandler, RecordingServer
 
 REPO = Path(__file__).resolve().parent.parent
 CLAUDE_DIR = REPO / "tools" / "claude-code"
@@ -134,7 +134,16 @@ def _texts(messages: Iterable[Any]) -> Iterator[str]:
                 yield json.dumps(block.get("input", {}), sort_keys=True)
 
 
-class ScriptedModel:
+class _MessagesHandler(RecordingHandler):
+    """The shared handler, and an empty 200 to a HEAD (as the stand-in always gave)."""
+
+    def do_HEAD(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+class ScriptedModel(RecordingServer[Request]):
     """A Messages API stand-in: records requests, answers from ``scripts`` in order.
 
     Each script sees the request body and returns a :class:`Reply` or None; the first
@@ -143,34 +152,15 @@ class ScriptedModel:
     per prompt and the turn ends).
     """
 
+    not_found = json.dumps({"type": "error", "error": {"type": "not_found_error"}}).encode()
+    handler = _MessagesHandler
+
     def __init__(self, scripts: Iterable[Script] = ()) -> None:
+        super().__init__()
         self.scripts = list(scripts)
-        self.requests: list[Request] = []
-        self._ids = itertools.count(1)
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def __enter__(self) -> ScriptedModel:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def main_requests(self) -> list[Request]:
-        with self._lock:
-            return [r for r in self.requests if r.is_main]
-
-    def _record(self, path: str, body: dict[str, Any]) -> None:
-        with self._lock:
-            self.requests.append(Request(path, body))
+    def make_request(self, path: str, body: dict[str, Any]) -> Request:
+        return Request(path, body)
 
     def _reply_for(self, body: dict[str, Any]) -> Reply:
         for script in self.scripts:
@@ -181,71 +171,22 @@ class ScriptedModel:
                 return reply
         return Reply()
 
-    def _next_id(self) -> str:
-        with self._lock:
-            return f"msg_scripted_{next(self._ids):05d}"
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        model = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:  # quiet
-                return
-
-            def do_HEAD(self) -> None:
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def do_GET(self) -> None:
-                self._json(404, {"type": "error", "error": {"type": "not_found_error"}})
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b"{}"
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {"_unparsed": raw.decode("utf-8", "replace")}
-                path = self.path.split("?", 1)[0]
-                model._record(self.path, body)
-                if path.endswith("/count_tokens"):
-                    chars = len(json.dumps(body))
-                    self._json(200, {"input_tokens": max(1, chars // 4)})
-                    return
-                if not path.endswith("/messages"):
-                    self._json(404, {"type": "error", "error": {"type": "not_found_error"}})
-                    return
-                reply = model._reply_for(body)
-                message = _message(model._next_id(), body.get("model", "claude"), reply)
-                if body.get("stream"):
-                    self._sse(message)
-                else:
-                    self._json(200, message)
-
-            def _json(self, status: int, obj: Any) -> None:
-                data = json.dumps(obj).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _sse(self, message: dict[str, Any]) -> None:
-                data = b"".join(
-                    f"event: {name}\ndata: {json.dumps(payload)}\n\n".encode()
-                    for name, payload in _stream_events(message)
-                )
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Cache-Control", "no-cache")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        return Handler
+    def answer(self, handler: RecordingHandler, path: str, request: Request, raw: bytes) -> None:
+        body = request.body
+        if path.endswith("/count_tokens"):
+            chars = len(json.dumps(body))
+            handler.send(200, "application/json", json.dumps({"input_tokens": max(1, chars // 4)}))
+            return
+        if not path.endswith("/messages"):
+            handler.send(404, "application/json", self.not_found)
+            return
+        reply = self._reply_for(body)
+        msg_id = f"msg_scripted_{self.next_id():05d}"
+        message = _message(msg_id, body.get("model", "claude"), reply)
+        if body.get("stream"):
+            handler.sse(_stream_events(message), headers=[("Cache-Control", "no-cache")])
+        else:
+            handler.send(200, "application/json", json.dumps(message))
 
 
 def _ends_with_tool_result(body: dict[str, Any]) -> bool:
@@ -325,23 +266,8 @@ def _stream_events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any
 # --------------------------------------------------------------------------- the CLI
 
 
-@dataclass
-class ClaudeRun:
-    """One ``claude`` invocation's outcome."""
-
-    returncode: int
-    stdout: str
-    stderr: str
-
-    def events(self) -> list[dict[str, Any]]:
-        """The stream-json events of a ``--output-format stream-json`` run."""
-        out = []
-        for line in self.stdout.splitlines():
-            try:
-                out.append(json.loads(line))
-            except ValueError:
-                continue
-        return out
+#: one ``claude`` invocation's outcome
+ClaudeRun = CliRun
 
 
 class ClaudeSession:

@@ -30,8 +30,8 @@ from tests.claude_e2e import (
     install_claude_code,
 )
 from tests.conftest import copy_demo, merge_demo_seed
+from tests.e2e.conftest import CHARTER_TOML, VENV_BIN, ok, serve_sessions
 
-VENV_BIN = Path(sys.executable).parent
 CHARTER = [sys.executable, "-m", "charter"]
 PROMPTS = [
     "Add a database migration for a new credit_notes table",
@@ -67,23 +67,16 @@ def installed(tmp_path: Path) -> Path:
     return project
 
 
-CHARTER_TOML = '[hooks]\nwarm_worker = false\n\n[drift]\non_stop = "block"\n'
-
 SessionFactory = Callable[..., ClaudeSession]
 
 
 @pytest.fixture
 def session(claude: Path, tmp_path: Path) -> Iterator[SessionFactory]:
-    models: list[ScriptedModel] = []
-
-    def make(project: Path, *scripts: Any) -> ClaudeSession:
-        model = ScriptedModel(scripts).__enter__()
-        models.append(model)
-        return ClaudeSession(claude, project, tmp_path / "home", model, path_prepend=[VENV_BIN])
-
-    yield make
-    for model in models:
-        model.__exit__(None, None, None)
+    home = tmp_path / "home"
+    yield from serve_sessions(
+        ScriptedModel,
+        lambda project, model: ClaudeSession(claude, project, home, model, path_prepend=[VENV_BIN]),
+    )
 
 
 def hook_contexts(request: Request, event: str) -> list[str]:
@@ -94,10 +87,6 @@ def hook_contexts(request: Request, event: str) -> list[str]:
         for part in text.split(marker)[1:]:
             out.append(part.split("</system-reminder>")[0])
     return out
-
-
-def ok(run: Any) -> None:
-    assert run.returncode == 0, (run.stdout[-2000:], run.stderr[-2000:])
 
 
 def expected_rules(project: Path, prompt: str) -> list[str]:

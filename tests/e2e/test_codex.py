@@ -10,75 +10,15 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.agent_e2e import Reply, Request, developer_texts
+from tests.conftest import charter_run
+from tests.e2e.conftest import CONSTITUTION, RULES, drift_feedback, ok, tool_outputs
+from tests.e2e.test_claude_code import PROMPTS, fresh_hook_rules, rule_lines
 
-from tests.agent_e2e import (
-    AgentRun,
-    CodexSession,
-    Reply,
-    Request,
-    ScriptedServer,
-    developer_texts,
-    install_agent,
-)
-from tests.conftest import charter_run, copy_demo, merge_demo_seed
-from tests.e2e.test_claude_code import CHARTER_TOML, PROMPTS, fresh_hook_rules, rule_lines
-
-VENV_BIN = Path(sys.executable).parent
-RULES = "# Project rules for this request"
-CONSTITUTION = "# Project constitution"
-
-
-@pytest.fixture(scope="module")
-def codex() -> Path:
-    try:
-        binary = install_agent("codex")
-    except (subprocess.SubprocessError, OSError) as exc:
-        pytest.fail(f"npm ci of the pinned Codex CLI failed: {exc}")
-    if binary is None:
-        pytest.skip("node/npm not found: the real Codex CLI end-to-end tests need Node")
-    return binary
-
-
-@pytest.fixture
-def installed(tmp_path: Path) -> Path:
-    """A demo copy with the decisions seed merged and ``charter install codex``."""
-    project = copy_demo(tmp_path / "demo", charter_toml=CHARTER_TOML)
-    merge_demo_seed(project)
-    res = charter_run("install", "codex", cwd=project)
-    assert res.returncode == 0, res.stderr
-    return project
-
-
-SessionFactory = Callable[..., CodexSession]
-
-
-@pytest.fixture
-def session(codex: Path, tmp_path: Path) -> Iterator[SessionFactory]:
-    servers: list[ScriptedServer] = []
-
-    def make(project: Path, *scripts: Any) -> CodexSession:
-        server = ScriptedServer(scripts).__enter__()
-        servers.append(server)
-        return CodexSession(codex, project, tmp_path / "home", server, path_prepend=[VENV_BIN])
-
-    yield make
-    for server in servers:
-        server.__exit__(None, None, None)
-
-
-def ok(run: AgentRun) -> None:
-    assert run.returncode == 0, (run.stdout[-2000:], run.stderr[-2000:])
-
-
-def tool_outputs(request: Request) -> list[str]:
-    return [text for role, text in request.items() if role == "tool"]
+AGENT = "codex"
 
 
 def test_rules_arrive_once_per_session_and_per_prompt(installed: Path, session: Any) -> None:
@@ -169,17 +109,5 @@ def test_mcp_tools_announced_and_callable(installed: Path, session: Any) -> None
 
 
 def test_stop_blocked_on_drift(installed: Path, session: Any) -> None:
-    drift = "Done. We could also build a native mobile app for field staff next quarter."
-    replies = iter([drift])
-
-    def drift_once(request: Request) -> Reply | None:
-        return Reply(next(replies, "Understood: no mobile app, the decision stands."))
-
-    s = session(installed, drift_once)
-    ok(s.prompt("Summarise the plan for the credit notes feature"))
-    requests = s.server.main_requests()
-    assert len(requests) == 2, "the Stop hook sent the model back to work"
-    after = requests[1].items()
-    drifted = after.index(("assistant", drift))
-    feedback = "\n".join(t for r, t in after[drifted + 1 :] if r == "user")
+    _, feedback = drift_feedback(installed, session, "assistant", "the Stop hook")
     assert "MOBILE_APP" in feedback and "QA-PGC" in feedback

@@ -9,75 +9,15 @@ texts come from Charter's own CLI on the same copy. Skipped only when Node/npm i
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.agent_e2e import Reply, Request, hook_contexts
+from tests.conftest import charter_run
+from tests.e2e.conftest import CONSTITUTION, RULES, drift_feedback, ok, tool_outputs
+from tests.e2e.test_claude_code import PROMPTS, fresh_hook_rules, rule_lines
 
-from tests.agent_e2e import (
-    AgentRun,
-    GeminiSession,
-    Reply,
-    Request,
-    ScriptedServer,
-    hook_contexts,
-    install_agent,
-)
-from tests.conftest import charter_run, copy_demo, merge_demo_seed
-from tests.e2e.test_claude_code import CHARTER_TOML, PROMPTS, fresh_hook_rules, rule_lines
-
-VENV_BIN = Path(sys.executable).parent
-RULES = "# Project rules for this request"
-CONSTITUTION = "# Project constitution"
-
-
-@pytest.fixture(scope="module")
-def gemini() -> Path:
-    try:
-        binary = install_agent("gemini")
-    except (subprocess.SubprocessError, OSError) as exc:
-        pytest.fail(f"npm ci of the pinned Gemini CLI failed: {exc}")
-    if binary is None:
-        pytest.skip("node/npm not found: the real Gemini CLI end-to-end tests need Node")
-    return binary
-
-
-@pytest.fixture
-def installed(tmp_path: Path) -> Path:
-    """A demo copy with the decisions seed merged and ``charter install gemini``."""
-    project = copy_demo(tmp_path / "demo", charter_toml=CHARTER_TOML)
-    merge_demo_seed(project)
-    res = charter_run("install", "gemini", cwd=project)
-    assert res.returncode == 0, res.stderr
-    return project
-
-
-SessionFactory = Callable[..., GeminiSession]
-
-
-@pytest.fixture
-def session(gemini: Path, tmp_path: Path) -> Iterator[SessionFactory]:
-    servers: list[ScriptedServer] = []
-
-    def make(project: Path, *scripts: Any) -> GeminiSession:
-        server = ScriptedServer(scripts).__enter__()
-        servers.append(server)
-        return GeminiSession(gemini, project, tmp_path / "home", server, path_prepend=[VENV_BIN])
-
-    yield make
-    for server in servers:
-        server.__exit__(None, None, None)
-
-
-def ok(run: AgentRun) -> None:
-    assert run.returncode == 0, (run.stdout[-2000:], run.stderr[-2000:])
-
-
-def tool_outputs(request: Request) -> list[str]:
-    return [text for role, text in request.items() if role == "tool"]
+AGENT = "gemini"
 
 
 def test_rules_arrive_once_per_session_and_per_prompt(installed: Path, session: Any) -> None:
@@ -137,19 +77,7 @@ def test_mcp_tools_listed_and_callable(installed: Path, session: Any) -> None:
 
 
 def test_after_agent_retries_on_drift(installed: Path, session: Any) -> None:
-    drift = "Done. We could also build a native mobile app for field staff next quarter."
-    replies = iter([drift])
-
-    def drift_once(request: Request) -> Reply | None:
-        return Reply(next(replies, "Understood: no mobile app, the decision stands."))
-
-    s = session(installed, drift_once)
-    ok(s.prompt("Summarise the plan for the credit notes feature"))
-    requests = s.server.main_requests()
-    assert len(requests) == 2, "AfterAgent sent the model back to work"
-    after = requests[1].items()
-    drifted = after.index(("model", drift))
-    feedback = "\n".join(t for r, t in after[drifted + 1 :] if r == "user")
+    requests, feedback = drift_feedback(installed, session, "model", "AfterAgent")
     assert "MOBILE_APP" in feedback and "QA-PGC" in feedback
     # the retry is Gemini CLI resubmitting Charter's correction, not the user speaking:
     # it gets no rules and is not kept as the user's instruction
