@@ -599,3 +599,27 @@ def test_capsule_fits_its_token_budget_and_keeps_the_authority(repo: Path) -> No
     roomy = api.capsule(Project.load(repo), whole)
     assert roomy["truncated"] == []
     assert sum(len(p["public_symbols"]) for p in roomy["module_map"]) == 240
+
+
+def test_a_name_every_file_carries_is_not_a_pointer(repo: Path) -> None:
+    """Issues name their project ("Acme version 3.1"), and a project's main class often
+    bears its name: a plain-word mention's seed is weighed by how many files carry the
+    word, while a rare name keeps its full seed."""
+    from charter.graph.context import _symbol_seeds
+    from charter.graph.index import FileIndex
+    from charter.graph.query import parse_task
+
+    write(repo, "acme/__init__.py", "import acme.app\n")
+    write(repo, "acme/app.py", "import acme\n\n\nclass Acme:\n    pass\n")
+    write(repo, "acme/loader.py", "import acme\n\n\nclass DocumentLoader:\n    pass\n")
+    for name in ("render", "store", "cli"):
+        write(repo, f"acme/{name}.py", f"import acme\n\n\ndef {name}_all():\n    return acme\n")
+    graph = build_graph(Project.load(repo))
+    index = FileIndex(graph.records)
+    query = parse_task("The DocumentLoader returns empty text\n\nEnvironment: Acme version 3.1")
+    plain, _ = _symbol_seeds(graph, query)
+    weighed, _ = _symbol_seeds(graph, query, index, 1.0)
+    acme = next(k for k in plain if k.endswith("Acme"))
+    loader = next(k for k in plain if k.endswith("DocumentLoader"))
+    assert plain[acme] == 0.5 and weighed.get(acme, 0.0) < 0.1  # in every file: no pointer
+    assert weighed[loader] == plain[loader] > 0  # a rare name keeps its seed

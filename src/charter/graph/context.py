@@ -1,7 +1,9 @@
 """Task context: rank the files, symbols, rules, decisions and documents a task needs.
 
 Seeds come from what the task names: BM25 over files (search's formula and analyzer),
-symbols whose names the task mentions (rarer names count more), paths and stack-trace
+symbols whose names the task mentions (rarer names count more, and a name written as a
+plain word counts less the more of the project's files carry it: an issue template's
+"Sphinx version" is not a pointer to the ``Sphinx`` class), paths and stack-trace
 frames, and files passed with ``--file``. Each seed gets its node type's base score plus
 the matched-term boost; personalized PageRank then spreads relevance along imports,
 calls, tests, governs and cites edges, and the two are blended (``graph.seed_weight`` /
@@ -77,6 +79,9 @@ class Weights:
     seeds_kept: int = 30
     meta: float = 1.0
     search: float = 0.3
+    #: a symbol named only as a plain word (not ``code`` or a dotted path) loses this
+    #: share of its seed per share of files whose terms hold the name
+    mention_share: float = 1.0
 
     @classmethod
     def from_settings(cls, settings: GraphSettings) -> Weights:
@@ -119,7 +124,9 @@ class _Suffixes:
         return []
 
 
-def _symbol_seeds(graph: Graph, query: TaskQuery) -> tuple[dict[str, float], dict[str, list[str]]]:
+def _symbol_seeds(
+    graph: Graph, query: TaskQuery, index: FileIndex | None = None, share_weight: float = 0.0
+) -> tuple[dict[str, float], dict[str, list[str]]]:
     """Symbol id → match strength, and the names that matched."""
     by_name: dict[str, list[str]] = defaultdict(list)
     for node in graph.nodes.values():
@@ -138,6 +145,9 @@ def _symbol_seeds(graph: Graph, query: TaskQuery) -> tuple[dict[str, float], dic
             strength = 1.0
         elif name in query.words and (name[:1].isupper() or "_" in name) and len(name) > 3:
             strength = 0.5
+            whole = code_terms(name)[-1:]  # the identifier as the file index spells it
+            if index is not None and share_weight and whole:
+                strength *= max(0.0, 1.0 - share_weight * index.share(whole[0]))
         else:
             continue
         rarity = 1.0 / (1.0 + math.log(len(ids)))
@@ -187,7 +197,7 @@ def rank(
             seed[fid] += w.search * value
             parts[fid]["search"] = round(value, 4)
             reasons[fid].append("hybrid search hit")
-    sym_scores, sym_names = _symbol_seeds(graph, query)
+    sym_scores, sym_names = _symbol_seeds(graph, query, index, w.mention_share)
     for sid, value in sym_scores.items():
         node = graph.nodes[sid]
         seed[sid] += BASE_SCORE["symbol"] * value

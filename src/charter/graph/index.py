@@ -67,6 +67,14 @@ class FileIndex:
         self.matrix = csr.tocsc()
         self.vocab = vocab
 
+    def share(self, term: str) -> float:
+        """The share of files whose terms hold ``term`` (0 when none)."""
+        col = self.vocab.get(term)
+        if col is None or not self.paths:
+            return 0.0
+        ptr = self.matrix.indptr
+        return float(ptr[col + 1] - ptr[col]) / len(self.paths)
+
     def save(self, path: Path, key: str) -> None:
         """Cache next to the snapshot (``key`` = the snapshot id it was built from)."""
         meta = json.dumps({"key": key, "paths": self.paths, "vocab": list(self.vocab)})
