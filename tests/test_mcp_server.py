@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -224,3 +225,32 @@ def test_rules_for_task_fits_what_an_agent_reads(repo: Path) -> None:
     assert payload["policy_text"]
     assert payload["rules"] and {"id", "score", "source"} <= set(payload["rules"][0])
     assert all(r["source"].startswith("AGENTS.md:L") for r in payload["rules"])
+
+
+def test_a_server_started_outside_any_project_writes_nothing(tmp_path: Path) -> None:
+    """A user-level server launched from a directory in no project (no charter.toml,
+    [tool.charter] or .git: $HOME, /tmp) compiled rules and wrote .charter/ there; each
+    call now says why it cannot answer, and nothing is written."""
+    from mcp import Client, StdioServerParameters
+
+    from tests.conftest import CHARTER_BIN
+
+    nowhere = tmp_path / "nowhere"
+    nowhere.mkdir()
+    (nowhere / "CLAUDE.md").write_text("# Rules\n\n- Never commit secrets.\n")
+
+    async def call() -> Any:
+        params = StdioServerParameters(
+            command=str(CHARTER_BIN),
+            args=["mcp"],
+            cwd=str(nowhere),
+            env={k: v for k, v in os.environ.items() if k != "CHARTER_PROJECT"},
+        )
+        async with Client(params) as client:
+            return await client.call_tool("get_constitution", {})
+
+    result = anyio.run(call)
+    assert result.is_error
+    text = result.content[0].text
+    assert "in no project" in text and "\n" not in text.strip()
+    assert sorted(p.name for p in nowhere.iterdir()) == ["CLAUDE.md"]

@@ -31,6 +31,7 @@ from typing import Any
 
 from charter.config import Project
 from charter.errors import CharterError
+from charter.paths import find_project
 
 PROJECT_ENV = "CHARTER_PROJECT"
 
@@ -87,7 +88,15 @@ def get_project() -> Project:
 
     Loaded once; the configuration is re-read when ``charter.toml`` changes.
     """
-    start = os.environ.get(PROJECT_ENV) or str(Path.cwd())
+    named = os.environ.get(PROJECT_ENV)
+    start = named or str(Path.cwd())
+    if not named and find_project(Path(start)) is None:
+        # started where no project is (a user-level server launched from $HOME): answer
+        # every call with the reason instead of writing .charter/ into that directory
+        raise CharterError(
+            f"{start} is in no project (no charter.toml, [tool.charter] or .git above it): "
+            f"start the server in one, or name it with --project or ${PROJECT_ENV}"
+        )
     cached = _PROJECT.get(start)
     if cached is not None:
         config = cached.config_path
