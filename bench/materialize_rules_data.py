@@ -78,16 +78,26 @@ def check_labels(root: Path) -> list[str]:
     return problems
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
+def arguments(description: str = "") -> argparse.ArgumentParser:
+    """The command line every materialize script shares: where the mirrors are, where to
+    write."""
+    parser = argparse.ArgumentParser(description=description or None)
     parser.add_argument("--mirrors", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
-    args = parser.parse_args()
-    problems = materialize(args.mirrors, args.out)
+    return parser
+
+
+def finish(out: Path, problems: list[str], verified: str) -> None:
+    """Report what a materialize run found and exit: 1 with a line per problem, else 0."""
     for problem in problems:
         print(f"materialize: {problem}", file=sys.stderr)
-    print(f"wrote {args.out} ({'with problems' if problems else 'all files verified'})")
+    print(f"wrote {out} ({'with problems' if problems else verified})")
     raise SystemExit(1 if problems else 0)
+
+
+def main() -> None:
+    args = arguments().parse_args()
+    finish(args.out, materialize(args.mirrors, args.out), "all files verified")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ second set).
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import importlib.util
 import json
@@ -138,9 +137,8 @@ def materialize(mirrors: Path, out: Path, data: Path = DATA) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--mirrors", type=Path, required=True)
-    parser.add_argument("--out", type=Path, required=True)
+    shared = _sibling("materialize_rules_data")
+    parser = shared.arguments()
     parser.add_argument(
         "--data",
         type=Path,
@@ -154,11 +152,9 @@ def main() -> None:
     if not any(args.data.glob("*/labels.json")):
         print(f"materialize: {args.data}: no <key>/labels.json in it", file=sys.stderr)
         sys.exit(2)
-    problems = materialize(args.mirrors, args.out, args.data)
-    for problem in problems:
-        print(f"materialize: {problem}", file=sys.stderr)
-    print(f"wrote {args.out} ({'with problems' if problems else 'all transcripts verified'})")
-    sys.exit(1 if problems else 0)
+    shared.finish(
+        args.out, materialize(args.mirrors, args.out, args.data), "all transcripts verified"
+    )
 
 
 if __name__ == "__main__":

@@ -47,6 +47,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.conftest import commit_all
+
 SESSION = "5f0c1d2e-scale-bench"
 HOOKS = (
     "pre-tool-use",
@@ -607,22 +611,7 @@ def main() -> None:
     for i in range(60):
         (root / f"src/mod_{i}.py").write_text(f"def handler_{i}():\n    return {i}\n")
     (root / "CLAUDE.md").write_text(CLAUDE_MD)
-    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
-    subprocess.run(
-        [
-            "git",
-            "-C",
-            str(root),
-            "-c",
-            "user.email=b@b",
-            "-c",
-            "user.name=b",
-            "commit",
-            "-qm",
-            "init",
-        ],
-        check=True,
-    )
+    commit_all(root)
     for i in range(0, 60, 2):  # a working tree with changes: edits refresh recent_diff
         (root / f"src/mod_{i}.py").write_text(f"def handler_{i}():\n    return {i + 1}\n")
     # tool output pads the transcript to --transcript-mb over all the calls of the session

@@ -30,16 +30,24 @@ def run_script(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.Complet
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
 
 
+def commit_all(root: Path, message: str = "init") -> str:
+    """``git add -A`` and a commit by a throwaway identity in ``root`` (a repository
+    already); the new HEAD's sha."""
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", message], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
+    return head.stdout.strip()
+
+
 def copy_demo(target: Path, *, charter_toml: str = "[hooks]\nwarm_worker = false\n") -> Path:
     """A fresh git repository holding a copy of the demo project, committed."""
     shutil.copytree(
         DEMO, target, ignore=shutil.ignore_patterns(".charter", "__pycache__", "node_modules")
     )
     (target / "charter.toml").write_text(charter_toml, encoding="utf-8")
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
     subprocess.run(["git", "init", "-q", str(target)], check=True)
-    subprocess.run([*git, "-C", str(target), "add", "-A"], check=True)
-    subprocess.run([*git, "-C", str(target), "commit", "-qm", "demo"], check=True)
+    commit_all(target, "demo")
     return target
 
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from tests.conftest import commit_all
 from tests.crash_support import CHARTER, Trial
 
 CONFIG = '[embed]\nprovider = "hash"\n\n[hooks]\nwarm_worker = false\n'
@@ -382,22 +383,7 @@ class SessionScenario:
         (root / "src").mkdir()
         for name in ("app.py", "other.py", "third.py"):
             (root / "src" / name).write_text(f"print('{name}')\n", encoding="utf-8")
-        subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
-        subprocess.run(
-            [
-                "git",
-                "-C",
-                str(root),
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "commit",
-                "-qm",
-                "i",
-            ],
-            check=True,
-        )
+        commit_all(root, "i")
         for argv in (["track", "new", "beta"], ["track", "new", TRACK]):
             assert run([*CHARTER, *argv], root).returncode == 0
         (root / "transcript.jsonl").write_text(

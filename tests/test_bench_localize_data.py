@@ -10,6 +10,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import commit_all
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -50,13 +52,8 @@ def test_tasks_come_from_the_mirror_without_the_dev_repositories(tmp_path: Path)
     target = work / module.SOURCE_PATH
     target.parent.mkdir(parents=True)
     target.write_text(json.dumps(items))
-    git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run(["git", "init", "-q", str(work)], check=True)
-    subprocess.run([*git, "add", "-A"], check=True)
-    subprocess.run([*git, "commit", "-qm", "data"], check=True)
-    commit = subprocess.run(
-        [*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    commit = commit_all(work, "data")
     mirrors = tmp_path / "mirrors"
     owner, name = module.SOURCE_REPO.split("/")
     subprocess.run(

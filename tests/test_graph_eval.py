@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from charter.eval.checkout import checkout
-from tests.conftest import write
+from tests.conftest import commit_all, write
 
 
 def _mirror(tmp_path: Path) -> tuple[Path, str]:
@@ -18,14 +18,7 @@ def _mirror(tmp_path: Path) -> tuple[Path, str]:
     write(src, "shop/pricing.py", "def apply_discount(total, code):\n    return total * 0.9\n")
     write(src, "tests/test_pricing.py", "from shop.pricing import apply_discount\n")
     subprocess.run(["git", "init", "-q", str(src)], check=True)
-    subprocess.run(["git", "-C", str(src), "add", "-A"], check=True)
-    subprocess.run(
-        ["git", "-C", str(src), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
-        check=True,
-    )
-    commit = subprocess.run(
-        ["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    commit = commit_all(src, "x")
     mirrors = tmp_path / "mirrors"
     subprocess.run(
         ["git", "clone", "-q", "--bare", str(src), str(mirrors / "acme+shop" / "repo")],

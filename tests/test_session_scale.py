@@ -18,6 +18,7 @@ from pathlib import Path
 
 from charter.config import Project
 from charter.session.service import Session
+from tests.conftest import commit_all
 
 STEPS = 300
 
@@ -115,9 +116,7 @@ def test_an_edit_while_a_large_file_is_changed_names_it_instead_of_diffing_it(
     (root / "charter.toml").write_text("[hooks]\nwarm_worker = false\n")
     (root / "data.csv").write_text(_lines(1, 300_000))
     (root / "app.py").write_text("LIMIT = 1\n")
-    git = ["git", "-C", str(root), "-c", "user.email=t@t", "-c", "user.name=t"]
-    subprocess.run([*git, "add", "-A"], check=True)
-    subprocess.run([*git, "commit", "-qm", "init"], check=True)
+    commit_all(root)
     (root / "data.csv").write_text(_lines(2, 300_000))  # every line changed
     (root / "app.py").write_text("LIMIT = 2\n")
     payload = {
