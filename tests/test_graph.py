@@ -623,3 +623,67 @@ def test_a_name_every_file_carries_is_not_a_pointer(repo: Path) -> None:
     loader = next(k for k in plain if k.endswith("DocumentLoader"))
     assert plain[acme] == 0.5 and weighed.get(acme, 0.0) < 0.1  # in every file: no pointer
     assert weighed[loader] == plain[loader] > 0  # a rare name keeps its seed
+
+
+def test_a_plain_word_written_as_a_call_or_in_code_is_a_name(repo: Path) -> None:
+    """``refine(expr)`` and `` `trigsimp` `` point at the functions of those names, though
+    the words read as English; ``print(`` (the language's own) names nothing."""
+    from charter.graph.context import _symbol_seeds
+    from charter.graph.query import parse_task
+
+    write(repo, "algebra/refine.py", "def refine(expr):\n    return expr\n")
+    write(repo, "algebra/trig.py", "def trigsimp(expr):\n    return expr\n")
+    write(repo, "algebra/out.py", "def print(value):\n    return value\n")
+    graph = build_graph(Project.load(repo))
+    prose = parse_task("The result does not refine or trigsimp anything when we print it.")
+    coded = parse_task("`trigsimp` is skipped, and refine(x, Q.positive(x)) then print(y) fails.")
+    assert not _symbol_seeds(graph, prose)[0]
+    seeded = {graph.nodes[k].name.rsplit(".", 1)[-1] for k in _symbol_seeds(graph, coded)[0]}
+    assert {"refine", "trigsimp"} <= seeded and "print" not in seeded
+
+
+def test_hubs_and_example_code_yield_to_the_file_a_task_is_about(repo: Path) -> None:
+    """Every module imports the hub and the docs folder holds a copy of the task's words;
+    with the centrality and example weights off, either can outrank the file the task is
+    about, with them on the file that defines what the task names comes first."""
+    from dataclasses import replace
+
+    from charter.graph.context import Weights, rank
+    from charter.graph.extract import is_example_path
+
+    assert is_example_path("doc/usage/example_google.py") and not is_example_path("pkg/docs.py")
+    write(repo, "pkg/__init__.py", "")
+    write(repo, "pkg/app.py", "class Application:\n    def setup(self, option):\n        pass\n")
+    for name in ("parser", "writer", "reader", "loader", "builder"):
+        write(
+            repo,
+            f"pkg/{name}.py",
+            f"from pkg.app import Application\n\n\ndef {name}():\n    return Application()\n",
+        )
+    write(
+        repo,
+        "pkg/napoleon.py",
+        "from pkg.app import Application\n\n\n"
+        "def parse_google_section(option):\n    return Application()\n",
+    )
+    write(
+        repo,
+        "doc/example_google.py",
+        "def example_google_section(option):\n    '''google section option example'''\n",
+    )
+    graph = build_graph(Project.load(repo))
+    task = "The google section option is ignored by the application setup"
+
+    def seeds(weights: Weights) -> dict[str, float]:
+        ranked, _ = rank(graph, task, weights=weights)
+        return {
+            graph.nodes[n].path: p.get("seed", 0.0)
+            for n, _, p, *_ in ranked
+            if graph.nodes[n].type == "source"
+        }
+
+    on = seeds(Weights())
+    off = seeds(replace(Weights(), hub=0.0, example_factor=1.0))
+    example, hub, subject = "doc/example_google.py", "pkg/app.py", "pkg/napoleon.py"
+    assert on[example] / on[subject] < off[example] / off[subject]
+    assert on[hub] / on[subject] < off[hub] / off[subject]

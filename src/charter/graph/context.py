@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from charter.graph.build import Graph
+from charter.graph.extract import is_example_path
 from charter.graph.index import FileIndex
 from charter.graph.ppr import personalized_pagerank, transition
 from charter.graph.query import TaskQuery, parse_task
@@ -82,6 +83,11 @@ class Weights:
     #: a symbol named only as a plain word (not ``code`` or a dotted path) loses this
     #: share of its seed per share of files whose terms hold the name
     mention_share: float = 1.0
+    #: a file's seed is divided by its centrality (global PageRank over the mean) to this
+    #: power: a hub that every task's words touch says less about any one task
+    hub: float = 0.05
+    #: code under a documentation or examples folder counts this much of a source file
+    example_factor: float = 0.5
 
     @classmethod
     def from_settings(cls, settings: GraphSettings) -> Weights:
@@ -155,6 +161,23 @@ def _symbol_seeds(
             scores[sid] = strength * rarity
             matched[sid] = [name]
     return scores, matched
+
+
+def _centrality(
+    graph: Graph, matrix: Any, position: dict[str, int], damping: float
+) -> dict[str, float]:
+    """Each file's global PageRank (its symbols rolled up) over the mean file's."""
+    sources = [i for nid, i in position.items() if graph.nodes[nid].type == "source"]
+    if not sources:
+        return {}
+    pr = personalized_pagerank(matrix, dict.fromkeys(sources, 1.0), damping)
+    by_file: dict[str, float] = defaultdict(float)
+    for nid, i in position.items():
+        node = graph.nodes[nid]
+        if node.type in ("source", "symbol") and node.path is not None:
+            by_file[node.path] += float(pr[i])
+    mean = sum(by_file.values()) / len(by_file)
+    return {path: value / mean for path, value in by_file.items()} if mean > 0 else {}
 
 
 def rank(
@@ -255,6 +278,14 @@ def rank(
             parts[node.id]["terms"] = round(value, 4)
             matched[node.id].extend(sorted(overlap))
             reasons[node.id].append("its text matches the task")
+    ids = list(graph.nodes)
+    position = {nid: i for i, nid in enumerate(ids)}
+    triples = [
+        (position[e.source], position[e.target], EDGE_WEIGHT.get(e.relation, 0.3))
+        for e in graph.edges
+    ]
+    matrix = transition(len(ids), triples)
+    centrality = _centrality(graph, matrix, position, w.damping) if w.hub else {}
     # type base scores and penalties on the seed
     for nid in list(seed):
         seeded = graph.nodes.get(nid)
@@ -268,15 +299,12 @@ def rank(
                 factor *= w.test_penalty
             if rec.get("language") in ("markdown", "text", "other", "binary"):
                 factor *= w.doc_factor
+            elif is_example_path(seeded.path or ""):
+                factor *= w.example_factor
+            if centrality:
+                factor /= max(centrality.get(seeded.path or "", 1.0), 1.0) ** w.hub
         seed[nid] *= factor
     ordered = sorted(seed.items(), key=lambda kv: (-kv[1], kv[0]))[: w.seeds_kept]
-    ids = list(graph.nodes)
-    position = {nid: i for i, nid in enumerate(ids)}
-    triples = [
-        (position[e.source], position[e.target], EDGE_WEIGHT.get(e.relation, 0.3))
-        for e in graph.edges
-    ]
-    matrix = transition(len(ids), triples)
     ppr = personalized_pagerank(matrix, {position[k]: v for k, v in ordered}, w.damping)
     if depth is not None:  # only nodes within ``depth`` hops of a seed may come in by PageRank
         reach = np.zeros(len(ids), dtype=bool)
@@ -303,6 +331,8 @@ def rank(
             rec = graph.records.get(node.path or "", {})
             if rec.get("test"):
                 pr *= w.test_penalty
+            elif is_example_path(node.path or ""):
+                pr *= w.example_factor
         else:
             pr = float(ppr[i]) / other_top * BASE_SCORE.get(node.type, 0.5)
         s = seed.get(nid, 0.0) / seed_top

@@ -118,6 +118,16 @@ def is_test_path(path: str) -> bool:
     )
 
 
+#: folders whose code shows how to use the project rather than being it (documentation
+#: builds, example scripts): generic layout words, like the test folders above
+_EXAMPLE_DIRS = frozenset(["doc", "docs", "example", "examples"])
+
+
+def is_example_path(path: str) -> bool:
+    """Code under a documentation or examples folder (``doc/usage/example_google.py``)."""
+    return any(part in _EXAMPLE_DIRS for part in path.lower().split("/")[:-1])
+
+
 def _hash_file(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:

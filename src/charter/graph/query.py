@@ -8,6 +8,8 @@ pulled out before the words go to BM25.
 
 from __future__ import annotations
 
+import builtins
+import keyword
 import re
 from dataclasses import dataclass, field
 
@@ -31,6 +33,20 @@ _PATH = re.compile(
 _CLJ_NS = re.compile(r"(?<![\w./-])([a-z][\w-]*(?:\.[a-z][\w-]*){2,})(?![\w/-])")
 _DOTTED = re.compile(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\b")
 _IDENT = re.compile(r"\b([A-Za-z_]\w*)\b")
+# ``refine(expr)`` or `` `trigsimp` ``: a lowercase word written as a call or inside a code
+# span is a name even when it reads as English, as long as it is not the language's own
+_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+_LANGUAGE_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist)
+
+
+def _written_as_code(text: str) -> list[str]:
+    """Names the text writes as calls or inside inline code spans (longer than three
+    letters, Python's builtins and keywords left out: ``print(`` names nothing here)."""
+    found = [m.group(1) for m in _CALL.finditer(text)]
+    for span in _CODE_SPAN.finditer(text):
+        found.extend(_IDENT.findall(span.group(1)))
+    return [name for name in found if len(name) > 3 and name not in _LANGUAGE_NAMES]
 
 
 def is_identifier_like(word: str) -> bool:
@@ -79,6 +95,7 @@ def parse_task(text: str, files: list[str] | None = None) -> TaskQuery:
         words.add(word)
         if is_identifier_like(word):
             identifiers.append(word)
+    identifiers.extend(_written_as_code(text))
     terms = code_terms(text)
     keywords: list[str] = []
     seen: set[str] = set()
