@@ -161,12 +161,73 @@ def append_locked(path: Path) -> Iterator[int]:
     """
     from charter.boundary import open_append
 
-    fd = open_append(path)
+    while True:
+        fd = open_append(path)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if _same_file(fd, path):
+                break
+        except BaseException:
+            os.close(fd)
+            raise
+        # compacted meanwhile (:func:`compact_log`): the old inode is no longer the log
+        os.close(fd)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
         yield fd
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        now = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fd)
+    return (mine.st_dev, mine.st_ino) == (now.st_dev, now.st_ino)
+
+
+def compact_log(path: Path, keep_lines: int, *, dry_run: bool = False) -> int:
+    """Keep the newest ``keep_lines`` lines of an append-only log; returns how many went.
+
+    The log is never rewritten in place: the kept lines go to a new file (temp, fsync)
+    that is renamed over the log while its lock is held, so a kill at any step leaves the
+    old file or the new one, whole. A writer that was waiting for the lock finds the
+    path now names another inode and appends to the new file (:func:`append_locked`):
+    no line is lost."""
+    if not path.exists():
+        return 0
+    with append_locked(path) as fd:
+        size = os.fstat(fd).st_size
+        with open(path, "rb") as handle:
+            data = handle.read(size)
+        lines = data.splitlines(keepends=True)
+        if lines and not lines[-1].endswith(b"\n"):
+            lines[-1] += b"\n"  # a line torn by a killed writer stays on its own
+        gone = max(0, len(lines) - keep_lines)
+        directory = path.parent
+        if not dry_run:  # a compaction killed before its rename left one; only a
+            for stale in directory.glob(f".{path.name}.*.tmp"):  # compaction makes them
+                with contextlib.suppress(OSError):
+                    stale.unlink()
+        if not gone or dry_run:
+            return gone
+        tmp_fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+        try:
+            with os.fdopen(tmp_fd, "wb") as out:
+                out.write(b"".join(lines[gone:]))
+                out.flush()
+                os.fsync(out.fileno())
+            os.chmod(tmp, os.fstat(fd).st_mode & 0o777)
+            fault_point(f"compact.{path.name}")  # the new log is whole, not yet renamed in
+            os.replace(tmp, path)
+            _fsync_dir(directory)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        fault_point(f"compact.{path.name}.done")
+        return gone
 
 
 def _last_byte(path: Path) -> bytes:
