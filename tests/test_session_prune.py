@@ -408,3 +408,15 @@ def test_log_compaction_loses_no_line_appended_meanwhile(tmp_path: Path) -> None
     lines = log.read_text(encoding="utf-8").splitlines()
     assert {f"w{i}-{n}" for i in range(6) for n in range(40)} <= set(lines)
     assert len(lines) == len(set(lines)) and not [x for x in lines if x.startswith("old-4")]
+
+
+def test_vacuum_gives_the_space_back_and_keeps_the_same_rows(
+    built: Path, reference: dict[str, Any], tmp_path: Path
+) -> None:
+    root = _copy(built, tmp_path / "p")
+    done = prune(root, "--keep-session", CURRENT, "--vacuum")
+    assert done.returncode == 0, done.stderr
+    sizes = json.loads(done.stdout)["vacuumed"]
+    assert sizes["session.db"]["after"] < sizes["session.db"]["before"]
+    assert sizes["session.db"]["after"] == (root / ".charter" / "session.db").stat().st_size
+    assert state(root) == reference

@@ -148,6 +148,9 @@ def register(app: typer.Typer) -> None:
             "", "--keep-session", help="a session id kept whatever its age (the current one)"
         ),
         dry_run: bool = typer.Option(False, "--dry-run", help="report, remove nothing"),
+        vacuum: bool = typer.Option(
+            False, "--vacuum", help="then shrink the SQLite files (hooks wait meanwhile)"
+        ),
         project_dir: Path = _PROJECT,
         as_json: bool = _JSON,
     ) -> None:
@@ -156,7 +159,7 @@ def register(app: typer.Typer) -> None:
         from charter.session.retention import prune
 
         with _session(project_dir) as session:
-            report = prune(session, keep_session=session_id, dry_run=dry_run)
+            report = prune(session, keep_session=session_id, dry_run=dry_run, vacuum=vacuum)
         if as_json:
             emit_json(report.to_dict())
             return
@@ -169,6 +172,8 @@ def register(app: typer.Typer) -> None:
             f"{report.injected_conversations} conversations, {report.audit_entries} audit "
             f"log entries, {report.retry_markers} retry markers"
         )
+        for name, (before, after) in report.vacuumed.items():
+            console.print(f"{name}: {before:,} → {after:,} bytes")
 
     @session_app.command("evaluate")
     def evaluate_cmd(

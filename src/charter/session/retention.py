@@ -51,6 +51,7 @@ class PruneReport:
     injected_entries: int = 0
     audit_entries: int = 0
     retry_markers: int = 0
+    vacuumed: dict[str, tuple[int, int]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -65,6 +66,10 @@ class PruneReport:
             },
             "audit_entries": self.audit_entries,
             "retry_markers": self.retry_markers,
+            "vacuumed": {
+                name: {"before": before, "after": after}
+                for name, (before, after) in self.vacuumed.items()
+            },
             "notes": self.notes,
         }
 
@@ -81,9 +86,14 @@ class PruneReport:
         )
 
 
-def prune(session: Session, *, keep_session: str = "", dry_run: bool = False) -> PruneReport:
+def prune(
+    session: Session, *, keep_session: str = "", dry_run: bool = False, vacuum: bool = False
+) -> PruneReport:
     """Prune every growing session store by ``session.retention``; ``keep_session``: a
-    session id kept whatever its age (the one starting now)."""
+    session id kept whatever its age (the one starting now). ``vacuum``: then give the
+    SQLite files' free pages back to the disk (only on request: a VACUUM rewrites the
+    whole file while hooks wait; without it SQLite reuses the pages and the file stops
+    growing)."""
     from charter.rules.injected import prune as prune_injected
     from charter.session.compaction import load_checkpoint
 
@@ -115,7 +125,30 @@ def prune(session: Session, *, keep_session: str = "", dry_run: bool = False) ->
     if audit.is_file() and not audit.is_symlink():
         report.audit_entries = compact_log(audit, settings.audit_max_entries, dry_run=dry_run)
     report.retry_markers = _prune_retry_markers(state, dry_run)
+    if vacuum and not dry_run:
+        for path in (state / "session.db", state / "injected.db"):
+            if path.is_file():
+                report.vacuumed[path.name] = _vacuum(path)
     return report
+
+
+def _vacuum(path: Path) -> tuple[int, int]:
+    """(bytes before, bytes after) of a VACUUM of ``path`` (SQLite journals it: a kill
+    leaves the old file; writers wait for it on the busy timeout)."""
+    from charter.store.db import connect
+
+    before = _db_bytes(path)
+    conn = connect(path)
+    try:
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    return before, _db_bytes(path)
+
+
+def _db_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.exists())
 
 
 def _checkpoint_tracks(session: Session) -> list[str]:
