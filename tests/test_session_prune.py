@@ -420,3 +420,22 @@ def test_vacuum_gives_the_space_back_and_keeps_the_same_rows(
     assert sizes["session.db"]["after"] < sizes["session.db"]["before"]
     assert sizes["session.db"]["after"] == (root / ".charter" / "session.db").stat().st_size
     assert state(root) == reference
+
+
+@pytest.mark.parametrize(("lines", "keep", "torn"), [(10, 3, False), (10, 3, True), (5, 10, False)])
+def test_log_compaction_streams_whole_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: int, keep: int, torn: bool
+) -> None:
+    """The log is read and copied a block at a time (memory stays one block however long
+    it grew); lines that straddle blocks, and a last line torn by a killed writer, come
+    through whole."""
+    from charter import fileio
+
+    monkeypatch.setattr(fileio, "_BLOCK", 7)
+    log = tmp_path / "audit.jsonl"
+    text = "".join(f"line-{i}\n" for i in range(lines))
+    log.write_text(text[:-1] if torn else text, encoding="utf-8")
+    assert fileio.compact_log(log, keep) == max(0, lines - keep)
+    kept = log.read_text(encoding="utf-8")
+    assert kept.splitlines() == [f"line-{i}" for i in range(max(0, lines - keep), lines)]
+    assert kept.endswith("\n")

@@ -197,14 +197,10 @@ def compact_log(path: Path, keep_lines: int, *, dry_run: bool = False) -> int:
     no line is lost."""
     if not path.exists():
         return 0
-    with append_locked(path) as fd:
+    with append_locked(path) as fd, open(path, "rb") as handle:
         size = os.fstat(fd).st_size
-        with open(path, "rb") as handle:
-            data = handle.read(size)
-        lines = data.splitlines(keepends=True)
-        if lines and not lines[-1].endswith(b"\n"):
-            lines[-1] += b"\n"  # a line torn by a killed writer stays on its own
-        gone = max(0, len(lines) - keep_lines)
+        lines, torn = _count_lines(handle, size)
+        gone = max(0, lines - keep_lines)
         directory = path.parent
         if not dry_run:  # a compaction killed before its rename left one; only a
             for stale in directory.glob(f".{path.name}.*.tmp"):  # compaction makes them
@@ -212,10 +208,20 @@ def compact_log(path: Path, keep_lines: int, *, dry_run: bool = False) -> int:
                     stale.unlink()
         if not gone or dry_run:
             return gone
+        start = _line_offset(handle, gone)
         tmp_fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
         try:
             with os.fdopen(tmp_fd, "wb") as out:
-                out.write(b"".join(lines[gone:]))
+                handle.seek(start)
+                left = size - start
+                while left > 0:  # streamed: memory stays one block however long the log
+                    block = handle.read(min(_BLOCK, left))
+                    if not block:
+                        break
+                    out.write(block)
+                    left -= len(block)
+                if torn:
+                    out.write(b"\n")  # a line torn by a killed writer stays on its own
                 out.flush()
                 os.fsync(out.fileno())
             os.chmod(tmp, os.fstat(fd).st_mode & 0o777)
@@ -228,6 +234,43 @@ def compact_log(path: Path, keep_lines: int, *, dry_run: bool = False) -> int:
             raise
         fault_point(f"compact.{path.name}.done")
         return gone
+
+
+_BLOCK = 1 << 20
+
+
+def _count_lines(handle: Any, size: int) -> tuple[int, bool]:
+    """(lines in the first ``size`` bytes, whether the last one lacks its newline)."""
+    handle.seek(0)
+    count, left, last = 0, size, b"\n"
+    while left > 0:
+        block = handle.read(min(_BLOCK, left))
+        if not block:
+            break
+        count += block.count(b"\n")
+        left -= len(block)
+        last = block[-1:]
+    torn = last != b"\n"
+    return count + int(torn), torn
+
+
+def _line_offset(handle: Any, line: int) -> int:
+    """The byte offset where 0-based line ``line`` starts."""
+    handle.seek(0)
+    offset, seen = 0, 0
+    while True:
+        block = handle.read(_BLOCK)
+        if not block:
+            return offset
+        found = block.count(b"\n")
+        if seen + found < line:
+            seen += found
+            offset += len(block)
+            continue
+        at = -1
+        for _ in range(line - seen):
+            at = block.index(b"\n", at + 1)
+        return offset + at + 1
 
 
 def _last_byte(path: Path) -> bytes:
