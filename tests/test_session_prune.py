@@ -439,3 +439,28 @@ def test_log_compaction_streams_whole_lines(
     kept = log.read_text(encoding="utf-8")
     assert kept.splitlines() == [f"line-{i}" for i in range(max(0, lines - keep), lines)]
     assert kept.endswith("\n")
+
+
+def test_nothing_outside_the_project_is_pruned(built: Path, tmp_path: Path) -> None:
+    """Session folders and the audit log configured outside the project are left alone."""
+    root = _copy(built, tmp_path / "p")
+    outside = tmp_path / "outside"
+    folder = outside / "sessions" / "s-00"
+    folder.mkdir(parents=True)
+    (folder / "work_log.md").write_text("# Work log\n", encoding="utf-8")
+    _age(folder, OLD)
+    log = outside / "audit.jsonl"
+    log.write_text("".join(f'{{"n": {n}}}\n' for n in range(150)), encoding="utf-8")
+    config = root / "charter.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8")
+        + '\n[session]\nsessions_dir = "../outside/sessions"\n\n[session.guardrails]\n'
+        'audit_log = "../outside/audit.jsonl"\n',
+        encoding="utf-8",
+    )
+    done = prune(root, "--keep-session", CURRENT)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["session_dirs"] == [] and report["audit_entries"] == 0
+    assert (folder / "work_log.md").exists()
+    assert len(log.read_text(encoding="utf-8").splitlines()) == 150

@@ -122,7 +122,7 @@ def prune(
     injected = prune_injected(state, settings.injected_days, keep=keep_session, dry_run=dry_run)
     report.injected_conversations, report.injected_entries = injected
     audit = session.root / session.settings.guardrails.audit_log
-    if audit.is_file() and not audit.is_symlink():
+    if _inside(session, audit) and audit.is_file() and not audit.is_symlink():
         report.audit_entries = compact_log(audit, settings.audit_max_entries, dry_run=dry_run)
     report.retry_markers = _prune_retry_markers(state, dry_run)
     if vacuum and not dry_run:
@@ -151,9 +151,14 @@ def _db_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.exists())
 
 
+def _inside(session: Session, path: Path) -> bool:
+    """A configured path that leads outside the project is never pruned (nor read)."""
+    return path.resolve().is_relative_to(session.root.resolve())
+
+
 def _checkpoint_tracks(session: Session) -> list[str]:
     base = session.root / session.settings.checkpoints_dir
-    if not base.is_dir():
+    if not base.is_dir() or not _inside(session, base):
         return []
     return sorted(p.name for p in base.iterdir() if p.is_dir() and not p.is_symlink())
 
@@ -181,7 +186,7 @@ def _prune_session_dirs(session: Session, kept: set[str], dry_run: bool) -> list
     (atomic) and then deleted, so a kill never leaves a half-deleted session folder under
     its own name."""
     base = session.root / session.settings.sessions_dir
-    if not base.is_dir() or base.is_symlink():
+    if not base.is_dir() or base.is_symlink() or not _inside(session, base):
         return []
     removed: list[str] = []
     now = time.time()
