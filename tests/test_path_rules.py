@@ -129,3 +129,79 @@ def test_the_budget_holds_some_back_and_zero_turns_it_off(project: Path, run_cha
 def test_a_relative_path_resolves_against_the_calls_cwd(project: Path, run_charter: Run) -> None:
     text = _touch(run_charter, project, "Write", "backend/app/new.py", "t1", content="x = 1\n")
     assert "In backend/AGENTS.md:" in text
+
+
+def _codex_patch(run_charter: Run, root: Path, patch: str, call: str) -> str:
+    """The context ``charter hook post-tool-use`` gives Codex's PostToolUse of an
+    ``apply_patch`` (Codex 0.169.0 sends the tool under its own name, the patch text as
+    ``tool_input.command``, and reads ``hookSpecificOutput.additionalContext`` back)."""
+    done = run_hook(
+        run_charter,
+        root,
+        "PostToolUse",
+        tool_name="apply_patch",
+        tool_use_id=call,
+        tool_input={"command": patch},
+        tool_response="Success. Updated the following files:\n",
+        turn_id="turn-1",
+        model="gpt-5",
+    )
+    assert done.returncode == 0, done.stderr
+    if not done.stdout.strip():
+        return ""
+    return str(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"])
+
+
+def test_a_codex_patch_brings_the_rules_of_every_file_it_writes(
+    project: Path, run_charter: Run
+) -> None:
+    patch = (
+        "*** Begin Patch\n*** Update File: backend/app/invoices.py\n@@\n-X = 1\n+X = 2\n"
+        f"*** Add File: {project / 'web/src/Row.tsx'}\n+export const Row = 1;\n"
+        "*** Delete File: README.md\n*** End Patch\n"
+    )
+    text = _codex_patch(run_charter, project, patch, "call_1")
+    assert text.startswith("# Project rules for backend/app/invoices.py, web/src/Row.tsx")
+    assert "In backend/AGENTS.md:" in text and "In .cursor/rules/react.mdc:" in text
+    again = "*** Begin Patch\n*** Add File: backend/app/x.py\n+Y = 1\n*** End Patch\n"
+    assert _codex_patch(run_charter, project, again, "call_2") == ""
+    deleted = "*** Begin Patch\n*** Delete File: backend/app/x.py\n*** End Patch\n"
+    assert _codex_patch(run_charter, project, deleted, "call_3") == ""
+
+
+def _gemini_after_tool(run_charter: Run, root: Path, tool: str, path: str, stamp: str) -> str:
+    """The context ``charter agent-hook gemini AfterTool`` gives Gemini CLI for the input
+    Gemini CLI 0.61.0 sends (no tool call id; its own tool names; ``file_path``)."""
+    payload = {
+        "session_id": "gemini-s1",
+        "transcript_path": "",
+        "cwd": str(root),
+        "hook_event_name": "AfterTool",
+        "timestamp": stamp,
+        "tool_name": tool,
+        "tool_input": {"file_path": path},
+        "tool_response": {"llmContent": "X = 1\n", "returnDisplay": ""},
+    }
+    done = run_charter("agent-hook", "gemini", "AfterTool", cwd=root, stdin=json.dumps(payload))
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout or "{}")
+    specific = out.get("hookSpecificOutput") or {}
+    if not specific:
+        return ""
+    assert specific["hookEventName"] == "AfterTool"
+    return str(specific["additionalContext"])
+
+
+def test_gemini_after_tool_brings_them_once(project: Path, run_charter: Run) -> None:
+    path = str(project / "backend/app/invoices.py")
+    text = _gemini_after_tool(run_charter, project, "read_file", path, "2026-01-01T00:00:00.001Z")
+    assert text.startswith("# Project rules for backend/app/invoices.py")
+    assert "In backend/AGENTS.md:" in text
+    # a later call names no id either: it is still another call, and finds them given
+    other = str(project / "backend/app/other.py")
+    later = "2026-01-01T00:00:05.000Z"
+    assert _gemini_after_tool(run_charter, project, "replace", other, later) == ""
+    web = _gemini_after_tool(
+        run_charter, project, "write_file", str(project / "web/src/List.tsx"), later
+    )
+    assert "In .cursor/rules/react.mdc:" in web

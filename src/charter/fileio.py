@@ -161,12 +161,116 @@ def append_locked(path: Path) -> Iterator[int]:
     """
     from charter.boundary import open_append
 
-    fd = open_append(path)
+    while True:
+        fd = open_append(path)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if _same_file(fd, path):
+                break
+        except BaseException:
+            os.close(fd)
+            raise
+        # compacted meanwhile (:func:`compact_log`): the old inode is no longer the log
+        os.close(fd)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
         yield fd
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        now = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fd)
+    return (mine.st_dev, mine.st_ino) == (now.st_dev, now.st_ino)
+
+
+def compact_log(path: Path, keep_lines: int, *, dry_run: bool = False) -> int:
+    """Keep the newest ``keep_lines`` lines of an append-only log; returns how many went.
+
+    The log is never rewritten in place: the kept lines go to a new file (temp, fsync)
+    that is renamed over the log while its lock is held, so a kill at any step leaves the
+    old file or the new one, whole. A writer that was waiting for the lock finds the
+    path now names another inode and appends to the new file (:func:`append_locked`):
+    no line is lost."""
+    if not path.exists():
+        return 0
+    with append_locked(path) as fd, open(path, "rb") as handle:
+        size = os.fstat(fd).st_size
+        lines, torn = _count_lines(handle, size)
+        gone = max(0, lines - keep_lines)
+        directory = path.parent
+        if not dry_run:  # a compaction killed before its rename left one; only a
+            for stale in directory.glob(f".{path.name}.*.tmp"):  # compaction makes them
+                with contextlib.suppress(OSError):
+                    stale.unlink()
+        if not gone or dry_run:
+            return gone
+        start = _line_offset(handle, gone)
+        tmp_fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+        try:
+            with os.fdopen(tmp_fd, "wb") as out:
+                handle.seek(start)
+                left = size - start
+                while left > 0:  # streamed: memory stays one block however long the log
+                    block = handle.read(min(_BLOCK, left))
+                    if not block:
+                        break
+                    out.write(block)
+                    left -= len(block)
+                if torn:
+                    out.write(b"\n")  # a line torn by a killed writer stays on its own
+                out.flush()
+                os.fsync(out.fileno())
+            os.chmod(tmp, os.fstat(fd).st_mode & 0o777)
+            fault_point(f"compact.{path.name}")  # the new log is whole, not yet renamed in
+            os.replace(tmp, path)
+            _fsync_dir(directory)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        fault_point(f"compact.{path.name}.done")
+        return gone
+
+
+_BLOCK = 1 << 20
+
+
+def _count_lines(handle: Any, size: int) -> tuple[int, bool]:
+    """(lines in the first ``size`` bytes, whether the last one lacks its newline)."""
+    handle.seek(0)
+    count, left, last = 0, size, b"\n"
+    while left > 0:
+        block = handle.read(min(_BLOCK, left))
+        if not block:
+            break
+        count += block.count(b"\n")
+        left -= len(block)
+        last = block[-1:]
+    torn = last != b"\n"
+    return count + int(torn), torn
+
+
+def _line_offset(handle: Any, line: int) -> int:
+    """The byte offset where 0-based line ``line`` starts."""
+    handle.seek(0)
+    offset, seen = 0, 0
+    while True:
+        block = handle.read(_BLOCK)
+        if not block:
+            return offset
+        found = block.count(b"\n")
+        if seen + found < line:
+            seen += found
+            offset += len(block)
+            continue
+        at = -1
+        for _ in range(line - seen):
+            at = block.index(b"\n", at + 1)
+        return offset + at + 1
 
 
 def _last_byte(path: Path) -> bytes:

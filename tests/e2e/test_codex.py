@@ -111,3 +111,31 @@ def test_mcp_tools_announced_and_callable(installed: Path, session: Any) -> None
 def test_stop_blocked_on_drift(installed: Path, session: Any) -> None:
     _, feedback = drift_feedback(installed, session, "assistant", "the Stop hook")
     assert "MOBILE_APP" in feedback and "QA-PGC" in feedback
+
+
+def test_path_rules_arrive_with_a_patched_file_once(installed: Path, session: Any) -> None:
+    """Codex edits through ``apply_patch`` (its only file tool): its PostToolUse names the
+    tool ``apply_patch`` with the patch as ``command``, and the rules of
+    ``backend/AGENTS.md`` reach the model after the patch adds a file below ``backend/``;
+    a second patch there adds none of them again."""
+    # both inside the active track's write scope (its SPEC.md), so the guardrails pass them
+    patches = iter(["backend/app/credit_notes.py", "backend/tests/test_credit_notes.py"])
+
+    def patch_a_file(request: Request) -> Reply | None:
+        path = next(patches, None) if request.is_main else None
+        if path is None:
+            return None
+        body = f"*** Begin Patch\n*** Add File: {path}\n+VALUE = 1\n*** End Patch\n"
+        return Reply("Adding it.", "apply_patch", body, chained=True)
+
+    s = session(installed, patch_a_file)
+    ok(s.prompt("Add the credit notes module and its tests"))
+    requests = s.server.main_requests()
+    assert (installed / "backend" / "tests" / "test_credit_notes.py").exists()
+    texts = [t for r in requests[-1:] for _, t in r.items()]
+    contexts = [t for t in texts if t.startswith("# Project rules for backend/")]
+    assert contexts, "no path rules arrived with the patched file"
+    assert contexts[0].startswith("# Project rules for backend/app/credit_notes.py")
+    given = [line for c in contexts for line in rule_lines(c)]
+    assert [line for line in given if line.startswith("backend/AGENTS.md: ")]
+    assert len(given) == len(set(given)), "a path rule was given twice"

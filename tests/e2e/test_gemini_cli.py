@@ -85,3 +85,33 @@ def test_after_agent_retries_on_drift(installed: Path, session: Any) -> None:
     state = charter_run("session", "recover", cwd=installed).stdout
     instructions = state.split("## The user's instructions")[1].split("\n#")[0]
     assert "Summarise the plan" in instructions and "MOBILE_APP" not in instructions
+
+
+def test_path_rules_arrive_with_a_file_once(installed: Path, session: Any) -> None:
+    """Gemini CLI reads a file below ``backend/`` with ``read_file``: AfterTool hands the
+    rules of ``backend/AGENTS.md`` to the model inside the tool's result; a second file
+    there adds none of them again."""
+    reads = iter(["backend/app/invoices.py", "backend/app/main.py"])
+
+    def read_a_file(request: Request) -> Reply | None:
+        path = next(reads, None) if request.is_main else None
+        if path is None:
+            return None
+        return Reply("Reading it.", "read_file", {"file_path": str(installed / path)}, chained=True)
+
+    s = session(installed, read_a_file)
+    ok(s.prompt("Look at how invoices are served and at the app's entry point"))
+    requests = s.server.main_requests()
+    # a tool's result reaches the model as JSON (functionResponse): its text escaped
+    contexts = [
+        json.loads(f'"{c}"')
+        for c in hook_contexts(requests[-1])
+        if c.startswith("# Project rules for ") and not c.startswith(RULES)
+    ]
+    assert contexts, "no path rules arrived with the file"
+    assert contexts[0].startswith("# Project rules for backend/app/invoices.py")
+    given = [line for c in contexts for line in rule_lines(c)]
+    assert [line for line in given if line.startswith("backend/AGENTS.md: ")]
+    assert len(given) == len(set(given)), "a path rule was given twice"
+    outputs = [o for r in requests for o in tool_outputs(r)]
+    assert any("# Project rules for backend/app/invoices.py" in o for o in outputs), outputs

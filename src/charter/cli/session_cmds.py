@@ -142,6 +142,39 @@ def register(app: typer.Typer) -> None:
             f"checkpoint {seq}"
         )
 
+    @session_app.command("prune")
+    def prune_cmd(
+        session_id: str = typer.Option(
+            "", "--keep-session", help="a session id kept whatever its age (the current one)"
+        ),
+        dry_run: bool = typer.Option(False, "--dry-run", help="report, remove nothing"),
+        vacuum: bool = typer.Option(
+            False, "--vacuum", help="then shrink the SQLite files (hooks wait meanwhile)"
+        ),
+        project_dir: Path = _PROJECT,
+        as_json: bool = _JSON,
+    ) -> None:
+        """Remove old session history by ``session.retention`` (journal, checkpoint
+        history, session folders, inject-once records, audit log) and say what went."""
+        from charter.session.retention import prune
+
+        with _session(project_dir) as session:
+            report = prune(session, keep_session=session_id, dry_run=dry_run, vacuum=vacuum)
+        if as_json:
+            emit_json(report.to_dict())
+            return
+        verb = "would remove" if dry_run else "removed"
+        console.print(
+            f"{verb}: {report.journal_events} journal events of "
+            f"{len(report.journal_sessions)} sessions, {len(report.checkpoints)} checkpoint "
+            f"history files, {len(report.session_dirs)} session folders, "
+            f"{report.injected_entries} inject-once records of "
+            f"{report.injected_conversations} conversations, {report.audit_entries} audit "
+            f"log entries, {report.retry_markers} retry markers"
+        )
+        for name, (before, after) in report.vacuumed.items():
+            console.print(f"{name}: {before:,} → {after:,} bytes")
+
     @session_app.command("evaluate")
     def evaluate_cmd(
         track: str = typer.Option("", "--track", help="track id (default: the active one)"),

@@ -135,6 +135,8 @@ def to_claude(agent: str, event: str, payload: dict[str, Any]) -> dict[str, Any]
         out["tool_input"] = tool_input if isinstance(tool_input, dict) else {}
         if name == "PostToolUse":
             out["tool_response"] = payload.get("tool_response") or payload.get("tool_output")
+            if agent == "gemini":
+                out["tool_use_id"] = _call_id(payload, tool)
     elif name == "Stop":
         out["stop_hook_active"] = bool(payload.get("stop_hook_active") or payload.get("loop_count"))
         message = payload.get("prompt_response") or payload.get("last_assistant_message")
@@ -143,6 +145,18 @@ def to_claude(agent: str, event: str, payload: dict[str, Any]) -> dict[str, Any]
     elif name == "PreCompact":
         out["trigger"] = str(payload.get("trigger") or "auto")
     return out
+
+
+def _call_id(payload: dict[str, Any], tool: str) -> str:
+    """An id for one Gemini CLI tool call: AfterTool names none (0.61.0), and the
+    inject-once store tells a retried answer from a new call by it. The call's time (to
+    the millisecond), tool and input identify it."""
+    raw = json.dumps(
+        [str(payload.get("timestamp") or ""), tool, payload.get("tool_input")],
+        sort_keys=True,
+        default=str,
+    )
+    return "gemini-" + hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
 
 
 def _context(output: dict[str, Any]) -> str:
@@ -200,7 +214,13 @@ def from_claude(agent: str, event: str, output: dict[str, Any] | None) -> dict[s
     if name == "Stop" and output.get("decision") == "block":
         return {"decision": "deny", "reason": str(output.get("reason") or "")}
     message = output.get("systemMessage")
-    return {"systemMessage": message} if isinstance(message, str) and message else {}
+    answer = {"systemMessage": message} if isinstance(message, str) and message else {}
+    text = _context(output)
+    if name == "PostToolUse" and text:
+        # AfterTool's additionalContext is appended to the tool's result in
+        # <hook_context> tags (Gemini CLI 0.61.0): the path rules of the file it touched
+        answer["hookSpecificOutput"] = {"hookEventName": "AfterTool", "additionalContext": text}
+    return answer
 
 
 def _codex_answer(name: str, output: dict[str, Any]) -> dict[str, Any]:

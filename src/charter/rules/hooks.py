@@ -182,7 +182,9 @@ def new_conversation(state: HookState, payload: dict[str, Any]) -> list[str]:
     return []
 
 
-#: Claude Code's tools that read or change one file, and the input key naming it.
+#: Claude Code's tools that read or change one file, and the input key naming it (Gemini
+#: CLI's ``read_file``/``write_file``/``replace`` arrive under these names, with the same
+#: ``file_path``: :mod:`charter.integrations.agent_hooks`).
 FILE_TOOLS = {
     "Read": "file_path",
     "Edit": "file_path",
@@ -190,16 +192,43 @@ FILE_TOOLS = {
     "Write": "file_path",
     "NotebookEdit": "notebook_path",
 }
+#: Tools whose input is a patch naming the files it writes, and the key holding it:
+#: Codex's ``apply_patch`` (its only file tool; Codex reads files through the shell).
+PATCH_TOOLS = {"apply_patch": "command"}
+#: The file headers of Codex's patch grammar that leave a file behind (not deletions).
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add File|Update File|Move to): (.+?)[ \t]*$", re.M)
+
+
+def touched_files(payload: dict[str, Any], root: Path) -> list[str]:
+    """The project-relative paths a file tool's call names, in order; [] for other tools,
+    paths outside the project, or input that names no file."""
+    tool = str(payload.get("tool_name") or "")
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, dict):
+        return []
+    raws: list[object]
+    if tool in PATCH_TOOLS:
+        patch = tool_input.get(PATCH_TOOLS[tool])
+        raws = list(_PATCH_FILE.findall(patch)) if isinstance(patch, str) else []
+    elif tool in FILE_TOOLS:
+        raws = [tool_input.get(FILE_TOOLS[tool])]
+    else:
+        return []
+    out: list[str] = []
+    for raw in raws:
+        rel = _project_path(raw, payload, root)
+        if rel is not None and rel not in out:
+            out.append(rel)
+    return out
 
 
 def touched_file(payload: dict[str, Any], root: Path) -> str | None:
-    """The project-relative path a file tool's call names; None for other tools, paths
-    outside the project, or input that names no file."""
-    key = FILE_TOOLS.get(str(payload.get("tool_name") or ""))
-    tool_input = payload.get("tool_input")
-    if key is None or not isinstance(tool_input, dict):
-        return None
-    raw = tool_input.get(key)
+    """The first of :func:`touched_files`, or None."""
+    found = touched_files(payload, root)
+    return found[0] if found else None
+
+
+def _project_path(raw: object, payload: dict[str, Any], root: Path) -> str | None:
     if not isinstance(raw, str) or not raw.strip() or "\0" in raw:
         return None
     path = Path(raw)
@@ -239,8 +268,8 @@ def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> s
     settings = state.project.settings.rules
     if settings.path_rules_max_tokens <= 0:
         return None
-    rel = touched_file(payload, state.root)
-    if rel is None:
+    rels = touched_files(payload, state.root)
+    if not rels:
         return None
     warm = state.cache.get(CACHE_KEY)
     if warm is not None:
@@ -254,7 +283,7 @@ def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> s
         rules, pinned = stored.rules, set(stored.constitution_ids)
         shown, briefs = {}, stored.briefs
     matched = [
-        r for r in rules if r.scopes and r.id not in pinned and scope_matches(r.scopes, [rel])
+        r for r in rules if r.scopes and r.id not in pinned and scope_matches(r.scopes, rels)
     ]
     if not matched:
         return None
@@ -265,7 +294,8 @@ def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> s
         or render_rule_line(r, settings.max_rule_tokens, inline=inline, brief=briefs.get(r.id))
         for r in matched
     }
-    title = f"# Project rules for {rel} (Charter; rules scoped to this path)"
+    scoped = "this path" if len(rels) == 1 else "these paths"
+    title = f"# Project rules for {', '.join(rels)} (Charter; rules scoped to {scoped})"
     room = HOOK_CONTEXT_LIMIT - len(title) - 200  # what Claude Code shows of one context
     fits: list[Rule] = []
     seen_paths: set[str] = set()

@@ -6,11 +6,16 @@ store remembers, per session id, the rules already given; the prompt hook leaves
 out and says how many. A new conversation (SessionStart ``startup``/``clear``) or a
 compaction (``compact``) clears the slate; ``resume`` keeps it. One SQLite file, one
 transaction per prompt, so parallel hooks never lose an entry.
+
+Each conversation's last use is kept too (``seen``, wall-clock seconds, refreshed at most
+hourly): a conversation not seen for ``session.retention.injected_days`` is over, and
+:func:`prune` drops its records (``charter session prune``).
 """
 
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -30,7 +35,19 @@ def _v2(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE injected ADD COLUMN event TEXT NOT NULL DEFAULT ''")
 
 
-MIGRATIONS = [_v1, _v2]
+def _v3(conn: sqlite3.Connection) -> None:
+    conn.execute("CREATE TABLE IF NOT EXISTS seen (session TEXT PRIMARY KEY, time REAL NOT NULL)")
+    # conversations recorded before this table count as seen now: pruned D days from now
+    conn.execute(
+        "INSERT OR IGNORE INTO seen (session, time) SELECT DISTINCT session, ? FROM injected",
+        (time.time(),),
+    )
+
+
+MIGRATIONS = [_v1, _v2, _v3]
+#: ``seen`` is rewritten at most this often per conversation (one write per hour, not
+#: one per prompt and tool call).
+SEEN_RESOLUTION = 3600.0
 
 
 def _path(state_dir: Path) -> Path:
@@ -87,6 +104,7 @@ def take(
                 "INSERT OR IGNORE INTO injected (session, rule, event) VALUES (?, ?, ?)",
                 [(session, rid, event) for rid in fresh],
             )
+            _touch(conn, session)
         except BaseException:
             conn.execute("ROLLBACK")
             raise
@@ -95,6 +113,15 @@ def take(
         return Taken(fresh, len(rule_ids) - len(unseen), len(unseen) - len(fresh))
     finally:
         conn.close()
+
+
+def _touch(conn: sqlite3.Connection, session: str) -> None:
+    now = time.time()
+    conn.execute(
+        "INSERT INTO seen (session, time) VALUES (?, ?) ON CONFLICT (session) DO UPDATE "
+        "SET time = excluded.time WHERE excluded.time > seen.time + ?",
+        (session, now, SEEN_RESOLUTION),
+    )
 
 
 def _within(ids: list[str], costs: Mapping[str, int] | None, budget: int) -> list[str]:
@@ -119,5 +146,51 @@ def clear(state_dir: Path, session: str) -> None:
         migrate(conn, "injected", MIGRATIONS)
         with conn:
             conn.execute("DELETE FROM injected WHERE session = ?", (session,))
+    finally:
+        conn.close()
+
+
+class Pruned(NamedTuple):
+    conversations: int
+    entries: int
+
+
+def prune(
+    state_dir: Path, days: int, *, keep: str = "", dry_run: bool = False, now: float | None = None
+) -> Pruned:
+    """Drop the records of conversations not seen for ``days`` days (``keep``: a session
+    that stays whatever its age, the one being started). One IMMEDIATE transaction: a
+    prompt hook answering meanwhile waits for it and then finds its own records intact."""
+    path = _path(state_dir)
+    if not path.exists():
+        return Pruned(0, 0)
+    cutoff = (time.time() if now is None else now) - days * 86400.0
+    conn = connect(path)
+    try:
+        migrate(conn, "injected", MIGRATIONS)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            old = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT session FROM seen WHERE time < ? AND session != ?", (cutoff, keep)
+                )
+            ]
+            entries = 0
+            for start in range(0, len(old), 500):
+                chunk = old[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                entries += conn.execute(
+                    f"SELECT COUNT(*) FROM injected WHERE session IN ({marks})", chunk
+                ).fetchone()[0]
+                if not dry_run:
+                    conn.execute(f"DELETE FROM injected WHERE session IN ({marks})", chunk)
+                    conn.execute(f"DELETE FROM seen WHERE session IN ({marks})", chunk)
+            fault_point("injected.prune")  # deleted, not committed: SQLite rolls back
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("ROLLBACK" if dry_run else "COMMIT")
+        return Pruned(len(old), entries)
     finally:
         conn.close()

@@ -47,6 +47,21 @@ def capture_prompt(state: Any, payload: dict[str, Any]) -> list[str]:
     return []
 
 
+def session_start(state: Any, payload: dict[str, Any]) -> list[str]:
+    """SessionStart: prune old session history when a day has passed since the last
+    prune (one ``stat`` otherwise); tool calls never prune."""
+    from charter.session.retention import auto_prune
+
+    report = auto_prune(warm_session(state), str(payload.get("session_id") or ""))
+    if report is None or not report.removed:
+        return []
+    return [
+        f"session history pruned: {report.journal_events} journal events, "
+        f"{len(report.checkpoints)} checkpoints, {len(report.session_dirs)} session folders, "
+        f"{report.injected_conversations} inject-once conversations"
+    ]
+
+
 def pre_compact(project: Project, payload: dict[str, Any]) -> list[str]:
     from charter.session.compaction import compact
 

@@ -175,9 +175,90 @@ class Journal:
             return None
         return Event(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]))
 
+    def prune(
+        self,
+        keep_sessions: int,
+        compacted: Callable[[str], tuple[int, str]],
+        *,
+        keep: frozenset[str] = frozenset(),
+        dry_run: bool = False,
+    ) -> Pruned:
+        """Delete the events of each track's sessions older than its newest
+        ``keep_sessions``, in one IMMEDIATE transaction (hooks journaling meanwhile wait,
+        then append after it: nothing they write is lost, and a kill leaves the journal
+        as it was).
+
+        Never deleted: the sessions in ``keep`` (the one starting now), the session
+        ``compacted(track)`` names (its latest checkpoint's: recovery reads it), the
+        track's newest plan (PLAN.md may not hold it yet) and its decisions and risks
+        after that checkpoint's journal position (the next compaction reads them).
+        ``seq`` is AUTOINCREMENT, so checkpoints' journal positions stay valid."""
+        try:
+            with self.transaction() as conn:
+                rows = conn.execute(
+                    "SELECT track, session, MAX(seq) FROM session_events GROUP BY track, session"
+                ).fetchall()
+                by_track: dict[str, list[tuple[int, str]]] = {}
+                for track, session, last in rows:
+                    by_track.setdefault(track, []).append((int(last), session))
+                sessions: dict[str, int] = {}
+                events = 0
+                kept: set[str] = set()
+                for track, found in sorted(by_track.items()):
+                    found.sort(reverse=True)
+                    after, named = compacted(track)
+                    stays = {s for _, s in found[:keep_sessions]} | set(keep) | {named}
+                    kept |= stays
+                    old = [s for _, s in found if s not in stays]
+                    if not old:
+                        continue
+                    plan = conn.execute(
+                        "SELECT MAX(seq) FROM session_events WHERE track = ? AND kind = 'plan'",
+                        (track,),
+                    ).fetchone()[0]
+                    for start in range(0, len(old), 500):
+                        chunk = old[start : start + 500]
+                        where = (
+                            f"WHERE track = ? AND session IN ({','.join('?' * len(chunk))}) "
+                            "AND seq != ? AND NOT (kind IN ('decision', 'risk') AND seq > ?)"
+                        )
+                        args = [track, *chunk, int(plan or 0), after]
+                        for session, count in conn.execute(
+                            f"SELECT session, COUNT(*) FROM session_events {where} "
+                            "GROUP BY session",
+                            args,
+                        ):
+                            sessions[session] = sessions.get(session, 0) + int(count)
+                            events += int(count)
+                        if not dry_run:
+                            conn.execute(f"DELETE FROM session_events {where}", args)
+                fault_point("session.journal.prune")  # deleted, not committed: rolled back
+                if dry_run:
+                    raise _DryRun(Pruned(events, sessions, frozenset(kept)))
+        except _DryRun as stop:
+            return stop.result
+        return Pruned(events, sessions, frozenset(kept))
+
     def last_seq(self) -> int:
         row = self.conn.execute("SELECT MAX(seq) FROM session_events").fetchone()
         return int(row[0] or 0)
+
+
+@dataclass(frozen=True)
+class Pruned:
+    """What :meth:`Journal.prune` removed: events, per session, and the sessions kept."""
+
+    events: int
+    sessions: dict[str, int]
+    kept: frozenset[str]
+
+
+class _DryRun(Exception):
+    """Rolls a dry run's transaction back, carrying what it would have removed."""
+
+    def __init__(self, result: Pruned) -> None:
+        super().__init__("dry run")
+        self.result = result
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,11 @@ def charter_hook_handlers(hooks: HookSet) -> None:
 
         return pre_compact(state.project, {**payload, "trigger": "session-end"})
 
+    def start(state: Any, payload: dict[str, Any]) -> list[str]:
+        from charter.session.hooks import session_start
+
+        return session_start(state, payload)
+
     def compose(
         state: Any, payload: dict[str, Any], pinned: list[tuple[str, str]]
     ) -> tuple[str, list[str]]:
@@ -60,5 +65,6 @@ def charter_hook_handlers(hooks: HookSet) -> None:
     hooks.on_capture("post-tool-use-failure")(tool_failed)
     hooks.on_capture("pre-compact")(compact)
     hooks.on_capture("session-end")(end)
+    hooks.on_capture("session-start")(start)
     hooks.compose.append(compose)
     hooks.on_decide("pre-tool-use", fail_closed=True)(guard)

@@ -58,6 +58,38 @@ class GuardrailSettings(BaseModel):
     )
 
 
+class RetentionSettings(BaseModel):
+    """How much session history is kept (``charter session prune``).
+
+    The journal, checkpoint history, transient folders, inject-once records and audit log
+    all grow with every session; a user who runs an agent daily for months would carry
+    them all. What a restore still reads is never pruned, whatever these say."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    keep_sessions: int = Field(
+        20,
+        ge=1,
+        description="per track, the newest N sessions keep their journal events and "
+        "transient folder (the session a checkpoint names, the newest plan and decisions "
+        "or risks not yet compacted are always kept)",
+    )
+    keep_checkpoints: int = Field(
+        20, ge=1, description="per track, checkpoint history files kept (latest.json always)"
+    )
+    injected_days: int = Field(
+        30,
+        ge=1,
+        description="inject-once records of conversations not seen for this many days are dropped",
+    )
+    audit_max_entries: int = Field(
+        10000, ge=100, description="the guardrails audit log keeps its newest N entries"
+    )
+    auto_prune: bool = Field(
+        True, description="prune at SessionStart, at most once a day (never on a tool call)"
+    )
+
+
 class SessionSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -106,3 +138,4 @@ class SessionSettings(BaseModel):
         "(appended to CONTEXT_CORE.md)",
     )
     guardrails: GuardrailSettings = Field(default_factory=GuardrailSettings)
+    retention: RetentionSettings = Field(default_factory=RetentionSettings)
