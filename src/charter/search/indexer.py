@@ -358,14 +358,25 @@ class Indexer:
         pending: list[_Pending],
         bar: tuple[Any, Any] | None,
     ) -> None:
-        texts = [t for _, _, t in todo]
+        # Identical texts (a licence header, a copied fixture, a repeated record) are
+        # embedded once, and texts of similar length share a call so batches carry
+        # little padding: a text's vector does not depend on its batch, bit for bit
+        # (tests/test_embed_batching.py), so both change the time only.
+        places: dict[str, list[tuple[int, int]]] = {}
+        for p_index, c_index, text in todo:
+            places.setdefault(text, []).append((p_index, c_index))
+        texts = sorted(places, key=len)
         for start in range(0, len(texts), EMBED_BATCH):
-            vectors = self.embedder.embed(texts[start : start + EMBED_BATCH])
-            for offset, vector in enumerate(vectors):
-                p_index, c_index, _ = todo[start + offset]
-                pending[p_index].vectors[c_index] = vector.astype("float32").tobytes()
+            batch = texts[start : start + EMBED_BATCH]
+            vectors = self.embedder.embed(batch)
+            advanced = 0
+            for text, vector in zip(batch, vectors, strict=True):
+                blob = vector.astype("float32").tobytes()
+                for p_index, c_index in places[text]:
+                    pending[p_index].vectors[c_index] = blob
+                advanced += len(places[text])
             if bar is not None:
-                bar[0].update(bar[1], advance=len(vectors))
+                bar[0].update(bar[1], advance=advanced)
 
 
 def _bar(total: int) -> tuple[Any, Any]:
