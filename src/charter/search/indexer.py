@@ -26,6 +26,7 @@ from charter.search import gitinfo
 from charter.search.bm25 import bm25_for
 from charter.search.chunks import Chunk, ParsedDoc
 from charter.search.discover import discover, file_kind, zone_for
+from charter.search.noise import noise_rules
 from charter.search.parse import embed_text, parse_file
 from charter.search.store import SearchStore
 from charter.search.text import analyze
@@ -162,13 +163,19 @@ class Indexer:
                     store.bump_generation()
             pending: list[_Pending] = []
             seen: set[str] = set()
+            noise = noise_rules(root, self.settings.index)
             for absolute, rel in found.files:
-                seen.add(rel)
                 try:
                     text = read_text(absolute, what="document")
                 except CharterError as exc:
+                    seen.add(rel)
                     report.errors.append((rel, str(exc)))
                     continue
+                reason = noise.text_reason(rel, text)
+                if reason is not None:  # not seen: an earlier index of it is dropped below
+                    report.skipped.append((rel, reason))
+                    continue
+                seen.add(rel)
                 digest = _sha(text)
                 stat = absolute.stat()
                 kind = file_kind(rel, self.settings) or "text"
@@ -225,6 +232,7 @@ class Indexer:
 
     def _history(self, root: Path, known: dict[str, Any], report: IndexReport) -> list[_Pending]:
         out: list[_Pending] = []
+        noise = noise_rules(root, self.settings.index)
         for gone in gitinfo.deleted_files(root, self.settings.index.git_history_limit):
             if gone.path in known:
                 continue
@@ -238,7 +246,7 @@ class Indexer:
             ):
                 continue
             text = gitinfo.show_before(root, gone.commit, gone.path)
-            if text is None:
+            if text is None or noise.path_reason(gone.path) or noise.text_reason(gone.path, text):
                 continue
             try:
                 parsed = parse_file(text, kind, gone.path, self.settings.index.max_chunk_tokens)
