@@ -73,6 +73,18 @@ VCR_CASSETTE = """interactions:
 version: 1
 """
 
+#: A streamed exchange: its body quotes JSON events that have a "response" key too, and
+#: the status comes after a long body (here, after 200 events).
+STREAM_CASSETTE = (
+    "interactions:\n- request:\n    method: POST\n    uri: https://api.example.invalid/v1/r\n"
+    "  response:\n    body:\n      string: |+\n"
+    + "".join(
+        f'        data: {{"type": "response.delta", "response": {{"id": "r{i}", "n": {i}}}}}\n\n'
+        for i in range(200)
+    )
+    + "    status:\n      code: 200\n"
+)
+
 #: The same exchange as a HAR file (Polly.js, browser exports).
 HAR = json.dumps(
     {
@@ -127,6 +139,7 @@ def make_repo(root: Path) -> Path:
     write(root, "web/package-lock.json", NPM_LOCK)
     write(root, "tests/cassettes/test_embed.yaml", VCR_CASSETTE)
     write(root, "tests/recordings/users.json", HAR)
+    write(root, "tests/cassettes/test_stream.yaml", STREAM_CASSETTE)
     write(root, "static/app.js", _minified_bundle())
     write(root, "gen/billing.pb.go", GENERATED_GO)
     write(root, "api/schema.ts", "export type Invoice = { id: string };\n")
@@ -148,6 +161,7 @@ EXPECTED = {
     "web/package-lock.json": "lockfile",
     "tests/cassettes/test_embed.yaml": "recorded HTTP interactions",
     "tests/recordings/users.json": "recorded HTTP interactions",
+    "tests/cassettes/test_stream.yaml": "recorded HTTP interactions",
     "static/app.js": "minified (long lines)",
     "gen/billing.pb.go": "generated (header)",
     "api/schema.ts": "generated (.gitattributes)",

@@ -14,7 +14,7 @@ nobody wrote or should edit. Each file is judged by what it is, not by a list of
   names whose format carries no marker (:data:`MARKERLESS_LOCKFILES`);
 - ``minified``: most of a non-prose file's bytes sit on lines of 1,000+ characters;
 - ``recorded-http``: a YAML/JSON file whose records pair a ``request`` with a
-  ``response`` and carry a method or URL and a status (VCR, vcrpy, R vcr, HAR, Polly).
+  ``response`` and carry a method and a URL (VCR, vcrpy, R vcr, HAR, Polly).
 
 Each rule is an entry of ``search.index.skip_noise``; removing it turns the rule off. The
 search index reports each skipped file with its reason, as it does secret files, and the
@@ -55,8 +55,11 @@ MARKERLESS_LOCKFILES = frozenset(
     }
 )
 
-#: Bytes of a file the content rules look at: headers, keys and line lengths show early.
+#: Characters of a file the header and line-length rules look at: both show early.
 HEAD_CHARS = 65_536
+#: Characters of a YAML/JSON file searched for a recorded exchange: one request body can
+#: run to hundreds of kilobytes before its ``response`` key.
+DATA_CHARS = 1 << 20
 #: Prose kinds: a paragraph per line is normal writing there, not minification.
 _PROSE_SUFFIXES = frozenset({".md", ".markdown", ".mdc", ".mdx", ".txt", ".rst"})
 _DATA_SUFFIXES = frozenset({".yaml", ".yml", ".json", ".har"})
@@ -71,12 +74,8 @@ _COMMENT_LEADERS = ("//", "#", "/*", "*", "<!--", "--", ";", "%", '"""')
 #: ``request:`` / ``"request": {`` keys and the fields a recorded exchange carries.
 _YAML_KEY = re.compile(r"^(\s*)(?:-\s+)?(request|response)\s*:\s*$", re.MULTILINE)
 _JSON_KEY = re.compile(r'"(request|response)"\s*:\s*\{')
-_EXCHANGE_FIELDS = re.compile(
-    r"""^\s*(?:-\s+)?["']?(method|uri|url)["']?\s*:.*$""", re.MULTILINE | re.IGNORECASE
-)
-_STATUS_FIELDS = re.compile(
-    r"""^\s*(?:-\s+)?["']?(status|status_code|code)["']?\s*:.*$""", re.MULTILINE | re.IGNORECASE
-)
+_METHOD = re.compile(r"""(?:^|[{,])\s*(?:-\s+)?["']?method["']?\s*:""", re.M | re.I)
+_URL = re.compile(r"""(?:^|[{,])\s*(?:-\s+)?["']?(?:uri|url)["']?\s*:""", re.M | re.I)
 #: Lines this long are machine-written (a bundle, a one-line JSON document).
 LONG_LINE = 1000
 
@@ -92,7 +91,7 @@ def content_reason(rel: str, text: str, rules: Collection[str]) -> str | None:
         return "generated (header)"
     if "lockfile" in rules and (name in MARKERLESS_LOCKFILES or _lockfile(head)):
         return "lockfile"
-    if "recorded-http" in rules and suffix in _DATA_SUFFIXES and _recorded_http(head):
+    if "recorded-http" in rules and suffix in _DATA_SUFFIXES and _recorded_http(text, suffix):
         return "recorded HTTP interactions"
     if "minified" in rules and suffix not in _PROSE_SUFFIXES and _minified(head):
         return "minified (long lines)"
@@ -122,9 +121,13 @@ def _minified(head: str) -> bool:
     return long_bytes * 2 >= len(head)
 
 
-def _recorded_http(head: str) -> bool:
-    """A request and a response as sibling keys, with a method/URL and a status inside."""
-    if _JSON_KEY.search(head):
+def _recorded_http(text: str, suffix: str) -> bool:
+    """A request and a response as sibling keys, and a method and a URL. (The syntax is
+    the file's own: a YAML cassette's bodies quote JSON that has ``"response": {`` too.)"""
+    head = text[:DATA_CHARS]
+    if "request" not in head or "response" not in head:
+        return False
+    if suffix in (".json", ".har"):
         keys = {m.group(1) for m in _JSON_KEY.finditer(head)}
         paired = keys == {"request", "response"}
     else:
@@ -135,7 +138,7 @@ def _recorded_http(head: str) -> bool:
             # "- request:" puts request two columns left of its sibling "response:"
             {i + "  " for i in indents["request"]} & indents["response"]
         )
-    return paired and bool(_EXCHANGE_FIELDS.search(head)) and bool(_STATUS_FIELDS.search(head))
+    return paired and bool(_METHOD.search(head)) and bool(_URL.search(head))
 
 
 @dataclass
@@ -251,6 +254,7 @@ def noise_rules(root: Path, index: IndexSettings) -> NoiseRules:
 
 
 def read_head(path: Path) -> str:
-    """The first :data:`HEAD_CHARS` bytes of ``path`` as text (what the rules look at)."""
+    """As much of ``path`` as the rules look at, as text (more of a YAML/JSON file)."""
+    limit = DATA_CHARS if path.suffix.lower() in _DATA_SUFFIXES else HEAD_CHARS
     with open(path, "rb") as handle:
-        return handle.read(HEAD_CHARS).decode("utf-8", errors="replace")
+        return handle.read(limit).decode("utf-8", errors="replace")
