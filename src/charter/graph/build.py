@@ -31,6 +31,7 @@ from charter.graph.link import link
 from charter.graph.model import Edge, Node
 from charter.graph.sot import is_sot
 from charter.graph.sot import records as sot_records
+from charter.search.noise import noise_rules, read_head
 
 SCHEMA_VERSION = "1"
 CACHE_VERSION = 7
@@ -104,7 +105,11 @@ def _records(
 ) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
     """Current per-file records, re-extracting only what changed since the cache."""
     listing = list_files(project)
-    old = cache.get("files", {}) if cache.get("version") == CACHE_VERSION else {}
+    noise = noise_rules(project.root, project.settings.search.index)
+    # records were judged under these noise rules: other rules re-judge every file
+    rules = sorted(project.settings.search.index.skip_noise)
+    usable = cache.get("version") == CACHE_VERSION and cache.get("noise") == rules
+    old = cache.get("files", {}) if usable else {}
     max_bytes = project.settings.graph.max_file_bytes
     scrub = _scrubber(project)
     records: dict[str, dict[str, Any]] = {}
@@ -116,6 +121,12 @@ def _records(
             records[rel] = prev
         else:
             try:
+                # the index's decision: a lockfile or a cassette is no node (its head is
+                # read again on each build: such files are few, the read is 64 KiB)
+                reason = noise.text_reason(rel, read_head(project.root / rel))
+                if reason is not None:
+                    listing.skipped.append((rel, reason))
+                    continue
                 record = extract_file(project.root, rel, max_bytes, scrub)
             except OSError as exc:
                 notes.append({"path": rel, "note": f"unreadable ({exc.strerror})"})
@@ -271,6 +282,7 @@ def build_graph(project: Project, *, write: bool = True) -> Graph:
                 json.dumps(
                     {
                         "version": CACHE_VERSION,
+                        "noise": sorted(project.settings.search.index.skip_noise),
                         "fingerprint": fingerprint,
                         "snapshot_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
                         "files": records,

@@ -1,7 +1,9 @@
 """Which files the graph reads: search's .gitignore and secret rules, plus graph excludes.
 
 Secrets (``.env*``, keys, the configured deny globs) are refused by name before a byte is
-read, with the same globs ``charter index`` uses (``charter.search.discover``); ignored
+read, with the same globs ``charter index`` uses (``charter.search.discover``), and so
+are files ``.gitattributes`` marks generated or vendored (``charter.search.noise``; the
+content rules run where the graph reads a file, in ``charter.graph.build``); ignored
 and excluded directories are pruned without walking into them. The walk uses
 ``os.scandir`` and hands back each file's size and mtime, so a warm task-context call
 costs one directory scan and no extra ``stat`` per file.
@@ -19,6 +21,7 @@ import pathspec
 
 from charter.config import Project
 from charter.search.discover import _gitignore, glob_regex, own_outputs, read_ignore_file
+from charter.search.noise import noise_rules
 
 _ALWAYS_SKIP = frozenset({".git", ".charter", ".hg", ".svn", "__pycache__", "node_modules"})
 
@@ -45,6 +48,7 @@ def list_files(project: Project) -> Listing:
     exclude = _any_glob(graph.exclude)
     deny = _any_glob(project.settings.search.index.deny, lower=True)
     own = own_outputs(project.settings.search)
+    noise = noise_rules(root, project.settings.search.index)
     ignore = _gitignore(root)
     use_root_ignore = bool(ignore.patterns)
     out = Listing()
@@ -90,6 +94,10 @@ def list_files(project: Project) -> Listing:
                 out.skipped.append((rel, "secret (deny list)"))
                 continue
             if ignored(rel):
+                continue
+            reason = noise.path_reason(rel)
+            if reason is not None:
+                out.skipped.append((rel, reason))
                 continue
             try:
                 stat = entry.stat()

@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from charter.search.noise import noise_rules
 from charter.search.settings import IndexSettings, SearchSettings
 
 if TYPE_CHECKING:
@@ -162,6 +163,7 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
     seen: set[str] = set()
     root_resolved = root.resolve()
     own = own_outputs(settings)
+    noise = noise_rules(root, idx)
 
     def prune(directory: Path) -> bool:
         """Skip excluded and ignored directories without walking into them."""
@@ -202,6 +204,10 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
                 out.skipped.append((rel, "gitignored"))
                 continue
             if file_kind(rel, settings) is None:
+                continue
+            reason = noise.path_reason(rel)
+            if reason is not None:
+                out.skipped.append((rel, reason))
                 continue
             try:
                 info = path.stat()

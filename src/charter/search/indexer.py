@@ -26,6 +26,7 @@ from charter.search import gitinfo
 from charter.search.bm25 import bm25_for
 from charter.search.chunks import Chunk, ParsedDoc
 from charter.search.discover import discover, file_kind, zone_for
+from charter.search.noise import noise_rules
 from charter.search.parse import embed_text, parse_file
 from charter.search.store import SearchStore
 from charter.search.text import analyze
@@ -162,13 +163,19 @@ class Indexer:
                     store.bump_generation()
             pending: list[_Pending] = []
             seen: set[str] = set()
+            noise = noise_rules(root, self.settings.index)
             for absolute, rel in found.files:
-                seen.add(rel)
                 try:
                     text = read_text(absolute, what="document")
                 except CharterError as exc:
+                    seen.add(rel)
                     report.errors.append((rel, str(exc)))
                     continue
+                reason = noise.text_reason(rel, text)
+                if reason is not None:  # not seen: an earlier index of it is dropped below
+                    report.skipped.append((rel, reason))
+                    continue
+                seen.add(rel)
                 digest = _sha(text)
                 stat = absolute.stat()
                 kind = file_kind(rel, self.settings) or "text"
@@ -225,6 +232,7 @@ class Indexer:
 
     def _history(self, root: Path, known: dict[str, Any], report: IndexReport) -> list[_Pending]:
         out: list[_Pending] = []
+        noise = noise_rules(root, self.settings.index)
         for gone in gitinfo.deleted_files(root, self.settings.index.git_history_limit):
             if gone.path in known:
                 continue
@@ -238,7 +246,7 @@ class Indexer:
             ):
                 continue
             text = gitinfo.show_before(root, gone.commit, gone.path)
-            if text is None:
+            if text is None or noise.path_reason(gone.path) or noise.text_reason(gone.path, text):
                 continue
             try:
                 parsed = parse_file(text, kind, gone.path, self.settings.index.max_chunk_tokens)
@@ -358,14 +366,25 @@ class Indexer:
         pending: list[_Pending],
         bar: tuple[Any, Any] | None,
     ) -> None:
-        texts = [t for _, _, t in todo]
+        # Identical texts (a licence header, a copied fixture, a repeated record) are
+        # embedded once, and texts of similar length share a call so batches carry
+        # little padding: a text's vector does not depend on its batch, bit for bit
+        # (tests/test_embed_batching.py), so both change the time only.
+        places: dict[str, list[tuple[int, int]]] = {}
+        for p_index, c_index, text in todo:
+            places.setdefault(text, []).append((p_index, c_index))
+        texts = sorted(places, key=len)
         for start in range(0, len(texts), EMBED_BATCH):
-            vectors = self.embedder.embed(texts[start : start + EMBED_BATCH])
-            for offset, vector in enumerate(vectors):
-                p_index, c_index, _ = todo[start + offset]
-                pending[p_index].vectors[c_index] = vector.astype("float32").tobytes()
+            batch = texts[start : start + EMBED_BATCH]
+            vectors = self.embedder.embed(batch)
+            advanced = 0
+            for text, vector in zip(batch, vectors, strict=True):
+                blob = vector.astype("float32").tobytes()
+                for p_index, c_index in places[text]:
+                    pending[p_index].vectors[c_index] = blob
+                advanced += len(places[text])
             if bar is not None:
-                bar[0].update(bar[1], advance=len(vectors))
+                bar[0].update(bar[1], advance=advanced)
 
 
 def _bar(total: int) -> tuple[Any, Any]:

@@ -6,7 +6,7 @@ mode scopes, fusion weights, the reranker, what is never indexed, and zones.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from charter.secretscan.settings import SECRET_FILE_GLOBS
 
@@ -166,6 +166,12 @@ class IndexSettings(BaseModel):
         default_factory=lambda: ["sot/**", "**/sot/**"],
         description="structured source-of-truth files (CSV/YAML/JSON records, fact checks)",
     )
+    skip_noise: list[str] = Field(
+        default_factory=lambda: ["generated", "vendored", "lockfile", "minified", "recorded-http"],
+        description="machine-written files search and graph skip, each reported with its "
+        "reason (remove an entry to index them): generated | vendored | lockfile | minified | "
+        "recorded-http",
+    )
     embed_max_tokens: int = Field(
         default=96, ge=16, description="truncate chunks to this many tokens when embedding"
     )
@@ -184,6 +190,16 @@ class IndexSettings(BaseModel):
     git_history_limit: int = Field(
         default=200, ge=0, description="deleted files taken from history"
     )
+
+    @field_validator("skip_noise")
+    @classmethod
+    def _known_rules(cls, value: list[str]) -> list[str]:
+        from charter.search.noise import NOISE_RULES
+
+        unknown = [v for v in value if v not in NOISE_RULES]
+        if unknown:
+            raise ValueError(f"unknown rule(s) {unknown}; known: {', '.join(NOISE_RULES)}")
+        return value
 
 
 class SearchSettings(BaseModel):
