@@ -47,14 +47,6 @@ def main() -> None:
     parser.add_argument("--grid", default="default")
     args = parser.parse_args()
     tasks = load_tasks(args.data)
-    prepared = []
-    for task in tasks:
-        root = args.work / task["id"]
-        if not (root / ".git").exists():
-            checkout(mirror_for(args.mirrors, task["repo"]), task["base_commit"], root)
-        project = Project.load(root)
-        graph = build_graph(project)
-        prepared.append((task, graph, FileIndex(graph.records)))
     base = Weights()
     grid: list[Weights] = [base]
     if args.grid != "default":
@@ -64,11 +56,18 @@ def main() -> None:
             replace(base, **dict(zip(keys, combo, strict=True)))
             for combo in itertools.product(*(spec[k] for k in keys))
         ]
-    results = []
-    for weights in grid:
-        ranks = [ranked_files(g, ix, t["task"], weights) for t, g, ix in prepared]
-        results.append((weights, ranks))
-    golds = [t["gold_files"] for t, _, _ in prepared]
+    # one checkout's graph in memory at a time: every setting ranks it, then it goes
+    per_task: list[list[list[str]]] = []
+    for task in tasks:
+        root = args.work / task["id"]
+        if not (root / ".git").exists():
+            checkout(mirror_for(args.mirrors, task["repo"]), task["base_commit"], root)
+        graph = build_graph(Project.load(root))
+        index = FileIndex(graph.records)
+        per_task.append([ranked_files(graph, index, task["task"], w) for w in grid])
+        del graph, index
+    results = [(w, [ranks[g] for ranks in per_task]) for g, w in enumerate(grid)]
+    golds = [t["gold_files"] for t in tasks]
     repos = sorted({t["repo"] for t in tasks})
 
     def score(m: dict[str, float]) -> float:
@@ -89,7 +88,7 @@ def main() -> None:
             if t["repo"] == repo:
                 held_ranks[i] = best[1][i]
     print("held-out (leave one repository out):", metrics(held_ranks, golds))
-    for i, (t, _, _) in enumerate(prepared):
+    for i, t in enumerate(tasks):
         r = results[0][1][i]
         pos = next((k + 1 for k, p in enumerate(r) if p in t["gold_files"]), None)
         print(f"  {t['id']}: {pos} gold={t['gold_files'][0]} top={r[:3]}")
