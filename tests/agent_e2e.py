@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.model_server import CliRun, RecordingHandler, RecordingServer
+from tests.model_server import CliRun, RecordedRequest, RecordingHandler, RecordingServer
 
 REPO = Path(__file__).resolve().parent.parent
 TOOLS = REPO / "tools"
@@ -97,12 +97,8 @@ class Reply:
     chained: bool = False
 
 
-@dataclass
-class Request:
-    """One request the agent sent: its path and decoded JSON body."""
-
-    path: str
-    body: dict[str, Any]
+class Request(RecordedRequest):
+    """One request the agent sent (Codex Responses or Gemini API)."""
 
     @property
     def api(self) -> str:

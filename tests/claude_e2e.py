@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.model_server import CliRun, RecordingHandler, RecordingServer
+from tests.model_server import CliRun, RecordedRequest, RecordingHandler, RecordingServer
 
 REPO = Path(__file__).resolve().parent.parent
 CLAUDE_DIR = REPO / "tools" / "claude-code"
@@ -74,12 +74,8 @@ class Reply:
 Script = Callable[[dict[str, Any]], Reply | None]
 
 
-@dataclass
-class Request:
-    """One request the CLI sent: its path and its decoded JSON body."""
-
-    path: str
-    body: dict[str, Any]
+class Request(RecordedRequest):
+    """One request the CLI sent (Anthropic Messages API)."""
 
     @property
     def is_main(self) -> bool:

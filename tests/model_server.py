@@ -29,6 +29,15 @@ class Recorded(Protocol):
 R = TypeVar("R", bound=Recorded)
 
 
+@dataclass
+class RecordedRequest:
+    """One request a CLI sent: its path and decoded JSON body. Each API's subclass says
+    what a main turn is and how to read its texts."""
+
+    path: str
+    body: dict[str, Any]
+
+
 class RecordingHandler(BaseHTTPRequestHandler):
     """Reads and records each POST, then lets the server answer it."""
 

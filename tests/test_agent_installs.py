@@ -147,6 +147,18 @@ def _agent_hook(run: Run, root: Path, agent: str, event: str, payload: dict) -> 
     return out
 
 
+def _gemini_start(run: Run, root: Path, session: str, source: str = "startup") -> str:
+    """The context Gemini CLI's SessionStart gets for ``session``."""
+    payload = {"session_id": session, "cwd": str(root), "source": source}
+    out = _agent_hook(run, root, "gemini", "SessionStart", payload)
+    return str(out["hookSpecificOutput"]["additionalContext"])
+
+
+def _instructions(context: str) -> str:
+    """The "user's instructions" section of a session-start context."""
+    return context.split("## The user's instructions")[1].split("\n#")[0]
+
+
 def test_cursor_hooks_through_charter(demo: Path, run_charter: Run) -> None:
     base = {"conversation_id": "c1", "generation_id": "g1", "workspace_roots": [str(demo)]}
     start = _agent_hook(
@@ -238,13 +250,7 @@ def test_gemini_prompt_is_read_without_the_hook_context_in_front(
     prompt it then gives BeforeAgent (Gemini CLI 0.61.0): Charter answers, and keeps as
     the user's instruction, what the user typed."""
     task = "Add a database migration for credit notes"
-    start = _agent_hook(
-        run_charter,
-        demo,
-        "gemini",
-        "SessionStart",
-        {"session_id": "gp1", "cwd": str(demo), "source": "startup"},
-    )["hookSpecificOutput"]["additionalContext"]
+    start = _gemini_start(run_charter, demo, "gp1")
     framed = f"<hook_context>{start}</hook_context>\n\n{task}"
     answers = {}
     for session, prompt in (("gp1", framed), ("gp2", task)):
@@ -252,14 +258,7 @@ def test_gemini_prompt_is_read_without_the_hook_context_in_front(
         out = _agent_hook(run_charter, demo, "gemini", "BeforeAgent", payload)
         answers[session] = out["hookSpecificOutput"]["additionalContext"]
     assert answers["gp1"] == answers["gp2"]
-    again = _agent_hook(
-        run_charter,
-        demo,
-        "gemini",
-        "SessionStart",
-        {"session_id": "gp3", "cwd": str(demo), "source": "startup"},
-    )["hookSpecificOutput"]["additionalContext"]
-    instructions = again.split("## The user's instructions")[1].split("\n#")[0]
+    instructions = _instructions(_gemini_start(run_charter, demo, "gp3"))
     assert f"- {task}" in instructions and "hook_context" not in instructions
 
 
@@ -267,11 +266,7 @@ def test_gemini_resume_gets_the_constitution_again(demo: Path, run_charter: Run)
     """Gemini CLI replays a resumed session without its ``<hook_context>`` messages
     (0.61.0, ``isIgnoredUserContent``): the resumed conversation does not hold what
     SessionStart gave, so resume gives it again (Claude Code's resume replays it)."""
-    contexts = []
-    for source in ("startup", "resume"):
-        payload = {"session_id": "gr1", "cwd": str(demo), "source": source}
-        out = _agent_hook(run_charter, demo, "gemini", "SessionStart", payload)
-        contexts.append(out["hookSpecificOutput"]["additionalContext"])
+    contexts = [_gemini_start(run_charter, demo, "gr1", source) for source in ("startup", "resume")]
     assert all("# Project constitution" in c for c in contexts)
 
 
@@ -302,10 +297,7 @@ def test_gemini_retry_of_charters_correction_is_not_a_user_prompt(
     # only once: the same text typed later is the user's
     again = _agent_hook(run_charter, root, "gemini", "BeforeAgent", retry)
     assert again != {}
-    start = _agent_hook(
-        run_charter, root, "gemini", "SessionStart", {"session_id": "gd2", "cwd": str(root)}
-    )["hookSpecificOutput"]["additionalContext"]
-    instructions = start.split("## The user's instructions")[1].split("\n#")[0]
+    instructions = _instructions(_gemini_start(run_charter, root, "gd2"))
     assert task in instructions and instructions.count("MOBILE_APP") == 1
 
 
