@@ -626,3 +626,43 @@ def test_chinese_and_japanese_rules_are_not_dropped_as_one_word(tmp_path: Path) 
         ("タスクのCRUD操作を提供します。", 10, 10),
         ("単体テストおよび統合テストを修正/追加する", 12, 12),
     ]
+
+
+def test_a_list_item_lead_in_whose_items_only_name_things_is_one_rule(tmp_path: Path) -> None:
+    # sub-items longer than a few words that name or describe rather than instruct: the
+    # lead-in with its items is the rule (cited from the lead-in's line), as a reader
+    # labels it; sub-items that instruct stay rules of their own under the lead-in
+    rules = _rules(
+        tmp_path,
+        "# Translations\n\n"
+        "1. **Copy the English file** as a starting point\n"
+        "2. **Do NOT translate**:\n"
+        "   - File paths and URLs\n"
+        "   - Code blocks (unless comments need translation)\n"
+        "   - Technical terms that are commonly used in English (e.g. plugin, SQL)\n"
+        "3. **Before you open the pull request**:\n"
+        "   - Run the link checker over every translated page\n"
+        "   - Never machine-translate the legal pages without a review\n",
+    )
+    got = [(r.text, r.source.line_start, r.source.line_end) for r in rules]
+    assert got == [
+        ("Copy the English file as a starting point", 3, 3),
+        (
+            "Do NOT translate: File paths and URLs; Code blocks (unless comments need"
+            " translation); Technical terms that are commonly used in English (e.g. plugin,"
+            " SQL)",
+            4,
+            7,
+        ),
+        (
+            "Before you open the pull request: Run the link checker over every translated page",
+            9,
+            9,
+        ),
+        (
+            "Before you open the pull request: Never machine-translate the legal pages without"
+            " a review",
+            10,
+            10,
+        ),
+    ]

@@ -425,9 +425,10 @@ class _Walker:
             nested = [c for c in item.children if c.type in LISTS]
             first_nested = min((c.map[0] for c in nested if c.map), default=None)
             text = " ".join(_inline_text(p) for p in own if p.type == "paragraph").strip()
-            if nested and _is_lead_in(text) and _plain_items(nested):
-                # a heading-like item whose sub-items are plain: one rule, whole span
-                children = "; ".join(_item_texts(nested))
+            if nested and _is_lead_in(text) and (_plain_items(nested) or _no_instructions(nested)):
+                # a heading-like item whose sub-items are plain (short, or naming and
+                # describing rather than instructing): one rule, whole span
+                children = "; ".join(t.rstrip(".") for t in _item_texts(nested))
                 start, end = self.span(item)
                 self.add(Block("item", f"{text} {children}", start, end, self.section(), context))
                 continue
@@ -699,6 +700,20 @@ def _one_word_items(node: SyntaxTreeNode) -> bool:
         and all(word_count(t) == 1 for t in texts)
         and not any(c.type in LISTS for item in items for c in item.children)
     )
+
+
+def _no_instructions(lists: list[SyntaxTreeNode]) -> bool:
+    """Sub-items none of which instructs on its own ("Frontmatter `title` and `summary`",
+    "Shared model components -> `models/common/`"): they complete their lead-in, so the
+    lead-in with its items is the rule, as a reader labels it."""
+    from charter.rules.annotate import is_directive
+
+    for lst in lists:
+        for item in lst.children:
+            if any(c.type in LISTS for c in item.children):
+                return False
+    texts = _item_texts(lists)
+    return bool(texts) and not any(is_directive(t) for t in texts)
 
 
 def _plain_items(lists: list[SyntaxTreeNode]) -> bool:
