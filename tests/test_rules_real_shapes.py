@@ -628,10 +628,11 @@ def test_chinese_and_japanese_rules_are_not_dropped_as_one_word(tmp_path: Path) 
     ]
 
 
-def test_a_list_item_lead_in_whose_items_only_name_things_is_one_rule(tmp_path: Path) -> None:
+def test_a_list_item_lead_in_is_cited_with_its_items(tmp_path: Path) -> None:
     # sub-items longer than a few words that name or describe rather than instruct: the
     # lead-in with its items is the rule (cited from the lead-in's line), as a reader
-    # labels it; sub-items that instruct stay rules of their own under the lead-in
+    # labels it; sub-items that instruct stay rules of their own under the lead-in, the
+    # first one cited from the lead-in's line (its text starts with the lead-in's words)
     rules = _rules(
         tmp_path,
         "# Translations\n\n"
@@ -656,7 +657,7 @@ def test_a_list_item_lead_in_whose_items_only_name_things_is_one_rule(tmp_path: 
         ),
         (
             "Before you open the pull request: Run the link checker over every translated page",
-            9,
+            8,
             9,
         ),
         (

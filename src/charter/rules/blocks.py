@@ -415,7 +415,13 @@ class _Walker:
             )
 
     def walk_list(
-        self, node: SyntaxTreeNode, context: str, depth: int, *, prefix: bool = False
+        self,
+        node: SyntaxTreeNode,
+        context: str,
+        depth: int,
+        *,
+        prefix: bool = False,
+        lead_start: int | None = None,
     ) -> None:
         ordered = node.type == "ordered_list"
         for item in node.children:
@@ -433,13 +439,19 @@ class _Walker:
                 self.add(Block("item", f"{text} {children}", start, end, self.section(), context))
                 continue
             if nested and _is_lead_in(text):
+                # each sub-item is a rule read with the lead-in's words; the first one's
+                # citation starts at the lead-in's line, so the lead-in is cited too
+                lead: int | None = self.span(item)[0]
                 for child in nested:
-                    self.walk_list(child, text, depth + 1, prefix=True)
+                    self.walk_list(child, text, depth + 1, prefix=True, lead_start=lead)
+                    lead = None
                 continue
             if prefix and context and text:
                 text = f"{context} {text}"
             if text:
                 start, end = self.span(item, first_nested)
+                if lead_start is not None:
+                    start, lead_start = lead_start, None
                 self.add(
                     Block(
                         "step" if ordered else "item",
