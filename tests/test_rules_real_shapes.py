@@ -667,3 +667,34 @@ def test_a_list_item_lead_in_is_cited_with_its_items(tmp_path: Path) -> None:
             10,
         ),
     ]
+
+
+def test_a_heading_over_its_code_example_is_the_rule(tmp_path: Path) -> None:
+    # Cursor rules often state a practice as a heading and show it in code: the heading
+    # was only a section name, and the rule was cited from the code's first line (or lost
+    # when the code had no comment); a one- or two-word label ("Example") stays a section
+    rules = _rules(
+        tmp_path,
+        "# Caching\n\n"
+        "### Use `withCache()` for simple database queries\n"
+        "```typescript\n"
+        "// cached for 30 minutes\n"
+        "export const get = (id: string) => withCache(() => load(id));\n"
+        "```\n\n"
+        "### Single Query Pattern\n\n"
+        "```typescript\n"
+        "return prisma.environment.findUniqueOrThrow({ where: { id } });\n"
+        "```\n\n"
+        "## Example\n"
+        "```typescript\n"
+        "// a plain label over code\n"
+        "const x = 1;\n"
+        "```\n",
+    )
+    got = [(r.text, r.source.line_start, r.source.line_end) for r in rules]
+    assert got == [
+        ("Use `withCache()` for simple database queries", 3, 7),
+        ("Single Query Pattern", 9, 13),
+        ("a plain label over code", 16, 19),
+    ]
+    assert "cached for 30 minutes" in rules[0].search_text

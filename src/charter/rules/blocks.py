@@ -170,6 +170,8 @@ class _Walker:
         self.offset = offset  # lines of front matter removed before parsing
         self.blocks: list[Block] = []
         self.headings: list[tuple[float, str]] = []
+        #: the last heading: 1-based first and last line, text, and the section it opens
+        self.last_heading: tuple[int, int, str, list[str]] | None = None
         self.heading_lines: list[tuple[int, int, list[str]]] = []
         self.indents = 0  # indented blocks read as rules around this walker
         #: tag sections of the file (0-based open and close lines, name, headings saved
@@ -212,6 +214,22 @@ class _Walker:
         if prev is not None and gap_ok and prev.section == self.section():
             prev.line_end = max(prev.line_end, end)
             prev.code_comments.extend(comments)
+            return
+        heading = self.last_heading
+        if (
+            heading is not None
+            and heading[3] == self.section()
+            and 0 < start - heading[1] <= 2
+            and word_count(heading[2]) >= 3
+        ):
+            # "### Use `withCache()` for Simple Database Queries" over its example: the
+            # heading states what the code shows, so heading and code are one rule (the
+            # code's comments are read with it, its citation covers the code)
+            self.add(
+                Block(
+                    "paragraph", heading[2], heading[0], end, self.section(), code_comments=comments
+                )
+            )
             return
         if comments:
             self.add(
@@ -311,6 +329,7 @@ class _Walker:
                 self.headings.append((level, _heading_text(node)))
                 start, end = self.span(node)
                 self.heading_lines.append((start, end, self.section()))
+                self.last_heading = (start, end, _inline_text(node), self.section())
             elif kind == "paragraph":
                 self.add_paragraph(node, context, depth)
             elif kind == "code_block" and self.prose(node):
