@@ -126,3 +126,24 @@ def test_the_probe_sees_the_model_load_on_the_prompt_hook(project: Path, tmp_pat
     )
     assert "integer cents" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert MODEL_RUNTIME.issubset(loaded)
+
+
+def test_a_cold_prompt_hook_counts_no_tokens(project: Path, tmp_path: Path) -> None:
+    """The rules' lines as shown and their cl100k costs are stored by the compile, so the
+    prompt hook run without a worker never builds the tokenizer (~0.2 s a process)."""
+    assert charter_run("compile", cwd=project).returncode == 0
+    out, loaded = _hook(
+        project, "user-prompt-submit", tmp_path, prompt="Fix rounding of invoice amounts"
+    )
+    assert "integer cents" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert "toktok" not in loaded, "the prompt hook built the tokenizer"
+    # the stored costs are the tokenizer's own counts of the lines the hook shows
+    from charter.rules.compiler import load
+    from charter.tokens import count_many
+
+    compiled = load(Project.load(project))
+    assert compiled is not None and compiled.shown is not None
+    lines = compiled.shown["lines"]
+    assert lines and [n + 1 for n in count_many(list(lines.values()))] == [
+        compiled.shown["costs"][rid] for rid in lines
+    ]

@@ -88,6 +88,10 @@ class CompiledRules:
     model: str
     sources: list[dict[str, Any]]
     report: CompileReport = field(default_factory=CompileReport)
+    #: the candidate rules' lines as shown and their token costs, counted at compile
+    #: (:func:`charter.rules.retrieve.shown_lines`): a cold prompt hook then never builds
+    #: the tokenizer; None when not stored (the retriever counts them)
+    shown: dict[str, Any] | None = None
 
     @property
     def source_tokens(self) -> int:
@@ -454,6 +458,11 @@ def save(
     # that hands them over must not build the tokenizer on every cold call
     limit = project.settings.rules.max_rule_tokens
     state["briefs"] = {r.id: compact(r.text, limit) for r in compiled.rules if r.scopes}
+    # and every rule's line as the prompt hook shows it, with its cost: the same for the
+    # prompt hook run cold, which would otherwise build cl100k (~0.2 s) to count them
+    from charter.rules.retrieve import shown_lines
+
+    compiled.shown = state["shown"] = shown_lines(compiled, project.settings.rules)
     commit_files(
         state_dir / MANIFEST_FILE,
         {
@@ -488,7 +497,15 @@ def load(project: Project) -> CompiledRules | None:
         constitution = Constitution(
             c["hash"], c["text"], list(c["rule_ids"]), c["truncated"], list(c["overflow_ids"])
         )
-        return CompiledRules(rules, constitution, vectors, data["model"], data["sources"])
+        shown = data.get("shown")
+        return CompiledRules(
+            rules,
+            constitution,
+            vectors,
+            data["model"],
+            data["sources"],
+            shown=shown if isinstance(shown, dict) else None,
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

@@ -79,9 +79,17 @@ class Retrieval:
     shards: list[Shard]
     dropped: list[dict[str, str]] = field(default_factory=list)
     policy_text: str = ""
-    tokens: int = 0
     gated: bool = False  # no task content: no shards, by the content gate
     cut: bool = False  # lower-scored rules were left out by the relative cutoff
+    _tokens: int | None = field(default=None, repr=False)
+
+    @property
+    def tokens(self) -> int:
+        """cl100k tokens of ``policy_text``, counted when first asked for: the prompt hook
+        never asks, so a cold hook does not build the tokenizer."""
+        if self._tokens is None:
+            self._tokens = count_tokens(self.policy_text)
+        return self._tokens
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -185,28 +193,17 @@ class Retriever:
         self.bm25 = BM25([self.rules[i].search_text for i in self.candidates])
         self.const_index = [i for i, r in enumerate(self.rules) if r.id in in_text]
         self.constitution_text = compiled.constitution.text
-        self.constitution_tokens = count_tokens(self.constitution_text)
-        self.header_tokens = count_tokens(self.render_policy([])) - self.constitution_tokens
-        self.header_tokens += count_tokens("For this task:\n")
         self.inline = settings.citation_style == "inline"
-        self.lines = {
-            self.rules[i].id: render_rule_line(
-                self.rules[i], settings.max_rule_tokens, inline=self.inline
-            )
-            for i in self.candidates
-        }
-        costs = count_many(list(self.lines.values()))
-        self.costs = {rid: n + 1 for rid, n in zip(self.lines, costs, strict=True)}
-        paths = sorted({self.rules[i].source.path for i in self.candidates})
+        shown = compiled.shown
+        if not _shown_fits(shown, compiled, settings):
+            shown = shown_lines(compiled, settings)
+        assert shown is not None
+        self.constitution_tokens: int = shown["constitution_tokens"]
+        self.header_tokens: int = shown["header_tokens"]
+        self.lines: dict[str, str] = shown["lines"]
+        self.costs: dict[str, int] = shown["costs"]
         #: what a file's ``In path:`` header costs, paid by the first rule shown from it
-        self.header_costs = (
-            {}
-            if self.inline
-            else {
-                p: n + 1
-                for p, n in zip(paths, count_many([file_header(p) for p in paths]), strict=True)
-            }
-        )
+        self.header_costs: dict[str, int] = shown["headers"]
         cand_rules = [self.rules[i] for i in self.candidates]
         self.cand_vectors = np.ascontiguousarray(self.vectors[self.candidates], dtype=np.float32)
         risk_boost = {"critical": settings.risk_boost_critical, "high": settings.risk_boost_high}
@@ -377,7 +374,6 @@ class Retriever:
             shards=shards,
             dropped=dropped,
             policy_text=policy,
-            tokens=count_tokens(policy),
             gated=gated,
             cut=cut,
         )
@@ -534,14 +530,73 @@ class Retriever:
         return None
 
     def render_policy(self, shards: list[Shard]) -> str:
-        parts = []
-        if self.constitution_text:
-            parts.append("Always:\n" + self.constitution_text)
-        if shards:
-            parts.append(
-                "For this task:\n"
-                + render_grouped(
-                    (sh.rule for sh in shards), lambda r: self.lines[r.id], inline=self.inline
-                )
-            )
-        return "\n".join(parts)
+        grouped = render_grouped(
+            (sh.rule for sh in shards), lambda r: self.lines[r.id], inline=self.inline
+        )
+        return _policy(self.constitution_text, grouped if shards else "")
+
+
+def _policy(constitution: str, grouped: str) -> str:
+    """The injected policy: the constitution, then the task's rules grouped by file."""
+    parts = []
+    if constitution:
+        parts.append("Always:\n" + constitution)
+    if grouped:
+        parts.append("For this task:\n" + grouped)
+    return "\n".join(parts)
+
+
+def shown_lines(compiled: CompiledRules, settings: RulesSettings) -> dict[str, Any]:
+    """The candidate rules' lines as the retriever shows them, each with its token cost
+    (its newline included), each file header's cost, the constitution's tokens and the
+    policy headers' tokens. Counted once at compile and stored with the rules, so a prompt
+    hook run without the warm worker needs no tokenizer."""
+    inline = settings.citation_style == "inline"
+    in_text = set(compiled.constitution.rule_ids)
+    candidates = [r for r in compiled.rules if r.id not in in_text]
+    lines = {r.id: render_rule_line(r, settings.max_rule_tokens, inline=inline) for r in candidates}
+    paths = sorted({r.source.path for r in candidates})
+    counts = count_many(
+        [
+            compiled.constitution.text,
+            _policy(compiled.constitution.text, ""),
+            "For this task:\n",
+            *lines.values(),
+            *([] if inline else [file_header(p) for p in paths]),
+        ]
+    )
+    constitution, empty, task_header = counts[:3]
+    rule_counts = counts[3 : 3 + len(lines)]
+    return {
+        "max_rule_tokens": settings.max_rule_tokens,
+        "inline": inline,
+        "lines": lines,
+        "costs": {rid: n + 1 for rid, n in zip(lines, rule_counts, strict=True)},
+        "headers": {}
+        if inline
+        else dict(zip(paths, (n + 1 for n in counts[3 + len(lines) :]), strict=True)),
+        "constitution_tokens": constitution,
+        "header_tokens": empty - constitution + task_header,
+    }
+
+
+def _shown_fits(
+    shown: dict[str, Any] | None, compiled: CompiledRules, settings: RulesSettings
+) -> bool:
+    """Were the stored lines made for these rules with these display settings?"""
+    if not isinstance(shown, dict):
+        return False
+    try:
+        in_text = set(compiled.constitution.rule_ids)
+        wanted = {r.id for r in compiled.rules if r.id not in in_text}
+        return (
+            shown["max_rule_tokens"] == settings.max_rule_tokens
+            and shown["inline"] == (settings.citation_style == "inline")
+            and set(shown["lines"]) == wanted
+            and set(shown["costs"]) == wanted
+            and isinstance(shown["headers"], dict)
+            and isinstance(shown["constitution_tokens"], int)
+            and isinstance(shown["header_tokens"], int)
+        )
+    except (KeyError, TypeError):
+        return False

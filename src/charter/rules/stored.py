@@ -17,7 +17,9 @@ from charter.rules.model import Rule
 if TYPE_CHECKING:
     from charter.config import Project
 
-STATE_VERSION = 4  # bump when parsing or state layout changes (4: stop-23 parsing fixes)
+#: bump when parsing or state layout changes (4: stop-23 parsing fixes; 5: stop-26 list
+#: lead-ins and headings over code, and the rules' lines as shown stored with their costs)
+STATE_VERSION = 5
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
