@@ -60,6 +60,7 @@ FAST: dict[str, list[str]] = {
     ],
     "secrets_fp.py": [str(Path(__file__).resolve().parents[1] / "docs")],
     "graph_speed.py": ["--runs", "1", "{demo}"],
+    "index_speed.py": ["--runs", "1", "{demo}"],
 }
 #: Scripts that measure quality or fit models on data they are given, and tools that
 #: build that data: what each needs (see docs/benchmarks.md for the commands).

@@ -40,3 +40,25 @@ def test_typecheck_runs_mypy() -> None:
         ["make", "-n", "typecheck"], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert "mypy src/charter" in proc.stdout
+
+
+def test_make_bench_gives_every_script_its_required_arguments() -> None:
+    """`make bench` runs every script in bench/: one whose parser requires a positional
+    argument must be given it in ``FAST`` (or be listed in ``NEEDS`` as skipped), or
+    `make bench` fails on it (``index_speed.py`` did: "the following arguments are
+    required: roots")."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("run_all", ROOT / "bench" / "run_all.py")
+    assert spec and spec.loader
+    run_all = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run_all)
+    positional = re.compile(r"add_argument\(\s*\"[a-z][\w-]*\"(?![^)]*nargs=\"[?*]\")")
+    missing = [
+        script.name
+        for script in run_all.scripts()
+        if script.name not in run_all.NEEDS
+        and script.name not in run_all.FAST
+        and positional.search(script.read_text(encoding="utf-8"))
+    ]
+    assert not missing, f"bench scripts run with no arguments they require: {missing}"
