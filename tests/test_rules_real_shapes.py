@@ -18,6 +18,11 @@ def _rules(tmp_path: Path, text: str, name: str = "CLAUDE.md") -> list[Rule]:
     return rules_from_source(load_source(path, name, "claude"), MARKERS)
 
 
+def _spans(rules: list[Rule]) -> list[tuple[str, int, int]]:
+    """Each rule's text as shown and its cited lines, in file order."""
+    return [(r.text, r.source.line_start, r.source.line_end) for r in rules]
+
+
 def _by_text(rules: list[Rule], needle: str) -> Rule:
     matches = [r for r in rules if needle in r.text]
     assert matches, f"no rule containing {needle!r}: {[r.text for r in rules]}"
@@ -329,8 +334,7 @@ export default UserProfile;
 def test_example_tags_illustrate_the_rule_above_and_are_not_rules(tmp_path: Path) -> None:
     # an invalid example shown as a rule tells the agent the opposite of the rule
     rules = _rules(tmp_path, EXAMPLES)
-    got = [(r.text, r.source.line_start, r.source.line_end) for r in rules]
-    assert got == [
+    assert _spans(rules) == [
         ("Use kebab-case for file names.", 3, 16),
         ("Keep one component per file.", 18, 21),
         ("Never rename a file without updating its imports.", 24, 24),
@@ -561,8 +565,7 @@ def test_one_word_items_are_part_of_the_lead_in_above_them(tmp_path: Path) -> No
         "When adding a new tool:\n\n"
         "- Register it in the tool index.\n",
     )
-    got = [(r.text, r.source.line_start, r.source.line_end) for r in rules]
-    assert got == [
+    assert _spans(rules) == [
         (
             "Do not hand-edit generated or build artifacts: `generated/*`; `web/.next/*`;"
             " `*/dist/*`",
@@ -618,8 +621,7 @@ def test_chinese_and_japanese_rules_are_not_dropped_as_one_word(tmp_path: Path) 
         "タスクのCRUD操作を提供します。\n\n"
         "- 単体テストおよび統合テストを修正/追加する\n",
     )
-    got = [(r.text, r.source.line_start, r.source.line_end) for r in rules]
-    assert got == [
+    assert _spans(rules) == [
         ("错误：始终检查并处理", 4, 4),
         ("文件：`snake_case.go`", 5, 5),
         ("ツール群を提供するMCPサーバーです。", 9, 9),
@@ -645,8 +647,7 @@ def test_a_list_item_lead_in_is_cited_with_its_items(tmp_path: Path) -> None:
         "   - Run the link checker over every translated page\n"
         "   - Never machine-translate the legal pages without a review\n",
     )
-    got = [(r.text, r.source.line_start, r.source.line_end) for r in rules]
-    assert got == [
+    assert _spans(rules) == [
         ("Copy the English file as a starting point", 3, 3),
         (
             "Do NOT translate: File paths and URLs; Code blocks (unless comments need"
@@ -691,8 +692,7 @@ def test_a_heading_over_its_code_example_is_the_rule(tmp_path: Path) -> None:
         "const x = 1;\n"
         "```\n",
     )
-    got = [(r.text, r.source.line_start, r.source.line_end) for r in rules]
-    assert got == [
+    assert _spans(rules) == [
         ("Use `withCache()` for simple database queries", 3, 7),
         ("Single Query Pattern", 9, 13),
         ("a plain label over code", 16, 19),
