@@ -63,3 +63,30 @@ def test_label_check_catches_a_label_that_does_not_quote_its_line(tmp_path: Path
     (tmp_path / "tasks.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     problems = module.check_labels(tmp_path)  # type: ignore[attr-defined]
     assert problems == ["t2: x/AGENTS.md:4 does not quote its line"]
+
+
+TRAIN = ROOT / "bench" / "data" / "rules_train"
+
+
+def test_training_data_quotes_its_lines_and_keeps_its_shape() -> None:
+    """The rules embedding model is fitted on this data: a label that does not quote its
+    line would teach the model the wrong rule, so every one is checked here."""
+    module = _materializer()
+    assert module.check_labels(TRAIN) == []  # type: ignore[attr-defined]
+    tasks = [json.loads(x) for x in (TRAIN / "tasks.jsonl").read_text().splitlines()]
+    assert len({t["id"] for t in tasks}) == len(tasks)
+    files = {t["file"] for t in tasks}
+    provenance = {json.loads(p.read_text())["saved_as"] for p in TRAIN.glob("*/source.json")}
+    assert files == provenance and len(files) >= 40
+    for rel in files:
+        assert (TRAIN / rel).is_file(), f"{rel}: invented files are committed whole"
+        mine = [t for t in tasks if t["file"] == rel]
+        assert len(mine) == 25 and sum(not t["relevant"] for t in mine) == 2
+        slug = rel.split("/")[0]
+        always = json.loads((TRAIN / slug / "always.json").read_text())
+        assert always["file"] == rel and always["always"]
+        for entry in always["always"]:
+            line = (TRAIN / rel).read_text(encoding="utf-8").splitlines()[entry["line"] - 1]
+            assert line == entry["text"], f"{rel}:{entry['line']}"
+        source = json.loads((TRAIN / slug / "source.json").read_text())
+        assert source["repo"] == f"synthetic/{slug}" and source["licence"] == "CC0-1.0"
