@@ -77,7 +77,7 @@ def test_training_data_quotes_its_lines_and_keeps_its_shape() -> None:
     assert len({t["id"] for t in tasks}) == len(tasks)
     files = {t["file"] for t in tasks}
     provenance = {json.loads(p.read_text())["saved_as"] for p in TRAIN.glob("*/source.json")}
-    assert files == provenance and len(files) >= 40
+    assert files == provenance and len(files) >= 80
     for rel in files:
         assert (TRAIN / rel).is_file(), f"{rel}: invented files are committed whole"
         mine = [t for t in tasks if t["file"] == rel]
