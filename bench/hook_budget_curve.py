@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from charter.config import Project, Settings
-from charter.embed.registry import embedder_for
+from charter.embed.registry import rules_embedder_for
 from charter.eval.rules_bench import _gold_found, load_tasks
 from charter.fileio import read_text
 from charter.rules.compiler import compile_rules
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     overrides = {k: json.loads(v) for k, v in (item.split("=", 1) for item in args.set)}
     settings = Settings()
     settings = settings.model_copy(update={"rules": settings.rules.model_copy(update=overrides)})
-    embedder = embedder_for(settings)
+    embedder = rules_embedder_for(settings)
     cutoffs = args.cutoffs if args.cutoffs is not None else [settings.rules.hook_relative_cutoff]
     points = [(f, c) for c in cutoffs for f in args.fractions]
     rows: dict[tuple[float, float], dict[str, dict[str, dict[str, int]]]] = defaultdict(dict)

@@ -30,7 +30,7 @@ from pydantic import ValidationError
 
 from charter.config import Project, Settings
 from charter.embed.base import Vectors
-from charter.embed.registry import embedder_for
+from charter.embed.registry import rules_embedder_for
 from charter.errors import CharterError
 from charter.eval.rules_bench import _gold_found, load_tasks
 from charter.rules.compiler import compile_rules
@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> None:
     points = parse_grid(args.grid)
     for point in points:
         settings_for(point)  # an unknown key or a bad value fails before any work
-    embedder = MemoEmbedder(embedder_for(Settings()))
+    embedder = MemoEmbedder(rules_embedder_for(Settings()))
     cache: dict[Any, Any] = {}
     results = []
     for i, point in enumerate(points):

@@ -25,7 +25,7 @@ import numpy as np
 from rules_cv import MemoEmbedder, file_recalls, settings_for, task_mean
 
 from charter.config import Project, Settings
-from charter.embed.registry import embedder_for
+from charter.embed.registry import rules_embedder_for
 from charter.eval.rules_bench import load_tasks
 from charter.rules.annotate import infer_domains
 from charter.rules.compiler import compile_rules
@@ -145,7 +145,7 @@ def main() -> None:
     import json
 
     base = json.loads(args.base)
-    embedder = MemoEmbedder(embedder_for(Settings()))
+    embedder = MemoEmbedder(rules_embedder_for(Settings()))
     data = dataset(args.data, embedder, base)
     files = sorted(data)
     cache: dict[Any, Any] = {}

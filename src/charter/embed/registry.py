@@ -9,23 +9,41 @@ from charter.embed.base import Embedder
 from charter.embed.hashing import HashEmbedder
 from charter.errors import CharterError
 
-_CACHE: dict[tuple[str, str, int, int], Embedder] = {}
+_CACHE: dict[tuple[str, str, int, int, str], Embedder] = {}
 
 
 def get_embedder(
-    provider: str = "minilm", *, model_path: str = "", batch_size: int = 16, max_tokens: int = 256
+    provider: str = "minilm",
+    *,
+    model_path: str = "",
+    batch_size: int = 16,
+    max_tokens: int = 256,
+    variant: str = "general",
 ) -> Embedder:
     """The provider for ``provider``, built once per process.
 
-    ``minilm`` falls back to ``hash`` with a warning on stderr when the bundled model is
-    missing or fails its checksum, so retrieval keeps working (at lower quality).
+    ``variant`` picks between the bundled MiniLM models (``general`` or ``rules``); other
+    providers have one model and ignore it. ``minilm`` falls back to ``hash`` with a
+    warning on stderr when the bundled model is missing or fails its checksum, so
+    retrieval keeps working (at lower quality); a broken ``rules`` model falls back to the
+    general one.
     """
-    key = (provider, model_path, batch_size, max_tokens)
+    if provider != "minilm":
+        variant = "general"
+    key = (provider, model_path, batch_size, max_tokens, variant)
     if key in _CACHE:
         return _CACHE[key]
     embedder: Embedder
     if provider == "hash":
         embedder = HashEmbedder()
+    elif provider == "minilm" and variant != "general":
+        try:
+            from charter.embed.minilm import MiniLMEmbedder
+
+            embedder = MiniLMEmbedder(batch_size=batch_size, max_tokens=max_tokens, variant=variant)
+        except (CharterError, ImportError, OSError) as exc:
+            print(f"charter: warning: {exc}; using the general model", file=sys.stderr)
+            embedder = get_embedder(provider, batch_size=batch_size, max_tokens=max_tokens)
     elif provider == "minilm":
         try:
             from charter.embed.minilm import MiniLMEmbedder
@@ -54,6 +72,20 @@ def embedder_for(settings: object) -> Embedder:
         model_path=embed.model_path,
         batch_size=embed.batch_size,
         max_tokens=embed.max_tokens,
+    )
+
+
+def rules_embedder_for(settings: object) -> Embedder:
+    """The embedder rules compile and retrieval use: ``rules.embed_model`` of the bundled
+    MiniLM models (the configured provider's one model otherwise)."""
+    embed = getattr(settings, "embed")  # noqa: B009 - avoids an import cycle with config
+    rules = getattr(settings, "rules")  # noqa: B009
+    return get_embedder(
+        embed.provider,
+        model_path=embed.model_path,
+        batch_size=embed.batch_size,
+        max_tokens=embed.max_tokens,
+        variant=rules.embed_model,
     )
 
 

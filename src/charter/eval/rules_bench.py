@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from charter.config import Project, Settings
-from charter.embed.registry import embedder_for
+from charter.embed.registry import rules_embedder_for
 from charter.errors import CharterError
 from charter.fileio import iter_jsonl, read_text
 from charter.rules.compiler import compile_rules
@@ -61,7 +61,7 @@ def evaluate_rules(
     by_file: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for task in tasks:
         by_file[task["file"]].append(task)
-    embedder = embedder_for(settings)
+    embedder = rules_embedder_for(settings)
     per_file: dict[str, Any] = {}
     all_rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="charter-eval-") as tmp:

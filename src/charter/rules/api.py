@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from charter.config import Project
-from charter.embed.registry import embedder_for
+from charter.embed.registry import rules_embedder_for
 from charter.rules.compiler import CompiledRules, compile_rules, load_or_compile
 from charter.rules.retrieve import Retriever
 
@@ -19,7 +19,7 @@ def compile_project(project: Project, paths: list[Path] | None = None) -> Compil
 
 def retriever_for(project: Project, *, check_new: bool = False) -> Retriever:
     compiled = _served(project, load_or_compile(project, check_new=check_new))
-    return Retriever(compiled, project.settings.rules, embedder_for(project.settings))
+    return Retriever(compiled, project.settings.rules, rules_embedder_for(project.settings))
 
 
 def task_context(

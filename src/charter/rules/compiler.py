@@ -25,7 +25,7 @@ import numpy as np
 from charter import __version__
 from charter.config import Project
 from charter.embed.base import Embedder, Vectors
-from charter.embed.registry import embedder_for, import_provider
+from charter.embed.registry import import_provider, rules_embedder_for
 from charter.errors import CharterError
 from charter.fileio import canonical_json, commit_files
 from charter.rules.build import (
@@ -235,7 +235,7 @@ def compile_rules(
         loading = None
         if embedder is None:
             import_provider(project.settings)
-            loading = workers.submit(embedder_for, project.settings)
+            loading = workers.submit(rules_embedder_for, project.settings)
         # Creating a new project's vector cache (index.db: WAL switch, migrations, their
         # fsyncs) took ~0.2 s on the embedding's critical path; it is done meanwhile.
         warming = workers.submit(_warm_vector_cache, project.db_path)

@@ -28,7 +28,7 @@ CACHE_KEY = "rules.retriever"
 def retriever_for(state: HookState, *, check_new: bool = False) -> Retriever:
     """The warm retriever of ``state``'s project (reloaded when rule files changed)."""
     from charter.config import Project
-    from charter.embed.registry import embedder_for
+    from charter.embed.registry import rules_embedder_for
     from charter.rules.compiler import is_stale, load_or_compile
     from charter.rules.retrieve import Retriever
 
@@ -37,7 +37,7 @@ def retriever_for(state: HookState, *, check_new: bool = False) -> Retriever:
         state.project = Project.load(state.root)
         compiled = load_or_compile(state.project, check_new=check_new)
         current = Retriever(
-            compiled, state.project.settings.rules, embedder_for(state.project.settings)
+            compiled, state.project.settings.rules, rules_embedder_for(state.project.settings)
         )
         state.cache[CACHE_KEY] = current
     return current

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from charter.embed.base import Embedder
+from charter.errors import CharterError
 from charter.rules.annotate import infer_domains
 from charter.rules.compiler import CompiledRules
 from charter.rules.gate import CONTENT_FREE, is_content_free
@@ -182,6 +183,12 @@ class Retriever:
     def __init__(
         self, compiled: CompiledRules, settings: RulesSettings, embedder: Embedder
     ) -> None:
+        if compiled.model and compiled.model != embedder.name:
+            # a query vector from one model against rule vectors of another ranks noise
+            raise CharterError(
+                f"the rules were embedded by {compiled.model} and the task would be by "
+                f"{embedder.name}: run `charter compile`"
+            )
         self.compiled = compiled
         self.settings = settings
         self.embedder = embedder

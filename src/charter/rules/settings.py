@@ -27,6 +27,12 @@ class RulesSettings(BaseModel):
         default_factory=lambda: list(DEFAULT_CONSTITUTION_MARKERS),
         description="section headers whose rules form the always-loaded constitution",
     )
+    embed_model: Literal["rules", "general"] = Field(
+        "rules",
+        description="bundled model that embeds rules and tasks: rules (fine-tuned to rank a "
+        "rule file's rules for a task) | general (the sentence model search uses); other "
+        "embed providers use their one model",
+    )
     max_constitution_lines: int = Field(60, ge=1, description="cap on constitution text")
     max_constitution_tokens: int = Field(
         0, ge=0, description="token cap on the constitution (0 = automatic, see below)"

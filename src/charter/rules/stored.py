@@ -18,8 +18,9 @@ if TYPE_CHECKING:
     from charter.config import Project
 
 #: bump when parsing or state layout changes (4: stop-23 parsing fixes; 5: stop-26 list
-#: lead-ins and headings over code, and the rules' lines as shown stored with their costs)
-STATE_VERSION = 5
+#: lead-ins and headings over code, and the rules' lines as shown stored with their costs;
+#: 6: vectors from the bundled rules model)
+STATE_VERSION = 6
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

