@@ -41,6 +41,9 @@ def test_the_rules_model_is_bundled_verified_and_named_by_its_checksum() -> None
     # fine-tuned from the general network: related vectors, not the same ones
     assert cosines.min() > 0.5 and cosines.max() < 0.9999, cosines
     assert rules.embed(TEXTS).tobytes() == a.tobytes()
+    # weights folded to float32 at load: a text's vector does not depend on its batch
+    alone = np.stack([rules.embed([text])[0] for text in TEXTS])
+    assert alone.tobytes() == a.tobytes()
 
 
 def test_an_unknown_variant_is_refused() -> None:
