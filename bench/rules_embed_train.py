@@ -23,9 +23,10 @@ maximising the probability of the gold set. Rules of other files are never negat
 rule only ever competes with its own file's rules.
 
 The export stores each weight matrix as int8 with one scale per output column, and a Cast
-and a Mul that onnxruntime folds back into float32 when it builds the session: activations stay float, so a text's vector does not depend on the batch it is
-embedded in (dynamic activation quantization broke that, and fell to cosine 0.92-0.98 of
-the float model; weight-only keeps >= 0.998).
+and a Mul that onnxruntime folds back into float32 when it builds the session:
+activations stay float, so a text's vector does not depend on the batch it is embedded in
+(dynamic activation quantization broke that, and fell to cosine 0.92-0.98 of the float
+model; weight-only keeps >= 0.998).
 """
 
 from __future__ import annotations
