@@ -64,29 +64,26 @@ def get_embedder(
     return embedder
 
 
-def embedder_for(settings: object) -> Embedder:
-    """The embedder for a :class:`charter.config.Settings` (its ``embed`` section)."""
+def embedder_for(
+    settings: object, *, variant: str = "general", max_tokens: int | None = None
+) -> Embedder:
+    """The embedder for a :class:`charter.config.Settings` (its ``embed`` section);
+    ``max_tokens`` may only lower the section's cut."""
     embed = getattr(settings, "embed")  # noqa: B009 - avoids an import cycle with config
     return get_embedder(
         embed.provider,
         model_path=embed.model_path,
         batch_size=embed.batch_size,
-        max_tokens=embed.max_tokens,
+        max_tokens=min(embed.max_tokens, max_tokens or embed.max_tokens),
+        variant=variant,
     )
 
 
 def rules_embedder_for(settings: object) -> Embedder:
     """The embedder rules compile and retrieval use: ``rules.embed_model`` of the bundled
     MiniLM models (the configured provider's one model otherwise)."""
-    embed = getattr(settings, "embed")  # noqa: B009 - avoids an import cycle with config
-    rules = getattr(settings, "rules")  # noqa: B009
-    return get_embedder(
-        embed.provider,
-        model_path=embed.model_path,
-        batch_size=embed.batch_size,
-        max_tokens=embed.max_tokens,
-        variant=rules.embed_model,
-    )
+    rules = getattr(settings, "rules")  # noqa: B009 - avoids an import cycle with config
+    return embedder_for(settings, variant=rules.embed_model)
 
 
 def import_provider(settings: object) -> None:
