@@ -77,11 +77,12 @@ def test_training_data_quotes_its_lines_and_keeps_its_shape() -> None:
     assert len({t["id"] for t in tasks}) == len(tasks)
     files = {t["file"] for t in tasks}
     provenance = {json.loads(p.read_text())["saved_as"] for p in TRAIN.glob("*/source.json")}
-    assert files == provenance and len(files) >= 80
+    assert files == provenance and len(files) >= 120
     for rel in files:
         assert (TRAIN / rel).is_file(), f"{rel}: invented files are committed whole"
         mine = [t for t in tasks if t["file"] == rel]
-        assert len(mine) == 25 and sum(not t["relevant"] for t in mine) == 2
+        # 25 tasks a file in rounds one and two; round three scales them with the length
+        assert len(mine) in (12, 16, 25, 30) and sum(not t["relevant"] for t in mine) == 2
         slug = rel.split("/")[0]
         always = json.loads((TRAIN / slug / "always.json").read_text())
         assert always["file"] == rel and always["always"]
