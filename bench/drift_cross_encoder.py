@@ -3,8 +3,9 @@
 Needs torch, transformers and a local full-precision all-MiniLM-L6-v2 directory
 (``--base``); none of them is a Charter dependency. ``train`` fine-tunes on bench-format
 splits (a unit is positive when it overlaps a gold violation's evidence for that
-constraint), optionally with the masked direction clauses filled with invented option
-names; ``score`` writes each case's highest pair probability to ``OUT.scores.json``.
+constraint) and/or on labelled sentences (``--units``, bench/data/drift_units),
+optionally with the masked direction clauses filled with invented option names;
+``score`` writes each case's highest pair probability to ``OUT.scores.json``.
 Figures and the verdict: docs/benchmarks.md, Drift, stop 21.
 
     python bench/drift_cross_encoder.py train --base MINILM --data SPLIT... --out DIR
@@ -105,6 +106,28 @@ _SYL = [
 _SUF = ["", "", " Cloud", " Pay", " Hub", " API", " Connect", " Suite", " Pro", " Link"]
 
 
+def unit_pairs(d, rng, others=1):
+    """Pairs from a ``units.jsonl`` set (bench/data/drift_units): each labelled sentence
+    against its own constraint's statement, and against ``others`` other binding
+    constraints of its scenario as a negative (a violation of one answer is not one of
+    every answer)."""
+    cons, _ = load(d)
+    out = []
+    for line in (Path(d) / "units.jsonl").read_text().splitlines():
+        if not line.strip():
+            continue
+        u = json.loads(line)
+        iv = dict(invs(f"{d}:{u['scenario']}", cons[u["scenario"]]))
+        if u["constraint_id"] not in iv:
+            continue
+        y = int(u["label"] == "violates")
+        out.append({"a": iv[u["constraint_id"]], "b": u["text"], "prev": "", "y": y})
+        rest = sorted(k for k in iv if k != u["constraint_id"])
+        for k in rng.sample(rest, min(others, len(rest))):
+            out.append({"a": iv[k], "b": u["text"], "prev": "", "y": 0})
+    return out
+
+
 def _name(rng):
     w = "".join(rng.choice(_SYL) for _ in range(rng.randint(2, 3)))
     return w.capitalize() + rng.choice(_SUF)
@@ -150,6 +173,7 @@ def main():
     ap.add_argument("--neg", type=int, default=6, help="negatives kept per positive (random)")
     ap.add_argument("--ctx", action="store_true")
     ap.add_argument("--direction", default="")
+    ap.add_argument("--units", nargs="*", default=[], help="units.jsonl sets to train on")
     ap.add_argument("--maxlen", type=int, default=160)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--lr", type=float, default=3e-5)
@@ -167,6 +191,10 @@ def main():
         random.shuffle(neg)
         neg = neg[: len(pos) * args.neg]
         data = pos + neg
+        for d in args.units:
+            extra = unit_pairs(d, random.Random(args.seed))
+            print(f"{d}: unit pairs {len(extra)} pos {sum(r['y'] for r in extra)}", flush=True)
+            data += extra
         if args.direction:
             extra = direction_pairs(args.direction, random.Random(args.seed))
             print(f"direction pairs {len(extra)} pos {sum(r['y'] for r in extra)}", flush=True)

@@ -117,6 +117,40 @@ TABLE = [
         "explicit_exclusion",
     ),
     (
+        # a negated comparative is a limit the answer sets, not something out of scope
+        {
+            "priority": "must",
+            "answer_type": "free_text",
+            "text": "How short must the checkout be?",
+            "answer": "No more than 3 steps from cart to a confirmed order",
+        },
+        True,
+        True,
+        "must_answered",
+    ),
+    (
+        {
+            "priority": "should",
+            "answer_type": "free_text",
+            "text": "How far ahead can visits be booked?",
+            "answer": "Not later than 24 hours before the visit starts",
+        },
+        True,
+        False,
+        "non_binding_priority",
+    ),
+    (
+        {
+            "priority": "must",
+            "answer_type": "free_text",
+            "text": "What is the most a reviewer may be given?",
+            "answer": "No reviewer is assigned more than 4 papers per cycle",
+        },
+        True,
+        True,
+        "must_answered",
+    ),
+    (
         {"priority": "could", "text": "Dark mode?", "answer": "no"},
         True,
         False,

@@ -25,6 +25,11 @@ _EXCLUSION_QUESTION = re.compile(
     re.I,
 )
 _NEGATIVE_FREE_TEXT = re.compile(r"^\s*(no|none|never|not|without|exclude[sd]?)\b", re.I)
+# "No more than 3 steps", "not later than 24 hours", "no reviewer gets more than 4 papers":
+# a negated comparative or a numeric bound states a limit, which binds as a requirement;
+# nothing is removed from scope
+_NEGATED_COMPARATIVE = re.compile(r"^\s*(no|not|never)\s+(\w+er|more|less)\s+than\b", re.I)
+_NUMERIC_BOUND = re.compile(r"\b(\w+er|more|less)\s+than\s+\d|\bat\s+(most|least)\s+\d", re.I)
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,8 @@ def is_explicit_exclusion(entry: Clarification) -> bool:
         return negative and bool(_SCOPE_QUESTION.search(entry.text))
     if entry.answer_type == "free_text":
         text = answers[0]
+        if _NEGATED_COMPARATIVE.match(text) or _NUMERIC_BOUND.search(text):
+            return False
         return text in NEGATIVE_ANSWERS or bool(_NEGATIVE_FREE_TEXT.match(text))
     return False
 
