@@ -318,6 +318,35 @@ def test_parallel_compiles_and_prompt_hooks_see_whole_rules(tmp_path: Path) -> N
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+def test_rule_file_rewritten_during_a_compile_is_not_served_as_fresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rule file saved while a compile (a warm worker's warm-up, a hook) is reading it:
+    the compiled state carries the file's stamp from before the read, so the next reader
+    sees it stale and recompiles, instead of serving the half-written file's rules (once
+    every prompt hook of a round answered nothing this way)."""
+    from charter.config import Project
+    from charter.rules import compiler
+
+    root = _project(tmp_path / "r", {"CLAUDE.md": "# Rules\n"})
+    parse = compiler._parse_rules
+
+    def rewritten_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        out = parse(*args, **kwargs)  # read the old text; the editor saves now
+        (root / "CLAUDE.md").write_text(RULES, encoding="utf-8")
+        return out
+
+    monkeypatch.setattr(compiler, "_parse_rules", rewritten_meanwhile)
+    project = Project.load(root)
+    first = compiler.compile_rules(project)
+    assert not any("quokka" in r.text for r in first.rules)
+    monkeypatch.setattr(compiler, "_parse_rules", parse)
+    assert compiler.is_stale(project)
+    again = compiler.load_or_compile(project)
+    assert sum("quokka" in r.text for r in again.rules) == 12
+    assert not compiler.is_stale(project)
+
+
 # -- the warm worker's runtime files (socket, token, lock with its pid) -------------------
 
 

@@ -430,10 +430,15 @@ def embed_rules(
 
 
 def _stamps(sources: list[SourceFile]) -> dict[str, list[int]]:
+    """Each source's stamp as it was when its text was read (not now: a file rewritten
+    during the compile must look changed to the next reader)."""
     out = {}
     for s in sources:
-        st = s.path.stat()
-        out[str(s.path.resolve())] = [st.st_mtime_ns, st.st_size]
+        if s.stamp is None:
+            st = s.path.stat()
+            out[str(s.path.resolve())] = [st.st_mtime_ns, st.st_size]
+        else:
+            out[str(s.path.resolve())] = list(s.stamp)
     return out
 
 

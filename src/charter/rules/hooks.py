@@ -124,6 +124,13 @@ def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) ->
     if not result.shards:
         if result.gated:
             notes.append("no task in the prompt (only conversational words): no rules added")
+        else:  # say so when rules could have ranked: an empty answer must name itself
+            pinned = set(retriever.compiled.constitution.rule_ids)
+            open_rules = sum(
+                1 for r in retriever.compiled.rules if r.id not in pinned and not r.scopes
+            )
+            if open_rules:
+                notes.append(f"no rule ranked for this prompt ({open_rules} not pinned)")
         return None
     title = f"# Project rules for this request (Charter; intent {result.intent.name})"
     budget = HOOK_CONTEXT_LIMIT - len(title) - 200

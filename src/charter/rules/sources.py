@@ -64,6 +64,10 @@ class SourceFile:
     scopes: list[str] = field(default_factory=list)
     description: str = ""
     imported_from: str = ""
+    #: ``(st_mtime_ns, st_size)`` taken *before* the text was read: a file rewritten while
+    #: a compile reads it then no longer matches the compiled state's stamp, so the next
+    #: reader recompiles instead of serving rules of a half-written file as fresh.
+    stamp: tuple[int, int] | None = None
 
 
 def _matches(rel: str, pattern: str) -> bool:
@@ -406,9 +410,16 @@ def load_source(
     path: Path, rel: str, kind: str, max_bytes: int = DEFAULT_MAX_RULE_BYTES
 ) -> SourceFile:
     """Read one rule file (at most ``max_bytes``; ``rules.max_file_bytes``)."""
+    try:
+        st = path.stat()
+        stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+    except OSError:  # read_text names the problem
+        stamp = None
     text = read_text(path, what="rule file", max_bytes=max_bytes, hint="rules.max_file_bytes")
     meta, body, offset = split_front_matter(text, rel)
-    src = SourceFile(path=path, rel=rel, kind=kind, text=text, body=body, offset=offset, meta=meta)
+    src = SourceFile(
+        path=path, rel=rel, kind=kind, text=text, body=body, offset=offset, meta=meta, stamp=stamp
+    )
     _apply_meta(src)
     return src
 
