@@ -233,3 +233,34 @@ def test_evaluate_names_a_track_that_does_not_exist(tmp_path: Path, run_charter)
     assert proc.stdout == ""
     assert proc.stderr.strip() == "charter: error: no track feet (tracks: feat)"
     assert not (session.root / "docs/tracks/feet").exists()
+
+
+def test_a_plan_saved_during_the_evaluation_is_not_cached_under_the_old_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The verdict cache keys on the files' bytes before the evaluation reads them again:
+    a PLAN.md rewritten in between must leave no verdict under the first key, or the new
+    plan's verdict is served when the old bytes come back."""
+    from charter.session import evaluator as evaluator_module
+    from charter.session import guardrails
+
+    session = make(tmp_path)
+    project = session.project
+    plan = project.root / "docs/tracks/feat/PLAN.md"
+    old_bytes = plan.read_bytes()
+    guardrails._VERDICTS.clear()
+    real = evaluator_module.evaluate
+
+    def rewritten_meanwhile(sess: Session, track: str) -> evaluator_module.Evaluation:
+        failing = [PlanStep("P1", "Pick the delimiter TBD", "pending", "pytest -q")]
+        plan.write_text(render_plan("feat", failing), encoding="utf-8")
+        return real(sess, track)
+
+    monkeypatch.setattr(evaluator_module, "evaluate", rewritten_meanwhile)
+    first = guardrails.evaluation_verdict(project, "feat")
+    monkeypatch.setattr(evaluator_module, "evaluate", real)
+    assert first[0] is False  # the plan it read is the rewritten, failing one
+    plan.write_bytes(old_bytes)  # the old plan comes back
+    guardrails._VERDICTS.clear()
+    again = guardrails.evaluation_verdict(project, "feat")
+    assert again[0] is True, again  # evaluated afresh, not the cached failing verdict

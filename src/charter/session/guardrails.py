@@ -364,7 +364,12 @@ def _digest(project: Project, track: str) -> str:
 
 def evaluation_verdict(project: Project, track: str) -> tuple[bool, str, tuple[str, ...]]:
     """(passed, one-line summary, SPEC scope) for the track, cached by the sha256 of
-    PLAN.md + SPEC.md + the bound decisions (in memory and under ``.charter/``)."""
+    PLAN.md + SPEC.md + the bound decisions (in memory and under ``.charter/``).
+
+    The evaluation reads the files again after the key was taken, so a verdict is cached
+    only when the key is the same afterwards: a plan saved during the evaluation must not
+    leave the new plan's verdict under the old plan's key (it would be served if the old
+    bytes ever came back)."""
     key = _digest(project, track)
     hit = _VERDICTS.get(key)
     if hit is not None:
@@ -389,6 +394,8 @@ def evaluation_verdict(project: Project, track: str) -> tuple[bool, str, tuple[s
         finally:
             session.close()
         result = (evaluation.passed, evaluation.summary(), tuple(evaluation.scope))
+        if _digest(project, track) != key:
+            return result  # the inputs changed while they were read: answer, do not cache
         stored = {k: v for k, v in list(stored.items())[-15:]}
         stored[key] = {"passed": result[0], "summary": result[1], "scope": list(result[2])}
         try:
