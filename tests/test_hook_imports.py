@@ -4,8 +4,9 @@ Each event runs as a real ``charter hook EVENT`` process fed Claude Code's JSON 
 with no warm worker; at exit the process writes the names in ``sys.modules`` to a file.
 Lexical paths (tool guardrails, the work log, compaction, the cold Stop drift check,
 session start) must never load the embedding runtime (onnxruntime, tokenizers): that
-import alone costs more than the Stop hook's whole 300 ms budget. The prompt hook, which
-embeds the prompt, is the positive control: the same probe sees the model load there.
+import alone costs more than the Stop hook's whole 300 ms budget. Nor do they load
+pydantic: settings and decision records are ``charter.records`` classes. The prompt hook,
+which embeds the prompt, is the positive control: the same probe sees the model load there.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ _PROBE = (
     "main()\n"
 )
 MODEL_RUNTIME = {"onnxruntime", "tokenizers"}
+#: Settings and decision records are plain ``charter.records`` classes: importing
+#: pydantic and building its validators was half of a cold Stop hook (~150 ms).
+VALIDATION_LIBRARY = {"pydantic", "pydantic_core"}
 BAD = "Done. We could also consider a native mobile application for field staff later."
 RULES = """# Project rules
 
@@ -82,6 +86,7 @@ def _hook(root: Path, event: str, tmp_path: Path, **extra: Any) -> tuple[str, se
 def test_lexical_hook_paths_never_load_the_embedding_runtime(project: Path, tmp_path: Path) -> None:
     out, loaded = _hook(project, "pre-tool-use", tmp_path, tool_name="Bash", tool_input={})
     assert not loaded & (MODEL_RUNTIME | {"numpy"}), loaded & (MODEL_RUNTIME | {"numpy"})
+    assert not loaded & VALIDATION_LIBRARY, "the guardrail hook imported pydantic"
 
     edit = {"file_path": str(project / "src" / "billing.py"), "content": "x = 1\n"}
     out, loaded = _hook(
@@ -107,6 +112,7 @@ def test_lexical_hook_paths_never_load_the_embedding_runtime(project: Path, tmp_
     )
     assert "QA-PGC-004" in json.loads(out)["systemMessage"]
     assert not loaded & (MODEL_RUNTIME | {"numpy"}), loaded & (MODEL_RUNTIME | {"numpy"})
+    assert not loaded & VALIDATION_LIBRARY, "the Stop hook imported pydantic"
 
     # session start pins the compiled constitution; compiling embeds the shards, so the
     # rules are compiled first (as `charter install` does) and the hook only loads them
@@ -117,6 +123,7 @@ def test_lexical_hook_paths_never_load_the_embedding_runtime(project: Path, tmp_
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert "Never commit secrets" in context
     assert not loaded & MODEL_RUNTIME, loaded & MODEL_RUNTIME
+    assert not loaded & VALIDATION_LIBRARY, "session start imported pydantic"
 
 
 def test_the_probe_sees_the_model_load_on_the_prompt_hook(project: Path, tmp_path: Path) -> None:

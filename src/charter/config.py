@@ -13,58 +13,53 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
 from charter.decisions.settings import DecisionsSettings, DriftSettings
 from charter.errors import CharterError
 from charter.graph.settings import GraphSettings
 from charter.paths import CONFIG_FILE, STATE_DIR, find_root
+from charter.records import Field, Record, RecordError
 from charter.rules.settings import RulesSettings
 from charter.search.settings import SearchSettings
 from charter.secretscan.settings import SecretsSettings
 from charter.session.settings import SessionSettings
 
 
-class EmbedSettings(BaseModel):
+class EmbedSettings(Record):
     """Which embedding provider turns text into vectors (rules, search and drift share it)."""
 
-    model_config = ConfigDict(extra="forbid")
-
     provider: str = Field(
-        "minilm", description="minilm (bundled ONNX model) | hash | sentence-transformers"
+        default="minilm", description="minilm (bundled ONNX model) | hash | sentence-transformers"
     )
-    model_path: str = Field("", description="local model dir for sentence-transformers")
+    model_path: str = Field(default="", description="local model dir for sentence-transformers")
     # 16 compiled 500 short rules ~5 % faster than 32, with byte-identical vectors
     batch_size: int = Field(
-        16, ge=1, description="texts per model run (vectors do not depend on it)"
+        default=16, ge=1, description="texts per model run (vectors do not depend on it)"
     )
-    max_tokens: int = Field(256, ge=16, description="truncate inputs to this many tokens")
+    max_tokens: int = Field(default=256, ge=16, description="truncate inputs to this many tokens")
 
 
-class HooksSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    warm_worker: bool = Field(True, description="keep a warm retrieval worker per session")
+class HooksSettings(Record):
+    warm_worker: bool = Field(default=True, description="keep a warm retrieval worker per session")
     worker_idle_seconds: int = Field(
-        1800, ge=10, description="the warm worker exits after this many idle seconds"
+        default=1800, ge=10, description="the warm worker exits after this many idle seconds"
     )
-    timeout_seconds: float = Field(8.0, gt=0, description="give up and fail open after this")
+    timeout_seconds: float = Field(
+        default=8.0, gt=0, description="give up and fail open after this"
+    )
     max_memory_mb: int = Field(
-        1024,
+        default=1024,
         ge=128,
         description="a hook or the warm worker above this memory gives up the request (fails open)",
     )
     manage_rule_files: bool = Field(
-        True,
+        default=True,
         description="install: Claude Code stops loading the rule files Charter compiles "
         "(claudeMdExcludes); Charter injects their rules instead",
     )
 
 
-class Settings(BaseModel):
+class Settings(Record):
     """The whole configuration, one section per capability."""
-
-    model_config = ConfigDict(extra="forbid")
 
     embed: EmbedSettings = Field(default_factory=EmbedSettings)
     rules: RulesSettings = Field(default_factory=RulesSettings)
@@ -111,7 +106,7 @@ def parse_settings(raw: dict[str, Any], source: str = "config", prefix: str = ""
     as the user wrote it (``prefix`` is ``tool.charter.`` for a pyproject section)."""
     try:
         return Settings.model_validate(raw)
-    except ValidationError as exc:
+    except RecordError as exc:
         first = exc.errors()[0]
         where = prefix + ".".join(str(p) for p in first["loc"])
         message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
@@ -189,25 +184,21 @@ def _toml_key(key: str) -> str:
     return key if key.replace("_", "").replace("-", "").isalnum() else _toml_value(key)
 
 
-def _emit_table(name: str, model: BaseModel, out: list[str]) -> None:
+def _emit_table(name: str, model: Record, out: list[str]) -> None:
     scalars: list[str] = []
-    children: list[tuple[str, BaseModel]] = []
+    children: list[tuple[str, Record]] = []
     for key, info in type(model).model_fields.items():
         value = getattr(model, key)
-        if isinstance(value, BaseModel):
+        if isinstance(value, Record):
             children.append((f"{name}.{key}", value))
             continue
-        if (
-            isinstance(value, dict)
-            and value
-            and all(isinstance(v, BaseModel) for v in value.values())
-        ):
+        if isinstance(value, dict) and value and all(isinstance(v, Record) for v in value.values()):
             for sub, sub_model in value.items():
                 children.append((f"{name}.{key}.{_toml_key(sub)}", sub_model))
             continue
         if info.description:
             scalars.append(f"# {info.description}")
-        dumped = value.model_dump() if isinstance(value, BaseModel) else value
+        dumped = value.model_dump() if isinstance(value, Record) else value
         scalars.append(f"{_toml_key(key)} = {_toml_value(dumped)}")
     if scalars:
         out.append(f"[{name}]")

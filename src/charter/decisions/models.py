@@ -1,4 +1,4 @@
-"""The canonical ``pgc_clarifications`` structure (seed 003, section 2) as pydantic models.
+"""The canonical ``pgc_clarifications`` structure (seed 003, section 2) as typed records.
 
 These models are the single source of truth for the stored decisions file and for the
 published JSON Schema (``schemas/pgc_clarifications.v1.json`` is generated from them and a
@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
 from charter.errors import CharterError
+from charter.records import Field, Record, RecordError
+from charter.records import json_schema as record_schema
 
 SCHEMA_ID = "https://charter.dev/schemas/pgc_clarifications.v1.json"
 
@@ -30,16 +30,14 @@ BindingReason = Literal[
 Answer = str | list[str] | None
 
 
-class Choice(BaseModel):
+class Choice(Record):
     """One option offered by a choice question."""
-
-    model_config = ConfigDict(extra="forbid")
 
     id: str = Field(..., min_length=1, description="stable option id, e.g. web")
     label: str = Field(..., min_length=1, description="what the user saw, e.g. Web browser")
 
 
-class Clarification(BaseModel):
+class Clarification(Record):
     """A question, the user's answer and whether it binds downstream work.
 
     ``binding`` and ``binding_reason`` are derived mechanically (see
@@ -47,24 +45,24 @@ class Clarification(BaseModel):
     what the user said about the decision and are only written when set.
     """
 
-    model_config = ConfigDict(extra="forbid")
-
     id: str = Field(..., min_length=1, pattern=r"^[A-Za-z0-9_.:-]+$")
     text: str = Field(..., min_length=1, description="the question as asked")
     priority: Priority
     answer_type: AnswerType
     choices: list[Choice] = Field(default_factory=list)
-    user_answer: Answer = Field(None, description="choice id(s), free text, or null/undecided")
-    user_answer_label: Answer = Field(None, description="label(s) of the chosen option(s)")
+    user_answer: Answer = Field(
+        default=None, description="choice id(s), free text, or null/undecided"
+    )
+    user_answer_label: Answer = Field(default=None, description="label(s) of the chosen option(s)")
     resolved: bool = False
     binding: bool = False
     binding_reason: BindingReason = "unresolved"
-    hard: bool | None = Field(None, description="the user marked this a hard constraint")
+    hard: bool | None = Field(default=None, description="the user marked this a hard constraint")
     exclusion: bool | None = Field(
-        None, description="the answer excludes something from scope (set by the user)"
+        default=None, description="the answer excludes something from scope (set by the user)"
     )
     preference: bool | None = Field(
-        None, description="the user called this a preference, not a requirement"
+        default=None, description="the user called this a preference, not a requirement"
     )
 
     def answer_ids(self) -> list[str]:
@@ -90,10 +88,8 @@ class Clarification(BaseModel):
         return data
 
 
-class PgcClarifications(BaseModel):
+class PgcClarifications(Record):
     """The whole decisions file: ``{"pgc_clarifications": [...]}``."""
-
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"$id": SCHEMA_ID})
 
     pgc_clarifications: list[Clarification] = Field(..., description="merged questions and answers")
 
@@ -129,7 +125,7 @@ def parse_clarifications(data: Any, source: str = "decisions") -> PgcClarificati
         raise CharterError(f"{source}: expected an object with a 'pgc_clarifications' list")
     try:
         parsed = PgcClarifications.model_validate(data)
-    except ValidationError as exc:
+    except RecordError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise CharterError(f"{source}: {where}: {first['msg']}") from None
@@ -143,7 +139,8 @@ def parse_clarifications(data: Any, source: str = "decisions") -> PgcClarificati
 
 def json_schema() -> dict[str, Any]:
     """The published JSON Schema of the decisions file, generated from the models."""
-    schema = PgcClarifications.model_json_schema()
+    schema = record_schema(PgcClarifications)
+    schema["$id"] = SCHEMA_ID
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "pgc_clarifications v1"
     return schema

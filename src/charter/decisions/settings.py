@@ -4,42 +4,38 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from charter.records import Field, Record
 
 
-class DecisionsSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class DecisionsSettings(Record):
     aliases: dict[str, list[str]] = Field(
         default_factory=dict,
         description="extra vocabulary per choice id (or CLARIFICATION_ID.choice_id), "
         "e.g. mobile = [ios]",
     )
     default_priority: Literal["must", "should", "could"] = Field(
-        "must", description="priority of imported intake items that do not state one"
+        default="must", description="priority of imported intake items that do not state one"
     )
 
 
-class DriftSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class DriftSettings(Record):
     on_stop: Literal["block", "warn", "off"] = Field(
-        "warn", description="block | warn | off for the Stop hook"
+        default="warn", description="block | warn | off for the Stop hook"
     )
     semantic: bool = Field(
-        True, description="use the embedding model (embed.provider) as the semantic layer"
+        default=True, description="use the embedding model (embed.provider) as the semantic layer"
     )
     stop_semantic: Literal["auto", "on", "off"] = Field(
-        "auto",
+        default="auto",
         description="semantic layer in the Stop hook: auto = only when the model is already "
         "loaded (warm worker); on = always (a cold hook then loads it, ~1 s)",
     )
     judge: str = Field(
-        "", description="optional model judge 'module:factory' returning a DriftJudge (off)"
+        default="", description="optional model judge 'module:factory' returning a DriftJudge (off)"
     )
-    max_hook_findings: int = Field(5, ge=1, description="findings quoted in a hook message")
+    max_hook_findings: int = Field(default=5, ge=1, description="findings quoted in a hook message")
     block_confidence: float = Field(
-        0.8,
+        default=0.8,
         ge=0.0,
         le=1.0,
         description="with on_stop = block, only findings whose calibrated confidence reaches "

@@ -7,13 +7,11 @@ out in turn (docs/benchmarks.md); the file limits keep a cold build bounded.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from charter.records import Field, Record
 
 
-class GraphSettings(BaseModel):
+class GraphSettings(Record):
     """``[graph]``: what the graph reads and how task context is ranked."""
-
-    model_config = ConfigDict(extra="forbid")
 
     exclude: list[str] = Field(
         default_factory=lambda: [
@@ -30,34 +28,38 @@ class GraphSettings(BaseModel):
         description="globs never read into the graph (on top of .gitignore and secrets)",
     )
     max_file_bytes: int = Field(
-        1_000_000, ge=1024, description="larger files stay file-level nodes, not parsed"
+        default=1_000_000, ge=1024, description="larger files stay file-level nodes, not parsed"
     )
-    max_files: int = Field(20_000, ge=1, description="stop walking after this many files")
-    seed_weight: float = Field(0.68, ge=0, description="task context: weight of the seed score")
-    ppr_weight: float = Field(0.32, ge=0, description="task context: weight of PageRank")
-    damping: float = Field(0.82, gt=0, lt=1, description="personalized PageRank damping")
-    default_limit: int = Field(20, ge=1, description="task context: nodes returned")
+    max_files: int = Field(default=20_000, ge=1, description="stop walking after this many files")
+    seed_weight: float = Field(
+        default=0.68, ge=0, description="task context: weight of the seed score"
+    )
+    ppr_weight: float = Field(default=0.32, ge=0, description="task context: weight of PageRank")
+    damping: float = Field(default=0.82, gt=0, lt=1, description="personalized PageRank damping")
+    default_limit: int = Field(default=20, ge=1, description="task context: nodes returned")
     default_depth: int = Field(
-        2, ge=0, description="task context: hops from a seed PageRank may reach"
+        default=2, ge=0, description="task context: hops from a seed PageRank may reach"
     )
     test_penalty: float = Field(
-        0.5, ge=0, le=1, description="task context: score factor for test files"
+        default=0.5, ge=0, le=1, description="task context: score factor for test files"
     )
-    source_artifact_limit: int = Field(200, ge=1, description="capsule: source handles kept")
+    source_artifact_limit: int = Field(
+        default=200, ge=1, description="capsule: source handles kept"
+    )
     capsule_token_budget: int = Field(
-        8000,
+        default=8000,
         ge=100,
         description="capsule: token budget; over it, pointers the graph can give again are cut "
         "(public symbols, source handles, front-end vocabulary, local rules), never the authority",
     )
     search_weight: float = Field(
-        0.3,
+        default=0.3,
         ge=0,
         description="task context: weight of hybrid-search hits (used when a search index "
         "exists; the localization split has none, so this weight is not yet measured)",
     )
     prompt_files: int = Field(
-        0,
+        default=0,
         ge=0,
         le=20,
         description="UserPromptSubmit: name this many top files for the prompt (0 = off; "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from charter.records import Field, Record
 
 DEFAULT_CONSTITUTION_MARKERS = [
     r"^#+\s*(safety|security|invariant|constitution|critical|non[- ]?negotiable|always)",
@@ -12,9 +12,7 @@ DEFAULT_CONSTITUTION_MARKERS = [
 ]
 
 
-class RulesSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class RulesSettings(Record):
     sources: list[str] = Field(
         default_factory=list,
         description="extra rule files or globs to compile besides the discovered ones",
@@ -28,39 +26,49 @@ class RulesSettings(BaseModel):
         description="section headers whose rules form the always-loaded constitution",
     )
     embed_model: Literal["rules", "general"] = Field(
-        "rules",
+        default="rules",
         description="bundled model that embeds rules and tasks: rules (fine-tuned to rank a "
         "rule file's rules for a task) | general (the sentence model search uses); other "
         "embed providers use their one model",
     )
-    max_constitution_lines: int = Field(60, ge=1, description="cap on constitution text")
+    max_constitution_lines: int = Field(default=60, ge=1, description="cap on constitution text")
     max_constitution_tokens: int = Field(
-        0, ge=0, description="token cap on the constitution (0 = automatic, see below)"
+        default=0, ge=0, description="token cap on the constitution (0 = automatic, see below)"
     )
     constitution_budget_share: float = Field(
-        0.3, gt=0, le=1, description="automatic cap: this share of the policy budget"
+        default=0.3, gt=0, le=1, description="automatic cap: this share of the policy budget"
     )
     constitution_min_tokens: int = Field(
-        100, ge=0, description="automatic cap never goes below this many tokens"
+        default=100, ge=0, description="automatic cap never goes below this many tokens"
     )
-    constitution_priority_boost: int = Field(100, description="added to constitution rules")
+    constitution_priority_boost: int = Field(default=100, description="added to constitution rules")
     selection: str = Field(
-        "budget", description="budget (fill a token budget) | top_n (the seed's fixed count)"
+        default="budget",
+        description="budget (fill a token budget) | top_n (the seed's fixed count)",
     )
-    top_n: int = Field(5, ge=1, description="shards per task when selection = top_n or --top")
+    top_n: int = Field(
+        default=5, ge=1, description="shards per task when selection = top_n or --top"
+    )
     budget_fraction: float = Field(
-        0.25, gt=0, le=1, description="policy budget as a fraction of all rule files' tokens"
+        default=0.25,
+        gt=0,
+        le=1,
+        description="policy budget as a fraction of all rule files' tokens",
     )
-    budget_tokens: int = Field(0, ge=0, description="fixed policy token budget (0 = use fraction)")
-    budget_max_tokens: int = Field(2500, ge=1, description="upper bound of the policy budget")
+    budget_tokens: int = Field(
+        default=0, ge=0, description="fixed policy token budget (0 = use fraction)"
+    )
+    budget_max_tokens: int = Field(
+        default=2500, ge=1, description="upper bound of the policy budget"
+    )
     budget_min_shard_tokens: int = Field(
-        100,
+        default=100,
         ge=0,
         description="shards always get at least this many tokens (on a file under 400 "
         "tokens this is more than a quarter of it; 0 = the budget is a strict cap)",
     )
     hook_budget_fraction: float = Field(
-        0.0,
+        default=0.0,
         ge=0,
         le=1,
         description="lean prompt hook: the new rules one prompt adds fill at most this share "
@@ -68,12 +76,12 @@ class RulesSettings(BaseModel):
         "rules_for_task)",
     )
     citation_style: Literal["grouped", "inline"] = Field(
-        "grouped",
+        default="grouped",
         description="grouped: rules under one `In path:` header per file, each with its "
         "(Lstart-Lend); inline: every rule line ends (path:Lstart-Lend)",
     )
     hook_relative_cutoff: float = Field(
-        0.4,
+        default=0.4,
         ge=0,
         le=1,
         description="the prompt hook adds only rules scoring at least this share of the best "
@@ -81,50 +89,57 @@ class RulesSettings(BaseModel):
         "through rules_for_task",
     )
     path_rules_max_tokens: int = Field(
-        500,
+        default=500,
         ge=0,
         description="when the agent reads or changes a file, the rules scoped to its path "
         "(nested AGENTS.md, Cursor globs, `paths:`) not yet in the conversation arrive with "
         "the tool's result, up to about this many tokens (0 = off)",
     )
     max_rule_tokens: int = Field(
-        28, ge=8, description="rule text in policy is cut at this many tokens (citation kept)"
+        default=28,
+        ge=8,
+        description="rule text in policy is cut at this many tokens (citation kept)",
     )
     complete_procedures: bool = Field(
-        True,
+        default=True,
         description="when half or more of a numbered procedure's steps are chosen, add the "
         "rest (lowest-scored shards make room)",
     )
     complete_sections_up_to: int = Field(
-        3,
+        default=3,
         ge=0,
         description="when one of the best few shards sits in a section of at most this many "
         "rules, add the others (0 = off)",
     )
     complete_from_top: int = Field(
-        5, ge=1, description="how many of the best shards may pull in their small section"
+        default=5, ge=1, description="how many of the best shards may pull in their small section"
     )
     content_gate: bool = Field(
-        True,
+        default=True,
         description="return no shards for a prompt with no task in it, only conversational "
         "words (yes, continue, try again, looks good)",
     )
-    min_score: float = Field(0.0, description="shards scoring below this are not returned")
+    min_score: float = Field(default=0.0, description="shards scoring below this are not returned")
     relative_cutoff: float = Field(
-        0.0, ge=0, le=1, description="drop shards scoring below this fraction of the best"
+        default=0.0, ge=0, le=1, description="drop shards scoring below this fraction of the best"
     )
-    intent_boost: float = Field(0.05, description="added when a shard's intents match the task")
+    intent_boost: float = Field(
+        default=0.05, description="added when a shard's intents match the task"
+    )
     domain_boost: float = Field(
-        0.04, description="added when a shard shares a domain inferred from the task's words"
+        default=0.04,
+        description="added when a shard shares a domain inferred from the task's words",
     )
-    risk_boost_critical: float = Field(0.10, description="added for critical-risk shards")
-    risk_boost_high: float = Field(0.05, description="added for high-risk shards")
+    risk_boost_critical: float = Field(default=0.10, description="added for critical-risk shards")
+    risk_boost_high: float = Field(default=0.05, description="added for high-risk shards")
     feedback_weight: float = Field(
-        0.4, ge=0, description="pseudo-relevance feedback: mix the top rules into the query"
+        default=0.4, ge=0, description="pseudo-relevance feedback: mix the top rules into the query"
     )
-    feedback_top: int = Field(5, ge=1, description="rules used for pseudo-relevance feedback")
+    feedback_top: int = Field(
+        default=5, ge=1, description="rules used for pseudo-relevance feedback"
+    )
     clause_views: float = Field(
-        1.0,
+        default=1.0,
         ge=0,
         le=1,
         description=(
@@ -133,13 +148,13 @@ class RulesSettings(BaseModel):
         ),
     )
     directive_boost: float = Field(
-        0.05, description="added to rules that instruct rather than describe"
+        default=0.05, description="added to rules that instruct rather than describe"
     )
-    lexical_weight: float = Field(0.5, ge=0, description="weight of the BM25 component")
-    dense_weight: float = Field(1.0, ge=0, description="weight of the cosine component")
-    max_import_depth: int = Field(5, ge=0, description="levels of @path imports followed")
+    lexical_weight: float = Field(default=0.5, ge=0, description="weight of the BM25 component")
+    dense_weight: float = Field(default=1.0, ge=0, description="weight of the cosine component")
+    max_import_depth: int = Field(default=5, ge=0, description="levels of @path imports followed")
     max_file_bytes: int = Field(
-        256 * 1024,
+        default=256 * 1024,
         ge=1024,
         description="rule files (and imports) larger than this are skipped with a note",
     )

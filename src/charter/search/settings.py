@@ -6,15 +6,12 @@ mode scopes, fusion weights, the reranker, what is never indexed, and zones.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
+from charter.records import Field, Record, check
 from charter.secretscan.settings import SECRET_FILE_GLOBS
 
 
-class ModeSettings(BaseModel):
+class ModeSettings(Record):
     """One retrieval mode: where it looks and how much it keeps."""
-
-    model_config = ConfigDict(extra="forbid")
 
     search_paths: list[str] = Field(
         default_factory=lambda: ["**"], description="globs ({variables} filled from config)"
@@ -64,10 +61,8 @@ def _default_modes() -> dict[str, ModeSettings]:
     }
 
 
-class FusionSettings(BaseModel):
+class FusionSettings(Record):
     """How BM25 and dense candidate lists are merged (see charter.search.fusion)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     method: str = Field(default="zscore", description="zscore | rrf")
     bm25_weight: float = Field(default=0.6, ge=0, description="weight of the BM25 list")
@@ -76,10 +71,8 @@ class FusionSettings(BaseModel):
     title_weight: float = Field(default=2.0, ge=0, description="BM25 weight of title/section terms")
 
 
-class RerankSettings(BaseModel):
+class RerankSettings(Record):
     """Which reranker reorders the fused candidates."""
-
-    model_config = ConfigDict(extra="forbid")
 
     provider: str = Field(
         default="rocchio",
@@ -95,10 +88,8 @@ class RerankSettings(BaseModel):
     )
 
 
-class IndexSettings(BaseModel):
+class IndexSettings(Record):
     """What ``charter index`` reads, what it never reads, and how it chunks."""
-
-    model_config = ConfigDict(extra="forbid")
 
     paths: list[str] = Field(
         default_factory=lambda: ["."], description="paths indexed when none are given"
@@ -191,9 +182,8 @@ class IndexSettings(BaseModel):
         default=200, ge=0, description="deleted files taken from history"
     )
 
-    @field_validator("skip_noise")
-    @classmethod
-    def _known_rules(cls, value: list[str]) -> list[str]:
+    @check("skip_noise")
+    def _known_rules(value: list[str]) -> list[str]:
         from charter.search.noise import NOISE_RULES
 
         unknown = [v for v in value if v not in NOISE_RULES]
@@ -202,9 +192,7 @@ class IndexSettings(BaseModel):
         return value
 
 
-class SearchSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SearchSettings(Record):
     default_mode: str = Field(default="execution", description="planning | execution | review")
     stale_days: int = Field(default=30, ge=1, description="SoT files older than this are stale")
     variables: dict[str, str] = Field(default_factory=dict, description="{vars} in paths")

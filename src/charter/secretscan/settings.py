@@ -7,7 +7,7 @@ like a credential (a documented example key, a test fixture) without turning the
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from charter.records import Field, Record
 
 #: File names that hold credentials whatever their content (the name-based half of secret
 #: detection): search never indexes them and the agent's writes never land in them.
@@ -28,10 +28,8 @@ SECRET_FILE_GLOBS = (
 )
 
 
-class SecretsSettings(BaseModel):
+class SecretsSettings(Record):
     """``[secrets]`` in charter.toml."""
-
-    model_config = ConfigDict(extra="forbid")
 
     enabled: bool = Field(
         default=True, description="redact secrets found by content before storing or serving"

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from charter.records import Field, Record
 from charter.secretscan.settings import SECRET_FILE_GLOBS
 
 DEFAULT_CORE = [
@@ -20,12 +19,10 @@ DEFAULT_CORE = [
 ]
 
 
-class GuardrailSettings(BaseModel):
+class GuardrailSettings(Record):
     """PreToolUse policy: which tools may run and where writes may land."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    enabled: bool = Field(True, description="enforce guardrails in the PreToolUse hook")
+    enabled: bool = Field(default=True, description="enforce guardrails in the PreToolUse hook")
     allowed_tools: list[str] = Field(
         default_factory=lambda: ["*"],
         description="globs over tool names (mcp__* included); default all",
@@ -54,69 +51,73 @@ class GuardrailSettings(BaseModel):
         "dir is always added)",
     )
     audit_log: str = Field(
-        "artifacts/guardrails/audit.jsonl", description="one JSON line per blocked call"
+        default="artifacts/guardrails/audit.jsonl", description="one JSON line per blocked call"
     )
 
 
-class RetentionSettings(BaseModel):
+class RetentionSettings(Record):
     """How much session history is kept (``charter session prune``).
 
     The journal, checkpoint history, transient folders, inject-once records and audit log
     all grow with every session; a user who runs an agent daily for months would carry
     them all. What a restore still reads is never pruned, whatever these say."""
 
-    model_config = ConfigDict(extra="forbid")
-
     keep_sessions: int = Field(
-        20,
+        default=20,
         ge=1,
         description="per track, the newest N sessions keep their journal events and "
         "transient folder (the session a checkpoint names, the newest plan and decisions "
         "or risks not yet compacted are always kept)",
     )
     keep_checkpoints: int = Field(
-        20, ge=1, description="per track, checkpoint history files kept (latest.json always)"
+        default=20,
+        ge=1,
+        description="per track, checkpoint history files kept (latest.json always)",
     )
     injected_days: int = Field(
-        30,
+        default=30,
         ge=1,
         description="inject-once records of conversations not seen for this many days are dropped",
     )
     audit_max_entries: int = Field(
-        10000, ge=100, description="the guardrails audit log keeps its newest N entries"
+        default=10000, ge=100, description="the guardrails audit log keeps its newest N entries"
     )
     auto_prune: bool = Field(
-        True, description="prune at SessionStart, at most once a day (never on a tool call)"
+        default=True, description="prune at SessionStart, at most once a day (never on a tool call)"
     )
 
 
-class SessionSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SessionSettings(Record):
     core_files: list[str] = Field(
         default_factory=lambda: list(DEFAULT_CORE),
         description="core tier, always loaded, in this order",
     )
-    context_dir: str = Field("docs/context", description="the seed's deliverables")
-    tracks_dir: str = Field("docs/tracks", description="one folder per track")
-    active_track_file: str = Field("docs/tracks/ACTIVE_TRACK", description="names the active track")
+    context_dir: str = Field(default="docs/context", description="the seed's deliverables")
+    tracks_dir: str = Field(default="docs/tracks", description="one folder per track")
+    active_track_file: str = Field(
+        default="docs/tracks/ACTIVE_TRACK", description="names the active track"
+    )
     sessions_dir: str = Field(
-        "artifacts/sessions", description="transient tier, one folder per session id"
+        default="artifacts/sessions", description="transient tier, one folder per session id"
     )
     checkpoints_dir: str = Field(
-        "artifacts/checkpoints", description="latest.json and history per track"
+        default="artifacts/checkpoints", description="latest.json and history per track"
     )
-    work_log_max_bytes: int = Field(65536, ge=1024, description="work_log.md rolling window")
-    test_output_max_bytes: int = Field(8192, ge=256, description="tail of the last test run")
-    recent_diff_max_bytes: int = Field(32768, ge=1024, description="bounded git diff")
+    work_log_max_bytes: int = Field(
+        default=65536, ge=1024, description="work_log.md rolling window"
+    )
+    test_output_max_bytes: int = Field(
+        default=8192, ge=256, description="tail of the last test run"
+    )
+    recent_diff_max_bytes: int = Field(default=32768, ge=1024, description="bounded git diff")
     recover_budget_tokens: int = Field(
-        2600,
+        default=2600,
         ge=200,
         description="tokens of recovered context (with constitution and invariants); "
         "Claude Code shows at most 10,000 characters of hook context",
     )
     recover_max_share: float = Field(
-        0.06,
+        default=0.06,
         gt=0,
         le=1,
         description="recovered context is at most this share of the conversation the "
@@ -124,16 +125,16 @@ class SessionSettings(BaseModel):
         "restored at nearly its own size",
     )
     recover_min_tokens: int = Field(
-        400, ge=100, description="the recovered context may always use this many tokens"
+        default=400, ge=100, description="the recovered context may always use this many tokens"
     )
     instruction_max_chars: int = Field(
-        400,
+        default=400,
         ge=40,
         description="a prompt up to this long is kept verbatim; longer ones are cut to "
         "their lead and directive sentences",
     )
     core_writes: Literal["propose", "auto"] = Field(
-        "propose",
+        default="propose",
         description="new global invariants: propose (a reviewable file) or auto "
         "(appended to CONTEXT_CORE.md)",
     )
