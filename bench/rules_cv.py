@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import ValidationError
 
 from charter.config import Project, Settings
 from charter.embed.base import Vectors
 from charter.embed.registry import rules_embedder_for
 from charter.errors import CharterError
 from charter.eval.rules_bench import _gold_found, load_tasks
+from charter.records import RecordError
 from charter.rules.compiler import compile_rules
 from charter.rules.retrieve import Retriever
 
@@ -133,7 +133,7 @@ def main() -> None:
     args = parser.parse_args()
     try:
         run(args)
-    except (CharterError, ValidationError) as exc:
+    except (CharterError, RecordError) as exc:
         first = str(exc).splitlines()[0]
         print(f"rules_cv: error: {first}", file=sys.stderr)
         raise SystemExit(1) from None

@@ -358,3 +358,40 @@ def test_a_rule_the_file_repeats_is_shown_once(repo: Path) -> None:
     result = r.retrieve("run the checks before I commit the test changes", top=5)
     shown = [s.rule for s in result.shards if "make check" in s.rule.text]
     assert len(shown) == 1
+
+
+LEAD_IN = """# Rules
+
+## Database
+
+- Keep transactions short; never hold a row lock across a network call.
+- Every new table gets a tenant_id column and a row-level security policy.
+
+To add a migration:
+
+1. Generate the revision with alembic autogenerate and a message saying what changes.
+2. Delete unrelated diffs that autogenerate picked up from the generated file.
+3. Run the upgrade, downgrade, upgrade round trip locally.
+
+## Frontend
+
+- Use CSS variables for spacing, never raw px values.
+"""
+
+
+def test_a_lead_in_is_never_shown_without_its_items(repo: Path) -> None:
+    """ "To add a migration:" alone says nothing: when it ranks but none of its steps
+    make the cut, it is left out and the next rule takes its place."""
+    write(repo, "CLAUDE.md", LEAD_IN)
+    r = _retriever(repo)
+    lead = next(rule for rule in r.compiled.rules if rule.text == "To add a migration:")
+    task = "To add a migration"
+    for top in (1, 2, 3, 4):
+        result = r.retrieve(task, top=top)
+        ids = {sh.rule.id for sh in result.shards}
+        assert len(result.shards) == top
+        if lead.id in ids:  # never alone: at least one of its steps came with it
+            assert any(sh.rule.kind == "step" for sh in result.shards), top
+    one = r.retrieve(task, top=1)
+    assert one.shards[0].rule.id != lead.id
+    assert {"rule_id": lead.id, "reason": "a lead-in without its items"} in one.dropped

@@ -54,3 +54,36 @@ def small_sections(rules: list[Rule], max_size: int) -> list[list[int]]:
     for i, rule in enumerate(rules):
         by_section[(rule.source.path, rule.source.section)].append(i)
     return [g for g in by_section.values() if 2 <= len(g) <= max_size]
+
+
+def lead_ins(rules: list[Rule]) -> dict[int, list[int]]:
+    """Index of each lead-in ("To add a migration:", "Agents MUST:") -> its items' indexes.
+
+    A lead-in is a rule ending in a colon directly over a list (items or steps, each at
+    most ``_STEP_GAP`` lines after the one before, same file and section). Alone it says
+    nothing: its meaning is in its items, which carry its words for retrieval.
+    """
+    order = sorted(
+        range(len(rules)), key=lambda i: (rules[i].source.path, rules[i].source.line_start)
+    )
+    out: dict[int, list[int]] = {}
+    for at, i in enumerate(order):
+        lead = rules[i]
+        if not lead.text.rstrip().endswith(":"):
+            continue
+        items: list[int] = []
+        end = lead.source.line_end
+        for j in order[at + 1 :]:
+            item = rules[j]
+            if (
+                item.kind not in ("item", "step")
+                or item.source.path != lead.source.path
+                or item.source.section != lead.source.section
+                or item.source.line_start - end > _STEP_GAP
+            ):
+                break
+            items.append(j)
+            end = item.source.line_end
+        if items:
+            out[i] = items
+    return out

@@ -25,7 +25,7 @@ from charter.errors import CharterError
 from charter.rules.annotate import infer_domains
 from charter.rules.compiler import CompiledRules
 from charter.rules.gate import CONTENT_FREE, is_content_free
-from charter.rules.groups import procedures, small_sections
+from charter.rules.groups import lead_ins, procedures, small_sections
 from charter.rules.intent import Intent, classify
 from charter.rules.lexical import BM25, tokenize
 from charter.rules.model import Rule
@@ -41,6 +41,9 @@ _CLAUSE_BREAK = re.compile(
     r"|\s+(?:and|so|but|because|then|while|instead of|so that)\s+",
     re.I,
 )
+
+#: Selections made again at most this often to leave out lead-ins without items.
+_LEAD_IN_ROUNDS = 3
 
 
 def task_views(task: str) -> list[str]:
@@ -232,6 +235,7 @@ class Retriever:
         self.filterable = [pos for pos, r in enumerate(cand_rules) if r.scopes or r.tool_classes]
         self.procedures = procedures(cand_rules) if settings.complete_procedures else []
         self.small_sections = small_sections(cand_rules, settings.complete_sections_up_to)
+        self.lead_ins = lead_ins(cand_rules)
         self.id_rank = np.argsort(np.argsort([r.id for r in cand_rules], kind="stable"))
         self._reply_words: frozenset[str] | None = None
 
@@ -347,13 +351,44 @@ class Retriever:
                 reasons.append("scope matches " + ", ".join(rule.scopes))
             return Shard(rule, float(score[pos]), reasons)
 
-        dropped: list[dict[str, str]] = []
-        chosen, cut = self._select(
-            (make(pos) for pos in order), top_n, budget_tokens, dropped, cutoff
+        # A lead-in chosen without any of its items ("Agents MUST:" alone) tells the agent
+        # nothing and spends budget: it is left out and the selection made again without
+        # it, so the next rule takes its place (a few rounds at most).
+        excluded: set[int] = set()
+        for _ in range(_LEAD_IN_ROUNDS):
+            dropped: list[dict[str, str]] = []
+            chosen, cut = self._select(
+                (make(pos) for pos in order if pos not in excluded),
+                top_n,
+                budget_tokens,
+                dropped,
+                cutoff,
+            )
+            if budget_tokens and not top_n:
+                chosen = self._complete_groups(chosen, make, allowed, budget_tokens)
+            orphans = self._orphan_lead_ins(chosen)
+            if not orphans:
+                break
+            excluded |= orphans
+        else:
+            chosen = [c for c in chosen if self._positions()[c.rule.id] not in excluded]
+        position = self._positions()
+        dropped.extend(
+            {"rule_id": self.rules[cand[pos]].id, "reason": "a lead-in without its items"}
+            for pos in sorted(excluded)
+            if all(position[c.rule.id] != pos for c in chosen)
         )
-        if budget_tokens and not top_n:
-            chosen = self._complete_groups(chosen, make, allowed, budget_tokens)
         return self._retrieval(task, intent, chosen, dropped, cut=cut)
+
+    def _orphan_lead_ins(self, chosen: list[Shard]) -> set[int]:
+        """Positions of chosen lead-ins none of whose items were chosen."""
+        position = self._positions()
+        picked = {position[sh.rule.id] for sh in chosen}
+        return {
+            pos
+            for pos in picked
+            if pos in self.lead_ins and not picked.intersection(self.lead_ins[pos])
+        }
 
     def reply_words(self) -> frozenset[str]:
         """The words of generic conversational replies, as this index tokenizes them."""
