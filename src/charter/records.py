@@ -46,6 +46,7 @@ class FieldInfo:
         self,
         default: Any = _MISSING,
         default_factory: Callable[[], Any] | None = None,
+        *,
         description: str | None = None,
         ge: float | None = None,
         gt: float | None = None,
@@ -77,16 +78,12 @@ def Field(
     default: Any = _MISSING,
     *,
     default_factory: Callable[[], Any] | None = None,
-    description: str | None = None,
-    ge: float | None = None,
-    gt: float | None = None,
-    le: float | None = None,
-    lt: float | None = None,
-    min_length: int | None = None,
-    pattern: str | None = None,
+    **constraints: Any,
 ) -> Any:
-    """A field's default (``...`` for required) and constraints, in a record class body."""
-    return FieldInfo(default, default_factory, description, ge, gt, le, lt, min_length, pattern)
+    """A field's default (``...`` for required) and constraints (``description``, ``ge``,
+    ``gt``, ``le``, ``lt``, ``min_length``, ``pattern``: see :class:`FieldInfo`), in a
+    record class body."""
+    return FieldInfo(default, default_factory, **constraints)
 
 
 class RecordError(ValueError):
