@@ -69,6 +69,8 @@ def test_lax_scalars_are_coerced_as_pydantic_did() -> None:
         ({"count": 0}, ("count",), "greater_than"),
         ({"count": 2.5}, ("count",), "int_from_float"),
         ({"count": "many"}, ("count",), "int_parsing"),
+        ({"count": "9" * 5000}, ("count",), "int_parsing"),
+        ({"inner": {"name": "ok", "weight": float("nan")}}, ("inner", "weight"), "finite_number"),
         ({"mode": "c"}, ("mode",), "literal_error"),
         ({"tags": "x"}, ("tags",), "list_type"),
         ({"tags": ["ok", 3]}, ("tags", 1), "string_type"),

@@ -142,7 +142,10 @@ def _to_int(value: Any) -> int:
             "int_from_float",
         )
     if isinstance(value, str) and _INT.fullmatch(value.strip()):
-        return int(value.strip())
+        try:
+            return int(value.strip())
+        except ValueError:  # more digits than Python converts
+            raise _Invalid("Input should be a valid integer", "int_parsing") from None
     raise _Invalid("Input should be a valid integer", "int_parsing")
 
 
