@@ -57,12 +57,20 @@ def session_figures(
     budget = max(1, int(retriever.compiled.source_tokens * fraction)) if fraction else 0
     constitution = count_tokens(retriever.constitution_text) if retriever.constitution_text else 0
     given: list[str] = []
+    shown_cost: dict[str, int] = {}
     sent = found = found_now = gold_n = 0
     for task in tasks:
         result = retriever.retrieve(task["task"], task.get("files"), relative_cutoff=cutoff or None)
         chosen = [sh.rule.id for sh in result.shards]
         taken = take(state, name, chosen, costs=retriever.costs, budget=budget)
         given += taken.fresh
+        full = retriever.full_ids(result.shards)  # the hook shows the rest brief
+        for rid in taken.fresh:
+            shown_cost[rid] = (
+                retriever.costs[rid]
+                if rid in full
+                else retriever.brief_costs.get(rid, retriever.costs[rid])
+            )
         in_context = retriever.constitution_rules + [
             r for r in retriever.rules if r.id in set(given)
         ]
@@ -78,7 +86,7 @@ def session_figures(
             for i in range(len(retriever.rules))
             if retriever.rules[i].id in set(given)
         }
-        held = sum(retriever.costs[r] for r in given)
+        held = sum(shown_cost[r] for r in given)
         held += sum(retriever.header_costs.get(p, 0) for p in paths)  # one `In path:` each
         sent += constitution + (count_tokens(HEADER) + held if given else 0)
     return {

@@ -395,3 +395,43 @@ def test_a_lead_in_is_never_shown_without_its_items(repo: Path) -> None:
     one = r.retrieve(task, top=1)
     assert one.shards[0].rule.id != lead.id
     assert {"rule_id": lead.id, "reason": "a lead-in without its items"} in one.dropped
+
+
+def test_a_budget_shows_the_best_rules_whole_and_the_rest_brief(repo: Path) -> None:
+    """Below a task's best ``full_rules`` the policy shows each rule's brief line (cut at
+    ``brief_rule_tokens``, cited): the best rules keep every clause and the budget reaches
+    more rules. ``brief_rule_tokens = max_rule_tokens`` shows every rule alike."""
+    lines = ["# Rules", "", "## Billing", ""]
+    lines += [
+        f"- Invoice rule {i}: amounts are integer cents in the billing service, rounding "
+        f"happens once at the end, and the ledger entry {i} is written in the same "
+        "transaction as the invoice row it describes."
+        for i in range(40)
+    ]
+    write(repo, "CLAUDE.md", "\n".join(lines) + "\n")
+    task = "Fix rounding of invoice amounts in the billing ledger"
+    budget = 400
+
+    def shown_lines(policy: str, shards: list[Shard]) -> dict[str, str]:
+        rows = policy.splitlines()
+        return {
+            sh.rule.id: next(x for x in rows if x.endswith(f"(L{sh.rule.source.line_start})"))
+            for sh in shards
+        }
+
+    r = _retriever(repo)
+    tiered = r.retrieve(task, budget=budget)
+    best = sorted(tiered.shards, key=lambda sh: -sh.score)
+    whole = {sh.rule.id for sh in best[: r.settings.full_rules]}
+    assert len(whole) == 3
+    for rid, line in shown_lines(tiered.policy_text, tiered.shards).items():
+        assert line == (r.lines[rid] if rid in whole else r.brief_lines[rid])
+        assert rid in whole or len(line) < len(r.lines[rid])
+    assert count_tokens(tiered.policy_text) <= budget + r.header_tokens
+    assert len(citations(tiered.policy_text)) == len(tiered.shards)
+
+    write(repo, "charter.toml", "[rules]\nbrief_rule_tokens = 28\n")
+    alike = _retriever(repo).retrieve(task, budget=budget)
+    for rid, line in shown_lines(alike.policy_text, alike.shards).items():
+        assert line == r.lines[rid]
+    assert len(tiered.shards) > len(alike.shards)

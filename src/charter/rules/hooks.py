@@ -134,11 +134,13 @@ def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) ->
         return None
     title = f"# Project rules for this request (Charter; intent {result.intent.name})"
     budget = HOOK_CONTEXT_LIMIT - len(title) - 200
+    # shown as `charter context` shows them: the best few whole, the rest brief
+    full = retriever.full_ids(result.shards)
     chosen: list[str] = []
     paths: set[str] = set()
     for shard in result.shards:
         path = shard.rule.source.path
-        size = len(retriever.lines[shard.rule.id]) + 1
+        size = len(retriever.line(shard.rule.id, full)) + 1
         size += 0 if retriever.inline or path in paths else len(file_header(path)) + 1
         if size > budget:
             break
@@ -167,7 +169,7 @@ def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) ->
     lines = [
         render_grouped(
             (by_id[rid] for rid in taken.fresh),
-            lambda r: retriever.lines[r.id],
+            lambda r: retriever.line(r.id, full),
             inline=retriever.inline,
         )
     ]

@@ -212,6 +212,10 @@ class Retriever:
         self.header_tokens: int = shown["header_tokens"]
         self.lines: dict[str, str] = shown["lines"]
         self.costs: dict[str, int] = shown["costs"]
+        #: shorter lines of the rules a budgeted selection shows below its best few (only
+        #: the rules whose brief line differs; see ``full_ids``)
+        self.brief_lines: dict[str, str] = shown["brief_lines"]
+        self.brief_costs: dict[str, int] = shown["brief_costs"]
         #: what a file's ``In path:`` header costs, paid by the first rule shown from it
         self.header_costs: dict[str, int] = shown["headers"]
         cand_rules = [self.rules[i] for i in self.candidates]
@@ -378,7 +382,8 @@ class Retriever:
             for pos in sorted(excluded)
             if all(position[c.rule.id] != pos for c in chosen)
         )
-        return self._retrieval(task, intent, chosen, dropped, cut=cut)
+        tiered = bool(budget_tokens) and not top_n
+        return self._retrieval(task, intent, chosen, dropped, cut=cut, tiered=tiered)
 
     def _orphan_lead_ins(self, chosen: list[Shard]) -> set[int]:
         """Positions of chosen lead-ins none of whose items were chosen."""
@@ -405,8 +410,9 @@ class Retriever:
         *,
         gated: bool = False,
         cut: bool = False,
+        tiered: bool = False,
     ) -> Retrieval:
-        policy = self.render_policy(shards)
+        policy = self.render_policy(shards, tiered=tiered)
         return Retrieval(
             task=task,
             intent=intent,
@@ -460,7 +466,10 @@ class Retriever:
                 return chosen, relative_cutoff > 0
             if top_n and len(chosen) >= top_n:
                 break
-            cost = self.cost_with_header(shard.rule, chosen) if budget else 0
+            if budget and not top_n:  # what the shard adds as the policy would show it
+                cost = self.cost_of([*chosen, shard], tiered=True) - used
+            else:
+                cost = self.cost_with_header(shard.rule, chosen) if budget else 0
             if budget and used + cost > budget:
                 misses += 1
                 if top_n or misses < 50:
@@ -490,22 +499,35 @@ class Retriever:
                 )
             chosen.append(shard)
             shown.add(" ".join(shard.rule.text.lower().split()))
-            used = self.cost_of(chosen) if budget else 0
+            used = self.cost_of(chosen, tiered=not top_n) if budget else 0
         return chosen, False
 
-    def cost_with_header(self, rule: Rule, shown: list[Shard]) -> int:
-        """Tokens ``rule`` adds to ``shown``: its line, and its file's header if new."""
-        cost = self.costs[rule.id]
+    def cost_with_header(self, rule: Rule, shown: list[Shard], *, full: bool = True) -> int:
+        """Tokens ``rule`` adds to ``shown``: its line (its brief line unless ``full``),
+        and its file's header if new."""
+        cost = self.costs[rule.id] if full else self.brief_costs.get(rule.id, self.costs[rule.id])
         if all(sh.rule.source.path != rule.source.path for sh in shown):
             cost += self.header_costs.get(rule.source.path, 0)
         return cost
 
-    def cost_of(self, shown: list[Shard]) -> int:
-        """Tokens of ``shown`` as rendered: every line, and one header per file."""
+    def cost_of(self, shown: list[Shard], *, tiered: bool = False) -> int:
+        """Tokens of ``shown`` as rendered: every line, and one header per file
+        (``tiered``: brief lines below the best ``full_rules``, as a budget shows them)."""
+        full = self.full_ids(shown) if tiered else None
         paths = {sh.rule.source.path for sh in shown}
-        return sum(self.costs[sh.rule.id] for sh in shown) + sum(
-            self.header_costs.get(p, 0) for p in paths
-        )
+        return sum(
+            self.costs[sh.rule.id]
+            if full is None or sh.rule.id in full
+            else self.brief_costs.get(sh.rule.id, self.costs[sh.rule.id])
+            for sh in shown
+        ) + sum(self.header_costs.get(p, 0) for p in paths)
+
+    def full_ids(self, shown: list[Shard]) -> set[str]:
+        """Ids of the rules of a budgeted selection shown whole: its best ``full_rules``
+        by score. The rest show their brief line: a task's few best rules come with every
+        clause, and the budget reaches more rules, each cited for its full text."""
+        best = sorted(shown, key=lambda sh: (-sh.score, sh.rule.id))
+        return {sh.rule.id for sh in best[: self.settings.full_rules]}
 
     def _complete_groups(
         self,
@@ -530,7 +552,6 @@ class Retriever:
         if not wanted:
             return chosen
         chosen = list(chosen)
-        used = self.cost_of(chosen)
         for group, why in wanted:
             keep = best | set(group)
             for pos in group:
@@ -543,17 +564,15 @@ class Retriever:
                 victims = sorted(
                     (c for c in chosen if position[c.rule.id] not in keep), key=lambda c: c.score
                 )
-                while used + self.cost_with_header(shard.rule, chosen) > budget and victims:
+                while self.cost_of([*chosen, shard], tiered=True) > budget and victims:
                     victim = victims.pop(0)
                     chosen.remove(victim)
                     picked.discard(position[victim.rule.id])
-                    used = self.cost_of(chosen)
-                if used + self.cost_with_header(shard.rule, chosen) > budget:
+                if self.cost_of([*chosen, shard], tiered=True) > budget:
                     break
                 shard.reasons.append(why)
                 chosen.append(shard)
                 picked.add(pos)
-                used = self.cost_of(chosen)
         chosen.sort(key=lambda sh: -sh.score)
         return chosen
 
@@ -571,9 +590,17 @@ class Retriever:
                 return other
         return None
 
-    def render_policy(self, shards: list[Shard]) -> str:
+    def line(self, rule_id: str, full: set[str] | None = None) -> str:
+        """A rule's line as shown: whole, or its brief line when ``full`` is given and
+        does not hold it."""
+        if full is None or rule_id in full:
+            return self.lines[rule_id]
+        return self.brief_lines.get(rule_id, self.lines[rule_id])
+
+    def render_policy(self, shards: list[Shard], *, tiered: bool = False) -> str:
+        full = self.full_ids(shards) if tiered else None
         grouped = render_grouped(
-            (sh.rule for sh in shards), lambda r: self.lines[r.id], inline=self.inline
+            (sh.rule for sh in shards), lambda r: self.line(r.id, full), inline=self.inline
         )
         return _policy(self.constitution_text, grouped if shards else "")
 
@@ -597,6 +624,9 @@ def shown_lines(compiled: CompiledRules, settings: RulesSettings) -> dict[str, A
     in_text = set(compiled.constitution.rule_ids)
     candidates = [r for r in compiled.rules if r.id not in in_text]
     lines = {r.id: render_rule_line(r, settings.max_rule_tokens, inline=inline) for r in candidates}
+    cut = min(settings.brief_rule_tokens, settings.max_rule_tokens)
+    briefs = {r.id: render_rule_line(r, cut, inline=inline) for r in candidates}
+    briefs = {rid: line for rid, line in briefs.items() if line != lines[rid]}
     paths = sorted({r.source.path for r in candidates})
     counts = count_many(
         [
@@ -604,19 +634,23 @@ def shown_lines(compiled: CompiledRules, settings: RulesSettings) -> dict[str, A
             _policy(compiled.constitution.text, ""),
             "For this task:\n",
             *lines.values(),
+            *briefs.values(),
             *([] if inline else [file_header(p) for p in paths]),
         ]
     )
     constitution, empty, task_header = counts[:3]
     rule_counts = counts[3 : 3 + len(lines)]
+    brief_counts = counts[3 + len(lines) : 3 + len(lines) + len(briefs)]
+    header_counts = counts[3 + len(lines) + len(briefs) :]
     return {
         "max_rule_tokens": settings.max_rule_tokens,
+        "brief_rule_tokens": cut,
         "inline": inline,
         "lines": lines,
         "costs": {rid: n + 1 for rid, n in zip(lines, rule_counts, strict=True)},
-        "headers": {}
-        if inline
-        else dict(zip(paths, (n + 1 for n in counts[3 + len(lines) :]), strict=True)),
+        "brief_lines": briefs,
+        "brief_costs": {rid: n + 1 for rid, n in zip(briefs, brief_counts, strict=True)},
+        "headers": {} if inline else dict(zip(paths, (n + 1 for n in header_counts), strict=True)),
         "constitution_tokens": constitution,
         "header_tokens": empty - constitution + task_header,
     }
@@ -633,6 +667,9 @@ def _shown_fits(
         wanted = {r.id for r in compiled.rules if r.id not in in_text}
         return (
             shown["max_rule_tokens"] == settings.max_rule_tokens
+            and shown["brief_rule_tokens"]
+            == min(settings.brief_rule_tokens, settings.max_rule_tokens)
+            and set(shown["brief_lines"]) == set(shown["brief_costs"]) <= wanted
             and shown["inline"] == (settings.citation_style == "inline")
             and set(shown["lines"]) == wanted
             and set(shown["costs"]) == wanted

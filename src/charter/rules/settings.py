@@ -100,6 +100,18 @@ class RulesSettings(Record):
         ge=8,
         description="rule text in policy is cut at this many tokens (citation kept)",
     )
+    full_rules: int = Field(
+        default=3,
+        ge=0,
+        description="a task's best rules (by score) shown up to max_rule_tokens; the rest "
+        "of a budgeted selection up to brief_rule_tokens",
+    )
+    brief_rule_tokens: int = Field(
+        default=20,
+        ge=8,
+        description="rules of a budgeted selection below its best full_rules are cut at this "
+        "many tokens, citation kept (set it to max_rule_tokens to show all alike)",
+    )
     complete_procedures: bool = Field(
         default=True,
         description="when half or more of a numbered procedure's steps are chosen, add the "
