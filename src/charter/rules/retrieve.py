@@ -466,10 +466,9 @@ class Retriever:
                 return chosen, relative_cutoff > 0
             if top_n and len(chosen) >= top_n:
                 break
-            if budget and not top_n:  # what the shard adds as the policy would show it
-                cost = self.cost_of([*chosen, shard], tiered=True) - used
-            else:
-                cost = self.cost_with_header(shard.rule, chosen) if budget else 0
+            # shards come best first: the first ``full_rules`` taken are shown whole
+            whole = bool(top_n) or len(chosen) < s.full_rules
+            cost = self.cost_with_header(shard.rule, chosen, full=whole) if budget else 0
             if budget and used + cost > budget:
                 misses += 1
                 if top_n or misses < 50:
@@ -499,7 +498,10 @@ class Retriever:
                 )
             chosen.append(shard)
             shown.add(" ".join(shard.rule.text.lower().split()))
-            used = self.cost_of(chosen, tiered=not top_n) if budget else 0
+            if rival is not None:  # one shown rule left: count the whole selection again
+                used = self.cost_of(chosen, tiered=not top_n) if budget else 0
+            else:
+                used += cost
         return chosen, False
 
     def cost_with_header(self, rule: Rule, shown: list[Shard], *, full: bool = True) -> int:
