@@ -66,11 +66,7 @@ def session_figures(
         given += taken.fresh
         full = retriever.full_ids(result.shards)  # the hook shows the rest brief
         for rid in taken.fresh:
-            shown_cost[rid] = (
-                retriever.costs[rid]
-                if rid in full
-                else retriever.brief_costs.get(rid, retriever.costs[rid])
-            )
+            shown_cost[rid] = retriever.line_cost(rid, full)
         in_context = retriever.constitution_rules + [
             r for r in retriever.rules if r.id in set(given)
         ]

@@ -153,7 +153,7 @@ def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) ->
         state.project.state_dir,
         session,
         chosen,
-        costs=retriever.costs,
+        costs={rid: retriever.line_cost(rid, full) for rid in chosen},
         budget=max(1, int(retriever.compiled.source_tokens * share)) if share else 0,
         event=prompt_event(payload),
     )

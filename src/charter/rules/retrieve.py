@@ -599,6 +599,12 @@ class Retriever:
             return self.lines[rule_id]
         return self.brief_lines.get(rule_id, self.lines[rule_id])
 
+    def line_cost(self, rule_id: str, full: set[str] | None = None) -> int:
+        """Tokens of :meth:`line` (its newline included)."""
+        if full is None or rule_id in full:
+            return self.costs[rule_id]
+        return self.brief_costs.get(rule_id, self.costs[rule_id])
+
     def render_policy(self, shards: list[Shard], *, tiered: bool = False) -> str:
         full = self.full_ids(shards) if tiered else None
         grouped = render_grouped(
