@@ -13,6 +13,7 @@ in favour of the higher priority, whatever the scoring order.
 from __future__ import annotations
 
 import functools
+import heapq
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -528,8 +529,10 @@ class Retriever:
         """Ids of the rules of a budgeted selection shown whole: its best ``full_rules``
         by score. The rest show their brief line: a task's few best rules come with every
         clause, and the budget reaches more rules, each cited for its full text."""
-        best = sorted(shown, key=lambda sh: (-sh.score, sh.rule.id))
-        return {sh.rule.id for sh in best[: self.settings.full_rules]}
+        best = heapq.nsmallest(
+            self.settings.full_rules, shown, key=lambda sh: (-sh.score, sh.rule.id)
+        )
+        return {sh.rule.id for sh in best}
 
     def _complete_groups(
         self,
@@ -585,9 +588,14 @@ class Retriever:
         return self._pos
 
     def _rival(self, rule: Rule, others: list[Rule]) -> Rule | None:
+        if not rule.polarity:  # only a must against a never can conflict (``contradicts``)
+            return None
         for other in others:
-            if other.id != rule.id and contradicts(
-                rule, other, functools.partial(self._cos, rule, other)
+            if (
+                other.polarity
+                and other.polarity != rule.polarity
+                and other.id != rule.id
+                and contradicts(rule, other, functools.partial(self._cos, rule, other))
             ):
                 return other
         return None
