@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from charter.rules.model import Rule
-from charter.tokens import count_tokens
+from charter.tokens import count_many, count_tokens
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
@@ -24,19 +24,26 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 def compact(text: str, max_tokens: int) -> str:
     if max_tokens <= 0 or count_tokens(text) <= max_tokens:
         return text
-    out = ""
-    for sentence in _SENTENCE.split(text):
-        candidate = f"{out} {sentence}".strip()
-        if count_tokens(candidate) > max_tokens:
-            break
-        out = candidate
+    out = _longest(_SENTENCE.split(text), max_tokens)
     if not out:
-        for word in text.split():
-            candidate = f"{out} {word}".strip()
-            if count_tokens(candidate) > max_tokens - 1:
-                break
-            out = candidate
+        out = _longest(text.split(), max_tokens - 1)
     return out + " …"
+
+
+def _longest(parts: list[str], max_tokens: int) -> str:
+    """The longest run of ``parts`` from the start, joined by spaces, within
+    ``max_tokens``. Every prefix is counted in one batch (one call into the tokenizer per
+    cut, not one per part: compiling 500 rules cuts most of them twice, whole and brief).
+    A prefix never has more tokens than a longer one (cl100k splits at spaces before
+    merging), so the first prefix over the limit ends the run; and as every part is at
+    least a token, no more than ``max_tokens`` parts can fit."""
+    prefixes = [" ".join(parts[: n + 1]).strip() for n in range(min(len(parts), max_tokens + 1))]
+    out = ""
+    for prefix, tokens in zip(prefixes, count_many(prefixes), strict=True):
+        if tokens > max_tokens:
+            break
+        out = prefix
+    return out
 
 
 def line_range(rule: Rule) -> str:
