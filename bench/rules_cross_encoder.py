@@ -31,8 +31,6 @@ import argparse
 import json
 import random
 import statistics
-import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -46,63 +44,53 @@ WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 1000.0)
 
 
 def candidates(datas: list[Path], out: Path) -> None:
-    from charter.config import Project, Settings
+    from rules_files import compiled_files
+
+    from charter.config import Settings
     from charter.embed.registry import rules_embedder_for
-    from charter.eval.rules_bench import load_tasks
-    from charter.rules.compiler import compile_rules
     from charter.rules.retrieve import Retriever
 
     settings = Settings()
     embedder = rules_embedder_for(settings)
     rows: list[dict[str, Any]] = []
-    for data in datas:
-        by_file: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for task in load_tasks(data):
-            by_file[task["file"]].append(task)
-        with tempfile.TemporaryDirectory() as tmp:
-            for rel_file in sorted(by_file):
-                path = data / rel_file
-                project = Project(root=path.parent, settings=settings, state_override=Path(tmp))
-                compiled = compile_rules(project, [path], embedder=embedder, write=False)
-                retriever = Retriever(compiled, settings.rules, embedder)
-                rel = project.rel(path)
+    for data, rel_file, rel, compiled, tasks in compiled_files(datas, settings, embedder):
+        retriever = Retriever(compiled, settings.rules, embedder)
 
-                def gold_of(rule: Any, gold: list[list[int]], rel: str = rel) -> list[int]:
-                    src = rule.source
-                    return [
-                        i
-                        for i, lines in enumerate(gold)
-                        if src.path == rel
-                        and any(src.line_start <= n <= src.line_end for n in lines)
-                    ]
+        def gold_of(rule: Any, gold: list[list[int]], rel: str = rel) -> list[int]:
+            src = rule.source
+            return [
+                i
+                for i, lines in enumerate(gold)
+                if src.path == rel and any(src.line_start <= n <= src.line_end for n in lines)
+            ]
 
-                for task in by_file[rel_file]:
-                    gold = [
-                        [g["line"]] + [a["line"] for a in g.get("alt", [])]
-                        for g in task.get("relevant", [])
-                    ]
-                    chosen = retriever.retrieve(task["task"], task.get("files"))
-                    ranked = retriever.retrieve(task["task"], task.get("files"), top=TOP)
-                    pinned = {i for r in retriever.constitution_rules for i in gold_of(r, gold)}
-                    rows.append(
+        for task in tasks:
+            gold = [
+                [g["line"]] + [a["line"] for a in g.get("alt", [])]
+                for g in task.get("relevant", [])
+            ]
+            chosen = retriever.retrieve(task["task"], task.get("files"))
+            ranked = retriever.retrieve(task["task"], task.get("files"), top=TOP)
+            pinned = {i for r in retriever.constitution_rules for i in gold_of(r, gold)}
+            rows.append(
+                {
+                    "set": data.name,
+                    "file": rel_file,
+                    "task": task["task"],
+                    "ngold": len(gold),
+                    "const_gold": sorted(pinned),
+                    "sel": [sh.rule.id for sh in chosen.shards],
+                    "cands": [
                         {
-                            "set": data.name,
-                            "file": rel_file,
-                            "task": task["task"],
-                            "ngold": len(gold),
-                            "const_gold": sorted(pinned),
-                            "sel": [sh.rule.id for sh in chosen.shards],
-                            "cands": [
-                                {
-                                    "id": sh.rule.id,
-                                    "text": sh.rule.search_text,
-                                    "score": sh.score,
-                                    "gold": gold_of(sh.rule, gold),
-                                }
-                                for sh in ranked.shards
-                            ],
+                            "id": sh.rule.id,
+                            "text": sh.rule.search_text,
+                            "score": sh.score,
+                            "gold": gold_of(sh.rule, gold),
                         }
-                    )
+                        for sh in ranked.shards
+                    ],
+                }
+            )
     out.write_text(json.dumps(rows))
     print(f"{len(rows)} tasks -> {out}")
 
@@ -246,9 +234,9 @@ def main() -> None:
     px.add_argument("--examples", type=Path, required=True)
     args = ap.parse_args()
     if args.command == "candidates":
-        missing = [d for d in args.data if not (d / "tasks.jsonl").is_file()]
-        if missing:
-            sys.exit(f"rules_cross_encoder: no tasks.jsonl in {missing[0]}")
+        from rules_files import require_tasks
+
+        require_tasks(args.data, "rules_cross_encoder")
         candidates(args.data, args.out)
     elif args.command == "train":
         train(args)

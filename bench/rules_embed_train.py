@@ -36,7 +36,6 @@ import hashlib
 import json
 import math
 import random
-import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -49,39 +48,29 @@ MANIFEST = "rules-minilm.json"
 
 def extract(data_dirs: list[Path], out: Path) -> None:
     """Each task with its file's rules (the text Charter embeds) and its gold rules' rows."""
-    from charter.config import Project, Settings
+    from rules_files import compiled_files
+
+    from charter.config import Settings
     from charter.embed.hashing import HashEmbedder
-    from charter.eval.rules_bench import load_tasks
-    from charter.rules.compiler import compile_rules
 
     files: list[dict[str, Any]] = []
     examples: list[dict[str, Any]] = []
-    settings = Settings()
-    for data in data_dirs:
-        by_file: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for task in load_tasks(data):
-            by_file[task["file"]].append(task)
-        with tempfile.TemporaryDirectory() as tmp:
-            for rel_file in sorted(by_file):
-                path = data / rel_file
-                project = Project(root=path.parent, settings=settings, state_override=Path(tmp))
-                # the vectors are not used: only the parse, so the cheap embedder
-                rules = compile_rules(project, [path], embedder=HashEmbedder(), write=False).rules
-                rel = project.rel(path)
-                row = len(files)
-                files.append({"file": rel_file, "rules": [r.search_text for r in rules]})
-                for task in by_file[rel_file]:
-                    gold = set()
-                    for item in task.get("relevant", []):
-                        lines = [item["line"]] + [a["line"] for a in item.get("alt", [])]
-                        for i, rule in enumerate(rules):
-                            src = rule.source
-                            if src.path == rel and any(
-                                src.line_start <= n <= src.line_end for n in lines
-                            ):
-                                gold.add(i)
-                    if gold:
-                        examples.append({"file": row, "query": task["task"], "pos": sorted(gold)})
+    # the vectors are not used: only the parse, so the cheap embedder
+    walk = compiled_files(data_dirs, Settings(), HashEmbedder())
+    for _data, rel_file, rel, compiled, tasks in walk:
+        rules = compiled.rules
+        row = len(files)
+        files.append({"file": rel_file, "rules": [r.search_text for r in rules]})
+        for task in tasks:
+            gold = set()
+            for item in task.get("relevant", []):
+                lines = [item["line"]] + [a["line"] for a in item.get("alt", [])]
+                for i, rule in enumerate(rules):
+                    src = rule.source
+                    if src.path == rel and any(src.line_start <= n <= src.line_end for n in lines):
+                        gold.add(i)
+            if gold:
+                examples.append({"file": row, "query": task["task"], "pos": sorted(gold)})
     out.write_text(json.dumps({"files": files, "tasks": examples}, sort_keys=True))
     print(f"{len(files)} files, {len(examples)} tasks with gold -> {out}")
 
@@ -263,9 +252,9 @@ def main() -> None:
     exp.add_argument("--trained-on", default="bench/data/rules_train")
     args = ap.parse_args()
     if args.command == "extract":
-        missing = [d for d in args.data if not (d / "tasks.jsonl").is_file()]
-        if missing:
-            sys.exit(f"rules_embed_train: no tasks.jsonl in {missing[0]}")
+        from rules_files import require_tasks
+
+        require_tasks(args.data, "rules_embed_train")
         extract(args.data, args.out)
     elif args.command == "train":
         train(args)
