@@ -105,3 +105,29 @@ def run(console: Console, project_dir: Path) -> None:
         f"[dim]({len(context)} characters; Claude Code's limit is 10,000)[/dim]:"
     )
     console.print(context, markup=False, highlight=False)
+    _show_rule_command(console, project_dir)
+
+
+def _show_rule_command(console: Console, project_dir: Path) -> None:
+    """The PreToolUse guardrail holding a rule at the moment it matters: before the
+    command runs (backend/AGENTS.md: add dependencies with `uv add`, never `pip install`)."""
+    console.print()
+    console.print("[bold]PreToolUse[/bold]: commands a rule forbids are stopped before they run")
+    for command, must_deny in (
+        ("cd backend && pip install httpx", True),
+        ("cd backend && uv add httpx", False),
+    ):
+        stdout = _hook(
+            project_dir,
+            "pre-tool-use",
+            tool_name="Bash",
+            tool_input={"command": command},
+        )
+        answer = json.loads(stdout)["hookSpecificOutput"] if stdout.strip() else {}
+        decision = answer.get("permissionDecision", "allow")
+        if (decision == "deny") != must_deny:
+            raise DemoError(f"PreToolUse answered {decision!r} to {command!r}")
+        reason = answer.get("permissionDecisionReason", "")
+        console.print(f"  $ {command}  →  [bold]{decision}[/bold]", markup=True, highlight=False)
+        if reason:
+            console.print(f"    {reason}", markup=False, highlight=False)

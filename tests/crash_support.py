@@ -231,7 +231,8 @@ RULES_V1 = """# Project rules
 # exactly the case a length check cannot catch
 RULES_V2 = RULES_V1.replace(
     "- Prefer pathlib over os.path.",
-    "- Name every background job after the queue it drains (quokkaledger convention).",
+    "- Name every background job after the queue it drains (quokkaledger convention).\n"
+    "- Never run `make purge-queues`.",
 )
 
 
@@ -242,6 +243,7 @@ class RulesScenario:
     steps: ClassVar[list[str]] = [
         "commit.rules.npy",
         "commit.rules.json",
+        "commit.rules.commands.json",
         "commit.manifest",
         "random",
     ]
@@ -259,6 +261,8 @@ class RulesScenario:
         self.duration = time.perf_counter() - started
         self.v2 = _rules_pair(ref)
         assert self.v1 != self.v2 and self.v1 is not None and self.v2 is not None
+        self.commands = (_commands(self.template), _commands(ref))
+        assert self.commands == ([], ["make purge-queues"])
 
     def trial(self, index: int, step: str, rng: random.Random) -> Trial:
         root = _copy(self.template, self.work / f"rules-{index}")
@@ -270,6 +274,9 @@ class RulesScenario:
         if seen is not None and seen not in (self.v1, self.v2):
             trial.corrupted += 1
             trial.detail = "a reader loaded a torn rules.json / rules.npy pair"
+        if _commands(root) not in (None, *self.commands):
+            trial.corrupted += 1
+            trial.detail = "the PreToolUse hook read commands of neither compile"
         if code == 0 and seen != self.v2:
             trial.lost += 1
             trial.detail = "compile exited 0 but its state is not what readers load"
@@ -300,6 +307,15 @@ def _rules_pair(root: Path) -> tuple[str, str] | None:
         return None
     state = canonical_json(compiled.state()).encode()
     return _sha(state), _sha(np.ascontiguousarray(compiled.vectors, dtype=np.float32).tobytes())
+
+
+def _commands(root: Path) -> list[str] | None:
+    """The forbidden commands as the PreToolUse hook reads them (None: none readable)."""
+    from charter.config import Project
+    from charter.rules.stored import load_commands
+
+    listed = load_commands(Project.load(root))
+    return None if listed is None else [c.command for c in listed]
 
 
 def _constitution(root: Path) -> str:

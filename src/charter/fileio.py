@@ -401,6 +401,34 @@ def read_committed(manifest: Path) -> tuple[dict[str, Any], dict[str, bytes]] | 
     return meta, out
 
 
+def read_committed_file(manifest: Path, name: str) -> bytes | None:
+    """One file of a committed state, verified against the manifest, without reading
+    the others (a hook that needs a small part of a large state). None when nothing was
+    committed or the manifest does not name ``name`` (a state written before it existed).
+
+    Raises :class:`TornState` when the file is missing or does not match.
+    """
+    if not manifest.is_file():
+        return None
+    with locked(manifest, shared=True, required=False):
+        try:
+            meta = json.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise TornState(f"unreadable manifest {manifest}: {exc}") from None
+        named = meta.get("files") if isinstance(meta, dict) else None
+        if not isinstance(named, dict):
+            raise TornState(f"manifest {manifest} names no files")
+        if name not in named:
+            return None
+        try:
+            data = (manifest.parent / name).read_bytes()
+        except OSError:
+            raise TornState(f"{name} named by {manifest} is missing") from None
+        if sha256_bytes(data) != named[name]:
+            raise TornState(f"{name} does not match {manifest} (interrupted commit)")
+    return data
+
+
 def remove_stale_temps(directory: Path, names: list[str]) -> None:
     """Drop ``.NAME.*.tmp`` files of :func:`atomic_write_bytes` left by killed writers.
 

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -259,3 +261,26 @@ def test_path_rules_arrive_with_a_file_once(installed: Path, session: Any) -> No
     first_read = next(r for r in requests if hook_contexts(r, "PostToolUse:Read"))
     contexts = hook_contexts(first_read, "PostToolUse:Read")
     assert "# Project rules for backend/app/invoices.py" in contexts[0]
+
+
+def test_a_command_a_rule_forbids_is_denied_before_it_runs(installed: Path, session: Any) -> None:
+    """The model asks for ``pip install`` in ``backend/``, where ``backend/AGENTS.md`` says
+    to add dependencies with ``uv add``: the PreToolUse hook denies the call and the model
+    reads why, with the rule's citation, in the tool result."""
+    scratch = Path(tempfile.mkdtemp(prefix="charter-e2e-"))  # writable for the agent
+    marker = scratch / "pip-ran"
+    calls = iter([f"cd backend && pip install httpx && touch {marker}"])
+
+    def install_with_pip(body: dict[str, Any]) -> Reply | None:
+        command = next(calls, None)
+        return Reply("Installing it.", "Bash", {"command": command}) if command else None
+
+    s = session(installed, install_with_pip)
+    ok(s.prompt("Add httpx to the backend"))
+    requests = s.model.main_requests()
+    assert len(requests) >= 2
+    result = requests[1].last_user_text()
+    assert "a project rule forbids" in result and "backend/AGENTS.md:L" in result
+    assert "`uv add`" in result
+    assert not marker.exists(), "the denied command ran"
+    shutil.rmtree(scratch, ignore_errors=True)

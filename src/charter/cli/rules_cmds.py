@@ -16,6 +16,9 @@ from charter.fileio import iter_jsonl
 from charter.rules.annotate import TOOL_CLASSES
 from charter.rules.model import RISK_LEVELS
 
+#: Forbidden commands `charter compile` names (``--json`` lists all).
+MAX_COMMANDS_SHOWN = 5
+
 
 def _rule_table(title: str, rows: list[dict[str, Any]], with_score: bool = False) -> Table:
     table = Table(title=title, show_lines=False, expand=True)
@@ -82,11 +85,14 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
     ) -> None:
         """Compile rule files into the constitution and retrievable shards."""
         from charter.rules.api import compile_project
+        from charter.rules.commands import forbidden_commands
 
         project = load_project(project_dir)
         with err_console.status("compiling rules…"):
             compiled = compile_project(project, list(paths) if paths else None)
         report = compiled.report
+        enforced = project.settings.session.guardrails.rule_commands
+        commands = forbidden_commands(compiled.rules) if enforced != "off" else []
         summary = {
             "sources": report.sources,
             "rules": len(compiled.rules),
@@ -103,6 +109,9 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             "warnings": report.warnings,
             "restated": [
                 {"rule": kept.cite(), "copy": copy.cite()} for kept, copy in report.restated
+            ],
+            "forbidden_commands": [
+                {"command": c.command, "rule": c.cite, "scopes": list(c.scopes)} for c in commands
             ],
         }
         if as_json:
@@ -127,6 +136,17 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
                     f"{len(report.restated)} rule(s) stated word for word in more than one "
                     f"file were compiled once (e.g. {report.restated[0][1].cite()} = "
                     f"{report.restated[0][0].cite()}; --json lists them)."
+                )
+            if commands:
+                shown = ", ".join(
+                    f"`{c.command}` ({c.cite})" for c in commands[:MAX_COMMANDS_SHOWN]
+                )
+                more = len(commands) - MAX_COMMANDS_SHOWN
+                verb = "denied" if enforced == "deny" else "put to the user"
+                console.print(
+                    f"{len(commands)} command(s) the rules forbid are {verb} before they "
+                    f"run (session.guardrails.rule_commands): {escape(shown)}"
+                    + (f" and {more} more (--json lists them)" if more > 0 else "")
                 )
             for warning in report.warnings:
                 err_console.print(f"[yellow]warning:[/yellow] {escape(warning)}")

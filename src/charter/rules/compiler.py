@@ -45,7 +45,14 @@ from charter.rules.sources import (
     load_source,
     resolve_imports,
 )
-from charter.rules.stored import MANIFEST_FILE, STATE_FILE, STATE_VERSION, VECTORS_FILE, read_state
+from charter.rules.stored import (
+    COMMANDS_FILE,
+    MANIFEST_FILE,
+    STATE_FILE,
+    STATE_VERSION,
+    VECTORS_FILE,
+    read_state,
+)
 from charter.rules.vector_cache import VectorCache
 from charter.tokens import count_tokens
 
@@ -468,11 +475,17 @@ def save(
     from charter.rules.retrieve import shown_lines
 
     compiled.shown = state["shown"] = shown_lines(compiled, project.settings.rules)
+    # the commands the rules forbid, apart: the PreToolUse hook reads them on every Bash
+    # call and must not parse every rule to find them
+    from charter.rules.commands import forbidden_commands
+
+    commands = [c.to_dict() for c in forbidden_commands(compiled.rules)]
     commit_files(
         state_dir / MANIFEST_FILE,
         {
             VECTORS_FILE: buffer.getvalue(),
             STATE_FILE: canonical_json(state).encode(),
+            COMMANDS_FILE: canonical_json(commands).encode(),
         },
         {
             "stamps": _stamps(sources),

@@ -16,6 +16,7 @@ from charter.rules.model import Rule
 
 if TYPE_CHECKING:
     from charter.config import Project
+    from charter.rules.commands import ForbiddenCommand
 
 #: bump when parsing or state layout changes (4: stop-23 parsing fixes; 5: stop-26 list
 #: lead-ins and headings over code, and the rules' lines as shown stored with their costs;
@@ -24,6 +25,8 @@ STATE_VERSION = 6
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
+#: the commands the rules forbid (:mod:`charter.rules.commands`), for the PreToolUse hook
+COMMANDS_FILE = "rules.commands.json"
 
 
 class StoredRules(NamedTuple):
@@ -65,4 +68,20 @@ def load_rules(project: Project) -> StoredRules | None:
         briefs = {str(k): str(v) for k, v in briefs.items()} if isinstance(briefs, dict) else {}
         return StoredRules(rules, list(data["constitution"]["rule_ids"]), briefs)
     except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def load_commands(project: Project) -> list[ForbiddenCommand] | None:
+    """The commands the last compile's rules forbid, read from their own small file (a
+    Bash call's hook must not parse every rule); None when the compiled state predates
+    that file or there is none: the caller reads the rules instead."""
+    from charter.fileio import read_committed_file
+    from charter.rules.commands import ForbiddenCommand
+
+    try:
+        data = read_committed_file(project.state_dir / MANIFEST_FILE, COMMANDS_FILE)
+        if data is None:
+            return None
+        return [ForbiddenCommand.from_dict(d) for d in json.loads(data.decode("utf-8"))]
+    except (TornState, ValueError, KeyError, TypeError, AttributeError):
         return None

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from charter.config import Project
+from charter.rules.commands import ForbiddenCommand, first_violation
 from charter.state_ignore import ensure_local_dir
 
 #: Tools that never write: they pass even when the guardrails themselves fail.
@@ -107,6 +108,9 @@ class Policy:
     phase_note: str = ""
     phase_hint: str = ""  # what the agent can do about a write outside the scope
     check_dirs: bool = True
+    #: commands the compiled rules forbid outright, and what to do on one (deny | ask)
+    commands: tuple[ForbiddenCommand, ...] = ()
+    rule_commands: str = "deny"
 
 
 @dataclass
@@ -165,7 +169,37 @@ def build_policy(project: Project) -> Policy:
         allowed_tools=tuple(g.allowed_tools),
         phase_note=note,
         phase_hint=hint,
+        commands=rule_commands(project) if g.rule_commands != "off" else (),
+        rule_commands=g.rule_commands,
     )
+
+
+#: per project: (stamp of the compiled rules' manifest, the commands they forbid)
+_RULE_COMMANDS: dict[str, tuple[tuple[int, int, int], tuple[ForbiddenCommand, ...]]] = {}
+
+
+def rule_commands(project: Project) -> tuple[ForbiddenCommand, ...]:
+    """The commands the last compile's rules forbid outright, re-read only when a compile
+    committed new rules. No compiled rules (none yet, torn, another version): none."""
+    from charter.rules.commands import forbidden_commands
+    from charter.rules.stored import MANIFEST_FILE, load_commands, load_rules
+
+    try:
+        info = (project.state_dir / MANIFEST_FILE).stat()
+    except OSError:
+        return ()
+    stamp = (info.st_mtime_ns, info.st_size, info.st_ino)
+    key = str(project.state_dir)
+    cached = _RULE_COMMANDS.get(key)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    listed = load_commands(project)
+    if listed is None:  # compiled before the commands had their own file
+        stored = load_rules(project)
+        listed = forbidden_commands(stored.rules) if stored is not None else []
+    found = tuple(listed)
+    _RULE_COMMANDS[key] = (stamp, found)
+    return found
 
 
 def _scope(entry: str) -> str:
@@ -292,6 +326,7 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
     cwd = normalise(cwd or policy.root, policy.root, policy.home)
     checks: list[tuple[str, str, dict[str, bool]]] = []
     asks: list[str] = []
+    ruled = ""  # why a rule forbids the command, if one does
     if tool in FILE_TOOLS:
         raw = tool_input.get(FILE_TOOLS[tool])
         if not isinstance(raw, str) or not raw.strip():
@@ -312,6 +347,7 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
             flags = {"recursive": t.recursive, "tree": t.tree, "link_source": t.link_source}
             checks.append((t.path, t.why, flags))
         asks.extend(analysis.unresolved)
+        ruled = _ruled_command(policy, analysis.commands)
     elif tool not in READ_ONLY_TOOLS and _WRITING_TOOL.search(tool.rsplit("__", 1)[-1]):
         for key in _PATH_KEYS:
             raw = tool_input.get(key)
@@ -329,10 +365,36 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
     if denies:
         more = f" (+{len(denies) - 1} more)" if len(denies) > 1 else ""
         return Verdict("deny", denies[0] + more, targets)
+    if ruled:
+        return Verdict(policy.rule_commands, ruled, targets)
     if asks:
         more = f" (+{len(asks) - 1} more)" if len(asks) > 1 else ""
         return Verdict("ask", f"cannot verify this write: {asks[0]}{more}", targets)
     return Verdict("allow", "", targets)
+
+
+def _ruled_command(
+    policy: Policy, commands: list[tuple[tuple[str | None, ...], str | None]]
+) -> str:
+    """Why a rule forbids one of ``commands`` ("" when none does)."""
+    if not policy.commands:
+        return ""
+    invocations = []
+    for argv, cwd in commands:
+        rel = None
+        if cwd is not None and _inside(cwd, policy.root):
+            rel = posixpath.relpath(cwd, policy.root) if cwd != policy.root else ""
+        invocations.append((argv, rel))
+    hit = first_violation(policy.commands, invocations)
+    if hit is None:
+        return ""
+    rule, ran = hit
+    shown = " ".join(a if a is not None else "…" for a in ran)
+    text = rule.rule_text if len(rule.rule_text) <= 240 else rule.rule_text[:239] + "…"
+    return (
+        f'a project rule forbids `{shown[:120]}` ({rule.cite}: "{text}"). '
+        "Follow the rule; if it does not apply here, ask the user to run the command"
+    )
 
 
 # -- the evaluator verdict, cached by content ---------------------------------------------

@@ -53,6 +53,12 @@ class GuardrailSettings(Record):
     audit_log: str = Field(
         default="artifacts/guardrails/audit.jsonl", description="one JSON line per blocked call"
     )
+    rule_commands: Literal["deny", "ask", "off"] = Field(
+        default="deny",
+        description='a Bash command a compiled rule forbids outright ("never run `dune '
+        'clean`", "use `uv add` instead of `pip install`"; no condition such as '
+        '"against production"): deny it citing the rule, ask the user, or off',
+    )
 
 
 class RetentionSettings(Record):

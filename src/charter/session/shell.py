@@ -144,6 +144,9 @@ class Target:
 class Analysis:
     targets: list[Target] = field(default_factory=list)
     unresolved: list[str] = field(default_factory=list)
+    #: every simple command the shell would run, after wrappers (``sudo``, ``env`` …):
+    #: its words (None where not a constant) and the directory it runs in (None: unknown)
+    commands: list[tuple[tuple[str | None, ...], str | None]] = field(default_factory=list)
 
     @property
     def writes(self) -> bool:
@@ -464,6 +467,10 @@ class _Walker:
             if inner:
                 self.run(inner, ctx, node)
             return
+        self.out.commands.append((tuple(a.value for a in args), ctx.cwd))
+        if PYTHONS.match(name) and len(rest) > 1 and rest[0].value == "-m":
+            # ``python -m pip install x`` runs the module as ``pip install x``
+            self.out.commands.append((tuple(a.value for a in rest[1:]), ctx.cwd))
         handler = _HANDLERS.get(name)
         if handler is not None:
             handler(self, name, rest, ctx, node)
@@ -1137,6 +1144,7 @@ def _h_find(w: _Walker, name: str, rest: list[Word], ctx: _Ctx, node: Node | Non
             if cmd:
                 inner = _Walker(Analysis())
                 inner.run(cmd, ctx.copy())
+                w.out.commands.extend(inner.out.commands)
                 if inner.out.writes:
                     for s in starts:
                         w.target(ctx, s, f"find {value} {cmd[0].value or ''}", recursive=True)
@@ -1167,6 +1175,7 @@ def _h_xargs(w: _Walker, name: str, rest: list[Word], ctx: _Ctx, node: Node | No
     cmd = rest[i:] or [Word("echo")]
     inner = _Walker(Analysis())
     inner.run(cmd, ctx.copy())
+    w.out.commands.extend(inner.out.commands)
     head = cmd[0].value or ""
     if inner.out.writes or posixpath.basename(head) in _WRITERS:
         w.ask(f"xargs {head} writes files named on its input")
@@ -1203,6 +1212,7 @@ def _h_parallel(w: _Walker, name: str, rest: list[Word], ctx: _Ctx, node: Node |
     if not constant:
         inner = _Walker(Analysis())
         inner.run(cmd or [Word("echo")], ctx.copy())
+        w.out.commands.extend(inner.out.commands)
         head = (cmd[0].value or "") if cmd else ""
         if inner.out.writes or posixpath.basename(head) in _WRITERS:
             w.ask(f"parallel {head} writes files named on its input")

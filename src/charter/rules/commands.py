@@ -1,0 +1,302 @@
+"""Shell commands a rule forbids outright, read from the rule's own words.
+
+"Add dependencies with `uv add`, never with `pip install`" is the kind of rule agents
+break most visibly, and the only moment it can be held is before the command runs: a
+rule injected as context reaches the model after it has already chosen the call. The
+PreToolUse guardrails (``[session.guardrails] rule_commands``) therefore deny a command
+that a rule forbids, citing the rule.
+
+A false denial stops an agent for nothing, so only the plainest form counts:
+
+- the command is a code span of at least two words whose first word names a program
+  (``pip install``, ``dune clean``, ``vendor/bin/pint --test``); one word (`eval`,
+  `any`) is as often a language keyword as a program;
+- a negation governs the span directly: a cue (never, not, avoid, instead of, forbidden
+  …) followed by nothing but a verb of running or using (``never run `X` ``, ``do not use
+  `X` ``, ``FORBIDDEN: `X` ``, ``use `Y` instead of `X` ``), or the span followed by "is
+  forbidden" / "must not be used"; a span listed right after a forbidden one (``never
+  `X`, `Y` ``) goes with it;
+- the sentence sets no condition (against, in, on, when, unless, for, without, …): "never
+  run `terraform destroy` against production" forbids a context, not the command, and a
+  guardrail cannot tell the context, so such rules stay advice.
+
+The word lists here are plain English (negators, verbs of running, condition words), not
+tuned to any rule file. A rule scoped to a path (a nested ``AGENTS.md``, a Cursor glob)
+only applies to commands run in a directory its scope covers.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from charter.rules.model import Rule
+
+_SPAN = re.compile(r"`([^`\n]+)`")
+#: A cue that makes what directly follows it forbidden.
+_CUE_BEFORE = re.compile(
+    r"(?:\bnever|\bnot|\bdon'?t|\bdo not|\bmust not|\bmustn'?t|\bshould not|\bshouldn'?t|"
+    r"\bcannot|\bcan'?t|\bavoid|\bforbidden|\bprohibited|\bbanned|\binstead of|\brather than)"
+    r"\s*:?\s*$",
+    re.IGNORECASE,
+)
+#: The same said after the span: "`X` is forbidden", "`X` must never be used".
+_CUE_AFTER = re.compile(
+    r"^\s*(?:(?:is|are)\s+)?(?:forbidden|prohibited|banned|not allowed|disallowed|"
+    r"not permitted|(?:must|should)\s+(?:never|not)\s+be\s+(?:used|run|called|invoked))\b",
+    re.IGNORECASE,
+)
+#: Words that may stand between a cue and the span it governs.
+_FILLER = frozenset(
+    {
+        "run", "running", "runs", "use", "using", "uses", "call", "calling", "execute",
+        "executing", "invoke", "invoking", "type", "typing", "with", "via", "through",
+        "the", "a", "an", "any", "by",
+    }
+)  # fmt: skip
+#: Words that restrict a prohibition to a context the guardrail cannot see.
+_CONDITIONS = frozenset(
+    {
+        "against", "in", "on", "inside", "within", "outside", "when", "whenever", "while",
+        "if", "unless", "except", "for", "during", "before", "after", "until", "without",
+        "once", "under", "below", "beneath", "at", "yet", "from", "there",
+    }
+)  # fmt: skip
+_GLOB = re.compile(r"[*?\[{]")
+_INSTEAD = re.compile(r"(?:instead of|rather than)", re.IGNORECASE)
+#: A negation anywhere before a cue ("never run `X` instead of `Y`").
+_NEGATED = re.compile(
+    r"\b(?:never|not|don'?t|avoid|cannot|can'?t|mustn'?t|shouldn'?t|forbidden|prohibited)\b",
+    re.IGNORECASE,
+)
+#: Where a sentence turns from the prohibition to its reason.
+_EXPLANATION = re.compile(r":\s|\s[—–-]\s|[—–(]|,\s*(?:since|because|as)\b")
+#: What joins two spans of one list: "never `X`, `Y` or `Z`".
+_LIST_JOIN = re.compile(r"\s*(?:,|/|or|and|, or|, and)\s*")
+_SENTENCE_END = re.compile(r"[.;!?][*_)\"']*(?=\s|$)|\n")  # "… locally.** All …" ends too
+_PROGRAM = re.compile(r"^(?:\.{0,2}/)?(?:[\w.-]+/)*[a-z][a-z0-9._+-]*$")
+#: A token that stands for something else (``<file>``, ``PACKAGE``, ``...``): the command
+#: is read up to it.
+_PLACEHOLDER = re.compile(r"[<>{}$|&()\[\]…]|^\.\.\.$|^-+$|^[A-Z][A-Z0-9_]+$")
+#: After a span: it is the option to use, not the one forbidden ("`X` instead of `Y`").
+_PREFERRED = re.compile(r"^\s*(?:instead of|rather than)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ForbiddenCommand:
+    """One command a rule forbids: a program, the words that must follow it, its flags."""
+
+    rule_id: str
+    cite: str
+    rule_text: str
+    command: str  # the span as the rule wrote it
+    program: str
+    words: tuple[str, ...]
+    flags: frozenset[str]
+    scopes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule_id": self.rule_id,
+            "cite": self.cite,
+            "rule_text": self.rule_text,
+            "command": self.command,
+            "program": self.program,
+            "words": list(self.words),
+            "flags": sorted(self.flags),
+            "scopes": list(self.scopes),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ForbiddenCommand:
+        return cls(
+            rule_id=str(data["rule_id"]),
+            cite=str(data["cite"]),
+            rule_text=str(data["rule_text"]),
+            command=str(data["command"]),
+            program=str(data["program"]),
+            words=tuple(str(w) for w in data["words"]),
+            flags=frozenset(str(f) for f in data["flags"]),
+            scopes=tuple(str(s) for s in data["scopes"]),
+        )
+
+    def matches(self, argv: Sequence[str | None], cwd_rel: str | None = None) -> bool:
+        """Whether running ``argv`` in ``cwd_rel`` (project-relative; None: unknown or
+        outside) does what this rule forbids."""
+        if not argv or argv[0] is None or _program(argv[0]) != self.program:
+            return False
+        if not _in_scope(self.scopes, cwd_rel):
+            return False
+        words = [a for a in argv[1:] if a is None or not a.startswith("-")]
+        if len(words) < len(self.words) or any(
+            w != want for w, want in zip(words, self.words, strict=False)
+        ):
+            return False
+        given = [a for a in argv[1:] if a is not None]
+        return self.flags <= (_flag_set(given) | ({"--"} if "--" in given else set()))
+
+
+def _in_scope(scopes: Sequence[str], cwd_rel: str | None) -> bool:
+    """A command runs in a directory, not on a file. Folder scopes (``backend/**``: a
+    nested AGENTS.md, or globs that each name a folder) hold when the command runs under
+    one of the folders; a rule whose globs name files (``*.py``, ``src/**/*.ts``,
+    ``package.json``) is about kinds of files, not places, and holds anywhere."""
+    folders = [
+        s.lstrip("./")[:-3].rstrip("/")
+        for s in scopes
+        if s.endswith("/**") and not _GLOB.search(s[:-3])
+    ]
+    if not folders or len(folders) < len(scopes):  # a set of files, not a folder
+        return True
+    if cwd_rel is None:
+        return False
+    here = cwd_rel.strip("/")
+    here = "" if here == "." else here
+    return any(here == f or here.startswith(f + "/") for f in folders if f)
+
+
+def _program(word: str) -> str:
+    name = posixpath.basename(word.replace("\\", "/"))
+    return name[:-4] if name.lower().endswith(".exe") else name
+
+
+def _flag_set(args: Iterable[str]) -> frozenset[str]:
+    """Flags as single options: ``-rf`` is ``-r`` and ``-f``; ``--x=1`` is ``--x``."""
+    out: set[str] = set()
+    for a in args:
+        if a == "--":
+            break
+        if a.startswith("--"):
+            out.add(a.split("=", 1)[0])
+        elif a.startswith("-") and len(a) > 1:
+            out.update(f"-{c}" for c in a[1:] if c.isalnum())
+    return frozenset(out)
+
+
+def parse_command(span: str) -> tuple[str, tuple[str, ...], frozenset[str]] | None:
+    """(program, words, flags) when ``span`` reads as a command of two or more words."""
+    try:
+        tokens = shlex.split(span)
+    except ValueError:
+        return None
+    kept: list[str] = []
+    for token in tokens:
+        if token != "--" and (
+            _PLACEHOLDER.search(token) or token.endswith((":", ";", ",")) or "=" in token[:1]
+        ):
+            break
+        kept.append(token)
+    if len(kept) < 2 or not _PROGRAM.match(kept[0]):
+        return None
+    words = tuple(t for t in kept[1:] if not t.startswith("-"))
+    flags = _flag_set(kept[1:]) | ({"--"} if "--" in kept else set())
+    return _program(kept[0]), words, frozenset(flags)
+
+
+def _clauses(text: str) -> list[tuple[int, int]]:
+    """Sentence spans of ``text`` with code spans masked (a ``.`` inside a span or a
+    version number does not end a sentence)."""
+    masked = _SPAN.sub(lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)
+    out, start = [], 0
+    for m in _SENTENCE_END.finditer(masked):
+        out.append((start, m.start()))
+        start = m.end()
+    out.append((start, len(text)))
+    return out
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z']+", text.lower())
+
+
+def _governed(before: str) -> bool:
+    """Whether a negation cue governs what follows ``before`` (verbs of running between).
+    "Instead of" after a negation turns it round: in "never run `X` by hand instead of
+    `Y`" the span after it is the one to use."""
+    text = re.sub(r"[*_~]+", " ", before).rstrip()
+    while True:
+        m = re.search(r"([A-Za-z']+)\s*$", text)
+        if m is None or m.group(1).lower() not in _FILLER:
+            break
+        text = text[: m.start()].rstrip()
+    cue = _CUE_BEFORE.search(text)
+    if cue is None:
+        return False
+    if _INSTEAD.match(cue.group(0).strip()):
+        return not _NEGATED.search(text[: cue.start()])
+    return True
+
+
+def commands_in(rule: Rule) -> list[ForbiddenCommand]:
+    """The commands ``rule`` forbids outright (see the module docstring)."""
+    text = rule.text
+    found: list[ForbiddenCommand] = []
+    for start, end in _clauses(text):
+        clause = text[start:end]
+        spans = list(_SPAN.finditer(clause))
+        if not spans:
+            continue
+        # an explanation after the spans (": it sweeps in …", "— always revert for …")
+        # says why, not when: its words set no condition
+        why = _EXPLANATION.search(clause, spans[-1].end())
+        plain = _SPAN.sub(" ", clause[: why.start()] if why else clause)
+        if _CONDITIONS & set(_words(plain)):
+            continue
+        previous_forbidden, previous_end = False, 0
+        for m in spans:
+            between = clause[previous_end : m.start()]
+            listed = previous_forbidden and _LIST_JOIN.fullmatch(between)
+            forbidden = not _PREFERRED.match(clause[m.end() :]) and bool(
+                listed
+                or _governed(clause[: m.start()][-80:])
+                or _CUE_AFTER.match(clause[m.end() :])
+            )
+            previous_forbidden, previous_end = forbidden, m.end()
+            if not forbidden:
+                continue
+            parsed = parse_command(m.group(1))
+            if parsed is None:
+                continue
+            program, words, flags = parsed
+            found.append(
+                ForbiddenCommand(
+                    rule_id=rule.id,
+                    cite=rule.source.cite(),
+                    rule_text=rule.text,
+                    command=m.group(1).strip(),
+                    program=program,
+                    words=words,
+                    flags=flags,
+                    scopes=tuple(rule.scopes),
+                )
+            )
+    return found
+
+
+def forbidden_commands(rules: Iterable[Rule]) -> list[ForbiddenCommand]:
+    """Every command the rules forbid, in rule order (one entry per rule and command)."""
+    out: list[ForbiddenCommand] = []
+    seen: set[tuple[str, str]] = set()
+    for rule in rules:
+        for cmd in commands_in(rule):
+            if (rule.id, cmd.command) not in seen:
+                seen.add((rule.id, cmd.command))
+                out.append(cmd)
+    return out
+
+
+def first_violation(
+    commands: Sequence[ForbiddenCommand],
+    invocations: Iterable[tuple[Sequence[str | None], str | None]],
+) -> tuple[ForbiddenCommand, Sequence[str | None]] | None:
+    """The first (rule command, argv) pair where an invocation does what a rule forbids;
+    ``invocations`` are (argv, project-relative cwd or None)."""
+    for argv, cwd_rel in invocations:
+        for cmd in commands:
+            if cmd.matches(argv, cwd_rel):
+                return cmd, argv
+    return None

@@ -1,0 +1,271 @@
+"""Commands a rule forbids outright: read from the rule's words, matched against what a
+Bash call would run, denied by the PreToolUse guardrails with the rule cited."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from charter.config import Project
+from charter.rules.api import compile_project
+from charter.rules.commands import ForbiddenCommand, commands_in, parse_command
+from charter.rules.model import Rule, Source
+from charter.session.guardrails import pre_tool_use_output
+from charter.session.shell import analyse
+from tests.conftest import write
+
+
+def _rule(text: str, scopes: list[str] | None = None, path: str = "AGENTS.md") -> Rule:
+    return Rule(id="r-1", text=text, source=Source(path, 3, 3, ""), scopes=scopes or [])
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        ("Add packages with `uv add`, never with `pip install`.", ["pip install"]),
+        ("NEVER run `make distclean`", ["make distclean"]),
+        ("**FORBIDDEN**: `uv pip install`, `@latest` syntax", ["uv pip install"]),
+        ("Use `pnpm add` instead of `npm install --save`.", ["npm install --save"]),
+        ("Never run `knife cookbook upload` or `knife node` by hand.",
+         ["knife cookbook upload", "knife node"]),
+        ("`git push --force` is forbidden on this repository", []),  # "on": a condition
+        ("`git push --force` is forbidden.", ["git push --force"]),
+        ("`cargo publish` must never be run locally.", ["cargo publish"]),
+        ("Do not run `bin/phpstan --no-progress`, run `composer analyse`.",
+         ["bin/phpstan --no-progress"]),
+        ("Do NOT run `pnpm test:e2e` directly. Use `mage e2e` (it builds first).",
+         ["pnpm test:e2e"]),
+        # conditions, scopes of the negation, and spans that are not commands
+        ("Don't run destructive commands (`DROP`, `rm -rf`) against staging.", []),
+        ("Never run `terraform apply` against production.", []),
+        ("Never run `npm install` in the repo root; use the workspace.", []),
+        ("`pnpm run lint` - checks style (don't cancel early)", []),
+        ("Run `make test` before you push; never skip it.", []),
+        ("Never use `eval`.", []),
+        ("Don't forget to run `make fmt`.", []),
+        ("You don't need to run `npm ci` here.", []),
+        ("Never call `print(x)` in library code.", []),
+        ("Never run `git branch -d` by hand instead of `tools/prune.sh --remove`.",
+         ["git branch -d"]),  # after a negation, "instead of" names the command to use
+        ("Never run `cargo build --workspace` from the repo root.", []),
+        ("Don't run `pnpm build` yet; it fails until the schema lands.", []),
+        ("Never run `git reset --hard` — always revert, for the audit trail.",
+         ["git reset --hard"]),  # the reason after the dash sets no condition
+        ("Never run `git add -A` or `git add .` to stage a fix: it sweeps in every file.",
+         ["git add -A", "git add ."]),
+        ("Never run `npm install`, `next build`, or any heavy job locally.** All runs on CI.",
+         ["npm install", "next build"]),
+        ("Use `uv sync` instead of `pip install -r …`, and `uv add X` instead of `pip install X`.",
+         ["pip install -r …", "pip install X"]),
+    ],
+)  # fmt: skip
+def test_only_a_plain_prohibition_of_a_command_is_read(text: str, forbidden: list[str]) -> None:
+    assert [c.command for c in commands_in(_rule(text))] == forbidden
+
+
+def test_placeholders_end_the_command() -> None:
+    assert parse_command("pip install PACKAGE") == ("pip", ("install",), frozenset())
+    assert parse_command("docker compose -p <project> up") == ("docker", ("compose",), {"-p"})
+    assert parse_command("pip install -r ...") == ("pip", ("install",), {"-r"})
+    assert parse_command("pip") is None
+    assert parse_command("it's `odd") is None
+
+
+def _cmd(span: str, scopes: tuple[str, ...] = ()) -> ForbiddenCommand:
+    parsed = parse_command(span)
+    assert parsed is not None
+    program, words, flags = parsed
+    return ForbiddenCommand("r", "A.md:L1-L1", "rule", span, program, words, flags, scopes)
+
+
+def test_a_command_matches_by_program_words_and_flags() -> None:
+    rm = _cmd("rm -rf")
+    assert rm.matches(["rm", "-rf", "build"])
+    assert rm.matches(["rm", "-fr", "build"])
+    assert rm.matches(["/bin/rm", "-r", "-f", "build"])
+    assert not rm.matches(["rm", "-r", "build"])
+    compile_ = _cmd("npm run compile")
+    assert compile_.matches(["npm", "run", "compile", "--", "--watch"])
+    assert not compile_.matches(["npm", "run", "compile-tests"])
+    assert not compile_.matches(["npm", "run"])
+    assert not compile_.matches(["echo", "npm", "run", "compile"])
+    pint = _cmd("vendor/bin/pint --test")
+    assert pint.matches(["./vendor/bin/pint", "--test"])
+    assert not pint.matches(["vendor/bin/pint"])
+    discard = _cmd("git checkout --")
+    assert discard.matches(["git", "checkout", "--", "app.py"])
+    assert not discard.matches(["git", "checkout", "-b", "feature"])
+    push = _cmd("git push --force")
+    assert push.matches(["git", "push", "origin", "main", "--force"])
+    assert push.matches(["git", "push", "--force=true"])
+    assert not push.matches([None, "push", "--force"])
+
+
+def test_a_folder_scope_holds_only_where_the_command_runs() -> None:
+    nested = _cmd("pip install", ("backend/**",))
+    assert nested.matches(["pip", "install", "x"], "backend")
+    assert nested.matches(["pip", "install", "x"], "backend/app")
+    assert not nested.matches(["pip", "install", "x"], "")
+    assert not nested.matches(["pip", "install", "x"], "backend-old")
+    assert not nested.matches(["pip", "install", "x"], None)  # unknown directory
+    kinds = _cmd("pip install", ("*.py", "src/**/*.py"))  # kinds of file, not a place
+    assert kinds.matches(["pip", "install", "x"], None)
+
+
+def test_the_shell_reports_every_command_it_would_run(tmp_path: Path) -> None:
+    (tmp_path / "backend").mkdir()
+    cases = {
+        "cd backend && pip install x": (("pip", "install", "x"), str(tmp_path / "backend")),
+        "sudo env A=1 python3 -m pip install -U x": (("pip", "install", "-U", "x"), str(tmp_path)),
+        "bash -c 'make distclean'": (("make", "distclean"), str(tmp_path)),
+        "ls | xargs git rm": (("git", "rm"), str(tmp_path)),
+        "(cd backend; npm run compile)": (("npm", "run", "compile"), str(tmp_path / "backend")),
+    }  # fmt: skip
+    for command, want in cases.items():
+        assert want in analyse(command, str(tmp_path), "/home/u").commands, command
+    assert analyse("echo pip install", str(tmp_path), "/home/u").commands == [
+        (("echo", "pip", "install"), str(tmp_path))
+    ]
+
+
+RULES = """# Working here
+
+## Dependencies
+- Add packages with `uv add`, never with `pip install`.
+- NEVER run `make distclean`: it deletes the downloaded fixtures.
+- Never run `terraform destroy` against production.
+"""
+
+
+def _project(tmp_path: Path, config: str = "") -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n" + config)
+    write(root, "CLAUDE.md", RULES)
+    write(root, "services/api/AGENTS.md", "# API\n\n- Do not run `npm publish` yourself.\n")
+    (root / "services/api/src").mkdir(parents=True)
+    compile_project(Project.load(root))
+    return root
+
+
+def _ask(root: Path, command: str, cwd: Path | None = None) -> dict[str, Any] | None:
+    payload = {
+        "session_id": "s-rules",
+        "transcript_path": str(root / "t.jsonl"),
+        "cwd": str(cwd or root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "toolu_1",
+    }
+    return pre_tool_use_output(Project.load(root), payload)
+
+
+def _decision(out: dict[str, Any] | None) -> str:
+    return "allow" if out is None else str(out["hookSpecificOutput"]["permissionDecision"])
+
+
+def test_the_guardrail_denies_a_forbidden_command_citing_the_rule(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    out = _ask(root, "pip install requests")
+    assert _decision(out) == "deny"
+    assert out is not None
+    reason = out["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "`pip install requests`" in reason
+    assert "CLAUDE.md:L4-L4" in reason and "never with `pip install`" in reason
+    assert "ask the user" in reason
+    assert _decision(_ask(root, "make distclean")) == "deny"
+    for allowed in ("uv add requests", "echo pip install", "make test", "terraform destroy"):
+        assert _decision(_ask(root, allowed)) == "allow", allowed
+    # a nested AGENTS.md's rule holds in its folder only
+    assert _decision(_ask(root, "npm publish")) == "allow"
+    assert _decision(_ask(root, "cd services/api && npm publish")) == "deny"
+    assert _decision(_ask(root, "npm publish", cwd=root / "services/api/src")) == "deny"
+    logged = (root / "artifacts/guardrails/audit.jsonl").read_text().splitlines()
+    assert len(logged) == 4 and all(json.loads(x)["decision"] == "deny" for x in logged)
+
+
+def test_ask_and_off_and_a_recompile_change_the_answer(tmp_path: Path) -> None:
+    root = _project(tmp_path, "[session.guardrails]\nrule_commands = 'ask'\n")
+    assert _decision(_ask(root, "pip install x")) == "ask"
+    off = "[hooks]\nwarm_worker = false\n[session.guardrails]\nrule_commands = 'off'\n"
+    write(root, "charter.toml", off)
+    assert _decision(_ask(root, "pip install x")) == "allow"
+    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    assert _decision(_ask(root, "pip install x")) == "deny"
+    write(root, "CLAUDE.md", RULES.replace("never with `pip install`", "or `pip install`"))
+    compile_project(Project.load(root))
+    assert _decision(_ask(root, "pip install x")) == "allow"
+    assert _decision(_ask(root, "make distclean")) == "deny"
+
+
+def test_a_protected_write_outranks_a_rule(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    out = _ask(root, "pip install x > .git/config")
+    assert out is not None
+    assert ".git" in out["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_hook_subprocess_and_compile_report(tmp_path: Path, run_charter: Any) -> None:
+    root = _project(tmp_path)
+    body = {
+        "session_id": "s",
+        "cwd": str(root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "sudo python3 -m pip install x"},
+    }
+    proc = run_charter("hook", "pre-tool-use", cwd=root, stdin=json.dumps(body))
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    proc = run_charter("compile", "--json", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    listed = {(c["command"], c["rule"]) for c in json.loads(proc.stdout)["forbidden_commands"]}
+    assert listed == {
+        ("pip install", "CLAUDE.md:L4-L4"),
+        ("make distclean", "CLAUDE.md:L5-L5"),
+        ("npm publish", "services/api/AGENTS.md:L3-L3"),
+    }
+
+
+def test_a_state_compiled_before_the_commands_file_is_read_from_the_rules(tmp_path: Path) -> None:
+    """Compiled state written by an older Charter names no commands file: the guardrail
+    finds the commands in the rules themselves rather than enforcing none."""
+    from charter.fileio import commit_files, read_committed
+    from charter.rules.stored import COMMANDS_FILE, MANIFEST_FILE, load_commands
+    from charter.session.guardrails import rule_commands
+
+    root = _project(tmp_path)
+    project = Project.load(root)
+    manifest = project.state_dir / MANIFEST_FILE
+    assert [c.command for c in load_commands(project) or []] == [
+        "pip install",
+        "make distclean",
+        "npm publish",
+    ]
+    committed = read_committed(manifest)
+    assert committed is not None
+    meta, files = committed
+    del files[COMMANDS_FILE]
+    commit_files(manifest, files, {k: v for k, v in meta.items() if k != "files"})
+    (project.state_dir / COMMANDS_FILE).unlink()
+    assert load_commands(project) is None
+    assert {c.command for c in rule_commands(project)} == {
+        "pip install",
+        "make distclean",
+        "npm publish",
+    }
+    assert _decision(_ask(root, "make distclean")) == "deny"
+
+
+def test_a_rule_about_files_is_not_a_place() -> None:
+    """Globs that name files (with one folder among them) say what the rule is about,
+    not where a command runs; a location word in the sentence is a condition."""
+    mixed = _cmd("kubectl apply", ("config/**", "src/**/*.java", "build.gradle.kts"))
+    assert mixed.matches(["kubectl", "apply", "-f", "x.yaml"], "")
+    assert not commands_in(_rule("Never `git add` anything under `data/`."))
