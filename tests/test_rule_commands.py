@@ -93,6 +93,10 @@ def test_a_command_matches_by_program_words_and_flags() -> None:
     assert not compile_.matches(["npm", "run", "compile-tests"])
     assert not compile_.matches(["npm", "run"])
     assert not compile_.matches(["echo", "npm", "run", "compile"])
+    pip = _cmd("pip install")
+    assert pip.matches(["pip3", "install", "x"]) and pip.matches(["pip3.12", "install", "x"])
+    assert not pip.matches(["pipx", "install", "x"])
+    assert _cmd("python3 -m venv").program == "python"
     pint = _cmd("vendor/bin/pint --test")
     assert pint.matches(["./vendor/bin/pint", "--test"])
     assert not pint.matches(["vendor/bin/pint"])
@@ -124,6 +128,8 @@ def test_the_shell_reports_every_command_it_would_run(tmp_path: Path) -> None:
         "bash -c 'make distclean'": (("make", "distclean"), str(tmp_path)),
         "ls | xargs git rm": (("git", "rm"), str(tmp_path)),
         "(cd backend; npm run compile)": (("npm", "run", "compile"), str(tmp_path / "backend")),
+        "echo $(make distclean)": (("make", "distclean"), str(tmp_path)),
+        "timeout 60 npm publish": (("npm", "publish"), str(tmp_path)),
     }  # fmt: skip
     for command, want in cases.items():
         assert want in analyse(command, str(tmp_path), "/home/u").commands, command

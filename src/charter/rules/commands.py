@@ -67,6 +67,7 @@ _CONDITIONS = frozenset(
     }
 )  # fmt: skip
 _GLOB = re.compile(r"[*?\[{]")
+_VERSION_SUFFIX = re.compile(r"(?<=[a-z])\d+(?:\.\d+)*$")
 _INSTEAD = re.compile(r"(?:instead of|rather than)", re.IGNORECASE)
 #: A negation anywhere before a cue ("never run `X` instead of `Y`").
 _NEGATED = re.compile(
@@ -160,8 +161,12 @@ def _in_scope(scopes: Sequence[str], cwd_rel: str | None) -> bool:
 
 
 def _program(word: str) -> str:
+    """A program's name as a rule means it: base name, no ``.exe``, no version suffix
+    (a rule against `pip install` holds for ``pip3 install`` and ``pip3.12 install``)."""
     name = posixpath.basename(word.replace("\\", "/"))
-    return name[:-4] if name.lower().endswith(".exe") else name
+    name = name[:-4] if name.lower().endswith(".exe") else name
+    bare = _VERSION_SUFFIX.sub("", name)
+    return bare or name
 
 
 def _flag_set(args: Iterable[str]) -> frozenset[str]:
