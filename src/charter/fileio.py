@@ -373,6 +373,28 @@ class TornState(Exception):
     """A manifest names files whose content does not match (an interrupted commit)."""
 
 
+def _named_files(manifest: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The manifest and its ``files`` (name → sha256); the caller holds its lock."""
+    try:
+        meta = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise TornState(f"unreadable manifest {manifest}: {exc}") from None
+    named = meta.get("files") if isinstance(meta, dict) else None
+    if not isinstance(named, dict):
+        raise TornState(f"manifest {manifest} names no files")
+    return meta, named
+
+
+def _verified(manifest: Path, name: str, digest: object) -> bytes:
+    try:
+        data = (manifest.parent / name).read_bytes()
+    except OSError:
+        raise TornState(f"{name} named by {manifest} is missing") from None
+    if sha256_bytes(data) != digest:
+        raise TornState(f"{name} does not match {manifest} (interrupted commit)")
+    return data
+
+
 def read_committed(manifest: Path) -> tuple[dict[str, Any], dict[str, bytes]] | None:
     """The manifest and the files it names, verified; None when nothing was committed.
 
@@ -382,22 +404,8 @@ def read_committed(manifest: Path) -> tuple[dict[str, Any], dict[str, bytes]] | 
     if not manifest.is_file():
         return None
     with locked(manifest, shared=True, required=False):
-        try:
-            meta = json.loads(manifest.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise TornState(f"unreadable manifest {manifest}: {exc}") from None
-        named = meta.get("files") if isinstance(meta, dict) else None
-        if not isinstance(named, dict):
-            raise TornState(f"manifest {manifest} names no files")
-        out: dict[str, bytes] = {}
-        for name, digest in named.items():
-            try:
-                data = (manifest.parent / str(name)).read_bytes()
-            except OSError:
-                raise TornState(f"{name} named by {manifest} is missing") from None
-            if sha256_bytes(data) != digest:
-                raise TornState(f"{name} does not match {manifest} (interrupted commit)")
-            out[str(name)] = data
+        meta, named = _named_files(manifest)
+        out = {str(name): _verified(manifest, str(name), d) for name, d in named.items()}
     return meta, out
 
 
@@ -411,22 +419,8 @@ def read_committed_file(manifest: Path, name: str) -> bytes | None:
     if not manifest.is_file():
         return None
     with locked(manifest, shared=True, required=False):
-        try:
-            meta = json.loads(manifest.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise TornState(f"unreadable manifest {manifest}: {exc}") from None
-        named = meta.get("files") if isinstance(meta, dict) else None
-        if not isinstance(named, dict):
-            raise TornState(f"manifest {manifest} names no files")
-        if name not in named:
-            return None
-        try:
-            data = (manifest.parent / name).read_bytes()
-        except OSError:
-            raise TornState(f"{name} named by {manifest} is missing") from None
-        if sha256_bytes(data) != named[name]:
-            raise TornState(f"{name} does not match {manifest} (interrupted commit)")
-    return data
+        _, named = _named_files(manifest)
+        return _verified(manifest, name, named[name]) if name in named else None
 
 
 def remove_stale_temps(directory: Path, names: list[str]) -> None:
