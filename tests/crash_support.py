@@ -243,7 +243,7 @@ class RulesScenario:
     steps: ClassVar[list[str]] = [
         "commit.rules.npy",
         "commit.rules.json",
-        "commit.rules.commands.json",
+        "commit.rules.prohibited.json",
         "commit.manifest",
         "random",
     ]
@@ -312,10 +312,10 @@ def _rules_pair(root: Path) -> tuple[str, str] | None:
 def _commands(root: Path) -> list[str] | None:
     """The forbidden commands as the PreToolUse hook reads them (None: none readable)."""
     from charter.config import Project
-    from charter.rules.stored import load_commands
+    from charter.rules.stored import load_prohibitions
 
-    listed = load_commands(Project.load(root))
-    return None if listed is None else [c.command for c in listed]
+    listed = load_prohibitions(Project.load(root))
+    return None if listed is None else [c.command for c in listed.commands]
 
 
 def _constitution(root: Path) -> str:

@@ -239,33 +239,30 @@ def test_hook_subprocess_and_compile_report(tmp_path: Path, run_charter: Any) ->
     }
 
 
-def test_a_state_compiled_before_the_commands_file_is_read_from_the_rules(tmp_path: Path) -> None:
-    """Compiled state written by an older Charter names no commands file: the guardrail
+def test_a_state_compiled_before_the_prohibitions_file_is_read_from_the_rules(
+    tmp_path: Path,
+) -> None:
+    """Compiled state written by an older Charter names no prohibitions file: the guardrail
     finds the commands in the rules themselves rather than enforcing none."""
     from charter.fileio import commit_files, read_committed
-    from charter.rules.stored import COMMANDS_FILE, MANIFEST_FILE, load_commands
-    from charter.session.guardrails import rule_commands
+    from charter.rules.stored import MANIFEST_FILE, PROHIBITED_FILE, load_prohibitions
+    from charter.session.guardrails import rule_prohibitions
 
     root = _project(tmp_path)
     project = Project.load(root)
     manifest = project.state_dir / MANIFEST_FILE
-    assert [c.command for c in load_commands(project) or []] == [
-        "pip install",
-        "make distclean",
-        "npm publish",
-    ]
+    listed = load_prohibitions(project)
+    assert listed is not None
+    want = ["pip install", "make distclean", "npm publish"]
+    assert [c.command for c in listed.commands] == want
     committed = read_committed(manifest)
     assert committed is not None
     meta, files = committed
-    del files[COMMANDS_FILE]
+    del files[PROHIBITED_FILE]
     commit_files(manifest, files, {k: v for k, v in meta.items() if k != "files"})
-    (project.state_dir / COMMANDS_FILE).unlink()
-    assert load_commands(project) is None
-    assert {c.command for c in rule_commands(project)} == {
-        "pip install",
-        "make distclean",
-        "npm publish",
-    }
+    (project.state_dir / PROHIBITED_FILE).unlink()
+    assert load_prohibitions(project) is None
+    assert [c.command for c in rule_prohibitions(project).commands] == want
     assert _decision(_ask(root, "make distclean")) == "deny"
 
 

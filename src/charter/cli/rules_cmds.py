@@ -16,7 +16,7 @@ from charter.fileio import iter_jsonl
 from charter.rules.annotate import TOOL_CLASSES
 from charter.rules.model import RISK_LEVELS
 
-#: Forbidden commands `charter compile` names (``--json`` lists all).
+#: Forbidden commands and files `charter compile` names (``--json`` lists all).
 MAX_COMMANDS_SHOWN = 5
 
 
@@ -85,14 +85,16 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
     ) -> None:
         """Compile rule files into the constitution and retrievable shards."""
         from charter.rules.api import compile_project
-        from charter.rules.commands import forbidden_commands
+        from charter.rules.stored import prohibitions_of
 
         project = load_project(project_dir)
         with err_console.status("compiling rules…"):
             compiled = compile_project(project, list(paths) if paths else None)
         report = compiled.report
-        enforced = project.settings.session.guardrails.rule_commands
-        commands = forbidden_commands(compiled.rules) if enforced != "off" else []
+        guard = project.settings.session.guardrails
+        prohibited = prohibitions_of(compiled.rules)
+        commands = prohibited.commands if guard.rule_commands != "off" else []
+        edits = prohibited.edits if guard.rule_edits != "off" else []
         summary = {
             "sources": report.sources,
             "rules": len(compiled.rules),
@@ -113,6 +115,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             "forbidden_commands": [
                 {"command": c.command, "rule": c.cite, "scopes": list(c.scopes)} for c in commands
             ],
+            "forbidden_edits": [{"path": e.path, "rule": e.cite} for e in edits],
         }
         if as_json:
             emit_json(summary)
@@ -137,15 +140,26 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
                     f"file were compiled once (e.g. {report.restated[0][1].cite()} = "
                     f"{report.restated[0][0].cite()}; --json lists them)."
                 )
-            if commands:
-                shown = ", ".join(
-                    f"`{c.command}` ({c.cite})" for c in commands[:MAX_COMMANDS_SHOWN]
-                )
-                more = len(commands) - MAX_COMMANDS_SHOWN
-                verb = "denied" if enforced == "deny" else "put to the user"
+            for what, key, pairs in (
+                (
+                    "command(s) the rules forbid",
+                    "rule_commands",
+                    [(c.command, c.cite) for c in commands],
+                ),
+                (
+                    "file(s) the rules forbid editing",
+                    "rule_edits",
+                    [(e.path, e.cite) for e in edits],
+                ),
+            ):
+                if not pairs:
+                    continue
+                shown = ", ".join(f"`{x}` ({cite})" for x, cite in pairs[:MAX_COMMANDS_SHOWN])
+                more = len(pairs) - MAX_COMMANDS_SHOWN
+                verb = "denied" if getattr(guard, key) == "deny" else "put to the user"
                 console.print(
-                    f"{len(commands)} command(s) the rules forbid are {verb} before they "
-                    f"run (session.guardrails.rule_commands): {escape(shown)}"
+                    f"{len(pairs)} {what}: {verb} before they happen "
+                    f"(session.guardrails.{key}): {escape(shown)}"
                     + (f" and {more} more (--json lists them)" if more > 0 else "")
                 )
             for warning in report.warnings:

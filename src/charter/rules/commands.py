@@ -6,23 +6,13 @@ rule injected as context reaches the model after it has already chosen the call.
 PreToolUse guardrails (``[session.guardrails] rule_commands``) therefore deny a command
 that a rule forbids, citing the rule.
 
-A false denial stops an agent for nothing, so only the plainest form counts:
-
-- the command is a code span of at least two words whose first word names a program
-  (``pip install``, ``dune clean``, ``vendor/bin/pint --test``); one word (`eval`,
-  `any`) is as often a language keyword as a program;
-- a negation governs the span directly: a cue (never, not, avoid, instead of, forbidden
-  …) followed by nothing but a verb of running or using (``never run `X` ``, ``do not use
-  `X` ``, ``FORBIDDEN: `X` ``, ``use `Y` instead of `X` ``), or the span followed by "is
-  forbidden" / "must not be used"; a span listed right after a forbidden one (``never
-  `X`, `Y` ``) goes with it;
-- the sentence sets no condition (against, in, on, when, unless, for, without, …): "never
-  run `terraform destroy` against production" forbids a context, not the command, and a
-  guardrail cannot tell the context, so such rules stay advice.
-
-The word lists here are plain English (negators, verbs of running, condition words), not
-tuned to any rule file. A rule scoped to a path (a nested ``AGENTS.md``, a Cursor glob)
-only applies to commands run in a directory its scope covers.
+What counts as forbidden is read by :mod:`charter.rules.negation`; a command is a code
+span of at least two words whose first names a program (``pip install``, ``dune clean``,
+``vendor/bin/pint --test``): one word (`eval`, `any`) is as often a keyword of the
+project's language. The sentence must set no condition (against, in, on, when, unless,
+for, without, …): "never run `terraform destroy` against production" forbids a context,
+not the command, so it stays advice. A rule scoped to a folder (a nested ``AGENTS.md``)
+only applies to commands run in that folder.
 """
 
 from __future__ import annotations
@@ -35,23 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from charter.rules.model import Rule
+from charter.rules.negation import Reading, forbidden_spans
 
-_SPAN = re.compile(r"`([^`\n]+)`")
-#: A cue that makes what directly follows it forbidden.
-_CUE_BEFORE = re.compile(
-    r"(?:\bnever|\bnot|\bdon'?t|\bdo not|\bmust not|\bmustn'?t|\bshould not|\bshouldn'?t|"
-    r"\bcannot|\bcan'?t|\bavoid|\bforbidden|\bprohibited|\bbanned|\binstead of|\brather than)"
-    r"\s*:?\s*$",
-    re.IGNORECASE,
-)
-#: The same said after the span: "`X` is forbidden", "`X` must never be used".
-_CUE_AFTER = re.compile(
-    r"^\s*(?:(?:is|are)\s+)?(?:forbidden|prohibited|banned|not allowed|disallowed|"
-    r"not permitted|(?:must|should)\s+(?:never|not)\s+be\s+(?:used|run|called|invoked))\b",
-    re.IGNORECASE,
-)
-#: Words that may stand between a cue and the span it governs.
-_FILLER = frozenset(
+#: Words that may stand between a cue and the command it governs.
+_RUN_WORDS = frozenset(
     {
         "run", "running", "runs", "use", "using", "uses", "call", "calling", "execute",
         "executing", "invoke", "invoking", "type", "typing", "with", "via", "through",
@@ -66,25 +43,13 @@ _CONDITIONS = frozenset(
         "once", "under", "below", "beneath", "at", "yet", "from", "there",
     }
 )  # fmt: skip
+COMMAND_READING = Reading(bridge=_RUN_WORDS, conditions=_CONDITIONS)
 _GLOB = re.compile(r"[*?\[{]")
 _VERSION_SUFFIX = re.compile(r"(?<=[a-z])\d+(?:\.\d+)*$")
-_INSTEAD = re.compile(r"(?:instead of|rather than)", re.IGNORECASE)
-#: A negation anywhere before a cue ("never run `X` instead of `Y`").
-_NEGATED = re.compile(
-    r"\b(?:never|not|don'?t|avoid|cannot|can'?t|mustn'?t|shouldn'?t|forbidden|prohibited)\b",
-    re.IGNORECASE,
-)
-#: Where a sentence turns from the prohibition to its reason.
-_EXPLANATION = re.compile(r":\s|\s[—–-]\s|[—–(]|,\s*(?:since|because|as)\b")
-#: What joins two spans of one list: "never `X`, `Y` or `Z`".
-_LIST_JOIN = re.compile(r"\s*(?:,|/|or|and|, or|, and)\s*")
-_SENTENCE_END = re.compile(r"[.;!?][*_)\"']*(?=\s|$)|\n")  # "… locally.** All …" ends too
 _PROGRAM = re.compile(r"^(?:\.{0,2}/)?(?:[\w.-]+/)*[a-z][a-z0-9._+-]*$")
 #: A token that stands for something else (``<file>``, ``PACKAGE``, ``...``): the command
 #: is read up to it.
 _PLACEHOLDER = re.compile(r"[<>{}$|&()\[\]…]|^\.\.\.$|^-+$|^[A-Z][A-Z0-9_]+$")
-#: After a span: it is the option to use, not the one forbidden ("`X` instead of `Y`").
-_PREFERRED = re.compile(r"^\s*(?:instead of|rather than)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -202,83 +167,26 @@ def parse_command(span: str) -> tuple[str, tuple[str, ...], frozenset[str]] | No
     return _program(kept[0]), words, frozenset(flags)
 
 
-def _clauses(text: str) -> list[tuple[int, int]]:
-    """Sentence spans of ``text`` with code spans masked (a ``.`` inside a span or a
-    version number does not end a sentence)."""
-    masked = _SPAN.sub(lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)
-    out, start = [], 0
-    for m in _SENTENCE_END.finditer(masked):
-        out.append((start, m.start()))
-        start = m.end()
-    out.append((start, len(text)))
-    return out
-
-
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z']+", text.lower())
-
-
-def _governed(before: str) -> bool:
-    """Whether a negation cue governs what follows ``before`` (verbs of running between).
-    "Instead of" after a negation turns it round: in "never run `X` by hand instead of
-    `Y`" the span after it is the one to use."""
-    text = re.sub(r"[*_~]+", " ", before).rstrip()
-    while True:
-        m = re.search(r"([A-Za-z']+)\s*$", text)
-        if m is None or m.group(1).lower() not in _FILLER:
-            break
-        text = text[: m.start()].rstrip()
-    cue = _CUE_BEFORE.search(text)
-    if cue is None:
-        return False
-    if _INSTEAD.match(cue.group(0).strip()):
-        return not _NEGATED.search(text[: cue.start()])
-    return True
-
-
 def commands_in(rule: Rule) -> list[ForbiddenCommand]:
     """The commands ``rule`` forbids outright (see the module docstring)."""
-    text = rule.text
     found: list[ForbiddenCommand] = []
-    for start, end in _clauses(text):
-        clause = text[start:end]
-        spans = list(_SPAN.finditer(clause))
-        if not spans:
+    for span in forbidden_spans(rule.text, COMMAND_READING):
+        parsed = parse_command(span)
+        if parsed is None:
             continue
-        # an explanation after the spans (": it sweeps in …", "— always revert for …")
-        # says why, not when: its words set no condition
-        why = _EXPLANATION.search(clause, spans[-1].end())
-        plain = _SPAN.sub(" ", clause[: why.start()] if why else clause)
-        if _CONDITIONS & set(_words(plain)):
-            continue
-        previous_forbidden, previous_end = False, 0
-        for m in spans:
-            between = clause[previous_end : m.start()]
-            listed = previous_forbidden and _LIST_JOIN.fullmatch(between)
-            forbidden = not _PREFERRED.match(clause[m.end() :]) and bool(
-                listed
-                or _governed(clause[: m.start()][-80:])
-                or _CUE_AFTER.match(clause[m.end() :])
+        program, words, flags = parsed
+        found.append(
+            ForbiddenCommand(
+                rule_id=rule.id,
+                cite=rule.source.cite(),
+                rule_text=rule.text,
+                command=span,
+                program=program,
+                words=words,
+                flags=flags,
+                scopes=tuple(rule.scopes),
             )
-            previous_forbidden, previous_end = forbidden, m.end()
-            if not forbidden:
-                continue
-            parsed = parse_command(m.group(1))
-            if parsed is None:
-                continue
-            program, words, flags = parsed
-            found.append(
-                ForbiddenCommand(
-                    rule_id=rule.id,
-                    cite=rule.source.cite(),
-                    rule_text=rule.text,
-                    command=m.group(1).strip(),
-                    program=program,
-                    words=words,
-                    flags=flags,
-                    scopes=tuple(rule.scopes),
-                )
-            )
+        )
     return found
 
 

@@ -46,11 +46,12 @@ from charter.rules.sources import (
     resolve_imports,
 )
 from charter.rules.stored import (
-    COMMANDS_FILE,
     MANIFEST_FILE,
+    PROHIBITED_FILE,
     STATE_FILE,
     STATE_VERSION,
     VECTORS_FILE,
+    prohibitions_of,
     read_state,
 )
 from charter.rules.vector_cache import VectorCache
@@ -475,17 +476,15 @@ def save(
     from charter.rules.retrieve import shown_lines
 
     compiled.shown = state["shown"] = shown_lines(compiled, project.settings.rules)
-    # the commands the rules forbid, apart: the PreToolUse hook reads them on every Bash
-    # call and must not parse every rule to find them
-    from charter.rules.commands import forbidden_commands
-
-    commands = [c.to_dict() for c in forbidden_commands(compiled.rules)]
+    # the commands and files the rules forbid, apart: the PreToolUse hook reads them on
+    # every tool call and must not parse every rule to find them
+    prohibited = prohibitions_of(compiled.rules).to_json()
     commit_files(
         state_dir / MANIFEST_FILE,
         {
             VECTORS_FILE: buffer.getvalue(),
             STATE_FILE: canonical_json(state).encode(),
-            COMMANDS_FILE: canonical_json(commands).encode(),
+            PROHIBITED_FILE: canonical_json(prohibited).encode(),
         },
         {
             "stamps": _stamps(sources),

@@ -17,6 +17,7 @@ from charter.rules.model import Rule
 if TYPE_CHECKING:
     from charter.config import Project
     from charter.rules.commands import ForbiddenCommand
+    from charter.rules.edits import ForbiddenEdit
 
 #: bump when parsing or state layout changes (4: stop-23 parsing fixes; 5: stop-26 list
 #: lead-ins and headings over code, and the rules' lines as shown stored with their costs;
@@ -25,8 +26,9 @@ STATE_VERSION = 6
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
-#: the commands the rules forbid (:mod:`charter.rules.commands`), for the PreToolUse hook
-COMMANDS_FILE = "rules.commands.json"
+#: the commands and files the rules forbid (:mod:`charter.rules.commands`,
+#: :mod:`charter.rules.edits`), for the PreToolUse hook
+PROHIBITED_FILE = "rules.prohibited.json"
 
 
 class StoredRules(NamedTuple):
@@ -71,17 +73,42 @@ def load_rules(project: Project) -> StoredRules | None:
         return None
 
 
-def load_commands(project: Project) -> list[ForbiddenCommand] | None:
-    """The commands the last compile's rules forbid, read from their own small file (a
-    Bash call's hook must not parse every rule); None when the compiled state predates
-    that file or there is none: the caller reads the rules instead."""
+class Prohibitions(NamedTuple):
+    """What the compiled rules forbid outright: commands to run, files to edit."""
+
+    commands: list[ForbiddenCommand]
+    edits: list[ForbiddenEdit]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "commands": [c.to_dict() for c in self.commands],
+            "edits": [e.to_dict() for e in self.edits],
+        }
+
+
+def prohibitions_of(rules: list[Rule]) -> Prohibitions:
+    from charter.rules.commands import forbidden_commands
+    from charter.rules.edits import forbidden_edits
+
+    return Prohibitions(forbidden_commands(rules), forbidden_edits(rules))
+
+
+def load_prohibitions(project: Project) -> Prohibitions | None:
+    """What the last compile's rules forbid, read from its own small file (a tool call's
+    hook must not parse every rule); None when the compiled state predates that file or
+    there is none: the caller reads the rules instead."""
     from charter.fileio import read_committed_file
     from charter.rules.commands import ForbiddenCommand
+    from charter.rules.edits import ForbiddenEdit
 
     try:
-        data = read_committed_file(project.state_dir / MANIFEST_FILE, COMMANDS_FILE)
+        data = read_committed_file(project.state_dir / MANIFEST_FILE, PROHIBITED_FILE)
         if data is None:
             return None
-        return [ForbiddenCommand.from_dict(d) for d in json.loads(data.decode("utf-8"))]
+        body = json.loads(data.decode("utf-8"))
+        return Prohibitions(
+            [ForbiddenCommand.from_dict(d) for d in body["commands"]],
+            [ForbiddenEdit.from_dict(d) for d in body["edits"]],
+        )
     except (TornState, ValueError, KeyError, TypeError, AttributeError):
         return None

@@ -34,6 +34,8 @@ from typing import Any
 
 from charter.config import Project
 from charter.rules.commands import ForbiddenCommand, first_violation
+from charter.rules.edits import ForbiddenEdit, first_edit_violation
+from charter.rules.stored import Prohibitions
 from charter.state_ignore import ensure_local_dir
 
 #: Tools that never write: they pass even when the guardrails themselves fail.
@@ -108,9 +110,12 @@ class Policy:
     phase_note: str = ""
     phase_hint: str = ""  # what the agent can do about a write outside the scope
     check_dirs: bool = True
-    #: commands the compiled rules forbid outright, and what to do on one (deny | ask)
+    #: commands and files the compiled rules forbid outright, and what to do on one
+    #: (deny | ask; none listed when the setting is off)
     commands: tuple[ForbiddenCommand, ...] = ()
     rule_commands: str = "deny"
+    edits: tuple[ForbiddenEdit, ...] = ()
+    rule_edits: str = "deny"
 
 
 @dataclass
@@ -169,36 +174,46 @@ def build_policy(project: Project) -> Policy:
         allowed_tools=tuple(g.allowed_tools),
         phase_note=note,
         phase_hint=hint,
-        commands=rule_commands(project) if g.rule_commands != "off" else (),
+        **_prohibitions(project, g.rule_commands, g.rule_edits),
         rule_commands=g.rule_commands,
+        rule_edits=g.rule_edits,
     )
 
 
-#: per project: (stamp of the compiled rules' manifest, the commands they forbid)
-_RULE_COMMANDS: dict[str, tuple[tuple[int, int, int], tuple[ForbiddenCommand, ...]]] = {}
+def _prohibitions(project: Project, commands: str, edits: str) -> dict[str, Any]:
+    if commands == "off" and edits == "off":
+        return {}
+    found = rule_prohibitions(project)
+    return {
+        "commands": tuple(found.commands) if commands != "off" else (),
+        "edits": tuple(found.edits) if edits != "off" else (),
+    }
 
 
-def rule_commands(project: Project) -> tuple[ForbiddenCommand, ...]:
-    """The commands the last compile's rules forbid outright, re-read only when a compile
-    committed new rules. No compiled rules (none yet, torn, another version): none."""
-    from charter.rules.commands import forbidden_commands
-    from charter.rules.stored import MANIFEST_FILE, load_commands, load_rules
+#: per project: (stamp of the compiled rules' manifest, what they forbid)
+_PROHIBITIONS: dict[str, tuple[tuple[int, int, int], Prohibitions]] = {}
+
+
+def rule_prohibitions(project: Project) -> Prohibitions:
+    """The commands and files the last compile's rules forbid outright, re-read only when
+    a compile committed new rules. No compiled rules (none yet, torn, another version):
+    none."""
+    from charter.rules.stored import MANIFEST_FILE, load_prohibitions, load_rules, prohibitions_of
 
     try:
         info = (project.state_dir / MANIFEST_FILE).stat()
     except OSError:
-        return ()
+        return Prohibitions([], [])
     stamp = (info.st_mtime_ns, info.st_size, info.st_ino)
     key = str(project.state_dir)
-    cached = _RULE_COMMANDS.get(key)
+    cached = _PROHIBITIONS.get(key)
     if cached is not None and cached[0] == stamp:
         return cached[1]
-    listed = load_commands(project)
-    if listed is None:  # compiled before the commands had their own file
+    found = load_prohibitions(project)
+    if found is None:  # compiled before the prohibitions had their own file
         stored = load_rules(project)
-        listed = forbidden_commands(stored.rules) if stored is not None else []
-    found = tuple(listed)
-    _RULE_COMMANDS[key] = (stamp, found)
+        found = prohibitions_of(stored.rules) if stored is not None else Prohibitions([], [])
+    _PROHIBITIONS[key] = (stamp, found)
     return found
 
 
@@ -367,6 +382,9 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
         return Verdict("deny", denies[0] + more, targets)
     if ruled:
         return Verdict(policy.rule_commands, ruled, targets)
+    edited = _ruled_edit(policy, [path for path, why, _ in checks if why in _HAND_EDITS])
+    if edited:
+        return Verdict(policy.rule_edits, edited, targets)
     if asks:
         more = f" (+{len(asks) - 1} more)" if len(asks) > 1 else ""
         return Verdict("ask", f"cannot verify this write: {asks[0]}{more}", targets)
@@ -394,6 +412,32 @@ def _ruled_command(
     return (
         f'a project rule forbids `{shown[:120]}` ({rule.cite}: "{text}"). '
         "Follow the rule; if it does not apply here, ask the user to run the command"
+    )
+
+
+#: The writes a rule against editing a file holds: the agent's own file tools. A build or
+#: generator the shell runs rewrites its output; that is what such rules ask for.
+_HAND_EDITS = frozenset({*FILE_TOOLS, *PATCH_TOOLS})
+
+
+def _ruled_edit(policy: Policy, paths: list[str]) -> str:
+    """Why a rule forbids editing one of ``paths`` ("" when none does)."""
+    if not policy.edits:
+        return ""
+    inside = [
+        posixpath.relpath(p, policy.root)
+        for p in paths
+        if p != policy.root and _inside(p, policy.root)
+    ]
+    hit = first_edit_violation(policy.edits, inside)
+    if hit is None:
+        return ""
+    rule, rel = hit
+    text = rule.rule_text if len(rule.rule_text) <= 240 else rule.rule_text[:239] + "…"
+    return (
+        f'a project rule forbids editing `{rel}` ({rule.cite}: "{text}"). '
+        "Change what the rule points to instead (its source or generator); if it does not "
+        "apply here, ask the user"
     )
 
 

@@ -59,6 +59,12 @@ class GuardrailSettings(Record):
         'clean`", "use `uv add` instead of `pip install`"; no condition such as '
         '"against production"): deny it citing the rule, ask the user, or off',
     )
+    rule_edits: Literal["deny", "ask", "off"] = Field(
+        default="deny",
+        description='a file a compiled rule forbids editing ("do not edit `dist/` '
+        'directly", "never edit `db/schema.rb` by hand"), written by the agent\'s file '
+        "tools: deny it citing the rule, ask the user, or off",
+    )
 
 
 class RetentionSettings(Record):

@@ -1,0 +1,160 @@
+"""Files a rule forbids the agent to edit, read from the rule's own words.
+
+"`dist/` is generated output. Do not edit `dist/` directly", "never edit
+`db/schema.rb` by hand": hand-editing a generated or owned file is a mistake agents make
+often, and the edit is lost or breaks the next build. The PreToolUse guardrails
+(``[session.guardrails] rule_edits``) deny a file tool's write to such a path, citing
+the rule; the build or generator that owns the file still writes it through the shell.
+
+What counts as forbidden is read by :mod:`charter.rules.negation`, with the verbs of
+editing as bridge words ("do not edit files under `X`", "never hand-edit `X`", "`X`
+must not be modified"). A path is a code span without spaces that names a folder
+(``dist/``), a file with an extension (``db/schema.rb``, ``CHANGELOG.md``) or a glob
+(``src/**``); it is read relative to the project root or to the rule file's folder.
+Prepositions of place introduce the path here, so they set no condition; a purpose after
+the path does ("never edit `src/` to make tests pass" forbids a reason, not the files),
+as do when, unless, without and the like.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from charter.rules.model import Rule
+from charter.rules.negation import Reading, forbidden_spans
+
+#: Words that may stand between a cue and the path it governs.
+_EDIT_WORDS = frozenset(
+    {
+        "edit", "edits", "editing", "hand", "modify", "modifying", "change", "changing",
+        "touch", "touching", "update", "updating", "alter", "altering", "overwrite",
+        "overwriting", "rewrite", "rewriting", "write", "writing", "to", "files", "file",
+        "anything", "any", "the", "a", "an", "in", "under", "inside", "within", "of",
+        "contents", "content",
+    }
+)  # fmt: skip
+#: Words that restrict the prohibition to a context the guardrail cannot see.
+_CONDITIONS = frozenset(
+    {
+        "when", "whenever", "while", "if", "unless", "except", "during", "before", "after",
+        "until", "without", "once", "yet", "against", "for", "on", "between",
+    }
+)  # fmt: skip
+#: Of the bridge words, those that say "edit".
+_EDIT_VERBS = _EDIT_WORDS - {
+    "to", "files", "file", "anything", "any", "the", "a", "an", "in", "under", "inside",
+    "within", "of", "contents", "content", "hand",
+}  # fmt: skip
+EDIT_READING = Reading(
+    bridge=_EDIT_WORDS, conditions=_CONDITIONS, purpose_is_condition=True, verbs=_EDIT_VERBS
+)
+_PATHLIKE = re.compile(r"^[\w.@*?\[\]{}/+-]+$")
+_GLOB = re.compile(r"[*?\[{]")
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,9}$")
+
+
+@dataclass(frozen=True)
+class ForbiddenEdit:
+    """One path (file, folder or glob) a rule forbids editing, and the rule's folder."""
+
+    rule_id: str
+    cite: str
+    rule_text: str
+    path: str  # the span as the rule wrote it
+    pattern: str  # normalised: no leading ./ or /; a folder ends with /
+    base: str  # the rule file's folder, project-relative ("" at the root)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule_id": self.rule_id,
+            "cite": self.cite,
+            "rule_text": self.rule_text,
+            "path": self.path,
+            "pattern": self.pattern,
+            "base": self.base,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ForbiddenEdit:
+        return cls(
+            rule_id=str(data["rule_id"]),
+            cite=str(data["cite"]),
+            rule_text=str(data["rule_text"]),
+            path=str(data["path"]),
+            pattern=str(data["pattern"]),
+            base=str(data["base"]),
+        )
+
+    def matches(self, rel: str) -> bool:
+        """Whether writing the project-relative file ``rel`` edits what the rule forbids."""
+        rel = rel.strip("/")
+        bases = [""] if not self.base else ["", self.base + "/"]
+        return any(_path_matches(rel, base + self.pattern) for base in bases)
+
+
+def _path_matches(rel: str, pattern: str) -> bool:
+    if pattern.endswith("/"):
+        return rel.startswith(pattern)
+    if _GLOB.search(pattern):
+        if pattern.endswith("/**"):
+            return rel.startswith(pattern[:-2])
+        return fnmatch.fnmatchcase(rel, pattern) or (
+            pattern.startswith("**/") and fnmatch.fnmatchcase(rel, pattern[3:])
+        )
+    return rel == pattern or rel.startswith(pattern + "/")
+
+
+def parse_path(span: str) -> str | None:
+    """The span as a project path pattern, or None when it does not name a path."""
+    span = span.strip()
+    if not _PATHLIKE.match(span) or "://" in span or not re.search(r"[A-Za-z]", span):
+        return None
+    if not ("/" in span or _GLOB.search(span) or _EXTENSION.search(span)):
+        return None
+    while span.startswith("./"):
+        span = span[2:]
+    span = span.lstrip("/")
+    if not span or span in ("**", "*", "**/*") or span.startswith("../"):
+        return None  # everything, or outside the project: not a file rule
+    return span
+
+
+def edits_in(rule: Rule) -> list[ForbiddenEdit]:
+    """The paths ``rule`` forbids editing (see the module docstring)."""
+    base = posixpath.dirname(rule.source.path)
+    found: list[ForbiddenEdit] = []
+    for span in forbidden_spans(rule.text, EDIT_READING):
+        pattern = parse_path(span)
+        if pattern is None:
+            continue
+        found.append(ForbiddenEdit(rule.id, rule.source.cite(), rule.text, span, pattern, base))
+    return found
+
+
+def forbidden_edits(rules: Iterable[Rule]) -> list[ForbiddenEdit]:
+    """Every path the rules forbid editing, in rule order (one entry per rule and path)."""
+    out: list[ForbiddenEdit] = []
+    seen: set[tuple[str, str]] = set()
+    for rule in rules:
+        for edit in edits_in(rule):
+            if (rule.id, edit.pattern) not in seen:
+                seen.add((rule.id, edit.pattern))
+                out.append(edit)
+    return out
+
+
+def first_edit_violation(
+    edits: Sequence[ForbiddenEdit], paths: Iterable[str]
+) -> tuple[ForbiddenEdit, str] | None:
+    """The first (rule path, file) pair where writing a project-relative file edits what a
+    rule forbids."""
+    for rel in paths:
+        for edit in edits:
+            if edit.matches(rel):
+                return edit, rel
+    return None

@@ -1,0 +1,142 @@
+"""Which code spans of a rule a negation forbids outright, read from the rule's words.
+
+The guardrails act on two kinds of prohibition: commands ("never run `dune clean`") and
+files ("never edit `dist/` directly, run the build"). Both are read the same way, and
+only the plainest form counts, because a false reading denies a harmless call:
+
+- a negation governs the span directly: a cue (never, not, avoid, forbidden, instead of
+  …) followed by nothing but *bridge* words, the verbs of the act and their articles
+  ("never run `X`", "do not edit files under `X`", "FORBIDDEN: `X`", "use `Y` instead of
+  `X`"), or the span followed by "is forbidden" / "must not be used"; a span listed
+  right after a forbidden one ("never `X`, `Y` or `Z`") goes with it; "instead of" after a
+  negation names what to use ("never run `X` by hand instead of `Y`");
+- the sentence sets no *condition* (when, unless, against production, …) that the
+  guardrail cannot see; what follows a colon, a dash or ", since" is the reason and
+  sets none.
+
+The word lists are plain English (negators, verbs, condition words), not tuned to any
+rule file; each kind of prohibition names its own bridge and condition words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SPAN = re.compile(r"`([^`\n]+)`")
+#: A cue that makes what directly follows it forbidden.
+_CUE_BEFORE = re.compile(
+    r"(?:\bnever|\bnot|\bdon'?t|\bdo not|\bmust not|\bmustn'?t|\bshould not|\bshouldn'?t|"
+    r"\bcannot|\bcan'?t|\bavoid|\bforbidden|\bprohibited|\bbanned|\binstead of|\brather than)"
+    r"\s*:?\s*$",
+    re.IGNORECASE,
+)
+#: The same said after the span: "`X` is forbidden", "`X` must never be used".
+_CUE_AFTER = re.compile(
+    r"^\s*(?:(?:is|are)\s+)?(?:forbidden|prohibited|banned|not allowed|disallowed|"
+    r"not permitted|(?:must|should)\s+(?:never|not)\s+be\s+"
+    r"(?:used|run|called|invoked|edited|modified|changed|touched))\b",
+    re.IGNORECASE,
+)
+_INSTEAD = re.compile(r"(?:instead of|rather than)", re.IGNORECASE)
+#: A negation anywhere before a cue ("never run `X` instead of `Y`").
+_NEGATED = re.compile(
+    r"\b(?:never|not|don'?t|avoid|cannot|can'?t|mustn'?t|shouldn'?t|forbidden|prohibited)\b",
+    re.IGNORECASE,
+)
+#: Where a sentence turns from the prohibition to its reason.
+_EXPLANATION = re.compile(r":\s|\s[—–-]\s|[—–(]|,\s*(?:since|because|as)\b")
+#: What joins two spans of one list: "never `X`, `Y` or `Z`".
+_LIST_JOIN = re.compile(r"\s*(?:,|/|or|and|, or|, and)\s*")
+_SENTENCE_END = re.compile(r"[.;!?][*_)\"']*(?=\s|$)|\n")  # "… locally.** All …" ends too
+#: Where the clause a cue sits in begins: punctuation, a list marker, a conjunction.
+_CLAUSE_BREAK = re.compile(r"[.,;:!?()\[\]—–\n]|\s-\s|^\s*(?:\d+\.|[-*+])\s|\b(?:and|but|or)\b")
+#: Who an instruction may name before its negation ("you never …", "we do not …").
+_ADDRESSEES = frozenset({"you", "we", "please", "also", "so", "then", "just", "still", "simply"})
+#: After a span: it is the option to use, not the one forbidden ("`X` instead of `Y`").
+_PREFERRED = re.compile(r"^\s*(?:instead of|rather than)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How one kind of prohibition is read: the words that may stand between a cue and
+    its span, the words that make a sentence conditional, and whether a purpose ("to
+    make tests pass") after the spans makes it conditional too."""
+
+    bridge: frozenset[str]
+    conditions: frozenset[str]
+    purpose_is_condition: bool = False
+    #: bridge words of which one must stand between cue and span (a file is a thing:
+    #: "avoid the `.x` argument" forbids no edit); empty: none needed (a command is an act)
+    verbs: frozenset[str] = frozenset()
+
+
+def clauses(text: str) -> list[tuple[int, int]]:
+    """Sentence spans of ``text`` with code spans masked (a ``.`` inside a span or a
+    version number does not end a sentence)."""
+    masked = SPAN.sub(lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)
+    out, start = [], 0
+    for m in _SENTENCE_END.finditer(masked):
+        out.append((start, m.start()))
+        start = m.end()
+    out.append((start, len(text)))
+    return out
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z']+", text.lower())
+
+
+def _governed(before: str, reading: Reading) -> bool:
+    """Whether a negation cue governs what follows ``before`` (bridge words between)."""
+    text = re.sub(r"[*_~]+", " ", before).rstrip()
+    crossed: set[str] = set()
+    while True:
+        m = re.search(r"([A-Za-z']+)\s*$", text)
+        if m is None or m.group(1).lower() not in reading.bridge:
+            break
+        crossed.add(m.group(1).lower())
+        text = text[: m.start()].rstrip(" -")
+    if reading.verbs and not crossed & reading.verbs:
+        return False
+    cue = _CUE_BEFORE.search(text)
+    if cue is None:
+        return False
+    if _INSTEAD.match(cue.group(0).strip()):
+        return not _NEGATED.search(text[: cue.start()])
+    # an instruction, not a description: nothing but "you", "we", "please" … stands
+    # between the cue and the start of its clause ("normal users never edit `X`" and
+    # "bug-fix PRs must not modify `X`" describe someone else)
+    lead = _CLAUSE_BREAK.split(text[: cue.start()])[-1]
+    return set(_words(lead)) <= _ADDRESSEES
+
+
+def forbidden_spans(text: str, reading: Reading) -> list[str]:
+    """The code spans of ``text`` a negation forbids outright, in order."""
+    found: list[str] = []
+    for start, end in clauses(text):
+        clause = text[start:end]
+        spans = list(SPAN.finditer(clause))
+        if not spans:
+            continue
+        # an explanation after the spans (": it sweeps in …", "— always revert for …")
+        # says why, not when: its words set no condition
+        why = _EXPLANATION.search(clause, spans[-1].end())
+        window = clause[: why.start()] if why else clause
+        if reading.conditions & set(_words(SPAN.sub(" ", window))):
+            continue
+        if reading.purpose_is_condition and "to" in _words(window[spans[-1].end() :]):
+            continue
+        previous_forbidden, previous_end = False, 0
+        for m in spans:
+            between = clause[previous_end : m.start()]
+            listed = previous_forbidden and _LIST_JOIN.fullmatch(between)
+            forbidden = not _PREFERRED.match(clause[m.end() :]) and bool(
+                listed
+                or _governed(clause[: m.start()][-80:], reading)
+                or _CUE_AFTER.match(clause[m.end() :])
+            )
+            previous_forbidden, previous_end = forbidden, m.end()
+            if forbidden:
+                found.append(m.group(1).strip())
+    return found

@@ -1,0 +1,162 @@
+"""Files a rule forbids the agent to edit: read from the rule's words, matched against
+what a file tool writes, denied by the PreToolUse guardrails with the rule cited."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from charter.config import Project
+from charter.rules.api import compile_project
+from charter.rules.edits import ForbiddenEdit, edits_in, parse_path
+from charter.rules.model import Rule, Source
+from charter.session.guardrails import pre_tool_use_output
+from tests.conftest import write
+
+
+def _rule(text: str, path: str = "AGENTS.md") -> Rule:
+    return Rule(id="r-1", text=text, source=Source(path, 3, 3, ""))
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        ("`dist/` is generated output. Do not edit `dist/` directly.", ["dist/"]),
+        ("Never edit `db/schema.rb` by hand.", ["db/schema.rb"]),
+        ("Never hand-edit anything under `vendor/` or `third_party/`.",
+         ["vendor/", "third_party/"]),
+        ("Do not edit files under `src/gen/`; they are rewritten by `make gen`.", ["src/gen/"]),
+        ("`package-lock.json` must not be edited manually.", ["package-lock.json"]),
+        ("Don't edit `CHANGELOG.md` — it is assembled at release time.", ["CHANGELOG.md"]),
+        ("ALWAYS edit `src/index.ts` - NEVER edit `/lib/index.js`", ["/lib/index.js"]),
+        # someone else, a purpose, a condition, no verb of editing, not a path
+        ("Normal users never edit `.env`; the UI writes it.", []),
+        ("Release PRs must not modify `CHANGELOG.md`.", []),
+        ("Never edit `src/` to make tests pass.", []),
+        ("Do not edit `.github/` unless the user asks.", []),
+        ("Avoid the `.package` argument to `mock()`.", []),
+        ("Never edit `https://example.com/a.json`.", []),
+        ("Never edit `utils`.", []),
+    ],
+)  # fmt: skip
+def test_only_a_plain_prohibition_of_editing_a_path_is_read(
+    text: str, forbidden: list[str]
+) -> None:
+    assert [e.path for e in edits_in(_rule(text))] == forbidden
+
+
+def test_paths_are_read_from_the_project_root_or_the_rules_folder() -> None:
+    assert parse_path("./dist/") == "dist/"
+    assert parse_path("/lib/index.js") == "lib/index.js"
+    assert parse_path("**") is None and parse_path("../x.md") is None
+    (nested,) = edits_in(_rule("Never edit `src/generated/` by hand.", "web/AGENTS.md"))
+    assert nested.base == "web"
+    assert nested.matches("web/src/generated/api.ts")
+    assert nested.matches("src/generated/api.ts")
+    assert not nested.matches("web/src/app.ts")
+
+
+def test_folders_files_and_globs_match() -> None:
+    def edit(pattern: str) -> ForbiddenEdit:
+        return ForbiddenEdit("r", "A.md:L1-L1", "rule", pattern, pattern, "")
+
+    assert edit("dist/").matches("dist/app.js") and not edit("dist/").matches("distx/a")
+    assert edit("db/schema.rb").matches("db/schema.rb")
+    assert not edit("db/schema.rb").matches("db/schema.rb.bak")
+    assert edit("out").matches("out/x.txt") and edit("out").matches("out")
+    assert edit("*/api/*.cs").matches("src/api/Hosting.cs")
+    assert edit("src/**").matches("src/a/b.py") and not edit("src/**").matches("srcx/a")
+    assert edit("**/*.pb.go").matches("a/b/c.pb.go") and edit("**/*.pb.go").matches("c.pb.go")
+
+
+RULES = """# Working here
+
+- `dist/` is generated output. Do not edit `dist/` directly; run `make build`.
+- Never edit `db/schema.rb` by hand.
+"""
+
+
+def _project(tmp_path: Path, config: str = "") -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n" + config)
+    write(root, "CLAUDE.md", RULES)
+    write(root, "web/AGENTS.md", "# Web\n\n- Never edit `src/generated/` by hand.\n")
+    compile_project(Project.load(root))
+    return root
+
+
+def _call(root: Path, tool: str, tool_input: dict[str, Any]) -> dict[str, Any] | None:
+    payload = {
+        "session_id": "s-edits",
+        "transcript_path": str(root / "t.jsonl"),
+        "cwd": str(root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": "toolu_1",
+    }
+    return pre_tool_use_output(Project.load(root), payload)
+
+
+def _decision(out: dict[str, Any] | None) -> str:
+    return "allow" if out is None else str(out["hookSpecificOutput"]["permissionDecision"])
+
+
+def test_the_guardrail_denies_hand_edits_citing_the_rule(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    out = _call(root, "Write", {"file_path": str(root / "dist/app.js"), "content": "x"})
+    assert _decision(out) == "deny"
+    assert out is not None
+    reason = out["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "`dist/app.js`" in reason and "CLAUDE.md:L3-L3" in reason
+    assert "ask the user" in reason
+    edit = {"file_path": "db/schema.rb", "old_string": "a", "new_string": "b"}
+    assert _decision(_call(root, "Edit", edit)) == "deny"
+    generated = {"file_path": str(root / "web/src/generated/api.ts"), "content": "x"}
+    assert _decision(_call(root, "Write", generated)) == "deny"
+    patch = "*** Begin Patch\n*** Update File: dist/app.js\n@@\n-a\n+b\n*** End Patch\n"
+    assert _decision(_call(root, "apply_patch", {"command": patch})) == "deny"
+    # the build that owns the output still writes it; other files are the agent's
+    assert _decision(_call(root, "Bash", {"command": "make build > dist/app.js"})) == "allow"
+    ok = {"file_path": str(root / "web/src/app.ts"), "content": "x"}
+    assert _decision(_call(root, "Write", ok)) == "allow"
+    assert _decision(_call(root, "Read", {"file_path": str(root / "dist/app.js")})) == "allow"
+
+
+def test_ask_off_and_protected_paths(tmp_path: Path) -> None:
+    root = _project(tmp_path, "[session.guardrails]\nrule_edits = 'ask'\n")
+    target = {"file_path": str(root / "dist/app.js"), "content": "x"}
+    assert _decision(_call(root, "Write", target)) == "ask"
+    write(root, "charter.toml", "[session.guardrails]\nrule_edits = 'off'\n")
+    assert _decision(_call(root, "Write", target)) == "allow"
+    write(root, "charter.toml", "")
+    out = _call(root, "Write", {"file_path": str(root / ".git/config"), "content": "x"})
+    assert out is not None and ".git" in out["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_hook_subprocess_and_compile_report(tmp_path: Path, run_charter: Any) -> None:
+    root = _project(tmp_path)
+    body = {
+        "session_id": "s",
+        "cwd": str(root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": "dist/index.html", "old_string": "a", "new_string": "b"},
+    }
+    proc = run_charter("hook", "pre-tool-use", cwd=root, stdin=json.dumps(body))
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    proc = run_charter("compile", "--json", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    listed = {(e["path"], e["rule"]) for e in json.loads(proc.stdout)["forbidden_edits"]}
+    assert listed == {
+        ("dist/", "CLAUDE.md:L3-L3"),
+        ("db/schema.rb", "CLAUDE.md:L4-L4"),
+        ("src/generated/", "web/AGENTS.md:L3-L3"),
+    }
