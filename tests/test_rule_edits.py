@@ -160,3 +160,21 @@ def test_hook_subprocess_and_compile_report(tmp_path: Path, run_charter: Any) ->
         ("db/schema.rb", "CLAUDE.md:L4-L4"),
         ("src/generated/", "web/AGENTS.md:L3-L3"),
     }
+
+
+def test_a_rule_outranks_the_write_scope_but_not_protected_paths(tmp_path: Path) -> None:
+    """Outside an executing track's scope, the scope's hint (widen SPEC.md's scope) would
+    only lead to the rule's denial: the rule is the reason given. Protected paths still
+    come first."""
+    from tests.test_session_guardrails import make_project
+
+    root = make_project(tmp_path, "executing")
+    write(root, "CLAUDE.md", RULES)
+    compile_project(Project.load(root))
+    out = _call(root, "Write", {"file_path": str(root / "dist/app.js"), "content": "x"})
+    assert _decision(out) == "deny"
+    assert out is not None
+    assert "forbids editing `dist/app.js`" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    other = _call(root, "Write", {"file_path": str(root / "lib/x.py"), "content": "x"})
+    assert other is not None
+    assert "outside the write scope" in other["hookSpecificOutput"]["permissionDecisionReason"]

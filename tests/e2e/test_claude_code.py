@@ -284,3 +284,29 @@ def test_a_command_a_rule_forbids_is_denied_before_it_runs(installed: Path, sess
     assert "`uv add`" in result
     assert not marker.exists(), "the denied command ran"
     shutil.rmtree(scratch, ignore_errors=True)
+
+
+def test_an_edit_a_rule_forbids_is_denied_before_it_is_made(installed: Path, session: Any) -> None:
+    """A rule says the API client is generated and never edited by hand; the model tries
+    to write into it: the PreToolUse hook denies the Write, the file stays as it was,
+    and the model reads the rule's citation in the tool result."""
+    rules = installed / "web" / "AGENTS.md"
+    rules.write_text(
+        rules.read_text() + "\n- The API client is generated from the OpenAPI schema: never edit "
+        "`web/src/api/` by hand, run `make client`.\n"
+    )
+    target = installed / "web" / "src" / "api" / "client.ts"
+    before = target.read_bytes() if target.exists() else None
+    writes = iter([{"file_path": str(target), "content": "// patched by hand\n"}])
+
+    def write_the_client(body: dict[str, Any]) -> Reply | None:
+        tool_input = next(writes, None)
+        return Reply("Patching the client.", "Write", tool_input) if tool_input else None
+
+    s = session(installed, write_the_client)
+    ok(s.prompt("Add a timeout to the API client"))
+    requests = s.model.main_requests()
+    assert len(requests) >= 2
+    result = requests[1].last_user_text()
+    assert "a project rule forbids editing" in result and "web/AGENTS.md:L" in result
+    assert (target.read_bytes() if target.exists() else None) == before

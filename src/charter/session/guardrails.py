@@ -249,7 +249,9 @@ def _inside(path: str, base: str) -> bool:
 
 
 def _check_target(policy: Policy, path: str, why: str, flags: dict[str, bool]) -> tuple[str, str]:
-    """("allow"|"ask"|"deny", reason) for one written path."""
+    """("allow"|"ask"|"deny"|"deny-scope", reason) for one written path; "deny-scope" is
+    a write outside the track's scope, which a rule's own prohibition outranks (its
+    hint, widen the scope, would only lead to the rule's denial)."""
     if path in ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"):
         return "allow", ""
     name = posixpath.basename(path)
@@ -313,7 +315,7 @@ def _check_target(policy: Policy, path: str, why: str, flags: dict[str, bool]) -
         return "ask", f"{why} may rewrite files under {shown}; {policy.phase_note}; " + (
             f"writes go only to {where}"
         )
-    return "deny", (
+    return "deny-scope", (
         f"{why}: {shown} is outside the write scope ({where}); {policy.phase_note}; "
         f"{policy.phase_hint}"
     )
@@ -369,12 +371,15 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
             if isinstance(raw, str) and raw.strip():
                 checks.append((normalise(raw, cwd, policy.home), f"{tool} {key}", {}))
     denies: list[str] = []
+    outside_scope: list[str] = []
     targets: list[str] = []
     for path, why, flags in checks:
         decision, reason = _check_target(policy, path, why, flags)
         targets.append(path)
         if decision == "deny":
             denies.append(reason)
+        elif decision == "deny-scope":
+            outside_scope.append(reason)
         elif decision == "ask":
             asks.append(reason)
     if denies:
@@ -385,6 +390,9 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
     edited = _ruled_edit(policy, [path for path, why, _ in checks if why in _HAND_EDITS])
     if edited:
         return Verdict(policy.rule_edits, edited, targets)
+    if outside_scope:
+        more = f" (+{len(outside_scope) - 1} more)" if len(outside_scope) > 1 else ""
+        return Verdict("deny", outside_scope[0] + more, targets)
     if asks:
         more = f" (+{len(asks) - 1} more)" if len(asks) > 1 else ""
         return Verdict("ask", f"cannot verify this write: {asks[0]}{more}", targets)
