@@ -272,3 +272,11 @@ def test_a_rule_about_files_is_not_a_place() -> None:
     mixed = _cmd("kubectl apply", ("config/**", "src/**/*.java", "build.gradle.kts"))
     assert mixed.matches(["kubectl", "apply", "-f", "x.yaml"], "")
     assert not commands_in(_rule("Never `git add` anything under `data/`."))
+
+
+def test_a_huge_rule_costs_bounded_work() -> None:
+    """A rule that is a table of hundreds of spans, or one span of code pages long, is not
+    a prohibition to enforce; the reader stays bounded on it."""
+    listed = commands_in(_rule("Never run " + "`make a` or " * 5000 + "`make z`."))
+    assert len(listed) == 32
+    assert commands_in(_rule("Never run `" + "x " * 5000 + "`.")) == []

@@ -24,6 +24,11 @@ import re
 from dataclasses import dataclass
 
 SPAN = re.compile(r"`([^`\n]+)`")
+#: A command or path a rule forbids is short; longer spans are code, and a rule that
+#: lists more than this many is a table of them, not one prohibition (bounded work and
+#: state for any input).
+MAX_SPAN_CHARS = 200
+MAX_SPANS_PER_RULE = 32
 #: A cue that makes what directly follows it forbidden.
 _CUE_BEFORE = re.compile(
     r"(?:\bnever|\bnot|\bdon'?t|\bdo not|\bmust not|\bmustn'?t|\bshould not|\bshouldn'?t|"
@@ -137,6 +142,8 @@ def forbidden_spans(text: str, reading: Reading) -> list[str]:
                 or _CUE_AFTER.match(clause[m.end() :])
             )
             previous_forbidden, previous_end = forbidden, m.end()
-            if forbidden:
+            if forbidden and len(m.group(1)) <= MAX_SPAN_CHARS:
                 found.append(m.group(1).strip())
+                if len(found) >= MAX_SPANS_PER_RULE:
+                    return found
     return found
