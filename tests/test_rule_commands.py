@@ -280,3 +280,17 @@ def test_a_huge_rule_costs_bounded_work() -> None:
     listed = commands_in(_rule("Never run " + "`make a` or " * 5000 + "`make z`."))
     assert len(listed) == 32
     assert commands_in(_rule("Never run `" + "x " * 5000 + "`.")) == []
+
+
+def test_doctor_names_what_the_rules_forbid(tmp_path: Path, run_charter: Any) -> None:
+    root = _project(tmp_path)
+    proc = run_charter("doctor", "--json", "--check", "rule prohibitions", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    (found,) = json.loads(proc.stdout)["checks"]
+    assert found["status"] == "info"
+    assert found["detail"]["commands"] == ["pip install", "make distclean", "npm publish"]
+    assert "rule_commands" in found["fix"]
+    write(root, "charter.toml", "[session.guardrails]\nrule_commands = 'off'\n")
+    proc = run_charter("doctor", "--json", "--check", "rule prohibitions", cwd=root)
+    (found,) = json.loads(proc.stdout)["checks"]
+    assert found["status"] == "ok" and found["detail"] == {}

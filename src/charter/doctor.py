@@ -146,3 +146,34 @@ def _secrets(project: Project) -> CheckResult:
         ),
         detail={"files": files},
     )
+
+
+@check("rule prohibitions")
+def _prohibitions(project: Project) -> CheckResult:
+    """What the PreToolUse guardrails hold the agent to from the rules' own words, so a
+    user sees (and can switch off) a denial before the agent meets it."""
+    from charter.rules.stored import load_prohibitions
+
+    guard = project.settings.session.guardrails
+    found = load_prohibitions(project)
+    if found is None:
+        return CheckResult(
+            "rule prohibitions",
+            "info",
+            "no compiled rules yet (or compiled by an older Charter)",
+            fix="run `charter compile` to see the commands and files your rules forbid",
+        )
+    commands = [c.command for c in found.commands] if guard.rule_commands != "off" else []
+    edits = [e.path for e in found.edits] if guard.rule_edits != "off" else []
+    if not commands and not edits:
+        return CheckResult("rule prohibitions", "ok", "no rule forbids a command or a file edit")
+    shown = ", ".join(f"`{x}`" for x in [*commands, *edits][:6])
+    return CheckResult(
+        "rule prohibitions",
+        "info",
+        f"{len(commands)} command(s) and {len(edits)} file path(s) the rules forbid are "
+        f"denied or asked before they happen: {shown}",
+        fix="a wrong reading: reword the rule, or set [session.guardrails] rule_commands / "
+        'rule_edits = "ask" or "off"',
+        detail={"commands": commands, "edits": edits},
+    )
