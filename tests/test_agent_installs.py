@@ -465,3 +465,57 @@ def test_an_event_that_is_not_a_list_is_reported_not_a_crash(
     assert rel in res.stderr and event in res.stderr and "not modified" in res.stderr
     assert "AttributeError" not in res.stderr
     assert (repo / rel).read_text() == text
+
+
+def test_a_command_a_rule_forbids_is_denied_for_every_agent(demo: Path, run_charter: Run) -> None:
+    """The demo's backend/AGENTS.md adds dependencies with `uv add`, never `pip install`:
+    Cursor's Shell, Gemini's run_shell_command and Codex's Bash calls are denied alike,
+    each in the agent's own answer shape, citing the rule."""
+    command = "cd backend && pip install httpx"
+    assert run_charter("compile", cwd=demo).returncode == 0  # as each agent's session start
+    cursor = _agent_hook(
+        run_charter,
+        demo,
+        "cursor",
+        "preToolUse",
+        {
+            "conversation_id": "c2",
+            "generation_id": "g2",
+            "workspace_roots": [str(demo)],
+            "hook_event_name": "preToolUse",
+            "tool_name": "Shell",
+            "tool_input": {"command": command},
+        },
+    )
+    assert cursor["permission"] == "deny" and "backend/AGENTS.md:L" in cursor["agent_message"]
+    gemini = _agent_hook(
+        run_charter,
+        demo,
+        "gemini",
+        "BeforeTool",
+        {
+            "session_id": "g2",
+            "cwd": str(demo),
+            "hook_event_name": "BeforeTool",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": command},
+        },
+    )
+    assert gemini["decision"] == "deny" and "backend/AGENTS.md:L" in gemini["reason"]
+    res = run_charter(
+        "agent-hook",
+        "codex",
+        "PreToolUse",
+        cwd=demo,
+        stdin=json.dumps(
+            {
+                "session_id": "x2",
+                "cwd": str(demo),
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Bash",
+                "tool_input": {"command": command},
+            }
+        ),
+    )
+    assert res.returncode in (0, 2), res.stderr
+    assert "backend/AGENTS.md:L" in res.stdout + res.stderr
