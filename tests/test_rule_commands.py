@@ -49,6 +49,11 @@ def _rule(text: str, scopes: list[str] | None = None, path: str = "AGENTS.md") -
         ("Don't forget to run `make fmt`.", []),
         ("You don't need to run `npm ci` here.", []),
         ("Never call `print(x)` in library code.", []),
+        # an instruction to the agent, not a description of someone else
+        ("You must never run `git push`.", ["git push"]),
+        ("Agents must not run `npm publish`.", ["npm publish"]),
+        ("The build never runs `make clean`.", []),
+        ("CI must not run `npm publish`.", []),
         ("Never run `git branch -d` by hand instead of `tools/prune.sh --remove`.",
          ["git branch -d"]),  # after a negation, "instead of" names the command to use
         ("Never run `cargo build --workspace` from the repo root.", []),

@@ -57,7 +57,13 @@ _SENTENCE_END = re.compile(r"[.;!?][*_)\"']*(?=\s|$)|\n")  # "… locally.** All
 #: Where the clause a cue sits in begins: punctuation, a list marker, a conjunction.
 _CLAUSE_BREAK = re.compile(r"[.,;:!?()\[\]—–\n]|\s-\s|^\s*(?:\d+\.|[-*+])\s|\b(?:and|but|or)\b")
 #: Who an instruction may name before its negation ("you never …", "we do not …").
-_ADDRESSEES = frozenset({"you", "we", "please", "also", "so", "then", "just", "still", "simply"})
+_ADDRESSEES = frozenset(
+    {
+        "you", "we", "please", "also", "so", "then", "just", "still", "simply", "must",
+        "should", "shall", "will", "may", "can", "the", "agent", "agents", "assistant",
+        "ai", "claude", "codex", "copilot", "gemini", "cursor",
+    }
+)  # fmt: skip
 #: After a span: it is the option to use, not the one forbidden ("`X` instead of `Y`").
 _PREFERRED = re.compile(r"^\s*(?:instead of|rather than)\b", re.IGNORECASE)
 
