@@ -205,3 +205,60 @@ def untracked(root: Path) -> set[str]:
         check=True,
     ).stdout
     return {line[3:] for line in out.splitlines() if line.startswith("?? ")}
+
+
+def guard(
+    root: Path, tool: str, tool_input: dict[str, Any], cwd: Path | None = None
+) -> dict[str, Any] | None:
+    """The PreToolUse guardrails' answer (in process) to one tool call in ``root``."""
+    from charter.config import Project
+    from charter.session.guardrails import pre_tool_use_output
+
+    payload = {
+        "session_id": "s-guard-test",
+        "transcript_path": str(root / "t.jsonl"),
+        "cwd": str(cwd or root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": "toolu_1",
+    }
+    return pre_tool_use_output(Project.load(root), payload)
+
+
+def guard_decision(out: dict[str, Any] | None) -> str:
+    return "allow" if out is None else str(out["hookSpecificOutput"]["permissionDecision"])
+
+
+def guard_subprocess(
+    run_charter: Callable[..., subprocess.CompletedProcess[str]],
+    root: Path,
+    tool: str,
+    tool_input: dict[str, Any],
+) -> str:
+    """The decision of ``charter hook pre-tool-use`` run as Claude Code runs it."""
+    body = {
+        "session_id": "s",
+        "cwd": str(root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+    }
+    proc = run_charter("hook", "pre-tool-use", cwd=root, stdin=json.dumps(body))
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    return guard_decision(json.loads(proc.stdout) if proc.stdout.strip() else None)
+
+
+def compiled_repo(tmp_path: Path, files: dict[str, str], config: str = "") -> Path:
+    """A git repo with ``files`` (rule files among them), no warm worker, rules compiled."""
+    from charter.config import Project
+    from charter.rules.api import compile_project
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n" + config)
+    for rel, text in files.items():
+        write(root, rel, text)
+    compile_project(Project.load(root))
+    return root

@@ -4,7 +4,6 @@ Bash call would run, denied by the PreToolUse guardrails with the rule cited."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +13,8 @@ from charter.config import Project
 from charter.rules.api import compile_project
 from charter.rules.commands import ForbiddenCommand, commands_in, parse_command
 from charter.rules.model import Rule, Source
-from charter.session.guardrails import pre_tool_use_output
 from charter.session.shell import analyse
-from tests.conftest import write
+from tests.conftest import compiled_repo, guard, guard_decision, guard_subprocess, write
 
 
 def _rule(text: str, scopes: list[str] | None = None, path: str = "AGENTS.md") -> Rule:
@@ -153,32 +151,19 @@ RULES = """# Working here
 
 
 def _project(tmp_path: Path, config: str = "") -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n" + config)
-    write(root, "CLAUDE.md", RULES)
-    write(root, "services/api/AGENTS.md", "# API\n\n- Do not run `npm publish` yourself.\n")
+    api_rules = "# API\n\n- Do not run `npm publish` yourself.\n"
+    root = compiled_repo(
+        tmp_path, {"CLAUDE.md": RULES, "services/api/AGENTS.md": api_rules}, config
+    )
     (root / "services/api/src").mkdir(parents=True)
-    compile_project(Project.load(root))
     return root
 
 
 def _ask(root: Path, command: str, cwd: Path | None = None) -> dict[str, Any] | None:
-    payload = {
-        "session_id": "s-rules",
-        "transcript_path": str(root / "t.jsonl"),
-        "cwd": str(cwd or root),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": "toolu_1",
-    }
-    return pre_tool_use_output(Project.load(root), payload)
+    return guard(root, "Bash", {"command": command}, cwd)
 
 
-def _decision(out: dict[str, Any] | None) -> str:
-    return "allow" if out is None else str(out["hookSpecificOutput"]["permissionDecision"])
+_decision = guard_decision
 
 
 def test_the_guardrail_denies_a_forbidden_command_citing_the_rule(tmp_path: Path) -> None:
@@ -224,16 +209,8 @@ def test_a_protected_write_outranks_a_rule(tmp_path: Path) -> None:
 
 def test_hook_subprocess_and_compile_report(tmp_path: Path, run_charter: Any) -> None:
     root = _project(tmp_path)
-    body = {
-        "session_id": "s",
-        "cwd": str(root),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "sudo python3 -m pip install x"},
-    }
-    proc = run_charter("hook", "pre-tool-use", cwd=root, stdin=json.dumps(body))
-    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
-    assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    command = {"command": "sudo python3 -m pip install x"}
+    assert guard_subprocess(run_charter, root, "Bash", command) == "deny"
     proc = run_charter("compile", "--json", cwd=root)
     assert proc.returncode == 0, proc.stderr
     listed = {(c["command"], c["rule"]) for c in json.loads(proc.stdout)["forbidden_commands"]}

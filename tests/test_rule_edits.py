@@ -4,7 +4,6 @@ what a file tool writes, denied by the PreToolUse guardrails with the rule cited
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +13,7 @@ from charter.config import Project
 from charter.rules.api import compile_project
 from charter.rules.edits import ForbiddenEdit, edits_in, parse_path
 from charter.rules.model import Rule, Source
-from charter.session.guardrails import pre_tool_use_output
-from tests.conftest import write
+from tests.conftest import compiled_repo, guard, guard_decision, guard_subprocess, write
 
 
 def _rule(text: str, path: str = "AGENTS.md") -> Rule:
@@ -81,31 +79,12 @@ RULES = """# Working here
 
 
 def _project(tmp_path: Path, config: str = "") -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n" + config)
-    write(root, "CLAUDE.md", RULES)
-    write(root, "web/AGENTS.md", "# Web\n\n- Never edit `src/generated/` by hand.\n")
-    compile_project(Project.load(root))
-    return root
+    web = "# Web\n\n- Never edit `src/generated/` by hand.\n"
+    return compiled_repo(tmp_path, {"CLAUDE.md": RULES, "web/AGENTS.md": web}, config)
 
 
-def _call(root: Path, tool: str, tool_input: dict[str, Any]) -> dict[str, Any] | None:
-    payload = {
-        "session_id": "s-edits",
-        "transcript_path": str(root / "t.jsonl"),
-        "cwd": str(root),
-        "hook_event_name": "PreToolUse",
-        "tool_name": tool,
-        "tool_input": tool_input,
-        "tool_use_id": "toolu_1",
-    }
-    return pre_tool_use_output(Project.load(root), payload)
-
-
-def _decision(out: dict[str, Any] | None) -> str:
-    return "allow" if out is None else str(out["hookSpecificOutput"]["permissionDecision"])
+_call = guard
+_decision = guard_decision
 
 
 def test_the_guardrail_denies_hand_edits_citing_the_rule(tmp_path: Path) -> None:
@@ -142,16 +121,8 @@ def test_ask_off_and_protected_paths(tmp_path: Path) -> None:
 
 def test_hook_subprocess_and_compile_report(tmp_path: Path, run_charter: Any) -> None:
     root = _project(tmp_path)
-    body = {
-        "session_id": "s",
-        "cwd": str(root),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Edit",
-        "tool_input": {"file_path": "dist/index.html", "old_string": "a", "new_string": "b"},
-    }
-    proc = run_charter("hook", "pre-tool-use", cwd=root, stdin=json.dumps(body))
-    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
-    assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    edit = {"file_path": "dist/index.html", "old_string": "a", "new_string": "b"}
+    assert guard_subprocess(run_charter, root, "Edit", edit) == "deny"
     proc = run_charter("compile", "--json", cwd=root)
     assert proc.returncode == 0, proc.stderr
     listed = {(e["path"], e["rule"]) for e in json.loads(proc.stdout)["forbidden_edits"]}

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from charter.rules.model import Rule
-from charter.rules.negation import Reading, forbidden_spans
+from charter.rules.negation import Prohibition, Reading, collect, forbidden_spans
 
 #: Words that may stand between a cue and the command it governs.
 _RUN_WORDS = frozenset(
@@ -53,12 +53,9 @@ _PLACEHOLDER = re.compile(r"[<>{}$|&()\[\]…]|^\.\.\.$|^-+$|^[A-Z][A-Z0-9_]+$")
 
 
 @dataclass(frozen=True)
-class ForbiddenCommand:
+class ForbiddenCommand(Prohibition):
     """One command a rule forbids: a program, the words that must follow it, its flags."""
 
-    rule_id: str
-    cite: str
-    rule_text: str
     command: str  # the span as the rule wrote it
     program: str
     words: tuple[str, ...]
@@ -192,14 +189,7 @@ def commands_in(rule: Rule) -> list[ForbiddenCommand]:
 
 def forbidden_commands(rules: Iterable[Rule]) -> list[ForbiddenCommand]:
     """Every command the rules forbid, in rule order (one entry per rule and command)."""
-    out: list[ForbiddenCommand] = []
-    seen: set[tuple[str, str]] = set()
-    for rule in rules:
-        for cmd in commands_in(rule):
-            if (rule.id, cmd.command) not in seen:
-                seen.add((rule.id, cmd.command))
-                out.append(cmd)
-    return out
+    return collect(rules, commands_in, lambda c: c.command)
 
 
 def first_violation(

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from charter.rules.model import Rule
-from charter.rules.negation import Reading, forbidden_spans
+from charter.rules.negation import Prohibition, Reading, collect, forbidden_spans
 
 #: Words that may stand between a cue and the path it governs.
 _EDIT_WORDS = frozenset(
@@ -59,12 +59,9 @@ _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,9}$")
 
 
 @dataclass(frozen=True)
-class ForbiddenEdit:
+class ForbiddenEdit(Prohibition):
     """One path (file, folder or glob) a rule forbids editing, and the rule's folder."""
 
-    rule_id: str
-    cite: str
-    rule_text: str
     path: str  # the span as the rule wrote it
     pattern: str  # normalised: no leading ./ or /; a folder ends with /
     base: str  # the rule file's folder, project-relative ("" at the root)
@@ -138,14 +135,7 @@ def edits_in(rule: Rule) -> list[ForbiddenEdit]:
 
 def forbidden_edits(rules: Iterable[Rule]) -> list[ForbiddenEdit]:
     """Every path the rules forbid editing, in rule order (one entry per rule and path)."""
-    out: list[ForbiddenEdit] = []
-    seen: set[tuple[str, str]] = set()
-    for rule in rules:
-        for edit in edits_in(rule):
-            if (rule.id, edit.pattern) not in seen:
-                seen.add((rule.id, edit.pattern))
-                out.append(edit)
-    return out
+    return collect(rules, edits_in, lambda e: e.pattern)
 
 
 def first_edit_violation(

@@ -21,7 +21,13 @@ rule file; each kind of prohibition names its own bridge and condition words.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
+
+from charter.rules.model import Rule
+
+T = TypeVar("T")
 
 SPAN = re.compile(r"`([^`\n]+)`")
 #: A command or path a rule forbids is short; longer spans are code, and a rule that
@@ -66,6 +72,15 @@ _ADDRESSEES = frozenset(
 )  # fmt: skip
 #: After a span: it is the option to use, not the one forbidden ("`X` instead of `Y`").
 _PREFERRED = re.compile(r"^\s*(?:instead of|rather than)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Prohibition:
+    """What a rule forbids, with the rule itself: the guardrail's denial cites it."""
+
+    rule_id: str
+    cite: str
+    rule_text: str
 
 
 @dataclass(frozen=True)
@@ -153,3 +168,17 @@ def forbidden_spans(text: str, reading: Reading) -> list[str]:
                 if len(found) >= MAX_SPANS_PER_RULE:
                     return found
     return found
+
+
+def collect(
+    rules: Iterable[Rule], read: Callable[[Rule], list[T]], key: Callable[[T], Hashable]
+) -> list[T]:
+    """What ``read`` finds in each rule, in rule order, once per rule and ``key``."""
+    out: list[T] = []
+    seen: set[tuple[str, Hashable]] = set()
+    for rule in rules:
+        for item in read(rule):
+            if (rule.id, key(item)) not in seen:
+                seen.add((rule.id, key(item)))
+                out.append(item)
+    return out
