@@ -276,3 +276,22 @@ def test_doctor_names_what_the_rules_forbid(tmp_path: Path, run_charter: Any) ->
     proc = run_charter("doctor", "--json", "--check", "rule prohibitions", cwd=root)
     (found,) = json.loads(proc.stdout)["checks"]
     assert found["status"] == "ok" and found["detail"] == {}
+
+
+def test_an_option_an_act_must_not_take_is_read() -> None:
+    """ "Never commit with `--no-verify`": the act is the word, any program's."""
+    (found,) = commands_in(_rule("Never commit with `--no-verify`; fix the hook instead."))
+    assert found.command == "commit --no-verify" and found.program == ""
+    assert found.matches(["git", "commit", "--no-verify", "-m", "wip"])
+    assert found.matches(["git", "commit", "-m", "wip", "--no-verify"])
+    assert not found.matches(["git", "commit", "-m", "wip"])
+    assert not found.matches(["git", "push", "--no-verify"])
+    assert commands_in(_rule("Never commit with `--no-verify` unless the user asks.")) == []
+    assert commands_in(_rule("Release builds never ship with `--debug`.")) == []
+
+
+def test_the_guardrail_denies_a_forbidden_option(tmp_path: Path) -> None:
+    root = compiled_repo(tmp_path, {"AGENTS.md": "# Git\n\n- Never commit with `--no-verify`.\n"})
+    out = _ask(root, "git add -A && git commit --no-verify -m wip")
+    assert _decision(out) == "deny"
+    assert _decision(_ask(root, "git commit -m wip")) == "allow"

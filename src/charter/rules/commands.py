@@ -25,7 +25,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from charter.rules.model import Rule
-from charter.rules.negation import Prohibition, Reading, collect, forbidden_spans
+from charter.rules.negation import (
+    Prohibition,
+    Reading,
+    collect,
+    forbidden_options,
+    forbidden_spans,
+)
 
 #: Words that may stand between a cue and the command it governs.
 _RUN_WORDS = frozenset(
@@ -90,7 +96,9 @@ class ForbiddenCommand(Prohibition):
     def matches(self, argv: Sequence[str | None], cwd_rel: str | None = None) -> bool:
         """Whether running ``argv`` in ``cwd_rel`` (project-relative; None: unknown or
         outside) does what this rule forbids."""
-        if not argv or argv[0] is None or _program(argv[0]) != self.program:
+        if not argv or argv[0] is None:
+            return False
+        if self.program and _program(argv[0]) != self.program:  # "": any program
             return False
         if not _in_scope(self.scopes, cwd_rel):
             return False
@@ -165,8 +173,28 @@ def parse_command(span: str) -> tuple[str, tuple[str, ...], frozenset[str]] | No
 
 
 def commands_in(rule: Rule) -> list[ForbiddenCommand]:
-    """The commands ``rule`` forbids outright (see the module docstring)."""
+    """The commands ``rule`` forbids outright (see the module docstring), and the options
+    it forbids an act to take ("never commit with `--no-verify`": any program's
+    ``commit`` with that flag)."""
     found: list[ForbiddenCommand] = []
+    for verb, options in forbidden_options(rule.text, COMMAND_READING):
+        try:
+            tokens = shlex.split(options)
+        except ValueError:
+            continue
+        if tokens and all(t.startswith("-") for t in tokens):
+            found.append(
+                ForbiddenCommand(
+                    rule_id=rule.id,
+                    cite=rule.source.cite(),
+                    rule_text=rule.text,
+                    command=f"{verb} {options}",
+                    program="",
+                    words=(verb,),
+                    flags=_flag_set(tokens),
+                    scopes=tuple(rule.scopes),
+                )
+            )
     for span in forbidden_spans(rule.text, COMMAND_READING):
         parsed = parse_command(span)
         if parsed is None:

@@ -21,7 +21,7 @@ rule file; each kind of prohibition names its own bridge and condition words.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -137,9 +137,8 @@ def _governed(before: str, reading: Reading) -> bool:
     return set(_words(lead)) <= _ADDRESSEES
 
 
-def forbidden_spans(text: str, reading: Reading) -> list[str]:
-    """The code spans of ``text`` a negation forbids outright, in order."""
-    found: list[str] = []
+def _open_clauses(text: str, reading: Reading) -> Iterator[tuple[str, list[re.Match[str]]]]:
+    """Each clause of ``text`` with code spans that sets no condition, and its spans."""
     for start, end in clauses(text):
         clause = text[start:end]
         spans = list(SPAN.finditer(clause))
@@ -153,6 +152,13 @@ def forbidden_spans(text: str, reading: Reading) -> list[str]:
             continue
         if reading.purpose_is_condition and "to" in _words(window[spans[-1].end() :]):
             continue
+        yield clause, spans
+
+
+def forbidden_spans(text: str, reading: Reading) -> list[str]:
+    """The code spans of ``text`` a negation forbids outright, in order."""
+    found: list[str] = []
+    for clause, spans in _open_clauses(text, reading):
         previous_forbidden, previous_end = False, 0
         for m in spans:
             between = clause[previous_end : m.start()]
@@ -165,6 +171,29 @@ def forbidden_spans(text: str, reading: Reading) -> list[str]:
             previous_forbidden, previous_end = forbidden, m.end()
             if forbidden and len(m.group(1)) <= MAX_SPAN_CHARS:
                 found.append(m.group(1).strip())
+                if len(found) >= MAX_SPANS_PER_RULE:
+                    return found
+    return found
+
+
+#: "never commit with `--no-verify`": an act, then the option it must not take.
+_ACT_WITH = re.compile(r"\b([a-z]+)\s+with\s*$")
+
+
+def forbidden_options(text: str, reading: Reading) -> list[tuple[str, str]]:
+    """(verb, options) where a negation forbids doing something with an option span:
+    "never commit with `--no-verify`" gives ("commit", "--no-verify")."""
+    found: list[tuple[str, str]] = []
+    no_bridge = Reading(bridge=frozenset(), conditions=reading.conditions)
+    for clause, spans in _open_clauses(text, reading):
+        for m in spans:
+            span = m.group(1).strip()
+            if not span.startswith("-") or len(span) > MAX_SPAN_CHARS:
+                continue
+            before = re.sub(r"[*_~]+", " ", clause[: m.start()]).rstrip()
+            act = _ACT_WITH.search(before)
+            if act and _governed(before[: act.start()][-80:], no_bridge):
+                found.append((act.group(1), span))
                 if len(found) >= MAX_SPANS_PER_RULE:
                     return found
     return found
