@@ -149,3 +149,15 @@ def test_a_rule_outranks_the_write_scope_but_not_protected_paths(tmp_path: Path)
     other = _call(root, "Write", {"file_path": str(root / "lib/x.py"), "content": "x"})
     assert other is not None
     assert "outside the write scope" in other["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_prohibitions_survive_their_json_round_trip() -> None:
+    """What the compile commits in rules.prohibited.json is what the hook reads back."""
+    from charter.rules.commands import commands_in
+
+    rule = _rule("Never run `rm -rf` or `git push --force`; never edit `dist/` by hand.")
+    items = [*commands_in(rule), *edits_in(rule)]
+    assert len(items) == 3
+    for item in items:
+        again = type(item).from_dict(json.loads(json.dumps(item.to_dict())))
+        assert again == item and hash(again) == hash(item)

@@ -91,6 +91,16 @@ def hook_contexts(request: Request, event: str) -> list[str]:
     return out
 
 
+def calls_once(text: str, tool: str, tool_input: dict[str, Any]) -> Callable[..., Reply | None]:
+    """A scripted model that calls ``tool`` once, then answers in plain text."""
+    pending = [tool_input]
+
+    def reply(body: dict[str, Any]) -> Reply | None:
+        return Reply(text, tool, pending.pop()) if pending else None
+
+    return reply
+
+
 def expected_rules(project: Path, prompt: str) -> list[str]:
     """What Charter retrieves for ``prompt`` (its own CLI, on the same copy)."""
     out = json.loads(charter(project, "context", prompt, "--json"))
@@ -269,13 +279,8 @@ def test_a_command_a_rule_forbids_is_denied_before_it_runs(installed: Path, sess
     reads why, with the rule's citation, in the tool result."""
     scratch = Path(tempfile.mkdtemp(prefix="charter-e2e-"))  # writable for the agent
     marker = scratch / "pip-ran"
-    calls = iter([f"cd backend && pip install httpx && touch {marker}"])
-
-    def install_with_pip(body: dict[str, Any]) -> Reply | None:
-        command = next(calls, None)
-        return Reply("Installing it.", "Bash", {"command": command}) if command else None
-
-    s = session(installed, install_with_pip)
+    install = {"command": f"cd backend && pip install httpx && touch {marker}"}
+    s = session(installed, calls_once("Installing it.", "Bash", install))
     ok(s.prompt("Add httpx to the backend"))
     requests = s.model.main_requests()
     assert len(requests) >= 2
@@ -297,13 +302,8 @@ def test_an_edit_a_rule_forbids_is_denied_before_it_is_made(installed: Path, ses
     )
     target = installed / "web" / "src" / "api" / "client.ts"
     before = target.read_bytes() if target.exists() else None
-    writes = iter([{"file_path": str(target), "content": "// patched by hand\n"}])
-
-    def write_the_client(body: dict[str, Any]) -> Reply | None:
-        tool_input = next(writes, None)
-        return Reply("Patching the client.", "Write", tool_input) if tool_input else None
-
-    s = session(installed, write_the_client)
+    patch = {"file_path": str(target), "content": "// patched by hand\n"}
+    s = session(installed, calls_once("Patching the client.", "Write", patch))
     ok(s.prompt("Add a timeout to the API client"))
     requests = s.model.main_requests()
     assert len(requests) >= 2

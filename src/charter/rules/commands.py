@@ -22,7 +22,6 @@ import re
 import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from charter.rules.model import Rule
 from charter.rules.negation import (
@@ -67,31 +66,6 @@ class ForbiddenCommand(Prohibition):
     words: tuple[str, ...]
     flags: frozenset[str]
     scopes: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "rule_id": self.rule_id,
-            "cite": self.cite,
-            "rule_text": self.rule_text,
-            "command": self.command,
-            "program": self.program,
-            "words": list(self.words),
-            "flags": sorted(self.flags),
-            "scopes": list(self.scopes),
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ForbiddenCommand:
-        return cls(
-            rule_id=str(data["rule_id"]),
-            cite=str(data["cite"]),
-            rule_text=str(data["rule_text"]),
-            command=str(data["command"]),
-            program=str(data["program"]),
-            words=tuple(str(w) for w in data["words"]),
-            flags=frozenset(str(f) for f in data["flags"]),
-            scopes=tuple(str(s) for s in data["scopes"]),
-        )
 
     def matches(self, argv: Sequence[str | None], cwd_rel: str | None = None) -> bool:
         """Whether running ``argv`` in ``cwd_rel`` (project-relative; None: unknown or

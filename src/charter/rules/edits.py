@@ -23,7 +23,6 @@ import posixpath
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from charter.rules.model import Rule
 from charter.rules.negation import Prohibition, Reading, collect, forbidden_spans
@@ -65,27 +64,6 @@ class ForbiddenEdit(Prohibition):
     path: str  # the span as the rule wrote it
     pattern: str  # normalised: no leading ./ or /; a folder ends with /
     base: str  # the rule file's folder, project-relative ("" at the root)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "rule_id": self.rule_id,
-            "cite": self.cite,
-            "rule_text": self.rule_text,
-            "path": self.path,
-            "pattern": self.pattern,
-            "base": self.base,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ForbiddenEdit:
-        return cls(
-            rule_id=str(data["rule_id"]),
-            cite=str(data["cite"]),
-            rule_text=str(data["rule_text"]),
-            path=str(data["path"]),
-            pattern=str(data["pattern"]),
-            base=str(data["base"]),
-        )
 
     def matches(self, rel: str) -> bool:
         """Whether writing the project-relative file ``rel`` edits what the rule forbids."""

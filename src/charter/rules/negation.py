@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import TypeVar
+from dataclasses import dataclass, fields
+from typing import Any, Self, TypeVar, get_origin, get_type_hints
 
 from charter.rules.model import Rule
 
@@ -76,11 +76,40 @@ _PREFERRED = re.compile(r"^\s*(?:instead of|rather than)\b", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class Prohibition:
-    """What a rule forbids, with the rule itself: the guardrail's denial cites it."""
+    """What a rule forbids, with the rule itself: the guardrail's denial cites it.
+
+    Subclasses hold only ``str``, ``tuple[str, ...]`` and ``frozenset[str]`` fields, so one
+    JSON round trip serves them all (the compiled state's ``rules.prohibited.json``)."""
 
     rule_id: str
     cite: str
     rule_text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, frozenset):
+                value = sorted(value)
+            elif isinstance(value, tuple):
+                value = list(value)
+            out[f.name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        hints = get_type_hints(cls)
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            kind = get_origin(hints[f.name])
+            raw = data[f.name]
+            if kind is tuple:
+                values[f.name] = tuple(str(x) for x in raw)
+            elif kind is frozenset:
+                values[f.name] = frozenset(str(x) for x in raw)
+            else:
+                values[f.name] = str(raw)
+        return cls(**values)
 
 
 @dataclass(frozen=True)
