@@ -101,6 +101,14 @@ def calls_once(text: str, tool: str, tool_input: dict[str, Any]) -> Callable[...
     return reply
 
 
+def first_tool_result(s: ClaudeSession, prompt: str) -> str:
+    """What the model reads back after the one tool call it asked for on ``prompt``."""
+    ok(s.prompt(prompt))
+    requests = s.model.main_requests()
+    assert len(requests) >= 2, "the model was not asked again after its tool call"
+    return requests[1].last_user_text()
+
+
 def expected_rules(project: Path, prompt: str) -> list[str]:
     """What Charter retrieves for ``prompt`` (its own CLI, on the same copy)."""
     out = json.loads(charter(project, "context", prompt, "--json"))
@@ -281,10 +289,7 @@ def test_a_command_a_rule_forbids_is_denied_before_it_runs(installed: Path, sess
     marker = scratch / "pip-ran"
     install = {"command": f"cd backend && pip install httpx && touch {marker}"}
     s = session(installed, calls_once("Installing it.", "Bash", install))
-    ok(s.prompt("Add httpx to the backend"))
-    requests = s.model.main_requests()
-    assert len(requests) >= 2
-    result = requests[1].last_user_text()
+    result = first_tool_result(s, "Add httpx to the backend")
     assert "a project rule forbids" in result and "backend/AGENTS.md:L" in result
     assert "`uv add`" in result
     assert not marker.exists(), "the denied command ran"
@@ -304,9 +309,6 @@ def test_an_edit_a_rule_forbids_is_denied_before_it_is_made(installed: Path, ses
     before = target.read_bytes() if target.exists() else None
     patch = {"file_path": str(target), "content": "// patched by hand\n"}
     s = session(installed, calls_once("Patching the client.", "Write", patch))
-    ok(s.prompt("Add a timeout to the API client"))
-    requests = s.model.main_requests()
-    assert len(requests) >= 2
-    result = requests[1].last_user_text()
+    result = first_tool_result(s, "Add a timeout to the API client")
     assert "a project rule forbids editing" in result and "web/AGENTS.md:L" in result
     assert (target.read_bytes() if target.exists() else None) == before

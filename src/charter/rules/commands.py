@@ -23,6 +23,7 @@ import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from charter.rules.edits import GLOB
 from charter.rules.model import Rule
 from charter.rules.negation import (
     Prohibition,
@@ -49,7 +50,6 @@ _CONDITIONS = frozenset(
     }
 )  # fmt: skip
 COMMAND_READING = Reading(bridge=_RUN_WORDS, conditions=_CONDITIONS)
-_GLOB = re.compile(r"[*?\[{]")
 _VERSION_SUFFIX = re.compile(r"(?<=[a-z])\d+(?:\.\d+)*$")
 _PROGRAM = re.compile(r"^(?:\.{0,2}/)?(?:[\w.-]+/)*[a-z][a-z0-9._+-]*$")
 #: A token that stands for something else (``<file>``, ``PACKAGE``, ``...``): the command
@@ -93,7 +93,7 @@ def _in_scope(scopes: Sequence[str], cwd_rel: str | None) -> bool:
     folders = [
         s.lstrip("./")[:-3].rstrip("/")
         for s in scopes
-        if s.endswith("/**") and not _GLOB.search(s[:-3])
+        if s.endswith("/**") and not GLOB.search(s[:-3])
     ]
     if not folders or len(folders) < len(scopes):  # a set of files, not a folder
         return True

@@ -53,7 +53,8 @@ EDIT_READING = Reading(
     bridge=_EDIT_WORDS, conditions=_CONDITIONS, purpose_is_condition=True, verbs=_EDIT_VERBS
 )
 _PATHLIKE = re.compile(r"^[\w.@*?\[\]{}/+-]+$")
-_GLOB = re.compile(r"[*?\[{]")
+#: Characters that make a path a glob.
+GLOB = re.compile(r"[*?\[{]")
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,9}$")
 
 
@@ -75,7 +76,7 @@ class ForbiddenEdit(Prohibition):
 def _path_matches(rel: str, pattern: str) -> bool:
     if pattern.endswith("/"):
         return rel.startswith(pattern)
-    if _GLOB.search(pattern):
+    if GLOB.search(pattern):
         if pattern.endswith("/**"):
             return rel.startswith(pattern[:-2])
         return fnmatch.fnmatchcase(rel, pattern) or (
@@ -89,7 +90,7 @@ def parse_path(span: str) -> str | None:
     span = span.strip()
     if not _PATHLIKE.match(span) or "://" in span or not re.search(r"[A-Za-z]", span):
         return None
-    if not ("/" in span or _GLOB.search(span) or _EXTENSION.search(span)):
+    if not ("/" in span or GLOB.search(span) or _EXTENSION.search(span)):
         return None
     while span.startswith("./"):
         span = span[2:]
