@@ -519,3 +519,11 @@ def test_a_command_a_rule_forbids_is_denied_for_every_agent(demo: Path, run_char
     )
     assert res.returncode in (0, 2), res.stderr
     assert "backend/AGENTS.md:L" in res.stdout + res.stderr
+
+
+def test_an_unknown_agent_hook_is_one_readable_line(repo: Path, run_charter: Run) -> None:
+    proc = run_charter("agent-hook", "cursor", "bogus", cwd=repo, stdin="{}")
+    assert proc.returncode == 2 and proc.stdout == ""
+    line = proc.stderr.strip()
+    assert "\n" not in line and "unknown agent hook cursor bogus" in line
+    assert "cursor: " in line and "preToolUse" in line and "{" not in line

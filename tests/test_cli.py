@@ -123,3 +123,21 @@ def test_a_stdout_that_is_not_utf8_gets_output_not_an_encoding_error(
         human = run_charter(*args, cwd=repo, env=narrow)
         assert human.returncode == 0, (args, human.stderr)
         assert "Error" not in human.stderr and "never floats" in human.stdout
+
+
+def test_the_cli_refuses_the_home_directory_as_a_project_but_not_a_fresh_folder(
+    tmp_path: Path, run_charter
+) -> None:
+    """No marker above $HOME: a ``charter compile`` there would walk everyone's rule
+    files and write its state in $HOME. A fresh folder below it is still a project."""
+    home = tmp_path / "home"
+    (home / "work" / "notes").mkdir(parents=True)
+    (home / "work" / "notes" / "CLAUDE.md").write_text("# Notes\n\n- Never use tabs.\n")
+    env = {"HOME": str(home)}
+    proc = run_charter("compile", cwd=home, env=env)
+    assert proc.returncode == 2 and "is in no project" in proc.stderr
+    assert proc.stderr.count("\n") == 1 and not (home / ".charter").exists()
+    fresh = home / "work" / "notes"
+    proc = run_charter("compile", cwd=fresh, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert (fresh / ".charter").is_dir()

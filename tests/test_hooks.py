@@ -282,3 +282,49 @@ def test_hook_outside_any_project_says_so_and_touches_nothing(
     proc = run_charter("hook", "session-start", cwd=repo, stdin=payload, unset=NO_PROJECT_DIR)
     assert "Never commit secrets" in _context(proc.stdout, "SessionStart")
     assert not (outside / ".charter").exists()
+
+
+def test_every_spelling_of_an_event_runs_its_hook(tmp_path: Path, run_charter) -> None:
+    """A settings file may name the event as Claude Code does (``PreToolUse``): the
+    guardrail must still run, not exit quietly (which Claude Code reads as "allow")."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    write(root, "charter.toml", NO_WORKER)
+    body = json.dumps(
+        {
+            "session_id": "s",
+            "cwd": str(root),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Write",
+            "tool_input": {"file_path": str(root / ".git" / "config"), "content": "x"},
+        }
+    )
+    for name in ("pre-tool-use", "PreToolUse", "pre_tool_use", "pretooluse"):
+        proc = run_charter("hook", name, cwd=root, stdin=body)
+        assert proc.returncode == 0, (name, proc.stderr)
+        decision = json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"]
+        assert decision == "deny", name
+
+
+def test_an_unknown_event_is_answered_as_its_input_names_it_or_refused(
+    tmp_path: Path, run_charter
+) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    write(root, "charter.toml", NO_WORKER)
+    body = {
+        "session_id": "s",
+        "cwd": str(root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf .git"},
+    }
+    proc = run_charter("hook", "before-tool", cwd=root, stdin=json.dumps(body))
+    assert "unknown hook event 'before-tool'" in proc.stderr
+    assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    body.pop("hook_event_name")
+    proc = run_charter("hook", "before-tool", cwd=root, stdin=json.dumps(body))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "usage: charter hook" in proc.stderr

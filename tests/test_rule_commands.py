@@ -64,6 +64,11 @@ def _rule(text: str, scopes: list[str] | None = None, path: str = "AGENTS.md") -
          ["npm install", "next build"]),
         ("Use `uv sync` instead of `pip install -r …`, and `uv add X` instead of `pip install X`.",
          ["pip install -r …", "pip install X"]),
+        # an exception is a condition wherever it stands; "no exceptions" is not one
+        ("In this folder do not use `zig build` (except to build the library as above).", []),
+        ("Never run `make clean` unless the cache is corrupt.", []),
+        ("Never run `make clean` other than in CI.", []),
+        ("Never run `make clean`: it deletes the cache, with no exceptions.", ["make clean"]),
     ],
 )  # fmt: skip
 def test_only_a_plain_prohibition_of_a_command_is_read(text: str, forbidden: list[str]) -> None:
@@ -106,6 +111,11 @@ def test_a_command_matches_by_program_words_and_flags() -> None:
     discard = _cmd("git checkout --")
     assert discard.matches(["git", "checkout", "--", "app.py"])
     assert not discard.matches(["git", "checkout", "-b", "feature"])
+    credentials = _cmd("rails credentials")
+    assert credentials.matches(["bin/rails", "credentials:edit"])
+    assert credentials.matches(["rails", "credentials"])
+    assert not credentials.matches(["rails", "credentials_check"])
+    assert not _cmd("pnpm test:e2e").matches(["pnpm", "test"])
     push = _cmd("git push --force")
     assert push.matches(["git", "push", "origin", "main", "--force"])
     assert push.matches(["git", "push", "--force=true"])

@@ -32,6 +32,8 @@ def main() -> None:
 
         began = time.monotonic()
         preread = None
+        if len(argv) == 2:
+            argv[1] = fastpath.canonical_event(argv[1]) or argv[1]
         if len(argv) == 2 and argv[1] in fastpath.FAST_EVENTS:
             answered, preread = fastpath.run(argv[1], began + fastpath.STDIN_SECONDS)
             if answered is not None:

@@ -12,13 +12,43 @@ from typing import Any
 from rich.console import Console
 
 from charter.config import Project
+from charter.errors import CharterError
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
 
 
 def load_project(path: Path | None = None) -> Project:
-    return Project.load(path)
+    """The project around ``path`` (the cwd by default).
+
+    A directory in no project (no charter.toml, ``[tool.charter]`` pyproject or ``.git``
+    at or above it) is taken as the project, as a quick try in a fresh folder expects,
+    except where a project never is: the filesystem root, the home directory or above it,
+    and the temp directory. A ``charter compile`` there walked every rule file of other
+    people's work and wrote hundreds of MB of state; the hooks refuse such places too.
+    """
+    project = Project.load(path)
+    if project.config_path is None and not_a_project(project.root):
+        raise CharterError(
+            f"{project.root} is in no project (no charter.toml, [tool.charter] pyproject or "
+            ".git at or above it) and is never taken as one: run Charter inside a "
+            "project, or `charter init` in the directory you mean"
+        )
+    return project
+
+
+def not_a_project(root: Path) -> bool:
+    """Whether ``root`` is a place no project is rooted at, when nothing marks it as one."""
+    import tempfile
+
+    from charter.paths import find_project
+
+    if find_project(root) is not None:
+        return False
+    root = root.resolve()
+    home = Path.home().resolve()
+    never = {Path(root.anchor), Path(tempfile.gettempdir()).resolve(), Path("/tmp").resolve()}
+    return root in never or root == home or root in home.parents
 
 
 def _speaks_utf8(stream: Any) -> bool:

@@ -68,7 +68,7 @@ def register(app: typer.Typer) -> None:
         from charter.integrations.agent_hooks import EVENTS, run
 
         if agent not in EVENTS or event not in EVENTS[agent]:
-            known = {a: sorted(e) for a, e in EVENTS.items()}
+            known = "; ".join(f"{a}: {', '.join(sorted(e))}" for a, e in EVENTS.items())
             raise CharterError(f"unknown agent hook {agent} {event} (known: {known})")
         raw = sys.stdin.buffer.read(8 * 1024 * 1024 + 1)
         if len(raw) > 8 * 1024 * 1024:

@@ -77,12 +77,19 @@ class ForbiddenCommand(Prohibition):
         if not _in_scope(self.scopes, cwd_rel):
             return False
         words = [a for a in argv[1:] if a is None or not a.startswith("-")]
-        if len(words) < len(self.words) or any(
-            w != want for w, want in zip(words, self.words, strict=False)
+        if len(words) < len(self.words) or not all(
+            _same_word(w, want) for w, want in zip(words, self.words, strict=False)
         ):
             return False
         given = [a for a in argv[1:] if a is not None]
         return self.flags <= (_flag_set(given) | ({"--"} if "--" in given else set()))
+
+
+def _same_word(word: str | None, want: str) -> bool:
+    """A task runner's namespaced task is its namespace's: a rule against `rails
+    credentials` holds for ``rails credentials:edit`` (rake, artisan, mix, npm scripts
+    name tasks ``namespace:task``); one against `pnpm test:e2e` not for ``pnpm test``."""
+    return word is not None and (word == want or word.startswith(want + ":"))
 
 
 def _in_scope(scopes: Sequence[str], cwd_rel: str | None) -> bool:

@@ -12,7 +12,8 @@ only the plainest form counts, because a false reading denies a harmless call:
   negation names what to use ("never run `X` by hand instead of `Y`");
 - the sentence sets no *condition* (when, unless, against production, …) that the
   guardrail cannot see; what follows a colon, a dash or ", since" is the reason and
-  sets none.
+  sets none, except an exception ("(except to build the library)"), which is one
+  wherever it stands.
 
 The word lists are plain English (negators, verbs, condition words), not tuned to any
 rule file; each kind of prohibition names its own bridge and condition words.
@@ -57,6 +58,13 @@ _NEGATED = re.compile(
 )
 #: Where a sentence turns from the prohibition to its reason.
 _EXPLANATION = re.compile(r":\s|\s[—–-]\s|[—–(]|,\s*(?:since|because|as)\b")
+#: An exception is a condition wherever the sentence states it, in a reason or an aside
+#: too: "do not use `X` (except to build the library)" allows some `X`.
+_EXCEPTION = re.compile(
+    r"\b(?:except|excepting|unless|other than|apart from|aside from|save for|"
+    r"(?<!no )(?<!without )exceptions?)\b",
+    re.IGNORECASE,
+)
 #: What joins two spans of one list: "never `X`, `Y` or `Z`".
 _LIST_JOIN = re.compile(r"\s*(?:,|/|or|and|, or|, and)\s*")
 _SENTENCE_END = re.compile(r"[.;!?][*_)\"']*(?=\s|$)|\n")  # "… locally.** All …" ends too
@@ -178,6 +186,8 @@ def _open_clauses(text: str, reading: Reading) -> Iterator[tuple[str, list[re.Ma
         why = _EXPLANATION.search(clause, spans[-1].end())
         window = clause[: why.start()] if why else clause
         if reading.conditions & set(_words(SPAN.sub(" ", window))):
+            continue
+        if _EXCEPTION.search(SPAN.sub(" ", clause)):
             continue
         if reading.purpose_is_condition and "to" in _words(window[spans[-1].end() :]):
             continue

@@ -36,6 +36,20 @@ EVENTS = {
 }
 #: Events answered by the warm worker (session start needs full discovery in-process).
 FAST_EVENTS = frozenset(EVENTS) - {"session-start"}
+#: Every spelling of an event a settings file may use — Charter's (``pre-tool-use``),
+#: Claude Code's (``PreToolUse``), snake or lower case — by Charter's name: a hook
+#: configured as ``charter hook PreToolUse`` must still run its guardrail, not exit
+#: silently (which Claude Code reads as "allow").
+_SPELLINGS = {
+    key: name
+    for name, pascal in EVENTS.items()
+    for key in (name.replace("-", ""), pascal.lower())
+}
+
+
+def canonical_event(name: str) -> str | None:
+    """Charter's name for ``name`` in any of its spellings; None for an unknown event."""
+    return _SPELLINGS.get(name.replace("-", "").replace("_", "").lower())
 
 
 def render(reply: dict) -> bytes:  # type: ignore[type-arg]

@@ -218,19 +218,45 @@ def _untrusted_sys_path() -> None:
     sys.path[:] = [p for p in sys.path if p not in ("", ".", cwd)]
 
 
+def _event_from_input(
+    argv: list[str], preread: bytes | None, stdin_seconds: float
+) -> tuple[str, bytes]:
+    """The event an unknown name stands for, read from the input's ``hook_event_name``
+    (Claude Code sends it with every hook), and the input read for it. A misspelt event
+    in a settings file must not exit quietly: Claude Code reads that as "allow"."""
+    usage = f"usage: charter hook {{{'|'.join(EVENTS)}}}"
+    if not argv:
+        raise ValueError(usage)
+    try:
+        raw = _read_input(max(stdin_seconds, 0.0), preread=preread)
+        payload = json.loads(raw.decode("utf-8", errors="replace")) if raw.strip() else {}
+    except (ValueError, OSError, RecursionError):
+        payload = {}
+    named = payload.get("hook_event_name") if isinstance(payload, dict) else None
+    event = fastpath.canonical_event(named) if isinstance(named, str) else None
+    if event is None:
+        raise ValueError(f"unknown hook event {argv[0]!r}; {usage}")
+    _note(f"unknown hook event {argv[0]!r}: answered as {EVENTS[event]}, which its input names")
+    return event, raw
+
+
 def hook_main(
     argv: list[str], preread: bytes | None = None, stdin_seconds: float = STDIN_SECONDS
 ) -> int:
     started = time.monotonic()
-    if not argv or argv[0] not in EVENTS:
-        _note(f"usage: charter hook {{{'|'.join(EVENTS)}}}")
-        return 2 if not argv else 0
+    event = fastpath.canonical_event(argv[0]) if argv else None
+    if event is None:
+        try:
+            event, preread = _event_from_input(argv, preread, stdin_seconds)
+        except ValueError as exc:
+            _note(str(exc))
+            return 2
     import faulthandler
 
     devnull = open(os.devnull, "w")  # noqa: SIM115 - must outlive the watchdog
     faulthandler.dump_traceback_later(HOOK_DEADLINE + BACKSTOP_GRACE, exit=True, file=devnull)
     try:
-        return _run(argv[0], started, preread, stdin_seconds)
+        return _run(event, started, preread, stdin_seconds)
     finally:
         faulthandler.cancel_dump_traceback_later()
         devnull.close()
