@@ -41,9 +41,7 @@ FAST_EVENTS = frozenset(EVENTS) - {"session-start"}
 #: configured as ``charter hook PreToolUse`` must still run its guardrail, not exit
 #: silently (which Claude Code reads as "allow").
 _SPELLINGS = {
-    key: name
-    for name, pascal in EVENTS.items()
-    for key in (name.replace("-", ""), pascal.lower())
+    key: name for name, pascal in EVENTS.items() for key in (name.replace("-", ""), pascal.lower())
 }
 
 
