@@ -258,3 +258,23 @@ def test_context_table_shows_the_rule_beside_a_long_source_path(repo: Path, run_
     )
     assert "Retry idempotent calls with exponential backoff." in " ".join(words.split())
     assert "AGENTS.md" in proc.stdout
+
+
+def test_compile_refuses_a_named_file_outside_the_project(
+    repo: Path, tmp_path: Path, run_charter
+) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    assert run_charter("compile", cwd=repo).returncode == 0
+    before = (repo / ".charter/rules.json").read_bytes()
+    outside = write(tmp_path / "elsewhere", "rules.md", "- Never run `make clean`.\n")
+    for named in (str(outside), "../elsewhere/rules.md"):
+        proc = run_charter("compile", named, cwd=repo)
+        assert proc.returncode == 2, proc.stderr
+        assert "outside the project" in proc.stderr and "refused" in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+    assert (repo / ".charter/rules.json").read_bytes() == before
+    # a named file inside, given from a sub-directory, is read from there and said so
+    write(repo, "docs/team.md", "- Always pin dependency versions.\n")
+    proc = run_charter("compile", "team.md", cwd=repo / "docs", env={"COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stderr
+    assert "Only the named file(s) are compiled" in proc.stdout

@@ -698,3 +698,50 @@ def test_a_heading_over_its_code_example_is_the_rule(tmp_path: Path) -> None:
         ("a plain label over code", 16, 19),
     ]
     assert "cached for 30 minutes" in rules[0].search_text
+
+
+def test_agent_skills_are_not_rule_files_and_nested_claude_folders_keep_their_scope(
+    tmp_path: Path,
+) -> None:
+    """A folder with a SKILL.md is an agent skill the agent loads itself; its AGENTS.md is
+    the skill's document. A nested ``.claude`` folder's files keep their folder's scope
+    (only the root's ``.claude/CLAUDE.md`` is the root's)."""
+    from charter.rules.sources import discover, folder_scope
+
+    for rel, text in {
+        "AGENTS.md": "- Run the tests.\n",
+        ".agents/skills/react/SKILL.md": "---\nname: react\n---\nUse when writing React.\n",
+        ".agents/skills/react/AGENTS.md": "- Version 1.0.0\n",
+        ".agents/skills/react/rules/CLAUDE.md": "- Memoise selectors.\n",
+        "web/AGENTS.md": "- Use the design tokens.\n",
+    }.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    found = [p.relative_to(tmp_path).as_posix() for _, p in discover(tmp_path)]
+    assert found == ["AGENTS.md", "web/AGENTS.md"]
+    assert folder_scope(".claude/CLAUDE.md") == []
+    assert folder_scope(".claude/skills/x/AGENTS.md") == [".claude/skills/x/**"]
+    assert folder_scope("web/.claude/CLAUDE.md") == ["web/**"]
+
+
+def test_a_glob_of_every_file_is_no_scope(tmp_path: Path) -> None:
+    for globs in ("*", "**", "**/*", '["*", "src/**"]'):
+        path = tmp_path / "design.mdc"
+        path.write_text(f"---\nalwaysApply: false\nglobs: {globs}\n---\n- Use tokens.\n")
+        assert load_source(path, ".cursor/rules/design.mdc", "cursor").scopes == [], globs
+    path.write_text("---\nglobs: src/**/*.ts\n---\n- Use tokens.\n")
+    assert load_source(path, ".cursor/rules/design.mdc", "cursor").scopes == ["src/**/*.ts"]
+
+
+def test_a_bold_line_heading_its_items_joins_the_constitution_with_them(tmp_path: Path) -> None:
+    rules = _rules(
+        tmp_path,
+        "# Server\n\n**CRITICAL: Never call `session.commit()`**\n"
+        "- API: the session commits at the end of the request\n"
+        "- Use `session.flush()` to see data before that\n\n"
+        "**Endpoint layout**\n- Keep one router per module\n",
+    )
+    assert _by_text(rules, "Never call").constitution
+    assert _by_text(rules, "flush()").constitution
+    assert not _by_text(rules, "Endpoint layout").constitution
+    assert not _by_text(rules, "one router").constitution

@@ -88,8 +88,9 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         from charter.rules.stored import prohibitions_of
 
         project = load_project(project_dir)
+        named = [p if p.is_absolute() else Path.cwd() / p for p in paths] if paths else None
         with err_console.status("compiling rules…"):
-            compiled = compile_project(project, list(paths) if paths else None)
+            compiled = compile_project(project, named)
         report = compiled.report
         guard = project.settings.session.guardrails
         prohibited = prohibitions_of(compiled.rules)
@@ -134,6 +135,11 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
                 f"{len(compiled.rules)} rules from {len(report.sources)} file(s); "
                 f"{report.embedded} embedded, {report.reused} reused ({compiled.model})"
             )
+            if named:
+                console.print(
+                    "Only the named file(s) are compiled, now and on every recompile by the "
+                    "hooks; `charter compile` with no file compiles every rule file again."
+                )
             if report.restated:
                 console.print(
                     f"{len(report.restated)} rule(s) stated word for word in more than one "

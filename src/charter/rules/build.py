@@ -90,6 +90,9 @@ def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[R
     except RecursionError:
         raise CharterError(f"{src.rel}: Markdown nested too deeply to parse") from None
     rules: list[Rule] = []
+    # a line that heads the items below it ("**CRITICAL: Never call `x`**" over a list)
+    # is their section and a rule of its own: in the constitution when its items are
+    titles = {b.section[-1] for b in blocks if b.section}
     for block in blocks:
         ann = parse_annotations(_HTML_COMMENT.sub("", block.text))
         clean = ann.clean_text
@@ -101,11 +104,13 @@ def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[R
         domains = ann.domains or infer_domains(clean + " " + block.context, tag_section)
         intents = ann.intents or infer_intents(clean, tag_section)
         risk = normalize_risk(ann.risk) if ann.risk else infer_risk(clean, domains)
-        constitution = src.always or is_constitution_section(section_path, markers)
+        shown = _display_text(clean)
+        heads = [shown] if shown in titles else []
+        constitution = src.always or is_constitution_section(section_path + heads, markers)
         rules.append(
             Rule(
                 id=ann.explicit_id,
-                text=_display_text(clean),
+                text=shown,
                 source=Source(src.rel, block.line_start, block.line_end, section),
                 priority=ann.priority if ann.priority is not None else DEFAULT_PRIORITY,
                 risk=risk,

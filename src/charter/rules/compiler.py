@@ -169,9 +169,14 @@ def _sources_for(
     root = project.root
     entries: list[tuple[str, Path]] = []
     if paths:
+        from charter.boundary import inside_root
+
         for path in paths:
             if not path.exists():
                 raise CharterError(f"rule file not found: {path}")
+            # a named file is read into the agent's context like any rule file: it must
+            # be the project's own (what `charter index PATH` and rules.sources refuse too)
+            inside_root(root, path.absolute(), what=f"rule file {path}")
             entries.append((kind_for_path(path, root), path))
     else:
         entries = discover(root, settings.exclude, refused=report.errors)

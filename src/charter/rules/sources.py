@@ -86,6 +86,11 @@ def classify(rel: str) -> str | None:
     return None
 
 
+#: The file that makes a folder an agent skill (Claude Code's and the open Agent Skills
+#: format): an AGENTS.md beside it is the skill's own document.
+SKILL_FILE = "SKILL.md"
+
+
 def discover(
     root: Path, exclude: list[str] | None = None, refused: list[str] | None = None
 ) -> list[tuple[str, Path]]:
@@ -95,7 +100,8 @@ def discover(
     ``.agents/rules/`` linked as ``.claude/rules``, which Claude Code follows), once per
     target and never into its own ancestors (no loops); one that leads outside is left out,
     with a note in ``refused`` when rule files would sit under its name. A symlinked rule
-    file whose target lies outside the project is left out the same way.
+    file whose target lies outside the project is left out the same way. A folder holding
+    a ``SKILL.md`` is an agent skill and is not walked.
     """
     exclude = exclude or []
     found: dict[str, tuple[str, Path]] = {}
@@ -104,6 +110,11 @@ def discover(
     for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
         rel_dir = os.path.relpath(dirpath, root)
         rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/")
+        if rel_dir and SKILL_FILE in filenames:
+            # an agent skill (``.claude/skills/x/SKILL.md``): the agent loads its files
+            # when the skill applies; they are its reference, not the project's rules
+            dirnames[:] = []
+            continue
         dirnames[:] = sorted(
             d
             for d in dirnames
@@ -359,8 +370,7 @@ def _apply_meta(src: SourceFile) -> None:
     elif kind == "claude-rules":
         src.scopes = _as_list(meta.get("paths") or meta.get("globs"))
     elif kind == "copilot-instructions":
-        scopes = _as_list(meta.get("applyTo"))
-        src.scopes = [] if scopes in (["**"], ["**/*"]) else scopes
+        src.scopes = _as_list(meta.get("applyTo"))
     elif kind == "kiro":
         inclusion = str(meta.get("inclusion") or "always").lower()
         src.always = inclusion == "always"
@@ -369,8 +379,14 @@ def _apply_meta(src: SourceFile) -> None:
         trigger = str(meta.get("trigger") or "").lower()
         src.always = trigger == "always_on"
         src.scopes = _as_list(meta.get("globs"))
+    if src.scopes and set(src.scopes) & _EVERYWHERE:
+        src.scopes = []  # `globs: *`: every file, which is no scope at all
     if kind in FOLDER_KINDS:
         src.scopes = folder_scope(src.rel)
+
+
+#: Globs that match every file of the project.
+_EVERYWHERE = frozenset({"*", "**", "**/*", "./**", "./**/*", "/**", "/**/*"})
 
 
 #: Kinds a nested copy of applies to its own folder (a ``backend/AGENTS.md``).
@@ -379,11 +395,14 @@ FOLDER_KINDS = frozenset(["claude", "claude-local", "agents", "gemini"])
 
 def folder_scope(rel: str) -> list[str]:
     """The scope a CLAUDE.md, AGENTS.md or GEMINI.md at ``rel`` has: its folder, or none
-    at the root (``.claude/CLAUDE.md`` is the root's too)."""
+    at the root (``.claude/CLAUDE.md`` is the root's too, ``web/.claude/CLAUDE.md``
+    ``web``'s; a deeper ``.claude/skills/x/`` is a folder like any other)."""
     if "/" not in rel:
         return []
     parent = rel.rsplit("/", 1)[0]
-    return [] if parent.startswith(".claude") else [f"{parent}/**"]
+    if parent == ".claude" or parent.endswith("/.claude"):  # the folder's own .claude/
+        parent = parent.removesuffix(".claude").rstrip("/")
+    return [f"{parent}/**"] if parent else []
 
 
 def alias_scopes(src: SourceFile, aliases: list[tuple[str, str]]) -> None:
