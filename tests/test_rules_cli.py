@@ -278,3 +278,31 @@ def test_compile_refuses_a_named_file_outside_the_project(
     proc = run_charter("compile", "team.md", cwd=repo / "docs", env={"COLUMNS": "200"})
     assert proc.returncode == 0, proc.stderr
     assert "Only the named file(s) are compiled" in proc.stdout
+
+
+def test_a_stray_latin1_byte_is_a_warning_not_a_lost_file(repo: Path, run_charter) -> None:
+    (repo / "CLAUDE.md").write_bytes(
+        b"# Rules\n\n- Use pnpm for every install.\n- Caf\xe9 names stay in French.\n"
+    )
+    proc = run_charter("compile", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["rules"] == 2
+    assert any(w.startswith("CLAUDE.md:4: not valid UTF-8") for w in summary["warnings"])
+    state = json.loads((repo / ".charter/rules.json").read_text())
+    assert any("Caf\ufffd names" in r["text"] for r in state["rules"])
+
+
+def test_lint_names_an_unreadable_file_as_its_location(repo: Path, run_charter) -> None:
+    (repo / "CLAUDE.md").write_bytes(b"\x00\x01binary\x00")
+    proc = run_charter("lint", "--json", cwd=repo)
+    issues = [i for i in json.loads(proc.stdout)["issues"] if i["kind"] == "unparseable"]
+    assert issues and issues[0]["location"].endswith("CLAUDE.md")
+    assert "binary" in issues[0]["message"]
+
+
+def test_compile_without_rule_files_says_where_it_looked(repo: Path, run_charter) -> None:
+    done = run_charter("compile", cwd=repo, env={"COLUMNS": "300"})
+    assert done.returncode == 0, done.stderr
+    assert "No rule files found" in done.stdout and "**/AGENTS.md" in done.stdout
+    assert "Constitution: empty" not in done.stdout

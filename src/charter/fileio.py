@@ -466,12 +466,19 @@ def fault_point(step: str) -> None:
 
 
 def read_text(
-    path: Path, *, what: str = "file", max_bytes: int = MAX_TEXT_BYTES, hint: str = ""
+    path: Path,
+    *,
+    what: str = "file",
+    max_bytes: int = MAX_TEXT_BYTES,
+    hint: str = "",
+    lenient: bool = False,
 ) -> str:
     """Read a UTF-8 text file or raise a one-line :class:`CharterError`.
 
     Binary files (NUL bytes or invalid UTF-8), oversized files, missing paths and
-    directories all get a message naming the path, never a traceback. ``hint`` names
+    directories all get a message naming the path, never a traceback. ``lenient``: text
+    with bytes that are not UTF-8 raises :class:`NotUtf8`, which carries the text read
+    with those bytes replaced, so the caller can use it and say so. ``hint`` names
     the setting that raises the size cap, so the note says how to include the file.
     """
     try:
@@ -493,9 +500,23 @@ def read_text(
         raise CharterError(f"{what} is binary, not text: {path}")
     try:
         text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise CharterError(f"{what} is not valid UTF-8 text: {path}") from None
+    except UnicodeDecodeError as exc:
+        if not lenient:
+            raise CharterError(f"{what} is not valid UTF-8 text: {path}") from None
+        # one stray Latin-1 byte in a hand-written file must not drop every line of it
+        line = data[: exc.start].count(b"\n") + 1
+        raise NotUtf8(data.decode("utf-8", errors="replace").removeprefix("\ufeff"), line)
     return text.removeprefix("\ufeff")
+
+
+class NotUtf8(ValueError):
+    """A text file with bytes that are not UTF-8 (``lenient`` reads): ``text`` is what it
+    reads as with each such byte replaced by U+FFFD, ``line`` the first such line."""
+
+    def __init__(self, text: str, line: int) -> None:
+        super().__init__(f"not valid UTF-8 from line {line}")
+        self.text = text
+        self.line = line
 
 
 def iter_jsonl(

@@ -123,7 +123,15 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         else:
             by_id = compiled.by_id()
             rows = [by_id[i].to_dict() for i in compiled.constitution.rule_ids]
-            if rows:
+            if not report.sources:
+                from charter.rules.sources import SOURCE_PATTERNS
+
+                looked = ", ".join(dict.fromkeys(g for _, g in SOURCE_PATTERNS))
+                console.print(
+                    f"No rule files found under {project.root} (looked for {looked}; "
+                    "more with rules.sources)."
+                )
+            elif rows:
                 console.print(_rule_table(f"Constitution ({compiled.constitution.hash})", rows))
             else:
                 console.print(

@@ -194,6 +194,8 @@ def _sources_for(
             continue
         try:
             src = load_source(path, rel, kind, settings.max_file_bytes)
+            if src.note:
+                report.warnings.append(src.note)
             alias_scopes(src, aliases[rel])
             sources.append(src)
             seen.add(rel)
@@ -206,6 +208,8 @@ def _sources_for(
                     max_bytes=settings.max_file_bytes,
                 )
                 for child in imports:
+                    if child.note:
+                        report.warnings.append(child.note)
                     if child.rel not in seen:
                         sources.append(child)
                         seen.add(child.rel)

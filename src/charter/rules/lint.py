@@ -83,9 +83,21 @@ def lint_rules(compiled: CompiledRules) -> list[LintIssue]:
             )
         )
     for error in compiled.report.errors:
-        location, _, message = error.partition(": ")
-        issues.append(LintIssue("unparseable", "error", location, message or error))
+        location, message = _located(error)
+        issues.append(LintIssue("unparseable", "error", location, message))
     return issues
+
+
+def _located(error: str) -> tuple[str, str]:
+    """(location, message) of a compile error, which names its file first
+    (``CLAUDE.md:5: …``) or last (``rule file is binary, not text: /path``)."""
+    first, sep, rest = error.partition(": ")
+    if sep and " " not in first:
+        return first, rest
+    head, sep, last = error.rpartition(": ")
+    if sep and last and " " not in last:
+        return last, head
+    return "", error
 
 
 def lint_project(project: Project) -> list[LintIssue]:

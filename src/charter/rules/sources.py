@@ -17,7 +17,7 @@ from typing import Any
 
 from charter.boundary import BoundaryError, inside_root
 from charter.errors import CharterError
-from charter.fileio import read_text
+from charter.fileio import NotUtf8, read_text
 
 #: (kind, glob relative to the project root). Order is the stable discovery order.
 SOURCE_PATTERNS: tuple[tuple[str, str], ...] = (
@@ -68,6 +68,8 @@ class SourceFile:
     #: a compile reads it then no longer matches the compiled state's stamp, so the next
     #: reader recompiles instead of serving rules of a half-written file as fresh.
     stamp: tuple[int, int] | None = None
+    #: what the compile should warn about the file as read (bytes that are not UTF-8)
+    note: str = ""
 
 
 def _matches(rel: str, pattern: str) -> bool:
@@ -434,10 +436,28 @@ def load_source(
         stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
     except OSError:  # read_text names the problem
         stamp = None
-    text = read_text(path, what="rule file", max_bytes=max_bytes, hint="rules.max_file_bytes")
+    note = ""
+    try:
+        text = read_text(
+            path, what="rule file", max_bytes=max_bytes, hint="rules.max_file_bytes", lenient=True
+        )
+    except NotUtf8 as exc:
+        text = exc.text
+        note = (
+            f"{rel}:{exc.line}: not valid UTF-8; the bytes that are not are read as U+FFFD "
+            "(save the file as UTF-8)"
+        )
     meta, body, offset = split_front_matter(text, rel)
     src = SourceFile(
-        path=path, rel=rel, kind=kind, text=text, body=body, offset=offset, meta=meta, stamp=stamp
+        path=path,
+        rel=rel,
+        kind=kind,
+        text=text,
+        body=body,
+        offset=offset,
+        meta=meta,
+        stamp=stamp,
+        note=note,
     )
     _apply_meta(src)
     return src
