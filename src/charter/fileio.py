@@ -505,7 +505,7 @@ def read_text(
             raise CharterError(f"{what} is not valid UTF-8 text: {path}") from None
         # one stray Latin-1 byte in a hand-written file must not drop every line of it
         line = data[: exc.start].count(b"\n") + 1
-        raise NotUtf8(data.decode("utf-8", errors="replace").removeprefix("\ufeff"), line)
+        raise NotUtf8(data.decode("utf-8", errors="replace").removeprefix("\ufeff"), line) from None
     return text.removeprefix("\ufeff")
 
 
