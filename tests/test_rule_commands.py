@@ -305,3 +305,16 @@ def test_the_guardrail_denies_a_forbidden_option(tmp_path: Path) -> None:
     out = _ask(root, "git add -A && git commit --no-verify -m wip")
     assert _decision(out) == "deny"
     assert _decision(_ask(root, "git commit -m wip")) == "allow"
+
+
+def test_a_command_two_rules_forbid_is_listed_once_with_both(
+    tmp_path: Path, run_charter: Any
+) -> None:
+    root = _project(tmp_path)
+    write(root, "AGENTS.md", "# Agents\n\n- Do not run `make distclean` yourself.\n")
+    proc = run_charter("compile", cwd=root, env={"COLUMNS": "400"})
+    assert proc.returncode == 0, proc.stderr
+    assert "`make distclean` (AGENTS.md:L3-L3, CLAUDE.md:L5-L5)" in proc.stdout
+    proc = run_charter("doctor", "--json", "--check", "rule prohibitions", cwd=root)
+    (found,) = json.loads(proc.stdout)["checks"]
+    assert found["detail"]["commands"].count("make distclean") == 1

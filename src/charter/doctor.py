@@ -163,8 +163,11 @@ def _prohibitions(project: Project) -> CheckResult:
             "no compiled rules yet (or compiled by an older Charter)",
             fix="run `charter compile` to see the commands and files your rules forbid",
         )
-    commands = [c.command for c in found.commands] if guard.rule_commands != "off" else []
-    edits = [e.path for e in found.edits] if guard.rule_edits != "off" else []
+    # one rule file restating another's prohibition forbids the same thing once
+    commands = list(dict.fromkeys(c.command for c in found.commands))
+    edits = list(dict.fromkeys(e.path for e in found.edits))
+    commands = commands if guard.rule_commands != "off" else []
+    edits = edits if guard.rule_edits != "off" else []
     if not commands and not edits:
         return CheckResult("rule prohibitions", "ok", "no rule forbids a command or a file edit")
     shown = ", ".join(f"`{x}`" for x in [*commands, *edits][:6])

@@ -168,11 +168,16 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             ):
                 if not pairs:
                     continue
-                shown = ", ".join(f"`{x}` ({cite})" for x, cite in pairs[:MAX_COMMANDS_SHOWN])
-                more = len(pairs) - MAX_COMMANDS_SHOWN
+                cites: dict[str, list[str]] = {}  # one entry per thing, with all its rules
+                for x, cite in pairs:
+                    cites.setdefault(x, []).append(cite)
+                shown = ", ".join(
+                    f"`{x}` ({', '.join(c)})" for x, c in list(cites.items())[:MAX_COMMANDS_SHOWN]
+                )
+                more = len(cites) - MAX_COMMANDS_SHOWN
                 verb = "denied" if getattr(guard, key) == "deny" else "put to the user"
                 console.print(
-                    f"{len(pairs)} {what}: {verb} before they happen "
+                    f"{len(cites)} {what}: {verb} before they happen "
                     f"(session.guardrails.{key}): {escape(shown)}"
                     + (f" and {more} more (--json lists them)" if more > 0 else "")
                 )
