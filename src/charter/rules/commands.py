@@ -78,18 +78,27 @@ class ForbiddenCommand(Prohibition):
             return False
         words = [a for a in argv[1:] if a is None or not a.startswith("-")]
         if len(words) < len(self.words) or not all(
-            _same_word(w, want) for w, want in zip(words, self.words, strict=False)
+            _same_word(w, want, cwd_rel) for w, want in zip(words, self.words, strict=False)
         ):
             return False
         given = [a for a in argv[1:] if a is not None]
         return self.flags <= (_flag_set(given) | ({"--"} if "--" in given else set()))
 
 
-def _same_word(word: str | None, want: str) -> bool:
+def _same_word(word: str | None, want: str, cwd_rel: str | None = None) -> bool:
     """A task runner's namespaced task is its namespace's: a rule against `rails
     credentials` holds for ``rails credentials:edit`` (rake, artisan, mix, npm scripts
-    name tasks ``namespace:task``); one against `pnpm test:e2e` not for ``pnpm test``."""
-    return word is not None and (word == want or word.startswith(want + ":"))
+    name tasks ``namespace:task``); one against `pnpm test:e2e` not for ``pnpm test``.
+    A path the rule names from the root is the same path given from where the command
+    runs (`touch tmp/restart.txt` is ``touch ../tmp/restart.txt`` run in ``app/``)."""
+    if word is None:
+        return False
+    if word == want or word.startswith(want + ":"):
+        return True
+    if "/" not in want or cwd_rel is None or word.startswith("/"):
+        return False
+    here = "" if cwd_rel.strip("/") in ("", ".") else cwd_rel.strip("/")
+    return posixpath.normpath(posixpath.join(here, word)) == posixpath.normpath(want)
 
 
 def _in_scope(scopes: Sequence[str], cwd_rel: str | None) -> bool:
