@@ -268,8 +268,8 @@ def well_formed(line: str) -> bool:
 # -- the scenario ---------------------------------------------------------------------------
 
 TRACK = "alpha"
-KILLED_LINE = "- - Edit src/third.py → ok"
-NEXT_LINE = "- - Edit src/other.py → ok"
+KILLED_LINE = "- Edit src/third.py → ok"
+NEXT_LINE = "- Edit src/other.py → ok"
 PENDING_TEXT = (
     "Plan settled.\n\nDecision: Adopt WAL mode for the journal\nReason: readers never block\n"
     "Impact: global\n\nRisk: Disk full during compaction\nSeverity: high\n"
@@ -414,7 +414,7 @@ class SessionScenario:
         if op == "roll":  # the work log at its cap: the next line rolls the window
             log = root / "artifacts" / "sessions" / SESSION / "work_log.md"
             size = log.stat().st_size
-            filler = "- - Read src/filler.py → ok\n"
+            filler = "- Read src/filler.py → ok\n"
             with log.open("a", encoding="utf-8") as handle:
                 handle.write(filler * ((WORK_LOG_CAP - size - 10) // len(filler.encode())))
 

@@ -186,6 +186,35 @@ def test_stop_hook_subprocess_block_warn_off(project: Project, run_charter: Run)
     assert _hook(root, "Stop", run_charter, last_assistant_message=BAD) is None
 
 
+def test_stop_warning_speaks_to_the_user_and_the_block_to_the_agent(
+    project: Project, run_charter: Run
+) -> None:
+    """Claude Code shows a Stop hook's systemMessage to the user, never to the model: the
+    warning says what the reply said, which decision it conflicts with, where that is
+    recorded and what the user can do; a block's reason, which the model reads, keeps
+    telling the agent to correct itself."""
+    root = project.root
+    warn = _hook(root, "Stop", run_charter, stop_hook_active=False, last_assistant_message=BAD)
+    assert warn is not None and set(warn) == {"systemMessage"}
+    message = warn["systemMessage"]
+    assert message.startswith("Charter drift check: Claude's last reply conflicts with decisions")
+    assert "bound in .charter/decisions/pgc_clarifications.json" in message
+    assert "TARGET_PLATFORM: Target platform: Web browser only" in message
+    assert '"We could also consider a native mobile application for field staff later"' in message
+    assert 'Claude has not been told (drift.on_stop = "warn")' in message
+    assert "`charter decisions renegotiate TARGET_PLATFORM`" in message
+    assert "Correct it" not in message and "your last message" not in message
+    no_worker(root, '[drift]\non_stop = "block"\nblock_confidence = 0.0\n')
+    block = _hook(root, "Stop", run_charter, stop_hook_active=False, last_assistant_message=BAD)
+    assert block is not None and block["decision"] == "block"
+    assert block["reason"].startswith("Charter drift check: your last message conflicts")
+    assert "Correct it; do not reopen them." in block["reason"]
+    again = _hook(root, "Stop", run_charter, stop_hook_active=True, last_assistant_message=BAD)
+    assert again is not None and set(again) == {"systemMessage"}
+    assert "already sent back once this turn" in again["systemMessage"]
+    assert "Correct it" not in again["systemMessage"]
+
+
 def test_stop_blocks_only_on_findings_the_model_is_sure_of(project: Project) -> None:
     """Precision first: under ``block_confidence`` a finding reaches the user, not the agent."""
     from charter.decisions.service import checker_for, load_decisions

@@ -20,7 +20,7 @@ import anyio
 import pytest
 
 from tests.conftest import CHARTER, mcp_server_params, run_hook, tool_payload
-from tests.secrets_support import leaks, plant
+from tests.secrets_support import leaks, make_secrets, plant
 
 QUERIES = [
     "aws access key for the production invoices bucket",
@@ -264,3 +264,53 @@ def test_doctor_reports_what_was_redacted_where(indexed, run_charter) -> None:
     text = run_charter("doctor", cwd=root)
     assert text.returncode == 0 and "sot/accounts.csv" in text.stdout
     assert leaks(text.stdout, secrets) == []
+
+
+def test_doctor_does_not_count_ci_and_devcontainer_dev_defaults(repo: Path, run_charter) -> None:
+    """A CI workflow's service containers, a dev container and a compose file set their
+    database passwords to dev defaults (`POSTGRES_PASSWORD: postgres`): `charter doctor`
+    reports only the one real password among them, not the defaults as leaks to rotate."""
+    real = make_secrets(seed=4)["env_password"]
+    files = {
+        "charter.toml": '[embed]\nprovider = "hash"\n\n[hooks]\nwarm_worker = false\n',
+        ".github/workflows/ci.yml": (
+            "name: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n"
+            "    services:\n      postgres:\n        image: postgres:16\n        env:\n"
+            "          POSTGRES_USER: postgres\n          POSTGRES_PASSWORD: postgres\n"
+            "      mysql:\n        image: mysql:8\n        env:\n"
+            "          MYSQL_ROOT_PASSWORD: root\n"
+            "    env:\n"
+            "      DATABASE_URL: postgres://postgres:postgres@localhost:5432/app_test\n"
+            "      SECRET_KEY_BASE: test\n"
+            "    steps:\n      - run: bin/rails test\n"
+        ),
+        ".devcontainer/devcontainer.json": json.dumps(
+            {
+                "name": "app",
+                "containerEnv": {
+                    "POSTGRES_PASSWORD": "postgres",
+                    "REDIS_PASSWORD": "changeme",
+                    "SESSION_SECRET": "change-me-dev",
+                },
+            },
+            indent=2,
+        ),
+        "compose.yaml": (
+            "services:\n  db:\n    image: postgres:16\n    environment:\n"
+            "      POSTGRES_PASSWORD: postgres123\n"
+            "  minio:\n    environment:\n      MINIO_ROOT_PASSWORD: minioadmin\n"
+            f"  worker:\n    environment:\n      DB_PASSWORD: {real}\n"
+        ),
+    }
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text, encoding="utf-8")
+    indexed = run_charter("index", "--json", cwd=repo)
+    assert indexed.returncode == 0, indexed.stderr
+    assert json.loads(indexed.stdout)["redacted"] == {"compose.yaml": 1}
+    proc = run_charter("doctor", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert real not in proc.stdout
+    check = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}["secrets"]
+    assert check["summary"].startswith("1 secret(s) redacted in 1 file(s)")
+    assert [(f["path"], f["lines"]) for f in check["detail"]["files"]] == [("compose.yaml", [11])]

@@ -17,7 +17,7 @@ from charter.errors import CharterError
 from charter.search.chunks import Chunk, ParsedDoc
 from charter.search.parse import parse_file
 from charter.secretscan.apply import scrub_parsed, text_kind
-from charter.secretscan.scanner import Scanner, could_hold_secret
+from charter.secretscan.scanner import Scanner, could_hold_secret, is_placeholder
 from charter.secretscan.settings import SecretsSettings
 from tests.secrets_support import leaks, make_secrets
 
@@ -199,7 +199,7 @@ def test_clean_text_never_imports_detect_secrets() -> None:
     """The pre-filter keeps detect-secrets (0.1 s to import) off the path of clean text."""
     code = (
         "import sys\n"
-        "from charter.secretscan.scanner import Scanner, could_hold_secret\n"
+        "from charter.secretscan.scanner import Scanner, could_hold_secret, is_placeholder\n"
         "text = 'Never commit secrets. Use type hints on public functions. Tokens: 1200.'\n"
         "assert Scanner().redact(' '.join([text] * 50)).findings == []\n"
         "print('detect_secrets' in sys.modules)\n"
@@ -250,3 +250,78 @@ def test_ci_expressions_are_references_not_secrets(tmp_path: Path) -> None:
     assert "${{ secrets.APP_PRIVATE_KEY }}" in text
     assert "${{ steps.app-token.outputs.token }}" in text
     assert leaks(text, S) == []
+
+
+#: Credentials CI services, dev containers and compose files set to values anyone can
+#: read: each a dev default or placeholder, none a secret to rotate.
+PLACEHOLDER_LINES = [
+    "POSTGRES_PASSWORD: postgres",
+    "MYSQL_ROOT_PASSWORD: root",
+    "MYSQL_PASSWORD: secret",
+    'REDIS_PASSWORD: "changeme"',
+    "MINIO_ROOT_PASSWORD: minioadmin",
+    "KEYCLOAK_ADMIN_PASSWORD: admin",
+    "SECRET_KEY_BASE: test",
+    "PG_PASSWORD: postgres123",
+    "DEV_PASSWORD: devpassword",
+    "ADMIN_PASSWORD: P@ssw0rd",
+    "SMTP_PASSWORD: xxxxxx",
+    'MASKED_PASSWORD: "********"',
+    'DB_PASSWORD: "<your-password>"',
+    "API_KEY: abcdefghijklmnop",
+    '"DB_PASSWORD": "app_user",',
+    "DATABASE_URL: postgres://postgres:postgres@localhost:5432/app_test",
+    "OTHER_URL: mysql://app:password@127.0.0.1/app",
+]
+
+
+@pytest.mark.parametrize("line", PLACEHOLDER_LINES)
+def test_placeholder_and_dev_default_credentials_are_not_secrets(line: str) -> None:
+    for kind in ("config", "code", "prose"):
+        assert Scanner().redact(line, kind=kind).findings == [], kind
+
+
+#: Real-looking values under the same keys stay secrets (user and key names included).
+REAL_LINES = [
+    (f"POSTGRES_PASSWORD: {S['env_password']}", "env_password"),
+    (f"MYSQL_ROOT_PASSWORD: '{S['csv_password']}'", "csv_password"),
+    (f'ADMIN_PASSWORD = "{S["code_password"]}"', "code_password"),
+    (f"DATABASE_URL: postgres://postgres:{S['db_password']}@db:5432/app", "db_password"),
+    (f"SECRET_KEY_BASE: {hashlib.sha256(b'k').hexdigest()}", ""),
+]
+
+
+@pytest.mark.parametrize(("line", "secret"), REAL_LINES)
+def test_real_values_under_placeholder_keys_stay_secrets(line: str, secret: str) -> None:
+    out = Scanner().redact(line, kind="config")
+    assert len(out.findings) == 1, out
+    assert leaks(out.text, {secret: S[secret]} if secret else {"hex": line.split()[-1]}) == []
+
+
+def test_placeholder_rule_spares_generated_secrets() -> None:
+    """Generated credentials of every common shape are never taken for placeholders."""
+    import random
+    import string
+
+    rng = random.Random(7)
+    shapes = {
+        "alnum": string.ascii_letters + string.digits,
+        "hex": "0123456789abcdef",
+        "symbols": string.ascii_letters + string.digits + "!#%&*+-",
+    }
+    for name, chars in shapes.items():
+        for length in (10, 16, 32):
+            values = ["".join(rng.choice(chars) for _ in range(length)) for _ in range(300)]
+            kept = [v for v in values if is_placeholder(v, "DB_PASSWORD: ")]
+            assert kept == [], (name, length, kept[:3])
+    assert not is_placeholder("48213957", "password")  # a numeric one too
+    assert is_placeholder("12345678", "password") and is_placeholder("postgres", "")
+
+
+def test_a_credential_column_of_dev_defaults_is_kept() -> None:
+    scanner = Scanner()
+    assert scanner.redact_value("password", "postgres") == ("postgres", None)
+    assert scanner.redact_value("SESSION_SECRET", "change-me") == ("change-me", None)
+    # a weak password a person chose is still a leaked credential
+    assert scanner.redact_value("password", "sunshine")[1] == "credential-column"
+    assert scanner.redact_value("password", S["csv_numeric_password"])[1] == "credential-column"

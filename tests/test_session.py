@@ -607,6 +607,108 @@ def test_only_commands_that_run_tests_are_test_runs(repo: Path, run_charter: Any
     ]
 
 
+def test_a_rails_test_run_survives_compaction(repo: Path, run_charter: Any) -> None:
+    """The project's CLAUDE.md says `bin/rails test`; the agent runs it (and a system
+    test run through `bundle exec`). After PreCompact and a compact SessionStart the runs
+    are recovered, and test_output.txt holds the last one's output."""
+    (repo / "charter.toml").write_text(NO_WORKER)
+    (repo / "CLAUDE.md").write_text("# Rules\n\n- Run the tests with `bin/rails test`.\n")
+    minitest = "Finished in 1.2s\n12 runs, 30 assertions, 1 failures, 0 errors, 0 skips\n"
+    _bash(run_charter, repo, "bin/rails test test/models/user_test.rb", minitest)
+    system = "Finished in 9.8s\n4 runs, 9 assertions, 0 failures, 0 errors, 0 skips\n"
+    _bash(run_charter, repo, "bundle exec rails test:system", system)
+    output = repo / "artifacts/sessions/s-1/test_output.txt"
+    assert output.read_text() == f"$ bundle exec rails test:system\n[pass]\n{system}\n"
+    _hook(run_charter, repo, "pre-compact", trigger="auto")
+    start = _hook(run_charter, repo, "session-start", source="compact")
+    context = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "bin/rails test test/models/user_test.rb" in context
+    proc = run_charter("session", "recover", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["test_runs"] == [
+        {"command": "bin/rails test test/models/user_test.rb", "outcome": "fail"},
+        {"command": "bundle exec rails test:system", "outcome": "pass"},
+    ]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "bin/rails test",
+        "rails test test/models/x_test.rb",
+        "bin/rails test:system",
+        "RAILS_ENV=test bin/rails test",
+        "bundle exec rspec spec/models",
+        "bundle exec rake test",
+        "rake spec",
+        "ruby -Itest test/models/user_test.rb",
+        "php artisan test --parallel",
+        "./vendor/bin/pest",
+        "php vendor/bin/phpunit --filter UserTest",
+        "composer test",
+        "docker compose exec -T app php artisan test",
+        "docker compose run --rm -e RAILS_ENV=test web bin/rails test",
+        "python3.12 -m pytest -q",
+        "python manage.py test",
+        "coverage run -m pytest",
+        "uv run --with pytest-cov pytest",
+        "poetry run python -m unittest",
+        "pnpm --filter web test",
+        "yarn workspace web test",
+        "yarn jest",
+        "npx jest --ci",
+        "node --test",
+        "deno task test",
+        "go test ./...",
+        "gotestsum -- ./...",
+        "cargo nextest run",
+        "mix test",
+        "dotnet test",
+        "./gradlew :app:testDebugUnitTest",
+        "mvn -q clean verify",
+        "ctest --output-on-failure",
+        "zig build test",
+        "swift test",
+        "make -C build check",
+        "script/test",
+        "bash -lc 'cd api && npm test'",
+        "timeout 600 go test ./...",
+    ],
+)
+def test_test_runs_are_recognised_through_wrappers_and_ecosystems(command: str) -> None:
+    from charter.session.testruns import is_test_command
+
+    assert is_test_command(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "bin/rails db:migrate",
+        "bundle exec rails db:migrate",
+        "rake db:test:prepare",
+        "php artisan migrate",
+        "bundle install",
+        "npm install test-utils",
+        "pnpm add -D vitest",
+        "npm run build",
+        "cargo check",
+        "go vet ./...",
+        "make lint",
+        "docker compose up -d",
+        "docker compose run web npm install jest",
+        "python -c 'import pytest'",
+        "test -f Gemfile && echo ruby",
+        "git commit -m test",
+        "uv sync",
+    ],
+)
+def test_commands_that_do_not_run_tests_are_not_test_runs(command: str) -> None:
+    from charter.session.testruns import is_test_command
+
+    assert not is_test_command(command)
+
+
 def test_a_risk_update_changes_only_what_it_names(repo: Path, run_charter: Any) -> None:
     """Marking a high risk mitigated keeps it high; an assistant restating a mitigated
     risk without a severity or status neither downgrades nor reopens it."""
@@ -699,6 +801,53 @@ def test_work_log_carries_no_piece_of_the_project_path(repo: Path, run_charter: 
     log = (repo / "artifacts/sessions/s-1/work_log.md").read_text()
     assert log.count("Bash ") == len(range(0, len(root), 7))
     assert root.split("/")[1] not in log.replace("/main.go", "")
+
+
+def test_work_log_lines_leave_out_a_missing_time_or_target(repo: Path, run_charter: Any) -> None:
+    """A TodoWrite has no target, and its tool_use may not be in the transcript yet when
+    PostToolUse fires: its line reads `- TodoWrite → ok`, not `- - TodoWrite  → ok`; a
+    call the transcript has carries its time."""
+    (repo / "charter.toml").write_text(NO_WORKER)
+    transcript = _transcript(
+        repo,
+        [
+            {
+                "type": "assistant",
+                "timestamp": "2026-01-01T10:00:05Z",
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": "toolu_r", "name": "Read"}],
+                },
+            }
+        ],
+    )
+    todos = [{"content": "Write the form", "status": "pending", "activeForm": "Writing"}]
+    _hook(
+        run_charter,
+        repo,
+        "post-tool-use",
+        tool_name="TodoWrite",
+        tool_use_id="toolu_t",
+        tool_input={"todos": todos},
+        tool_response={},
+        transcript_path=transcript,
+    )
+    _hook(
+        run_charter,
+        repo,
+        "post-tool-use",
+        tool_name="Read",
+        tool_use_id="toolu_r",
+        tool_input={"file_path": str(repo / "notes.txt")},
+        tool_response={},
+        transcript_path=transcript,
+    )
+    log = (repo / "artifacts/sessions/s-1/work_log.md").read_text().splitlines()
+    assert log == [
+        "# Work log (rolling window)",
+        "- TodoWrite → ok",
+        "- 2026-01-01T10:00:05Z Read notes.txt → ok",
+    ]
 
 
 def test_compaction_counts_the_conversation_in_words_and_a_path_is_one_word() -> None:

@@ -5,9 +5,10 @@
 - ``handle_stop``: checks the agent's last message (Claude Code's Stop input field
   ``last_assistant_message``) for drift. Output follows Claude Code's Stop contract:
   ``{"decision": "block", "reason": ...}`` makes the agent continue with the reason as
-  its next instruction; ``{"systemMessage": ...}`` only shows a warning. When
-  ``stop_hook_active`` is true the agent is already continuing because of a Stop hook, so
-  this handler never blocks twice in a row (no loops); it warns instead.
+  its next instruction; ``{"systemMessage": ...}`` only shows a warning, to the user (the
+  model never sees it), so it is worded for the user. When ``stop_hook_active`` is true
+  the agent is already continuing because of a Stop hook, so this handler never blocks
+  twice in a row (no loops); it warns instead.
 
 The Stop hook adds the semantic layer only when the embedding model is already loaded
 in the process (``drift.stop_semantic = "auto"``: the warm worker); a cold hook process
@@ -197,6 +198,7 @@ def handle_stop(
     result = checker_for(project, decisions, semantic=semantic).check(text, "chat")
     if result.verdict == "pass":
         return None
+    where = _store_path(project)
     if mode == "block":
         # precision first: interrupt the agent only for findings the calibrated model is
         # sure of; tell the user about the rest without stopping the work
@@ -206,7 +208,46 @@ def handle_stop(
             return {"decision": "block", "reason": reason}
         if not sure:
             return {"systemMessage": _possible(result, settings)}
-    return {"systemMessage": _reason(result, settings.max_hook_findings)}
+        why = "Claude was already sent back once this turn, so it was not stopped again."
+        return {"systemMessage": _warning(result, settings.max_hook_findings, where, why)}
+    why = 'Claude has not been told (drift.on_stop = "warn").'
+    return {"systemMessage": _warning(result, settings.max_hook_findings, where, why)}
+
+
+def _store_path(project: Project) -> str:
+    """Where the bound decisions are recorded, relative to the project when inside it."""
+    from charter.decisions.service import store_for
+
+    path = store_for(project).path
+    try:
+        return path.relative_to(project.root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _warning(result: DriftResult, limit: int, where: str, why: str) -> str:
+    """The Stop hook's ``systemMessage`` when the agent is not sent back.
+
+    Claude Code shows a Stop hook's ``systemMessage`` to the user, never to the model
+    (only a block's ``reason`` reaches the model), so this speaks to the user: what the
+    reply said, which bound decision it conflicts with and where that is recorded, and
+    what they can do. :func:`_reason` is the agent's wording, for blocks."""
+    findings = result.findings
+    lines = [f"Charter drift check: Claude's last reply conflicts with decisions bound in {where}:"]
+    for f in findings[:limit]:
+        lines.append(f"- it {f.message}")
+        lines.append(f'  the reply: "{f.evidence}" ({f.rule})')
+    more = len(findings) - limit
+    if more > 0:
+        lines.append(f"- … and {more} more (`charter drift check` lists them)")
+    ids = sorted({f.constraint_id for f in findings})
+    decision = ids[0] if len(ids) == 1 else "ID"
+    lines.append(
+        f"{why} Ask it to correct the reply, or change the decision with "
+        f'`charter decisions renegotiate {decision}`; drift.on_stop = "block" has Claude '
+        "correct such replies itself."
+    )
+    return "\n".join(lines)
 
 
 def _possible(result: DriftResult, settings: DriftSettings) -> str:

@@ -64,6 +64,7 @@ _TOKEN_LITERALS = (
     "sk-svcacct-", "AIza", "hf_", "github_pat_", "Bearer ", "dop_v1_", "npm_", "xapp-",
 )  # fmt: skip
 _BASIC_AUTH = re.compile(r"://[^\s/@:]*:[^\s/@]*@")
+_BASIC_AUTH_DETECTOR = "basic-auth-credentials"
 #: From a digit to the end of its run of token characters (the regex engine skips to
 #: digits in C; the run's start is found by stepping back): a run of sixteen or more
 #: token characters mixing letters and digits may be a token (shorter formats the
@@ -412,6 +413,10 @@ class Scanner:
                 continue
             for regex in plugin.denylist:
                 for match in regex.finditer(line):
+                    if detector == _BASIC_AUTH_DETECTOR and is_placeholder(
+                        match.group(1), line[: match.start(1)]
+                    ):
+                        continue  # postgres://postgres:postgres@localhost: a dev default
                     spans.append((*_secret_span(line, match), detector))
         for detector, regex in EXTRA_RULES:
             for match in regex.finditer(line):
@@ -449,7 +454,8 @@ class Scanner:
             if not match or match.group(group) is None:
                 continue
             value = match.group(group)
-            if not _keyword_value_ok(value.strip(), strict=kind == "prose"):
+            rest = line[: match.start(group)] + " " + line[match.end(group) :]
+            if not _keyword_value_ok(value.strip(), strict=kind == "prose", context=rest):
                 continue
             yield match.start(group), match.end(group), "secret-keyword"
             return
@@ -478,7 +484,7 @@ class Scanner:
         """A record field's value after redaction, and the detector (None if untouched)."""
         if not self.enabled or not value.strip():
             return value, None
-        if self.credential_column(name) and _column_value_is_secret(value):
+        if self.credential_column(name) and _column_value_is_secret(value, name):
             if self.allow.value_allowed(value):
                 return value, None
             return MARK.format("credential-column"), "credential-column"
@@ -565,25 +571,120 @@ def _names_its_kind(value: str) -> bool:
     return len(parts) > 1 and any(_KEYWORD_WORD.fullmatch(p) for p in parts + pairs)
 
 
+#: Credential values shorter than this are placeholders or dev defaults (``test``,
+#: ``pass``, ``dev1``), not secrets: no generated key or token is this short.
+_MIN_SECRET_CHARS = 6
+#: The words placeholder and dev-default credentials are made of: the credential's own
+#: kind, the usual stand-ins, and the default accounts of common database and service
+#: images (``POSTGRES_PASSWORD: postgres``, ``MYSQL_ROOT_PASSWORD: root``). Generic
+#: English and tool names, kept few: the words of the key itself (``minio`` in
+#: ``MINIO_ROOT_PASSWORD: minioadmin``) join them per line.
+_PLACEHOLDER_WORDS = frozenset(
+    {
+        "password", "passwd", "pass", "pwd", "secret", "token", "key", "auth",
+        "change", "me", "it", "my", "your", "example", "sample", "test", "testing",
+        "dev", "development", "local", "localhost", "default", "demo", "dummy", "fake",
+        "placeholder", "insecure", "not", "real", "foo", "bar", "baz", "qwerty",
+        "letmein", "welcome", "admin", "administrator", "root", "user", "guest",
+        "postgres", "mysql", "sa", "app",
+    }
+)  # fmt: skip
+#: Letter-for-letter spellings (``p@ssw0rd``, ``s3cr3t``): a digit only inside a word.
+_LEET = {"@": "a", "$": "s"}
+_LEET_DIGITS = {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t"}
+_RUNS = re.compile(r"[a-z]+|\d+")
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _trivial_digits(run: str) -> bool:
+    """``1``, ``123``, ``2024``, ``0000``: digits anyone appends to a word."""
+    return (
+        run in "01234567890"
+        or run in "9876543210"
+        or len(set(run)) == 1
+        or bool(re.fullmatch(r"(?:19|20)\d\d", run))
+    )
+
+
+def _made_of(text: str, words: frozenset[str]) -> bool:
+    """Whether ``text`` (lower case letters and digits) is words from ``words`` run
+    together, with trivial digits between them (``postgres123``, ``minioadmin``)."""
+    runs = _RUNS.findall(text)
+    if not runs or "".join(runs) != text:
+        return False
+    for run in runs:
+        if run[0].isdigit():
+            if not _trivial_digits(run):
+                return False
+            continue
+        ends = {0}  # word-break positions reachable from the start of the run
+        for end in range(1, len(run) + 1):
+            if any(run[start:end] in words for start in ends if end - start >= 2):
+                ends.add(end)
+        if len(run) not in ends:
+            return False
+    return True
+
+
+def _spellings(text: str) -> list[str]:
+    """The value in lower case letters and digits, as written and with look-alike
+    characters read as the letters they stand for."""
+    lowered = "".join(_LEET.get(ch, ch) for ch in text.lower())
+    leet = [
+        _LEET_DIGITS[ch]
+        if ch in _LEET_DIGITS and 0 < i < len(lowered) - 1
+        and lowered[i - 1].isalpha() and lowered[i + 1].isalpha()
+        else ch
+        for i, ch in enumerate(lowered)
+    ]  # fmt: skip
+    plain = re.sub(r"[^a-z0-9]", "", text.lower())
+    return [plain, re.sub(r"[^a-z0-9]", "", "".join(leet))]
+
+
+def is_placeholder(value: str, context: str = "") -> bool:
+    """Whether a credential's value is an obvious placeholder or dev default, not a secret.
+
+    CI services, dev containers and compose files set credentials to values anyone can
+    read (``POSTGRES_PASSWORD: postgres``); reporting each one as a leak to rotate buries
+    the real ones. A value is a placeholder when it is very short; a template or
+    reference (``<password>``, ``{{ x }}``, ``${VAR}``); filler (``xxxxxx``, ``****``,
+    ``abcdefgh``); or made of placeholder words, the words of ``context`` (the rest of its
+    line: the key, the URL's user and scheme) and trivial digits (``postgres123``,
+    ``minioadmin``, ``P@ssw0rd``). A generated secret is none of these; a weak one a
+    person chose (``sunshine``, ``keyboard cat``) is still a credential that leaked, and
+    stays redacted."""
+    text = value.strip().strip("'\"`")
+    if len(text) < _MIN_SECRET_CHARS:
+        return True
+    if _ENV_REF.match(text) or (text[0] in "{<[" and text[-1] in "}>]"):
+        return True
+    if len(text.split()) > 1:  # a phrase (``keyboard cat``): each of its words
+        return all(is_placeholder(word, context) for word in text.split())
+    if len({ch for ch in text.lower() if ch.isalnum()}) <= 2 or text.lower() in _ALPHABET:
+        return True
+    words = _PLACEHOLDER_WORDS | {w for w in _words(context) if len(w) >= 2 and w.isalpha()}
+    return any(_made_of(form, words) for form in _spellings(text))
+
+
 def _is_value(value: str) -> bool:
     return bool(value) and not value.startswith(_MARK_PREFIX) and len(value) >= 4
 
 
-def _column_value_is_secret(value: str) -> bool:
+def _column_value_is_secret(value: str, name: str = "") -> bool:
     text = value.strip()
     if text.startswith(_MARK_PREFIX) or text.lower() in _PLACEHOLDERS:
         return False
-    if _ENV_REF.match(text) or (text[0] in "{<" and text[-1] in "}>"):
-        return False
-    return not (len(set(text)) == 1 and not text.isalnum())  # "****", "----"
+    return not is_placeholder(text, name)
 
 
-def _keyword_value_ok(value: str, *, strict: bool) -> bool:
-    """detect-secrets' own heuristic filters, plus: a secret has no spaces, and in prose
-    it looks like one (two character classes, six or more characters, not an identifier)."""
+def _keyword_value_ok(value: str, *, strict: bool, context: str = "") -> bool:
+    """detect-secrets' own heuristic filters, plus: a secret has no spaces, is no
+    placeholder or dev default (:func:`is_placeholder`, ``context`` being the rest of its
+    line), and in prose it looks like one (two character classes, six or more characters,
+    not an identifier)."""
     if not _is_value(value) or any(ch.isspace() for ch in value):
         return False
-    if value.lower().strip("'\"`") in _PLACEHOLDERS:
+    if value.lower().strip("'\"`") in _PLACEHOLDERS or is_placeholder(value, context):
         return False
     if value[0] in "{<$%" or _ENV_REF.match(value) or _INDIRECT.match(value):
         return False

@@ -265,7 +265,12 @@ class Capture:
     # -- transient files ------------------------------------------------------------------
 
     def _work_log(self, time: str, tool: str, target: str, outcome: str) -> None:
-        line = f"- {time or '-'} {tool} {target} → {outcome}".replace("\n", " ")
+        """One line ``- <time> <tool> <target> → <outcome>``. The time is the transcript's
+        (never the clock) and is missing when the transcript has not yet recorded the
+        tool call; a plan tool has no target. A missing field is left out, not shown as
+        a placeholder or a double space, so every line reads the same way."""
+        fields = " ".join(field for field in (time, tool, target) if field)
+        line = f"- {fields} → {outcome}".replace("\n", " ")
         line = self.scrub(portable(self.root, line)) + "\n"
         path = self.dir / "work_log.md"
         cap = self.limits.work_log_max_bytes
