@@ -178,7 +178,7 @@ def test_index_and_facts_never_follow_symlinks_out(repo, outside, run_charter) -
     report = json.loads(result.stdout)
     reasons = [skip["reason"] for skip in report["skipped"]]
     assert reasons == ["outside the project", "outside the project"]
-    assert sorted(report["indexed"]) == ["charter.toml", "docs/guide.md"]
+    assert report["indexed"] == ["docs/guide.md"]  # charter.toml is config, not content
     found = run_charter("search", "leak this instruction into every prompt", "--json", cwd=repo)
     assert MARK not in found.stdout
     facts = run_charter("facts", "check", "-", "--json", cwd=repo, stdin="Rate R-1 applies.\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -142,3 +143,57 @@ def test_the_seed_table_names_real_keys_with_their_real_defaults() -> None:
         if default.startswith("`"):
             stated = tomllib.loads(f"v = {default.strip('`')}")["v"]
             assert stated == value, f"{key}: docs say {stated!r}, the default is {value!r}"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        (
+            "charter.toml",
+            '[search]\ndefault_mode = "nonexistent"\n',
+            "charter.toml: search.default_mode: unknown mode 'nonexistent' "
+            "(known: execution, planning, review)",
+        ),
+        (
+            "pyproject.toml",
+            "[project]\nname = 'x'\n\n[tool.charter.search]\ndefault_mode = 'nonexistent'\n"
+            "\n[tool.charter.search.modes.triage]\nk_out = 3\n",
+            "pyproject.toml: tool.charter.search.default_mode: unknown mode 'nonexistent' "
+            "(known: execution, planning, review, triage)",
+        ),
+    ],
+)
+def test_an_unknown_default_mode_is_a_config_error(
+    repo: Path, run_charter, name: str, text: str, where: str
+) -> None:
+    """It used to load: `charter doctor` said ok, `charter mode` printed it, and every
+    search without --mode then failed. Now loading refuses it in one line naming the file
+    and key, and doctor's config check fails with that line."""
+    write(repo, name, text)
+    for command in (["search", "anything"], ["mode"]):
+        proc = run_charter(*command, cwd=repo)
+        assert proc.returncode == 2, proc.stdout
+        line = proc.stderr.strip()
+        assert "\n" not in line and line.startswith("charter: error: ") and where in line
+    doctor = run_charter("doctor", "--check", "config", "--json", cwd=repo)
+    assert doctor.returncode == 1
+    (config,) = json.loads(doctor.stdout)["checks"]
+    assert config["status"] == "fail" and where in config["summary"]
+
+
+def test_modes_of_your_own_add_to_the_built_in_ones(repo: Path) -> None:
+    """A [search.modes.x] table replaced the whole table of modes, and one named like a
+    built-in mode lost every built-in default it did not repeat (review's time window)."""
+    write(
+        repo,
+        "charter.toml",
+        '[search]\ndefault_mode = "triage"\n\n[search.modes.triage]\nk_out = 3\n\n'
+        "[search.modes.review]\nk_in = 5\n",
+    )
+    modes = Project.load(repo).settings.search.modes
+    assert set(modes) == {"planning", "execution", "review", "triage"}
+    assert modes["triage"].k_out == 3 and modes["triage"].time_window_days == 0
+    review = modes["review"]
+    assert (review.k_in, review.k_out, review.time_window_days) == (5, 10, 30)
+    assert review.include_deleted and review.order_by_recency
+    assert modes["planning"] == Settings().search.modes["planning"]

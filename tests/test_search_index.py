@@ -270,6 +270,41 @@ def test_review_that_the_time_window_empties_says_so(tmp_path: Path) -> None:
     assert planning["results"] and planning["warnings"] == []
 
 
+def test_a_fresh_charter_init_does_not_answer_review_searches(tmp_path: Path) -> None:
+    """An older repository, then ``charter init``: the new charter.toml was the only file
+    in review's 30-day window, so a review search returned ten chunks of it (several
+    scored below zero) and no word about the window. Now the config is not indexed and
+    the window's emptiness is said."""
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "transfers.py").write_text(
+        "def auto_match_transfers(ledger, statements):\n"
+        '    """Pair each outgoing transfer with the incoming one of the same amount."""\n'
+        "    return [(a, b) for a in ledger for b in statements if a.amount == b.amount]\n"
+    )
+    (root / "docs").mkdir()
+    (root / "docs" / "guide.md").write_text("# Guide\n\nTransfers are reconciled nightly.\n")
+    stamp = "2020-01-02T03:04:05+00:00"
+    git = _git(root, GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "initial")
+    for command in (["init"], ["index"]):
+        subprocess.run([str(CHARTER), *command], cwd=root, check=True, capture_output=True)
+    assert (root / "charter.toml").is_file()
+    res = subprocess.run(
+        [str(CHARTER), "search", "auto_match_transfers", "--mode", "review", "--json"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 0, res.stderr
+    review = json.loads(res.stdout)
+    assert review["results"] == []
+    (warning,) = review["warnings"]
+    assert "30 days" in warning and "search.modes.review.time_window_days" in warning
+
+
 def test_git_times_and_history_of_non_ascii_and_quoted_paths(tmp_path: Path) -> None:
     """git quotes such paths ("\\303\\251t\\303\\251.md"); read unquoted, each keeps its
     commit time (not the checkout's mtime, inside any time window) and is not 'deleted'."""
@@ -368,3 +403,122 @@ def test_two_index_runs_at_once_embed_each_chunk_once(tmp_path: Path) -> None:
     assert embedded[0] == 0 and embedded[1] > 0
     again = json.loads(subprocess.run(cmd, cwd=root, capture_output=True, text=True).stdout)
     assert again["chunks_embedded"] == 0 and again["unchanged"] == 120
+
+
+def test_charter_config_and_state_are_never_indexed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """charter.toml and .charter/ are Charter's, not the project's: not indexed even with
+    ``exclude`` emptied or .charter/ named as the path, and an index that holds them (an
+    older Charter's) drops them on the next run."""
+    from charter.search import discover
+
+    root = _copy_demo(tmp_path)
+    (root / "charter.toml").write_text("[search.index]\nexclude = []\n")
+    capsule = root / ".charter" / "graph" / "contract-capsule.json"  # not git-ignored
+    capsule.parent.mkdir(parents=True)
+    capsule.write_text('{"nodes": [{"id": "n1", "kind": "file"}]}\n')
+    project = Project.load(root)
+    embedder = get_embedder("hash")
+    with monkeypatch.context() as patch:  # what an older Charter did
+        patch.setattr(discover, "charter_own", lambda rel: False)
+        before = Indexer(project, embedder).run()
+    assert "charter.toml" in before.indexed
+    Indexer(project, embedder).run()
+    assert Indexer(project, embedder).run([root / ".charter" / "graph"]).indexed == []
+    with SearchStore.for_state_dir(root / ".charter") as store:
+        paths = set(store.docs())
+    assert "charter.toml" not in paths and "docs/runbook.md" in paths
+    assert not [p for p in paths if p.startswith(".charter/")]
+
+
+MDX_PAGE = """---
+title: Webhooks
+---
+import { Callout } from "../components/callout";
+
+# Webhooks
+
+<Callout type="warning">
+  Retries stop after 72 hours.
+</Callout>
+
+## Verifying signatures
+
+Compute an HMAC of the raw body with the endpoint secret and compare it in constant time.
+"""
+
+
+def test_mdx_and_asciidoc_docs_are_indexed(tmp_path: Path) -> None:
+    """A documentation site's .mdx pages were not indexed at all: they are Markdown (with
+    JSX and import lines) and are chunked by heading; AsciiDoc is prose by paragraph."""
+    root = _copy_demo(tmp_path)
+    (root / "docs" / "webhooks.mdx").write_text(MDX_PAGE)
+    (root / "docs" / "upgrade.adoc").write_text(
+        "= Upgrade guide\n\nStop the scheduler before running the schema migration.\n"
+    )
+    report = _index(root)
+    assert {"docs/webhooks.mdx", "docs/upgrade.adoc"} <= set(report.indexed)
+    assert not [s for s in report.skipped if s[0].startswith(("*.mdx", "*.adoc"))]
+    with open_engine(root) as engine:
+        hit = engine.search("verify webhook signature HMAC", mode="planning", log=False)
+        prose = engine.search("stop the scheduler before migrating", mode="planning", log=False)
+    top = hit.results[0]
+    assert top.citation == "docs/webhooks.mdx#L12-L14 (Webhooks > Verifying signatures)"
+    assert top.kind == "markdown"
+    assert prose.results[0].path == "docs/upgrade.adoc"
+
+
+def test_unindexed_file_types_are_reported_one_row_per_extension(tmp_path: Path) -> None:
+    """Files of a type no extension list names were dropped without a note (all of a
+    repository's sources, for a language missing from the list). Each such type is one
+    *skipped* row with its count and the setting that indexes it; images are not listed;
+    Zig, among the languages added, is indexed as code."""
+    root = _copy_demo(tmp_path)
+    for i in range(3):
+        (root / "hw").mkdir(exist_ok=True)
+        (root / "hw" / f"alu{i}.vhd").write_text(f"entity alu{i} is\nend entity;\n")
+    (root / "docs" / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (root / "src").mkdir()
+    (root / "src" / "ring.zig").write_text(
+        "pub fn ringBufferPush(buf: *Ring, item: u8) void {\n    buf.push(item);\n}\n"
+    )
+    report = _index(root, "hash")
+    assert "src/ring.zig" in report.indexed
+    assert report.unindexed == {".vhd": 3}
+    skipped = dict(report.skipped)
+    assert skipped["*.vhd"].startswith("3 files of a type search does not index")
+    assert 'add ".vhd" to search.index.code_extensions' in skipped["*.vhd"]
+    assert not [path for path in skipped if path.endswith(".png")]
+    (root / "charter.toml").write_text('[search.index]\ncode_extensions = [".vhd"]\n')
+    again = _index(root, "hash")
+    assert {f"hw/alu{i}.vhd" for i in range(3)} <= set(again.indexed)
+    assert ".vhd" not in again.unindexed
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_a_malformed_file_deleted_in_git_history_warns_about_nothing(tmp_path: Path) -> None:
+    """A malformed JSON file deleted in an old commit was named in a warning on every
+    `charter index`, no-op runs included: each run read it from history, failed to parse
+    it and stored nothing. It is indexed once, as text (review mode finds what it said),
+    and the work tree it is not in draws no warning."""
+    root = _copy_demo(tmp_path)
+    (root / "docs" / "tmp.2208.json").write_text('{"note": "quarterly rollover",\n "b": \n')
+    git = _git(root)
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "initial")
+    git("rm", "-q", "docs/tmp.2208.json")
+    git("commit", "-q", "-m", "remove scratch file")
+    first = subprocess.run([str(CHARTER), "index"], cwd=root, capture_output=True, text=True)
+    assert first.returncode == 0 and "tmp.2208.json" not in first.stderr, first.stderr
+    assert "1 from git history" in " ".join(first.stdout.split())
+    again = subprocess.run(
+        [str(CHARTER), "index", "--json"], cwd=root, capture_output=True, text=True
+    )
+    second = json.loads(again.stdout)
+    assert second["history"] == [] and second["indexed"] == [] and second["errors"] == []
+    with open_engine(root) as engine:
+        review = engine.search("quarterly rollover", mode="review", log=False).results
+    found = [r for r in review if r.path == "docs/tmp.2208.json"]
+    assert found and found[0].status == "deleted" and found[0].kind == "text"

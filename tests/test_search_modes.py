@@ -71,6 +71,37 @@ def test_restricted_zone_only_when_asked(engine: SearchEngine) -> None:
     assert "restricted" not in asked.scope.excluded_zones
 
 
+def test_a_query_nothing_matches_is_not_padded(project: Project, engine: SearchEngine) -> None:
+    """Dense retrieval fills every slot whatever the query, so a query nothing answers came
+    back as k_out chunks of whatever was in scope. A chunk sharing no term with the query
+    and below the mode's cosine floor is not served; the answer says why it is empty."""
+    response = engine.search("zebra saxophone volcano", mode="planning", log=False)
+    assert response.results == []
+    (warning,) = response.warnings
+    assert "search.modes.planning.min_similarity" in warning
+    settings = project.settings.model_copy(deep=True)
+    settings.search.modes["planning"].min_similarity = 0.0
+    unfloored = SearchEngine(Project(root=project.root, settings=settings), reranker="none")
+    try:  # the floor is what emptied it: turned off, the slots fill with no-matches
+        padded = unfloored.search("zebra saxophone volcano", mode="planning", log=False)
+    finally:
+        unfloored.close()
+    assert len(padded.results) == 8
+
+
+def test_a_lexical_match_is_served_whatever_its_cosine(engine: SearchEngine) -> None:
+    """The floor judges only chunks that share no term with the query: a word match stays
+    even when the dense model finds it distant, and no served chunk fails both tests."""
+    floor = engine.settings.modes["review"].min_similarity
+    results = engine.search("how do I roll back a deploy", mode="review", log=False).results
+    assert any((r.scores["bm25"] or 0) > 0 and (r.scores["dense"] or 0) < floor for r in results)
+    assert all(
+        (r.scores["bm25"] or 0) > 0 or (r.scores["dense"] or 0) >= floor or r.exact
+        for r in results
+        if not r.chained_from
+    )
+
+
 def test_planning_expands_with_parent_and_siblings(engine: SearchEngine) -> None:
     response = engine.search("pricing tiers for the product", mode="planning", log=False)
     tiers = next(r for r in response.results if r.section.endswith("Pricing tiers"))

@@ -111,6 +111,15 @@ def check(*names: str) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]
     return mark
 
 
+class FieldProblem(ValueError):
+    """What :meth:`Record._check_record` raises: a value that is valid on its own but not
+    with the record's other fields, reported under ``field``'s key path."""
+
+    def __init__(self, field: str, msg: str) -> None:
+        super().__init__(msg)
+        self.field, self.msg = field, msg
+
+
 class _Invalid(Exception):
     def __init__(self, msg: str, kind: str) -> None:
         self.msg, self.kind = msg, kind
@@ -333,10 +342,24 @@ class Record:
         record._fill(data, loc, errors)
         return record
 
+    @classmethod
+    def _prepare(cls, data: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The input as the fields should read it (pydantic's ``mode="before"`` validator):
+        a record whose defaults depend on the input's keys fills them in here, so a key the
+        user left out keeps its documented default. Identity unless overridden."""
+        return data
+
+    def _check_record(self) -> None:
+        """Checks across fields, run once each field is valid on its own (pydantic's
+        ``mode="after"`` validator); raise :class:`FieldProblem` naming the field at fault.
+        Nothing to check unless overridden."""
+
     def _fill(
         self, data: Mapping[str, Any], loc: tuple[Any, ...], errors: list[dict[str, Any]]
     ) -> None:
         fields = type(self).model_fields
+        data = type(self)._prepare(data)
+        before = len(errors)
         for name, info in fields.items():
             where = (*loc, name)
             if name not in data:
@@ -366,6 +389,11 @@ class Record:
                         "type": "extra_forbidden",
                     }
                 )
+        if len(errors) == before:  # a cross-field check reads only valid fields
+            try:
+                self._check_record()
+            except FieldProblem as bad:
+                errors.append({"loc": (*loc, bad.field), "msg": bad.msg, "type": "value_error"})
 
     @classmethod
     def model_validate(cls, data: Any) -> Any:

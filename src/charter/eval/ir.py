@@ -67,9 +67,14 @@ def _split_files(data: Path, split: str) -> tuple[Path, Path]:
 
 
 def eval_settings() -> Settings:
-    """Default settings plus a mode that covers the whole corpus at depth 100."""
+    """Default settings plus a mode that covers the whole corpus at depth 100.
+
+    The mode keeps every candidate (``min_similarity = 0``): recall@100 scores a ranking
+    to depth 100, where the modes an agent uses drop candidates that match nothing."""
     settings = Settings()
-    settings.search.modes[EVAL_MODE] = ModeSettings(search_paths=["**"], k_in=DEPTH, k_out=DEPTH)
+    settings.search.modes[EVAL_MODE] = ModeSettings(
+        search_paths=["**"], k_in=DEPTH, k_out=DEPTH, min_similarity=0.0
+    )
     settings.search.index.git_history = False
     return settings
 

@@ -215,9 +215,9 @@ def chunk_plain(text: str, max_tokens: int = 400, kind: str = "text") -> ParsedD
     return ParsedDoc(chunks=chunks, refs=find_refs(text))
 
 
-_LINK = re.compile(r"\]\(([^()\[\]\s#]+\.(?:md|markdown|txt|csv|ya?ml|json))(?:#[^)]*)?\)")
+_LINK = re.compile(r"\]\(([^()\[\]\s#]+\.(?:mdx?|markdown|txt|csv|ya?ml|json))(?:#[^)]*)?\)")
 _ADR_ID = re.compile(r"\b(ADR[-_ ]?\d{1,5})\b", re.IGNORECASE)
-_BARE_PATH = re.compile(r"(?<![\w./-])((?:[\w.-]+/)+[\w.-]+\.(?:md|markdown))\b")
+_BARE_PATH = re.compile(r"(?<![\w./-])((?:[\w.-]+/)+[\w.-]+\.(?:mdx?|markdown))\b")
 
 
 def find_refs(text: str) -> list[str]:

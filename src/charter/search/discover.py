@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from charter.paths import CONFIG_FILE, STATE_DIR
 from charter.search.noise import noise_rules
 from charter.search.settings import IndexSettings, SearchSettings
 
@@ -73,12 +74,40 @@ def own_outputs(settings: SearchSettings) -> frozenset[str]:
     return frozenset({log, log + ".lock"})
 
 
+def charter_own(rel_path: str) -> bool:
+    """Charter's own configuration (the root ``charter.toml``) and state (``.charter/``):
+    never project content, whatever ``exclude`` says. Indexed, a fresh ``charter init``
+    was the one file inside review mode's 30-day window of an older repository, so every
+    review search answered with the config file instead of saying nothing had changed."""
+    return rel_path == CONFIG_FILE or rel_path.startswith(STATE_DIR + "/")
+
+
+#: Markdown and its dialects, chunked by heading: ``.mdc`` (Cursor rules) and ``.mdx``
+#: (Markdown with JSX and ``import`` lines, the pages of most documentation sites; the
+#: JSX blocks stay text, the headings are Markdown's).
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdc", ".mdx")
+
+#: Images (SVG too), fonts, media, archives, binaries and model weights: never reported
+#: as an unindexed type, since a repository's assets would bury the source files a user
+#: may want to add.
+_BINARY_GROUPS = (
+    ".png .jpg .jpeg .gif .bmp .ico .icns .webp .avif .tif .tiff .psd .heic .xcf .svg",
+    ".woff .woff2 .ttf .otf .eot",  # fonts
+    ".mp3 .mp4 .m4a .wav .ogg .oga .flac .aac .mov .avi .mkv .webm .wmv",  # media
+    ".zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .jar .war .whl .egg .deb .rpm .dmg .iso",
+    ".exe .dll .so .dylib .a .o .obj .lib .class .pyc .pyo .pyd .wasm .bin .dat .pdb",
+    ".db .sqlite .sqlite3 .pdf .doc .docx .xls .xlsx .ppt .pptx .odt .ods .odp",
+    ".onnx .pt .pth .ckpt .safetensors .npy .npz .pkl .pickle .parquet .h5 .tflite",
+)
+BINARY_SUFFIXES = frozenset(suffix for group in _BINARY_GROUPS for suffix in group.split())
+
+
 def file_kind(rel_path: str, settings: SearchSettings) -> str | None:
     """markdown | adr | text | code | python | csv | yaml | json, or None (not indexed)."""
     idx = settings.index
     suffix = Path(rel_path).suffix.lower()
     is_sot = matches_any(rel_path, idx.sot_paths)
-    if suffix in (".md", ".markdown", ".mdc"):
+    if suffix in MARKDOWN_SUFFIXES:
         return "adr" if "/decisions/" in f"/{rel_path}" or "/adr/" in f"/{rel_path}" else "markdown"
     if suffix in idx.text_extensions:
         return "text"
@@ -111,6 +140,8 @@ class Discovery:
 
     files: list[tuple[Path, str]] = field(default_factory=list)  # (absolute, relative)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (relative, reason)
+    #: files of a type no extension list names, per suffix (binaries not counted)
+    unindexed: dict[str, int] = field(default_factory=dict)
 
 
 def _gitignore(root: Path) -> pathspec.PathSpec:
@@ -195,7 +226,7 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
             if rel in seen:
                 continue
             seen.add(rel)
-            if rel in own or matches_any(rel, idx.exclude):
+            if rel in own or charter_own(rel) or matches_any(rel, idx.exclude):
                 continue
             if is_secret(rel, idx.deny):
                 out.skipped.append((rel, "secret (deny list)"))
@@ -204,6 +235,9 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
                 out.skipped.append((rel, "gitignored"))
                 continue
             if file_kind(rel, settings) is None:
+                suffix = Path(rel).suffix.lower()
+                if suffix and suffix not in BINARY_SUFFIXES:
+                    out.unindexed[suffix] = out.unindexed.get(suffix, 0) + 1
                 continue
             reason = noise.path_reason(rel)
             if reason is not None:
@@ -221,7 +255,23 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
                 out.skipped.append((rel, f"too large ({size} bytes > search.index.max_file_bytes)"))
                 continue
             out.files.append((path, rel))
+    out.skipped.extend(unindexed_notes(out.unindexed))
     return out
+
+
+def unindexed_notes(counts: dict[str, int]) -> list[tuple[str, str]]:
+    """One *skipped* row per file type no extension list names, most files first: the
+    779 ``.zig`` files of a Zig repository were left out without a word. One row per
+    type, not per file, so the table stays readable; the fix is one setting."""
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return [
+        (
+            f"*{suffix}",
+            f"{count} file{'' if count == 1 else 's'} of a type search does not index: add "
+            f'"{suffix}" to search.index.code_extensions (or text_extensions) to index them',
+        )
+        for suffix, count in rows
+    ]
 
 
 def _nested_ignored(root: Path, rel: str, cache: dict[Path, pathspec.PathSpec]) -> bool:

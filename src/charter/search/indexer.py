@@ -50,6 +50,7 @@ class IndexReport:
     deleted: list[str] = field(default_factory=list)  # newly marked deleted
     history: list[str] = field(default_factory=list)  # deleted-in-git files added
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    unindexed: dict[str, int] = field(default_factory=dict)  # extension -> files not indexed
     errors: list[tuple[str, str]] = field(default_factory=list)
     chunks_embedded: int = 0
     chunks_reused: int = 0
@@ -65,6 +66,7 @@ class IndexReport:
             "deleted": self.deleted,
             "history": self.history,
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
+            "unindexed": self.unindexed,
             "errors": [{"path": p, "error": e} for p, e in self.errors],
             "chunks_embedded": self.chunks_embedded,
             "chunks_reused": self.chunks_reused,
@@ -144,6 +146,7 @@ class Indexer:
             inside_root(root, target, what=f"path {target}")
         found = discover(root, targets, self.settings)
         report.skipped = found.skipped
+        report.unindexed = found.unindexed
         commit_times = gitinfo.commit_times(root)
         with self._store() as store:
             known = store.docs()
@@ -239,10 +242,12 @@ class Indexer:
             kind = file_kind(gone.path, self.settings)
             if kind is None:
                 continue
-            from charter.search.discover import is_secret, matches_any
+            from charter.search.discover import charter_own, is_secret, matches_any
 
-            if is_secret(gone.path, self.settings.index.deny) or matches_any(
-                gone.path, self.settings.index.exclude
+            if (
+                charter_own(gone.path)
+                or is_secret(gone.path, self.settings.index.deny)
+                or matches_any(gone.path, self.settings.index.exclude)
             ):
                 continue
             text = gitinfo.show_before(root, gone.commit, gone.path)
@@ -250,9 +255,13 @@ class Indexer:
                 continue
             try:
                 parsed = parse_file(text, kind, gone.path, self.settings.index.max_chunk_tokens)
-            except CharterError as exc:
-                report.errors.append((gone.path, str(exc)))
-                continue
+            except CharterError:
+                # A deleted file is kept for what it said, and nobody can repair its old
+                # syntax: warned about, a malformed JSON file gone from the tree for years
+                # was named on every run (it was never stored, so each run read it again).
+                # Its records can't be read, so its text is indexed as prose.
+                kind = "text"
+                parsed = parse_file(text, kind, gone.path, self.settings.index.max_chunk_tokens)
             declared = parsed.meta.get("zone")
             out.append(
                 _Pending(

@@ -61,7 +61,9 @@ HEAD_CHARS = 65_536
 #: run to hundreds of kilobytes before its ``response`` key.
 DATA_CHARS = 1 << 20
 #: Prose kinds: a paragraph per line is normal writing there, not minification.
-_PROSE_SUFFIXES = frozenset({".md", ".markdown", ".mdc", ".mdx", ".txt", ".rst"})
+_PROSE_SUFFIXES = frozenset(
+    {".md", ".markdown", ".mdc", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc"}
+)
 _DATA_SUFFIXES = frozenset({".yaml", ".yml", ".json", ".har"})
 
 _GENERATED = re.compile(

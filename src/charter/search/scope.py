@@ -24,6 +24,7 @@ class Scope:
     search_paths: list[str]
     k_in: int
     k_out: int
+    min_similarity: float
     chunk_expansion: bool
     exact_lookups: bool
     time_window_days: int
@@ -74,6 +75,7 @@ def resolve_scope(
         search_paths=[fill_variables(g, values).lstrip("/") for g in config.search_paths],
         k_in=k_in or config.k_in,
         k_out=k_out or config.k_out,
+        min_similarity=config.min_similarity,
         chunk_expansion=config.chunk_expansion,
         exact_lookups=config.exact_lookups,
         time_window_days=config.time_window_days,

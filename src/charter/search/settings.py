@@ -6,7 +6,10 @@ mode scopes, fusion weights, the reranker, what is never indexed, and zones.
 
 from __future__ import annotations
 
-from charter.records import Field, Record, check
+from collections.abc import Mapping
+from typing import Any
+
+from charter.records import Field, FieldProblem, Record, check
 from charter.secretscan.settings import SECRET_FILE_GLOBS
 
 
@@ -20,6 +23,13 @@ class ModeSettings(Record):
         default=20, ge=1, description="candidates taken from BM25 and from dense each"
     )
     k_out: int = Field(default=6, ge=1, description="results returned after rerank")
+    min_similarity: float = Field(
+        default=0.25,
+        ge=0,
+        le=1,
+        description="a result sharing no term with the query needs this cosine or more "
+        "(else it is no match, not a result; 0 = keep every candidate)",
+    )
     chunk_expansion: bool = Field(default=False, description="attach parent/sibling sections")
     exact_lookups: bool = Field(default=False, description="IDs, dates, quoted phrases match first")
     time_window_days: int = Field(default=0, ge=0, description="0 = no time window")
@@ -112,8 +122,9 @@ class IndexSettings(Record):
         description="secret files: never indexed, reported as skipped",
     )
     text_extensions: list[str] = Field(
-        default_factory=lambda: [".md", ".markdown", ".txt", ".rst", ".mdc"],
-        description="prose files indexed by paragraph (Markdown is always indexed, by heading)",
+        default_factory=lambda: [".md", ".markdown", ".txt", ".rst", ".mdc", ".adoc", ".asciidoc"],
+        description="prose files indexed by paragraph (Markdown and MDX are always indexed, "
+        "by heading)",
     )
     code_extensions: list[str] = Field(
         default_factory=lambda: [
@@ -146,8 +157,45 @@ class IndexSettings(Record):
             ".lua",
             ".vue",
             ".svelte",
+            # split at blank lines like the rest, so a language needs no parser to be here
+            ".mjs",
+            ".cjs",
+            ".mts",
+            ".cts",
+            ".kts",
+            ".cxx",
+            ".hh",
+            ".hxx",
+            ".m",
+            ".mm",
+            ".zig",
+            ".nim",
+            ".hs",
+            ".clj",
+            ".cljs",
+            ".erl",
+            ".hrl",
+            ".jl",
+            ".pl",
+            ".pm",
+            ".ps1",
+            ".bash",
+            ".zsh",
+            ".fs",
+            ".fsx",
+            ".groovy",
+            ".sol",
+            ".elm",
+            ".gleam",
+            ".mli",
+            ".sql",
+            ".proto",
+            ".graphql",
+            ".tf",
+            ".nix",
         ],
-        description="code files indexed (Python by function and class, the rest at blank lines)",
+        description="code files indexed (Python by function and class, the rest at blank "
+        "lines); other types are listed as skipped, one row per extension",
     )
     sot_extensions: list[str] = Field(
         default_factory=lambda: [".csv", ".yaml", ".yml", ".json"],
@@ -211,4 +259,32 @@ class SearchSettings(Record):
     index: IndexSettings = Field(default_factory=lambda: IndexSettings())
     fusion: FusionSettings = Field(default_factory=lambda: FusionSettings())
     rerank: RerankSettings = Field(default_factory=lambda: RerankSettings())
-    modes: dict[str, ModeSettings] = Field(default_factory=_default_modes)
+    modes: dict[str, ModeSettings] = Field(
+        default_factory=_default_modes,
+        description="planning, execution and review always exist; a table of your own "
+        "adds a mode, one named like a built-in changes only the keys it sets",
+    )
+
+    @classmethod
+    def _prepare(cls, data: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Built-in modes stay when the user configures modes: ``[search.modes.review]``
+        with only ``k_in`` keeps review's time window, and a ``[search.modes.triage]``
+        table adds a mode instead of replacing all three (each was lost before, so the
+        default mode could name a mode that no longer existed)."""
+        modes = data.get("modes")
+        if not isinstance(modes, Mapping):
+            return data  # absent, or the wrong type: the field reports that
+        merged: dict[str, Any] = {name: m.model_dump() for name, m in _default_modes().items()}
+        for name, given in modes.items():
+            base = merged.get(name)
+            merged[name] = {**base, **given} if base and isinstance(given, Mapping) else given
+        return {**data, "modes": merged}
+
+    def _check_record(self) -> None:
+        """The default mode must be one that exists: else loading passed, ``charter doctor``
+        said ok, and every search without ``--mode`` failed."""
+        if self.default_mode not in self.modes:
+            known = ", ".join(sorted(self.modes))
+            raise FieldProblem(
+                "default_mode", f"unknown mode {self.default_mode!r} (known: {known})"
+            )
