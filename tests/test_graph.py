@@ -687,3 +687,11 @@ def test_hubs_and_example_code_yield_to_the_file_a_task_is_about(repo: Path) -> 
     example, hub, subject = "doc/example_google.py", "pkg/app.py", "pkg/napoleon.py"
     assert on[example] / on[subject] < off[example] / off[subject]
     assert on[hub] / on[subject] < off[hub] / off[subject]
+
+
+def test_graph_build_of_an_empty_repository_says_so(
+    repo: Path, run_charter: Callable[..., Any]
+) -> None:
+    done = run_charter("graph", "build", cwd=repo, env={"COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    assert ": no files (0 parsed" in done.stdout and ":  (" not in done.stdout

@@ -86,7 +86,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         if as_json:
             emit_json(report)
             return
-        counts = ", ".join(f"{v} {k}" for k, v in report["counts"].items())
+        counts = ", ".join(f"{v} {k}" for k, v in report["counts"].items()) or "no files"
         console.print(
             f"{report['snapshot_id']}: {counts} ({report['parsed']} parsed, "
             f"{report['reused']} unchanged, {report['seconds']} s)"
