@@ -522,3 +522,21 @@ def test_a_malformed_file_deleted_in_git_history_warns_about_nothing(tmp_path: P
         review = engine.search("quarterly rollover", mode="review", log=False).results
     found = [r for r in review if r.path == "docs/tmp.2208.json"]
     assert found and found[0].status == "deleted" and found[0].kind == "text"
+
+
+def test_a_deleted_file_over_the_size_cap_is_not_read_from_history(tmp_path: Path) -> None:
+    root = _copy_demo(tmp_path)
+    (root / "charter.toml").write_text("[search.index]\nmax_file_bytes = 4096\n")
+    (root / "docs" / "dump.md").write_text("# Dump\n\n" + "zebra rollover ledger\n" * 400)
+    (root / "docs" / "small.md").write_text("# Small\n\nThe penguin migration plan.\n")
+    git = _git(root)
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "initial")
+    git("rm", "-q", "docs/dump.md", "docs/small.md")
+    git("commit", "-q", "-m", "remove both")
+    done = subprocess.run(
+        [str(CHARTER), "index", "--json"], cwd=root, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["history"] == ["docs/small.md"]

@@ -104,7 +104,14 @@ def deleted_files(root: Path, limit: int = 200) -> list[DeletedFile]:
     return list(found.values())
 
 
-def show_before(root: Path, commit: str, path: str) -> str | None:
-    """The content of ``path`` just before ``commit`` deleted it."""
+def show_before(root: Path, commit: str, path: str, max_bytes: int | None = None) -> str | None:
+    """The content of ``path`` just before ``commit`` deleted it; None when it cannot be
+    read or is over ``max_bytes`` (its size is asked first: a deleted dump of gigabytes
+    must not be loaded to be skipped, as a file in the tree is not)."""
     prefix = repo_prefix(root) or ""
-    return _git(root, "show", f"{commit}^:{prefix}{path}")
+    blob = f"{commit}^:{prefix}{path}"
+    if max_bytes is not None:
+        size = _git(root, "cat-file", "-s", blob)
+        if size is None or not size.strip().isdigit() or int(size) > max_bytes:
+            return None
+    return _git(root, "show", blob)

@@ -250,7 +250,9 @@ class Indexer:
                 or matches_any(gone.path, self.settings.index.exclude)
             ):
                 continue
-            text = gitinfo.show_before(root, gone.commit, gone.path)
+            text = gitinfo.show_before(
+                root, gone.commit, gone.path, self.settings.index.max_file_bytes
+            )
             if text is None or noise.path_reason(gone.path) or noise.text_reason(gone.path, text):
                 continue
             try:
