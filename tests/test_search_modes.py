@@ -174,4 +174,11 @@ def test_cli_reads_mode_from_sho_and_rejects_bad_mode(project: Project) -> None:
     bad = _cli(project, "search", "x", "--mode", "brainstorm")
     assert bad.returncode != 0 and "unknown mode 'brainstorm'" in bad.stderr
     assert "Traceback" not in bad.stderr
+    # a mode recorded earlier and since removed from the config falls back to the default
+    state = project.root / ".charter" / "sho.json"
+    state.write_text(json.dumps({**sho, "mode": "triage"}))
+    done = _cli(project, "search", "sprint 3", "--json", "--no-rerank")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["mode"] == "execution"
+    assert json.loads(_cli(project, "mode", "--json").stdout)["mode"] == "execution"
     _cli(project, "mode", "execution")

@@ -121,7 +121,11 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         from charter.search.sho import current_mode
 
         project = load_project(project_dir)
-        chosen = mode or current_mode(project.state_dir, project.settings.search.default_mode)
+        chosen = mode or current_mode(
+            project.state_dir,
+            project.settings.search.default_mode,
+            project.settings.search.modes,
+        )
         response = search_project(
             project,
             query,
@@ -169,7 +173,11 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             data = write_mode(project.state_dir, mode)
         else:
             data = read_sho(project.state_dir)
-            data["mode"] = current_mode(project.state_dir, project.settings.search.default_mode)
+            data["mode"] = current_mode(
+                project.state_dir,
+                project.settings.search.default_mode,
+                project.settings.search.modes,
+            )
         if as_json:
             emit_json(data)
         else:

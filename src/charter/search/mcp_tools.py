@@ -89,7 +89,11 @@ def register(tools: ToolSet) -> None:
         from charter.search.sho import current_mode
 
         project = tools.project()
-        chosen = mode or current_mode(project.state_dir, project.settings.search.default_mode)
+        chosen = mode or current_mode(
+            project.state_dir,
+            project.settings.search.default_mode,
+            project.settings.search.modes,
+        )
         response = search_warm(project, query, chosen, k_out)
         return response.as_dict()
 

@@ -8,6 +8,7 @@ keys written by other tools are kept.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,11 @@ def write_mode(state_dir: Path, mode: str, **extra: Any) -> dict[str, Any]:
     return locked_update_json(sho_path(state_dir), apply, what="session handoff")
 
 
-def current_mode(state_dir: Path, default: str) -> str:
+def current_mode(state_dir: Path, default: str, known: Iterable[str] | None = None) -> str:
+    """The recorded mode, else ``default``; also ``default`` when the recorded one is no
+    longer among ``known`` (a mode of one's own since removed from the config must not
+    break every search that follows)."""
     mode = read_sho(state_dir).get("mode")
-    return mode if isinstance(mode, str) and mode else default
+    if not isinstance(mode, str) or not mode:
+        return default
+    return mode if known is None or mode in set(known) else default
