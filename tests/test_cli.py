@@ -137,6 +137,9 @@ def test_the_cli_refuses_the_home_directory_as_a_project_but_not_a_fresh_folder(
     proc = run_charter("compile", cwd=home, env=env)
     assert proc.returncode == 2 and "is in no project" in proc.stderr
     assert proc.stderr.count("\n") == 1 and not (home / ".charter").exists()
+    proc = run_charter("doctor", cwd=home, env=env)
+    assert proc.returncode == 2 and "is in no project" in proc.stderr
+    assert not (home / ".charter").exists()
     fresh = home / "work" / "notes"
     proc = run_charter("compile", cwd=fresh, env=env)
     assert proc.returncode == 0, proc.stderr

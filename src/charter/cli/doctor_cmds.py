@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from charter.cli.common import console, emit_json, load_project
+from charter.cli.common import console, emit_json, load_project, not_a_project
 from charter.config import Project
 from charter.errors import CharterError
 from charter.paths import find_root
@@ -26,6 +26,8 @@ def _project(project_dir: Path) -> tuple[Project, str]:
         if not project_dir.exists():
             raise
         base = project_dir.parent if project_dir.is_file() else project_dir
+        if not_a_project(find_root(base)):  # nothing to check, and nothing to write there
+            raise
         return Project(root=find_root(base)), str(exc)
 
 
