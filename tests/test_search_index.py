@@ -50,6 +50,16 @@ def _git(root: Path, **env: str) -> Callable[..., None]:
     return git
 
 
+def _committed(root: Path, **env: str) -> Callable[..., None]:
+    """A git repository at ``root`` holding everything in it as one commit; returns its
+    ``git`` for more."""
+    git = _git(root, **env)
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "initial")
+    return git
+
+
 def test_only_the_changed_file_is_re_embedded(tmp_path: Path) -> None:
     root = _copy_demo(tmp_path)
     first = _index(root)
@@ -167,10 +177,7 @@ def test_files_deleted_in_git_history_are_searchable_in_review(tmp_path: Path) -
         "# Legacy billing engine\n\n## Nightly batch\n\nThe old engine rated usage in a "
         "nightly cron batch written in Perl, which took six hours for large tenants.\n"
     )
-    git = _git(root)
-    git("init", "-q")
-    git("add", ".")
-    git("commit", "-q", "-m", "initial")
+    git = _committed(root)
     git("rm", "-q", "docs/legacy-billing.md")
     git("commit", "-q", "-m", "remove legacy doc")
     report = _index(root)  # the file never existed in this index: it comes from history
@@ -285,10 +292,7 @@ def test_a_fresh_charter_init_does_not_answer_review_searches(tmp_path: Path) ->
     (root / "docs").mkdir()
     (root / "docs" / "guide.md").write_text("# Guide\n\nTransfers are reconciled nightly.\n")
     stamp = "2020-01-02T03:04:05+00:00"
-    git = _git(root, GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
-    git("init", "-q")
-    git("add", ".")
-    git("commit", "-q", "-m", "initial")
+    _committed(root, GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
     for command in (["init"], ["index"]):
         subprocess.run([str(CHARTER), *command], cwd=root, check=True, capture_output=True)
     assert (root / "charter.toml").is_file()
@@ -317,10 +321,7 @@ def test_git_times_and_history_of_non_ascii_and_quoted_paths(tmp_path: Path) -> 
         (root / name).write_text("# Note\n\nText.\n")
     (root / "docs" / "gone é.md").write_text("# Gone\n")
     stamp = "2020-01-02T03:04:05+00:00"
-    git = _git(root, GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
-    git("init", "-q")
-    git("add", ".")
-    git("commit", "-q", "-m", "initial")
+    git = _committed(root, GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
     git("rm", "-q", "docs/gone é.md")
     git("commit", "-q", "-m", "remove")
     times = gitinfo.commit_times(root)
@@ -504,10 +505,7 @@ def test_a_malformed_file_deleted_in_git_history_warns_about_nothing(tmp_path: P
     and the work tree it is not in draws no warning."""
     root = _copy_demo(tmp_path)
     (root / "docs" / "tmp.2208.json").write_text('{"note": "quarterly rollover",\n "b": \n')
-    git = _git(root)
-    git("init", "-q")
-    git("add", ".")
-    git("commit", "-q", "-m", "initial")
+    git = _committed(root)
     git("rm", "-q", "docs/tmp.2208.json")
     git("commit", "-q", "-m", "remove scratch file")
     first = subprocess.run([str(CHARTER), "index"], cwd=root, capture_output=True, text=True)
@@ -529,10 +527,7 @@ def test_a_deleted_file_over_the_size_cap_is_not_read_from_history(tmp_path: Pat
     (root / "charter.toml").write_text("[search.index]\nmax_file_bytes = 4096\n")
     (root / "docs" / "dump.md").write_text("# Dump\n\n" + "zebra rollover ledger\n" * 400)
     (root / "docs" / "small.md").write_text("# Small\n\nThe penguin migration plan.\n")
-    git = _git(root)
-    git("init", "-q")
-    git("add", ".")
-    git("commit", "-q", "-m", "initial")
+    git = _committed(root)
     git("rm", "-q", "docs/dump.md", "docs/small.md")
     git("commit", "-q", "-m", "remove both")
     done = subprocess.run(

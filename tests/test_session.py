@@ -141,6 +141,15 @@ def _transcript(root: Path, entries: list[dict[str, Any]]) -> str:
     return str(path)
 
 
+def _assistant(stamp: str, *content: dict[str, Any]) -> dict[str, Any]:
+    """One assistant line of a Claude Code transcript."""
+    return {
+        "type": "assistant",
+        "timestamp": stamp,
+        "message": {"role": "assistant", "content": list(content)},
+    }
+
+
 def _play_session(root: Path, run_charter: Any) -> str:
     """A short session: prompt, plan, an edit, a failing then passing test, a rejection."""
     (root / "charter.toml").write_text(NO_WORKER)
@@ -727,14 +736,10 @@ def test_a_risk_update_changes_only_what_it_names(repo: Path, run_charter: Any) 
     transcript = _transcript(
         repo,
         [
-            {
-                "type": "assistant",
-                "timestamp": "2026-01-01T10:00:05Z",
-                "message": {
-                    "role": "assistant",
-                    "content": [{"type": "text", "text": "Risk: Card charged twice on retry"}],
-                },
-            }
+            _assistant(
+                "2026-01-01T10:00:05Z",
+                {"type": "text", "text": "Risk: Card charged twice on retry"},
+            )
         ],
     )
     _hook(run_charter, repo, "pre-compact", trigger="auto", transcript_path=transcript)
@@ -810,16 +815,7 @@ def test_work_log_lines_leave_out_a_missing_time_or_target(repo: Path, run_chart
     (repo / "charter.toml").write_text(NO_WORKER)
     transcript = _transcript(
         repo,
-        [
-            {
-                "type": "assistant",
-                "timestamp": "2026-01-01T10:00:05Z",
-                "message": {
-                    "role": "assistant",
-                    "content": [{"type": "tool_use", "id": "toolu_r", "name": "Read"}],
-                },
-            }
-        ],
+        [_assistant("2026-01-01T10:00:05Z", {"type": "tool_use", "id": "toolu_r", "name": "Read"})],
     )
     todos = [{"content": "Write the form", "status": "pending", "activeForm": "Writing"}]
     _hook(
