@@ -902,3 +902,26 @@ def test_recover_refuses_a_source_claude_code_never_sends(repo: Path, run_charte
         "charter: error: unknown --source 'startpu' (one of: startup, resume, clear, compact)"
     )
     assert run_charter("session", "recover", "--source", "resume", cwd=repo).returncode == 0
+
+
+def test_reading_the_session_state_creates_no_track(repo: Path, run_charter: Any) -> None:
+    """`charter session recover` and the MCP tool read: in a fresh clone they must not
+    leave `docs/tracks/` behind (the first hook event creates the track)."""
+    (repo / "charter.toml").write_text(NO_WORKER)
+    proc = run_charter("session", "recover", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    named = json.loads(proc.stdout)["track"]  # the branch's: main or master
+    assert named and "created track" not in proc.stderr
+    assert not (repo / "docs").exists()
+
+    from charter.session.recovery import recover
+    from charter.session.service import Session
+
+    s = Session(Project.load(repo))
+    try:
+        assert recover(s, create=False).track == named
+    finally:
+        s.close()
+    assert not (repo / "docs").exists()
+    _hook(run_charter, repo, "session-start", source="startup")
+    assert (repo / "docs" / "tracks" / "ACTIVE_TRACK").read_text().strip() == named

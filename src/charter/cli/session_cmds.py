@@ -38,7 +38,9 @@ def recover_for(project: Project, session_id: str, source: str) -> Any:
     from charter.integrations.claude_code.handlers import HookState, session_recovery
 
     state = HookState(project.root)
-    recovered, notes = session_recovery(state, {"session_id": session_id, "source": source})
+    recovered, notes = session_recovery(
+        state, {"session_id": session_id, "source": source}, create=False
+    )
     recovered.notes = notes + recovered.notes
     return recovered
 

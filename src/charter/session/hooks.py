@@ -80,12 +80,18 @@ def pre_compact(project: Project, payload: dict[str, Any]) -> list[str]:
     return [f"session compacted (track {result.track}): {written}; checkpoint {seq}", *result.notes]
 
 
-def recovery(project: Project, payload: dict[str, Any], pinned: list[tuple[str, str]]) -> Recovered:
+def recovery(
+    project: Project,
+    payload: dict[str, Any],
+    pinned: list[tuple[str, str]],
+    *,
+    create: bool = True,
+) -> Recovered:
     """The recovered state joined with ``pinned`` (what SessionStart gives the agent)."""
     from charter.session.recovery import recover
 
     s = Session(project)
     try:
-        return recover(s, str(payload.get("session_id") or ""), pinned=pinned)
+        return recover(s, str(payload.get("session_id") or ""), pinned=pinned, create=create)
     finally:
         s.close()

@@ -43,7 +43,7 @@ def register(tools: ToolSet) -> None:
         from charter.session.recovery import recover
 
         with session() as s:
-            data = recover(s).to_dict()
+            data = recover(s, create=False).to_dict()
             data["tracks"] = s.tracks.list()
         return data
 

@@ -89,10 +89,13 @@ def recover(
     *,
     pinned: list[tuple[str, str]] | None = None,
     budget_tokens: int | None = None,
+    create: bool = True,
 ) -> Recovered:
     """The recovered state of the active track; ``pinned`` = (title, text) from other
-    capabilities (constitution, invariants), joined within the budget."""
-    track, created = session.track()
+    capabilities (constitution, invariants), joined within the budget. ``create=False``
+    (a read: ``charter session recover``, the MCP tool) names the track the first hook
+    would create instead of creating it in the user's repository."""
+    track, created = session.track() if create else (session.tracks.current(), False)
     result = Recovered(track)
     if created:
         result.notes.append(f"created track {track} (docs/tracks/ACTIVE_TRACK)")

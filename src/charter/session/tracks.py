@@ -92,6 +92,11 @@ class Tracks:
             raise CharterError(f"{self.pointer}: not a track id: {text[:40]!r}")
         return text
 
+    def current(self) -> str:
+        """The active track, or the one :meth:`ensure_active` would create: nothing is
+        written."""
+        return self.active() or slug(git_branch(self.root) or "main")
+
     def ensure_active(self) -> tuple[str, bool]:
         """The active track, creating one named after the git branch when there is none.
 

@@ -68,12 +68,16 @@ def pinned_parts(
     return parts
 
 
-def session_recovery(state: HookState, payload: dict[str, Any]) -> tuple[Recovered, list[str]]:
-    """The recovered session state as SessionStart gives it (``charter session recover``)."""
+def session_recovery(
+    state: HookState, payload: dict[str, Any], *, create: bool = True
+) -> tuple[Recovered, list[str]]:
+    """The recovered session state as SessionStart gives it (``charter session recover``,
+    which reads only: ``create=False`` leaves a project without tracks without one)."""
     from charter.session.hooks import recovery
 
     notes: list[str] = []
-    recovered = recovery(state.project, payload, pinned_parts(state, payload, notes))
+    pinned = pinned_parts(state, payload, notes)
+    recovered = recovery(state.project, payload, pinned, create=create)
     return recovered, notes
 
 
