@@ -445,6 +445,8 @@ def test_cli_init_notes_and_tracks(repo: Path, run_charter: Any) -> None:
         and "Traceback" not in bad.stderr
     )
     assert run_charter("track", "new", "billing", cwd=repo).returncode == 0
+    again = run_charter("track", "new", "billing", cwd=repo)  # no files yet, still exists
+    assert again.returncode != 0 and "already exists" in again.stderr
     listed = json.loads(run_charter("track", "list", "--json", cwd=repo).stdout)
     assert listed["active"] == "billing" and "billing" in listed["tracks"]
     state = json.loads(run_charter("session", "state", "--json", cwd=repo).stdout)
