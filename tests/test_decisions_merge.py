@@ -80,8 +80,14 @@ def test_answers_by_label_and_unknown_ids() -> None:
 def test_upsert_never_changes_a_bound_entry() -> None:
     current = decisions()
     changed = merge_questions_answers(QUESTIONS, {**ANSWERS, "DATABASE": "mongodb"})
-    with pytest.raises(CharterError, match="renegotiate DATABASE"):
+    with pytest.raises(CharterError, match="renegotiate DATABASE") as raised:
         upsert(current, changed)
+    assert "would change bound DATABASE from" in str(raised.value)
+    left_out = merge_questions_answers(
+        QUESTIONS, {k: v for k, v in ANSWERS.items() if k != "DATABASE"}
+    )
+    with pytest.raises(CharterError, match=r"leave bound DATABASE .* unanswered"):
+        upsert(current, left_out)
     informational = merge_questions_answers(QUESTIONS, {**ANSWERS, "THEME": "dark"})
     merged, ids = upsert(current, informational)
     assert ids == ["THEME"] and merged.require("THEME").user_answer == "dark"

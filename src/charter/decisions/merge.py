@@ -196,8 +196,16 @@ def upsert(
         elif old.to_canonical() == entry.to_canonical():
             continue
         elif old.binding:
+            bound = old.user_answer_label or old.user_answer
+            if not entry.resolved:
+                what = f"the merged answers leave bound {entry.id} ({bound!r}) unanswered"
+            elif entry.user_answer != old.user_answer:
+                new = entry.user_answer_label or entry.user_answer
+                what = f"the merge would change bound {entry.id} from {bound!r} to {new!r}"
+            else:
+                what = f"the merge would change how bound {entry.id} ({bound!r}) is recorded"
             raise CharterError(
-                f"{entry.id} is a bound constraint; change it with "
+                f"{what}; a merge never changes a bound decision: leave it out, or use "
                 f"`charter decisions renegotiate {entry.id}`"
             )
         by_id[entry.id] = entry
