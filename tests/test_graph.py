@@ -695,3 +695,18 @@ def test_graph_build_of_an_empty_repository_says_so(
     done = run_charter("graph", "build", cwd=repo, env={"COLUMNS": "200"})
     assert done.returncode == 0, done.stderr
     assert ": no files (0 parsed" in done.stdout and ":  (" not in done.stdout
+
+
+def test_task_context_notes_a_file_that_is_not_the_projects(
+    repo: Path, run_charter: Callable[..., Any]
+) -> None:
+    (repo / "app.py").write_text("def export_invoices():\n    return []\n")
+    done = run_charter(
+        "task-context", "export invoices", "--file", "app.py", "--file", "nope/x.py",
+        "--file", "../../etc/passwd", "--json", cwd=repo,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "--file nope/x.py: not a file of the project" in done.stderr
+    assert "--file ../../etc/passwd: not a file of the project" in done.stderr
+    assert "--file app.py" not in done.stderr
+    assert any(n["id"] == "src:app.py" for n in json.loads(done.stdout)["nodes"])

@@ -133,6 +133,17 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         from charter.graph.api import task_context
 
         project = load_project(project_dir)
+        from charter.boundary import is_within
+
+        root = project.root.resolve()
+        for name in files or []:
+            path = (project.root / name).resolve()
+            if not is_within(path, root) or not path.is_file():
+                err_console.print(
+                    f"charter: --file {name}: not a file of the project; ranked without it",
+                    markup=False,
+                    soft_wrap=True,
+                )
         result = task_context(project, task, list(files or []), limit=limit, depth=depth)
         if as_json:
             emit_json(result)
