@@ -927,3 +927,28 @@ def test_reading_the_session_state_creates_no_track(repo: Path, run_charter: Any
     assert not (repo / "docs").exists()
     _hook(run_charter, repo, "session-start", source="startup")
     assert (repo / "docs" / "tracks" / "ACTIVE_TRACK").read_text().strip() == named
+
+
+def test_a_second_precompact_after_claude_codes_own_compaction_lines_writes_nothing(
+    repo: Path, run_charter: Any
+) -> None:
+    """Claude Code appends its compaction lines to the transcript after PreCompact; a
+    second PreCompact then reads further but finds nothing new, and must write nothing."""
+    transcript = _play_session(repo, run_charter)
+    checkpoints = [p for p in repo.rglob("latest.json") if "checkpoints" in p.parts]
+    (latest,) = checkpoints
+    before = latest.read_bytes()
+    history = sorted(p.name for p in (latest.parent / "history").iterdir())
+    _transcript(
+        repo,
+        [
+            {"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted",
+             "timestamp": "2026-01-01T10:09:00Z"},
+            {"type": "user", "isCompactSummary": True, "timestamp": "2026-01-01T10:09:01Z",
+             "message": {"role": "user", "content": "This session is being continued …"}},
+        ],
+    )  # fmt: skip
+    again = _hook(run_charter, repo, "pre-compact", trigger="auto", transcript_path=transcript)
+    assert "nothing new" in again.stderr
+    assert latest.read_bytes() == before
+    assert sorted(p.name for p in (latest.parent / "history").iterdir()) == history

@@ -464,11 +464,18 @@ def _checkpoint(
         "transient": transient,
         "transcript": transcript,
     }
-    comparable = {k: v for k, v in body.items() if k != "trigger"}
-    if previous is not None:
-        prev_cmp = {k: v for k, v in previous.items() if k not in {"trigger", "seq", "id"}}
-        if prev_cmp == comparable:
-            return previous  # nothing new: a second PreCompact writes nothing
+
+    # The transcript's byte position is left out, its word count is not: Claude Code
+    # appends its compaction lines (no words of the conversation) after the first
+    # PreCompact, so a second one reads further with nothing new in it; the next
+    # compaction reads those lines again from the earlier position, at no cost.
+    def _same(ckpt: dict[str, Any]) -> dict[str, Any]:
+        out = {k: v for k, v in ckpt.items() if k not in {"trigger", "seq", "id", "transcript"}}
+        out["words"] = dict(ckpt.get("transcript") or {}).get("words")
+        return out
+
+    if previous is not None and _same(previous) == _same(body):
+        return previous  # nothing new: a second PreCompact writes nothing
     body["seq"] = int(previous.get("seq", 0)) + 1 if previous else 1
     # The id leaves out the transcript position: its offset counts bytes of a file whose
     # content includes machine paths, so it is kept for the next compaction but not hashed.
