@@ -710,3 +710,25 @@ def test_task_context_notes_a_file_that_is_not_the_projects(
     assert "--file ../../etc/passwd: not a file of the project" in done.stderr
     assert "--file app.py" not in done.stderr
     assert any(n["id"] == "src:app.py" for n in json.loads(done.stdout)["nodes"])
+
+
+def test_a_file_the_task_names_keeps_its_words_when_a_common_word_fills_the_pool(
+    repo: Path, run_charter: Callable[..., Any]
+) -> None:
+    """ "fix stdio": more files than the BM25 pool holds have both words; `stdio.py`,
+    which has only the one that names it, must still rank by its words too."""
+    pkg = repo / "pkg"
+    pkg.mkdir()
+    (pkg / "stdio.py").write_text(
+        '"""The stdio transport."""\n\ndef stdio_server():\n    return "stdio"\n'
+    )
+    for n in range(100):  # more than the BM25 pool (90) holds
+        (pkg / f"mod{n:03d}.py").write_text(
+            f'"""Module {n}: fix the stdio buffering, fix stdio retry, fix stdio."""\n'
+            f"def handler_{n}():\n    return {n}\n"
+        )
+    done = run_charter("task-context", "fix stdio", "--json", "--limit", "150", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    nodes = {n["id"]: n for n in json.loads(done.stdout)["nodes"]}
+    assert "src:pkg/stdio.py" in nodes
+    assert nodes["src:pkg/stdio.py"]["scores"].get("bm25", 0) > 0

@@ -257,6 +257,7 @@ def rank(
             parts[fid]["frame"] = 1.0
             reasons[fid].append(f"in the stack trace (line {line})")
     lowered = {word.lower() for word in query.words if len(word) > 2}
+    rows = {p: i for i, p in enumerate(index.paths)} if top > 0 else {}
     for path in graph.records:
         stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
         if stem in lowered and stem not in ("__init__", "index", "main", "utils", "test"):
@@ -264,6 +265,14 @@ def rank(
             seed[fid] += w.stem
             parts[fid]["stem"] = 1.0
             reasons[fid].append("file name named in the task")
+            # its words count too when a common task word ("fix") filled the BM25 pool
+            # with files that have both: "fix stdio" must not lose `stdio.py`
+            row = rows.get(path)
+            if "bm25" not in parts[fid] and row is not None and bm25[row] > 0:
+                value = float(bm25[row]) / top
+                seed[fid] += value
+                parts[fid]["bm25"] = round(value, 4)
+                matched[fid].extend(sorted(set(bm25_terms.get(row, [])))[:12])
     # rules, decisions and front-end nodes: matched-term boost on their own text
     wanted = set(query.terms)
     for node in graph.nodes.values():
