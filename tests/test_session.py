@@ -952,3 +952,22 @@ def test_a_second_precompact_after_claude_codes_own_compaction_lines_writes_noth
     assert "nothing new" in again.stderr
     assert latest.read_bytes() == before
     assert sorted(p.name for p in (latest.parent / "history").iterdir()) == history
+
+
+def test_a_test_outputs_tail_keeps_its_last_lines_when_short_of_room() -> None:
+    """The end of a test run says how it went; its first line alone (the command) does not."""
+    from charter.session.recovery import _Budget
+
+    lines = ["$ npm test --prefix web", *[f"  ok {n} renders row {n}" for n in range(8)]]
+    lines.append("Tests: 1 failed, 8 passed")
+    budget = _Budget(40)
+    budget.add_list("## Last test output (tail)", lines, more="lines", last=True)
+    (text,) = budget.parts
+    shown = text.splitlines()
+    assert shown[0] == "## Last test output (tail)" and shown[-1] == "Tests: 1 failed, 8 passed"
+    assert shown[1].startswith("(+") and shown[1].endswith(" earlier lines)")
+    left = int(shown[1][2:].split()[0])
+    assert left + len(shown) - 2 == len(lines)
+    first = _Budget(40)
+    first.add_list("## Plan", lines, more="lines")  # the default keeps the first ones
+    assert first.parts[0].splitlines()[1] == lines[0]

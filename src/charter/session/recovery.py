@@ -246,22 +246,33 @@ class _Budget:
         return True
 
     def add_list(
-        self, title: str, items: list[str], *, more: str = "more", pinned: bool = False
+        self,
+        title: str,
+        items: list[str],
+        *,
+        more: str = "more",
+        pinned: bool = False,
+        last: bool = False,
     ) -> None:
-        """As many items as fit, in order, under ``title``; says how many were left out."""
+        """As many items as fit, in order, under ``title``; says how many were left out.
+        ``last``: the last ones that fit (a test run's tail ends with its result; its
+        first line alone, the command, says nothing)."""
         if not items:
             return
+
+        def text(kept: list[str], left: int) -> str:
+            note = [f"(+{left} earlier {more})"] if left and last else []
+            after = [f"(+{left} {more})"] if left and not last else []
+            return "\n".join([title, *note, *kept, *after])
+
         kept: list[str] = []
-        for index, item in enumerate(items):
-            rest = len(items) - index - 1
-            tail = f"\n(+{rest} {more})" if rest else ""
-            if not self.fits("\n".join([title, *kept, item]) + tail, pinned=pinned):
+        for item in reversed(items) if last else items:
+            trial = [item, *kept] if last else [*kept, item]
+            if not self.fits(text(trial, len(items) - len(trial)), pinned=pinned):
                 break
-            kept.append(item)
-        if not kept:
-            return
-        left = len(items) - len(kept)
-        self.add("\n".join([title, *kept]) + (f"\n(+{left} {more})" if left else ""), pinned=pinned)
+            kept = trial
+        if kept:
+            self.add(text(kept, len(items) - len(kept)), pinned=pinned)
 
 
 def bounded_parts(parts: list[tuple[str, str]]) -> str:
@@ -339,6 +350,7 @@ def _compose(
             "## Last test output (tail)",
             transient["test_output.txt"].strip().splitlines()[-15:],
             more="lines",
+            last=True,
         )
     parts = budget.parts if budget.session_parts else budget.parts[1:]
     return "\n\n".join(parts) + "\n" if parts else ""
