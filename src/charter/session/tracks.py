@@ -121,9 +121,7 @@ class Tracks:
         path = self.track_dir(track)
         # An empty folder is a ``track new`` killed before its switch: finish it; one the
         # pointer already names is a track that has no files yet.
-        if path.exists() and (
-            not path.is_dir() or any(path.iterdir()) or self.active() == track
-        ):
+        if path.exists() and (not path.is_dir() or any(path.iterdir()) or self.active() == track):
             raise CharterError(f"track {track} already exists: {path}")
         path.mkdir(parents=True, exist_ok=True)
         if activate:
