@@ -76,11 +76,13 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         if as_json:
             emit_json(report.as_dict())
             return
+        # the chunks embedded are those of the files indexed and of those from history
         console.print(
-            f"indexed [bold]{len(report.indexed)}[/bold] files "
+            f"indexed [bold]{len(report.indexed)}[/bold] files and "
+            f"{len(report.history)} from git history "
             f"({report.chunks_embedded} chunks embedded, {report.chunks_reused} reused), "
             f"{report.unchanged} unchanged, {len(report.deleted)} marked deleted, "
-            f"{len(report.history)} from git history in {report.seconds:.2f}s"
+            f"in {report.seconds:.2f}s"
         )
         totals = report.totals
         if totals:
