@@ -173,10 +173,15 @@ PROSE_AND_CODE = [
 ]
 
 
-@pytest.mark.parametrize("text", PROSE_AND_CODE)
-def test_no_false_positive_on_ordinary_prose_and_code(text: str) -> None:
+def _flags_nothing(text: str) -> None:
+    """``text`` draws no finding read as any kind of file."""
     for kind in ("prose", "code", "config"):
         assert Scanner().redact(text, kind=kind).findings == [], kind
+
+
+@pytest.mark.parametrize("text", PROSE_AND_CODE)
+def test_no_false_positive_on_ordinary_prose_and_code(text: str) -> None:
+    _flags_nothing(text)
 
 
 def test_no_false_positive_on_this_repository() -> None:
@@ -277,8 +282,7 @@ PLACEHOLDER_LINES = [
 
 @pytest.mark.parametrize("line", PLACEHOLDER_LINES)
 def test_placeholder_and_dev_default_credentials_are_not_secrets(line: str) -> None:
-    for kind in ("config", "code", "prose"):
-        assert Scanner().redact(line, kind=kind).findings == [], kind
+    _flags_nothing(line)
 
 
 #: Real-looking values under the same keys stay secrets (user and key names included).
