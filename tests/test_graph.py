@@ -321,6 +321,57 @@ def test_tools_follow_ups(repo: Path) -> None:
         tools.graph_node(project, "billing/invoices.py", "edges", relation="test")
 
 
+def test_nodes_found_by_the_names_people_type(repo: Path) -> None:
+    """A terminal user knows ``vat_rate`` or ``billing/tax.py``, not ``sym:…#vat_rate``:
+    a name only one node carries stands for it, several equal names are listed, not
+    guessed, and a symbol's impact is its file's."""
+    make_project(repo)
+    write(repo, "billing/legacy.py", "def vat_rate():\n    return 1.0\n")
+    project = Project.load(repo)
+    assert tools.get_node(project, "InvoiceTotals")["id"] == "sym:billing/invoices.py#InvoiceTotals"
+    assert tools.get_node(project, "./billing/tax.py")["id"] == "src:billing/tax.py"
+    from charter.errors import CharterError
+
+    with pytest.raises(CharterError, match=r"'vat_rate' names 2 nodes: .*legacy.*tax"):
+        tools.get_node(project, "vat_rate")
+    impact = tools.impact_of(project, "InvoiceTotals")
+    assert impact["path"] == "billing/invoices.py"
+    assert impact["tests"] == ["src:tests/test_invoices.py"]
+    found = tools.find_nodes(project, "vat_rate")
+    assert [n["id"] for n in found["nodes"]] == [
+        "sym:billing/legacy.py#vat_rate",
+        "sym:billing/tax.py#vat_rate",
+    ]
+    only = tools.find_nodes(project, "invoice", kind="symbol", limit=1)
+    assert only["truncated"] and only["total"] > 1 and only["nodes"][0]["type"] == "symbol"
+    with pytest.raises(CharterError, match="types:"):
+        tools.find_nodes(project, "x", kind="nope")
+
+
+def test_graph_queries_from_the_terminal(repo: Path, run_charter: Callable[..., Any]) -> None:
+    make_project(repo)
+    status = run_charter("graph", "status", "--json", cwd=repo)
+    assert status.returncode == 0, status.stderr
+    assert json.loads(status.stdout)["graph"] == "built"
+    found = run_charter("graph", "find", "compute", cwd=repo, env={"COLUMNS": "200"})
+    assert "sym:billing/invoices.py#InvoiceTotals.compute_total" in found.stdout
+    shown = run_charter("graph", "show", "billing/tax.py", cwd=repo, env={"COLUMNS": "200"})
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert "← imports (1)" in lines
+    assert lines[lines.index("← imports (1)") + 1].strip() == "src:billing/invoices.py"
+    impact = run_charter("graph", "impact", "billing/tax.py", "--json", cwd=repo)
+    assert json.loads(impact.stdout)["imported_by"] == ["src:billing/invoices.py"]
+    table = run_charter("graph", "impact", "vat_rate", cwd=repo, env={"COLUMNS": "200"})
+    assert "Impact of a change to billing/tax.py" in table.stdout
+    missing = run_charter("graph", "show", "nope.py", cwd=repo)
+    assert missing.returncode == 1
+    assert missing.stderr.strip().startswith("charter: no graph node 'nope.py'")
+    assert "Traceback" not in missing.stderr
+    nothing = run_charter("graph", "find", "zzzz", cwd=repo)
+    assert nothing.returncode == 1 and "zzzz" in nothing.stdout
+
+
 def test_front_end_nodes_and_style_bridge(repo: Path) -> None:
     write(repo, "web/app/globals.css", ":root {\n  --brand: #123456;\n}\n")
     write(

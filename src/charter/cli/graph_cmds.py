@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,25 @@ from charter.cli.common import console, emit_json, err_console, load_project
 from charter.graph.text import surface_forms
 
 _NOTES_SHOWN = 10  # notes other than binary files listed by `charter graph build`
+_IMPACT_SHOWN = 8  # node ids per row of `charter graph impact` (--json has them all)
+
+
+def _where(node: dict[str, Any]) -> str:
+    where = str(node.get("path") or "")
+    if node.get("line_start"):
+        where += f":{node['line_start']}-{node['line_end']}"
+    return where
+
+
+def _graph_call(call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """A query's user error (an unknown node, an ambiguous name) is one line, exit 1."""
+    from charter.errors import CharterError
+
+    try:
+        return call()
+    except CharterError as exc:
+        err_console.print(f"charter: {exc}", markup=False, soft_wrap=True)
+        raise typer.Exit(1) from None
 
 
 def print_task_context(result: dict[str, Any]) -> None:
@@ -102,6 +122,128 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         if len(others) > _NOTES_SHOWN:
             more = len(others) - _NOTES_SHOWN
             console.print(f"[yellow]note[/yellow] … {more} more notes (--json lists them all)")
+
+    @graph_app.command("status")
+    def graph_status(
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine-readable status"),
+    ) -> None:
+        """Snapshot id, capsule cache key and counts, bringing the graph up to date."""
+        from charter.graph.tools import get_project_state
+
+        project = load_project(project_dir)
+        with err_console.status("reading the graph…"):
+            state = get_project_state(project)
+        if as_json:
+            emit_json(state)
+            return
+        counts = ", ".join(f"{v} {k}" for k, v in state["counts"].items()) or "no files"
+        said = {"built": "built now", "current": "current", "updated": "updated now"}
+        console.print(
+            f"[bold]{state['snapshot_id']}[/bold] ({said[state['graph']]}, "
+            f"{state['reparsed_files']} files parsed): {counts}\n"
+            f"capsule cache key {state['cache_key']}; "
+            f"{state['open_findings']} open findings"
+        )
+
+    @graph_app.command("find")
+    def graph_find(
+        text: str = typer.Argument(..., help="a name or part of a path"),
+        kind: str = typer.Option(None, "--type", help="only nodes of this type (symbol, …)"),
+        limit: int = typer.Option(20, "--limit", help="nodes listed"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine-readable result"),
+    ) -> None:
+        """Find nodes by name or path, exact names first: the ids to show or ask about."""
+        from charter.graph.tools import find_nodes
+
+        project = load_project(project_dir)
+        result = _graph_call(lambda: find_nodes(project, text, kind=kind, limit=limit))
+        if as_json:
+            emit_json(result)
+            return
+        if not result["nodes"]:
+            console.print(f"no node's name or path holds {escape(text)!r}")
+            raise typer.Exit(1)
+        table = Table(title=f"{result['total']} nodes", show_edge=False)
+        # the id holds the path already: the row adds the kind and the lines
+        table.add_column("id", style="cyan", overflow="fold")
+        table.add_column("type", no_wrap=True)
+        table.add_column("lines", justify="right", no_wrap=True)
+        for node in result["nodes"]:
+            lines = f"{node['line_start']}-{node['line_end']}" if node.get("line_start") else ""
+            table.add_row(escape(node["id"]), node["type"], lines)
+        console.print(table)
+        if result["truncated"]:
+            console.print(f"… {result['total'] - limit} more (--limit)")
+
+    @graph_app.command("show")
+    def graph_show(
+        ref: str = typer.Argument(..., help="a node id, a file path or a unique name"),
+        relation: str = typer.Option(None, "--relation", help="only edges of this relation"),
+        limit: int = typer.Option(50, "--limit", help="edges listed"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine-readable result"),
+    ) -> None:
+        """One node and its edges, grouped by relation and direction."""
+        from charter.graph.tools import neighbors
+
+        project = load_project(project_dir)
+        result = _graph_call(lambda: neighbors(project, ref, relation=relation, limit=limit))
+        if as_json:
+            emit_json(result)
+            return
+        node = result["node"]
+        console.print(f"[bold cyan]{escape(node['id'])}[/bold cyan]  {node['type']}")
+        if node.get("path"):
+            console.print(f"  {escape(_where(node))}")
+        for key, value in node.get("attrs", {}).items():
+            if key != "sha256":
+                console.print(f"  {key}: {escape(str(value))}")
+        groups: dict[str, list[str]] = {}
+        for edge in result["edges"]:
+            if edge["source"] == node["id"]:
+                groups.setdefault(f"{edge['relation']} →", []).append(edge["target"])
+            else:
+                groups.setdefault(f"← {edge['relation']}", []).append(edge["source"])
+        if not groups:
+            console.print("no edges" + (f" of relation {relation}" if relation else ""))
+        for label in sorted(groups):
+            console.print(f"[bold]{label}[/bold] ({len(groups[label])})")
+            for other in groups[label]:
+                console.print(f"  {escape(other)}")
+        if result["truncated"]:
+            console.print(f"… more edges than {limit} (--limit, --relation)")
+
+    @graph_app.command("impact")
+    def graph_impact(
+        ref: str = typer.Argument(..., help="a file path (or a node in it)"),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine-readable result"),
+    ) -> None:
+        """What a change to a file touches: importers, callers, tests, rules, docs."""
+        from charter.graph.tools import impact_of
+
+        project = load_project(project_dir)
+        result = _graph_call(lambda: impact_of(project, ref))
+        if as_json:
+            emit_json(result)
+            return
+        console.print(f"[bold]Impact of a change to {escape(result['path'])}[/bold]")
+        table = Table(show_header=True, show_edge=False)
+        table.add_column("what")
+        table.add_column("count", justify="right")
+        table.add_column("nodes", overflow="fold")
+        for key in ("imported_by", "callers", "tests", "rules", "documents", "findings"):
+            ids = result[key]
+            shown = ", ".join(ids[:_IMPACT_SHOWN]) + (" …" if len(ids) > _IMPACT_SHOWN else "")
+            table.add_row(key.replace("_", " "), str(len(ids)), escape(shown))
+        console.print(table)
+        console.print(
+            f"{len(result['symbols'])} symbols defined; "
+            f"{result['unscoped_rules']} project-wide rules and "
+            f"{len(result['decisions'])} decisions hold for every file (--json lists them)"
+        )
 
     @app.command("capsule")
     def capsule_cmd(

@@ -62,9 +62,71 @@ def _node(graph: api.Graph, node_id: str) -> dict[str, Any]:
     return node.as_dict()
 
 
+def _matches(graph: api.Graph, text: str, kind: str | None) -> list[tuple[int, str]]:
+    """(rank, id) of the nodes whose name, path or id holds ``text``: 0 the name exactly,
+    1 the name ignoring case, 2 the end of the path or id, 3 anywhere in name or path."""
+    want = text.strip().removeprefix("./")
+    low = want.lower()
+    found: list[tuple[int, str]] = []
+    if not low:
+        return found
+    for node in graph.nodes.values():
+        if kind is not None and node.type != kind:
+            continue
+        name = node.name or ""
+        path = node.path or ""
+        if name == want:
+            found.append((0, node.id))
+        elif name.lower() == low:
+            found.append((1, node.id))
+        elif path.lower().endswith(low) or node.id.lower().endswith(low):
+            found.append((2, node.id))
+        elif low in name.lower() or low in path.lower():
+            found.append((3, node.id))
+    return sorted(found)
+
+
+def find_nodes(
+    project: Project, text: str, kind: str | None = None, limit: int = 20
+) -> dict[str, Any]:
+    """Nodes a person names without knowing their ids (a symbol's name, part of a path),
+    best match first: how a terminal user finds the node to ask about."""
+    graph = api.load_graph(project)
+    if kind is not None and kind not in {n.type for n in graph.nodes.values()}:
+        types = ", ".join(sorted({n.type for n in graph.nodes.values()}))
+        raise CharterError(f"no {kind!r} nodes in this graph (types: {types})")
+    found = _matches(graph, text, kind)
+    return {
+        "query": text,
+        "nodes": [graph.nodes[node_id].as_dict() for _, node_id in found[:limit]],
+        "total": len(found),
+        "truncated": len(found) > limit,
+    }
+
+
+def resolve_node(graph: api.Graph, ref: str) -> str:
+    """The id a reference stands for: an id, a file path, or a name that only one node
+    carries exactly (a symbol, a component). Several equal names are listed, not guessed."""
+    ref = ref.strip()
+    if ref in graph.nodes:
+        return ref
+    as_path = f"src:{ref.removeprefix('./')}"
+    if as_path in graph.nodes:
+        return as_path
+    found = _matches(graph, ref, None)
+    best = [node_id for rank, node_id in found if rank == found[0][0]] if found else []
+    if found and found[0][0] <= 1 and len(best) == 1:
+        return best[0]
+    if found and found[0][0] <= 2:
+        shown = ", ".join(best[:8]) + (" …" if len(best) > 8 else "")
+        raise CharterError(f"{ref!r} names {len(best)} nodes: {shown}; give one id")
+    raise CharterError(f"no graph node {ref!r} (ids look like src:path, sym:path#Name)")
+
+
 def get_node(project: Project, node_id: str) -> dict[str, Any]:
-    """One node by id (``src:…``, ``sym:…``, ``rule:…``, ``rt:…``)."""
-    return _node(api.load_graph(project), node_id)
+    """One node by id (``src:…``, ``sym:…``, ``rule:…``, ``rt:…``), path or unique name."""
+    graph = api.load_graph(project)
+    return _node(graph, resolve_node(graph, node_id))
 
 
 def neighbors(
@@ -72,6 +134,7 @@ def neighbors(
 ) -> dict[str, Any]:
     """Edges into and out of a node, optionally of one relation."""
     graph = api.load_graph(project)
+    node_id = resolve_node(graph, node_id)
     node = _node(graph, node_id)
     if relation is not None:
         known = sorted({e.relation for e in graph.edges})
@@ -91,12 +154,10 @@ def graph_node(
     project: Project, node_id: str, view: str = "node", relation: str | None = None
 ) -> dict[str, Any]:
     """The one MCP follow-up on a node: ``node``, its ``edges`` or the ``impact`` of a
-    change (a plain path is read as ``src:path``). One tool instead of three keeps the
-    definitions every request carries short."""
+    change (a plain path or a name only one node carries stands for its node). One tool
+    instead of three keeps the definitions every request carries short."""
     if view == "impact":
-        return impact_of(project, node_id.removeprefix("src:"))
-    if ":" not in node_id:
-        node_id = f"src:{node_id.removeprefix('./')}"
+        return impact_of(project, node_id)
     if view == "edges":
         return neighbors(project, node_id, relation=relation)
     if view != "node":
@@ -105,9 +166,14 @@ def graph_node(
 
 
 def impact_of(project: Project, path: str) -> dict[str, Any]:
-    """What a change to ``path`` touches: importers, tests, governing rules, citing docs."""
+    """What a change to ``path`` touches: importers, tests, governing rules, citing docs.
+    A node of another kind (a symbol, a component) stands for the file that holds it."""
     graph = api.load_graph(project)
-    rel = path.removeprefix("./")
+    try:
+        found = graph.nodes[resolve_node(graph, path)]
+    except CharterError as exc:
+        raise CharterError(f"{path}: not a file in the graph ({exc})") from None
+    rel = found.path if found.type != "source" and found.path else found.id.removeprefix("src:")
     target = f"src:{rel}"
     if target not in graph.nodes:
         raise CharterError(f"{path}: not a file in the graph")
