@@ -597,6 +597,27 @@ def test_secrets_are_redacted_before_the_session_stores_them(repo: Path, run_cha
     assert "The deploy key is [REDACTED:aws-access-key]" in json.loads(served.stdout)["text"]
 
 
+def test_a_password_assigned_mid_sentence_in_a_prompt_is_redacted(
+    repo: Path, run_charter: Any
+) -> None:
+    """A user pasted ``SMTP_PASSWORD=<value> and …`` into a sentence: the keyword rule's
+    unquoted value ran to the end of the line, held spaces and was judged no secret, so
+    the password went into the journal and back out of recovery verbatim."""
+    password = "Q" + hashlib.sha256(b"smtp").hexdigest()[:12] + "!x"
+    prompt = (
+        f"btw the staging login is SMTP_PASSWORD={password} and the sender is ops, "
+        "use it for the email tests"
+    )
+    assert run_hook(run_charter, repo, "UserPromptSubmit", prompt=prompt).returncode == 0
+    recovered = run_charter("session", "recover", "--session", "test-session", "--json", cwd=repo)
+    assert recovered.returncode == 0, recovered.stderr
+    for path in (p for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts):
+        assert password.encode() not in path.read_bytes(), path
+    text = json.loads(recovered.stdout)["text"]
+    assert password not in text
+    assert "SMTP_PASSWORD=[REDACTED:secret-keyword] and the sender is ops" in text
+
+
 def test_only_commands_that_run_tests_are_test_runs(repo: Path, run_charter: Any) -> None:
     """A `|` inside a quoted grep pattern is not a pipe, and installing a test tool's
     browsers is not running the tests: neither shows up as a test run after compaction."""

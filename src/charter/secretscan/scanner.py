@@ -454,10 +454,18 @@ class Scanner:
             if not match or match.group(group) is None:
                 continue
             value = match.group(group)
-            rest = line[: match.start(group)] + " " + line[match.end(group) :]
+            end = match.end(group)
+            quote = match.group(group - 1) if group > 1 else ""
+            if kind == "prose" and not quote and value.split():
+                # unquoted in a sentence ("use SMTP_PASSWORD=x9Lk… for the tests"): the
+                # value runs to the first space, less the punctuation closing it; the
+                # rest is the sentence it sits in
+                value = value.split()[0].rstrip("`'\",.;:)]}>")
+                end = match.start(group) + len(value)
+            rest = line[: match.start(group)] + " " + line[end:]
             if not _keyword_value_ok(value.strip(), strict=kind == "prose", context=rest):
                 continue
-            yield match.start(group), match.end(group), "secret-keyword"
+            yield match.start(group), end, "secret-keyword"
             return
 
     # -- records ---------------------------------------------------------------------
