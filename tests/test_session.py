@@ -618,6 +618,63 @@ def test_a_password_assigned_mid_sentence_in_a_prompt_is_redacted(
     assert "SMTP_PASSWORD=[REDACTED:secret-keyword] and the sender is ops" in text
 
 
+def test_recovery_after_a_track_switch_shows_only_that_tracks_work(
+    repo: Path, run_charter: Any
+) -> None:
+    """One Claude Code session worked on track alpha, then on a new track beta, then the
+    user switched back to alpha: alpha's recovery served beta's prompt, edited file, test
+    run and test output (the session's events were read whatever their track)."""
+
+    def work(track_prompt: str, name: str, outcome: str) -> None:
+        assert run_hook(run_charter, repo, "UserPromptSubmit", prompt=track_prompt).returncode == 0
+        path = repo / f"{name}.py"
+        path.write_text(f"{name} = 1\n")
+        post = run_hook(
+            run_charter,
+            repo,
+            "PostToolUse",
+            tool_name="Write",
+            tool_use_id=f"toolu_{name}",
+            tool_input={"file_path": str(path), "content": f"{name} = 1\n"},
+            tool_response={"type": "create"},
+        )
+        assert post.returncode == 0, post.stderr
+        ran = run_hook(
+            run_charter,
+            repo,
+            "PostToolUse",
+            tool_name="Bash",
+            tool_use_id=f"toolu_{name}_test",
+            tool_input={"command": f"pytest -q tests/test_{name}.py"},
+            tool_response={"stdout": f"test_{name}.py .\n1 {outcome} in 0.1s", "stderr": ""},
+        )
+        assert ran.returncode == 0, ran.stderr
+
+    assert run_charter("track", "new", "alpha", cwd=repo).returncode == 0
+    work("Keep the alpha module free of network calls.", "alpha_mod", "passed")
+    assert run_charter("track", "new", "beta", cwd=repo).returncode == 0
+    work("For beta use the sqlite store, not postgres.", "beta_mod", "passed")
+    assert run_charter("track", "switch", "alpha", cwd=repo).returncode == 0
+
+    out = run_charter("session", "recover", "--session", "test-session", "--json", cwd=repo)
+    assert out.returncode == 0, out.stderr
+    state = json.loads(out.stdout)
+    assert state["track"] == "alpha"
+    assert state["edited_files"] == ["alpha_mod.py"]
+    assert [t["command"] for t in state["test_runs"]] == ["pytest -q tests/test_alpha_mod.py"]
+    assert [i["text"] for i in state["user_instructions"]] == [
+        "Keep the alpha module free of network calls."
+    ]
+    assert "beta" not in state["text"]
+
+    assert run_charter("track", "switch", "beta", cwd=repo).returncode == 0
+    beta = json.loads(
+        run_charter("session", "recover", "--session", "test-session", "--json", cwd=repo).stdout
+    )
+    assert beta["edited_files"] == ["beta_mod.py"]
+    assert "test_beta_mod.py" in beta["text"] and "alpha" not in beta["text"]
+
+
 def test_only_commands_that_run_tests_are_test_runs(repo: Path, run_charter: Any) -> None:
     """A `|` inside a quoted grep pattern is not a pipe, and installing a test tool's
     browsers is not running the tests: neither shows up as a test run after compaction."""

@@ -72,12 +72,14 @@ def _pick_session(
     session: Session, track: str, wanted: str, checkpoint: dict[str, Any] | None
 ) -> str:
     journal = session.journal  # `last`, not `events`: a long session has thousands
-    if wanted and journal.last(session=wanted, kinds=("tool", "prompt", "plan")):
+    # a session's events on this track only: after `charter track switch` the same
+    # Claude Code session goes on with another track's work
+    if wanted and journal.last(session=wanted, track=track, kinds=("tool", "prompt", "plan")):
         return wanted
     # the checkpoint's session when it is an agent's (hooks record its tools and
     # prompts); `charter session note/compact` and MCP calls have none of their own
     named = str((checkpoint or {}).get("session_id") or "")
-    if named and journal.last(session=named, kinds=AGENT_KINDS):
+    if named and journal.last(session=named, track=track, kinds=AGENT_KINDS):
         return named
     newest = journal.last(track=track, kinds=AGENT_KINDS)
     return newest.session if newest else (wanted or named)
@@ -143,7 +145,9 @@ def recover(
     result.decisions = [d.to_dict() for d in tier.decisions]
     result.risks = [r.to_dict() for r in tier.risks]
     events = (
-        journal.events(session=key, kinds=("edit", "test", "prompt", "instruction")) if key else []
+        journal.events(session=key, track=track, kinds=("edit", "test", "prompt", "instruction"))
+        if key
+        else []
     )
     files: dict[str, None] = {}
     tests: dict[str, str] = {}
@@ -176,7 +180,9 @@ def recover(
         {"text": i.text, "via": i.via, "time": i.time} for i in instructions
     ]
     transient = {}
-    if key:
+    # the session's test output is its last run's, whichever track that run was for
+    last_run = journal.last(session=key, kinds=("test",)) if key else None
+    if key and (last_run is None or last_run.track == track):
         for name in ("test_output.txt",):
             text = read_optional(session.session_dir(key) / name)
             if text:
