@@ -358,3 +358,28 @@ def test_a_symlinked_rules_folder_inside_the_project_is_read(repo: Path, tmp_pat
     got = [(r.source.path, r.text, r.scopes) for r in compiled.rules]
     assert got == [(".agents/rules/testing.md", "Use table-driven tests.", ["**/*_test.go"])]
     assert any(".cursor/rules" in e and "outside the project" in e for e in compiled.report.errors)
+
+
+def test_a_scoped_rule_under_a_constitution_heading_stays_a_shard_of_its_scope(
+    repo: Path,
+) -> None:
+    # a "Required"/"Never" heading in a file that applies to part of the tree (an
+    # ``applyTo`` instructions file, a nested AGENTS.md) must not make its rules load in
+    # every session as rules of the whole project
+    write(repo, "AGENTS.md", "# Rules\n\n## Never\n\n- Never force-push to main.\n")
+    write(
+        repo,
+        ".github/instructions/docs.instructions.md",
+        '---\napplyTo: "src/**/*.cs"\n---\n\n# Docs\n\n### Required Tags\n\n'
+        "- Describe each parameter of a public method.\n",
+    )
+    write(repo, "web/AGENTS.md", "# Web\n\n## Always\n\n- Use the design tokens for colours.\n")
+    compiled = compile_rules(Project.load(repo), write=False)
+    root = _by_text(compiled.rules, "force-push")
+    assert root.constitution and root.scopes == []
+    for needle, scope in (("each parameter", "src/**/*.cs"), ("design tokens", "web/**")):
+        rule = _by_text(compiled.rules, needle)
+        assert rule.scopes == [scope]
+        assert not rule.constitution, needle
+        assert rule.id not in compiled.constitution.rule_ids
+        assert needle not in compiled.constitution.text

@@ -106,7 +106,13 @@ def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[R
         risk = normalize_risk(ann.risk) if ann.risk else infer_risk(clean, domains)
         shown = _display_text(clean)
         heads = [shown] if shown in titles else []
-        constitution = src.always or is_constitution_section(section_path + heads, markers)
+        scopes = sorted(set(ann.scopes) | set(src.scopes))
+        # the constitution applies everywhere: a rule scoped to part of the tree (a nested
+        # AGENTS.md, an ``applyTo`` file) under a "Required"/"Never" heading stays a shard
+        # of its scope, not an always-loaded rule of the whole project
+        constitution = src.always or (
+            not scopes and is_constitution_section(section_path + heads, markers)
+        )
         rules.append(
             Rule(
                 id=ann.explicit_id,
@@ -117,7 +123,7 @@ def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[R
                 domains=domains,
                 intents=intents,
                 tool_classes=ann.tool_classes,
-                scopes=sorted(set(ann.scopes) | set(src.scopes)),
+                scopes=scopes,
                 constitution=constitution,
                 kind=block.kind,
                 search_text=_search_text(block, clean, src.description),
