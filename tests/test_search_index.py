@@ -535,3 +535,40 @@ def test_a_deleted_file_over_the_size_cap_is_not_read_from_history(tmp_path: Pat
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["history"] == ["docs/small.md"]
+
+
+def test_source_files_named_for_secrets_are_read_and_data_files_are_not(tmp_path: Path) -> None:
+    # `*secret*` and `*credential*` guess at files that hold credentials; code that handles
+    # them (a CLI's `SecretListCommand.cs`, an `internal/credentials/` package) is read by
+    # search and the graph, with its content scanned like every file's
+    from charter.graph.files import list_files
+
+    root = _copy_demo(tmp_path)
+    code = {
+        "src/Cli/Commands/SecretListCommand.cs": "class SecretListCommand { void Run() {} }\n",
+        "internal/credentials/store.go": (
+            'package credentials\n\nconst password = "Tr0ub4dor&3horse-long"\n'
+        ),
+    }
+    data = {
+        "config/secrets.yaml": "db: {password: hunter2}\n",
+        "deploy/credentials.json": '{"token": "abc"}\n',
+        "docs/server.pem": "-----BEGIN PRIVATE KEY-----\n",
+    }
+    for rel, text in {**code, **data}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    report = _index(root, "hash")
+    skipped = dict(report.skipped)
+    for rel in code:
+        assert rel in report.indexed and rel not in skipped
+    for rel in data:
+        assert skipped.get(rel, "").startswith("secret"), rel
+    with SearchStore.for_state_dir(root / ".charter") as store:
+        all_text = " ".join(r[0] for r in store.conn.execute("SELECT text FROM chunks"))
+    assert "SecretListCommand" in all_text and "Tr0ub4dor" not in all_text
+    listing = list_files(Project.load(root))
+    for rel in code:
+        assert rel in listing.files
+    for rel in data:
+        assert rel not in listing.files

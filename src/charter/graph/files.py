@@ -20,7 +20,14 @@ from pathlib import Path
 import pathspec
 
 from charter.config import Project
-from charter.search.discover import _gitignore, glob_regex, own_outputs, read_ignore_file
+from charter.search.discover import (
+    _gitignore,
+    deny_globs_for,
+    glob_regex,
+    is_source_file,
+    own_outputs,
+    read_ignore_file,
+)
 from charter.search.noise import noise_rules
 
 _ALWAYS_SKIP = frozenset({".git", ".charter", ".hg", ".svn", "__pycache__", "node_modules"})
@@ -47,6 +54,8 @@ def list_files(project: Project) -> Listing:
     graph = project.settings.graph
     exclude = _any_glob(graph.exclude)
     deny = _any_glob(project.settings.search.index.deny, lower=True)
+    # source files skip the word globs (``*secret*``): see discover.deny_globs_for
+    deny_code = _any_glob(deny_globs_for("x.py", project.settings.search.index.deny), lower=True)
     own = own_outputs(project.settings.search)
     noise = noise_rules(root, project.settings.search.index)
     ignore = _gitignore(root)
@@ -57,7 +66,8 @@ def list_files(project: Project) -> Listing:
         low = name.lower()
         if low.startswith(".env"):
             return True
-        return deny is not None and bool(deny.match(low) or deny.match(rel.lower()))
+        pattern = deny_code if is_source_file(low) else deny
+        return pattern is not None and bool(pattern.match(low) or pattern.match(rel.lower()))
 
     def walk(directory: str, prefix: str, specs: list[tuple[str, pathspec.PathSpec]]) -> bool:
         try:

@@ -55,6 +55,89 @@ def matches_any(path: str, globs: Iterable[str]) -> bool:
     return any(glob_regex(g.lstrip("/")).match(path) for g in globs)
 
 
+#: Suffixes of source files in a programming language (not data or configuration).
+_SOURCE_SUFFIXES = frozenset(
+    [
+        ".py",
+        ".pyi",
+        ".js",
+        ".jsx",
+        ".mjs",
+        ".cjs",
+        ".ts",
+        ".tsx",
+        ".mts",
+        ".cts",
+        ".go",
+        ".rs",
+        ".java",
+        ".kt",
+        ".scala",
+        ".swift",
+        ".cs",
+        ".fs",
+        ".vb",
+        ".php",
+        ".rb",
+        ".c",
+        ".h",
+        ".cc",
+        ".cpp",
+        ".cxx",
+        ".hpp",
+        ".hh",
+        ".hxx",
+        ".m",
+        ".mm",
+        ".dart",
+        ".lua",
+        ".ex",
+        ".exs",
+        ".erl",
+        ".hrl",
+        ".hs",
+        ".ml",
+        ".mli",
+        ".clj",
+        ".cljs",
+        ".cljc",
+        ".jl",
+        ".r",
+        ".zig",
+        ".nim",
+        ".elm",
+        ".gleam",
+        ".groovy",
+        ".vue",
+        ".svelte",
+        ".razor",
+        ".sol",
+    ]
+)
+#: A glob that asks only for a word somewhere in the path: ``*secret*``, ``*credential*``.
+_WORD_GLOB = re.compile(r"^\*[\w-]+\*$")
+
+
+def is_source_file(name: str) -> bool:
+    """A file of program source, by its suffix (``SecretListCommand.cs``, ``store.go``)."""
+    dot = name.rfind(".")
+    return dot > 0 and name[dot:].lower() in _SOURCE_SUFFIXES
+
+
+def deny_globs_for(name: str, deny: Sequence[str]) -> list[str]:
+    """The deny globs that apply to a file named ``name``.
+
+    A word glob (``*secret*``, ``*credential*``) guesses at data files that hold
+    credentials (``secrets.yaml``, ``credentials.json``, a ``secrets/`` folder of keys). A
+    source file so named handles secrets rather than holding them (a ``SecretListCommand.cs``,
+    an ``internal/credentials/`` package): it is read like any code, and its content is
+    scanned and redacted like every file's. Every other glob applies to every file.
+    """
+    if not is_source_file(name):
+        return list(deny)
+    return [g for g in deny if not _WORD_GLOB.match(g)]
+
+
 def is_secret(rel_path: str, deny: Sequence[str]) -> bool:
     """True for files that must never be indexed (matched on the file name or the path)."""
     name = rel_path.rsplit("/", 1)[-1].lower()
@@ -62,7 +145,7 @@ def is_secret(rel_path: str, deny: Sequence[str]) -> bool:
         return True
     return any(
         glob_regex(g.lower()).match(name) or glob_regex(g.lower()).match(rel_path.lower())
-        for g in deny
+        for g in deny_globs_for(name, deny)
     )
 
 
