@@ -783,3 +783,52 @@ def test_a_file_the_task_names_keeps_its_words_when_a_common_word_fills_the_pool
     nodes = {n["id"]: n for n in json.loads(done.stdout)["nodes"]}
     assert "src:pkg/stdio.py" in nodes
     assert nodes["src:pkg/stdio.py"]["scores"].get("bm25", 0) > 0
+
+
+def test_gradle_source_sets_and_dotnet_test_projects_are_tests(repo: Path) -> None:
+    # Kotlin Multiplatform / Gradle test source sets (src/commonTest, src/androidUnitTest)
+    # and .NET test projects (Foo.Tests/) hold tests as surely as a tests/ folder does:
+    # a task about the code ranks the code above them
+    body = "class FolderSync {\n  fun syncFolders(account: Account) { /* folder sync */ }\n}\n"
+    write(repo, "mail/sync/src/main/kotlin/mail/FolderSync.kt", body)
+    for rel in (
+        "mail/sync/src/commonTest/kotlin/mail/FolderSyncCheck.kt",
+        "mail/sync/src/androidUnitTest/kotlin/mail/FolderSyncAndroid.kt",
+    ):
+        write(
+            repo,
+            rel,
+            "class Check {\n  fun folderSync() { FolderSync().syncFolders(account) }\n}\n",
+        )
+    write(
+        repo, "src/Mail.Sync/FolderSync.cs", "public class FolderSync { void SyncFolders() {} }\n"
+    )
+    write(
+        repo,
+        "src/Mail.Sync.UnitTests/SyncChecks.cs",
+        "public class SyncChecks { void Folders() { new FolderSync().SyncFolders(); } }\n",
+    )
+    write(repo, "src/Mail.Sync/FolderSyncTests.cs", "public class FolderSyncTests { }\n")
+    project = Project.load(repo)
+    build_graph(project)
+    nodes = {
+        n["id"]: n for n in json.loads((repo / ".charter/graph/snapshot.json").read_text())["nodes"]
+    }
+    tests = {
+        "mail/sync/src/commonTest/kotlin/mail/FolderSyncCheck.kt",
+        "mail/sync/src/androidUnitTest/kotlin/mail/FolderSyncAndroid.kt",
+        "src/Mail.Sync.UnitTests/SyncChecks.cs",
+        "src/Mail.Sync/FolderSyncTests.cs",
+    }
+    for rel in tests:
+        assert nodes[f"src:{rel}"]["attrs"].get("test"), rel
+    for rel in ("mail/sync/src/main/kotlin/mail/FolderSync.kt", "src/Mail.Sync/FolderSync.cs"):
+        assert not nodes[f"src:{rel}"]["attrs"].get("test"), rel
+    ranked = [
+        n["path"]
+        for n in api.task_context(project, "folder sync fails for an account", limit=10)["nodes"]
+        if n["type"] == "source"
+    ]
+    assert ranked.index("mail/sync/src/main/kotlin/mail/FolderSync.kt") < min(
+        ranked.index(rel) for rel in tests if rel.endswith(".kt")
+    )

@@ -9,6 +9,7 @@ parse stays a file-level node and carries a note that the build reports.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -102,19 +103,42 @@ _TEXT_NAMES = frozenset(
 _MAX_TERMS_BYTES = 400_000  # terms of larger text files are cut here (bounded memory)
 
 
+#: Languages whose test classes are named ``FooTest`` / ``FooTests`` (JUnit, xUnit, XCTest).
+_CLASS_NAMED_TESTS = frozenset([".java", ".kt", ".cs", ".swift", ".scala", ".groovy", ".fs", ".vb"])
+#: A Gradle or Kotlin Multiplatform test source set under ``src/``: ``commonTest``,
+#: ``androidUnitTest``, ``jvmTest``, ``testFixtures``, ``testDebug``.
+_TEST_SOURCE_SET = re.compile(r"[a-z][A-Za-z0-9]*Test|test[A-Z][A-Za-z0-9]*")
+#: A .NET test project folder: ``Foo.Tests``, ``Foo.UnitTests``, ``Foo.IntegrationTest``.
+_DOTNET_TEST_PROJECT = re.compile(r".+\.[a-z]*tests?", re.IGNORECASE)
+_CLASS_TEST_STEM = re.compile(r".*[a-z0-9]Tests?")
+
+
 def is_test_path(path: str) -> bool:
-    """Tests by the usual conventions (pytest, jest/vitest, __tests__ folders)."""
+    """Tests by the usual conventions: pytest, jest/vitest, ``__tests__`` folders, Go's
+    ``_test.go``, Gradle and Kotlin Multiplatform test source sets (``src/commonTest/``),
+    .NET test projects (``Foo.Tests/``) and JVM/.NET test classes (``FooTest.kt``)."""
+    cased = path.split("/")
     parts = path.lower().split("/")
     name = parts[-1]
     if any(p in ("tests", "test", "testing", "__tests__", "spec") for p in parts[:-1]):
         return True
+    for i, part in enumerate(cased[:-1]):
+        if i and parts[i - 1] == "src" and _TEST_SOURCE_SET.fullmatch(part):
+            return True
+        if _DOTNET_TEST_PROJECT.fullmatch(part):
+            return True
     stem = name.split(".", 1)[0]
+    suffix = name[name.rfind(".") :] if "." in name else ""
     return (
         name.startswith("test_")
         or stem.endswith("_test")
         or name == "conftest.py"
         or ".test." in name
         or ".spec." in name
+        or (
+            suffix in _CLASS_NAMED_TESTS
+            and bool(_CLASS_TEST_STEM.fullmatch(cased[-1].split(".", 1)[0]))
+        )
     )
 
 
