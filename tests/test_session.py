@@ -675,6 +675,52 @@ def test_recovery_after_a_track_switch_shows_only_that_tracks_work(
     assert "test_beta_mod.py" in beta["text"] and "alpha" not in beta["text"]
 
 
+def test_a_resumed_session_keeps_the_instructions_of_the_session_it_resumed(
+    repo: Path, run_charter: Any
+) -> None:
+    """Claude Code's --resume may give the conversation a new session id (2.0.x copies the
+    earlier conversation into the new transcript). SessionStart(resume) served the earlier
+    session's state, but once the new id had a prompt of its own, the next compaction
+    gave back only the new id's: the user's instructions from before the resume, still in
+    the conversation, were gone. A new conversation (startup) does not inherit them."""
+    from tests.session_replay_support import Transcript
+
+    def session(sid: str, prompt: str, name: str, source: str) -> str:
+        transcript = Transcript(sid, str(repo), "2.0.36")
+        transcript.prompt(prompt)
+        transcript.tool(f"msg_{name}", f"toolu_{name}", "Write", {"file_path": str(repo / name)})
+        transcript.result(f"toolu_{name}", "File created", {"type": "create"})
+        path = repo.parent / f"{sid}.jsonl"
+        transcript.write(path)
+        common = {"session_id": sid, "transcript_path": str(path)}
+        _hook(run_charter, repo, "session-start", source=source, **common)
+        _hook(run_charter, repo, "user-prompt-submit", prompt=prompt, **common)
+        (repo / name).write_text("x = 1\n")
+        _hook(
+            run_charter,
+            repo,
+            "post-tool-use",
+            tool_name="Write",
+            tool_use_id=f"toolu_{name}",
+            tool_input={"file_path": str(repo / name), "content": "x = 1\n"},
+            tool_response={"type": "create"},
+            **common,
+        )
+        _hook(run_charter, repo, "pre-compact", trigger="auto", **common)
+        start = _hook(run_charter, repo, "session-start", source="compact", **common)
+        return str(json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"])
+
+    first = "Never edit the generated client under web/gen, regenerate it instead."
+    session("day-1", first, "a.py", "startup")
+    resumed = session("day-2", "Now add the CSV export.", "b.py", "resume")
+    assert first in resumed and "Now add the CSV export." in resumed
+    assert "- a.py" in resumed and "- b.py" in resumed
+
+    fresh = session("day-3", "Write the release notes.", "c.py", "startup")
+    assert "Write the release notes." in fresh
+    assert first not in fresh and "CSV export" not in fresh
+
+
 def test_only_commands_that_run_tests_are_test_runs(repo: Path, run_charter: Any) -> None:
     """A `|` inside a quoted grep pattern is not a pipe, and installing a test tool's
     browsers is not running the tests: neither shows up as a test run after compaction."""

@@ -52,7 +52,12 @@ def session_start(state: Any, payload: dict[str, Any]) -> list[str]:
     prune (one ``stat`` otherwise); tool calls never prune."""
     from charter.session.retention import auto_prune
 
-    report = auto_prune(warm_session(state), str(payload.get("session_id") or ""))
+    session = warm_session(state)
+    if payload.get("source") == "resume":
+        from charter.session.recovery import link_resumed
+
+        link_resumed(session, str(payload.get("session_id") or ""))
+    report = auto_prune(session, str(payload.get("session_id") or ""))
     if report is None or not report.removed:
         return []
     return [

@@ -85,6 +85,45 @@ def _pick_session(
     return newest.session if newest else (wanted or named)
 
 
+#: Resumes followed back from a session (a loop or a long chain of resumes stops here).
+MAX_RESUMES = 8
+
+
+def link_resumed(session: Session, session_id: str) -> None:
+    """SessionStart(resume) under a session id with no events of its own: Claude Code
+    resumed an earlier conversation under a new id (2.0.x copies that conversation into
+    the new transcript). Journal that it goes on from the session whose state recovery
+    serves right now, so recovery keeps reading that session's prompts, files and test
+    runs once the new id has events of its own. A resume that keeps its id, or a second
+    SessionStart of the same id, changes nothing."""
+    if not session_id:
+        return
+    key = session_key(session_id)
+    track, _ = session.track()
+    journal = session.journal
+    if journal.last(session=key, track=track, kinds=(*AGENT_KINDS, "plan", "resume")):
+        return
+    previous = _pick_session(session, track, key, load_checkpoint(session, track))
+    if not previous or previous == key:
+        return
+    last = journal.last(session=previous, track=track, kinds=AGENT_KINDS)
+    if last is None:
+        return
+    journal.add(key, track, "resume", {"from": previous}, last.time)
+
+
+def _resumed_chain(session: Session, track: str, key: str) -> list[str]:
+    """``key`` and the sessions it resumed, oldest first."""
+    chain = [key]
+    while len(chain) <= MAX_RESUMES:
+        link = session.journal.last(session=chain[0], track=track, kinds=("resume",))
+        previous = str(link.data.get("from") or "") if link else ""
+        if not previous or previous in chain:
+            break
+        chain.insert(0, previous)
+    return chain
+
+
 def recover(
     session: Session,
     session_id: str = "",
@@ -144,10 +183,16 @@ def recover(
     result.plan = [{"content": s.text, "status": s.status, "id": s.id} for s in plan]
     result.decisions = [d.to_dict() for d in tier.decisions]
     result.risks = [r.to_dict() for r in tier.risks]
-    events = (
-        journal.events(session=key, track=track, kinds=("edit", "test", "prompt", "instruction"))
-        if key
-        else []
+    chain = _resumed_chain(session, track, key) if key else []
+    events = sorted(
+        (
+            e
+            for sid in chain
+            for e in journal.events(
+                session=sid, track=track, kinds=("edit", "test", "prompt", "instruction")
+            )
+        ),
+        key=lambda e: e.seq,
     )
     files: dict[str, None] = {}
     tests: dict[str, str] = {}
@@ -180,11 +225,13 @@ def recover(
         {"text": i.text, "via": i.via, "time": i.time} for i in instructions
     ]
     transient = {}
-    # the session's test output is its last run's, whichever track that run was for
-    last_run = journal.last(session=key, kinds=("test",)) if key else None
-    if key and (last_run is None or last_run.track == track):
+    # the test output of the newest session (of those resumed) that ran tests, when its
+    # last run was on this track
+    runs = [r for r in (journal.last(session=sid, kinds=("test",)) for sid in chain) if r]
+    last_run = max(runs, key=lambda r: r.seq) if runs else None
+    if last_run is not None and last_run.track == track:
         for name in ("test_output.txt",):
-            text = read_optional(session.session_dir(key) / name)
+            text = read_optional(session.session_dir(last_run.session) / name)
             if text:
                 transient[name] = session.scrub(text)
     # hand-edited track files, or a journal written before redaction, may hold a secret
