@@ -383,3 +383,23 @@ def test_a_scoped_rule_under_a_constitution_heading_stays_a_shard_of_its_scope(
         assert not rule.constitution, needle
         assert rule.id not in compiled.constitution.rule_ids
         assert needle not in compiled.constitution.text
+
+
+def test_items_under_a_prohibiting_lead_in_are_shown_with_it(repo: Path) -> None:
+    # "Agents MUST NOT:" over a list: an item shown alone ("Bypass module boundaries")
+    # would tell the agent to do what the file forbids
+    write(
+        repo,
+        "AGENTS.md",
+        "# Guide\n\n## Escalation\n\nAgents MUST NOT:\n\n"
+        '- Bypass module boundaries to "make it work"\n- Guess at requirements\n\n'
+        "When adding a module:\n\n- Register it in the settings file\n",
+    )
+    rules = compile_rules(Project.load(repo), write=False).rules
+    for needle in ("Bypass module boundaries", "Guess at requirements"):
+        rule = _by_text(rules, needle)
+        assert rule.text.startswith("Agents MUST NOT:"), rule.text
+        assert rule.polarity == "never"
+        _check_span(repo, rule, "- " + needle.split()[0])
+    # a lead-in that forbids nothing stays retrieval context only
+    assert _by_text(rules, "Register it").text == "Register it in the settings file"

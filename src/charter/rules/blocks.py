@@ -17,6 +17,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from charter.rules.annotate import polarity
+
 if TYPE_CHECKING:
     from markdown_it.tree import SyntaxTreeNode
 
@@ -296,9 +298,12 @@ class _Walker:
                     continue
                 if _is_lead_in(lead):
                     # "When adding a new tool:" over a list: the paragraph stays a unit and
-                    # becomes each item's retrieval context (never its displayed text)
+                    # becomes each item's retrieval context (not its displayed text), but
+                    # under "Agents MUST NOT:" an item shown alone ("Bypass module
+                    # boundaries") would say the opposite, so it is shown with the lead-in
                     self.add_paragraph(node, context, depth)
-                    self.walk_list(after, _inline_text(node), depth)
+                    negated = polarity(lead) == "never"
+                    self.walk_list(after, _inline_text(node), depth, prefix=negated)
                     walked.add(index + 1)
                     continue
             if index in walked:
