@@ -494,3 +494,17 @@ def test_rule_files_reached_through_symlinks_are_excluded_under_both_names(
     out = run_charter("install", "claude-code", "--uninstall", cwd=repo, env=env)
     assert out.returncode == 0, out.stderr
     assert _snapshot(repo) == before
+
+
+def test_doctor_names_a_linked_rule_file_once(repo: Path, run_charter) -> None:
+    # CLAUDE.md -> AGENTS.md is one file Claude Code loads, not two
+    write(repo, "AGENTS.md", "# Rules\n\n- Use type hints.\n")
+    (repo / "CLAUDE.md").symlink_to("AGENTS.md")
+    write(repo, "api/AGENTS.md", "# API\n\n- Version every endpoint.\n")
+    (repo / "api" / "CLAUDE.md").symlink_to("AGENTS.md")
+    write(repo, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    proc = run_charter("doctor", "--json", "--check", "managed rules", cwd=repo)
+    managed = json.loads(proc.stdout)["checks"][0]
+    assert managed["status"] == "warn"
+    assert managed["detail"]["loaded"] == ["CLAUDE.md", "api/CLAUDE.md"]
+    assert managed["summary"].startswith("Claude Code still loads 2 file(s)")

@@ -130,17 +130,22 @@ def _managed(project: Project) -> CheckResult:
         return unreadable
     excludes = _json(project.root / ".claude" / "settings.local.json").get("claudeMdExcludes", [])
     loaded = [p for p in native if p not in (excludes if isinstance(excludes, list) else [])]
+    base = project.root.resolve()
+    # each file once, by the name Claude Code opens: a `CLAUDE.md -> AGENTS.md` link is one
+    # rule file, not two (native lists the link and its target)
+    names = native_rule_names(project.root, project.settings.rules.exclude)
+
+    def named(paths: list[str]) -> list[str]:
+        chosen = set(paths)
+        return [n for n in names if str(base / n) in chosen or str((base / n).resolve()) in chosen]
+
     found = _hook_commands(project.root)
     injecting = all(
         any(_runnable(c, project.root) for c in found.get(event, []))
         for event in ("SessionStart", "UserPromptSubmit")
     )
     if not injecting and len(loaded) < len(native):
-        rel = [
-            Path(p).relative_to(project.root.resolve()).as_posix()
-            for p in native
-            if p not in loaded
-        ]
+        rel = named([p for p in native if p not in loaded])
         return CheckResult(
             "",
             "warn",
@@ -151,7 +156,7 @@ def _managed(project: Project) -> CheckResult:
             detail={"orphaned": rel},
         )
     if loaded:
-        rel = [Path(p).relative_to(project.root.resolve()).as_posix() for p in loaded]
+        rel = named(loaded)
         return CheckResult(
             "",
             "warn",
@@ -159,7 +164,7 @@ def _managed(project: Project) -> CheckResult:
             fix=_INSTALL + " (adds them to claudeMdExcludes in .claude/settings.local.json)",
             detail={"loaded": rel},
         )
-    count = len(native_rule_names(project.root, project.settings.rules.exclude))
+    count = len(names)
     return CheckResult("", "ok", f"{count} rule file(s) excluded; Charter injects them")
 
 
