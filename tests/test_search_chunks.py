@@ -172,3 +172,29 @@ def test_json_with_comments_is_records_not_malformed(tmp_path: Path) -> None:
     assert records["/compilerOptions/paths"][2] == {"@site/*": "./*"}
     with pytest.raises(CharterError, match=r"malformed JSON bad.json: line 2"):
         parse_file('{"a": 1,\n  "b": }\n', "json", "bad.json")
+
+
+def test_a_yaml_stream_of_documents_is_records_not_malformed() -> None:
+    # "---" between documents is valid YAML (Kubernetes manifests, UI test flows): it was
+    # reported malformed and left out of the index
+    text = (
+        "appId: org.example.mail\n---\n# open the inbox\n- tapOn:\n    id: inbox\n"
+        "- assertVisible: Inbox\n---\nkind: Service\nmetadata:\n  name: api\n"
+    )
+    doc = chunk_structured(text, "flows/open_inbox.yml")
+    got = {(c.address, c.line_start, c.line_end) for c in doc.chunks}
+    assert ("/", 1, 1) in got  # the first document keeps its plain pointers
+    assert ("doc=2/0/tapOn", 5, 5) in got
+    assert ("doc=2/1", 6, 6) in got
+    assert ("doc=3", 8, 10) in got and ("doc=3/metadata", 10, 10) in got
+    lines = text.split("\n")
+    assert "inbox" in lines[5 - 1] and "api" in lines[10 - 1]
+    assert len(parse_file(text, "yaml", "flows/open_inbox.yml").chunks) == len(doc.chunks)
+
+
+def test_a_yaml_bomb_in_a_later_document_is_still_refused() -> None:
+    from charter import safeyaml
+    from tests.test_hostile_input import billion_laughs
+
+    with pytest.raises(safeyaml.YamlLimitError, match="YAML bomb"):
+        chunk_structured("name: ok\n---\n" + billion_laughs(), "evil.yaml")

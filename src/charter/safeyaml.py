@@ -116,19 +116,25 @@ def expanded_size(root: yaml.Node, limit: int) -> int:
     return sizes[id(root)]
 
 
-def _compose(text: str, name: str) -> tuple[yaml.Node | None, _LimitedLoader]:
+def _check_size(text: str, name: str) -> None:
     size = len(text.encode("utf-8", errors="replace"))
     if size > MAX_YAML_BYTES:
         raise YamlLimitError(f"{name}: YAML too large ({size} bytes > {MAX_YAML_BYTES})")
+
+
+def _check_expansion(root: yaml.Node, nodes: int) -> None:
+    bound = nodes + max(nodes, MAX_EXPANSION)
+    if expanded_size(root, bound) > bound:
+        raise _Limit(f"aliases expand it to over {bound} nodes from {nodes} (a YAML bomb?)")
+
+
+def _compose(text: str, name: str) -> tuple[yaml.Node | None, _LimitedLoader]:
+    _check_size(text, name)
     loader = _LimitedLoader(text)
     try:
         root = loader.get_single_node()
         if root is not None:
-            bound = loader.nodes + max(loader.nodes, MAX_EXPANSION)
-            if expanded_size(root, bound) > bound:
-                raise _Limit(
-                    f"aliases expand it to over {bound} nodes from {loader.nodes} (a YAML bomb?)"
-                )
+            _check_expansion(root, loader.nodes)
     except _Limit as exc:
         loader.dispose()
         where = f":{exc.line}" if exc.line else ""
@@ -144,6 +150,30 @@ def compose(text: str, *, name: str) -> yaml.Node | None:
     root, loader = _compose(text, name)
     loader.dispose()
     return root
+
+
+def compose_all(text: str, *, name: str) -> list[yaml.Node]:
+    """The checked node graph of each document of a YAML stream (documents separated by
+    ``---``: Kubernetes manifests, test flows), empty documents left out; the limits hold
+    per document (an alias never reaches into another document), and size for the file."""
+    _check_size(text, name)
+    loader = _LimitedLoader(text)
+    roots: list[yaml.Node] = []
+    try:
+        while loader.check_node():
+            before = loader.nodes
+            root = loader.get_node()
+            if root is not None:
+                _check_expansion(root, loader.nodes - before)
+                roots.append(root)
+    except _Limit as exc:
+        where = f":{exc.line}" if exc.line else ""
+        raise YamlLimitError(f"{name}{where}: unsafe YAML: {exc.reason}") from None
+    except RecursionError:
+        raise YamlLimitError(f"{name}: unsafe YAML: nested too deeply") from None
+    finally:
+        loader.dispose()
+    return roots
 
 
 def load(text: str, *, name: str) -> Any:

@@ -127,21 +127,27 @@ def _pointer_part(key: str) -> str:
 
 
 def chunk_structured(text: str, name: str = "yaml", kind: str = "yaml") -> ParsedDoc:
-    """Records of a YAML or JSON document.
+    """Records of a YAML or JSON document (or of each document of a YAML stream).
 
     A record is any mapping that has at least one scalar value (its scalar fields become
     the record); lists of scalars are joined with ", ". Nested mappings and lists of
     mappings become records of their own at their JSON Pointer.
     """
     try:
-        root = safeyaml.compose(text, name=name)
+        # a stream of documents (``---`` between them) is read whole: one document's
+        # records keep their JSON Pointer, the second's start ``doc=2``, and so on
+        if kind == "yaml":
+            roots = safeyaml.compose_all(text, name=name)
+        else:
+            root = safeyaml.compose(text, name=name)
+            roots = [root] if root is not None else []
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise CharterError(f"malformed {kind.upper()} {name}: {where}{problem}") from None
     chunks: list[Chunk] = []
-    if root is None:
+    if not roots:
         return ParsedDoc(chunks=chunks)
 
     def visit(node: yaml.Node, pointer: str, context: str, parent: int | None) -> None:
@@ -184,7 +190,8 @@ def chunk_structured(text: str, name: str = "yaml", kind: str = "yaml") -> Parse
             for index, item in enumerate(node.value):
                 visit(item, f"{pointer}/{index}", f"{context}[{index}]", parent)
 
-    visit(root, "", "", None)
+    for number, root in enumerate(roots, 1):
+        visit(root, "" if number == 1 else f"doc={number}", "", None)
     lines = text.split("\n")
     for chunk in chunks:  # block scalars' end marks sit past their trailing blank lines
         while chunk.line_end > chunk.line_start and not lines[chunk.line_end - 1].strip():
