@@ -128,10 +128,14 @@ def test_bad_input_stays_file_level_and_is_reported(repo: Path) -> None:
     write(repo, "broken.py", "def ok():\n    return 1\n\ndef broken(:\n")
     write(repo, "charter.toml", "[graph]\nmax_file_bytes = 2048\n")
     write(repo, "huge.py", "x = 1\n" * 1000)
+    # a screenshot over the size cap is a binary file, counted with the others, not a
+    # "too large" note of its own
+    (repo / "shot.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00" + bytes(range(256)) * 16)
     graph = build_graph(Project.load(repo))
     notes = {n["path"]: n["note"] for n in graph.report["notes"]}
     assert notes["blob.py"].startswith("binary")
     assert notes["huge.py"].startswith("too large")
+    assert notes["shot.png"].startswith("binary")
     assert "syntax errors" in notes["broken.py"]
     assert "src:huge.py" in graph.nodes and "src:blob.py" in graph.nodes
     assert "sym:broken.py#ok" in graph.nodes

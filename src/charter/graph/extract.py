@@ -186,7 +186,15 @@ def extract_file(
     record["language"] = language or "other"
     if stat.st_size > max_bytes:
         record["sha256"] = _hash_file(path)
-        record["note"] = f"too large ({stat.st_size} bytes > graph.max_file_bytes): file level only"
+        with path.open("rb") as handle:
+            head = handle.read(8192)
+        if b"\x00" in head:  # a large image or archive is a binary file like a small one
+            record["note"] = "binary: file level only"
+            record["language"] = "binary"
+        else:
+            record["note"] = (
+                f"too large ({stat.st_size} bytes > graph.max_file_bytes): file level only"
+            )
         return record
     data = path.read_bytes()
     record["sha256"] = hashlib.sha256(data).hexdigest()
