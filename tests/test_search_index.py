@@ -539,15 +539,15 @@ def test_a_deleted_file_over_the_size_cap_is_not_read_from_history(tmp_path: Pat
 
 def test_source_files_named_for_secrets_are_read_and_data_files_are_not(tmp_path: Path) -> None:
     # `*secret*` and `*credential*` guess at files that hold credentials; code that handles
-    # them (a CLI's `SecretListCommand.cs`, an `internal/credentials/` package) is read by
+    # them (a CLI's `SecretListCommand.cs`, a Go `migration_credentials.go`) is read by
     # search and the graph, with its content scanned like every file's
     from charter.graph.files import list_files
 
     root = _copy_demo(tmp_path)
     code = {
         "src/Cli/Commands/SecretListCommand.cs": "class SecretListCommand { void Run() {} }\n",
-        "internal/credentials/store.go": (
-            'package credentials\n\nconst password = "Tr0ub4dor&3horse-long"\n'
+        "pkg/routes/migration_credentials.go": (
+            'package routes\n\nconst password = "Tr0ub4dor&3horse-long"\n'
         ),
     }
     data = {

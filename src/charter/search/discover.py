@@ -128,10 +128,10 @@ def deny_globs_for(name: str, deny: Sequence[str]) -> list[str]:
     """The deny globs that apply to a file named ``name``.
 
     A word glob (``*secret*``, ``*credential*``) guesses at data files that hold
-    credentials (``secrets.yaml``, ``credentials.json``, a ``secrets/`` folder of keys). A
-    source file so named handles secrets rather than holding them (a ``SecretListCommand.cs``,
-    an ``internal/credentials/`` package): it is read like any code, and its content is
-    scanned and redacted like every file's. Every other glob applies to every file.
+    credentials (``secrets.yaml``, ``credentials.json``). A source file so named handles
+    secrets rather than holding them (a ``SecretListCommand.cs``, a
+    ``migration_credentials.go``): it is read like any code, and its content is scanned
+    and redacted like every file's. Every other glob applies to every file.
     """
     if not is_source_file(name):
         return list(deny)
