@@ -406,3 +406,67 @@ def test_every_deny_reason_names_the_path_and_what_to_do(tmp_path: Path, run_cha
         reason = out["hookSpecificOutput"]["permissionDecisionReason"]
         for word in words:
             assert word in reason, (tool_input, reason)
+
+
+# -- what the user told the session not to edit --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "forbidden"),
+    [
+        ("Never touch the backend/app/alembic folder, I write the migrations myself.", True),
+        ("please don't edit anything under backend/app/alembic/", True),
+        ("Do not modify `backend/app/alembic/` by hand.", True),
+        ("don't touch backend/app/alembic until I say so", False),  # a condition
+        ("never edit backend/app/alembic to make the tests pass", False),  # a purpose
+        ("the backend/app/alembic folder is messy, don't worry about it", False),
+        ("see https://example.com/backend/app/alembic for the docs", False),
+    ],
+)
+def test_user_forbidden_edits_are_read_like_rules(said: str, forbidden: bool) -> None:
+    from charter.session.forbidden import forbidden_in
+
+    found = forbidden_in(said, "/nonexistent")
+    assert bool(found) == forbidden, found
+    if forbidden:
+        assert found[0][0].rstrip("/") == "backend/app/alembic"
+
+
+def test_hook_asks_before_editing_what_the_user_said_not_to_touch(
+    tmp_path: Path, run_charter: Any
+) -> None:
+    """The user said "never touch the backend/app/alembic folder" in a prompt: the
+    recovered context repeated it, but the guardrail let the agent's Write into that
+    folder through. Now the call asks the user, quoting them; other files, other
+    conversations and `user_edits = "off"` are unaffected, and "deny" denies."""
+    root = make_project(tmp_path, "unscoped")
+    write(root, "backend/app/alembic/env.py", "x = 1\n")
+    said = "Add tags. Never touch the backend/app/alembic folder, I write the migrations myself."
+    prompt = {**payload(root, "Write", {}), "hook_event_name": "UserPromptSubmit", "prompt": said}
+    for key in ("tool_name", "tool_input", "tool_use_id"):
+        prompt.pop(key)
+    proc = run_charter("hook", "user-prompt-submit", cwd=root, stdin=json.dumps(prompt))
+    assert proc.returncode == 0, proc.stderr
+
+    migration = {"file_path": str(root / "backend/app/alembic/versions/a1_tags.py"), "content": "x"}
+    edit_env = {"file_path": str(root / "backend/app/alembic/env.py"), "old_string": "x"}
+    model = {"file_path": str(root / "backend/app/models.py"), "content": "x"}
+    results = []
+    for n, (tool, tool_input) in enumerate(
+        [("Write", migration), ("Edit", edit_env), ("Write", model)]
+    ):
+        proc = _hook(run_charter, root, payload(root, tool, tool_input, n))
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        results.append(json.loads(proc.stdout) if proc.stdout.strip() else None)
+    assert [decision(r) for r in results] == ["ask", "ask", "allow"]
+    reason = results[0]["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "Never touch the backend/app/alembic folder" in reason
+
+    other = {**payload(root, "Write", migration, 9), "session_id": "another-conversation"}
+    assert _hook(run_charter, root, other).stdout.strip() == ""
+
+    write(root, "charter.toml", NO_WORKER + '\n[session.guardrails]\nuser_edits = "deny"\n')
+    out = json.loads(_hook(run_charter, root, payload(root, "Write", migration, 10)).stdout)
+    assert decision(out) == "deny"
+    write(root, "charter.toml", NO_WORKER + '\n[session.guardrails]\nuser_edits = "off"\n')
+    assert _hook(run_charter, root, payload(root, "Write", migration, 11)).stdout.strip() == ""

@@ -27,6 +27,7 @@ import json
 import os
 import posixpath
 import re
+import sqlite3
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -449,6 +450,47 @@ def _ruled_edit(policy: Policy, paths: list[str]) -> str:
     )
 
 
+def _user_forbidden(
+    project: Project, payload: dict[str, Any], policy: Policy, verdict: Verdict, decision: str
+) -> Verdict:
+    """``verdict``, or ``decision`` (ask | deny) when the user told this session not to
+    edit one of its targets (:mod:`charter.session.forbidden`)."""
+    from charter.session.forbidden import user_forbidden_edits
+    from charter.session.service import Session
+
+    session_id = str(payload.get("session_id") or "")
+    if not session_id or not (project.state_dir / "session.db").is_file():
+        return verdict
+    inside = [
+        posixpath.relpath(p, policy.root)
+        for p in verdict.targets
+        if p != policy.root and _inside(p, policy.root)
+    ]
+    if not inside:
+        return verdict
+    session = Session(project)
+    try:
+        track = policy.track or session.tracks.current()
+        forbidden = user_forbidden_edits(session, session_id, track)
+    except (sqlite3.Error, OSError):
+        # the journal is busy or unreadable: the user's words are a courtesy check, the
+        # protected paths above were checked, so the call is not denied for it
+        return verdict
+    finally:
+        session.close()
+    for rel in inside:
+        for edit in reversed(forbidden):  # the newest words first
+            if edit.matches(rel):
+                words = edit.words if len(edit.words) <= 240 else edit.words[:239] + "…"
+                return Verdict(
+                    decision,
+                    f'the user told this session not to edit `{rel}` ("{words}"). '
+                    "Leave it alone; if the change is needed there, ask the user",
+                    verdict.targets,
+                )
+    return verdict
+
+
 # -- the evaluator verdict, cached by content ---------------------------------------------
 
 _VERDICTS: dict[str, tuple[bool, str, tuple[str, ...]]] = {}
@@ -646,6 +688,8 @@ def pre_tool_use_output(project: Project, payload: dict[str, Any]) -> dict[str, 
             return fail_closed_output(payload, "tool_input is not an object")
         policy = build_policy(project)
         verdict = decide(policy, tool, tool_input, str(payload.get("cwd") or project.root))
+        if verdict.decision == "allow" and tool in _HAND_EDITS and g.user_edits != "off":
+            verdict = _user_forbidden(project, payload, policy, verdict, g.user_edits)
         if verdict.decision == "allow":
             return None
         try:

@@ -65,6 +65,12 @@ class GuardrailSettings(Record):
         'directly", "never edit `db/schema.rb` by hand"), written by the agent\'s file '
         "tools: deny it citing the rule, ask the user, or off",
     )
+    user_edits: Literal["deny", "ask", "off"] = Field(
+        default="ask",
+        description='a file the user told this session not to edit ("never touch '
+        "backend/migrations/\"), written by the agent's file tools: ask the user (who may "
+        "have changed their mind), deny it quoting them, or off",
+    )
 
 
 class RetentionSettings(Record):
