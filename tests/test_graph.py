@@ -836,3 +836,40 @@ def test_gradle_source_sets_and_dotnet_test_projects_are_tests(repo: Path) -> No
     assert ranked.index("mail/sync/src/main/kotlin/mail/FolderSync.kt") < min(
         ranked.index(rel) for rel in tests if rel.endswith(".kt")
     )
+
+
+def test_dotnet_templates_and_build_files_are_read_as_text(repo: Path) -> None:
+    # a Blazor component (.razor) and MSBuild files (.props, .csproj) are where a .NET
+    # change often lands: a task's words must find them, as Gradle and Make files are found
+    write(
+        repo,
+        "src/Dashboard/Components/ResourceNameDisplay.razor",
+        '<span class="resource-name">@FormatResourceName(Resource.DisplayName)</span>\n',
+    )
+    write(
+        repo,
+        "Directory.Packages.props",
+        '<Project>\n  <ItemGroup>\n    <PackageVersion Include="Grpc.AspNetCore" '
+        'Version="2.67.0" />\n  </ItemGroup>\n</Project>\n',
+    )
+    write(repo, "src/Dashboard/Dashboard.csproj", '<Project Sdk="Microsoft.NET.Sdk.Web" />\n')
+    write(repo, "src/Dashboard/Program.cs", "var builder = WebApplication.CreateBuilder(args);\n")
+    project = Project.load(repo)
+    build_graph(project)
+    nodes = {
+        n["id"]: n for n in json.loads((repo / ".charter/graph/snapshot.json").read_text())["nodes"]
+    }
+    for rel in (
+        "src/Dashboard/Components/ResourceNameDisplay.razor",
+        "Directory.Packages.props",
+        "src/Dashboard/Dashboard.csproj",
+    ):
+        assert nodes[f"src:{rel}"]["attrs"]["language"] == "text", rel
+
+    def top(task: str) -> str:
+        return api.task_context(project, task, limit=3)["nodes"][0]["path"]
+
+    assert top("bump the Grpc.AspNetCore package version") == "Directory.Packages.props"
+    assert top("resource name display is wrong") == (
+        "src/Dashboard/Components/ResourceNameDisplay.razor"
+    )

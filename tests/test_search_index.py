@@ -572,3 +572,16 @@ def test_source_files_named_for_secrets_are_read_and_data_files_are_not(tmp_path
         assert rel in listing.files
     for rel in data:
         assert rel not in listing.files
+
+
+def test_dotnet_component_templates_are_indexed_as_code(tmp_path: Path) -> None:
+    root = _copy_demo(tmp_path)
+    (root / "Components").mkdir()
+    (root / "Components" / "ResourceName.razor").write_text(
+        '<span class="resource-name">@FormatResourceName(Resource.DisplayName)</span>\n'
+    )
+    (root / "Pages").mkdir()
+    (root / "Pages" / "Index.cshtml").write_text("@page\n<h1>Welcome to the shop</h1>\n")
+    report = _index(root, "hash")
+    assert {"Components/ResourceName.razor", "Pages/Index.cshtml"} <= set(report.indexed)
+    assert not any(path in ("*.razor", "*.cshtml") for path, _ in report.skipped)

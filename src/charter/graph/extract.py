@@ -95,6 +95,15 @@ _TEXT_SUFFIXES = (
     ".ps1",
     ".cmake",
     ".xml",
+    # .NET: component and page templates, MSBuild project and build files, Bicep
+    ".razor",
+    ".cshtml",
+    ".xaml",
+    ".csproj",
+    ".fsproj",
+    ".props",
+    ".targets",
+    ".bicep",
 )
 #: Build and project files without a suffix, read as text.
 _TEXT_NAMES = frozenset(

@@ -193,6 +193,9 @@ class IndexSettings(Record):
             ".graphql",
             ".tf",
             ".nix",
+            # .NET's component and page templates, as .vue and .svelte are JavaScript's
+            ".razor",
+            ".cshtml",
         ],
         description="code files indexed (Python by function and class, the rest at blank "
         "lines); other types are listed as skipped, one row per extension",
