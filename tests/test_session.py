@@ -721,6 +721,45 @@ def test_a_resumed_session_keeps_the_instructions_of_the_session_it_resumed(
     assert first not in fresh and "CSV export" not in fresh
 
 
+def test_a_long_plan_leaves_room_for_the_step_in_progress_and_the_instructions(
+    repo: Path, run_charter: Any
+) -> None:
+    """A 240-step plan, half of it done: the recovered text listed the completed steps
+    from the top until the budget ran out, so the step in progress, the steps after it and
+    the user's instructions were all cut off."""
+    said = "Never use the pydantic.v1 compatibility imports anywhere."
+    assert run_hook(run_charter, repo, "UserPromptSubmit", prompt=said).returncode == 0
+    todos = [
+        {
+            "content": f"Migrate module {i} of the backend to the new settings API, then its tests",
+            "status": "completed" if i < 120 else "in_progress" if i == 120 else "pending",
+            "activeForm": f"Migrating module {i}",
+        }
+        for i in range(240)
+    ]
+    post = run_hook(
+        run_charter,
+        repo,
+        "PostToolUse",
+        tool_name="TodoWrite",
+        tool_use_id="toolu_plan",
+        tool_input={"todos": todos},
+        tool_response={"oldTodos": [], "newTodos": todos},
+    )
+    assert post.returncode == 0, post.stderr
+    assert run_hook(run_charter, repo, "PreCompact", trigger="auto").returncode == 0
+    start = run_hook(run_charter, repo, "SessionStart", source="compact")
+    assert start.returncode == 0, start.stderr
+    text = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "- [~] P121: Migrate module 120 of the backend" in text
+    assert "- [ ] P122: Migrate module 121 of the backend" in text
+    assert "(120 completed steps not shown)" in text
+    assert said in text
+    assert len(text) < 10_000
+    recovered = json.loads(run_charter("session", "recover", "--json", cwd=repo).stdout)
+    assert len(recovered["plan"]) == 240  # the structured plan stays whole
+
+
 def test_only_commands_that_run_tests_are_test_runs(repo: Path, run_charter: Any) -> None:
     """A `|` inside a quoted grep pattern is not a pipe, and installing a test tool's
     browsers is not running the tests: neither shows up as a test run after compaction."""

@@ -211,9 +211,9 @@ def recover(
     result.edited_files = list(files)
     result.test_runs = [{"command": c, "outcome": o} for c, o in tests.items()]
     budget = budget_tokens or _budget(session, checkpoint)
-    plan_lines = [_plan_line(s) for s in plan]
+    plan_lines = _plan_items(plan, budget)
     risk_lines = [f"- [{r['severity']}] {r['risk']}" for r in result.risks if r["status"] == "open"]
-    spent = sum(count_many(plan_lines + risk_lines)) + 60
+    spent = min(sum(count_many(plan_lines)), budget // 2) + sum(count_many(risk_lines)) + 60
     reserve = min(250, budget // 8)  # files, test runs and decisions after them
     instructions = standing(
         said,
@@ -267,6 +267,29 @@ def _budget(session: Session, checkpoint: dict[str, Any] | None) -> int:
         return settings.recover_budget_tokens
     share = int(settings.recover_max_share * TOKENS_PER_WORD * words)
     return min(settings.recover_budget_tokens, max(settings.recover_min_tokens, share))
+
+
+_DONE = ("completed", "cancelled")
+
+
+def _plan_items(plan: list[PlanStep], budget_tokens: int) -> list[str]:
+    """The plan's lines for the agent. A plan of more than half the budget shows its open
+    steps and counts the finished ones: listing them first cut off the step in progress,
+    the ones after it and the user's instructions, which come next."""
+    lines = [_plan_line(s) for s in plan]
+    if sum(count_many(lines)) <= budget_tokens // 2:
+        return lines
+    completed = sum(1 for s in plan if s.status == "completed")
+    cancelled = sum(1 for s in plan if s.status == "cancelled")
+    if not completed + cancelled:
+        return lines
+    counts = [
+        f"{n} {what}" for n, what in ((completed, "completed"), (cancelled, "cancelled")) if n
+    ]
+    return [
+        f"- ({' and '.join(counts)} steps not shown)",
+        *(_plan_line(s) for s in plan if s.status not in _DONE),
+    ]
 
 
 def _plan_line(step: PlanStep) -> str:
@@ -360,11 +383,11 @@ def _compose(
     budget.add(header)
     budget.session_parts = 0
     if plan:
-        budget.add_list(
-            "## Plan",
-            [_plan_line(s) for s in plan],
-            more="steps",
-        )
+        # at most half the budget: the user's instructions come next
+        rest = budget.tokens - budget.tokens // 2
+        budget.tokens -= rest
+        budget.add_list("## Plan", _plan_items(plan, budget_tokens), more="steps")
+        budget.tokens += rest
     open_risks = [r for r in result.risks if r["status"] == "open"]
     budget.add_list(
         "## Open risks", [f"- [{r['severity']}] {r['risk']}" for r in open_risks], more="risks"
