@@ -240,6 +240,24 @@ def test_lint_does_not_call_a_lead_in_under_another_heading_a_duplicate(
     assert [(i["kind"], i["location"]) for i in issues] == [("duplicate", "CLAUDE.md:16")]
 
 
+def test_lint_does_not_call_the_same_words_in_files_for_other_folders_duplicates(
+    repo: Path, run_charter
+) -> None:
+    # one README template per kind of package, each scoped to its own READMEs: the shared
+    # lines never apply together, so they are no duplicates; a repeat in one file still is
+    template = "# README\n\n- Start with a one-sentence description of the package.\n"
+    for kind, glob in (("hosting", "src/Hosting*/README.md"), ("client", "src/Client*/README.md")):
+        write(
+            repo,
+            f".github/instructions/{kind}-readme.instructions.md",
+            f'---\napplyTo: "{glob}"\n---\n\n{template}',
+        )
+    write(repo, "CLAUDE.md", "# Style\n\n- Keep functions short.\n- Keep functions short.\n")
+    proc = run_charter("lint", "--json", cwd=repo)
+    issues = json.loads(proc.stdout)["issues"]
+    assert [(i["kind"], i["location"]) for i in issues] == [("duplicate", "CLAUDE.md:4")]
+
+
 def test_context_table_shows_the_rule_beside_a_long_source_path(repo: Path, run_charter) -> None:
     # A monorepo's nested AGENTS.md has a long path: in an 80-column terminal the source
     # column took the whole width and every rule's text was cut to "…" or nothing.

@@ -40,6 +40,10 @@ def lint_rules(compiled: CompiledRules) -> list[LintIssue]:
             # a lead-in ("When to use:") says what its items say: repeated under another
             # heading it introduces other items, not the same rule again
             key += "\x00" + rule.source.section
+        if rule.scopes:
+            # the same words in files for different parts of the tree (a README template
+            # per kind of package, a nested AGENTS.md per folder) never apply together
+            key += "\x01" + "\x00".join(sorted(rule.scopes))
         where = f"{rule.source.path}:{rule.source.line_start}"
         if key in seen:
             issues.append(
