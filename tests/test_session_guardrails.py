@@ -470,3 +470,43 @@ def test_hook_asks_before_editing_what_the_user_said_not_to_touch(
     assert decision(out) == "deny"
     write(root, "charter.toml", NO_WORKER + '\n[session.guardrails]\nuser_edits = "off"\n')
     assert _hook(run_charter, root, payload(root, "Write", migration, 11)).stdout.strip() == ""
+
+
+def test_the_users_words_are_read_once_when_the_prompt_is_captured(
+    tmp_path: Path, run_charter: Any
+) -> None:
+    """The guardrail runs before every file tool of a days-long session: it reads the
+    prompts marked at capture as forbidding an edit, never every prompt's text again (on
+    2,000 prompts that was most of a second per call). A prompt journaled without the
+    mark is not read a second time."""
+    from charter.config import Project
+    from charter.session.service import Session, session_key
+
+    root = make_project(tmp_path, "unscoped")
+    write(root, "backend/app/alembic/env.py", "x = 1\n")
+    said = "Never touch the backend/app/alembic folder, I write the migrations myself."
+    prompt = {**payload(root, "Write", {}), "hook_event_name": "UserPromptSubmit", "prompt": said}
+    for key in ("tool_name", "tool_input", "tool_use_id"):
+        prompt.pop(key)
+    assert (
+        run_charter("hook", "user-prompt-submit", cwd=root, stdin=json.dumps(prompt)).returncode
+        == 0
+    )
+    session = Session(Project.load(root))
+    try:
+        track = session.tracks.current()
+        marked = session.journal.events(
+            session=session_key("s-guard"), track=track, kinds=("prompt",), having="forbids"
+        )
+        assert [e.data["forbids"] for e in marked] == [[["backend/app/alembic/", said[:-1]]]]
+        # the same words journaled without the mark (as before this reading existed)
+        session.journal.add(session_key("s-other"), track, "prompt", {"text": said})
+    finally:
+        session.close()
+    target = {"file_path": str(root / "backend/app/alembic/env.py"), "content": "y"}
+    assert (
+        decision(json.loads(_hook(run_charter, root, payload(root, "Write", target)).stdout))
+        == "ask"
+    )
+    unmarked = {**payload(root, "Write", target, 1), "session_id": "s-other"}
+    assert _hook(run_charter, root, unmarked).stdout.strip() == ""

@@ -147,7 +147,11 @@ class Capture:
             said = user_feedback(error)
             if said:
                 self.journal.add(
-                    self.session, self.track, "instruction", {"text": said, "via": "feedback"}, time
+                    self.session,
+                    self.track,
+                    "instruction",
+                    self._read_forbids({"text": said, "via": "feedback"}),
+                    time,
                 )
         if tool in EDIT_TOOLS and not failed:
             path = rel_path(
@@ -259,8 +263,21 @@ class Capture:
         entries = read_tail(payload.get("transcript_path"), 64 * 1024)
         time = entries[-1].get("timestamp", "") if entries else ""
         self.journal.add(
-            self.session, self.track, "prompt", {"text": text[:20000]}, str(time or "")
+            self.session,
+            self.track,
+            "prompt",
+            self._read_forbids({"text": text[:20000]}),
+            str(time or ""),
         )
+
+    def _read_forbids(self, data: dict[str, Any]) -> dict[str, Any]:
+        """``data`` with the files its words forbid editing (``forbids``: pattern and
+        sentence pairs), read once here so the PreToolUse guardrail of every later file
+        tool reads a few marked rows, not every prompt of a days-long session."""
+        from charter.session.forbidden import forbidden_in
+
+        found = forbidden_in(str(data["text"]), str(self.root))
+        return {**data, "forbids": [list(pair) for pair in found]} if found else data
 
     # -- transient files ------------------------------------------------------------------
 

@@ -7,9 +7,10 @@ user may since have changed their mind) stop a file tool's write there, quoting 
 
 The words are read exactly like a rule file's (:mod:`charter.rules.edits`: a negation,
 a verb of editing, a path, no condition), from the prompts (and the words typed when
-rejecting a tool call) this session journaled on the active track, the sessions it
-resumed included. Users seldom put a path in backticks, so a bare token with a ``/`` in
-it (``backend/app/alembic``, ``src/gen/``) is read as one; an absolute path inside the
+rejecting a tool call) as each is journaled on the active track (the sessions it resumed
+included), so the guardrail before a file tool reads only the prompts so marked. Users
+seldom put a path in backticks, so a bare token with a ``/`` in it
+(``backend/app/alembic``, ``src/gen/``) is read as one; an absolute path inside the
 project is read relative to it.
 """
 
@@ -72,12 +73,11 @@ def forbidden_in(text: str, root: str = "") -> list[tuple[str, str]]:
     return out
 
 
-_CACHE: dict[tuple[str, str, str, int], list[UserForbiddenEdit]] = {}
-
-
 def user_forbidden_edits(session: object, session_id: str, track: str) -> list[UserForbiddenEdit]:
     """What the user of ``session_id`` (and the sessions it resumed) forbade editing on
-    ``track``, oldest first; cached per journal position in a warm process."""
+    ``track``, oldest first. The prompts were read when they were captured
+    (``forbids`` in the event, :mod:`charter.session.capture`): this runs before every
+    file tool, so it reads only the rows so marked."""
     from charter.session.recovery import _resumed_chain
     from charter.session.service import Session, session_key
 
@@ -85,28 +85,20 @@ def user_forbidden_edits(session: object, session_id: str, track: str) -> list[U
     if not session_id:
         return []
     journal = session.journal
-    key = session_key(session_id)
-    chain = _resumed_chain(session, track, key)
-    kinds = ("prompt", "instruction")
-    newest = max(
-        (e.seq for sid in chain if (e := journal.last(session=sid, track=track, kinds=kinds))),
-        default=0,
-    )
-    if not newest:
-        return []
-    root = str(session.root)
-    cached = _CACHE.get((root, key, track, newest))
-    if cached is not None:
-        return cached
+    chain = _resumed_chain(session, track, session_key(session_id))
     events = sorted(
-        (e for sid in chain for e in journal.events(session=sid, track=track, kinds=kinds)),
+        (
+            e
+            for sid in chain
+            for e in journal.events(
+                session=sid, track=track, kinds=("prompt", "instruction"), having="forbids"
+            )
+        ),
         key=lambda e: e.seq,
     )
     found: list[UserForbiddenEdit] = []
     for e in events:
-        for pattern, words in forbidden_in(str(e.data.get("text") or ""), root):
-            found.append(UserForbiddenEdit(pattern, words, e.time))
-    if len(_CACHE) > 64:
-        _CACHE.clear()
-    _CACHE[(root, key, track, newest)] = found
+        for pair in e.data.get("forbids") or []:
+            if isinstance(pair, list) and len(pair) == 2:
+                found.append(UserForbiddenEdit(str(pair[0]), str(pair[1]), e.time))
     return found

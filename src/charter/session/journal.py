@@ -125,8 +125,14 @@ class Journal:
         kinds: tuple[str, ...] = (),
         after: int = 0,
         upto: int | None = None,
+        having: str | None = None,
     ) -> list[Event]:
+        """The events matching, in order; ``having`` keeps those whose data has that
+        top-level key (the prompts marked at capture as forbidding edits)."""
         where, args = _where(session, track, kinds, after, upto)
+        if having is not None:
+            where += " AND json_extract(data, ?) IS NOT NULL"
+            args.append(f"$.{having}")
         sql = (
             f"SELECT seq, session, track, kind, time, data FROM session_events {where} ORDER BY seq"
         )
