@@ -93,6 +93,24 @@ def test_lint_reports_contradiction_with_location(repo: Path, run_charter) -> No
     assert contradiction["location"] == "CLAUDE.md:9"
 
 
+def test_forbidding_an_omission_does_not_contradict_the_obligation(repo: Path, run_charter) -> None:
+    # "don't skip any of the three approaches" demands what "always show three
+    # approaches" demands; a real prohibition of the same action is still reported
+    write(
+        repo,
+        "CLAUDE.md",
+        "# Docs\n\n## Configuration\n\n"
+        "- Always show three configuration approaches in the README examples.\n"
+        "- Don't skip any of the three configuration approaches in the README examples.\n"
+        "- Never forget to document the connection string in the README examples.\n\n"
+        "## Style\n\n- Always use tabs for indentation in YAML files.\n"
+        "- Never use tabs for indentation in YAML files.\n",
+    )
+    proc = run_charter("lint", "--json", cwd=repo)
+    issues = [i for i in json.loads(proc.stdout)["issues"] if i["kind"] == "contradiction"]
+    assert [i["location"] for i in issues] == ["CLAUDE.md:11"]
+
+
 def test_bad_inputs_give_one_line_errors(repo: Path, run_charter) -> None:
     binary = repo / "CLAUDE.md"
     binary.write_bytes(b"\x00\x01\x02binary\x00")

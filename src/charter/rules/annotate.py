@@ -224,9 +224,19 @@ def infer_risk(text: str, domains: list[str]) -> str:
     return "medium"
 
 
+#: Forbidding an omission demands the thing: "never skip the changelog", "don't forget to
+#: run migrations", "do not omit the header" are obligations, not prohibitions.
+_NEGATED_OMISSION = re.compile(
+    r"\b(?:never|must not|mustn't|do not|don't|dont|should not|shouldn't|avoid)\s+"
+    r"(?:ever\s+)?(?:skip|skipping|omit|omitting|forget|forgetting|neglect|neglecting|"
+    r"leave out|leaving out)\b",
+    re.IGNORECASE,
+)
+
+
 def polarity(text: str) -> str:
     """``never`` for prohibitions, ``must`` for obligations, ``""`` otherwise."""
-    plain = _strip_code(text)
+    plain = _NEGATED_OMISSION.sub(" must ", _strip_code(text))
     if _NEVER.search(plain):
         return "never"
     if _MUST.search(plain):
