@@ -20,9 +20,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from charter.rules.edits import EDIT_READING, parse_path
-from charter.rules.negation import SPAN, clauses, forbidden_spans
-
 #: A bare path in prose: words joined by ``/`` (not part of a URL or a code span).
 _BARE_PATH = re.compile(
     r"(?<![`\w/:.])((?:\.{0,2}/)?[\w.@-]+(?:/[\w.@*-]+)+/?|[\w.@-]+/)(?![`\w/])"
@@ -51,6 +48,9 @@ def _relative(token: str, root: str) -> str:
 
 def forbidden_in(text: str, root: str = "") -> list[tuple[str, str]]:
     """(path pattern, sentence) for each path ``text`` forbids editing."""
+    from charter.rules.edits import EDIT_READING, parse_path
+    from charter.rules.negation import SPAN, clauses, forbidden_spans
+
     out: list[tuple[str, str]] = []
     for start, end in clauses(text):
         sentence = text[start:end].strip()
@@ -78,14 +78,14 @@ def user_forbidden_edits(session: object, session_id: str, track: str) -> list[U
     ``track``, oldest first. The prompts were read when they were captured
     (``forbids`` in the event, :mod:`charter.session.capture`): this runs before every
     file tool, so it reads only the rows so marked."""
-    from charter.session.recovery import _resumed_chain
+    from charter.session.journal import resumed_chain
     from charter.session.service import Session, session_key
 
     assert isinstance(session, Session)
     if not session_id:
         return []
     journal = session.journal
-    chain = _resumed_chain(session, track, session_key(session_id))
+    chain = resumed_chain(session.journal, track, session_key(session_id))
     events = sorted(
         (
             e

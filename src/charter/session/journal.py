@@ -277,6 +277,24 @@ class Head:
     time: str
 
 
+#: Resumes followed back from a session (a loop or a long chain of resumes stops here).
+MAX_RESUMES = 8
+
+
+def resumed_chain(journal: Journal, track: str, key: str) -> list[str]:
+    """``key`` and the sessions it resumed (``resume`` events), oldest first. Here, not in
+    recovery, because the guardrail before every file tool follows it too and must not
+    import what recovery needs."""
+    chain = [key]
+    while len(chain) <= MAX_RESUMES:
+        link = journal.last(session=chain[0], track=track, kinds=("resume",))
+        previous = str(link.data.get("from") or "") if link else ""
+        if not previous or previous in chain:
+            break
+        chain.insert(0, previous)
+    return chain
+
+
 def _where(
     session: str | None,
     track: str | None,

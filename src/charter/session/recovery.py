@@ -21,6 +21,7 @@ from typing import Any
 from charter.errors import CharterError
 from charter.session.compaction import interrupted, load_checkpoint, sha256_file
 from charter.session.instructions import standing
+from charter.session.journal import resumed_chain
 from charter.session.schema import PlanStep, read_optional
 from charter.session.service import Session, session_key
 from charter.tokens import count_many, count_tokens
@@ -85,10 +86,6 @@ def _pick_session(
     return newest.session if newest else (wanted or named)
 
 
-#: Resumes followed back from a session (a loop or a long chain of resumes stops here).
-MAX_RESUMES = 8
-
-
 def link_resumed(session: Session, session_id: str) -> None:
     """SessionStart(resume) under a session id with no events of its own: Claude Code
     resumed an earlier conversation under a new id (2.0.x copies that conversation into
@@ -110,18 +107,6 @@ def link_resumed(session: Session, session_id: str) -> None:
     if last is None:
         return
     journal.add(key, track, "resume", {"from": previous}, last.time)
-
-
-def _resumed_chain(session: Session, track: str, key: str) -> list[str]:
-    """``key`` and the sessions it resumed, oldest first."""
-    chain = [key]
-    while len(chain) <= MAX_RESUMES:
-        link = session.journal.last(session=chain[0], track=track, kinds=("resume",))
-        previous = str(link.data.get("from") or "") if link else ""
-        if not previous or previous in chain:
-            break
-        chain.insert(0, previous)
-    return chain
 
 
 def recover(
@@ -183,7 +168,7 @@ def recover(
     result.plan = [{"content": s.text, "status": s.status, "id": s.id} for s in plan]
     result.decisions = [d.to_dict() for d in tier.decisions]
     result.risks = [r.to_dict() for r in tier.risks]
-    chain = _resumed_chain(session, track, key) if key else []
+    chain = resumed_chain(session.journal, track, key) if key else []
     events = sorted(
         (
             e
