@@ -149,3 +149,47 @@ def test_cli_check_stdin_json_and_exit_code(project: Project) -> None:
     )
     assert missing.returncode != 0 and "not found" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def test_stale_sot_in_git_reads_only_the_sot_files_history(project: Project) -> None:
+    # committed SoT: its age is its commit time; git is asked about the SoT files only,
+    # and a search warns about the indexed ones without walking the tree
+    root = project.root
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_DATE": "2020-01-01T00:00:00",
+        "GIT_COMMITTER_DATE": "2020-01-01T00:00:00",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "sot")
+    from charter.search import gitinfo
+
+    only = gitinfo.commit_times(root, ["sot/context.yaml"])
+    assert only == {"sot/context.yaml": gitinfo.commit_times(root)["sot/context.yaml"]}
+    assert stale_sot(project, candidates=["docs/readme.md"]) == []
+    from charter.embed.registry import get_embedder
+    from charter.search.engine import SearchEngine
+    from charter.search.indexer import Indexer
+
+    Indexer(project, get_embedder("minilm")).run()
+    # a SoT file added after the index is not among the ones search answers from
+    (root / "sot" / "later.csv").write_text("id,fee\nX-1,10\n")
+    git("add", ".")
+    git("commit", "-q", "-m", "later")
+    engine = SearchEngine(project)
+    try:
+        warned = engine.search("engagement fee", mode="execution", log=False).warnings
+    finally:
+        engine.close()
+    stale_warnings = sorted(w.split()[4] for w in warned if w.startswith("stale source"))
+    assert stale_warnings == ["sot/context.yaml", "sot/engagements.csv"]
+    assert {s["path"] for s in stale_sot(project)} >= {"sot/later.csv", "sot/context.yaml"}

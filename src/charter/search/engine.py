@@ -25,7 +25,7 @@ from charter.errors import CharterError
 from charter.search.actions import log_action
 from charter.search.bm25 import bm25_for
 from charter.search.chunks import Chunk
-from charter.search.discover import matches_any
+from charter.search.discover import is_adr_path, matches_any
 from charter.search.embedding import search_embedder
 from charter.search.fusion import ranked, rrf, zscore
 from charter.search.patterns import find_facts
@@ -181,7 +181,9 @@ class SearchEngine:
             if (
                 window
                 and doc.changed_at < now - window
-                and not matches_any(path, scope.time_window_exempt)
+                # an ADR stays reachable however old it is (any ADR folder, whatever
+                # the configured globs say)
+                and not (is_adr_path(path) or matches_any(path, scope.time_window_exempt))
             ):
                 continue
             allowed[i] = True
@@ -397,12 +399,15 @@ class SearchEngine:
         return final, scores
 
     def _stale(self) -> list[dict[str, Any]]:
-        """Stale SoT files, re-checked at most once a minute (it walks the project)."""
+        """Stale SoT files among the indexed ones, re-checked at most once a minute."""
         from charter.search.facts import stale_sot
 
         now = time.monotonic()
         if self._stale_cache is None or now - self._stale_cache[0] > 60:
-            self._stale_cache = (now, stale_sot(self.project))
+            # the SoT files search can answer from are the indexed ones: no walk of the
+            # tree (seconds on a large repository, on every `charter search`)
+            indexed = [path for path, doc in self.store.docs().items() if doc.status == "live"]
+            self._stale_cache = (now, stale_sot(self.project, candidates=indexed))
         return self._stale_cache[1]
 
     def log(self, response: SearchResponse) -> None:
@@ -530,7 +535,7 @@ class SearchEngine:
                 digits = "".join(ch for ch in name.split("-")[0].split("_")[0] if ch.isdigit())
                 if path == source:
                     continue
-                if (digits and digits.lstrip("0") == number and doc.kind == "adr") or (
+                if (digits and digits.lstrip("0") == number and is_adr_path(path)) or (
                     ref.lower() in doc.title.lower()
                 ):
                     return path

@@ -383,20 +383,34 @@ def check_facts(project: Project, text: str, *, source: str = "-") -> FactReport
     return report
 
 
-def stale_sot(project: Project, now: float | None = None) -> list[dict[str, Any]]:
-    """SoT files last changed more than ``stale_days`` ago (git commit time, else mtime)."""
-    settings = project.settings.search
-    now = time.time() if now is None else now
-    found = discover(project.root, [project.root], settings)
-    times = gitinfo.commit_times(project.root)
+def stale_sot(
+    project: Project, now: float | None = None, candidates: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """SoT files last changed more than ``stale_days`` ago (git commit time, else mtime).
+
+    ``candidates`` (paths relative to the root, the indexed documents for a search) spares
+    the walk of the whole tree; git is asked only about the SoT files among them, and not
+    at all when there are none (a code repository without SoT records)."""
     from charter.search.discover import matches_any
 
+    settings = project.settings.search
+    now = time.time() if now is None else now
+    if candidates is None:
+        found = discover(project.root, [project.root], settings)
+        candidates = [rel for _, rel in found.files]
+    sot = [
+        rel
+        for rel in candidates
+        if matches_any(rel, settings.index.sot_paths)
+        and file_kind(rel, settings) in ("csv", "yaml", "json")
+        and (project.root / rel).is_file()
+    ]
+    if not sot:
+        return []
+    times = gitinfo.commit_times(project.root, sot)
     stale: list[dict[str, Any]] = []
-    for absolute, rel in found.files:
-        if file_kind(rel, settings) not in ("csv", "yaml", "json"):
-            continue
-        if not matches_any(rel, settings.index.sot_paths):
-            continue
+    for rel in sot:
+        absolute = project.root / rel
         changed = float(times.get(rel) or Path(absolute).stat().st_mtime)
         age = (now - changed) / 86400
         if age > settings.stale_days:

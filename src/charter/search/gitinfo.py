@@ -52,12 +52,15 @@ def head_time(root: Path) -> int | None:
         return None
 
 
-def commit_times(root: Path) -> dict[str, int]:
-    """Last commit time (unix seconds) of every path under ``root``, relative to ``root``."""
+def commit_times(root: Path, paths: list[str] | None = None) -> dict[str, int]:
+    """Last commit time (unix seconds) of every path under ``root``, relative to ``root``
+    (only of ``paths`` when given: a few files need not walk the whole history's names)."""
     prefix = repo_prefix(root)
     if prefix is None:
         return {}
-    out = _git(root, "log", "--format=%x00%ct", "--name-only", "--relative", "--", ".")
+    # a long list goes as the whole tree rather than past the command line's limit
+    where = paths if paths is not None and len(paths) <= 500 else ["."]
+    out = _git(root, "log", "--format=%x00%ct", "--name-only", "--relative", "--", *where)
     times: dict[str, int] = {}
     current = 0
     for line in (out or "").splitlines():
