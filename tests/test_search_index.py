@@ -585,3 +585,34 @@ def test_dotnet_component_templates_are_indexed_as_code(tmp_path: Path) -> None:
     report = _index(root, "hash")
     assert {"Components/ResourceName.razor", "Pages/Index.cshtml"} <= set(report.indexed)
     assert not any(path in ("*.razor", "*.cshtml") for path, _ in report.skipped)
+
+
+def test_review_mode_keeps_old_adrs_in_any_adr_folder(tmp_path: Path) -> None:
+    """Review mode's 30-day window leaves out old documents but never an ADR: one kept in
+    ``docs/adrs/`` (not only ``decisions/``) still answers, and is indexed as an ADR, even
+    with the ``time_window_exempt`` globs that ``charter init`` wrote."""
+    root = tmp_path / "proj"
+    adrs = root / "docs" / "adrs"
+    adrs.mkdir(parents=True)
+    (adrs / "0004-mapping-language.md").write_text(
+        "# 0004 - Mapping language\n\n* Status: Accepted\n\n## Decision Outcome\n\n"
+        "Chosen option: JSLT, because it runs inside the JVM; jq needs a subprocess.\n"
+    )
+    (root / "docs" / "guide.md").write_text(
+        "# Guide\n\nThe mapping language transforms webhook payloads into entities.\n"
+    )
+    stamp = "2020-01-02T03:04:05+00:00"
+    _committed(root, GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
+    for command in (["init"], ["index"]):
+        subprocess.run([str(CHARTER), *command], cwd=root, check=True, capture_output=True)
+    res = subprocess.run(
+        [str(CHARTER), "search", "which mapping language was chosen", "-m", "review", "--json"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 0, res.stderr
+    paths = [r["path"] for r in json.loads(res.stdout)["results"]]
+    assert paths and set(paths) == {"docs/adrs/0004-mapping-language.md"}
+    with SearchStore.for_state_dir(Project.load(root).state_dir, readonly=True) as store:
+        assert store.docs()["docs/adrs/0004-mapping-language.md"].kind == "adr"

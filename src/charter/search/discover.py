@@ -185,13 +185,34 @@ _BINARY_GROUPS = (
 BINARY_SUFFIXES = frozenset(suffix for group in _BINARY_GROUPS for suffix in group.split())
 
 
+#: Folders that hold architecture decision records, whatever the tooling calls them
+#: (adr-tools' ``doc/adr``, MADR's ``docs/decisions``, ``docs/adrs``, ...).
+ADR_DIRS = frozenset(
+    {
+        "adr",
+        "adrs",
+        "decisions",
+        "decision-records",
+        "architecture-decisions",
+        "architecture-decision-records",
+    }
+)
+_ADR_NAME = re.compile(r"^adr[-_ ]?\d+", re.IGNORECASE)
+
+
+def is_adr_path(rel_path: str) -> bool:
+    """An ADR by where it lives: in a decision-record folder, or named ``ADR-0001...``."""
+    parts = rel_path.replace("\\", "/").split("/")
+    return any(part.lower() in ADR_DIRS for part in parts[:-1]) or bool(_ADR_NAME.match(parts[-1]))
+
+
 def file_kind(rel_path: str, settings: SearchSettings) -> str | None:
     """markdown | adr | text | code | python | csv | yaml | json, or None (not indexed)."""
     idx = settings.index
     suffix = Path(rel_path).suffix.lower()
     is_sot = matches_any(rel_path, idx.sot_paths)
     if suffix in MARKDOWN_SUFFIXES:
-        return "adr" if "/decisions/" in f"/{rel_path}" or "/adr/" in f"/{rel_path}" else "markdown"
+        return "adr" if is_adr_path(rel_path) else "markdown"
     if suffix in idx.text_extensions:
         return "text"
     if suffix == ".csv" and (is_sot or suffix in idx.sot_extensions):
