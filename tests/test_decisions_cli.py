@@ -135,3 +135,33 @@ def test_exclusion_subject_of_a_question(question: str, subject: str) -> None:
     from charter.decisions.invariants import subject_of
 
     assert subject_of(question) == subject
+
+
+def test_importing_an_adr_is_refused_and_an_mdx_form_is_read(repo: Path, run_charter: Run) -> None:
+    """An ADR (MADR prose) is not an intake form: importing it used to store an unanswered
+    question named after its title, which no command can remove. It is refused with one
+    line and nothing is written; a form saved as .mdx is read as Markdown, not YAML."""
+    adr = repo / "docs" / "adrs" / "0004-mapping-dsl.md"
+    adr.parent.mkdir(parents=True)
+    adr.write_text(
+        "# 0004 - Mapping DSL\n\n* Status: Accepted\n* Date: 2026-01-16\n\n"
+        "## Considered Options\n\n1. JSLT\n2. JQ\n\n## Decision Outcome\n\n"
+        'Chosen option: 1, "JSLT", because it runs in the JVM.\n',
+        encoding="utf-8",
+    )
+    res = run_charter("decisions", "import", str(adr), cwd=repo)
+    assert res.returncode == 2
+    assert "not a Markdown intake form" in res.stderr and len(res.stderr.splitlines()) == 1
+    assert not (repo / ".charter" / "decisions" / "pgc_clarifications.json").exists()
+
+    form = repo / "decisions.mdx"
+    form.write_text(
+        "---\ntitle: Decisions\n---\n\n## MAPPING_DSL: Which DSL maps payloads? (must)\n"
+        "- [x] jslt: JSLT\n- [ ] jq: JQ\n",
+        encoding="utf-8",
+    )
+    res = run_charter("decisions", "import", str(form), "--json", cwd=repo)
+    assert res.returncode == 0, res.stderr
+    res = run_charter("decisions", "list", "--json", "--binding", cwd=repo)
+    (entry,) = json.loads(res.stdout)["pgc_clarifications"]
+    assert (entry["id"], entry["user_answer_label"]) == ("MAPPING_DSL", "JSLT")

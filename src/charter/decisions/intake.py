@@ -29,6 +29,7 @@ from charter.decisions.models import PgcClarifications, parse_clarifications
 from charter.errors import CharterError
 from charter.fileio import read_text
 
+_MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".mdc")
 _MD_HEADING = re.compile(r"^#{1,6}\s+(?P<id>[A-Za-z0-9_.:-]+)\s*(?:[:—–-]\s*)(?P<text>.+?)\s*$")
 _MD_FLAGS = re.compile(r"\((must|should|could)\)|\[(hard|exclusion|preference)\]", re.I)
 _MD_CHOICE = re.compile(r"^\s*[-*]\s+\[(?P<mark>[ xX])\]\s+(?P<id>[^:]+?)\s*:\s*(?P<label>.+?)\s*$")
@@ -93,8 +94,20 @@ def parse_markdown_form(text: str) -> dict[str, Any]:
 def load_document(path: Path) -> Any:
     """Parse a JSON, YAML or Markdown-form file into plain data, with one-line errors."""
     text = read_text(path, what="decisions input")
-    if path.suffix.lower() in (".md", ".markdown"):
-        return parse_markdown_form(text)
+    if path.suffix.lower() in _MARKDOWN_SUFFIXES:
+        form = parse_markdown_form(text)
+        if not form["excluded"] and not any(
+            "answer" in item or "choices" in item for item in form["decisions"]
+        ):
+            # an ADR or other prose: importing its headings would store unanswered
+            # questions named after section titles, which nothing can remove
+            raise CharterError(
+                f"{path}: not a Markdown intake form (no '- [x] id: Label' choices, "
+                "'Answer:' lines or '## Excluded' list under '## ID: question' headings); "
+                "an ADR is prose: write each decision it binds as a form item (see "
+                "docs/decisions.md, 'Markdown intake form') and import that"
+            )
+        return form
     if path.suffix.lower() == ".json":
         try:
             return safejson.loads(text, name=str(path))
