@@ -337,6 +337,42 @@ def test_stop_falls_back_to_the_transcript(project: Project, tmp_path: Path) -> 
     assert handle_stop(project, {"transcript_path": str(tmp_path / "missing.jsonl")}) is None
 
 
+def test_stop_reads_every_text_block_of_the_last_reply(project: Project, run_charter: Run) -> None:
+    """Claude Code writes one transcript line per content block: a reply whose conflicting
+    sentence is in its first text block, before a tool call and a closing block of the
+    same message, is still checked whole. Only the last line used to be read, so the
+    hook (from a version without ``last_assistant_message``) let it through."""
+    root = project.root
+    transcript = root / "session.jsonl"
+
+    def line(role: str, content: Any, message_id: str | None = None) -> str:
+        message: dict[str, Any] = {"role": role, "content": content}
+        if message_id:
+            message.update(id=message_id, type="message", model="claude-sonnet-4-5")
+        return json.dumps({"type": role, "sessionId": "s1", "cwd": str(root), "message": message})
+
+    text = lambda t: [{"type": "text", "text": t}]  # noqa: E731
+    tool = [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}]
+    lines = [
+        line("user", "Plan the field staff features."),
+        line("assistant", text("Let me check the code first."), "msg_1"),
+        line("assistant", tool, "msg_1"),
+        line("user", [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "src"}]),
+        line("assistant", text(BAD), "msg_2"),
+        line("assistant", tool, "msg_2"),
+        line("assistant", text("All tests pass."), "msg_2"),
+    ]
+    transcript.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = _hook(root, "Stop", run_charter, transcript_path=str(transcript))
+    assert out is not None and "TARGET_PLATFORM" in out["systemMessage"]
+    # the earlier message of the turn (before the tool result) is not part of the reply
+    transcript.write_text(
+        "\n".join([*lines[:4], line("assistant", text("All tests pass."), "msg_2")]) + "\n",
+        encoding="utf-8",
+    )
+    assert _hook(root, "Stop", run_charter, transcript_path=str(transcript)) is None
+
+
 def test_config_aliases_extend_the_vocabulary(project: Project) -> None:
     text = "Field staff will get a Flutter client for their phones."
     assert service.check_drift(project, text, semantic=False).verdict == "pass"

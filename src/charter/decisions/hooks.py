@@ -88,11 +88,16 @@ def _transcript_tail(path: str, notes: list[str]) -> str:
 
 
 def _last_message_from_transcript(path: object, notes: list[str] | None = None) -> str:
-    """The last assistant text in a Claude Code transcript (JSONL), for hook payloads
-    from versions before ``last_assistant_message`` existed. Reads only the file's tail."""
+    """The last assistant message's text in a Claude Code transcript (JSONL), for hook
+    payloads from versions before ``last_assistant_message`` existed. Reads only the
+    file's tail. Claude Code writes one line per content block, so a reply of several
+    text blocks (around a tool call, or split while streaming) spans several lines that
+    share the message id: all of them are read, in order, not only the last one."""
     if not isinstance(path, str) or not path:
         return ""
     tail = _transcript_tail(path, notes if notes is not None else [])
+    parts: list[str] = []
+    current: object = None
     for line in reversed(tail.splitlines()):
         try:
             entry = json.loads(line)
@@ -100,19 +105,29 @@ def _last_message_from_transcript(path: object, notes: list[str] | None = None) 
             continue
         message = entry.get("message") if isinstance(entry, dict) else None
         if not isinstance(message, dict) or message.get("role") != "assistant":
+            if parts:
+                break
             continue
+        message_id = message.get("id")
+        if parts and (current is None or message_id != current):
+            break
         content = message.get("content")
         if isinstance(content, str):
-            return content
-        if isinstance(content, list):
+            texts = [content]
+        elif isinstance(content, list):
             texts = [
                 str(block.get("text", ""))
                 for block in content
                 if isinstance(block, dict) and block.get("type") == "text"
             ]
-            if any(texts):
-                return "\n".join(texts)
-    return ""
+        else:
+            texts = []
+        if any(texts):
+            parts.append("\n".join(texts))
+            current = message_id
+        elif parts:
+            continue  # a tool call of the same message
+    return "\n\n".join(reversed(parts))
 
 
 def _model_loaded(project: Project) -> bool:
