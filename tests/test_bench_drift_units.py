@@ -52,3 +52,27 @@ def test_every_set_keeps_the_bench_policy() -> None:
             for v in case["violations"]:
                 assert scenarios[case["scenario"]][v["constraint_id"]]["binding"], case["id"]
                 assert v["evidence"] in case["text"], case["id"]
+
+
+def test_the_adr_repository_set_keeps_the_bench_policy() -> None:
+    """bench/data/drift_adr_repos: decisions stored by `charter decisions import` from
+    real ADRs; every label cites a binding decision and quotes its text exactly."""
+    root = DATA.parent / "drift_adr_repos"
+    scenarios = {}
+    for f in sorted((root / "constraints").glob("*.json")):
+        entries = json.loads(f.read_text())["pgc_clarifications"]
+        for raw in entries:
+            derived = apply_binding(Clarification.model_validate(raw))
+            assert (derived.binding, derived.binding_reason) == (
+                raw["binding"],
+                raw["binding_reason"],
+            ), f"{f}: {raw['id']}"
+        scenarios[f.stem] = {c["id"]: c for c in entries}
+    cases = _jsonl(root / "cases.jsonl")
+    assert len({c["id"] for c in cases}) == len(cases) >= 20
+    for case in cases:
+        assert (case["expected"] == "fail") == bool(case["violations"]), case["id"]
+        for v in case["violations"]:
+            entry = scenarios[case["scenario"]][v["constraint_id"]]
+            assert entry["binding"] and v["rule"] in RULES, case["id"]
+            assert v["evidence"] in case["text"], case["id"]
