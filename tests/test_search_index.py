@@ -594,25 +594,60 @@ def test_review_mode_keeps_old_adrs_in_any_adr_folder(tmp_path: Path) -> None:
     root = tmp_path / "proj"
     adrs = root / "docs" / "adrs"
     adrs.mkdir(parents=True)
-    (adrs / "0004-mapping-language.md").write_text(
-        "# 0004 - Mapping language\n\n* Status: Accepted\n\n## Decision Outcome\n\n"
-        "Chosen option: JSLT, because it runs inside the JVM; jq needs a subprocess.\n"
+    (adrs / "0004-message-broker.md").write_text(
+        "# 0004 - Message broker\n\n* Status: Accepted\n\n## Decision Outcome\n\n"
+        "Chosen option: RabbitMQ, because operations already run it; Kafka needs a cluster.\n"
     )
     (root / "docs" / "guide.md").write_text(
-        "# Guide\n\nThe mapping language transforms webhook payloads into entities.\n"
+        "# Guide\n\nThe message broker carries order events between services.\n"
     )
     stamp = "2020-01-02T03:04:05+00:00"
     _committed(root, GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
     for command in (["init"], ["index"]):
         subprocess.run([str(CHARTER), *command], cwd=root, check=True, capture_output=True)
     res = subprocess.run(
-        [str(CHARTER), "search", "which mapping language was chosen", "-m", "review", "--json"],
+        [str(CHARTER), "search", "which message broker was chosen", "-m", "review", "--json"],
         cwd=root,
         capture_output=True,
         text=True,
     )
     assert res.returncode == 0, res.stderr
     paths = [r["path"] for r in json.loads(res.stdout)["results"]]
-    assert paths and set(paths) == {"docs/adrs/0004-mapping-language.md"}
+    assert paths and set(paths) == {"docs/adrs/0004-message-broker.md"}
     with SearchStore.for_state_dir(Project.load(root).state_dir, readonly=True) as store:
-        assert store.docs()["docs/adrs/0004-mapping-language.md"].kind == "adr"
+        assert store.docs()["docs/adrs/0004-message-broker.md"].kind == "adr"
+
+
+def test_planning_mode_finds_adrs_in_a_nested_decisions_folder(tmp_path: Path) -> None:
+    """Planning mode includes ADRs (seed 004) wherever the repository keeps them: a
+    ``doc/architecture/decisions/`` ADR is outside the ``decisions/**`` glob, so the
+    ADR that answers a design question used to be out of planning's scope."""
+    root = tmp_path / "proj"
+    adr = root / "doc" / "architecture" / "decisions" / "0003-money-in-cents.md"
+    adr.parent.mkdir(parents=True)
+    adr.write_text(
+        "# ADR-0003: Money is stored in integer cents\n\n## Decision\n\n"
+        "Amounts are stored as integer cents with their currency, never as floats.\n"
+    )
+    (root / "docs").mkdir()
+    (root / "docs" / "guide.md").write_text("# Guide\n\nHow to run the server locally.\n")
+    _committed(root)
+    for command in (["init"], ["index"]):
+        subprocess.run([str(CHARTER), *command], cwd=root, check=True, capture_output=True)
+
+    def search(mode: str) -> dict[str, Any]:
+        res = subprocess.run(
+            [str(CHARTER), "search", "how are money amounts stored", "-m", mode, "--json"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+        )
+        assert res.returncode == 0, res.stderr
+        return json.loads(res.stdout)
+
+    planning = search("planning")
+    assert planning["scope"]["adrs"] is True
+    assert [r["path"] for r in planning["results"]][:1] == [adr.relative_to(root).as_posix()]
+    # execution keeps to canonical facts (seed 004): its scope is what its globs say
+    execution = search("execution")
+    assert adr.relative_to(root).as_posix() not in {r["path"] for r in execution["results"]}

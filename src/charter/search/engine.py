@@ -176,7 +176,7 @@ class SearchEngine:
                 continue
             if doc.zone in scope.excluded_zones:
                 continue
-            if not matches_any(path, scope.search_paths):
+            if not (matches_any(path, scope.search_paths) or (scope.adrs and is_adr_path(path))):
                 continue
             if (
                 window

@@ -32,6 +32,7 @@ class Scope:
     include_deleted: bool
     order_by_recency: bool
     citation_chaining: bool
+    adrs: bool = False  # ADRs in scope wherever they live
     zones: list[str] = field(default_factory=list)  # explicitly requested zones
     excluded_zones: list[str] = field(default_factory=list)
 
@@ -83,6 +84,7 @@ def resolve_scope(
         include_deleted=config.include_deleted,
         order_by_recency=config.order_by_recency,
         citation_chaining=config.citation_chaining,
+        adrs=config.adrs,
         zones=requested,
         excluded_zones=sorted(set(settings.restricted_zones) - set(requested)),
     )

@@ -42,6 +42,11 @@ class ModeSettings(Record):
     citation_chaining: bool = Field(
         default=False, description="follow references between documents"
     )
+    adrs: bool = Field(
+        default=False,
+        description="ADRs are in scope wherever they live (a folder named adr, adrs, "
+        "decisions, ... at any depth), whatever search_paths say",
+    )
 
 
 def _default_modes() -> dict[str, ModeSettings]:
@@ -51,6 +56,7 @@ def _default_modes() -> dict[str, ModeSettings]:
             k_in=30,
             k_out=8,
             chunk_expansion=True,
+            adrs=True,  # seed 004: planning includes "ADRs showing past decisions"
         ),
         "execution": ModeSettings(
             search_paths=["docs/**", "sot/**", "**/deliverables/**", "**/context/**", "*.md"],
