@@ -141,12 +141,12 @@ def test_importing_an_adr_is_refused_and_an_mdx_form_is_read(repo: Path, run_cha
     """An ADR (MADR prose) is not an intake form: importing it used to store an unanswered
     question named after its title, which no command can remove. It is refused with one
     line and nothing is written; a form saved as .mdx is read as Markdown, not YAML."""
-    adr = repo / "docs" / "adrs" / "0004-mapping-dsl.md"
+    adr = repo / "docs" / "adrs" / "0004-message-broker.md"
     adr.parent.mkdir(parents=True)
     adr.write_text(
-        "# 0004 - Mapping DSL\n\n* Status: Accepted\n* Date: 2026-01-16\n\n"
-        "## Considered Options\n\n1. JSLT\n2. JQ\n\n## Decision Outcome\n\n"
-        'Chosen option: 1, "JSLT", because it runs in the JVM.\n',
+        "# 0004 - Message broker\n\n* Status: Accepted\n* Date: 2026-01-16\n\n"
+        "## Considered Options\n\n1. RabbitMQ\n2. Kafka\n\n## Decision Outcome\n\n"
+        'Chosen option: 1, "RabbitMQ", because operations already run it.\n',
         encoding="utf-8",
     )
     res = run_charter("decisions", "import", str(adr), cwd=repo)
@@ -156,12 +156,12 @@ def test_importing_an_adr_is_refused_and_an_mdx_form_is_read(repo: Path, run_cha
 
     form = repo / "decisions.mdx"
     form.write_text(
-        "---\ntitle: Decisions\n---\n\n## MAPPING_DSL: Which DSL maps payloads? (must)\n"
-        "- [x] jslt: JSLT\n- [ ] jq: JQ\n",
+        "---\ntitle: Decisions\n---\n\n## BROKER: Which message broker carries events? (must)\n"
+        "- [x] rabbitmq: RabbitMQ\n- [ ] kafka: Kafka\n",
         encoding="utf-8",
     )
     res = run_charter("decisions", "import", str(form), "--json", cwd=repo)
     assert res.returncode == 0, res.stderr
     res = run_charter("decisions", "list", "--json", "--binding", cwd=repo)
     (entry,) = json.loads(res.stdout)["pgc_clarifications"]
-    assert (entry["id"], entry["user_answer_label"]) == ("MAPPING_DSL", "JSLT")
+    assert (entry["id"], entry["user_answer_label"]) == ("BROKER", "RabbitMQ")
