@@ -329,3 +329,25 @@ def test_a_credential_column_of_dev_defaults_is_kept() -> None:
     # a weak password a person chose is still a leaked credential
     assert scanner.redact_value("password", "sunshine")[1] == "credential-column"
     assert scanner.redact_value("password", S["csv_numeric_password"])[1] == "credential-column"
+
+
+def test_translation_catalogs_name_strings_not_credentials() -> None:
+    """A locale file's ``"password": "Passwort"`` is the word on a login form: a
+    Go/Vue app's 72 catalogs drew 333 redactions before. The keyword rule is off in a
+    catalog (by its folder or its format), the same line elsewhere is still a secret, and
+    a credential of a known format is found in a catalog too."""
+    catalog = '{\n  "password": "Passwort",\n  "secret": "Geheimnis"\n}\n'
+    for path in (
+        "frontend/src/i18n/lang/de-DE.json",
+        "locales/de/translation.json",
+        "src/assets/pt_BR.json",
+        "lib/l10n/app_de.arb",
+    ):
+        out = Scanner().redact(catalog, path=path, kind=text_kind("json", path))
+        assert out.text == catalog and not out.findings, path
+    for path in ("config/settings.json", "en.json", "deploy/values.yaml"):
+        out = Scanner().redact(catalog, path=path, kind=text_kind("json", path))
+        assert "Passwort" not in out.text and "Geheimnis" not in out.text, path
+    token = S["github"]
+    leaked = Scanner().redact(f'{{"token": "{token}"}}\n', path="locales/de.json", kind="config")
+    assert token not in leaked.text and leaked.findings

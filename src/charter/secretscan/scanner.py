@@ -307,6 +307,36 @@ class Allow:
         return any(p.search(value) for p in self.patterns)
 
 
+#: Folders of translation catalogs and the formats only catalogs use. A catalog's keys name
+#: UI strings (the key ``password`` holding the German word for it): the keyword rule,
+#: which takes the value of a key named like a credential for one, is off there, while
+#: the detectors of credential formats (tokens, keys, URLs with passwords) still run.
+_CATALOG_DIRS = frozenset(
+    {"i18n", "l10n", "locale", "locales", "lang", "langs", "languages", "translations"}
+)
+_CATALOG_FORMATS = (".po", ".pot", ".arb", ".xlf", ".xliff", ".strings", ".stringsdict")
+_CATALOG_DATA = (".json", ".yaml", ".yml", ".toml", ".properties", ".ftl")
+#: A locale tag with its region or script (``de-DE``, ``pt_BR``, ``zh-Hans``, ``es-419``):
+#: a bare two-letter stem could be anything (``ci``, ``db``), a tagged one is a locale.
+_LOCALE_TAG = re.compile(r"[a-z]{2,3}[-_](?:[A-Z]{2}|[A-Z][a-z]{3}|\d{3})")
+
+
+def is_translation_catalog(path: str) -> bool:
+    """A translation catalog, by where it lives and how it is named (not its content)."""
+    if not path:
+        return False
+    low = path.lower().replace("\\", "/")
+    name = low.rsplit("/", 1)[-1]
+    if name.endswith(_CATALOG_FORMATS):
+        return True
+    if not name.endswith(_CATALOG_DATA):
+        return False
+    if any(part in _CATALOG_DIRS for part in low.split("/")[:-1]):
+        return True
+    stem = path.replace("\\", "/").rsplit("/", 1)[-1].split(".")[0]
+    return bool(_LOCALE_TAG.fullmatch(stem))
+
+
 class Scanner:
     """Redacts secrets in text under one configuration (cheap to keep; thread-safe)."""
 
@@ -327,6 +357,8 @@ class Scanner:
         if not could_hold_secret(text):
             return Redacted(text)
         findings: list[Finding] = []
+        # in a translation catalog a key names the string, not a credential
+        kind = "catalog" if is_translation_catalog(path) else kind
         text = self._private_keys(text, findings)
         lines = text.split("\n")
         changed = False
@@ -445,7 +477,7 @@ class Scanner:
 
     def _keyword(self, line: str, kind: str) -> Iterator[tuple[int, int, str]]:
         """``password = "..."`` style assignments (detect-secrets' keyword rule)."""
-        if not _KEYWORD_AT.search(line):
+        if kind == "catalog" or not _KEYWORD_AT.search(line):
             return
         config, quoted = _keyword_rules()
         rules = config if kind in CONFIG_KINDS or kind == "prose" else quoted
