@@ -165,3 +165,32 @@ def test_importing_an_adr_is_refused_and_an_mdx_form_is_read(repo: Path, run_cha
     res = run_charter("decisions", "list", "--json", "--binding", cwd=repo)
     (entry,) = json.loads(res.stdout)["pgc_clarifications"]
     assert (entry["id"], entry["user_answer_label"]) == ("BROKER", "RabbitMQ")
+
+
+def test_doctor_reports_the_decisions(repo: Path, run_charter: Run) -> None:
+    """`charter doctor` says whether decisions are recorded, bound and verified, and what
+    to do when they were edited outside Charter (before, it had no line about them)."""
+
+    def doctor() -> tuple[int, dict]:
+        res = run_charter("doctor", "--check", "decisions", "--json", cwd=repo)
+        (row,) = json.loads(res.stdout)["checks"]
+        return res.returncode, row
+
+    code, row = doctor()
+    assert row["status"] == "info" and "decisions import" in row["fix"]
+    form = repo / "intake.md"
+    form.write_text(
+        "## BROKER: Which message broker carries events? (must)\n"
+        "- [x] rabbitmq: RabbitMQ\n- [ ] kafka: Kafka\n\n"
+        "## REGION: Which region hosts the data? (must)\n- [ ] eu: EU\n- [ ] us: US\n",
+        encoding="utf-8",
+    )
+    assert run_charter("decisions", "import", str(form), cwd=repo).returncode == 0
+    code, row = doctor()
+    assert (code, row["status"]) == (0, "info")
+    assert row["detail"]["bound"] == ["BROKER"] and row["detail"]["unanswered"] == ["REGION"]
+    assert "decisions answer" in row["fix"]
+    store = repo / ".charter" / "decisions" / "pgc_clarifications.json"
+    store.write_text(store.read_text().replace("RabbitMQ", "Kafka"), encoding="utf-8")
+    code, row = doctor()
+    assert (code, row["status"]) == (1, "fail") and "decisions restore" in row["fix"]

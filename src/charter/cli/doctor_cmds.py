@@ -39,6 +39,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Check the project's Charter setup; each line has a status and how to fix it."""
+        from charter.decisions import health as decisions_health  # noqa: F401 - registers its check
         from charter.doctor import run_checks
         from charter.integrations.claude_code import health  # noqa: F401 - registers its checks
 
