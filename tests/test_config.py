@@ -19,6 +19,30 @@ def test_default_config_round_trips() -> None:
     assert parsed == Settings()
 
 
+def test_init_pins_no_default(repo: Path, run_charter) -> None:
+    """``charter init`` shows every key with its default, commented out: a default written
+    as a setting stays at that version's value after an upgrade retunes it (a new user's
+    project kept an old list of indexed extensions). The file loads as the defaults, and
+    it is the reference's text with each key line commented."""
+    (repo / "charter.toml").unlink(missing_ok=True)
+    done = run_charter("init", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    written = (repo / "charter.toml").read_text(encoding="utf-8")
+    assert Project.load(repo).settings == Settings()
+    plain = render_default_config().splitlines()
+    lines = written.splitlines()
+    assert len(lines) == len(plain) + 1  # a two-line heading
+    keys = 0
+    for mine, ref in zip(lines[2:], plain[1:], strict=True):
+        if ref.startswith(("#", "[")) or not ref:
+            assert mine == ref
+        else:
+            assert mine == f"# {ref}"
+            keys += 1
+    assert keys > 100
+    assert not [line for line in lines if line and not line.startswith(("#", "["))]
+
+
 def test_pyproject_tool_section_is_read(repo: Path) -> None:
     write(repo, "pyproject.toml", "[project]\nname='x'\n\n[tool.charter.rules]\ntop_n = 9\n")
     assert Project.load(repo).settings.rules.top_n == 9

@@ -184,7 +184,7 @@ def _toml_key(key: str) -> str:
     return key if key.replace("_", "").replace("-", "").isalnum() else _toml_value(key)
 
 
-def _emit_table(name: str, model: Record, out: list[str]) -> None:
+def _emit_table(name: str, model: Record, out: list[str], commented: bool = False) -> None:
     scalars: list[str] = []
     children: list[tuple[str, Record]] = []
     for key, info in type(model).model_fields.items():
@@ -199,22 +199,29 @@ def _emit_table(name: str, model: Record, out: list[str]) -> None:
         if info.description:
             scalars.append(f"# {info.description}")
         dumped = value.model_dump() if isinstance(value, Record) else value
-        scalars.append(f"{_toml_key(key)} = {_toml_value(dumped)}")
+        line = f"{_toml_key(key)} = {_toml_value(dumped)}"
+        scalars.append(f"# {line}" if commented else line)
     if scalars:
         out.append(f"[{name}]")
         out.extend(scalars)
         out.append("")
     for child_name, child in children:
-        _emit_table(child_name, child, out)
+        _emit_table(child_name, child, out, commented)
 
 
-def render_default_config() -> str:
-    """Every setting with its default, as TOML, for ``charter init``."""
+def render_default_config(*, commented: bool = False) -> str:
+    """Every setting with its default, as TOML: as settings for the reference
+    (docs/configuration.md), or ``commented`` for ``charter init``, whose file should pin
+    only what the user changes: a default written out as a setting would stay at this
+    version's value after an upgrade retunes it."""
     settings = Settings()
-    out = [
-        "# Charter configuration. Every key shows its default; delete what you don't change.",
-        "",
-    ]
+    head = (
+        "# Charter configuration. Every key is shown with its default, commented out:\n"
+        "# uncomment a key to change it; keys left as comments follow Charter's defaults."
+        if commented
+        else "# Charter configuration. Every key shows its default; delete what you don't change."
+    )
+    out = [head, ""]
     for key in type(settings).model_fields:
-        _emit_table(key, getattr(settings, key), out)
+        _emit_table(key, getattr(settings, key), out, commented)
     return "\n".join(out).rstrip() + "\n"

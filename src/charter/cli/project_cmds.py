@@ -30,7 +30,7 @@ def register(app: typer.Typer) -> None:
             False, "--force", help="overwrite an existing charter.toml or shadow [tool.charter]"
         ),
     ) -> None:
-        """Write charter.toml with every default visible."""
+        """Write charter.toml with every default visible (commented out)."""
         if path is None:
             # like every other command, a plain `charter init` in a sub-directory means the
             # project around it: a charter.toml there would split off a second project
@@ -47,7 +47,7 @@ def register(app: typer.Typer) -> None:
                 f"{pyproject} has [tool.charter], which a charter.toml would replace "
                 "(use --force to write one anyway)"
             )
-        atomic_write_text(target, render_default_config())
+        atomic_write_text(target, render_default_config(commented=True))
         (path / ".charter").mkdir(exist_ok=True)
         console.print(f"wrote [bold]{target}[/bold]")
 
