@@ -323,6 +323,61 @@ def test_worker_never_imports_project_modules(repo: Path, shared: Path, run_char
     assert not marker.exists(), marker.read_text()
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with contextlib.suppress(ChildProcessError, OSError):
+        done, _ = os.waitpid(pid, os.WNOHANG)  # a zombie of ours is not alive
+        if done == pid:
+            return False
+    return True
+
+
+def test_a_worker_never_answers_with_code_that_changed_under_it(
+    repo: Path, shared: Path, run_charter: Run
+) -> None:
+    """Charter's code changed on disk while a worker ran (an editable install edited, a
+    rebuild of the same version): it answered with the old code until it idled out. Now
+    the next request finds the change, the old worker leaves without answering, the hook
+    answers in-process and a worker on the new code takes over."""
+    from charter.integrations.claude_code import worker
+
+    write(repo, "CLAUDE.md", RULES)
+    env = _env(shared)
+    assert run_hook(run_charter, repo, "SessionStart", env=env).returncode == 0
+    sock = _base(shared) / worker_socket(repo).name
+    _wait_for(sock)
+    lock = channel.lock_path(sock)
+    old_pid = int(lock.read_text())
+    source = Path(worker.__file__).with_name("__init__.py")
+    before = source.stat()
+    try:
+        warm = run_hook(run_charter, repo, "UserPromptSubmit", env=env, prompt=PROMPT)
+        assert "Alembic" in warm.stdout, warm.stderr
+        assert _alive(old_pid)
+        newest = worker.code_stamp()
+        os.utime(source, ns=(before.st_atime_ns, newest + 5 * 10**9))
+        time.sleep(worker.CODE_CHECK_SECONDS + 0.2)
+        again = run_hook(
+            run_charter, repo, "UserPromptSubmit", env=env, prompt=PROMPT, session_id="s2"
+        )
+        assert again.returncode == 0 and "Alembic" in again.stdout, again.stderr
+        deadline = time.time() + 10
+        while _alive(old_pid) and time.time() < deadline:
+            time.sleep(0.1)
+        assert not _alive(old_pid), "the worker on the old code still runs"
+        _wait_for(sock)  # a fresh worker, started by the hook that answered in-process
+        deadline = time.time() + 30
+        while time.time() < deadline and not lock.read_text().strip():
+            time.sleep(0.1)
+        assert int(lock.read_text()) != old_pid
+    finally:
+        os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
+        _stop_worker(sock)
+
+
 def test_runtime_dir_prefers_a_safe_xdg_runtime_dir(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

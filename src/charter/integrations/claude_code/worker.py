@@ -31,6 +31,34 @@ REQUEST_SECONDS = 5.0
 REQUEST_LIMIT = 120.0
 #: The same for the warm-up (first compile of a large rule set, model load).
 WARMUP_LIMIT = 300.0
+#: At most this often, a request first checks that Charter's code on disk is still the
+#: code the worker loaded (:func:`code_stamp`).
+CODE_CHECK_SECONDS = 1.0
+
+
+def code_stamp() -> int:
+    """The newest modification time of Charter's own Python files.
+
+    The socket's path already changes with Charter's version, so an upgrade never talks to
+    an old worker; this catches what keeps the version: an editable install whose code was
+    edited, a rebuild of the same version. A worker whose code changed under it would
+    otherwise answer with the old code until it idled out."""
+    import charter
+
+    newest = 0
+    stack = [os.path.dirname(os.path.abspath(charter.__file__))]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name not in ("__pycache__", "data"):
+                            stack.append(entry.path)
+                    elif entry.name.endswith(".py"):
+                        newest = max(newest, entry.stat(follow_symlinks=False).st_mtime_ns)
+        except OSError:
+            continue
+    return newest
 
 
 class _Watchdog(threading.Thread):
@@ -86,6 +114,7 @@ def _serve(root: Path) -> int:
     watchdog.busy_since = time.monotonic()
     # the C-level backstop for work stuck in native code, where the watchdog cannot run
     faulthandler.dump_traceback_later(WARMUP_LIMIT + 5, exit=True)
+    stamp = code_stamp()  # before the imports below: a change during the warm-up counts
     state = HookState(root)
     watchdog.max_rss = state.project.settings.hooks.max_memory_mb * 2**20
     state.retriever()  # warm: model, compiled rules, BM25
@@ -114,7 +143,7 @@ def _serve(root: Path) -> int:
     server.listen(8)
     server.settimeout(min(idle, 60))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the cleanup below
-    last = time.monotonic()
+    last = checked = time.monotonic()
     try:
         while True:
             try:
@@ -131,6 +160,12 @@ def _serve(root: Path) -> int:
                     channel.check_peer(conn)
                 except OSError:
                     continue  # another user: not a word back
+                if last - checked >= CODE_CHECK_SECONDS:
+                    checked = last
+                    if code_stamp() != stamp:
+                        # Charter's code changed: no answer from the old code; the hook
+                        # computes in-process and starts a worker on the new code
+                        break
                 watchdog.busy_since = time.monotonic()
                 faulthandler.dump_traceback_later(REQUEST_LIMIT + 5, exit=True)
                 try:
