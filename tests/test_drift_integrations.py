@@ -57,6 +57,36 @@ def test_drift_check_gate_and_json(project: Project, run_charter: Run) -> None:
     assert res.returncode == 0 and "PASS" in res.stdout
 
 
+def test_drift_check_reads_like_a_linter(project: Project, run_charter: Run) -> None:
+    """A finding names the file, line and column of the words that break a decision,
+    quotes them, and restates the decision; it used to be a table of character offsets
+    folded into 80 columns."""
+    plan = project.root / "docs" / "plan.md"
+    plan.parent.mkdir(parents=True, exist_ok=True)
+    plan.write_text("# Plan\n\nShip the web dashboard.\n  " + BAD + "\n")
+    res = run_charter(
+        "drift", "check", "docs/plan.md", "--no-semantic", cwd=project.root, env={"COLUMNS": "80"}
+    )
+    assert res.returncode == 1, res.stderr
+    found = json.loads(
+        run_charter(
+            "drift", "check", "docs/plan.md", "--no-semantic", "--json", cwd=project.root
+        ).stdout
+    )["findings"][0]
+    text = plan.read_text()
+    line = text.count("\n", 0, found["start"]) + 1
+    column = found["start"] - text.rfind("\n", 0, found["start"])
+    assert line == 4 and column > 1
+    lines = res.stdout.splitlines()
+    assert lines[0].startswith("Drift check: FAIL, 1 finding in docs/plan.md")
+    head = next(x for x in lines if x.startswith(f"docs/plan.md:{line}:{column} "))
+    assert found["rule"] in head and found["constraint_id"] in head
+    quoted = " ".join(line for line in lines if line.startswith("  │"))
+    assert " ".join(found["evidence"].split()) in " ".join(quoted.replace("│", "").split())
+    assert f"{found['start']}-{found['end']}" not in res.stdout
+    assert any(x.startswith("  repair: ") for x in lines)
+
+
 def test_drift_check_with_constraints_file_and_batch(repo: Path, run_charter: Run) -> None:
     constraints = repo / "c.json"
     constraints.write_text(decisions().canonical_text())

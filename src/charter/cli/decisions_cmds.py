@@ -48,20 +48,34 @@ def _decisions_table(entries: list[Any]) -> Table:
     return table
 
 
-def _findings_table(result: Any) -> Table:
-    table = Table(title=f"Drift check: {result.verdict.upper()}", show_lines=True)
-    for col in ("rule", "constraint", "evidence", "span", "confidence", "repair"):
-        table.add_column(col, overflow="fold")
+def print_findings(result: Any, text: str, where: str, block_confidence: float) -> None:
+    """Each finding as a linter line (``file:line:col``, the rule, the decision), the words
+    that break it and the repair that restates the decision: a table of character
+    offsets folded into 80 columns was unreadable. ``--json`` keeps the offsets."""
+    from charter.decisions.drift.result import RULES
+
+    verdict = "[red]FAIL[/]" if result.verdict == "fail" else "[yellow]PASS[/] (warnings only)"
+    count = len(result.findings)
+    console.print(f"Drift check: {verdict}, {count} finding{'s' * (count != 1)} in {escape(where)}")
     for f in result.findings:
-        table.add_row(
-            f.rule,
-            escape(f.constraint_id),
-            escape(f.evidence),
-            f"{f.start}-{f.end}",
-            f"{f.confidence:.2f}",
-            escape(f.repair),
+        line = text.count("\n", 0, f.start) + 1
+        column = f.start - (text.rfind("\n", 0, f.start) + 1) + 1
+        colour = "red" if f.severity == "error" else "yellow"
+        console.print(
+            f"[bold]{escape(where)}:{line}:{column}[/] [{colour}]{f.rule}[/] "
+            f"{RULES.get(f.rule, '')} · [bold]{escape(f.constraint_id)}[/] · "
+            f"confidence {f.confidence:.2f}"
+            + (
+                f" [dim](under drift.block_confidence {block_confidence}: a hook would not stop "
+                "the agent for it)[/]"
+                if f.severity == "error" and f.confidence < block_confidence
+                else ""
+            ),
+            soft_wrap=True,
         )
-    return table
+        evidence = " ".join(f.evidence.split())
+        console.print(f"  [dim]│[/] {escape(evidence)}", soft_wrap=True)
+        console.print(f"  [green]repair[/]: {escape(f.repair)}", soft_wrap=True)
 
 
 def _read_input(source: str) -> str:
@@ -483,7 +497,12 @@ def _register_drift(app: typer.Typer, drift_app: typer.Typer, eval_app: typer.Ty
         if as_json:
             emit_json(result.as_dict())
         elif result.findings:
-            console.print(_findings_table(result))
+            print_findings(
+                result,
+                text,
+                "<stdin>" if source == "-" else source,
+                project.settings.drift.block_confidence,
+            )
         else:
             console.print(
                 f"[green]PASS[/]: no drift from {len(checker.invariants)} bound constraints"
