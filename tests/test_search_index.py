@@ -106,6 +106,24 @@ def test_secrets_and_gitignored_files_are_skipped_and_reported(tmp_path: Path) -
     assert "aws_secret" not in all_text and "ignored text" not in all_text
 
 
+def test_an_env_template_is_indexed_with_its_secrets_redacted(tmp_path: Path) -> None:
+    """``.env.example`` lists the variables a project needs; rule files ask agents to keep
+    it current. It is read like any file (a live value in it is still redacted), while
+    ``.env`` and ``.env.local`` stay refused by name."""
+    root = _copy_demo(tmp_path)
+    (root / ".env.example").write_text(
+        "STRIPE_WEBHOOK_TOLERANCE=300\nDB_PASSWORD=Zx9kqT4vLm2w8Rp\n"
+    )
+    (root / ".env.local").write_text("DB_PASSWORD=Zx9kqT4vLm2w8Rp\n")
+    report = _index(root, "hash")
+    skipped = dict(report.skipped)
+    assert ".env.example" in report.indexed and ".env.example" not in skipped
+    assert skipped[".env.local"].startswith("secret")
+    with SearchStore.for_state_dir(root / ".charter") as store:
+        text = " ".join(r["text"] for r in store.chunks_of(".env.example"))
+    assert "STRIPE_WEBHOOK_TOLERANCE" in text and "Zx9kqT4vLm2w8Rp" not in text
+
+
 def test_malformed_csv_and_yaml_are_reported_and_the_rest_indexed(tmp_path: Path) -> None:
     root = _copy_demo(tmp_path)
     (root / "sot" / "broken.csv").write_text("id,fee\nX-1,10,extra\n")

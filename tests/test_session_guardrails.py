@@ -174,6 +174,10 @@ def test_codex_apply_patch_is_checked_like_a_write(projects: dict[str, Path]) ->
 
     unscoped, executing = projects["unscoped"], projects["executing"]
     assert check(unscoped, "apply_patch", patch("Add File: .env")) == "deny"
+    # a committed template of it is not a secret file ("add every new variable to
+    # .env.example" is a rule the agent must be able to follow)
+    assert check(unscoped, "apply_patch", patch("Update File: .env.example")) == "allow"
+    assert check(unscoped, "apply_patch", patch("Update File: .env.local")) == "deny"
     assert check(unscoped, "apply_patch", patch("Update File: src/app/main.py")) == "allow"
     assert check(unscoped, "apply_patch", patch("Delete File: .git/config")) == "deny"
     moved = patch("Update File: src/app/main.py", "Move to: {root}/../elsewhere.py")

@@ -29,6 +29,7 @@ from charter.search.discover import (
     read_ignore_file,
 )
 from charter.search.noise import noise_rules
+from charter.secretscan.settings import is_env_template
 
 _ALWAYS_SKIP = frozenset({".git", ".charter", ".hg", ".svn", "__pycache__", "node_modules"})
 
@@ -64,6 +65,8 @@ def list_files(project: Project) -> Listing:
 
     def secret(rel: str, name: str) -> bool:
         low = name.lower()
+        if is_env_template(low):
+            return False  # .env.example: read, its content scanned like any file's
         if low.startswith(".env"):
             return True
         pattern = deny_code if is_source_file(low) else deny

@@ -140,7 +140,11 @@ def deny_globs_for(name: str, deny: Sequence[str]) -> list[str]:
 
 def is_secret(rel_path: str, deny: Sequence[str]) -> bool:
     """True for files that must never be indexed (matched on the file name or the path)."""
+    from charter.secretscan.settings import is_env_template
+
     name = rel_path.rsplit("/", 1)[-1].lower()
+    if is_env_template(name):
+        return False  # .env.example: read, and its content scanned like any file's
     if name.startswith(".env"):
         return True
     return any(
@@ -215,6 +219,10 @@ def file_kind(rel_path: str, settings: SearchSettings) -> str | None:
         return "adr" if is_adr_path(rel_path) else "markdown"
     if suffix in idx.text_extensions:
         return "text"
+    from charter.secretscan.settings import is_env_template
+
+    if is_env_template(rel_path.rsplit("/", 1)[-1]):
+        return "text"  # .env.example: the variables a project needs
     if suffix == ".csv" and (is_sot or suffix in idx.sot_extensions):
         return "csv"
     if suffix in (".yaml", ".yml") and suffix in idx.sot_extensions:

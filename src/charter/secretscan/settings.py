@@ -28,6 +28,20 @@ SECRET_FILE_GLOBS = (
 )
 
 
+#: Words that mark a committed template of an environment file (``.env.example``,
+#: ``.env.local.sample``, ``example.env``): it lists the variables a project needs with
+#: placeholder values, rule files ask agents to keep it current ("add every new variable
+#: to .env.example"), and its content is still scanned and redacted like any file's.
+ENV_TEMPLATE_WORDS = frozenset({"example", "sample", "template", "tmpl", "dist"})
+
+
+def is_env_template(name: str) -> bool:
+    """An environment file's committed template, by its name (keys and certificates
+    never are: an ``id_rsa.example`` is still a key)."""
+    parts = name.lower().split(".")
+    return "env" in parts and not ENV_TEMPLATE_WORDS.isdisjoint(parts)
+
+
 class SecretsSettings(Record):
     """``[secrets]`` in charter.toml."""
 

@@ -323,7 +323,11 @@ def _check_target(policy: Policy, path: str, why: str, flags: dict[str, bool]) -
 
 
 def _is_secret(name: str, secrets: tuple[str, ...]) -> bool:
+    from charter.secretscan.settings import is_env_template
+
     name = name.casefold()
+    if is_env_template(name):
+        return False
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in secrets)
 
 
