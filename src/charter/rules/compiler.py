@@ -402,9 +402,11 @@ def _constitution(
     )
     if constitution.truncated:
         report.warnings.append(
-            f"constitution overflow: {len(constitution.overflow_ids)} rule(s) beyond "
-            f"max_constitution_lines={settings.max_constitution_lines} or {token_cap} tokens "
-            "are retrieved per task instead"
+            f"constitution overflow: {len(constitution.overflow_ids)} rule(s) under "
+            "always-loaded headings did not fit the constitution's cap "
+            f"({settings.max_constitution_lines} lines, {token_cap} tokens: "
+            "rules.max_constitution_lines, rules.max_constitution_tokens); they are "
+            "retrieved per task like the other rules"
         )
     return constitution, per_source
 
