@@ -78,6 +78,63 @@ def print_findings(result: Any, text: str, where: str, block_confidence: float) 
         console.print(f"  [green]repair[/]: {escape(f.repair)}", soft_wrap=True)
 
 
+def _import_adrs(project: Any, paths: list[Path], *, dry_run: bool, as_json: bool) -> None:
+    from charter.decisions.adr import display_path
+    from charter.decisions.service import import_adrs
+
+    result = import_adrs(project, paths, dry_run=dry_run)
+    rows: list[dict[str, Any]] = []
+    for r in result.readings:
+        rid, outcome, note = r.id, r.outcome, r.note
+        if outcome == "accepted" and rid is not None:
+            if rid in result.renegotiate:
+                outcome, note = "renegotiate", result.renegotiate[rid]
+            elif rid in result.changed:
+                outcome = "bound"
+            else:
+                outcome, note = "unchanged", "already recorded"
+        rows.append(
+            {
+                "path": display_path(r.path, project.root),
+                "line": r.line or None,
+                "status": r.status,
+                "outcome": outcome,
+                "id": rid,
+                "question": r.item.get("question"),
+                "answer": r.answer,
+                "excluded": r.excluded if r.item else [],
+                "note": note,
+            }
+        )
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row["outcome"]] = counts.get(row["outcome"], 0) + 1
+    if as_json:
+        emit_json(
+            {
+                "adrs": rows,
+                "changed": result.changed,
+                "retired": result.retired,
+                "counts": counts,
+                "dry_run": dry_run,
+            }
+        )
+        return
+    table = Table(title="ADRs", show_lines=False)
+    for col in ("file", "outcome", "id", "answer / note"):
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        where = row["path"] + (f":{row['line']}" if row["line"] else "")
+        said = row["answer"] if row["outcome"] in ("bound", "unchanged") else row["note"]
+        table.add_row(escape(where), row["outcome"], escape(row["id"] or ""), escape(said or ""))
+    console.print(table)
+    for cid, note in result.retired.items():
+        console.print(f"[yellow]{escape(cid)}[/]: {escape(note)}")
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    verb = "would bind" if dry_run else "bound"
+    console.print(f"{summary}; {verb} {len(result.changed)}")
+
+
 def _read_input(source: str) -> str:
     from charter.fileio import read_text
 
@@ -141,22 +198,38 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
 
     @decisions_app.command("import")
     def import_cmd(
-        file: Path = typer.Argument(..., help="intake form (.md), YAML or JSON"),
+        files: list[Path] = typer.Argument(
+            ..., metavar="FILE...", help="intake form (.md), YAML or JSON; with --adr: ADRs"
+        ),
+        adr: bool = typer.Option(
+            False, "--adr", help="read MADR / Nygard ADRs (files or folders) and bind accepted ones"
+        ),
+        dry_run: bool = typer.Option(False, "--dry-run", help="report only; store nothing"),
         project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
-        """Import constraints from another stage (intake form, YAML, JSON)."""
+        """Import constraints from another stage (intake form, YAML, JSON, or ADRs)."""
         from charter.decisions.intake import import_file
-        from charter.decisions.service import record
+        from charter.decisions.merge import upsert
+        from charter.decisions.service import load_decisions, record
 
         project = load_project(project_dir)
-        incoming = import_file(file, project.settings.decisions.default_priority)
-        changed = record(project, incoming, "import")
+        if adr:
+            _import_adrs(project, files, dry_run=dry_run, as_json=as_json)
+            return
+        if len(files) != 1:
+            raise CharterError("import reads one intake file at a time (several with --adr)")
+        incoming = import_file(files[0], project.settings.decisions.default_priority)
+        if dry_run:
+            _, changed = upsert(load_decisions(project), incoming)
+        else:
+            changed = record(project, incoming, "import")
         if as_json:
-            emit_json({"changed": changed, **incoming.to_canonical()})
+            emit_json({"changed": changed, "dry_run": dry_run, **incoming.to_canonical()})
             return
         console.print(_decisions_table(incoming.pgc_clarifications))
-        console.print(f"imported {len(incoming.pgc_clarifications)} ({len(changed)} changed)")
+        verb = "would import" if dry_run else "imported"
+        console.print(f"{verb} {len(incoming.pgc_clarifications)} ({len(changed)} changed)")
 
     @decisions_app.command("add")
     def add_cmd(

@@ -104,8 +104,8 @@ def load_document(path: Path) -> Any:
             raise CharterError(
                 f"{path}: not a Markdown intake form (no '- [x] id: Label' choices, "
                 "'Answer:' lines or '## Excluded' list under '## ID: question' headings); "
-                "an ADR is prose: write each decision it binds as a form item (see "
-                "docs/decisions.md, 'Markdown intake form') and import that"
+                "for an ADR (MADR or Nygard) use `charter decisions import --adr`, or write "
+                "each decision it binds as a form item (docs/decisions.md) and import that"
             )
         return form
     if path.suffix.lower() == ".json":

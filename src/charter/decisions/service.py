@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,7 @@ from charter.errors import CharterError
 from charter.fileio import read_text
 
 if TYPE_CHECKING:
+    from charter.decisions.adr import AdrReading
     from charter.embed.base import Embedder
 
 _CHECKERS: dict[tuple[str, str, bool], DriftChecker] = {}
@@ -73,6 +75,100 @@ def record(project: Project, incoming: PgcClarifications, op: str) -> list[str]:
 
     store.update(apply)
     return changed
+
+
+@dataclass
+class AdrImport:
+    """What ``charter decisions import --adr`` read and recorded."""
+
+    readings: list[AdrReading]
+    changed: list[str] = field(default_factory=list)
+    #: bound decisions an ADR now records differently: never rebound by an import
+    renegotiate: dict[str, str] = field(default_factory=dict)
+    #: bound decisions whose ADR is no longer accepted (superseded, deprecated, …)
+    retired: dict[str, str] = field(default_factory=dict)
+
+
+def import_adrs(project: Project, paths: list[Path], *, dry_run: bool = False) -> AdrImport:
+    """Bind the decisions accepted ADRs record (see :mod:`charter.decisions.adr`).
+
+    The same store path as every import: one read-modify-write under the store's lock,
+    one history line (op ``import``) whose reason cites each changed id's ADR path:line.
+    A bound decision is never changed here: an ADR that now chooses another option (or
+    lists other options) is reported for ``charter decisions renegotiate``, and one that
+    was superseded is reported, not silently revoked. ``dry_run`` decides on the same
+    state and writes nothing.
+    """
+    from charter.decisions.adr import adr_id, display_path, read_adrs
+
+    result = AdrImport(read_adrs(paths, project.root))
+    entries: list[tuple[Clarification, str]] = []
+    for reading in result.readings:
+        if reading.outcome != "accepted":
+            continue
+        cite = f"{display_path(reading.path, project.root)}:{reading.line}"
+        try:
+            entry = build_clarification(
+                reading.item,
+                reading.item,
+                cite,
+                default_priority=project.settings.decisions.default_priority,
+            )
+        except CharterError as exc:
+            reading.outcome, reading.note, reading.item = "unreadable", str(exc), {}
+            continue
+        entries.append((entry, cite))
+
+    def decide(current: PgcClarifications) -> Change | None:
+        result.renegotiate.clear()
+        result.retired.clear()
+        fresh: list[Clarification] = []
+        cites: dict[str, str] = {}
+        for entry, cite in entries:
+            old = current.get(entry.id)
+            if old is not None and old.binding and old.to_canonical() != entry.to_canonical():
+                result.renegotiate[entry.id] = _adr_conflict(old, entry, cite)
+                continue
+            fresh.append(entry)
+            cites[entry.id] = cite
+        for reading in result.readings:
+            old = current.get(adr_id(reading.path))
+            if reading.outcome == "skipped" and reading.status and old and old.binding:
+                result.retired[old.id] = (
+                    f"{display_path(reading.path, project.root)} is now {reading.status}; "
+                    f"revoke it with `charter decisions renegotiate {old.id} "
+                    "--answer undecided`"
+                )
+        merged, result.changed = upsert(current, PgcClarifications(pgc_clarifications=fresh))
+        if not result.changed or dry_run:
+            return None
+        reason = "ADR import: " + "; ".join(f"{i} ← {cites[i]}" for i in result.changed)
+        return Change(merged, "import", new_value=result.changed, reason=reason)
+
+    store = store_for(project)
+    if dry_run:
+        decide(store.load())
+    else:
+        store.update(decide)
+    return result
+
+
+def _adr_conflict(old: Clarification, new: Clarification, cite: str) -> str:
+    bound = old.user_answer_label or old.user_answer
+    if new.user_answer != old.user_answer:
+        label = new.user_answer_label or new.user_answer
+        if any(c.id == new.user_answer for c in old.choices):
+            how = (
+                f"confirm with `charter decisions renegotiate {old.id} --answer "
+                f"{new.user_answer} --reason ...`"
+            )
+        else:
+            how = f"{label!r} is not one of its recorded options: renegotiate {old.id}"
+        return f"{cite} now chooses {label!r}, bound is {bound!r}; not rebound: {how}"
+    return (
+        f"{cite} records bound {old.id} ({bound!r}) with another question or options; "
+        "not changed (a bound decision changes only through renegotiation)"
+    )
 
 
 def add_decision(project: Project, spec: dict[str, Any]) -> Clarification:

@@ -1,0 +1,419 @@
+"""Read the decision an Architecture Decision Record already records (MADR and Nygard).
+
+``charter decisions import --adr PATH…`` turns each *accepted* ADR whose outcome names
+one of its considered options into an intake item (question, choices, answer); the
+store's import path then binds it like any other (``must`` by default: an accepted
+architecture decision is one downstream work must follow).
+
+The file is parsed with markdown-it (as :mod:`charter.rules.blocks` does) and sections
+are found by heading text, from a small vocabulary of the two formats' own section names
+(generic ADR vocabulary, not any project's wording):
+
+- title: the first ``#`` heading, else front matter ``title``; a leading number or
+  ``ADR-NNNN:`` is dropped;
+- status: front matter ``status``, a ``Status`` section, or a ``Status: …`` line
+  (MADR 2's ``* Status: accepted`` bullet, ``**Status**: Accepted``);
+- options: the first list under ``Considered Options`` / ``Options Considered`` /
+  ``Alternatives Considered`` / ``Considered Alternatives`` / ``Options`` /
+  ``Alternatives``; an item's label is its bold lead, else its text before ``: ``;
+- decision: ``Decision Outcome`` (MADR) or ``Decision`` (Nygard). A paragraph or bullet
+  ``Chosen option: …`` names the option by number (``option 2``), by quoted or bold label,
+  or by the text before ``because``; without it the section must name exactly one
+  option's label.
+
+Nothing is guessed: an ADR whose decision names no single option is reported
+``unreadable`` with the reason, and the user writes an intake form for it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from charter.decisions.merge import _slug
+from charter.errors import CharterError
+from charter.fileio import read_text
+
+if TYPE_CHECKING:
+    from markdown_it.tree import SyntaxTreeNode
+
+ADR_SUFFIXES = (".md", ".markdown", ".mdx")
+
+#: Section names of the two formats, lower-cased (a trailing colon is ignored).
+STATUS_HEADINGS = frozenset({"status"})
+OPTIONS_HEADINGS = frozenset(
+    {
+        "considered options",
+        "options considered",
+        "alternatives considered",
+        "considered alternatives",
+        "options",
+        "alternatives",
+    }
+)
+DECISION_HEADINGS = frozenset({"decision outcome", "decision"})
+
+#: Lifecycle words of ADR statuses; any of the first three wins over ``accepted`` (an
+#: "Accepted, superseded by 0007" ADR never binds).
+_RETIRED = ("superseded", "deprecated", "rejected")
+_TITLE_NUMBER = re.compile(r"^(?:adr)?[\s-]*\d+\s*[.:\-–—)]?\s*", re.I)
+_FIELD = re.compile(r"^\s*(?P<key>status|chosen option)\s*:\s*(?P<value>.*)$", re.I | re.S)
+_OPTION_NUMBER = re.compile(r"^(?:option\s*)?(?P<n>\d+)\b\s*[,:.)-]?\s*", re.I)
+_TAG_LINE = re.compile(r"^\s*</?[A-Za-z][^>]*>\s*$")
+_QUOTED = re.compile(r"^[\"“'‘«](?P<label>[^\"”'’»]+)[\"”'’»]")
+
+
+@dataclass
+class AdrReading:
+    """What was read from one ADR file."""
+
+    path: Path
+    outcome: str  # "accepted" (an intake item), "skipped" or "unreadable"
+    note: str = ""
+    status: str | None = None
+    line: int = 0  # 1-based line of the decision (the citation)
+    item: dict[str, Any] = field(default_factory=dict)  # the intake item, when accepted
+
+    @property
+    def id(self) -> str | None:
+        value = self.item.get("id")
+        return str(value) if value else None
+
+    @property
+    def answer(self) -> str | None:
+        value = self.item.get("answer")
+        return str(value) if value else None
+
+    @property
+    def excluded(self) -> list[str]:
+        return [c for c in self.item.get("choices", []) if c != self.answer]
+
+
+def adr_files(paths: list[Path]) -> list[Path]:
+    """The Markdown files named, and those under the folders named (sorted, no hidden)."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = [
+                p
+                for p in sorted(path.rglob("*"))
+                if p.is_file()
+                and p.suffix.lower() in ADR_SUFFIXES
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            ]
+            if not found:
+                raise CharterError(f"{path}: no Markdown files (.md, .markdown, .mdx)")
+            out.extend(found)
+        elif path.is_file():
+            out.append(path)
+        else:
+            raise CharterError(f"{path}: no such file or folder")
+    seen: set[Path] = set()
+    unique = []
+    for p in out:
+        key = p.resolve()
+        if key not in seen:
+            seen.add(key)
+            unique.append(p)
+    return unique
+
+
+def adr_id(path: Path) -> str:
+    """A stable id from the file name: ``0004-message-broker.md`` → ``ADR-0004-message-broker``."""
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem).strip("-.") or "adr"
+    stem = re.sub(r"^adr[-_]+", "", stem, flags=re.I) or stem
+    return f"ADR-{stem}"
+
+
+# -- Markdown ---------------------------------------------------------------------------
+
+
+def _plain(node: SyntaxTreeNode) -> str:
+    """The visible text of an inline subtree (markup and inline HTML dropped)."""
+    if node.type in ("text", "code_inline"):
+        return node.content
+    if node.type in ("softbreak", "hardbreak"):
+        return " "
+    if node.type == "html_inline":
+        return ""
+    return "".join(_plain(child) for child in node.children)
+
+
+def _inline(block: SyntaxTreeNode) -> SyntaxTreeNode | None:
+    for child in block.children:
+        if child.type == "inline":
+            return child
+    return None
+
+
+def _block_text(block: SyntaxTreeNode) -> str:
+    """Plain text of a paragraph or heading (or of a list item's first paragraph)."""
+    if block.type == "list_item":
+        paragraphs = [c for c in block.children if c.type == "paragraph"]
+        return _block_text(paragraphs[0]) if paragraphs else ""
+    inline = _inline(block)
+    text = _plain(inline) if inline is not None else ""
+    text = re.sub(r"\{/\*.*?\*/\}", "", text)  # MDX comments
+    return " ".join(text.split())
+
+
+def _heading_key(node: SyntaxTreeNode) -> str:
+    return re.sub(r"^[\d.\s]+", "", _block_text(node)).rstrip(":").strip().lower()
+
+
+@dataclass
+class _Section:
+    heading: SyntaxTreeNode
+    blocks: list[SyntaxTreeNode]
+
+
+def _sections(nodes: list[SyntaxTreeNode]) -> list[_Section]:
+    """Each heading with the blocks up to the next heading of the same or a higher level
+    (so a ``### Consequences`` stays inside ``## Decision Outcome``)."""
+    out: list[_Section] = []
+    for index, node in enumerate(nodes):
+        if node.type != "heading":
+            continue
+        level = int(node.tag[1])
+        blocks = []
+        for later in nodes[index + 1 :]:
+            if later.type == "heading" and int(later.tag[1]) <= level:
+                break
+            blocks.append(later)
+        out.append(_Section(node, blocks))
+    return out
+
+
+def _find(sections: list[_Section], names: frozenset[str]) -> _Section | None:
+    for section in sections:
+        if _heading_key(section.heading) in names:
+            return section
+    return None
+
+
+def _items_and_paragraphs(blocks: list[SyntaxTreeNode]) -> list[SyntaxTreeNode]:
+    """Paragraphs and list items in document order (nested lists flattened)."""
+    out: list[SyntaxTreeNode] = []
+    for block in blocks:
+        if block.type == "paragraph":
+            out.append(block)
+        elif block.type in ("bullet_list", "ordered_list"):
+            for item in block.children:
+                out.append(item)
+                out.extend(
+                    _items_and_paragraphs(
+                        [c for c in item.children if c.type in ("bullet_list", "ordered_list")]
+                    )
+                )
+        elif block.type == "blockquote":
+            out.extend(_items_and_paragraphs(block.children))
+        elif block.type == "html_block":
+            # an MDX component (<Info>…</Info>) or HTML wrapper around Markdown lines:
+            # its tag-only lines dropped, the rest is read as Markdown
+            from charter.rules.blocks import _tree
+
+            inner = "\n".join(
+                line for line in block.content.split("\n") if not _TAG_LINE.match(line)
+            )
+            out.extend(_items_and_paragraphs(list(_tree(inner).children)))
+    return out
+
+
+def _option_label(item: SyntaxTreeNode) -> str:
+    """An option's label: its bold lead, else its text before ``: ``, else its text."""
+    paragraphs = [c for c in item.children if c.type == "paragraph"]
+    inline = _inline(paragraphs[0]) if paragraphs else None
+    if inline is None:
+        return ""
+    children = [c for c in inline.children if not (c.type == "text" and not c.content.strip())]
+    if children and children[0].type == "strong":
+        label = _plain(children[0])
+    else:
+        text = _block_text(item)
+        label = text.split(": ", 1)[0] if ": " in text else text
+    return label.strip().strip("\"“”'`").strip(" ,.;:").strip()
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+# -- reading one ADR ----------------------------------------------------------------------
+
+
+def _status(meta: dict[str, Any], sections: list[_Section], nodes: list[SyntaxTreeNode]) -> str:
+    if isinstance(meta.get("status"), str) and meta["status"].strip():
+        return str(meta["status"])
+    section = _find(sections, STATUS_HEADINGS)
+    if section is not None:
+        texts = [_block_text(b) for b in _items_and_paragraphs(section.blocks)]
+        return " ".join(t for t in texts if t)
+    for block in _items_and_paragraphs([n for n in nodes if n.type != "heading"]):
+        found = _FIELD.match(_block_text(block))
+        if found and found.group("key").lower() == "status":
+            return found.group("value")
+    return ""
+
+
+def status_word(text: str) -> str:
+    """``accepted``, ``superseded``, … — the lifecycle state a status text states."""
+    words = re.findall(r"[a-z]+", text.lower())
+    for retired in _RETIRED:
+        if retired in words:
+            return retired
+    if "accepted" in words:
+        return "accepted"
+    return words[0] if words else ""
+
+
+def _chosen(
+    decision: _Section, options: list[str]
+) -> tuple[str | None, SyntaxTreeNode | None, str]:
+    """(chosen label, the block that names it, why not) from a Decision section."""
+    for block in _items_and_paragraphs(decision.blocks):
+        found = _FIELD.match(_block_text(block))
+        if not found or found.group("key").lower() != "chosen option":
+            continue
+        value = found.group("value").strip()
+        number = _OPTION_NUMBER.match(value)
+        by_number = None
+        if number:
+            n = int(number.group("n"))
+            if not 1 <= n <= len(options):
+                return None, block, f"'Chosen option' names option {n} of {len(options)}"
+            by_number = options[n - 1]
+            value = value[number.end() :]
+        quoted = _QUOTED.match(value)
+        if quoted:
+            said = quoted.group("label")
+        else:
+            said = re.split(r",?\s+because\b", value, maxsplit=1, flags=re.I)[0]
+        said = said.strip().strip(" ,.;:")
+        matches = _matching(said, options) if _norm(said) else []
+        if by_number is not None and (not matches or matches == [by_number]):
+            return by_number, block, ""
+        if by_number is not None:
+            return None, block, f"'Chosen option' says option {n} but names {said!r}"
+        if len(matches) == 1:
+            return matches[0], block, ""
+        what = "several" if matches else "none"
+        return None, block, f"'Chosen option: {said}' matches {what} of the considered options"
+    named: list[tuple[str, SyntaxTreeNode]] = []
+    for block in _items_and_paragraphs(decision.blocks):
+        text = f" {_norm(_block_text(block))} "
+        for option in options:
+            if f" {_norm(option)} " in text and option not in [n for n, _ in named]:
+                named.append((option, block))
+    if len(named) == 1:
+        return named[0][0], named[0][1], ""
+    if named:
+        which = ", ".join(repr(n) for n, _ in named)
+        return None, None, f"the Decision section names several listed options ({which})"
+    return None, None, f"the Decision section names none of the {len(options)} listed options"
+
+
+def _matching(said: str, options: list[str]) -> list[str]:
+    key = _norm(said)
+    exact = [o for o in options if _norm(o) == key]
+    if exact:
+        return exact
+    return [o for o in options if _norm(o).startswith(key + " ") or key.startswith(_norm(o) + " ")]
+
+
+def read_adr(path: Path, display: str | None = None) -> AdrReading:
+    """Read one ADR file (never raises for content; unreadable files are reported)."""
+    from charter.rules.blocks import _tree
+    from charter.search.chunks import frontmatter
+
+    shown = display or str(path)
+    text = read_text(path, what="ADR").removeprefix("\ufeff")
+    if "template" in path.stem.lower():
+        return AdrReading(path, "skipped", "a template, not a decision")
+    if path.stem.lower() in ("readme", "index"):
+        return AdrReading(path, "skipped", "an index, not a decision")
+    meta, fm_lines = frontmatter(text, shown)
+    body = "\n".join(text.split("\n")[fm_lines:])
+    nodes = list(_tree(body).children)
+    sections = _sections(nodes)
+    decision = _find(sections, DECISION_HEADINGS)
+    status_text = _status(meta, sections, nodes)
+    if decision is None and not status_text:
+        return AdrReading(path, "skipped", "not an ADR (no Status and no Decision section)")
+    status = status_word(status_text)
+    if not status:
+        return AdrReading(path, "unreadable", "no Status found (only accepted ADRs bind)")
+    if status != "accepted":
+        shown_status = " ".join(status_text.split())[:80]
+        return AdrReading(path, "skipped", f"status {shown_status!r}", status=status)
+    titles = [s.heading for s in sections if s.heading.tag == "h1"]
+    title = _block_text(titles[0]) if titles else str(meta.get("title") or "").strip()
+    title = _TITLE_NUMBER.sub("", title).strip() or title
+    reading = AdrReading(path, "unreadable", status=status)
+    if not title:
+        reading.note = "no title (a '# Title' heading or front matter 'title')"
+        return reading
+    if decision is None:
+        reading.note = "no 'Decision' or 'Decision Outcome' section"
+        return reading
+    reading.line = fm_lines + (decision.heading.map or [0])[0] + 1
+    options_section = _find(sections, OPTIONS_HEADINGS)
+    lists = [
+        b
+        for b in (options_section.blocks if options_section else [])
+        if b.type in ("bullet_list", "ordered_list")
+    ]
+    if not lists:
+        reading.note = "no 'Considered Options' list, so no option to bind"
+        return reading
+    options = [_option_label(item) for item in lists[0].children]
+    options = [o for o in options if o]
+    slugs = [_slug(o) for o in options]
+    if len(set(slugs)) != len(slugs):
+        reading.note = "two considered options have the same name"
+        return reading
+    chosen, block, why = _chosen(decision, options)
+    if chosen is None:
+        reading.note = why
+        if block is not None:
+            reading.line = fm_lines + (block.map or [0])[0] + 1
+        return reading
+    if block is not None:
+        reading.line = fm_lines + (block.map or [0])[0] + 1
+    reading.outcome = "accepted"
+    reading.item = {
+        "id": adr_id(path),
+        "question": title,
+        "answer_type": "single_choice",
+        "choices": options,
+        "answer": chosen,
+    }
+    return reading
+
+
+def read_adrs(paths: list[Path], root: Path | None = None) -> list[AdrReading]:
+    """Every ADR under ``paths``; a second file with the same id is reported unreadable."""
+    readings: list[AdrReading] = []
+    seen: dict[str, Path] = {}
+    for path in adr_files(paths):
+        reading = read_adr(path, display_path(path, root))
+        if reading.id is not None:
+            if reading.id in seen:
+                reading.outcome = "unreadable"
+                reading.note = f"same id {reading.id} as {display_path(seen[reading.id], root)}"
+                reading.item = {}
+            else:
+                seen[reading.id] = path
+        readings.append(reading)
+    return readings
+
+
+def display_path(path: Path, root: Path | None) -> str:
+    """``path`` relative to the project root when inside it (the citation's form)."""
+    if root is not None:
+        try:
+            return path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            pass
+    return str(path)

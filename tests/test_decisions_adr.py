@@ -1,0 +1,244 @@
+"""`charter decisions import --adr`: accepted MADR / Nygard ADRs bind through the store.
+
+Real files in a temporary repository and the real decision store (hash-chained history,
+lock); the ADRs are invented, written in the two formats' own section names.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+MADR = """---
+status: accepted
+date: 2026-03-02
+---
+# Use PostgreSQL as the system of record
+
+## Context and Problem Statement
+
+Orders, invoices and stock need one durable store. Which database holds them?
+
+## Considered Options
+
+* PostgreSQL
+* MongoDB
+* DynamoDB
+
+## Decision Outcome
+
+Chosen option: "PostgreSQL", because the team already runs it and needs transactions.
+
+### Consequences
+
+* Good, because reports can join across tables.
+"""
+
+NYGARD = """# 7. Message broker for domain events
+
+## Status
+
+Accepted
+
+## Context
+
+Services publish domain events that several consumers read.
+
+## Options
+
+- **RabbitMQ**: operations already run it.
+- **Kafka**: replayable log, one more cluster to run.
+
+## Decision
+
+We will publish domain events on RabbitMQ, one exchange per bounded context.
+
+## Consequences
+
+Consumers bind their own queues.
+"""
+
+PROPOSED = """# 8. Cache layer
+
+* Status: proposed
+
+## Considered Options
+
+* Redis
+* Memcached
+
+## Decision Outcome
+
+Chosen option: "Redis", because it is already deployed.
+"""
+
+SUPERSEDED = """# 3. Queue for background jobs
+
+## Status
+
+Accepted
+
+Superseded by [9. Background jobs in the database](0009-jobs-in-db.md)
+
+## Considered Options
+
+1. Celery
+2. RQ
+
+## Decision
+
+Chosen option: option 1 "Celery", because we know it.
+"""
+
+NO_OPTION = """# 10. Error handling
+
+## Status
+
+Accepted
+
+## Alternatives Considered
+
+- **Bare 500 errors**: pages on-call.
+- **422 for business errors**: misleads clients.
+
+## Decision
+
+Business errors raise status-coded exceptions; 422 is reserved for payload validation.
+"""
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    folder = root / "docs" / "adr"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def _import(run: Run, repo: Path, *args: str) -> dict:
+    res = run("decisions", "import", "--adr", *args, "--json", cwd=repo)
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)
+
+
+def _rows(out: dict) -> dict[str, dict]:
+    return {Path(r["path"]).name: r for r in out["adrs"]}
+
+
+def _bound(run: Run, repo: Path) -> dict[str, dict]:
+    res = run("decisions", "list", "--json", "--binding", cwd=repo)
+    assert res.returncode == 0, res.stderr
+    return {e["id"]: e for e in json.loads(res.stdout)["pgc_clarifications"]}
+
+
+def test_madr_and_nygard_bind_with_answer_excluded_and_provenance(
+    repo: Path, run_charter: Run
+) -> None:
+    folder = _write(repo, {"0001-use-postgresql.md": MADR, "0007-message-broker.md": NYGARD})
+    out = _import(run_charter, repo, str(folder))
+    rows = _rows(out)
+    madr, nygard = rows["0001-use-postgresql.md"], rows["0007-message-broker.md"]
+    assert (madr["outcome"], madr["id"], madr["answer"]) == (
+        "bound",
+        "ADR-0001-use-postgresql",
+        "PostgreSQL",
+    )
+    assert madr["excluded"] == ["MongoDB", "DynamoDB"]
+    # the citation is the project-relative path and the line of "Chosen option" (front
+    # matter counted)
+    assert f"{madr['path']}:{madr['line']}" == "docs/adr/0001-use-postgresql.md:19"
+    assert (nygard["outcome"], nygard["answer"], nygard["excluded"]) == (
+        "bound",
+        "RabbitMQ",
+        ["Kafka"],
+    )
+    assert nygard["line"] == 18
+
+    bound = _bound(run_charter, repo)
+    pg = bound["ADR-0001-use-postgresql"]
+    assert pg["text"] == "Use PostgreSQL as the system of record"
+    assert (pg["priority"], pg["binding_reason"]) == ("must", "must_answered")
+    assert pg["user_answer_label"] == "PostgreSQL"
+    assert bound["ADR-0007-message-broker"]["text"] == "Message broker for domain events"
+
+    res = run_charter("decisions", "invariants", "--json", cwd=repo)
+    statements = {i["id"]: i["statement"] for i in json.loads(res.stdout)["invariants"]}
+    assert "Excluded: MongoDB, DynamoDB" in statements["ADR-0001-use-postgresql"]
+
+    res = run_charter("decisions", "history", "--json", cwd=repo)
+    (line,) = json.loads(res.stdout)["history"]
+    assert line["op"] == "import"
+    assert "ADR-0001-use-postgresql ← docs/adr/0001-use-postgresql.md:19" in line["reason"]
+    assert run_charter("decisions", "verify", cwd=repo).returncode == 0
+
+    res = run_charter("drift", "check", "-", cwd=repo, stdin="Let's store orders in MongoDB.")
+    assert res.returncode == 1 and "ADR-0001-use-postgresql" in res.stdout
+
+
+def test_proposed_and_superseded_are_skipped_and_no_option_is_unreadable(
+    repo: Path, run_charter: Run
+) -> None:
+    folder = _write(
+        repo,
+        {
+            "0003-job-queue.md": SUPERSEDED,
+            "0008-cache.md": PROPOSED,
+            "0010-errors.md": NO_OPTION,
+            "README.md": "# Decisions\n\nThe ADRs of this project.\n",
+        },
+    )
+    out = _import(run_charter, repo, str(folder))
+    rows = _rows(out)
+    assert rows["0003-job-queue.md"]["outcome"] == "skipped"
+    assert rows["0003-job-queue.md"]["status"] == "superseded"
+    assert "Superseded by" in rows["0003-job-queue.md"]["note"]
+    assert (rows["0008-cache.md"]["outcome"], rows["0008-cache.md"]["status"]) == (
+        "skipped",
+        "proposed",
+    )
+    assert rows["0010-errors.md"]["outcome"] == "unreadable"
+    assert "names none of the 2 listed options" in rows["0010-errors.md"]["note"]
+    assert rows["README.md"]["outcome"] == "skipped"
+    assert out["changed"] == []
+    assert _bound(run_charter, repo) == {}
+
+
+def test_reimport_is_idempotent_and_a_changed_choice_is_not_rebound(
+    repo: Path, run_charter: Run
+) -> None:
+    folder = _write(repo, {"0001-use-postgresql.md": MADR})
+    adr = folder / "0001-use-postgresql.md"
+    assert _import(run_charter, repo, str(adr))["changed"] == ["ADR-0001-use-postgresql"]
+    history = repo / ".charter" / "decisions" / "history.jsonl"
+    before = history.read_text(encoding="utf-8")
+
+    again = _import(run_charter, repo, str(folder))
+    assert again["changed"] == [] and again["counts"] == {"unchanged": 1}
+    assert history.read_text(encoding="utf-8") == before
+
+    adr.write_text(MADR.replace('Chosen option: "PostgreSQL"', 'Chosen option: "MongoDB"'))
+    dry = _import(run_charter, repo, str(folder), "--dry-run")
+    changed = _import(run_charter, repo, str(folder))
+    for out in (dry, changed):
+        (row,) = out["adrs"]
+        assert row["outcome"] == "renegotiate" and out["changed"] == []
+        assert "renegotiate ADR-0001-use-postgresql --answer mongodb" in row["note"]
+    assert history.read_text(encoding="utf-8") == before
+    assert _bound(run_charter, repo)["ADR-0001-use-postgresql"]["user_answer"] == "postgresql"
+
+    # superseded after it was bound: reported with how to revoke it, never revoked silently
+    adr.write_text(MADR.replace("status: accepted", "status: superseded by ADR-0012"))
+    out = _import(run_charter, repo, str(folder))
+    assert "--answer undecided" in out["retired"]["ADR-0001-use-postgresql"]
+    assert _bound(run_charter, repo)["ADR-0001-use-postgresql"]["binding"] is True
+
+
+def test_a_prose_adr_without_adr_flag_is_still_refused(repo: Path, run_charter: Run) -> None:
+    adr = _write(repo, {"0001-use-postgresql.md": MADR}) / "0001-use-postgresql.md"
+    res = run_charter("decisions", "import", str(adr), cwd=repo)
+    assert res.returncode == 2 and "--adr" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
