@@ -168,6 +168,8 @@ def test_madr_and_nygard_bind_with_answer_excluded_and_provenance(
     res = run_charter("decisions", "invariants", "--json", cwd=repo)
     statements = {i["id"]: i["statement"] for i in json.loads(res.stdout)["invariants"]}
     assert "Excluded: MongoDB, DynamoDB" in statements["ADR-0001-use-postgresql"]
+    # the statement's topic is the record's, not its kind and number ("Adr 0001 use …")
+    assert statements["ADR-0001-use-postgresql"].startswith("Use postgresql: ")
 
     res = run_charter("decisions", "history", "--json", cwd=repo)
     (line,) = json.loads(res.stdout)["history"]

@@ -27,10 +27,20 @@ _TRAIL = re.compile(
 )
 
 
+#: A record's kind and number leading its id (``ADR-0004-…``): format, not topic.
+_RECORD_PREFIX = frozenset({"adr", "rfc", "mdr", "decision"})
+
+
 def topic_of(entry: Clarification) -> str:
-    """A short human topic from the id: ``TARGET_PLATFORM`` → ``Target platform``."""
-    words = re.split(r"[_\-.:\s]+", entry.id.strip())
-    text = " ".join(w.lower() for w in words if w)
+    """A short human topic from the id: ``TARGET_PLATFORM`` → ``Target platform``;
+    ``ADR-0004-dynamic-mapping-dsl`` → ``Dynamic mapping dsl``."""
+    words = [w for w in re.split(r"[_\-.:\s]+", entry.id.strip()) if w]
+    lead = 0
+    while lead < len(words) - 1 and (
+        words[lead].lower() in _RECORD_PREFIX or words[lead].isdigit()
+    ):
+        lead += 1
+    text = " ".join(w.lower() for w in words[lead:])
     return text[:1].upper() + text[1:] if text else entry.id
 
 
