@@ -214,6 +214,9 @@ def test_reimport_is_idempotent_and_a_changed_choice_is_not_rebound(
 ) -> None:
     folder = _write(repo, {"0001-use-postgresql.md": MADR})
     adr = folder / "0001-use-postgresql.md"
+    preview = _import(run_charter, repo, str(adr), "--dry-run")
+    assert [r["outcome"] for r in preview["adrs"]] == ["would bind"]
+    assert not (repo / ".charter" / "decisions" / "history.jsonl").exists()
     assert _import(run_charter, repo, str(adr))["changed"] == ["ADR-0001-use-postgresql"]
     history = repo / ".charter" / "decisions" / "history.jsonl"
     before = history.read_text(encoding="utf-8")

@@ -90,7 +90,7 @@ def _import_adrs(project: Any, paths: list[Path], *, dry_run: bool, as_json: boo
             if rid in result.renegotiate:
                 outcome, note = "renegotiate", result.renegotiate[rid]
             elif rid in result.changed:
-                outcome = "bound"
+                outcome = "would bind" if dry_run else "bound"
             else:
                 outcome, note = "unchanged", "already recorded"
         rows.append(
@@ -125,7 +125,9 @@ def _import_adrs(project: Any, paths: list[Path], *, dry_run: bool, as_json: boo
         table.add_column(col, overflow="fold")
     for row in rows:
         where = row["path"] + (f":{row['line']}" if row["line"] else "")
-        said = row["answer"] if row["outcome"] in ("bound", "unchanged") else row["note"]
+        said = (
+            row["answer"] if row["outcome"] in ("bound", "would bind", "unchanged") else row["note"]
+        )
         table.add_row(escape(where), row["outcome"], escape(row["id"] or ""), escape(said or ""))
     console.print(table)
     for cid, note in result.retired.items():
