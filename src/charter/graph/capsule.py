@@ -18,7 +18,16 @@ from typing import Any
 from charter.graph.model import CONTRACT_TYPES
 
 SCHEMA_VERSION = "3.0.0-draft"
-_ENTRY_NAMES = ("__main__.py", "main.py", "cli.py", "app.py", "index.ts", "index.js", "main.ts")
+_ENTRY_NAMES = (
+    "__main__.py",
+    "main.py",
+    "cli.py",
+    "app.py",
+    "index.ts",
+    "index.js",
+    "main.ts",
+    "main.go",
+)
 
 
 def _module_map(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
@@ -32,6 +41,7 @@ def _module_map(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
                 "typescript",
                 "tsx",
                 "javascript",
+                "go",
             ):
                 continue
             package = path.rsplit("/", 1)[0] if "/" in path else "."

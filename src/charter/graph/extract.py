@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from charter.graph import docs, extract_js, extract_python, frontend
+from charter.graph import docs, extract_go, extract_js, extract_python, frontend
 from charter.graph.parsers import language_of
 from charter.graph.text import code_terms
 
@@ -38,7 +38,6 @@ _TEXT_SUFFIXES = (
     ".ini",
     ".sql",
     ".sh",
-    ".go",
     ".rs",
     ".java",
     ".rb",
@@ -109,6 +108,7 @@ _TEXT_SUFFIXES = (
 _TEXT_NAMES = frozenset(
     ["makefile", "dockerfile", "gemfile", "rakefile", "justfile", "dune", "dune-project"]
 )
+_GO_MODULE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
 _MAX_TERMS_BYTES = 400_000  # terms of larger text files are cut here (bounded memory)
 
 
@@ -212,6 +212,10 @@ def extract_file(
         record["language"] = "binary"
         return record
     if language is None:
+        if lower.rsplit("/", 1)[-1] == "go.mod":
+            module = _GO_MODULE.search(data.decode("utf-8", errors="replace"))
+            if module:  # imports of this module's packages resolve to its folders
+                record["go_module"] = module.group(1).strip('"')
         return record
     text = data.decode("utf-8", errors="replace")
     if scrub is not None:  # symbols come from the bytes (names and lines only)
@@ -221,6 +225,8 @@ def extract_file(
             record.update(extract_python.extract(data))
         elif language in ("javascript", "typescript", "tsx"):
             record.update(extract_js.extract(data, language))
+        elif language == "go":
+            record.update(extract_go.extract(data))
         elif language == "markdown":
             record.update(docs.extract(text))
     except (ValueError, RecursionError) as exc:  # a grammar refusing input: keep the file

@@ -15,6 +15,7 @@ from charter.graph.model import Edge, Node, node_id
 from charter.graph.resolve import Resolver
 
 _COMPONENT_LANGS = ("tsx", "javascript")
+_JS_LANGS = ("javascript", "typescript", "tsx")
 
 
 def _source_node(rel: str, rec: dict[str, Any]) -> Node:
@@ -29,7 +30,12 @@ def _source_node(rel: str, rec: dict[str, Any]) -> Node:
 def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge]]:
     nodes: dict[str, Node] = {}
     edges: list[Edge] = []
-    resolver = Resolver(records)
+    go_modules = {
+        rec["go_module"]: rel.rsplit("/", 1)[0] if "/" in rel else ""
+        for rel, rec in sorted(records.items())
+        if rec.get("go_module")
+    }
+    resolver = Resolver(records, go_modules)
     defined: dict[str, list[str]] = defaultdict(list)  # name → symbol ids
     by_file: dict[str, dict[str, str]] = {}  # path → name → symbol id
     stems: dict[str, list[str]] = defaultdict(list)
@@ -55,6 +61,14 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
             rid = node_id("record", f"{rel}#{item['address']}")
             nodes[rid] = Node(rid, "record", item["title"], rel, attrs={"address": item["address"]})
             edges.append(Edge(src, rid, "defines"))
+    # a Go package is a folder: its files use each other's names without importing them,
+    # and an import names the whole folder (one merged name table per package)
+    go_names: dict[str, dict[str, str]] = defaultdict(dict)
+    for rel, rec in sorted(records.items()):
+        if rec.get("language") == "go":
+            table = go_names[rel.rsplit("/", 1)[0] if "/" in rel else ""]
+            for name, sid in by_file[rel].items():
+                table.setdefault(name, sid)
     for rel, rec in records.items():
         src = node_id("source", rel)
         lang = rec.get("language")
@@ -62,18 +76,29 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
         for imp in rec.get("imports", []):
             if lang == "python":
                 targets = resolver.python(rel, imp["module"], imp["names"], imp["level"])
+            elif lang == "go":
+                targets = resolver.go(rel, imp["module"])
+                # the package's files that define a name this file uses (all, when none do)
+                used = [t for t in targets if any(n in by_file[t] for n in imp["names"])]
+                targets = used or targets
             else:
                 targets = resolver.js(rel, imp["module"])
             for target in targets:
                 if target != rel:
                     imported.append(target)
                     edges.append(Edge(src, node_id("source", target), "imports"))
+        if lang == "go":
+            folders = [t.rsplit("/", 1)[0] if "/" in t else "" for t in imported]
+            folders.append(rel.rsplit("/", 1)[0] if "/" in rel else "")
+            scopes = [go_names[f] for f in dict.fromkeys(folders)]
+        else:
+            scopes = [by_file.get(other, {}) for other in imported]
         for relation, key in (("calls", "calls"), ("references", "refs")):
             for name in rec.get(key, []):
                 target_id = by_file[rel].get(name) if relation == "references" else None
                 if target_id is None:
-                    for other in imported:
-                        target_id = by_file.get(other, {}).get(name)
+                    for scope in scopes:
+                        target_id = scope.get(name)
                         if target_id:
                             break
                 if target_id is None and len(defined.get(name, ())) == 1 and len(name) > 3:
@@ -180,7 +205,7 @@ def _link_frontend(
         edges.append(Edge(src, tid, "defines"))
     uses = set(facts.get("token_uses", []))
     for imp in rec.get("imports", []):
-        for target in resolver.js(rel, imp["module"]) if rec.get("language") != "python" else []:
+        for target in resolver.js(rel, imp["module"]) if rec.get("language") in _JS_LANGS else []:
             if target.endswith((".css", ".scss")):
                 uses.update(records[target].get("frontend", {}).get("token_uses", []))
     for cid in components:

@@ -1,8 +1,9 @@
 """Tree-sitter parsers and queries, created once per process (they are not free to build).
 
-Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript) and load
-with no network. ``language_of`` maps a path to the grammar that parses it, or None for
-languages the graph keeps at file level.
+Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript, -go) and
+load with no network, each only when a file of its language is first parsed.
+``language_of`` maps a path to the grammar that parses it, or None for languages the
+graph keeps at file level.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ _EXT = {
     ".mts": "typescript",
     ".cts": "typescript",
     ".tsx": "tsx",
+    ".go": "go",
 }
 
 
 def language_of(path: str) -> str | None:
-    """python | javascript | typescript | tsx, or None (kept at file level)."""
+    """python | javascript | typescript | tsx | go, or None (kept at file level)."""
     dot = path.rfind(".")
     return _EXT.get(path[dot:].lower()) if dot >= 0 else None
 
@@ -42,6 +44,10 @@ def language(name: str) -> Language:
         import tree_sitter_javascript
 
         return Language(tree_sitter_javascript.language())
+    if name == "go":
+        import tree_sitter_go
+
+        return Language(tree_sitter_go.language())
     import tree_sitter_typescript
 
     if name == "tsx":

@@ -6,7 +6,10 @@ no ``__init__.py``, so ``import pandas`` never lands on ``bench/pandas.py`` insi
 package) with the longest, most specific match winning; relative imports
 climb from the importing file's package. JS/TS imports resolve against the importing
 file's directory (``./x`` → ``x.ts``, ``x/index.tsx``…) and ``@/`` / ``~/`` aliases
-against the package root, ``src/`` and ``app/``.
+against the package root, ``src/`` and ``app/``. A Go import path names a package, which
+is a directory: the non-test ``.go`` files of the folder under the ``go.mod`` whose module
+path is the longest prefix of the import (a repository may hold several modules), or
+under that module's ``vendor/`` folder.
 """
 
 from __future__ import annotations
@@ -21,8 +24,11 @@ _JS_INDEX = ("/index.ts", "/index.tsx", "/index.js", "/index.jsx")
 class Resolver:
     """Built once per build from the file list."""
 
-    def __init__(self, files: Iterable[str]) -> None:
+    def __init__(self, files: Iterable[str], go_modules: dict[str, str] | None = None) -> None:
         self.files = set(files)
+        #: Go module path → the folder of its go.mod ("" at the root), longest first
+        self.go_modules = sorted((go_modules or {}).items(), key=lambda kv: (-len(kv[0]), kv[0]))
+        self._go_dirs: dict[str, list[str]] | None = None
         self.modules: dict[str, list[str]] = {}
         for path in sorted(self.files):
             if not path.endswith((".py", ".pyi")):
@@ -92,4 +98,25 @@ class Resolver:
             for index in _JS_INDEX:
                 if base + index in self.files:
                     return [base + index]
+        return []
+
+    def go(self, importer: str, module: str) -> list[str]:
+        """The non-test ``.go`` files of the package an import path names (empty for the
+        standard library and modules outside the project)."""
+        if self._go_dirs is None:
+            self._go_dirs = {}
+            for path in sorted(self.files):
+                if path.endswith(".go") and not path.endswith("_test.go"):
+                    folder = path.rsplit("/", 1)[0] if "/" in path else ""
+                    self._go_dirs.setdefault(folder, []).append(path)
+        for mod_path, folder in self.go_modules:
+            if module == mod_path or module.startswith(mod_path + "/"):
+                rest = module[len(mod_path) :].strip("/")
+                target = "/".join(p for p in (folder, rest) if p)
+                if target in self._go_dirs:
+                    return self._go_dirs[target]
+        for _path, folder in self.go_modules:  # vendored third-party packages
+            target = "/".join(p for p in (folder, "vendor", module) if p)
+            if target in self._go_dirs:
+                return self._go_dirs[target]
         return []

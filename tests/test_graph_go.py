@@ -1,0 +1,160 @@
+"""Go in the graph: symbols, ``defines``, imports resolved through go.mod, calls, ranking."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from charter.config import Project
+from charter.graph import extract_go
+from charter.graph.build import build_graph
+from tests.conftest import write
+
+MODELS = """package models
+
+import (
+\t"fmt"
+\t"strings"
+)
+
+// MaxTitle bounds a task title.
+const MaxTitle = 250
+
+const (
+\tdoneBucket = iota
+)
+
+var ErrNoTitle = fmt.Errorf("no title")
+
+type Task struct {
+\tID    int64
+\tTitle string
+}
+
+type Store interface {
+\tSave(t *Task) error
+}
+
+func CreateTask(s Store, title string) (*Task, error) {
+\tt := &Task{Title: strings.TrimSpace(title)}
+\treturn t, t.validate()
+}
+
+func (t *Task) validate() error {
+\tif t.Title == "" {
+\t\treturn ErrNoTitle
+\t}
+\treturn nil
+}
+"""
+LABELS = """package models
+
+func AddLabel(t *Task, label string) error { return nil }
+"""
+ROUTES = """package v1
+
+import (
+\t"net/http"
+
+\t"code.example.org/taskapp/pkg/models"
+)
+
+func CreateTaskHandler(w http.ResponseWriter, r *http.Request) {
+\tvar t *models.Task
+\tt, _ = models.CreateTask(nil, r.FormValue("title"))
+\t_ = t
+}
+"""
+TOOL = """package main
+
+import "code.example.org/taskapp/tools/lint/rules"
+
+func main() { rules.Run() }
+"""
+
+
+def make_go_project(root: Path) -> None:
+    write(root, "go.mod", "module code.example.org/taskapp\n\ngo 1.22\n")
+    write(root, "pkg/models/tasks.go", MODELS)
+    write(root, "pkg/models/labels.go", LABELS)
+    write(root, "pkg/models/tasks_test.go", "package models\n\nfunc TestCreate() {}\n")
+    write(root, "pkg/routes/api/v1/tasks.go", ROUTES)
+    # a second module in the same repository
+    write(root, "tools/lint/go.mod", "module code.example.org/taskapp/tools/lint\n")
+    write(root, "tools/lint/main.go", TOOL)
+    write(root, "tools/lint/rules/rules.go", "package rules\n\nfunc Run() {}\n")
+    write(root, "web/src/tasks.ts", "export function createTask(title: string) { return title }\n")
+
+
+def test_go_symbols_methods_and_imports() -> None:
+    out = extract_go.extract(MODELS.encode())
+    spans = {s["qualname"]: (s["kind"], s["line_start"], s["exported"]) for s in out["symbols"]}
+    assert spans == {
+        "MaxTitle": ("const", 9, True),
+        "ErrNoTitle": ("const", 15, True),
+        "Task": ("class", 17, True),
+        "Store": ("interface", 22, True),
+        "CreateTask": ("function", 26, True),
+        "Task.validate": ("method", 31, False),
+    }
+    assert [i["module"] for i in out["imports"]] == ["fmt", "strings"]
+    routes = extract_go.extract(ROUTES.encode())
+    uses = {i["module"]: i["names"] for i in routes["imports"]}
+    assert uses["code.example.org/taskapp/pkg/models"] == ["CreateTask", "Task"]
+    assert "CreateTask" in routes["calls"] and "Task" in routes["refs"]
+    assert not routes["parse_errors"]
+
+
+def test_go_graph_defines_imports_calls_and_tests(repo: Path) -> None:
+    make_go_project(repo)
+    graph = build_graph(Project.load(repo))
+    edges = {(e.source, e.target, e.relation) for e in graph.edges}
+    tasks = "src:pkg/models/tasks.go"
+    assert graph.nodes[tasks].attrs["language"] == "go"
+    assert (tasks, "sym:pkg/models/tasks.go#CreateTask", "defines") in edges
+    assert ("sym:pkg/models/tasks.go#Task", "sym:pkg/models/tasks.go#Task.validate", "defines") in (
+        edges
+    )
+    handler = "src:pkg/routes/api/v1/tasks.go"
+    # the import names the package; the edge goes to the file defining what is used
+    assert (handler, tasks, "imports") in edges
+    assert (handler, "src:pkg/models/labels.go", "imports") not in edges
+    assert (handler, "sym:pkg/models/tasks.go#CreateTask", "calls") in edges
+    assert (handler, "sym:pkg/models/tasks.go#Task", "references") in edges
+    # the nested module's import resolves in that module, not under the root one
+    assert ("src:tools/lint/main.go", "src:tools/lint/rules/rules.go", "imports") in edges
+    assert ("src:pkg/models/tasks_test.go", tasks, "tests") in edges
+    assert not any(t.startswith("src:") and "fmt" in t for _, t, _ in edges)
+
+
+def test_task_context_names_the_go_file_defining_a_function(
+    repo: Path, run_charter: Callable[..., Any]
+) -> None:
+    make_go_project(repo)
+    done = run_charter(
+        "task-context", "CreateTask trims the title twice", "--json", "--limit", "5", cwd=repo
+    )
+    assert done.returncode == 0, done.stderr
+    paths = [n.get("path") for n in json.loads(done.stdout)["nodes"]]
+    assert paths[0] == "pkg/models/tasks.go"
+    capsule = json.loads(run_charter("capsule", "--json", cwd=repo).stdout)
+    packages = {p["package"]: p for p in capsule["module_map"]}
+    assert "pkg/models/tasks.go#CreateTask" in packages["pkg/models"]["public_symbols"]
+    assert packages["tools/lint"]["entry_points"] == ["tools/lint/main.go"]
+
+
+def test_go_grammar_loads_only_when_a_go_file_is_parsed(repo: Path) -> None:
+    import subprocess
+
+    write(repo, "app.py", "def main():\n    return 1\n")
+    probe = (
+        "import sys\nfrom charter.config import Project\n"
+        "from charter.graph.build import build_graph\n"
+        f"build_graph(Project.load(__import__('pathlib').Path({str(repo)!r})))\n"
+        "print('tree_sitter_go' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout.strip() == "False", done.stderr
