@@ -1,4 +1,5 @@
-"""Go in the graph: symbols, ``defines``, imports resolved through go.mod, calls, ranking."""
+"""Go and Rust in the graph: symbols, ``defines``, Go imports resolved through go.mod,
+calls, ranking."""
 
 from __future__ import annotations
 
@@ -158,3 +159,39 @@ def test_go_grammar_loads_only_when_a_go_file_is_parsed(repo: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.stdout.strip() == "False", done.stderr
+
+
+RUST = """use crate::store::Store;
+
+pub struct Engine {
+    ready: bool,
+}
+
+impl Engine {
+    pub fn start(&self) -> bool {
+        check_ready(self.ready)
+    }
+}
+
+fn check_ready(ready: bool) -> bool {
+    ready
+}
+"""
+
+
+def test_rust_items_and_impl_methods(repo: Path) -> None:
+    from charter.graph import extract_rust
+
+    out = extract_rust.extract(RUST.encode())
+    spans = {s["qualname"]: (s["kind"], s["line_start"], s["exported"]) for s in out["symbols"]}
+    assert spans == {
+        "Engine": ("class", 3, True),
+        "Engine.start": ("method", 8, True),
+        "check_ready": ("function", 13, False),
+    }
+    write(repo, "src/engine.rs", RUST)
+    write(repo, "src/main.rs", "fn main() {\n    let e = Engine { ready: true };\n}\n")
+    graph = build_graph(Project.load(repo))
+    edges = {(e.source, e.target, e.relation) for e in graph.edges}
+    assert ("sym:src/engine.rs#Engine", "sym:src/engine.rs#Engine.start", "defines") in edges
+    assert ("src:src/main.rs", "sym:src/engine.rs#Engine", "references") in edges

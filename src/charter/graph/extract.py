@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from charter.graph import docs, extract_go, extract_js, extract_python, frontend
+from charter.graph import docs, extract_go, extract_js, extract_python, extract_rust, frontend
 from charter.graph.parsers import language_of
 from charter.graph.text import code_terms
 
@@ -38,7 +38,6 @@ _TEXT_SUFFIXES = (
     ".ini",
     ".sql",
     ".sh",
-    ".rs",
     ".java",
     ".rb",
     ".c",
@@ -227,6 +226,8 @@ def extract_file(
             record.update(extract_js.extract(data, language))
         elif language == "go":
             record.update(extract_go.extract(data))
+        elif language == "rust":
+            record.update(extract_rust.extract(data))
         elif language == "markdown":
             record.update(docs.extract(text))
     except (ValueError, RecursionError) as exc:  # a grammar refusing input: keep the file

@@ -1,7 +1,7 @@
 """Tree-sitter parsers and queries, created once per process (they are not free to build).
 
-Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript, -go) and
-load with no network, each only when a file of its language is first parsed.
+Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript, -go, -rust)
+and load with no network, each only when a file of its language is first parsed.
 ``language_of`` maps a path to the grammar that parses it, or None for languages the
 graph keeps at file level.
 """
@@ -25,11 +25,12 @@ _EXT = {
     ".cts": "typescript",
     ".tsx": "tsx",
     ".go": "go",
+    ".rs": "rust",
 }
 
 
 def language_of(path: str) -> str | None:
-    """python | javascript | typescript | tsx | go, or None (kept at file level)."""
+    """python | javascript | typescript | tsx | go | rust, or None (kept at file level)."""
     dot = path.rfind(".")
     return _EXT.get(path[dot:].lower()) if dot >= 0 else None
 
@@ -48,6 +49,10 @@ def language(name: str) -> Language:
         import tree_sitter_go
 
         return Language(tree_sitter_go.language())
+    if name == "rust":
+        import tree_sitter_rust
+
+        return Language(tree_sitter_rust.language())
     import tree_sitter_typescript
 
     if name == "tsx":
