@@ -415,6 +415,19 @@ def test_every_deny_reason_names_the_path_and_what_to_do(tmp_path: Path, run_cha
 # -- what the user told the session not to edit --------------------------------------------
 
 
+def _user_said(tmp_path: Path, run_charter: Any, said: str) -> Path:
+    """An unscoped project with a migrations folder, after the user's prompt ``said``
+    went through the real UserPromptSubmit hook (session ``s-guard``)."""
+    root = make_project(tmp_path, "unscoped")
+    write(root, "backend/app/alembic/env.py", "x = 1\n")
+    prompt = {**payload(root, "Write", {}), "hook_event_name": "UserPromptSubmit", "prompt": said}
+    for key in ("tool_name", "tool_input", "tool_use_id"):
+        prompt.pop(key)
+    proc = run_charter("hook", "user-prompt-submit", cwd=root, stdin=json.dumps(prompt))
+    assert proc.returncode == 0, proc.stderr
+    return root
+
+
 @pytest.mark.parametrize(
     ("said", "forbidden"),
     [
@@ -443,14 +456,8 @@ def test_hook_asks_before_editing_what_the_user_said_not_to_touch(
     recovered context repeated it, but the guardrail let the agent's Write into that
     folder through. Now the call asks the user, quoting them; other files, other
     conversations and `user_edits = "off"` are unaffected, and "deny" denies."""
-    root = make_project(tmp_path, "unscoped")
-    write(root, "backend/app/alembic/env.py", "x = 1\n")
     said = "Add tags. Never touch the backend/app/alembic folder, I write the migrations myself."
-    prompt = {**payload(root, "Write", {}), "hook_event_name": "UserPromptSubmit", "prompt": said}
-    for key in ("tool_name", "tool_input", "tool_use_id"):
-        prompt.pop(key)
-    proc = run_charter("hook", "user-prompt-submit", cwd=root, stdin=json.dumps(prompt))
-    assert proc.returncode == 0, proc.stderr
+    root = _user_said(tmp_path, run_charter, said)
 
     migration = {"file_path": str(root / "backend/app/alembic/versions/a1_tags.py"), "content": "x"}
     edit_env = {"file_path": str(root / "backend/app/alembic/env.py"), "old_string": "x"}
@@ -486,16 +493,8 @@ def test_the_users_words_are_read_once_when_the_prompt_is_captured(
     from charter.config import Project
     from charter.session.service import Session, session_key
 
-    root = make_project(tmp_path, "unscoped")
-    write(root, "backend/app/alembic/env.py", "x = 1\n")
     said = "Never touch the backend/app/alembic folder, I write the migrations myself."
-    prompt = {**payload(root, "Write", {}), "hook_event_name": "UserPromptSubmit", "prompt": said}
-    for key in ("tool_name", "tool_input", "tool_use_id"):
-        prompt.pop(key)
-    assert (
-        run_charter("hook", "user-prompt-submit", cwd=root, stdin=json.dumps(prompt)).returncode
-        == 0
-    )
+    root = _user_said(tmp_path, run_charter, said)
     session = Session(Project.load(root))
     try:
         track = session.tracks.current()

@@ -24,15 +24,23 @@ def _where(node: dict[str, Any]) -> str:
     return where
 
 
-def _graph_call(call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """A query's user error (an unknown node, an ambiguous name) is one line, exit 1."""
+def _graph_query(
+    project_dir: Path, as_json: bool, call: Callable[[Any], dict[str, Any]]
+) -> dict[str, Any] | None:
+    """A graph query's result for the terminal, or None once ``--json`` printed it; a
+    user error (an unknown node, an ambiguous name) is one line, exit 1."""
     from charter.errors import CharterError
 
+    project = load_project(project_dir)
     try:
-        return call()
+        result = call(project)
     except CharterError as exc:
         err_console.print(f"charter: {exc}", markup=False, soft_wrap=True)
         raise typer.Exit(1) from None
+    if as_json:
+        emit_json(result)
+        return None
+    return result
 
 
 def print_task_context(result: dict[str, Any]) -> None:
@@ -131,11 +139,9 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         """Snapshot id, capsule cache key and counts, bringing the graph up to date."""
         from charter.graph.tools import get_project_state
 
-        project = load_project(project_dir)
         with err_console.status("reading the graph…"):
-            state = get_project_state(project)
-        if as_json:
-            emit_json(state)
+            state = _graph_query(project_dir, as_json, get_project_state)
+        if state is None:
             return
         counts = ", ".join(f"{v} {k}" for k, v in state["counts"].items()) or "no files"
         said = {"built": "built now", "current": "current", "updated": "updated now"}
@@ -157,10 +163,10 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         """Find nodes by name or path, exact names first: the ids to show or ask about."""
         from charter.graph.tools import find_nodes
 
-        project = load_project(project_dir)
-        result = _graph_call(lambda: find_nodes(project, text, kind=kind, limit=limit))
-        if as_json:
-            emit_json(result)
+        result = _graph_query(
+            project_dir, as_json, lambda p: find_nodes(p, text, kind=kind, limit=limit)
+        )
+        if result is None:
             return
         if not result["nodes"]:
             console.print(f"no node's name or path holds {escape(text)!r}")
@@ -188,10 +194,10 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         """One node and its edges, grouped by relation and direction."""
         from charter.graph.tools import neighbors
 
-        project = load_project(project_dir)
-        result = _graph_call(lambda: neighbors(project, ref, relation=relation, limit=limit))
-        if as_json:
-            emit_json(result)
+        result = _graph_query(
+            project_dir, as_json, lambda p: neighbors(p, ref, relation=relation, limit=limit)
+        )
+        if result is None:
             return
         node = result["node"]
         console.print(f"[bold cyan]{escape(node['id'])}[/bold cyan]  {node['type']}")
@@ -224,10 +230,8 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         """What a change to a file touches: importers, callers, tests, rules, docs."""
         from charter.graph.tools import impact_of
 
-        project = load_project(project_dir)
-        result = _graph_call(lambda: impact_of(project, ref))
-        if as_json:
-            emit_json(result)
+        result = _graph_query(project_dir, as_json, lambda p: impact_of(p, ref))
+        if result is None:
             return
         console.print(f"[bold]Impact of a change to {escape(result['path'])}[/bold]")
         table = Table(show_header=True, show_edge=False)
