@@ -256,3 +256,58 @@ def test_sections_whose_names_slug_alike_get_a_file_each(
     texts = sorted(r[1] for r in _signature(fresh))
     assert texts == sorted(r[1] for r in _signature(root))
     assert len(texts) == 2
+
+
+#: One AGENTS.md stating a line in several sections (a lead-in repeated per list, a rule
+#: in the constitution and again in a workflow section): the repeats get ids from their
+#: file and section, so the export, which files sections apart, must carry them.
+REPEATS = """# Agent guide
+
+## Critical rules
+
+- Modify only files directly related to the requested change.
+- Never commit secrets or credentials to the repository.
+
+## Bug fixes
+
+Agents MUST:
+
+- Reproduce the bug with a failing test first.
+- Modify only files directly related to the requested change.
+
+## Refactoring
+
+Agents MUST:
+
+- Keep behaviour unchanged and the public API stable.
+- Run the whole test suite before and after.
+"""
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_round_trip_keeps_a_text_stated_in_several_sections(
+    fmt: str, tmp_path: Path, run_charter: Run
+) -> None:
+    # the repeats' ids depended on the section they came from: exported without them,
+    # a repeat filed in another file was dropped as restated (cursor, claude-rules,
+    # copilot), or came back under another id, the constitution copy swapped (agents-md)
+    root = _git_project(tmp_path / "src")
+    (root / "AGENTS.md").write_text(REPEATS, encoding="utf-8")
+    out = tmp_path / "out"
+    res = run_charter("export", fmt, "--out", str(out), cwd=root)
+    assert res.returncode == 0, res.stderr
+    fresh = _git_project(tmp_path / "fresh")
+    shutil.copytree(out, fresh, dirs_exist_ok=True)
+    original = _signature(root)
+    assert sum(1 for r in original if r[1] == "Agents MUST:") == 2
+    assert _signature(fresh) == original
+
+
+def test_copies_across_files_are_still_compiled_once(tmp_path: Path) -> None:
+    # the export's ids keep its repeats apart; a line copied from AGENTS.md into
+    # CLAUDE.md (no ids) is still one rule
+    root = _git_project(tmp_path / "src")
+    rule = "- Modify only files directly related to the requested change.\n"
+    (root / "AGENTS.md").write_text("# Guide\n\n## Changes\n\n" + rule, encoding="utf-8")
+    (root / "CLAUDE.md").write_text("# Notes\n\n## Edits\n\n" + rule, encoding="utf-8")
+    assert len(_signature(root)) == 1

@@ -19,8 +19,12 @@ TOOL_CLASSES = ("bash", "shell", "edit", "write", "read", "git", "web", "network
 
 _CODE_SPAN = re.compile(r"`[^`]*`")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+#: ``[SEC-1]`` / ``R12``, or, in brackets only, a content id (``[r-1a2b3c4d]``,
+#: ``[r-1a2b3c4d-2]``): ``charter export`` writes one for a rule stated twice, whose id
+#: depends on the file and section it came from, so the export compiles to the same id.
 _EXPLICIT_ID = re.compile(
-    r"^\s*(?:\*\*)?\[?(?P<id>(?:[A-Z][A-Z0-9]*-\d{1,5}|R\d{2,5}))\]?(?:\*\*)?\s*[:.)\]-]?\s+"
+    r"^\s*(?:\*\*)?(?:\[(?P<cid>r-[0-9a-f]{8}(?:-\d{1,4})?)\]|"
+    r"\[?(?P<id>(?:[A-Z][A-Z0-9]*-\d{1,5}|R\d{2,5}))\]?)(?:\*\*)?\s*[:.)\]-]?\s+"
 )
 _RISK = re.compile(
     r"(?:\(|\[|\brisk[:=]\s*|!)(?P<risk>critical|high|medium|low|info)\b\)?\]?", re.IGNORECASE
@@ -168,7 +172,7 @@ def parse_annotations(text: str) -> Annotations:
     clean = text
     match = _EXPLICIT_ID.match(clean)
     if match:
-        ann.explicit_id = match.group("id")
+        ann.explicit_id = match.group("id") or match.group("cid")
         clean = clean[match.end() :]
     plain = _strip_code(clean)
     risk = _RISK.search(plain)

@@ -15,6 +15,7 @@ import io
 import json
 import re
 import threading
+from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -339,8 +340,10 @@ def _parse_rules(
                 raise
             report.errors.append(str(exc))
             sources.remove(src)
+    # ``[r-…]`` ids written by ``charter export`` for a text stated more than once
+    exported = {r.id for r in rules if r.id.startswith("r-")}
     rules = apply_local_overrides(assign_ids(rules))
-    kept, restated = drop_restated(rules)
+    kept, restated = drop_restated(rules, exported)
     if report is not None:
         report.restated = restated
     return kept
@@ -354,7 +357,9 @@ def _same_rule_key(rule: Rule) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     )
 
 
-def drop_restated(rules: list[Rule]) -> tuple[list[Rule], list[tuple[Source, Source]]]:
+def drop_restated(
+    rules: list[Rule], exported: Collection[str] = ()
+) -> tuple[list[Rule], list[tuple[Source, Source]]]:
     """One rule for a rule stated word for word in several files.
 
     Teams keep copies of one file for several agents (`AGENTS.md` and `CLAUDE.md`, a
@@ -362,9 +367,12 @@ def drop_restated(rules: list[Rule]) -> tuple[list[Rule], list[tuple[Source, Sou
     retrieved twice, spending the budget on repeats. Copies that apply alike (same scopes
     and tool classes) are compiled once: the constitution copy if one is, else the
     higher priority, else the first in file order. Repeats inside one file are kept:
-    their sections differ. Returns the kept rules and a (kept, dropped copy) pair of
-    sources per dropped copy.
+    their sections differ; so are the repeats an export of such a file spreads over
+    several files: it gives them their ids (``exported``, ``[r-1a2b3c4d]``), and a copy
+    whose id differs from the kept one's where either is such an id is kept. Returns the
+    kept rules and a (kept, dropped copy) pair of sources per dropped copy.
     """
+    named = set(exported)
     groups: dict[tuple[str, tuple[str, ...], tuple[str, ...]], list[int]] = {}
     for pos, rule in enumerate(rules):
         groups.setdefault(_same_rule_key(rule), []).append(pos)
@@ -375,6 +383,9 @@ def drop_restated(rules: list[Rule]) -> tuple[list[Rule], list[tuple[Source, Sou
             continue
         best = min(members, key=lambda p: (not rules[p].constitution, -rules[p].priority, p))
         for pos in members:
+            ids = {rules[pos].id, rules[best].id}
+            if len(ids) > 1 and ids & named:
+                continue
             if pos != best and rules[pos].source.path != rules[best].source.path:
                 dropped.add(pos)
                 notes.append((rules[best].source, rules[pos].source))

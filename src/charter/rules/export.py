@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from charter.rules.annotate import infer_domains, infer_risk
+from charter.rules.build import content_id
 from charter.rules.model import Rule
 
 FORMATS = ("cursor", "claude-rules", "agents-md", "copilot")
@@ -63,7 +64,9 @@ def _top_section(rule: Rule) -> str:
 def rule_line(rule: Rule, *, scope_tags: bool = False) -> str:
     """``- [ID] text (risk) scope:glob <!-- path:Lx-Ly -->`` for one rule."""
     text = rule.text
-    lead = f"[{rule.id}] " if not rule.id.startswith("r-") else ""
+    # an explicit id, or a content id that is not the text's own (a text stated more than
+    # once: its id depends on the file and section it came from, which the export changes)
+    lead = f"[{rule.id}] " if rule.id != content_id(text) else ""
     tags = []
     inferred = infer_risk(text, infer_domains(text, ""))
     if rule.risk != inferred:
