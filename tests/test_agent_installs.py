@@ -527,3 +527,30 @@ def test_an_unknown_agent_hook_is_one_readable_line(repo: Path, run_charter: Run
     line = proc.stderr.strip()
     assert "\n" not in line and "unknown agent hook cursor bogus" in line
     assert "cursor: " in line and "preToolUse" in line and "{" not in line
+
+
+@pytest.mark.parametrize("agent", sorted(AGENTS))
+def test_a_file_with_windows_line_endings_keeps_them_and_comes_back_byte_for_byte(
+    repo: Path, run_charter: Run, agent: str
+) -> None:
+    # settings saved on Windows (CRLF): read as text, the install recorded the file with
+    # its line endings turned into LF, rewrote it so, and uninstall "restored" LF bytes
+    for rel in AGENTS[agent]:
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_bytes(USER_FILES[rel].replace("\n", "\r\n").encode())
+    before = _snapshot(repo)
+    assert run_charter("install", agent, cwd=repo).returncode == 0
+    for rel in AGENTS[agent]:
+        raw = (repo / rel).read_bytes()
+        assert b"charter" in raw
+        if "\n" in USER_FILES[rel]:
+            assert raw.count(b"\n") == raw.count(b"\r\n"), f"{rel} keeps its CRLF endings"
+        if rel.endswith(".toml"):
+            assert "charter" in tomllib.loads(raw.decode())["mcp_servers"]
+        else:
+            json.loads(raw)
+    again = run_charter("install", agent, cwd=repo)
+    assert again.returncode == 0 and "already up to date" in again.stdout
+    res = run_charter("install", agent, "--uninstall", cwd=repo)
+    assert res.returncode == 0, res.stderr
+    assert _snapshot(repo) == before, "uninstall restores the files byte for byte"

@@ -47,7 +47,20 @@ def _sha(text: str) -> str:
 
 
 def _read(path: Path) -> str | None:
-    return path.read_text(encoding="utf-8") if path.exists() else None
+    """The file's exact text (line endings as they are: read as text, CRLF became LF, the
+    install rewrote a Windows file with LF and uninstall could not give its bytes back)."""
+    return path.read_bytes().decode("utf-8") if path.exists() else None
+
+
+def _edit(current: str | None, *changes: Callable[[str], str]) -> str:
+    """``changes`` applied in turn to ``current`` seen with LF line endings, in the
+    file's own line endings again (the mergers and strippers write LF)."""
+    text = current or ""
+    crlf = "\r\n" in text
+    out = text.replace("\r\n", "\n") if crlf else text
+    for change in changes:
+        out = change(out)
+    return out.replace("\n", "\r\n") if crlf else out
 
 
 def install_agent(
@@ -81,7 +94,7 @@ def install_agent(
                     # edited since Charter wrote it: the bytes recorded before the first
                     # install are stale, so uninstall only removes Charter's entries
                     entry = {"created_dirs": entry.get("created_dirs", [])}
-                new = item.merge(item.strip(current or ""))
+                new = _edit(current, item.strip, item.merge)
                 entry["written"] = _sha(new)
                 record[item.rel] = entry
             planned.append((path, current, new))
@@ -153,7 +166,7 @@ def _restore(entry: dict[str, Any] | None, current: str | None, item: Managed) -
     if entry is not None and "original" in entry and _sha(current) == entry.get("written"):
         original = entry.get("original")
         return original if isinstance(original, str) else None
-    stripped = item.strip(current)
+    stripped = _edit(current, item.strip)
     if _same(stripped, current):
         return current  # nothing of Charter's in it: the user's bytes stay as they are
     return stripped if stripped else None
