@@ -15,7 +15,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from charter.graph import docs, extract_go, extract_js, extract_python, extract_rust, frontend
+from charter.graph import (
+    docs,
+    extract_go,
+    extract_js,
+    extract_jvm,
+    extract_python,
+    extract_rust,
+    frontend,
+)
 from charter.graph.parsers import language_of
 from charter.graph.text import code_terms
 
@@ -38,7 +46,6 @@ _TEXT_SUFFIXES = (
     ".ini",
     ".sql",
     ".sh",
-    ".java",
     ".rb",
     ".c",
     ".h",
@@ -50,7 +57,6 @@ _TEXT_SUFFIXES = (
     ".hxx",
     ".ino",
     ".cs",
-    ".kt",
     ".swift",
     ".php",
     ".vue",
@@ -228,6 +234,8 @@ def extract_file(
             record.update(extract_go.extract(data))
         elif language == "rust":
             record.update(extract_rust.extract(data))
+        elif language in ("java", "kotlin"):
+            record.update(extract_jvm.extract(data, language))
         elif language == "markdown":
             record.update(docs.extract(text))
     except (ValueError, RecursionError) as exc:  # a grammar refusing input: keep the file

@@ -16,6 +16,7 @@ from charter.graph.resolve import Resolver
 
 _COMPONENT_LANGS = ("tsx", "javascript")
 _JS_LANGS = ("javascript", "typescript", "tsx")
+_JVM_LANGS = ("java", "kotlin")
 
 
 def _source_node(rel: str, rec: dict[str, Any]) -> Node:
@@ -35,7 +36,11 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
         for rel, rec in sorted(records.items())
         if rec.get("go_module")
     }
-    resolver = Resolver(records, go_modules)
+    jvm_packages: dict[str, list[str]] = defaultdict(list)
+    for rel, rec in sorted(records.items()):
+        if rec.get("package") and rec.get("language") in _JVM_LANGS:
+            jvm_packages[rec["package"]].append(rel)
+    resolver = Resolver(records, go_modules, jvm_packages)
     defined: dict[str, list[str]] = defaultdict(list)  # name → symbol ids
     by_file: dict[str, dict[str, str]] = {}  # path → name → symbol id
     stems: dict[str, list[str]] = defaultdict(list)
@@ -69,6 +74,12 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
             table = go_names[rel.rsplit("/", 1)[0] if "/" in rel else ""]
             for name, sid in by_file[rel].items():
                 table.setdefault(name, sid)
+    # a Java/Kotlin package spans folders and source sets: its files see each other's names
+    jvm_names: dict[str, dict[str, str]] = defaultdict(dict)
+    for package, files in jvm_packages.items():
+        for rel in files:
+            for name, sid in by_file[rel].items():
+                jvm_names[package].setdefault(name, sid)
     for rel, rec in records.items():
         src = node_id("source", rel)
         lang = rec.get("language")
@@ -81,6 +92,13 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                 # the package's files that define a name this file uses (all, when none do)
                 used = [t for t in targets if any(n in by_file[t] for n in imp["names"])]
                 targets = used or targets
+            elif lang in _JVM_LANGS:
+                targets, name = resolver.jvm(imp["module"])
+                if name:  # the package's files that define the imported name
+                    targets = [t for t in targets if name in by_file[t]]
+                elif imp["module"].endswith(".*"):  # the files defining a name used here
+                    used_names = set(rec.get("calls", [])) | set(rec.get("refs", []))
+                    targets = [t for t in targets if used_names & by_file[t].keys()]
             else:
                 targets = resolver.js(rel, imp["module"])
             for target in targets:
@@ -91,6 +109,9 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
             folders = [t.rsplit("/", 1)[0] if "/" in t else "" for t in imported]
             folders.append(rel.rsplit("/", 1)[0] if "/" in rel else "")
             scopes = [go_names[f] for f in dict.fromkeys(folders)]
+        elif lang in _JVM_LANGS:
+            scopes = [by_file.get(other, {}) for other in imported]
+            scopes.append(jvm_names.get(rec.get("package", ""), {}))
         else:
             scopes = [by_file.get(other, {}) for other in imported]
         for relation, key in (("calls", "calls"), ("references", "refs")):

@@ -1,6 +1,7 @@
 """Tree-sitter parsers and queries, created once per process (they are not free to build).
 
-Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript, -go, -rust)
+Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript, -go, -rust,
+-java, -kotlin)
 and load with no network, each only when a file of its language is first parsed.
 ``language_of`` maps a path to the grammar that parses it, or None for languages the
 graph keeps at file level.
@@ -26,11 +27,13 @@ _EXT = {
     ".tsx": "tsx",
     ".go": "go",
     ".rs": "rust",
+    ".java": "java",
+    ".kt": "kotlin",
 }
 
 
 def language_of(path: str) -> str | None:
-    """python | javascript | typescript | tsx | go | rust, or None (kept at file level)."""
+    """python, javascript, typescript, tsx, go, rust, java, kotlin, or None (file level)."""
     dot = path.rfind(".")
     return _EXT.get(path[dot:].lower()) if dot >= 0 else None
 
@@ -53,6 +56,14 @@ def language(name: str) -> Language:
         import tree_sitter_rust
 
         return Language(tree_sitter_rust.language())
+    if name == "java":
+        import tree_sitter_java
+
+        return Language(tree_sitter_java.language())
+    if name == "kotlin":
+        import tree_sitter_kotlin
+
+        return Language(tree_sitter_kotlin.language())
     import tree_sitter_typescript
 
     if name == "tsx":

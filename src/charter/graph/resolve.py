@@ -9,7 +9,9 @@ file's directory (``./x`` → ``x.ts``, ``x/index.tsx``…) and ``@/`` / ``~/`` 
 against the package root, ``src/`` and ``app/``. A Go import path names a package, which
 is a directory: the non-test ``.go`` files of the folder under the ``go.mod`` whose module
 path is the longest prefix of the import (a repository may hold several modules), or
-under that module's ``vendor/`` folder.
+under that module's ``vendor/`` folder. A Java or Kotlin import ``a.b.C`` names the files
+whose ``package a.b`` declaration precedes them: the one named ``C.java``/``C.kt`` or else
+those the linker finds defining ``C`` (a Kotlin file may declare several top-level names).
 """
 
 from __future__ import annotations
@@ -24,8 +26,15 @@ _JS_INDEX = ("/index.ts", "/index.tsx", "/index.js", "/index.jsx")
 class Resolver:
     """Built once per build from the file list."""
 
-    def __init__(self, files: Iterable[str], go_modules: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        files: Iterable[str],
+        go_modules: dict[str, str] | None = None,
+        jvm_packages: dict[str, list[str]] | None = None,
+    ) -> None:
         self.files = set(files)
+        #: Java/Kotlin package name → the files declaring it
+        self.jvm_packages = jvm_packages or {}
         #: Go module path → the folder of its go.mod ("" at the root), longest first
         self.go_modules = sorted((go_modules or {}).items(), key=lambda kv: (-len(kv[0]), kv[0]))
         self._go_dirs: dict[str, list[str]] | None = None
@@ -120,3 +129,20 @@ class Resolver:
             if target in self._go_dirs:
                 return self._go_dirs[target]
         return []
+
+    def jvm(self, module: str) -> tuple[list[str], str]:
+        """The files a Java/Kotlin import may name and the name they must define ("" when
+        the import names a whole package, ``a.b.*``, or one file by its name). The
+        longest prefix of the import that is a project package wins, so nested classes
+        (``a.b.Outer.Inner``) and static members (``a.b.Util.trim``) land on their file."""
+        parts = module.split(".")
+        if parts[-1] == "*":
+            return list(self.jvm_packages.get(".".join(parts[:-1]), [])), ""
+        for k in range(len(parts) - 1, 0, -1):
+            files = self.jvm_packages.get(".".join(parts[:k]))
+            if not files:
+                continue
+            name = parts[k]
+            named = [f for f in files if f.rsplit("/", 1)[-1].rsplit(".", 1)[0] == name]
+            return (named, "") if named else (list(files), name)
+        return [], ""
