@@ -65,10 +65,12 @@ FAST: dict[str, list[str]] = {
 #: Scripts that measure quality or fit models on data they are given, and tools that
 #: build that data: what each needs (see docs/benchmarks.md for the commands).
 NEEDS: dict[str, str] = {
+    "commit_localize.py": "a clone of a git repository (and its recent commits)",
     "drift_cross_encoder.py": "--out DIR and torch/transformers",
     "drift_direction_probe.py": "the direction data and a few minutes of fitting",
     "drift_fit.py": "--data (the drift splits)",
     "drift_similarity_auc.py": "--model DIR and drift splits",
+    "export_roundtrip.py": "--data (rules benchmark folders)",
     "hook_budget_curve.py": "--data (rules benchmark)",
     "label_session.py": "a session directory",
     "localize_tune.py": "--data and --mirrors (localize benchmark)",
@@ -76,6 +78,7 @@ NEEDS: dict[str, str] = {
     "materialize_localize_data.py": "--mirrors and --out",
     "materialize_rules_data.py": "--mirrors and --out",
     "materialize_session_data.py": "--mirrors and --out",
+    "rules_cross_encoder.py": "--data (rules benchmark) and torch/transformers",
     "rules_cv.py": "--data (rules benchmark)",
     "rules_fit.py": "--data (rules benchmark)",
     "stance_fit.py": "the stance data and a few minutes of fitting",

@@ -46,14 +46,17 @@ def test_make_bench_gives_every_script_its_required_arguments() -> None:
     """`make bench` runs every script in bench/: one whose parser requires a positional
     argument must be given it in ``FAST`` (or be listed in ``NEEDS`` as skipped), or
     `make bench` fails on it (``index_speed.py`` did: "the following arguments are
-    required: roots")."""
+    required: roots"; a required option is the same)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("run_all", ROOT / "bench" / "run_all.py")
     assert spec and spec.loader
     run_all = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(run_all)
-    positional = re.compile(r"add_argument\(\s*\"[a-z][\w-]*\"(?![^)]*nargs=\"[?*]\")")
+    positional = re.compile(
+        r"add_argument\(\s*\"[a-z][\w-]*\"(?![^)]*nargs=\"[?*]\")"  # a positional
+        r"|add_argument\([^)]*required=True"  # or an option it cannot run without
+    )
     missing = [
         script.name
         for script in run_all.scripts()
