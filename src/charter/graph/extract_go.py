@@ -19,8 +19,8 @@ from typing import Any
 from tree_sitter import Node as TsNode
 from tree_sitter import QueryCursor
 
+from charter.graph.parsers import captured, parser, query, symbol_entry
 from charter.graph.parsers import node_text as _text
-from charter.graph.parsers import parser, query
 
 _CALLS = """
 (call_expression function: [
@@ -52,14 +52,7 @@ def _receiver_type(node: TsNode) -> str:
 
 
 def _symbol(node: TsNode, name: str, qualname: str, kind: str) -> dict[str, Any]:
-    return {
-        "name": name,
-        "qualname": qualname,
-        "kind": kind,
-        "line_start": node.start_point[0] + 1,
-        "line_end": node.end_point[0] + 1,
-        "exported": name[:1].isupper(),
-    }
+    return symbol_entry(node, name, qualname, kind, name[:1].isupper())
 
 
 def _symbols(root: TsNode) -> list[dict[str, Any]]:
@@ -142,14 +135,8 @@ def _imports(root: TsNode) -> list[dict[str, Any]]:
 def extract(source: bytes) -> dict[str, Any]:
     """Symbols, imports, calls and referenced type names of one Go file."""
     root = parser("go").parse(source).root_node
-    calls = {
-        _text(n)
-        for nodes in QueryCursor(query("go", _CALLS)).captures(root).values()
-        for n in nodes
-    }
-    types = {
-        _text(n) for nodes in QueryCursor(query("go", _REFS)).captures(root).values() for n in nodes
-    }
+    calls = captured("go", _CALLS, root)
+    types = captured("go", _REFS, root)
     symbols = _symbols(root)
     return {
         "language": "go",

@@ -21,10 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from tree_sitter import Node as TsNode
-from tree_sitter import QueryCursor
 
+from charter.graph.parsers import captured, parser, symbol_entry
 from charter.graph.parsers import node_text as _text
-from charter.graph.parsers import parser, query
 
 _JAVA_CALLS = """
 (method_invocation name: (identifier) @name)
@@ -55,17 +54,6 @@ _JAVA_TYPES = {
 _KOTLIN_TYPES = {"class_declaration", "object_declaration"}
 
 
-def _symbol(node: TsNode, name: str, qualname: str, kind: str, exported: bool) -> dict[str, Any]:
-    return {
-        "name": name,
-        "qualname": qualname,
-        "kind": kind,
-        "line_start": node.start_point[0] + 1,
-        "line_end": node.end_point[0] + 1,
-        "exported": exported,
-    }
-
-
 def _modifiers(node: TsNode) -> str:
     return " ".join(_text(c) for c in node.children if c.type == "modifiers")
 
@@ -83,7 +71,7 @@ def _java_members(
             name = _text(item.child_by_field_name("name"))
             if name:
                 exported = public or "public" in _modifiers(item).split()
-                out.append(_symbol(item, name, f"{prefix}.{name}", "method", exported))
+                out.append(symbol_entry(item, name, f"{prefix}.{name}", "method", exported))
 
 
 def _java_type(node: TsNode, prefix: str, out: list[dict[str, Any]], in_interface: bool) -> None:
@@ -93,7 +81,7 @@ def _java_type(node: TsNode, prefix: str, out: list[dict[str, Any]], in_interfac
     qualname = f"{prefix}.{name}" if prefix else name
     kind = _JAVA_TYPES[node.type]
     exported = in_interface or "public" in _modifiers(node).split()
-    out.append(_symbol(node, name, qualname, kind, exported))
+    out.append(symbol_entry(node, name, qualname, kind, exported))
     _java_members(node.child_by_field_name("body"), qualname, kind == "interface", out)
 
 
@@ -122,7 +110,9 @@ def _kotlin_members(body: TsNode | None, prefix: str, out: list[dict[str, Any]])
         elif item.type == "function_declaration":
             name = _text(item.child_by_field_name("name"))
             if name:
-                out.append(_symbol(item, name, f"{prefix}.{name}", "method", _kotlin_public(item)))
+                out.append(
+                    symbol_entry(item, name, f"{prefix}.{name}", "method", _kotlin_public(item))
+                )
 
 
 def _kotlin_type(node: TsNode, prefix: str, out: list[dict[str, Any]]) -> None:
@@ -131,7 +121,7 @@ def _kotlin_type(node: TsNode, prefix: str, out: list[dict[str, Any]]) -> None:
         return
     qualname = f"{prefix}.{name}" if prefix else name
     kind = _kotlin_kind(node) if node.type == "class_declaration" else "class"
-    out.append(_symbol(node, name, qualname, kind, _kotlin_public(node)))
+    out.append(symbol_entry(node, name, qualname, kind, _kotlin_public(node)))
     _kotlin_members(_kotlin_body(node), qualname, out)
 
 
@@ -143,12 +133,12 @@ def _kotlin_symbols(root: TsNode) -> list[dict[str, Any]]:
         elif child.type == "function_declaration":
             name = _text(child.child_by_field_name("name"))
             if name:
-                out.append(_symbol(child, name, name, "function", _kotlin_public(child)))
+                out.append(symbol_entry(child, name, name, "function", _kotlin_public(child)))
         elif child.type == "property_declaration" and "const" in _modifiers(child).split():
             for var in (c for c in child.named_children if c.type == "variable_declaration"):
                 name = next((_text(c) for c in var.named_children if c.type == "identifier"), "")
                 if name:
-                    out.append(_symbol(child, name, name, "const", _kotlin_public(child)))
+                    out.append(symbol_entry(child, name, name, "const", _kotlin_public(child)))
     return out
 
 
@@ -188,14 +178,6 @@ def _kotlin_imports(root: TsNode) -> tuple[str, list[dict[str, Any]]]:
     return package, out
 
 
-def _names(lang: str, source: str, root: TsNode) -> set[str]:
-    return {
-        _text(n)
-        for nodes in QueryCursor(query(lang, source)).captures(root).values()
-        for n in nodes
-    }
-
-
 def extract(source: bytes, language: str) -> dict[str, Any]:
     """Symbols, package, imports, calls and referenced type names of one Java or Kotlin
     file (``language`` is ``java`` or ``kotlin``)."""
@@ -206,13 +188,13 @@ def extract(source: bytes, language: str) -> dict[str, Any]:
             if child.type in _JAVA_TYPES:
                 _java_type(child, "", symbols, False)
         package, imports = _java_imports(root)
-        calls = _names(language, _JAVA_CALLS, root)
-        refs = _names(language, _JAVA_REFS, root)
+        calls = captured(language, _JAVA_CALLS, root)
+        refs = captured(language, _JAVA_REFS, root)
     else:
         symbols = _kotlin_symbols(root)
         package, imports = _kotlin_imports(root)
-        calls = _names(language, _KOTLIN_CALLS, root)
-        refs = _names(language, _KOTLIN_REFS, root)
+        calls = captured(language, _KOTLIN_CALLS, root)
+        refs = captured(language, _KOTLIN_REFS, root)
     seen: set[str] = set()
     unique = []
     for sym in symbols:  # overloads: one symbol per qualified name, at the first

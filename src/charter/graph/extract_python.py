@@ -11,10 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from tree_sitter import Node as TsNode
-from tree_sitter import QueryCursor
 
+from charter.graph.parsers import captured, parser
 from charter.graph.parsers import node_text as _text
-from charter.graph.parsers import parser, query
 
 _CALLS = """
 (call function: [(identifier) @name (attribute attribute: (identifier) @name)])
@@ -103,16 +102,8 @@ def extract(source: bytes) -> dict[str, Any]:
     """Symbols, imports, calls and referenced names of one Python file."""
     tree = parser("python").parse(source)
     root = tree.root_node
-    calls = {
-        _text(n)
-        for nodes in QueryCursor(query("python", _CALLS)).captures(root).values()
-        for n in nodes
-    }
-    idents = {
-        _text(n)
-        for nodes in QueryCursor(query("python", _IDENTS)).captures(root).values()
-        for n in nodes
-    }
+    calls = captured("python", _CALLS, root)
+    idents = captured("python", _IDENTS, root)
     symbols = _symbols(root)
     defined = {s["name"] for s in symbols}
     return {

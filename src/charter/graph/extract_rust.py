@@ -13,10 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from tree_sitter import Node as TsNode
-from tree_sitter import QueryCursor
 
+from charter.graph.parsers import captured, parser, symbol_entry
 from charter.graph.parsers import node_text as _text
-from charter.graph.parsers import parser, query
 
 _CALLS = """
 (call_expression function: [
@@ -43,17 +42,6 @@ def _exported(node: TsNode) -> bool:
     return any(c.type == "visibility_modifier" for c in node.children)
 
 
-def _symbol(node: TsNode, name: str, qualname: str, kind: str, exported: bool) -> dict[str, Any]:
-    return {
-        "name": name,
-        "qualname": qualname,
-        "kind": kind,
-        "line_start": node.start_point[0] + 1,
-        "line_end": node.end_point[0] + 1,
-        "exported": exported,
-    }
-
-
 def _impl_type(node: TsNode) -> str:
     kind = node.child_by_field_name("type")
     while kind is not None and kind.type in ("generic_type", "scoped_type_identifier"):
@@ -68,7 +56,7 @@ def _symbols(root: TsNode) -> list[dict[str, Any]]:
             name = _text(child.child_by_field_name("name"))
             if name:
                 kind = _KIND[child.type]
-                out.append(_symbol(child, name, name, kind, _exported(child)))
+                out.append(symbol_entry(child, name, name, kind, _exported(child)))
         elif child.type == "impl_item":
             owner = _impl_type(child)
             body = child.child_by_field_name("body")
@@ -80,23 +68,15 @@ def _symbols(root: TsNode) -> list[dict[str, Any]]:
                     qualname = f"{owner}.{name}" if owner else name
                     # a trait's method is as public as the trait; else its own ``pub``
                     public = _exported(item) or child.child_by_field_name("trait") is not None
-                    out.append(_symbol(item, name, qualname, "method", public))
+                    out.append(symbol_entry(item, name, qualname, "method", public))
     return out
 
 
 def extract(source: bytes) -> dict[str, Any]:
     """Symbols, calls and referenced type names of one Rust file."""
     root = parser("rust").parse(source).root_node
-    calls = {
-        _text(n)
-        for nodes in QueryCursor(query("rust", _CALLS)).captures(root).values()
-        for n in nodes
-    }
-    types = {
-        _text(n)
-        for nodes in QueryCursor(query("rust", _REFS)).captures(root).values()
-        for n in nodes
-    }
+    calls = captured("rust", _CALLS, root)
+    types = captured("rust", _REFS, root)
     return {
         "language": "rust",
         "symbols": _symbols(root),

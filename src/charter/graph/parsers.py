@@ -86,3 +86,29 @@ def node_text(node: TsNode | None) -> str:
     if node is None or node.text is None:
         return ""
     return node.text.decode("utf-8", errors="replace")
+
+
+def captured(name: str, source: str, root: TsNode) -> set[str]:
+    """The text of every node a query of language ``name`` captures under ``root`` (the
+    names a file calls, the types it uses), each extractor's one way to ask."""
+    from tree_sitter import QueryCursor
+
+    return {
+        node_text(n)
+        for nodes in QueryCursor(query(name, source)).captures(root).values()
+        for n in nodes
+    }
+
+
+def symbol_entry(
+    node: TsNode, name: str, qualname: str, kind: str, exported: bool
+) -> dict[str, object]:
+    """One extracted symbol in the shape every extractor returns (lines are 1-based)."""
+    return {
+        "name": name,
+        "qualname": qualname,
+        "kind": kind,
+        "line_start": node.start_point[0] + 1,
+        "line_end": node.end_point[0] + 1,
+        "exported": exported,
+    }
