@@ -17,21 +17,28 @@ def _jsonl(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
 
 
+def _scenarios(root: Path) -> dict[str, dict[str, dict]]:
+    """Each scenario's decisions by id, after checking every stored binding is the one
+    the binding rules derive."""
+    scenarios = {}
+    for f in sorted((root / "constraints").glob("*.json")):
+        entries = json.loads(f.read_text())["pgc_clarifications"]
+        for raw in entries:
+            derived = apply_binding(Clarification.model_validate(raw))
+            assert (derived.binding, derived.binding_reason) == (
+                raw["binding"],
+                raw["binding_reason"],
+            ), f"{f}: {raw['id']}"
+        scenarios[f.stem] = {c["id"]: c for c in entries}
+    return scenarios
+
+
 def test_every_set_keeps_the_bench_policy() -> None:
     sets = sorted(p for p in DATA.iterdir() if p.is_dir())
     assert len(sets) >= 8
     seen: set[str] = set()
     for root in sets:
-        scenarios = {}
-        for f in sorted((root / "constraints").glob("*.json")):
-            entries = json.loads(f.read_text())["pgc_clarifications"]
-            for raw in entries:
-                derived = apply_binding(Clarification.model_validate(raw))
-                assert (derived.binding, derived.binding_reason) == (
-                    raw["binding"],
-                    raw["binding_reason"],
-                ), f"{f}: {raw['id']}"
-            scenarios[f.stem] = {c["id"]: c for c in entries}
+        scenarios = _scenarios(root)
         assert len(scenarios) == 4, root
         for unit in _jsonl(root / "units.jsonl"):
             assert unit["id"] not in seen
@@ -58,16 +65,7 @@ def test_the_adr_repository_set_keeps_the_bench_policy() -> None:
     """bench/data/drift_adr_repos: decisions stored by `charter decisions import` from
     real ADRs; every label cites a binding decision and quotes its text exactly."""
     root = DATA.parent / "drift_adr_repos"
-    scenarios = {}
-    for f in sorted((root / "constraints").glob("*.json")):
-        entries = json.loads(f.read_text())["pgc_clarifications"]
-        for raw in entries:
-            derived = apply_binding(Clarification.model_validate(raw))
-            assert (derived.binding, derived.binding_reason) == (
-                raw["binding"],
-                raw["binding_reason"],
-            ), f"{f}: {raw['id']}"
-        scenarios[f.stem] = {c["id"]: c for c in entries}
+    scenarios = _scenarios(root)
     cases = _jsonl(root / "cases.jsonl")
     assert len({c["id"] for c in cases}) == len(cases) >= 20
     for case in cases:
