@@ -205,6 +205,37 @@ def test_uninstall_restores_each_untouched_file_exactly(repo: Path, run_charter)
     assert after["hooks"] == USER_SETTINGS["hooks"] and "Bash(make)" in str(after)
 
 
+def test_windows_line_endings_are_kept_and_given_back_byte_for_byte(
+    repo: Path, run_charter
+) -> None:
+    """A settings file written on Windows (CRLF) was read as text, rewritten with LF and
+    "restored" with LF: uninstall never gave its bytes back. Now every file keeps its line
+    endings through install, an edit after it, and uninstall."""
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    settings = json.dumps(USER_SETTINGS, indent=2).replace("\n", "\r\n") + "\r\n"
+    (repo / ".claude").mkdir(exist_ok=True)
+    (repo / ".claude/settings.json").write_bytes(settings.encode())
+    (repo / ".mcp.json").write_bytes(
+        b'{\r\n  "mcpServers": {\r\n    "other": {"command": "x"}\r\n  }\r\n}\r\n'
+    )
+    before = _snapshot(repo)
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    for name in (".claude/settings.json", ".mcp.json"):
+        raw = (repo / name).read_bytes()
+        assert raw.count(b"\n") == raw.count(b"\r\n") > 0, name
+    assert run_charter("install", "claude-code", "--uninstall", cwd=repo).returncode == 0
+    assert _snapshot(repo) == before
+
+    # edited after install: only Charter's entries go, in the file's own line endings
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    path = repo / ".mcp.json"
+    path.write_bytes(path.read_bytes().replace(b'"other"', b'"mine"'))
+    assert run_charter("install", "claude-code", "--uninstall", cwd=repo).returncode == 0
+    raw = path.read_bytes()
+    assert b'"mine"' in raw and raw.count(b"\n") == raw.count(b"\r\n")
+    assert "charter" not in json.loads(raw)["mcpServers"]
+
+
 def test_uninstall_without_the_install_record_gives_the_rule_files_back(
     repo: Path, run_charter
 ) -> None:

@@ -223,7 +223,7 @@ def install_claude_code(
             plan = _install_plan(root, manage_rules, rules_exclude or [], backup)
         lines = [*plan.notes]
         for path, text in plan.writes.items():
-            old = path.read_text(encoding="utf-8") if path.exists() else None
+            old = _read(path)
             if old == text:
                 continue
             verb = "remove" if text is None else ("update" if old is not None else "write")
@@ -255,6 +255,18 @@ def _files(root: Path) -> tuple[Path, Path, Path]:
         writable(root, root / ".claude" / "settings.local.json", what="local settings"),
         writable(root, root / ".mcp.json", what="MCP config"),
     )
+
+
+def _read(path: Path) -> str | None:
+    """The file's exact text, line endings as they are: read as text, a Windows file's
+    CRLF became LF, so an install rewrote it with LF and uninstall could not give its
+    bytes back."""
+    return path.read_bytes().decode("utf-8") if path.exists() else None
+
+
+def _endings(text: str, like: str | None) -> str:
+    """``text`` (written with LF) in the line endings of the file it replaces."""
+    return text.replace("\n", "\r\n") if like is not None and "\r\n" in like else text
 
 
 def _dump(data: dict[str, Any]) -> str:
@@ -329,14 +341,14 @@ def _install_plan(
 def _text(path: Path, data: dict[str, Any]) -> str:
     """``data`` as the file's text; an existing file that already holds exactly ``data``
     keeps its own bytes (no reformatting of a file Charter adds nothing to)."""
-    if path.exists():
-        old = path.read_text(encoding="utf-8")
+    old = _read(path)
+    if old is not None:
         try:
             if json.loads(old or "{}") == data:
                 return old
         except ValueError:
             pass
-    return _dump(data)
+    return _endings(_dump(data), old)
 
 
 def _set(data: dict[str, Any], key: str, value: Any) -> None:
@@ -392,7 +404,7 @@ def _record(backup: Path, root: Path, plan: InstallPlan) -> None:
     assert isinstance(before, dict) and isinstance(written, dict) and isinstance(pending, dict)
     for path in plan.writes:
         rel = str(path.relative_to(root))
-        now = path.read_text(encoding="utf-8") if path.exists() else None
+        now = _read(path)
         ours = {written.get(str(path)), pending.get(str(path))} - {None}
         if not ours:
             before[rel] = now
@@ -417,7 +429,7 @@ def _record_written(backup: Path, plan: InstallPlan) -> None:
 def _apply(plan: InstallPlan) -> bool:
     changed = False
     for path, text in plan.writes.items():
-        old = path.read_text(encoding="utf-8") if path.exists() else None
+        old = _read(path)
         if old == text:
             continue
         if text is None:
@@ -448,7 +460,7 @@ def _uninstall_plan(root: Path, backup: Path, rules_exclude: list[str]) -> Insta
     restored = 0
     for path in _files(root):
         rel = str(path.relative_to(root))
-        now = path.read_text(encoding="utf-8") if path.exists() else None
+        now = _read(path)
         # still what Charter wrote, or what a killed install was writing
         ours = {written.get(str(path)), pending.get(str(path))} - {None}
         if rel in before and before[rel] == now:
@@ -475,7 +487,11 @@ def _uninstall_plan(root: Path, backup: Path, rules_exclude: list[str]) -> Insta
         if json.dumps(data, sort_keys=True) == original:
             continue  # nothing of Charter's in it: the user's bytes stay as they are
         stripped.append(rel)
-        writes[path] = None if not data and not isinstance(before.get(rel), str) else _dump(data)
+        writes[path] = (
+            None
+            if not data and not isinstance(before.get(rel), str)
+            else _endings(_dump(data), now)
+        )
     notes = []
     if stripped:
         notes.append(
