@@ -155,6 +155,31 @@ def run_hook(
     return run_charter("hook", command, cwd=root, env=env, stdin=hook_payload(event, root, **extra))
 
 
+def task_context_paths(
+    run_charter: Callable[..., subprocess.CompletedProcess[str]], root: Path, task: str
+) -> list[str | None]:
+    """The paths of ``charter task-context TASK --json --limit 5`` in ``root``, in rank
+    order."""
+    done = run_charter("task-context", task, "--json", "--limit", "5", cwd=root)
+    assert done.returncode == 0, done.stderr
+    return [n.get("path") for n in json.loads(done.stdout)["nodes"]]
+
+
+def grammars_loaded_by_build(root: Path) -> list[str]:
+    """The tree-sitter grammar wheels a fresh process imports to build ``root``'s graph
+    (``tree_sitter_python``, …): a grammar must load only for a file of its language."""
+    probe = (
+        "import sys\nfrom charter.config import Project\n"
+        "from charter.graph.build import build_graph\n"
+        f"build_graph(Project.load(__import__('pathlib').Path({str(root)!r})))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('tree_sitter_') and '.' not in m))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loaded: list[str] = json.loads(done.stdout.strip().replace("'", '"'))
+    return loaded
+
+
 def tool_payload(result: Any) -> Any:
     """The JSON an MCP tool returned (structured content, else the first text block)."""
     if result.structured_content is not None:

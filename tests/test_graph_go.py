@@ -4,7 +4,6 @@ calls, ranking."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 from charter.config import Project
 from charter.graph import extract_go
 from charter.graph.build import build_graph
-from tests.conftest import write
+from tests.conftest import grammars_loaded_by_build, task_context_paths, write
 
 MODELS = """package models
 
@@ -135,11 +134,7 @@ def test_task_context_names_the_go_file_defining_a_function(
     repo: Path, run_charter: Callable[..., Any]
 ) -> None:
     make_go_project(repo)
-    done = run_charter(
-        "task-context", "CreateTask trims the title twice", "--json", "--limit", "5", cwd=repo
-    )
-    assert done.returncode == 0, done.stderr
-    paths = [n.get("path") for n in json.loads(done.stdout)["nodes"]]
+    paths = task_context_paths(run_charter, repo, "CreateTask trims the title twice")
     assert paths[0] == "pkg/models/tasks.go"
     capsule = json.loads(run_charter("capsule", "--json", cwd=repo).stdout)
     packages = {p["package"]: p for p in capsule["module_map"]}
@@ -148,18 +143,10 @@ def test_task_context_names_the_go_file_defining_a_function(
 
 
 def test_go_grammar_loads_only_when_a_go_file_is_parsed(repo: Path) -> None:
-    import subprocess
-
     write(repo, "app.py", "def main():\n    return 1\n")
-    probe = (
-        "import sys\nfrom charter.config import Project\n"
-        "from charter.graph.build import build_graph\n"
-        f"build_graph(Project.load(__import__('pathlib').Path({str(repo)!r})))\n"
-        "grammars = ('go', 'rust', 'java', 'kotlin')\n"
-        "print(any(f'tree_sitter_{g}' in sys.modules for g in grammars))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    assert done.stdout.strip() == "False", done.stderr
+    assert grammars_loaded_by_build(repo) == ["tree_sitter_python"]
+    write(repo, "cmd/tool/main.go", "package main\n\nfunc main() {}\n")
+    assert grammars_loaded_by_build(repo) == ["tree_sitter_go"]  # app.py is cached
 
 
 RUST = """use crate::store::Store;

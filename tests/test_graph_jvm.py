@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,7 +9,7 @@ from typing import Any
 from charter.config import Project
 from charter.graph import extract_jvm
 from charter.graph.build import build_graph
-from tests.conftest import write
+from tests.conftest import grammars_loaded_by_build, task_context_paths, write
 
 TASK_JAVA = """package com.acme.model;
 
@@ -173,25 +170,13 @@ def test_task_context_names_the_file_defining_a_jvm_method(
     repo: Path, run_charter: Callable[..., Any]
 ) -> None:
     make_jvm_project(repo)
-    done = run_charter(
-        "task-context", "archiveTask should keep the title", "--json", "--limit", "5", cwd=repo
-    )
-    assert done.returncode == 0, done.stderr
-    paths = [n.get("path") for n in json.loads(done.stdout)["nodes"]]
+    paths = task_context_paths(run_charter, repo, "archiveTask should keep the title")
     assert paths[0] == "store/src/main/java/com/acme/store/TaskStore.java"
 
 
 def test_jvm_grammars_load_only_when_their_files_are_parsed(repo: Path) -> None:
     write(repo, "app.py", "def main():\n    return 1\n")
-    probe = (
-        "import sys\nfrom charter.config import Project\n"
-        "from charter.graph.build import build_graph\n"
-        f"build_graph(Project.load(__import__('pathlib').Path({str(repo)!r})))\n"
-        "print(sorted(m for m in sys.modules if m.startswith('tree_sitter_') and '.' not in m))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    assert done.stdout.strip() == "['tree_sitter_python']", done.stderr
+    assert grammars_loaded_by_build(repo) == ["tree_sitter_python"]
     write(repo, "src/main/kotlin/App.kt", "fun main() {}\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     # app.py is unchanged (cached): only the new Kotlin file is parsed
-    assert done.stdout.strip() == "['tree_sitter_kotlin']", done.stderr
+    assert grammars_loaded_by_build(repo) == ["tree_sitter_kotlin"]

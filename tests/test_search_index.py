@@ -84,6 +84,19 @@ def test_only_the_changed_file_is_re_embedded(tmp_path: Path) -> None:
     assert any("Page the on-call engineer." in t for t in texts)
 
 
+def _search_json(root: Path, query: str, mode: str) -> dict[str, Any]:
+    """``charter search QUERY --mode MODE --json`` in ``root``, as a fresh process."""
+    res = subprocess.run(
+        [str(CHARTER), "search", query, "--mode", mode, "--json"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 0, res.stderr
+    data: dict[str, Any] = json.loads(res.stdout)
+    return data
+
+
 def test_secrets_and_gitignored_files_are_skipped_and_reported(tmp_path: Path) -> None:
     root = _copy_demo(tmp_path)
     (root / ".env").write_text("API_KEY=sk-live-123\n")
@@ -277,15 +290,7 @@ def test_review_that_the_time_window_empties_says_so(tmp_path: Path) -> None:
     subprocess.run([str(CHARTER), "index"], cwd=root, check=True, capture_output=True)
 
     def search(mode: str) -> dict[str, Any]:
-        res = subprocess.run(
-            [str(CHARTER), "search", "session timeout", "--mode", mode, "--json"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-        )
-        assert res.returncode == 0, res.stderr
-        data: dict[str, Any] = json.loads(res.stdout)
-        return data
+        return _search_json(root, "session timeout", mode)
 
     review = search("review")
     assert review["results"] == []
@@ -314,14 +319,7 @@ def test_a_fresh_charter_init_does_not_answer_review_searches(tmp_path: Path) ->
     for command in (["init"], ["index"]):
         subprocess.run([str(CHARTER), *command], cwd=root, check=True, capture_output=True)
     assert (root / "charter.toml").is_file()
-    res = subprocess.run(
-        [str(CHARTER), "search", "auto_match_transfers", "--mode", "review", "--json"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-    )
-    assert res.returncode == 0, res.stderr
-    review = json.loads(res.stdout)
+    review = _search_json(root, "auto_match_transfers", "review")
     assert review["results"] == []
     (warning,) = review["warnings"]
     assert "30 days" in warning and "search.modes.review.time_window_days" in warning
@@ -623,14 +621,8 @@ def test_review_mode_keeps_old_adrs_in_any_adr_folder(tmp_path: Path) -> None:
     _committed(root, GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
     for command in (["init"], ["index"]):
         subprocess.run([str(CHARTER), *command], cwd=root, check=True, capture_output=True)
-    res = subprocess.run(
-        [str(CHARTER), "search", "which message broker was chosen", "-m", "review", "--json"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-    )
-    assert res.returncode == 0, res.stderr
-    paths = [r["path"] for r in json.loads(res.stdout)["results"]]
+    found = _search_json(root, "which message broker was chosen", "review")
+    paths = [r["path"] for r in found["results"]]
     assert paths and set(paths) == {"docs/adrs/0004-message-broker.md"}
     with SearchStore.for_state_dir(Project.load(root).state_dir, readonly=True) as store:
         assert store.docs()["docs/adrs/0004-message-broker.md"].kind == "adr"
@@ -654,14 +646,7 @@ def test_planning_mode_finds_adrs_in_a_nested_decisions_folder(tmp_path: Path) -
         subprocess.run([str(CHARTER), *command], cwd=root, check=True, capture_output=True)
 
     def search(mode: str) -> dict[str, Any]:
-        res = subprocess.run(
-            [str(CHARTER), "search", "how are money amounts stored", "-m", mode, "--json"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-        )
-        assert res.returncode == 0, res.stderr
-        return json.loads(res.stdout)
+        return _search_json(root, "how are money amounts stored", mode)
 
     planning = search("planning")
     assert planning["scope"]["adrs"] is True

@@ -146,35 +146,31 @@ def _dotted(node: TsNode | None) -> str:
     return "".join(_text(node).split()) if node is not None else ""
 
 
-def _java_imports(root: TsNode) -> tuple[str, list[dict[str, Any]]]:
-    package, out = "", []
-    for child in root.named_children:
-        if child.type == "package_declaration":
-            name = next((c for c in child.named_children if "identifier" in c.type), None)
-            package = _dotted(name)
-        elif child.type == "import_declaration":
-            name = next((c for c in child.named_children if "identifier" in c.type), None)
-            module = _dotted(name)
-            if any(c.type == "asterisk" for c in child.named_children):
-                out.append({"module": f"{module}.*", "names": [], "level": 0})
-            elif module:
-                out.append({"module": module, "names": [module.rsplit(".", 1)[-1]], "level": 0})
-    return package, out
+#: Per language: the node that declares a file's package, and those that import.
+_PACKAGE_AND_IMPORTS = {
+    "java": ("package_declaration", ("import_declaration",)),
+    "kotlin": ("package_header", ("import", "import_header")),
+}
 
 
-def _kotlin_imports(root: TsNode) -> tuple[str, list[dict[str, Any]]]:
+def _imports(root: TsNode, language: str) -> tuple[str, list[dict[str, Any]]]:
+    """The file's package and its imports (``a.b.*`` for a whole package; else the
+    imported name is the last part: ``a.b.C`` imports ``C``)."""
+    package_type, import_types = _PACKAGE_AND_IMPORTS[language]
     package, out = "", []
     for child in root.named_children:
-        if child.type == "package_header":
-            name = next((c for c in child.named_children if "identifier" in c.type), None)
-            package = _dotted(name)
-        elif child.type in ("import", "import_header"):
-            name = next((c for c in child.named_children if "identifier" in c.type), None)
-            module = _dotted(name)
-            if _text(child).rstrip().endswith("*"):
-                out.append({"module": f"{module}.*", "names": [], "level": 0})
-            elif module:
-                out.append({"module": module, "names": [module.rsplit(".", 1)[-1]], "level": 0})
+        if child.type != package_type and child.type not in import_types:
+            continue
+        name = next((c for c in child.named_children if "identifier" in c.type), None)
+        dotted = _dotted(name)
+        if child.type == package_type:
+            package = dotted
+        elif any(c.type == "asterisk" for c in child.named_children) or (
+            _text(child).rstrip().endswith("*")
+        ):
+            out.append({"module": f"{dotted}.*", "names": [], "level": 0})
+        elif dotted:
+            out.append({"module": dotted, "names": [dotted.rsplit(".", 1)[-1]], "level": 0})
     return package, out
 
 
@@ -187,12 +183,12 @@ def extract(source: bytes, language: str) -> dict[str, Any]:
         for child in root.named_children:
             if child.type in _JAVA_TYPES:
                 _java_type(child, "", symbols, False)
-        package, imports = _java_imports(root)
+        package, imports = _imports(root, "java")
         calls = captured(language, _JAVA_CALLS, root)
         refs = captured(language, _JAVA_REFS, root)
     else:
         symbols = _kotlin_symbols(root)
-        package, imports = _kotlin_imports(root)
+        package, imports = _imports(root, "kotlin")
         calls = captured(language, _KOTLIN_CALLS, root)
         refs = captured(language, _KOTLIN_REFS, root)
     seen: set[str] = set()

@@ -38,37 +38,27 @@ def language_of(path: str) -> str | None:
     return _EXT.get(path[dot:].lower()) if dot >= 0 else None
 
 
+#: Each grammar's wheel and the function in it that gives its language; a wheel is
+#: imported the first time a file of its language is parsed, so a project without Go
+#: never loads the Go grammar (a cold hook stays light).
+_GRAMMARS = {
+    "python": ("tree_sitter_python", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "go": ("tree_sitter_go", "language"),
+    "rust": ("tree_sitter_rust", "language"),
+    "java": ("tree_sitter_java", "language"),
+    "kotlin": ("tree_sitter_kotlin", "language"),
+}
+
+
 @cache
 def language(name: str) -> Language:
-    if name == "python":
-        import tree_sitter_python
+    import importlib
 
-        return Language(tree_sitter_python.language())
-    if name == "javascript":
-        import tree_sitter_javascript
-
-        return Language(tree_sitter_javascript.language())
-    if name == "go":
-        import tree_sitter_go
-
-        return Language(tree_sitter_go.language())
-    if name == "rust":
-        import tree_sitter_rust
-
-        return Language(tree_sitter_rust.language())
-    if name == "java":
-        import tree_sitter_java
-
-        return Language(tree_sitter_java.language())
-    if name == "kotlin":
-        import tree_sitter_kotlin
-
-        return Language(tree_sitter_kotlin.language())
-    import tree_sitter_typescript
-
-    if name == "tsx":
-        return Language(tree_sitter_typescript.language_tsx())
-    return Language(tree_sitter_typescript.language_typescript())
+    module, function = _GRAMMARS[name]
+    return Language(getattr(importlib.import_module(module), function)())
 
 
 @cache
