@@ -302,6 +302,17 @@ def test_real_values_under_placeholder_keys_stay_secrets(line: str, secret: str)
     assert leaks(out.text, {secret: S[secret]} if secret else {"hex": line.split()[-1]}) == []
 
 
+def test_a_collection_key_with_a_mode_is_no_secret_but_one_credential_is() -> None:
+    """GitHub Actions passes a caller's secrets on with ``secrets: inherit``: a key naming
+    many credentials and a one-word mode. The singular key with the same word, and the
+    plural key with a generated value, stay findings."""
+    workflow = "jobs:\n  call:\n    uses: ./.github/workflows/deploy.yml\n    secrets: inherit\n"
+    assert Scanner().redact(workflow, kind="config").findings == []
+    assert len(Scanner().redact("secret: inherit", kind="config").findings) == 1
+    generated = "secrets: " + S["env_password"]
+    assert len(Scanner().redact(generated, kind="config").findings) == 1
+
+
 def test_placeholder_rule_spares_generated_secrets() -> None:
     """Generated credentials of every common shape are never taken for placeholders."""
     import random

@@ -74,6 +74,12 @@ _TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "_+=")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_LETTER = re.compile(r"[A-Za-z]")
 _KEYWORD_AT = re.compile(rf"(?i:{_KEYWORDS})")
+#: A key naming a collection of credentials (``secrets:``, ``tokens =``): its one-word
+#: value is a mode or a reference (GitHub Actions' ``secrets: inherit``), never a secret,
+#: which is one credential's value (generic English plurals of the keyword nouns).
+_COLLECTION_KEY = re.compile(
+    r"(?i)(?:secret|token|password|credential|key)s['\"\]]{0,2}\s*(?:[:=]|=>)\s*['\"`]?\Z"
+)
 
 _KEY_BLOCK = re.compile(
     r"-{4,5} ?BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?) ?-{4,5}"
@@ -495,6 +501,8 @@ class Scanner:
                 value = value.split()[0].rstrip("`'\",.;:)]}>")
                 end = match.start(group) + len(value)
             rest = line[: match.start(group)] + " " + line[end:]
+            if _COLLECTION_KEY.search(line[: match.start(group)]) and value.strip().isalpha():
+                continue  # ``secrets: inherit``: a mode for a set of secrets, not one's value
             if not _keyword_value_ok(value.strip(), strict=kind == "prose", context=rest):
                 continue
             yield match.start(group), end, "secret-keyword"
