@@ -483,6 +483,71 @@ def test_hook_asks_before_editing_what_the_user_said_not_to_touch(
     assert _hook(run_charter, root, payload(root, "Write", migration, 11)).stdout.strip() == ""
 
 
+@pytest.mark.parametrize(
+    ("said", "permitted"),
+    [
+        (
+            "Now update backend/app/alembic/env.py to read the new URL.",
+            "backend/app/alembic/env.py",
+        ),
+        ("you can edit the backend/app/alembic folder again", "backend/app/alembic"),
+        ("Can you change `backend/app/alembic/env.py`?", "backend/app/alembic/env.py"),
+        ("Never touch the backend/app/alembic folder.", ""),
+        ("before you touch backend/app/alembic, ask me", ""),  # a condition
+        ("I wrote backend/app/alembic myself", ""),  # no editing verb
+        ("never edit backend/app/alembic to make the tests pass", ""),  # negated
+    ],
+)
+def test_what_the_user_asks_to_edit_is_read_like_a_rule_without_its_negation(
+    said: str, permitted: str
+) -> None:
+    from charter.session.forbidden import permitted_in
+
+    assert [p for p, _ in permitted_in(said, "/nonexistent")] == ([permitted] if permitted else [])
+
+
+def test_the_user_asking_to_edit_there_after_all_lifts_their_earlier_words(
+    tmp_path: Path, run_charter: Any
+) -> None:
+    """The user said "never touch the backend/app/alembic folder", then asked for one of
+    its files to be updated, then gave the folder back: each later prompt lifts the
+    guardrail for what it names, and only that; another conversation's words lift
+    nothing here."""
+    said = "Never touch the backend/app/alembic folder, I write the migrations myself."
+    root = _user_said(tmp_path, run_charter, said)
+    env = {"file_path": str(root / "backend/app/alembic/env.py"), "content": "y"}
+    migration = {"file_path": str(root / "backend/app/alembic/versions/a1.py"), "content": "x"}
+
+    def prompt(text: str, session_id: str = "s-guard") -> None:
+        body = {
+            **payload(root, "Write", {}),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": text,
+            "session_id": session_id,
+        }
+        for key in ("tool_name", "tool_input", "tool_use_id"):
+            body.pop(key)
+        proc = run_charter("hook", "user-prompt-submit", cwd=root, stdin=json.dumps(body))
+        assert proc.returncode == 0, proc.stderr
+
+    def decisions(n: int) -> list[str]:
+        out = []
+        for i, target in enumerate((env, migration)):
+            proc = _hook(run_charter, root, payload(root, "Write", target, n + i))
+            out.append(decision(json.loads(proc.stdout) if proc.stdout.strip() else None))
+        return out
+
+    assert decisions(0) == ["ask", "ask"]
+    prompt("Now update backend/app/alembic/env.py to read the new URL.", "another-conversation")
+    assert decisions(2) == ["ask", "ask"]
+    prompt("Now update backend/app/alembic/env.py to read the new URL.")
+    assert decisions(4) == ["allow", "ask"]
+    prompt("OK, you can edit the backend/app/alembic folder again.")
+    assert decisions(6) == ["allow", "allow"]
+    prompt("Please don't touch backend/app/alembic/ any more.")
+    assert decisions(8) == ["ask", "ask"]
+
+
 def test_the_users_words_are_read_once_when_the_prompt_is_captured(
     tmp_path: Path, run_charter: Any
 ) -> None:

@@ -134,6 +134,21 @@ class Reading:
     verbs: frozenset[str] = frozenset()
 
 
+def negated(text: str) -> bool:
+    """Whether ``text`` holds a negation word ("never", "don't", "avoid" …): a sentence
+    that asks for an edit with one in it is no request to edit."""
+    return bool(_NEGATED.search(text))
+
+
+def clause_start(text: str) -> int:
+    """Where the clause ending ``text`` begins (after punctuation, a list marker or a
+    conjunction)."""
+    start = 0
+    for m in _CLAUSE_BREAK.finditer(text):
+        start = m.end()
+    return start
+
+
 def clauses(text: str) -> list[tuple[int, int]]:
     """Sentence spans of ``text`` with code spans masked (a ``.`` inside a span or a
     version number does not end a sentence)."""

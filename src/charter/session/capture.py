@@ -272,12 +272,18 @@ class Capture:
 
     def _read_forbids(self, data: dict[str, Any]) -> dict[str, Any]:
         """``data`` with the files its words forbid editing (``forbids``: pattern and
-        sentence pairs), read once here so the PreToolUse guardrail of every later file
-        tool reads a few marked rows, not every prompt of a days-long session."""
-        from charter.session.forbidden import forbidden_in
+        sentence pairs) and those it asks to edit (``permits``), read once here so the
+        PreToolUse guardrail of every later file tool reads a few marked rows, not every
+        prompt of a days-long session."""
+        from charter.session.forbidden import forbidden_in, permitted_in
 
-        found = forbidden_in(str(data["text"]), str(self.root))
-        return {**data, "forbids": [list(pair) for pair in found]} if found else data
+        text, root = str(data["text"]), str(self.root)
+        found, permitted = forbidden_in(text, root), permitted_in(text, root)
+        if found:
+            data = {**data, "forbids": [list(pair) for pair in found]}
+        if permitted:  # asked to edit there after all: lifts earlier words (forbidden.py)
+            data = {**data, "permits": [list(pair) for pair in permitted]}
+        return data
 
     # -- transient files ------------------------------------------------------------------
 

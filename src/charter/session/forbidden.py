@@ -12,6 +12,11 @@ included), so the guardrail before a file tool reads only the prompts so marked.
 seldom put a path in backticks, so a bare token with a ``/`` in it
 (``backend/app/alembic``, ``src/gen/``) is read as one; an absolute path inside the
 project is read relative to it.
+
+The user may change their mind: a later sentence that asks for an edit there ("now update
+backend/app/alembic/env.py", "you can edit the alembic folder again": an editing verb
+governs the path, no negation, no condition) lifts the earlier words for what it names,
+the whole folder or the one file (``permits`` in the event).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 #: A bare path in prose: words joined by ``/`` (not part of a URL or a code span).
 _BARE_PATH = re.compile(
@@ -33,11 +39,16 @@ class UserForbiddenEdit:
     pattern: str  # project-relative; a folder ends with /
     words: str  # the user's sentence
     time: str
+    #: paths under ``pattern`` the user later asked to edit after all
+    allowed: tuple[str, ...] = ()
 
     def matches(self, rel: str) -> bool:
         from charter.rules.edits import _path_matches
 
-        return _path_matches(rel.strip("/"), self.pattern)
+        rel = rel.strip("/")
+        if any(_path_matches(rel, p) for p in self.allowed):
+            return False
+        return _path_matches(rel, self.pattern)
 
 
 def _relative(token: str, root: str) -> str:
@@ -49,9 +60,23 @@ def _relative(token: str, root: str) -> str:
 def forbidden_in(text: str, root: str = "") -> list[tuple[str, str]]:
     """(path pattern, sentence) for each path ``text`` forbids editing."""
     from charter.rules.edits import EDIT_READING, parse_path
-    from charter.rules.negation import SPAN, clauses, forbidden_spans
+    from charter.rules.negation import forbidden_spans
 
     out: list[tuple[str, str]] = []
+    for said, sentence in _quoted_sentences(text, root):
+        for span in forbidden_spans(sentence, EDIT_READING):
+            pattern = parse_path(_relative(span, root))
+            if pattern is not None:
+                out.append((_folder_if_dir(pattern, root), said))
+    return out
+
+
+def _quoted_sentences(text: str, root: str) -> list[tuple[str, str]]:
+    """The sentences of ``text`` short enough to be an instruction, as the user wrote
+    them and with bare paths in backticks (relative to ``root``) for the rule reader."""
+    from charter.rules.negation import SPAN, clauses
+
+    out = []
     for start, end in clauses(text):
         sentence = text[start:end].strip()
         if not sentence or len(sentence) > _MAX_SENTENCE:
@@ -63,21 +88,70 @@ def forbidden_in(text: str, root: str = "") -> list[tuple[str, str]]:
                 return m.group(0)
             return f"`{_relative(m.group(1), root)}`"
 
-        quoted = _BARE_PATH.sub(quote, sentence)
-        for span in forbidden_spans(quoted, EDIT_READING):
-            pattern = parse_path(_relative(span, root))
+        out.append((" ".join(sentence.split()), _BARE_PATH.sub(quote, sentence)))
+    return out
+
+
+def _folder_if_dir(pattern: str, root: str) -> str:
+    if root and (Path(root) / pattern).is_dir() and not pattern.endswith(("/", "*")):
+        return pattern + "/"
+    return pattern
+
+
+def permitted_in(text: str, root: str = "") -> list[tuple[str, str]]:
+    """(path pattern, sentence) for each path ``text`` asks or allows the agent to edit:
+    an editing verb governs it across the same bridge words a prohibition's cue crosses
+    ("update the `x/`", "you can edit anything under `x/`"), and its clause holds no
+    negation and no condition ("before you touch `x/`, ask me" permits nothing)."""
+    from charter.rules.edits import EDIT_READING, parse_path
+    from charter.rules.negation import SPAN, clause_start, negated
+
+    out: list[tuple[str, str]] = []
+    for said, sentence in _quoted_sentences(text, root):
+        for m in SPAN.finditer(sentence):
+            before = sentence[: m.start()]
+            clause = before[clause_start(before) :]
+            words = re.findall(r"[a-z']+", clause.lower())
+            crossed = set()
+            for word in reversed(words):
+                if word not in EDIT_READING.bridge:
+                    break
+                crossed.add(word)
+            if not crossed & EDIT_READING.verbs or negated(sentence):
+                continue
+            if EDIT_READING.conditions & set(words):
+                continue
+            pattern = parse_path(_relative(m.group(1), root))
             if pattern is not None:
-                if (Path(root) / pattern).is_dir() and not pattern.endswith(("/", "*")):
-                    pattern += "/"
-                out.append((pattern, " ".join(sentence.split())))
+                out.append((_folder_if_dir(pattern, root), said))
+    return out
+
+
+def _lift(found: list[UserForbiddenEdit], permitted: str) -> list[UserForbiddenEdit]:
+    """``found`` after the user asked to edit ``permitted``: a prohibition the permission
+    covers whole is gone; one that covers the permitted path keeps the rest."""
+    from charter.rules.edits import _path_matches
+
+    out = []
+    for edit in found:
+        if _path_matches(edit.pattern.strip("/*"), permitted) or (
+            edit.pattern.strip("/") == permitted.strip("/")
+        ):
+            continue
+        if edit.matches(permitted.strip("/")) or _path_matches(permitted.strip("/"), edit.pattern):
+            edit = UserForbiddenEdit(
+                edit.pattern, edit.words, edit.time, (*edit.allowed, permitted)
+            )
+        out.append(edit)
     return out
 
 
 def user_forbidden_edits(session: object, session_id: str, track: str) -> list[UserForbiddenEdit]:
     """What the user of ``session_id`` (and the sessions it resumed) forbade editing on
-    ``track``, oldest first. The prompts were read when they were captured
-    (``forbids`` in the event, :mod:`charter.session.capture`): this runs before every
-    file tool, so it reads only the rows so marked."""
+    ``track`` and has not since asked to edit, oldest first. The prompts were read when
+    they were captured (``forbids`` and ``permits`` in the event,
+    :mod:`charter.session.capture`): this runs before every file tool, so it reads only
+    the rows so marked."""
     from charter.session.journal import resumed_chain
     from charter.session.service import Session, session_key
 
@@ -86,19 +160,25 @@ def user_forbidden_edits(session: object, session_id: str, track: str) -> list[U
         return []
     journal = session.journal
     chain = resumed_chain(session.journal, track, session_key(session_id))
-    events = sorted(
-        (
+
+    def marked(key: str) -> list[Any]:
+        return [
             e
             for sid in chain
             for e in journal.events(
-                session=sid, track=track, kinds=("prompt", "instruction"), having="forbids"
+                session=sid, track=track, kinds=("prompt", "instruction"), having=key
             )
-        ),
-        key=lambda e: e.seq,
-    )
+        ]
+
+    forbidding = marked("forbids")
+    if not forbidding:
+        return []  # most sessions: one indexed read, nothing to lift
     found: list[UserForbiddenEdit] = []
-    for e in events:
+    for e in sorted(forbidding + marked("permits"), key=lambda e: e.seq):
         for pair in e.data.get("forbids") or []:
             if isinstance(pair, list) and len(pair) == 2:
                 found.append(UserForbiddenEdit(str(pair[0]), str(pair[1]), e.time))
+        for pair in e.data.get("permits") or []:
+            if isinstance(pair, list) and len(pair) == 2 and found:
+                found = _lift(found, str(pair[0]))
     return found
