@@ -120,6 +120,36 @@ def test_constitution_token_cap_keeps_overflow_retrievable(repo: Path) -> None:
     assert any(s.rule.id in c.overflow_ids for s in result.shards)
 
 
+def test_an_overflowing_constitution_keeps_the_rules_that_apply_everywhere_first(
+    repo: Path,
+) -> None:
+    """Two always-applied Cursor files whose rules overflow the cap: the one that names
+    the files it is about (its globs) gave up its place to the one that applies
+    everywhere, whatever their file names' order, and stays retrievable where it matters."""
+    meta = (
+        "---\ndescription: how to write rule files\nglobs: .cursor/rules/*.mdc\n"
+        "alwaysApply: true\n---\n\n"
+    )
+    write(
+        repo,
+        ".cursor/rules/a_meta.mdc",
+        meta + "".join(f"- Rule files state guideline number {i}.\n" for i in range(40)),
+    )
+    write(
+        repo,
+        ".cursor/rules/b_general.mdc",
+        "---\ndescription: house rules\nglobs: *\nalwaysApply: true\n---\n\n"
+        + "".join(f"- Use the house helper number {i} for requests.\n" for i in range(30)),
+    )
+    write(repo, "charter.toml", "[rules]\nmax_constitution_tokens = 100000\n")
+    compiled = compile_rules(Project.load(repo))
+    c = compiled.constitution
+    by_id = {r.id: r for r in compiled.rules}
+    kept = [by_id[i].source.path for i in c.rule_ids]
+    assert kept[:30] == [".cursor/rules/b_general.mdc"] * 30
+    assert {by_id[i].source.path for i in c.overflow_ids} == {".cursor/rules/a_meta.mdc"}
+
+
 def test_state_from_another_charter_version_is_stale(repo: Path) -> None:
     write(repo, "CLAUDE.md", "# Rules\n\n- Always pin dependency versions.\n")
     project = Project.load(repo)

@@ -134,7 +134,11 @@ def build_constitution(
     Rules past either cap overflow: they keep their constitution priority and stay
     retrievable per task, and the overflow is reported; nothing is dropped silently.
     """
-    members = [r for r in rules if r.constitution]
+    # When the always-loaded rules overflow the caps, the rules of files that apply
+    # everywhere come first: a file that is always applied yet names the files it is
+    # about (Cursor's ``alwaysApply`` with ``globs: .cursor/rules/*.mdc``) says where it
+    # matters, and is retrieved there per task (stable: file order within each group).
+    members = sorted((r for r in rules if r.constitution), key=lambda r: bool(r.scopes))
     for rule in members:
         rule.priority += boost
     lines: dict[str, str] = {}
