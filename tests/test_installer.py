@@ -327,6 +327,20 @@ def test_charter_outside_path_and_project_keeps_machine_paths_out_of_committed_f
     assert again.returncode == 0 and ".gitignore" not in again.stdout
 
 
+def test_install_says_when_the_repository_ignores_mcp_json(repo: Path, run_charter) -> None:
+    """A Rails app's .gitignore has `*.mcp.json`: the server Charter adds there reaches no
+    teammate, and install says so; where git would commit it, nothing is said."""
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    proc = run_charter("install", "claude-code", cwd=repo)
+    assert proc.returncode == 0 and "ignored by git" not in proc.stdout, proc.stdout
+    assert run_charter("install", "claude-code", "--uninstall", cwd=repo).returncode == 0
+    write(repo, ".gitignore", "*.mcp.json\n")
+    proc = run_charter("install", "claude-code", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert ".mcp.json is ignored by git" in " ".join(proc.stdout.split())
+    assert "charter" in json.loads((repo / ".mcp.json").read_text())["mcpServers"]
+
+
 def test_doctor_flags_any_absolute_command_in_committed_settings(repo: Path, run_charter) -> None:
     mcp = {"mcpServers": {"charter": {"command": "/opt/tools/venv/bin/charter", "args": ["mcp"]}}}
     write(repo, ".mcp.json", json.dumps(mcp))

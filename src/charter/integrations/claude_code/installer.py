@@ -61,11 +61,9 @@ LOCAL_NOT_IGNORED = (
 )
 
 
-def git_would_commit(root: Path, rel: str) -> bool:
-    """Whether ``git add -A`` in ``root`` would take ``rel``: inside a work tree and
-    tracked or not ignored. Claude Code git-ignores ``settings.local.json`` only when it
-    creates the file itself; the one Charter writes was left to a ``git add -A``. Outside
-    git, or without git, False (nothing to warn about)."""
+def _check_ignore(root: Path, rel: str) -> int:
+    """``git check-ignore``'s exit status for ``rel``: 0 ignored, 1 not ignored, 128 not
+    a repository (or git failed; -1 when git could not run)."""
     try:
         done = subprocess.run(
             ["git", "-C", str(root), "check-ignore", "-q", "--", rel],
@@ -74,8 +72,28 @@ def git_would_commit(root: Path, rel: str) -> bool:
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 1  # 0: ignored; 128: not a repository (or git failed)
+        return -1
+    return done.returncode
+
+
+def git_would_commit(root: Path, rel: str) -> bool:
+    """Whether ``git add -A`` in ``root`` would take ``rel``: inside a work tree and
+    tracked or not ignored. Claude Code git-ignores ``settings.local.json`` only when it
+    creates the file itself; the one Charter writes was left to a ``git add -A``. Outside
+    git, or without git, False (nothing to warn about)."""
+    return _check_ignore(root, rel) == 1
+
+
+def git_ignores(root: Path, rel: str) -> bool:
+    """Whether the repository around ``root`` ignores ``rel`` (outside git: False)."""
+    return _check_ignore(root, rel) == 0
+
+
+#: Why a team would not get the MCP server from the repository.
+MCP_IGNORED = (
+    ".mcp.json is ignored by git in this repository: the MCP server is set up on this "
+    "machine only (teammates get the hooks from .claude/settings.json, not the server)"
+)
 
 
 def charter_executable() -> Path | None:
@@ -333,6 +351,8 @@ def _install_plan(
     }
     if writes[local_path] is not None and git_would_commit(root, LOCAL_SETTINGS):
         notes.append(LOCAL_NOT_IGNORED)
+    if portable and git_ignores(root, mcp_path.name):
+        notes.append(MCP_IGNORED)
     return InstallPlan(
         {p: t for p, t in writes.items() if t is not None or p.exists()}, notes, managed
     )
