@@ -155,6 +155,30 @@ def test_malformed_csv_and_yaml_are_reported_and_the_rest_indexed(tmp_path: Path
     assert "Traceback" not in done.stderr
 
 
+def test_templated_yaml_is_indexed_as_text_without_a_warning(tmp_path: Path) -> None:
+    """Rails fixtures and ``database.yml`` are ERB, Helm charts Go templates: YAML only
+    once rendered. They were left out of the index, each with a "malformed YAML" warning;
+    now their text is searchable and nothing is reported. A malformed YAML file without
+    template tags is still reported."""
+    root = _copy_demo(tmp_path)
+    (root / "config").mkdir()
+    (root / "config" / "blobs.yml").write_text(
+        'square_blob: <%= ActiveStorage::FixtureSet.blob filename: "square.png" %>\n'
+    )
+    (root / "config" / "deployment.yaml").write_text(
+        "spec:\n  replicas: {{ .Values.replicaCount }}\n  {{- if .Values.probe }}\n"
+        "  probe: true\n  {{- end }}\n"
+    )
+    (root / "sot" / "broken.yaml").write_text("a: [1, 2\nb: 3\n")
+    report = _index(root, "hash")
+    errors = dict(report.errors)
+    assert set(errors) == {"sot/broken.yaml"}, errors
+    assert {"config/blobs.yml", "config/deployment.yaml"} <= set(report.indexed)
+    with SearchStore.for_state_dir(root / ".charter") as store:
+        text = " ".join(r["text"] for r in store.chunks_of("config/blobs.yml"))
+    assert "FixtureSet.blob" in text
+
+
 def test_deleted_file_stays_findable_only_in_review(tmp_path: Path) -> None:
     root = _copy_demo(tmp_path)
     _index(root)

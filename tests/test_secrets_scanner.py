@@ -362,3 +362,26 @@ def test_translation_catalogs_name_strings_not_credentials() -> None:
     token = S["github"]
     leaked = Scanner().redact(f'{{"token": "{token}"}}\n', path="locales/de.json", kind="config")
     assert token not in leaked.text and leaked.findings
+
+
+def test_a_catalog_read_as_records_draws_no_credential_column_findings() -> None:
+    """A Rails locale file is indexed as records (one per key path): ``password: New
+    Password`` is a field named like a credential, and the column rule took the label for
+    one. Off in catalogs, as the keyword rule is; the same record elsewhere is still
+    redacted, and a token in a catalog still is."""
+    catalog = (
+        "en:\n  passwords:\n    edit:\n      password: New Password\n"
+        "      password_confirmation: Confirm new password\n"
+    )
+    rel = "config/locales/views/passwords/en.yml"
+    parsed = parse_file(catalog, "yaml", rel)
+    assert parsed.chunks and any(c.record for c in parsed.chunks)
+    assert scrub_parsed(parsed, rel, "yaml", Scanner()) == []
+    assert "New Password" in "\n".join(c.text for c in parsed.chunks)
+    other = "config/settings/admin.yml"
+    parsed = parse_file(catalog, "yaml", other)
+    assert [r.detector for r in scrub_parsed(parsed, other, "yaml", Scanner())]
+    token = S["github"]
+    parsed = parse_file(f"en:\n  token: {token}\n", "yaml", rel)
+    assert scrub_parsed(parsed, rel, "yaml", Scanner())
+    assert token not in "\n".join(c.text for c in parsed.chunks)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from charter.search.chunks import ParsedDoc, chunk_markdown, chunk_plain
 from charter.search.code import chunk_code, chunk_python
 from charter.search.records import chunk_csv, chunk_structured, json_text
@@ -26,6 +28,17 @@ def parse_file(text: str, kind: str, name: str, max_tokens: int = 400) -> Parsed
     if kind == "code":
         return chunk_code(text, max_tokens)
     return chunk_plain(text, max_tokens)
+
+
+#: Template tags of the engines that render YAML and JSON: ERB (Rails' fixtures and
+#: ``database.yml``), Jinja and Go templates (Ansible, Helm), Liquid.
+_TEMPLATE_TAG = re.compile(r"<%|\{\{|\{%")
+
+
+def is_template(text: str) -> bool:
+    """Whether structured text holds template tags: a file that only becomes YAML or
+    JSON once rendered, so failing to parse it as written is no malformation."""
+    return bool(_TEMPLATE_TAG.search(text))
 
 
 def embed_text(section: str, text: str) -> str:

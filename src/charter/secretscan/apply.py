@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from charter.secretscan.scanner import Scanner, scanner_for
+from charter.secretscan.scanner import Scanner, is_translation_catalog, scanner_for
 from charter.secretscan.settings import SecretsSettings
 
 if TYPE_CHECKING:
@@ -70,8 +70,10 @@ def scrub_chunk(chunk: Chunk, path: str, mode: str, scanner: Scanner) -> set[Red
     found: set[Redaction] = set()
     swaps: list[tuple[str, str]] = []
     if chunk.record is not None:
+        # a catalog's ``password: New Password`` is the label's translation, not a value
+        fields = "catalog" if mode == "catalog" or is_translation_catalog(path) else "config"
         for name, raw in list(chunk.record.items()):
-            new, detector = scanner.redact_value(name, raw, kind="config")
+            new, detector = scanner.redact_value(name, raw, kind=fields)
             if detector is None:
                 continue
             chunk.record[name] = new

@@ -532,7 +532,11 @@ class Scanner:
         """A record field's value after redaction, and the detector (None if untouched)."""
         if not self.enabled or not value.strip():
             return value, None
-        if self.credential_column(name) and _column_value_is_secret(value, name):
+        if (
+            kind != "catalog"
+            and self.credential_column(name)
+            and _column_value_is_secret(value, name)
+        ):
             if self.allow.value_allowed(value):
                 return value, None
             return MARK.format("credential-column"), "credential-column"
