@@ -179,6 +179,30 @@ def test_templated_yaml_is_indexed_as_text_without_a_warning(tmp_path: Path) -> 
     assert "FixtureSet.blob" in text
 
 
+def test_translation_catalogs_are_indexed_as_text_not_a_record_per_key(
+    tmp_path: Path,
+) -> None:
+    """A Rails app's locale files were 4,787 of its 6,845 chunks, one record (and one
+    embedding) per key. A catalog is now a few chunks of text, and its strings are still
+    found; a catalog the project names as source-of-truth data stays records."""
+    root = _copy_demo(tmp_path)
+    views = "".join(
+        f"    view_{i}:\n      title: Title {i}\n      submit: Save {i}\n" for i in range(60)
+    )
+    body = "en:\n  accounts:\n" + views + "  mfa:\n    code_label: Verification Code\n"
+    (root / "config" / "locales").mkdir(parents=True)
+    (root / "config" / "locales" / "en.yml").write_text(body)
+    (root / "sot" / "locales").mkdir(parents=True)
+    (root / "sot" / "locales" / "en.yml").write_text(body)
+    _index(root, "hash")
+    with SearchStore.for_state_dir(root / ".charter") as store:
+        catalog = store.chunks_of("config/locales/en.yml")
+        named = store.chunks_of("sot/locales/en.yml")
+    assert 1 <= len(catalog) <= 5, len(catalog)
+    assert "Verification Code" in " ".join(r["text"] for r in catalog)
+    assert len(named) > 60  # sot/** is source-of-truth data: a record per mapping
+
+
 def test_deleted_file_stays_findable_only_in_review(tmp_path: Path) -> None:
     root = _copy_demo(tmp_path)
     _index(root)
