@@ -21,6 +21,7 @@ from charter.graph import (
     extract_js,
     extract_jvm,
     extract_python,
+    extract_ruby,
     extract_rust,
     frontend,
 )
@@ -236,6 +237,8 @@ def extract_file(
             record.update(extract_rust.extract(data))
         elif language in ("java", "kotlin"):
             record.update(extract_jvm.extract(data, language))
+        elif language == "ruby":
+            record.update(extract_ruby.extract(data))
         elif language == "markdown":
             record.update(docs.extract(text))
     except (ValueError, RecursionError) as exc:  # a grammar refusing input: keep the file

@@ -131,7 +131,7 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                 if not records[target].get("test"):
                     edges.append(Edge(src, node_id("source", target), "tests"))
             name = rel.rsplit("/", 1)[-1].split(".", 1)[0].lower()
-            base = name.removeprefix("test_").removesuffix("_test")
+            base = name.removeprefix("test_").removesuffix("_test").removesuffix("_spec")
             for target in stems.get(base, []) if base and base != "conftest" else []:
                 edges.append(Edge(src, node_id("source", target), "tests"))
         if lang == "markdown":

@@ -1,7 +1,7 @@
 """Tree-sitter parsers and queries, created once per process (they are not free to build).
 
 Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript, -go, -rust,
--java, -kotlin)
+-java, -kotlin, -ruby)
 and load with no network, each only when a file of its language is first parsed.
 ``language_of`` maps a path to the grammar that parses it, or None for languages the
 graph keeps at file level.
@@ -29,11 +29,13 @@ _EXT = {
     ".rs": "rust",
     ".java": "java",
     ".kt": "kotlin",
+    ".rb": "ruby",
 }
 
 
 def language_of(path: str) -> str | None:
-    """python, javascript, typescript, tsx, go, rust, java, kotlin, or None (file level)."""
+    """python, javascript, typescript, tsx, go, rust, java, kotlin, ruby, or None (file
+    level)."""
     dot = path.rfind(".")
     return _EXT.get(path[dot:].lower()) if dot >= 0 else None
 
@@ -50,6 +52,7 @@ _GRAMMARS = {
     "rust": ("tree_sitter_rust", "language"),
     "java": ("tree_sitter_java", "language"),
     "kotlin": ("tree_sitter_kotlin", "language"),
+    "ruby": ("tree_sitter_ruby", "language"),
 }
 
 
