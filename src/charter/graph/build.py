@@ -34,7 +34,7 @@ from charter.graph.sot import records as sot_records
 from charter.search.noise import noise_rules, read_head
 
 SCHEMA_VERSION = "1"
-CACHE_VERSION = 13
+CACHE_VERSION = 14
 
 
 def graph_dir(project: Project) -> Path:
