@@ -80,6 +80,7 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
         for rel in files:
             for name, sid in by_file[rel].items():
                 jvm_names[package].setdefault(name, sid)
+    tails: dict[str, str] | None = None  # built when the first document is linked
     for rel, rec in records.items():
         src = node_id("source", rel)
         lang = rec.get("language")
@@ -135,15 +136,29 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
             for target in stems.get(base, []) if base and base != "conftest" else []:
                 edges.append(Edge(src, node_id("source", target), "tests"))
         if lang == "markdown":
-            _link_doc(rel, rec, records, defined, nodes, edges)
+            if tails is None:
+                tails = _tails(records)
+            _link_doc(rel, rec, records, tails, defined, nodes, edges)
         _link_frontend(rel, rec, records, resolver, nodes, edges)
     return nodes, edges
+
+
+def _tails(records: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Each proper tail of a path (``b/c.md`` and ``c.md`` of ``a/b/c.md``) → the first
+    path in ``records`` order that ends with it: what a document's mention names."""
+    tails: dict[str, str] = {}
+    for path in records:
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            tails.setdefault("/".join(parts[i:]), path)
+    return tails
 
 
 def _link_doc(
     rel: str,
     rec: dict[str, Any],
     records: dict[str, dict[str, Any]],
+    tails: dict[str, str],
     defined: dict[str, list[str]],
     nodes: dict[str, Node],
     edges: list[Edge],
@@ -153,9 +168,6 @@ def _link_doc(
     doc = node_id("document", rel)
     nodes[doc] = Node(doc, "document", rec.get("title") or rel, rel, attrs={"kind": kind})
     edges.append(Edge(node_id("source", rel), doc, "defines"))
-    suffixes: dict[str, str] = {}
-    for path in records:
-        suffixes.setdefault(path.rsplit("/", 1)[-1], path)
     for section in rec.get("sections", []):
         sid = node_id("section", f"{rel}#{section['slug']}")
         nodes[sid] = Node(
@@ -169,11 +181,7 @@ def _link_doc(
         )
         edges.append(Edge(doc, sid, "contains"))
         for mention in section["mentions"]:
-            target = mention if mention in records else None
-            if target is None and "/" not in mention:
-                target = suffixes.get(mention)
-            if target is None:
-                target = next((p for p in records if p.endswith("/" + mention)), None)
+            target = mention if mention in records else tails.get(mention)
             if target and target != rel:
                 edges.append(Edge(sid, node_id("source", target), "cites"))
         for ident in section["identifiers"]:
