@@ -26,7 +26,7 @@ from charter.config import Project
 from charter.fileio import atomic_write_text, canonical_json, locked, remove_stale_temps
 from charter.graph import governance
 from charter.graph.extract import extract_file
-from charter.graph.files import list_files
+from charter.graph.files import Listing, list_files, save_listing
 from charter.graph.link import link
 from charter.graph.model import Edge, Node
 from charter.graph.sot import is_sot
@@ -48,7 +48,9 @@ def write_lock(project: Project) -> Iterator[None]:
     were killed before their rename are removed: no other writer can be mid-write."""
     directory = graph_dir(project)
     with locked(directory / "snapshot.json"):
-        remove_stale_temps(directory, ["snapshot.json", "files.json", "contract-capsule.json"])
+        remove_stale_temps(
+            directory, ["snapshot.json", "files.json", "contract-capsule.json", "listing.json"]
+        )
         yield
 
 
@@ -101,10 +103,9 @@ def _scrubber(project: Project) -> Callable[[str, str, str], str] | None:
 
 
 def _records(
-    project: Project, cache: dict[str, Any]
+    project: Project, cache: dict[str, Any], listing: Listing
 ) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
     """Current per-file records, re-extracting only what changed since the cache."""
-    listing = list_files(project)
     noise = noise_rules(project.root, project.settings.search.index)
     # records were judged under these noise rules: other rules re-judge every file
     rules = sorted(project.settings.search.index.skip_noise)
@@ -238,8 +239,11 @@ def build_graph(project: Project, *, write: bool = True) -> Graph:
     directory = graph_dir(project)
     cache_path = directory / "files.json"
     snapshot_path = directory / "snapshot.json"
+    listing = list_files(project, directory / "listing.json")
+    if write:
+        save_listing(directory / "listing.json", listing)
     cache = _load_json(cache_path) or {}
-    records, report = _records(project, cache)
+    records, report = _records(project, cache, listing)
     fingerprint = _fingerprint(project, records)
     if fingerprint == cache.get("fingerprint") and snapshot_path.is_file():
         current = _load_json(snapshot_path, sha256=cache.get("snapshot_sha256"))
@@ -290,6 +294,7 @@ def build_graph(project: Project, *, write: bool = True) -> Graph:
                     separators=(",", ":"),
                 ),
             )
+            save_listing(directory / "listing.json", listing)
     report["seconds"] = round(time.perf_counter() - started, 3)
     report["snapshot_id"] = snapshot["snapshot_id"]
     report["counts"] = snapshot["counts"]

@@ -11,15 +11,20 @@ costs one directory scan and no extra ``stat`` per file.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pathspec
 
 from charter.config import Project
+from charter.fileio import atomic_write_text
 from charter.search.discover import (
     _gitignore,
     deny_globs_for,
@@ -41,6 +46,7 @@ class Listing:
     files: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path → (size, mtime_ns)
+    cache: dict[str, Any] | None = None  # folder decisions to save, when they changed
 
 
 def _any_glob(globs: Sequence[str], lower: bool = False) -> re.Pattern[str] | None:
@@ -49,8 +55,63 @@ def _any_glob(globs: Sequence[str], lower: bool = False) -> re.Pattern[str] | No
     return re.compile("|".join(f"(?:{p})" for p in parts)) if parts else None
 
 
-def list_files(project: Project) -> Listing:
-    """Walk the project root once; the result is sorted so builds are deterministic."""
+#: Files whose presence or content changes what a folder's entries decide for it and
+#: everything under it: ignore rules, linguist attributes, a Go vendor tree's manifest.
+_RULE_FILES = (".gitignore", ".gitattributes", "modules.txt")
+#: A folder modified this close to the moment it was scanned may change again within its
+#: timestamp's granularity (2 s on FAT) without its mtime moving: it is scanned again.
+_RACY_NS = 2_000_000_000
+_LISTING_VERSION = 1
+
+
+def _stat_key(path: Path) -> list[int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return [stat.st_size, stat.st_mtime_ns]
+
+
+def _listing_key(project: Project) -> str:
+    """What every folder's decisions hang on besides its own rule files: the settings
+    and the repository-wide ignore and attribute files."""
+    git = project.root / ".git" / "info"
+    blob = json.dumps(
+        [
+            _LISTING_VERSION,
+            project.settings.graph.model_dump(),
+            project.settings.search.index.model_dump(),
+            sorted(own_outputs(project.settings.search)),
+            _stat_key(git / "exclude"),
+            _stat_key(git / "attributes"),
+        ],
+        sort_keys=True,
+        default=str,
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _load_cache(path: Path, key: str) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("key") != key:
+        return {}
+    folders = data.get("folders")
+    return folders if isinstance(folders, dict) else {}
+
+
+def list_files(project: Project, cache: Path | None = None) -> Listing:
+    """Walk the project root once; the result is sorted so builds are deterministic.
+
+    With ``cache`` (a JSON file), each folder's decisions (which entries are files the
+    graph reads, which are skipped and why, which subfolders are walked) are kept with
+    the folder's mtime and a digest of the rule files above and in it; a folder whose
+    mtime and rule files are unchanged is not listed again and its files are only
+    ``stat``-ed: adding, removing or renaming an entry moves a folder's mtime, and a
+    changed ``.gitignore`` or ``.gitattributes`` changes the digest of every folder
+    under it. The result is the one a full walk gives."""
     root = project.root
     graph = project.settings.graph
     exclude = _any_glob(graph.exclude)
@@ -72,19 +133,78 @@ def list_files(project: Project) -> Listing:
         pattern = deny_code if is_source_file(low) else deny
         return pattern is not None and bool(pattern.match(low) or pattern.match(rel.lower()))
 
-    def walk(directory: str, prefix: str, specs: list[tuple[str, pathspec.PathSpec]]) -> bool:
+    started = time.time_ns()
+    key = _listing_key(project) if cache is not None else ""
+    old = _load_cache(cache, key) if cache is not None else {}
+    folders: dict[str, Any] = {}
+    parsed_specs: dict[str, pathspec.PathSpec] = {}
+
+    def spec_of(path: str) -> pathspec.PathSpec:
+        if path not in parsed_specs:
+            lines = read_ignore_file(Path(path))
+            parsed_specs[path] = pathspec.PathSpec.from_lines("gitignore", lines)
+        return parsed_specs[path]
+
+    def reuse(directory: str, prefix: str, folder: dict[str, Any]) -> bool:
+        for name, reason in folder["e"]:
+            rel = prefix + name
+            if reason is not None:
+                out.skipped.append((rel, reason))
+                continue
+            try:
+                stat = os.stat(os.path.join(directory, name))
+            except OSError:
+                continue
+            out.files.append(rel)
+            out.stats[rel] = (stat.st_size, stat.st_mtime_ns)
+            if len(out.files) >= graph.max_files:
+                out.skipped.append((rel, "graph.max_files reached"))
+                return False
+        return True
+
+    def walk(directory: str, prefix: str, specs: list[tuple[str, str]], chain: str) -> bool:
+        try:
+            mtime = os.stat(directory).st_mtime_ns
+        except OSError:
+            return True
+        prev = old.get(prefix)
+        if prev is not None and prev["m"] == mtime:
+            rules = {name: _stat_key(Path(directory) / name) for name in prev["r"]}
+            digest = _digest(chain, rules)
+            if digest == prev["c"]:
+                if prefix and ".gitignore" in rules:
+                    specs = [*specs, (prefix, os.path.join(directory, ".gitignore"))]
+                folders[prefix] = prev
+                if not reuse(directory, prefix, prev):
+                    return False
+                return all(
+                    walk(os.path.join(directory, name), f"{prefix}{name}/", specs, digest)
+                    for name in prev["d"]
+                )
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError:
             return True
-        if prefix and any(e.name == ".gitignore" and e.is_file() for e in entries):
-            lines = read_ignore_file(Path(directory) / ".gitignore")
-            specs = [*specs, (prefix, pathspec.PathSpec.from_lines("gitignore", lines))]
+        rules = {
+            e.name: _stat_key(Path(e.path))
+            for e in entries
+            if e.name in _RULE_FILES and e.is_file()
+        }
+        digest = _digest(chain, rules)
+        if prefix and ".gitignore" in rules:
+            specs = [*specs, (prefix, os.path.join(directory, ".gitignore"))]
+        folder: dict[str, Any] = {
+            "m": mtime if mtime < started - _RACY_NS else None,
+            "c": digest,
+            "r": sorted(rules),
+            "e": [],
+            "d": [],
+        }
 
         def ignored(probe: str) -> bool:
             if use_root_ignore and ignore.match_file(probe):
                 return True
-            return any(spec.match_file(probe[len(where) :]) for where, spec in specs)
+            return any(spec_of(path).match_file(probe[len(where) :]) for where, path in specs)
 
         subdirs = []
         for entry in entries:
@@ -97,32 +217,43 @@ def list_files(project: Project) -> Listing:
                 if (exclude is not None and exclude.match(rel + "/")) or ignored(rel + "/"):
                     continue
                 subdirs.append((entry.path, rel + "/"))
+                folder["d"].append(entry.name)
                 continue
             if rel in own or (exclude is not None and exclude.match(rel)):
                 continue
+            reason: str | None = None
             if not entry.is_file():  # a FIFO would block the read; a device never ends
-                out.skipped.append((rel, "not a regular file"))
+                reason = "not a regular file"
+            elif secret(rel, entry.name):
+                reason = "secret (deny list)"
+            elif ignored(rel):
                 continue
-            if secret(rel, entry.name):
-                out.skipped.append((rel, "secret (deny list)"))
-                continue
-            if ignored(rel):
-                continue
-            reason = noise.path_reason(rel)
-            if reason is not None:
-                out.skipped.append((rel, reason))
-                continue
-            try:
-                stat = entry.stat()
-            except OSError:
-                continue
-            out.files.append(rel)
-            out.stats[rel] = (stat.st_size, stat.st_mtime_ns)
-            if len(out.files) >= graph.max_files:
-                out.skipped.append((rel, "graph.max_files reached"))
-                return False
-        return all(walk(path, rel_dir, specs) for path, rel_dir in subdirs)
+            else:
+                reason = noise.path_reason(rel)
+            folder["e"].append([entry.name, reason])
+        folders[prefix] = folder
+        if not reuse(directory, prefix, folder):
+            return False
+        return all(walk(path, rel_dir, specs, digest) for path, rel_dir in subdirs)
 
-    walk(str(root), "", [])
+    complete = walk(str(root), "", [], "")
     out.files.sort()
+    if cache is not None and complete and folders != old:
+        out.cache = {"key": key, "folders": folders}
     return out
+
+
+def _digest(parent: str, rules: dict[str, list[int] | None]) -> str:
+    """The rule files above a folder and in it, as one short digest (the parent's when
+    the folder has none of its own)."""
+    if not rules:
+        return parent
+    blob = json.dumps([parent, sorted(rules.items())], separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def save_listing(path: Path, listing: Listing) -> None:
+    """Write the folder decisions ``list_files`` gathered, when they changed."""
+    if listing.cache is not None and path.parent.is_dir():
+        atomic_write_text(path, json.dumps(listing.cache, separators=(",", ":")))
+        listing.cache = None
