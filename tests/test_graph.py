@@ -14,7 +14,7 @@ import pytest
 
 from charter.config import Project
 from charter.graph import api, tools
-from charter.graph.build import build_graph
+from charter.graph.build import build_graph, read_snapshot
 from charter.graph.findings import record_findings
 from charter.graph.ppr import personalized_pagerank, transition
 from charter.graph.text import surface_forms
@@ -57,7 +57,7 @@ def test_snapshot_is_deterministic_and_incremental(repo: Path) -> None:
     graph = build_graph(project)
     snap = repo / ".charter/graph/snapshot.json"
     first = sha(snap)
-    data = json.loads(snap.read_text())
+    data = read_snapshot(snap)
     ids = [n["id"] for n in data["nodes"]]
     assert ids == sorted(ids)
     assert data["snapshot_id"] == "graph:" + data["source_hash"].split(":")[1][:12]
@@ -81,6 +81,52 @@ def test_snapshot_is_deterministic_and_incremental(repo: Path) -> None:
     changed = build_graph(Project.load(repo))
     assert changed.report["parsed"] == 1
     assert changed.snapshot_id != graph.snapshot_id
+
+
+def test_the_stored_snapshot_writes_each_id_once(repo: Path) -> None:
+    """Schema 2: a node a line, a source's or symbol's id left out (its type, path and
+    name give it), edges as indices into the node list; read back, the same graph."""
+    make_project(repo)
+    graph = build_graph(Project.load(repo))
+    text = (repo / ".charter/graph/snapshot.json").read_text()
+    raw = json.loads(text)
+    assert raw["schema_version"] == "2"
+    assert all("id" not in n for n in raw["nodes"] if n["type"] in ("source", "symbol"))
+    assert any("id" in n for n in raw["nodes"])  # documents, tokens, routes keep theirs
+    assert all(isinstance(s, int) and isinstance(t, int) for s, t, _ in raw["edges"])
+    assert text.count("\n") == len(raw["nodes"]) + len(raw["edges"]) + 3
+    full = read_snapshot(repo / ".charter/graph/snapshot.json")
+    assert [n["id"] for n in full["nodes"]] == list(graph.nodes)
+    assert [(e["source"], e["target"], e["relation"]) for e in full["edges"]] == [
+        (e.source, e.target, e.relation) for e in graph.edges
+    ]
+    assert full["nodes"] == graph.full_snapshot()["nodes"]
+
+
+def test_a_warm_call_reads_the_snapshot_not_the_file_cache(repo: Path) -> None:
+    """An unchanged tree is answered from the snapshot ``built.json`` names; the per-file
+    records (every file's terms) are read only when asked for, and a file cache written
+    for another snapshot is not taken for this one's."""
+    make_project(repo)
+    first = build_graph(Project.load(repo))
+    task = "compute the invoice total with vat"
+    before = api.task_context(Project.load(repo), task)
+    cache = repo / ".charter/graph/files.json"
+    real = json.loads(cache.read_text())
+    cache.write_text(json.dumps({**real, "files": {}}))  # same snapshot, no records
+    warm = build_graph(Project.load(repo))
+    assert warm.snapshot_id == first.snapshot_id and warm.report["parsed"] == 0
+    assert warm.report["files"] == first.report["files"]
+    assert warm.records == {}  # read now, from the cache the snapshot was written with
+    assert api.task_context(Project.load(repo), task) == before  # no record needed
+    cache.write_text(json.dumps({**real, "snapshot_sha256": "0" * 64, "files": {}}))
+    other = build_graph(Project.load(repo))
+    assert sorted(other.records) == sorted(first.records)  # the current files', re-read
+    cache.write_text(json.dumps(real))
+    write(repo, "billing/tax.py", "def vat_rate():\n    return 1.25\n")
+    os.utime(repo / "billing/tax.py", ns=(1, 1))
+    changed = build_graph(Project.load(repo))
+    assert changed.report["parsed"] == 1 and changed.snapshot_id != first.snapshot_id
 
 
 def test_a_fresh_clone_rebuilds_the_committed_capsule_byte_for_byte(
@@ -815,9 +861,7 @@ def test_gradle_source_sets_and_dotnet_test_projects_are_tests(repo: Path) -> No
     write(repo, "src/Mail.Sync/FolderSyncTests.cs", "public class FolderSyncTests { }\n")
     project = Project.load(repo)
     build_graph(project)
-    nodes = {
-        n["id"]: n for n in json.loads((repo / ".charter/graph/snapshot.json").read_text())["nodes"]
-    }
+    nodes = {n["id"]: n for n in read_snapshot(repo / ".charter/graph/snapshot.json")["nodes"]}
     tests = {
         "mail/sync/src/commonTest/kotlin/mail/FolderSyncCheck.kt",
         "mail/sync/src/androidUnitTest/kotlin/mail/FolderSyncAndroid.kt",
@@ -856,9 +900,7 @@ def test_dotnet_templates_and_build_files_are_read_as_text(repo: Path) -> None:
     write(repo, "src/Dashboard/Program.cs", "var builder = WebApplication.CreateBuilder(args);\n")
     project = Project.load(repo)
     build_graph(project)
-    nodes = {
-        n["id"]: n for n in json.loads((repo / ".charter/graph/snapshot.json").read_text())["nodes"]
-    }
+    nodes = {n["id"]: n for n in read_snapshot(repo / ".charter/graph/snapshot.json")["nodes"]}
     for rel in (
         "src/Dashboard/Components/ResourceNameDisplay.razor",
         "Directory.Packages.props",

@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from charter.graph.build import read_snapshot
 from tests.conftest import CHARTER, charter_run, hook_payload
 
 CONFIG = '[embed]\nprovider = "hash"\n'
@@ -59,13 +60,19 @@ GRAPH_V1 = {
 }
 GRAPH_V2 = {**GRAPH_V1, "src/billing.py": "def bravo_total(xs):\n    return sum(xs)\n"}
 #: each write of ``charter graph build`` (before its rename)
-GRAPH_STEPS = ["atomic.snapshot.json", "atomic.files.json", "atomic.contract-capsule.json"]
+GRAPH_STEPS = [
+    "atomic.listing.json",
+    "atomic.snapshot.json",
+    "atomic.files.json",
+    "atomic.built.json",
+    "atomic.contract-capsule.json",
+]
 
 
 def _graph(root: Path) -> dict[str, object]:
     res = _run("graph", "build", "--json", cwd=root)
     assert res.returncode == 0, res.stderr
-    snapshot = json.loads((root / ".charter/graph/snapshot.json").read_text(encoding="utf-8"))
+    snapshot = read_snapshot(root / ".charter/graph/snapshot.json")
     return {"id": snapshot["snapshot_id"], "nodes": sorted(n["id"] for n in snapshot["nodes"])}
 
 
@@ -91,7 +98,7 @@ def test_graph_build_killed_at_each_write_serves_the_tree_on_disk(
     assert expected_v1 != expected_v2
     _set_tree(root, GRAPH_V2)
     assert _run("graph", "build", cwd=root, fault=step).returncode == -9
-    for name in ("snapshot.json", "files.json", "contract-capsule.json"):
+    for name in ("snapshot.json", "files.json", "contract-capsule.json", "built.json"):
         path = root / ".charter/graph" / name
         if path.exists():
             json.loads(path.read_text(encoding="utf-8"))  # whole, never half written
@@ -116,7 +123,7 @@ def test_parallel_graph_builds_and_readers_while_files_change(tmp_path: Path) ->
         with ThreadPoolExecutor(len(argvs)) as pool:
             results = list(pool.map(lambda a: _run(*a, cwd=root), argvs))
         assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
-        for name in ("snapshot.json", "files.json", "contract-capsule.json"):
+        for name in ("snapshot.json", "files.json", "contract-capsule.json", "built.json"):
             json.loads((root / ".charter/graph" / name).read_text(encoding="utf-8"))
     clean = _project(
         tmp_path / "clean", {**GRAPH_V1, "src/extra.py": "def extra_3():\n    return 3\n"}

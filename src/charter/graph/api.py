@@ -65,7 +65,7 @@ def capsule(project: Project, graph: Graph | None = None, *, write: bool = True)
     graph = graph or load_graph(project)
     settings = project.settings.graph
     result = build_capsule(
-        graph.snapshot,
+        graph.full_snapshot(),
         _constitution(project),
         _invariants(project),
         limit=settings.source_artifact_limit,
@@ -175,7 +175,7 @@ def task_context(
         raise CharterError("--depth must be 0 (seeds only) or more")
     graph = graph or load_graph(project)
     rel_files = [project.rel(project.root / f) for f in files or []]
-    index = index_for(graph.records, graph_dir(project), graph.snapshot_id + INDEX_VERSION)
+    index = index_for(lambda: graph.records, graph_dir(project), graph.snapshot_id + INDEX_VERSION)
     ranked, query = rank(
         graph,
         task,
@@ -204,7 +204,7 @@ def task_context(
                 "reasons": reasons,
             }
         )
-    edges = [e.as_dict() for e in graph.edges if e.source in ids and e.target in ids]
+    edges = [e.as_dict() for e in graph.edges_among(ids)]
     return {
         "task": task,
         "snapshot_id": graph.snapshot_id,

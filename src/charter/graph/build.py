@@ -17,13 +17,12 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from charter.config import Project
-from charter.fileio import atomic_write_text, canonical_json, locked, remove_stale_temps
+from charter.fileio import atomic_write_text, locked, remove_stale_temps
 from charter.graph import governance
 from charter.graph.extract import extract_file
 from charter.graph.files import Listing, list_files, save_listing
@@ -33,7 +32,7 @@ from charter.graph.sot import is_sot
 from charter.graph.sot import records as sot_records
 from charter.search.noise import noise_rules, read_head
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 CACHE_VERSION = 14
 
 
@@ -49,24 +48,105 @@ def write_lock(project: Project) -> Iterator[None]:
     directory = graph_dir(project)
     with locked(directory / "snapshot.json"):
         remove_stale_temps(
-            directory, ["snapshot.json", "files.json", "contract-capsule.json", "listing.json"]
+            directory,
+            ["snapshot.json", "files.json", "contract-capsule.json", "listing.json", "built.json"],
         )
         yield
 
 
-@dataclass
 class Graph:
-    """A built graph in memory: the snapshot plus the per-file records behind it."""
+    """A built graph in memory: the snapshot plus the per-file records behind it.
 
-    snapshot: dict[str, Any]
-    nodes: dict[str, Node]
-    edges: list[Edge]
-    records: dict[str, dict[str, Any]]
-    report: dict[str, Any] = field(default_factory=dict)
+    ``snapshot`` is the snapshot's header (ids, hashes, counts); ``nodes`` are in id
+    order and ``rows`` are the edges as (source index, target index, relation) into that
+    order, sorted like the edges. ``edges`` and ``records`` are made on first use: a warm
+    task-context call needs neither (the records, with every file's terms, are most of
+    what a build caches)."""
+
+    def __init__(
+        self,
+        snapshot: dict[str, Any],
+        nodes: dict[str, Node],
+        rows: list[tuple[int, int, str]],
+        records: dict[str, dict[str, Any]] | Callable[[], dict[str, dict[str, Any]]],
+        report: dict[str, Any] | None = None,
+    ) -> None:
+        self.snapshot = snapshot
+        self.nodes = nodes
+        self.rows = rows
+        self._records = records
+        self._edges: list[Edge] | None = None
+        self.report = report if report is not None else {}
 
     @property
     def snapshot_id(self) -> str:
         return str(self.snapshot["snapshot_id"])
+
+    @property
+    def records(self) -> dict[str, dict[str, Any]]:
+        if callable(self._records):
+            self._records = self._records()
+        return self._records
+
+    @property
+    def edges(self) -> list[Edge]:
+        if self._edges is None:
+            ids = list(self.nodes)
+            self._edges = [Edge(ids[s], ids[t], r) for s, t, r in self.rows]
+        return self._edges
+
+    def edges_among(self, ids: set[str]) -> list[Edge]:
+        """The edges whose two ends are both in ``ids``, in snapshot order."""
+        order = list(self.nodes)
+        wanted = {i for i, nid in enumerate(order) if nid in ids}
+        return [Edge(order[s], order[t], r) for s, t, r in self.rows if s in wanted and t in wanted]
+
+    def full_snapshot(self) -> dict[str, Any]:
+        """The snapshot with every node (its id included) and edge as a dict: the form the
+        contract capsule is computed from."""
+        return {
+            **self.snapshot,
+            "nodes": [n.as_dict() for n in self.nodes.values()],
+            "edges": [e.as_dict() for e in self.edges],
+        }
+
+
+def _derived_id(node: dict[str, Any]) -> str | None:
+    """The id a stored source or symbol node leaves out: ``src:PATH``, ``sym:PATH#NAME``."""
+    if "path" not in node:
+        return None
+    if node["type"] == "source":
+        return f"src:{node['path']}"
+    if node["type"] == "symbol":
+        return f"sym:{node['path']}#{node['name']}"
+    return None
+
+
+def _dump(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def snapshot_text(
+    header: dict[str, Any], nodes: list[Node], rows: list[tuple[int, int, str]]
+) -> str:
+    """The stored snapshot (schema 2): the header's keys, then one node a line (without
+    its id where the type and path say it) and one edge a line as ``[source index, target
+    index, relation]`` into the node list. Ids are written once, not in every edge: a
+    Kotlin app's 71,000 edges repeated 100-character ids (35 MB indented)."""
+    stored = []
+    for node in nodes:
+        data = node.as_dict()
+        if _derived_id(data) == node.id:
+            del data["id"]
+        stored.append(_dump(data))
+    return (
+        _dump(header)[:-1]
+        + ',"nodes":[\n'
+        + ",\n".join(stored)
+        + '\n],"edges":[\n'
+        + ",\n".join(_dump(list(row)) for row in rows)
+        + "\n]}\n"
+    )
 
 
 def _load_json(path: Path, *, sha256: object = None) -> dict[str, Any] | None:
@@ -185,12 +265,35 @@ def _fingerprint(project: Project, records: dict[str, dict[str, Any]]) -> str:
     return hashlib.sha256(blob).hexdigest()
 
 
+def read_snapshot(path: Path) -> dict[str, Any]:
+    """A stored snapshot with every node's id and every edge as ``{"source", "target",
+    "relation"}``: the form schema 1 stored, for readers of the file."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    nodes = [{**n, "id": n.get("id") or _derived_id(n)} for n in data["nodes"]]
+    ids = [n["id"] for n in nodes]
+    edges = [{"source": ids[s], "target": ids[t], "relation": r} for s, t, r in data["edges"]]
+    return {**data, "nodes": nodes, "edges": edges}
+
+
 def _from_snapshot(
-    snapshot: dict[str, Any], records: dict[str, dict[str, Any]], report: dict[str, Any]
+    snapshot: dict[str, Any],
+    records: dict[str, dict[str, Any]] | Callable[[], dict[str, dict[str, Any]]],
+    report: dict[str, Any],
 ) -> Graph:
-    nodes = {n["id"]: Node.from_dict(n) for n in snapshot["nodes"]}
-    edges = [Edge(e["source"], e["target"], e["relation"]) for e in snapshot["edges"]]
-    return Graph(snapshot, nodes, edges, records, report)
+    nodes: dict[str, Node] = {}
+    for data in snapshot.pop("nodes"):
+        nid = data.get("id") or _derived_id(data) or ""
+        nodes[nid] = Node(
+            nid,
+            data["type"],
+            data.get("name", ""),
+            data.get("path"),
+            data.get("line_start"),
+            data.get("line_end"),
+            data.get("attrs", {}),
+        )
+    rows = [(s, t, r) for s, t, r in snapshot.pop("edges")]
+    return Graph(snapshot, nodes, rows, records, report)
 
 
 def source_hash(nodes: list[Node]) -> str:
@@ -233,21 +336,65 @@ def _version_time(project: Project) -> str:
     return when.strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
+def _listing_key(project: Project, listing: Listing) -> str:
+    """Changes when the files listed, their sizes or mtimes, Charter's own graph inputs or
+    the settings do: unchanged, the snapshot ``built.json`` names is current without
+    reading the per-file cache (``_fingerprint`` over the records, which holds every
+    file's terms, is what a build compares)."""
+    rows: list[Any] = [[p, *listing.stats[p]] for p in listing.files]
+    rows.append(_fingerprint(project, {}))  # Charter's state, settings, cache version
+    rows.append(sorted(project.settings.search.index.skip_noise))
+    rows.append(SCHEMA_VERSION)
+    blob = json.dumps(rows, separators=(",", ":"), default=str).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()
+
+
+def _records_loader(
+    project: Project, listing: Listing, snapshot_sha256: str
+) -> Callable[[], dict[str, dict[str, Any]]]:
+    """The records behind a snapshot, read when first asked for: from the file cache
+    written with that snapshot, else (a build wrote another since) the current files'."""
+
+    def load() -> dict[str, dict[str, Any]]:
+        cache = _load_json(graph_dir(project) / "files.json") or {}
+        if cache.get("snapshot_sha256") == snapshot_sha256 and cache.get("version") == (
+            CACHE_VERSION
+        ):
+            return dict(cache.get("files", {}))
+        return _records(project, cache, Listing(list(listing.files), [], dict(listing.stats)))[0]
+
+    return load
+
+
 def build_graph(project: Project, *, write: bool = True) -> Graph:
     """Build (incrementally) and, by default, write snapshot.json and the file cache."""
     started = time.perf_counter()
     directory = graph_dir(project)
     cache_path = directory / "files.json"
     snapshot_path = directory / "snapshot.json"
+    built_path = directory / "built.json"
     listing = list_files(project, directory / "listing.json")
     if write:
         save_listing(directory / "listing.json", listing)
+    key = _listing_key(project, listing)
+    built = _load_json(built_path) or {}
+    if built.get("listing") == key and isinstance(built.get("report"), dict):
+        current = _load_json(snapshot_path, sha256=built.get("snapshot_sha256"))
+        if current is not None and current.get("schema_version") == SCHEMA_VERSION:
+            report = {**built["report"], "parsed": 0, "reused": built["report"].get("files", 0)}
+            report["seconds"] = round(time.perf_counter() - started, 3)
+            report["snapshot_id"] = current["snapshot_id"]
+            report["counts"] = current["counts"]
+            loader = _records_loader(project, listing, built["snapshot_sha256"])
+            return _from_snapshot(current, loader, report)
     cache = _load_json(cache_path) or {}
     records, report = _records(project, cache, listing)
     fingerprint = _fingerprint(project, records)
     if fingerprint == cache.get("fingerprint") and snapshot_path.is_file():
         current = _load_json(snapshot_path, sha256=cache.get("snapshot_sha256"))
         if current is not None and current.get("schema_version") == SCHEMA_VERSION:
+            if write:
+                _write_built(project, built_path, key, cache["snapshot_sha256"], report)
             report["seconds"] = round(time.perf_counter() - started, 3)
             report["snapshot_id"] = current["snapshot_id"]
             report["counts"] = current["counts"]
@@ -256,10 +403,14 @@ def build_graph(project: Project, *, write: bool = True) -> Graph:
     extra_nodes, extra_edges, notes = governance.collect(project, records)
     nodes.update({n.id: n for n in extra_nodes})
     edges.extend(extra_edges)
+    # the build's report as a warm call gives it (governance notes come with a rebuild)
+    warm_report = {**report, "notes": list(report["notes"])}
     report["notes"].extend(notes)
     live = set(nodes)
     edge_list = sorted({e for e in edges if e.source in live and e.target in live})
     ordered = [nodes[k] for k in sorted(nodes)]
+    position = {n.id: i for i, n in enumerate(ordered)}
+    rows = [(position[e.source], position[e.target], e.relation) for e in edge_list]
     digest = source_hash(ordered)
     created = _reused_created_at(directory, f"sha256:{digest}") or _version_time(project)
     counts: dict[str, int] = {}
@@ -272,12 +423,11 @@ def build_graph(project: Project, *, write: bool = True) -> Graph:
         "created_at": created,
         "source_hash": f"sha256:{digest}",
         "counts": dict(sorted(counts.items())),
-        "nodes": [n.as_dict() for n in ordered],
-        "edges": [e.as_dict() for e in edge_list],
     }
     if write:
         directory.mkdir(parents=True, exist_ok=True)
-        text = canonical_json(snapshot)
+        text = snapshot_text(snapshot, ordered, rows)
+        sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
         with write_lock(project):
             if not snapshot_path.exists() or snapshot_path.read_text(encoding="utf-8") != text:
                 atomic_write_text(snapshot_path, text)
@@ -288,14 +438,28 @@ def build_graph(project: Project, *, write: bool = True) -> Graph:
                         "version": CACHE_VERSION,
                         "noise": sorted(project.settings.search.index.skip_noise),
                         "fingerprint": fingerprint,
-                        "snapshot_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                        "snapshot_sha256": sha,
                         "files": records,
                     },
                     separators=(",", ":"),
                 ),
             )
             save_listing(directory / "listing.json", listing)
+            _write_built(project, built_path, key, sha, warm_report)
     report["seconds"] = round(time.perf_counter() - started, 3)
     report["snapshot_id"] = snapshot["snapshot_id"]
     report["counts"] = snapshot["counts"]
-    return Graph(snapshot, {n.id: n for n in ordered}, edge_list, records, report)
+    graph = Graph(snapshot, {n.id: n for n in ordered}, rows, records, report)
+    graph._edges = edge_list
+    return graph
+
+
+def _write_built(
+    project: Project, path: Path, key: str, snapshot_sha256: str, report: dict[str, Any]
+) -> None:
+    """Name the snapshot the listing ``key`` gives, with the build's report: the next call
+    on an unchanged tree reads the snapshot and nothing else."""
+    data = {"listing": key, "snapshot_sha256": snapshot_sha256, "report": report}
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    if _load_json(path) != json.loads(text):
+        atomic_write_text(path, text)

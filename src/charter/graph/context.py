@@ -113,12 +113,21 @@ def _suffix_match(path: str, files: dict[str, Any]) -> str | None:
 
 
 class _Suffixes:
+    """Files by each tail of their path, made on first use (most tasks name no path)."""
+
     def __init__(self, files: list[str]) -> None:
-        self.by_tail: dict[str, list[str]] = defaultdict(list)
-        for path in files:
-            parts = path.split("/")
-            for i in range(len(parts)):
-                self.by_tail["/".join(parts[i:])].append(path)
+        self.files = files
+        self._by_tail: dict[str, list[str]] | None = None
+
+    @property
+    def by_tail(self) -> dict[str, list[str]]:
+        if self._by_tail is None:
+            self._by_tail = defaultdict(list)
+            for path in self.files:
+                parts = path.split("/")
+                for i in range(len(parts)):
+                    self._by_tail["/".join(parts[i:])].append(path)
+        return self._by_tail
 
     def find(self, path: str) -> list[str]:
         clean = path.replace("\\", "/").lstrip("./")
@@ -233,7 +242,8 @@ def rank(
             parts[fid]["symbol"] = round(value, 4)
             reasons[fid].append(f"defines {node.name}")
             matched[fid].append(node.name.rsplit(".", 1)[-1])
-    suffixes = _Suffixes(list(graph.records))
+    sources = [n.path for n in graph.nodes.values() if n.type == "source" and n.path is not None]
+    suffixes = _Suffixes(sources)
     for path in query.paths:
         for hit in suffixes.find(path):
             fid = f"src:{hit}"
@@ -258,7 +268,7 @@ def rank(
             reasons[fid].append(f"in the stack trace (line {line})")
     lowered = {word.lower() for word in query.words if len(word) > 2}
     rows = {p: i for i, p in enumerate(index.paths)} if top > 0 else {}
-    for path in graph.records:
+    for path in sources:
         stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
         if stem in lowered and stem not in ("__init__", "index", "main", "utils", "test"):
             fid = f"src:{path}"
@@ -289,10 +299,7 @@ def rank(
             reasons[node.id].append("its text matches the task")
     ids = list(graph.nodes)
     position = {nid: i for i, nid in enumerate(ids)}
-    triples = [
-        (position[e.source], position[e.target], EDGE_WEIGHT.get(e.relation, 0.3))
-        for e in graph.edges
-    ]
+    triples = [(s, t, EDGE_WEIGHT.get(r, 0.3)) for s, t, r in graph.rows]
     matrix = transition(len(ids), triples)
     centrality = _centrality(graph, matrix, position, w.damping) if w.hub else {}
     # type base scores and penalties on the seed
@@ -303,10 +310,9 @@ def rank(
             continue
         factor = BASE_SCORE.get(seeded.type, 0.5)
         if seeded.type == "source":
-            rec = graph.records.get(seeded.path or "", {})
-            if rec.get("test"):
+            if seeded.attrs.get("test"):
                 factor *= w.test_penalty
-            if rec.get("language") in ("markdown", "text", "other", "binary"):
+            if seeded.attrs.get("language") in ("markdown", "text", "other", "binary"):
                 factor *= w.doc_factor
             elif is_example_path(seeded.path or ""):
                 factor *= w.example_factor
@@ -337,8 +343,7 @@ def rank(
             continue
         if node.type == "source":
             pr = file_ppr.get(nid, 0.0) / ppr_top
-            rec = graph.records.get(node.path or "", {})
-            if rec.get("test"):
+            if node.attrs.get("test"):
                 pr *= w.test_penalty
             elif is_example_path(node.path or ""):
                 pr *= w.example_factor

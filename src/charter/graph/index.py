@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -130,13 +131,16 @@ class FileIndex:
         return total, matched
 
 
-def index_for(records: dict[str, dict[str, Any]], directory: Path, key: str) -> FileIndex:
-    """The cached index for snapshot ``key``, else a fresh one (saved when possible)."""
+def index_for(
+    records: Callable[[], dict[str, dict[str, Any]]], directory: Path, key: str
+) -> FileIndex:
+    """The cached index for snapshot ``key``, else a fresh one from ``records()`` (saved
+    when possible): the records are only read when the cache is missing or stale."""
     path = directory / "file-index.npz"
     cached = FileIndex.load(path, key) if path.is_file() else None
     if cached is not None:
         return cached
-    fresh = FileIndex(records)
+    fresh = FileIndex(records())
     if directory.is_dir():
         with contextlib.suppress(OSError):
             fresh.save(path, key)
