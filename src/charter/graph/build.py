@@ -133,6 +133,7 @@ def snapshot_text(
     its id where the type and path say it) and one edge a line as ``[source index, target
     index, relation]`` into the node list. Ids are written once, not in every edge: a
     Kotlin app's 71,000 edges repeated 100-character ids (35 MB indented)."""
+    relations = {r: _dump(r) for r in {row[2] for row in rows}}
     stored = []
     for node in nodes:
         data = node.as_dict()
@@ -144,7 +145,7 @@ def snapshot_text(
         + ',"nodes":[\n'
         + ",\n".join(stored)
         + '\n],"edges":[\n'
-        + ",\n".join(_dump(list(row)) for row in rows)
+        + ",\n".join(f"[{s},{t},{relations[r]}]" for s, t, r in rows)
         + "\n]}\n"
     )
 
