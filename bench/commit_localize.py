@@ -9,13 +9,16 @@ among the files of the top ``--limit`` nodes; the rank of the first such file gi
     .venv/bin/python bench/commit_localize.py /tmp/clone --commits 25 [--suffix .go]
 
 The clone is yours: it is checked out commit by commit (detached) and gets a
-``.charter/`` folder; the branch it was on is checked out again at the end.
+``.charter/`` folder, whose graph state is removed first (a cache another version of
+Charter wrote would otherwise be reused); the branch it was on is checked out again at
+the end.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -67,6 +70,10 @@ def main() -> int:
     if start_ref == "HEAD":
         start_ref = _git(repo, "rev-parse", "HEAD").strip()
     head = _git(repo, "rev-parse", args.ref).strip()
+    # A graph cache left by another Charter (a run before a change) holds records that
+    # version's extractors wrote, reused for every unchanged file if the cache version
+    # was not bumped: each run starts from no graph state.
+    shutil.rmtree(repo / ".charter" / "graph", ignore_errors=True)
     rows = []
     seconds = 0.0
     try:
