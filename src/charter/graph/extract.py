@@ -9,6 +9,8 @@ parse stays a file-level node and carries a note that the build reports.
 from __future__ import annotations
 
 import hashlib
+import json
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -20,6 +22,7 @@ from charter.graph import (
     extract_go,
     extract_js,
     extract_jvm,
+    extract_php,
     extract_python,
     extract_ruby,
     extract_rust,
@@ -119,19 +122,22 @@ _MAX_TERMS_BYTES = 400_000  # terms of larger text files are cut here (bounded m
 
 
 #: Languages whose test classes are named ``FooTest`` / ``FooTests`` (JUnit, xUnit, XCTest).
-_CLASS_NAMED_TESTS = frozenset([".java", ".kt", ".cs", ".swift", ".scala", ".groovy", ".fs", ".vb"])
+CLASS_NAMED_TESTS = frozenset(
+    [".java", ".kt", ".cs", ".swift", ".scala", ".groovy", ".fs", ".vb", ".php"]
+)
 #: A Gradle or Kotlin Multiplatform test source set under ``src/``: ``commonTest``,
 #: ``androidUnitTest``, ``jvmTest``, ``testFixtures``, ``testDebug``.
 _TEST_SOURCE_SET = re.compile(r"[a-z][A-Za-z0-9]*Test|test[A-Z][A-Za-z0-9]*")
 #: A .NET test project folder: ``Foo.Tests``, ``Foo.UnitTests``, ``Foo.IntegrationTest``.
 _DOTNET_TEST_PROJECT = re.compile(r".+\.[a-z]*tests?", re.IGNORECASE)
-_CLASS_TEST_STEM = re.compile(r".*[a-z0-9]Tests?")
+CLASS_TEST_STEM = re.compile(r".*[a-z0-9]Tests?")
 
 
 def is_test_path(path: str) -> bool:
     """Tests by the usual conventions: pytest, jest/vitest, ``__tests__`` folders, Go's
     ``_test.go``, Gradle and Kotlin Multiplatform test source sets (``src/commonTest/``),
-    .NET test projects (``Foo.Tests/``) and JVM/.NET test classes (``FooTest.kt``)."""
+    .NET test projects (``Foo.Tests/``) and JVM/.NET/PHPUnit test classes
+    (``FooTest.kt``, ``FooTest.php``)."""
     cased = path.split("/")
     parts = path.lower().split("/")
     name = parts[-1]
@@ -151,8 +157,8 @@ def is_test_path(path: str) -> bool:
         or ".test." in name
         or ".spec." in name
         or (
-            suffix in _CLASS_NAMED_TESTS
-            and bool(_CLASS_TEST_STEM.fullmatch(cased[-1].split(".", 1)[0]))
+            suffix in CLASS_NAMED_TESTS
+            and bool(CLASS_TEST_STEM.fullmatch(cased[-1].split(".", 1)[0]))
         )
     )
 
@@ -165,6 +171,26 @@ _EXAMPLE_DIRS = frozenset(["doc", "docs", "example", "examples"])
 def is_example_path(path: str) -> bool:
     """Code under a documentation or examples folder (``doc/usage/example_google.py``)."""
     return any(part in _EXAMPLE_DIRS for part in path.lower().split("/")[:-1])
+
+
+def _psr4(rel: str, text: str) -> list[list[str]]:
+    """composer.json's PSR-4 autoload map (``autoload`` and ``autoload-dev``) as
+    ``[namespace prefix, folder]`` pairs, folders relative to the project root."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return []
+    folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+    out: set[tuple[str, str]] = set()
+    for section in ("autoload", "autoload-dev"):
+        autoload = data.get(section) if isinstance(data, dict) else None
+        psr4 = autoload.get("psr-4") if isinstance(autoload, dict) else None
+        for prefix, dirs in psr4.items() if isinstance(psr4, dict) else ():
+            for d in [dirs] if isinstance(dirs, str) else dirs if isinstance(dirs, list) else []:
+                if isinstance(prefix, str) and isinstance(d, str):
+                    path = posixpath.normpath(posixpath.join(folder, d)) if d or folder else "."
+                    out.add((prefix.strip("\\"), "" if path == "." else path.strip("/")))
+    return [list(pair) for pair in sorted(out)]
 
 
 def _hash_file(path: Path) -> str:
@@ -224,6 +250,10 @@ def extract_file(
                 record["go_module"] = module.group(1).strip('"')
         return record
     text = data.decode("utf-8", errors="replace")
+    if lower.rsplit("/", 1)[-1] == "composer.json":
+        psr4 = _psr4(rel, text)
+        if psr4:  # ``use`` statements of PHP files resolve to files through it
+            record["psr4"] = psr4
     if scrub is not None:  # symbols come from the bytes (names and lines only)
         text = scrub(text, rel, "prose" if language in ("markdown", "text") else "code")
     try:
@@ -239,6 +269,8 @@ def extract_file(
             record.update(extract_jvm.extract(data, language))
         elif language == "ruby":
             record.update(extract_ruby.extract(data))
+        elif language == "php":
+            record.update(extract_php.extract(data))
         elif language == "markdown":
             record.update(docs.extract(text))
     except (ValueError, RecursionError) as exc:  # a grammar refusing input: keep the file

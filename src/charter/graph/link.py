@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from charter.graph.extract import CLASS_NAMED_TESTS, CLASS_TEST_STEM
 from charter.graph.model import Edge, Node, node_id
 from charter.graph.resolve import Resolver
 
@@ -40,7 +41,17 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
     for rel, rec in sorted(records.items()):
         if rec.get("package") and rec.get("language") in _JVM_LANGS:
             jvm_packages[rec["package"]].append(rel)
-    resolver = Resolver(records, go_modules, jvm_packages)
+    php_roots = [
+        (prefix, folder) for rec in records.values() for prefix, folder in rec.get("psr4", [])
+    ]
+    resolver = Resolver(records, go_modules, jvm_packages, php_roots)
+    # a PHP class or function by its fully qualified name → the files defining it
+    php_defined: dict[str, list[str]] = defaultdict(list)
+    for rel, rec in sorted(records.items()):
+        if rec.get("language") == "php":
+            for sym in rec.get("symbols", []):
+                if "." not in sym["qualname"]:
+                    php_defined[sym["qualname"]].append(rel)
     defined: dict[str, list[str]] = defaultdict(list)  # name → symbol ids
     by_file: dict[str, dict[str, str]] = {}  # path → name → symbol id
     stems: dict[str, list[str]] = defaultdict(list)
@@ -100,6 +111,8 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                 elif imp["module"].endswith(".*"):  # the files defining a name used here
                     used_names = set(rec.get("calls", [])) | set(rec.get("refs", []))
                     targets = [t for t in targets if used_names & by_file[t].keys()]
+            elif lang == "php":  # PSR-4's file, else the files defining the name
+                targets = resolver.php(imp["module"]) or php_defined.get(imp["module"], [])
             else:
                 targets = resolver.js(rel, imp["module"])
             for target in targets:
@@ -131,8 +144,11 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
             for target in imported:
                 if not records[target].get("test"):
                     edges.append(Edge(src, node_id("source", target), "tests"))
-            name = rel.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+            cased = rel.rsplit("/", 1)[-1].split(".", 1)[0]
+            name = cased.lower()
             base = name.removeprefix("test_").removesuffix("_test").removesuffix("_spec")
+            if rel[rel.rfind(".") :] in CLASS_NAMED_TESTS and CLASS_TEST_STEM.fullmatch(cased):
+                base = base.removesuffix("s").removesuffix("test")  # AccountTest → account
             for target in stems.get(base, []) if base and base != "conftest" else []:
                 edges.append(Edge(src, node_id("source", target), "tests"))
         if lang == "markdown":

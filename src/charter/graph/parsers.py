@@ -1,7 +1,7 @@
 """Tree-sitter parsers and queries, created once per process (they are not free to build).
 
 Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript, -go, -rust,
--java, -kotlin, -ruby)
+-java, -kotlin, -ruby, -php)
 and load with no network, each only when a file of its language is first parsed.
 ``language_of`` maps a path to the grammar that parses it, or None for languages the
 graph keeps at file level.
@@ -30,12 +30,13 @@ _EXT = {
     ".java": "java",
     ".kt": "kotlin",
     ".rb": "ruby",
+    ".php": "php",
 }
 
 
 def language_of(path: str) -> str | None:
-    """python, javascript, typescript, tsx, go, rust, java, kotlin, ruby, or None (file
-    level)."""
+    """python, javascript, typescript, tsx, go, rust, java, kotlin, ruby, php, or None
+    (file level)."""
     dot = path.rfind(".")
     return _EXT.get(path[dot:].lower()) if dot >= 0 else None
 
@@ -53,6 +54,8 @@ _GRAMMARS = {
     "java": ("tree_sitter_java", "language"),
     "kotlin": ("tree_sitter_kotlin", "language"),
     "ruby": ("tree_sitter_ruby", "language"),
+    # ``language_php`` reads the HTML around ``<?php`` (``language_php_only`` would not)
+    "php": ("tree_sitter_php", "language_php"),
 }
 
 

@@ -12,6 +12,8 @@ path is the longest prefix of the import (a repository may hold several modules)
 under that module's ``vendor/`` folder. A Java or Kotlin import ``a.b.C`` names the files
 whose ``package a.b`` declaration precedes them: the one named ``C.java``/``C.kt`` or else
 those the linker finds defining ``C`` (a Kotlin file may declare several top-level names).
+A PHP ``use App\\Models\\Account`` names the file composer.json's PSR-4 map points at
+(``"App\\\\": "app/"`` → ``app/Models/Account.php``), the longest namespace prefix first.
 """
 
 from __future__ import annotations
@@ -31,8 +33,11 @@ class Resolver:
         files: Iterable[str],
         go_modules: dict[str, str] | None = None,
         jvm_packages: dict[str, list[str]] | None = None,
+        php_roots: Iterable[tuple[str, str]] = (),
     ) -> None:
         self.files = set(files)
+        #: PSR-4 namespace prefix → folder ("" at the root), longest prefix first
+        self.php_roots = sorted(set(php_roots), key=lambda kv: (-len(kv[0]), kv))
         #: Java/Kotlin package name → the files declaring it
         self.jvm_packages = jvm_packages or {}
         #: Go module path → the folder of its go.mod ("" at the root), longest first
@@ -146,3 +151,15 @@ class Resolver:
             named = [f for f in files if f.rsplit("/", 1)[-1].rsplit(".", 1)[0] == name]
             return (named, "") if named else (list(files), name)
         return [], ""
+
+    def php(self, name: str) -> list[str]:
+        """The file a PHP class's fully qualified name maps to under composer.json's
+        PSR-4 autoload (empty for classes outside the project)."""
+        for prefix, folder in self.php_roots:
+            if prefix and not name.startswith(f"{prefix}\\"):
+                continue
+            rest = name[len(prefix) + 1 :] if prefix else name
+            path = "/".join(p for p in (folder, rest.replace("\\", "/")) if p) + ".php"
+            if path in self.files:
+                return [path]
+        return []
