@@ -12,7 +12,7 @@ from typing import Any
 from charter.config import Project
 from charter.graph import extract_ruby
 from charter.graph.build import build_graph
-from tests.conftest import grammars_loaded_by_build, task_context_paths, write
+from tests.conftest import commit_all, grammars_loaded_by_build, task_context_paths, write
 
 ACCOUNT_RB = """class Account < ApplicationRecord
   has_many :entries
@@ -154,6 +154,7 @@ def test_ruby_graph_links_constants_to_the_files_defining_them(repo: Path) -> No
 
 def test_ruby_graph_snapshot_is_byte_identical_across_fresh_builds(repo: Path) -> None:
     make_ruby_project(repo)
+    commit_all(repo)  # the snapshot's time is HEAD's commit time (else the clock's)
     from charter.graph.build import graph_dir
 
     def digest() -> str:
