@@ -55,6 +55,11 @@ def commits(repo: Path, suffix: str, count: int, ref: str) -> list[dict[str, obj
     return out
 
 
+def _first(paths: list[str], changed: set[str]) -> int | None:
+    """The rank of the first of ``paths`` the commit changed (None: none in the list)."""
+    return next((i + 1 for i, p in enumerate(paths) if p in changed), None)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("repo", type=Path, help="a git clone you own (it is checked out)")
@@ -64,6 +69,12 @@ def main() -> int:
     ap.add_argument("--ref", default="HEAD")
     ap.add_argument("--charter", default=str(Path(sys.executable).parent / "charter"))
     ap.add_argument("--json", action="store_true", help="per-commit rows as JSON")
+    ap.add_argument(
+        "--suffix-hits",
+        action="store_true",
+        help="count only the non-test --suffix files a commit changed as hits (not the "
+        "changelog, README or tests it also touched)",
+    )
     args = ap.parse_args()
     repo = args.repo.resolve()
     start_ref = _git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip()
@@ -94,9 +105,17 @@ def main() -> int:
                 path = node.get("path")
                 if node.get("type") in ("source", "symbol") and path and path not in paths:
                     paths.append(path)
-            changed = set(item["files"])  # type: ignore[arg-type]
-            rank = next((i + 1 for i, p in enumerate(paths) if p in changed), None)
-            rows.append({"sha": str(item["sha"])[:10], "rank": rank, "task": item["task"]})
+            every = {str(f) for f in item["files"]}  # type: ignore[attr-defined]
+            code = {f for f in every if f.endswith(args.suffix) and not is_test_path(f)}
+            rank = _first(paths, code if args.suffix_hits else every)
+            rows.append(
+                {
+                    "sha": str(item["sha"])[:10],
+                    "rank": rank,
+                    "rank_code": _first(paths, code),
+                    "task": item["task"],
+                }
+            )
     finally:
         _git(repo, "checkout", "-q", start_ref)
     n = len(rows)
@@ -109,6 +128,9 @@ def main() -> int:
             first = str(r["task"]).splitlines()[0][:70]
             print(f"{r['sha']}  rank={r['rank'] or '-':>2}  {first}")
     summary = {"repo": repo.name, "n": n, f"hits@{args.limit}": hits, "mrr": round(mrr, 3)}
+    code_hits = sum(1 for r in rows if r["rank_code"] is not None)
+    code_mrr = sum(1 / r["rank_code"] for r in rows if r["rank_code"]) / n if n else 0.0
+    summary["code"] = {f"hits@{args.limit}": code_hits, "mrr": round(code_mrr, 3)}
     summary["seconds_per_task"] = round(seconds / n, 2) if n else 0.0
     print(json.dumps(summary))
     return 0

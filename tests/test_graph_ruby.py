@@ -4,6 +4,7 @@ constants resolved to the file defining them (no imports), tests by name, rankin
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -179,3 +180,16 @@ def test_ruby_grammar_loads_only_when_a_ruby_file_is_parsed(repo: Path) -> None:
     assert grammars_loaded_by_build(repo) == ["tree_sitter_python"]
     write(repo, "lib/tasks.rb", "class Tasks\nend\n")
     assert grammars_loaded_by_build(repo) == ["tree_sitter_ruby"]
+
+
+def test_task_context_finds_a_ruby_class_by_its_last_name(
+    repo: Path, run_charter: Callable[..., Any]
+) -> None:
+    """A task writes ``Materializer``, not ``Balance::Materializer``: the class's last name
+    seeds the file defining it, as a Python class's name does."""
+    make_ruby_project(repo)
+    done = run_charter("task-context", "The Materializer skips the first day", "--json", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    top = json.loads(done.stdout)["nodes"][0]
+    assert top["path"] == "app/models/balance/materializer.rb"
+    assert "defines Balance::Materializer" in top["reasons"], top

@@ -139,6 +139,13 @@ class _Suffixes:
         return []
 
 
+def short_name(qualname: str) -> str:
+    """The name a task would write for a symbol: ``perform_sync`` for
+    ``Account::Syncer.perform_sync``, ``Syncer`` for Ruby's ``Account::Syncer``, ``Account``
+    for PHP's ``App\\Models\\Account``."""
+    return qualname.rsplit(".", 1)[-1].rsplit("::", 1)[-1].rsplit("\\", 1)[-1]
+
+
 def _symbol_seeds(
     graph: Graph, query: TaskQuery, index: FileIndex | None = None, share_weight: float = 0.0
 ) -> tuple[dict[str, float], dict[str, list[str]]]:
@@ -146,7 +153,7 @@ def _symbol_seeds(
     by_name: dict[str, list[str]] = defaultdict(list)
     for node in graph.nodes.values():
         if node.type == "symbol":
-            by_name[node.name.rsplit(".", 1)[-1]].append(node.id)
+            by_name[short_name(node.name)].append(node.id)
     strong: set[str] = set()
     for ident in query.identifiers:
         parts = ident.split(".")
@@ -241,7 +248,7 @@ def rank(
             seed[fid] += w.symbol * (value - best)
             parts[fid]["symbol"] = round(value, 4)
             reasons[fid].append(f"defines {node.name}")
-            matched[fid].append(node.name.rsplit(".", 1)[-1])
+            matched[fid].append(short_name(node.name))
     sources = [n.path for n in graph.nodes.values() if n.type == "source" and n.path is not None]
     suffixes = _Suffixes(sources)
     for path in query.paths:
