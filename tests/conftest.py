@@ -287,3 +287,9 @@ def compiled_repo(tmp_path: Path, files: dict[str, str], config: str = "") -> Pa
         write(root, rel, text)
     compile_project(Project.load(root))
     return root
+
+
+def symbol_spans(out: dict[str, Any]) -> dict[str, tuple[str, int, bool]]:
+    """An extractor's symbols as qualname → (kind, first line, exported), for the
+    language tests' expected tables."""
+    return {s["qualname"]: (s["kind"], s["line_start"], s["exported"]) for s in out["symbols"]}

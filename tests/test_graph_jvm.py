@@ -9,7 +9,7 @@ from typing import Any
 from charter.config import Project
 from charter.graph import extract_jvm
 from charter.graph.build import build_graph
-from tests.conftest import grammars_loaded_by_build, task_context_paths, write
+from tests.conftest import grammars_loaded_by_build, symbol_spans, task_context_paths, write
 
 TASK_JAVA = """package com.acme.model;
 
@@ -92,13 +92,9 @@ def make_jvm_project(root: Path) -> None:
     write(root, "service/src/main/kotlin/com/acme/service/TaskService.kt", SERVICE_KT)
 
 
-def _spans(out: dict[str, Any]) -> dict[str, tuple[str, int, bool]]:
-    return {s["qualname"]: (s["kind"], s["line_start"], s["exported"]) for s in out["symbols"]}
-
-
 def test_java_types_methods_and_imports() -> None:
     out = extract_jvm.extract(TASK_JAVA.encode(), "java")
-    assert _spans(out) == {
+    assert symbol_spans(out) == {
         "Task": ("class", 5, True),
         "Task.isDone": ("method", 12, True),
         "Task.normalizedTitle": ("method", 16, False),
@@ -114,7 +110,7 @@ def test_java_types_methods_and_imports() -> None:
 
 def test_kotlin_types_top_level_functions_and_visibility() -> None:
     out = extract_jvm.extract(SERVICE_KT.encode(), "kotlin")
-    assert _spans(out) == {
+    assert symbol_spans(out) == {
         "Notifier": ("interface", 6, True),
         "Notifier.notify": ("method", 7, True),
         "Registry": ("class", 10, True),
@@ -129,7 +125,7 @@ def test_kotlin_types_top_level_functions_and_visibility() -> None:
         "com.acme.model.trimTitle",
     ]
     assert {"trimTitle", "Task"} <= set(out["calls"])
-    titles = _spans(extract_jvm.extract(TITLES_KT.encode(), "kotlin"))
+    titles = symbol_spans(extract_jvm.extract(TITLES_KT.encode(), "kotlin"))
     assert titles == {
         "MAX_TITLE": ("const", 3, True),
         "trimTitle": ("function", 5, True),

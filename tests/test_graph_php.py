@@ -13,7 +13,13 @@ from typing import Any
 from charter.config import Project
 from charter.graph import extract_php
 from charter.graph.build import build_graph
-from tests.conftest import commit_all, grammars_loaded_by_build, task_context_paths, write
+from tests.conftest import (
+    commit_all,
+    grammars_loaded_by_build,
+    symbol_spans,
+    task_context_paths,
+    write,
+)
 
 COMPOSER_JSON = """{
     "name": "acme/ledger",
@@ -161,13 +167,9 @@ def make_php_project(root: Path) -> None:
     write(root, "resources/views/account.php", VIEW_PHP)
 
 
-def _spans(out: dict[str, Any]) -> dict[str, tuple[str, int, bool]]:
-    return {s["qualname"]: (s["kind"], s["line_start"], s["exported"]) for s in out["symbols"]}
-
-
 def test_php_types_methods_visibility_and_names_resolved_by_php_rules() -> None:
     account = extract_php.extract(ACCOUNT_PHP.encode())
-    assert _spans(account) == {
+    assert symbol_spans(account) == {
         "App\\Models\\Account": ("class", 9, True),
         "App\\Models\\Account.balance": ("method", 14, True),
         "App\\Models\\Account.cacheKey": ("method", 20, False),
@@ -195,16 +197,20 @@ def test_php_types_methods_visibility_and_names_resolved_by_php_rules() -> None:
     assert {"forAccount", "sumEntries", "report"} <= set(account["calls"])
     assert not account["parse_errors"]
     ledger = extract_php.extract(LEDGER_PHP.encode())
-    assert _spans(ledger) == {
+    assert symbol_spans(ledger) == {
         "App\\Ledger\\Period": ("enum", 4, True),
         "App\\Ledger\\Balance": ("class", 9, True),
         "App\\Ledger\\Balance.__construct": ("method", 11, True),
     }
     assert (
-        _spans(extract_php.extract(SYNCABLE_PHP.encode()))["App\\Models\\Concerns\\Syncable"][0]
+        symbol_spans(extract_php.extract(SYNCABLE_PHP.encode()))["App\\Models\\Concerns\\Syncable"][
+            0
+        ]
         == "class"
     )
-    assert _spans(extract_php.extract(HAS_BALANCE_PHP.encode()))["App\\Contracts\\HasBalance"] == (
+    assert symbol_spans(extract_php.extract(HAS_BALANCE_PHP.encode()))[
+        "App\\Contracts\\HasBalance"
+    ] == (
         "interface",
         5,
         True,

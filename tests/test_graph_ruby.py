@@ -13,7 +13,13 @@ from typing import Any
 from charter.config import Project
 from charter.graph import extract_ruby
 from charter.graph.build import build_graph
-from tests.conftest import commit_all, grammars_loaded_by_build, task_context_paths, write
+from tests.conftest import (
+    commit_all,
+    grammars_loaded_by_build,
+    symbol_spans,
+    task_context_paths,
+    write,
+)
 
 ACCOUNT_RB = """class Account < ApplicationRecord
   has_many :entries
@@ -95,13 +101,9 @@ def make_ruby_project(root: Path) -> None:
     write(root, "test/models/account/syncer_test.rb", SYNCER_TEST_RB)
 
 
-def _spans(out: dict[str, Any]) -> dict[str, tuple[str, int, bool]]:
-    return {s["qualname"]: (s["kind"], s["line_start"], s["exported"]) for s in out["symbols"]}
-
-
 def test_ruby_classes_modules_methods_and_visibility() -> None:
     account = extract_ruby.extract(ACCOUNT_RB.encode())
-    assert _spans(account) == {
+    assert symbol_spans(account) == {
         "Account": ("class", 1, True),
         "Account.balance_series": ("method", 4, True),
         "Account.sync_later": ("method", 8, True),
@@ -112,7 +114,7 @@ def test_ruby_classes_modules_methods_and_visibility() -> None:
         account["refs"]
     )
     syncer = extract_ruby.extract(SYNCER_RB.encode())
-    assert _spans(syncer) == {
+    assert symbol_spans(syncer) == {
         "Account::Syncer": ("class", 6, True),
         "Account::Syncer.initialize": ("method", 9, True),
         "Account::Syncer.perform_sync": ("method", 13, True),
