@@ -57,6 +57,7 @@ from charter.rules.stored import (
 )
 from charter.rules.vector_cache import VectorCache
 from charter.tokens import count_tokens
+from charter.tokens import warm as warm_tokenizer
 
 
 @dataclass
@@ -264,8 +265,8 @@ def compile_rules(
         sources = _sources_for(project, paths, report)
         _redact_sources(project, sources, report)
         rules = _parse_rules(project, sources, report)
-        if loading is not None and not loading.done():
-            count_tokens("")  # the model is still loading: load the cl100k tables meanwhile
+        if rules and loading is not None and not loading.done():
+            warm_tokenizer()  # the model is still loading: build the cl100k tables meanwhile
         model = loading.result() if loading is not None else embedder
         assert model is not None
         warming.result()
