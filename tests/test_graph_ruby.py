@@ -195,3 +195,20 @@ def test_task_context_finds_a_ruby_class_by_its_last_name(
     top = json.loads(done.stdout)["nodes"][0]
     assert top["path"] == "app/models/balance/materializer.rb"
     assert "defines Balance::Materializer" in top["reasons"], top
+
+
+def test_the_capsule_maps_ruby_packages_and_their_classes(
+    repo: Path, run_charter: Callable[..., Any]
+) -> None:
+    """The contract capsule's module map listed only Python, JS/TS and Go packages: a
+    Rails app's models were absent. Its classes are listed by constant path, its
+    methods not (they are not top-level names)."""
+    make_ruby_project(repo)
+    capsule = json.loads(run_charter("capsule", "--json", cwd=repo).stdout)
+    packages = {p["package"]: p for p in capsule["module_map"]}
+    assert "app/models/account.rb#Account" in packages["app/models"]["public_symbols"]
+    assert packages["app/models/balance"]["public_symbols"] == [
+        "app/models/balance/materializer.rb#Balance::Materializer",
+        "app/models/balance/series.rb#Balance::Series",
+    ]
+    assert "test/models/account" not in packages

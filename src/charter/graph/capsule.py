@@ -27,21 +27,24 @@ _ENTRY_NAMES = (
     "index.js",
     "main.ts",
     "main.go",
+    "main.rs",
+    "lib.rs",
+    "index.php",
 )
 
 
 def _module_map(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
-    """Packages with entry points and public top-level symbols (classes, functions)."""
+    """Packages with entry points and public top-level symbols (classes, functions), in
+    every language the graph reads structure from (Ruby's ``Account::Syncer`` and PHP's
+    ``App\\Models\\Account`` are top-level names; a method's ``.`` is not)."""
+    from charter.graph.parsers import STRUCTURED
+
     packages: dict[str, dict[str, Any]] = {}
     for node in snapshot["nodes"]:
         path = node.get("path") or ""
         if node["type"] == "source":
             if node.get("attrs", {}).get("test") or node["attrs"].get("language") not in (
-                "python",
-                "typescript",
-                "tsx",
-                "javascript",
-                "go",
+                STRUCTURED
             ):
                 continue
             package = path.rsplit("/", 1)[0] if "/" in path else "."

@@ -59,6 +59,10 @@ _GRAMMARS = {
 }
 
 
+#: Languages whose files get symbols (the others stay at file level).
+STRUCTURED = frozenset(_GRAMMARS)
+
+
 @cache
 def language(name: str) -> Language:
     import importlib
