@@ -385,3 +385,24 @@ def test_a_catalog_read_as_records_draws_no_credential_column_findings() -> None
     parsed = parse_file(f"en:\n  token: {token}\n", "yaml", rel)
     assert scrub_parsed(parsed, rel, "yaml", Scanner())
     assert token not in "\n".join(c.text for c in parsed.chunks)
+
+
+def test_a_password_the_file_shows_as_a_user_or_image_name_is_a_dev_default() -> None:
+    """A CI workflow's database service: ``MYSQL_USER: mariadb``, ``MYSQL_PASSWORD:
+    mariadb``, ``image: mariadb:11.7``. The password is the user and image name, shown in
+    the open in the same file: no secret, neither as a record field nor as a line. A
+    generated value there, or the same word in a file that does not show it, still is."""
+    workflow = (
+        "jobs:\n  test:\n    services:\n      db:\n        image: mariadb:11.7\n"
+        "        env:\n          MYSQL_USER: mariadb\n          MYSQL_PASSWORD: mariadb\n"
+        "    env:\n      DB_USERNAME: root\n      DB_PASSWORD: mariadb\n"
+    )
+    rel = ".github/workflows/test.yml"
+    parsed = parse_file(workflow, "yaml", rel)
+    assert scrub_parsed(parsed, rel, "yaml", Scanner()) == []
+    real = workflow.replace("MYSQL_PASSWORD: mariadb", f"MYSQL_PASSWORD: {S['env_password']}")
+    parsed = parse_file(real, "yaml", rel)
+    assert len(scrub_parsed(parsed, rel, "yaml", Scanner())) == 1
+    assert S["env_password"] not in "\n".join(c.text for c in parsed.chunks)
+    alone = "env:\n  DB_PASSWORD: mariadb\n"
+    assert scrub_parsed(parse_file(alone, "yaml", rel), rel, "yaml", Scanner())

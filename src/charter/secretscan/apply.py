@@ -8,6 +8,7 @@ way out). Redaction is idempotent: a ``[REDACTED:…]`` mark is never redacted a
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -54,8 +55,9 @@ def scrub_parsed(parsed: ParsedDoc, path: str, kind: str, scanner: Scanner) -> l
         return []
     found: set[Redaction] = set()
     mode = text_kind(kind, path)
+    plain = plain_values(parsed, scanner)
     for chunk in parsed.chunks:
-        found.update(scrub_chunk(chunk, path, mode, scanner))
+        found.update(scrub_chunk(chunk, path, mode, scanner, plain))
     title = parsed.meta.get("title")
     if isinstance(title, str) and title:
         cleaned = scanner.redact(title, path=path, kind=mode)
@@ -65,14 +67,40 @@ def scrub_parsed(parsed: ParsedDoc, path: str, kind: str, scanner: Scanner) -> l
     return sorted(found, key=lambda r: (r.line, r.detector))
 
 
-def scrub_chunk(chunk: Chunk, path: str, mode: str, scanner: Scanner) -> set[Redaction]:
-    """Redact one chunk in place; what was redacted, by file line."""
+def plain_values(parsed: ParsedDoc, scanner: Scanner) -> frozenset[str]:
+    """The values a document's records hold in fields that name no credential, and the
+    names inside them (``mariadb`` of ``image: mariadb:11.7``). A CI service or compose
+    file sets a database's password to its user or image name (``MYSQL_USER: mariadb``,
+    ``MYSQL_PASSWORD: mariadb``): a value the same file shows in the open is no secret.
+    A real secret is not also an image, a host or a user name."""
+    out: set[str] = set()
+    for chunk in parsed.chunks:
+        for name, raw in (chunk.record or {}).items():
+            value = raw.strip().strip("'\"")
+            if not value or scanner.credential_column(name):
+                continue
+            out.add(value)
+            out.update(part for part in re.split(r"[:/@\s]+", value) if len(part) >= 3)
+    return frozenset(out)
+
+
+def scrub_chunk(
+    chunk: Chunk,
+    path: str,
+    mode: str,
+    scanner: Scanner,
+    plain: frozenset[str] = frozenset(),
+) -> set[Redaction]:
+    """Redact one chunk in place; what was redacted, by file line. ``plain``: values
+    the document shows in fields that name no credential (:func:`plain_values`)."""
     found: set[Redaction] = set()
     swaps: list[tuple[str, str]] = []
     if chunk.record is not None:
         # a catalog's ``password: New Password`` is the label's translation, not a value
         fields = "catalog" if mode == "catalog" or is_translation_catalog(path) else "config"
         for name, raw in list(chunk.record.items()):
+            if raw.strip().strip("'\"") in plain and scanner.credential_column(name):
+                continue  # the file shows this value in the open elsewhere
             new, detector = scanner.redact_value(name, raw, kind=fields)
             if detector is None:
                 continue
@@ -85,7 +113,7 @@ def scrub_chunk(chunk: Chunk, path: str, mode: str, scanner: Scanner) -> set[Red
                 chunk.title = chunk.title.replace(raw, new)
             if raw and raw in chunk.section:
                 chunk.section = chunk.section.replace(raw, new)
-    result = scanner.redact(chunk.text, path=path, kind=mode)
+    result = scanner.redact(chunk.text, path=path, kind=mode, plain=plain)
     if result.findings:
         chunk.text = result.text
         found.update(Redaction(chunk.line_start + f.line - 1, f.detector) for f in result.findings)

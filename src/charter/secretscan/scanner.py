@@ -356,8 +356,12 @@ class Scanner:
         return self.settings.enabled
 
     # -- text ----------------------------------------------------------------------
-    def redact(self, text: str, *, path: str = "", kind: str = "prose") -> Redacted:
-        """``text`` with every secret replaced by ``[REDACTED:<detector>]``."""
+    def redact(
+        self, text: str, *, path: str = "", kind: str = "prose", plain: frozenset[str] = frozenset()
+    ) -> Redacted:
+        """``text`` with every secret replaced by ``[REDACTED:<detector>]``. ``plain``:
+        values the same file shows in fields that name no credential, which the keyword
+        rule does not take for secrets (:func:`charter.secretscan.apply.plain_values`)."""
         if not self.enabled or not text or self.allow.path_allowed(path):
             return Redacted(text)
         if not could_hold_secret(text):
@@ -371,12 +375,12 @@ class Scanner:
         for index, line in enumerate(lines):
             if len(line) > 4000 or not could_hold_secret(line):
                 if len(line) > 4000:
-                    lines[index], hit = self._long_line(line, kind)
+                    lines[index], hit = self._long_line(line, kind, plain)
                     if hit:
                         changed = True
                         findings.extend(Finding(index + 1, d) for d in hit)
                 continue
-            new, found = self._line(line, kind)
+            new, found = self._line(line, kind, plain)
             if found:
                 lines[index] = new
                 changed = True
@@ -386,13 +390,15 @@ class Scanner:
         findings.sort(key=lambda f: (f.line, f.detector))
         return Redacted(text, findings)
 
-    def _long_line(self, line: str, kind: str) -> tuple[str, list[str]]:
+    def _long_line(
+        self, line: str, kind: str, plain: frozenset[str] = frozenset()
+    ) -> tuple[str, list[str]]:
         """A minified line: scan it in windows so one regex never sees megabytes."""
         out: list[str] = []
         found: list[str] = []
         for start in range(0, len(line), 2000):
             piece = line[start : start + 2000]
-            new, hit = self._line(piece, kind) if could_hold_secret(piece) else (piece, [])
+            new, hit = self._line(piece, kind, plain) if could_hold_secret(piece) else (piece, [])
             out.append(new)
             found.extend(hit)
         return "".join(out), found
@@ -431,7 +437,9 @@ class Scanner:
                     j -= 1
         return "\n".join(lines)
 
-    def _line(self, line: str, kind: str) -> tuple[str, list[str]]:
+    def _line(
+        self, line: str, kind: str, plain: frozenset[str] = frozenset()
+    ) -> tuple[str, list[str]]:
         """One line with its secrets replaced, and the detectors that fired."""
         spans: list[tuple[int, int, str]] = []
         for plugin in _plugins(self.settings.high_entropy):
@@ -459,7 +467,7 @@ class Scanner:
         for detector, regex in EXTRA_RULES:
             for match in regex.finditer(line):
                 spans.append((*_secret_span(line, match), detector))
-        spans.extend(self._keyword(line, kind))
+        spans.extend(self._keyword(line, kind, plain))
         return self._replace(line, spans)
 
     def _replace(self, line: str, spans: list[tuple[int, int, str]]) -> tuple[str, list[str]]:
@@ -481,7 +489,9 @@ class Scanner:
         done.reverse()
         return line, done
 
-    def _keyword(self, line: str, kind: str) -> Iterator[tuple[int, int, str]]:
+    def _keyword(
+        self, line: str, kind: str, plain: frozenset[str] = frozenset()
+    ) -> Iterator[tuple[int, int, str]]:
         """``password = "..."`` style assignments (detect-secrets' keyword rule)."""
         if kind == "catalog" or not _KEYWORD_AT.search(line):
             return
@@ -503,6 +513,8 @@ class Scanner:
             rest = line[: match.start(group)] + " " + line[end:]
             if _COLLECTION_KEY.search(line[: match.start(group)]) and value.strip().isalpha():
                 continue  # ``secrets: inherit``: a mode for a set of secrets, not one's value
+            if value.strip().strip("'\"`") in plain:
+                continue  # the file shows it in the open (a user or an image name)
             if not _keyword_value_ok(value.strip(), strict=kind == "prose", context=rest):
                 continue
             yield match.start(group), end, "secret-keyword"
