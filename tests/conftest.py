@@ -165,21 +165,6 @@ def task_context_paths(
     return [n.get("path") for n in json.loads(done.stdout)["nodes"]]
 
 
-def grammars_loaded_by_build(root: Path) -> list[str]:
-    """The tree-sitter grammar wheels a fresh process imports to build ``root``'s graph
-    (``tree_sitter_python``, …): a grammar must load only for a file of its language."""
-    probe = (
-        "import sys\nfrom charter.config import Project\n"
-        "from charter.graph.build import build_graph\n"
-        f"build_graph(Project.load(__import__('pathlib').Path({str(root)!r})))\n"
-        "print(sorted(m for m in sys.modules if m.startswith('tree_sitter_') and '.' not in m))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    loaded: list[str] = json.loads(done.stdout.strip().replace("'", '"'))
-    return loaded
-
-
 def tool_payload(result: Any) -> Any:
     """The JSON an MCP tool returned (structured content, else the first text block)."""
     if result.structured_content is not None:
@@ -293,3 +278,18 @@ def symbol_spans(out: dict[str, Any]) -> dict[str, tuple[str, int, bool]]:
     """An extractor's symbols as qualname → (kind, first line, exported), for the
     language tests' expected tables."""
     return {s["qualname"]: (s["kind"], s["line_start"], s["exported"]) for s in out["symbols"]}
+
+
+def fresh_snapshot_sha256(root: Path) -> str:
+    """The sha256 of the graph snapshot a build from no graph state writes in ``root``
+    (the language tests' determinism check: two fresh builds, the same bytes)."""
+    import hashlib
+    import shutil
+
+    from charter.config import Project
+    from charter.graph.build import build_graph, graph_dir
+
+    project = Project.load(root)
+    shutil.rmtree(graph_dir(project), ignore_errors=True)
+    build_graph(project)
+    return hashlib.sha256((graph_dir(project) / "snapshot.json").read_bytes()).hexdigest()

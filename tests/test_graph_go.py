@@ -11,7 +11,7 @@ from typing import Any
 from charter.config import Project
 from charter.graph import extract_go
 from charter.graph.build import build_graph
-from tests.conftest import grammars_loaded_by_build, task_context_paths, write
+from tests.conftest import task_context_paths, write
 
 MODELS = """package models
 
@@ -140,13 +140,6 @@ def test_task_context_names_the_go_file_defining_a_function(
     packages = {p["package"]: p for p in capsule["module_map"]}
     assert "pkg/models/tasks.go#CreateTask" in packages["pkg/models"]["public_symbols"]
     assert packages["tools/lint"]["entry_points"] == ["tools/lint/main.go"]
-
-
-def test_go_grammar_loads_only_when_a_go_file_is_parsed(repo: Path) -> None:
-    write(repo, "app.py", "def main():\n    return 1\n")
-    assert grammars_loaded_by_build(repo) == ["tree_sitter_python"]
-    write(repo, "cmd/tool/main.go", "package main\n\nfunc main() {}\n")
-    assert grammars_loaded_by_build(repo) == ["tree_sitter_go"]  # app.py is cached
 
 
 RUST = """use crate::store::Store;

@@ -9,7 +9,7 @@ from typing import Any
 from charter.config import Project
 from charter.graph import extract_jvm
 from charter.graph.build import build_graph
-from tests.conftest import grammars_loaded_by_build, symbol_spans, task_context_paths, write
+from tests.conftest import symbol_spans, task_context_paths, write
 
 TASK_JAVA = """package com.acme.model;
 
@@ -168,11 +168,3 @@ def test_task_context_names_the_file_defining_a_jvm_method(
     make_jvm_project(repo)
     paths = task_context_paths(run_charter, repo, "archiveTask should keep the title")
     assert paths[0] == "store/src/main/java/com/acme/store/TaskStore.java"
-
-
-def test_jvm_grammars_load_only_when_their_files_are_parsed(repo: Path) -> None:
-    write(repo, "app.py", "def main():\n    return 1\n")
-    assert grammars_loaded_by_build(repo) == ["tree_sitter_python"]
-    write(repo, "src/main/kotlin/App.kt", "fun main() {}\n")
-    # app.py is unchanged (cached): only the new Kotlin file is parsed
-    assert grammars_loaded_by_build(repo) == ["tree_sitter_kotlin"]

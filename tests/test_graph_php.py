@@ -4,8 +4,6 @@ class references resolved by PHP's own rules, PHPUnit tests by name, ranking."""
 
 from __future__ import annotations
 
-import hashlib
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,7 +13,7 @@ from charter.graph import extract_php
 from charter.graph.build import build_graph
 from tests.conftest import (
     commit_all,
-    grammars_loaded_by_build,
+    fresh_snapshot_sha256,
     symbol_spans,
     task_context_paths,
     write,
@@ -312,15 +310,7 @@ def test_a_php_test_class_links_by_name_without_an_import(repo: Path) -> None:
 def test_php_graph_snapshot_is_byte_identical_across_fresh_builds(repo: Path) -> None:
     make_php_project(repo)
     commit_all(repo)  # created_at is the commit's time, not the clock's second
-    from charter.graph.build import graph_dir
-
-    def digest() -> str:
-        project = Project.load(repo)
-        shutil.rmtree(graph_dir(project), ignore_errors=True)
-        build_graph(project)
-        return hashlib.sha256((graph_dir(project) / "snapshot.json").read_bytes()).hexdigest()
-
-    assert digest() == digest()
+    assert fresh_snapshot_sha256(repo) == fresh_snapshot_sha256(repo)
 
 
 def test_task_context_names_the_file_defining_a_php_method(
@@ -329,11 +319,3 @@ def test_task_context_names_the_file_defining_a_php_method(
     make_php_project(repo)
     paths = task_context_paths(run_charter, repo, "sumEntries adds up the wrong series")
     assert paths[0] == "app/Ledger/Series.php"
-
-
-def test_php_grammar_loads_only_when_a_php_file_is_parsed(repo: Path) -> None:
-    write(repo, "app.py", "def main():\n    return 1\n")
-    write(repo, "composer.json", COMPOSER_JSON)
-    assert grammars_loaded_by_build(repo) == ["tree_sitter_python"]
-    write(repo, "app/Kernel.php", "<?php\nnamespace App;\nclass Kernel {}\n")
-    assert grammars_loaded_by_build(repo) == ["tree_sitter_php"]

@@ -3,9 +3,7 @@ constants resolved to the file defining them (no imports), tests by name, rankin
 
 from __future__ import annotations
 
-import hashlib
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,7 +13,7 @@ from charter.graph import extract_ruby
 from charter.graph.build import build_graph
 from tests.conftest import (
     commit_all,
-    grammars_loaded_by_build,
+    fresh_snapshot_sha256,
     symbol_spans,
     task_context_paths,
     write,
@@ -158,15 +156,7 @@ def test_ruby_graph_links_constants_to_the_files_defining_them(repo: Path) -> No
 def test_ruby_graph_snapshot_is_byte_identical_across_fresh_builds(repo: Path) -> None:
     make_ruby_project(repo)
     commit_all(repo)  # the snapshot's time is HEAD's commit time (else the clock's)
-    from charter.graph.build import graph_dir
-
-    def digest() -> str:
-        project = Project.load(repo)
-        shutil.rmtree(graph_dir(project), ignore_errors=True)
-        build_graph(project)
-        return hashlib.sha256((graph_dir(project) / "snapshot.json").read_bytes()).hexdigest()
-
-    assert digest() == digest()
+    assert fresh_snapshot_sha256(repo) == fresh_snapshot_sha256(repo)
 
 
 def test_task_context_names_the_file_defining_a_ruby_method(
@@ -175,13 +165,6 @@ def test_task_context_names_the_file_defining_a_ruby_method(
     make_ruby_project(repo)
     paths = task_context_paths(run_charter, repo, "materialize_balances writes a wrong series")
     assert paths[0] == "app/models/balance/materializer.rb"
-
-
-def test_ruby_grammar_loads_only_when_a_ruby_file_is_parsed(repo: Path) -> None:
-    write(repo, "app.py", "def main():\n    return 1\n")
-    assert grammars_loaded_by_build(repo) == ["tree_sitter_python"]
-    write(repo, "lib/tasks.rb", "class Tasks\nend\n")
-    assert grammars_loaded_by_build(repo) == ["tree_sitter_ruby"]
 
 
 def test_task_context_finds_a_ruby_class_by_its_last_name(

@@ -1,0 +1,48 @@
+"""Each tree-sitter grammar loads only when a file of its language is parsed: a project
+without Go never imports the Go grammar, so a cold hook stays light."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import write
+
+
+def grammars_loaded_by_build(root: Path) -> list[str]:
+    """The tree-sitter grammar wheels a fresh process imports to build ``root``'s graph
+    (``tree_sitter_python``, …): a grammar must load only for a file of its language."""
+    probe = (
+        "import sys\nfrom charter.config import Project\n"
+        "from charter.graph.build import build_graph\n"
+        f"build_graph(Project.load(__import__('pathlib').Path({str(root)!r})))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('tree_sitter_') and '.' not in m))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loaded: list[str] = json.loads(done.stdout.strip().replace("'", '"'))
+    return loaded
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "grammar"),
+    [
+        ("cmd/tool/main.go", "package main\n\nfunc main() {}\n", "tree_sitter_go"),
+        ("src/main/kotlin/App.kt", "fun main() {}\n", "tree_sitter_kotlin"),
+        ("lib/tasks.rb", "class Tasks\nend\n", "tree_sitter_ruby"),
+        ("app/Kernel.php", "<?php\nnamespace App;\nclass Kernel {}\n", "tree_sitter_php"),
+    ],
+)
+def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(
+    repo: Path, path: str, text: str, grammar: str
+) -> None:
+    write(repo, "app.py", "def main():\n    return 1\n")
+    write(repo, "composer.json", '{"autoload": {"psr-4": {"App\\\\": "app/"}}}\n')
+    assert grammars_loaded_by_build(repo) == ["tree_sitter_python"]  # no manifest loads one
+    write(repo, path, text)
+    # app.py is unchanged (cached): only the new file is parsed
+    assert grammars_loaded_by_build(repo) == [grammar]
