@@ -6,7 +6,7 @@ chosen language, the clone is checked out at the commit's parent, the task is th
 commit's subject (plus its body when short), and a hit is any file the commit changed
 among the files of the top ``--limit`` nodes; the rank of the first such file gives MRR.
 
-    .venv/bin/python bench/commit_localize.py /tmp/clone --commits 25 [--suffix .go]
+    .venv/bin/python bench/commit_localize.py /tmp/clone --commits 25 [--suffix .go | .c,.h]
 
 The clone is yours: it is checked out commit by commit (detached) and gets a
 ``.charter/`` folder, whose graph state is removed first (a cache another version of
@@ -35,15 +35,16 @@ def _git(repo: Path, *args: str) -> str:
     ).stdout
 
 
-def commits(repo: Path, suffix: str, count: int, ref: str) -> list[dict[str, object]]:
+def commits(repo: Path, suffixes: tuple[str, ...], count: int, ref: str) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
-    for sha in _git(repo, "rev-list", "--no-merges", ref, "--", f"*{suffix}").split():
+    specs = [f"*{suffix}" for suffix in suffixes]
+    for sha in _git(repo, "rev-list", "--no-merges", ref, "--", *specs).split():
         files = [
             f
             for f in _git(repo, "diff-tree", "--no-commit-id", "--name-only", "-r", sha).split("\n")
             if f
         ]
-        if not any(f.endswith(suffix) and not is_test_path(f) for f in files):
+        if not any(f.endswith(suffixes) and not is_test_path(f) for f in files):
             continue
         subject, _, body = _git(repo, "log", "-1", "--format=%s%n%b", sha).partition("\n")
         lines = [ln for ln in body.strip().splitlines() if not ln.lower().startswith(_TRAILERS)]
@@ -64,7 +65,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("repo", type=Path, help="a git clone you own (it is checked out)")
     ap.add_argument("--commits", type=int, default=25)
-    ap.add_argument("--suffix", default=".go", help="language of the commits chosen")
+    ap.add_argument(
+        "--suffix",
+        default=".go",
+        help="language of the commits chosen; several comma-separated (.c,.h)",
+    )
     ap.add_argument("--limit", type=int, default=10)
     ap.add_argument("--ref", default="HEAD")
     ap.add_argument("--charter", default=str(Path(sys.executable).parent / "charter"))
@@ -76,6 +81,7 @@ def main() -> int:
         "changelog, README or tests it also touched)",
     )
     args = ap.parse_args()
+    suffixes = tuple(s.strip() for s in args.suffix.split(",") if s.strip())
     repo = args.repo.resolve()
     start_ref = _git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip()
     if start_ref == "HEAD":
@@ -88,7 +94,7 @@ def main() -> int:
     rows = []
     seconds = 0.0
     try:
-        for item in commits(repo, args.suffix, args.commits, head):
+        for item in commits(repo, suffixes, args.commits, head):
             _git(repo, "checkout", "-q", "--detach", f"{item['sha']}^")
             started = time.perf_counter()
             command = [args.charter, "task-context", str(item["task"]), "--json"]
@@ -106,7 +112,7 @@ def main() -> int:
                 if node.get("type") in ("source", "symbol") and path and path not in paths:
                     paths.append(path)
             every = {str(f) for f in item["files"]}  # type: ignore[attr-defined]
-            code = {f for f in every if f.endswith(args.suffix) and not is_test_path(f)}
+            code = {f for f in every if f.endswith(suffixes) and not is_test_path(f)}
             rank = _first(paths, code if args.suffix_hits else every)
             rows.append(
                 {

@@ -35,6 +35,8 @@ def grammars_loaded_by_build(root: Path) -> list[str]:
         ("src/main/kotlin/App.kt", "fun main() {}\n", "tree_sitter_kotlin"),
         ("lib/tasks.rb", "class Tasks\nend\n", "tree_sitter_ruby"),
         ("app/Kernel.php", "<?php\nnamespace App;\nclass Kernel {}\n", "tree_sitter_php"),
+        ("src/ring.c", "int ring_size(void) { return 0; }\n", "tree_sitter_c"),
+        ("src/table.cc", "class Table {};\n", "tree_sitter_cpp"),
     ],
 )
 def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(

@@ -30,6 +30,9 @@ _ENTRY_NAMES = (
     "main.rs",
     "lib.rs",
     "index.php",
+    "main.c",
+    "main.cc",
+    "main.cpp",
 )
 
 
@@ -55,7 +58,15 @@ def _module_map(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
                 entry["entry_points"].append(path)
         elif node["type"] == "symbol":
             attrs = node.get("attrs", {})
-            if not attrs.get("exported") or "." in node["name"] or attrs.get("kind") == "const":
+            if (
+                not attrs.get("exported")
+                or "." in node["name"]
+                or attrs.get("kind")
+                in (
+                    "const",
+                    "macro",
+                )
+            ):
                 continue
             package = path.rsplit("/", 1)[0] if "/" in path else "."
             if package in packages:

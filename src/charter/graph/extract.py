@@ -19,6 +19,7 @@ from typing import Any
 
 from charter.graph import (
     docs,
+    extract_c,
     extract_go,
     extract_js,
     extract_jvm,
@@ -51,14 +52,6 @@ _TEXT_SUFFIXES = (
     ".sql",
     ".sh",
     ".rb",
-    ".c",
-    ".h",
-    ".cc",
-    ".cpp",
-    ".hpp",
-    ".cxx",
-    ".hh",
-    ".hxx",
     ".ino",
     ".cs",
     ".swift",
@@ -271,6 +264,8 @@ def extract_file(
             record.update(extract_ruby.extract(data))
         elif language == "php":
             record.update(extract_php.extract(data))
+        elif language in ("c", "cpp"):
+            record.update(extract_c.extract(data, language, header=lower.endswith(".h")))
         elif language == "markdown":
             record.update(docs.extract(text))
     except (ValueError, RecursionError) as exc:  # a grammar refusing input: keep the file

@@ -113,6 +113,8 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                     targets = [t for t in targets if used_names & by_file[t].keys()]
             elif lang == "php":  # PSR-4's file, else the files defining the name
                 targets = resolver.php(imp["module"]) or php_defined.get(imp["module"], [])
+            elif lang in ("c", "cpp"):
+                targets = resolver.c(rel, imp["module"], bool(imp.get("system")))
             else:
                 targets = resolver.js(rel, imp["module"])
             for target in targets:

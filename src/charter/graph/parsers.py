@@ -1,7 +1,7 @@
 """Tree-sitter parsers and queries, created once per process (they are not free to build).
 
 Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript, -go, -rust,
--java, -kotlin, -ruby, -php)
+-java, -kotlin, -ruby, -php, -c, -cpp)
 and load with no network, each only when a file of its language is first parsed.
 ``language_of`` maps a path to the grammar that parses it, or None for languages the
 graph keeps at file level.
@@ -31,12 +31,22 @@ _EXT = {
     ".kt": "kotlin",
     ".rb": "ruby",
     ".php": "php",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".c++": "cpp",
+    ".hpp": "cpp",
+    ".hh": "cpp",
+    ".hxx": "cpp",
+    ".h++": "cpp",
 }
 
 
 def language_of(path: str) -> str | None:
-    """python, javascript, typescript, tsx, go, rust, java, kotlin, ruby, php, or None
-    (file level)."""
+    """python, javascript, typescript, tsx, go, rust, java, kotlin, ruby, php, c, cpp, or
+    None (file level); a ``.h`` header is ``c`` until its content says C++."""
     dot = path.rfind(".")
     return _EXT.get(path[dot:].lower()) if dot >= 0 else None
 
@@ -56,6 +66,8 @@ _GRAMMARS = {
     "ruby": ("tree_sitter_ruby", "language"),
     # ``language_php`` reads the HTML around ``<?php`` (``language_php_only`` would not)
     "php": ("tree_sitter_php", "language_php"),
+    "c": ("tree_sitter_c", "language"),
+    "cpp": ("tree_sitter_cpp", "language"),
 }
 
 

@@ -14,6 +14,9 @@ whose ``package a.b`` declaration precedes them: the one named ``C.java``/``C.kt
 those the linker finds defining ``C`` (a Kotlin file may declare several top-level names).
 A PHP ``use App\\Models\\Account`` names the file composer.json's PSR-4 map points at
 (``"App\\\\": "app/"`` → ``app/Models/Account.php``), the longest namespace prefix first.
+A C/C++ ``#include "x.h"`` names the file beside the includer, else a project file whose
+path ends with it (an include directory the build adds: ``include/uv.h`` for
+``<uv.h>``), the one sharing most folders with the includer when several do.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from collections.abc import Iterable
 
 _JS_EXT = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".css", ".scss")
 _JS_INDEX = ("/index.ts", "/index.tsx", "/index.js", "/index.jsx")
+#: what a C/C++ ``#include`` may name (sources too: unity builds include ``.c`` files)
+_C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inc", ".inl", ".ipp", ".tcc", ".c", ".cc")
 
 
 class Resolver:
@@ -43,6 +48,7 @@ class Resolver:
         #: Go module path → the folder of its go.mod ("" at the root), longest first
         self.go_modules = sorted((go_modules or {}).items(), key=lambda kv: (-len(kv[0]), kv[0]))
         self._go_dirs: dict[str, list[str]] | None = None
+        self._tails: dict[str, list[str]] | None = None
         self.modules: dict[str, list[str]] = {}
         for path in sorted(self.files):
             if not path.endswith((".py", ".pyi")):
@@ -163,3 +169,37 @@ class Resolver:
             if path in self.files:
                 return [path]
         return []
+
+    def c(self, importer: str, module: str, system: bool) -> list[str]:
+        """The project file a C/C++ include names (empty for the system's and a library's
+        headers: ``<stdio.h>`` matches no project file)."""
+        module = posixpath.normpath(module.replace("\\", "/"))
+        if module.startswith("../") or module == "..":
+            beside = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
+            return [beside] if beside in self.files else []
+        if not system:
+            beside = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
+            if beside in self.files:
+                return [beside]
+        if self._tails is None:
+            self._tails = {}
+            for path in sorted(self.files):
+                if path.endswith(_C_HEADERS):
+                    parts = path.split("/")
+                    for i in range(len(parts)):
+                        self._tails.setdefault("/".join(parts[i:]), []).append(path)
+        hits = self._tails.get(module, [])
+        if len(hits) <= 1:
+            return list(hits)
+        folders = importer.split("/")[:-1]
+
+        def shared(path: str) -> int:
+            count = 0
+            for mine, theirs in zip(folders, path.split("/")[:-1], strict=False):
+                if mine != theirs:
+                    break
+                count += 1
+            return count
+
+        best = max(shared(h) for h in hits)
+        return [min(h for h in hits if shared(h) == best)]

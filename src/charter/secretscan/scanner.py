@@ -16,6 +16,7 @@ that never passes that pre-filter never imports the library.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import itertools
 import re
@@ -218,6 +219,40 @@ def could_hold_secret(text: str) -> bool:
     return False
 
 
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_+=]{16,}")
+
+
+def candidate_lines(text: str) -> set[int]:
+    """The 0-based lines of ``text`` on which :func:`could_hold_secret` may be True: a
+    superset found by scanning the whole text once for its triggers (a credential word, a
+    token prefix, ``://``, a long run of token characters with a digit and a letter), so
+    a long file's thousands of harmless lines are not each run through the pre-filter.
+    """
+    found: set[int] = set()
+    if not text:
+        return found
+    breaks = [m.start() for m in re.finditer("\n", text)]
+
+    def mark(at: int) -> None:
+        found.add(bisect.bisect_left(breaks, at))
+
+    lowered = text.lower()
+    for word in (*_KEYWORD_LITERALS, "xox", "://"):
+        at = lowered.find(word) if word != "://" else text.find(word)
+        while at != -1:
+            mark(at)
+            at = (lowered if word != "://" else text).find(word, at + len(word))
+    for literal in _TOKEN_LITERALS:
+        at = text.find(literal)
+        while at != -1:
+            mark(at)
+            at = text.find(literal, at + len(literal))
+    for match in _TOKEN_RUN.finditer(text):
+        if _HAS_DIGIT.search(text, *match.span()) and _HAS_LETTER.search(text, *match.span()):
+            mark(match.start())
+    return found
+
+
 _LOCK = threading.Lock()
 
 
@@ -371,8 +406,11 @@ class Scanner:
         kind = "catalog" if is_translation_catalog(path) else kind
         text = self._private_keys(text, findings)
         lines = text.split("\n")
+        candidates = candidate_lines(text)
         changed = False
         for index, line in enumerate(lines):
+            if index not in candidates and len(line) <= 4000:
+                continue
             if len(line) > 4000 or not could_hold_secret(line):
                 if len(line) > 4000:
                     lines[index], hit = self._long_line(line, kind, plain)
