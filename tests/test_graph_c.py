@@ -226,3 +226,34 @@ def test_task_context_names_the_file_defining_a_c_function(
     make_c_project(repo)
     paths = task_context_paths(run_charter, repo, "ring__grow overflows when the ring is full")
     assert paths[0] == "src/grow.c"
+
+
+KERNEL_CU = """#include "ring.h"
+
+__global__ void scale_kernel(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= 2.0f;
+}
+
+void launch_scale(float* x, int n, cudaStream_t stream) {
+  scale_kernel<<<(n + 255) / 256, 256, 0, stream>>>(x, n);
+}
+"""
+
+
+def test_cuda_kernels_and_shaders_are_read(repo: Path) -> None:
+    """A GPU project's kernels were left with no words at all (``.cu`` was no known
+    type): CUDA is read as C++, shaders as text, and search indexes both."""
+    from charter.search.settings import SearchSettings
+
+    write(repo, "include/ring.h", PUBLIC_H)
+    write(repo, "src/scale.cu", KERNEL_CU)
+    write(repo, "src/shaders/scale.comp", "#version 450\nvoid main() { scale_values(); }\n")
+    graph = build_graph(Project.load(repo))
+    assert graph.nodes["src:src/scale.cu"].attrs["language"] == "cpp"
+    assert "sym:src/scale.cu#launch_scale" in graph.nodes
+    assert "scale_values" in graph.records["src/shaders/scale.comp"]["tf"]
+    edges = {(e.source, e.target, e.relation) for e in graph.edges}
+    assert ("src:src/scale.cu", "src:include/ring.h", "imports") in edges
+    code = SearchSettings().index.code_extensions
+    assert {".cu", ".comp"} <= set(code)

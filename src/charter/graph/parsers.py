@@ -41,6 +41,9 @@ _EXT = {
     ".hh": "cpp",
     ".hxx": "cpp",
     ".h++": "cpp",
+    # CUDA is C++ with kernel-launch syntax the grammar recovers from
+    ".cu": "cpp",
+    ".cuh": "cpp",
 }
 
 

@@ -202,6 +202,17 @@ class IndexSettings(Record):
             # .NET's component and page templates, as .vue and .svelte are JavaScript's
             ".razor",
             ".cshtml",
+            # GPU kernels and shaders: CUDA, OpenCL, Metal, GLSL/HLSL/WGSL
+            ".cu",
+            ".cuh",
+            ".cl",
+            ".metal",
+            ".glsl",
+            ".hlsl",
+            ".wgsl",
+            ".vert",
+            ".frag",
+            ".comp",
         ],
         description="code files indexed (Python by function and class, the rest at blank "
         "lines); other types are listed as skipped, one row per extension",
