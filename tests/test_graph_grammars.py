@@ -37,6 +37,7 @@ def grammars_loaded_by_build(root: Path) -> list[str]:
         ("app/Kernel.php", "<?php\nnamespace App;\nclass Kernel {}\n", "tree_sitter_php"),
         ("src/ring.c", "int ring_size(void) { return 0; }\n", "tree_sitter_c"),
         ("src/table.cc", "class Table {};\n", "tree_sitter_cpp"),
+        ("src/Web/Program.cs", "var app = WebApplication.Create(args);\n", "tree_sitter_c_sharp"),
     ],
 )
 def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(
@@ -44,6 +45,9 @@ def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(
 ) -> None:
     write(repo, "app.py", "def main():\n    return 1\n")
     write(repo, "composer.json", '{"autoload": {"psr-4": {"App\\\\": "app/"}}}\n')
+    # .NET project files and templates are text: no C# grammar for them
+    write(repo, "src/Web/Web.csproj", '<Project Sdk="Microsoft.NET.Sdk.Web" />\n')
+    write(repo, "src/Web/Pages/Index.cshtml", "@page\n<h1>Hello</h1>\n")
     assert grammars_loaded_by_build(repo) == ["tree_sitter_python"]  # no manifest loads one
     write(repo, path, text)
     # app.py is unchanged (cached): only the new file is parsed

@@ -20,6 +20,7 @@ from typing import Any
 from charter.graph import (
     docs,
     extract_c,
+    extract_csharp,
     extract_go,
     extract_js,
     extract_jvm,
@@ -62,7 +63,6 @@ _TEXT_SUFFIXES = (
     ".vert",
     ".frag",
     ".comp",
-    ".cs",
     ".swift",
     ".php",
     ".vue",
@@ -275,6 +275,8 @@ def extract_file(
             record.update(extract_php.extract(data))
         elif language in ("c", "cpp"):
             record.update(extract_c.extract(data, language, header=lower.endswith(".h")))
+        elif language == "csharp":
+            record.update(extract_csharp.extract(data))
         elif language == "markdown":
             record.update(docs.extract(text))
     except (ValueError, RecursionError) as exc:  # a grammar refusing input: keep the file

@@ -44,7 +44,6 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
     php_roots = [
         (prefix, folder) for rec in records.values() for prefix, folder in rec.get("psr4", [])
     ]
-    resolver = Resolver(records, go_modules, jvm_packages, php_roots)
     # a PHP class or function by its fully qualified name → the files defining it
     php_defined: dict[str, list[str]] = defaultdict(list)
     for rel, rec in sorted(records.items()):
@@ -52,6 +51,12 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
             for sym in rec.get("symbols", []):
                 if "." not in sym["qualname"]:
                     php_defined[sym["qualname"]].append(rel)
+    cs_namespaces: dict[str, list[str]] = defaultdict(list)
+    for rel, rec in sorted(records.items()):
+        if rec.get("language") == "csharp":
+            for namespace in rec.get("namespaces", []):
+                cs_namespaces[namespace].append(rel)
+    resolver = Resolver(records, go_modules, jvm_packages, php_roots, cs_namespaces)
     defined: dict[str, list[str]] = defaultdict(list)  # name → symbol ids
     by_file: dict[str, dict[str, str]] = {}  # path → name → symbol id
     stems: dict[str, list[str]] = defaultdict(list)
@@ -91,12 +96,20 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
         for rel in files:
             for name, sid in by_file[rel].items():
                 jvm_names[package].setdefault(name, sid)
+    cs_names = {ns: _merged(files, by_file) for ns, files in cs_namespaces.items()}
+    cs_global = _csharp_global_usings(records)
+    cs_exposed = {
+        rel: _csharp_exposed(rec) for rel, rec in records.items() if rec.get("language") == "csharp"
+    }
     tails: dict[str, str] | None = None  # built when the first document is linked
     for rel, rec in records.items():
         src = node_id("source", rel)
         lang = rec.get("language")
         imported: list[str] = []
-        for imp in rec.get("imports", []):
+        imports = rec.get("imports", [])
+        if lang == "csharp":  # plus the project's ``global using``s, each file's own
+            imports = imports + cs_global.get(_csharp_project(rel, cs_global), [])
+        for imp in imports:
             if lang == "python":
                 targets = resolver.python(rel, imp["module"], imp["names"], imp["level"])
             elif lang == "go":
@@ -115,6 +128,16 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                 targets = resolver.php(imp["module"]) or php_defined.get(imp["module"], [])
             elif lang in ("c", "cpp"):
                 targets = resolver.c(rel, imp["module"], bool(imp.get("system")))
+            elif lang == "csharp":
+                targets, name = resolver.csharp(imp["module"])
+                # a type imported by name, or a namespace's files whose types or extension
+                # methods this file uses (its members' names would match every handler)
+                wanted = {name} if name else set(rec.get("calls", [])) | set(rec.get("refs", []))
+                targets = [
+                    t
+                    for t in dict.fromkeys(targets)
+                    if t not in imported and wanted & cs_exposed[t]
+                ]
             else:
                 targets = resolver.js(rel, imp["module"])
             for target in targets:
@@ -128,6 +151,12 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
         elif lang in _JVM_LANGS:
             scopes = [by_file.get(other, {}) for other in imported]
             scopes.append(jvm_names.get(rec.get("package", ""), {}))
+        elif lang == "csharp":  # the file's namespaces and those enclosing them
+            scopes = [by_file.get(other, {}) for other in imported]
+            for namespace in rec.get("namespaces", []):
+                parts = namespace.split(".")
+                for k in range(len(parts), 0, -1):
+                    scopes.append(cs_names.get(".".join(parts[:k]), {}))
         else:
             scopes = [by_file.get(other, {}) for other in imported]
         for relation, key in (("calls", "calls"), ("references", "refs")):
@@ -170,6 +199,46 @@ def _tails(records: dict[str, dict[str, Any]]) -> dict[str, str]:
         for i in range(1, len(parts)):
             tails.setdefault("/".join(parts[i:]), path)
     return tails
+
+
+def _merged(files: list[str], by_file: dict[str, dict[str, str]]) -> dict[str, str]:
+    """One name table for several files (the first definition of a name wins)."""
+    table: dict[str, str] = {}
+    for rel in files:
+        for name, sid in by_file[rel].items():
+            table.setdefault(name, sid)
+    return table
+
+
+def _csharp_exposed(rec: dict[str, Any]) -> set[str]:
+    """What a ``using`` of a C# file's namespace brings in: its top-level types and its
+    extension methods."""
+    types = {s["name"] for s in rec.get("symbols", []) if "." not in s["qualname"]}
+    return types | set(rec.get("extensions", []))
+
+
+def _csharp_global_usings(records: dict[str, dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """``global using`` imports by .NET project: the folder of the nearest ``.csproj``
+    ("" for files under none), whose every file sees them."""
+    projects = {
+        rel.rsplit("/", 1)[0] if "/" in rel else ""
+        for rel in records
+        if rel.lower().endswith(".csproj")
+    }
+    out: dict[str, list[dict[str, Any]]] = {p: [] for p in projects}
+    for rel, rec in sorted(records.items()):
+        if rec.get("language") == "csharp":
+            for imp in rec.get("imports", []):
+                if imp.get("global"):
+                    out.setdefault(_csharp_project(rel, out), []).append(imp)
+    return out
+
+
+def _csharp_project(rel: str, projects: dict[str, Any]) -> str:
+    folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+    while folder and folder not in projects:
+        folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+    return folder
 
 
 def _link_doc(

@@ -17,6 +17,9 @@ A PHP ``use App\\Models\\Account`` names the file composer.json's PSR-4 map poin
 A C/C++ ``#include "x.h"`` names the file beside the includer, else a project file whose
 path ends with it (an include directory the build adds: ``include/uv.h`` for
 ``<uv.h>``), the one sharing most folders with the includer when several do.
+A C# ``using A.B`` names the files declaring ``namespace A.B``; ``using static A.B.C``
+(or an alias of it) the files of ``A.B`` that the linker finds defining ``C`` (partial
+classes may span files, and a file need not be named after its type).
 """
 
 from __future__ import annotations
@@ -39,12 +42,15 @@ class Resolver:
         go_modules: dict[str, str] | None = None,
         jvm_packages: dict[str, list[str]] | None = None,
         php_roots: Iterable[tuple[str, str]] = (),
+        cs_namespaces: dict[str, list[str]] | None = None,
     ) -> None:
         self.files = set(files)
         #: PSR-4 namespace prefix → folder ("" at the root), longest prefix first
         self.php_roots = sorted(set(php_roots), key=lambda kv: (-len(kv[0]), kv))
         #: Java/Kotlin package name → the files declaring it
         self.jvm_packages = jvm_packages or {}
+        #: C# namespace → the files declaring it
+        self.cs_namespaces = cs_namespaces or {}
         #: Go module path → the folder of its go.mod ("" at the root), longest first
         self.go_modules = sorted((go_modules or {}).items(), key=lambda kv: (-len(kv[0]), kv[0]))
         self._go_dirs: dict[str, list[str]] | None = None
@@ -203,3 +209,17 @@ class Resolver:
 
         best = max(shared(h) for h in hits)
         return [min(h for h in hits if shared(h) == best)]
+
+    def csharp(self, module: str) -> tuple[list[str], str]:
+        """The files a C# ``using`` may name and the type they must define ("" when it
+        names a whole namespace). The longest prefix that is a project namespace wins
+        (``using static A.B.Outer.Inner`` lands on the files of ``A.B`` defining
+        ``Outer``)."""
+        if module in self.cs_namespaces:
+            return list(self.cs_namespaces[module]), ""
+        parts = module.split(".")
+        for k in range(len(parts) - 1, 0, -1):
+            files = self.cs_namespaces.get(".".join(parts[:k]))
+            if files:
+                return list(files), parts[k]
+        return [], ""
