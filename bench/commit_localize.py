@@ -97,9 +97,10 @@ def main() -> int:
         for item in commits(repo, suffixes, args.commits, head):
             _git(repo, "checkout", "-q", "--detach", f"{item['sha']}^")
             started = time.perf_counter()
-            command = [args.charter, "task-context", str(item["task"]), "--json"]
+            # ``--`` before the task: a message may start with "-" (a bullet list)
+            command = [args.charter, "task-context", "--json", "--limit", str(args.limit)]
             proc = subprocess.run(
-                [*command, "--limit", str(args.limit), "-C", str(repo)],
+                [*command, "-C", str(repo), "--", str(item["task"])],
                 check=True,
                 capture_output=True,
                 text=True,
