@@ -322,3 +322,33 @@ def test_a_command_two_rules_forbid_is_listed_once_with_both(
     proc = run_charter("doctor", "--json", "--check", "rule prohibitions", cwd=root)
     (found,) = json.loads(proc.stdout)["checks"]
     assert found["detail"]["commands"].count("make distclean") == 1
+
+
+def test_a_one_word_program_the_rule_names_as_one_is_forbidden(tmp_path: Path) -> None:
+    """ "**Never use `npx`.**" under a heading about running binaries was no command
+    (one word is as often a keyword: `any`, `eval`), so the agent could run `npx`: a
+    one-word span counts when the words after it or its section say it is a program."""
+
+    def read(text: str, section: str) -> list[tuple[str, tuple[str, ...]]]:
+        rule = Rule(id="r-1", text=text, source=Source("CLAUDE.md", 3, 3, section))
+        return [(c.program, c.words) for c in commands_in(rule)]
+
+    binaries = "Guide > Running node_modules binaries"
+    assert read("**Never use `npx`.** It can fetch and run any package.", binaries) == [("npx", ())]
+    assert read("Never use the `npx` command.", "Guide > Style") == [("npx", ())]
+    assert read("Never use `npx`.", "Guide > Style") == []  # nothing says what it is
+    assert read("Never use `any` types.", "Guide > Commands") == []  # a noun follows
+    assert read("Never use `eval`.", "Guide > Code style") == []
+    root = compiled_repo(
+        tmp_path,
+        {
+            "CLAUDE.md": "# Guide\n\n## Running node_modules binaries\n\n"
+            "**Never use `npx`.** It can silently fetch and run arbitrary packages.\n\n"
+            "## TypeScript\n\nNever use `any`.\n"
+        },
+    )
+    assert guard_decision(guard(root, "Bash", {"command": "npx oxlint lib"})) == "deny"
+    assert guard_decision(guard(root, "Bash", {"command": "node_modules/.bin/oxlint lib"})) == (
+        "allow"
+    )
+    assert guard_decision(guard(root, "Bash", {"command": "yarn oxlint lib"})) == "allow"

@@ -745,3 +745,20 @@ def test_a_bold_line_heading_its_items_joins_the_constitution_with_them(tmp_path
     assert _by_text(rules, "flush()").constitution
     assert not _by_text(rules, "Endpoint layout").constitution
     assert not _by_text(rules, "one router").constitution
+
+
+def test_an_underscore_inside_a_heading_word_is_kept() -> None:
+    """``## Running node_modules binaries`` was the section "Running nodemodules
+    binaries": emphasis marks were stripped wherever they stood."""
+    from charter.rules.blocks import split_blocks
+
+    blocks, _ = split_blocks(
+        "# Guide\n\n## Running node_modules binaries\n\n### _Emphasis_ and `snake_case`\n\n"
+        "Never use `npx`.\n",
+        0,
+    )
+    assert blocks[0].section == [
+        "Guide",
+        "Running node_modules binaries",
+        "Emphasis and snake_case",
+    ]

@@ -162,8 +162,10 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
 
 
 def _heading_text(node: SyntaxTreeNode) -> str:
+    """A heading's words without emphasis and code marks; an underscore inside a word is
+    part of it (``node_modules``, ``snake_case``), as Markdown itself reads it."""
     text = _inline_text(node)
-    return re.sub(r"[*_`]+", "", text).strip()
+    return re.sub(r"[*`]+|(?<!\w)_+|_+(?!\w)", "", text).strip()
 
 
 class _Walker:

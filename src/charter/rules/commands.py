@@ -52,6 +52,14 @@ _CONDITIONS = frozenset(
 COMMAND_READING = Reading(bridge=_RUN_WORDS, conditions=_CONDITIONS)
 _VERSION_SUFFIX = re.compile(r"(?<=[a-z])\d+(?:\.\d+)*$")
 _PROGRAM = re.compile(r"^(?:\.{0,2}/)?(?:[\w.-]+/)*[a-z][a-z0-9._+-]*$")
+#: Nouns that name a program (generic English): "the `npx` command", a "binaries"
+#: heading; right after a one-word span, or anywhere in its section's headings.
+_CLAUSE_END = re.compile(r"\s*(?:$|[.,;:!?)*_]|\s[-–—]\s)")
+_PROGRAM_NOUN = re.compile(
+    r"\s*(?:command|commands|binary|binaries|executable|executables|cli|clis)\b|"
+    r".*\b(?:commands|binaries|executables|cli)\b",
+    re.IGNORECASE,
+)
 #: A token that stands for something else (``<file>``, ``PACKAGE``, ``...``): the command
 #: is read up to it.
 _PLACEHOLDER = re.compile(r"[<>{}$|&()\[\]…]|^\.\.\.$|^-+$|^[A-Z][A-Z0-9_]+$")
@@ -162,6 +170,24 @@ def parse_command(span: str) -> tuple[str, tuple[str, ...], frozenset[str]] | No
     return _program(kept[0]), words, frozenset(flags)
 
 
+def _named_program(span: str, rule: Rule) -> tuple[str, tuple[str, ...], frozenset[str]] | None:
+    """A one-word span the rule itself calls a program: "never use the `npx` command",
+    or "Never use `npx`." ending its clause under a heading about running binaries. One
+    word alone is as often a keyword of the project's language (`any`, `eval`), so it
+    counts only when the words after it or the section say what it is; then any run of
+    it is forbidden."""
+    word = span.strip()
+    if not _PROGRAM.match(word) or "/" in word:
+        return None
+    after = rule.text.split(f"`{span}`", 1)[1] if f"`{span}`" in rule.text else ""
+    # under a heading about programs, the span must end its clause ("`npx`." and not
+    # "`any` types": a noun after it says what it is)
+    framed = _PROGRAM_NOUN.match(after) or (
+        _CLAUSE_END.match(after) and _PROGRAM_NOUN.search(rule.source.section or "")
+    )
+    return (_program(word), (), frozenset()) if framed else None
+
+
 def commands_in(rule: Rule) -> list[ForbiddenCommand]:
     """The commands ``rule`` forbids outright (see the module docstring), and the options
     it forbids an act to take ("never commit with `--no-verify`": any program's
@@ -186,7 +212,7 @@ def commands_in(rule: Rule) -> list[ForbiddenCommand]:
                 )
             )
     for span in forbidden_spans(rule.text, COMMAND_READING):
-        parsed = parse_command(span)
+        parsed = parse_command(span) or _named_program(span, rule)
         if parsed is None:
             continue
         program, words, flags = parsed
