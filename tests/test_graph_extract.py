@@ -128,3 +128,21 @@ def test_frontend_routes_and_tokens() -> None:
     )
     names = [t[0] for t in frontend.tailwind_tokens(tw)]
     assert names == ["colors.primary", "colors.accent"]
+
+
+def test_a_patch_file_is_read_as_text(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A project that carries patches for its dependencies (Electron's 255 Chromium
+    patches) had them at file level with no words: a task about what a patch changes
+    could not find it."""
+    from charter.graph.extract import extract_file
+
+    patch = tmp_path / "patches" / "chromium" / "fix_scriptstate_lookup.patch"
+    patch.parent.mkdir(parents=True)
+    patch.write_text(
+        "From: Dev <dev@example.org>\nSubject: fix: harden ScriptState lookup\n\n"
+        "--- a/third_party/blink/script_state.cc\n+++ b/third_party/blink/script_state.cc\n"
+        "@@ -1,2 +1,2 @@\n-  return MaybeFrom(context);\n+  return From(context);\n"
+    )
+    record = extract_file(tmp_path, "patches/chromium/fix_scriptstate_lookup.patch", 1_000_000)
+    assert record["language"] == "text"
+    assert "scriptstate" in {t.lower() for t in record["tf"]}

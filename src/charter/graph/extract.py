@@ -54,6 +54,9 @@ _TEXT_SUFFIXES = (
     ".sh",
     ".rb",
     ".ino",
+    # patches a project carries for its dependencies (Electron's Chromium patches)
+    ".patch",
+    ".diff",
     # GPU kernels and shaders (OpenCL C, Metal, GLSL, HLSL, WGSL)
     ".cl",
     ".metal",
