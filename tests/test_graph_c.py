@@ -256,4 +256,7 @@ def test_cuda_kernels_and_shaders_are_read(repo: Path) -> None:
     edges = {(e.source, e.target, e.relation) for e in graph.edges}
     assert ("src:src/scale.cu", "src:include/ring.h", "imports") in edges
     code = SearchSettings().index.code_extensions
-    assert {".cu", ".comp"} <= set(code)
+    assert {".cu", ".comp", ".gn", ".mojom"} <= set(code)
+    write(repo, "shell/BUILD.gn", 'source_set("browser") {\n  sources = [ "scale.cu" ]\n}\n')
+    graph = build_graph(Project.load(repo))
+    assert "source_set" in graph.records["shell/BUILD.gn"]["tf"]

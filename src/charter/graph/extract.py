@@ -54,6 +54,13 @@ _TEXT_SUFFIXES = (
     ".sh",
     ".rb",
     ".ino",
+    # GN and GYP build files, Mojo and Web IDL interface definitions (Chromium-based apps)
+    ".gn",
+    ".gni",
+    ".gyp",
+    ".gypi",
+    ".mojom",
+    ".idl",
     # patches a project carries for its dependencies (Electron's Chromium patches)
     ".patch",
     ".diff",

@@ -213,6 +213,13 @@ class IndexSettings(Record):
             ".vert",
             ".frag",
             ".comp",
+            # GN and GYP build files, Mojo and Web IDL interfaces
+            ".gn",
+            ".gni",
+            ".gyp",
+            ".gypi",
+            ".mojom",
+            ".idl",
         ],
         description="code files indexed (Python by function and class, the rest at blank "
         "lines); other types are listed as skipped, one row per extension",
