@@ -28,6 +28,7 @@ from charter.graph import (
     extract_python,
     extract_ruby,
     extract_rust,
+    extract_swift,
     frontend,
 )
 from charter.graph.parsers import language_of
@@ -73,7 +74,6 @@ _TEXT_SUFFIXES = (
     ".vert",
     ".frag",
     ".comp",
-    ".swift",
     ".php",
     ".vue",
     ".svelte",
@@ -181,8 +181,11 @@ _EXAMPLE_DIRS = frozenset(["doc", "docs", "example", "examples"])
 
 
 def is_example_path(path: str) -> bool:
-    """Code under a documentation or examples folder (``doc/usage/example_google.py``)."""
-    return any(part in _EXAMPLE_DIRS for part in path.lower().split("/")[:-1])
+    """Code under a documentation or examples folder (``doc/usage/example_google.py``,
+    a DocC catalog's tutorial code: ``Sources/App/App.docc/Tutorials/step-01.swift``)."""
+    return any(
+        part in _EXAMPLE_DIRS or part.endswith(".docc") for part in path.lower().split("/")[:-1]
+    )
 
 
 def _psr4(rel: str, text: str) -> list[list[str]]:
@@ -287,6 +290,8 @@ def extract_file(
             record.update(extract_c.extract(data, language, header=lower.endswith(".h")))
         elif language == "csharp":
             record.update(extract_csharp.extract(data))
+        elif language == "swift":
+            record.update(extract_swift.extract(data))
         elif language == "markdown":
             record.update(docs.extract(text))
     except (ValueError, RecursionError) as exc:  # a grammar refusing input: keep the file

@@ -56,7 +56,11 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
         if rec.get("language") == "csharp":
             for namespace in rec.get("namespaces", []):
                 cs_namespaces[namespace].append(rel)
-    resolver = Resolver(records, go_modules, jvm_packages, php_roots, cs_namespaces)
+    swift_modules: dict[str, list[str]] = defaultdict(list)  # module name → its files
+    for rel, rec in sorted(records.items()):
+        if rec.get("language") == "swift":
+            swift_modules[swift_module(rel)[1]].append(rel)
+    resolver = Resolver(records, go_modules, jvm_packages, php_roots, cs_namespaces, swift_modules)
     defined: dict[str, list[str]] = defaultdict(list)  # name → symbol ids
     by_file: dict[str, dict[str, str]] = {}  # path → name → symbol id
     stems: dict[str, list[str]] = defaultdict(list)
@@ -97,6 +101,17 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
             for name, sid in by_file[rel].items():
                 jvm_names[package].setdefault(name, sid)
     cs_names = {ns: _merged(files, by_file) for ns, files in cs_namespaces.items()}
+    # a Swift module (a SwiftPM target's folder) is one scope of top-level names and
+    # extension methods: its files use them without importing each other
+    swift_exposed = {
+        rel: _swift_exposed(rec) for rel, rec in records.items() if rec.get("language") == "swift"
+    }
+    swift_names: dict[str, dict[str, str]] = defaultdict(dict)
+    for rel in sorted(swift_exposed):
+        table = swift_names[swift_module(rel)[0]]
+        for name in sorted(swift_exposed[rel]):
+            if name in by_file[rel]:
+                table.setdefault(name, by_file[rel][name])
     cs_global = _csharp_global_usings(records)
     cs_exposed = {
         rel: _csharp_exposed(rec) for rel, rec in records.items() if rec.get("language") == "csharp"
@@ -138,6 +153,13 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                     for t in dict.fromkeys(targets)
                     if t not in imported and wanted & cs_exposed[t]
                 ]
+            elif lang == "swift":  # the module's files defining a name used here
+                wanted = set(imp["names"]) or (set(rec.get("calls", [])) | set(rec.get("refs", [])))
+                targets = [
+                    t
+                    for t in resolver.swift(imp["module"])
+                    if t not in imported and wanted & swift_exposed[t]
+                ]
             else:
                 targets = resolver.js(rel, imp["module"])
             for target in targets:
@@ -157,6 +179,9 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                 parts = namespace.split(".")
                 for k in range(len(parts), 0, -1):
                     scopes.append(cs_names.get(".".join(parts[:k]), {}))
+        elif lang == "swift":  # the file's own module first, then what it imports
+            scopes = [swift_names[swift_module(rel)[0]]]
+            scopes += [by_file.get(other, {}) for other in imported]
         else:
             scopes = [by_file.get(other, {}) for other in imported]
         for relation, key in (("calls", "calls"), ("references", "refs")):
@@ -215,6 +240,24 @@ def _csharp_exposed(rec: dict[str, Any]) -> set[str]:
     extension methods."""
     types = {s["name"] for s in rec.get("symbols", []) if "." not in s["qualname"]}
     return types | set(rec.get("extensions", []))
+
+
+def swift_module(rel: str) -> tuple[str, str]:
+    """The folder and name of the Swift module (target) a file belongs to: the folder
+    under ``Sources/`` or ``Tests/`` (SwiftPM's layout), else the file's top folder (an
+    Xcode project's target folder; "" for a file at the root)."""
+    parts = rel.split("/")
+    for i, part in enumerate(parts[:-2]):
+        if part in ("Sources", "Tests"):
+            return "/".join(parts[: i + 2]), parts[i + 1]
+    return (parts[0], parts[0]) if len(parts) > 1 else ("", "")
+
+
+def _swift_exposed(rec: dict[str, Any]) -> set[str]:
+    """What a Swift file gives its module and the files importing it: its top-level
+    names and the methods it adds to types defined elsewhere."""
+    top = {s["name"] for s in rec.get("symbols", []) if "." not in s["qualname"]}
+    return top | set(rec.get("extensions", []))
 
 
 def _csharp_global_usings(records: dict[str, dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:

@@ -1,8 +1,8 @@
 """Tree-sitter parsers and queries, created once per process (they are not free to build).
 
 Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript, -go, -rust,
--java, -kotlin, -ruby, -php, -c, -cpp, -c-sharp) and load with no network, each only when
-a file of its language is first parsed.
+-java, -kotlin, -ruby, -php, -c, -cpp, -c-sharp, -swift) and load with no network, each
+only when a file of its language is first parsed.
 ``language_of`` maps a path to the grammar that parses it, or None for languages the
 graph keeps at file level.
 """
@@ -45,12 +45,14 @@ _EXT = {
     ".cu": "cpp",
     ".cuh": "cpp",
     ".cs": "csharp",
+    ".swift": "swift",
 }
 
 
 def language_of(path: str) -> str | None:
     """python, javascript, typescript, tsx, go, rust, java, kotlin, ruby, php, c, cpp,
-    csharp, or None (file level); a ``.h`` header is ``c`` until its content says C++."""
+    csharp, swift, or None (file level); a ``.h`` header is ``c`` until its content says
+    C++."""
     dot = path.rfind(".")
     return _EXT.get(path[dot:].lower()) if dot >= 0 else None
 
@@ -73,6 +75,7 @@ _GRAMMARS = {
     "c": ("tree_sitter_c", "language"),
     "cpp": ("tree_sitter_cpp", "language"),
     "csharp": ("tree_sitter_c_sharp", "language"),
+    "swift": ("tree_sitter_swift", "language"),
 }
 
 

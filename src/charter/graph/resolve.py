@@ -19,7 +19,9 @@ path ends with it (an include directory the build adds: ``include/uv.h`` for
 ``<uv.h>``), the one sharing most folders with the includer when several do.
 A C# ``using A.B`` names the files declaring ``namespace A.B``; ``using static A.B.C``
 (or an alias of it) the files of ``A.B`` that the linker finds defining ``C`` (partial
-classes may span files, and a file need not be named after its type).
+classes may span files, and a file need not be named after its type). A Swift
+``import M`` names the files of module ``M``: the target folder ``Sources/M/`` (or
+``Tests/M/``), else a top folder ``M/``; the linker keeps those defining a name used.
 """
 
 from __future__ import annotations
@@ -43,8 +45,11 @@ class Resolver:
         jvm_packages: dict[str, list[str]] | None = None,
         php_roots: Iterable[tuple[str, str]] = (),
         cs_namespaces: dict[str, list[str]] | None = None,
+        swift_modules: dict[str, list[str]] | None = None,
     ) -> None:
         self.files = set(files)
+        #: Swift module (target) name → its files
+        self.swift_modules = swift_modules or {}
         #: PSR-4 namespace prefix → folder ("" at the root), longest prefix first
         self.php_roots = sorted(set(php_roots), key=lambda kv: (-len(kv[0]), kv))
         #: Java/Kotlin package name → the files declaring it
@@ -223,3 +228,8 @@ class Resolver:
             if files:
                 return list(files), parts[k]
         return [], ""
+
+    def swift(self, module: str) -> list[str]:
+        """The files of the Swift module an ``import`` names (empty for the SDK's and
+        packages' modules: ``import Foundation`` matches no project folder)."""
+        return list(self.swift_modules.get(module, []))
