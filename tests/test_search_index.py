@@ -170,10 +170,15 @@ def test_templated_yaml_is_indexed_as_text_without_a_warning(tmp_path: Path) -> 
         "  probe: true\n  {{- end }}\n"
     )
     (root / "sot" / "broken.yaml").write_text("a: [1, 2\nb: 3\n")
+    # a test's deliberately broken manifest was reported on every index run
+    fixture = root / "spec" / "fixtures" / "bad-manifest" / "manifest.json"
+    fixture.parent.mkdir(parents=True)
+    fixture.write_text('{"name": "bad", "version": \n')
     report = _index(root, "hash")
     errors = dict(report.errors)
     assert set(errors) == {"sot/broken.yaml"}, errors
     assert {"config/blobs.yml", "config/deployment.yaml"} <= set(report.indexed)
+    assert "spec/fixtures/bad-manifest/manifest.json" in report.indexed
     with SearchStore.for_state_dir(root / ".charter") as store:
         text = " ".join(r["text"] for r in store.chunks_of("config/blobs.yml"))
     assert "FixtureSet.blob" in text

@@ -27,7 +27,7 @@ from charter.search.bm25 import bm25_for
 from charter.search.chunks import Chunk, ParsedDoc
 from charter.search.discover import discover, file_kind, zone_for
 from charter.search.noise import noise_rules
-from charter.search.parse import embed_text, is_template, parse_file
+from charter.search.parse import embed_text, is_fixture, is_template, parse_file
 from charter.search.store import SearchStore
 from charter.search.text import analyze
 from charter.search.vectors import vectors_for
@@ -189,11 +189,12 @@ class Indexer:
                 try:
                     parsed = parse_file(text, kind, rel, self.settings.index.max_chunk_tokens)
                 except CharterError as exc:
-                    if kind not in ("yaml", "json") or not is_template(text):
+                    if kind not in ("yaml", "json") or not (is_template(text) or is_fixture(rel)):
                         report.errors.append((rel, str(exc)))
                         continue
                     # ``<%= … %>`` in a Rails fixture, ``{{ .Values }}`` in a chart: YAML
-                    # only once rendered; its text is indexed, with no warning
+                    # only once rendered; a test's deliberately broken manifest: its text
+                    # is indexed, with no warning
                     kind = "text"
                     parsed = parse_file(text, kind, rel, self.settings.index.max_chunk_tokens)
                 declared = parsed.meta.get("zone")

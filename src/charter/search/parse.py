@@ -41,6 +41,19 @@ def is_template(text: str) -> bool:
     return bool(_TEMPLATE_TAG.search(text))
 
 
+#: Folders of files a test suite reads (generic layout words, as the graph's test paths)
+_FIXTURE_DIRS = frozenset(
+    ["test", "tests", "spec", "specs", "fixtures", "__fixtures__", "testdata", "__tests__"]
+)
+
+
+def is_fixture(rel_path: str) -> bool:
+    """Whether a file sits in a test suite's folder: a malformed manifest there is most
+    often malformed on purpose (a test that a parser rejects it), not a mistake to report
+    on every index run."""
+    return any(part.lower() in _FIXTURE_DIRS for part in rel_path.split("/")[:-1])
+
+
 def embed_text(section: str, text: str) -> str:
     """What the dense model sees: the section path first, then the chunk."""
     return f"{section}\n{text}" if section else text
