@@ -260,3 +260,15 @@ def test_cuda_kernels_and_shaders_are_read(repo: Path) -> None:
     write(repo, "shell/BUILD.gn", 'source_set("browser") {\n  sources = [ "scale.cu" ]\n}\n')
     graph = build_graph(Project.load(repo))
     assert "source_set" in graph.records["shell/BUILD.gn"]["tf"]
+
+
+def test_a_forward_declaration_and_its_body_are_one_symbol() -> None:
+    """A static function declared at the top and defined below gave one id twice: the
+    graph kept one node but counted the name as defined twice, so calls to it from other
+    files never linked by name. One symbol, spanning the body."""
+    source = extract_c.extract(
+        b"static int grow(int n);\n\nint push(int n) { return grow(n); }\n\n"
+        b"static int grow(int n) {\n  return n * 2;\n}\n",
+        "c",
+    )
+    assert symbol_spans(source) == {"grow": ("function", 5, False), "push": ("function", 3, True)}

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from charter.filetypes import BUILD_AND_INTERFACES, SHADERS
 from charter.graph import (
     docs,
     extract_c,
@@ -55,25 +56,11 @@ _TEXT_SUFFIXES = (
     ".sh",
     ".rb",
     ".ino",
-    # GN and GYP build files, Mojo and Web IDL interface definitions (Chromium-based apps)
-    ".gn",
-    ".gni",
-    ".gyp",
-    ".gypi",
-    ".mojom",
-    ".idl",
+    *BUILD_AND_INTERFACES,
     # patches a project carries for its dependencies (Electron's Chromium patches)
     ".patch",
     ".diff",
-    # GPU kernels and shaders (OpenCL C, Metal, GLSL, HLSL, WGSL)
-    ".cl",
-    ".metal",
-    ".glsl",
-    ".hlsl",
-    ".wgsl",
-    ".vert",
-    ".frag",
-    ".comp",
+    *SHADERS,
     ".php",
     ".vue",
     ".svelte",

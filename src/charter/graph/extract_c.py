@@ -23,7 +23,7 @@ from typing import Any
 
 from tree_sitter import Node as TsNode
 
-from charter.graph.parsers import captured, parser, symbol_entry
+from charter.graph.parsers import captured, parser, symbol_entry, unique_symbols
 from charter.graph.parsers import node_text as _text
 
 _CALLS = """
@@ -231,7 +231,7 @@ def extract(source: bytes, language: str, header: bool = False) -> dict[str, Any
         refs |= {_strip_template(n) for n in captured(language, _CPP_SCOPES, root)}
     return {
         "language": language,
-        "symbols": walker.symbols,
+        "symbols": unique_symbols(walker.symbols, longest=True),
         "imports": _includes(root),
         "calls": sorted(calls - {""}),
         "refs": sorted(r for r in refs if len(r) > 2),

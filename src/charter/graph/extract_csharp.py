@@ -29,7 +29,7 @@ from typing import Any
 
 from tree_sitter import Node as TsNode
 
-from charter.graph.parsers import captured, parser, symbol_entry
+from charter.graph.parsers import captured, parser, symbol_entry, unique_symbols
 from charter.graph.parsers import node_text as _text
 
 _NAME = "[(identifier) @name (generic_name . (identifier) @name)]"
@@ -189,12 +189,7 @@ def extract(source: bytes) -> dict[str, Any]:
     imports: list[dict[str, Any]] = []
     extensions: set[str] = set()
     _walk(root.named_children, "", symbols, namespaces, imports, extensions)
-    seen: set[str] = set()
-    unique = []
-    for sym in symbols:  # overloads: one symbol per qualified name, at the first
-        if sym["qualname"] not in seen:
-            seen.add(sym["qualname"])
-            unique.append(sym)
+    unique = unique_symbols(symbols)
     imports.sort(key=lambda d: (d["module"], d["names"], d.get("global", False)))
     attributes = captured("csharp", _ATTRIBUTES, root)
     refs = captured("csharp", _REFS, root) | attributes | {f"{a}Attribute" for a in attributes}

@@ -22,7 +22,7 @@ from typing import Any
 
 from tree_sitter import Node as TsNode
 
-from charter.graph.parsers import captured, parser, symbol_entry
+from charter.graph.parsers import captured, parser, symbol_entry, unique_symbols
 from charter.graph.parsers import node_text as _text
 
 _JAVA_CALLS = """
@@ -191,12 +191,7 @@ def extract(source: bytes, language: str) -> dict[str, Any]:
         package, imports = _imports(root, "kotlin")
         calls = captured(language, _KOTLIN_CALLS, root)
         refs = captured(language, _KOTLIN_REFS, root)
-    seen: set[str] = set()
-    unique = []
-    for sym in symbols:  # overloads: one symbol per qualified name, at the first
-        if sym["qualname"] not in seen:
-            seen.add(sym["qualname"])
-            unique.append(sym)
+    unique = unique_symbols(symbols)
     imports.sort(key=lambda d: (d["module"], d["names"]))
     record: dict[str, Any] = {
         "language": language,

@@ -31,7 +31,7 @@ from typing import Any
 
 from tree_sitter import Node as TsNode
 
-from charter.graph.parsers import captured, parser, symbol_entry
+from charter.graph.parsers import captured, parser, symbol_entry, unique_symbols
 from charter.graph.parsers import node_text as _text
 
 _CALLS = """
@@ -175,12 +175,7 @@ def extract(source: bytes) -> dict[str, Any]:
     root = parser("swift").parse(source).root_node
     walker = _Walker()
     walker.top(root)
-    seen: set[str] = set()
-    unique = []
-    for sym in walker.symbols:  # overloads and repeated extensions: the first
-        if sym["qualname"] not in seen:
-            seen.add(sym["qualname"])
-            unique.append(sym)
+    unique = unique_symbols(walker.symbols)
     extensions = {
         method
         for extended, methods in walker.extended

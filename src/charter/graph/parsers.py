@@ -10,6 +10,7 @@ graph keeps at file level.
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from tree_sitter import Language, Parser, Query
 from tree_sitter import Node as TsNode
@@ -118,6 +119,22 @@ def captured(name: str, source: str, root: TsNode) -> set[str]:
         for nodes in QueryCursor(query(name, source)).captures(root).values()
         for n in nodes
     }
+
+
+def unique_symbols(symbols: list[dict[str, Any]], *, longest: bool = False) -> list[dict[str, Any]]:
+    """One symbol per qualified name (overloads, a type's repeated extensions, a C
+    prototype before its body would give one id twice), in first-seen order: the first
+    of each, or with ``longest`` the one spanning most lines (the definition, not its
+    forward declaration)."""
+    best: dict[str, dict[str, Any]] = {}
+    for sym in symbols:
+        kept = best.get(sym["qualname"])
+        if kept is None or (
+            longest
+            and (sym["line_end"] - sym["line_start"]) > (kept["line_end"] - kept["line_start"])
+        ):
+            best[sym["qualname"]] = sym
+    return list(best.values())
 
 
 def symbol_entry(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from charter.filetypes import BUILD_AND_INTERFACES, SHADERS
 from charter.records import Field, FieldProblem, Record, check
 from charter.secretscan.settings import SECRET_FILE_GLOBS
 
@@ -202,24 +203,10 @@ class IndexSettings(Record):
             # .NET's component and page templates, as .vue and .svelte are JavaScript's
             ".razor",
             ".cshtml",
-            # GPU kernels and shaders: CUDA, OpenCL, Metal, GLSL/HLSL/WGSL
             ".cu",
             ".cuh",
-            ".cl",
-            ".metal",
-            ".glsl",
-            ".hlsl",
-            ".wgsl",
-            ".vert",
-            ".frag",
-            ".comp",
-            # GN and GYP build files, Mojo and Web IDL interfaces
-            ".gn",
-            ".gni",
-            ".gyp",
-            ".gypi",
-            ".mojom",
-            ".idl",
+            *SHADERS,
+            *BUILD_AND_INTERFACES,
         ],
         description="code files indexed (Python by function and class, the rest at blank "
         "lines); other types are listed as skipped, one row per extension",
