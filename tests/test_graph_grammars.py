@@ -39,6 +39,7 @@ def grammars_loaded_by_build(root: Path) -> list[str]:
         ("src/table.cc", "class Table {};\n", "tree_sitter_cpp"),
         ("src/Web/Program.cs", "var app = WebApplication.Create(args);\n", "tree_sitter_c_sharp"),
         ("Sources/App/App.swift", "struct App {}\n", "tree_sitter_swift"),
+        ("lib/shop/cart.ex", "defmodule Shop.Cart do\nend\n", "tree_sitter_elixir"),
     ],
 )
 def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(

@@ -38,8 +38,9 @@ _ENTRY_NAMES = (
 
 def _module_map(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
     """Packages with entry points and public top-level symbols (classes, functions), in
-    every language the graph reads structure from (Ruby's ``Account::Syncer`` and PHP's
-    ``App\\Models\\Account`` are top-level names; a method's ``.`` is not)."""
+    every language the graph reads structure from (Ruby's ``Account::Syncer``, PHP's
+    ``App\\Models\\Account`` and Elixir's ``Shop.Cart`` are top-level names; a method's
+    ``.`` is not)."""
     from charter.graph.parsers import STRUCTURED
 
     packages: dict[str, dict[str, Any]] = {}
@@ -60,7 +61,7 @@ def _module_map(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
             attrs = node.get("attrs", {})
             if (
                 not attrs.get("exported")
-                or "." in node["name"]
+                or ("." in node["name"] and not _elixir_module(path, attrs))
                 or attrs.get("kind")
                 in (
                     "const",
@@ -72,6 +73,13 @@ def _module_map(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
             if package in packages:
                 packages[package]["public_symbols"].append(f"{path}#{node['name']}")
     return [packages[k] for k in sorted(packages)]
+
+
+def _elixir_module(path: str, attrs: dict[str, Any]) -> bool:
+    """An Elixir module or protocol: a top-level name, though dotted (``Shop.Cart``)."""
+    from charter.graph.parsers import language_of
+
+    return attrs.get("kind") in ("module", "interface") and language_of(path) == "elixir"
 
 
 def _short(text: str, limit: int = 100) -> str:

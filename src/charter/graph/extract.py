@@ -22,6 +22,7 @@ from charter.graph import (
     docs,
     extract_c,
     extract_csharp,
+    extract_elixir,
     extract_go,
     extract_js,
     extract_jvm,
@@ -73,8 +74,6 @@ _TEXT_SUFFIXES = (
     ".ml",
     ".mli",
     ".hs",
-    ".ex",
-    ".exs",
     ".erl",
     ".dart",
     ".lua",
@@ -279,6 +278,8 @@ def extract_file(
             record.update(extract_csharp.extract(data))
         elif language == "swift":
             record.update(extract_swift.extract(data))
+        elif language == "elixir":
+            record.update(extract_elixir.extract(data))
         elif language == "markdown":
             record.update(docs.extract(text))
     except (ValueError, RecursionError) as exc:  # a grammar refusing input: keep the file

@@ -60,7 +60,16 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
     for rel, rec in sorted(records.items()):
         if rec.get("language") == "swift":
             swift_modules[swift_module(rel)[1]].append(rel)
-    resolver = Resolver(records, go_modules, jvm_packages, php_roots, cs_namespaces, swift_modules)
+    # an Elixir module by its full name → the files defining it
+    elixir_modules: dict[str, list[str]] = defaultdict(list)
+    for rel, rec in sorted(records.items()):
+        if rec.get("language") == "elixir":
+            for sym in rec.get("symbols", []):
+                if sym["kind"] in ("module", "interface"):
+                    elixir_modules[sym["qualname"]].append(rel)
+    resolver = Resolver(
+        records, go_modules, jvm_packages, php_roots, cs_namespaces, swift_modules, elixir_modules
+    )
     defined: dict[str, list[str]] = defaultdict(list)  # name → symbol ids
     by_file: dict[str, dict[str, str]] = {}  # path → name → symbol id
     stems: dict[str, list[str]] = defaultdict(list)
@@ -160,6 +169,8 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                     for t in resolver.swift(imp["module"])
                     if t not in imported and wanted & swift_exposed[t]
                 ]
+            elif lang == "elixir":  # the file defining the module
+                targets = resolver.elixir(imp["module"])
             else:
                 targets = resolver.js(rel, imp["module"])
             for target in targets:

@@ -1,7 +1,7 @@
 """Tree-sitter parsers and queries, created once per process (they are not free to build).
 
 Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript, -go, -rust,
--java, -kotlin, -ruby, -php, -c, -cpp, -c-sharp, -swift) and load with no network, each
+-java, -kotlin, -ruby, -php, -c, -cpp, -c-sharp, -swift, -elixir) and load with no network, each
 only when a file of its language is first parsed.
 ``language_of`` maps a path to the grammar that parses it, or None for languages the
 graph keeps at file level.
@@ -47,12 +47,14 @@ _EXT = {
     ".cuh": "cpp",
     ".cs": "csharp",
     ".swift": "swift",
+    ".ex": "elixir",
+    ".exs": "elixir",
 }
 
 
 def language_of(path: str) -> str | None:
     """python, javascript, typescript, tsx, go, rust, java, kotlin, ruby, php, c, cpp,
-    csharp, swift, or None (file level); a ``.h`` header is ``c`` until its content says
+    csharp, swift, elixir, or None (file level); a ``.h`` header is ``c`` until its content says
     C++."""
     dot = path.rfind(".")
     return _EXT.get(path[dot:].lower()) if dot >= 0 else None
@@ -77,6 +79,7 @@ _GRAMMARS = {
     "cpp": ("tree_sitter_cpp", "language"),
     "csharp": ("tree_sitter_c_sharp", "language"),
     "swift": ("tree_sitter_swift", "language"),
+    "elixir": ("tree_sitter_elixir", "language"),
 }
 
 

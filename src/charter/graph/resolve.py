@@ -22,6 +22,8 @@ A C# ``using A.B`` names the files declaring ``namespace A.B``; ``using static A
 classes may span files, and a file need not be named after its type). A Swift
 ``import M`` names the files of module ``M``: the target folder ``Sources/M/`` (or
 ``Tests/M/``), else a top folder ``M/``; the linker keeps those defining a name used.
+An Elixir ``alias``/``import``/``use``/``require`` of ``A.B`` names the file whose
+``defmodule A.B`` defines it (modules load by name, whatever the file is called).
 """
 
 from __future__ import annotations
@@ -46,8 +48,11 @@ class Resolver:
         php_roots: Iterable[tuple[str, str]] = (),
         cs_namespaces: dict[str, list[str]] | None = None,
         swift_modules: dict[str, list[str]] | None = None,
+        elixir_modules: dict[str, list[str]] | None = None,
     ) -> None:
         self.files = set(files)
+        #: Elixir module name → the files defining it
+        self.elixir_modules = elixir_modules or {}
         #: Swift module (target) name → its files
         self.swift_modules = swift_modules or {}
         #: PSR-4 namespace prefix → folder ("" at the root), longest prefix first
@@ -233,3 +238,8 @@ class Resolver:
         """The files of the Swift module an ``import`` names (empty for the SDK's and
         packages' modules: ``import Foundation`` matches no project folder)."""
         return list(self.swift_modules.get(module, []))
+
+    def elixir(self, module: str) -> list[str]:
+        """The files defining the Elixir module an ``alias``/``import``/``use``/``require``
+        names (empty for the standard library's and dependencies' modules)."""
+        return list(dict.fromkeys(self.elixir_modules.get(module, [])))
