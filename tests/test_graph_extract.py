@@ -146,3 +146,20 @@ def test_a_patch_file_is_read_as_text(tmp_path) -> None:  # type: ignore[no-unty
     record = extract_file(tmp_path, "patches/chromium/fix_scriptstate_lookup.patch", 1_000_000)
     assert record["language"] == "text"
     assert "scriptstate" in {t.lower() for t in record["tf"]}
+
+
+def test_term_counts_are_the_counted_terms_in_their_order() -> None:
+    """A file's term frequencies are counted per distinct identifier (a file's thousand
+    ``self``s split once): the counts and their key order (snapshot bytes depend on it)
+    are those of counting every term."""
+    from collections import Counter
+    from pathlib import Path
+
+    from charter.graph.text import code_terms, term_counts
+
+    texts = [p.read_text(encoding="utf-8") for p in sorted(Path("src/charter/graph").glob("*.py"))]
+    texts.append("get_user foo getUser get FOO_BAR self self self.get_user()")
+    for text in texts:
+        expected = dict(Counter(code_terms(text)))
+        got = term_counts(text)
+        assert got == expected and list(got) == list(expected)

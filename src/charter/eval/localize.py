@@ -18,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ from charter.errors import CharterError
 from charter.eval.checkout import checkout
 from charter.graph.extract import is_test_path
 from charter.graph.index import FileIndex
-from charter.graph.text import code_terms
+from charter.graph.text import code_terms, term_counts
 
 KS = (1, 5, 10)
 TIMEOUT = 300
@@ -85,7 +84,7 @@ def bm25_files(root: Path, task: str) -> list[str]:
         if is_test_path(rel):
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
-        records[rel] = {"tf": dict(Counter(code_terms(text)))}
+        records[rel] = {"tf": term_counts(text)}
     index = FileIndex(records, path_weight=1.0)
     scores, _ = index.scores(code_terms(task))
     order = sorted(range(len(index.paths)), key=lambda i: (-float(scores[i]), index.paths[i]))

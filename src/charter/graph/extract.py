@@ -12,7 +12,6 @@ import hashlib
 import json
 import posixpath
 import re
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,7 @@ from charter.graph import (
     frontend,
 )
 from charter.graph.parsers import language_of
-from charter.graph.text import code_terms
+from charter.graph.text import term_counts
 
 _TEXT_SUFFIXES = (
     ".md",
@@ -289,5 +288,5 @@ def extract_file(
     facts = frontend.frontend_facts(rel, text, language if language != "markdown" else None)
     if facts:
         record["frontend"] = facts
-    record["tf"] = dict(Counter(code_terms(text[:_MAX_TERMS_BYTES])))
+    record["tf"] = term_counts(text[:_MAX_TERMS_BYTES])
     return record

@@ -8,6 +8,7 @@ match. Stopwords and Snowball stems come from ``charter.search.text`` (one analy
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 
 from charter.search.text import STOPWORDS, stem
@@ -32,6 +33,17 @@ def code_terms(text: str) -> list[str]:
     out: list[str] = []
     for match in IDENT.finditer(text):
         out.extend(ident_terms(match.group(0)))
+    return out
+
+
+def term_counts(text: str) -> dict[str, int]:
+    """How often each term of ``text`` occurs, keyed in first-occurrence order (what
+    ``Counter(code_terms(text))`` gives): identifiers are counted first, in C, and each
+    distinct one split once, so a file's thousand ``self``s cost one lookup."""
+    out: dict[str, int] = {}
+    for identifier, count in Counter(IDENT.findall(text)).items():
+        for term in ident_terms(identifier):
+            out[term] = out.get(term, 0) + count
     return out
 
 
