@@ -272,3 +272,55 @@ def test_a_forward_declaration_and_its_body_are_one_symbol() -> None:
         "c",
     )
     assert symbol_spans(source) == {"grow": ("function", 5, False), "push": ("function", 3, True)}
+
+
+CACHE_H = """#import <Foundation/Foundation.h>
+
+NS_ASSUME_NONNULL_BEGIN
+
+@interface RingCache : NSObject
+@property (nonatomic, strong) NSString *name;
+- (void)storeValue:(id)value forKey:(NSString *)key;
++ (instancetype)sharedCache NS_SWIFT_NAME(shared());
+@end
+
+NS_ASSUME_NONNULL_END
+"""
+CACHE_M = """#import "RingCache.h"
+
+@implementation RingCache
+- (void)storeValue:(id)value forKey:(NSString *)key {
+    [self.memory setObject:value forKey:key];
+}
++ (instancetype)sharedCache {
+    return [[RingCache alloc] init];
+}
+@end
+"""
+
+
+def test_objective_c_classes_methods_and_messages(repo: Path) -> None:
+    """Objective-C was text: a header's ``@interface`` (behind annotation macros no
+    grammar expands) and a ``.m`` file's ``@implementation`` now give the class and its
+    methods by the selector's first part; messages are calls; a MATLAB ``.m`` stays text."""
+    header = extract_c.extract(CACHE_H.encode(), "c", header=True)
+    assert header["language"] == "objc"
+    assert symbol_spans(header) == {
+        "RingCache": ("class", 5, True),
+        "RingCache.name": ("method", 6, True),
+        "RingCache.storeValue": ("method", 7, True),
+        "RingCache.sharedCache": ("method", 8, True),
+    }
+    source = extract_c.extract(CACHE_M.encode(), "objc")
+    assert {"RingCache.storeValue", "RingCache.sharedCache"} <= set(symbol_spans(source))
+    assert {"setObject", "alloc", "init"} <= set(source["calls"])
+    assert "RingCache" in source["refs"]
+    write(repo, "Sources/RingCache.h", CACHE_H)
+    write(repo, "Sources/RingCache.m", CACHE_M)
+    write(repo, "analysis/fit_curve.m", "function y = fit_curve(x)\n  y = polyfit(x, 2);\nend\n")
+    graph = build_graph(Project.load(repo))
+    edges = {(e.source, e.target, e.relation) for e in graph.edges}
+    assert ("src:Sources/RingCache.m", "src:Sources/RingCache.h", "imports") in edges
+    assert graph.nodes["src:Sources/RingCache.m"].attrs["language"] == "objc"
+    assert graph.nodes["src:analysis/fit_curve.m"].attrs["language"] == "text"
+    assert "polyfit" in graph.records["analysis/fit_curve.m"]["tf"]

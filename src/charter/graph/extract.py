@@ -88,8 +88,6 @@ _TEXT_SUFFIXES = (
     ".nim",
     ".pl",
     ".pm",
-    ".m",
-    ".mm",
     ".groovy",
     ".gradle",
     ".kts",
@@ -249,6 +247,8 @@ def extract_file(
             if module:  # imports of this module's packages resolve to its folders
                 record["go_module"] = module.group(1).strip('"')
         return record
+    if language == "objc" and not extract_c.is_objc(data):
+        language = record["language"] = "text"  # a MATLAB ``.m`` file: its words only
     text = data.decode("utf-8", errors="replace")
     if lower.rsplit("/", 1)[-1] == "composer.json":
         psr4 = _psr4(rel, text)
@@ -271,7 +271,7 @@ def extract_file(
             record.update(extract_ruby.extract(data))
         elif language == "php":
             record.update(extract_php.extract(data))
-        elif language in ("c", "cpp"):
+        elif language in ("c", "cpp", "objc"):
             record.update(extract_c.extract(data, language, header=lower.endswith(".h")))
         elif language == "csharp":
             record.update(extract_csharp.extract(data))

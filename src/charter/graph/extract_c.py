@@ -11,14 +11,20 @@ private, a ``struct`` public). Out-of-line definitions (``Status DBImpl::Get(...
 tells two ``Options`` classes apart. A ``#define`` with a value is a macro symbol; one
 without (an include guard, a feature flag) defines nothing a task would name.
 
-A ``.h`` file may be C or C++: it is read as C, and as C++ when the C grammar finds
-errors the C++ grammar does not (``class``, ``namespace``, templates). The preprocessor
-makes recoverable syntax errors routine (``UV_EXTERN int f(void);``, macros that expand
-to statements), so they are not noted on the file as they are for other languages.
+A ``.h`` file may be C, C++ or Objective-C: it is read as C; when the C grammar finds
+errors, as Objective-C if it declares an ``@interface``/``@protocol`` (or ``#import``s),
+else as C++ when the C++ grammar finds none (``class``, ``namespace``, templates).
+Objective-C classes, protocols and categories are symbols with their methods as
+``Class.selector`` (the selector's first part), messages (``[obj setObject:x]``) calls.
+
+The preprocessor makes recoverable syntax errors routine (``UV_EXTERN int f(void);``,
+macros that expand to statements), so they are not noted on the file as they are for
+other languages.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tree_sitter import Node as TsNode
@@ -34,6 +40,18 @@ _CALLS = """
 _C_CALLS = """
 (call_expression function: (identifier) @name)
 (call_expression function: (field_expression field: (field_identifier) @name))
+"""
+_OBJC_CALLS = """
+(call_expression function: (identifier) @name)
+(call_expression function: (field_expression field: (field_identifier) @name))
+(message_expression method: (identifier) @name)
+"""
+#: Objective-C classes named where they are used: a message's receiver (``[Foo alloc]``)
+#: and a superclass or protocol list are identifiers, not type names
+_OBJC_REFS = """
+(message_expression receiver: (identifier) @name)
+(class_interface (identifier) @name)
+(protocol_reference_list (identifier) @name)
 """
 _TYPE_REFS = "(type_identifier) @name"
 _CPP_SCOPES = "(namespace_identifier) @name"
@@ -140,10 +158,41 @@ class _Walker:
                 self.typedef(child, owner, public)
             elif kind == "alias_declaration":
                 self.add(child, owner, _text(child.child_by_field_name("name")), "type", public)
+            elif kind in _OBJC_TYPES:
+                self.objc_type(child)
             elif kind == "preproc_function_def" or (
                 kind == "preproc_def" and child.child_by_field_name("value") is not None
             ):
                 self.add(child, "", _text(child.child_by_field_name("name")), "macro", True)
+
+    def objc_type(self, node: TsNode) -> None:
+        """``@interface Foo``/``@implementation Foo``/``@protocol P`` and their methods as
+        ``Foo.method`` by the selector's first part (``storeImage`` for
+        ``storeImage:forKey:``, what a person writes); a category adds its methods to
+        the class it extends."""
+        names = [c for c in node.named_children if c.type == "identifier"]
+        if not names:
+            return
+        name = _text(names[0])
+        category = node.child_by_field_name("category")
+        if category is None and node.type != "class_implementation":
+            self.add(node, "", name, _OBJC_TYPES[node.type], True)
+        elif category is None and not any(s["qualname"] == name for s in self.symbols):
+            self.add(node, "", name, "class", True)
+        stack = list(node.named_children)
+        while stack:
+            child = stack.pop(0)
+            if child.type == "implementation_definition":
+                stack[:0] = child.named_children
+            elif child.type in ("method_declaration", "method_definition"):
+                selector = next((c for c in child.named_children if c.type == "identifier"), None)
+                if selector is not None:
+                    self.add(child, name, _text(selector), "method", True)
+            elif child.type == "function_definition":
+                self.function(child, "", True)
+            elif child.type == "property_declaration":
+                for ident in _property_names(child):
+                    self.add(child, name, ident, "method", True)
 
     def type_(self, node: TsNode, owner: str, public: bool, name: str = "") -> None:
         body = node.child_by_field_name("body")
@@ -190,11 +239,35 @@ class _Walker:
                 self.add(node, owner, name, "type", public)
 
 
+_OBJC_TYPES = {
+    "class_interface": "class",
+    "class_implementation": "class",
+    "protocol_declaration": "interface",
+}
+
+
+def _property_names(node: TsNode) -> list[str]:
+    """``@property (nonatomic) NSString *name;`` → ``name``."""
+    out = []
+    for child in node.named_children:
+        if child.type == "struct_declaration":
+            for declarator in child.named_children:
+                if declarator.type == "struct_declarator":
+                    name = _declared(
+                        declarator.named_children[0] if declarator.named_children else None
+                    )[1]
+                    if name:
+                        out.append(name)
+    return out
+
+
 def _includes(root: TsNode) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     stack = [root]
     while stack:
         node = stack.pop()
+        if node.type == "module_import":  # ``@import UIKit;``: a framework, never a file
+            continue
         if node.type == "preproc_include":
             path = node.child_by_field_name("path")
             if path is not None:
@@ -211,12 +284,37 @@ def _includes(root: TsNode) -> list[dict[str, Any]]:
 
 
 def _parse(source: bytes, language: str, header: bool) -> tuple[TsNode, str]:
+    if language == "objc":
+        source = _ANNOTATION.sub(_blank, source)
     root = parser(language).parse(source).root_node
     if header and language == "c" and root.has_error:
+        if _OBJC_MARK.search(source):  # ``@interface``: no other grammar reads it at all
+            return parser("objc").parse(_ANNOTATION.sub(_blank, source)).root_node, "objc"
         cpp = parser("cpp").parse(source).root_node
         if not cpp.has_error:
             return cpp, "cpp"
     return root, language
+
+
+#: what only Objective-C writes: its ``@`` keywords and ``#import``
+_OBJC_MARK = re.compile(rb"^\s*(?:@interface|@implementation|@protocol|#import)\b", re.MULTILINE)
+
+
+#: An Objective-C annotation macro (``NS_ASSUME_NONNULL_BEGIN``, ``NS_DESIGNATED_INITIALIZER``,
+#: ``API_AVAILABLE(ios(10.0))``): an all-caps name with an underscore, and its arguments.
+#: No grammar expands macros, and these stand where a declaration's syntax has no room for
+#: a name, hiding the ``@interface`` around them; blanked (same length: lines keep their
+#: numbers) before an Objective-C file is parsed.
+_ANNOTATION = re.compile(rb"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*\b(?:\s*\((?:[^()\n]|\([^()\n]*\))*\))?")
+
+
+def _blank(match: re.Match[bytes]) -> bytes:
+    return b" " * len(match.group(0))
+
+
+def is_objc(source: bytes) -> bool:
+    """Whether a ``.m`` file is Objective-C (MATLAB writes ``.m`` files too)."""
+    return bool(_OBJC_MARK.search(source))
 
 
 def extract(source: bytes, language: str, header: bool = False) -> dict[str, Any]:
@@ -225,8 +323,11 @@ def extract(source: bytes, language: str, header: bool = False) -> dict[str, Any
     root, language = _parse(source, language, header)
     walker = _Walker()
     walker.body(root)
-    calls = captured(language, _CALLS if language == "cpp" else _C_CALLS, root)
+    queries = {"cpp": _CALLS, "objc": _OBJC_CALLS}
+    calls = captured(language, queries.get(language, _C_CALLS), root)
     refs = captured(language, _TYPE_REFS, root)
+    if language == "objc":
+        refs |= captured(language, _OBJC_REFS, root)
     if language == "cpp":
         refs |= {_strip_template(n) for n in captured(language, _CPP_SCOPES, root)}
     return {

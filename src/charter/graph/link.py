@@ -150,7 +150,7 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                     targets = [t for t in targets if used_names & by_file[t].keys()]
             elif lang == "php":  # PSR-4's file, else the files defining the name
                 targets = resolver.php(imp["module"]) or php_defined.get(imp["module"], [])
-            elif lang in ("c", "cpp"):
+            elif lang in ("c", "cpp", "objc"):
                 targets = resolver.c(rel, imp["module"], bool(imp.get("system")))
             elif lang == "csharp":
                 targets, name = resolver.csharp(imp["module"])
