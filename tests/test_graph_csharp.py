@@ -221,18 +221,6 @@ def test_csharp_snapshot_is_byte_identical_across_builds_and_clones(
     assert (clone / snapshot).read_bytes() == first
 
 
-def test_malformed_csharp_keeps_the_build_and_the_other_files(repo: Path) -> None:
-    make_csharp_project(repo)
-    write(repo, "src/Web/Broken.cs", "namespace Acme.Web;\npublic class Broken { void M( { }\n")
-    write(repo, "src/Web/Empty.cs", "")
-    (repo / "src/Web/Blob.cs").write_bytes(b"\x00\xff\xfe binary")
-    graph = build_graph(Project.load(repo))
-    assert "syntax errors" in graph.nodes["src:src/Web/Broken.cs"].attrs["note"]
-    assert graph.nodes["src:src/Web/Empty.cs"].attrs["language"] == "csharp"
-    assert graph.nodes["src:src/Web/Blob.cs"].attrs["language"] == "binary"
-    assert "sym:src/Domain/Entities/TodoItem.cs#TodoItem.MarkDone" in graph.nodes
-
-
 def test_task_context_names_the_csharp_file_defining_a_method(
     repo: Path, run_charter: Callable[..., Any]
 ) -> None:

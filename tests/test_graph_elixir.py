@@ -210,18 +210,6 @@ def test_elixir_snapshot_is_byte_identical_across_fresh_builds(repo: Path) -> No
     assert "Shop.Cart.total" in snapshot
 
 
-def test_malformed_elixir_keeps_the_build_and_the_other_files(repo: Path) -> None:
-    make_elixir_project(repo)
-    write(repo, "lib/shop/broken.ex", "defmodule Broken do\n  def f(, do\n")
-    write(repo, "lib/shop/empty.ex", "")
-    (repo / "lib/shop/blob.ex").write_bytes(b"\x00\xff\xfe binary")
-    graph = build_graph(Project.load(repo))
-    assert "syntax errors" in graph.nodes["src:lib/shop/broken.ex"].attrs["note"]
-    assert graph.nodes["src:lib/shop/empty.ex"].attrs["language"] == "elixir"
-    assert graph.nodes["src:lib/shop/blob.ex"].attrs["language"] == "binary"
-    assert "sym:lib/shop/cart.ex#Shop.Cart.total" in graph.nodes
-
-
 def test_task_context_names_the_elixir_file_defining_a_function(
     repo: Path, run_charter: Callable[..., Any]
 ) -> None:

@@ -55,3 +55,32 @@ def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(
     write(repo, path, text)
     # app.py is unchanged (cached): only the new file is parsed
     assert grammars_loaded_by_build(repo) == [grammar]
+
+
+@pytest.mark.parametrize(
+    ("folder", "suffix", "broken", "language"),
+    [
+        ("src/Web", ".cs", "namespace Acme.Web;\npublic class Broken { void M( { }\n", "csharp"),
+        ("Sources/TodoKit", ".swift", "struct Broken { func f( { }\n", "swift"),
+        ("lib/shop", ".ex", "defmodule Broken do\n  def f(, do\n", "elixir"),
+        ("app", ".rb", "class Broken\n  def x(\nend\n", "ruby"),
+    ],
+)
+def test_a_broken_empty_or_binary_source_keeps_the_build(
+    repo: Path, folder: str, suffix: str, broken: str, language: str
+) -> None:
+    """A file its grammar cannot read is kept with a note and whatever symbols the parser
+    recovered, an empty one keeps its language, a binary one is a binary file, and the
+    other files are built as before."""
+    from charter.config import Project
+    from charter.graph.build import build_graph
+
+    write(repo, "app.py", "def main():\n    return 1\n")
+    write(repo, f"{folder}/Broken{suffix}", broken)
+    write(repo, f"{folder}/Empty{suffix}", "")
+    (repo / folder / f"Blob{suffix}").write_bytes(b"\x00\xff\xfe binary")
+    graph = build_graph(Project.load(repo))
+    assert "syntax errors" in graph.nodes[f"src:{folder}/Broken{suffix}"].attrs["note"]
+    assert graph.nodes[f"src:{folder}/Empty{suffix}"].attrs["language"] == language
+    assert graph.nodes[f"src:{folder}/Blob{suffix}"].attrs["language"] == "binary"
+    assert "sym:app.py#main" in graph.nodes

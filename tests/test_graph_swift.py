@@ -247,18 +247,6 @@ def test_swift_snapshot_is_byte_identical_across_fresh_builds(repo: Path) -> Non
     assert "TodoItem.markDone" in snapshot
 
 
-def test_malformed_swift_keeps_the_build_and_the_other_files(repo: Path) -> None:
-    make_swift_project(repo)
-    write(repo, "Sources/TodoKit/Broken.swift", "struct Broken { func f( { }\n")
-    write(repo, "Sources/TodoKit/Empty.swift", "")
-    (repo / "Sources/TodoKit/Blob.swift").write_bytes(b"\x00\xff\xfe binary")
-    graph = build_graph(Project.load(repo))
-    assert "syntax errors" in graph.nodes["src:Sources/TodoKit/Broken.swift"].attrs["note"]
-    assert graph.nodes["src:Sources/TodoKit/Empty.swift"].attrs["language"] == "swift"
-    assert graph.nodes["src:Sources/TodoKit/Blob.swift"].attrs["language"] == "binary"
-    assert "sym:Sources/TodoKit/Models/TodoItem.swift#TodoItem.markDone" in graph.nodes
-
-
 def test_task_context_names_the_swift_file_defining_a_method(
     repo: Path, run_charter: Callable[..., Any]
 ) -> None:
