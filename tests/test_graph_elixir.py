@@ -15,8 +15,6 @@ from charter.graph import extract_elixir
 from charter.graph.build import build_graph
 from charter.graph.parsers import language_of
 from tests.conftest import (
-    commit_all,
-    fresh_snapshot_sha256,
     symbol_spans,
     task_context_paths,
     write,
@@ -200,14 +198,6 @@ def test_elixir_graph_links_modules_imports_calls_and_tests(repo: Path) -> None:
     assert graph.nodes[tests].attrs["test"]
     assert (tests, cart, "tests") in edges
     assert (tests, cart, "imports") in edges
-
-
-def test_elixir_snapshot_is_byte_identical_across_fresh_builds(repo: Path) -> None:
-    make_elixir_project(repo)
-    commit_all(repo)
-    assert fresh_snapshot_sha256(repo) == fresh_snapshot_sha256(repo)
-    snapshot = (repo / ".charter/graph/snapshot.json").read_text()
-    assert "Shop.Cart.total" in snapshot
 
 
 def test_task_context_names_the_elixir_file_defining_a_function(

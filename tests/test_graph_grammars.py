@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,3 +85,34 @@ def test_a_broken_empty_or_binary_source_keeps_the_build(
     assert graph.nodes[f"src:{folder}/Empty{suffix}"].attrs["language"] == language
     assert graph.nodes[f"src:{folder}/Blob{suffix}"].attrs["language"] == "binary"
     assert "sym:app.py#main" in graph.nodes
+
+
+def _builders() -> list[tuple[str, Any, str]]:
+    from tests.test_graph_c import make_c_project
+    from tests.test_graph_elixir import make_elixir_project
+    from tests.test_graph_php import make_php_project
+    from tests.test_graph_ruby import make_ruby_project
+    from tests.test_graph_swift import make_swift_project
+
+    return [
+        ("c", make_c_project, "Table.Get"),
+        ("elixir", make_elixir_project, "Shop.Cart.total"),
+        ("php", make_php_project, "App\\\\Models\\\\Account"),
+        ("ruby", make_ruby_project, "Account::Syncer.perform_sync"),
+        ("swift", make_swift_project, "TodoItem.markDone"),
+    ]
+
+
+@pytest.mark.parametrize("language", ["c", "elixir", "php", "ruby", "swift"])
+def test_each_language_s_snapshot_is_byte_identical_across_fresh_builds(
+    repo: Path, language: str
+) -> None:
+    """Two builds from no graph state give the same bytes (the snapshot's time is HEAD's
+    commit time, not the clock's), with the language's symbols in them."""
+    from tests.conftest import commit_all, fresh_snapshot_sha256
+
+    make, symbol = next((m, s) for name, m, s in _builders() if name == language)
+    make(repo)
+    commit_all(repo)
+    assert fresh_snapshot_sha256(repo) == fresh_snapshot_sha256(repo)
+    assert symbol in (repo / ".charter/graph/snapshot.json").read_text()

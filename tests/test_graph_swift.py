@@ -15,8 +15,6 @@ from charter.graph.build import build_graph
 from charter.graph.extract import is_example_path
 from charter.graph.link import swift_module
 from tests.conftest import (
-    commit_all,
-    fresh_snapshot_sha256,
     symbol_spans,
     task_context_paths,
     write,
@@ -237,14 +235,6 @@ def test_swift_graph_links_modules_imports_extensions_and_tests(repo: Path) -> N
     assert graph.nodes[tests].attrs["test"]
     assert (tests, item, "tests") in edges
     assert (tests, item, "imports") in edges
-
-
-def test_swift_snapshot_is_byte_identical_across_fresh_builds(repo: Path) -> None:
-    make_swift_project(repo)
-    commit_all(repo)
-    assert fresh_snapshot_sha256(repo) == fresh_snapshot_sha256(repo)
-    snapshot = (repo / ".charter/graph/snapshot.json").read_text()
-    assert "TodoItem.markDone" in snapshot
 
 
 def test_task_context_names_the_swift_file_defining_a_method(
