@@ -39,6 +39,7 @@ def grammars_loaded_by_build(root: Path) -> list[str]:
         ("src/ring.c", "int ring_size(void) { return 0; }\n", "tree_sitter_c"),
         ("src/table.cc", "class Table {};\n", "tree_sitter_cpp"),
         ("Sources/Ring.m", "@implementation Ring\n@end\n", "tree_sitter_objc"),
+        ("src/ring.zig", "pub fn size() usize {\n    return 0;\n}\n", "tree_sitter_zig"),
         ("src/Web/Program.cs", "var app = WebApplication.Create(args);\n", "tree_sitter_c_sharp"),
         ("Sources/App/App.swift", "struct App {}\n", "tree_sitter_swift"),
         ("lib/shop/cart.ex", "defmodule Shop.Cart do\nend\n", "tree_sitter_elixir"),

@@ -30,6 +30,7 @@ from charter.graph import (
     extract_ruby,
     extract_rust,
     extract_swift,
+    extract_zig,
     frontend,
 )
 from charter.graph.parsers import language_of
@@ -83,7 +84,6 @@ _TEXT_SUFFIXES = (
     ".cljc",
     ".edn",
     ".fs",
-    ".zig",
     ".zon",
     ".nim",
     ".pl",
@@ -271,6 +271,8 @@ def extract_file(
             record.update(extract_ruby.extract(data))
         elif language == "php":
             record.update(extract_php.extract(data))
+        elif language == "zig":
+            record.update(extract_zig.extract(data))
         elif language in ("c", "cpp", "objc"):
             record.update(extract_c.extract(data, language, header=lower.endswith(".h")))
         elif language == "csharp":

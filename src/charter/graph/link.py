@@ -150,6 +150,8 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                     targets = [t for t in targets if used_names & by_file[t].keys()]
             elif lang == "php":  # PSR-4's file, else the files defining the name
                 targets = resolver.php(imp["module"]) or php_defined.get(imp["module"], [])
+            elif lang == "zig":  # ``@import("page.zig")``: a path from the importer
+                targets = resolver.relative(rel, imp["module"])
             elif lang in ("c", "cpp", "objc"):
                 targets = resolver.c(rel, imp["module"], bool(imp.get("system")))
             elif lang == "csharp":

@@ -1,8 +1,8 @@
 """Tree-sitter parsers and queries, created once per process (they are not free to build).
 
 Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript, -go, -rust,
--java, -kotlin, -ruby, -php, -c, -cpp, -objc, -c-sharp, -swift, -elixir) and load with no
-network, each only when a file of its language is first parsed.
+-java, -kotlin, -ruby, -php, -c, -cpp, -objc, -c-sharp, -swift, -elixir, -zig) and load
+with no network, each only when a file of its language is first parsed.
 ``language_of`` maps a path to the grammar that parses it, or None for languages the
 graph keeps at file level.
 """
@@ -48,6 +48,7 @@ _EXT = {
     # Objective-C and Objective-C++ (a ``.m`` that is MATLAB stays text)
     ".m": "objc",
     ".mm": "objc",
+    ".zig": "zig",
     ".cs": "csharp",
     ".swift": "swift",
     ".ex": "elixir",
@@ -57,7 +58,7 @@ _EXT = {
 
 def language_of(path: str) -> str | None:
     """python, javascript, typescript, tsx, go, rust, java, kotlin, ruby, php, c, cpp, objc,
-    csharp, swift, elixir, or None (file level); a ``.h`` header is ``c`` until its content
+    csharp, swift, elixir, zig, or None (file level); a ``.h`` header is ``c`` until its content
     says C++ or Objective-C."""
     dot = path.rfind(".")
     return _EXT.get(path[dot:].lower()) if dot >= 0 else None
@@ -81,6 +82,7 @@ _GRAMMARS = {
     "c": ("tree_sitter_c", "language"),
     "cpp": ("tree_sitter_cpp", "language"),
     "objc": ("tree_sitter_objc", "language"),
+    "zig": ("tree_sitter_zig", "language"),
     "csharp": ("tree_sitter_c_sharp", "language"),
     "swift": ("tree_sitter_swift", "language"),
     "elixir": ("tree_sitter_elixir", "language"),

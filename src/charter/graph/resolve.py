@@ -243,3 +243,9 @@ class Resolver:
         """The files defining the Elixir module an ``alias``/``import``/``use``/``require``
         names (empty for the standard library's and dependencies' modules)."""
         return list(dict.fromkeys(self.elixir_modules.get(module, [])))
+
+    def relative(self, importer: str, module: str) -> list[str]:
+        """The project file a path written from the importer's folder names (Zig's
+        ``@import("page.zig")``)."""
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
+        return [target] if target in self.files else []
