@@ -43,6 +43,7 @@ def grammars_loaded_by_build(root: Path) -> list[str]:
         ("src/Web/Program.cs", "var app = WebApplication.Create(args);\n", "tree_sitter_c_sharp"),
         ("Sources/App/App.swift", "struct App {}\n", "tree_sitter_swift"),
         ("lib/shop/cart.ex", "defmodule Shop.Cart do\nend\n", "tree_sitter_elixir"),
+        ("src/main/scala/App.scala", "object App\n", "tree_sitter_scala"),
     ],
 )
 def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(

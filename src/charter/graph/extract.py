@@ -29,6 +29,7 @@ from charter.graph import (
     extract_python,
     extract_ruby,
     extract_rust,
+    extract_scala,
     extract_swift,
     extract_zig,
     frontend,
@@ -78,7 +79,6 @@ _TEXT_SUFFIXES = (
     ".dart",
     ".lua",
     ".jl",
-    ".scala",
     ".clj",
     ".cljs",
     ".cljc",
@@ -281,6 +281,8 @@ def extract_file(
             record.update(extract_swift.extract(data))
         elif language == "elixir":
             record.update(extract_elixir.extract(data))
+        elif language == "scala":
+            record.update(extract_scala.extract(data))
         elif language == "markdown":
             record.update(docs.extract(text))
     except (ValueError, RecursionError) as exc:  # a grammar refusing input: keep the file

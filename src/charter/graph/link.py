@@ -8,6 +8,7 @@ import and to the file their name points at (``test_models.py`` → ``models.py`
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any
 
@@ -17,7 +18,9 @@ from charter.graph.resolve import Resolver
 
 _COMPONENT_LANGS = ("tsx", "javascript")
 _JS_LANGS = ("javascript", "typescript", "tsx")
-_JVM_LANGS = ("java", "kotlin")
+_JVM_LANGS = ("java", "kotlin", "scala")
+#: A test class named after the class it specifies: ``AccountSpec``, ``AccountSuite``.
+_SPEC_STEM = re.compile(r".*[a-z0-9](Spec|Suite)s?")
 
 
 def _source_node(rel: str, rec: dict[str, Any]) -> Node:
@@ -143,6 +146,11 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                 targets = used or targets
             elif lang in _JVM_LANGS:
                 targets, name = resolver.jvm(imp["module"])
+                for package in _scala_packages(rec) if not targets else []:
+                    # a relative Scala import: ``import model.Task`` in ``package acme``
+                    targets, name = resolver.jvm(f"{package}.{imp['module']}")
+                    if targets:
+                        break
                 if name:  # the package's files that define the imported name
                     targets = [t for t in targets if name in by_file[t]]
                 elif imp["module"].endswith(".*"):  # the files defining a name used here
@@ -186,6 +194,8 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
         elif lang in _JVM_LANGS:
             scopes = [by_file.get(other, {}) for other in imported]
             scopes.append(jvm_names.get(rec.get("package", ""), {}))
+            # a chained Scala package clause sees its enclosing packages' names
+            scopes += [jvm_names.get(p, {}) for p in rec.get("enclosing", [])]
         elif lang == "csharp":  # the file's namespaces and those enclosing them
             scopes = [by_file.get(other, {}) for other in imported]
             for namespace in rec.get("namespaces", []):
@@ -218,6 +228,9 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
             base = name.removeprefix("test_").removesuffix("_test").removesuffix("_spec")
             if rel[rel.rfind(".") :] in CLASS_NAMED_TESTS and CLASS_TEST_STEM.fullmatch(cased):
                 base = base.removesuffix("s").removesuffix("test")  # AccountTest → account
+            elif rel[rel.rfind(".") :] in CLASS_NAMED_TESTS and _SPEC_STEM.fullmatch(cased):
+                # ScalaTest's, MUnit's, Kotest's and Spock's: AccountSpec → account
+                base = base.removesuffix("s").removesuffix("spec").removesuffix("suite")
             for target in stems.get(base, []) if base and base != "conftest" else []:
                 edges.append(Edge(src, node_id("source", target), "tests"))
         if lang == "markdown":
@@ -226,6 +239,14 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
             _link_doc(rel, rec, records, tails, defined, nodes, edges)
         _link_frontend(rel, rec, records, resolver, nodes, edges)
     return nodes, edges
+
+
+def _scala_packages(rec: dict[str, Any]) -> list[str]:
+    """The packages a Scala file's relative imports start from: its own package, then
+    those its chained package clauses enclose it in (none for Java and Kotlin)."""
+    if rec.get("language") != "scala" or not rec.get("package"):
+        return []
+    return [rec["package"], *rec.get("enclosing", [])]
 
 
 def _tails(records: dict[str, dict[str, Any]]) -> dict[str, str]:
