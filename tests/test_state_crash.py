@@ -19,6 +19,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,12 @@ def test_graph_build_killed_at_each_write_serves_the_tree_on_disk(
     expected_v2 = _graph(clean)
     assert expected_v1 != expected_v2
     _set_tree(root, GRAPH_V2)
+    # the listing is written only when a folder's entry changes: the first build saw
+    # ``src/`` modified within the racy window and noted no mtime; one settled since makes
+    # this build write it, however fast the machine (a fast one met the window twice and
+    # never reached the listing write)
+    settled = time.time_ns() - 10_000_000_000
+    os.utime(root / "src", ns=(settled, settled))
     assert _run("graph", "build", cwd=root, fault=step).returncode == -9
     for name in ("snapshot.json", "files.json", "contract-capsule.json", "built.json"):
         path = root / ".charter/graph" / name
