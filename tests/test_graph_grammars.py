@@ -118,3 +118,12 @@ def test_each_language_s_snapshot_is_byte_identical_across_fresh_builds(
     commit_all(repo)
     assert fresh_snapshot_sha256(repo) == fresh_snapshot_sha256(repo)
     assert symbol in (repo / ".charter/graph/snapshot.json").read_text()
+
+
+def test_every_language_with_structure_has_one_extractor() -> None:
+    """A grammar in ``parsers`` without an extractor would parse nothing; an extractor
+    without a grammar would never run: the two tables name the same languages."""
+    from charter.graph.extract import _EXTRACTORS
+    from charter.graph.parsers import STRUCTURED
+
+    assert set(_EXTRACTORS) == set(STRUCTURED)

@@ -191,6 +191,31 @@ def _psr4(rel: str, text: str) -> list[list[str]]:
     return [list(pair) for pair in sorted(out)]
 
 
+#: One extractor per language with structure (``parsers.STRUCTURED``): the source's
+#: bytes, the language ``language_of`` gave and the lower-cased path → symbols, imports,
+#: calls and references. A language is added here and in ``parsers``, nowhere else.
+_EXTRACTORS: dict[str, Callable[[bytes, str, str], dict[str, Any]]] = {
+    "python": lambda data, _lang, _path: extract_python.extract(data),
+    "javascript": lambda data, lang, _path: extract_js.extract(data, lang),
+    "typescript": lambda data, lang, _path: extract_js.extract(data, lang),
+    "tsx": lambda data, lang, _path: extract_js.extract(data, lang),
+    "go": lambda data, _lang, _path: extract_go.extract(data),
+    "rust": lambda data, _lang, _path: extract_rust.extract(data),
+    "java": lambda data, lang, _path: extract_jvm.extract(data, lang),
+    "kotlin": lambda data, lang, _path: extract_jvm.extract(data, lang),
+    "ruby": lambda data, _lang, _path: extract_ruby.extract(data),
+    "php": lambda data, _lang, _path: extract_php.extract(data),
+    "zig": lambda data, _lang, _path: extract_zig.extract(data),
+    "c": lambda data, lang, path: extract_c.extract(data, lang, header=path.endswith(".h")),
+    "cpp": lambda data, lang, path: extract_c.extract(data, lang, header=path.endswith(".h")),
+    "objc": lambda data, lang, path: extract_c.extract(data, lang, header=path.endswith(".h")),
+    "csharp": lambda data, _lang, _path: extract_csharp.extract(data),
+    "swift": lambda data, _lang, _path: extract_swift.extract(data),
+    "elixir": lambda data, _lang, _path: extract_elixir.extract(data),
+    "scala": lambda data, _lang, _path: extract_scala.extract(data),
+}
+
+
 def _hash_file(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
@@ -257,34 +282,10 @@ def extract_file(
     if scrub is not None:  # symbols come from the bytes (names and lines only)
         text = scrub(text, rel, "prose" if language in ("markdown", "text") else "code")
     try:
-        if language == "python":
-            record.update(extract_python.extract(data))
-        elif language in ("javascript", "typescript", "tsx"):
-            record.update(extract_js.extract(data, language))
-        elif language == "go":
-            record.update(extract_go.extract(data))
-        elif language == "rust":
-            record.update(extract_rust.extract(data))
-        elif language in ("java", "kotlin"):
-            record.update(extract_jvm.extract(data, language))
-        elif language == "ruby":
-            record.update(extract_ruby.extract(data))
-        elif language == "php":
-            record.update(extract_php.extract(data))
-        elif language == "zig":
-            record.update(extract_zig.extract(data))
-        elif language in ("c", "cpp", "objc"):
-            record.update(extract_c.extract(data, language, header=lower.endswith(".h")))
-        elif language == "csharp":
-            record.update(extract_csharp.extract(data))
-        elif language == "swift":
-            record.update(extract_swift.extract(data))
-        elif language == "elixir":
-            record.update(extract_elixir.extract(data))
-        elif language == "scala":
-            record.update(extract_scala.extract(data))
-        elif language == "markdown":
+        if language == "markdown":
             record.update(docs.extract(text))
+        elif language in _EXTRACTORS:
+            record.update(_EXTRACTORS[language](data, language, lower))
     except (ValueError, RecursionError) as exc:  # a grammar refusing input: keep the file
         record["note"] = f"not parsed ({type(exc).__name__}): file level only"
     if record.pop("parse_errors", False):
