@@ -12,7 +12,7 @@ from typing import Any
 from charter.config import Project
 from charter.graph import extract_csharp
 from charter.graph.build import build_graph
-from tests.conftest import commit_all, symbol_spans, task_context_paths, write
+from tests.conftest import commit_all, symbol_spans, write
 
 TODO_ITEM = """namespace Acme.Domain.Entities;
 
@@ -219,17 +219,6 @@ def test_csharp_snapshot_is_byte_identical_across_builds_and_clones(
     # another process (another hash seed), another folder, files read in another order
     assert run_charter("graph", "build", cwd=clone).returncode == 0
     assert (clone / snapshot).read_bytes() == first
-
-
-def test_task_context_names_the_csharp_file_defining_a_method(
-    repo: Path, run_charter: Callable[..., Any]
-) -> None:
-    make_csharp_project(repo)
-    # read as text, the handler calling MarkDone came first
-    paths = task_context_paths(
-        run_charter, repo, "MarkDone should record when the item was completed"
-    )
-    assert paths[0] == "src/Domain/Entities/TodoItem.cs"
 
 
 def test_the_capsule_maps_csharp_projects_and_their_types(

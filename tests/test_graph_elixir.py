@@ -16,7 +16,6 @@ from charter.graph.build import build_graph
 from charter.graph.parsers import language_of
 from tests.conftest import (
     symbol_spans,
-    task_context_paths,
     write,
 )
 
@@ -198,16 +197,6 @@ def test_elixir_graph_links_modules_imports_calls_and_tests(repo: Path) -> None:
     assert graph.nodes[tests].attrs["test"]
     assert (tests, cart, "tests") in edges
     assert (tests, cart, "imports") in edges
-
-
-def test_task_context_names_the_elixir_file_defining_a_function(
-    repo: Path, run_charter: Callable[..., Any]
-) -> None:
-    make_elixir_project(repo)
-    write(repo, "lib/shop/rounding.ex", ROUNDING)
-    # read as text, the rounding file (saying the task's words, calling add_cents) came first
-    paths = task_context_paths(run_charter, repo, "add_cents should round half cents up")
-    assert paths[0] == "lib/shop/money.ex"
 
 
 def test_the_capsule_maps_elixir_folders_and_their_modules(

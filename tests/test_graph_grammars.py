@@ -67,6 +67,7 @@ def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(
         ("Sources/TodoKit", ".swift", "struct Broken { func f( { }\n", "swift"),
         ("lib/shop", ".ex", "defmodule Broken do\n  def f(, do\n", "elixir"),
         ("app", ".rb", "class Broken\n  def x(\nend\n", "ruby"),
+        ("core/src/main/scala", ".scala", "class Broken { def f( = }\n", "scala"),
     ],
 )
 def test_a_broken_empty_or_binary_source_keeps_the_build(
@@ -94,6 +95,7 @@ def _builders() -> list[tuple[str, Any, str]]:
     from tests.test_graph_elixir import make_elixir_project
     from tests.test_graph_php import make_php_project
     from tests.test_graph_ruby import make_ruby_project
+    from tests.test_graph_scala import make_scala_project
     from tests.test_graph_swift import make_swift_project
 
     return [
@@ -101,11 +103,12 @@ def _builders() -> list[tuple[str, Any, str]]:
         ("elixir", make_elixir_project, "Shop.Cart.total"),
         ("php", make_php_project, "App\\\\Models\\\\Account"),
         ("ruby", make_ruby_project, "Account::Syncer.perform_sync"),
+        ("scala", make_scala_project, "Task.normalizedTitle"),
         ("swift", make_swift_project, "TodoItem.markDone"),
     ]
 
 
-@pytest.mark.parametrize("language", ["c", "elixir", "php", "ruby", "swift"])
+@pytest.mark.parametrize("language", ["c", "elixir", "php", "ruby", "scala", "swift"])
 def test_each_language_s_snapshot_is_byte_identical_across_fresh_builds(
     repo: Path, language: str
 ) -> None:
@@ -127,3 +130,61 @@ def test_every_language_with_structure_has_one_extractor() -> None:
     from charter.graph.parsers import STRUCTURED
 
     assert set(_EXTRACTORS) == set(STRUCTURED)
+
+
+def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
+    """Per language: a project, a file that says the task's words and calls the method
+    (read as text it came first), the task, and the file defining the method."""
+    from tests import test_graph_elixir as ex
+    from tests import test_graph_scala as sc
+    from tests import test_graph_swift as sw
+    from tests.test_graph_csharp import make_csharp_project
+    from tests.test_graph_zig import make_zig_project
+
+    return {
+        "csharp": (
+            make_csharp_project,
+            {},
+            "MarkDone should record when the item was completed",
+            "src/Domain/Entities/TodoItem.cs",
+        ),
+        "elixir": (
+            ex.make_elixir_project,
+            {"lib/shop/rounding.ex": ex.ROUNDING},
+            "add_cents should round half cents up",
+            "lib/shop/money.ex",
+        ),
+        "scala": (
+            sc.make_scala_project,
+            {"jobs/src/main/scala/com/acme/jobs/ArchiveJob.scala": sc.ARCHIVE_JOB},
+            "archiveTask should keep the title",
+            "store/src/main/scala/com/acme/store/TaskStore.scala",
+        ),
+        "swift": (
+            sw.make_swift_project,
+            {"Sources/TodoKit/SyncQueue.swift": sw.SYNC_QUEUE},
+            "markDone should record when it was done",
+            "Sources/TodoKit/Models/TodoItem.swift",
+        ),
+        "zig": (
+            make_zig_project,
+            {},
+            "clearRow leaves stale rows when scrolling",
+            "src/terminal/page.zig",
+        ),
+    }
+
+
+@pytest.mark.parametrize("language", ["csharp", "elixir", "scala", "swift", "zig"])
+def test_task_context_names_the_file_defining_the_method_a_task_names(
+    repo: Path, run_charter: Any, language: str
+) -> None:
+    """Read as text, a file that says the task's words and calls the method came first;
+    with the language's structure, the file defining it does."""
+    from tests.conftest import task_context_paths
+
+    make, extra, task, expected = _ranking_cases()[language]
+    make(repo)
+    for rel, text in extra.items():
+        write(repo, rel, text)
+    assert task_context_paths(run_charter, repo, task)[0] == expected

@@ -13,10 +13,7 @@ from charter.config import Project
 from charter.graph import extract_scala
 from charter.graph.build import build_graph
 from tests.conftest import (
-    commit_all,
-    fresh_snapshot_sha256,
     symbol_spans,
-    task_context_paths,
     write,
 )
 
@@ -178,36 +175,6 @@ def test_scala_graph_defines_and_resolves_imports(repo: Path) -> None:
     assert (store, settings, "references") in edges
     # a spec class tests the class it is named after
     assert (spec, store, "tests") in edges
-
-
-def test_scala_snapshot_is_byte_identical_across_fresh_builds(repo: Path) -> None:
-    make_scala_project(repo)
-    commit_all(repo)
-    assert fresh_snapshot_sha256(repo) == fresh_snapshot_sha256(repo)
-    snapshot = (repo / ".charter/graph/snapshot.json").read_text()
-    assert "Task.normalizedTitle" in snapshot
-
-
-def test_malformed_scala_keeps_the_build_and_the_other_files(repo: Path) -> None:
-    make_scala_project(repo)
-    write(repo, "core/src/main/scala/Broken.scala", "class Broken { def f( = }\n")
-    write(repo, "core/src/main/scala/Empty.scala", "")
-    (repo / "core/src/main/scala/Blob.scala").write_bytes(b"\x00\xff\xfe binary")
-    graph = build_graph(Project.load(repo))
-    assert "syntax errors" in graph.nodes["src:core/src/main/scala/Broken.scala"].attrs["note"]
-    assert graph.nodes["src:core/src/main/scala/Empty.scala"].attrs["language"] == "scala"
-    assert graph.nodes["src:core/src/main/scala/Blob.scala"].attrs["language"] == "binary"
-    assert "sym:core/src/main/scala/com/acme/model/Task.scala#Task.isDone" in graph.nodes
-
-
-def test_task_context_names_the_scala_file_defining_a_method(
-    repo: Path, run_charter: Callable[..., Any]
-) -> None:
-    make_scala_project(repo)
-    write(repo, "jobs/src/main/scala/com/acme/jobs/ArchiveJob.scala", ARCHIVE_JOB)
-    # read as text, the job calling archiveTask (and saying "keep" and "title") came first
-    paths = task_context_paths(run_charter, repo, "archiveTask should keep the title")
-    assert paths[0] == "store/src/main/scala/com/acme/store/TaskStore.scala"
 
 
 def test_the_capsule_maps_scala_folders_and_their_types(

@@ -16,7 +16,6 @@ from charter.graph.extract import is_example_path
 from charter.graph.link import swift_module
 from tests.conftest import (
     symbol_spans,
-    task_context_paths,
     write,
 )
 
@@ -235,16 +234,6 @@ def test_swift_graph_links_modules_imports_extensions_and_tests(repo: Path) -> N
     assert graph.nodes[tests].attrs["test"]
     assert (tests, item, "tests") in edges
     assert (tests, item, "imports") in edges
-
-
-def test_task_context_names_the_swift_file_defining_a_method(
-    repo: Path, run_charter: Callable[..., Any]
-) -> None:
-    make_swift_project(repo)
-    write(repo, "Sources/TodoKit/SyncQueue.swift", SYNC_QUEUE)
-    # read as text, the queue calling markDone (and saying "record" and "done") came first
-    paths = task_context_paths(run_charter, repo, "markDone should record when it was done")
-    assert paths[0] == "Sources/TodoKit/Models/TodoItem.swift"
 
 
 def test_the_capsule_maps_swift_folders_and_their_types(

@@ -3,14 +3,12 @@ imports by path resolved exactly, calls, ranking."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from charter.config import Project
 from charter.graph import extract_zig
 from charter.graph.build import build_graph
-from tests.conftest import symbol_spans, task_context_paths, write
+from tests.conftest import symbol_spans, write
 
 PAGE_ZIG = """const std = @import("std");
 
@@ -84,12 +82,3 @@ def test_zig_imports_resolve_by_path_and_calls_link(repo: Path) -> None:
     assert (terminal, "src:src/terminal/page.zig", "imports") in edges
     assert (terminal, "src:src/util/math.zig", "imports") in edges
     assert (terminal, "sym:src/terminal/page.zig#Page.init", "calls") in edges
-
-
-def test_task_context_names_the_zig_file_defining_a_function(
-    repo: Path, run_charter: Callable[..., Any]
-) -> None:
-    make_zig_project(repo)
-    # read as text, the file saying "scroll", "rows" and "cleared" came first
-    paths = task_context_paths(run_charter, repo, "clearRow leaves stale rows when scrolling")
-    assert paths[0] == "src/terminal/page.zig"
