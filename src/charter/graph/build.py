@@ -33,7 +33,7 @@ from charter.graph.sot import records as sot_records
 from charter.search.noise import noise_rules, read_head
 
 SCHEMA_VERSION = "2"
-CACHE_VERSION = 26
+CACHE_VERSION = 27
 
 
 def graph_dir(project: Project) -> Path:
@@ -209,7 +209,9 @@ def _records(
                 if reason is not None:
                     listing.skipped.append((rel, reason))
                     continue
-                record = extract_file(project.root, rel, max_bytes, scrub)
+                record = extract_file(
+                    project.root, rel, max_bytes, scrub, project.settings.graph.max_notebook_bytes
+                )
             except OSError as exc:
                 notes.append({"path": rel, "note": f"unreadable ({exc.strerror})"})
                 continue

@@ -42,10 +42,13 @@ def _module_map(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
     ``App\\Models\\Account`` and Elixir's ``Shop.Cart`` are top-level names; a method's
     ``.`` is not)."""
     from charter.graph.parsers import STRUCTURED
+    from charter.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 
     packages: dict[str, dict[str, Any]] = {}
     for node in snapshot["nodes"]:
         path = node.get("path") or ""
+        if path.endswith(NOTEBOOK_SUFFIX):
+            continue  # a notebook's definitions are its own working state, not an API
         if node["type"] == "source":
             if node.get("attrs", {}).get("test") or node["attrs"].get("language") not in (
                 STRUCTURED

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from charter.errors import CharterError
 from charter.filetypes import BUILD_AND_INTERFACES, SHADERS
 from charter.graph import (
     docs,
@@ -36,6 +37,8 @@ from charter.graph import (
 )
 from charter.graph.parsers import language_of
 from charter.graph.text import term_counts
+from charter.notebooks import SUFFIX as NOTEBOOK_SUFFIX
+from charter.notebooks import read_notebook
 
 _TEXT_SUFFIXES = (
     ".md",
@@ -224,14 +227,43 @@ def _hash_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _notebook(
+    record: dict[str, Any], text: str, rel: str, scrub: Callable[[str, str, str], str] | None
+) -> dict[str, Any]:
+    """A notebook's record: the words of its cells (never its outputs) and, when its
+    kernel is Python, the symbols and imports of its code cells at the file's lines."""
+    try:
+        notebook = read_notebook(text, rel)
+    except CharterError:
+        record["note"] = "not a valid notebook: file level only"
+        return record
+    if notebook.language == "python":
+        record["language"] = "python"
+        try:
+            record.update(extract_python.extract(notebook.aligned_code().encode("utf-8")))
+        except (ValueError, RecursionError) as exc:
+            record["note"] = f"not parsed ({type(exc).__name__}): file level only"
+        record.pop("parse_errors", None)  # cells that are not Python were left out
+    words = notebook.text()
+    if scrub is not None:
+        words = scrub(words, rel, "code")
+    record["tf"] = term_counts(words[:_MAX_TERMS_BYTES])
+    return record
+
+
 def extract_file(
-    root: Path, rel: str, max_bytes: int, scrub: Callable[[str, str, str], str] | None = None
+    root: Path,
+    rel: str,
+    max_bytes: int,
+    scrub: Callable[[str, str, str], str] | None = None,
+    max_notebook_bytes: int = 20_000_000,
 ) -> dict[str, Any]:
     """The record of ``rel`` (relative to ``root``); never raises for bad content.
 
     ``scrub(text, path, kind)`` redacts secrets before any word of the file is stored:
     the record keeps the file's terms, and a key pasted into a config file or a source
-    file must not become one of them."""
+    file must not become one of them. A notebook may be larger than ``max_bytes`` up to
+    ``max_notebook_bytes``: its outputs are most of its bytes and are never read."""
     path = root / rel
     stat = path.stat()
     record: dict[str, Any] = {
@@ -247,6 +279,10 @@ def extract_file(
             language = "markdown"
         elif lower.endswith(_TEXT_SUFFIXES) or lower.rsplit("/", 1)[-1] in _TEXT_NAMES:
             language = "text"
+    notebook = lower.endswith(NOTEBOOK_SUFFIX)
+    if notebook:
+        language = "text"  # until its kernel says Python
+        max_bytes = max(max_bytes, max_notebook_bytes)
     record["language"] = language or "other"
     if stat.st_size > max_bytes:
         record["sha256"] = _hash_file(path)
@@ -275,6 +311,8 @@ def extract_file(
     if language == "objc" and not extract_c.is_objc(data):
         language = record["language"] = "text"  # a MATLAB ``.m`` file: its words only
     text = data.decode("utf-8", errors="replace")
+    if notebook:
+        return _notebook(record, text, rel, scrub)
     if lower.rsplit("/", 1)[-1] == "composer.json":
         psr4 = _psr4(rel, text)
         if psr4:  # ``use`` statements of PHP files resolve to files through it

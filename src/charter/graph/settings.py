@@ -30,6 +30,12 @@ class GraphSettings(Record):
     max_file_bytes: int = Field(
         default=1_000_000, ge=1024, description="larger files stay file-level nodes, not parsed"
     )
+    max_notebook_bytes: int = Field(
+        default=20_000_000,
+        ge=1024,
+        description="notebooks are read up to this size (their outputs, never read, make "
+        "most of their bytes)",
+    )
     max_files: int = Field(default=20_000, ge=1, description="stop walking after this many files")
     seed_weight: float = Field(
         default=0.68, ge=0, description="task context: weight of the seed score"

@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from charter.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 from charter.paths import CONFIG_FILE, STATE_DIR
 from charter.search.noise import noise_rules
 from charter.search.settings import IndexSettings, SearchSettings
@@ -241,6 +242,8 @@ def file_kind(rel_path: str, settings: SearchSettings) -> str | None:
         return "json"
     if suffix == ".py" and suffix in idx.code_extensions:
         return "python"
+    if suffix == NOTEBOOK_SUFFIX and suffix in idx.code_extensions:
+        return "notebook"
     if suffix in idx.code_extensions:
         return "code"
     return None
@@ -373,7 +376,8 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
                 out.skipped.append((rel, "not a regular file"))
                 continue
             size = info.st_size
-            if size > idx.max_file_bytes:
+            cap = idx.max_notebook_bytes if path.suffix.lower() == NOTEBOOK_SUFFIX else 0
+            if size > max(idx.max_file_bytes, cap):
                 out.skipped.append((rel, f"too large ({size} bytes > search.index.max_file_bytes)"))
                 continue
             out.files.append((path, rel))

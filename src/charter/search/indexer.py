@@ -21,7 +21,8 @@ from charter.boundary import inside_root
 from charter.config import Project
 from charter.embed.base import Embedder
 from charter.errors import CharterError
-from charter.fileio import fault_point, iter_jsonl, locked, read_text
+from charter.fileio import MAX_TEXT_BYTES, fault_point, iter_jsonl, locked, read_text
+from charter.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 from charter.search import gitinfo
 from charter.search.bm25 import bm25_for
 from charter.search.chunks import Chunk, ParsedDoc
@@ -167,9 +168,16 @@ class Indexer:
             pending: list[_Pending] = []
             seen: set[str] = set()
             noise = noise_rules(root, self.settings.index)
+            index = self.settings.index
+
+            def cap_of(rel: str) -> int:
+                # a notebook's outputs are most of its bytes and are never indexed
+                notebook = rel.lower().endswith(NOTEBOOK_SUFFIX)
+                return max(MAX_TEXT_BYTES, index.max_notebook_bytes if notebook else 0)
+
             for absolute, rel in found.files:
                 try:
-                    text = read_text(absolute, what="document")
+                    text = read_text(absolute, what="document", max_bytes=cap_of(rel))
                 except CharterError as exc:
                     seen.add(rel)
                     report.errors.append((rel, str(exc)))
@@ -189,7 +197,8 @@ class Indexer:
                 try:
                     parsed = parse_file(text, kind, rel, self.settings.index.max_chunk_tokens)
                 except CharterError as exc:
-                    if kind not in ("yaml", "json") or not (is_template(text) or is_fixture(rel)):
+                    structured = kind in ("yaml", "json", "notebook")
+                    if not structured or not (is_template(text) or is_fixture(rel)):
                         report.errors.append((rel, str(exc)))
                         continue
                     # ``<%= … %>`` in a Rails fixture, ``{{ .Values }}`` in a chart: YAML

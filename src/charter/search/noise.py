@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from charter.notebooks import SUFFIX as NOTEBOOK_SUFFIX
+
 if TYPE_CHECKING:
     import pathspec
 
@@ -65,6 +67,7 @@ _PROSE_SUFFIXES = frozenset(
     {".md", ".markdown", ".mdc", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc"}
 )
 _DATA_SUFFIXES = frozenset({".yaml", ".yml", ".json", ".har"})
+_LONG_LINES_OK = _PROSE_SUFFIXES | {NOTEBOOK_SUFFIX}
 
 _GENERATED = re.compile(
     r"@generated\b|\b(?:auto-?)?generated\b.{0,120}\b(?:do not|don't|must not) (?:edit|modify)"
@@ -95,7 +98,8 @@ def content_reason(rel: str, text: str, rules: Collection[str]) -> str | None:
         return "lockfile"
     if "recorded-http" in rules and suffix in _DATA_SUFFIXES and _recorded_http(text, suffix):
         return "recorded HTTP interactions"
-    if "minified" in rules and suffix not in _PROSE_SUFFIXES and _minified(head):
+    # a notebook's long lines are its outputs (a plot as base64), never indexed
+    if "minified" in rules and suffix not in _LONG_LINES_OK and _minified(head):
         return "minified (long lines)"
     return None
 

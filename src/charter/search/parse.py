@@ -23,6 +23,10 @@ def parse_file(text: str, kind: str, name: str, max_tokens: int = 400) -> Parsed
         # refused any raw tab inside a string, so each one is whitespace: a space keeps
         # every line and column.
         return chunk_structured(text.replace("\t", " "), name, kind="json")
+    if kind == "notebook":
+        from charter.search.notebook import chunk_notebook
+
+        return chunk_notebook(text, name, max_tokens)
     if kind == "python":
         return chunk_python(text, max_tokens)
     if kind == "code":

@@ -136,6 +136,8 @@ class IndexSettings(Record):
     code_extensions: list[str] = Field(
         default_factory=lambda: [
             ".py",
+            # Jupyter notebooks: their cells, cited at the .ipynb's lines; outputs never
+            ".ipynb",
             ".js",
             ".ts",
             ".tsx",
@@ -233,6 +235,12 @@ class IndexSettings(Record):
     )
     max_file_bytes: int = Field(
         default=2_000_000, ge=1024, description="larger files are skipped with a note"
+    )
+    max_notebook_bytes: int = Field(
+        default=20_000_000,
+        ge=1024,
+        description="notebooks are read up to this size (outputs such as plots make most of "
+        "a notebook's bytes and are never indexed)",
     )
     max_sot_bytes: int = Field(
         default=16_000_000,
