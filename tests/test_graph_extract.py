@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+from typing import Any
+
 from charter.graph import docs, extract_js, extract_python, frontend
 
 PY = b'''import os
@@ -163,3 +167,64 @@ def test_term_counts_are_the_counted_terms_in_their_order() -> None:
         expected = dict(Counter(code_terms(text)))
         got = term_counts(text)
         assert got == expected and list(got) == list(expected)
+
+
+def test_page_templates_are_words_in_the_graph_and_ranked_for_what_they_show(
+    repo: Path, run_charter: Any
+) -> None:
+    """Rails views (``.html.erb``), Phoenix HEEx and Jinja/Django templates had no words:
+    a task naming what a page shows ("the past due banner") could reach the page only
+    through a controller that never says it."""
+    from tests.conftest import task_context_paths, write
+
+    write(
+        repo,
+        "app/controllers/invoices_controller.rb",
+        "class InvoicesController < ApplicationController\n  def show\n"
+        "    @invoice = Invoice.find(params[:id])\n  end\nend\n",
+    )
+    write(
+        repo,
+        "app/views/invoices/show.html.erb",
+        '<div class="invoice">\n  <% if @invoice.overdue? %>\n'
+        '    <p class="banner">Past due: settle before the grace period ends</p>\n'
+        "  <% end %>\n</div>\n",
+    )
+    write(repo, "lib/shop_web/live/cart.html.heex", "<p>Your basket is empty</p>\n")
+    write(repo, "templates/emails/welcome.jinja2", "Hello {{ name }}, welcome aboard\n")
+    paths = task_context_paths(run_charter, repo, "the past due banner shows on paid invoices")
+    assert paths[0] == "app/views/invoices/show.html.erb", paths
+    from charter.graph.extract import extract_file
+
+    for rel, word in (
+        ("lib/shop_web/live/cart.html.heex", "basket"),
+        ("templates/emails/welcome.jinja2", "aboard"),
+    ):
+        record = extract_file(repo, rel, 1_000_000)
+        assert record["language"] == "template" and word in record["tf"], rel
+
+
+def test_page_templates_are_searched(tmp_path: Path) -> None:
+    from charter.config import Project
+    from charter.embed.registry import get_embedder
+    from charter.search.indexer import Indexer
+    from tests.conftest import write
+    from tests.search_support import open_engine
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    write(root, "charter.toml", '[search.modes.code]\nsearch_paths = ["**"]\n')
+    write(
+        root,
+        "app/views/invoices/show.html.erb",
+        "<p>Past due: settle before the grace period</p>\n",
+    )
+    write(root, "web/src/app/cart/cart.component.html", "<h2>Your basket is empty</h2>\n")
+    report = Indexer(Project.load(root), get_embedder("hash")).run()
+    assert {"app/views/invoices/show.html.erb", "web/src/app/cart/cart.component.html"} <= set(
+        report.indexed
+    ), report.skipped
+    with open_engine(root) as engine:
+        found = engine.search("basket is empty", mode="code", log=False)
+    assert found.results[0].path == "web/src/app/cart/cart.component.html"

@@ -12,3 +12,31 @@ from __future__ import annotations
 SHADERS = (".cl", ".metal", ".glsl", ".hlsl", ".wgsl", ".vert", ".frag", ".comp")
 #: GN and GYP build files, Mojo and Web IDL interface definitions (Chromium-based apps)
 BUILD_AND_INTERFACES = (".gn", ".gni", ".gyp", ".gypi", ".mojom", ".idl")
+#: Page and component templates: plain HTML (Angular, Django), ERB, Haml and Slim (Rails),
+#: EEx/HEEx (Phoenix), Jinja and Nunjucks, Handlebars and Mustache, EJS, Twig, Liquid,
+#: Pug, Astro, Go's html/template. A task names what a page shows ("the invoice page's
+#: total"), and the template is where that is written.
+TEMPLATES = (
+    ".html",
+    ".htm",
+    ".erb",
+    ".haml",
+    ".slim",
+    ".eex",
+    ".heex",
+    ".leex",
+    ".jinja",
+    ".jinja2",
+    ".j2",
+    ".njk",
+    ".hbs",
+    ".handlebars",
+    ".mustache",
+    ".ejs",
+    ".twig",
+    ".liquid",
+    ".pug",
+    ".astro",
+    ".gohtml",
+    ".tmpl",
+)

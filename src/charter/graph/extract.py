@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from charter.errors import CharterError
-from charter.filetypes import BUILD_AND_INTERFACES, SHADERS
+from charter.filetypes import BUILD_AND_INTERFACES, SHADERS, TEMPLATES
 from charter.graph import (
     docs,
     extract_c,
@@ -50,7 +50,6 @@ _TEXT_SUFFIXES = (
     ".scss",
     ".less",
     ".sass",
-    ".html",
     ".json",
     ".yaml",
     ".yml",
@@ -277,6 +276,10 @@ def extract_file(
     if language is None:
         if lower.endswith((".md", ".markdown", ".mdc", ".mdx")):
             language = "markdown"
+        elif lower.endswith(TEMPLATES):
+            # a page's template is the app's view code, not documentation: words only (no
+            # parser), weighed as a source file is
+            language = "template"
         elif lower.endswith(_TEXT_SUFFIXES) or lower.rsplit("/", 1)[-1] in _TEXT_NAMES:
             language = "text"
     notebook = lower.endswith(NOTEBOOK_SUFFIX)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from charter.filetypes import BUILD_AND_INTERFACES, SHADERS
+from charter.filetypes import BUILD_AND_INTERFACES, SHADERS, TEMPLATES
 from charter.records import Field, FieldProblem, Record, check
 from charter.secretscan.settings import SECRET_FILE_GLOBS
 
@@ -209,6 +209,7 @@ class IndexSettings(Record):
             ".cuh",
             *SHADERS,
             *BUILD_AND_INTERFACES,
+            *TEMPLATES,
         ],
         description="code files indexed (Python by function and class, the rest at blank "
         "lines); other types are listed as skipped, one row per extension",
