@@ -44,6 +44,7 @@ def grammars_loaded_by_build(root: Path) -> list[str]:
         ("Sources/App/App.swift", "struct App {}\n", "tree_sitter_swift"),
         ("lib/shop/cart.ex", "defmodule Shop.Cart do\nend\n", "tree_sitter_elixir"),
         ("src/main/scala/App.scala", "object App\n", "tree_sitter_scala"),
+        ("lua/finder/init.lua", "local M = {}\nreturn M\n", "tree_sitter_lua"),
     ],
 )
 def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(
@@ -68,6 +69,7 @@ def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(
         ("lib/shop", ".ex", "defmodule Broken do\n  def f(, do\n", "elixir"),
         ("app", ".rb", "class Broken\n  def x(\nend\n", "ruby"),
         ("core/src/main/scala", ".scala", "class Broken { def f( = }\n", "scala"),
+        ("lua/finder", ".lua", "local M = {}\nfunction M.open(\nreturn M\n", "lua"),
     ],
 )
 def test_a_broken_empty_or_binary_source_keeps_the_build(
@@ -93,6 +95,7 @@ def test_a_broken_empty_or_binary_source_keeps_the_build(
 def _builders() -> list[tuple[str, Any, str]]:
     from tests.test_graph_c import make_c_project
     from tests.test_graph_elixir import make_elixir_project
+    from tests.test_graph_lua import make_lua_project
     from tests.test_graph_php import make_php_project
     from tests.test_graph_ruby import make_ruby_project
     from tests.test_graph_scala import make_scala_project
@@ -101,6 +104,7 @@ def _builders() -> list[tuple[str, Any, str]]:
     return [
         ("c", make_c_project, "Table.Get"),
         ("elixir", make_elixir_project, "Shop.Cart.total"),
+        ("lua", make_lua_project, "Picker.refresh_results"),
         ("php", make_php_project, "App\\\\Models\\\\Account"),
         ("ruby", make_ruby_project, "Account::Syncer.perform_sync"),
         ("scala", make_scala_project, "Task.normalizedTitle"),
@@ -108,7 +112,7 @@ def _builders() -> list[tuple[str, Any, str]]:
     ]
 
 
-@pytest.mark.parametrize("language", ["c", "elixir", "php", "ruby", "scala", "swift"])
+@pytest.mark.parametrize("language", ["c", "elixir", "lua", "php", "ruby", "scala", "swift"])
 def test_each_language_s_snapshot_is_byte_identical_across_fresh_builds(
     repo: Path, language: str
 ) -> None:
@@ -136,6 +140,7 @@ def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
     """Per language: a project, a file that says the task's words and calls the method
     (read as text it came first), the task, and the file defining the method."""
     from tests import test_graph_elixir as ex
+    from tests import test_graph_lua as lu
     from tests import test_graph_scala as sc
     from tests import test_graph_swift as sw
     from tests.test_graph_csharp import make_csharp_project
@@ -153,6 +158,12 @@ def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
             {"lib/shop/rounding.ex": ex.ROUNDING},
             "add_cents should round half cents up",
             "lib/shop/money.ex",
+        ),
+        "lua": (
+            lu.make_lua_project,
+            {},
+            "refresh_results should keep the prompt",
+            "lua/finder/picker.lua",
         ),
         "scala": (
             sc.make_scala_project,
@@ -175,7 +186,7 @@ def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
     }
 
 
-@pytest.mark.parametrize("language", ["csharp", "elixir", "scala", "swift", "zig"])
+@pytest.mark.parametrize("language", ["csharp", "elixir", "lua", "scala", "swift", "zig"])
 def test_task_context_names_the_file_defining_the_method_a_task_names(
     repo: Path, run_charter: Any, language: str
 ) -> None:

@@ -26,6 +26,7 @@ from charter.graph import (
     extract_go,
     extract_js,
     extract_jvm,
+    extract_lua,
     extract_php,
     extract_python,
     extract_ruby,
@@ -79,7 +80,6 @@ _TEXT_SUFFIXES = (
     ".hs",
     ".erl",
     ".dart",
-    ".lua",
     ".jl",
     ".clj",
     ".cljs",
@@ -215,6 +215,7 @@ _EXTRACTORS: dict[str, Callable[[bytes, str, str], dict[str, Any]]] = {
     "swift": lambda data, _lang, _path: extract_swift.extract(data),
     "elixir": lambda data, _lang, _path: extract_elixir.extract(data),
     "scala": lambda data, _lang, _path: extract_scala.extract(data),
+    "lua": lambda data, _lang, path: extract_lua.extract(data, path),
 }
 
 

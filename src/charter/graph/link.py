@@ -181,6 +181,8 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                 ]
             elif lang == "elixir":  # the file defining the module
                 targets = resolver.elixir(imp["module"])
+            elif lang == "lua":  # ``require("a.b")``: a module on ``package.path``
+                targets = resolver.lua(rel, imp["module"])
             else:
                 targets = resolver.js(rel, imp["module"])
             for target in targets:

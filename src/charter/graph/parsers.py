@@ -1,7 +1,8 @@
 """Tree-sitter parsers and queries, created once per process (they are not free to build).
 
 Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript, -go, -rust,
--java, -kotlin, -ruby, -php, -c, -cpp, -objc, -c-sharp, -swift, -elixir, -scala, -zig)
+-java, -kotlin, -ruby, -php, -c, -cpp, -objc, -c-sharp, -swift, -elixir, -scala, -zig,
+-lua)
 and load with no network, each only when a file of its language is first parsed.
 ``language_of`` maps a path to the grammar that parses it, or None for languages the
 graph keeps at file level.
@@ -55,12 +56,13 @@ _EXT = {
     ".exs": "elixir",
     ".scala": "scala",
     ".sc": "scala",
+    ".lua": "lua",
 }
 
 
 def language_of(path: str) -> str | None:
     """python, javascript, typescript, tsx, go, rust, java, kotlin, ruby, php, c, cpp, objc,
-    csharp, swift, elixir, scala, zig, or None (file level); a ``.h`` header is ``c`` until
+    csharp, swift, elixir, scala, zig, lua, or None (file level); a ``.h`` header is ``c`` until
     its content says C++ or Objective-C."""
     dot = path.rfind(".")
     return _EXT.get(path[dot:].lower()) if dot >= 0 else None
@@ -89,6 +91,7 @@ _GRAMMARS = {
     "swift": ("tree_sitter_swift", "language"),
     "elixir": ("tree_sitter_elixir", "language"),
     "scala": ("tree_sitter_scala", "language"),
+    "lua": ("tree_sitter_lua", "language"),
 }
 
 

@@ -24,6 +24,9 @@ classes may span files, and a file need not be named after its type). A Swift
 ``Tests/M/``), else a top folder ``M/``; the linker keeps those defining a name used.
 An Elixir ``alias``/``import``/``use``/``require`` of ``A.B`` names the file whose
 ``defmodule A.B`` defines it (modules load by name, whatever the file is called).
+A Lua ``require("a.b")`` names ``a/b.lua`` or ``a/b/init.lua`` on ``package.path``: under
+the project root, ``lua/`` (a Neovim plugin's modules), ``src/`` or ``lib/``, else under a
+folder above the requiring file (a sub-project's own root).
 """
 
 from __future__ import annotations
@@ -243,6 +246,21 @@ class Resolver:
         """The files defining the Elixir module an ``alias``/``import``/``use``/``require``
         names (empty for the standard library's and dependencies' modules)."""
         return list(dict.fromkeys(self.elixir_modules.get(module, [])))
+
+    def lua(self, importer: str, module: str) -> list[str]:
+        """The project file a Lua ``require`` names (empty for libraries)."""
+        stem = module.replace(".", "/").strip("/")
+        if not stem or stem.startswith("."):
+            return []
+        folders = importer.split("/")[:-1]
+        roots = ["", "lua", "src", "lib"]
+        roots += ["/".join(folders[:i]) for i in range(1, len(folders) + 1)]
+        for root in dict.fromkeys(roots):
+            base = f"{root}/{stem}" if root else stem
+            for candidate in (f"{base}.lua", f"{base}/init.lua"):
+                if candidate in self.files:
+                    return [candidate]
+        return []
 
     def relative(self, importer: str, module: str) -> list[str]:
         """The project file a path written from the importer's folder names (Zig's
