@@ -45,6 +45,7 @@ def grammars_loaded_by_build(root: Path) -> list[str]:
         ("lib/shop/cart.ex", "defmodule Shop.Cart do\nend\n", "tree_sitter_elixir"),
         ("src/main/scala/App.scala", "object App\n", "tree_sitter_scala"),
         ("lua/finder/init.lua", "local M = {}\nreturn M\n", "tree_sitter_lua"),
+        ("lib/main.dart", "void main() {}\n", "tree_sitter_dart"),
     ],
 )
 def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(
@@ -70,6 +71,7 @@ def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(
         ("app", ".rb", "class Broken\n  def x(\nend\n", "ruby"),
         ("core/src/main/scala", ".scala", "class Broken { def f( = }\n", "scala"),
         ("lua/finder", ".lua", "local M = {}\nfunction M.open(\nreturn M\n", "lua"),
+        ("lib/src", ".dart", "class Broken { void f( { }\n", "dart"),
     ],
 )
 def test_a_broken_empty_or_binary_source_keeps_the_build(
@@ -94,6 +96,7 @@ def test_a_broken_empty_or_binary_source_keeps_the_build(
 
 def _builders() -> list[tuple[str, Any, str]]:
     from tests.test_graph_c import make_c_project
+    from tests.test_graph_dart import make_dart_project
     from tests.test_graph_elixir import make_elixir_project
     from tests.test_graph_lua import make_lua_project
     from tests.test_graph_php import make_php_project
@@ -103,6 +106,7 @@ def _builders() -> list[tuple[str, Any, str]]:
 
     return [
         ("c", make_c_project, "Table.Get"),
+        ("dart", make_dart_project, "TodoItem.markDone"),
         ("elixir", make_elixir_project, "Shop.Cart.total"),
         ("lua", make_lua_project, "Picker.refresh_results"),
         ("php", make_php_project, "App\\\\Models\\\\Account"),
@@ -112,7 +116,9 @@ def _builders() -> list[tuple[str, Any, str]]:
     ]
 
 
-@pytest.mark.parametrize("language", ["c", "elixir", "lua", "php", "ruby", "scala", "swift"])
+@pytest.mark.parametrize(
+    "language", ["c", "dart", "elixir", "lua", "php", "ruby", "scala", "swift"]
+)
 def test_each_language_s_snapshot_is_byte_identical_across_fresh_builds(
     repo: Path, language: str
 ) -> None:
@@ -139,6 +145,7 @@ def test_every_language_with_structure_has_one_extractor() -> None:
 def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
     """Per language: a project, a file that says the task's words and calls the method
     (read as text it came first), the task, and the file defining the method."""
+    from tests import test_graph_dart as da
     from tests import test_graph_elixir as ex
     from tests import test_graph_lua as lu
     from tests import test_graph_scala as sc
@@ -152,6 +159,12 @@ def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
             {},
             "MarkDone should record when the item was completed",
             "src/Domain/Entities/TodoItem.cs",
+        ),
+        "dart": (
+            da.make_dart_project,
+            {"packages/app/lib/done_banner.dart": da.DONE_BANNER},
+            "markDone should record the time the item was done",
+            "packages/core/lib/src/todo_item.dart",
         ),
         "elixir": (
             ex.make_elixir_project,
@@ -186,7 +199,7 @@ def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
     }
 
 
-@pytest.mark.parametrize("language", ["csharp", "elixir", "lua", "scala", "swift", "zig"])
+@pytest.mark.parametrize("language", ["csharp", "dart", "elixir", "lua", "scala", "swift", "zig"])
 def test_task_context_names_the_file_defining_the_method_a_task_names(
     repo: Path, run_charter: Any, language: str
 ) -> None:

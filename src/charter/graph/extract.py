@@ -22,6 +22,7 @@ from charter.graph import (
     docs,
     extract_c,
     extract_csharp,
+    extract_dart,
     extract_elixir,
     extract_go,
     extract_js,
@@ -79,7 +80,6 @@ _TEXT_SUFFIXES = (
     ".mli",
     ".hs",
     ".erl",
-    ".dart",
     ".jl",
     ".clj",
     ".cljs",
@@ -115,6 +115,7 @@ _TEXT_NAMES = frozenset(
     ["makefile", "dockerfile", "gemfile", "rakefile", "justfile", "dune", "dune-project"]
 )
 _GO_MODULE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
+_PUBSPEC_NAME = re.compile(r"^name:\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 _MAX_TERMS_BYTES = 400_000  # terms of larger text files are cut here (bounded memory)
 
 
@@ -216,6 +217,7 @@ _EXTRACTORS: dict[str, Callable[[bytes, str, str], dict[str, Any]]] = {
     "elixir": lambda data, _lang, _path: extract_elixir.extract(data),
     "scala": lambda data, _lang, _path: extract_scala.extract(data),
     "lua": lambda data, _lang, path: extract_lua.extract(data, path),
+    "dart": lambda data, _lang, _path: extract_dart.extract(data),
 }
 
 
@@ -317,6 +319,10 @@ def extract_file(
     text = data.decode("utf-8", errors="replace")
     if notebook:
         return _notebook(record, text, rel, scrub)
+    if lower.rsplit("/", 1)[-1] == "pubspec.yaml":
+        package = _PUBSPEC_NAME.search(text)
+        if package:  # ``package:<name>/…`` imports of Dart files resolve to its ``lib/``
+            record["dart_package"] = package.group(1)
     if lower.rsplit("/", 1)[-1] == "composer.json":
         psr4 = _psr4(rel, text)
         if psr4:  # ``use`` statements of PHP files resolve to files through it

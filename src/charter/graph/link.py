@@ -70,9 +70,32 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
             for sym in rec.get("symbols", []):
                 if sym["kind"] in ("module", "interface"):
                     elixir_modules[sym["qualname"]].append(rel)
+    # a Dart package by its pubspec's name → its folder (the shallowest of namesakes)
+    dart_packages: dict[str, str] = {}
+    for rel, rec in sorted(records.items(), key=lambda kv: (kv[0].count("/"), kv[0])):
+        if rec.get("dart_package"):
+            dart_packages.setdefault(
+                rec["dart_package"], rel.rsplit("/", 1)[0] if "/" in rel else ""
+            )
     resolver = Resolver(
-        records, go_modules, jvm_packages, php_roots, cs_namespaces, swift_modules, elixir_modules
+        records,
+        go_modules,
+        jvm_packages,
+        php_roots,
+        cs_namespaces,
+        swift_modules,
+        elixir_modules,
+        dart_packages,
     )
+    dart_exports: dict[str, list[str]] = {}  # a Dart file → the files it re-exports or parts
+    for rel, rec in sorted(records.items()):
+        if rec.get("language") == "dart":
+            dart_exports[rel] = [
+                t
+                for imp in rec.get("imports", [])
+                if imp.get("kind") in ("export", "part")
+                for t in resolver.dart(rel, imp["module"])
+            ]
     defined: dict[str, list[str]] = defaultdict(list)  # name → symbol ids
     by_file: dict[str, dict[str, str]] = {}  # path → name → symbol id
     stems: dict[str, list[str]] = defaultdict(list)
@@ -158,6 +181,8 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                     targets = [t for t in targets if used_names & by_file[t].keys()]
             elif lang == "php":  # PSR-4's file, else the files defining the name
                 targets = resolver.php(imp["module"]) or php_defined.get(imp["module"], [])
+            elif lang == "dart":  # a path from the importer or ``package:name/…``
+                targets = resolver.dart(rel, imp["module"])
             elif lang == "zig":  # ``@import("page.zig")``: a path from the importer
                 targets = resolver.relative(rel, imp["module"])
             elif lang in ("c", "cpp", "objc"):
@@ -204,6 +229,8 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                 parts = namespace.split(".")
                 for k in range(len(parts), 0, -1):
                     scopes.append(cs_names.get(".".join(parts[:k]), {}))
+        elif lang == "dart":  # what it imports, and what those re-export (a library file)
+            scopes = [by_file.get(other, {}) for other in _dart_reexported(imported, dart_exports)]
         elif lang == "swift":  # the file's own module first, then what it imports
             scopes = [swift_names[swift_module(rel)[0]]]
             scopes += [by_file.get(other, {}) for other in imported]
@@ -241,6 +268,19 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
             _link_doc(rel, rec, records, tails, defined, nodes, edges)
         _link_frontend(rel, rec, records, resolver, nodes, edges)
     return nodes, edges
+
+
+def _dart_reexported(imported: list[str], exports: dict[str, list[str]]) -> list[str]:
+    """The files a Dart file imports, then those they ``export`` or ``part`` in, and so on
+    (a package's library file re-exports its ``src/`` files), each once, nearest first."""
+    seen = dict.fromkeys(imported)
+    queue = list(imported)
+    while queue and len(seen) < 500:
+        for target in exports.get(queue.pop(0), []):
+            if target not in seen:
+                seen[target] = None
+                queue.append(target)
+    return list(seen)
 
 
 def _scala_packages(rec: dict[str, Any]) -> list[str]:

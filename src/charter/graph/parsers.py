@@ -2,7 +2,7 @@
 
 Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript, -go, -rust,
 -java, -kotlin, -ruby, -php, -c, -cpp, -objc, -c-sharp, -swift, -elixir, -scala, -zig,
--lua)
+-lua, -dart)
 and load with no network, each only when a file of its language is first parsed.
 ``language_of`` maps a path to the grammar that parses it, or None for languages the
 graph keeps at file level.
@@ -57,13 +57,14 @@ _EXT = {
     ".scala": "scala",
     ".sc": "scala",
     ".lua": "lua",
+    ".dart": "dart",
 }
 
 
 def language_of(path: str) -> str | None:
     """python, javascript, typescript, tsx, go, rust, java, kotlin, ruby, php, c, cpp, objc,
-    csharp, swift, elixir, scala, zig, lua, or None (file level); a ``.h`` header is ``c`` until
-    its content says C++ or Objective-C."""
+    csharp, swift, elixir, scala, zig, lua, dart, or None (file level); a ``.h`` header is
+    ``c`` until its content says C++ or Objective-C."""
     dot = path.rfind(".")
     return _EXT.get(path[dot:].lower()) if dot >= 0 else None
 
@@ -92,6 +93,7 @@ _GRAMMARS = {
     "elixir": ("tree_sitter_elixir", "language"),
     "scala": ("tree_sitter_scala", "language"),
     "lua": ("tree_sitter_lua", "language"),
+    "dart": ("tree_sitter_dart", "language"),
 }
 
 

@@ -27,6 +27,8 @@ An Elixir ``alias``/``import``/``use``/``require`` of ``A.B`` names the file who
 A Lua ``require("a.b")`` names ``a/b.lua`` or ``a/b/init.lua`` on ``package.path``: under
 the project root, ``lua/`` (a Neovim plugin's modules), ``src/`` or ``lib/``, else under a
 folder above the requiring file (a sub-project's own root).
+A Dart ``import 'package:acme/src/x.dart'`` names ``lib/src/x.dart`` under the
+``pubspec.yaml`` whose ``name:`` is ``acme``; ``import 'x.dart'`` a path from the importer.
 """
 
 from __future__ import annotations
@@ -52,8 +54,11 @@ class Resolver:
         cs_namespaces: dict[str, list[str]] | None = None,
         swift_modules: dict[str, list[str]] | None = None,
         elixir_modules: dict[str, list[str]] | None = None,
+        dart_packages: dict[str, str] | None = None,
     ) -> None:
         self.files = set(files)
+        #: Dart package name (its pubspec's ``name:``) → the pubspec's folder ("" at root)
+        self.dart_packages = dart_packages or {}
         #: Elixir module name → the files defining it
         self.elixir_modules = elixir_modules or {}
         #: Swift module (target) name → its files
@@ -267,3 +272,16 @@ class Resolver:
         ``@import("page.zig")``)."""
         target = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
         return [target] if target in self.files else []
+
+    def dart(self, importer: str, module: str) -> list[str]:
+        """The project file a Dart ``import``/``export``/``part`` URI names: a path from
+        the importer, or ``package:name/x.dart`` → ``lib/x.dart`` of package ``name``
+        (empty for ``dart:`` libraries and packages outside the project)."""
+        if module.startswith("package:"):
+            name, _, rest = module[len("package:") :].partition("/")
+            folder = self.dart_packages.get(name)
+            if folder is None:
+                return []
+            target = "/".join(p for p in (folder, "lib", rest) if p)
+            return [target] if target in self.files else []
+        return self.relative(importer, module) if ":" not in module else []
