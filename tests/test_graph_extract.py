@@ -192,6 +192,7 @@ def test_page_templates_are_words_in_the_graph_and_ranked_for_what_they_show(
     )
     write(repo, "lib/shop_web/live/cart.html.heex", "<p>Your basket is empty</p>\n")
     write(repo, "templates/emails/welcome.jinja2", "Hello {{ name }}, welcome aboard\n")
+    write(repo, "web/src/components/CartDrawer.vue", "<template><p>Checkout now</p></template>\n")
     paths = task_context_paths(run_charter, repo, "the past due banner shows on paid invoices")
     assert paths[0] == "app/views/invoices/show.html.erb", paths
     from charter.graph.extract import extract_file
@@ -199,6 +200,7 @@ def test_page_templates_are_words_in_the_graph_and_ranked_for_what_they_show(
     for rel, word in (
         ("lib/shop_web/live/cart.html.heex", "basket"),
         ("templates/emails/welcome.jinja2", "aboard"),
+        ("web/src/components/CartDrawer.vue", "checkout"),
     ):
         record = extract_file(repo, rel, 1_000_000)
         assert record["language"] == "template" and word in record["tf"], rel

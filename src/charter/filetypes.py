@@ -14,8 +14,9 @@ SHADERS = (".cl", ".metal", ".glsl", ".hlsl", ".wgsl", ".vert", ".frag", ".comp"
 BUILD_AND_INTERFACES = (".gn", ".gni", ".gyp", ".gypi", ".mojom", ".idl")
 #: Page and component templates: plain HTML (Angular, Django), ERB, Haml and Slim (Rails),
 #: EEx/HEEx (Phoenix), Jinja and Nunjucks, Handlebars and Mustache, EJS, Twig, Liquid,
-#: Pug, Astro, Go's html/template. A task names what a page shows ("the invoice page's
-#: total"), and the template is where that is written.
+#: Pug, Astro, Go's html/template, and Vue and Svelte single-file components. A task
+#: names what a page shows ("the invoice page's total"), and the template is where that
+#: is written.
 TEMPLATES = (
     ".html",
     ".htm",
@@ -39,4 +40,6 @@ TEMPLATES = (
     ".astro",
     ".gohtml",
     ".tmpl",
+    ".vue",
+    ".svelte",
 )

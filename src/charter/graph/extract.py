@@ -68,8 +68,6 @@ _TEXT_SUFFIXES = (
     ".diff",
     *SHADERS,
     ".php",
-    ".vue",
-    ".svelte",
     ".mdx",
     ".csv",
     # other languages' sources, read as text (no symbols): a task's words still find them

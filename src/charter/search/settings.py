@@ -164,8 +164,6 @@ class IndexSettings(Record):
             ".exs",
             ".dart",
             ".lua",
-            ".vue",
-            ".svelte",
             # split at blank lines like the rest, so a language needs no parser to be here
             ".mjs",
             ".cjs",
