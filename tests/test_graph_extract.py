@@ -6,6 +6,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from charter.graph import docs, extract_js, extract_python, frontend
 
 PY = b'''import os
@@ -230,3 +232,26 @@ def test_page_templates_are_searched(tmp_path: Path) -> None:
     with open_engine(root) as engine:
         found = engine.search("basket is empty", mode="code", log=False)
     assert found.results[0].path == "web/src/app/cart/cart.component.html"
+
+
+@pytest.mark.parametrize(
+    ("path", "test"),
+    [
+        ("lua/finder/sorter_spec.lua", True),  # busted, beside the code
+        ("app/models/user_spec.rb", True),
+        ("src/cart_spec.js", True),
+        ("integration_test/app_test.dart", True),  # Flutter
+        ("app/integration_test/login.dart", True),
+        ("specs/checkout.ts", True),
+        ("pkg/store/store_test.go", True),
+        ("tests/test_models.py", True),
+        ("lua/finder/spectrum.lua", False),
+        ("lib/inspect.rb", False),
+        ("app/models/spec_helper_methods.rb", False),
+        ("lib/src/testimonial.dart", False),
+    ],
+)
+def test_test_files_by_each_ecosystem_s_conventions(path: str, test: bool) -> None:
+    from charter.graph.extract import is_test_path
+
+    assert is_test_path(path) is test

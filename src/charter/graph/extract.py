@@ -117,6 +117,11 @@ _PUBSPEC_NAME = re.compile(r"^name:\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)", re.MULTIL
 _MAX_TERMS_BYTES = 400_000  # terms of larger text files are cut here (bounded memory)
 
 
+#: Folders of tests: pytest/unittest, jest's ``__tests__``, RSpec and busted ``spec``,
+#: Flutter's ``integration_test``
+_TEST_DIRS = frozenset(
+    ["tests", "test", "testing", "__tests__", "spec", "specs", "integration_test"]
+)
 #: Languages whose test classes are named ``FooTest`` / ``FooTests`` (JUnit, xUnit, XCTest).
 CLASS_NAMED_TESTS = frozenset(
     [".java", ".kt", ".cs", ".swift", ".scala", ".groovy", ".fs", ".vb", ".php"]
@@ -131,13 +136,14 @@ CLASS_TEST_STEM = re.compile(r".*[a-z0-9]Tests?")
 
 def is_test_path(path: str) -> bool:
     """Tests by the usual conventions: pytest, jest/vitest, ``__tests__`` folders, Go's
-    ``_test.go``, Gradle and Kotlin Multiplatform test source sets (``src/commonTest/``),
-    .NET test projects (``Foo.Tests/``) and JVM/.NET/PHPUnit test classes
-    (``FooTest.kt``, ``FooTest.php``)."""
+    ``_test.go``, RSpec's and busted's ``_spec`` files, Flutter's ``integration_test/``,
+    Gradle and Kotlin Multiplatform test source sets (``src/commonTest/``), .NET test
+    projects (``Foo.Tests/``) and JVM/.NET/PHPUnit test classes (``FooTest.kt``,
+    ``FooTest.php``)."""
     cased = path.split("/")
     parts = path.lower().split("/")
     name = parts[-1]
-    if any(p in ("tests", "test", "testing", "__tests__", "spec") for p in parts[:-1]):
+    if any(p in _TEST_DIRS for p in parts[:-1]):
         return True
     for i, part in enumerate(cased[:-1]):
         if i and parts[i - 1] == "src" and _TEST_SOURCE_SET.fullmatch(part):
@@ -148,7 +154,7 @@ def is_test_path(path: str) -> bool:
     suffix = name[name.rfind(".") :] if "." in name else ""
     return (
         name.startswith("test_")
-        or stem.endswith("_test")
+        or stem.endswith(("_test", "_spec"))  # Go, Dart; RSpec, busted (Lua), Jasmine
         or name == "conftest.py"
         or ".test." in name
         or ".spec." in name
