@@ -299,3 +299,32 @@ def test_a_broken_notebook_is_reported_by_name_and_the_rest_indexed(tmp_path: Pa
     graph = build_graph(Project.load(root))
     broken = next(n for n in graph.nodes.values() if n.path == "notebooks/broken.ipynb")
     assert broken.attrs.get("note") == "not a valid notebook: file level only"
+
+
+def test_secrets_in_a_notebook_are_judged_cell_by_cell(tmp_path: Path) -> None:
+    """A code cell that reads a key from a file is code, not a sentence naming a secret
+    (the keyword rule for prose flagged it in three cells of a real course repository);
+    a password written in a Markdown cell is still prose with a secret in it."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    secrets = make_secrets()
+    cells = [
+        _cell("markdown", f"Log in to the staging box with password: {secrets['db_password']}\n"),
+        _cell(
+            "code",
+            'with open("config.json") as handle:\n    config = json.load(handle)\n'
+            '    api_key = config["OPENAI_API_KEY"]\n',
+        ),
+    ]
+    write(root, "notebooks/setup.ipynb", notebook_json(cells))
+    report = Indexer(Project.load(root), get_embedder("hash")).run()
+    assert report.redacted == {"notebooks/setup.ipynb": 1}, report.redacted
+    with SearchStore.for_state_dir(root / ".charter") as store:
+        stored = " ".join(r[0] for r in store.conn.execute("SELECT text FROM chunks"))
+    assert 'api_key = config["OPENAI_API_KEY"]' in stored
+    assert secrets["db_password"] not in stored
+    graph = build_graph(Project.load(root))
+    assert graph.nodes["src:notebooks/setup.ipynb"].attrs["language"] == "python"
+    cache = (root / ".charter/graph/files.json").read_text()
+    assert secrets["db_password"] not in cache and "openai_api_key" in cache.lower()

@@ -251,8 +251,12 @@ def _notebook(
             record["note"] = f"not parsed ({type(exc).__name__}): file level only"
         record.pop("parse_errors", None)  # cells that are not Python were left out
     words = notebook.text()
-    if scrub is not None:
-        words = scrub(words, rel, "code")
+    if scrub is not None:  # each cell as what it is: code, or prose
+        words = "\n\n".join(
+            scrub(cell.source, rel, "code" if cell.kind == "code" else "prose")
+            for cell in notebook.cells
+            if cell.source.strip()
+        )
     record["tf"] = term_counts(words[:_MAX_TERMS_BYTES])
     return record
 

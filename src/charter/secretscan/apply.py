@@ -57,7 +57,10 @@ def scrub_parsed(parsed: ParsedDoc, path: str, kind: str, scanner: Scanner) -> l
     mode = text_kind(kind, path)
     plain = plain_values(parsed, scanner)
     for chunk in parsed.chunks:
-        found.update(scrub_chunk(chunk, path, mode, scanner, plain))
+        # a notebook holds code and prose: each cell's chunk is read as what it is (an
+        # ``api_key = config["OPENAI_API_KEY"]`` in a code cell is code, not a sentence)
+        own = text_kind(chunk.kind, path) if kind == "notebook" else mode
+        found.update(scrub_chunk(chunk, path, own, scanner, plain))
     title = parsed.meta.get("title")
     if isinstance(title, str) and title:
         cleaned = scanner.redact(title, path=path, kind=mode)
