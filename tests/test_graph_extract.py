@@ -245,6 +245,9 @@ def test_page_templates_are_searched(tmp_path: Path) -> None:
         ("specs/checkout.ts", True),
         ("pkg/store/store_test.go", True),
         ("tests/test_models.py", True),
+        ("shop/orders/tests.py", True),  # a Django app's tests
+        ("src/parser/tests.rs", True),
+        ("shop/orders/testing_utils.py", False),
         ("lua/finder/spectrum.lua", False),
         ("lib/inspect.rb", False),
         ("app/models/spec_helper_methods.rb", False),

@@ -155,6 +155,7 @@ def is_test_path(path: str) -> bool:
     return (
         name.startswith("test_")
         or stem.endswith(("_test", "_spec"))  # Go, Dart; RSpec, busted (Lua), Jasmine
+        or stem in ("test", "tests")  # a Django app's ``tests.py``, Rust's ``tests.rs``
         or name == "conftest.py"
         or ".test." in name
         or ".spec." in name
