@@ -46,6 +46,7 @@ def grammars_loaded_by_build(root: Path) -> list[str]:
         ("src/main/scala/App.scala", "object App\n", "tree_sitter_scala"),
         ("lua/finder/init.lua", "local M = {}\nreturn M\n", "tree_sitter_lua"),
         ("lib/main.dart", "void main() {}\n", "tree_sitter_dart"),
+        ("infra/main.tf", 'resource "aws_s3_bucket" "logs" {}\n', "tree_sitter_hcl"),
     ],
 )
 def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(
@@ -72,6 +73,7 @@ def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(
         ("core/src/main/scala", ".scala", "class Broken { def f( = }\n", "scala"),
         ("lua/finder", ".lua", "local M = {}\nfunction M.open(\nreturn M\n", "lua"),
         ("lib/src", ".dart", "class Broken { void f( { }\n", "dart"),
+        ("modules/storage", ".tf", 'resource "aws_s3_bucket" "logs" {\n  bucket = \n', "hcl"),
     ],
 )
 def test_a_broken_empty_or_binary_source_keeps_the_build(
@@ -98,6 +100,7 @@ def _builders() -> list[tuple[str, Any, str]]:
     from tests.test_graph_c import make_c_project
     from tests.test_graph_dart import make_dart_project
     from tests.test_graph_elixir import make_elixir_project
+    from tests.test_graph_hcl import make_terraform_project
     from tests.test_graph_lua import make_lua_project
     from tests.test_graph_php import make_php_project
     from tests.test_graph_ruby import make_ruby_project
@@ -108,6 +111,7 @@ def _builders() -> list[tuple[str, Any, str]]:
         ("c", make_c_project, "Table.Get"),
         ("dart", make_dart_project, "TodoItem.markDone"),
         ("elixir", make_elixir_project, "Shop.Cart.total"),
+        ("hcl", make_terraform_project, "aws_s3_bucket.logs"),
         ("lua", make_lua_project, "Picker.refresh_results"),
         ("php", make_php_project, "App\\\\Models\\\\Account"),
         ("ruby", make_ruby_project, "Account::Syncer.perform_sync"),
@@ -117,7 +121,7 @@ def _builders() -> list[tuple[str, Any, str]]:
 
 
 @pytest.mark.parametrize(
-    "language", ["c", "dart", "elixir", "lua", "php", "ruby", "scala", "swift"]
+    "language", ["c", "dart", "elixir", "hcl", "lua", "php", "ruby", "scala", "swift"]
 )
 def test_each_language_s_snapshot_is_byte_identical_across_fresh_builds(
     repo: Path, language: str
@@ -147,6 +151,7 @@ def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
     (read as text it came first), the task, and the file defining the method."""
     from tests import test_graph_dart as da
     from tests import test_graph_elixir as ex
+    from tests import test_graph_hcl as tf
     from tests import test_graph_lua as lu
     from tests import test_graph_scala as sc
     from tests import test_graph_swift as sw
@@ -171,6 +176,12 @@ def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
             {"lib/shop/rounding.ex": ex.ROUNDING},
             "add_cents should round half cents up",
             "lib/shop/money.ex",
+        ),
+        "hcl": (
+            tf.make_terraform_project,
+            {"modules/storage/lifecycle.tf": tf.LIFECYCLE_TF},
+            "aws_s3_bucket.logs should expire old log objects after ninety days",
+            "modules/storage/main.tf",
         ),
         "lua": (
             lu.make_lua_project,
@@ -199,7 +210,9 @@ def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
     }
 
 
-@pytest.mark.parametrize("language", ["csharp", "dart", "elixir", "lua", "scala", "swift", "zig"])
+@pytest.mark.parametrize(
+    "language", ["csharp", "dart", "elixir", "hcl", "lua", "scala", "swift", "zig"]
+)
 def test_task_context_names_the_file_defining_the_method_a_task_names(
     repo: Path, run_charter: Any, language: str
 ) -> None:

@@ -25,6 +25,7 @@ from charter.graph import (
     extract_dart,
     extract_elixir,
     extract_go,
+    extract_hcl,
     extract_js,
     extract_jvm,
     extract_lua,
@@ -91,8 +92,6 @@ _TEXT_SUFFIXES = (
     ".groovy",
     ".gradle",
     ".kts",
-    ".tf",
-    ".hcl",
     ".proto",
     ".graphql",
     ".ps1",
@@ -223,6 +222,7 @@ _EXTRACTORS: dict[str, Callable[[bytes, str, str], dict[str, Any]]] = {
     "scala": lambda data, _lang, _path: extract_scala.extract(data),
     "lua": lambda data, _lang, path: extract_lua.extract(data, path),
     "dart": lambda data, _lang, _path: extract_dart.extract(data),
+    "hcl": lambda data, _lang, path: extract_hcl.extract(data, path),
 }
 
 

@@ -129,6 +129,13 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
             table = go_names[rel.rsplit("/", 1)[0] if "/" in rel else ""]
             for name, sid in by_file[rel].items():
                 table.setdefault(name, sid)
+    # a Terraform module is a folder: its files use each other's blocks by address
+    hcl_names: dict[str, dict[str, str]] = defaultdict(dict)
+    for rel, rec in sorted(records.items()):
+        if rec.get("language") == "hcl":
+            table = hcl_names[rel.rsplit("/", 1)[0] if "/" in rel else ""]
+            for name, sid in by_file[rel].items():
+                table.setdefault(name, sid)
     # a Java/Kotlin package spans folders and source sets: its files see each other's names
     jvm_names: dict[str, dict[str, str]] = defaultdict(dict)
     for package, files in jvm_packages.items():
@@ -208,6 +215,13 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                 targets = resolver.elixir(imp["module"])
             elif lang == "lua":  # ``require("a.b")``: a module on ``package.path``
                 targets = resolver.lua(rel, imp["module"])
+            elif lang == "hcl":  # a module's local ``source``: that folder's files
+                targets = resolver.hcl(rel, imp["module"])
+                # the arguments a module block passes set the called module's variables
+                for target in targets:
+                    for name in imp["names"]:
+                        if name in by_file[target]:
+                            edges.append(Edge(src, by_file[target][name], "references"))
             else:
                 targets = resolver.js(rel, imp["module"])
             for target in targets:
@@ -231,6 +245,9 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                     scopes.append(cs_names.get(".".join(parts[:k]), {}))
         elif lang == "dart":  # what it imports, and what those re-export (a library file)
             scopes = [by_file.get(other, {}) for other in _dart_reexported(imported, dart_exports)]
+        elif lang == "hcl":  # the folder's files (one Terraform module), then its imports
+            scopes = [hcl_names[rel.rsplit("/", 1)[0] if "/" in rel else ""]]
+            scopes += [by_file.get(other, {}) for other in imported]
         elif lang == "swift":  # the file's own module first, then what it imports
             scopes = [swift_names[swift_module(rel)[0]]]
             scopes += [by_file.get(other, {}) for other in imported]
@@ -244,7 +261,9 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                         target_id = scope.get(name)
                         if target_id:
                             break
-                if target_id is None and len(defined.get(name, ())) == 1 and len(name) > 3:
+                # a Terraform address names a block of its own module, never another's
+                unique = lang != "hcl" and len(defined.get(name, ())) == 1
+                if target_id is None and unique and len(name) > 3:
                     target_id = defined[name][0]
                 if target_id and not target_id.startswith(f"sym:{rel}#"):
                     edges.append(Edge(src, target_id, relation))

@@ -2,7 +2,7 @@
 
 Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript, -go, -rust,
 -java, -kotlin, -ruby, -php, -c, -cpp, -objc, -c-sharp, -swift, -elixir, -scala, -zig,
--lua, -dart)
+-lua, -dart, -hcl)
 and load with no network, each only when a file of its language is first parsed.
 ``language_of`` maps a path to the grammar that parses it, or None for languages the
 graph keeps at file level.
@@ -58,13 +58,15 @@ _EXT = {
     ".sc": "scala",
     ".lua": "lua",
     ".dart": "dart",
+    ".tf": "hcl",
+    ".hcl": "hcl",
 }
 
 
 def language_of(path: str) -> str | None:
     """python, javascript, typescript, tsx, go, rust, java, kotlin, ruby, php, c, cpp, objc,
-    csharp, swift, elixir, scala, zig, lua, dart, or None (file level); a ``.h`` header is
-    ``c`` until its content says C++ or Objective-C."""
+    csharp, swift, elixir, scala, zig, lua, dart, hcl (Terraform), or None (file level); a
+    ``.h`` header is ``c`` until its content says C++ or Objective-C."""
     dot = path.rfind(".")
     return _EXT.get(path[dot:].lower()) if dot >= 0 else None
 
@@ -94,6 +96,7 @@ _GRAMMARS = {
     "scala": ("tree_sitter_scala", "language"),
     "lua": ("tree_sitter_lua", "language"),
     "dart": ("tree_sitter_dart", "language"),
+    "hcl": ("tree_sitter_hcl", "language"),
 }
 
 

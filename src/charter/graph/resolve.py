@@ -29,6 +29,9 @@ the project root, ``lua/`` (a Neovim plugin's modules), ``src/`` or ``lib/``, el
 folder above the requiring file (a sub-project's own root).
 A Dart ``import 'package:acme/src/x.dart'`` names ``lib/src/x.dart`` under the
 ``pubspec.yaml`` whose ``name:`` is ``acme``; ``import 'x.dart'`` a path from the importer.
+A Terraform ``module`` block's local ``source = "./modules/vpc"`` names every ``.tf`` and
+``.hcl`` file of that folder (a Terraform module is a folder), as does a Terragrunt
+``terraform { source }`` or ``dependency { config_path }``.
 """
 
 from __future__ import annotations
@@ -72,6 +75,7 @@ class Resolver:
         #: Go module path → the folder of its go.mod ("" at the root), longest first
         self.go_modules = sorted((go_modules or {}).items(), key=lambda kv: (-len(kv[0]), kv[0]))
         self._go_dirs: dict[str, list[str]] | None = None
+        self._hcl_dirs: dict[str, list[str]] | None = None
         self._tails: dict[str, list[str]] | None = None
         self.modules: dict[str, list[str]] = {}
         for path in sorted(self.files):
@@ -272,6 +276,22 @@ class Resolver:
         ``@import("page.zig")``)."""
         target = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
         return [target] if target in self.files else []
+
+    def hcl(self, importer: str, module: str) -> list[str]:
+        """The files of the folder a Terraform module's local ``source`` (or a Terragrunt
+        ``config_path``) names from the importer's folder: its ``.tf`` and ``.hcl`` files,
+        never its lock file (empty for a folder outside the project)."""
+        folder = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
+        if folder.startswith("../") or folder == "..":
+            return []
+        if self._hcl_dirs is None:
+            self._hcl_dirs = {}
+            for path in sorted(self.files):
+                name = path.rsplit("/", 1)[-1]
+                if path.endswith((".tf", ".hcl")) and name != ".terraform.lock.hcl":
+                    parent = path.rsplit("/", 1)[0] if "/" in path else ""
+                    self._hcl_dirs.setdefault(parent, []).append(path)
+        return list(self._hcl_dirs.get("" if folder == "." else folder, []))
 
     def dart(self, importer: str, module: str) -> list[str]:
         """The project file a Dart ``import``/``export``/``part`` URI names: a path from
