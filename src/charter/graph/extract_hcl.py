@@ -32,9 +32,7 @@ from charter.graph.parsers import parser, symbol_entry, unique_symbols
 #: block type → the prefix of its address (a resource's address is its type and name)
 _PREFIX = {"variable": "var", "data": "data", "module": "module", "output": "output"}
 #: expression roots that are not addresses of blocks
-_NOT_BLOCKS = frozenset(
-    ["each", "count", "self", "path", "terraform", "null", "true", "false", "try"]
-)
+_NOT_BLOCKS = frozenset(["each", "count", "self", "path", "terraform"])
 #: attributes of a module block that are Terraform's, not the module's input variables
 _META_ARGUMENTS = frozenset(
     ["source", "version", "count", "for_each", "providers", "depends_on", "lifecycle"]
