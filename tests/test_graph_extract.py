@@ -258,3 +258,65 @@ def test_test_files_by_each_ecosystem_s_conventions(path: str, test: bool) -> No
     from charter.graph.extract import is_test_path
 
     assert is_test_path(path) is test
+
+
+CART_VUE = """<template>
+  <CartLine v-for="line in lines" :key="line.id" :line="line" />
+  <p>{{ formatTotal(total) }}</p>
+</template>
+
+<script setup lang="ts">
+import CartLine from './CartLine.vue'
+import { useCart } from '@/composables/useCart'
+
+const { lines, total } = useCart()
+
+function formatTotal(cents: number): string {
+  return (cents / 100).toFixed(2)
+}
+</script>
+"""
+
+
+def test_a_component_s_script_gives_its_symbols_and_imports_at_its_lines() -> None:
+    from charter.graph import extract_sfc
+
+    out = extract_sfc.extract(CART_VUE)
+    spans = {s["qualname"]: s["line_start"] for s in out["symbols"]}
+    assert spans["formatTotal"] == 12  # the component file's own line
+    assert [i["module"] for i in out["imports"]] == ["./CartLine.vue", "@/composables/useCart"]
+    assert "useCart" in out["calls"]
+    assert "language" not in out
+    svelte = '<script context="module">\nexport const ssr = false\n</script>\n<h1>Hi</h1>\n'
+    assert [s["qualname"] for s in extract_sfc.extract(svelte)["symbols"]] == ["ssr"]
+    assert extract_sfc.extract("<template><p>static</p></template>\n") == {}
+
+
+def test_components_link_to_what_their_scripts_import_through_an_alias(repo: Path) -> None:
+    """Vite's ``@`` points wherever the build says (Laravel apps: ``resources/js``); the
+    alias resolves by the path's tail, nearest the importer when several files match."""
+    import json
+
+    from charter.config import Project
+    from charter.graph.api import capsule
+    from charter.graph.build import build_graph
+    from tests.conftest import write
+
+    write(repo, "resources/js/components/Cart.vue", CART_VUE)
+    write(repo, "resources/js/components/CartLine.vue", "<template><li /></template>\n")
+    write(
+        repo,
+        "resources/js/composables/useCart.ts",
+        "export function useCart() {\n  return { lines: [], total: 0 }\n}\n",
+    )
+    write(repo, "docs/composables/useCart.ts", "export const useCart = 1\n")  # a namesake
+    write(repo, "app/Models/Cart.php", "<?php\nnamespace App\\Models;\nclass Cart {}\n")
+    graph = build_graph(Project.load(repo))
+    edges = {(e.source, e.target) for e in graph.edges if e.relation == "imports"}
+    cart = "src:resources/js/components/Cart.vue"
+    assert (cart, "src:resources/js/components/CartLine.vue") in edges
+    assert (cart, "src:resources/js/composables/useCart.ts") in edges
+    assert (cart, "src:docs/composables/useCart.ts") not in edges
+    assert graph.nodes[cart].attrs["language"] == "template"
+    modules = json.dumps(capsule(Project.load(repo), graph, write=False)["module_map"])
+    assert "formatTotal" not in modules

@@ -41,14 +41,17 @@ def _module_map(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
     every language the graph reads structure from (Ruby's ``Account::Syncer``, PHP's
     ``App\\Models\\Account`` and Elixir's ``Shop.Cart`` are top-level names; a method's
     ``.`` is not)."""
+    from charter.filetypes import TEMPLATES
     from charter.graph.parsers import STRUCTURED
     from charter.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 
     packages: dict[str, dict[str, Any]] = {}
     for node in snapshot["nodes"]:
         path = node.get("path") or ""
-        if path.endswith(NOTEBOOK_SUFFIX):
-            continue  # a notebook's definitions are its own working state, not an API
+        if path.endswith((NOTEBOOK_SUFFIX, *TEMPLATES)):
+            # a notebook's definitions are its working state, a component's script its
+            # own wiring: neither is the project's API
+            continue
         if node["type"] == "source":
             if node.get("attrs", {}).get("test") or node["attrs"].get("language") not in (
                 STRUCTURED

@@ -34,6 +34,7 @@ from charter.graph import (
     extract_ruby,
     extract_rust,
     extract_scala,
+    extract_sfc,
     extract_swift,
     extract_zig,
     frontend,
@@ -343,6 +344,9 @@ def extract_file(
             record.update(docs.extract(text))
         elif language in _EXTRACTORS:
             record.update(_EXTRACTORS[language](data, language, lower))
+        elif language == "template" and lower.endswith(extract_sfc.SUFFIXES):
+            # a component's <script> blocks: what it imports, defines and calls
+            record.update(extract_sfc.extract(data.decode("utf-8", errors="replace")))
     except (ValueError, RecursionError) as exc:  # a grammar refusing input: keep the file
         record["note"] = f"not parsed ({type(exc).__name__}): file level only"
     if record.pop("parse_errors", False):

@@ -41,6 +41,8 @@ from collections.abc import Iterable
 
 _JS_EXT = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".css", ".scss")
 _JS_INDEX = ("/index.ts", "/index.tsx", "/index.js", "/index.jsx")
+#: files an aliased import (``@/components/Foo.vue``) may name
+_JS_TAIL_EXT = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".vue", ".svelte")
 #: what a C/C++ ``#include`` may name (sources too: unity builds include ``.c`` files)
 _C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inc", ".inl", ".ipp", ".tcc", ".c", ".cc")
 
@@ -77,6 +79,7 @@ class Resolver:
         self._go_dirs: dict[str, list[str]] | None = None
         self._hcl_dirs: dict[str, list[str]] | None = None
         self._tails: dict[str, list[str]] | None = None
+        self._js_tails: dict[str, list[str]] | None = None
         self.modules: dict[str, list[str]] = {}
         for path in sorted(self.files):
             if not path.endswith((".py", ".pyi")):
@@ -146,7 +149,46 @@ class Resolver:
             for index in _JS_INDEX:
                 if base + index in self.files:
                     return [base + index]
+        if module.startswith(("@/", "~/")):  # an alias to a root of the build's own choosing
+            return self._js_tail(importer, module[2:])
         return []
+
+    def _js_tail(self, importer: str, rest: str) -> list[str]:
+        """The script file whose path ends with ``rest`` (with or without its suffix, or
+        as a folder's index), the one nearest the importer when several do: an alias such
+        as Vite's ``@`` → ``resources/js`` is configured in code Charter does not run."""
+        if self._js_tails is None:
+            self._js_tails = {}
+            for path in sorted(self.files):
+                if not path.endswith(_JS_TAIL_EXT):
+                    continue
+                stem = path.rsplit(".", 1)[0]
+                keys = [path, stem]
+                if stem.endswith("/index"):
+                    keys.append(stem[: -len("/index")])
+                for key in keys:
+                    parts = key.split("/")
+                    for i in range(len(parts)):
+                        self._js_tails.setdefault("/".join(parts[i:]), []).append(path)
+        hits = sorted(set(self._js_tails.get(rest.strip("/"), [])))
+        return [self._nearest(importer, hits)] if hits else []
+
+    @staticmethod
+    def _nearest(importer: str, hits: list[str]) -> str:
+        """Of ``hits``, the path sharing the most leading folders with ``importer``
+        (the first in path order among equals)."""
+        folders = importer.split("/")[:-1]
+
+        def shared(path: str) -> int:
+            count = 0
+            for mine, theirs in zip(folders, path.split("/")[:-1], strict=False):
+                if mine != theirs:
+                    break
+                count += 1
+            return count
+
+        best = max(shared(h) for h in hits)
+        return min(h for h in hits if shared(h) == best)
 
     def go(self, importer: str, module: str) -> list[str]:
         """The non-test ``.go`` files of the package an import path names (empty for the
@@ -219,18 +261,7 @@ class Resolver:
         hits = self._tails.get(module, [])
         if len(hits) <= 1:
             return list(hits)
-        folders = importer.split("/")[:-1]
-
-        def shared(path: str) -> int:
-            count = 0
-            for mine, theirs in zip(folders, path.split("/")[:-1], strict=False):
-                if mine != theirs:
-                    break
-                count += 1
-            return count
-
-        best = max(shared(h) for h in hits)
-        return [min(h for h in hits if shared(h) == best)]
+        return [self._nearest(importer, hits)]
 
     def csharp(self, module: str) -> tuple[list[str], str]:
         """The files a C# ``using`` may name and the type they must define ("" when it
