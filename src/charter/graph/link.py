@@ -32,6 +32,21 @@ def _source_node(rel: str, rec: dict[str, Any]) -> Node:
     return Node(node_id("source", rel), "source", rel.rsplit("/", 1)[-1], rel, attrs=attrs)
 
 
+def _folder_names(
+    records: dict[str, dict[str, Any]], by_file: dict[str, dict[str, str]], language: str
+) -> dict[str, dict[str, str]]:
+    """Per folder, one table of the names its ``language`` files define (the first file
+    in path order wins a name): for languages whose unit is the folder (a Go package, a
+    Terraform module), not the file."""
+    tables: dict[str, dict[str, str]] = defaultdict(dict)
+    for rel, rec in sorted(records.items()):
+        if rec.get("language") == language:
+            table = tables[rel.rsplit("/", 1)[0] if "/" in rel else ""]
+            for name, sid in by_file[rel].items():
+                table.setdefault(name, sid)
+    return tables
+
+
 def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge]]:
     nodes: dict[str, Node] = {}
     edges: list[Edge] = []
@@ -123,19 +138,9 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
             edges.append(Edge(src, rid, "defines"))
     # a Go package is a folder: its files use each other's names without importing them,
     # and an import names the whole folder (one merged name table per package)
-    go_names: dict[str, dict[str, str]] = defaultdict(dict)
-    for rel, rec in sorted(records.items()):
-        if rec.get("language") == "go":
-            table = go_names[rel.rsplit("/", 1)[0] if "/" in rel else ""]
-            for name, sid in by_file[rel].items():
-                table.setdefault(name, sid)
+    go_names = _folder_names(records, by_file, "go")
     # a Terraform module is a folder: its files use each other's blocks by address
-    hcl_names: dict[str, dict[str, str]] = defaultdict(dict)
-    for rel, rec in sorted(records.items()):
-        if rec.get("language") == "hcl":
-            table = hcl_names[rel.rsplit("/", 1)[0] if "/" in rel else ""]
-            for name, sid in by_file[rel].items():
-                table.setdefault(name, sid)
+    hcl_names = _folder_names(records, by_file, "hcl")
     # a Java/Kotlin package spans folders and source sets: its files see each other's names
     jvm_names: dict[str, dict[str, str]] = defaultdict(dict)
     for package, files in jvm_packages.items():
