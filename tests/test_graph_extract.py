@@ -290,6 +290,16 @@ def test_a_component_s_script_gives_its_symbols_and_imports_at_its_lines() -> No
     svelte = '<script context="module">\nexport const ssr = false\n</script>\n<h1>Hi</h1>\n'
     assert [s["qualname"] for s in extract_sfc.extract(svelte)["symbols"]] == ["ssr"]
     assert extract_sfc.extract("<template><p>static</p></template>\n") == {}
+    astro = (
+        "---\nimport Card from '../components/Card.astro'\n"
+        "const banner = '<script>not a tag</script>'\n"
+        "function priceOf(plan: string): number {\n  return plan.length\n}\n---\n"
+        "<Card>{priceOf('pro')}</Card>\n<script>\nfunction toggleMenu() {}\n</script>\n"
+    )
+    out = extract_sfc.extract(astro, "src/pages/pricing.astro")
+    assert [i["module"] for i in out["imports"]] == ["../components/Card.astro"]
+    spans = {s["qualname"]: s["line_start"] for s in out["symbols"]}
+    assert spans["priceOf"] == 4 and spans["toggleMenu"] == 10, spans
 
 
 def test_components_link_to_what_their_scripts_import_through_an_alias(repo: Path) -> None:

@@ -346,7 +346,7 @@ def extract_file(
             record.update(_EXTRACTORS[language](data, language, lower))
         elif language == "template" and lower.endswith(extract_sfc.SUFFIXES):
             # a component's <script> blocks: what it imports, defines and calls
-            record.update(extract_sfc.extract(data.decode("utf-8", errors="replace")))
+            record.update(extract_sfc.extract(data.decode("utf-8", errors="replace"), lower))
     except (ValueError, RecursionError) as exc:  # a grammar refusing input: keep the file
         record["note"] = f"not parsed ({type(exc).__name__}): file level only"
     if record.pop("parse_errors", False):

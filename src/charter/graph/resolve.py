@@ -42,7 +42,7 @@ from collections.abc import Iterable
 _JS_EXT = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".css", ".scss")
 _JS_INDEX = ("/index.ts", "/index.tsx", "/index.js", "/index.jsx")
 #: files an aliased import (``@/components/Foo.vue``) may name
-_JS_TAIL_EXT = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".vue", ".svelte")
+_JS_TAIL_EXT = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".vue", ".svelte", ".astro")
 #: what a C/C++ ``#include`` may name (sources too: unity builds include ``.c`` files)
 _C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inc", ".inl", ".ipp", ".tcc", ".c", ".cc")
 
