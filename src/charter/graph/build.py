@@ -377,8 +377,12 @@ def build_graph(project: Project, *, write: bool = True) -> Graph:
     snapshot_path = directory / "snapshot.json"
     built_path = directory / "built.json"
     listing = list_files(project, directory / "listing.json")
-    if write:
-        save_listing(directory / "listing.json", listing)
+    if write and listing.cache is not None and directory.is_dir():
+        # under the writers' lock: a writer holding it removes the temp files of killed
+        # writers, and this one's temp file, written outside it, was taken for one (a
+        # parallel build then failed its rename)
+        with write_lock(project):
+            save_listing(directory / "listing.json", listing)
     key = _listing_key(project, listing)
     built = _load_json(built_path) or {}
     if built.get("listing") == key and isinstance(built.get("report"), dict):
