@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -208,16 +207,14 @@ def test_page_templates_are_words_in_the_graph_and_ranked_for_what_they_show(
         assert record["language"] == "template" and word in record["tf"], rel
 
 
-def test_page_templates_are_searched(tmp_path: Path) -> None:
+def test_page_templates_are_searched(repo: Path) -> None:
     from charter.config import Project
     from charter.embed.registry import get_embedder
     from charter.search.indexer import Indexer
     from tests.conftest import write
     from tests.search_support import open_engine
 
-    root = tmp_path / "proj"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    root = repo
     write(root, "charter.toml", '[search.modes.code]\nsearch_paths = ["**"]\n')
     write(
         root,

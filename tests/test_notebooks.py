@@ -218,12 +218,8 @@ def _notebook_project(root: Path) -> dict[str, str]:
     return secrets
 
 
-def test_search_finds_a_cell_cites_its_lines_and_stores_no_output_or_secret(
-    tmp_path: Path,
-) -> None:
-    root = tmp_path / "proj"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+def test_search_finds_a_cell_cites_its_lines_and_stores_no_output_or_secret(repo: Path) -> None:
+    root = repo
     secrets = _notebook_project(root)
     (root / "charter.toml").write_text('[search.modes.code]\nsearch_paths = ["**"]\n')
     assert (root / "notebooks/retention.ipynb").stat().st_size > 1_000_000  # over the caps
@@ -283,10 +279,8 @@ def test_task_context_ranks_the_notebook_a_task_describes(repo: Path) -> None:
     assert paths[0] == "notebooks/retention.ipynb", paths
 
 
-def test_a_broken_notebook_is_reported_by_name_and_the_rest_indexed(tmp_path: Path) -> None:
-    root = tmp_path / "proj"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+def test_a_broken_notebook_is_reported_by_name_and_the_rest_indexed(repo: Path) -> None:
+    root = repo
     _notebook_project(root)
     write(root, "notebooks/broken.ipynb", '{"cells": [ {"cell_type": "code",')
     write(root, "tests/fixtures/bad.ipynb", "{oops")  # broken on purpose: quiet
@@ -301,13 +295,11 @@ def test_a_broken_notebook_is_reported_by_name_and_the_rest_indexed(tmp_path: Pa
     assert broken.attrs.get("note") == "not a valid notebook: file level only"
 
 
-def test_secrets_in_a_notebook_are_judged_cell_by_cell(tmp_path: Path) -> None:
+def test_secrets_in_a_notebook_are_judged_cell_by_cell(repo: Path) -> None:
     """A code cell that reads a key from a file is code, not a sentence naming a secret
     (the keyword rule for prose flagged it in three cells of a real course repository);
     a password written in a Markdown cell is still prose with a secret in it."""
-    root = tmp_path / "proj"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    root = repo
     secrets = make_secrets()
     cells = [
         _cell("markdown", f"Log in to the staging box with password: {secrets['db_password']}\n"),
