@@ -249,6 +249,16 @@ def test_page_templates_are_searched(repo: Path) -> None:
         ("lib/inspect.rb", False),
         ("app/models/spec_helper_methods.rb", False),
         ("lib/src/testimonial.dart", False),
+        # the compound markers test runners are configured with
+        ("web/src/features/traces/sort.clienttest.ts", True),
+        ("web/src/server/api/routers/traces.servertest.tsx", True),
+        ("packages/core/e2e/order.e2e-spec.ts", True),  # NestJS
+        ("src/types/api.test-d.ts", True),  # vitest type tests
+        ("Shop.UnitTests.cs", True),
+        ("schemas/api.latest.ts", False),
+        ("src/contest.ts", False),
+        ("apps/ios/Foo.podspec.json", False),
+        (".spectral.yaml", False),
     ],
 )
 def test_test_files_by_each_ecosystem_s_conventions(path: str, test: bool) -> None:
@@ -327,3 +337,20 @@ def test_components_link_to_what_their_scripts_import_through_an_alias(repo: Pat
     assert graph.nodes[cart].attrs["language"] == "template"
     modules = json.dumps(capsule(Project.load(repo), graph, write=False)["module_map"])
     assert "formatTotal" not in modules
+
+
+@pytest.mark.parametrize(
+    ("path", "example"),
+    [
+        ("web/src/components/table/DataTable.stories.tsx", True),  # Storybook
+        ("src/ui/Button.story.ts", True),
+        ("docs/usage/quickstart.py", True),
+        ("src/ui/story.ts", False),
+        ("src/stories/publish.ts", False),  # a feature named stories
+        ("src/ui/Button.tsx", False),
+    ],
+)
+def test_stories_and_documentation_code_show_the_project_in_use(path: str, example: bool) -> None:
+    from charter.graph.extract import is_example_path
+
+    assert is_example_path(path) is example

@@ -157,14 +157,34 @@ def is_test_path(path: str) -> bool:
         or stem.endswith(("_test", "_spec"))  # Go, Dart; RSpec, busted (Lua), Jasmine
         or stem in ("test", "tests")  # a Django app's ``tests.py``, Rust's ``tests.rs``
         or name == "conftest.py"
-        or ".test." in name
-        or ".spec." in name
+        or any(_is_test_marker(part) for part in name.split(".")[1:-1])
         or (
             suffix in CLASS_NAMED_TESTS
             and bool(CLASS_TEST_STEM.fullmatch(cased[-1].split(".", 1)[0]))
         )
     )
 
+
+def _is_test_marker(part: str) -> bool:
+    """A dotted name segment that marks a test runner's file: ``.test.``/``.spec.`` and
+    the compounds test runners are configured with: ``.e2e-spec.`` (NestJS), ``.test-d.``
+    (vitest type tests), ``.int_test.``, ``.clienttest.``/``.servertest.``/``.unittests.``
+    (an environment glued to "test"; at least four letters before it, so ``latest``,
+    ``contest`` or ``protest`` are not tests)."""
+    part = part.lower()
+    words = part.replace("_", "-").split("-")
+    if part in ("test", "tests", "spec", "specs") or (
+        len(words) > 1
+        and (words[-1] in ("test", "tests", "spec", "specs") or words[0] in ("test", "spec"))
+    ):
+        return True
+    glued = part.removesuffix("s")
+    return part.isalpha() and glued.endswith("test") and len(glued) >= 8
+
+
+#: the name segment of a component's stories (Storybook's ``Button.stories.tsx``, also
+#: ``.story.``): they show a component in use, like example code
+_STORY_MARKERS = frozenset(["stories", "story"])
 
 #: folders whose code shows how to use the project rather than being it (documentation
 #: builds, example scripts): generic layout words, like the test folders above
@@ -173,10 +193,12 @@ _EXAMPLE_DIRS = frozenset(["doc", "docs", "example", "examples"])
 
 def is_example_path(path: str) -> bool:
     """Code under a documentation or examples folder (``doc/usage/example_google.py``,
-    a DocC catalog's tutorial code: ``Sources/App/App.docc/Tutorials/step-01.swift``)."""
-    return any(
-        part in _EXAMPLE_DIRS or part.endswith(".docc") for part in path.lower().split("/")[:-1]
-    )
+    a DocC catalog's tutorial code: ``Sources/App/App.docc/Tutorials/step-01.swift``), and
+    a component's Storybook stories."""
+    parts = path.lower().split("/")
+    if any(seg in _STORY_MARKERS for seg in parts[-1].split(".")[1:-1]):
+        return True
+    return any(part in _EXAMPLE_DIRS or part.endswith(".docc") for part in parts[:-1])
 
 
 def _psr4(rel: str, text: str) -> list[list[str]]:
