@@ -36,6 +36,10 @@ APP = """# App rules
 ## Releases
 
 - Bump the build number before every store upload.
+
+## Always
+
+- Run the UI tests before every commit.
 """
 
 QUIET = """# Quiet rules
@@ -122,6 +126,31 @@ def test_eval_rules_per_file_table_and_worst(repo: Path, run_charter) -> None:
     human = run_charter("eval", "rules", "--data", str(data), cwd=repo)
     assert human.returncode == 0, human.stderr
     assert "(worst)" in human.stdout and "quiet/CLAUDE.md" in human.stdout
+
+
+def test_eval_rules_reports_how_much_of_the_always_rules_the_core_holds(
+    repo: Path, run_charter
+) -> None:
+    data = _bench(repo)
+    # svc's always-rule sits under no always-loaded heading; app's "Always" section is
+    # its constitution, and its release rule is an always-rule retrieved per task
+    for rel, text, needles in (
+        ("svc/always.json", SERVICE, ["structured logger"]),
+        ("app/always.json", APP, ["UI tests before", "build number"]),
+    ):
+        gold = [_gold(text, n) for n in needles]
+        write(data, rel, json.dumps({"file": rel.split("/")[0], "always": gold}))
+    proc = run_charter("eval", "rules", "--data", str(data), "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    rows = {r["file"]: r for r in out["per_file"]}
+    assert rows["svc/CLAUDE.md"]["always_coverage"] == 0.0
+    assert rows["app/AGENTS.md"]["always_coverage"] == 0.5
+    assert rows["quiet/CLAUDE.md"]["always_coverage"] is None  # no always.json
+    assert out["overall"]["always_coverage"] == 0.25
+    human = run_charter("eval", "rules", "--data", str(data), cwd=repo)
+    assert human.returncode == 0, human.stderr
+    assert "always" in human.stdout and "0.500" in human.stdout
 
 
 def test_eval_drift_per_scenario_table_and_worst(run_charter, tmp_path: Path) -> None:

@@ -302,10 +302,11 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         table = Table(
             title="Rules retrieval benchmark",
             caption="recall: gold rules covered by constitution or shards; shards: by shards "
-            "only; tokens: policy tokens / whole file (mean, p95, max)",
+            "only; tokens: policy tokens / whole file (mean, p95, max); always: share of "
+            "always.json's rules the constitution holds",
         )
         table.add_column("file", overflow="fold", min_width=16)
-        for col in ("tasks", "recall", "shards", "tokens", "p95", "max", "rules"):
+        for col in ("tasks", "recall", "shards", "tokens", "p95", "max", "always", "rules"):
             table.add_column(col, justify="right", no_wrap=True, min_width=len(col))
         worst = result["worst_file"]
         for name, row in result["files"].items():
@@ -317,6 +318,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
                 f"{row['token_ratio']:.3f}",
                 f"{row['token_ratio_p95']:.3f}",
                 f"{row['token_ratio_max']:.3f}",
+                _share(row.get("always_coverage")),
                 str(row["rules"]),
             )
         o = result["overall"]
@@ -328,6 +330,11 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             f"[bold]{o['token_ratio']:.3f}[/bold]",
             f"{o['token_ratio_p95']:.3f}",
             f"{o['token_ratio_max']:.3f}",
+            _share(o.get("always_coverage")),
             "",
         )
         console.print(table)
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
