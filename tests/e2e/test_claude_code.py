@@ -281,6 +281,22 @@ def test_path_rules_arrive_with_a_file_once(installed: Path, session: Any) -> No
     assert "# Project rules for backend/app/invoices.py" in contexts[0]
 
 
+def test_rules_naming_a_commit_arrive_before_the_commit_runs(installed: Path, session: Any) -> None:
+    """The prompt does not say "commit", so the prompt hook gives no commit rules; the
+    model then commits: the PreToolUse hook hands over the rules that name committing,
+    and the model receives them with the tool's result (Claude Code 2.1.197 shows a
+    PreToolUse context as a system reminder there)."""
+    commit = {"command": 'git commit --dry-run -m "fix(invoices): round totals"'}
+    s = session(installed, calls_once("Committing.", "Bash", commit))
+    ok(s.prompt("Fix the rounding of invoice totals"))
+    requests = s.model.main_requests()
+    assert len(requests) >= 2, "the model was not asked again after its tool call"
+    given = hook_contexts(requests[1], "PreToolUse:Bash")
+    assert given, "no PreToolUse context reached the model"
+    assert "# Project rules for this `git commit`" in given[0]
+    assert "commit" in given[0].split("\n", 1)[1].lower()
+
+
 def test_a_command_a_rule_forbids_is_denied_before_it_runs(installed: Path, session: Any) -> None:
     """The model asks for ``pip install`` in ``backend/``, where ``backend/AGENTS.md`` says
     to add dependencies with ``uv add``: the PreToolUse hook denies the call and the model

@@ -271,6 +271,10 @@ def run(agent: str, event: str, raw: bytes) -> tuple[dict[str, Any], list[str]]:
         ]
     claude = to_claude(agent, event, payload)
     charter_event, name = EVENTS[agent][event]
+    if name == "PreToolUse":
+        # these agents' answers to a tool call carry a decision, never context: Charter
+        # must not mark rules as given there (see charter.rules.moments)
+        claude["charter_agent"] = agent
     retry = _retry_marker(agent, claude) if name in ("UserPromptSubmit", "Stop") else None
     if retry is not None and name == "UserPromptSubmit" and _is_retry(retry, claude["prompt"]):
         return {}, [f"agent-hook {agent} {event}: Charter's own correction, not a user prompt"]

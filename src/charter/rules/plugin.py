@@ -35,6 +35,11 @@ def charter_hook_handlers(hooks: HookSet) -> None:
 
         return path_rules(state, payload, notes)
 
+    def step(state: Any, payload: dict[str, Any], notes: list[str]) -> str | None:
+        from charter.rules.moments import step_rules
+
+        return step_rules(state, payload, notes)
+
     def fresh(state: Any, payload: dict[str, Any]) -> list[str]:
         from charter.rules.hooks import new_conversation
 
@@ -44,3 +49,4 @@ def charter_hook_handlers(hooks: HookSet) -> None:
     hooks.on_pinned(10)(pinned)
     hooks.on_context("user-prompt-submit")(context)
     hooks.on_context("post-tool-use")(touched)
+    hooks.on_context("pre-tool-use")(step)

@@ -95,6 +95,13 @@ class RulesSettings(Record):
         "(nested AGENTS.md, Cursor globs, `paths:`) not yet in the conversation arrive with "
         "the tool's result, up to about this many tokens (0 = off)",
     )
+    step_rules_max_tokens: int = Field(
+        default=400,
+        ge=0,
+        description="when the agent is about to commit, push, merge, rebase, tag or open a "
+        "pull request, the rules naming that step not yet in the conversation arrive "
+        "before the command runs, up to about this many tokens (0 = off)",
+    )
     max_rule_tokens: int = Field(
         default=28,
         ge=8,

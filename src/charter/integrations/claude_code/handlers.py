@@ -167,9 +167,27 @@ def dispatch(state: HookState, event: str, payload: dict[str, Any]) -> dict[str,
                 notes.append(_failed(f"{event} check", exc))
                 continue
         if answer:
-            output = answer
+            output = _with_context(answer, output)
             break
     return {"output": output, "notes": notes}
+
+
+def _with_context(answer: dict[str, Any], context: dict[str, Any] | None) -> dict[str, Any]:
+    """A decision (a PreToolUse deny or ask) keeps the context gathered for the same
+    event: rules recorded as given must reach the model, or they would be marked in the
+    conversation without ever being in it."""
+    if context is None:
+        return answer
+    given = context.get("hookSpecificOutput", {})
+    decided = answer.get("hookSpecificOutput")
+    text = given.get("additionalContext")
+    if not text or not isinstance(decided, dict):
+        return answer
+    if decided.get("hookEventName") != given.get("hookEventName"):
+        return answer
+    if decided.get("additionalContext"):
+        text = f"{decided['additionalContext']}\n\n{text}"
+    return {**answer, "hookSpecificOutput": {**decided, "additionalContext": text}}
 
 
 def _handler(event: str) -> Any:

@@ -1,0 +1,138 @@
+"""Rules that name a version-control step reach the agent when it is about to take it.
+
+Real ``charter hook pre-tool-use`` processes fed Claude Code's PreToolUse JSON for Bash
+commands, in a real git repository whose rule file mixes process rules (commits, pushes,
+pull requests) with code rules, compiled by the real CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import run_hook, write
+from tests.decisions_support import no_worker
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+RULES = """# Contributing
+
+## Code
+
+- Every money amount is an integer of cents.
+- Handlers validate input with the shared schema module.
+
+## Workflow
+
+- Write commit messages as Conventional Commits: `feat(invoices): add CSV export`.
+- Run `make lint` before committing.
+- Run `make test` before you push.
+- Never use `git push --force`.
+- Describe how you tested the change in the pull request.
+- Keep PRs under 400 changed lines.
+"""
+
+
+@pytest.fixture
+def project(repo: Path, run_charter: Run) -> Path:
+    no_worker(repo)
+    write(repo, "CLAUDE.md", RULES)
+    assert run_charter("compile", cwd=repo).returncode == 0
+    return repo
+
+
+def _bash(run_charter: Run, root: Path, command: str, call: str, session: str = "s1") -> Any:
+    done = run_hook(
+        run_charter,
+        root,
+        "PreToolUse",
+        session_id=session,
+        tool_name="Bash",
+        tool_use_id=call,
+        tool_input={"command": command},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "skipped" not in done.stderr, done.stderr
+    return json.loads(done.stdout)["hookSpecificOutput"] if done.stdout.strip() else None
+
+
+def test_a_commit_brings_the_rules_that_name_committing_once(
+    project: Path, run_charter: Run
+) -> None:
+    out = _bash(run_charter, project, 'git add -A && git commit -m "fix: round totals"', "t1")
+    assert out["hookEventName"] == "PreToolUse"
+    assert "permissionDecision" not in out or out["permissionDecision"] == "allow"
+    text = out["additionalContext"]
+    assert "# Project rules for this `git commit`" in text
+    assert "Conventional Commits" in text and "(L10)" in text
+    assert "`make lint` before committing" in text
+    assert "integer of cents" not in text and "before you push" not in text
+    # in the conversation now: the next commit adds nothing; a push adds the push rules
+    assert _bash(run_charter, project, "git commit --amend --no-edit", "t2") is None
+    push = _bash(run_charter, project, "git -C . push origin feature", "t3")["additionalContext"]
+    assert "`make test` before you push" in push and "Conventional Commits" not in push
+    # another conversation starts with none of them given
+    again = _bash(run_charter, project, "git commit -m x", "t4", session="s2")
+    assert "Conventional Commits" in again["additionalContext"]
+
+
+def test_a_pull_request_brings_its_rules_and_other_commands_bring_none(
+    project: Path, run_charter: Run
+) -> None:
+    for command in ("git status", "git log --oneline -5", "make test", "echo git commit"):
+        assert _bash(run_charter, project, command, f"q-{command}") is None, command
+    text = _bash(run_charter, project, "gh pr create --fill", "t1")["additionalContext"]
+    assert "pull request" in text and "Keep PRs under 400" in text
+    assert "Conventional Commits" not in text
+
+
+def test_a_denied_step_still_carries_its_rules(project: Path, run_charter: Run) -> None:
+    """The rule forbids ``git push --force``: the guardrail denies the command, and the
+    push rules marked as given arrive with the denial, not lost with the allowed answer."""
+    out = _bash(run_charter, project, "git push --force origin main", "t1")
+    assert out["permissionDecision"] == "deny"
+    assert "`make test` before you push" in out["additionalContext"]
+
+
+def test_step_rules_can_be_turned_off(project: Path, run_charter: Run) -> None:
+    no_worker(project, "[rules]\nstep_rules_max_tokens = 0\n")
+    assert _bash(run_charter, project, "git commit -m x", "t1") is None
+
+
+def test_steps_are_read_from_the_parsed_command() -> None:
+    from charter.rules.moments import steps_of
+
+    def names(*argvs: tuple[str | None, ...]) -> list[str]:
+        return [name for name, _ in steps_of(argvs)]
+
+    assert names(("git", "-C", "sub", "commit", "-m", "x")) == ["git commit"]
+    assert names(("/usr/bin/git", "-c", "user.name=a", "push")) == ["git push"]
+    assert names(("git", "status"), ("git", "diff")) == []
+    assert names(("gh", "pr", "create"), ("gh", "pr", "view")) == ["gh pr create"]
+    assert names(("git", "commit"), ("git", "commit", "--amend")) == ["git commit"]
+    assert names((None, "commit"), ("echo", "git", "commit")) == []
+
+
+def test_agents_whose_tool_answers_drop_context_get_no_step_rules(
+    project: Path, run_charter: Run
+) -> None:
+    """Codex, Cursor and Gemini CLI answer a tool call with a decision only: the rules
+    are not handed over there, so they are not marked as in the conversation either."""
+    done = run_hook(
+        run_charter,
+        project,
+        "PreToolUse",
+        session_id="s1",
+        tool_name="Bash",
+        tool_use_id="t1",
+        tool_input={"command": "git commit -m x"},
+        charter_agent="codex",
+    )
+    assert done.returncode == 0 and not done.stdout.strip(), done.stdout
+    later = _bash(run_charter, project, "git commit -m y", "t2")
+    assert "Conventional Commits" in later["additionalContext"]
