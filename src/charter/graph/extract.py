@@ -35,6 +35,7 @@ from charter.graph import (
     extract_rust,
     extract_scala,
     extract_sfc,
+    extract_solidity,
     extract_swift,
     extract_zig,
     frontend,
@@ -136,10 +137,10 @@ CLASS_TEST_STEM = re.compile(r".*[a-z0-9]Tests?")
 
 def is_test_path(path: str) -> bool:
     """Tests by the usual conventions: pytest, jest/vitest, ``__tests__`` folders, Go's
-    ``_test.go``, RSpec's and busted's ``_spec`` files, Flutter's ``integration_test/``,
-    Gradle and Kotlin Multiplatform test source sets (``src/commonTest/``), .NET test
-    projects (``Foo.Tests/``) and JVM/.NET/PHPUnit test classes (``FooTest.kt``,
-    ``FooTest.php``)."""
+    ``_test.go``, RSpec's and busted's ``_spec`` files, Foundry's ``.t.sol``, Flutter's
+    ``integration_test/``, Gradle and Kotlin Multiplatform test source sets
+    (``src/commonTest/``), .NET test projects (``Foo.Tests/``) and JVM/.NET/PHPUnit test
+    classes (``FooTest.kt``, ``FooTest.php``)."""
     cased = path.split("/")
     parts = path.lower().split("/")
     name = parts[-1]
@@ -158,6 +159,7 @@ def is_test_path(path: str) -> bool:
         or stem in ("test", "tests")  # a Django app's ``tests.py``, Rust's ``tests.rs``
         or name == "conftest.py"
         or any(_is_test_marker(part) for part in name.split(".")[1:-1])
+        or name.endswith(".t.sol")  # Foundry's tests (its scripts are ``.s.sol``)
         or (
             suffix in CLASS_NAMED_TESTS
             and bool(CLASS_TEST_STEM.fullmatch(cased[-1].split(".", 1)[0]))
@@ -246,6 +248,7 @@ _EXTRACTORS: dict[str, Callable[[bytes, str, str], dict[str, Any]]] = {
     "lua": lambda data, _lang, path: extract_lua.extract(data, path),
     "dart": lambda data, _lang, _path: extract_dart.extract(data),
     "hcl": lambda data, _lang, path: extract_hcl.extract(data, path),
+    "solidity": lambda data, _lang, _path: extract_solidity.extract(data),
 }
 
 
@@ -359,6 +362,8 @@ def extract_file(
         psr4 = _psr4(rel, text)
         if psr4:  # ``use`` statements of PHP files resolve to files through it
             record["psr4"] = psr4
+    # a Foundry project's remappings: how its Solidity imports name files
+    record.update(extract_solidity.project_settings(rel, text))
     if scrub is not None:  # symbols come from the bytes (names and lines only)
         text = scrub(text, rel, "prose" if language in ("markdown", "text") else "code")
     try:

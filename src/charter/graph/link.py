@@ -101,6 +101,7 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
         swift_modules,
         elixir_modules,
         dart_packages,
+        _solidity_projects(records),
     )
     dart_exports: dict[str, list[str]] = {}  # a Dart file → the files it re-exports or parts
     for rel, rec in sorted(records.items()):
@@ -111,13 +112,21 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                 if imp.get("kind") in ("export", "part")
                 for t in resolver.dart(rel, imp["module"])
             ]
+    # a Solidity file sees every name its imports see (``import "./A.sol"`` brings in
+    # what A.sol imported too): what it imports, then what those import, and so on
+    sol_imports = {
+        rel: [t for imp in rec.get("imports", []) for t in resolver.solidity(rel, imp["module"])]
+        for rel, rec in sorted(records.items())
+        if rec.get("language") == "solidity"
+    }
     defined: dict[str, list[str]] = defaultdict(list)  # name → symbol ids
     by_file: dict[str, dict[str, str]] = {}  # path → name → symbol id
     stems: dict[str, list[str]] = defaultdict(list)
     for rel, rec in records.items():
         src = node_id("source", rel)
         nodes[src] = _source_node(rel, rec)
-        if not rec.get("test"):
+        if not rec.get("test") and not rel.endswith(".s.sol"):  # a Foundry script is no
+            # code a test checks: ``Counter.t.sol`` tests ``Counter.sol``, not ``Counter.s.sol``
             stems[rel.rsplit("/", 1)[-1].split(".", 1)[0].lower()].append(rel)
         names: dict[str, str] = {}
         for sym in rec.get("symbols", []):
@@ -220,6 +229,8 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                 targets = resolver.elixir(imp["module"])
             elif lang == "lua":  # ``require("a.b")``: a module on ``package.path``
                 targets = resolver.lua(rel, imp["module"])
+            elif lang == "solidity":  # a path from the importer, or through remappings
+                targets = resolver.solidity(rel, imp["module"])
             elif lang == "hcl":  # a module's local ``source``: that folder's files
                 targets = resolver.hcl(rel, imp["module"])
                 # the arguments a module block passes set the called module's variables
@@ -249,7 +260,9 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                 for k in range(len(parts), 0, -1):
                     scopes.append(cs_names.get(".".join(parts[:k]), {}))
         elif lang == "dart":  # what it imports, and what those re-export (a library file)
-            scopes = [by_file.get(other, {}) for other in _dart_reexported(imported, dart_exports)]
+            scopes = [by_file.get(other, {}) for other in _reachable(imported, dart_exports)]
+        elif lang == "solidity":  # what it imports, and what those import
+            scopes = [by_file.get(other, {}) for other in _reachable(imported, sol_imports)]
         elif lang == "hcl":  # the folder's files (one Terraform module), then its imports
             scopes = [hcl_names[rel.rsplit("/", 1)[0] if "/" in rel else ""]]
             scopes += [by_file.get(other, {}) for other in imported]
@@ -294,9 +307,11 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
     return nodes, edges
 
 
-def _dart_reexported(imported: list[str], exports: dict[str, list[str]]) -> list[str]:
-    """The files a Dart file imports, then those they ``export`` or ``part`` in, and so on
-    (a package's library file re-exports its ``src/`` files), each once, nearest first."""
+def _reachable(imported: list[str], exports: dict[str, list[str]]) -> list[str]:
+    """The files a file imports, then those they pass on, and so on, each once, nearest
+    first: a Dart file's ``export``s and ``part``s (a package's library file re-exports
+    its ``src/`` files), every import of a Solidity file (its global names are all it
+    imported)."""
     seen = dict.fromkeys(imported)
     queue = list(imported)
     while queue and len(seen) < 500:
@@ -479,3 +494,19 @@ def _link_frontend(
             )
             edges.append(Edge(cid, bid, "styled_by"))
             edges.append(Edge(bid, node_id("token", token), "uses"))
+
+
+def _solidity_projects(
+    records: dict[str, dict[str, Any]],
+) -> dict[str, tuple[list[list[str]], list[str]]]:
+    """Each Solidity project's folder ("" at the root) → its remappings and library
+    folders: a Foundry project's ``foundry.toml`` and ``remappings.txt`` (merged), a
+    Hardhat project's folder (its ``hardhat.config.*``) with none of its own."""
+    projects: dict[str, tuple[list[list[str]], list[str]]] = {}
+    for rel, rec in sorted(records.items()):
+        folder, _, name = rel.rpartition("/")
+        if "sol_remappings" in rec or name.startswith("hardhat.config."):
+            remappings, libs = projects.setdefault(folder, ([], []))
+            remappings += [r for r in rec.get("sol_remappings", []) if r not in remappings]
+            libs += [d for d in rec.get("sol_libs", []) if d not in libs]
+    return projects

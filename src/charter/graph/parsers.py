@@ -2,7 +2,7 @@
 
 Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript, -go, -rust,
 -java, -kotlin, -ruby, -php, -c, -cpp, -objc, -c-sharp, -swift, -elixir, -scala, -zig,
--lua, -dart, -hcl)
+-lua, -dart, -hcl, -solidity)
 and load with no network, each only when a file of its language is first parsed.
 ``language_of`` maps a path to the grammar that parses it, or None for languages the
 graph keeps at file level.
@@ -60,13 +60,14 @@ _EXT = {
     ".dart": "dart",
     ".tf": "hcl",
     ".hcl": "hcl",
+    ".sol": "solidity",
 }
 
 
 def language_of(path: str) -> str | None:
     """python, javascript, typescript, tsx, go, rust, java, kotlin, ruby, php, c, cpp, objc,
-    csharp, swift, elixir, scala, zig, lua, dart, hcl (Terraform), or None (file level); a
-    ``.h`` header is ``c`` until its content says C++ or Objective-C."""
+    csharp, swift, elixir, scala, zig, lua, dart, hcl (Terraform), solidity, or None (file
+    level); a ``.h`` header is ``c`` until its content says C++ or Objective-C."""
     dot = path.rfind(".")
     return _EXT.get(path[dot:].lower()) if dot >= 0 else None
 
@@ -97,6 +98,7 @@ _GRAMMARS = {
     "lua": ("tree_sitter_lua", "language"),
     "dart": ("tree_sitter_dart", "language"),
     "hcl": ("tree_sitter_hcl", "language"),
+    "solidity": ("tree_sitter_solidity", "language"),
 }
 
 
@@ -109,7 +111,24 @@ def language(name: str) -> Language:
     import importlib
 
     module, function = _GRAMMARS[name]
-    return Language(getattr(importlib.import_module(module), function)())
+    handle = getattr(importlib.import_module(module), function)()
+    if isinstance(handle, int):
+        # tree-sitter-solidity's binding returns the language's address as an int, which
+        # py-tree-sitter deprecates (a warning now, an error later): the capsule the
+        # other grammars return holds the same static pointer
+        handle = _capsule(handle)
+    return Language(handle)
+
+
+def _capsule(address: int) -> object:
+    """A ``tree_sitter.Language`` capsule around a grammar's static language pointer."""
+    import ctypes
+
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype = ctypes.py_object
+    new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    capsule: object = new(address, b"tree_sitter.Language", None)
+    return capsule
 
 
 @cache

@@ -32,6 +32,14 @@ A Dart ``import 'package:acme/src/x.dart'`` names ``lib/src/x.dart`` under the
 A Terraform ``module`` block's local ``source = "./modules/vpc"`` names every ``.tf`` and
 ``.hcl`` file of that folder (a Terraform module is a folder), as does a Terragrunt
 ``terraform { source }`` or ``dependency { config_path }``.
+A Solidity import path starting with ``./`` or ``../`` is a path from the importer; any
+other goes through the remappings of the Foundry project holding the importer (its
+``remappings.txt`` and ``foundry.toml``, the longest matching context and prefix winning,
+as the compiler picks them), else is a path from that project's root, then under its
+library folders (``lib/``, ``node_modules/``, or ``foundry.toml``'s ``libs``, where
+Foundry remaps ``forge-std/`` to ``lib/forge-std/src/`` by itself), then under ``src/``;
+a remapped path or a package absent from the repository (a git submodule not checked
+out, an npm package) is a library, no file.
 """
 
 from __future__ import annotations
@@ -60,8 +68,12 @@ class Resolver:
         swift_modules: dict[str, list[str]] | None = None,
         elixir_modules: dict[str, list[str]] | None = None,
         dart_packages: dict[str, str] | None = None,
+        sol_projects: dict[str, tuple[list[list[str]], list[str]]] | None = None,
     ) -> None:
         self.files = set(files)
+        #: a Solidity project's folder ("" at the root) → its remappings as ``[context,
+        #: prefix, target]`` and its library folders, both relative to the repository
+        self.sol_projects = sol_projects or {}
         #: Dart package name (its pubspec's ``name:``) → the pubspec's folder ("" at root)
         self.dart_packages = dart_packages or {}
         #: Elixir module name → the files defining it
@@ -302,6 +314,30 @@ class Resolver:
                     return [candidate]
         return []
 
+    def solidity(self, importer: str, module: str) -> list[str]:
+        """The project file a Solidity ``import`` path names (empty for a library's)."""
+        module = module.replace("\\", "/")
+        if module.startswith(("./", "../")):
+            return self.relative(importer, module)
+        folders = importer.split("/")[:-1]
+        ancestors = ["/".join(folders[:i]) for i in range(len(folders), 0, -1)]
+        for root in [*(f for f in ancestors if f in self.sol_projects), ""]:
+            remappings, libs = self.sol_projects.get(root, ([], []))
+            remapped = _remap(importer, module, remappings)
+            if remapped is not None:  # the compiler reads that path, and only that one
+                return [remapped] if remapped in self.files else []
+            base = f"{root}/" if root else ""
+            first, _, rest = module.partition("/")
+            candidates = [f"{base}{module}"]
+            for lib in libs or [f"{base}lib", f"{base}node_modules"]:
+                candidates += [f"{lib}/{module}", f"{lib}/{first}/src/{rest}"]
+                candidates.append(f"{lib}/{first}/contracts/{rest}")
+            candidates.append(f"{base}src/{module}")
+            for candidate in candidates:
+                if posixpath.normpath(candidate) in self.files:
+                    return [posixpath.normpath(candidate)]
+        return []
+
     def relative(self, importer: str, module: str) -> list[str]:
         """The project file a path written from the importer's folder names (Zig's
         ``@import("page.zig")``)."""
@@ -336,3 +372,18 @@ class Resolver:
             target = "/".join(p for p in (folder, "lib", rest) if p)
             return [target] if target in self.files else []
         return self.relative(importer, module) if ":" not in module else []
+
+
+def _remap(importer: str, module: str, remappings: list[list[str]]) -> str | None:
+    """The path a Solidity import is remapped to, or None when no remapping applies: of
+    those whose context holds the importer and whose prefix starts the path, the longest
+    context wins, then the longest prefix."""
+    best: tuple[int, int, str] | None = None
+    for context, prefix, target in remappings:
+        if context and not importer.startswith(context):
+            continue
+        if module.startswith(prefix) and (best is None or (len(context), len(prefix)) > best[:2]):
+            rest = module[len(prefix) :]
+            joined = f"{target.rstrip('/')}/{rest}" if prefix.endswith("/") else target + rest
+            best = (len(context), len(prefix), posixpath.normpath(joined))
+    return best[2] if best is not None else None
