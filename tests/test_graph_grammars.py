@@ -47,6 +47,7 @@ def grammars_loaded_by_build(root: Path) -> list[str]:
         ("lua/finder/init.lua", "local M = {}\nreturn M\n", "tree_sitter_lua"),
         ("lib/main.dart", "void main() {}\n", "tree_sitter_dart"),
         ("infra/main.tf", 'resource "aws_s3_bucket" "logs" {}\n', "tree_sitter_hcl"),
+        ("src/Vault.sol", "contract Vault {}\n", "tree_sitter_solidity"),
     ],
 )
 def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(
@@ -74,6 +75,7 @@ def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(
         ("lua/finder", ".lua", "local M = {}\nfunction M.open(\nreturn M\n", "lua"),
         ("lib/src", ".dart", "class Broken { void f( { }\n", "dart"),
         ("modules/storage", ".tf", 'resource "aws_s3_bucket" "logs" {\n  bucket = \n', "hcl"),
+        ("src", ".sol", "contract Broken {\n  function f( {\n}\n", "solidity"),
     ],
 )
 def test_a_broken_empty_or_binary_source_keeps_the_build(
@@ -105,6 +107,7 @@ def _builders() -> list[tuple[str, Any, str]]:
     from tests.test_graph_php import make_php_project
     from tests.test_graph_ruby import make_ruby_project
     from tests.test_graph_scala import make_scala_project
+    from tests.test_graph_solidity import make_solidity_project
     from tests.test_graph_swift import make_swift_project
 
     return [
@@ -116,12 +119,14 @@ def _builders() -> list[tuple[str, Any, str]]:
         ("php", make_php_project, "App\\\\Models\\\\Account"),
         ("ruby", make_ruby_project, "Account::Syncer.perform_sync"),
         ("scala", make_scala_project, "Task.normalizedTitle"),
+        ("solidity", make_solidity_project, "FeeMath.applyFee"),
         ("swift", make_swift_project, "TodoItem.markDone"),
     ]
 
 
 @pytest.mark.parametrize(
-    "language", ["c", "dart", "elixir", "hcl", "lua", "php", "ruby", "scala", "swift"]
+    "language",
+    ["c", "dart", "elixir", "hcl", "lua", "php", "ruby", "scala", "solidity", "swift"],
 )
 def test_each_language_s_snapshot_is_byte_identical_across_fresh_builds(
     repo: Path, language: str
@@ -154,6 +159,7 @@ def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
     from tests import test_graph_hcl as tf
     from tests import test_graph_lua as lu
     from tests import test_graph_scala as sc
+    from tests import test_graph_solidity as so
     from tests import test_graph_swift as sw
     from tests.test_graph_csharp import make_csharp_project
     from tests.test_graph_zig import make_zig_project
@@ -195,6 +201,12 @@ def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
             "archiveTask should keep the title",
             "store/src/main/scala/com/acme/store/TaskStore.scala",
         ),
+        "solidity": (
+            so.make_solidity_project,
+            {"src/FeeReport.sol": so.FEE_REPORT_SOL},
+            "applyFee should round the fee up",
+            "src/libraries/FeeMath.sol",
+        ),
         "swift": (
             sw.make_swift_project,
             {"Sources/TodoKit/SyncQueue.swift": sw.SYNC_QUEUE},
@@ -211,7 +223,7 @@ def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
 
 
 @pytest.mark.parametrize(
-    "language", ["csharp", "dart", "elixir", "hcl", "lua", "scala", "swift", "zig"]
+    "language", ["csharp", "dart", "elixir", "hcl", "lua", "scala", "solidity", "swift", "zig"]
 )
 def test_task_context_names_the_file_defining_the_method_a_task_names(
     repo: Path, run_charter: Any, language: str

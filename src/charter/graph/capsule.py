@@ -34,6 +34,9 @@ _ENTRY_NAMES = (
     "main.cc",
     "main.cpp",
 )
+#: Foundry's scripts (``script/Deploy.s.sol``, run by ``forge script``): entry points,
+#: whose contracts are no part of the project's API
+_SCRIPT_SUFFIXES = (".s.sol",)
 
 
 def _module_map(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
@@ -61,12 +64,13 @@ def _module_map(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
             entry = packages.setdefault(
                 package, {"package": package, "entry_points": [], "public_symbols": []}
             )
-            if path.rsplit("/", 1)[-1] in _ENTRY_NAMES:
+            if path.rsplit("/", 1)[-1] in _ENTRY_NAMES or path.endswith(_SCRIPT_SUFFIXES):
                 entry["entry_points"].append(path)
         elif node["type"] == "symbol":
             attrs = node.get("attrs", {})
             if (
                 not attrs.get("exported")
+                or path.endswith(_SCRIPT_SUFFIXES)
                 or ("." in node["name"] and not _elixir_module(path, attrs))
                 or attrs.get("kind")
                 in (
