@@ -30,9 +30,10 @@ import tomllib
 from typing import Any
 
 from tree_sitter import Node as TsNode
+from tree_sitter import QueryCursor
 
 from charter.graph.parsers import node_text as _text
-from charter.graph.parsers import parser, symbol_entry, unique_symbols
+from charter.graph.parsers import parser, query, symbol_entry, unique_symbols
 
 _CONTAINERS = {
     "contract_declaration": "class",
@@ -154,66 +155,49 @@ class _Walker:
             self.add(node, name, f"{owner}.{name}", kind, _exported(node, container))
 
 
-def _callee(expression: TsNode | None) -> tuple[str, str]:
-    """The name a call's function expression calls and the CapWords object it is called
-    on, if any (``L.foo`` → foo, L; ``x.foo`` → foo; ``s.f{value: 1}`` → f)."""
-    node = expression
-    while node is not None and node.type in ("expression", "struct_expression"):
-        if node.type == "struct_expression":  # call options: ``s.f{value: 1}(…)``
-            node = node.child_by_field_name("type")
-        else:
-            node = node.named_children[0] if node.named_children else None
-    if node is None:
-        return "", ""
-    if node.type == "identifier":
-        return _text(node), ""
-    if node.type == "member_expression":
-        obj = node.child_by_field_name("object")
-        owner = _text(obj) if obj is not None and obj.type == "identifier" else ""
-        if owner in _BUILTIN_OBJECTS - {"this", "super"}:
-            return "", ""
-        return _text(node.child_by_field_name("property")), owner
-    return "", ""
+#: What a file calls and references, matched in C rather than walked node by node (a
+#: Foundry test file holds thousands of expressions): a call's name and the object it is
+#: called on, an event or error with its object, a modifier or base constructor, every
+#: identifier of a type written, and a member read off a name.
+_USES = """
+(call_expression function: (expression [
+  (identifier) @call
+  (member_expression object: (_) @object property: (identifier) @call)
+  (struct_expression type: (expression [
+    (identifier) @call
+    (member_expression object: (_) @object property: (identifier) @call)]))]))
+(emit_statement name: (expression [
+  (identifier) @ref
+  (member_expression object: (_) @object property: (identifier) @ref)]))
+(revert_statement error: (expression [
+  (identifier) @ref
+  (member_expression object: (_) @object property: (identifier) @ref)]))
+(modifier_invocation (identifier) @call)
+(user_defined_type (identifier) @ref)
+(type_alias (identifier) @ref)
+(member_expression object: (identifier) @owner property: (identifier) @member)
+"""
 
 
 def _uses(root: TsNode) -> tuple[set[str], set[str]]:
     """The names a file calls and the names it references (see the module's docstring)."""
     calls: set[str] = set()
     refs: set[str] = set()
-
-    def capwords(name: str) -> None:
-        if name[:1].isupper() and name not in _BUILTIN_OBJECTS:
-            refs.add(name)
-
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        kind = node.type
-        if kind == "call_expression":
-            function = node.child_by_field_name("function")
-            name, owner = _callee(function)
-            if name and name not in _BUILTIN_CALLS:
-                calls.add(name)
-            capwords(owner)
-        elif kind in ("emit_statement", "revert_statement"):
-            target = node.child_by_field_name("name" if kind == "emit_statement" else "error")
-            name, owner = _callee(target)
-            if name:
-                refs.add(name)
-            capwords(owner)
-        elif kind == "modifier_invocation":
-            for ident in node.named_children:
-                if ident.type == "identifier":
-                    calls.add(_text(ident))
-        elif kind in ("user_defined_type", "type_alias"):  # ``using L for T``'s L is an alias
-            refs.update(_text(c) for c in node.named_children if c.type == "identifier")
-        elif kind == "member_expression":
-            obj = node.child_by_field_name("object")
-            if obj is not None and obj.type == "identifier" and _text(obj)[:1].isupper():
-                capwords(_text(obj))
-                refs.add(_text(node.child_by_field_name("property")))
-        if not kind.startswith("yul_"):  # inline assembly names EVM opcodes, not code
-            stack.extend(node.named_children)
+    for _pattern, found in QueryCursor(query("solidity", _USES)).matches(root):
+        obj = found.get("object", [None])[0]
+        owner = _text(obj) if obj is not None and obj.type == "identifier" else ""
+        if owner in _BUILTIN_OBJECTS - {"this", "super"}:
+            continue  # ``abi.encode(…)``, ``msg.sender``: the language's own
+        if owner[:1].isupper():  # ``L.foo()``, ``emit Lib.Ev()``: the library named
+            refs.add(owner)
+        for node in found.get("call", []):
+            if _text(node) not in _BUILTIN_CALLS:
+                calls.add(_text(node))
+        refs.update(_text(node) for node in found.get("ref", []))
+        for node in found.get("owner", []):  # ``TickMath.MIN_TICK``: a CapWords name's member
+            if _text(node)[:1].isupper():
+                refs.add(_text(node))
+                refs.update(_text(m) for m in found.get("member", []))
     calls.discard("")
     refs.discard("")
     return calls, refs
