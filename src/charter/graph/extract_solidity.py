@@ -82,7 +82,7 @@ def _visibility(node: TsNode) -> str:
 def _exported(node: TsNode, container: str) -> bool:
     """Whether code outside the contract (and its heirs) may use a member (see the
     module's docstring: a library's ``internal`` functions are its API)."""
-    if node.type in ("modifier_definition",):
+    if node.type == "modifier_definition":
         return False  # a modifier is for the contract and its heirs only
     if node.type not in ("function_definition", "state_variable_declaration"):
         return True  # constructors, receive/fallback, events, errors, structs, enums
