@@ -76,6 +76,7 @@ def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(
         ("lib/src", ".dart", "class Broken { void f( { }\n", "dart"),
         ("modules/storage", ".tf", 'resource "aws_s3_bucket" "logs" {\n  bucket = \n', "hcl"),
         ("src", ".sol", "contract Broken {\n  function f( {\n}\n", "solidity"),
+        ("proto/acme/v1", ".proto", "package acme.v1;\nmessage Broken {\n  int32 x = \n", "proto"),
     ],
 )
 def test_a_broken_empty_or_binary_source_keeps_the_build(
@@ -105,6 +106,7 @@ def _builders() -> list[tuple[str, Any, str]]:
     from tests.test_graph_hcl import make_terraform_project
     from tests.test_graph_lua import make_lua_project
     from tests.test_graph_php import make_php_project
+    from tests.test_graph_proto import make_proto_project
     from tests.test_graph_ruby import make_ruby_project
     from tests.test_graph_scala import make_scala_project
     from tests.test_graph_solidity import make_solidity_project
@@ -117,6 +119,7 @@ def _builders() -> list[tuple[str, Any, str]]:
         ("hcl", make_terraform_project, "aws_s3_bucket.logs"),
         ("lua", make_lua_project, "Picker.refresh_results"),
         ("php", make_php_project, "App\\\\Models\\\\Account"),
+        ("proto", make_proto_project, "acme.jobs.v1.JobService.CreateJob"),
         ("ruby", make_ruby_project, "Account::Syncer.perform_sync"),
         ("scala", make_scala_project, "Task.normalizedTitle"),
         ("solidity", make_solidity_project, "FeeMath.applyFee"),
@@ -126,7 +129,7 @@ def _builders() -> list[tuple[str, Any, str]]:
 
 @pytest.mark.parametrize(
     "language",
-    ["c", "dart", "elixir", "hcl", "lua", "php", "ruby", "scala", "solidity", "swift"],
+    ["c", "dart", "elixir", "hcl", "lua", "php", "proto", "ruby", "scala", "solidity", "swift"],
 )
 def test_each_language_s_snapshot_is_byte_identical_across_fresh_builds(
     repo: Path, language: str
@@ -158,6 +161,7 @@ def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
     from tests import test_graph_elixir as ex
     from tests import test_graph_hcl as tf
     from tests import test_graph_lua as lu
+    from tests import test_graph_proto as pb
     from tests import test_graph_scala as sc
     from tests import test_graph_solidity as so
     from tests import test_graph_swift as sw
@@ -195,6 +199,12 @@ def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
             "refresh_results should keep the prompt",
             "lua/finder/picker.lua",
         ),
+        "proto": (
+            pb.make_proto_project,
+            {"proto/acme/jobs/v1/audit.proto": pb.AUDIT_PROTO},
+            "JobService.CreateJob should keep the retry of retried jobs",
+            "proto/acme/jobs/v1/jobs.proto",
+        ),
         "scala": (
             sc.make_scala_project,
             {"jobs/src/main/scala/com/acme/jobs/ArchiveJob.scala": sc.ARCHIVE_JOB},
@@ -223,7 +233,8 @@ def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
 
 
 @pytest.mark.parametrize(
-    "language", ["csharp", "dart", "elixir", "hcl", "lua", "scala", "solidity", "swift", "zig"]
+    "language",
+    ["csharp", "dart", "elixir", "hcl", "lua", "proto", "scala", "solidity", "swift", "zig"],
 )
 def test_task_context_names_the_file_defining_the_method_a_task_names(
     repo: Path, run_charter: Any, language: str

@@ -30,6 +30,7 @@ from charter.graph import (
     extract_jvm,
     extract_lua,
     extract_php,
+    extract_proto,
     extract_python,
     extract_ruby,
     extract_rust,
@@ -94,7 +95,6 @@ _TEXT_SUFFIXES = (
     ".groovy",
     ".gradle",
     ".kts",
-    ".proto",
     ".graphql",
     ".ps1",
     ".cmake",
@@ -249,6 +249,7 @@ _EXTRACTORS: dict[str, Callable[[bytes, str, str], dict[str, Any]]] = {
     "dart": lambda data, _lang, _path: extract_dart.extract(data),
     "hcl": lambda data, _lang, path: extract_hcl.extract(data, path),
     "solidity": lambda data, _lang, _path: extract_solidity.extract(data),
+    "proto": lambda data, _lang, _path: extract_proto.extract(data),
 }
 
 

@@ -13,6 +13,7 @@ from collections import defaultdict
 from typing import Any
 
 from charter.graph.extract import CLASS_NAMED_TESTS, CLASS_TEST_STEM
+from charter.graph.link_schema import schema_edges, schema_tables
 from charter.graph.model import Edge, Node, node_id
 from charter.graph.resolve import Resolver
 
@@ -172,6 +173,7 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
     cs_exposed = {
         rel: _csharp_exposed(rec) for rel, rec in records.items() if rec.get("language") == "csharp"
     }
+    schemas = schema_tables(records)  # proto names, qualified
     tails: dict[str, str] | None = None  # built when the first document is linked
     for rel, rec in records.items():
         src = node_id("source", rel)
@@ -238,6 +240,8 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                     for name in imp["names"]:
                         if name in by_file[target]:
                             edges.append(Edge(src, by_file[target][name], "references"))
+            elif lang == "proto":  # ``import "a/b.proto"``: beside it or under an include root
+                targets = resolver.proto(rel, imp["module"])
             else:
                 targets = resolver.js(rel, imp["module"])
             for target in targets:
@@ -285,6 +289,7 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                     target_id = defined[name][0]
                 if target_id and not target_id.startswith(f"sym:{rel}#"):
                     edges.append(Edge(src, target_id, relation))
+        edges += schema_edges(rel, rec, imported, schemas)
         if rec.get("test"):
             for target in imported:
                 if not records[target].get("test"):

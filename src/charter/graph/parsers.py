@@ -61,13 +61,15 @@ _EXT = {
     ".tf": "hcl",
     ".hcl": "hcl",
     ".sol": "solidity",
+    ".proto": "proto",  # no grammar wheel: read by the small reader of ``extract_proto``
 }
 
 
 def language_of(path: str) -> str | None:
     """python, javascript, typescript, tsx, go, rust, java, kotlin, ruby, php, c, cpp, objc,
-    csharp, swift, elixir, scala, zig, lua, dart, hcl (Terraform), solidity, or None (file
-    level); a ``.h`` header is ``c`` until its content says C++ or Objective-C."""
+    csharp, swift, elixir, scala, zig, lua, dart, hcl (Terraform), solidity, proto (read
+    without tree-sitter), or None (file level); a ``.h`` header is ``c`` until its content
+    says C++ or Objective-C."""
     dot = path.rfind(".")
     return _EXT.get(path[dot:].lower()) if dot >= 0 else None
 
@@ -102,8 +104,10 @@ _GRAMMARS = {
 }
 
 
+#: Languages read by a small reader of their own, not tree-sitter (no grammar wheel).
+READERS = frozenset(["proto"])
 #: Languages whose files get symbols (the others stay at file level).
-STRUCTURED = frozenset(_GRAMMARS)
+STRUCTURED = frozenset(_GRAMMARS) | READERS
 
 
 @cache

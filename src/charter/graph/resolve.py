@@ -40,6 +40,9 @@ library folders (``lib/``, ``node_modules/``, or ``foundry.toml``'s ``libs``, wh
 Foundry remaps ``forge-std/`` to ``lib/forge-std/src/`` by itself), then under ``src/``;
 a remapped path or a package absent from the repository (a git submodule not checked
 out, an npm package) is a library, no file.
+
+A Protocol Buffers ``import "a/b.proto"`` names the file beside the importer or the one
+whose path ends with it, nearest the importer.
 """
 
 from __future__ import annotations
@@ -90,6 +93,7 @@ class Resolver:
         self.go_modules = sorted((go_modules or {}).items(), key=lambda kv: (-len(kv[0]), kv[0]))
         self._go_dirs: dict[str, list[str]] | None = None
         self._hcl_dirs: dict[str, list[str]] | None = None
+        self._proto_tails: dict[str, list[str]] | None = None
         self._tails: dict[str, list[str]] | None = None
         self._js_tails: dict[str, list[str]] | None = None
         self.modules: dict[str, list[str]] = {}
@@ -337,6 +341,26 @@ class Resolver:
                 if posixpath.normpath(candidate) in self.files:
                     return [posixpath.normpath(candidate)]
         return []
+
+    def proto(self, importer: str, module: str) -> list[str]:
+        """The ``.proto`` file an ``import "a/b.proto"`` names: beside the importer, else
+        the project file whose path ends with it (under whatever include root the build
+        passes protoc: ``proto/``, ``api/``, ``src/main/proto/``, a repository's own root),
+        the one sharing most folders with the importer when several do (a vendored copy
+        elsewhere loses); a library's ``google/protobuf/…`` matches nothing here."""
+        module = posixpath.normpath(module)
+        beside = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
+        if beside in self.files:
+            return [beside]
+        if self._proto_tails is None:
+            self._proto_tails = {}
+            for path in sorted(self.files):
+                if path.endswith(".proto"):
+                    parts = path.split("/")
+                    for i in range(len(parts)):
+                        self._proto_tails.setdefault("/".join(parts[i:]), []).append(path)
+        hits = self._proto_tails.get(module, [])
+        return [self._nearest(importer, hits)] if hits else []
 
     def relative(self, importer: str, module: str) -> list[str]:
         """The project file a path written from the importer's folder names (Zig's
