@@ -48,6 +48,7 @@ def grammars_loaded_by_build(root: Path) -> list[str]:
         ("lib/main.dart", "void main() {}\n", "tree_sitter_dart"),
         ("infra/main.tf", 'resource "aws_s3_bucket" "logs" {}\n', "tree_sitter_hcl"),
         ("src/Vault.sol", "contract Vault {}\n", "tree_sitter_solidity"),
+        ("hack/build.sh", "build() {\n  go build ./...\n}\n", "tree_sitter_bash"),
     ],
 )
 def test_a_grammar_loads_only_when_a_file_of_its_language_is_parsed(
@@ -109,6 +110,7 @@ def _builders() -> list[tuple[str, Any, str]]:
     from tests.test_graph_proto import make_proto_project
     from tests.test_graph_ruby import make_ruby_project
     from tests.test_graph_scala import make_scala_project
+    from tests.test_graph_shell import make_shell_project
     from tests.test_graph_solidity import make_solidity_project
     from tests.test_graph_swift import make_swift_project
 
@@ -123,13 +125,27 @@ def _builders() -> list[tuple[str, Any, str]]:
         ("ruby", make_ruby_project, "Account::Syncer.perform_sync"),
         ("scala", make_scala_project, "Task.normalizedTitle"),
         ("solidity", make_solidity_project, "FeeMath.applyFee"),
+        ("shell", make_shell_project, "push_images"),
         ("swift", make_swift_project, "TodoItem.markDone"),
     ]
 
 
 @pytest.mark.parametrize(
     "language",
-    ["c", "dart", "elixir", "hcl", "lua", "php", "proto", "ruby", "scala", "solidity", "swift"],
+    [
+        "c",
+        "dart",
+        "elixir",
+        "hcl",
+        "lua",
+        "php",
+        "proto",
+        "ruby",
+        "scala",
+        "shell",
+        "solidity",
+        "swift",
+    ],
 )
 def test_each_language_s_snapshot_is_byte_identical_across_fresh_builds(
     repo: Path, language: str
@@ -163,6 +179,7 @@ def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
     from tests import test_graph_lua as lu
     from tests import test_graph_proto as pb
     from tests import test_graph_scala as sc
+    from tests import test_graph_shell as sh
     from tests import test_graph_solidity as so
     from tests import test_graph_swift as sw
     from tests.test_graph_csharp import make_csharp_project
@@ -217,6 +234,12 @@ def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
             "applyFee should round the fee up",
             "src/libraries/FeeMath.sol",
         ),
+        "shell": (
+            sh.make_shell_project,
+            {"scripts/publish.sh": sh.PUBLISH_SH},
+            "push_images should not docker push on a dry run",
+            "scripts/release.sh",
+        ),
         "swift": (
             sw.make_swift_project,
             {"Sources/TodoKit/SyncQueue.swift": sw.SYNC_QUEUE},
@@ -234,7 +257,19 @@ def _ranking_cases() -> dict[str, tuple[Any, dict[str, str], str, str]]:
 
 @pytest.mark.parametrize(
     "language",
-    ["csharp", "dart", "elixir", "hcl", "lua", "proto", "scala", "solidity", "swift", "zig"],
+    [
+        "csharp",
+        "dart",
+        "elixir",
+        "hcl",
+        "lua",
+        "proto",
+        "scala",
+        "shell",
+        "solidity",
+        "swift",
+        "zig",
+    ],
 )
 def test_task_context_names_the_file_defining_the_method_a_task_names(
     repo: Path, run_charter: Any, language: str

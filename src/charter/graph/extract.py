@@ -36,6 +36,7 @@ from charter.graph import (
     extract_rust,
     extract_scala,
     extract_sfc,
+    extract_shell,
     extract_solidity,
     extract_swift,
     extract_zig,
@@ -63,7 +64,6 @@ _TEXT_SUFFIXES = (
     ".cfg",
     ".ini",
     ".sql",
-    ".sh",
     ".rb",
     ".ino",
     *BUILD_AND_INTERFACES,
@@ -250,6 +250,7 @@ _EXTRACTORS: dict[str, Callable[[bytes, str, str], dict[str, Any]]] = {
     "hcl": lambda data, _lang, path: extract_hcl.extract(data, path),
     "solidity": lambda data, _lang, _path: extract_solidity.extract(data),
     "proto": lambda data, _lang, _path: extract_proto.extract(data),
+    "shell": lambda data, _lang, _path: extract_shell.extract(data),
 }
 
 

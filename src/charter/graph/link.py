@@ -120,6 +120,16 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
         for rel, rec in sorted(records.items())
         if rec.get("language") == "solidity"
     }
+    # a shell script → the files it sources (its functions are theirs too)
+    shell_sourced: dict[str, list[str]] = {}
+    for rel, rec in sorted(records.items()):
+        if rec.get("language") == "shell":
+            shell_sourced[rel] = [
+                t
+                for imp in rec.get("imports", [])
+                if imp.get("kind") == "source"
+                for t in resolver.shell(rel, imp["module"])
+            ]
     defined: dict[str, list[str]] = defaultdict(list)  # name → symbol ids
     by_file: dict[str, dict[str, str]] = {}  # path → name → symbol id
     stems: dict[str, list[str]] = defaultdict(list)
@@ -242,6 +252,14 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                             edges.append(Edge(src, by_file[target][name], "references"))
             elif lang == "proto":  # ``import "a/b.proto"``: beside it or under an include root
                 targets = resolver.proto(rel, imp["module"])
+            elif lang == "shell":  # a sourced file, or a script run: a call of that file
+                targets = resolver.shell(rel, imp["module"])
+                if imp.get("kind") == "run":
+                    for target in targets if targets != [rel] else []:
+                        edges.append(Edge(src, node_id("source", target), "calls"))
+                        if rec.get("test") and not records[target].get("test"):
+                            edges.append(Edge(src, node_id("source", target), "tests"))
+                    continue
             else:
                 targets = resolver.js(rel, imp["module"])
             for target in targets:
@@ -270,6 +288,8 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
         elif lang == "hcl":  # the folder's files (one Terraform module), then its imports
             scopes = [hcl_names[rel.rsplit("/", 1)[0] if "/" in rel else ""]]
             scopes += [by_file.get(other, {}) for other in imported]
+        elif lang == "shell":  # what it sources, and what those source in turn
+            scopes = [by_file.get(other, {}) for other in _reachable(imported, shell_sourced)]
         elif lang == "swift":  # the file's own module first, then what it imports
             scopes = [swift_names[swift_module(rel)[0]]]
             scopes += [by_file.get(other, {}) for other in imported]
@@ -316,7 +336,7 @@ def _reachable(imported: list[str], exports: dict[str, list[str]]) -> list[str]:
     """The files a file imports, then those they pass on, and so on, each once, nearest
     first: a Dart file's ``export``s and ``part``s (a package's library file re-exports
     its ``src/`` files), every import of a Solidity file (its global names are all it
-    imported)."""
+    imported), the files a shell script sources and those they source."""
     seen = dict.fromkeys(imported)
     queue = list(imported)
     while queue and len(seen) < 500:

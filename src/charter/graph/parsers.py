@@ -2,7 +2,7 @@
 
 Grammars come from PyPI wheels (tree-sitter-python, -javascript, -typescript, -go, -rust,
 -java, -kotlin, -ruby, -php, -c, -cpp, -objc, -c-sharp, -swift, -elixir, -scala, -zig,
--lua, -dart, -hcl, -solidity)
+-lua, -dart, -hcl, -solidity, -bash)
 and load with no network, each only when a file of its language is first parsed.
 ``language_of`` maps a path to the grammar that parses it, or None for languages the
 graph keeps at file level.
@@ -62,13 +62,16 @@ _EXT = {
     ".hcl": "hcl",
     ".sol": "solidity",
     ".proto": "proto",  # no grammar wheel: read by the small reader of ``extract_proto``
+    ".sh": "shell",
+    ".bash": "shell",
+    ".zsh": "shell",
 }
 
 
 def language_of(path: str) -> str | None:
     """python, javascript, typescript, tsx, go, rust, java, kotlin, ruby, php, c, cpp, objc,
     csharp, swift, elixir, scala, zig, lua, dart, hcl (Terraform), solidity, proto (read
-    without tree-sitter), or None (file level); a ``.h`` header is ``c`` until its content
+    without tree-sitter), shell, or None (file level); a ``.h`` header is ``c`` until its content
     says C++ or Objective-C."""
     dot = path.rfind(".")
     return _EXT.get(path[dot:].lower()) if dot >= 0 else None
@@ -101,6 +104,7 @@ _GRAMMARS = {
     "dart": ("tree_sitter_dart", "language"),
     "hcl": ("tree_sitter_hcl", "language"),
     "solidity": ("tree_sitter_solidity", "language"),
+    "shell": ("tree_sitter_bash", "language"),
 }
 
 

@@ -43,6 +43,13 @@ out, an npm package) is a library, no file.
 
 A Protocol Buffers ``import "a/b.proto"`` names the file beside the importer or the one
 whose path ends with it, nearest the importer.
+
+A shell script's ``source``d or run path (``extract_shell``'s markers) names a file from
+the script's folder (``<here>/lib.sh``), from the root (``<root>/hack/x.sh``), a literal
+relative path from the script's folder or else the root (scripts run from the root), and
+a path behind an unknown prefix (``$HOME/x``, ``${SRC}/lib/a.sh``) the project file whose
+path ends with what follows it, the one sharing most folders with the script when several
+do.
 """
 
 from __future__ import annotations
@@ -94,6 +101,7 @@ class Resolver:
         self._go_dirs: dict[str, list[str]] | None = None
         self._hcl_dirs: dict[str, list[str]] | None = None
         self._proto_tails: dict[str, list[str]] | None = None
+        self._all_tails: dict[str, list[str]] | None = None
         self._tails: dict[str, list[str]] | None = None
         self._js_tails: dict[str, list[str]] | None = None
         self.modules: dict[str, list[str]] = {}
@@ -383,6 +391,37 @@ class Resolver:
                     parent = path.rsplit("/", 1)[0] if "/" in path else ""
                     self._hcl_dirs.setdefault(parent, []).append(path)
         return list(self._hcl_dirs.get("" if folder == "." else folder, []))
+
+    def shell(self, importer: str, module: str) -> list[str]:
+        """The project file a shell script sources or runs (empty when it is outside the
+        project or unknown: ``/etc/os-release``, ``$HOME/.profile`` with no such file)."""
+        folder = posixpath.dirname(importer)
+        tail = ""
+        if "<?>" in module:
+            tail = module.rsplit("<?>", 1)[1].strip("/")
+            candidates = [posixpath.join(folder, tail)]
+        elif module.startswith("<here>"):
+            candidates = [folder + module.removeprefix("<here>")]
+        elif module.startswith("<root>"):
+            candidates = [module.removeprefix("<root>")]
+        elif module.startswith(("/", "~", "<")):
+            return []
+        else:
+            candidates = [posixpath.join(folder, module), module]
+        for candidate in candidates:
+            path = posixpath.normpath(candidate.lstrip("/") or ".")
+            if not path.startswith("../") and path in self.files:
+                return [path]
+        if not tail or tail.startswith("../"):
+            return []
+        if self._all_tails is None:
+            self._all_tails = {}
+            for path in sorted(self.files):
+                parts = path.split("/")
+                for i in range(len(parts)):
+                    self._all_tails.setdefault("/".join(parts[i:]), []).append(path)
+        hits = self._all_tails.get(posixpath.normpath(tail), [])
+        return [self._nearest(importer, hits)] if hits else []
 
     def dart(self, importer: str, module: str) -> list[str]:
         """The project file a Dart ``import``/``export``/``part`` URI names: a path from
