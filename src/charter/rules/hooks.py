@@ -268,11 +268,7 @@ def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> s
     is one, else from the compiled state on disk; nothing is compiled here (the prompt
     hook does that), so a tool call never waits for the embedding model.
     """
-    from charter.rules.injected import take
-    from charter.rules.render import file_header, render_grouped, render_rule_line
     from charter.rules.scopes import scope_matches
-    from charter.rules.stored import load_rules
-    from charter.tokens import estimate_tokens
 
     settings = state.project.settings.rules
     if settings.path_rules_max_tokens <= 0:
@@ -280,31 +276,75 @@ def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> s
     rels = touched_files(payload, state.root)
     if not rels:
         return None
-    warm = state.cache.get(CACHE_KEY)
-    if warm is not None:
-        rules, pinned = warm.compiled.rules, set(warm.compiled.constitution.rule_ids)
-        shown: dict[str, str] = warm.lines  # exactly as the prompt hook shows them
-        briefs: dict[str, str] = {}
-    else:
-        stored = load_rules(state.project)
-        if stored is None:
-            return None
-        rules, pinned = stored.rules, set(stored.constitution_ids)
-        shown, briefs = {}, stored.briefs
+    found = rules_at_hand(state)
+    if found is None:
+        return None
+    rules, pinned = found[0], found[1]
     matched = [
         r for r in rules if r.scopes and r.id not in pinned and scope_matches(r.scopes, rels)
     ]
+    scoped = "this path" if len(rels) == 1 else "these paths"
+    title = f"# Project rules for {', '.join(rels)} (Charter; rules scoped to {scoped})"
+    return hand_over(
+        state,
+        payload,
+        matched,
+        found,
+        title=title,
+        budget=settings.path_rules_max_tokens,
+        more="scoped to this path",
+    )
+
+
+def rules_at_hand(
+    state: HookState,
+) -> tuple[list[Rule], set[str], dict[str, str], dict[str, str]] | None:
+    """The compiled rules for a tool-time hook without compiling: (rules, constitution
+    ids, lines as the prompt hook shows them, brief lines) from the warm retriever when
+    there is one, else from the compiled state on disk (None when nothing is compiled),
+    so a tool call never waits for the embedding model."""
+    from charter.rules.stored import load_rules
+
+    warm = state.cache.get(CACHE_KEY)
+    if warm is not None:
+        return warm.compiled.rules, set(warm.compiled.constitution.rule_ids), warm.lines, {}
+    stored = load_rules(state.project)
+    if stored is None:
+        return None
+    return stored.rules, set(stored.constitution_ids), {}, stored.briefs
+
+
+def hand_over(
+    state: HookState,
+    payload: dict[str, Any],
+    matched: list[Rule],
+    found: tuple[list[Rule], set[str], dict[str, str], dict[str, str]],
+    *,
+    title: str,
+    budget: int,
+    more: str,
+) -> str | None:
+    """``matched`` rules not yet in the conversation, in their files' order, grouped and
+    cited like the prompt's rules, within ``budget`` tokens and Claude Code's limit on
+    one context, recorded as given under this tool call (see :func:`take`); None when
+    none is new. ``more`` says what the held-back rules have in common."""
+    from charter.rules.injected import take
+    from charter.rules.render import file_header, render_grouped, render_rule_line
+    from charter.tokens import estimate_tokens
+
     if not matched:
         return None
-    matched.sort(key=lambda r: (r.source.path, r.source.line_start, r.source.line_end, r.id))
+    settings = state.project.settings.rules
+    _, _, shown, briefs = found
+    matched = sorted(
+        matched, key=lambda r: (r.source.path, r.source.line_start, r.source.line_end, r.id)
+    )
     inline = settings.citation_style == "inline"
     lines = {
         r.id: shown.get(r.id)
         or render_rule_line(r, settings.max_rule_tokens, inline=inline, brief=briefs.get(r.id))
         for r in matched
     }
-    scoped = "this path" if len(rels) == 1 else "these paths"
-    title = f"# Project rules for {', '.join(rels)} (Charter; rules scoped to {scoped})"
     room = HOOK_CONTEXT_LIMIT - len(title) - 200  # what Claude Code shows of one context
     fits: list[Rule] = []
     seen_paths: set[str] = set()
@@ -327,7 +367,7 @@ def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> s
         str(payload.get("session_id") or ""),
         [r.id for r in fits],
         costs=costs,
-        budget=settings.path_rules_max_tokens,
+        budget=budget,
         event=f"tool:{payload.get('tool_use_id') or ''}",
     )
     if not taken.fresh:
@@ -335,5 +375,5 @@ def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> s
     fresh = set(taken.fresh)
     body = render_grouped((r for r in fits if r.id in fresh), lambda r: lines[r.id], inline=inline)
     held = taken.held + len(matched) - len(fits)
-    more = f"\n({held} more rules scoped to this path: rules_for_task lists them.)" if held else ""
-    return title + "\n" + body + more
+    tail = f"\n({held} more rules {more}: rules_for_task lists them.)" if held else ""
+    return title + "\n" + body + tail

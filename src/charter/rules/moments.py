@@ -117,63 +117,18 @@ def step_rules(state: Any, payload: dict[str, Any], notes: list[str]) -> str | N
     steps = steps_of(argv for argv, _ in analyse(command, cwd, home, check_dirs=False).commands)
     if not steps:
         return None
-    from charter.rules.hooks import CACHE_KEY, HOOK_CONTEXT_LIMIT
-    from charter.rules.injected import take
-    from charter.rules.render import file_header, render_grouped, render_rule_line
-    from charter.rules.stored import load_rules
-    from charter.tokens import estimate_tokens
+    from charter.rules.hooks import hand_over, rules_at_hand
 
-    warm = state.cache.get(CACHE_KEY)
-    if warm is not None:
-        rules, pinned = warm.compiled.rules, set(warm.compiled.constitution.rule_ids)
-        shown: dict[str, str] = warm.lines
-        briefs: dict[str, str] = {}
-    else:
-        stored = load_rules(state.project)
-        if stored is None:
-            return None
-        rules, pinned = stored.rules, set(stored.constitution_ids)
-        shown, briefs = {}, stored.briefs
-    matched = rules_for_steps(rules, steps, pinned)
-    if not matched:
+    found = rules_at_hand(state)
+    if found is None:
         return None
-    inline = settings.citation_style == "inline"
-    lines = {
-        r.id: shown.get(r.id)
-        or render_rule_line(r, settings.max_rule_tokens, inline=inline, brief=briefs.get(r.id))
-        for r in matched
-    }
     named = ", ".join(f"`{name}`" for name, _ in steps)
-    title = f"# Project rules for this {named} (Charter; rules that name the step)"
-    room = HOOK_CONTEXT_LIMIT - len(title) - 200
-    fits: list[Rule] = []
-    seen_paths: set[str] = set()
-    for rule in matched:
-        size = len(lines[rule.id]) + 1
-        if not inline and rule.source.path not in seen_paths:
-            size += len(file_header(rule.source.path)) + 1
-        if size > room:
-            break
-        fits.append(rule)
-        seen_paths.add(rule.source.path)
-        room -= size
-    costs = {r.id: estimate_tokens(lines[r.id]) + 1 for r in fits}
-    if not inline:
-        for path in {r.source.path for r in fits}:
-            first = next(r for r in fits if r.source.path == path)
-            costs[first.id] += estimate_tokens(file_header(path)) + 1
-    taken = take(
-        state.project.state_dir,
-        str(payload.get("session_id") or ""),
-        [r.id for r in fits],
-        costs=costs,
+    return hand_over(
+        state,
+        payload,
+        rules_for_steps(found[0], steps, found[1]),
+        found,
+        title=f"# Project rules for this {named} (Charter; rules that name the step)",
         budget=settings.step_rules_max_tokens,
-        event=f"tool:{payload.get('tool_use_id') or ''}",
+        more="name this step",
     )
-    if not taken.fresh:
-        return None
-    fresh = set(taken.fresh)
-    body = render_grouped((r for r in fits if r.id in fresh), lambda r: lines[r.id], inline=inline)
-    held = taken.held + len(matched) - len(fits)
-    more = f"\n({held} more rules name this step: rules_for_task lists them.)" if held else ""
-    return title + "\n" + body + more
