@@ -100,9 +100,7 @@ class Resolver:
         self.go_modules = sorted((go_modules or {}).items(), key=lambda kv: (-len(kv[0]), kv[0]))
         self._go_dirs: dict[str, list[str]] | None = None
         self._hcl_dirs: dict[str, list[str]] | None = None
-        self._proto_tails: dict[str, list[str]] | None = None
-        self._all_tails: dict[str, list[str]] | None = None
-        self._tails: dict[str, list[str]] | None = None
+        self._tail_indexes: dict[tuple[str, ...], dict[str, list[str]]] = {}
         self._js_tails: dict[str, list[str]] | None = None
         self.modules: dict[str, list[str]] = {}
         for path in sorted(self.files):
@@ -176,6 +174,23 @@ class Resolver:
         if module.startswith(("@/", "~/")):  # an alias to a root of the build's own choosing
             return self._js_tail(importer, module[2:])
         return []
+
+    def _tail_index(self, suffixes: tuple[str, ...]) -> dict[str, list[str]]:
+        """Every path tail (``b/c.h``, ``c.h`` of ``a/b/c.h``) → the project files with
+        one of ``suffixes`` (every file for ``()``) that end with it, in path order; built
+        once per kind, on first use: includes, proto imports and shell paths behind an
+        unknown prefix name a file by how its path ends."""
+        index = self._tail_indexes.get(suffixes)
+        if index is None:
+            index = {}
+            for path in sorted(self.files):
+                if suffixes and not path.endswith(suffixes):
+                    continue
+                parts = path.split("/")
+                for i in range(len(parts)):
+                    index.setdefault("/".join(parts[i:]), []).append(path)
+            self._tail_indexes[suffixes] = index
+        return index
 
     def _js_tail(self, importer: str, rest: str) -> list[str]:
         """The script file whose path ends with ``rest`` (with or without its suffix, or
@@ -275,14 +290,7 @@ class Resolver:
             beside = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
             if beside in self.files:
                 return [beside]
-        if self._tails is None:
-            self._tails = {}
-            for path in sorted(self.files):
-                if path.endswith(_C_HEADERS):
-                    parts = path.split("/")
-                    for i in range(len(parts)):
-                        self._tails.setdefault("/".join(parts[i:]), []).append(path)
-        hits = self._tails.get(module, [])
+        hits = self._tail_index(_C_HEADERS).get(module, [])
         if len(hits) <= 1:
             return list(hits)
         return [self._nearest(importer, hits)]
@@ -360,14 +368,7 @@ class Resolver:
         beside = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
         if beside in self.files:
             return [beside]
-        if self._proto_tails is None:
-            self._proto_tails = {}
-            for path in sorted(self.files):
-                if path.endswith(".proto"):
-                    parts = path.split("/")
-                    for i in range(len(parts)):
-                        self._proto_tails.setdefault("/".join(parts[i:]), []).append(path)
-        hits = self._proto_tails.get(module, [])
+        hits = self._tail_index((".proto",)).get(module, [])
         return [self._nearest(importer, hits)] if hits else []
 
     def relative(self, importer: str, module: str) -> list[str]:
@@ -414,13 +415,7 @@ class Resolver:
                 return [path]
         if not tail or tail.startswith("../"):
             return []
-        if self._all_tails is None:
-            self._all_tails = {}
-            for path in sorted(self.files):
-                parts = path.split("/")
-                for i in range(len(parts)):
-                    self._all_tails.setdefault("/".join(parts[i:]), []).append(path)
-        hits = self._all_tails.get(posixpath.normpath(tail), [])
+        hits = self._tail_index(()).get(posixpath.normpath(tail), [])
         return [self._nearest(importer, hits)] if hits else []
 
     def dart(self, importer: str, module: str) -> list[str]:
