@@ -151,6 +151,31 @@ def test_eval_rules_reports_how_much_of_the_always_rules_the_core_holds(
     human = run_charter("eval", "rules", "--data", str(data), cwd=repo)
     assert human.returncode == 0, human.stderr
     assert "always" in human.stdout and "0.500" in human.stdout
+    # what the moments hand over besides (the first source file, a commit): never less
+    for name in ("svc/CLAUDE.md", "app/AGENTS.md"):
+        assert rows[name]["moment_coverage"] >= rows[name]["always_coverage"], name
+    # a file of every-line rules under no always heading: the core holds none of them,
+    # the first source file brings them
+    style = "# Style\n\n- Indent with tabs, never spaces.\n- Name variables in snake_case.\n"
+    style += "\n## Invoices\n\n- Credit notes reference the invoice they correct.\n"
+    write(data, "style/CLAUDE.md", style)
+    gold = [_gold(style, "tabs"), _gold(style, "snake_case")]
+    write(data, "style/always.json", json.dumps({"file": "style", "always": gold}))
+    with (data / "tasks.jsonl").open("a") as tasks:
+        task = {"id": "style-01", "file": "style/CLAUDE.md", "task": "add a credit note"}
+        tasks.write(json.dumps(task | {"relevant": [_gold(style, "Credit")]}) + "\n")
+    out = json.loads(run_charter("eval", "rules", "--data", str(data), "--json", cwd=repo).stdout)
+    row = out["files"]["style/CLAUDE.md"]
+    assert row["always_coverage"] == 0.0 and row["moment_coverage"] == 1.0
+    assert 0 < row["moment_tokens"] <= 300
+    # with the moments off they hand over nothing
+    (repo / "charter.toml").write_text(
+        "[rules]\ncode_rules_max_tokens = 0\nstep_rules_max_tokens = 0\n"
+    )
+    off = json.loads(run_charter("eval", "rules", "--data", str(data), "--json", cwd=repo).stdout)
+    assert off["overall"]["moment_coverage"] == off["overall"]["always_coverage"]
+    assert off["files"]["style/CLAUDE.md"]["moment_coverage"] == 0.0
+    assert all(f["moment_tokens"] == 0 for f in off["files"].values())
 
 
 def test_eval_drift_per_scenario_table_and_worst(run_charter, tmp_path: Path) -> None:

@@ -46,8 +46,14 @@ def project(repo: Path, run_charter: Run) -> Path:
     return repo
 
 
+#: the rules that apply to every change join the first source file's context
+#: (tests/test_code_rules.py); this file is about the path-scoped ones
+EVERY_CHANGE = "# Project rules for every change"
+
+
 def _touch(run_charter: Run, root: Path, tool: str, path: str, call: str, **extra: Any) -> str:
-    """The context PostToolUse gives for ``tool`` on ``path`` ("" for none)."""
+    """The path-scoped part of the context PostToolUse gives for ``tool`` on ``path`` ("" for
+    none)."""
     done = run_hook(
         run_charter,
         root,
@@ -63,7 +69,7 @@ def _touch(run_charter: Run, root: Path, tool: str, path: str, call: str, **extr
         return ""
     out = json.loads(done.stdout)["hookSpecificOutput"]
     assert out["hookEventName"] == "PostToolUse"
-    return str(out["additionalContext"])
+    return str(out["additionalContext"]).split(EVERY_CHANGE, 1)[0].rstrip("\n")
 
 
 def test_a_read_below_a_nested_agents_md_brings_its_rules_once(

@@ -257,7 +257,8 @@ def test_stop_blocked_on_drift(installed: Path, session: Any) -> None:
 def test_path_rules_arrive_with_a_file_once(installed: Path, session: Any) -> None:
     """The agent reads a file below ``backend/``: the rules of ``backend/AGENTS.md`` reach
     the model with the tool's result (managed rules keep Claude Code from loading rule
-    files itself); a second file there adds none of them again."""
+    files itself), and with them the rules that apply to every change; a second file there
+    adds none of them again."""
     reads = iter(["backend/app/invoices.py", "backend/app/main.py"])
 
     def read_a_file(body: dict[str, Any]) -> Reply | None:
@@ -279,6 +280,10 @@ def test_path_rules_arrive_with_a_file_once(installed: Path, session: Any) -> No
     first_read = next(r for r in requests if hook_contexts(r, "PostToolUse:Read"))
     contexts = hook_contexts(first_read, "PostToolUse:Read")
     assert "# Project rules for backend/app/invoices.py" in contexts[0]
+    # the rules that apply to every change came with the first source file, once
+    assert "# Project rules for every change" in contexts[0]
+    every = [c for c in hook_contexts(requests[-1], "PostToolUse:Read") if "every change" in c]
+    assert len(every) == 1, "the every-change rules were given twice"
 
 
 def test_rules_naming_a_commit_arrive_before_the_commit_runs(installed: Path, session: Any) -> None:

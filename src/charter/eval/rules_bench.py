@@ -21,10 +21,10 @@ from charter.config import Project, Settings
 from charter.embed.registry import rules_embedder_for
 from charter.errors import CharterError
 from charter.fileio import iter_jsonl, read_text
-from charter.rules.compiler import compile_rules
+from charter.rules.compiler import CompiledRules, compile_rules
 from charter.rules.model import Rule
 from charter.rules.retrieve import Retriever
-from charter.tokens import count_tokens
+from charter.tokens import count_tokens, estimate_tokens
 
 
 def _covers(rules: list[Rule], path: str, line: int) -> bool:
@@ -75,11 +75,15 @@ def evaluate_rules(
             whole = count_tokens(read_text(path, what="rule file"))
             rel = project.rel(path)
             always_path = path.parent / "always.json"
-            always_cov = None
+            always_cov = moment_cov = None
+            handed, handed_tokens = at_moments(compiled, settings)
             if always_path.is_file():
                 always = json.loads(always_path.read_text())["always"]
                 hit = [_gold_found(retriever.constitution_rules, rel, g) for g in always]
                 always_cov = sum(hit) / len(hit) if hit else None
+                held = retriever.constitution_rules + handed
+                moment_hit = [_gold_found(held, rel, g) for g in always]
+                moment_cov = sum(moment_hit) / len(moment_hit) if moment_hit else None
             rows = []
             for task in by_file[rel_file]:
                 result = retriever.retrieve(task["task"], task.get("files"))
@@ -105,6 +109,8 @@ def evaluate_rules(
                 "constitution_rules": len(retriever.constitution_rules),
                 "rules": len(compiled.rules),
                 "always_coverage": always_cov,
+                "moment_coverage": moment_cov,
+                "moment_tokens": handed_tokens,
             }
             all_rows.extend(rows)
     table = per_file_table(per_file)
@@ -113,6 +119,15 @@ def evaluate_rules(
     # the benchmark's second figure: how much of each file's always-rules (process and
     # safety invariants, labelled once per file in always.json) the always-loaded core holds
     overall["always_coverage"] = round(statistics.fmean(covered), 4) if covered else None
+    # and with what the moments hand over besides (a commit, a push, a pull request, the
+    # first source file): what a conversation that does all of them has received
+    moments = [f["moment_coverage"] for f in per_file.values() if f["moment_coverage"] is not None]
+    overall["moment_coverage"] = round(statistics.fmean(moments), 4) if moments else None
+    overall["moment_tokens"] = (
+        round(statistics.fmean(f["moment_tokens"] for f in per_file.values()), 1)
+        if per_file
+        else 0.0
+    )
     return {
         "overall": overall,
         "files": per_file,
@@ -134,9 +149,57 @@ def per_file_table(files: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
             "token_ratio_p95": row["token_ratio_p95"],
             "token_ratio_max": row["token_ratio_max"],
             "always_coverage": row.get("always_coverage"),
+            "moment_coverage": row.get("moment_coverage"),
         }
         for name, row in files.items()
     ]
+
+
+#: the steps a conversation that delivers a change takes (:mod:`charter.rules.moments`)
+_STEPS = (("git", "commit"), ("git", "push"), ("gh", "pr", "create"))
+
+
+def at_moments(compiled: CompiledRules, settings: Settings) -> tuple[list[Rule], int]:
+    """What the tool-time moments hand over in one conversation that reads a source file,
+    commits, pushes and opens a pull request, each within its own budget as the hooks
+    take them, and the tokens they cost."""
+    from charter.rules.general import general_scores, ranked
+    from charter.rules.moments import rules_for_steps, steps_of
+    from charter.rules.render import file_header, render_rule_line
+
+    config = settings.rules
+    pinned = set(compiled.constitution.rule_ids)
+    given: list[Rule] = []
+    spent = 0
+
+    def take(rules: list[Rule], budget: int) -> None:
+        nonlocal spent
+        room, paths = budget, set()
+        for rule in rules:
+            if rule.id in pinned:
+                continue
+            # counted as the hooks count them (a quarter of the characters, no tokenizer)
+            cost = estimate_tokens(render_rule_line(rule, config.max_rule_tokens)) + 1
+            if rule.source.path not in paths:
+                cost += estimate_tokens(file_header(rule.source.path)) + 1
+            if cost > room:
+                continue
+            room -= cost
+            paths.add(rule.source.path)
+            pinned.add(rule.id)
+            given.append(rule)
+        spent += budget - room
+
+    if config.code_rules_max_tokens > 0:
+        scores = general_scores(compiled.rules, compiled.vectors, pinned, model_name=compiled.model)
+        take(
+            ranked(compiled.rules, scores, pinned, config.code_rules_min_score),
+            config.code_rules_max_tokens,
+        )
+    if config.step_rules_max_tokens > 0:
+        for step in steps_of(_STEPS):
+            take(rules_for_steps(compiled.rules, [step], pinned), config.step_rules_max_tokens)
+    return given, spent
 
 
 def worst_file(table: list[dict[str, Any]]) -> str | None:

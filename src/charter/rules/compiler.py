@@ -52,6 +52,7 @@ from charter.rules.stored import (
     STATE_FILE,
     STATE_VERSION,
     VECTORS_FILE,
+    general_of,
     prohibitions_of,
     read_state,
 )
@@ -102,6 +103,9 @@ class CompiledRules:
     #: (:func:`charter.rules.retrieve.shown_lines`): a cold prompt hook then never builds
     #: the tokenizer; None when not stored (the retriever counts them)
     shown: dict[str, Any] | None = None
+    #: each candidate rule's score of applying to every change (:mod:`charter.rules.general`),
+    #: computed at save: the file tool hook hands the best over with the first source file
+    general: dict[str, float] | None = None
 
     @property
     def source_tokens(self) -> int:
@@ -494,10 +498,26 @@ def save(
     buffer = io.BytesIO()
     np.save(buffer, compiled.vectors.astype(np.float32))
     state = compiled.state()
-    # the path-scoped rules' text as the hooks show it, cut once here: the file tool hook
-    # that hands them over must not build the tokenizer on every cold call
-    limit = project.settings.rules.max_rule_tokens
-    state["briefs"] = {r.id: compact(r.text, limit) for r in compiled.rules if r.scopes}
+    # which rules apply to every change, scored once here from the vectors: the file tool
+    # hook that hands them over reads rules.json only (no numpy, no model)
+    from charter.rules.general import general_scores
+
+    compiled.general = state["general"] = general_scores(
+        compiled.rules,
+        compiled.vectors,
+        set(compiled.constitution.rule_ids),
+        model_name=compiled.model,
+    )
+    # the text of the rules the file tool hooks hand over (path-scoped ones, and those
+    # likely to apply to every change) as they show it, cut once here: those hooks must
+    # not build the tokenizer on every cold call
+    settings = project.settings.rules
+    handed = {rid for rid, p in compiled.general.items() if p >= settings.code_rules_min_score}
+    state["briefs"] = {
+        r.id: compact(r.text, settings.max_rule_tokens)
+        for r in compiled.rules
+        if r.scopes or r.id in handed
+    }
     # and every rule's line as the prompt hook shows it, with its cost: the same for the
     # prompt hook run cold, which would otherwise build cl100k (~0.2 s) to count them
     from charter.rules.retrieve import shown_lines
@@ -549,6 +569,7 @@ def load(project: Project) -> CompiledRules | None:
             data["model"],
             data["sources"],
             shown=shown if isinstance(shown, dict) else None,
+            general=general_of(data),
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from charter.plugins import HookState
@@ -279,7 +279,7 @@ def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> s
     found = rules_at_hand(state)
     if found is None:
         return None
-    rules, pinned = found[0], found[1]
+    rules, pinned = found.rules, found.pinned
     matched = [
         r for r in rules if r.scopes and r.id not in pinned and scope_matches(r.scopes, rels)
     ]
@@ -296,38 +296,61 @@ def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> s
     )
 
 
-def rules_at_hand(
-    state: HookState,
-) -> tuple[list[Rule], set[str], dict[str, str], dict[str, str]] | None:
-    """The compiled rules for a tool-time hook without compiling: (rules, constitution
-    ids, lines as the prompt hook shows them, brief lines) from the warm retriever when
-    there is one, else from the compiled state on disk (None when nothing is compiled),
-    so a tool call never waits for the embedding model."""
+class AtHand(NamedTuple):
+    """The compiled rules as a tool-time hook sees them."""
+
+    rules: list[Rule]
+    #: the constitution's ids: always in the conversation
+    pinned: set[str]
+    #: rule lines as the prompt hook shows them (warm), else empty
+    shown: dict[str, str]
+    #: path-scoped rules' text cut at compile time (cold), else empty
+    briefs: dict[str, str]
+    #: each candidate rule's score of applying to every change
+    general: dict[str, float]
+
+
+def rules_at_hand(state: HookState) -> AtHand | None:
+    """The compiled rules for a tool-time hook without compiling, from the warm retriever
+    when there is one, else from the compiled state on disk (None when nothing is
+    compiled), so a tool call never waits for the embedding model."""
     from charter.rules.stored import load_rules
 
     warm = state.cache.get(CACHE_KEY)
     if warm is not None:
-        return warm.compiled.rules, set(warm.compiled.constitution.rule_ids), warm.lines, {}
+        compiled = warm.compiled
+        return AtHand(
+            compiled.rules,
+            set(compiled.constitution.rule_ids),
+            warm.lines,
+            {},
+            compiled.general or {},
+        )
     stored = load_rules(state.project)
     if stored is None:
         return None
-    return stored.rules, set(stored.constitution_ids), {}, stored.briefs
+    return AtHand(stored.rules, set(stored.constitution_ids), {}, stored.briefs, stored.general)
 
 
 def hand_over(
     state: HookState,
     payload: dict[str, Any],
     matched: list[Rule],
-    found: tuple[list[Rule], set[str], dict[str, str], dict[str, str]],
+    found: AtHand,
     *,
     title: str,
     budget: int,
     more: str,
+    ranked: bool = False,
+    once: str = "",
 ) -> str | None:
-    """``matched`` rules not yet in the conversation, in their files' order, grouped and
-    cited like the prompt's rules, within ``budget`` tokens and Claude Code's limit on
-    one context, recorded as given under this tool call (see :func:`take`); None when
-    none is new. ``more`` says what the held-back rules have in common."""
+    """``matched`` rules not yet in the conversation, in their files' order (``ranked``:
+    taken best first as given, shown in their files' order), grouped and cited like the
+    prompt's rules, within ``budget`` tokens and Claude Code's limit on one context,
+    recorded as given under this tool call (see :func:`take`); None when none is new.
+    ``more`` says what the held-back rules have in common. ``once`` names a moment that
+    hands rules over once per conversation: it is recorded with them, and once it is in
+    the conversation nothing more is handed over for it until a compaction clears it."""
     from charter.rules.injected import take
     from charter.rules.render import file_header, render_grouped, render_rule_line
     from charter.tokens import estimate_tokens
@@ -335,10 +358,11 @@ def hand_over(
     if not matched:
         return None
     settings = state.project.settings.rules
-    _, _, shown, briefs = found
-    matched = sorted(
-        matched, key=lambda r: (r.source.path, r.source.line_start, r.source.line_end, r.id)
-    )
+    shown, briefs = found.shown, found.briefs
+    if not ranked:
+        matched = sorted(
+            matched, key=lambda r: (r.source.path, r.source.line_start, r.source.line_end, r.id)
+        )
     inline = settings.citation_style == "inline"
     lines = {
         r.id: shown.get(r.id)
@@ -362,18 +386,25 @@ def hand_over(
         for path in {r.source.path for r in fits}:
             first = next(r for r in fits if r.source.path == path)
             costs[first.id] += estimate_tokens(file_header(path)) + 1
+    ids = [r.id for r in fits]
+    if once:  # costs nothing; handed over with the moment's rules or not at all
+        ids, costs[once] = [once, *ids], 0
     taken = take(
         state.project.state_dir,
         str(payload.get("session_id") or ""),
-        [r.id for r in fits],
+        ids,
         costs=costs,
         budget=budget,
         event=f"tool:{payload.get('tool_use_id') or ''}",
     )
-    if not taken.fresh:
+    if once and once not in taken.fresh:
         return None
-    fresh = set(taken.fresh)
+    fresh = set(taken.fresh) - {once}
+    if not fresh:
+        return None
+    if ranked:
+        fits.sort(key=lambda r: (r.source.path, r.source.line_start, r.source.line_end, r.id))
     body = render_grouped((r for r in fits if r.id in fresh), lambda r: lines[r.id], inline=inline)
     held = taken.held + len(matched) - len(fits)
-    tail = f"\n({held} more rules {more}: rules_for_task lists them.)" if held else ""
+    tail = f"\n({held} more rules {more}: rules_for_task lists them.)" if held and not once else ""
     return title + "\n" + body + tail

@@ -1,4 +1,5 @@
-"""Rules at the moment they apply: the version-control step a shell command takes.
+"""Rules at the moment they apply: the version-control step a shell command takes, and
+the first source file the agent reads or changes.
 
 Process rules (commit message style, what never goes into a commit, never pushing to
 ``main``, what a pull request must say) apply to every task, yet a prompt rarely names
@@ -126,9 +127,53 @@ def step_rules(state: Any, payload: dict[str, Any], notes: list[str]) -> str | N
     return hand_over(
         state,
         payload,
-        rules_for_steps(found[0], steps, found[1]),
+        rules_for_steps(found.rules, steps, found.pinned),
         found,
         title=f"# Project rules for this {named} (Charter; rules that name the step)",
         budget=settings.step_rules_max_tokens,
         more="name this step",
+    )
+
+
+#: documents, plain text and rule files: reading one is not yet working on the code
+_NOT_CODE = frozenset([".md", ".mdx", ".mdc", ".markdown", ".rst", ".txt", ".adoc", ".org"])
+#: the moment's mark in the injected-once store: once per conversation
+CODE_MOMENT = "~moment:code"
+
+
+def is_source(rel: str) -> bool:
+    """Whether a project path is a file the agent works on as code or configuration."""
+    name = rel.rsplit("/", 1)[-1].lower()
+    suffix = name[name.rfind(".") :] if "." in name[1:] else ""
+    return suffix not in _NOT_CODE
+
+
+def code_rules(state: Any, payload: dict[str, Any], notes: list[str]) -> str | None:
+    """PostToolUse of the first file tool on a source file in a conversation: the rules
+    most likely to apply to every change (:mod:`charter.rules.general`), best first,
+    within ``rules.code_rules_max_tokens``, once until the next compaction."""
+    settings = state.project.settings.rules
+    if settings.code_rules_max_tokens <= 0:
+        return None
+    from charter.rules.hooks import hand_over, rules_at_hand, touched_files
+
+    if not any(is_source(rel) for rel in touched_files(payload, state.root)):
+        return None
+    found = rules_at_hand(state)
+    if found is None or not found.general:
+        return None
+    from charter.rules.general import ranked
+
+    chosen = ranked(found.rules, found.general, found.pinned, settings.code_rules_min_score)
+    return hand_over(
+        state,
+        payload,
+        chosen,
+        found,
+        title="# Project rules for every change (Charter; the rules most likely to apply "
+        "to all code, given once)",
+        budget=settings.code_rules_max_tokens,
+        more="apply to every change",
+        ranked=True,
+        once=CODE_MOMENT,
     )

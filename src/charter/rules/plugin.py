@@ -40,6 +40,11 @@ def charter_hook_handlers(hooks: HookSet) -> None:
 
         return step_rules(state, payload, notes)
 
+    def first_code(state: Any, payload: dict[str, Any], notes: list[str]) -> str | None:
+        from charter.rules.moments import code_rules
+
+        return code_rules(state, payload, notes)
+
     def fresh(state: Any, payload: dict[str, Any]) -> list[str]:
         from charter.rules.hooks import new_conversation
 
@@ -49,4 +54,5 @@ def charter_hook_handlers(hooks: HookSet) -> None:
     hooks.on_pinned(10)(pinned)
     hooks.on_context("user-prompt-submit")(context)
     hooks.on_context("post-tool-use")(touched)
+    hooks.on_context("post-tool-use")(first_code)
     hooks.on_context("pre-tool-use")(step)

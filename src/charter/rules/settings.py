@@ -102,6 +102,21 @@ class RulesSettings(Record):
         "pull request, the rules naming that step not yet in the conversation arrive "
         "before the command runs, up to about this many tokens (0 = off)",
     )
+    code_rules_max_tokens: int = Field(
+        default=300,
+        ge=0,
+        description="when the agent first reads or changes a source file in a conversation, "
+        "the rules most likely to apply to every change (formatting, naming, type safety, "
+        "process; scored by a small bundled model) arrive with the tool's result, best "
+        "first, up to about this many tokens, once until the next compaction (0 = off)",
+    )
+    code_rules_min_score: float = Field(
+        default=0.05,
+        ge=0,
+        le=1,
+        description="the least score (the model's probability that a rule applies to every "
+        "change) a rule needs to arrive with the first source file",
+    )
     max_rule_tokens: int = Field(
         default=28,
         ge=8,

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
 #: bump when parsing or state layout changes (4: stop-23 parsing fixes; 5: stop-26 list
 #: lead-ins and headings over code, and the rules' lines as shown stored with their costs;
-#: 6: vectors from the bundled rules model)
-STATE_VERSION = 6
+#: 6: vectors from the bundled rules model; 7: each rule's score of applying to every change)
+STATE_VERSION = 7
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
@@ -36,6 +36,8 @@ class StoredRules(NamedTuple):
     constitution_ids: list[str]
     #: path-scoped rules' text cut to ``rules.max_rule_tokens`` at compile time
     briefs: dict[str, str]
+    #: candidate rules' scores of applying to every change (:mod:`charter.rules.general`)
+    general: dict[str, float]
 
 
 def read_state(project: Project) -> tuple[dict[str, Any], dict[str, bytes]] | None:
@@ -68,9 +70,17 @@ def load_rules(project: Project) -> StoredRules | None:
         rules = [Rule.from_state(r) for r in data["rules"]]
         briefs = data.get("briefs")
         briefs = {str(k): str(v) for k, v in briefs.items()} if isinstance(briefs, dict) else {}
-        return StoredRules(rules, list(data["constitution"]["rule_ids"]), briefs)
+        return StoredRules(rules, list(data["constitution"]["rule_ids"]), briefs, general_of(data))
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def general_of(data: dict[str, Any]) -> dict[str, float]:
+    """The stored scores of applying to every change; empty when absent or malformed."""
+    raw = data.get("general")
+    if not isinstance(raw, dict):
+        return {}
+    return {str(k): float(v) for k, v in raw.items() if isinstance(v, (int, float)) and v == v}
 
 
 class Prohibitions(NamedTuple):

@@ -43,6 +43,10 @@ class HookState:
         return retriever_for(self, check_new=check_new)
 
 
+#: what Claude Code shows of one hook's context (more is saved to a file, with a preview)
+CONTEXT_LIMIT = 10_000
+
+
 def _context(event_name: str, text: str) -> dict[str, Any] | None:
     if not text.strip():
         return None
@@ -154,8 +158,13 @@ def dispatch(state: HookState, event: str, payload: dict[str, Any]) -> dict[str,
             except Exception as exc:
                 notes.append(_failed(f"{event} context", exc))
                 continue
-            if text:
-                parts.append(text)
+            if not text:
+                continue
+            if sum(len(p) + 2 for p in parts) + len(text) > CONTEXT_LIMIT - 50:
+                # each handler keeps itself under the limit; together they may not
+                notes.append(f"{event} context part left out: over Claude Code's limit")
+                continue
+            parts.append(text)
         output = _context(EVENT_NAMES[event], "\n\n".join(parts))
     for decide in hooks.decide.get(event, []):
         if event in hooks.fail_closed:

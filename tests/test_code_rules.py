@@ -1,0 +1,201 @@
+"""The rules that apply to every change arrive once, with the first source file.
+
+Real ``charter hook post-tool-use`` processes fed Claude Code's PostToolUse JSON for file
+tools, in a real git repository whose rule file mixes every-line rules (formatting,
+naming, process) with rules about one construct, compiled by the real CLI with the
+bundled rules model and the bundled scoring model.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import run_hook, write
+from tests.decisions_support import no_worker
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+TITLE = "# Project rules for every change"
+
+RULES = """# Contributing
+
+## Code style
+
+- Indent with tabs, never spaces.
+- Name functions and variables in `snake_case` and classes in `PascalCase`.
+- Never use `any` in TypeScript; narrow `unknown` instead.
+- Every public function has a docstring.
+
+## Invoices
+
+- Round invoice totals with `round_half_even` from `money.py`.
+- A credit note references the invoice it corrects by its number.
+- Late fees are computed nightly by the `late_fees` job, never in a request.
+
+## Exports
+
+- CSV exports stream rows through `stream_csv()`.
+- PDF exports embed the tenant's logo from the asset store.
+
+## Workflow
+
+- Run `make lint` and `make test` before every commit.
+- Use `pnpm`, never `npm`, to add dependencies.
+"""
+
+
+@pytest.fixture
+def project(repo: Path, run_charter: Run) -> Path:
+    no_worker(repo)
+    write(repo, "CLAUDE.md", RULES)
+    write(repo, "app/invoices.py", "def total(lines):\n\treturn sum(lines)\n")
+    write(repo, "docs/guide.md", "# Guide\n")
+    assert run_charter("compile", cwd=repo).returncode == 0
+    return repo
+
+
+def _read(run_charter: Run, root: Path, rel: str, call: str, session: str = "s1") -> Any:
+    done = run_hook(
+        run_charter,
+        root,
+        "PostToolUse",
+        session_id=session,
+        tool_name="Read",
+        tool_use_id=call,
+        tool_input={"file_path": str(root / rel)},
+        tool_response={"type": "text"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "skipped" not in done.stderr, done.stderr
+    if not done.stdout.strip():
+        return None
+    return json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def _rules_in(text: str) -> list[str]:
+    return [line for line in text.split(TITLE, 1)[1].splitlines() if line.startswith("- ")]
+
+
+def test_the_first_source_file_brings_the_every_change_rules_once(
+    project: Path, run_charter: Run
+) -> None:
+    assert _read(run_charter, project, "docs/guide.md", "t0") is None  # a document: not yet
+    text = _read(run_charter, project, "app/invoices.py", "t1")
+    assert text is not None and TITLE in text
+    lines = _rules_in(text)
+    assert lines and all("(L" in line for line in lines)  # cited like every rule
+    body = "\n".join(lines)
+    assert "Indent with tabs" in body and "snake_case" in body
+    # rules about one construct are left to the tasks that need them
+    for construct in ("round_half_even", "Late fees", "stream_csv", "PDF exports"):
+        assert construct not in body, construct
+    # once per conversation: the next file brings none of them, another conversation does
+    assert _read(run_charter, project, "app/invoices.py", "t2") is None
+    again = _read(run_charter, project, "app/invoices.py", "t3", session="s2")
+    assert again is not None and "Indent with tabs" in again
+
+
+def test_the_moment_comes_again_after_a_compaction(project: Path, run_charter: Run) -> None:
+    assert TITLE in _read(run_charter, project, "app/invoices.py", "t1")
+    done = run_hook(run_charter, project, "SessionStart", session_id="s1", source="compact")
+    assert done.returncode == 0, done.stderr
+    later = _read(run_charter, project, "app/invoices.py", "t2")
+    assert later is not None and TITLE in later
+
+
+def test_the_same_tool_call_asked_again_gets_its_rules_again(
+    project: Path, run_charter: Run
+) -> None:
+    """An answer can be lost after the rules were recorded as given (a killed worker, a
+    retry): the same tool call gets them again instead of "already in the conversation"."""
+    first = _read(run_charter, project, "app/invoices.py", "t1")
+    assert first == _read(run_charter, project, "app/invoices.py", "t1")
+
+
+def test_the_budget_holds_and_zero_turns_it_off(project: Path, run_charter: Run) -> None:
+    no_worker(project, "[rules]\ncode_rules_max_tokens = 30\n")
+    text = _read(run_charter, project, "app/invoices.py", "t1")
+    assert text is not None
+    lines = _rules_in(text)
+    assert 1 <= len(lines) <= 2  # ~30 tokens: one or two short rules, the likeliest
+    assert any("tabs" in line or "`any`" in line for line in lines), lines
+    no_worker(project, "[rules]\ncode_rules_max_tokens = 0\n")
+    assert _read(run_charter, project, "app/invoices.py", "t1", session="s9") is None
+
+
+def test_scores_are_stored_only_for_rules_no_other_channel_delivers(
+    project: Path, run_charter: Run
+) -> None:
+    state = json.loads((project / ".charter" / "rules.json").read_text())
+    general = state["general"]
+    constitution = set(state["constitution"]["rule_ids"])
+    scoped = {r["id"] for r in state["rules"] if r.get("scopes")}
+    assert general and not (set(general) & (constitution | scoped))
+    assert all(0.0 <= v <= 1.0 for v in general.values())
+    # deterministic: a second compile scores the same
+    before = (project / ".charter" / "rules.json").read_bytes()
+    (project / ".charter" / "rules.json").unlink()
+    (project / ".charter" / "rules.meta.json").unlink()
+    assert run_charter("compile", cwd=project).returncode == 0
+    assert (project / ".charter" / "rules.json").read_bytes() == before
+
+
+def test_vectors_of_another_model_are_not_scored() -> None:
+    import numpy as np
+
+    from charter.rules.general import general_scores
+    from charter.rules.model import Rule, Source
+
+    rules = [
+        Rule(id=f"r{i}", text="Indent with tabs.", source=Source("A.md", i, i, "")) for i in (1, 2)
+    ]
+    vectors = np.ones((2, 384), dtype=np.float32)
+    assert general_scores(rules, vectors, set(), model_name="another-model") == {}
+    assert general_scores(rules, np.ones((2, 8)), set(), model_name="x") == {}
+
+
+def test_is_source() -> None:
+    from charter.rules.moments import is_source
+
+    assert is_source("app/invoices.py") and is_source("web/App.tsx") and is_source("Makefile")
+    assert is_source("config/settings.toml") and is_source(".env.example")
+    assert not is_source("README.md") and not is_source("docs/a.rst")
+    assert not is_source(".cursor/rules/style.mdc") and not is_source("notes.txt")
+
+
+def test_two_moments_together_stay_under_claude_codes_limit(repo: Path, run_charter: Run) -> None:
+    """Each handler keeps its own context under Claude Code's 10,000 characters; the path's
+    rules and the every-change rules of one tool call, both at large budgets, must too."""
+    no_worker(repo, "[rules]\npath_rules_max_tokens = 6000\ncode_rules_max_tokens = 6000\n")
+    style = "\n".join(
+        f"- Format rule {i}: indent with tabs and name every variable {i} in snake_case."
+        for i in range(150)
+    )
+    scoped = "\n".join(
+        f"- Backend rule {i}: handlers in module {i} validate input with the shared schema."
+        for i in range(150)
+    )
+    write(repo, "CLAUDE.md", f"# Style\n\n{style}\n")
+    write(repo, "backend/AGENTS.md", f"# Backend\n\n{scoped}\n")
+    write(repo, "backend/app.py", "X = 1\n")
+    assert run_charter("compile", cwd=repo).returncode == 0
+    done = run_hook(
+        run_charter,
+        repo,
+        "PostToolUse",
+        session_id="s1",
+        tool_name="Read",
+        tool_use_id="t1",
+        tool_input={"file_path": str(repo / "backend/app.py")},
+        tool_response={},
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    text = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Backend rule" in text
+    assert len(text) < 10_000
