@@ -9,8 +9,9 @@ Messages API server of ``tests/claude_e2e.py``, and counts, per request and in t
 the characters and cl100k tokens of what each request carries:
 
 - ``rules_native``: the rule files Claude Code loads itself (its ``claudeMd`` context);
-- ``charter_hooks``: Charter's hook context (SessionStart + UserPromptSubmit), split into
-  ``charter_rules`` (the constitution and the per-prompt rules: what replaces the rule
+- ``charter_hooks``: Charter's hook context (SessionStart, UserPromptSubmit and, with
+  ``--read``, PostToolUse of the read), split into ``charter_rules`` (the constitution,
+  the per-prompt rules and the rules handed over with a file: what replaces the rule
   files) and ``charter_state`` (the rest: restored session state, plan, risks, track
   decisions, bound invariants — context Claude Code alone does not have at all);
 - ``charter_tools``: Charter's MCP tools as the request carries them: whole definitions
@@ -44,6 +45,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.claude_e2e import (  # noqa: E402
     ClaudeSession,
+    Reply,
     Request,
     ScriptedModel,
     install_claude_code,
@@ -69,6 +71,7 @@ TOML = "[hooks]\nwarm_worker = false\n"
 HOOK_MARKERS = (
     "SessionStart hook additional context: ",
     "UserPromptSubmit hook additional context: ",
+    "PostToolUse:Read hook additional context: ",
 )
 
 
@@ -123,7 +126,7 @@ def _hook_text(text: str) -> str:
     return "".join(parts)
 
 
-RULE_BLOCKS = ("# Project constitution", "# Project rules for this request")
+RULE_BLOCKS = ("# Project constitution", "# Project rules for")
 
 
 def split_hook_text(hooks: str) -> tuple[str, str]:
@@ -190,10 +193,28 @@ def install(project: Path, mode: str) -> str | None:
     return None
 
 
+def reads_once(project: Path, rel: str | None) -> list[Any]:
+    """A script that has the model read ``rel`` once, on the first prompt, as an agent
+    looks at code before changing it (none without ``rel``)."""
+    if not rel:
+        return []
+    pending = [{"file_path": str(project / rel)}]
+
+    def reply(body: dict[str, Any]) -> Reply | None:
+        return Reply("Reading it.", "Read", pending.pop()) if pending else None
+
+    return [reply]
+
+
 def run_session(
-    claude: Path, project: Path, prompts: list[str], home: Path, tool_search: bool
+    claude: Path,
+    project: Path,
+    prompts: list[str],
+    home: Path,
+    tool_search: bool,
+    read: str | None = None,
 ) -> list[Request]:
-    with ScriptedModel() as model:
+    with ScriptedModel(reads_once(project, read)) as model:
         session = ClaudeSession(
             claude,
             project,
@@ -213,12 +234,19 @@ def run_session(
 
 
 def bench(
-    claude: Path, name: str, project: Path, prompts: list[str], mode: str, tool_search: bool
+    claude: Path,
+    name: str,
+    project: Path,
+    prompts: list[str],
+    mode: str,
+    tool_search: bool,
+    read: str | None = None,
 ) -> dict[str, Any]:
     reason = install(project, mode)
     if reason:
         return {"project": name, "mode": mode, "unavailable": reason}
-    requests = run_session(claude, project, prompts, project.parent / f"home-{mode}", tool_search)
+    home = project.parent / f"home-{mode}"
+    requests = run_session(claude, project, prompts, home, tool_search, read)
     per = [measure(r) for r in requests]
     total = (
         {k: {u: sum(p[k][u] for p in per) for u in ("chars", "tokens")} for k in per[0]}
@@ -256,6 +284,12 @@ def main(argv: list[str] | None = None) -> int:
         help="on: MCP tools deferred, as Claude Code does against Anthropic's API (default); "
         "off: every definition in every request, as behind a proxy",
     )
+    parser.add_argument(
+        "--read",
+        default=None,
+        help="the demo's model reads this project file on the first prompt (a tool call, so "
+        "one more request in every mode), e.g. backend/app/invoices.py",
+    )
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
     args = parser.parse_args(argv)
     claude = install_claude_code()
@@ -273,7 +307,15 @@ def main(argv: list[str] | None = None) -> int:
             if args.project in ("demo", "both"):
                 project = copy_demo(base / "demo", charter_toml=TOML + args.config)
                 results.append(
-                    bench(claude, "demo", project, DEMO_PROMPTS[: args.prompts], mode, search)
+                    bench(
+                        claude,
+                        "demo",
+                        project,
+                        DEMO_PROMPTS[: args.prompts],
+                        mode,
+                        search,
+                        args.read,
+                    )
                 )
             if args.project in ("rules", "both"):
                 rules_file = args.rules_file or largest_rules_file()
