@@ -199,3 +199,23 @@ def test_two_moments_together_stay_under_claude_codes_limit(repo: Path, run_char
     text = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "Backend rule" in text
     assert len(text) < 10_000
+
+
+def test_a_compile_since_the_warm_retriever_loaded_is_seen(project: Path, run_charter: Run) -> None:
+    """The warm worker keeps the retriever it loaded; a compile written since (the CLI,
+    another session's hook) must reach the tool-time hooks and the next prompt, not wait
+    for the rule files to change again."""
+    from charter.integrations.claude_code.handlers import HookState
+    from charter.rules.hooks import retriever_for, rules_at_hand
+
+    state = HookState(project)
+    assert "Indent with tabs" in " ".join(r.text for r in retriever_for(state).compiled.rules)
+    write(project, "CLAUDE.md", RULES.replace("Indent with tabs", "Indent with four spaces"))
+    assert run_charter("compile", cwd=project).returncode == 0
+    found = rules_at_hand(state)
+    assert found is not None
+    texts = " ".join(r.text for r in found.rules)
+    assert "four spaces" in texts and "Indent with tabs" not in texts
+    assert found.general  # the scores came with the state on disk
+    fresh = retriever_for(state)  # and the prompt hook reloads
+    assert "four spaces" in " ".join(r.text for r in fresh.compiled.rules)

@@ -23,24 +23,41 @@ _PATHISH = re.compile(r"(?<![\w@])((?:[\w.-]+/)*[\w.-]+\.[A-Za-z0-9]{1,8})\b")
 #: and a pasted multi-megabyte log must not hold the hook past its deadline.
 MAX_PROMPT_CHARS = 20_000
 CACHE_KEY = "rules.retriever"
+#: the compiled state on disk when the warm retriever was loaded: a compile since (by the
+#: CLI, another session) makes the tool-time hooks read the disk instead
+STAMP_KEY = "rules.retriever.stamp"
 
 
 def retriever_for(state: HookState, *, check_new: bool = False) -> Retriever:
-    """The warm retriever of ``state``'s project (reloaded when rule files changed)."""
+    """The warm retriever of ``state``'s project, reloaded when rule files changed or the
+    compiled state was written since (``charter compile``, another session's hook)."""
     from charter.config import Project
     from charter.embed.registry import rules_embedder_for
     from charter.rules.compiler import is_stale, load_or_compile
     from charter.rules.retrieve import Retriever
 
     current: Retriever | None = state.cache.get(CACHE_KEY)
-    if current is None or check_new or is_stale(state.project):
+    moved = current is not None and state.cache.get(STAMP_KEY) != _state_stamp(state)
+    if current is None or check_new or moved or is_stale(state.project):
         state.project = Project.load(state.root)
         compiled = load_or_compile(state.project, check_new=check_new)
         current = Retriever(
             compiled, state.project.settings.rules, rules_embedder_for(state.project.settings)
         )
         state.cache[CACHE_KEY] = current
+        state.cache[STAMP_KEY] = _state_stamp(state)
     return current
+
+
+def _state_stamp(state: HookState) -> tuple[int, int] | None:
+    """The compiled state's manifest as it stands on disk (mtime, size), or None."""
+    from charter.rules.stored import MANIFEST_FILE
+
+    try:
+        st = (state.project.state_dir / MANIFEST_FILE).stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
 
 
 def files_in_prompt(prompt: str, root: Path) -> list[str]:
@@ -317,7 +334,7 @@ def rules_at_hand(state: HookState) -> AtHand | None:
     from charter.rules.stored import load_rules
 
     warm = state.cache.get(CACHE_KEY)
-    if warm is not None:
+    if warm is not None and state.cache.get(STAMP_KEY) == _state_stamp(state):
         compiled = warm.compiled
         return AtHand(
             compiled.rules,
