@@ -81,6 +81,7 @@ NEEDS: dict[str, str] = {
     "rules_cross_encoder.py": "--data (rules benchmark) and torch/transformers",
     "rules_cv.py": "--data (rules benchmark)",
     "rules_fit.py": "--data (rules benchmark)",
+    "rules_general_fit.py": "--data (rules benchmark folders with always.json)",
     "stance_fit.py": "the stance data and a few minutes of fitting",
 }
 SELF = Path(__file__).name
