@@ -209,6 +209,27 @@ def test_proposed_and_superseded_are_skipped_and_no_option_is_unreadable(
     assert _bound(run_charter, repo) == {}
 
 
+def test_a_prose_record_in_an_adr_folder_is_not_called_no_adr(repo: Path, run_charter: Run) -> None:
+    """A Django app's ADRs state the decision in the title and argue it in prose (a
+    ``**Tags:**`` line, no Status, no Decision section, no options): import said "not an
+    ADR" of every file in ``docs/adr/``. Nothing can be bound from it; the row says so,
+    and that search still serves it."""
+    folder = _write(
+        repo,
+        {
+            "0001-gift-cards-remain-bearer-instruments.md": (
+                "# Gift cards remain bearer instruments\n\n**Tags:** gift card, security\n\n"
+                "A gift card is a bearer instrument: whoever holds the code can spend it.\n"
+            )
+        },
+    )
+    rows = _rows(_import(run_charter, repo, str(folder)))
+    row = rows["0001-gift-cards-remain-bearer-instruments.md"]
+    assert row["outcome"] == "skipped"
+    assert "not an ADR" not in row["note"] and "no choice to bind" in row["note"]
+    assert _bound(run_charter, repo) == {}
+
+
 def test_reimport_is_idempotent_and_a_changed_choice_is_not_rebound(
     repo: Path, run_charter: Run
 ) -> None:

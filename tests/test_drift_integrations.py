@@ -432,3 +432,28 @@ def test_drift_check_records_findings_the_graph_and_capsule_see(
     )
     assert any(f.get("path") == "docs/plan.md" or "docs/plan.md" in json.dumps(f) for f in findings)
     assert any(f.get("severity") == "blocking" and "QA-PGC-00" in json.dumps(f) for f in findings)
+
+
+def test_a_file_checked_again_closes_its_drift_findings_and_stdin_records_none(
+    project: Project, run_charter
+) -> None:
+    """A finding about a plan stayed open after the plan was fixed (no check ever closed
+    one), and a sentence tried on stdin became a blocking finding of every capsule."""
+
+    def open_findings() -> list[dict[str, Any]]:
+        done = run_charter("capsule", "--json", cwd=project.root)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)["open_findings"]
+
+    args = ("drift", "check", "--no-semantic")
+    proc = run_charter(*args, "-", cwd=project.root, stdin=BAD)
+    assert proc.returncode == 1, proc.stderr
+    assert open_findings() == []
+    plan = project.root / "docs" / "plan.md"
+    plan.parent.mkdir(parents=True, exist_ok=True)
+    plan.write_text("# Plan\n\n" + BAD + "\n")
+    assert run_charter(*args, str(plan), cwd=project.root).returncode == 1
+    assert [f.get("path") for f in open_findings()] == ["docs/plan.md"]
+    plan.write_text("# Plan\n\n" + GOOD + "\n")
+    assert run_charter(*args, str(plan), cwd=project.root).returncode == 0
+    assert open_findings() == []

@@ -702,6 +702,30 @@ def test_capsule_fits_its_token_budget_and_keeps_the_authority(repo: Path) -> No
     assert sum(len(p["public_symbols"]) for p in roomy["module_map"]) == 240
 
 
+def test_a_capsule_over_many_packages_keeps_public_symbols_before_file_handles(
+    repo: Path,
+) -> None:
+    """A 4,000-file Rust workspace (195 packages): over the budget, the public symbols were
+    halved first, to none (even one per package was too many), while 100 file handles
+    from `.aristo/` on were kept. Handles go first now, and the room left gives one
+    symbol each to the packages with the most distinct public names."""
+    write(repo, "charter.toml", "[graph]\ncapsule_token_budget = 2000\n")
+    for p in range(40):
+        names = p % 5 + 1  # 1 to 5 distinct public names
+        body = "".join(f"def api_{p}_{i}(x):\n    return x\n\n\n" for i in range(names))
+        write(repo, f"pkg{p:02}/__init__.py", "")
+        write(repo, f"pkg{p:02}/api.py", body)
+    project = Project.load(repo)
+    capsule = api.capsule(project, build_graph(project))
+    assert capsule["token_budget"]["within"] is True, capsule["token_budget"]
+    assert len(capsule["source_artifacts"]) == 10
+    shown = {p["package"]: p["public_symbols"] for p in capsule["module_map"]}
+    assert 0 < sum(len(v) for v in shown.values()) < 40
+    # one each, to the packages with the most distinct names (not the one-name ones)
+    given = [name for name, symbols in shown.items() if symbols]
+    assert all(len(shown[name]) == 1 and int(name[3:]) % 5 >= 1 for name in given), given
+
+
 def test_a_name_every_file_carries_is_not_a_pointer(repo: Path) -> None:
     """Issues name their project ("Acme version 3.1"), and a project's main class often
     bears its name: a plain-word mention's seed is weighed by how many files carry the

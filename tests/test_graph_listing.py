@@ -155,3 +155,52 @@ def test_other_settings_ignore_the_cache(tmp_path: Path, scans: list[str]) -> No
     assert scans  # walked again under the new settings
     assert "app/deep/mod.py" not in listing.files
     _same(listing, list_files(project))
+
+
+def test_files_git_tracks_are_read_though_an_ignore_rule_matches_them(
+    repo: Path, run_charter
+) -> None:
+    """A Django app's .gitignore hides every dot-file but a few (``.*``, ``.claude`` then
+    ``!.github``) and still commits ``.pre-commit-config.yaml`` and its agent skills under
+    ``.claude/skills/``; a Rust workspace ignores ``**/*.txt`` and re-includes a binding's
+    ``CMakeLists.txt`` in a nested .gitignore. Git never ignores a tracked file, and
+    neither do search and the graph; the folder's untracked files stay ignored."""
+    write(repo, ".gitignore", ".*\n!.gitignore\n.claude\n**/*.txt\n")
+    write(repo, "android/.gitignore", "!CMakeLists.txt\n")
+    write(repo, "android/CMakeLists.txt", "cmake_minimum_required(VERSION 3.9)\n")
+    write(repo, "android/notes.txt", "scratch\n")
+    write(repo, ".pre-commit-config.yaml", "repos:\n  - repo: local\n")
+    write(repo, ".claude/skills/migrate/SKILL.md", "# Migrations\n\nSquash before merge.\n")
+    write(repo, ".claude/settings.local.json", '{"permissions": {}}\n')
+    write(repo, ".cache/data.md", "# cached\n")
+    write(repo, "app/main.py", "def main():\n    pass\n")
+    import subprocess
+
+    subprocess.run(["git", "-C", str(repo), "add", "-f", "--", ".pre-commit-config.yaml",
+                    ".claude/skills/migrate/SKILL.md", "app/main.py", "android/CMakeLists.txt"],
+                   check=True)  # fmt: skip
+    listing = list_files(Project.load(repo))
+    assert "android/CMakeLists.txt" in listing.files
+    assert "android/notes.txt" not in listing.files
+    assert ".pre-commit-config.yaml" in listing.files
+    assert ".claude/skills/migrate/SKILL.md" in listing.files
+    assert ".claude/settings.local.json" not in listing.files
+    assert ".cache/data.md" not in listing.files
+    cached = repo / ".charter" / "graph" / "listing.json"
+    cached.parent.mkdir(parents=True)
+    save_listing(cached, list_files(Project.load(repo), cached))
+    _same(list_files(Project.load(repo), cached), listing)
+    # `git add -f` of an ignored file moves no mtime: the cached listing still sees it
+    _age(repo)
+    save_listing(cached, list_files(Project.load(repo), cached))
+    subprocess.run(["git", "-C", str(repo), "add", "-f", ".cache/data.md"], check=True)
+    again = list_files(Project.load(repo), cached)
+    assert ".cache/data.md" in again.files
+    _same(again, list_files(Project.load(repo)))
+    index = run_charter("index", "--json", cwd=repo)
+    assert index.returncode == 0, index.stderr
+    skipped = {row["path"]: row["reason"] for row in json.loads(index.stdout)["skipped"]}
+    assert ".claude/skills/migrate/SKILL.md" not in skipped
+    assert skipped.get(".claude/settings.local.json") == "gitignored"
+    found = run_charter("search", "squash before merge", "--mode", "review", "--json", cwd=repo)
+    assert ".claude/skills/migrate/SKILL.md" in found.stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from tests.conftest import write
@@ -339,6 +340,29 @@ def test_install_says_when_the_repository_ignores_mcp_json(repo: Path, run_chart
     assert proc.returncode == 0, proc.stderr
     assert ".mcp.json is ignored by git" in " ".join(proc.stdout.split())
     assert "charter" in json.loads((repo / ".mcp.json").read_text())["mcpServers"]
+
+
+def test_install_and_doctor_say_when_the_repository_ignores_the_hooks(
+    repo: Path, run_charter
+) -> None:
+    """A Django app's .gitignore ignores every dot-file but a few (``.*``, then
+    ``!.github``): .claude/settings.json is ignored too, so the hooks reach no teammate,
+    while install said "teammates get the hooks from .claude/settings.json"."""
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    write(repo, ".gitignore", ".*\n!.gitignore\n")
+    proc = run_charter("install", "claude-code", cwd=repo)
+    said = " ".join(proc.stdout.split())
+    assert proc.returncode == 0, proc.stderr
+    assert ".claude/settings.json and .mcp.json are ignored by git" in said, said
+    assert "teammates get the hooks" not in said
+    doctor = run_charter("doctor", "--json", "--check", "portable settings", cwd=repo)
+    found = json.loads(doctor.stdout)["checks"][0]
+    assert found["status"] == "info" and "the hooks" in found["summary"], found
+    assert "git add -f .claude/settings.json .mcp.json" in found["fix"]
+    subprocess.run(["git", "-C", str(repo), "add", "-f", ".claude/settings.json"], check=True)
+    doctor = run_charter("doctor", "--json", "--check", "portable settings", cwd=repo)
+    found = json.loads(doctor.stdout)["checks"][0]
+    assert found["detail"]["files"] == [".mcp.json"], found
 
 
 def test_doctor_flags_any_absolute_command_in_committed_settings(repo: Path, run_charter) -> None:

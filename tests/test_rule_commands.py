@@ -69,6 +69,13 @@ def _rule(text: str, scopes: list[str] | None = None, path: str = "AGENTS.md") -
         ("Never run `make clean` unless the cache is corrupt.", []),
         ("Never run `make clean` other than in CI.", []),
         ("Never run `make clean`: it deletes the cache, with no exceptions.", ["make clean"]),
+        # code of the project's language, not a command a shell would run
+        ("**Use positive boolean names** — `delivery_changed`, not `not delivery_unchanged`.",
+         []),
+        ("Never use `instance.count += 1; instance.save()` - this is NOT atomic.", []),
+        ("Avoid `assert false` and other unreachable code", []),
+        ("Type parameters with `ComponentProps<typeof C>` instead of `as const` workarounds",
+         []),
     ],
 )  # fmt: skip
 def test_only_a_plain_prohibition_of_a_command_is_read(text: str, forbidden: list[str]) -> None:
@@ -352,3 +359,28 @@ def test_a_one_word_program_the_rule_names_as_one_is_forbidden(tmp_path: Path) -
         "allow"
     )
     assert guard_decision(guard(root, "Bash", {"command": "yarn oxlint lib"})) == "allow"
+
+
+def test_an_option_a_commands_comment_forbids_is_that_commands(tmp_path: Path) -> None:
+    """A Rust workspace's quick reference: "cargo build  # build. never build with
+    --release". The comment is plain text inside a code block, so its option had no code
+    span and nothing was read; `cargo build --release` ran."""
+    rules = (
+        "# Guidelines\n\n## Quick Reference\n\n```bash\n"
+        "cargo build                    # build. never build with --release\n"
+        "cargo run -q --bin tursodb -- -q # run the interactive cli. never run with --release\n"
+        "cargo test                     # rust unit/integration tests\n```\n"
+    )
+    root = compiled_repo(tmp_path, {"AGENTS.md": rules})
+    from charter.rules.commands import forbidden_commands
+
+    found = [c.command for c in forbidden_commands(compile_project(Project.load(root)).rules)]
+    assert found == ["cargo build --release", "cargo run --release"], found
+
+    def decision(command: str) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}))
+
+    assert decision("cargo build --release") == "deny"
+    assert decision("cargo run --release --bin tursodb") == "deny"
+    for allowed in ("cargo build", "cargo build -p core", "cargo test --release", "npm run x"):
+        assert decision(allowed) == "allow", allowed

@@ -762,3 +762,53 @@ def test_an_underscore_inside_a_heading_word_is_kept() -> None:
         "Running node_modules binaries",
         "Emphasis and snake_case",
     ]
+
+
+def test_a_question_over_a_list_is_shown_with_each_answer(tmp_path: Path) -> None:
+    """A Django app's "When should authorization tests be written?" over "- When adding a
+    new restricted field", …: each answer was a rule alone, a fragment that asks nothing,
+    and ranked first for "add a filter to the GraphQL API"."""
+    rules = _rules(
+        tmp_path,
+        "# GraphQL Authorization Tests\n\n"
+        "When should authorization tests be written?\n"
+        "- When adding a new restricted field\n"
+        "- When adding a new restricted mutation or query\n\n"
+        "When writing authorization tests do the ALL of the following:\n"
+        "- Test against all client types\n",
+    )
+    assert _spans(rules) == [
+        ("When should authorization tests be written? When adding a new restricted field", 3, 4),
+        (
+            "When should authorization tests be written? When adding a new restricted "
+            "mutation or query",
+            5,
+            5,
+        ),
+        ("When writing authorization tests do the ALL of the following:", 7, 7),
+        ("Test against all client types", 8, 8),
+    ]
+
+
+def test_a_brief_is_not_cut_inside_an_abbreviation_a_parenthesis_or_after_a_label() -> None:
+    """Briefs of a Django app's rules: "Do not use Django signals (e.g. …", "Check last git
+    tag to find what version we are branched from (e.g. …" and "Migration: …" (the path it
+    labels cut away)."""
+    from charter.rules.render import compact
+
+    signals = (
+        "Do not use Django signals (e.g. `post_save`, `pre_delete`, `@receiver`). Call the "
+        "relevant logic explicitly from the code that triggers it instead."
+    )
+    assert compact(signals, 20) == "Do not use Django signals …"
+    tag = (
+        "Check last git tag to find what version we are branched from (e.g. 3.22 tag). "
+        "Based on that, add description to new fields with ADDED_IN_{VERSION} clause"
+    )
+    assert compact(tag, 20) == "Check last git tag to find what version we are branched from …"
+    path = "Migration: `saleor/giftcard/migrations/0023_mark_gift_cards_search_vector_as_dirty.py`"
+    assert compact(path, 20) == path
+    first = "Use `uv` for packages (e.g. `uv add x`, i.e. never pip)."
+    assert compact(f"{first} Then lock them with the lock command of the tool.", 24) == (
+        f"{first} …"
+    )

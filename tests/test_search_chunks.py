@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from charter.config import Project
 from charter.errors import CharterError
 from charter.search.chunks import chunk_markdown, find_refs
 from charter.search.code import chunk_python
@@ -198,3 +200,28 @@ def test_a_yaml_bomb_in_a_later_document_is_still_refused() -> None:
 
     with pytest.raises(safeyaml.YamlLimitError, match="YAML bomb"):
         chunk_structured("name: ok\n---\n" + billion_laughs(), "evil.yaml")
+
+
+def test_json_and_yaml_escapes_of_characters_past_the_bmp_are_read_as_those_characters(
+    tmp_path: Path,
+) -> None:
+    """A Rust workspace's conformance fixture writes emoji as JSON surrogate-pair escapes
+    (``"\\ud83d\\ude00"``); read through YAML each pair was two lone surrogates, and
+    `charter index` died after five minutes of embedding with "surrogates not allowed"."""
+    from charter.embed.registry import get_embedder
+    from charter.search.indexer import Indexer
+
+    spec = (
+        '{"unicode_options": ["\\ud83d\\ude00\\ud83d\\udca9", "\\u4e16\\u754c"], '
+        '"lone": "a \\udc00 b"}\n'
+    )
+    text = chunk_structured(spec, "ops.json", "json").chunks[0].text
+    assert "😀💩, 世界" in text and "a \ufffd b" in text
+    assert "😀" in chunk_structured('x: "\\ud83d\\ude00"\n', "x.yaml", "yaml").chunks[0].text
+    root = tmp_path / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "spec").mkdir()
+    (root / "spec" / "ops.json").write_text(spec, encoding="utf-8")
+    report = Indexer(Project.load(root), get_embedder("hash")).run()
+    assert list(report.indexed) == ["spec/ops.json"] and not report.errors

@@ -311,3 +311,31 @@ def test_generated_headers_as_generators_write_them(rel: str, header: str) -> No
     from charter.search.noise import content_reason
 
     assert content_reason(rel, header + "x = 1\n", {"generated"}) == "generated (header)"
+
+
+def test_the_skipped_table_groups_a_folders_files_and_stays_short(tmp_path: Path) -> None:
+    """A Django app's .gitattributes marks its migrations generated and its tests keep
+    recorded HTTP cassettes: `charter index` printed 604 skipped rows on every run, the
+    same when nothing changed. A folder's files skipped for one reason share a row, and
+    the table stops at 40 rows; --json still lists every file."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    write(root, ".gitattributes", "*_auto_*.py linguist-generated\n")
+    for app in range(50):
+        for n in range(4):
+            write(root, f"app{app:02}/migrations/000{n}_auto_2020.py", "X = 1\n")
+    write(root, "app00/models.py", "class Model:\n    pass\n")
+    write(root, "lone/0001_auto_x.py", "Y = 2\n")
+    done = charter_run("index", "--json", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)["skipped"]) == 201
+    human = charter_run("index", cwd=root).stdout
+    assert "app00/migrations/ (4 files)" in " ".join(human.split())
+    assert "more files" in human and "app49/migrations/" not in human
+    assert human.count("generated (.gitattributes)") < 45, human
+
+    from charter.cli.search_cmds import skipped_rows
+
+    rows = skipped_rows([("a/x.py", "r"), ("a/y.py", "r"), ("lone/z.py", "r"), ("b/", "g")])
+    assert rows == [("a/x.py", "r"), ("a/y.py", "r"), ("lone/z.py", "r"), ("b/", "g")]

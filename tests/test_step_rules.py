@@ -136,3 +136,51 @@ def test_agents_whose_tool_answers_drop_context_get_no_step_rules(
     assert done.returncode == 0 and not done.stdout.strip(), done.stdout
     later = _bash(run_charter, project, "git commit -m y", "t2")
     assert "Conventional Commits" in later["additionalContext"]
+
+
+OTHER_SENSES = """# Guidelines
+
+## Background work
+
+- Schedule background work after the transaction commits: use `on_commit`, never a bare
+  `.delay()` inside an open transaction.
+
+## Deployment
+
+- Push back against requirements that add a pod-local cache.
+- Charts are Helm releases: keep each release's values in `deploy/values.yaml`.
+- Models carry a tier tag and a `granularity:*` tag.
+- `cargo build` (never build with --release)
+
+## Commit Messages
+
+Use an optional component scope followed by a lowercase imperative summary:
+
+```text
+[scope: ]<imperative summary>
+```
+
+## Pull Requests
+
+- A clear description of changes
+- Never push to `main`; open a pull request from a branch.
+"""
+
+
+def test_step_words_in_another_sense_bring_nothing_and_a_steps_heading_brings_its_rules(
+    repo: Path, run_charter: Run
+) -> None:
+    """A Django app's "after the transaction commits" came with every `git commit`, a
+    Helm chart's "release" and a dbt model's "tag" with `git tag`; the commit-message
+    template under "Commit Messages", which never says "commit", did not come."""
+    no_worker(repo)
+    write(repo, "AGENTS.md", OTHER_SENSES)
+    assert run_charter("compile", cwd=repo).returncode == 0
+    commit = _bash(run_charter, repo, "git commit -m 'core: fix x'", "t1")["additionalContext"]
+    assert "lowercase imperative summary" in commit, commit
+    assert "transaction" not in commit and "Helm" not in commit
+    assert _bash(run_charter, repo, "git tag v1.2.0", "t2") is None
+    push = _bash(run_charter, repo, "git push origin HEAD", "t3")["additionalContext"]
+    assert "Never push to `main`" in push and "Push back" not in push, push
+    pr = _bash(run_charter, repo, "gh pr create --fill", "t4")["additionalContext"]
+    assert "A clear description of changes" in pr, pr

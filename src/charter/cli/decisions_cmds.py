@@ -480,15 +480,21 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
 
 def _record_findings(project: Any, source: str, text: str, result: Any) -> None:
     """Drift findings about a project file go into the project state, anchored to the file
-    and line, so the graph (and the contract capsule's open findings) see them."""
-    from charter.graph.findings import record_findings
+    and line, so the graph (and the contract capsule's open findings) see them.
 
-    path = None
-    if source != "-":
-        try:
-            path = Path(source).resolve().relative_to(project.root.resolve()).as_posix()
-        except ValueError:
-            path = None
+    Only a file inside the project is recorded: a text on stdin or a file elsewhere has
+    nothing to anchor a finding to and no later check that could close it, so a sentence
+    tried once stayed a blocking finding in every capsule. Checking a file again closes
+    its earlier drift findings that this check no longer reports (fixed, or the file now
+    passes)."""
+    from charter.graph.findings import close_findings, record_findings
+
+    if source == "-":
+        return
+    try:
+        path = Path(source).resolve().relative_to(project.root.resolve()).as_posix()
+    except ValueError:
+        return
     entries = []
     for finding in result.findings:
         line = text.count("\n", 0, finding.start) + 1
@@ -499,10 +505,10 @@ def _record_findings(project: Any, source: str, text: str, result: Any) -> None:
             "constraint": finding.constraint_id,
             "severity": "blocking" if finding.severity == "error" else "warning",
         }
-        if path:
-            entry.update({"path": path, "line_start": line, "line_end": line})
+        entry.update({"path": path, "line_start": line, "line_end": line})
         entries.append(entry)
-    record_findings(project, entries)
+    kept = record_findings(project, entries)
+    close_findings(project, source="drift", path=path, keep=set(kept))
 
 
 def _register_drift(app: typer.Typer, drift_app: typer.Typer, eval_app: typer.Typer) -> None:
@@ -567,7 +573,7 @@ def _register_drift(app: typer.Typer, drift_app: typer.Typer, eval_app: typer.Ty
         assert source is not None
         text = _read_input(source)
         result = checker.check(text, kind)
-        if result.findings and constraints is None:
+        if constraints is None:
             _record_findings(project, source, text, result)
         if as_json:
             emit_json(result.as_dict())

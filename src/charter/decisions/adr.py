@@ -340,7 +340,11 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
     decision = _find(sections, DECISION_HEADINGS)
     status_text = _status(meta, sections, nodes)
     if decision is None and not status_text:
-        return AdrReading(path, "skipped", "not an ADR (no Status and no Decision section)")
+        # a record whose title states the decision, in prose (no Status, no Decision
+        # section, no options): nothing to bind, and search still serves it as an ADR
+        return AdrReading(
+            path, "skipped", "no Status and no Decision section: no choice to bind (searched)"
+        )
     status = status_word(status_text)
     if not status:
         return AdrReading(path, "unreadable", "no Status found (only accepted ADRs bind)")

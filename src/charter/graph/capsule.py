@@ -221,6 +221,46 @@ def build_capsule(
 _FRONT_END = ("routes", "components", "tokens", "style_bridge")
 
 
+def _refill_symbols(
+    out: dict[str, Any],
+    capsule: dict[str, Any],
+    budget: int,
+    count: Callable[[dict[str, Any]], int],
+) -> None:
+    """Room left after halving the symbols per package goes to one more symbol each for
+    the packages with the most distinct public names (then by name; a folder of Django
+    migrations, each defining ``Migration``, has one): with 200 packages even one symbol
+    each can be over the budget, which left a large workspace's capsule with none. The
+    most packages that fit are found by bisection (a handful of counts)."""
+    full = {p["package"]: p["public_symbols"] for p in capsule["module_map"]}
+    shown = {p["package"]: list(p["public_symbols"]) for p in out["module_map"]}
+    distinct = {
+        name: len({symbol.rsplit("#", 1)[-1] for symbol in symbols})
+        for name, symbols in full.items()
+    }
+    order = sorted(
+        (name for name, kept in shown.items() if len(full.get(name, [])) > len(kept)),
+        key=lambda name: (-distinct[name], name),
+    )
+
+    def give(k: int) -> None:
+        more = set(order[:k])
+        for package in out["module_map"]:
+            name = package["package"]
+            kept = shown[name]
+            package["public_symbols"] = full[name][: len(kept) + 1] if name in more else kept
+
+    low, high = 0, len(order)
+    while low < high:
+        mid = (low + high + 1) // 2
+        give(mid)
+        if count(out) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    give(low)
+
+
 def fit_to_budget(
     capsule: dict[str, Any], budget: int, count: Callable[[dict[str, Any]], int]
 ) -> dict[str, Any]:
@@ -262,13 +302,16 @@ def fit_to_budget(
     most_symbols = max((len(p["public_symbols"]) for p in out["module_map"]), default=0)
     most_rules = max((len(g["rules"]) for g in out["local_rules"]), default=0)
     steps: list[tuple[str, Callable[[int], bool], int, int]] = [
-        ("module_map.public_symbols", symbols, most_symbols, 0),
+        # the file handles first: any listing gives them again, while the public symbols
+        # are the contract (a 4,000-file workspace kept 100 paths, from `.aristo/` on, and
+        # not one symbol)
         (
             "source_artifacts",
             lambda c: head("source_artifacts", c),
             len(out["source_artifacts"]),
             10,
         ),
+        ("module_map.public_symbols", symbols, most_symbols, 0),
         *((key, lambda c, k=key: head(k, c), len(out[key]), 0) for key in _FRONT_END),
         ("local_rules", local, most_rules, 1),
         ("module_map", lambda c: head("module_map", c), len(out["module_map"]), 0),
@@ -281,6 +324,8 @@ def fit_to_budget(
                 cut.add(name)
         if count(out) <= budget:
             break
+    if "module_map.public_symbols" in cut and "module_map" not in cut:
+        _refill_symbols(out, capsule, budget, count)
     out["truncated"] = sorted(cut)
     if "source_artifacts" in cut:
         out["source_artifacts_truncated"] = True

@@ -4,10 +4,12 @@ Seeds come from what the task names: BM25 over files (search's formula and analy
 symbols whose names the task mentions (rarer names count more, and a name written as a
 plain word counts less the more of the project's files carry it: an issue template's
 "Sphinx version" is not a pointer to the ``Sphinx`` class), paths and stack-trace
-frames, and files passed with ``--file``. Each seed gets its node type's base score plus
-the matched-term boost; personalized PageRank then spreads relevance along imports,
-calls, tests, governs and cites edges, and the two are blended (``graph.seed_weight`` /
-``graph.ppr_weight``, damping ``graph.damping``). Every returned node says why.
+frames, the files of a folder the task names by its path (a commit's scope,
+"bindings/rust: …"), and files passed with ``--file``. Each seed gets its node
+type's base score plus the matched-term boost; personalized PageRank then spreads
+relevance along imports, calls, tests, governs and cites edges, and the two are blended
+(``graph.seed_weight`` / ``graph.ppr_weight``, damping ``graph.damping``). Every
+returned node says why.
 """
 
 from __future__ import annotations
@@ -88,6 +90,10 @@ class Weights:
     hub: float = 0.05
     #: code under a documentation or examples folder counts this much of a source file
     example_factor: float = 0.5
+    #: a folder the task names by its path ("sqlite/parser: accept …"): each of its
+    #: files gets this much seed, when it holds at most ``folder_files`` of them
+    folder: float = 0.5
+    folder_files: int = 60
 
     @classmethod
     def from_settings(cls, settings: GraphSettings) -> Weights:
@@ -137,6 +143,22 @@ class _Suffixes:
             if hits:
                 return hits if len(hits) <= 3 else []
         return []
+
+
+def _under_folder(sources: list[str], folder: str) -> list[str]:
+    """The sources under ``folder`` named from the root, else under the one folder of
+    that name deeper in the tree (``parser/src`` for ``sqlite/parser/src``); none when
+    several folders end so or none does."""
+    clean = folder.strip("/")
+    prefix = clean + "/"
+    under = [p for p in sources if p.startswith(prefix)]
+    if under:
+        return under
+    tails = {p[: p.index("/" + prefix) + len(prefix)] for p in sources if "/" + prefix in p}
+    if len(tails) != 1:
+        return []
+    (base,) = tails
+    return [p for p in sources if p.startswith(base)]
 
 
 def short_name(qualname: str) -> str:
@@ -265,6 +287,13 @@ def rank(
                 seed[fid] += w.path
                 parts[fid]["path"] = 1.0
                 reasons[fid].append("namespace named in the task")
+    for folder in query.folders:
+        under = _under_folder(sources, folder)
+        for hit in under if len(under) <= w.folder_files else []:
+            fid = f"src:{hit}"
+            seed[fid] += w.folder
+            parts[fid]["folder"] = 1.0
+            reasons[fid].append(f"in {folder}/, named in the task")
     for frame_path, line, _func in query.frames:
         for hit in suffixes.find(frame_path):
             fid = f"src:{hit}"

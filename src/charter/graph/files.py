@@ -26,12 +26,14 @@ import pathspec
 from charter.config import Project
 from charter.fileio import atomic_write_text
 from charter.search.discover import (
+    Tracked,
     _gitignore,
     deny_globs_for,
     glob_regex,
     is_source_file,
     own_outputs,
     read_ignore_file,
+    tracked_files,
 )
 from charter.search.noise import noise_rules
 from charter.secretscan.settings import is_env_template
@@ -122,6 +124,7 @@ def list_files(project: Project, cache: Path | None = None) -> Listing:
     noise = noise_rules(root, project.settings.search.index)
     ignore = _gitignore(root)
     use_root_ignore = bool(ignore.patterns)
+    tracked = tracked_files(root)
     out = Listing()
 
     def secret(rel: str, name: str) -> bool:
@@ -162,13 +165,17 @@ def list_files(project: Project, cache: Path | None = None) -> Listing:
                 return False
         return True
 
+    # a folder's decisions also hang on which of its entries git tracks (never ignored):
+    # `git add -f` of an ignored file changes no mtime
+    held = _tracked_entries(tracked)
+
     def walk(directory: str, prefix: str, specs: list[tuple[str, str]], chain: str) -> bool:
         try:
             mtime = os.stat(directory).st_mtime_ns
         except OSError:
             return True
         prev = old.get(prefix)
-        if prev is not None and prev["m"] == mtime:
+        if prev is not None and prev["m"] == mtime and prev.get("t", "") == held.get(prefix, ""):
             rules = {name: _stat_key(Path(directory) / name) for name in prev["r"]}
             digest = _digest(chain, rules)
             if digest == prev["c"]:
@@ -200,11 +207,23 @@ def list_files(project: Project, cache: Path | None = None) -> Listing:
             "e": [],
             "d": [],
         }
+        if prefix in held:
+            folder["t"] = held[prefix]
 
-        def ignored(probe: str) -> bool:
+        def matched(probe: str) -> bool:
             if use_root_ignore and ignore.match_file(probe):
                 return True
             return any(spec_of(path).match_file(probe[len(where) :]) for where, path in specs)
+
+        def ignored(probe: str) -> bool:
+            if tracked.keeps(probe):
+                return False  # git tracks it (or, a folder, files in it)
+            if matched(probe):
+                return True
+            # the rest of an ignored folder walked only for the files git tracks in it
+            return prefix in tracked.folders and any(
+                matched(folder) for folder in _folders_of(prefix) if folder in tracked.folders
+            )
 
         subdirs = []
         for entry in entries:
@@ -241,6 +260,29 @@ def list_files(project: Project, cache: Path | None = None) -> Listing:
     if cache is not None and complete and folders != old:
         out.cache = {"key": key, "folders": folders}
     return out
+
+
+def _tracked_entries(tracked: Tracked) -> dict[str, str]:
+    """Per folder ("" for the root, else ``a/b/``), a short digest of its entries git
+    tracks: files, and subfolders that hold tracked files."""
+    entries: dict[str, list[str]] = {}
+    for path in [*tracked.files, *tracked.folders]:
+        parent, _, name = path.rstrip("/").rpartition("/")
+        entries.setdefault(f"{parent}/" if parent else "", []).append(
+            name + ("/" if path.endswith("/") else "")
+        )
+    return {
+        folder: hashlib.sha256(
+            "\0".join(sorted(names)).encode("utf-8", "surrogateescape")
+        ).hexdigest()[:12]
+        for folder, names in entries.items()
+    }
+
+
+def _folders_of(prefix: str) -> list[str]:
+    """``a/``, ``a/b/`` for the folder ``a/b/``."""
+    parts = prefix.rstrip("/").split("/")
+    return ["/".join(parts[:n]) + "/" for n in range(1, len(parts) + 1)]
 
 
 def _digest(parent: str, rules: dict[str, list[int] | None]) -> str:

@@ -61,3 +61,22 @@ def load_findings(project: Project) -> list[dict[str, Any]]:
         if isinstance(data, dict) and isinstance(data.get("id"), str) and data.get("title"):
             current[data["id"]] = data
     return [current[k] for k in sorted(current)]
+
+
+def close_findings(project: Project, *, source: str, path: str, keep: set[str]) -> list[str]:
+    """Close the open findings of ``source`` anchored to ``path`` whose ids are not in
+    ``keep`` (a check of that file ran again and no longer reports them); ids back."""
+    closed = []
+    for finding in load_findings(project):
+        if (
+            finding.get("source") == source
+            and finding.get("path") == path
+            and finding.get("status") == "open"
+            and finding["id"] not in keep
+        ):
+            append_line(
+                _path(project),
+                json.dumps({**finding, "status": "closed"}, sort_keys=True, ensure_ascii=False),
+            )
+            closed.append(str(finding["id"]))
+    return closed

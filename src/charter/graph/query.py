@@ -29,6 +29,9 @@ _PATH = re.compile(
     r"(?<![\w.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|mjs|css|scss|md|toml|cfg|ini|ya?ml|json"
     rf"|{_TEXT_SRC}))\b"
 )
+# a folder path (``bindings/rust``, ``core/json/``): two parts or more, no file extension;
+# a commit's scope names one ("sqlite/parser: accept …"), as do "in core/vdbe, …" tasks
+_FOLDER = re.compile(r"(?<![\w./@:-])((?:[A-Za-z_][\w-]*/)+[A-Za-z_][\w-]*)/?(?![\w./-])")
 # a Clojure namespace (``app.main.data.workspace.path-edition``, three parts or more)
 _CLJ_NS = re.compile(r"(?<![\w./-])([a-z][\w-]*(?:\.[a-z][\w-]*){2,})(?![\w/-])")
 _DOTTED = re.compile(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\b")
@@ -71,6 +74,7 @@ class TaskQuery:
     paths: list[str] = field(default_factory=list)
     frames: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, function)
     namespaces: list[str] = field(default_factory=list)  # Clojure namespaces as file paths
+    folders: list[str] = field(default_factory=list)  # folder paths the task names
 
 
 def parse_task(text: str, files: list[str] | None = None) -> TaskQuery:
@@ -109,6 +113,7 @@ def parse_task(text: str, files: list[str] | None = None) -> TaskQuery:
         for match in _CLJ_NS.finditer(text)
         for ext in (".cljs", ".cljc", ".clj")
     ]
+    folders = [m.group(1) for m in _FOLDER.finditer(text)]
     return TaskQuery(
         text,
         terms,
@@ -118,4 +123,5 @@ def parse_task(text: str, files: list[str] | None = None) -> TaskQuery:
         list(dict.fromkeys(paths)),
         frames,
         list(dict.fromkeys(namespaces)),
+        list(dict.fromkeys(folders)),
     )

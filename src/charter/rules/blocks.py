@@ -154,11 +154,23 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
         if trailing:
             note = trailing.group(1).strip()
             command = command[: trailing.start()].strip()
-        out.append((begun, line, f"`{command}`" + (f" ({note})" if note else "")))
+        out.append((begun, line, f"`{command}`" + (f" ({_options_as_code(note)})" if note else "")))
         note = ""
         if len(out) > _MAX_COMMANDS:
             return []
     return out
+
+
+#: A long option in a shell comment ("never build with --release"): code, as the rule
+#: would have written it in prose.
+_BARE_OPTION = re.compile(r"(?<![\w`-])(--[A-Za-z][\w-]*(?:=[^\s`),;]+)?)")
+
+
+def _options_as_code(note: str) -> str:
+    """A command's comment with its bare long options as code spans: the comment is
+    plain text inside a code block, so "never build with --release" carries the option
+    as a word where prose would write `--release`."""
+    return _BARE_OPTION.sub(r"`\1`", note)
 
 
 def _heading_text(node: SyntaxTreeNode) -> str:
@@ -296,6 +308,16 @@ class _Walker:
                     _, end = self.span(after)
                     items = "; ".join(_item_texts([after]))
                     self.add(Block("paragraph", f"{lead} {items}", start, end, self.section()))
+                    walked.add(index + 1)
+                    continue
+                if _is_question(lead):
+                    # "When should authorization tests be written?" over its answers: an
+                    # answer alone ("When adding a new restricted field") says nothing, so
+                    # each item is shown after the question, and the first one's citation
+                    # starts at the question's line (no rule of its own: it asks nothing
+                    # of the agent)
+                    start, _ = self.span(node)
+                    self.walk_list(after, lead, depth, prefix=True, lead_start=start)
                     walked.add(index + 1)
                     continue
                 if _is_lead_in(lead):
@@ -719,6 +741,12 @@ def _is_lead_in(text: str) -> bool:
     """A short line ending in a colon that introduces what follows."""
     plain = re.sub(r"[*_`]+", "", text).strip()
     return plain.endswith(":") and len(plain.split()) <= 10
+
+
+def _is_question(text: str) -> bool:
+    """A short question that the list below it answers ("When should X be written?")."""
+    plain = re.sub(r"[*_`]+", "", text).strip()
+    return plain.endswith("?") and "\n" not in plain and 2 <= len(plain.split()) <= 12
 
 
 def _item_texts(lists: list[SyntaxTreeNode]) -> list[str]:

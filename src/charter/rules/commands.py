@@ -63,6 +63,19 @@ _PROGRAM_NOUN = re.compile(
 #: A token that stands for something else (``<file>``, ``PACKAGE``, ``...``): the command
 #: is read up to it.
 _PLACEHOLDER = re.compile(r"[<>{}$|&()\[\]…]|^\.\.\.$|^-+$|^[A-Z][A-Z0-9_]+$")
+#: An assignment, comparison or arrow standing alone: code of a language, not a command
+#: (`instance.count += 1; instance.save()`).
+_OPERATOR = re.compile(r"^(?:[-+*/%&|^]|\*\*|//|<<|>>)?=$|^[!=]==?$|^=>$|^->$|^:=$")
+#: Reserved words of programming languages that name no command-line program: a span
+#: starting with one is code (`not delivery_unchanged`, `as const`, `assert false`).
+_CODE_KEYWORDS = frozenset(
+    {
+        "and", "as", "assert", "async", "await", "const", "def", "del", "elif", "fn",
+        "func", "function", "impl", "instanceof", "lambda", "let", "mut", "nil", "not",
+        "null", "or", "pub", "raise", "return", "struct", "throw", "typeof", "var",
+        "yield",
+    }
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -156,6 +169,8 @@ def parse_command(span: str) -> tuple[str, tuple[str, ...], frozenset[str]] | No
         tokens = shlex.split(span)
     except ValueError:
         return None
+    if tokens and (tokens[0] in _CODE_KEYWORDS or any(_OPERATOR.match(t) for t in tokens)):
+        return None
     kept: list[str] = []
     for token in tokens:
         if token != "--" and (
@@ -188,6 +203,14 @@ def _named_program(span: str, rule: Rule) -> tuple[str, tuple[str, ...], frozens
     return (_program(word), (), frozenset()) if framed else None
 
 
+def _own_command(rule: Rule) -> tuple[str, tuple[str, ...], frozenset[str]] | None:
+    """The command a command rule (a line of a shell block with its comment) runs."""
+    if rule.kind != "command" or not rule.text.startswith("`"):
+        return None
+    span = rule.text[1:].split("`", 1)[0]
+    return parse_command(span)
+
+
 def commands_in(rule: Rule) -> list[ForbiddenCommand]:
     """The commands ``rule`` forbids outright (see the module docstring), and the options
     it forbids an act to take ("never commit with `--no-verify`": any program's
@@ -199,13 +222,19 @@ def commands_in(rule: Rule) -> list[ForbiddenCommand]:
         except ValueError:
             continue
         if tokens and all(t.startswith("-") for t in tokens):
+            program, command = "", f"{verb} {options}"
+            own = _own_command(rule)
+            if own is not None and own[1][:1] == (verb,):
+                # a command's comment ("`cargo build` (never build with --release)"): that
+                # program's verb with the option, not any program's
+                program, command = own[0], f"{own[0]} {verb} {options}"
             found.append(
                 ForbiddenCommand(
                     rule_id=rule.id,
                     cite=rule.source.cite(),
                     rule_text=rule.text,
-                    command=f"{verb} {options}",
-                    program="",
+                    command=command,
+                    program=program,
                     words=(verb,),
                     flags=_flag_set(tokens),
                     scopes=tuple(rule.scopes),

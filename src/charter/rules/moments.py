@@ -18,12 +18,31 @@ word stemmed, so "commit" finds "committing" and "pre-commit"; a pull request is
 "PR"), not yet in the conversation, in their files' order, within
 ``rules.step_rules_max_tokens``. The table of steps is the version-control vocabulary
 every project shares, not tuned to any rule file.
+
+A rule names a step in its own words or under a heading that does ("Commit Messages"
+over a template that never says "commit"), and in the step's version-control sense. The
+step words have other senses rule files use as often: a database transaction commits
+("schedule the task after the transaction commits", `on_commit`), a team pushes back or
+pushes a framework to its limits, Kustomize does a strategic merge, Helm has releases,
+dbt models have tags. So the words are read in prose (not inside code, where
+`on_commit`, `HelmRelease` or `--release` name other things; a `git …` or `gh …`
+command in code is read), a sentence about a transaction does not name a commit, and
+push, merge, tag and release name the step only in a rule about version control (git,
+a branch, main, a commit, a pull request, GitHub, …) or when they say when something is
+done ("before you push", "after merging").
+
+The first source file the agent reads or changes in a conversation brings the rules most
+likely to apply to every change (formatting, naming, type safety, the package manager),
+as scored at compile time by :mod:`charter.rules.general`, best first, once until the
+next compaction.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Sequence
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -69,22 +88,103 @@ def steps_of(commands: Iterable[Sequence[str | None]]) -> list[tuple[str, tuple[
     return list(found.items())
 
 
-def _names_step(text: str, words: tuple[str, ...]) -> bool:
-    """Whether a rule names a step: one of its stems is the step word's (``committing``,
-    ``pre-commit``), or it holds the step's phrase (``pull request``)."""
+#: Step words with other senses as common in rule files (push back, a strategic merge, a
+#: model's tags, a Helm release): they name the step only in a rule about version control
+#: or when they say when something is done.
+_AMBIGUOUS = frozenset(["push", "merge", "tag", "release"])
+#: Words of version control that make an ambiguous step word's sense the step's.
+_VCS_WORDS = frozenset(
+    [
+        "git", "github", "gitlab", "branch", "branches", "remote", "origin", "upstream",
+        "commit", "commits", "committed", "committing", "rebase", "pr", "prs",
+        "pull request", "pull requests", "changelog",
+    ]
+)  # fmt: skip
+#: Branch names count in code (`main`): in prose they are adjectives ("the main loop").
+_BRANCHES = frozenset(["main", "master", "develop", "trunk"])
+#: A sentence about a database transaction: its "commit" is the transaction's.
+_TRANSACTION = re.compile(r"\b(?:transactions?|transactional|rollbacks?|savepoints?)\b", re.I)
+_CODE_SPAN = re.compile(r"`([^`]*)`")
+#: A program named for a step (``pre-commit``) names the step when a command runs it.
+_STEP_PARTS = frozenset(["commit", "push", "merge", "rebase"])
+_VCS_COMMAND = re.compile(r"^\s*(?:git|gh)\s")
+_OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+_SENTENCE = re.compile(r"(?<=[.!?;:])\s+")
+_TEMPORAL = r"\b(?:before|after|when|until|once|prior to)\s+(?:(?:you|we|they|it)\s+)?"
+
+
+def _prose(text: str) -> str:
+    """``text`` with its code left out (``on_commit``, ``HelmRelease``, ``--release``
+    name other things), except a command of a version-control program (``git push``,
+    ``gh pr create``, ``pre-commit run``), which names its step."""
+
+    def code(m: re.Match[str]) -> str:
+        span = m.group(1)
+        words = span.split()
+        if len(words) >= 2 and (
+            _VCS_COMMAND.match(span) or any(p in _STEP_PARTS for p in words[0].split("-"))
+        ):
+            return span
+        return " "
+
+    return _OPTION.sub(" ", _CODE_SPAN.sub(code, text))
+
+
+def _words(text: str) -> set[str]:
+    """Lowercased words and two-word phrases of ``text`` (an acronym's plural, ``PRs``,
+    also as the acronym)."""
+    plain = re.findall(r"[a-z]+", text.lower())
+    out = set(plain) | {f"{a} {b}" for a, b in pairwise(plain)}
+    return out | {t[:-1] for t in out if t.endswith("s") and len(t) <= 4}  # PRs
+
+
+def _says(sentence: str, word: str) -> bool:
+    """Whether ``sentence`` uses the step word ``word`` (any inflection, a hyphenated
+    compound such as ``pre-commit``, or the phrase ``pull request``)."""
     from charter.rules.lexical import tokenize
 
-    lowered = f" {' '.join(text.lower().split())} "
-    stems = set(tokenize(text))
-    # an acronym's plural (``PRs``) is not stemmed to the acronym
-    stems |= {t[:-1] for t in stems if t.endswith("s") and len(t) <= 4}
-    for word in words:
-        if " " in word:
-            if f" {word}" in lowered:
-                return True
-        elif set(tokenize(word)) & stems:
-            return True
-    return False
+    if " " in word:
+        return f" {word}" in f" {' '.join(sentence.lower().split())} "
+    stems = set(tokenize(sentence))
+    stems |= {t[:-1] for t in stems if t.endswith("s") and len(t) <= 4}  # PRs
+    return bool(set(tokenize(word)) & stems)
+
+
+def _in_sense(prose: str, context: set[str], word: str) -> bool:
+    """Whether ``prose`` uses ``word`` in its version-control sense (see the module)."""
+    sentences = [s for s in _SENTENCE.split(prose) if _says(s, word)]
+    if word == "commit":
+        return any(not _TRANSACTION.search(s) for s in sentences)
+    if not sentences:
+        return False
+    if word not in _AMBIGUOUS:
+        return True
+    if context & (_VCS_WORDS - {word}):
+        return True
+    stem = re.escape(word[:-1] if word.endswith("e") else word)
+    return any(re.search(_TEMPORAL + stem + r"\w*\b", s, re.I) for s in sentences)
+
+
+def _names_step(rule: Rule, words: tuple[str, ...]) -> bool:
+    """Whether a rule names one of a step's words in its version-control sense, in its
+    own text or in the heading it sits under."""
+    heading = rule.source.section.rsplit(" > ", 1)[-1] if rule.source.section else ""
+    prose = _prose(rule.text)
+    # the rule's prose, and a branch it names in code (`main`); not identifiers
+    # (`GitRepository` is no git)
+    branches = {w for w in _CODE_SPAN.findall(rule.text) if w in _BRANCHES}
+    context = _words(prose) | _words(_prose(heading)) | ({"branch"} if branches else set())
+    return any(
+        _in_sense(prose, context, word)
+        or (heading and _in_sense(_prose(heading), context, word) and not _about_other(rule, word))
+        for word in words
+    )
+
+
+def _about_other(rule: Rule, word: str) -> bool:
+    """A rule under a step's heading that uses the word in the other sense itself (a
+    "…after commit" heading over "… after the transaction commits")."""
+    return word == "commit" and bool(_TRANSACTION.search(rule.text))
 
 
 def rules_for_steps(
@@ -92,7 +192,7 @@ def rules_for_steps(
 ) -> list[Rule]:
     """The unpinned rules that name one of ``steps``, in their files' order."""
     words = tuple(w for _, ws in steps for w in ws)
-    matched = [r for r in rules if r.id not in pinned and _names_step(r.text, words)]
+    matched = [r for r in rules if r.id not in pinned and _names_step(r, words)]
     matched.sort(key=lambda r: (r.source.path, r.source.line_start, r.source.line_end, r.id))
     return matched
 

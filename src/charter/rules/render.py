@@ -18,15 +18,26 @@ from collections.abc import Callable, Iterable
 from charter.rules.model import Rule
 from charter.tokens import count_many, count_tokens
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+#: A sentence ends at . ! or ? before a space, but not after an abbreviation that goes on
+#: ("Do not use Django signals (e.g. `post_save`)" was cut to "… signals (e.g. …").
+_SENTENCE = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bcf\.)(?<=[.!?])\s+", re.I)
 
 
 def compact(text: str, max_tokens: int) -> str:
+    """``text`` cut to about ``max_tokens`` tokens at a sentence end, else at a word (not
+    inside a parenthesis it opens), with " …". A cut that would leave a label without
+    what it labels ("Migration: …" for a path too long to fit) or a word or two keeps the
+    text whole when it is at most twice the limit: such a line says less than nothing."""
     if max_tokens <= 0 or count_tokens(text) <= max_tokens:
         return text
     out = _longest(_SENTENCE.split(text), max_tokens)
     if not out:
         out = _longest(text.split(), max_tokens - 1)
+        if out.count("(") > out.count(")"):
+            # a cut inside a parenthesis ("… branched from (e.g. …"): before it
+            out = out[: out.rindex("(")].rstrip(" ,;:—-") or out
+        if (out.endswith(":") or len(out.split()) <= 2) and count_tokens(text) <= 2 * max_tokens:
+            return text
     return out + " …"
 
 

@@ -283,6 +283,54 @@ def _gitignore(root: Path) -> pathspec.PathSpec:
 MAX_IGNORE_BYTES = 1024 * 1024
 
 
+@dataclass(frozen=True)
+class Tracked:
+    """The files git tracks, and their folders.
+
+    Git never ignores a file it tracks, whatever an ignore rule says: a project whose
+    ``.gitignore`` hides every dot-file but a few (``.*`` then ``!.github``) still commits
+    ``.pre-commit-config.yaml`` and ``.claude/skills/*/SKILL.md``, and a root ``**/*.txt``
+    with a nested ``!CMakeLists.txt`` still commits that file; read by the ignore rules
+    alone they were "gitignored", out of search and the graph."""
+
+    files: frozenset[str] = frozenset()
+    folders: frozenset[str] = frozenset()  # each with a trailing "/"
+
+    def keeps(self, rel: str) -> bool:
+        """Whether ``rel`` (a file, or a folder ending in "/") is tracked or holds one."""
+        return rel in self.folders if rel.endswith("/") else rel in self.files
+
+
+def tracked_files(root: Path) -> Tracked:
+    """``git ls-files`` under ``root`` (one call: a few milliseconds for thousands of
+    files); outside git or without git, nothing."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", "--cached"],
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return Tracked()
+    if done.returncode != 0:
+        return Tracked()
+    names = done.stdout.decode("utf-8", errors="surrogateescape").split("\0")
+    files = frozenset(f for f in names if f)
+    folders: set[str] = set()
+    for name in files:
+        at = name.rfind("/")
+        while at > 0:
+            folder = name[: at + 1]
+            if folder in folders:
+                break
+            folders.add(folder)
+            at = name.rfind("/", 0, at)
+    return Tracked(files, frozenset(folders))
+
+
 def read_ignore_file(path: Path) -> list[str]:
     """The lines of a ``.gitignore``, or a one-line :class:`CharterError` naming it: a walk
     that went on without it could read what it hides (a secret, a huge build tree)."""
@@ -314,6 +362,7 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
     """Walk ``targets`` under ``root`` and sort files into indexable and skipped."""
     idx: IndexSettings = settings.index
     ignore = _gitignore(root)
+    tracked = tracked_files(root)
     nested: dict[Path, pathspec.PathSpec] = {}
     out = Discovery()
     seen: set[str] = set()
@@ -329,6 +378,8 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
             return False
         if matches_any(rel_dir, idx.exclude):
             return True
+        if tracked.keeps(rel_dir):
+            return False  # ignored, but holds files git tracks: walked for those
         if ignore.match_file(rel_dir) or _nested_ignored(root, rel_dir.rstrip("/"), nested):
             out.skipped.append((rel_dir, "gitignored"))
             return True
@@ -356,7 +407,11 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
             if is_secret(rel, idx.deny):
                 out.skipped.append((rel, "secret (deny list)"))
                 continue
-            if ignore.match_file(rel) or _nested_ignored(root, rel, nested):
+            if not tracked.keeps(rel) and (
+                ignore.match_file(rel)
+                or _nested_ignored(root, rel, nested)
+                or _under_ignored(rel, tracked, ignore)
+            ):
                 out.skipped.append((rel, "gitignored"))
                 continue
             if file_kind(rel, settings) is None:
@@ -398,6 +453,19 @@ def unindexed_notes(counts: dict[str, int]) -> list[tuple[str, str]]:
         )
         for suffix, count in rows
     ]
+
+
+def _under_ignored(rel: str, tracked: Tracked, ignore: pathspec.PathSpec) -> bool:
+    """Whether ``rel`` sits in an ignored folder that was walked only for the files git
+    tracks in it (``.claude/`` for ``.claude/skills/``): its other files stay ignored."""
+    parts = rel.split("/")
+    for depth in range(1, len(parts)):
+        folder = "/".join(parts[:depth]) + "/"
+        if not tracked.keeps(folder):
+            return False
+        if ignore.match_file(folder):
+            return True
+    return False
 
 
 def _nested_ignored(root: Path, rel: str, cache: dict[Path, pathspec.PathSpec]) -> bool:

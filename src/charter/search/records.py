@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -117,9 +118,20 @@ def chunk_csv(text: str, name: str = "csv") -> ParsedDoc:
     return ParsedDoc(chunks=chunks)
 
 
+#: A UTF-16 surrogate: JSON and YAML write characters past U+FFFF as a pair of escapes
+#: (``"\\ud83d\\ude00"``), which PyYAML reads as two lone surrogates, not one character.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _scalar(node: yaml.Node) -> str:
+    """A scalar's text; escaped surrogate pairs become the character they write (a lone
+    one, U+FFFD): a lone surrogate cannot be encoded as UTF-8, and the first hash or
+    store of the chunk failed, after minutes of embedding, on a test fixture's emoji."""
     value = node.value if isinstance(node, yaml.ScalarNode) else ""
-    return str(value).strip()
+    text = str(value).strip()
+    if _SURROGATE.search(text):
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
 
 
 def _pointer_part(key: str) -> str:

@@ -20,8 +20,10 @@ from charter.integrations.claude_code.installer import (
     HOOK_EVENTS,
     LOCAL_SETTINGS,
     git_would_commit,
+    ignored_shared_files,
     native_rule_files,
     native_rule_names,
+    shared_ignored_note,
 )
 
 _INSTALL = "run `charter install claude-code`"
@@ -260,4 +262,24 @@ def _portable(project: Project) -> CheckResult:
             fix=f"add `{LOCAL_SETTINGS}` to .gitignore",
             detail={"files": [LOCAL_SETTINGS]},
         )
+    ignored = [
+        rel
+        for rel in ignored_shared_files(project.root)
+        if "charter" in _text_of(project.root / rel)
+    ]
+    if ignored:
+        return CheckResult(
+            "",
+            "info",
+            shared_ignored_note(ignored),
+            fix=f"`git add -f {' '.join(ignored)}` to share them with the team",
+            detail={"files": ignored},
+        )
     return CheckResult("", "ok", "no machine-specific paths in committed settings")
+
+
+def _text_of(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""

@@ -94,6 +94,28 @@ MCP_IGNORED = (
     ".mcp.json is ignored by git in this repository: the MCP server is set up on this "
     "machine only (teammates get the hooks from .claude/settings.json, not the server)"
 )
+#: The files an install writes for the team to commit, and what each carries.
+SHARED_FILES = {".claude/settings.json": "the hooks", ".mcp.json": "the MCP server"}
+
+
+def ignored_shared_files(root: Path) -> list[str]:
+    """The files an install writes for the team (``SHARED_FILES``) that git ignores here
+    (a ``.claude`` or ``.*`` line in ``.gitignore``; a file git tracks is never ignored)."""
+    return [rel for rel in SHARED_FILES if git_ignores(root, rel)]
+
+
+def shared_ignored_note(ignored: list[str]) -> str:
+    """What an install or doctor says when git ignores files teams commit."""
+    if ignored == [".mcp.json"]:
+        return MCP_IGNORED
+    what = " and ".join(SHARED_FILES[rel] for rel in ignored)
+    files = " and ".join(ignored)
+    verb = "is" if len(ignored) == 1 else "are"
+    return (
+        f"{files} {verb} ignored by git in this repository: {what} "
+        f"{verb} set up on this machine only (commit with `git add -f {' '.join(ignored)}`, "
+        "or each teammate runs `charter install claude-code`)"
+    )
 
 
 def charter_executable() -> Path | None:
@@ -351,8 +373,9 @@ def _install_plan(
     }
     if writes[local_path] is not None and git_would_commit(root, LOCAL_SETTINGS):
         notes.append(LOCAL_NOT_IGNORED)
-    if portable and git_ignores(root, mcp_path.name):
-        notes.append(MCP_IGNORED)
+    ignored = ignored_shared_files(root) if portable else []
+    if ignored:
+        notes.append(shared_ignored_note(ignored))
     return InstallPlan(
         {p: t for p, t in writes.items() if t is not None or p.exists()}, notes, managed
     )
