@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_hook
+
 Run = Callable[..., subprocess.CompletedProcess[str]]
 DEMO = Path(__file__).resolve().parent.parent / "examples" / "demo-project"
 AGENTS = {
@@ -191,6 +193,37 @@ def test_cursor_hooks_through_charter(demo: Path, run_charter: Run) -> None:
         },
     )
     assert allow == {"permission": "allow"}
+
+
+def test_cursor_file_tools_mark_no_rules_as_given(demo: Path, run_charter: Run) -> None:
+    """Cursor's postToolUse answer carries no context: the rules of the path and those for
+    every change must not be marked as in the conversation there, or they would never be
+    shown when a channel that shows them asks."""
+    assert run_charter("compile", cwd=demo).returncode == 0
+    source = str(demo / "backend/app/invoices.py")
+    cursor = {
+        "conversation_id": "c9",
+        "generation_id": "g1",
+        "workspace_roots": [str(demo)],
+        "hook_event_name": "postToolUse",
+        "tool_name": "Read",
+        "tool_input": {"file_path": source},
+        "tool_use_id": "t1",
+    }
+    assert _agent_hook(run_charter, demo, "cursor", "postToolUse", cursor) == {}
+    done = run_hook(
+        run_charter,
+        demo,
+        "PostToolUse",
+        session_id="c9",
+        tool_name="Read",
+        tool_use_id="t2",
+        tool_input={"file_path": source},
+        tool_response={},
+    )
+    assert done.returncode == 0, done.stderr
+    text = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "# Project rules for every change" in text and "In backend/AGENTS.md:" in text
 
 
 def test_gemini_hooks_through_charter(demo: Path, run_charter: Run) -> None:

@@ -271,9 +271,10 @@ def run(agent: str, event: str, raw: bytes) -> tuple[dict[str, Any], list[str]]:
         ]
     claude = to_claude(agent, event, payload)
     charter_event, name = EVENTS[agent][event]
-    if name == "PreToolUse":
-        # these agents' answers to a tool call carry a decision, never context: Charter
-        # must not mark rules as given there (see charter.rules.moments)
+    if name in ("PreToolUse", "PostToolUse"):
+        # these agents' answers before a tool call carry a decision, never context, and
+        # Cursor's after one nothing: Charter must not mark rules as given where they are
+        # not shown (charter.rules.moments, charter.rules.hooks.drops_tool_context)
         claude["charter_agent"] = agent
     retry = _retry_marker(agent, claude) if name in ("UserPromptSubmit", "Stop") else None
     if retry is not None and name == "UserPromptSubmit" and _is_retry(retry, claude["prompt"]):

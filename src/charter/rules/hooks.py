@@ -272,6 +272,15 @@ def _project_path(raw: object, payload: dict[str, Any], root: Path) -> str | Non
     return None if text in ("", ".") or text.startswith("../") else text
 
 
+#: agents whose answer to a finished tool call carries no context (Cursor's postToolUse):
+#: rules handed over there would be marked as in the conversation yet never shown
+_NO_TOOL_CONTEXT = frozenset(["cursor"])
+
+
+def drops_tool_context(payload: dict[str, Any]) -> bool:
+    return payload.get("charter_agent") in _NO_TOOL_CONTEXT
+
+
 def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> str | None:
     """PostToolUse of a file tool: the rules scoped to that file's path (a nested
     AGENTS.md, a Cursor rule's globs, a ``paths:`` list) that are not yet in the
@@ -288,7 +297,7 @@ def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> s
     from charter.rules.scopes import scope_matches
 
     settings = state.project.settings.rules
-    if settings.path_rules_max_tokens <= 0:
+    if settings.path_rules_max_tokens <= 0 or drops_tool_context(payload):
         return None
     rels = touched_files(payload, state.root)
     if not rels:

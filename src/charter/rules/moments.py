@@ -252,10 +252,11 @@ def code_rules(state: Any, payload: dict[str, Any], notes: list[str]) -> str | N
     """PostToolUse of the first file tool on a source file in a conversation: the rules
     most likely to apply to every change (:mod:`charter.rules.general`), best first,
     within ``rules.code_rules_max_tokens``, once until the next compaction."""
+    from charter.rules.hooks import drops_tool_context, hand_over, rules_at_hand, touched_files
+
     settings = state.project.settings.rules
-    if settings.code_rules_max_tokens <= 0:
+    if settings.code_rules_max_tokens <= 0 or drops_tool_context(payload):
         return None
-    from charter.rules.hooks import hand_over, rules_at_hand, touched_files
 
     if not any(is_source(rel) for rel in touched_files(payload, state.root)):
         return None
