@@ -287,8 +287,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--read",
         default=None,
-        help="the demo's model reads this project file on the first prompt (a tool call, so "
-        "one more request in every mode), e.g. backend/app/invoices.py",
+        help="the model reads this project file on the first prompt (a tool call, so one "
+        "more request in every mode), e.g. backend/app/invoices.py; the rule file's project "
+        "gets a one-line stand-in at that path",
     )
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
     args = parser.parse_args(argv)
@@ -323,7 +324,12 @@ def main(argv: list[str] | None = None) -> int:
                     base / "rules", rules_file, args.prompts, args.rules_data, args.config
                 )
                 label = f"rules:{rules_file.parent.name}/{rules_file.name}"
-                results.append(bench(claude, label, project, prompts, mode, search))
+                if args.read and not (project / args.read).exists():
+                    # the rule file's project has no code of its own: a one-line stand-in
+                    # for the file the agent looks at (Claude Code alone loads nothing of it)
+                    (project / args.read).parent.mkdir(parents=True, exist_ok=True)
+                    (project / args.read).write_text("VALUE = 1\n", encoding="utf-8")
+                results.append(bench(claude, label, project, prompts, mode, search, args.read))
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
