@@ -155,6 +155,24 @@ def run_hook(
     return run_charter("hook", command, cwd=root, env=env, stdin=hook_payload(event, root, **extra))
 
 
+def hook_answer(
+    run_charter: Callable[..., subprocess.CompletedProcess[str]],
+    root: Path,
+    event: str,
+    **extra: Any,
+) -> dict[str, Any] | None:
+    """The ``hookSpecificOutput`` of :func:`run_hook` (None when it answered nothing), after
+    checking the hook exited cleanly with no traceback and no handler skipped."""
+    done = run_hook(run_charter, root, event, **extra)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "skipped" not in done.stderr, done.stderr
+    if not done.stdout.strip():
+        return None
+    out = json.loads(done.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == event
+    return dict(out)
+
+
 def task_context_paths(
     run_charter: Callable[..., subprocess.CompletedProcess[str]], root: Path, task: str
 ) -> list[str | None]:

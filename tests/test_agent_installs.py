@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_hook
+from tests.conftest import hook_answer
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 DEMO = Path(__file__).resolve().parent.parent / "examples" / "demo-project"
@@ -149,6 +149,18 @@ def _agent_hook(run: Run, root: Path, agent: str, event: str, payload: dict) -> 
     return out
 
 
+def _cursor(root: Path, conversation: str, event: str, tool: str, tool_input: dict) -> dict:
+    """Cursor's hook input for a tool event in ``root``."""
+    return {
+        "conversation_id": conversation,
+        "generation_id": "g1",
+        "workspace_roots": [str(root)],
+        "hook_event_name": event,
+        "tool_name": tool,
+        "tool_input": tool_input,
+    }
+
+
 def _gemini_start(run: Run, root: Path, session: str, source: str = "startup") -> str:
     """The context Gemini CLI's SessionStart gets for ``session``."""
     payload = {"session_id": session, "cwd": str(root), "source": source}
@@ -172,12 +184,7 @@ def test_cursor_hooks_through_charter(demo: Path, run_charter: Run) -> None:
         demo,
         "cursor",
         "preToolUse",
-        {
-            **base,
-            "hook_event_name": "preToolUse",
-            "tool_name": "Shell",
-            "tool_input": {"command": "cd .git && echo x > config"},
-        },
+        _cursor(demo, "c1", "preToolUse", "Shell", {"command": "cd .git && echo x > config"}),
     )
     assert deny["permission"] == "deny" and deny["agent_message"]
     allow = _agent_hook(
@@ -185,12 +192,7 @@ def test_cursor_hooks_through_charter(demo: Path, run_charter: Run) -> None:
         demo,
         "cursor",
         "preToolUse",
-        {
-            **base,
-            "hook_event_name": "preToolUse",
-            "tool_name": "Shell",
-            "tool_input": {"command": "ls backend"},
-        },
+        _cursor(demo, "c1", "preToolUse", "Shell", {"command": "ls backend"}),
     )
     assert allow == {"permission": "allow"}
 
@@ -201,17 +203,9 @@ def test_cursor_file_tools_mark_no_rules_as_given(demo: Path, run_charter: Run) 
     shown when a channel that shows them asks."""
     assert run_charter("compile", cwd=demo).returncode == 0
     source = str(demo / "backend/app/invoices.py")
-    cursor = {
-        "conversation_id": "c9",
-        "generation_id": "g1",
-        "workspace_roots": [str(demo)],
-        "hook_event_name": "postToolUse",
-        "tool_name": "Read",
-        "tool_input": {"file_path": source},
-        "tool_use_id": "t1",
-    }
+    cursor = _cursor(demo, "c9", "postToolUse", "Read", {"file_path": source})
     assert _agent_hook(run_charter, demo, "cursor", "postToolUse", cursor) == {}
-    done = run_hook(
+    out = hook_answer(
         run_charter,
         demo,
         "PostToolUse",
@@ -221,8 +215,8 @@ def test_cursor_file_tools_mark_no_rules_as_given(demo: Path, run_charter: Run) 
         tool_input={"file_path": source},
         tool_response={},
     )
-    assert done.returncode == 0, done.stderr
-    text = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert out is not None
+    text = out["additionalContext"]
     assert "# Project rules for every change" in text and "In backend/AGENTS.md:" in text
 
 
@@ -511,14 +505,7 @@ def test_a_command_a_rule_forbids_is_denied_for_every_agent(demo: Path, run_char
         demo,
         "cursor",
         "preToolUse",
-        {
-            "conversation_id": "c2",
-            "generation_id": "g2",
-            "workspace_roots": [str(demo)],
-            "hook_event_name": "preToolUse",
-            "tool_name": "Shell",
-            "tool_input": {"command": command},
-        },
+        _cursor(demo, "c2", "preToolUse", "Shell", {"command": command}),
     )
     assert cursor["permission"] == "deny" and "backend/AGENTS.md:L" in cursor["agent_message"]
     gemini = _agent_hook(

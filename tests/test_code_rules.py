@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_hook, write
+from tests.conftest import hook_answer, run_hook, write
 from tests.decisions_support import no_worker
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
@@ -61,7 +61,7 @@ def project(repo: Path, run_charter: Run) -> Path:
 
 
 def _read(run_charter: Run, root: Path, rel: str, call: str, session: str = "s1") -> Any:
-    done = run_hook(
+    out = hook_answer(
         run_charter,
         root,
         "PostToolUse",
@@ -71,11 +71,7 @@ def _read(run_charter: Run, root: Path, rel: str, call: str, session: str = "s1"
         tool_input={"file_path": str(root / rel)},
         tool_response={"type": "text"},
     )
-    assert done.returncode == 0, done.stderr
-    assert "Traceback" not in done.stderr and "skipped" not in done.stderr, done.stderr
-    if not done.stdout.strip():
-        return None
-    return json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    return None if out is None else out["additionalContext"]
 
 
 def _rules_in(text: str) -> list[str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_hook, write
+from tests.conftest import hook_answer, run_hook, write
 from tests.decisions_support import no_worker
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
@@ -54,7 +54,7 @@ EVERY_CHANGE = "# Project rules for every change"
 def _touch(run_charter: Run, root: Path, tool: str, path: str, call: str, **extra: Any) -> str:
     """The path-scoped part of the context PostToolUse gives for ``tool`` on ``path`` ("" for
     none)."""
-    done = run_hook(
+    out = hook_answer(
         run_charter,
         root,
         "PostToolUse",
@@ -63,12 +63,8 @@ def _touch(run_charter: Run, root: Path, tool: str, path: str, call: str, **extr
         tool_input={"file_path": path, **extra},
         tool_response={},
     )
-    assert done.returncode == 0, done.stderr
-    assert "Traceback" not in done.stderr and "skipped" not in done.stderr, done.stderr
-    if not done.stdout.strip():
+    if out is None:
         return ""
-    out = json.loads(done.stdout)["hookSpecificOutput"]
-    assert out["hookEventName"] == "PostToolUse"
     return str(out["additionalContext"]).split(EVERY_CHANGE, 1)[0].rstrip("\n")
 
 
