@@ -268,3 +268,21 @@ def test_a_prose_adr_without_adr_flag_is_still_refused(repo: Path, run_charter: 
     res = run_charter("decisions", "import", str(adr), cwd=repo)
     assert res.returncode == 2 and "--adr" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_an_implemented_adr_is_in_force_and_binds(repo: Path, run_charter: Run) -> None:
+    # "Implemented" says the decision was accepted and delivered; it was skipped as if
+    # proposed. One implemented but partly superseded still never binds.
+    implemented = NYGARD.replace("\nAccepted\n", "\nImplemented (#8423); graduated from RFC 12\n")
+    partly = NYGARD.replace("\nAccepted\n", "\nImplemented; decision 2 is superseded by 0009\n")
+    folder = _write(repo, {"0007-message-broker.md": implemented, "0008-broker-b.md": partly})
+    rows = _rows(_import(run_charter, repo, str(folder)))
+    assert (
+        rows["0007-message-broker.md"]["outcome"],
+        rows["0007-message-broker.md"]["answer"],
+    ) == (
+        "bound",
+        "RabbitMQ",
+    )
+    assert rows["0008-broker-b.md"]["outcome"] == "skipped"
+    assert rows["0008-broker-b.md"]["status"] == "superseded"

@@ -31,6 +31,13 @@ def _rule(text: str, path: str = "AGENTS.md") -> Rule:
         ("`package-lock.json` must not be edited manually.", ["package-lock.json"]),
         ("Don't edit `CHANGELOG.md` — it is assembled at release time.", ["CHANGELOG.md"]),
         ("ALWAYS edit `src/index.ts` - NEVER edit `/lib/index.js`", ["/lib/index.js"]),
+        # the sentence opens with the paths, then forbids editing them without naming them
+        ("`*/mocks/mocks.go` — regenerate with `make mocks`, never edit manually",
+         ["*/mocks/mocks.go"]),
+        ("`gen/` or `out/` - generated, never modify them by hand.", ["gen/", "out/"]),
+        ("`dist/`: build output, do not edit.", ["dist/"]),
+        ("`src/` — do not edit without approval", []),
+        ("`docs/` — edit freely, never delete", []),
         # someone else, a purpose, a condition, no verb of editing, not a path
         ("Normal users never edit `.env`; the UI writes it.", []),
         ("Release PRs must not modify `CHANGELOG.md`.", []),
@@ -75,6 +82,7 @@ RULES = """# Working here
 
 - `dist/` is generated output. Do not edit `dist/` directly; run `make build`.
 - Never edit `db/schema.rb` by hand.
+- `*/mocks/mocks.go` — regenerate with `make mocks`, never edit manually
 """
 
 
@@ -105,6 +113,8 @@ def test_the_guardrail_denies_hand_edits_citing_the_rule(tmp_path: Path) -> None
     assert _decision(_call(root, "Bash", {"command": "make build > dist/app.js"})) == "allow"
     ok = {"file_path": str(root / "web/src/app.ts"), "content": "x"}
     assert _decision(_call(root, "Write", ok)) == "allow"
+    mocks = {"file_path": str(root / "internal/store/mocks/mocks.go"), "content": "x"}
+    assert _decision(_call(root, "Write", mocks)) == "deny"
     assert _decision(_call(root, "Read", {"file_path": str(root / "dist/app.js")})) == "allow"
 
 
@@ -129,6 +139,7 @@ def test_hook_subprocess_and_compile_report(tmp_path: Path, run_charter: Any) ->
     assert listed == {
         ("dist/", "CLAUDE.md:L3-L3"),
         ("db/schema.rb", "CLAUDE.md:L4-L4"),
+        ("*/mocks/mocks.go", "CLAUDE.md:L5-L5"),
         ("src/generated/", "web/AGENTS.md:L3-L3"),
     }
 

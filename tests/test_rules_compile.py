@@ -206,3 +206,17 @@ def test_a_rule_copied_into_several_files_is_compiled_once(repo: Path, run_chart
         "CLAUDE.md:9",
         "CLAUDE.md:10",
     }
+
+
+def test_bold_label_ending_in_scope_is_no_scope_tag(repo: Path) -> None:
+    # "scope:" closing a bold label is prose: the rule keeps its words and applies everywhere
+    write(
+        repo,
+        "AGENTS.md",
+        "# Rules\n\n## Pull Requests\n\n"
+        "- **Stay inside the issue's scope:** Implement only what the issue describes.\n",
+    )
+    (rule,) = compile_rules(Project.load(repo)).rules
+    assert rule.scopes == []
+    assert rule.text == "Stay inside the issue's scope: Implement only what the issue describes."
+    assert parse_annotations("Lint SQL. scope:db/**/*.sql").scopes == ["db/**/*.sql"]

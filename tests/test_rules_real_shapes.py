@@ -812,3 +812,27 @@ def test_a_brief_is_not_cut_inside_an_abbreviation_a_parenthesis_or_after_a_labe
     assert compact(f"{first} Then lock them with the lock command of the tool.", 24) == (
         f"{first} …"
     )
+
+
+def test_a_list_of_bare_commands_is_part_of_the_lead_in_above_it(tmp_path: Path) -> None:
+    # "`make fmt`" alone was a rule, shown to a task as if it said "run it"; what the
+    # list says is the lead-in's: these need no permission
+    rules = _rules(
+        tmp_path,
+        "# Agents\n\n## Permissions\n\n"
+        "Run these commands without asking for permission:\n"
+        "- `make test`\n- `make fmt`\n- `go test ...`\n\n"
+        "Never run these:\n\n- `git push --force`\n- `make clean-all`\n",
+        "AGENTS.md",
+    )
+    assert _spans(rules) == [
+        (
+            "Run these commands without asking for permission: `make test`; `make fmt`;"
+            " `go test ...`",
+            5,
+            8,
+        ),
+        ("Never run these:", 10, 10),
+        ("Never run these: `git push --force`", 12, 12),
+        ("Never run these: `make clean-all`", 13, 13),
+    ]

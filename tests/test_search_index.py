@@ -174,11 +174,16 @@ def test_templated_yaml_is_indexed_as_text_without_a_warning(tmp_path: Path) -> 
     fixture = root / "spec" / "fixtures" / "bad-manifest" / "manifest.json"
     fixture.parent.mkdir(parents=True)
     fixture.write_text('{"name": "bad", "version": \n')
+    # a Go package's `fixture/` (singular) holds its test's broken config too
+    singular = root / "query" / "internal" / "fixture" / "ui-config-malformed.json"
+    singular.parent.mkdir(parents=True)
+    singular.write_text('{"a" 1}\n')
     report = _index(root, "hash")
     errors = dict(report.errors)
     assert set(errors) == {"sot/broken.yaml"}, errors
     assert {"config/blobs.yml", "config/deployment.yaml"} <= set(report.indexed)
     assert "spec/fixtures/bad-manifest/manifest.json" in report.indexed
+    assert "query/internal/fixture/ui-config-malformed.json" in report.indexed
     with SearchStore.for_state_dir(root / ".charter") as store:
         text = " ".join(r["text"] for r in store.chunks_of("config/blobs.yml"))
     assert "FixtureSet.blob" in text

@@ -141,6 +141,8 @@ def make_repo(root: Path) -> Path:
     write(root, "tests/recordings/users.json", HAR)
     write(root, "tests/cassettes/test_stream.yaml", STREAM_CASSETTE)
     write(root, "static/app.js", _minified_bundle())
+    # a vendored library's built copy, laid out on short lines (its name says what it is)
+    write(root, "static/vendor/router.min.js", "!function (a) {\n    return a;\n}(this);\n" * 40)
     write(root, "gen/billing.pb.go", GENERATED_GO)
     write(root, "api/schema.ts", "export type Invoice = { id: string };\n")
     write(root, "third_party/lib/util.go", "package util\n\nfunc Max(a, b int) int { return a }\n")
@@ -163,6 +165,7 @@ EXPECTED = {
     "tests/recordings/users.json": "recorded HTTP interactions",
     "tests/cassettes/test_stream.yaml": "recorded HTTP interactions",
     "static/app.js": "minified (long lines)",
+    "static/vendor/router.min.js": "minified (.min. name)",
     "gen/billing.pb.go": "generated (header)",
     "api/schema.ts": "generated (.gitattributes)",
     "third_party/lib/util.go": "vendored (.gitattributes)",

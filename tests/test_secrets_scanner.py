@@ -435,3 +435,19 @@ def test_the_whole_text_pass_finds_every_line_the_line_filter_would() -> None:
         ]
     assert missed == []
     assert len(candidate_lines("a\nb\npassword = 'x1'\nc")) == 1
+
+
+def test_a_key_that_names_a_secret_holds_none() -> None:
+    # Kubernetes manifests name their TLS and volume secrets: `secretName` is the name of
+    # a Secret object, not its value; `password_hint` and `token_type` are about one
+    scanner = Scanner()
+    for line in (
+        "      secretName: demo-jaeger-tls",
+        "  secret_name: prod-db",
+        "  token_type: Bearer",
+        'password_hint = "x9Lk2pQ"',
+    ):
+        result = scanner.redact(line, kind="config")
+        assert result.findings == [] and result.text == line, line
+    for line in ("  password: hunter2xyz9", 'db_password = "x9Lk2pQ77"', "SECRET_KEY=x9Lk2pQ77"):
+        assert scanner.redact(line, kind="config").findings, line

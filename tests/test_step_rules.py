@@ -180,3 +180,30 @@ def test_step_words_in_another_sense_bring_nothing_and_a_steps_heading_brings_it
     assert "Never push to `main`" in push and "Push back" not in push, push
     pr = _bash(run_charter, repo, "gh pr create --fill", "t4")["additionalContext"]
     assert "A clear description of changes" in pr, pr
+
+
+def test_a_nested_files_step_rules_come_when_the_step_carries_changes_there(
+    repo: Path, run_charter: Run
+) -> None:
+    """A nested AGENTS.md's "review the regenerated fixtures before committing" is a rule
+    of commits that change its folder (or are made from it), not of every commit."""
+    no_worker(repo)
+    write(repo, "AGENTS.md", "# Agents\n\n- Sign off every commit with `git commit -s`.\n")
+    write(
+        repo,
+        "storage/es/AGENTS.md",
+        "# ES storage\n\n- Review the regenerated `testdata/` diff before committing.\n",
+    )
+    write(repo, "storage/es/query.go", "package es\n")
+    write(repo, "docs/guide.md", "# Guide\n")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "init"], cwd=repo, check=True)
+    assert run_charter("compile", cwd=repo).returncode == 0
+
+    write(repo, "docs/guide.md", "# Guide\n\nMore.\n")
+    text = _bash(run_charter, repo, "git commit -am 'docs: more'", "t1")["additionalContext"]
+    assert "Sign off every commit" in text and "regenerated" not in text
+
+    write(repo, "storage/es/query.go", "package es\n\nfunc Q() {}\n")
+    text = _bash(run_charter, repo, "git commit -am 'fix(es): q'", "t2")["additionalContext"]
+    assert "Review the regenerated `testdata/` diff" in text

@@ -58,6 +58,9 @@ DECISION_HEADINGS = frozenset({"decision outcome", "decision"})
 #: Lifecycle words of ADR statuses; any of the first three wins over ``accepted`` (an
 #: "Accepted, superseded by 0007" ADR never binds).
 _RETIRED = ("superseded", "deprecated", "rejected")
+#: Statuses of a decision in force: accepted, and the words for an accepted one carried
+#: further ("Implemented; graduated from RFC 0009", "Approved")
+_IN_FORCE = ("accepted", "approved", "adopted", "implemented")
 _TITLE_NUMBER = re.compile(r"^(?:adr)?[\s-]*\d+\s*[.:\-–—)]?\s*", re.I)
 _FIELD = re.compile(r"^\s*(?P<key>status|chosen option)\s*:\s*(?P<value>.*)$", re.I | re.S)
 _OPTION_NUMBER = re.compile(r"^(?:option\s*)?(?P<n>\d+)\b\s*[,:.)-]?\s*", re.I)
@@ -263,7 +266,7 @@ def status_word(text: str) -> str:
     for retired in _RETIRED:
         if retired in words:
             return retired
-    if "accepted" in words:
+    if any(word in words for word in _IN_FORCE):
         return "accepted"
     return words[0] if words else ""
 

@@ -33,7 +33,9 @@ _RISK_LEAD = re.compile(r"^\s*(?:\*\*)?(CRITICAL|IMPORTANT|WARNING)\b", re.MULTI
 _DOMAIN = re.compile(r"(?<![\w/.@`])@(?P<dom>[a-z][a-z0-9-]{1,30})\b(?![/.\w@-])")
 _TOOL = re.compile(r"\[(?P<tool>" + "|".join(TOOL_CLASSES) + r")\](?![(\[])", re.IGNORECASE)
 _INTENT = re.compile(r"(?<![\w&/])#(?P<intent>" + "|".join(INTENTS) + r")\b", re.IGNORECASE)
-_SCOPE = re.compile(r"\bscope:(?P<glob>[^\s,;]+)")
+#: a glob of only ``*``/``_`` is no scope (it would match everything): in prose it is the
+#: end of emphasis, "**Stay inside the issue's scope:** Implement only …"
+_SCOPE = re.compile(r"\bscope:(?P<glob>(?=[^\s,;]*[^\s,;*_])[^\s,;]+)")
 _PRIORITY = re.compile(r"\bpriority:(?P<n>-?\d{1,4})\b")
 
 _NEVER = re.compile(

@@ -300,10 +300,16 @@ class _Walker:
                     walked.add(index + 1)
                     continue
                 lead = _inline_text(node)
-                if _is_lead_in(lead) and _one_word_items(after):
+                if _is_lead_in(lead) and (
+                    _one_word_items(after)
+                    or (polarity(lead) != "never" and _one_word_items(after, spans=True))
+                ):
                     # "Do not hand-edit generated files:" over `generated/*`, `dist/*`: a
                     # one-word item is no rule alone (it was dropped), so the list is
-                    # what the lead-in says, and one rule with it
+                    # what the lead-in says, and one rule with it; so is a list of bare
+                    # code spans ("Run these without asking:" over `make test`, `go test
+                    # ...`): a command alone would read as "run it" (under a negated
+                    # lead-in each item is shown with it instead, see below)
                     start, _ = self.span(node)
                     _, end = self.span(after)
                     items = "; ".join(_item_texts([after]))
@@ -757,13 +763,17 @@ def _item_texts(lists: list[SyntaxTreeNode]) -> list[str]:
     return [t for t in out if t]
 
 
-def _one_word_items(node: SyntaxTreeNode) -> bool:
-    """A list whose items are one word or code span each (paths, names), not nested."""
+_BARE_SPAN = re.compile(r"^`[^`]+`$")
+
+
+def _one_word_items(node: SyntaxTreeNode, *, spans: bool = False) -> bool:
+    """A list whose items are one word or code span each (paths, names), not nested;
+    with ``spans``, each a code span of any length (a command) or one word."""
     items = node.children
     texts = _item_texts([node])
     return (
         len(texts) == len(items)
-        and all(word_count(t) == 1 for t in texts)
+        and all(word_count(t) == 1 or (spans and _BARE_SPAN.match(t.strip())) for t in texts)
         and not any(c.type in LISTS for item in items for c in item.children)
     )
 

@@ -25,7 +25,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from charter.rules.model import Rule
-from charter.rules.negation import Prohibition, Reading, collect, forbidden_spans
+from charter.rules.negation import (
+    _EXCEPTION,
+    SPAN,
+    Prohibition,
+    Reading,
+    clauses,
+    collect,
+    forbidden_spans,
+)
 
 #: Words that may stand between a cue and the path it governs.
 _EDIT_WORDS = frozenset(
@@ -100,11 +108,43 @@ def parse_path(span: str) -> str | None:
     return span
 
 
+#: A sentence that opens with the paths it is about, then says what they are: "`X` —
+#: regenerate with `make mocks`, never edit manually", "`dist/`: build output, do not edit".
+_SUBJECT = re.compile(
+    r"^\s*(?P<spans>`[^`\n]+`(?:\s*(?:,|/|or|and)\s*`[^`\n]+`)*)\s*(?:[—–:]|\s-\s)(?P<rest>.*)$",
+    re.S,
+)
+#: ... and ends by forbidding an edit with no object of its own (the subject is it).
+_OBJECTLESS = re.compile(
+    r"(?:^|[,;]\s*|\s)(?:never|do not|don't|must not|should not)\s+(?:hand-?)?"
+    r"(?:edit|modify|change|touch|alter|rewrite|overwrite)"
+    r"(?:\s+(?:it|them|this|these|the|files?|manually|by|hand|directly))*\s*[.!]?\s*$",
+    re.I,
+)
+
+
+def _subject_spans(text: str) -> list[str]:
+    """Paths a sentence is about when it forbids editing them without naming them again
+    (see :data:`_SUBJECT`); a condition or an exception in it forbids nothing."""
+    found: list[str] = []
+    for start, end in clauses(text):
+        m = _SUBJECT.match(text[start:end])
+        if not m:
+            continue
+        rest = m.group("rest")
+        if not _OBJECTLESS.search(rest) or _EXCEPTION.search(rest):
+            continue
+        if EDIT_READING.conditions & set(re.findall(r"[a-z']+", SPAN.sub(" ", rest).lower())):
+            continue
+        found.extend(s.group(1).strip() for s in SPAN.finditer(m.group("spans")))
+    return found
+
+
 def edits_in(rule: Rule) -> list[ForbiddenEdit]:
     """The paths ``rule`` forbids editing (see the module docstring)."""
     base = posixpath.dirname(rule.source.path)
     found: list[ForbiddenEdit] = []
-    for span in forbidden_spans(rule.text, EDIT_READING):
+    for span in forbidden_spans(rule.text, EDIT_READING) + _subject_spans(rule.text):
         pattern = parse_path(span)
         if pattern is None:
             continue

@@ -41,8 +41,10 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -197,6 +199,56 @@ def rules_for_steps(
     return matched
 
 
+def changed_files(root: Path) -> list[str] | None:
+    """The project-relative files git sees changed (staged, unstaged or untracked): what
+    a commit or push now would carry. None when git cannot tell."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain=v1", "-z", "-uall"],
+            capture_output=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    out: list[str] = []
+    entries = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        out.append(entry[3:])
+        if entry[0] in "RC":  # a rename or copy: its source path follows
+            i += 1
+    return out
+
+
+def in_scope_of_step(rules: list[Rule], root: Path, cwd: str) -> list[Rule]:
+    """Of ``rules``, those that hold where the step is taken: a rule scoped to part of the
+    tree (a nested ``AGENTS.md``) only when the command runs there or git has changes
+    there ("review the regenerated `testdata/` diff before committing" of the storage
+    package is no rule of a commit that touches only the docs)."""
+    from charter.rules.scopes import scope_matches
+
+    if not any(r.scopes for r in rules):
+        return rules
+    here: list[str] = []
+    try:
+        rel = Path(cwd).resolve().relative_to(root.resolve()).as_posix()
+    except (OSError, ValueError):
+        rel = ""
+    if rel not in ("", "."):
+        here.append(rel.rstrip("/") + "/")
+    changed = changed_files(root)
+    if changed is None:
+        return rules  # unknown: as before, every rule that names the step
+    return [r for r in rules if not r.scopes or scope_matches(r.scopes, here + changed)]
+
+
 def step_rules(state: Any, payload: dict[str, Any], notes: list[str]) -> str | None:
     """PreToolUse of a shell command that commits, pushes, merges, rebases, tags or opens
     a pull request: the rules naming that step not yet in the conversation."""
@@ -224,10 +276,11 @@ def step_rules(state: Any, payload: dict[str, Any], notes: list[str]) -> str | N
     if found is None:
         return None
     named = ", ".join(f"`{name}`" for name, _ in steps)
+    chosen = in_scope_of_step(rules_for_steps(found.rules, steps, found.pinned), state.root, cwd)
     return hand_over(
         state,
         payload,
-        rules_for_steps(found.rules, steps, found.pinned),
+        chosen,
         found,
         title=f"# Project rules for this {named} (Charter; rules that name the step)",
         budget=settings.step_rules_max_tokens,

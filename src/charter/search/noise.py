@@ -68,6 +68,7 @@ _PROSE_SUFFIXES = frozenset(
 )
 _DATA_SUFFIXES = frozenset({".yaml", ".yml", ".json", ".har"})
 _LONG_LINES_OK = _PROSE_SUFFIXES | {NOTEBOOK_SUFFIX}
+_MIN_NAME = re.compile(r"[.-]min\.(?:js|mjs|cjs|css)$")
 
 _GENERATED = re.compile(
     r"@generated\b|\b(?:auto-?)?generated\b.{0,120}\b(?:do not|don't|must not) (?:edit|modify)"
@@ -101,6 +102,11 @@ def content_reason(rel: str, text: str, rules: Collection[str]) -> str | None:
     # a notebook's long lines are its outputs (a plot as base64), never indexed
     if "minified" in rules and suffix not in _LONG_LINES_OK and _minified(head):
         return "minified (long lines)"
+    # ``.min.js`` / ``.min.css`` is the name bundlers and CDNs give a built copy, which a
+    # project keeps beside its own code (``static/vendor/``) even when it is laid out on
+    # short lines: it is not the project's code whatever its lines
+    if "minified" in rules and _MIN_NAME.search(name):
+        return "minified (.min. name)"
     return None
 
 

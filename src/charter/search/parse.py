@@ -47,8 +47,11 @@ def is_template(text: str) -> bool:
 
 #: Folders of files a test suite reads (generic layout words, as the graph's test paths)
 _FIXTURE_DIRS = frozenset(
-    ["test", "tests", "spec", "specs", "fixtures", "__fixtures__", "testdata", "__tests__"]
-)
+    [
+        "test", "tests", "testing", "spec", "specs", "fixture", "fixtures", "__fixtures__",
+        "testdata", "__tests__", "integration_test",
+    ]
+)  # fmt: skip
 
 
 def is_fixture(rel_path: str) -> bool:

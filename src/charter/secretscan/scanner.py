@@ -542,6 +542,8 @@ class Scanner:
             value = match.group(group)
             end = match.end(group)
             quote = match.group(group - 1) if group > 1 else ""
+            if _names_a_secret(line[: match.start(group)]):
+                continue  # ``secretName: demo-tls``: the name of a secret, not its value
             if kind == "prose" and not quote and value.split():
                 # unquoted in a sentence ("use SMTP_PASSWORD=x9Lk… for the tests"): the
                 # value runs to the first space, less the punctuation closing it; the
@@ -654,6 +656,19 @@ _DESCRIPTIVE = frozenset(
     ]
 )
 _COUNTING = frozenset({"max", "min", "num", "n", "total", "has", "is", "no"})
+#: The key an assignment's value belongs to, at the end of the text before the value.
+_ASSIGNED_KEY = re.compile(r"([A-Za-z_][\w-]*)[\"'`\]]*\s*(?::=|=>|[:=])\s*[\"'`]?\s*$")
+
+
+def _names_a_secret(before: str) -> bool:
+    """Whether the key of the value that follows ``before`` ends in a word that makes it
+    about a secret rather than one (``secretName``, ``password_hint``, ``token_type``):
+    Kubernetes manifests name their TLS and volume secrets on every other page."""
+    key = _ASSIGNED_KEY.search(before)
+    if key is None:
+        return False
+    words = _words(key.group(1))
+    return len(words) >= 2 and words[-1] in _DESCRIPTIVE
 
 
 def _words(name: str) -> list[str]:
