@@ -82,6 +82,7 @@ NEEDS: dict[str, str] = {
     "rules_cv.py": "--data (rules benchmark)",
     "rules_fit.py": "--data (rules benchmark)",
     "rules_general_fit.py": "--data (rules benchmark folders with always.json)",
+    "rules_sweep.py": "directories of real rule files (kept outside the repository)",
     "stance_fit.py": "the stance data and a few minutes of fitting",
 }
 SELF = Path(__file__).name

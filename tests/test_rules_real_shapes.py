@@ -836,3 +836,47 @@ def test_a_list_of_bare_commands_is_part_of_the_lead_in_above_it(tmp_path: Path)
         ("Never run these: `git push --force`", 12, 12),
         ("Never run these: `make clean-all`", 13, 13),
     ]
+
+
+def test_items_under_a_prohibition_are_shown_with_it(tmp_path: Path) -> None:
+    # a heading that forbids over items that name things, a longer lead-in whose
+    # prohibition opens it, and one that only mentions "cannot" in a reason
+    rules = _rules(
+        tmp_path,
+        "# Git\n\n"
+        "### ❌ Never include:\n"
+        "- `Co-Authored-By: Claude <noreply@anthropic.com>`\n"
+        "- Any assistant branding or attribution\n"
+        "- Never a ticket number in the subject\n\n"
+        "## Portability\n\n"
+        "Do not use these commands -- they are not portable across all target platforms:\n\n"
+        "- `jq` (parse JSON with built-in string manipulation)\n"
+        "- `grep -Po` (Perl regex not available everywhere)\n\n"
+        "## Audits\n\n"
+        "These workflows upload a build artifact because step summaries cannot be read"
+        " via the API:\n\n"
+        "- `audit.yml` - Table of CI runs that errored\n",
+    )
+    texts = [r.text for r in rules]
+    assert "❌ Never include: `Co-Authored-By: Claude <noreply@anthropic.com>`" in texts
+    assert "❌ Never include: Any assistant branding or attribution" in texts
+    # an item that forbids by itself says what it means alone
+    assert "Never a ticket number in the subject" in texts
+    assert (
+        "Do not use these commands -- they are not portable across all target platforms: "
+        "`jq` (parse JSON with built-in string manipulation)"
+    ) in texts
+    # a reason that says "cannot" forbids nothing: the item is shown as written
+    assert "`audit.yml` - Table of CI runs that errored" in texts
+    jq = _by_text(rules, "`jq`")
+    assert (jq.source.line_start, jq.source.line_end) == (12, 12)
+
+
+def test_a_full_width_colon_ends_a_lead_in(tmp_path: Path) -> None:
+    rules = _rules(
+        tmp_path,
+        "# 規約\n\n以下は CI でエラーになるため絶対に行わない：\n\n"
+        "- 型エラーがある状態でのコミット\n",
+    )
+    # the line introducing the list is each item's retrieval context, as with ":"
+    assert "絶対に行わない" in _by_text(rules, "型エラー").search_text

@@ -326,14 +326,16 @@ class _Walker:
                     self.walk_list(after, lead, depth, prefix=True, lead_start=start)
                     walked.add(index + 1)
                     continue
-                if _is_lead_in(lead):
+                negated = _forbids(lead)
+                if _is_lead_in(lead) or negated:
                     # "When adding a new tool:" over a list: the paragraph stays a unit and
                     # becomes each item's retrieval context (not its displayed text), but
-                    # under "Agents MUST NOT:" an item shown alone ("Bypass module
-                    # boundaries") would say the opposite, so it is shown with the lead-in
+                    # under "Agents MUST NOT:" (or a longer "Do not use these commands,
+                    # they are not portable:") an item shown alone ("Bypass module
+                    # boundaries", "`jq`") would say the opposite, so it is shown with the
+                    # lead-in, unless it says "never" or "must" itself
                     self.add_paragraph(node, context, depth)
-                    negated = polarity(lead) == "never"
-                    self.walk_list(after, _inline_text(node), depth, prefix=negated)
+                    self.walk_list(after, lead, depth, prefix=negated, negation=negated)
                     walked.add(index + 1)
                     continue
             if index in walked:
@@ -371,6 +373,12 @@ class _Walker:
                 self.walk_prose(node, context, depth)
             elif kind in ("fence", "code_block"):
                 self.attach_code(node)
+            elif kind in LISTS and not context and self.forbidding_heading(node):
+                # "### ❌ Never include:" or "## Do Not Edit" right over its items: an item
+                # shown alone ("`Co-Authored-By: Claude`", "Use inline styles") would say
+                # the opposite, so it is shown after the heading, as under a lead-in
+                heading = self.forbidding_heading(node)
+                self.walk_list(node, heading, depth, prefix=True, negation=True)
             elif kind in LISTS:
                 self.walk_list(node, context, depth)
             elif kind == "table":
@@ -387,6 +395,21 @@ class _Walker:
                 if word_count(text) >= 4:
                     start, end = self.span(node)
                     self.add(Block("paragraph", text, start, end, self.section(), context))
+
+    def forbidding_heading(self, node: SyntaxTreeNode) -> str:
+        """The heading right over ``node`` (at most one blank line between) when it is a
+        short prohibition ("Don't", "Do Not Edit", "❌ Never include:"), as a lead-in
+        ending in a colon; else ``""``."""
+        heading = self.last_heading
+        if heading is None or heading[3] != self.section():
+            return ""
+        start, _ = self.span(node)
+        text = _heading_text_of(heading[2])
+        if not 0 < start - heading[1] <= 2 or len(text.split()) > 6:
+            return ""
+        if polarity(text) != "never":
+            return ""
+        return text if _ends_in_colon(text) else f"{text}:"
 
     def walk_tagged(self, node: SyntaxTreeNode, context: str, depth: int) -> bool:
         """Rules wrapped in a tag (``<important>…</important>``) are parsed as Markdown.
@@ -476,7 +499,11 @@ class _Walker:
         *,
         prefix: bool = False,
         lead_start: int | None = None,
+        negation: bool = False,
     ) -> None:
+        """Rules of a list's items; with ``prefix`` each item is shown after ``context``
+        (with ``negation``, only an item that neither forbids nor requires by itself: "Never
+        log tokens" under "Don't:" says what it means alone)."""
         ordered = node.type == "ordered_list"
         for item in node.children:
             if self.tags and item.map is not None:
@@ -500,7 +527,7 @@ class _Walker:
                     self.walk_list(child, text, depth + 1, prefix=True, lead_start=lead)
                     lead = None
                 continue
-            if prefix and context and text:
+            if prefix and context and text and not (negation and polarity(text)):
                 text = f"{context} {text}"
             if text:
                 start, end = self.span(item, first_nested)
@@ -743,10 +770,39 @@ def _is_prose_block(node: SyntaxTreeNode) -> bool:
     return bool(lines) and len(prose) >= 0.8 * len(lines)
 
 
+def _ends_in_colon(text: str) -> bool:
+    """Does the line end in a colon (the full-width one of Chinese and Japanese too)?"""
+    return re.sub(r"[*_`]+", "", text).strip().endswith((":", "："))
+
+
 def _is_lead_in(text: str) -> bool:
     """A short line ending in a colon that introduces what follows."""
     plain = re.sub(r"[*_`]+", "", text).strip()
-    return plain.endswith(":") and len(plain.split()) <= 10
+    return _ends_in_colon(plain) and len(plain.split()) <= 10
+
+
+def _forbids(lead: str) -> bool:
+    """Is ``lead`` a line ending in a colon that forbids what the list under it names?
+
+    Only its last sentence introduces the list ("Never use npx. Run binaries through one
+    of:" introduces allowed ways); past ten words the prohibition must open that sentence
+    ("Do not use these commands -- they are not portable:", "Agents must not run:"),
+    not sit in a clause that explains ("… because summaries cannot be read via the API:").
+    """
+    if not _ends_in_colon(lead):
+        return False
+    plain = re.sub(r"[*_`]+", "", lead).strip()
+    sentence = re.split(r"(?<=[.!?])\s+", plain)[-1]
+    if polarity(sentence) != "never":
+        return False
+    if len(sentence.split()) <= 10:
+        return True
+    return polarity(" ".join(sentence.split()[:4])) == "never"
+
+
+def _heading_text_of(inline: str) -> str:
+    """A heading's inline text without emphasis marks (code spans kept)."""
+    return re.sub(r"(\*\*|__)(.+?)\1", r"\2", inline).strip()
 
 
 def _is_question(text: str) -> bool:
