@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 #: bump when parsing or state layout changes (4: stop-23 parsing fixes; 5: stop-26 list
 #: lead-ins and headings over code, and the rules' lines as shown stored with their costs;
 #: 6: vectors from the bundled rules model; 7: stop-40 parsing fixes; 8: each rule's score of
-#: applying to every change; 9: stop-41 sweep: items under a prohibition shown with it)
+#: applying to every change; 9: stop-41 parsing fixes: items under a prohibition shown with
+#: it, bare command lists under a lead-in, bold "scope:" labels, "never edit" paths)
 STATE_VERSION = 9
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
