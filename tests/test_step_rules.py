@@ -207,3 +207,28 @@ def test_a_nested_files_step_rules_come_when_the_step_carries_changes_there(
     write(repo, "storage/es/query.go", "package es\n\nfunc Q() {}\n")
     text = _bash(run_charter, repo, "git commit -am 'fix(es): q'", "t2")["additionalContext"]
     assert "Review the regenerated `testdata/` diff" in text
+
+
+def test_reading_what_a_step_carries_never_writes_the_git_index(repo: Path) -> None:
+    """The hook asks git what a commit would carry just before the agent's own git command
+    runs: a plain ``git status`` refreshes a stale index and takes ``index.lock`` to do it,
+    which a git command started at that moment finds held and fails on."""
+    import os
+
+    from charter.rules.moments import changed_files
+
+    write(repo, "a.txt", "one\n")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"],
+        cwd=repo,
+        check=True,
+    )
+    index = repo / ".git" / "index"
+    # same content, a new mtime: the index's stat data is stale and git would refresh it
+    later = index.stat().st_mtime_ns + 5_000_000_000
+    os.utime(repo / "a.txt", ns=(later, later))
+    before = (index.stat().st_mtime_ns, index.read_bytes())
+    write(repo, "b.txt", "two\n")
+    assert changed_files(repo) == ["b.txt"]
+    assert (index.stat().st_mtime_ns, index.read_bytes()) == before

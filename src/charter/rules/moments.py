@@ -201,10 +201,23 @@ def rules_for_steps(
 
 def changed_files(root: Path) -> list[str] | None:
     """The project-relative files git sees changed (staged, unstaged or untracked): what
-    a commit or push now would carry. None when git cannot tell."""
+    a commit or push now would carry. None when git cannot tell.
+
+    ``--no-optional-locks``: a plain ``git status`` may refresh the index and take its
+    lock, and the agent's own git command (or another hook's) must never find
+    ``index.lock`` held by a hook."""
     try:
         done = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain=v1", "-z", "-uall"],
+            [
+                "git",
+                "--no-optional-locks",
+                "-C",
+                str(root),
+                "status",
+                "--porcelain=v1",
+                "-z",
+                "-uall",
+            ],
             capture_output=True,
             timeout=5,
             check=False,

@@ -381,10 +381,11 @@ GIT_SECONDS = 5.0
 def git_output_head(root: Path, args: list[str], limit: int) -> bytes | None:
     """The first ``limit`` bytes ``git ARGS`` writes (git is stopped there), or None when
     it fails or runs past :data:`GIT_SECONDS`: memory stays bounded by ``limit`` however
-    large the output would be."""
+    large the output would be. ``--no-optional-locks``: a hook never takes the index's
+    lock (``git diff`` may refresh a stale index) from under the agent's own git command."""
     try:
         proc = subprocess.Popen(
-            ["git", "-C", str(root), *args],
+            ["git", "--no-optional-locks", "-C", str(root), *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
