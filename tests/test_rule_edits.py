@@ -36,6 +36,12 @@ def _rule(text: str, path: str = "AGENTS.md") -> Rule:
          ["*/mocks/mocks.go"]),
         ("`gen/` or `out/` - generated, never modify them by hand.", ["gen/", "out/"]),
         ("`dist/`: build output, do not edit.", ["dist/"]),
+        # a colon after the verb introduces what it forbids: a "Do not edit" heading or
+        # lead-in over a list, each item shown with it
+        ("Do Not Edit: `*.pb.go`", ["*.pb.go"]),
+        ("**Never modify**: `vendor/`, `third_party/`", ["vendor/", "third_party/"]),
+        ("Never edit generated files: `dist/` is built by CI.", []),
+        ("Notes: `dist/` is generated.", []),
         ("`src/` — do not edit without approval", []),
         ("`docs/` — edit freely, never delete", []),
         # someone else, a purpose, a condition, no verb of editing, not a path

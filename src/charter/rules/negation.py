@@ -166,8 +166,11 @@ def _words(text: str) -> list[str]:
 
 
 def _governed(before: str, reading: Reading) -> bool:
-    """Whether a negation cue governs what follows ``before`` (bridge words between)."""
+    """Whether a negation cue governs what follows ``before`` (bridge words between).
+    A colon right before the span introduces what the cue governs ("Do not edit:" over
+    a list of paths, shown as "Do not edit: `*.pb.go`"), as the words would without it."""
     text = re.sub(r"[*_~]+", " ", before).rstrip()
+    text = re.sub(r"(?<=[A-Za-z])\s*[:：]$", "", text)
     crossed: set[str] = set()
     while True:
         m = re.search(r"([A-Za-z']+)\s*$", text)
