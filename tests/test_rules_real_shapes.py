@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from charter.rules.build import rules_from_source
 from charter.rules.model import Rule
 from charter.rules.sources import load_source
@@ -554,27 +556,56 @@ def test_a_shebang_is_not_a_comment_of_the_code(tmp_path: Path) -> None:
     ]
 
 
-def test_one_word_items_are_part_of_the_lead_in_above_them(tmp_path: Path) -> None:
-    # each item alone is one word, too short to be a rule: the paths were lost and the
-    # rule said "do not hand-edit" without saying what
-    rules = _rules(
-        tmp_path,
-        "# Generated Files\n\n"
-        "Do not hand-edit generated or build artifacts:\n\n"
-        "- `generated/*`\n- `web/.next/*`\n- `*/dist/*`\n\n"
-        "When adding a new tool:\n\n"
-        "- Register it in the tool index.\n",
-    )
-    assert _spans(rules) == [
+@pytest.mark.parametrize(
+    ("text", "name", "expected"),
+    [
+        # each item alone is one word, too short to be a rule: the paths were lost and the
+        # rule said "do not hand-edit" without saying what
         (
-            "Do not hand-edit generated or build artifacts: `generated/*`; `web/.next/*`;"
-            " `*/dist/*`",
-            3,
-            7,
+            "# Generated Files\n\n"
+            "Do not hand-edit generated or build artifacts:\n\n"
+            "- `generated/*`\n- `web/.next/*`\n- `*/dist/*`\n\n"
+            "When adding a new tool:\n\n"
+            "- Register it in the tool index.\n",
+            "CLAUDE.md",
+            [
+                (
+                    "Do not hand-edit generated or build artifacts: `generated/*`;"
+                    " `web/.next/*`; `*/dist/*`",
+                    3,
+                    7,
+                ),
+                ("When adding a new tool:", 9, 9),
+                ("Register it in the tool index.", 11, 11),
+            ],
         ),
-        ("When adding a new tool:", 9, 9),
-        ("Register it in the tool index.", 11, 11),
-    ]
+        # "`make fmt`" alone was a rule, shown to a task as if it said "run it"; what the
+        # list says is the lead-in's: these need no permission (under a negated lead-in
+        # each item is shown with it instead)
+        (
+            "# Agents\n\n## Permissions\n\n"
+            "Run these commands without asking for permission:\n"
+            "- `make test`\n- `make fmt`\n- `go test ...`\n\n"
+            "Never run these:\n\n- `git push --force`\n- `make clean-all`\n",
+            "AGENTS.md",
+            [
+                (
+                    "Run these commands without asking for permission: `make test`;"
+                    " `make fmt`; `go test ...`",
+                    5,
+                    8,
+                ),
+                ("Never run these:", 10, 10),
+                ("Never run these: `git push --force`", 12, 12),
+                ("Never run these: `make clean-all`", 13, 13),
+            ],
+        ),
+    ],
+)
+def test_short_items_are_part_of_the_lead_in_above_them(
+    tmp_path: Path, text: str, name: str, expected: list[tuple[str, int, int]]
+) -> None:
+    assert _spans(_rules(tmp_path, text, name)) == expected
 
 
 def test_a_title_case_line_over_a_paragraph_or_a_heading_is_not_a_rule(tmp_path: Path) -> None:
@@ -812,30 +843,6 @@ def test_a_brief_is_not_cut_inside_an_abbreviation_a_parenthesis_or_after_a_labe
     assert compact(f"{first} Then lock them with the lock command of the tool.", 24) == (
         f"{first} …"
     )
-
-
-def test_a_list_of_bare_commands_is_part_of_the_lead_in_above_it(tmp_path: Path) -> None:
-    # "`make fmt`" alone was a rule, shown to a task as if it said "run it"; what the
-    # list says is the lead-in's: these need no permission
-    rules = _rules(
-        tmp_path,
-        "# Agents\n\n## Permissions\n\n"
-        "Run these commands without asking for permission:\n"
-        "- `make test`\n- `make fmt`\n- `go test ...`\n\n"
-        "Never run these:\n\n- `git push --force`\n- `make clean-all`\n",
-        "AGENTS.md",
-    )
-    assert _spans(rules) == [
-        (
-            "Run these commands without asking for permission: `make test`; `make fmt`;"
-            " `go test ...`",
-            5,
-            8,
-        ),
-        ("Never run these:", 10, 10),
-        ("Never run these: `git push --force`", 12, 12),
-        ("Never run these: `make clean-all`", 13, 13),
-    ]
 
 
 def test_items_under_a_prohibition_are_shown_with_it(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import hook_answer, run_hook, write
+from tests.conftest import commit_all, hook_answer, run_hook, write
 from tests.decisions_support import no_worker
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
@@ -196,8 +196,7 @@ def test_a_nested_files_step_rules_come_when_the_step_carries_changes_there(
     )
     write(repo, "storage/es/query.go", "package es\n")
     write(repo, "docs/guide.md", "# Guide\n")
-    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
-    subprocess.run(["git", "commit", "-qm", "init"], cwd=repo, check=True)
+    commit_all(repo)
     assert run_charter("compile", cwd=repo).returncode == 0
 
     write(repo, "docs/guide.md", "# Guide\n\nMore.\n")
@@ -218,12 +217,7 @@ def test_reading_what_a_step_carries_never_writes_the_git_index(repo: Path) -> N
     from charter.rules.moments import changed_files
 
     write(repo, "a.txt", "one\n")
-    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"],
-        cwd=repo,
-        check=True,
-    )
+    commit_all(repo)
     index = repo / ".git" / "index"
     # same content, a new mtime: the index's stat data is stale and git would refresh it
     later = index.stat().st_mtime_ns + 5_000_000_000
