@@ -879,6 +879,30 @@ def test_items_under_a_prohibition_are_shown_with_it(tmp_path: Path) -> None:
     assert (jq.source.line_start, jq.source.line_end) == (12, 12)
 
 
+def test_titled_groups_under_a_forbidding_heading_are_forbidden(tmp_path: Path) -> None:
+    # a bold title sorting what a "Do Not Edit" heading forbids, one group right under the
+    # heading and one further down; a titled list under an ordinary heading is untouched
+    from charter.rules.edits import forbidden_edits
+
+    rules = _rules(
+        tmp_path,
+        "# Repo\n\n## Do Not Edit\n\n"
+        "**Auto-generated files:**\n- `*.pb.go`\n- `internal/proto-gen/`\n\n"
+        "**Vendored code:**\n- `third_party/`\n\n"
+        "## Tests\n\n**Fixtures:**\n- `testdata/`\n",
+    )
+    texts = [r.text for r in rules]
+    assert "Do Not Edit: `*.pb.go`" in texts
+    assert "Do Not Edit: `third_party/`" in texts
+    # the title is no rule alone; it is the items' section, cited with the first item
+    assert not [t for t in texts if t.startswith("Auto-generated files")]
+    first = _by_text(rules, "`*.pb.go`")
+    assert (first.source.line_start, first.source.line_end) == (5, 6)
+    assert "Auto-generated files" in first.search_text
+    barred = sorted(e.path for e in forbidden_edits(rules))
+    assert barred == ["*.pb.go", "internal/proto-gen/", "third_party/"]
+
+
 def test_a_full_width_colon_ends_a_lead_in(tmp_path: Path) -> None:
     rules = _rules(
         tmp_path,

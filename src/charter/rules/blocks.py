@@ -290,6 +290,20 @@ class _Walker:
                     walked.add(index + 1)
                     continue
                 title = _list_title(_inline_text(node))
+                barred = "" if context else self.forbidding_heading(node, near=False)
+                if title and barred:
+                    # "## Do Not Edit" over "**Auto-generated files:**" over `*.pb.go`: the
+                    # title sorts what the heading forbids, so each item is shown after the
+                    # heading (alone it says the opposite, or nothing: one word was dropped)
+                    # and the title, no rule alone, is its section and cited with the first
+                    start, _ = self.span(node)
+                    self.headings.append((99, title))
+                    self.walk_list(
+                        after, barred, depth, prefix=True, negation=True, lead_start=start
+                    )
+                    self.headings.pop()
+                    walked.add(index + 1)
+                    continue
                 if title:
                     # "**Testing**" or "Database rules:" over a list names its section;
                     # the line itself stays a unit (it starts the rule statement)
@@ -396,16 +410,18 @@ class _Walker:
                     start, end = self.span(node)
                     self.add(Block("paragraph", text, start, end, self.section(), context))
 
-    def forbidding_heading(self, node: SyntaxTreeNode) -> str:
-        """The heading right over ``node`` (at most one blank line between) when it is a
-        short prohibition ("Don't", "Do Not Edit", "❌ Never include:"), as a lead-in
-        ending in a colon; else ``""``."""
+    def forbidding_heading(self, node: SyntaxTreeNode, *, near: bool = True) -> str:
+        """The heading of ``node``'s section when it is a short prohibition ("Don't", "Do
+        Not Edit", "❌ Never include:"), as a lead-in ending in a colon; else ``""``. With
+        ``near`` it must be right over ``node`` (at most one blank line between)."""
         heading = self.last_heading
         if heading is None or heading[3] != self.section():
             return ""
         start, _ = self.span(node)
         text = _heading_text_of(heading[2])
-        if not 0 < start - heading[1] <= 2 or len(text.split()) > 6:
+        if near and not 0 < start - heading[1] <= 2:
+            return ""
+        if len(text.split()) > 6:
             return ""
         if polarity(text) != "never":
             return ""
