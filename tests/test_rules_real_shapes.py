@@ -903,6 +903,35 @@ def test_titled_groups_under_a_forbidding_heading_are_forbidden(tmp_path: Path) 
     assert barred == ["*.pb.go", "internal/proto-gen/", "third_party/"]
 
 
+def test_one_statement_per_line_without_markers_or_full_stops(tmp_path: Path) -> None:
+    # rules written one per line with neither list markers nor full stops, in English and
+    # in Chinese, against prose hard-wrapped at a width, prose that uses full stops, and a
+    # line that breaks inside a link
+    rules = _rules(
+        tmp_path,
+        "# Rules\n\n## Code\n\n"
+        "Use pnpm for packages\nNever commit secrets to the repo\nRun the tests before pushing\n\n"
+        "## 代码\n\n修改要小步快跑 避免一次性修改整个框架的代码\n优先在已实现的功能上修改\n"
+        "不要使用表情符号\n\n"
+        "## About\n\n"
+        "The front end is a single Elm application served by Vite through vite-plugin-elm\n"
+        "Rails serves its API over JSON and everything below applies to the front end only\n"
+        "Deploys copy the build into the public folder of the API server on each release\n"
+        "Nothing else ships\n\n"
+        "## Funding\n\n"
+        "Funded by [NLnet](https://nlnet.nl) and [NGI0\nDiscovery](https://nlnet.nl/d/) of the\n"
+        "Next Generation Internet initiative\n",
+    )
+    spans = _spans(rules)
+    assert ("Use pnpm for packages", 5, 5) in spans
+    assert ("Never commit secrets to the repo", 6, 6) in spans
+    assert ("不要使用表情符号", 13, 13) in spans
+    assert ("优先在已实现的功能上修改", 12, 12) in spans
+    # hard-wrapped prose (lines of one width) and a link broken across lines stay whole
+    assert next(s for s in spans if s[0].startswith("The front end"))[1:] == (17, 20)
+    assert next(s for s in spans if s[0].startswith("Funded by"))[1:] == (24, 26)
+
+
 def test_a_full_width_colon_ends_a_lead_in(tmp_path: Path) -> None:
     rules = _rules(
         tmp_path,

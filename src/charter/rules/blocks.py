@@ -473,7 +473,9 @@ class _Walker:
         line with no list markers; Markdown joins those lines into one paragraph. Lines
         are split apart where a line ends a sentence and the next starts a new one, and a
         short title-like line ("Naming Conventions") becomes the section of the lines
-        under it. Hard-wrapped prose, whose lines end mid-sentence, stays one unit.
+        under it; lines with neither markers nor full stops are split when each starts a
+        statement and none goes on into the next. Hard-wrapped prose, whose lines end
+        mid-sentence, stays one unit.
         """
         text = _inline_text(node)
         if not text:
@@ -749,11 +751,14 @@ def _line_groups(lines: list[str], broken: list[bool] | None = None) -> list[tup
         return [(0, len(lines) - 1, False)] if lines else []
     groups: list[tuple[int, int, bool]] = []
     first = 0
+    listed = _unmarked_list(lines)
     for i in range(len(lines) - 1):
         here, after = lines[i].strip(), lines[i + 1].strip()
         title = i == first and _is_title_line(here) and not (broken and broken[i])
-        ended = _SENTENCE_END.search(here) or (
-            broken is not None and broken[i] and not here.rstrip("*_`").endswith(":")
+        ended = (
+            listed
+            or _SENTENCE_END.search(here)
+            or (broken is not None and broken[i] and not here.rstrip("*_`").endswith(":"))
         )
         if _opens_with_bullet(after) or (
             _STARTS_NEW.match(after) and (title or ended or _LABEL.match(after))
@@ -762,6 +767,43 @@ def _line_groups(lines: list[str], broken: list[bool] | None = None) -> list[tup
             first = i + 1
     groups.append((first, len(lines) - 1, False))
     return groups
+
+
+#: How a line that goes on in the next one ends: a comma, colon, dash, opening bracket or
+#: joining mark (Chinese and Japanese ones too), or a word that needs what follows.
+_GOES_ON = re.compile(
+    r"(?:[,;:(\[{/&+=–—-]|[，、：；（「『])[*_`]*$|\b(?:"
+    + "|".join(sorted(_MINOR_WORDS - {"&"}))
+    + r"|is|are|be|that|which|not|no|if|when|than|you|we|it|this|these|your|our)$",
+    re.IGNORECASE,
+)
+
+
+def _unclosed(line: str) -> bool:
+    """Does the line open a bracket or code span it does not close ("[NGI0")?"""
+    pairs = (("(", ")"), ("[", "]"), ("{", "}"), ("（", "）"), ("「", "」"))
+    return line.count("`") % 2 == 1 or any(line.count(a) > line.count(b) for a, b in pairs)
+
+
+def _unmarked_list(lines: list[str]) -> bool:
+    """Are these lines a list written without markers, one statement each ("Use pnpm",
+    "Never commit secrets", one per line, no full stops)? Every line starts a statement
+    and none ends as a line that goes on does (or with a full stop: an author who writes
+    them ends statements with them); hard-wrapped prose fails one or the other on almost
+    every line, and its lines all reach about the same width (60 to 120 characters) where
+    the others are as long as what each says."""
+    if len(lines) < 3:
+        return False
+    if not all(_STARTS_NEW.match(line.strip()) for line in lines):
+        return False
+    if any(_GOES_ON.search(line.strip()) or _SENTENCE_END.search(line.strip()) for line in lines):
+        # a full stop anywhere: the author ends statements with them, and the lines
+        # between are split at them already (a line without one goes on)
+        return False
+    if any(_unclosed(line) for line in lines[:-1]):
+        return False
+    widths = [len(line.rstrip()) for line in lines[:-1]]
+    return not (min(widths) >= 0.75 * max(widths) and 60 <= max(widths) <= 120)
 
 
 #: A line of prose: a capitalised word (after any list marker), then more words or nothing.
