@@ -932,6 +932,27 @@ def test_one_statement_per_line_without_markers_or_full_stops(tmp_path: Path) ->
     assert next(s for s in spans if s[0].startswith("Funded by"))[1:] == (24, 26)
 
 
+def test_chinese_and_japanese_prohibitions_and_obligations(tmp_path: Path) -> None:
+    # Chinese and Japanese rules say "do not", "forbidden", "must" and "please" without
+    # English words; a heading that forbids is read as one, as "Don't" is
+    rules = _rules(
+        tmp_path,
+        "# 規約\n\n## 禁止事項\n\n- 複数ファイルの同時大幅変更\n- 任意の値の使用\n\n"
+        "## 手順\n\n- 各ステップ後に必ずビルド・テスト実行\n"
+        "- 作業ブランチは速やかに削除してください\n\n"
+        "## 代码\n\n- 不要使用表情符号\n- 请始终使用中文与我交流\n- 项目采用 MIT 许可证\n",
+    )
+    by = {r.text: r for r in rules}
+    assert by["禁止事項: 複数ファイルの同時大幅変更"].polarity == "never"
+    assert by["各ステップ後に必ずビルド・テスト実行"].polarity == "must"
+    assert by["作業ブランチは速やかに削除してください"].directive
+    assert by["不要使用表情符号"].polarity == "never"
+    assert by["请始终使用中文与我交流"].polarity == "must"
+    # a statement of fact instructs nothing
+    fact = by["项目采用 MIT 许可证"]
+    assert (fact.polarity, fact.directive) == ("", False)
+
+
 def test_a_full_width_colon_ends_a_lead_in(tmp_path: Path) -> None:
     rules = _rules(
         tmp_path,

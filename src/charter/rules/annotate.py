@@ -46,6 +46,19 @@ _NEVER = re.compile(
 _MUST = re.compile(
     r"\b(must|always|required?|requires|shall|mandatory|ensure|need to|should)\b", re.IGNORECASE
 )
+#: The same in Chinese and Japanese, whose words have no boundaries for ``\b``: "do not",
+#: "must not", "never", "forbidden", "avoid", "cannot"; "must", "always", "be sure to".
+_NEVER_CJK = re.compile(
+    r"禁止|不要|不得|不许|不准|不能|不可|切勿|严禁|避免|"
+    r"しない|しては(?:いけない|ならない|だめ)|避ける|厳禁|禁物"
+)
+_MUST_CJK = re.compile(r"必须|务必|一定要|始终|总是|必ず|常に|しなければ(?:ならない|いけない)")
+#: A request in Chinese or Japanese ("please", "prefer"): it instructs, as an English
+#: imperative does.
+_CJK_DIRECTIVE = re.compile(
+    "|".join(p.pattern for p in (_NEVER_CJK, _MUST_CJK))
+    + r"|请|優先|优先|ください|すること|こと$|してください"
+)
 
 #: Inference lexicon: a domain is tagged when a rule mentions any of its stems.
 DOMAIN_LEXICON: dict[str, tuple[str, ...]] = {
@@ -243,9 +256,9 @@ _NEGATED_OMISSION = re.compile(
 def polarity(text: str) -> str:
     """``never`` for prohibitions, ``must`` for obligations, ``""`` otherwise."""
     plain = _NEGATED_OMISSION.sub(" must ", _strip_code(text))
-    if _NEVER.search(plain):
+    if _NEVER.search(plain) or _NEVER_CJK.search(plain):
         return "never"
-    if _MUST.search(plain):
+    if _MUST.search(plain) or _MUST_CJK.search(plain):
         return "must"
     return ""
 
@@ -332,7 +345,8 @@ _LEAD_LABEL = re.compile(r"^[^\w*]*(\*\*[^*]+\*\*\s*[:\-–—]?\s*)?")
 
 def is_directive(text: str) -> bool:
     """Does the text instruct (modal words or an imperative verb first) or only describe?"""
-    if _DIRECTIVE_WORDS.search(_strip_code(text)):
+    plain = _strip_code(text)
+    if _DIRECTIVE_WORDS.search(plain) or _CJK_DIRECTIVE.search(plain):
         return True
     words = _LEAD_LABEL.sub("", text).split()
     first = re.sub(r"[^a-z']", "", words[0].lower()) if words else ""

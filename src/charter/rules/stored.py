@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 #: 6: vectors from the bundled rules model; 7: stop-40 parsing fixes; 8: each rule's score of
 #: applying to every change; 9: stop-41 parsing fixes: items under a prohibition shown with
 #: it, bare command lists under a lead-in, bold "scope:" labels, "never edit" paths; 10: titled
-#: groups under a forbidding heading; 11: one statement per line without markers or stops)
-STATE_VERSION = 11
+#: groups under a forbidding heading; 11: one statement per line without markers or stops;
+#: 12: Chinese and Japanese prohibitions and obligations)
+STATE_VERSION = 12
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
