@@ -403,3 +403,33 @@ def test_items_under_a_prohibiting_lead_in_are_shown_with_it(repo: Path) -> None
         _check_span(repo, rule, "- " + needle.split()[0])
     # a lead-in that forbids nothing stays retrieval context only
     assert _by_text(rules, "Register it").text == "Register it in the settings file"
+
+
+def test_copilot_instructions_for_code_review_only_are_not_compiled(repo: Path) -> None:
+    # GitHub's `excludeAgent` keeps an instructions file from its coding agent ("coding-agent")
+    # or its code review ("code-review"): only the first is no coding agent's rule
+    write(
+        repo,
+        ".github/instructions/review.instructions.md",
+        '---\napplyTo: "**"\nexcludeAgent: "coding-agent"\n---\n\n'
+        "- Flag every missing test in the diff.\n",
+    )
+    write(
+        repo,
+        ".github/instructions/listed.instructions.md",
+        "---\nexcludeAgent: [coding-agent]\n---\n\n- Comment on naming only once per file.\n",
+    )
+    write(
+        repo,
+        ".github/instructions/coding.instructions.md",
+        '---\napplyTo: "src/**"\nexcludeAgent: "code-review"\n---\n\n'
+        "- Run the unit tests after every change.\n",
+    )
+    compiled = compile_rules(Project.load(repo))
+    texts = [r.text for r in compiled.rules]
+    assert texts == ["Run the unit tests after every change."]
+    notes = [w for w in compiled.report.warnings if "code review only" in w]
+    assert sorted(n.split(":")[0] for n in notes) == [
+        ".github/instructions/listed.instructions.md",
+        ".github/instructions/review.instructions.md",
+    ]

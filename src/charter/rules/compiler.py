@@ -206,6 +206,13 @@ def _sources_for(
             src = load_source(path, rel, kind, settings.max_file_bytes)
             if src.note:
                 report.warnings.append(src.note)
+            if src.other_agent:
+                seen.add(rel)
+                report.warnings.append(
+                    f"{rel}: written for {src.other_agent} only "
+                    "(excludeAgent: coding-agent); not compiled"
+                )
+                continue
             alias_scopes(src, aliases[rel])
             sources.append(src)
             seen.add(rel)

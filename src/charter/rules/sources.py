@@ -70,6 +70,10 @@ class SourceFile:
     stamp: tuple[int, int] | None = None
     #: what the compile should warn about the file as read (bytes that are not UTF-8)
     note: str = ""
+    #: the file is written for another agent only (a Copilot instructions file with
+    #: ``excludeAgent: coding-agent`` is for code review): no rule of it is a coding
+    #: agent's, so the compile leaves it out and says so
+    other_agent: str = ""
 
 
 def _matches(rel: str, pattern: str) -> bool:
@@ -373,6 +377,10 @@ def _apply_meta(src: SourceFile) -> None:
         src.scopes = _as_list(meta.get("paths") or meta.get("globs"))
     elif kind == "copilot-instructions":
         src.scopes = _as_list(meta.get("applyTo"))
+        excluded = meta.get("excludeAgent")
+        names = excluded if isinstance(excluded, list) else _split_commas(str(excluded or ""))
+        if "coding-agent" in {str(name).strip().lower() for name in names}:
+            src.other_agent = "code review"
     elif kind == "kiro":
         inclusion = str(meta.get("inclusion") or "always").lower()
         src.always = inclusion == "always"
