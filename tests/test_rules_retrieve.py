@@ -435,3 +435,50 @@ def test_a_budget_shows_the_best_rules_whole_and_the_rest_brief(repo: Path) -> N
     for rid, line in shown_lines(alike.policy_text, alike.shards).items():
         assert line == r.lines[rid]
     assert len(tiered.shards) > len(alike.shards)
+
+
+SECTIONED = """# Rules
+
+## Release notes
+
+- Write release notes in the past tense.
+- Never add full stops to Markdown list items.
+- Link each entry to its pull request.
+
+## Database
+
+- Every migration is reversible.
+- Never edit a migration that has been merged.
+
+## Logging
+
+- Log with the structured logger, never print.
+"""
+
+
+def test_a_rule_is_lifted_toward_the_best_of_its_section(repo: Path) -> None:
+    write(repo, "CLAUDE.md", SECTIONED)
+    project = Project.load(repo)
+    compiled = compile_rules(project, write=False)
+    settings = project.settings.rules.model_copy(update={"relative_cutoff": 0.0})
+    embedder = rules_embedder_for(project.settings)
+    retriever = Retriever(compiled, settings, embedder)
+    cand = [retriever.rules[i] for i in retriever.candidates]
+    section = {r.text: r.source.section for r in cand}
+    # the gap to the best other rule of one's section: none for the best and for a rule
+    # alone in its section
+    score = np.linspace(0.9, 0.3, len(cand)).astype(np.float32)
+    gap = retriever._section_gap(score)
+    for pos, rule in enumerate(cand):
+        mates = [
+            p for p, r in enumerate(cand) if p != pos and r.source.section == rule.source.section
+        ]
+        best = max((score[p] for p in mates), default=-1.0)
+        assert gap[pos] == max(best - score[pos], 0.0)
+    # fully lifted, the best rule's section comes first whole, whichever section it is
+    full = Retriever(compiled, settings.model_copy(update={"section_lift": 1.0}), embedder)
+    shown = [s.rule.text for s in full.retrieve("Add release notes for 4.3.1", top=3).shards]
+    assert len({section[t] for t in shown}) == 1 and len(shown) == 3
+    # the best rule itself has no gap: its section is the one lifted (its mates tie with it)
+    off = Retriever(compiled, settings.model_copy(update={"section_lift": 0.0}), embedder)
+    assert off.retrieve("Add release notes for 4.3.1", top=3).shards[0].rule.text in shown

@@ -243,6 +243,11 @@ class Retriever:
         self.lead_ins = lead_ins(cand_rules)
         self.id_rank = np.argsort(np.argsort([r.id for r in cand_rules], kind="stable"))
         self._reply_words: frozenset[str] | None = None
+        by_section: dict[tuple[str, str], list[int]] = {}
+        for pos, r in enumerate(cand_rules):
+            by_section.setdefault((r.source.path, r.source.section), []).append(pos)
+        #: candidate positions of each section (file and heading path) with two or more
+        self.sections = [np.array(g) for g in by_section.values() if len(g) > 1]
 
     def default_budget(self) -> int:
         """Tokens for constitution + shards when no explicit budget is configured."""
@@ -327,6 +332,12 @@ class Retriever:
         if task_domains and s.domain_boost:
             domain_mask = np.any([self.domain_masks[d] for d in task_domains], axis=0)
             score = score + s.domain_boost * domain_mask
+        if s.section_lift and not cutoff and len(cand):
+            # the rules a task needs sit together under one heading more often than not:
+            # a rule closes part of its gap to the best-scoring other rule of its section
+            # (chosen with the held-out files split in two halves, each way; the prompt
+            # hook's cut stays on each rule's own score, as its clause views do)
+            score = score + s.section_lift * self._section_gap(score)
         allowed = np.ones(len(cand), dtype=bool)
         if risk:
             allowed &= np.array([self.rules[i].risk in risk for i in cand], dtype=bool)
@@ -385,6 +396,18 @@ class Retriever:
         )
         tiered = bool(budget_tokens) and not top_n
         return self._retrieval(task, intent, chosen, dropped, cut=cut, tiered=tiered)
+
+    def _section_gap(self, score: np.ndarray) -> np.ndarray:
+        """How far each candidate scores below the best other rule of its section (0 for
+        the best one, and for a rule alone in its section)."""
+        gap = np.zeros_like(score)
+        for group in self.sections:
+            vals = score[group]
+            top = int(np.argmax(vals))
+            others = np.full(len(group), vals[top])
+            others[top] = np.partition(vals, -2)[-2]
+            gap[group] = np.maximum(others - vals, 0)
+        return gap
 
     def _orphan_lead_ins(self, chosen: list[Shard]) -> set[int]:
         """Positions of chosen lead-ins none of whose items were chosen."""

@@ -169,6 +169,16 @@ class RulesSettings(Record):
     feedback_weight: float = Field(
         default=0.4, ge=0, description="pseudo-relevance feedback: mix the top rules into the query"
     )
+    section_lift: float = Field(
+        default=0.1,
+        ge=0,
+        le=1,
+        description=(
+            "a rule is lifted by this share of the gap to the best score of another rule in "
+            "its section: a task's rules sit together (budgeted selection only, not the "
+            "prompt hook's relative cut)"
+        ),
+    )
     feedback_top: int = Field(
         default=5, ge=1, description="rules used for pseudo-relevance feedback"
     )
