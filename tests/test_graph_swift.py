@@ -251,3 +251,17 @@ def test_the_capsule_maps_swift_folders_and_their_types(
         "Sources/TodoKit/Models/TodoItem.swift#TodoRepository",
         "Sources/TodoKit/Models/TodoItem.swift#makeSampleItems",
     ]
+
+
+def test_the_capsule_names_a_swift_programs_entry_points(
+    repo: Path, run_charter: Callable[..., Any]
+) -> None:
+    """An ``@main`` type's file and a ``main.swift`` are entry points; a type marked
+    ``@MainActor`` is not one."""
+    make_swift_project(repo)
+    write(repo, "Sources/todo-cli/main.swift", "import TodoKit\nprint(TodoStore())\n")
+    capsule = json.loads(run_charter("capsule", "--json", cwd=repo).stdout)
+    entries = {p["package"]: p["entry_points"] for p in capsule["module_map"]}
+    assert entries["Sources/TodoApp"] == ["Sources/TodoApp/TodoApp.swift"]
+    assert entries["Sources/todo-cli"] == ["Sources/todo-cli/main.swift"]
+    assert entries["Sources/TodoKit"] == []

@@ -577,3 +577,41 @@ def test_doctor_names_a_linked_rule_file_once(repo: Path, run_charter) -> None:
     assert managed["status"] == "warn"
     assert managed["detail"]["loaded"] == ["CLAUDE.md", "api/CLAUDE.md"]
     assert managed["summary"].startswith("Claude Code still loads 2 file(s)")
+
+
+def test_a_git_ignored_claude_md_beside_an_agents_md_is_excluded_before_it_exists(
+    repo: Path, run_charter
+) -> None:
+    # the project links CLAUDE.md -> AGENTS.md in each folder from its own SessionStart
+    # hook (CLAUDE.md git-ignored), after the install ran: excluded already, so Claude
+    # Code never loads the links beside Charter's injection
+    write(repo, ".gitignore", "CLAUDE.md\n")
+    write(repo, "AGENTS.md", "# Rules\n\n- Use type hints.\n")
+    write(repo, "api/AGENTS.md", "# API\n\n- Version every endpoint.\n")
+    write(repo, "web/AGENTS.md", "# Web\n\n- Use the design tokens.\n")
+    write(repo, "web/CLAUDE.md", "# Web, for Claude\n\n- Run the storybook.\n")
+    write(repo, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    import os
+    import sys
+
+    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    before = _snapshot(repo)
+    proc = run_charter("install", "claude-code", cwd=repo, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "2 CLAUDE.md file(s) the repository git-ignores" in " ".join(proc.stdout.split())
+    local = json.loads((repo / ".claude/settings.local.json").read_text())
+    root = repo.resolve()
+    assert sorted(local["claudeMdExcludes"]) == sorted(
+        str(root / name)
+        for name in ("web/CLAUDE.md", "CLAUDE.md", "AGENTS.md", "api/CLAUDE.md", "api/AGENTS.md")
+    )
+    (repo / "CLAUDE.md").symlink_to("AGENTS.md")
+    (repo / "api" / "CLAUDE.md").symlink_to("AGENTS.md")
+    doctor = run_charter("doctor", "--check", "managed rules", "--json", cwd=repo, env=env)
+    assert doctor.returncode == 0, doctor.stdout
+    assert json.loads(doctor.stdout)["checks"][0]["status"] == "ok"
+    (repo / "CLAUDE.md").unlink()
+    (repo / "api" / "CLAUDE.md").unlink()
+    out = run_charter("install", "claude-code", "--uninstall", cwd=repo, env=env)
+    assert out.returncode == 0, out.stderr
+    assert _snapshot(repo) == before

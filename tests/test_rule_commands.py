@@ -58,6 +58,11 @@ def _rule(text: str, scopes: list[str] | None = None, path: str = "AGENTS.md") -
         ("Don't run `pnpm build` yet; it fails until the schema lands.", []),
         ("Never run `git reset --hard` — always revert, for the audit trail.",
          ["git reset --hard"]),  # the reason after the dash sets no condition
+        # what to do instead, after a dash, conditions nothing before it
+        ("**Never use `pip install` or `uv pip`** — use `uv` for all dependency management",
+         ["pip install", "uv pip"]),
+        ("Never run `npm install` in the repo root — use the workspace.", []),
+        ("Use `uv run` — never run `uv pip install` on the server.", []),
         ("Never run `git add -A` or `git add .` to stage a fix: it sweeps in every file.",
          ["git add -A", "git add ."]),
         ("Never run `npm install`, `next build`, or any heavy job locally.** All runs on CI.",

@@ -44,6 +44,9 @@ def _rule(text: str, path: str = "AGENTS.md") -> Rule:
         ("Notes: `dist/` is generated.", []),
         ("`src/` — do not edit without approval", []),
         ("`docs/` — edit freely, never delete", []),
+        # leave to edit part of it, anywhere in the rule: the guardrail cannot tell which
+        ("Do not edit: `api/rest/` — endpoint pages are generated; the `index.mdx` files "
+         "are hand-authored and may be edited", []),
         # someone else, a purpose, a condition, no verb of editing, not a path
         ("Normal users never edit `.env`; the UI writes it.", []),
         ("Release PRs must not modify `CHANGELOG.md`.", []),
@@ -178,3 +181,19 @@ def test_prohibitions_survive_their_json_round_trip() -> None:
     for item in items:
         again = type(item).from_dict(json.loads(json.dumps(item.to_dict())))
         assert again == item and hash(again) == hash(item)
+
+
+def test_an_item_that_gives_leave_to_edit_part_of_a_folder_forbids_none_of_it(
+    tmp_path: Path,
+) -> None:
+    docs = (
+        "# Docs\n\n## Auto-generated content — do not edit\n\n"
+        "- `v3/examples/` — generated from the top-level `examples/` files\n"
+        "- `v3/api/rest/` — endpoint pages are generated; the `index.mdx` files at "
+        "`rest/` are hand-authored and may be edited\n"
+    )
+    root = compiled_repo(tmp_path, {"CLAUDE.md": "# P\n\n- Be brief.\n", "docs/AGENTS.md": docs})
+    generated = {"file_path": str(root / "docs/v3/examples/etl.mdx"), "content": "x"}
+    assert _decision(_call(root, "Write", generated)) == "deny"
+    index = {"file_path": str(root / "docs/v3/api/rest/index.mdx"), "content": "x"}
+    assert _decision(_call(root, "Write", index)) == "allow"

@@ -33,6 +33,7 @@ _ENTRY_NAMES = (
     "main.c",
     "main.cc",
     "main.cpp",
+    "main.swift",
 )
 #: Foundry's scripts (``script/Deploy.s.sol``, run by ``forge script``): entry points,
 #: whose contracts are no part of the project's API
@@ -64,7 +65,11 @@ def _module_map(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
             entry = packages.setdefault(
                 package, {"package": package, "entry_points": [], "public_symbols": []}
             )
-            if path.rsplit("/", 1)[-1] in _ENTRY_NAMES or path.endswith(_SCRIPT_SUFFIXES):
+            if (
+                path.rsplit("/", 1)[-1] in _ENTRY_NAMES
+                or path.endswith(_SCRIPT_SUFFIXES)
+                or node["attrs"].get("entry")  # a Swift file's ``@main``
+            ):
                 entry["entry_points"].append(path)
         elif node["type"] == "symbol":
             attrs = node.get("attrs", {})

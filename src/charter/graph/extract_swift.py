@@ -22,7 +22,7 @@ it does not define are listed (``extensions``): a file calls them without naming
 file's type. Calls keep the called name (``store.send(`` → ``send``, ``Task(`` and
 ``.run {`` → ``run``); references keep type names written in type positions (attributes
 and property wrappers among them) and the types whose members are used (``Effect.none``
-→ ``Effect``).
+→ ``Effect``). A file with an ``@main`` declaration is an entry point (``entry``).
 """
 
 from __future__ import annotations
@@ -193,4 +193,17 @@ def extract(source: bytes) -> dict[str, Any]:
     }
     if extensions:
         record["extensions"] = sorted(extensions)
+    if any(_is_main(node) for node in root.named_children):
+        record["entry"] = True
     return record
+
+
+def _is_main(node: TsNode) -> bool:
+    """A top-level declaration marked ``@main``: the program's entry point (a SwiftUI
+    ``App``, an ``AsyncParsableCommand``), as ``main.swift`` is."""
+    return any(
+        attr.type == "attribute" and _text(attr).strip() == "@main"
+        for mods in node.children
+        if mods.type == "modifiers"
+        for attr in mods.named_children
+    )

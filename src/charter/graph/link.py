@@ -30,6 +30,8 @@ def _source_node(rel: str, rec: dict[str, Any]) -> Node:
         attrs["test"] = True
     if rec.get("note"):
         attrs["note"] = rec["note"]
+    if rec.get("entry"):
+        attrs["entry"] = True
     return Node(node_id("source", rel), "source", rel.rsplit("/", 1)[-1], rel, attrs=attrs)
 
 

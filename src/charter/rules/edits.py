@@ -13,7 +13,9 @@ must not be modified"). A path is a code span without spaces that names a folder
 (``src/**``); it is read relative to the project root or to the rule file's folder.
 Prepositions of place introduce the path here, so they set no condition; a purpose after
 the path does ("never edit `src/` to make tests pass" forbids a reason, not the files),
-as do when, unless, without and the like.
+as do when, unless, without and the like. A rule that also gives leave to edit some of
+what it names ("… the `index.mdx` files are hand-authored and may be edited") forbids
+none of it: the guardrail cannot tell which part the leave covers.
 """
 
 from __future__ import annotations
@@ -140,10 +142,22 @@ def _subject_spans(text: str) -> list[str]:
     return found
 
 
+#: Leave to edit ("… are hand-authored and may be edited"): said anywhere in a rule, it
+#: excepts part of what the rule forbids, and the guardrail cannot tell which part.
+_LEAVE = re.compile(
+    r"\b(?:may|can|should|must)\s+(?:still\s+|also\s+|safely\s+)?be\s+(?:hand-?)?"
+    r"(?:edited|modified|changed|updated)\b|\bsafe to (?:edit|modify|change)\b",
+    re.I,
+)
+
+
 def edits_in(rule: Rule) -> list[ForbiddenEdit]:
-    """The paths ``rule`` forbids editing (see the module docstring)."""
+    """The paths ``rule`` forbids editing (see the module docstring); none when the rule
+    also gives leave to edit some of them."""
     base = posixpath.dirname(rule.source.path)
     found: list[ForbiddenEdit] = []
+    if _LEAVE.search(SPAN.sub(" ", rule.text)):
+        return found
     for span in forbidden_spans(rule.text, EDIT_READING) + _subject_spans(rule.text):
         pattern = parse_path(span)
         if pattern is None:

@@ -58,6 +58,8 @@ _NEGATED = re.compile(
 )
 #: Where a sentence turns from the prohibition to its reason.
 _EXPLANATION = re.compile(r":\s|\s[—–-]\s|[—–(]|,\s*(?:since|because|as)\b")
+#: A dash between two clauses of one sentence.
+_DASH = re.compile(r"\s[—–-]\s|[—–]")
 #: An exception is a condition wherever the sentence states it, in a reason or an aside
 #: too: "do not use `X` (except to build the library)" allows some `X`.
 _EXCEPTION = re.compile(
@@ -192,6 +194,17 @@ def _governed(before: str, reading: Reading) -> bool:
     return set(_words(lead)) <= _ADDRESSEES
 
 
+def _turn(clause: str, spans: list[re.Match[str]]) -> re.Match[str] | None:
+    """A dash after a span that turns the sentence to what to do instead, negating
+    nothing after it: "**Never use `pip install` or `uv pip`** — use `uv` for all
+    dependency management". Its words (and its spans) say what to do instead, so they
+    set no condition on the prohibition before it."""
+    for m in _DASH.finditer(clause, spans[0].end()):
+        if not _NEGATED.search(SPAN.sub(" ", clause[m.end() :])):
+            return m
+    return None
+
+
 def _open_clauses(text: str, reading: Reading) -> Iterator[tuple[str, list[re.Match[str]]]]:
     """Each clause of ``text`` with code spans that sets no condition, and its spans."""
     for start, end in clauses(text):
@@ -201,7 +214,7 @@ def _open_clauses(text: str, reading: Reading) -> Iterator[tuple[str, list[re.Ma
             continue
         # an explanation after the spans (": it sweeps in …", "— always revert for …")
         # says why, not when: its words set no condition
-        why = _EXPLANATION.search(clause, spans[-1].end())
+        why = _EXPLANATION.search(clause, spans[-1].end()) or _turn(clause, spans)
         window = clause[: why.start()] if why else clause
         if reading.conditions & set(_words(SPAN.sub(" ", window))):
             continue

@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 #: applying to every change; 9: stop-41 parsing fixes: items under a prohibition shown with
 #: it, bare command lists under a lead-in, bold "scope:" labels, "never edit" paths; 10: titled
 #: groups under a forbidding heading; 11: one statement per line without markers or stops;
-#: 12: Chinese and Japanese prohibitions and obligations)
-STATE_VERSION = 12
+#: 12: Chinese and Japanese prohibitions and obligations; 13: what to do instead after a
+#: dash, leave to edit)
+STATE_VERSION = 13
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

@@ -158,12 +158,50 @@ def native_rule_files(root: Path, exclude: list[str]) -> list[Path]:
 
     A file reached through a symlink (``CLAUDE.md -> AGENTS.md``, ``.claude/rules ->
     ../.agents/rules``) is listed under the name Claude Code opens and under the file it
-    leads to, so the exclusion holds whichever of the two Claude Code compares.
+    leads to, so the exclusion holds whichever of the two Claude Code compares. So is a
+    ``CLAUDE.md`` that is not there yet where the repository git-ignores one beside an
+    ``AGENTS.md`` Charter compiles (:func:`_ignored_links`).
     """
     out: list[Path] = []
-    for named, resolved in _native_pairs(root, exclude):
+    for named, resolved in _native_pairs(root, exclude) + _ignored_links(root, exclude):
         out += [p for p in dict.fromkeys((named, resolved)) if p not in out]
     return out
+
+
+def _rel(root: Path, path: Path) -> str:
+    return path.relative_to(root.resolve()).as_posix()
+
+
+def _ignored_links(root: Path, exclude: list[str]) -> list[tuple[Path, Path]]:
+    """(``CLAUDE.md`` to come, the ``AGENTS.md`` beside it) for each ``AGENTS.md`` Charter
+    compiles whose folder has no ``CLAUDE.md`` yet but git-ignores one: the project makes
+    it locally, a copy of or link to the ``AGENTS.md`` (a setup script or a SessionStart
+    hook running ``ln -s AGENTS.md CLAUDE.md``), after the install ran. Excluded before it
+    exists, Claude Code never loads it beside Charter's injection; a different file made
+    there is a rule file Charter's next discovery compiles."""
+    from charter.rules.sources import discover
+
+    base = root.resolve()
+    waiting: dict[str, Path] = {}
+    for kind, path in discover(root, exclude):
+        link = path.parent / "CLAUDE.md"
+        if kind == "agents" and not (link.exists() or link.is_symlink()):
+            waiting[link.absolute().relative_to(root.absolute()).as_posix()] = path
+    if not waiting:
+        return []
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "check-ignore", "--stdin"],
+            input="\n".join(waiting) + "\n",
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    ignored = set(done.stdout.splitlines()) if done.returncode in (0, 1) else set()
+    return [(base / rel, path.resolve()) for rel, path in waiting.items() if rel in ignored]
 
 
 def native_rule_names(root: Path, exclude: list[str]) -> list[str]:
@@ -361,11 +399,18 @@ def _install_plan(
     kept = [e for e in excludes if e not in mine]
     new_excludes = kept + [m for m in managed if m not in kept]
     _set(local, "claudeMdExcludes", new_excludes)
-    if managed:
-        named = native_rule_names(root, rules_exclude)
+    named = native_rule_names(root, rules_exclude) if manage_rules else []
+    if named:
         notes.append(
             f"managed rules: Claude Code stops loading {len(named)} rule file(s) Charter "
             f"compiles ({', '.join(named)}); Charter injects their rules instead"
+        )
+    links = _ignored_links(root, rules_exclude) if manage_rules else []
+    if links:
+        notes.append(
+            f"managed rules: {len(links)} CLAUDE.md file(s) the repository git-ignores beside "
+            "an AGENTS.md Charter compiles are excluded before they exist (a local copy or "
+            f"link made after this install): {', '.join(_rel(root, n) for n, _ in links)}"
         )
     writes: dict[Path, str | None] = {
         path: _text(path, data) if data or path.exists() else None
