@@ -316,6 +316,37 @@ def test_an_option_an_act_must_not_take_is_read() -> None:
     assert commands_in(_rule("Release builds never ship with `--debug`.")) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "options"),
+    [
+        (
+            "**Never skip pre-commit hooks** (`--no-verify`) — fix the issue instead",
+            ["--no-verify"],
+        ),
+        ("**Never amend commits** (`--amend`)", ["--amend"]),
+        (
+            "Do not skip, disable, or bypass these checks (e.g. `--no-verify`, commenting out "
+            "linters) to make CI pass.",
+            ["--no-verify"],
+        ),
+        # an act aimed at a target, a condition, a span before, or no prohibition: advice
+        ("Never force push to main (`--force`)", []),
+        ("Never run tests in parallel (`-n auto`)", []),
+        ("Never use `npm` directly (`--global` installs break CI)", []),
+        ("Use `pytest` (`-x` stops at the first failure)", []),
+    ],
+)
+def test_an_option_in_brackets_after_a_forbidden_act_is_forbidden(
+    text: str, options: list[str]
+) -> None:
+    found = commands_in(_rule(text))
+    assert [f.command for f in found] == options
+    for f in found:  # any program's command that carries the option
+        assert f.program == "" and f.words == ()
+        assert f.matches(["git", "commit", *options, "-m", "wip"])
+        assert not f.matches(["git", "commit", "-m", "wip"])
+
+
 def test_the_guardrail_denies_a_forbidden_option(tmp_path: Path) -> None:
     root = compiled_repo(tmp_path, {"AGENTS.md": "# Git\n\n- Never commit with `--no-verify`.\n"})
     out = _ask(root, "git add -A && git commit --no-verify -m wip")

@@ -222,9 +222,9 @@ def commands_in(rule: Rule) -> list[ForbiddenCommand]:
         except ValueError:
             continue
         if tokens and all(t.startswith("-") for t in tokens):
-            program, command = "", f"{verb} {options}"
+            program, command = "", f"{verb} {options}".strip()
             own = _own_command(rule)
-            if own is not None and own[1][:1] == (verb,):
+            if verb and own is not None and own[1][:1] == (verb,):
                 # a command's comment ("`cargo build` (never build with --release)"): that
                 # program's verb with the option, not any program's
                 program, command = own[0], f"{own[0]} {verb} {options}"
@@ -235,7 +235,7 @@ def commands_in(rule: Rule) -> list[ForbiddenCommand]:
                     rule_text=rule.text,
                     command=command,
                     program=program,
-                    words=(verb,),
+                    words=(verb,) if verb else (),
                     flags=_flag_set(tokens),
                     scopes=tuple(rule.scopes),
                 )

@@ -69,7 +69,8 @@ _EXCEPTION = re.compile(
 )
 #: What joins two spans of one list: "never `X`, `Y` or `Z`".
 _LIST_JOIN = re.compile(r"\s*(?:,|/|or|and|, or|, and)\s*")
-_SENTENCE_END = re.compile(r"[.;!?][*_)\"']*(?=\s|$)|\n")  # "… locally.** All …" ends too
+#: "… locally.** All …" ends too; "e.g." and "i.e." do not
+_SENTENCE_END = re.compile(r"(?<![ei]\.[gei])[.;!?][*_)\"']*(?=\s|$)|\n")
 #: Where the clause a cue sits in begins: punctuation, a list marker, a conjunction.
 _CLAUSE_BREAK = re.compile(r"[.,;:!?()\[\]—–\n]|\s-\s|^\s*(?:\d+\.|[-*+])\s|\b(?:and|but|or)\b")
 #: Who an instruction may name before its negation ("you never …", "we do not …").
@@ -250,9 +251,45 @@ def forbidden_spans(text: str, reading: Reading) -> list[str]:
 _ACT_WITH = re.compile(r"\b([a-z]+)\s+with\s*$")
 
 
+#: An option named in brackets after what it does, alone or as an example: "(`--no-verify`",
+#: "(e.g. `--amend`, ", "(such as `-f` or ".
+_OPTION_ASIDE = re.compile(
+    r"\(\s*(?:(?:e\.g\.|i\.e\.|such as|like|for example)[,:]?\s*)?"
+    r"(?:`-[^`]*`\s*(?:,|or|/)\s*)*$",
+    re.IGNORECASE,
+)
+#: A prohibition that opens its clause, then what it forbids in a few plain words.
+_OPENING_PROHIBITION = re.compile(
+    r"^\W*(?:(?:you|we|please)\s+)?(?:never|do not|don't|must not|mustn't|should not|"
+    r"shouldn't|avoid)\s+(?P<act>[A-Za-z][A-Za-z ,'-]*?)\s*$",
+    re.IGNORECASE,
+)
+#: Words that point the act at a place or target the guardrail cannot see ("push to main").
+_TARGETS = frozenset({"to", "into", "onto", "of", "than"})
+
+
+def _option_aside(before: str, reading: Reading) -> bool:
+    """Is the option span after ``before`` the way to do what a prohibition opening the
+    clause forbids ("Never skip pre-commit hooks (`--no-verify`)", "**Never amend
+    commits** (`--amend`)")? The act must be a few plain words that set no condition and
+    name no target, and no other code span may come before."""
+    aside = _OPTION_ASIDE.search(before)
+    if aside is None:
+        return False
+    head = re.sub(r"[*_~]+", " ", before[: aside.start()])
+    if "`" in head:
+        return False
+    opening = _OPENING_PROHIBITION.match(head)
+    if opening is None:
+        return False
+    act = _words(opening.group("act"))
+    return 0 < len(act) <= 6 and not set(act) & (reading.conditions | _TARGETS)
+
+
 def forbidden_options(text: str, reading: Reading) -> list[tuple[str, str]]:
     """(verb, options) where a negation forbids doing something with an option span:
-    "never commit with `--no-verify`" gives ("commit", "--no-verify")."""
+    "never commit with `--no-verify`" gives ("commit", "--no-verify"); an option in
+    brackets after the act it performs gives ("", options): any command with it."""
     found: list[tuple[str, str]] = []
     no_bridge = Reading(bridge=frozenset(), conditions=reading.conditions)
     for clause, spans in _open_clauses(text, reading):
@@ -264,8 +301,10 @@ def forbidden_options(text: str, reading: Reading) -> list[tuple[str, str]]:
             act = _ACT_WITH.search(before)
             if act and _governed(before[: act.start()][-80:], no_bridge):
                 found.append((act.group(1), span))
-                if len(found) >= MAX_SPANS_PER_RULE:
-                    return found
+            elif _option_aside(clause[: m.start()], reading):
+                found.append(("", span))
+            if len(found) >= MAX_SPANS_PER_RULE:
+                return found
     return found
 
 
