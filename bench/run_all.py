@@ -84,6 +84,7 @@ NEEDS: dict[str, str] = {
     "rules_general_fit.py": "--data (rules benchmark folders with always.json)",
     "rules_sweep.py": "directories of real rule files (kept outside the repository)",
     "stance_fit.py": "the stance data and a few minutes of fitting",
+    "unmarked_lists_check.py": "a directory of bare git mirrors (the fetch tool's)",
 }
 SELF = Path(__file__).name
 
