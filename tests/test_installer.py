@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 from tests.conftest import write
@@ -591,9 +593,6 @@ def test_a_git_ignored_claude_md_beside_an_agents_md_is_excluded_before_it_exist
     write(repo, "web/AGENTS.md", "# Web\n\n- Use the design tokens.\n")
     write(repo, "web/CLAUDE.md", "# Web, for Claude\n\n- Run the storybook.\n")
     write(repo, "charter.toml", "[hooks]\nwarm_worker = false\n")
-    import os
-    import sys
-
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     before = _snapshot(repo)
     proc = run_charter("install", "claude-code", cwd=repo, env=env)
