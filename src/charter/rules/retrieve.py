@@ -672,9 +672,12 @@ def shown_lines(compiled: CompiledRules, settings: RulesSettings) -> dict[str, A
             compiled.constitution.text,
             _policy(compiled.constitution.text, ""),
             "For this task:\n",
-            *lines.values(),
-            *briefs.values(),
-            *([] if inline else [file_header(p) for p in paths]),
+            # each line with its newline, as the policy joins them: a line ending in
+            # punctuation takes its newline into its last token, so "+ 1" per line would
+            # count about one token a line that is never sent (≈ 5 % of a budget)
+            *(line + "\n" for line in lines.values()),
+            *(line + "\n" for line in briefs.values()),
+            *([] if inline else [file_header(p) + "\n" for p in paths]),
         ]
     )
     constitution, empty, task_header = counts[:3]
@@ -686,10 +689,10 @@ def shown_lines(compiled: CompiledRules, settings: RulesSettings) -> dict[str, A
         "brief_rule_tokens": cut,
         "inline": inline,
         "lines": lines,
-        "costs": {rid: n + 1 for rid, n in zip(lines, rule_counts, strict=True)},
+        "costs": dict(zip(lines, rule_counts, strict=True)),
         "brief_lines": briefs,
-        "brief_costs": {rid: n + 1 for rid, n in zip(briefs, brief_counts, strict=True)},
-        "headers": {} if inline else dict(zip(paths, (n + 1 for n in header_counts), strict=True)),
+        "brief_costs": dict(zip(briefs, brief_counts, strict=True)),
+        "headers": {} if inline else dict(zip(paths, header_counts, strict=True)),
         "constitution_tokens": constitution,
         "header_tokens": empty - constitution + task_header,
     }

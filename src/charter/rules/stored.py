@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 #: groups under a forbidding heading; 11: one statement per line without markers or stops;
 #: 12: Chinese and Japanese prohibitions and obligations; 13: what to do instead after a
 #: dash, leave to edit)
-STATE_VERSION = 13
+STATE_VERSION = 14
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
