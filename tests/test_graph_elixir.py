@@ -218,3 +218,28 @@ def test_the_capsule_maps_elixir_folders_and_their_modules(
         "lib/shop/pricing.ex#Shop.Pricing",
         "lib/shop/repo.ex#Shop.Repo",
     ]
+
+
+def test_a_module_a_macro_names_at_compile_time_is_walked_not_looped() -> None:
+    # sequin's MiniElixir validator: `defmodule unquote(modname) do` inside a quote. The
+    # form with no alias was walked again as itself, without end: RecursionError, and the
+    # whole file fell back to file level (no module, no function)
+    source = """defmodule Fn.Validator do
+  def create_expr(modname, body) do
+    quote do
+      defmodule unquote(modname) do
+        def run(record), do: Fn.Runtime.eval(unquote(body), record)
+      end
+    end
+  end
+
+  defp check(ast), do: ast
+end
+"""
+    out = extract_elixir.extract(source.encode())
+    spans = symbol_spans(out)
+    assert spans["Fn.Validator"] == ("module", 1, True)
+    assert spans["Fn.Validator.create_expr"] == ("function", 2, True)
+    assert spans["Fn.Validator.check"] == ("function", 10, False)
+    # the generated module's body still counts: its remote call is a reference
+    assert "Fn.Runtime" in out["refs"]

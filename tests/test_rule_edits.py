@@ -36,6 +36,11 @@ def _rule(text: str, path: str = "AGENTS.md") -> Rule:
          ["*/mocks/mocks.go"]),
         ("`gen/` or `out/` - generated, never modify them by hand.", ["gen/", "out/"]),
         ("`dist/`: build output, do not edit.", ["dist/"]),
+        # an adverb of manner between the negation and the verb (lichess-org/mobile)
+        ("**CRITICAL**: Never manually edit `lib/l10n/app_*.arb` files - they are "
+         "generated.", ["lib/l10n/app_*.arb"]),
+        ("Do not directly modify `dist/`.", ["dist/"]),
+        ("Never manually edit `src/` to make tests pass.", []),
         # a colon after the verb introduces what it forbids: a "Do not edit" heading or
         # lead-in over a list, each item shown with it
         ("Do Not Edit: `*.pb.go`", ["*.pb.go"]),

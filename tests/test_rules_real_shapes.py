@@ -550,9 +550,9 @@ def test_a_shebang_is_not_a_comment_of_the_code(tmp_path: Path) -> None:
         'if [ -z "$input" ]; then exit 1; fi\n```\n\n'
         "## Test\n\nRun the tests:\n\n```bash\n#!/usr/bin/env bash\nnpm test\n```\n",
     )
+    # (the lead-in and its one command are one rule)
     assert [(r.text, r.source.line_start) for r in rules] == [
-        ("Run the tests:", 13),
-        ("`npm test`", 17),
+        ("Run the tests: `npm test`", 13),
     ]
 
 

@@ -433,3 +433,66 @@ def test_copilot_instructions_for_code_review_only_are_not_compiled(repo: Path) 
         ".github/instructions/listed.instructions.md",
         ".github/instructions/review.instructions.md",
     ]
+
+
+# sequin's AGENTS.md: the checks to run before committing, one gofmt check written as an
+# `if … fi` among them, and `cd cli` / `cd ..` around the Go commands
+CHECKS = """# Agent instructions
+
+Run these to verify your changes.
+
+```bash
+mix test
+
+mix format --check-formatted
+MIX_ENV=prod mix compile --warnings-as-errors
+
+# CLI checks
+cd cli
+go test ./cli
+if unformatted=$(gofmt -s -l .); [ -n "$unformatted" ]; then
+  echo "Go files need formatting: $unformatted" && exit 1
+fi
+go vet ./...
+cd ..  # back to the repository root
+make spellcheck
+
+```
+
+## Translations
+
+1. Edit `translation/source/mobile.xml` for new strings
+2. Regenerate everything:
+```bash
+./scripts/gen-translations.sh
+```
+"""
+
+
+def test_a_check_written_as_a_construct_keeps_the_commands_around_it(repo: Path) -> None:
+    write(repo, "AGENTS.md", CHECKS)
+    rules = compile_rules(Project.load(repo)).rules
+    commands = {r.text: r for r in rules if r.kind == "command"}
+    # before, the one `if … fi` made the whole block a script: no command reached a rule
+    assert "`mix format --check-formatted`" in commands
+    assert "`MIX_ENV=prod mix compile --warnings-as-errors`" in commands
+    assert "`make spellcheck`" in commands
+    # the construct itself is no command, and neither is the `cd ..` back
+    assert not any("gofmt" in text or "echo" in text or text == "`fi`" for text in commands)
+    assert "`cd ..`" not in commands
+    # and its comment stays with it, not with the command after it
+    assert not any("repository root" in text for text in commands)
+    # a command after `cd cli` says where it runs
+    assert "`go vet ./...` (in `cli`)" in commands
+    assert commands["`go vet ./...` (in `cli`)"].source.line_start == 17
+    # a block that is all construct stays a script (test_shell_blocks_… above)
+
+
+def test_a_lead_in_over_its_one_command_is_one_rule(repo: Path) -> None:
+    write(repo, "AGENTS.md", CHECKS)
+    rules = compile_rules(Project.load(repo)).rules
+    # before, "Regenerate everything:" was a rule alone and the command, one word, dropped
+    rule = _by_text(rules, "Regenerate everything")
+    assert rule.text == "Regenerate everything: `./scripts/gen-translations.sh`"
+    assert (rule.source.line_start, rule.source.line_end) == (26, 29)
+    assert not any(r.text == "Regenerate everything:" for r in rules)

@@ -262,7 +262,12 @@ class _Walker:
             self.body(_do_block(node), full)
             return
         if first is None or first.type != "alias":
-            self.walk(node, outer)
+            # ``defmodule unquote(name) do … end`` in a macro names no module; its parts
+            # are walked (walking the form itself came back here, without end)
+            self.walk_all(args, outer)
+            block = _do_block(node)
+            if block is not None:
+                self.walk(block, outer)
             return
         full = f"{outer}.{written}" if outer else written
         if outer:  # a nested module's short name is an alias of it in the outer one

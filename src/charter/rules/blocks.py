@@ -111,6 +111,42 @@ _SCRIPT = re.compile(
     r"|[{}]\s*$|<<-?\s*['\"]?\w+"
 )
 _TRAILING_COMMENT = re.compile(r"\s+#\s+(.*)$")
+#: Words that open and close a shell construct, in command position.
+_OPENS = re.compile(r"(?:^|[;&|(]\s*)(?:if|for|while|until|case)\b")
+_CLOSES = re.compile(r"(?:^|[;&|]\s*)(?:fi|done|esac)\b")
+_HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)")
+#: ``cd DIR`` alone on a line: the commands after it run in DIR.
+_CD = re.compile(r"^cd\s+(\S+)$")
+
+
+def _construct_lines(lines: list[str]) -> set[int] | None:
+    """Indexes of the lines inside shell constructs (``if … fi``, loops, functions,
+    heredocs), or None when they do not pair up (a fragment, read as a script)."""
+    inside: set[int] = set()
+    depth = 0
+    heredoc = ""
+    for index, raw in enumerate(lines):
+        line = raw.strip()
+        if heredoc:
+            inside.add(index)
+            if line == heredoc:
+                heredoc = ""
+            continue
+        if line.startswith("#"):
+            if depth:
+                inside.add(index)
+            continue
+        opens = len(_OPENS.findall(line)) + line.endswith("{")
+        closes = len(_CLOSES.findall(line)) + line.startswith("}")
+        document = _HEREDOC.search(line)
+        if document:
+            heredoc = document.group(1)
+        if depth or opens or closes or heredoc:
+            inside.add(index)
+        depth += opens - closes
+        if depth < 0:
+            return None
+    return None if depth or heredoc else inside
 
 
 def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str]]:
@@ -122,7 +158,16 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
     if not info or info[0].lower() not in _SHELL_FENCES:
         return []
     lines = node.content.splitlines()
-    if any(_SCRIPT.search(line) for line in lines):
+    # a check written as a construct among the commands ("if unformatted=$(gofmt -l .);
+    # then … fi" between `go vet` and `make spellcheck`) is left out, not the list; a
+    # block that is mostly constructs is a script
+    skipped = _construct_lines(lines)
+    if skipped is None or any(
+        _SCRIPT.search(line) for i, line in enumerate(lines) if i not in skipped
+    ):
+        return []
+    plain = [i for i, line in enumerate(lines) if line.strip() and not line.strip().startswith("#")]
+    if len(skipped & set(plain)) * 2 >= len(plain):
         return []
     # in a transcript ("$ npm test" then its output) only the prompted lines are commands
     prompted = any(_PROMPT.match(line) for line in lines)
@@ -130,9 +175,13 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
     note = ""
     parts: list[str] = []
     begun = 0
+    where = ""  # the folder a `cd DIR` line moved to
     for offset, raw in enumerate(lines):
         line = first_line + 1 + offset
         stripped = raw.strip()
+        if offset in skipped:
+            note = ""
+            continue
         if not parts:
             if not stripped or stripped.startswith("#!"):
                 note = ""
@@ -154,7 +203,18 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
         if trailing:
             note = trailing.group(1).strip()
             command = command[: trailing.start()].strip()
-        out.append((begun, line, f"`{command}`" + (f" ({_options_as_code(note)})" if note else "")))
+        moved = _CD.match(command)
+        if moved and moved.group(1) in ("..", "-", "~"):
+            where = ""  # back where the block started: no rule in it
+            note = ""  # its comment ("cd ..  # Go to the parent repo") is about the cd
+            continue
+        shown = _options_as_code(note)
+        if where:
+            # "cd cli" then "go test ./cli": the command says where it runs
+            shown = f"{shown}; in `{where}`" if shown else f"in `{where}`"
+        out.append((begun, line, f"`{command}`" + (f" ({shown})" if shown else "")))
+        if moved:
+            where = moved.group(1).rstrip("/")
         note = ""
         if len(out) > _MAX_COMMANDS:
             return []
@@ -221,6 +281,13 @@ class _Walker:
             lead = ""
             if prev is not None and start - prev.line_end <= 2 and prev.section == self.section():
                 lead = prev.text
+            if lead and len(commands) == 1 and prev is not None and _is_lead_in(lead):
+                # "Regenerate everything:" over its one command: the lead-in says nothing
+                # without it, and the command alone ("`./scripts/gen.sh`", one word) was
+                # dropped, so they are one rule, cited over both
+                prev.text = f"{lead} {commands[0][2]}"
+                prev.line_end = max(prev.line_end, end)
+                return
             for first, last, text in commands:
                 self.add(Block("command", text, first, last, self.section(), lead))
             return

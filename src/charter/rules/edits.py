@@ -44,7 +44,7 @@ _EDIT_WORDS = frozenset(
         "touch", "touching", "update", "updating", "alter", "altering", "overwrite",
         "overwriting", "rewrite", "rewriting", "write", "writing", "to", "files", "file",
         "anything", "any", "the", "a", "an", "in", "under", "inside", "within", "of",
-        "contents", "content",
+        "contents", "content", "manually", "directly",
     }
 )  # fmt: skip
 #: Words that restrict the prohibition to a context the guardrail cannot see.
@@ -57,7 +57,7 @@ _CONDITIONS = frozenset(
 #: Of the bridge words, those that say "edit".
 _EDIT_VERBS = _EDIT_WORDS - {
     "to", "files", "file", "anything", "any", "the", "a", "an", "in", "under", "inside",
-    "within", "of", "contents", "content", "hand",
+    "within", "of", "contents", "content", "hand", "manually", "directly",
 }  # fmt: skip
 EDIT_READING = Reading(
     bridge=_EDIT_WORDS, conditions=_CONDITIONS, purpose_is_condition=True, verbs=_EDIT_VERBS

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 #: it, bare command lists under a lead-in, bold "scope:" labels, "never edit" paths; 10: titled
 #: groups under a forbidding heading; 11: one statement per line without markers or stops;
 #: 12: Chinese and Japanese prohibitions and obligations; 13: what to do instead after a
-#: dash, leave to edit)
+#: dash, leave to edit; 14: a line's cost counts its newline as joined, shell blocks keep
+#: the commands around an if/loop, a lead-in and its one command are one rule)
 STATE_VERSION = 14
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
