@@ -778,6 +778,31 @@ def test_a_bold_line_heading_its_items_joins_the_constitution_with_them(tmp_path
     assert not _by_text(rules, "one router").constitution
 
 
+def test_a_heading_marks_the_constitution_through_its_emoji_or_number(tmp_path: Path) -> None:
+    """A personal CLAUDE.md opened with "## 🚨 CRITICAL RULES - READ FIRST" and its
+    constitution was empty: the markers are read from the heading's first word, and the
+    first word was an emoji. Decoration and outline numbers no longer hide the word; a
+    decorated heading that marks nothing stays retrieved per task."""
+    from charter.rules.settings import DEFAULT_CONSTITUTION_MARKERS
+
+    path = tmp_path / "CLAUDE.md"
+    path.write_text(
+        "# Guide\n\n## 🚨 CRITICAL RULES - READ FIRST\n\n- NEVER delete the user's notes\n\n"
+        "## 1. Safety\n\n- Back up a file before rewriting it\n\n"
+        "### ❌ Never include:\n\n- `Co-Authored-By:` lines in commits\n\n"
+        "## 🚀 Getting started\n\n- Run `make setup` once\n\n"
+        "## 2FA login\n\n- Codes expire after 30 seconds\n",
+        encoding="utf-8",
+    )
+    markers = [re.compile(m, re.IGNORECASE | re.MULTILINE) for m in DEFAULT_CONSTITUTION_MARKERS]
+    rules = rules_from_source(load_source(path, "CLAUDE.md", "claude"), markers)
+    assert _by_text(rules, "delete the user's notes").constitution
+    assert _by_text(rules, "Back up a file").constitution
+    assert _by_text(rules, "Co-Authored-By").constitution
+    assert not _by_text(rules, "make setup").constitution
+    assert not _by_text(rules, "Codes expire").constitution
+
+
 def test_an_underscore_inside_a_heading_word_is_kept() -> None:
     """``## Running node_modules binaries`` was the section "Running nodemodules
     binaries": emphasis marks were stripped wherever they stood."""

@@ -38,8 +38,21 @@ def content_id(text: str, salt: str = "") -> str:
     return f"r-{digest[:8]}"
 
 
+#: What a heading may carry before its words: an emoji or other symbols ("🚨 CRITICAL RULES",
+#: "⚠️ Never"), and its number in a numbered outline ("1. Safety", "8.3 Security").
+_HEADING_DECORATION = re.compile(r"^(?:[^\w\s]+\s*|\d+(?:\.\d+)*[.):]?\s+)+")
+
+
 def is_constitution_section(section: list[str], markers: list[re.Pattern[str]]) -> bool:
-    return any(rx.search(f"## {heading}") for heading in section for rx in markers)
+    """Whether a heading of ``section`` is a constitution marker, read as written and again
+    without its decoration, so "## 🚨 CRITICAL RULES - READ FIRST" marks what it says."""
+    headings = [h for heading in section for h in {heading, bare_heading(heading)}]
+    return any(rx.search(f"## {heading}") for heading in headings for rx in markers)
+
+
+def bare_heading(heading: str) -> str:
+    """A heading's words without a leading emoji, symbol or outline number."""
+    return _HEADING_DECORATION.sub("", heading.strip())
 
 
 def _search_text(block: Block, clean: str, description: str) -> str:

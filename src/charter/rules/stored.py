@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 #: groups under a forbidding heading; 11: one statement per line without markers or stops;
 #: 12: Chinese and Japanese prohibitions and obligations; 13: what to do instead after a
 #: dash, leave to edit; 14: a line's cost counts its newline as joined, shell blocks keep
-#: the commands around an if/loop, a lead-in and its one command are one rule)
-STATE_VERSION = 14
+#: the commands around an if/loop, a lead-in and its one command are one rule; 15: a
+#: constitution marker read past a heading's emoji or outline number)
+STATE_VERSION = 15
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
