@@ -144,13 +144,14 @@ def test_a_cold_prompt_hook_counts_no_tokens(project: Path, tmp_path: Path) -> N
     )
     assert "integer cents" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert "toktok" not in loaded, "the prompt hook built the tokenizer"
-    # the stored costs are the tokenizer's own counts of the lines the hook shows
+    # the stored costs are the tokenizer's own counts of the lines the hook shows, each
+    # with the newline that joins it to the next
     from charter.rules.compiler import load
     from charter.tokens import count_many
 
     compiled = load(Project.load(project))
     assert compiled is not None and compiled.shown is not None
     lines = compiled.shown["lines"]
-    assert lines and [n + 1 for n in count_many(list(lines.values()))] == [
+    assert lines and count_many([line + "\n" for line in lines.values()]) == [
         compiled.shown["costs"][rid] for rid in lines
     ]
