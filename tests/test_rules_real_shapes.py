@@ -986,3 +986,29 @@ def test_a_full_width_colon_ends_a_lead_in(tmp_path: Path) -> None:
     )
     # the line introducing the list is each item's retrieval context, as with ":"
     assert "絶対に行わない" in _by_text(rules, "型エラー").search_text
+
+
+def test_an_example_line_stays_with_the_rule_it_shows(tmp_path: Path) -> None:
+    """A Kotlin framework's AGENTS.md: "… Nested directory paths do NOT translate to nested
+    Gradle project names." then "Example: `ktor-client/ktor-client-curl` → …" on the next
+    line. Lines that each end a sentence are one rule each, so the example was a rule
+    alone, matching any task that names a module; it is shown with its rule now. A line
+    that only starts with the word ("Examples live in `samples/`.") is a statement."""
+    rules = _rules(
+        tmp_path,
+        "# Layout\n\n"
+        "Nested directory paths do not translate to nested project names.\n"
+        "Example: `client/client-curl` → `:client-curl`.\n"
+        "Examples live in `samples/`.\n"
+        "Keep one module per directory.\n",
+    )
+    assert _spans(rules) == [
+        (
+            "Nested directory paths do not translate to nested project names. "
+            "Example: `client/client-curl` → `:client-curl`.",
+            3,
+            4,
+        ),
+        ("Examples live in `samples/`.", 5, 5),
+        ("Keep one module per directory.", 6, 6),
+    ]

@@ -827,6 +827,8 @@ def _line_groups(lines: list[str], broken: list[bool] | None = None) -> list[tup
             or _SENTENCE_END.search(here)
             or (broken is not None and broken[i] and not here.rstrip("*_`").endswith(":"))
         )
+        if _ILLUSTRATES.match(after) and not title:
+            continue  # "Example: `a/b` → `:b`" shows the line before it, not a rule alone
         if _opens_with_bullet(after) or (
             _STARTS_NEW.match(after) and (title or ended or _LABEL.match(after))
         ):
@@ -835,6 +837,11 @@ def _line_groups(lines: list[str], broken: list[bool] | None = None) -> list[tup
     groups.append((first, len(lines) - 1, False))
     return groups
 
+
+#: A line that only illustrates the statement before it ("Example: …", "e.g. …").
+_ILLUSTRATES = re.compile(
+    r"[*_]*(?:examples?[*_]*\s*:|e\.g\.|for (?:example|instance)\b)", re.IGNORECASE
+)
 
 #: How a line that goes on in the next one ends: a comma, colon, dash, opening bracket or
 #: joining mark (Chinese and Japanese ones too), or a word that needs what follows.

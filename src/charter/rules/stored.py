@@ -28,8 +28,9 @@ if TYPE_CHECKING:
 #: 12: Chinese and Japanese prohibitions and obligations; 13: what to do instead after a
 #: dash, leave to edit; 14: a line's cost counts its newline as joined, shell blocks keep
 #: the commands around an if/loop, a lead-in and its one command are one rule; 15: a
-#: constitution marker read past a heading's emoji or outline number)
-STATE_VERSION = 15
+#: constitution marker read past a heading's emoji or outline number; 16: an "Example:"
+#: line stays with the rule before it)
+STATE_VERSION = 16
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
