@@ -178,6 +178,22 @@ def test_task_boxes_and_github_alert_markers_are_not_rule_text(tmp_path: Path) -
     assert (rules[3].source.line_start, rules[3].source.line_end) == (7, 8)
 
 
+def test_an_alert_marker_escaped_by_a_formatter_is_not_rule_text(tmp_path: Path) -> None:
+    # a Markdown formatter (mdformat) writes "> \\[!IMPORTANT]": before, the rule read
+    # "\\[!IMPORTANT] You are not allowed …"
+    rules = _rules(
+        tmp_path,
+        "# Guide\n\n"
+        "> \\[!IMPORTANT]\n"
+        "> You **are not** allowed to use `.gdignore` to silence errors. **Fix them\n"
+        "> correctly** instead.\n",
+    )
+    assert [r.text for r in rules] == [
+        "Important: You are not allowed to use `.gdignore` to silence errors. "
+        "Fix them correctly instead."
+    ]
+
+
 def test_an_import_of_a_nested_claude_md_keeps_its_folder_scope(tmp_path: Path) -> None:
     from charter.rules.sources import resolve_imports
 

@@ -496,3 +496,86 @@ def test_a_lead_in_over_its_one_command_is_one_rule(repo: Path) -> None:
     assert rule.text == "Regenerate everything: `./scripts/gen-translations.sh`"
     assert (rule.source.line_start, rule.source.line_end) == (26, 29)
     assert not any(r.text == "Regenerate everything:" for r in rules)
+
+
+HYGIENE = """# Workspace guide
+
+```text
+###############################################################
+# Agent Workspace – Tooling Contract & Guide
+# Godot 4.6 · Headless · CI-safe
+###############################################################
+```
+
+## Patch hygiene
+
+Format before you commit.
+
+```bash
+# Auto-format changed .gd files
+.tools/fix_indent.sh $(git diff --name-only --cached -- '*.gd') >/dev/null
+
+# Report lint warnings (non-blocking)
+gdlint $(git diff --name-only --cached -- '*.gd') || true
+
+# C# style check (fail on real violations only)
+dotnet format --verify-no-changes --nologo || {
+  echo 'C# style violations'; exit 1; }
+```
+
+## Setup
+
+1. **Parse all scripts**:
+
+   ```bash
+   godot --headless --check-only --quit --path .
+   ```
+
+2. **Build C#** (skipped when there is no `*.sln`):
+
+   ```bash
+   dotnet build --nologo > /tmp/dotnet_build.log
+   tail -n 20 /tmp/dotnet_build.log
+   ```
+
+   * **Exit 0** means the project is clean.
+   * **Non-zero** means read the error lines and fix them.
+
+```text
+###############################################################
+# End of Agent Workspace Guide
+###############################################################
+```
+"""
+
+
+def test_a_command_with_a_failure_handler_keeps_the_block_a_list(repo: Path) -> None:
+    write(repo, "AGENTS.md", HYGIENE)
+    rules = compile_rules(Project.load(repo)).rules
+    commands = {r.text: r for r in rules if r.kind == "command"}
+    # before, the `|| { …; exit 1; }` brace group made the block a script: no command
+    note = "(C# style check (fail on real violations only))"
+    rule = commands[f"`dotnet format --verify-no-changes --nologo` {note}"]
+    assert (rule.source.line_start, rule.source.line_end) == (22, 23)
+    assert any(text.startswith("`gdlint $(git diff") for text in commands)
+    assert any(text.startswith("`.tools/fix_indent.sh") for text in commands)
+    assert not any("echo" in text for text in commands)
+
+
+def test_an_item_over_its_commands_and_a_list_keeps_the_commands(repo: Path) -> None:
+    write(repo, "AGENTS.md", HYGIENE)
+    rules = compile_rules(Project.load(repo)).rules
+    commands = {r.text for r in rules if r.kind == "command"}
+    # before, the item's plain sub-list made it one rule and its commands were dropped
+    assert "`dotnet build --nologo > /tmp/dotnet_build.log`" in commands
+    assert "`tail -n 20 /tmp/dotnet_build.log`" in commands
+    item = _by_text(rules, "Build C#")
+    assert "Exit 0 means the project is clean" in item.text
+
+
+def test_a_banner_in_a_code_block_is_no_rule(repo: Path) -> None:
+    write(repo, "AGENTS.md", HYGIENE)
+    rules = compile_rules(Project.load(repo)).rules
+    # before, the framed title was a rule: "#####…; Agent Workspace – Tooling Contract …"
+    assert not any("####" in r.text or "Agent Workspace" in r.text for r in rules)
+    assert not any("Agent Workspace" in r.search_text for r in rules)

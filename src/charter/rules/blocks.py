@@ -87,13 +87,32 @@ def _hard_breaks(text: str) -> str:
     return text.replace("\\\n", "\n")
 
 
+#: A line drawn with one character ("#####…", "=====", "-----"): a frame, no words.
+_RULE_LINE = re.compile(r"^\s*([^\w\s])\1{5,}\s*$")
+
+
 def _fence_comments(content: str) -> list[str]:
     comments = []
     for line in content.splitlines():
+        if _RULE_LINE.match(line):
+            continue  # "######…" framing a banner is read as "#" then "#####…"
         match = _COMMENT.match(line)
         if match and match.group(2).strip():
             comments.append(match.group(2).strip())
     return comments
+
+
+def _is_banner(content: str) -> bool:
+    """Whether a code block is a banner: comment lines only, framed by drawn lines
+    ("####…" over "# Agent Workspace Guide" over "####…"). It titles the file or marks
+    its end; it states no rule and illustrates none."""
+    lines = [line for line in content.splitlines() if line.strip()]
+    return (
+        len(lines) >= 2
+        and bool(_RULE_LINE.match(lines[0]))
+        and bool(_RULE_LINE.match(lines[-1]))
+        and all(_RULE_LINE.match(line) or _COMMENT.match(line) for line in lines)
+    )
 
 
 #: Fence languages whose lines are commands to run, not code to read.
@@ -117,6 +136,39 @@ _CLOSES = re.compile(r"(?:^|[;&|]\s*)(?:fi|done|esac)\b")
 _HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)")
 #: ``cd DIR`` alone on a line: the commands after it run in DIR.
 _CD = re.compile(r"^cd\s+(\S+)$")
+
+
+#: A command's failure handler as a brace group: ``cmd || { echo "failed"; exit 1; }``.
+_FALLBACK = re.compile(r"\s*\|\|\s*\{[^{}]*\}\s*$")
+_FALLBACK_OPEN = re.compile(r"\s*\|\|\s*\{\s*$")
+
+
+def _fold_fallbacks(lines: list[str]) -> tuple[list[str], dict[int, int]]:
+    """``lines`` with each command's failure handler (``cmd || { echo …; exit 1; }``, on
+    one line or over several) taken off, the lines it took left blank, and for each such
+    command the index of the handler's last line. The handler says what happens when
+    the command fails; the command is what the block asks to run (read whole, the brace
+    group made the block a script, so none of its commands was a rule)."""
+    out = list(lines)
+    ends: dict[int, int] = {}
+    index = 0
+    while index < len(out):
+        line = out[index]
+        if _FALLBACK.search(line) and _FALLBACK.sub("", line).strip():
+            out[index] = _FALLBACK.sub("", line)
+            ends[index] = index
+        elif _FALLBACK_OPEN.search(line) and _FALLBACK_OPEN.sub("", line).strip():
+            close = index + 1
+            while close < len(out) and not re.search(r"[{}]", out[close]):
+                close += 1
+            if close < len(out) and "{" not in out[close] and out[close].rstrip().endswith("}"):
+                out[index] = _FALLBACK_OPEN.sub("", line)
+                for inner in range(index + 1, close + 1):
+                    out[inner] = ""
+                ends[index] = close
+                index = close
+        index += 1
+    return out, ends
 
 
 def _construct_lines(lines: list[str]) -> set[int] | None:
@@ -157,7 +209,7 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
     info = (node.info or "").strip().split()
     if not info or info[0].lower() not in _SHELL_FENCES:
         return []
-    lines = node.content.splitlines()
+    lines, handled = _fold_fallbacks(node.content.splitlines())
     # a check written as a construct among the commands ("if unformatted=$(gofmt -l .);
     # then … fi" between `go vet` and `make spellcheck`) is left out, not the list; a
     # block that is mostly constructs is a script
@@ -197,6 +249,7 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
         parts.append(stripped.removesuffix("\\").strip())
         if stripped.endswith("\\"):
             continue
+        line = first_line + 1 + handled.get(offset, offset)
         command = " ".join(p for p in parts if p)
         parts = []
         trailing = _TRAILING_COMMENT.search(command)
@@ -272,6 +325,8 @@ class _Walker:
 
     def attach_code(self, node: SyntaxTreeNode) -> None:
         """A code block illustrates the unit just before it, if that unit is adjacent."""
+        if _is_banner(node.content):
+            return
         start, end = self.span(node)
         commands = _commands(node, start)
         if commands:
@@ -603,6 +658,13 @@ class _Walker:
                 children = "; ".join(t.rstrip(".") for t in _item_texts(nested))
                 start, end = self.span(item)
                 self.add(Block("item", f"{text} {children}", start, end, self.section(), context))
+                for child in item.children:
+                    # "**Build**:" over its commands and then "Exit 0 ⇒ clean": the
+                    # commands are rules too (they were dropped with the item's code)
+                    if child.type == "fence" or (
+                        child.type == "code_block" and not self.prose(child)
+                    ):
+                        self.attach_code(child)
                 continue
             if nested and _is_lead_in(text):
                 # each sub-item is a rule read with the lead-in's words; the first one's
@@ -663,12 +725,14 @@ class _Walker:
 LISTS = ("bullet_list", "ordered_list")
 
 _TASK_BOX = re.compile(r"^\[[ xX]\]\s+")
-_ALERT = re.compile(r"^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*", re.IGNORECASE)
+#: An alert's marker, also as a Markdown formatter escapes it (``> \[!IMPORTANT]``).
+_ALERT = re.compile(r"^\\?\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\\?\]\s*", re.IGNORECASE)
 
 
 def _unmark(text: str) -> str:
     """Text without GitHub's markers: a task box (``- [ ] Update the changelog``) says
-    nothing about the rule, and an alert (``> [!IMPORTANT]``) is shown as its word."""
+    nothing about the rule, and an alert (``> [!IMPORTANT]``, or ``> \\[!IMPORTANT]`` as
+    mdformat writes it) is shown as its word."""
     text = _TASK_BOX.sub("", text)
     text = _ALERT.sub(lambda m: f"{m.group(1).capitalize()}: ", text)
     # a rule wrapped in a tag on its own line ("<important>Do not …</important>"): the

@@ -29,8 +29,10 @@ if TYPE_CHECKING:
 #: dash, leave to edit; 14: a line's cost counts its newline as joined, shell blocks keep
 #: the commands around an if/loop, a lead-in and its one command are one rule; 15: a
 #: constitution marker read past a heading's emoji or outline number; 16: an "Example:"
-#: line stays with the rule before it)
-STATE_VERSION = 16
+#: line stays with the rule before it; 17: a command's `|| { … }` failure handler is no
+#: script, an item's code kept beside its plain sub-list, a framed banner in a code block
+#: is no rule, an escaped alert marker)
+STATE_VERSION = 17
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
