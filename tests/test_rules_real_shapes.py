@@ -1028,3 +1028,27 @@ def test_an_example_line_stays_with_the_rule_it_shows(tmp_path: Path) -> None:
         ("Examples live in `samples/`.", 5, 5),
         ("Keep one module per directory.", 6, 6),
     ]
+
+
+def test_quoted_items_are_shown_with_the_line_that_introduces_them(tmp_path: Path) -> None:
+    """A Go TUI's AGENTS.md: "If you catch yourself thinking any of these, stop and
+    refactor first:" over three quoted thoughts. Each quotation was a rule alone, so the
+    prompt hook handed over "I'll just add the new behavior alongside the old." as if it
+    were advice. Items that are all quotations are shown after the line that introduces
+    them; a list with one plain instruction among them is read as before."""
+    rules = _rules(
+        tmp_path,
+        "# Guide\n\n"
+        "If you catch yourself thinking any of these, stop and refactor first:\n\n"
+        '- "This does a bit of wasted work, but it\'s harmless."\n'
+        '- "I\'ll just add the new behavior alongside the old."\n\n'
+        "When adding a command:\n\n"
+        "- Register it in `commands.go`\n"
+        '- "Quick" is not a name\n',
+    )
+    lead = "If you catch yourself thinking any of these, stop and refactor first:"
+    quoted = _by_text(rules, "alongside the old")
+    assert quoted.text == f'{lead} "I\'ll just add the new behavior alongside the old."'
+    assert (quoted.source.line_start, quoted.source.line_end) == (6, 6)
+    assert not any(r.text.startswith(('"This', '"I')) for r in rules)
+    assert _by_text(rules, "Register it").text == "Register it in `commands.go`"

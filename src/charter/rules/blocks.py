@@ -463,7 +463,11 @@ class _Walker:
                     walked.add(index + 1)
                     continue
                 negated = _forbids(lead)
-                if _is_lead_in(lead) or negated:
+                # items that are all quotations ("I'll just add the new behavior alongside
+                # the old.") are what someone says or thinks, never an instruction: each is
+                # shown after the line that introduces them, however long it is
+                quoted = lead.rstrip("*_ ").endswith(":") and _quoted_items(after)
+                if _is_lead_in(lead) or negated or quoted:
                     # "When adding a new tool:" over a list: the paragraph stays a unit and
                     # becomes each item's retrieval context (not its displayed text), but
                     # under "Agents MUST NOT:" (or a longer "Do not use these commands,
@@ -471,7 +475,7 @@ class _Walker:
                     # boundaries", "`jq`") would say the opposite, so it is shown with the
                     # lead-in, unless it says "never" or "must" itself
                     self.add_paragraph(node, context, depth)
-                    self.walk_list(after, lead, depth, prefix=negated, negation=negated)
+                    self.walk_list(after, lead, depth, prefix=negated or quoted, negation=negated)
                     walked.add(index + 1)
                     continue
             if index in walked:
@@ -1042,6 +1046,16 @@ def _no_instructions(lists: list[SyntaxTreeNode]) -> bool:
                 return False
     texts = _item_texts(lists)
     return bool(texts) and not any(is_directive(t) for t in texts)
+
+
+#: An item that is one quotation from its first character to its last.
+_QUOTATION = re.compile(r'^(?:"[^"]+"|“[^”]+”|‘[^’]+’)[.!?]?$')
+
+
+def _quoted_items(node: SyntaxTreeNode) -> bool:
+    """Are all of a list's items (two or more) quotations, each whole?"""
+    texts = _item_texts([node])
+    return len(texts) >= 2 and all(_QUOTATION.match(t.strip()) for t in texts)
 
 
 def _plain_items(lists: list[SyntaxTreeNode]) -> bool:
