@@ -482,3 +482,51 @@ def test_a_rule_is_lifted_toward_the_best_of_its_section(repo: Path) -> None:
     # the best rule itself has no gap: its section is the one lifted (its mates tie with it)
     off = Retriever(compiled, settings.model_copy(update={"section_lift": 0.0}), embedder)
     assert off.retrieve("Add release notes for 4.3.1", top=3).shards[0].rule.text in shown
+
+
+IAC = """# Infrastructure guidelines
+
+## Commands
+
+- `terraform fmt -recursive` formats every module before a commit.
+- `terraform validate` checks one configuration.
+- `terraform plan -var-file=secrets.tfvars` plans with the secret variables.
+
+## Style
+
+- Add lifecycle rules to prevent accidental resource destruction.
+- Define outputs in `outputs.tf` with meaningful descriptions.
+- Production changes need a second reviewer on the plan.
+- The database module pins its engine version.
+"""
+
+
+def test_a_match_on_the_projects_common_word_alone_is_weak_lexical_evidence(
+    repo: Path,
+) -> None:
+    write(repo, "CLAUDE.md", IAC)
+    project = Project.load(repo)
+    compiled = compile_rules(project, write=False)
+    embedder = rules_embedder_for(project.settings)
+    settings = project.settings.rules.model_copy(update={"relative_cutoff": 0.0})
+    task = "Make sure the production database can never be deleted by a terraform run"
+
+    def lexical(ceiling: float) -> dict[str, float]:
+        r = Retriever(compiled, settings.model_copy(update={"lexical_ceiling": ceiling}), embedder)
+        out = {}
+        for shard in r.retrieve(task, top=10).shards:
+            lx = [x for x in shard.reasons if x.startswith("lexical ")]
+            out[shard.rule.text] = float(lx[0].split()[1]) if lx else 0.0
+        return out
+
+    # normalised by the best match, "terraform" alone is a perfect lexical match ...
+    assert max(lexical(0.0).values()) == 1.0
+    # ... against what a rule holding every task word would score, it is a weak one
+    weak = lexical(1.25)
+    assert 0 < max(weak.values()) < 0.6
+    # and a rule holding every word of the task keeps a strong lexical match
+    full = Retriever(compiled, settings.model_copy(update={"lexical_ceiling": 1.25}), embedder)
+    best = full.retrieve("define outputs in outputs.tf with meaningful descriptions", top=1)
+    assert "outputs" in best.shards[0].rule.text
+    lx = [float(x.split()[1]) for x in best.shards[0].reasons if x.startswith("lexical ")]
+    assert lx and lx[0] > 0.75, best.shards[0].reasons

@@ -107,6 +107,12 @@ class BM25:
         denom = tf + k1 * (1 - b + b * lengths[:, None] / max(avg, 1e-9))
         self.weights = (tf * (k1 + 1) / np.where(denom == 0, 1, denom)).astype(np.float32)
 
+    def ideal(self, query: str) -> float:
+        """What a rule of average length holding each of the query's known words once
+        would score: a yardstick for how much of the query the best match covers."""
+        cols = sorted({self.vocab[t] for t in tokenize(query) if t in self.vocab})
+        return float(self.idf[cols].sum()) if cols else 0.0
+
     def scores(self, query: str) -> npt.NDArray[np.float32]:
         cols = sorted({self.vocab[t] for t in tokenize(query) if t in self.vocab})
         if not cols:

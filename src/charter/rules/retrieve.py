@@ -310,6 +310,8 @@ class Retriever:
         dense = dense_for(qv) if cand else np.zeros(0, dtype=np.float32)
         lex = self.bm25.scores(task) if cand else np.zeros(0, dtype=np.float32)
         lex_max = float(lex.max()) if len(lex) else 0.0
+        if s.lexical_ceiling and lex_max > 0:
+            lex_max = max(lex_max, s.lexical_ceiling * self.bm25.ideal(task))
         if s.content_gate and is_content_free(task, tokenize(task), self.reply_words()):
             reason = "no task in the prompt: only conversational words"
             return self._retrieval(

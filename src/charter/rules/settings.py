@@ -81,7 +81,7 @@ class RulesSettings(Record):
         "(Lstart-Lend); inline: every rule line ends (path:Lstart-Lend)",
     )
     hook_relative_cutoff: float = Field(
-        default=0.4,
+        default=0.45,
         ge=0,
         le=1,
         description="the prompt hook adds only rules scoring at least this share of the best "
@@ -195,6 +195,14 @@ class RulesSettings(Record):
         default=0.05, description="added to rules that instruct rather than describe"
     )
     lexical_weight: float = Field(default=0.5, ge=0, description="weight of the BM25 component")
+    lexical_ceiling: float = Field(
+        default=1.25,
+        ge=0,
+        description=(
+            "BM25 is divided by the larger of the best rule's score and this share of the "
+            "score a rule holding every task word once would get (0 = the best rule's)"
+        ),
+    )
     dense_weight: float = Field(default=1.0, ge=0, description="weight of the cosine component")
     max_import_depth: int = Field(default=5, ge=0, description="levels of @path imports followed")
     max_file_bytes: int = Field(
