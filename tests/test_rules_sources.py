@@ -579,3 +579,73 @@ def test_a_banner_in_a_code_block_is_no_rule(repo: Path) -> None:
     # before, the framed title was a rule: "#####…; Agent Workspace – Tooling Contract …"
     assert not any("####" in r.text or "Agent Workspace" in r.text for r in rules)
     assert not any("Agent Workspace" in r.search_text for r in rules)
+
+
+FORMATTING = """# Contributing
+
+### Formatting
+
+Please follow the formatting conventions already present in the code.
+
+* UTF-8 encoding
+* SHA-256 checksums for every published artifact
+* SEC-12: Never log request bodies
+"""
+
+
+def test_a_rule_opening_with_a_hyphenated_name_keeps_it(repo: Path) -> None:
+    write(repo, "CONTRIBUTING.md", FORMATTING)
+    write(repo, "CLAUDE.md", "Follow @CONTRIBUTING.md for code style.\n")
+    rules = compile_rules(Project.load(repo)).rules
+    texts = {r.text for r in rules}
+    # before, "UTF-8" and "SHA-256" were read as explicit ids and cut from the text
+    assert "UTF-8 encoding" in texts
+    assert "SHA-256 checksums for every published artifact" in texts
+    assert not any(r.id in ("UTF-8", "SHA-256") for r in rules)
+    # an id set off by a colon is still one
+    assert any(r.id == "SEC-12" and r.text == "Never log request bodies" for r in rules)
+
+
+LAYOUT = """# Contributing
+
+## Source code style
+
+The import statements are structured as follows:
+
+* import `java.*`
+* blank line
+* import `javax.*`
+* blank line
+* import static all other imports
+
+A source file consists of the following, in this exact order:
+
+* License
+* Package statement
+* Import statements
+* Exactly one top-level class
+
+Branch names are prefixed by type:
+
+- `feat/readable-name`: new features
+- `fix/readable-name`: bug fixes
+"""
+
+
+def test_a_lead_in_over_the_parts_of_one_thing_is_one_rule(repo: Path) -> None:
+    write(repo, "AGENTS.md", LAYOUT)
+    rules = compile_rules(Project.load(repo)).rules
+    texts = {r.text for r in rules}
+    # before, "blank line" and "Package statement" were rules alone and "License" was lost
+    assert "blank line" not in texts and "Package statement" not in texts
+    order = _by_text(rules, "A source file consists of the following")
+    assert order.text.endswith(
+        "License; Package statement; Import statements; Exactly one top-level class"
+    )
+    assert (order.source.line_start, order.source.line_end) == (13, 18)
+    imports = _by_text(rules, "The import statements are structured as follows:")
+    assert "import `java.*`; blank line; import `javax.*`" in imports.text
+    # a term and what it means stands alone, as before
+    assert "`feat/readable-name`: new features" in {t.split(": ", 1)[-1] for t in texts} or any(
+        t.endswith("`feat/readable-name`: new features") for t in texts
+    )

@@ -19,12 +19,17 @@ TOOL_CLASSES = ("bash", "shell", "edit", "write", "read", "git", "web", "network
 
 _CODE_SPAN = re.compile(r"`[^`]*`")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-#: ``[SEC-1]`` / ``R12``, or, in brackets only, a content id (``[r-1a2b3c4d]``,
+#: ``[SEC-1]`` / ``R12:``, or, in brackets only, a content id (``[r-1a2b3c4d]``,
 #: ``[r-1a2b3c4d-2]``): ``charter export`` writes one for a rule stated twice, whose id
 #: depends on the file and section it came from, so the export compiles to the same id.
+#: Outside brackets an id is set off by a colon, stop, bracket, dash or bold: a rule
+#: that opens with a name written the same way ("UTF-8 encoding", "SHA-256 hashes
+#: only") keeps its first word.
+_ID = r"(?:[A-Z][A-Z0-9]*-\d{1,5}|R\d{2,5})"
 _EXPLICIT_ID = re.compile(
     r"^\s*(?:\*\*)?(?:\[(?P<cid>r-[0-9a-f]{8}(?:-\d{1,4})?)\]|"
-    r"\[?(?P<id>(?:[A-Z][A-Z0-9]*-\d{1,5}|R\d{2,5}))\]?)(?:\*\*)?\s*[:.)\]-]?\s+"
+    rf"\[(?P<bid>{_ID})\]|(?P<id>{_ID})(?=\*\*|\s*[:.)\]-]))"
+    r"(?:\*\*)?\s*[:.)\]-]?\s+"
 )
 _RISK = re.compile(
     r"(?:\(|\[|\brisk[:=]\s*|!)(?P<risk>critical|high|medium|low|info)\b\)?\]?", re.IGNORECASE
@@ -187,7 +192,7 @@ def parse_annotations(text: str) -> Annotations:
     clean = text
     match = _EXPLICIT_ID.match(clean)
     if match:
-        ann.explicit_id = match.group("id") or match.group("cid")
+        ann.explicit_id = match.group("id") or match.group("bid") or match.group("cid")
         clean = clean[match.end() :]
     plain = _strip_code(clean)
     risk = _RISK.search(plain)

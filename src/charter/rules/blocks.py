@@ -452,6 +452,23 @@ class _Walker:
                     self.add(Block("paragraph", f"{lead} {items}", start, end, self.section()))
                     walked.add(index + 1)
                     continue
+                if (
+                    _ends_in_colon(lead)
+                    and not _forbids(lead)
+                    and _plain_items([after])
+                    and (_mostly_named(after) or _repeats(after))
+                ):
+                    # "A source file consists of the following, in this exact order:" over
+                    # "License", "Package statement", …, or an import layout whose "blank
+                    # line" comes back between groups: items that name the parts of one
+                    # thing (most do not instruct, or one is repeated: a layout, not a set
+                    # of rules) are nothing alone, so the list is one rule with its lead-in
+                    start, _ = self.span(node)
+                    _, end = self.span(after)
+                    items = "; ".join(t.rstrip(".") for t in _item_texts([after]))
+                    self.add(Block("paragraph", f"{lead} {items}", start, end, self.section()))
+                    walked.add(index + 1)
+                    continue
                 if _is_question(lead):
                     # "When should authorization tests be written?" over its answers: an
                     # answer alone ("When adding a new restricted field") says nothing, so
@@ -1056,6 +1073,23 @@ def _quoted_items(node: SyntaxTreeNode) -> bool:
     """Are all of a list's items (two or more) quotations, each whole?"""
     texts = _item_texts([node])
     return len(texts) >= 2 and all(_QUOTATION.match(t.strip()) for t in texts)
+
+
+def _mostly_named(node: SyntaxTreeNode) -> bool:
+    """Do most of a list's items name things rather than instruct ("License", "Package
+    statement"; a noun phrase may open with a verb's word: "Import statements")?"""
+    from charter.rules.annotate import is_directive
+
+    texts = _item_texts([node])
+    if any(re.search(r":\s", t) for t in texts):
+        return False  # "`feat/name`: new features": a term and what it means, each one
+    return bool(texts) and 2 * sum(is_directive(t) for t in texts) < len(texts)
+
+
+def _repeats(node: SyntaxTreeNode) -> bool:
+    """Does a list hold the same item twice (a layout's "blank line" between groups)?"""
+    texts = [t.strip().lower() for t in _item_texts([node])]
+    return len(set(texts)) < len(texts) and not any(re.search(r":\s", t) for t in texts)
 
 
 def _plain_items(lists: list[SyntaxTreeNode]) -> bool:

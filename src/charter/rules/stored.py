@@ -31,8 +31,10 @@ if TYPE_CHECKING:
 #: constitution marker read past a heading's emoji or outline number; 16: an "Example:"
 #: line stays with the rule before it; 17: a command's `|| { … }` failure handler is no
 #: script, an item's code kept beside its plain sub-list, a framed banner in a code block
-#: is no rule, an escaped alert marker; 18: quoted items shown with their lead-in)
-STATE_VERSION = 18
+#: is no rule, an escaped alert marker; 18: quoted items shown with their lead-in; 19: an
+#: unbracketed id needs a separator ("UTF-8 encoding" keeps its first word), a lead-in
+#: over the parts of one thing is one rule with them)
+STATE_VERSION = 19
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
