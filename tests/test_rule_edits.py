@@ -202,3 +202,38 @@ def test_an_item_that_gives_leave_to_edit_part_of_a_folder_forbids_none_of_it(
     assert _decision(_call(root, "Write", generated)) == "deny"
     index = {"file_path": str(root / "docs/v3/api/rest/index.mdx"), "content": "x"}
     assert _decision(_call(root, "Write", index)) == "allow"
+
+
+def test_a_heading_that_forbids_reads_with_the_paragraph_under_it(tmp_path: Path) -> None:
+    # the heading is the prohibition and the paragraph only says why: alone the rule
+    # read "They are generated from the API schema …" and forbade nothing
+    write(
+        tmp_path,
+        "CLAUDE.md",
+        "# Project\n\n## Don't edit files under `docs/`\n\n"
+        "They are generated from the API schema by `make docs`; change the schema instead.\n"
+        "\n## Never block a worker thread\n\n"
+        "No `time.sleep()` in request handlers.\n\n## Style\n\nTabs are used for indentation.\n"
+        "\n## Don't touch production\n\nNever run migrations against production.\n",
+    )
+    project = Project.load(tmp_path)
+    compiled = compile_project(project)
+    texts = {r.text: (r.source.line_start, r.source.line_end) for r in compiled.rules}
+    shown = (
+        "Don't edit files under `docs/`: They are generated from the API schema by "
+        "`make docs`; change the schema instead."
+    )
+    assert texts[shown] == (3, 5)  # cited from the heading's line
+    assert texts["Never block a worker thread: No `time.sleep()` in request handlers."] == (7, 9)
+    # a neutral heading adds nothing; a paragraph that forbids by itself stays as it is
+    assert texts["Tabs are used for indentation."] == (13, 13)
+    assert texts["Never run migrations against production."] == (17, 17)
+    edit = {"file_path": str(tmp_path / "docs/api.md"), "old_string": "a", "new_string": "b"}
+    out = _call(tmp_path, "Edit", edit)
+    assert _decision(out) == "deny"
+    assert (
+        out is not None
+        and "CLAUDE.md:L3-L5" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    )
+    ok = {"file_path": str(tmp_path / "src/app.py"), "content": "x"}
+    assert _decision(_call(tmp_path, "Write", ok)) == "allow"

@@ -33,8 +33,9 @@ if TYPE_CHECKING:
 #: script, an item's code kept beside its plain sub-list, a framed banner in a code block
 #: is no rule, an escaped alert marker; 18: quoted items shown with their lead-in; 19: an
 #: unbracketed id needs a separator ("UTF-8 encoding" keeps its first word), a lead-in
-#: over the parts of one thing is one rule with them)
-STATE_VERSION = 19
+#: over the parts of one thing is one rule with them; 20: a paragraph under a heading that
+#: forbids is shown after it)
+STATE_VERSION = 20
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
