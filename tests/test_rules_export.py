@@ -72,7 +72,8 @@ def test_round_trip_gives_the_same_rules(
         line
         for f in listed
         for line in (out / f).read_text(encoding="utf-8").splitlines()
-        if line.startswith("- ")
+        # a lead-in's items are nested under it; a YAML list in front matter is not a rule
+        if line.startswith("- ") or (line.startswith("  - ") and "<!--" in line)
     ]
     assert len(lines) == len(original)
     assert all(line.rstrip().endswith("-->") and ":L" in line for line in lines)
@@ -300,6 +301,30 @@ def test_round_trip_keeps_a_text_stated_in_several_sections(
     shutil.copytree(out, fresh, dirs_exist_ok=True)
     original = _signature(root)
     assert sum(1 for r in original if r[1] == "Agents MUST:") == 2
+    assert _signature(fresh) == original
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_round_trip_keeps_a_checklist_under_its_lead_in(
+    fmt: str, tmp_path: Path, run_charter: Run
+) -> None:
+    # an emulator's docs rule: "Update ALL of these together:" over entries, one only a
+    # path. Exported side by side with its lead-in (whose cite comment hid its colon),
+    # the path came back as a one-word line and was dropped
+    root = _git_project(tmp_path / "src")
+    (root / "AGENTS.md").write_text(
+        "# Guide\n\n## Version bumps\n\nUpdate ALL of these together:\n"
+        "- Rename `website/docs/<old>/` directories\n- `website/docs/versions.json`\n"
+        "- `mkdocs.yml`: nav paths, redirect targets\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    res = run_charter("export", fmt, "--out", str(out), cwd=root)
+    assert res.returncode == 0, res.stderr
+    fresh = _git_project(tmp_path / "fresh")
+    shutil.copytree(out, fresh, dirs_exist_ok=True)
+    original = _signature(root)
+    assert any(r[1] == "`website/docs/versions.json`" for r in original)
     assert _signature(fresh) == original
 
 

@@ -1052,3 +1052,26 @@ def test_quoted_items_are_shown_with_the_line_that_introduces_them(tmp_path: Pat
     assert (quoted.source.line_start, quoted.source.line_end) == (6, 6)
     assert not any(r.text.startswith(('"This', '"I')) for r in rules)
     assert _by_text(rules, "Register it").text == "Register it in `commands.go`"
+
+
+def test_a_one_path_entry_of_a_checklist_is_kept(tmp_path: Path) -> None:
+    """An emulator's ``.claude/rules/docs-style.md``: "Update ALL of these together:" over
+    four entries, one of them only a path (``website/docs/versions.json``). One-word
+    lines are dropped as noise, so the checklist lost the file it most needed updating.
+    An entry of a lead-in's list that has longer entries is kept; a list of lone words
+    ("- React", "- Vite") is still no rule."""
+    rules = _rules(
+        tmp_path,
+        "# Version bumps\n\n"
+        "Update ALL of these together:\n"
+        "- Rename `website/docs/<old>/` directories\n"
+        "- `website/docs/versions.json`\n"
+        "- `mkdocs.yml`: nav paths, redirect targets\n\n"
+        "# Stack\n\n"
+        "Built with:\n"
+        "- React\n"
+        "- Vite\n",
+    )
+    entry = _by_text(rules, "versions.json")
+    assert (entry.text, entry.source.line_start) == ("`website/docs/versions.json`", 5)
+    assert not any(r.text in ("React", "Vite") for r in rules)

@@ -95,6 +95,27 @@ def _inference_section(section: list[str]) -> str:
     return " > ".join(section[1:] if len(section) > 1 else section)
 
 
+def _checklists(blocks: list[Block]) -> set[int]:
+    """``id()`` of the one-word items that belong to a checklist under a lead-in.
+
+    A lone word or path is no rule ("- React"), except as one entry of a list its lead-in
+    makes a whole ("Update ALL of these together:" over "- Rename `docs/<old>/`",
+    "- `docs/versions.json`"): dropping that entry loses a file the rule names. Such a list
+    is one whose lead-in ends in a colon and which holds an entry of two words or more.
+    """
+    lists: dict[tuple[str, tuple[str, ...]], list[Block]] = {}
+    for block in blocks:
+        # an exported file cites each line in a trailing comment: "Lead: <!-- f:L3 -->"
+        lead = _HTML_COMMENT.sub("", block.context).rstrip()
+        if block.kind in ("item", "step") and lead.endswith(":"):
+            lists.setdefault((block.context, tuple(block.section)), []).append(block)
+    keep: set[int] = set()
+    for members in lists.values():
+        if any(word_count(b.text) >= 2 for b in members):
+            keep.update(id(b) for b in members)
+    return keep
+
+
 def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[Rule]:
     """Typed rules of one file; Markdown nested past Python's recursion limit (hostile
     emphasis runs, tags in tags) is one :class:`CharterError` naming the file."""
@@ -106,10 +127,12 @@ def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[R
     # a line that heads the items below it ("**CRITICAL: Never call `x`**" over a list)
     # is their section and a rule of its own: in the constitution when its items are
     titles = {b.section[-1] for b in blocks if b.section}
+    checklists = _checklists(blocks)
     for block in blocks:
         ann = parse_annotations(_HTML_COMMENT.sub("", block.text))
         clean = ann.clean_text
-        if word_count(clean) < 2 and not ann.explicit_id:
+        words = word_count(clean)
+        if words < 2 and not ann.explicit_id and not (words and id(block) in checklists):
             continue
         section_path = list(block.section)
         section = " > ".join(section_path)

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from charter.rules.annotate import infer_domains, infer_risk
 from charter.rules.build import content_id
+from charter.rules.groups import lead_ins
 from charter.rules.model import Rule
 
 FORMATS = ("cursor", "claude-rules", "agents-md", "copilot")
@@ -86,7 +87,13 @@ def _body(title: str, groups: dict[str, list[Rule]], *, scope_tags: bool = False
     lines = [f"# {title}", "", f"<!-- {GENERATED} -->", ""]
     for heading in sorted(groups):
         lines += [f"## {heading}", ""]
-        lines += [rule_line(r, scope_tags=scope_tags) for r in _ordered(groups[heading])]
+        ordered = _ordered(groups[heading])
+        # a lead-in's items go under it: side by side they read as rules of their own, and
+        # a re-import loses what they are the parts of ("Update ALL of these together:")
+        nested = {j for items in lead_ins(ordered).values() for j in items}
+        for i, rule in enumerate(ordered):
+            indent = "  " if i in nested else ""
+            lines.append(indent + rule_line(rule, scope_tags=scope_tags))
         lines.append("")
     return "\n".join(lines)
 
