@@ -44,6 +44,16 @@ def _signature(project: Path) -> list[tuple[Any, ...]]:
     return sorted((r.id, r.text, r.constitution, tuple(r.scopes), r.risk) for r in compiled.rules)
 
 
+def _exported_back(fmt: str, root: Path, tmp_path: Path, run_charter: Run) -> Path:
+    """Export ``root`` as ``fmt`` and copy the files into a fresh project to compile."""
+    out = tmp_path / "out"
+    res = run_charter("export", fmt, "--out", str(out), cwd=root)
+    assert res.returncode == 0, res.stderr
+    fresh = _git_project(tmp_path / "fresh")
+    shutil.copytree(out, fresh, dirs_exist_ok=True)
+    return fresh
+
+
 def _tree_hash(root: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
@@ -228,11 +238,7 @@ def test_agents_md_round_trip_keeps_globs_that_prefix_each_other(
         "---\nglobs: **/*.ts, **/*.tsx\n---\n- Use appropriate caching strategies.\n",
         encoding="utf-8",
     )
-    out = tmp_path / "out"
-    res = run_charter("export", "agents-md", "--out", str(out), cwd=root)
-    assert res.returncode == 0, res.stderr
-    fresh = _git_project(tmp_path / "fresh")
-    shutil.copytree(out, fresh, dirs_exist_ok=True)
+    fresh = _exported_back("agents-md", root, tmp_path, run_charter)
     assert _signature(fresh) == _signature(root)
     assert [r[1] for r in _signature(fresh)] == ["Use appropriate caching strategies."]
 
@@ -249,11 +255,7 @@ def test_sections_whose_names_slug_alike_get_a_file_each(
         "## Архитектура\n\n- Данные грузятся одним запросом при старте.\n",
         encoding="utf-8",
     )
-    out = tmp_path / "out"
-    res = run_charter("export", fmt, "--out", str(out), cwd=root)
-    assert res.returncode == 0, res.stderr
-    fresh = _git_project(tmp_path / "fresh")
-    shutil.copytree(out, fresh, dirs_exist_ok=True)
+    fresh = _exported_back(fmt, root, tmp_path, run_charter)
     texts = sorted(r[1] for r in _signature(fresh))
     assert texts == sorted(r[1] for r in _signature(root))
     assert len(texts) == 2
@@ -294,11 +296,7 @@ def test_round_trip_keeps_a_text_stated_in_several_sections(
     # copilot), or came back under another id, the constitution copy swapped (agents-md)
     root = _git_project(tmp_path / "src")
     (root / "AGENTS.md").write_text(REPEATS, encoding="utf-8")
-    out = tmp_path / "out"
-    res = run_charter("export", fmt, "--out", str(out), cwd=root)
-    assert res.returncode == 0, res.stderr
-    fresh = _git_project(tmp_path / "fresh")
-    shutil.copytree(out, fresh, dirs_exist_ok=True)
+    fresh = _exported_back(fmt, root, tmp_path, run_charter)
     original = _signature(root)
     assert sum(1 for r in original if r[1] == "Agents MUST:") == 2
     assert _signature(fresh) == original
@@ -318,11 +316,7 @@ def test_round_trip_keeps_a_checklist_under_its_lead_in(
         "- `mkdocs.yml`: nav paths, redirect targets\n",
         encoding="utf-8",
     )
-    out = tmp_path / "out"
-    res = run_charter("export", fmt, "--out", str(out), cwd=root)
-    assert res.returncode == 0, res.stderr
-    fresh = _git_project(tmp_path / "fresh")
-    shutil.copytree(out, fresh, dirs_exist_ok=True)
+    fresh = _exported_back(fmt, root, tmp_path, run_charter)
     original = _signature(root)
     assert any(r[1] == "`website/docs/versions.json`" for r in original)
     assert _signature(fresh) == original
