@@ -44,6 +44,13 @@ def _signature(project: Path) -> list[tuple[Any, ...]]:
     return sorted((r.id, r.text, r.constitution, tuple(r.scopes), r.risk) for r in compiled.rules)
 
 
+def _rules_project(tmp_path: Path, name: str, text: str) -> Path:
+    """A git project under ``tmp_path/src`` holding one rule file."""
+    root = _git_project(tmp_path / "src")
+    (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
 def _exported_back(fmt: str, root: Path, tmp_path: Path, run_charter: Run) -> Path:
     """Export ``root`` as ``fmt`` and copy the files into a fresh project to compile."""
     out = tmp_path / "out"
@@ -249,11 +256,11 @@ def test_sections_whose_names_slug_alike_get_a_file_each(
 ) -> None:
     # "Проект" and "Архитектура" both slug to "rules": the second file overwrote the
     # first and its rules were missing from the export
-    root = _git_project(tmp_path / "src")
-    (root / "CLAUDE.md").write_text(
+    root = _rules_project(
+        tmp_path,
+        "CLAUDE.md",
         "# Заметки\n\n## Проект\n\n- Витрина только для просмотра данных.\n\n"
         "## Архитектура\n\n- Данные грузятся одним запросом при старте.\n",
-        encoding="utf-8",
     )
     fresh = _exported_back(fmt, root, tmp_path, run_charter)
     texts = sorted(r[1] for r in _signature(fresh))
@@ -294,8 +301,7 @@ def test_round_trip_keeps_a_text_stated_in_several_sections(
     # the repeats' ids depended on the section they came from: exported without them,
     # a repeat filed in another file was dropped as restated (cursor, claude-rules,
     # copilot), or came back under another id, the constitution copy swapped (agents-md)
-    root = _git_project(tmp_path / "src")
-    (root / "AGENTS.md").write_text(REPEATS, encoding="utf-8")
+    root = _rules_project(tmp_path, "AGENTS.md", REPEATS)
     fresh = _exported_back(fmt, root, tmp_path, run_charter)
     original = _signature(root)
     assert sum(1 for r in original if r[1] == "Agents MUST:") == 2
@@ -309,12 +315,12 @@ def test_round_trip_keeps_a_checklist_under_its_lead_in(
     # an emulator's docs rule: "Update ALL of these together:" over entries, one only a
     # path. Exported side by side with its lead-in (whose cite comment hid its colon),
     # the path came back as a one-word line and was dropped
-    root = _git_project(tmp_path / "src")
-    (root / "AGENTS.md").write_text(
+    root = _rules_project(
+        tmp_path,
+        "AGENTS.md",
         "# Guide\n\n## Version bumps\n\nUpdate ALL of these together:\n"
         "- Rename `website/docs/<old>/` directories\n- `website/docs/versions.json`\n"
         "- `mkdocs.yml`: nav paths, redirect targets\n",
-        encoding="utf-8",
     )
     fresh = _exported_back(fmt, root, tmp_path, run_charter)
     original = _signature(root)
