@@ -401,7 +401,11 @@ def build_graph(project: Project, *, write: bool = True) -> Graph:
         current = _load_json(snapshot_path, sha256=cache.get("snapshot_sha256"))
         if current is not None and current.get("schema_version") == SCHEMA_VERSION:
             if write:
-                _write_built(project, built_path, key, cache["snapshot_sha256"], report)
+                # under the writers' lock, like every graph file: a writer holding it
+                # sweeps temp files it takes for killed writers' (this one's, outside
+                # it, was swept and its rename failed)
+                with write_lock(project):
+                    _write_built(project, built_path, key, cache["snapshot_sha256"], report)
             report["seconds"] = round(time.perf_counter() - started, 3)
             report["snapshot_id"] = current["snapshot_id"]
             report["counts"] = current["counts"]
