@@ -328,6 +328,24 @@ def test_round_trip_keeps_a_checklist_under_its_lead_in(
     assert _signature(fresh) == original
 
 
+def test_sections_keep_the_order_the_source_gave_them(tmp_path: Path, run_charter: Run) -> None:
+    # exported alphabetically, "Testing" came before "Setup" although the authors put the
+    # setup first; a reader of the export meets the sections as they were written
+    root = _rules_project(
+        tmp_path,
+        "AGENTS.md",
+        "# Guide\n\n## Setup\n\n- Always run `make bootstrap` before anything else.\n\n"
+        "## Testing\n\n- Never skip the integration tests before a release.\n\n"
+        "## Architecture\n\n- Keep handlers thin and put logic in services.\n",
+    )
+    out = tmp_path / "out"
+    res = run_charter("export", "agents-md", "--out", str(out), cwd=root)
+    assert res.returncode == 0, res.stderr
+    text = (out / "AGENTS.md").read_text(encoding="utf-8")
+    places = [text.index(f"## {name}") for name in ("Setup", "Testing", "Architecture")]
+    assert places == sorted(places), text
+
+
 def test_copies_across_files_are_still_compiled_once(tmp_path: Path) -> None:
     # the export's ids keep its repeats apart; a line copied from AGENTS.md into
     # CLAUDE.md (no ids) is still one rule

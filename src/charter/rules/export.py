@@ -82,10 +82,17 @@ def _ordered(rules: list[Rule]) -> list[Rule]:
     return sorted(rules, key=lambda r: (r.source.path, r.source.line_start, r.id))
 
 
+def _place(rules: list[Rule]) -> tuple[str, int]:
+    first = min(rules, key=lambda r: (r.source.path, r.source.line_start))
+    return first.source.path, first.source.line_start
+
+
 def _body(title: str, groups: dict[str, list[Rule]], *, scope_tags: bool = False) -> str:
     """A Markdown rule file: title, a generated-by note, one section per group."""
     lines = [f"# {title}", "", f"<!-- {GENERATED} -->", ""]
-    for heading in sorted(groups):
+    # sections in the order the source gave them (its first rule's place): a reader of
+    # the export meets them as the authors wrote them, not alphabetically
+    for heading in sorted(groups, key=lambda h: (_place(groups[h]), h)):
         lines += [f"## {heading}", ""]
         ordered = _ordered(groups[heading])
         # a lead-in's items go under it: side by side they read as rules of their own, and
