@@ -12,7 +12,7 @@ from charter.rules.api import task_context
 from charter.rules.compiler import compile_rules
 from charter.rules.intent import classify
 from charter.rules.render import citations
-from charter.rules.retrieve import Retriever, Shard, task_views
+from charter.rules.retrieve import Retriever, Shard, task_head, task_views
 from charter.tokens import count_tokens
 from tests.conftest import write
 
@@ -345,6 +345,41 @@ def test_each_ask_of_a_compound_task_finds_its_rules(repo: Path) -> None:
     # general model lost 0.05 of the score to the dilution; the rules model, which reads
     # the whole task better, still gains from the view)
     assert on.shards[0].score > off.shards[0].score
+
+
+def test_task_head_is_the_ask_before_its_topic() -> None:
+    assert task_head("Write the design doc for moving the link state into the store") == (
+        "Write the design doc"
+    )
+    assert task_head("Review the pull request that adds sound options to alerts") == (
+        "Review the pull request"
+    )
+    # too short a head, or too short a topic, is no split
+    assert task_head("Fix it for the admin users in staging") is None
+    assert task_head("Add a retry button to the page") is None
+    assert task_head("Rename the settings module") is None
+
+
+def test_the_head_lifts_a_rule_about_the_kind_of_work(repo: Path) -> None:
+    # a rule about how prose is written names the work ("design docs"), not the topic;
+    # the whole task's embedding leans to the topic's words
+    text = RULES + (
+        "\n## Writing\n\n- Design docs and notes are plain and factual: state the why in "
+        "one line.\n"
+    )
+    write(repo, "CLAUDE.md", text)
+    project = Project.load(repo)
+    compiled = compile_rules(project)
+    embedder = rules_embedder_for(project.settings)
+    task = "Write a design doc for moving the deploy pipeline to blue-green releases"
+    assert task_head(task) == "Write a design doc"
+
+    def prose_score(head_view: float) -> float:
+        settings = project.settings.rules.model_copy(update={"head_view": head_view})
+        result = Retriever(compiled, settings, embedder).retrieve(task, top=20)
+        return next(s.score for s in result.shards if "plain and factual" in s.rule.text)
+
+    assert prose_score(0.5) > prose_score(0.0)
 
 
 def test_a_rule_the_file_repeats_is_shown_once(repo: Path) -> None:

@@ -22,6 +22,7 @@ INTENTS = (
     "deployment",
     "architecture",
     "debug",
+    "review",
     "general",
 )
 
@@ -69,6 +70,10 @@ _PATTERNS: dict[str, list[tuple[str, float]]] = {
     "architecture": [
         (r"\b(architect\w*|design|module|package|layer|boundary|structure|monorepo)\b", 1.5),
         (r"\b(dependency injection|service|repository|interface|api types?|schema)\b", 1.0),
+    ],
+    "review": [
+        (r"\breview(s|ed|ing)?\b", 3.0),
+        (r"\b(pull requests?|prs?|merge requests?|diffs?|findings?|feedback)\b", 1.0),
     ],
     "debug": [
         (r"\b(debug\w*|investigat\w+|diagnos\w+|trace|stack ?trace|logs?|why does|why is)\b", 2.0),

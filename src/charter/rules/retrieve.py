@@ -56,6 +56,27 @@ def task_views(task: str) -> list[str]:
     return parts if len(parts) >= 2 else []
 
 
+#: Words that end the head of a task's verb phrase ("Write the design doc | for …").
+_HEAD_BREAK = re.compile(
+    r"\s(?:for|to|into|in|on|with|that|which|so|from|of|by|when|where|after|before|using)\s",
+    re.I,
+)
+
+
+def task_head(task: str) -> str | None:
+    """The task's head: what it asks for, before what it is about ("Write the design doc"
+    of "Write the design doc for moving link state into the store"). Rules about how that
+    kind of work is done (a voice for prose, the steps of a review) name the work, not the
+    topic, and a whole-task embedding is pulled towards the topic's words."""
+    m = _HEAD_BREAK.search(task)
+    if not m:
+        return None
+    head, rest = task[: m.start()].strip(), task[m.end() :]
+    if len(head.split()) >= 3 and len(rest.split()) >= 3:
+        return head
+    return None
+
+
 #: Two conflicting rules must also be at least this similar as a whole.
 SAME_SUBJECT_COSINE = 0.55
 _POLARITY_WORDS = re.compile(
@@ -291,21 +312,27 @@ class Retriever:
         cutoff = s.relative_cutoff if relative_cutoff is None else relative_cutoff
         # a clause match lifts the best rule of one ask, so a cutoff relative to the best
         # score would cut the other asks' rules: the cut ranks by the whole task
-        use_views = s.clause_views > 0 and query_vector is None and not cutoff
-        views = task_views(task) if use_views else []
-        if views:
-            mats = self.embedder.embed([task, *views])
+        whole_only = query_vector is not None or bool(cutoff)
+        views = task_views(task) if s.clause_views > 0 and not whole_only else []
+        # the head is a view too, kept out of the cut for the same reason
+        head = task_head(task) if s.head_view > 0 and not whole_only else None
+        if views or head:
+            mats = self.embedder.embed([task, *views, *([head] if head else [])])
             qv = mats[0]
+            view_mats = mats[1 : 1 + len(views)]
         else:
             qv = self.embed_query(task) if query_vector is None else query_vector
         cand = self.candidates
-        best_view = (self.cand_vectors @ mats[1:].T).max(axis=1) if views and cand else None
+        best_view = (self.cand_vectors @ view_mats.T).max(axis=1) if views and cand else None
+        head_cos = self.cand_vectors @ mats[-1] if head and cand else None
 
         def dense_for(vector: np.ndarray) -> np.ndarray:
             whole = self.cand_vectors @ vector
-            if best_view is None:
-                return whole
-            return (1 - s.clause_views) * whole + s.clause_views * best_view
+            if best_view is not None:
+                whole = (1 - s.clause_views) * whole + s.clause_views * best_view
+            if head_cos is not None:
+                whole = whole + s.head_view * np.maximum(head_cos - whole, 0)
+            return whole
 
         dense = dense_for(qv) if cand else np.zeros(0, dtype=np.float32)
         lex = self.bm25.scores(task) if cand else np.zeros(0, dtype=np.float32)

@@ -191,6 +191,16 @@ class RulesSettings(Record):
             "dense score that comes from its best-matching clause (0 = the whole task only)"
         ),
     )
+    head_view: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description=(
+            "a task is also matched by its head, the words before its first preposition "
+            "or relative word ('Write the design doc' | 'for …'): a rule closes this share "
+            "of its gap to the head's cosine (0 = off)"
+        ),
+    )
     directive_boost: float = Field(
         default=0.05, description="added to rules that instruct rather than describe"
     )
