@@ -156,6 +156,17 @@ def test_vectors_of_another_model_are_not_scored() -> None:
     assert general_scores(rules, np.ones((2, 8)), set(), model_name="x") == {}
 
 
+def test_a_bare_lead_in_is_no_rule_for_every_change() -> None:
+    """ "Key Principles:" came with the first Read of a source file, without the items it
+    introduces; a lead-in with its items or code in its text still counts."""
+    from charter.rules.general import candidates
+    from charter.rules.model import Rule, Source
+
+    texts = ["**Key Principles:**", "Indent with tabs.", "Lag alltid en `.dockerignore`:"]
+    rules = [Rule(id=f"r{i}", text=t, source=Source("A.md", i, i, "")) for i, t in enumerate(texts)]
+    assert candidates(rules, set()) == [1, 2]
+
+
 def test_is_source() -> None:
     from charter.rules.moments import is_source
 

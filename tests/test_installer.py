@@ -367,6 +367,15 @@ def test_install_and_doctor_say_when_the_repository_ignores_the_hooks(
     assert found["detail"]["files"] == [".mcp.json"], found
 
 
+def test_the_note_on_ignored_settings_agrees_with_what_they_hold() -> None:
+    """ "the hooks is set up on this machine only" when only .claude/settings.json was
+    ignored (a Tauri app's .gitignore lists `.claude/`)."""
+    from charter.integrations.claude_code.installer import shared_ignored_note
+
+    note = shared_ignored_note([".claude/settings.json"])
+    assert "is ignored by git" in note and "the hooks are set up" in note, note
+
+
 def test_doctor_flags_any_absolute_command_in_committed_settings(repo: Path, run_charter) -> None:
     mcp = {"mcpServers": {"charter": {"command": "/opt/tools/venv/bin/charter", "args": ["mcp"]}}}
     write(repo, ".mcp.json", json.dumps(mcp))

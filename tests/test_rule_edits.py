@@ -46,6 +46,13 @@ def _rule(text: str, path: str = "AGENTS.md") -> Rule:
         ("Do Not Edit: `*.pb.go`", ["*.pb.go"]),
         ("**Never modify**: `vendor/`, `third_party/`", ["vendor/", "third_party/"]),
         ("Never edit generated files: `dist/` is built by CI.", []),
+        # the act's object names the kind of what the list after the colon holds (a
+        # Tauri app's "Never edit generated files: `**/tauri.ts`, …" forbade nothing)
+        ("Never edit generated files: `**/tauri.ts`, `src-tauri/gen/**`, migration SQL "
+         "under `db/migrations/`. These are regenerated.", ["**/tauri.ts", "src-tauri/gen/**"]),
+        ("Do not modify the auto-generated protobuf files: `*.pb.go`, `gen/`",
+         ["*.pb.go", "gen/"]),
+        ("Never edit files unless asked: `a.ts`", []),
         ("Notes: `dist/` is generated.", []),
         ("`src/` — do not edit without approval", []),
         ("`docs/` — edit freely, never delete", []),
@@ -90,6 +97,9 @@ def test_folders_files_and_globs_match() -> None:
     assert edit("*/api/*.cs").matches("src/api/Hosting.cs")
     assert edit("src/**").matches("src/a/b.py") and not edit("src/**").matches("srcx/a")
     assert edit("**/*.pb.go").matches("a/b/c.pb.go") and edit("**/*.pb.go").matches("c.pb.go")
+    # an inner "/**/" stands for no folder too
+    assert edit("**/migrations/**/*.sql").matches("db/migrations/V1__init.sql")
+    assert not edit("**/migrations/**/*.sql").matches("db/other/V1__init.sql")
 
 
 RULES = """# Working here

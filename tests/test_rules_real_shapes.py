@@ -155,6 +155,20 @@ def test_brace_globs_in_scopes_match_each_alternative(tmp_path: Path) -> None:
     assert scope_matches(cursor.scopes, ["src/components/Profile.tsx"])
 
 
+def test_an_inner_double_star_in_a_scope_stands_for_no_folder_too() -> None:
+    """An `applyTo: "**/db/migration/**/*.sql"` file was not given for a Read of
+    `src/main/resources/db/migration/V10__add_column.sql`: `fnmatch` wants a folder
+    where a glob's `**` may stand for none."""
+    from charter.rules.retrieve import scope_matches
+
+    scopes = ["**/db/migration/**/*.sql"]
+    assert scope_matches(scopes, ["src/main/resources/db/migration/V10__add_column.sql"])
+    assert scope_matches(scopes, ["db/migration/V10__add_column.sql"])
+    assert scope_matches(scopes, ["src/db/migration/old/V1__init.sql"])
+    assert not scope_matches(scopes, ["src/db/migrations_old/V1__init.sql"])
+    assert scope_matches(["src/**/test/**/*.kt"], ["src/test/AppTest.kt"])
+
+
 def test_task_boxes_and_github_alert_markers_are_not_rule_text(tmp_path: Path) -> None:
     rules = _rules(
         tmp_path,
@@ -1075,3 +1089,65 @@ def test_a_one_path_entry_of_a_checklist_is_kept(tmp_path: Path) -> None:
     entry = _by_text(rules, "versions.json")
     assert (entry.text, entry.source.line_start) == ("`website/docs/versions.json`", 5)
     assert not any(r.text in ("React", "Vite") for r in rules)
+
+
+def test_actions_under_an_ask_first_heading_are_shown_with_it(tmp_path: Path) -> None:
+    """The three-tier boundaries (Always / Ask first / Never): an action named under
+    "Ask first" reads alone as the task itself, so it is shown after the heading; an item
+    that instructs by itself, and the items of a heading that names a topic, stay."""
+    rules = _rules(
+        tmp_path,
+        "## Boundaries\n\n"
+        "### ✅ Always\n\n"
+        "- Run `make check` after changes\n\n"
+        "### ⚠️ Ask First\n\n"
+        "- Dropping columns or tables\n"
+        "- Large data migrations\n"
+        "- Changing primary keys\n"
+        "- Always ask before renaming a queue\n\n"
+        "## Architecture\n\n"
+        "- Routing events by type\n"
+        "- Sending to every channel\n",
+    )
+    texts = [r.text for r in rules]
+    assert "⚠️ Ask First: Dropping columns or tables" in texts
+    assert "⚠️ Ask First: Large data migrations" in texts
+    assert "⚠️ Ask First: Changing primary keys" in texts
+    assert "Always ask before renaming a queue" in texts
+    assert "Run `make check` after changes" in texts
+    assert "Routing events by type" in texts
+
+
+def test_actions_under_a_lead_in_are_shown_with_it(tmp_path: Path) -> None:
+    """ "Changes that need a suggestion:" over "Changing database access patterns": the
+    item alone names the task, not what to do about it."""
+    rules = _rules(
+        tmp_path,
+        "## Sync\n\n"
+        "Changes that should trigger a suggestion:\n"
+        "- Changing database access patterns\n"
+        "- Upgrading or replacing frameworks (a version bump, switching libraries)\n\n"
+        "When adding a new tool:\n"
+        "- Register it in `tools.py`\n"
+        "- Document it in the README\n",
+    )
+    texts = [r.text for r in rules]
+    assert "Changes that should trigger a suggestion: Changing database access patterns" in texts
+    assert (
+        "Changes that should trigger a suggestion: Upgrading or replacing frameworks"
+        " (a version bump, switching libraries)"
+    ) in texts
+    assert "Register it in `tools.py`" in texts
+
+
+def test_a_comment_that_introduces_a_command_loses_its_colon(tmp_path: Path) -> None:
+    """ "# Run a single test class:" over a command was shown as "`./gradlew test …` (Run
+    a single test class:)": in brackets after the command the colon points at nothing."""
+    rules = _rules(
+        tmp_path,
+        "# Commands\n\n```bash\n./gradlew build   # Build + test + lint\n\n"
+        '# Run a single test class:\n./gradlew test --tests "a.BSpek"\n```\n',
+    )
+    texts = [r.text for r in rules]
+    assert '`./gradlew test --tests "a.BSpek"` (Run a single test class)' in texts, texts
+    assert "`./gradlew build` (Build + test + lint)" in texts, texts

@@ -226,3 +226,20 @@ def test_reading_what_a_step_carries_never_writes_the_git_index(repo: Path) -> N
     write(repo, "b.txt", "two\n")
     assert changed_files(repo) == ["b.txt"]
     assert (index.stat().st_mtime_ns, index.read_bytes()) == before
+
+
+def test_a_consumers_offset_commit_is_no_git_commit(tmp_path: Path) -> None:
+    """A Kafka service's "Manual offset commit (auto-commit disabled)" came with every
+    `git commit`; a rule about committing code still comes."""
+    from charter.rules.build import rules_from_source
+    from charter.rules.moments import rules_for_steps
+    from charter.rules.sources import load_source
+
+    path = tmp_path / "AGENTS.md"
+    path.write_text(
+        "# Kafka\n\n- Manual offset commit (auto-commit disabled)\n"
+        "- Max poll records: 1\n\n# Git\n\n- Never commit secrets to git\n"
+    )
+    rules = rules_from_source(load_source(path, "AGENTS.md", "agents"), [])
+    found = [r.text for r in rules_for_steps(rules, [("commit", ("commit",))], set())]
+    assert found == ["Never commit secrets to git"], found

@@ -341,6 +341,7 @@ _IMPERATIVE_VERBS = frozenset(
         "delete",
         "rename",
         "respect",
+        "ask",
     ]
 )
 #: A bold label before the instruction ("**Files**: Use …"); the leading ``[^\w*]*`` must not

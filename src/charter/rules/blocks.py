@@ -261,7 +261,9 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
             where = ""  # back where the block started: no rule in it
             note = ""  # its comment ("cd ..  # Go to the parent repo") is about the cd
             continue
-        shown = _options_as_code(note)
+        # "# Run a single test class:" over the command introduces it: in brackets after
+        # the command the colon points at nothing
+        shown = _options_as_code(note.rstrip(":：").rstrip())
         if where:
             # "cd cli" then "go test ./cli": the command says where it runs
             shown = f"{shown}; in `{where}`" if shown else f"in `{where}`"
@@ -492,7 +494,16 @@ class _Walker:
                     # boundaries", "`jq`") would say the opposite, so it is shown with the
                     # lead-in, unless it says "never" or "must" itself
                     self.add_paragraph(node, context, depth)
-                    self.walk_list(after, lead, depth, prefix=negated or quoted, negation=negated)
+                    if not (negated or quoted) and _is_lead_in(lead) and _names_actions(after):
+                        # "Changes that need a suggestion:" over "Changing database access
+                        # patterns": an action named alone reads as the task itself, so
+                        # it is shown after its lead-in (an item that instructs stays as
+                        # it is)
+                        self.walk_list(after, lead, depth, prefix=True, plain_only=True)
+                    else:
+                        self.walk_list(
+                            after, lead, depth, prefix=negated or quoted, negation=negated
+                        )
                     walked.add(index + 1)
                     continue
             if index in walked:
@@ -538,6 +549,13 @@ class _Walker:
                 # the opposite, so it is shown after the heading, as under a lead-in
                 heading = self.forbidding_heading(node)
                 self.walk_list(node, heading, depth, prefix=True, negation=True)
+            elif kind in LISTS and not context and self.governing_heading(node):
+                # "### ⚠️ Ask First" over "Modifying production manifests", "Dropping
+                # tables": an action named under a heading that says what to do about it
+                # reads alone as the task itself, so it is shown after the heading (an
+                # item that instructs by itself stays as it is)
+                heading = self.governing_heading(node)
+                self.walk_list(node, heading, depth, prefix=True, plain_only=True)
             elif kind in LISTS:
                 self.walk_list(node, context, depth)
             elif kind == "table":
@@ -569,6 +587,28 @@ class _Walker:
         if len(text.split()) > 6:
             return ""
         if polarity(text) != "never":
+            return ""
+        return text if _ends_in_colon(text) else f"{text}:"
+
+    def governing_heading(self, node: SyntaxTreeNode) -> str:
+        """The heading right over ``node`` when it is a short instruction that its list's
+        items complete ("Ask first", "✅ Always") and most items name actions rather than
+        instruct ("Modifying the consumer group", "Dropping columns or tables"), as a
+        lead-in ending in a colon; else ``""``. A prohibition is
+        :meth:`forbidding_heading`'s."""
+        from charter.rules.annotate import is_directive
+
+        heading = self.last_heading
+        if heading is None or heading[3] != self.section():
+            return ""
+        start, _ = self.span(node)
+        if not 0 < start - heading[1] <= 2:
+            return ""
+        text = _heading_text_of(heading[2])
+        plain = re.sub(r"[*_`]+", "", text).strip()
+        if len(plain.split()) > 4 or not is_directive(plain) or polarity(plain) == "never":
+            return ""
+        if not _names_actions(node):
             return ""
         return text if _ends_in_colon(text) else f"{text}:"
 
@@ -678,10 +718,14 @@ class _Walker:
         prefix: bool = False,
         lead_start: int | None = None,
         negation: bool = False,
+        plain_only: bool = False,
     ) -> None:
         """Rules of a list's items; with ``prefix`` each item is shown after ``context``
         (with ``negation``, only an item that neither forbids nor requires by itself: "Never
-        log tokens" under "Don't:" says what it means alone)."""
+        log tokens" under "Don't:" says what it means alone; with ``plain_only``, only an
+        item that does not instruct by itself)."""
+        from charter.rules.annotate import is_directive
+
         ordered = node.type == "ordered_list"
         for item in node.children:
             if self.tags and item.map is not None:
@@ -712,7 +756,13 @@ class _Walker:
                     self.walk_list(child, text, depth + 1, prefix=True, lead_start=lead)
                     lead = None
                 continue
-            if prefix and context and text and not (negation and polarity(text)):
+            if (
+                prefix
+                and context
+                and text
+                and not (negation and polarity(text))
+                and not (plain_only and is_directive(text))
+            ):
                 text = f"{context} {text}"
             if text:
                 start, end = self.span(item, first_nested)
@@ -1107,6 +1157,24 @@ def _repeats(node: SyntaxTreeNode) -> bool:
     """Does a list hold the same item twice (a layout's "blank line" between groups)?"""
     texts = [t.strip().lower() for t in _item_texts([node])]
     return len(set(texts)) < len(texts) and not any(re.search(r":\s", t) for t in texts)
+
+
+def _names_action(text: str) -> bool:
+    """Does an item open with a verb's -ing form ("Modifying production manifests",
+    "**Dropping** tables"): an action named, not an instruction?"""
+    words = re.sub(r"[*_]+", "", text).split()
+    first = re.sub(r"[^\w]", "", words[0]).lower() if words else ""
+    return len(first) >= 6 and first.endswith("ing") and first.isalpha()
+
+
+def _names_actions(node: SyntaxTreeNode) -> bool:
+    """Do most of a list's items name actions without instructing (see
+    :func:`_names_action`)?"""
+    from charter.rules.annotate import is_directive
+
+    texts = _item_texts([node])
+    actions = [t for t in texts if _names_action(t) and not is_directive(t)]
+    return bool(texts) and 2 * len(actions) >= len(texts)
 
 
 def _plain_items(lists: list[SyntaxTreeNode]) -> bool:

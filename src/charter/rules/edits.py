@@ -8,8 +8,10 @@ the rule; the build or generator that owns the file still writes it through the 
 
 What counts as forbidden is read by :mod:`charter.rules.negation`, with the verbs of
 editing as bridge words ("do not edit files under `X`", "never hand-edit `X`", "`X`
-must not be modified"). A path is a code span without spaces that names a folder
-(``dist/``), a file with an extension (``db/schema.rb``, ``CHANGELOG.md``) or a glob
+must not be modified"; before a colon, a few words may name the kind of what the list
+after it holds: "never edit generated files: `gen/**`, `*.pb.go`"). A path is a code
+span without spaces that names a folder (``dist/``), a file with an extension
+(``db/schema.rb``, ``CHANGELOG.md``) or a glob
 (``src/**``); it is read relative to the project root or to the rule file's folder.
 Prepositions of place introduce the path here, so they set no condition; a purpose after
 the path does ("never edit `src/` to make tests pass" forbids a reason, not the files),
@@ -89,9 +91,9 @@ def _path_matches(rel: str, pattern: str) -> bool:
     if GLOB.search(pattern):
         if pattern.endswith("/**"):
             return rel.startswith(pattern[:-2])
-        return fnmatch.fnmatchcase(rel, pattern) or (
-            pattern.startswith("**/") and fnmatch.fnmatchcase(rel, pattern[3:])
-        )
+        from charter.rules.scopes import zero_dir_variants
+
+        return any(fnmatch.fnmatchcase(rel, v) for v in zero_dir_variants(pattern))
     return rel == pattern or rel.startswith(pattern + "/")
 
 

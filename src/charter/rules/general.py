@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -43,8 +44,19 @@ STRUCTURE = (
 
 
 def candidates(rules: Sequence[Rule], constitution: set[str]) -> list[int]:
-    """Rows of the rules another channel does not already deliver."""
-    return [i for i, r in enumerate(rules) if r.id not in constitution and not r.scopes]
+    """Rows of the rules another channel does not already deliver, and that say something
+    alone: a bare lead-in ("Key Principles:") handed over without its items says nothing."""
+    return [
+        i
+        for i, r in enumerate(rules)
+        if r.id not in constitution and not r.scopes and not _bare_lead_in(r.text)
+    ]
+
+
+def _bare_lead_in(text: str) -> bool:
+    """A few words ending in a colon, no code: the lead-in of items shown elsewhere."""
+    plain = re.sub(r"[*_]+", "", text).strip()
+    return plain.endswith((":", "：")) and "`" not in plain and len(plain.split()) <= 6
 
 
 def structure(rules: Sequence[Rule]) -> list[list[float]]:

@@ -26,7 +26,8 @@ step words have other senses rule files use as often: a database transaction com
 pushes a framework to its limits, Kustomize does a strategic merge, Helm has releases,
 dbt models have tags. So the words are read in prose (not inside code, where
 `on_commit`, `HelmRelease` or `--release` name other things; a `git …` or `gh …`
-command in code is read), a sentence about a transaction does not name a commit, and
+command in code is read), a sentence about a transaction (or a consumer's offsets) does
+not name a commit, and
 push, merge, tag and release name the step only in a rule about version control (git,
 a branch, main, a commit, a pull request, GitHub, …) or when they say when something is
 done ("before you push", "after merging").
@@ -104,8 +105,11 @@ _VCS_WORDS = frozenset(
 )  # fmt: skip
 #: Branch names count in code (`main`): in prose they are adjectives ("the main loop").
 _BRANCHES = frozenset(["main", "master", "develop", "trunk"])
-#: A sentence about a database transaction: its "commit" is the transaction's.
-_TRANSACTION = re.compile(r"\b(?:transactions?|transactional|rollbacks?|savepoints?)\b", re.I)
+#: A sentence about a database transaction or a message consumer's offsets (Kafka's
+#: "manual offset commit"): its "commit" is theirs, not git's.
+_TRANSACTION = re.compile(
+    r"\b(?:transactions?|transactional|rollbacks?|savepoints?|offsets?)\b", re.I
+)
 _CODE_SPAN = re.compile(r"`([^`]*)`")
 #: A program named for a step (``pre-commit``) names the step when a command runs it.
 _STEP_PARTS = frozenset(["commit", "push", "merge", "rebase"])

@@ -69,6 +69,8 @@ _EXCEPTION = re.compile(
 )
 #: What joins two spans of one list: "never `X`, `Y` or `Z`".
 _LIST_JOIN = re.compile(r"\s*(?:,|/|or|and|, or|, and)\s*")
+#: What follows an entry of a list of spans: a separator, the sentence's end, or nothing.
+_LIST_ENTRY_END = re.compile(r"\s*(?:[,;.)]|or\b|and\b|$)")
 #: "… locally.** All …" ends too; "e.g." and "i.e." do not
 _SENTENCE_END = re.compile(r"(?<![ei]\.[gei])[.;!?][*_)\"']*(?=\s|$)|\n")
 #: Where the clause a cue sits in begins: punctuation, a list marker, a conjunction.
@@ -168,18 +170,31 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z']+", text.lower())
 
 
-def _governed(before: str, reading: Reading) -> bool:
+def _governed(before: str, reading: Reading, after: str | None = None) -> bool:
     """Whether a negation cue governs what follows ``before`` (bridge words between).
     A colon right before the span introduces what the cue governs ("Do not edit:" over
     a list of paths, shown as "Do not edit: `*.pb.go`"), as the words would without it."""
     text = re.sub(r"[*_~]+", " ", before).rstrip()
+    colon = re.search(r"(?<=[A-Za-z])\s*[:：]$", text) is not None
     text = re.sub(r"(?<=[A-Za-z])\s*[:：]$", "", text)
     crossed: set[str] = set()
+    # before a colon, a few words of the act's object may name the kind of thing the
+    # spans after it are ("Never edit generated files: `gen/**`, `*.pb.go`"), where a
+    # verb must be crossed (a file is a thing) and no condition word stands; the span
+    # must be an entry of that list, not the subject of a sentence of its own ("Never
+    # edit generated files: `dist/` is built by CI.")
+    listed = after is not None and _LIST_ENTRY_END.match(after) is not None
+    named = 3 if colon and reading.verbs and listed else 0
     while True:
         m = re.search(r"([A-Za-z']+)\s*$", text)
-        if m is None or m.group(1).lower() not in reading.bridge:
+        if m is None:
             break
-        crossed.add(m.group(1).lower())
+        word = m.group(1).lower()
+        if word not in reading.bridge:
+            if not named or crossed & reading.verbs or word in reading.conditions:
+                break
+            named -= 1
+        crossed.add(word)
         text = text[: m.start()].rstrip(" -")
     if reading.verbs and not crossed & reading.verbs:
         return False
@@ -236,7 +251,7 @@ def forbidden_spans(text: str, reading: Reading) -> list[str]:
             listed = previous_forbidden and _LIST_JOIN.fullmatch(between)
             forbidden = not _PREFERRED.match(clause[m.end() :]) and bool(
                 listed
-                or _governed(clause[: m.start()][-80:], reading)
+                or _governed(clause[: m.start()][-80:], reading, clause[m.end() :])
                 or _CUE_AFTER.match(clause[m.end() :])
             )
             previous_forbidden, previous_end = forbidden, m.end()

@@ -34,8 +34,11 @@ if TYPE_CHECKING:
 #: is no rule, an escaped alert marker; 18: quoted items shown with their lead-in; 19: an
 #: unbracketed id needs a separator ("UTF-8 encoding" keeps its first word), a lead-in
 #: over the parts of one thing is one rule with them; 20: a paragraph under a heading that
-#: forbids is shown after it; 21: a one-word entry of a lead-in's checklist is kept)
-STATE_VERSION = 21
+#: forbids is shown after it; 21: a one-word entry of a lead-in's checklist is kept; 22:
+#: an action named under an "Ask first" heading or a lead-in is shown after it, "never edit
+#: generated files: `a`, `b`" forbids editing `a` and `b`, a command's introducing comment
+#: is shown without its colon, a bare lead-in is no rule for every change)
+STATE_VERSION = 22
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

@@ -111,9 +111,11 @@ def shared_ignored_note(ignored: list[str]) -> str:
     what = " and ".join(SHARED_FILES[rel] for rel in ignored)
     files = " and ".join(ignored)
     verb = "is" if len(ignored) == 1 else "are"
+    # "the hooks are set up", "the MCP server is": the subject here is what the files hold
+    held = "is" if ignored == [".mcp.json"] else "are"
     return (
         f"{files} {verb} ignored by git in this repository: {what} "
-        f"{verb} set up on this machine only (commit with `git add -f {' '.join(ignored)}`, "
+        f"{held} set up on this machine only (commit with `git add -f {' '.join(ignored)}`, "
         "or each teammate runs `charter install claude-code`)"
     )
 
