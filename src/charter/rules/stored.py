@@ -37,8 +37,9 @@ if TYPE_CHECKING:
 #: forbids is shown after it; 21: a one-word entry of a lead-in's checklist is kept; 22:
 #: an action named under an "Ask first" heading or a lead-in is shown after it, "never edit
 #: generated files: `a`, `b`" forbids editing `a` and `b`, a command's introducing comment
-#: is shown without its colon, a bare lead-in is no rule for every change)
-STATE_VERSION = 22
+#: is shown without its colon, a bare lead-in is no rule for every change; 23: rules
+#: about reviews carry the review intent)
+STATE_VERSION = 23
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
