@@ -25,6 +25,13 @@ def _spans(rules: list[Rule]) -> list[tuple[str, int, int]]:
     return [(r.text, r.source.line_start, r.source.line_end) for r in rules]
 
 
+def _assert_texts(rules: list[Rule], *expected: str) -> None:
+    """Every expected text is one rule's whole text (the missing ones are named)."""
+    texts = {r.text for r in rules}
+    missing = [t for t in expected if t not in texts]
+    assert not missing, (missing, sorted(texts))
+
+
 def _by_text(rules: list[Rule], needle: str) -> Rule:
     matches = [r for r in rules if needle in r.text]
     assert matches, f"no rule containing {needle!r}: {[r.text for r in rules]}"
@@ -919,17 +926,17 @@ def test_items_under_a_prohibition_are_shown_with_it(tmp_path: Path) -> None:
         " via the API:\n\n"
         "- `audit.yml` - Table of CI runs that errored\n",
     )
-    texts = [r.text for r in rules]
-    assert "❌ Never include: `Co-Authored-By: Claude <noreply@anthropic.com>`" in texts
-    assert "❌ Never include: Any assistant branding or attribution" in texts
-    # an item that forbids by itself says what it means alone
-    assert "Never a ticket number in the subject" in texts
-    assert (
+    _assert_texts(
+        rules,
+        "❌ Never include: `Co-Authored-By: Claude <noreply@anthropic.com>`",
+        "❌ Never include: Any assistant branding or attribution",
+        # an item that forbids by itself says what it means alone
+        "Never a ticket number in the subject",
         "Do not use these commands -- they are not portable across all target platforms: "
-        "`jq` (parse JSON with built-in string manipulation)"
-    ) in texts
-    # a reason that says "cannot" forbids nothing: the item is shown as written
-    assert "`audit.yml` - Table of CI runs that errored" in texts
+        "`jq` (parse JSON with built-in string manipulation)",
+        # a reason that says "cannot" forbids nothing: the item is shown as written
+        "`audit.yml` - Table of CI runs that errored",
+    )
     jq = _by_text(rules, "`jq`")
     assert (jq.source.line_start, jq.source.line_end) == (12, 12)
 
@@ -1109,13 +1116,15 @@ def test_actions_under_an_ask_first_heading_are_shown_with_it(tmp_path: Path) ->
         "- Routing events by type\n"
         "- Sending to every channel\n",
     )
-    texts = [r.text for r in rules]
-    assert "⚠️ Ask First: Dropping columns or tables" in texts
-    assert "⚠️ Ask First: Large data migrations" in texts
-    assert "⚠️ Ask First: Changing primary keys" in texts
-    assert "Always ask before renaming a queue" in texts
-    assert "Run `make check` after changes" in texts
-    assert "Routing events by type" in texts
+    _assert_texts(
+        rules,
+        "⚠️ Ask First: Dropping columns or tables",
+        "⚠️ Ask First: Large data migrations",
+        "⚠️ Ask First: Changing primary keys",
+        "Always ask before renaming a queue",
+        "Run `make check` after changes",
+        "Routing events by type",
+    )
 
 
 def test_actions_under_a_lead_in_are_shown_with_it(tmp_path: Path) -> None:
