@@ -124,6 +124,13 @@ def test_lexical_hook_paths_never_load_the_embedding_runtime(project: Path, tmp_
     assert "Never commit secrets" in context
     assert not loaded & MODEL_RUNTIME, loaded & MODEL_RUNTIME
     assert not loaded & VALIDATION_LIBRARY, "session start imported pydantic"
+    # a fresh compile is pinned from its stored text: no numpy, no rule grammar
+    assert "numpy" not in loaded, "session start imported numpy for a fresh compile"
+    # a rule file changed since: the hook recompiles and pins the new rule
+    text = (project / "CLAUDE.md").read_text()
+    write(project, "CLAUDE.md", text.replace("## Always\n", "## Always\n\n- Never force-push.\n"))
+    out, loaded = _hook(project, "session-start", tmp_path, source="startup")
+    assert "Never force-push" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
 
 
 def test_the_probe_sees_the_model_load_on_the_prompt_hook(project: Path, tmp_path: Path) -> None:

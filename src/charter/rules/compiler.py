@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import re
 import threading
 from collections.abc import Collection
@@ -35,6 +34,7 @@ from charter.rules.build import (
     normalized,
     rules_from_source,
 )
+from charter.rules.freshness import explicit_paths, has_new_sources, is_stale
 from charter.rules.model import Rule, Source
 from charter.rules.render import compact, file_header, render_grouped, render_rule_line
 from charter.rules.sources import (
@@ -52,6 +52,7 @@ from charter.rules.stored import (
     STATE_FILE,
     STATE_VERSION,
     VECTORS_FILE,
+    Constitution,
     general_of,
     prohibitions_of,
     read_state,
@@ -59,24 +60,6 @@ from charter.rules.stored import (
 from charter.rules.vector_cache import VectorCache
 from charter.tokens import count_tokens
 from charter.tokens import warm as warm_tokenizer
-
-
-@dataclass
-class Constitution:
-    hash: str
-    text: str
-    rule_ids: list[str]
-    truncated: bool
-    overflow_ids: list[str]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "hash": self.hash,
-            "text": self.text,
-            "rule_ids": self.rule_ids,
-            "truncated": self.truncated,
-            "overflow_ids": self.overflow_ids,
-        }
 
 
 @dataclass
@@ -582,63 +565,6 @@ def load(project: Project) -> CompiledRules | None:
         return None
 
 
-def is_stale(project: Project) -> bool:
-    """Has any compiled rule file (or the config) changed since the last compile?
-
-    Cheap enough for every prompt: it stats the files the last compile read. New rule
-    files are found by the full discovery at session start and by ``charter compile``.
-    """
-    meta_path = project.state_dir / MANIFEST_FILE
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return True
-    if meta.get("config") != project.settings.model_dump(mode="json"):
-        return True
-    if meta.get("charter") != __version__:  # an upgrade may parse rules differently
-        return True
-    for path, (mtime, size) in meta.get("stamps", {}).items():
-        try:
-            st = Path(path).stat()
-        except OSError:
-            return True
-        if st.st_mtime_ns != mtime or st.st_size != size:
-            return True
-    return False
-
-
-def _meta(project: Project) -> dict[str, Any] | None:
-    try:
-        meta = json.loads((project.state_dir / MANIFEST_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return meta if isinstance(meta, dict) else None
-
-
-def _explicit_paths(project: Project) -> list[Path] | None:
-    """The files named to the last ``charter compile PATH…``, kept on recompiles."""
-    meta = _meta(project)
-    named = meta.get("explicit") if meta else None
-    if not isinstance(named, list) or not named:
-        return None
-    return [Path(p) for p in named if Path(p).is_file()] or None
-
-
-def has_new_sources(project: Project) -> bool:
-    """Did a rule file appear since the last compile (full discovery)?
-
-    A compile of named files is left alone: the user chose what to compile.
-    """
-    meta = _meta(project)
-    if meta is None:
-        return True
-    if meta.get("explicit"):
-        return False
-    known = set(meta.get("stamps", {}))
-    current = {str(p.resolve()) for _, p in discover(project.root, project.settings.rules.exclude)}
-    return not current <= known
-
-
 def load_or_compile(project: Project, *, check_new: bool = False) -> CompiledRules:
     """Compiled rules, recompiling when missing or stale (``context`` compiles on demand)."""
     compiled = load(project)
@@ -646,4 +572,4 @@ def load_or_compile(project: Project, *, check_new: bool = False) -> CompiledRul
     if fresh and (not check_new or not has_new_sources(project)):
         assert compiled is not None
         return compiled
-    return compile_rules(project, _explicit_paths(project))
+    return compile_rules(project, explicit_paths(project))

@@ -91,6 +91,14 @@ def _constitution(state: HookState) -> Any:
     rules: pinning the constitution needs no embedding model."""
     if CACHE_KEY in state.cache or state.cache.get("rules.warm"):
         return retriever_for(state, check_new=True).compiled.constitution
+    from charter.rules.freshness import is_fresh
+    from charter.rules.stored import stored_constitution
+
+    # a fresh compile answers from its stored text alone (no parser, no numpy)
+    if is_fresh(state.project, check_new=True):
+        stored = stored_constitution(state.project)
+        if stored is not None:
+            return stored
     from charter.rules.compiler import load_or_compile
 
     return load_or_compile(state.project, check_new=True).constitution

@@ -9,6 +9,7 @@ this module names the files and reads the rule half.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from charter.fileio import TornState, read_committed
@@ -55,6 +56,44 @@ class StoredRules(NamedTuple):
     briefs: dict[str, str]
     #: candidate rules' scores of applying to every change (:mod:`charter.rules.general`)
     general: dict[str, float]
+
+
+@dataclass
+class Constitution:
+    hash: str
+    text: str
+    rule_ids: list[str]
+    truncated: bool
+    overflow_ids: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hash": self.hash,
+            "text": self.text,
+            "rule_ids": self.rule_ids,
+            "truncated": self.truncated,
+            "overflow_ids": self.overflow_ids,
+        }
+
+
+def stored_constitution(project: Project) -> Constitution | None:
+    """The last compile's constitution alone, or None when there is no usable compiled
+    state. Pinning it at session start needs neither the vectors nor the parser: a cold
+    SessionStart that finds a fresh compile imports no numpy and no rule grammar."""
+    state = read_state(project)
+    if state is None:
+        return None
+    try:
+        c = state[0]["constitution"]
+        return Constitution(
+            str(c["hash"]),
+            str(c["text"]),
+            [str(x) for x in c["rule_ids"]],
+            bool(c["truncated"]),
+            [str(x) for x in c["overflow_ids"]],
+        )
+    except (KeyError, TypeError):
+        return None
 
 
 def read_state(project: Project) -> tuple[dict[str, Any], dict[str, bytes]] | None:
