@@ -1160,3 +1160,32 @@ def test_a_comment_that_introduces_a_command_loses_its_colon(tmp_path: Path) -> 
     texts = [r.text for r in rules]
     assert '`./gradlew test --tests "a.BSpek"` (Run a single test class)' in texts, texts
     assert "`./gradlew build` (Build + test + lint)" in texts, texts
+
+
+def test_a_label_without_its_colon_over_bare_commands_is_one_rule(tmp_path: Path) -> None:
+    # a parent item that names its sub-items but has no colon, over commands that say
+    # nothing alone: one rule, shown as a lead-in with its commands; items that are not
+    # bare code spans, and a parent that is a sentence, stay as they were
+    rules = _rules(
+        tmp_path,
+        "# Test guide\n\n"
+        "- Run tests commands (in `e2e` directory)\n"
+        "  - `make e2e-smoke`\n"
+        "  - `make e2e-full`\n"
+        "- Fixtures (`test/fixtures/`)\n"
+        "  - `users.json`: seeded accounts\n"
+        "  - `orders.json`: sample orders\n"
+        "- Run the linter before pushing.\n"
+        "  - `make lint`\n"
+        "  - `make lint-fix`\n",
+    )
+    _assert_texts(
+        rules,
+        "Run tests commands (in `e2e` directory): `make e2e-smoke`; `make e2e-full`",
+        "Fixtures (`test/fixtures/`)",
+        "`users.json`: seeded accounts",
+        "Run the linter before pushing.",
+        "`make lint`",
+    )
+    assert _spans(rules)[0][1:] == (3, 5)
+    assert not any(r.text == "`make e2e-smoke`" for r in rules)

@@ -734,12 +734,20 @@ class _Walker:
             nested = [c for c in item.children if c.type in LISTS]
             first_nested = min((c.map[0] for c in nested if c.map), default=None)
             text = " ".join(_inline_text(p) for p in own if p.type == "paragraph").strip()
-            if nested and _is_lead_in(text) and (_plain_items(nested) or _no_instructions(nested)):
+            label = nested and _is_label(text) and _bare_spans(nested)
+            if (
+                nested
+                and (_is_lead_in(text) or label)
+                and (_plain_items(nested) or _no_instructions(nested))
+            ):
                 # a heading-like item whose sub-items are plain (short, or naming and
-                # describing rather than instructing): one rule, whole span
+                # describing rather than instructing): one rule, whole span; so is a
+                # label without its colon over bare commands or paths ("Run tests (in
+                # `e2e/`)" over "`make e2e`"), which say nothing alone
                 children = "; ".join(t.rstrip(".") for t in _item_texts(nested))
                 start, end = self.span(item)
-                self.add(Block("item", f"{text} {children}", start, end, self.section(), context))
+                joined = f"{text}: {children}" if label else f"{text} {children}"
+                self.add(Block("item", joined, start, end, self.section(), context))
                 for child in item.children:
                     # "**Build**:" over its commands and then "Exit 0 ⇒ clean": the
                     # commands are rules too (they were dropped with the item's code)
@@ -1063,6 +1071,27 @@ def _is_lead_in(text: str) -> bool:
     """A short line ending in a colon that introduces what follows."""
     plain = re.sub(r"[*_`]+", "", text).strip()
     return _ends_in_colon(plain) and len(plain.split()) <= 10
+
+
+def _is_label(text: str) -> bool:
+    """A short item that names what its sub-items are but ends in no colon or sentence
+    mark ("Run tests commands (in `e2e` directory)", "Source layout")."""
+    plain = re.sub(r"[*_`]+", "", text).strip()
+    return (
+        bool(plain)
+        and len(plain.split()) <= 10
+        and not plain.endswith((":", "：", ".", "!", "?", ";", ","))
+        and not re.search(r"[.!?]\s", plain)
+    )
+
+
+def _bare_spans(lists: list[SyntaxTreeNode]) -> bool:
+    """Are all sub-items (two or more) one code span each, without nesting: commands or
+    paths that say nothing without the item above them?"""
+    if any(c.type in LISTS for lst in lists for item in lst.children for c in item.children):
+        return False
+    texts = _item_texts(lists)
+    return len(texts) >= 2 and all(_BARE_SPAN.match(t.strip()) for t in texts)
 
 
 def _forbids(lead: str) -> bool:

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 #: generated files: `a`, `b`" forbids editing `a` and `b`, a command's introducing comment
 #: is shown without its colon, a bare lead-in is no rule for every change; 23: rules
 #: about reviews carry the review intent)
-STATE_VERSION = 23
+STATE_VERSION = 24
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
