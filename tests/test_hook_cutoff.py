@@ -85,3 +85,24 @@ def test_cutoff_zero_gives_the_whole_retrieval(repo: Path, run_charter) -> None:
     assert len(given) == len(full["shards"])
     assert "rules_for_task" not in text
     assert full["cut"] is False
+
+
+def test_the_left_out_note_is_said_once_per_conversation(repo: Path, run_charter) -> None:
+    """The note that less likely rules were left out stays in the conversation like the
+    rules: a later prompt with new rules does not repeat it, a compaction brings it back."""
+    write(repo, "CLAUDE.md", RULES)
+    write(repo, "charter.toml", "[hooks]\nwarm_worker = false\n[rules]\nbudget_tokens = 1000\n")
+    note = "rules_for_task lists them"
+
+    def ask(prompt: str) -> str:
+        proc = run_hook(run_charter, repo, "UserPromptSubmit", prompt=prompt, session_id="s-note")
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+
+    first = ask(PROMPT)
+    assert note in first
+    second = ask("Translate the button labels of the frontend with the i18n helper")
+    assert "i18n" in second and note not in second  # new rules, the note already given
+    compacted = run_hook(run_charter, repo, "SessionStart", source="compact", session_id="s-note")
+    assert compacted.returncode == 0, compacted.stderr
+    assert note in ask(PROMPT)  # the compacted conversation no longer holds it

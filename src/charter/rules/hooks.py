@@ -106,6 +106,9 @@ def _constitution(state: HookState) -> Any:
 
 #: Claude Code shows at most this many characters of one hook's context to the model.
 HOOK_CONTEXT_LIMIT = 10_000
+#: The injected-rules store's entry for the note that less likely rules were left out
+#: (not a rule id: rule ids never hold a colon).
+LEFT_OUT_NOTE = "note:left-out"
 
 
 def prompt_event(payload: dict[str, Any]) -> str:
@@ -202,7 +205,13 @@ def prompt_rules(state: HookState, payload: dict[str, Any], notes: list[str]) ->
         lines.append(f"({taken.seen} more for this request: already in this conversation.)")
     if taken.held:
         lines.append(f"({taken.held} more may apply: rules_for_task lists them.)")
-    elif result.cut:
+    elif (
+        result.cut
+        and take(
+            state.project.state_dir, session, [LEFT_OUT_NOTE], event=prompt_event(payload)
+        ).fresh
+    ):
+        # said once per conversation, like the rules: it stays in it until compaction
         lines.append("(Less likely rules left out: rules_for_task lists them.)")
     return title + "\n" + "\n".join(lines)
 
