@@ -840,6 +840,64 @@ def test_a_heading_marks_the_constitution_through_its_emoji_or_number(tmp_path: 
     assert not _by_text(rules, "Codes expire").constitution
 
 
+def test_a_heading_marks_the_constitution_past_a_short_label(tmp_path: Path) -> None:
+    """ "## *IMPORTANT*: Always read …" and a bold line "**Bug fixes — NEVER skip the
+    failing test**:" over its steps marked nothing: the
+    markers are read from a heading's first word, and the first word was a label. A label
+    of up to four words set off by a colon or a dash is now read past; a label over a
+    heading that marks nothing, and a sentence with a colon in it, still mark nothing."""
+    from charter.rules.settings import DEFAULT_CONSTITUTION_MARKERS
+
+    path = tmp_path / "AGENTS.md"
+    path.write_text(
+        "# Guide\n\n## *IMPORTANT*: Always respect the nested AGENTS.md of a folder\n\n"
+        "- Read the folder's AGENTS.md before editing files in it\n\n"
+        "## Workflow\n\n**Bug fixes — NEVER skip the failing test**:\n"
+        "1. Reproduce the bug with a failing test\n2. Fix the code once the test fails\n\n"
+        "**Release notes — see the wiki**:\n- Keep entries short\n\n"
+        "## Important: files\n\n- `src/app.ts` holds the entry point\n\n"
+        "## When the build breaks on CI: always a cache issue\n\n- Clear the cache\n",
+        encoding="utf-8",
+    )
+    markers = [re.compile(m, re.IGNORECASE | re.MULTILINE) for m in DEFAULT_CONSTITUTION_MARKERS]
+    rules = rules_from_source(load_source(path, "AGENTS.md", "agents"), markers)
+    assert _by_text(rules, "Read the folder's AGENTS.md").constitution
+    # the bold line is pinned with its steps: it says what they are for
+    assert _by_text(rules, "NEVER skip the failing test").constitution
+    assert _by_text(rules, "Reproduce the bug").constitution
+    assert _by_text(rules, "Fix the code once").constitution
+    assert not _by_text(rules, "Keep entries short").constitution
+    assert not _by_text(rules, "entry point").constitution
+    assert not _by_text(rules, "Clear the cache").constitution
+
+
+def test_a_line_set_apart_in_bold_starts_a_rule_of_its_own(tmp_path: Path) -> None:
+    """Lines of "**Label**: commands" one per line, then "**Tracing** (use first):" over a
+    line of commands and "**Always run `make check` after parser changes.**": the
+    last three were one rule, the invariant at the end of a line cut long before it. A
+    line wholly in bold, and a bold label with an aside before its colon, now start a
+    rule; bold on a word of hard-wrapped prose does not."""
+    rules = _rules(
+        tmp_path,
+        "# Guide\n\n## Commands\n\n**Build**: `make build`, `./scripts/pack.sh`\n"
+        "**Release**: `make dist` (local), `make dist-ci` (CI) — packs it with docs\n"
+        "**Tracing** (use first — before println):\n"
+        "`APP_LOG=debug app check file.x` | `APP_LOG=trace app run file.x`\n"
+        "**Always run `make check` after parser changes.**\n\n"
+        "## Notes\n\nWe keep the cache in\n**Redis** for speed and the queue in Postgres.\n",
+    )
+    _assert_texts(
+        rules,
+        "Build: `make build`, `./scripts/pack.sh`",
+        "Release: `make dist` (local), `make dist-ci` (CI) — packs it with docs",
+        "Tracing (use first — before println): `APP_LOG=debug app check file.x` | "
+        "`APP_LOG=trace app run file.x`",
+        "Always run `make check` after parser changes.",
+        "We keep the cache in Redis for speed and the queue in Postgres.",
+    )
+    assert _spans(rules)[2][1:] == (7, 8)
+
+
 def test_an_underscore_inside_a_heading_word_is_kept() -> None:
     """``## Running node_modules binaries`` was the section "Running nodemodules
     binaries": emphasis marks were stripped wherever they stood."""

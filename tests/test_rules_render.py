@@ -113,3 +113,30 @@ def test_citations_read_both_styles_and_paths_with_spaces() -> None:
     inline = "- Keep it short. (CLAUDE.md:L3-L3)"
     assert citations(inline) == ["CLAUDE.md:L3-L3"]
     assert citations("- a line with no header (L3)") == []
+
+
+def test_an_always_loaded_line_keeps_the_sentence_that_forbids() -> None:
+    """A security heading's one rule, "Set `A` and `B`; `C` is optional. Keep keys in a
+    local file; never commit them. …", was the constitution's one line, cut to its first
+    sentence: the agent never read "never commit them". An always-loaded line now shows
+    the first forbidding sentence after the opening; a retrieved line is cut as before, and
+    a line whose opening already forbids stays as it was."""
+    from charter.rules.compiler import build_constitution
+    from charter.rules.model import Rule, Source
+
+    text = (
+        "Set `APP_SIGNING_KEY_VALUE`, `PRIMARY_STORE_URL` in the env; `TRACE_ENDPOINT` optional. "
+        "Keep keys in a local file; never commit them. Throttling can be turned off with "
+        "`NO_THROTTLE=1` for soak runs."
+    )
+    opening = "Never log request bodies in production handlers. " + text
+    rules = [
+        Rule(id=f"r-{n}", text=t, source=Source("AGENTS.md", n, n, "Security"), constitution=True)
+        for n, t in ((1, text), (2, opening))
+    ]
+    shown = build_constitution(rules, 60, 100, 28).text
+    assert "optional. … Keep keys in a local file; never commit them. … (L1)" in shown
+    assert "Never log request bodies in production handlers. … (L2)" in shown
+    from charter.rules.render import render_rule_line
+
+    assert "never commit" not in render_rule_line(rules[0], 28)

@@ -964,6 +964,12 @@ def _opens_with_bullet(line: str) -> bool:
 #: A line that opens with a label and a colon ("Backend: Node.js with Express",
 #: "**Note:** …"): one statement of a "label: value" list, never a title.
 _LABEL = re.compile(r"^[*_`]*[A-Z][\w./+&'’()-]*(?:\s+[\w./+&'’()-]+){0,3}[*_`]*:[*_`]*\s+\S")
+#: A line the author set apart in bold: a whole statement ("**Always run `make check`
+#: after changes.**") or a bold label with an aside before its colon ("**Tracing** (use
+#: first):"). Hard-wrapped prose puts bold on a word or two, not on a whole line or label.
+_SET_APART = re.compile(
+    r"^\*\*[A-Z][^*]*\*\*[.:!]?$|^\*\*[A-Z][^*]{0,40}\*\*\s*\([^()]*\)\s*:(?:\s+\S.*)?$"
+)
 #: A Markdown hard line break ending a line: two spaces or a backslash.
 _HARD_BREAK = re.compile(r"(?: {2,}|\\)$")
 
@@ -989,8 +995,9 @@ def _line_groups(lines: list[str], broken: list[bool] | None = None) -> list[tup
         )
         if _ILLUSTRATES.match(after) and not title:
             continue  # "Example: `a/b` → `:b`" shows the line before it, not a rule alone
+        set_apart = _SET_APART.match(after) and not _GOES_ON.search(here)
         if _opens_with_bullet(after) or (
-            _STARTS_NEW.match(after) and (title or ended or _LABEL.match(after))
+            _STARTS_NEW.match(after) and (title or ended or _LABEL.match(after) or set_apart)
         ):
             groups.append((first, i, title))
             first = i + 1

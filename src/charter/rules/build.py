@@ -43,10 +43,22 @@ def content_id(text: str, salt: str = "") -> str:
 _HEADING_DECORATION = re.compile(r"^(?:[^\w\s]+\s*|\d+(?:\.\d+)*[.):]?\s+)+")
 
 
+#: A short label a heading opens with before what it says, set off by a colon or a dash:
+#: "IMPORTANT: Always read a folder's notes", "Bug fixes — NEVER skip the failing test". One to
+#: four words, so a sentence with a colon in it is not read as a label.
+_HEADING_LABEL = re.compile(r"^(?:\w[\w'./&+-]*\s+){0,3}\w[\w'./&+-]*\s*(?::|\s[—–-]+)\s+(?=\S)")
+
+
 def is_constitution_section(section: list[str], markers: list[re.Pattern[str]]) -> bool:
-    """Whether a heading of ``section`` is a constitution marker, read as written and again
-    without its decoration, so "## 🚨 CRITICAL RULES - READ FIRST" marks what it says."""
-    headings = [h for heading in section for h in {heading, bare_heading(heading)}]
+    """Whether a heading of ``section`` is a constitution marker, read as written, again
+    without its decoration, so "## 🚨 CRITICAL RULES - READ FIRST" marks what it says, and
+    again past a short label, so "## IMPORTANT: Always read …" does too."""
+    headings = [
+        h
+        for heading in section
+        for bare in (bare_heading(heading),)
+        for h in {heading, bare, _HEADING_LABEL.sub("", bare, count=1)}
+    ]
     return any(rx.search(f"## {heading}") for heading in headings for rx in markers)
 
 
@@ -141,7 +153,10 @@ def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[R
         intents = ann.intents or infer_intents(clean, tag_section)
         risk = normalize_risk(ann.risk) if ann.risk else infer_risk(clean, domains)
         shown = _display_text(clean)
-        heads = [shown] if shown in titles else []
+        # "**Bug fixes — NEVER skip the failing test**:" heads its steps as the section
+        # "Bug fixes — NEVER skip the failing test": the colon is no part of the title
+        title = shown.rstrip(":").rstrip()
+        heads = [title] if title in titles else []
         scopes = sorted(set(ann.scopes) | set(src.scopes))
         # the constitution applies everywhere: a rule scoped to part of the tree (a nested
         # AGENTS.md, an ``applyTo`` file) under a "Required"/"Never" heading stays a shard

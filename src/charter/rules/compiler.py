@@ -36,7 +36,7 @@ from charter.rules.build import (
 )
 from charter.rules.freshness import explicit_paths, has_new_sources, is_stale
 from charter.rules.model import Rule, Source
-from charter.rules.render import compact, file_header, render_grouped, render_rule_line
+from charter.rules.render import compact, file_header, render_grouped, render_pinned_line
 from charter.rules.sources import (
     SourceFile,
     alias_scopes,
@@ -135,7 +135,7 @@ def build_constitution(
     paths: set[str] = set()
     used = 0
     for rule in members:
-        line = render_rule_line(rule, max_rule_tokens, inline=inline)
+        line = render_pinned_line(rule, max_rule_tokens, inline=inline)
         cost = count_tokens(line) + 1
         new_file = not inline and rule.source.path not in paths
         if new_file:

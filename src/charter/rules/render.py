@@ -41,6 +41,28 @@ def compact(text: str, max_tokens: int) -> str:
     return out + " …"
 
 
+def compact_keeping_directive(text: str, max_tokens: int) -> str:
+    """:func:`compact`, but a cut that drops the sentence saying what is forbidden
+    ("never", "do not", …) from an opening that forbids nothing ("Set `A` and `B` in the
+    environment. Keep keys in a local file; never commit them. …" was shown as its first
+    sentence) shows that sentence after the opening: "Set `A` and `B` in the environment.
+    … Keep keys in a local file; never commit them. …". For always-loaded rules, whose
+    line is all the agent reads of them; the line is then at most twice ``max_tokens``."""
+    from charter.rules.annotate import polarity
+
+    out = compact(text, max_tokens)
+    kept = out.removesuffix(" …")
+    if out == text or polarity(kept) == "never" or not kept.endswith(tuple(".!?")):
+        return out
+    sentences = _SENTENCE.split(text)
+    for pos, sentence in enumerate(sentences):
+        if polarity(sentence) == "never" and " ".join(sentences[:pos]).startswith(kept):
+            shown = compact(sentence, max_tokens)
+            more = pos + 1 < len(sentences) and not shown.endswith(" …")
+            return f"{kept} … {shown}" + (" …" if more else "")
+    return out
+
+
 def _longest(parts: list[str], max_tokens: int) -> str:
     """The longest run of ``parts`` from the start, joined by spaces, within
     ``max_tokens``. Every prefix is counted in one batch (one call into the tokenizer per
@@ -76,6 +98,14 @@ def render_rule_line(
     cite = rule.source.cite() if inline else line_range(rule)
     text = compact(rule.text, max_tokens) if brief is None else brief
     return f"- {prefix}{text} ({cite})"
+
+
+def render_pinned_line(rule: Rule, max_tokens: int = 0, *, inline: bool = False) -> str:
+    """:func:`render_rule_line` for an always-loaded rule: its cut keeps the sentence that
+    says what is forbidden (:func:`compact_keeping_directive`)."""
+    return render_rule_line(
+        rule, max_tokens, inline=inline, brief=compact_keeping_directive(rule.text, max_tokens)
+    )
 
 
 def file_header(path: str) -> str:

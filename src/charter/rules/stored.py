@@ -39,8 +39,10 @@ if TYPE_CHECKING:
 #: an action named under an "Ask first" heading or a lead-in is shown after it, "never edit
 #: generated files: `a`, `b`" forbids editing `a` and `b`, a command's introducing comment
 #: is shown without its colon, a bare lead-in is no rule for every change; 23: rules
-#: about reviews carry the review intent)
-STATE_VERSION = 24
+#: about reviews carry the review intent; 24: a short label over bare commands is one rule
+#: with them; 25: a heading marks the constitution past a short label ("IMPORTANT: Always
+#: …"), an always-loaded line keeps the sentence that forbids)
+STATE_VERSION = 25
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
