@@ -801,6 +801,15 @@ def test_a_glob_of_every_file_is_no_scope(tmp_path: Path) -> None:
     assert load_source(path, ".cursor/rules/design.mdc", "cursor").scopes == ["src/**/*.ts"]
 
 
+def _with_default_markers(path: Path, kind: str, text: str) -> list[Rule]:
+    """The rules of ``text`` written to ``path``, read with the shipped constitution markers."""
+    from charter.rules.settings import DEFAULT_CONSTITUTION_MARKERS
+
+    path.write_text(text, encoding="utf-8")
+    markers = [re.compile(m, re.IGNORECASE | re.MULTILINE) for m in DEFAULT_CONSTITUTION_MARKERS]
+    return rules_from_source(load_source(path, path.name, kind), markers)
+
+
 def test_a_bold_line_heading_its_items_joins_the_constitution_with_them(tmp_path: Path) -> None:
     rules = _rules(
         tmp_path,
@@ -820,19 +829,15 @@ def test_a_heading_marks_the_constitution_through_its_emoji_or_number(tmp_path: 
     constitution was empty: the markers are read from the heading's first word, and the
     first word was an emoji. Decoration and outline numbers no longer hide the word; a
     decorated heading that marks nothing stays retrieved per task."""
-    from charter.rules.settings import DEFAULT_CONSTITUTION_MARKERS
-
-    path = tmp_path / "CLAUDE.md"
-    path.write_text(
+    rules = _with_default_markers(
+        tmp_path / "CLAUDE.md",
+        "claude",
         "# Guide\n\n## 🚨 CRITICAL RULES - READ FIRST\n\n- NEVER delete the user's notes\n\n"
         "## 1. Safety\n\n- Back up a file before rewriting it\n\n"
         "### ❌ Never include:\n\n- `Co-Authored-By:` lines in commits\n\n"
         "## 🚀 Getting started\n\n- Run `make setup` once\n\n"
         "## 2FA login\n\n- Codes expire after 30 seconds\n",
-        encoding="utf-8",
     )
-    markers = [re.compile(m, re.IGNORECASE | re.MULTILINE) for m in DEFAULT_CONSTITUTION_MARKERS]
-    rules = rules_from_source(load_source(path, "CLAUDE.md", "claude"), markers)
     assert _by_text(rules, "delete the user's notes").constitution
     assert _by_text(rules, "Back up a file").constitution
     assert _by_text(rules, "Co-Authored-By").constitution
@@ -846,10 +851,9 @@ def test_a_heading_marks_the_constitution_past_a_short_label(tmp_path: Path) -> 
     markers are read from a heading's first word, and the first word was a label. A label
     of up to four words set off by a colon or a dash is now read past; a label over a
     heading that marks nothing, and a sentence with a colon in it, still mark nothing."""
-    from charter.rules.settings import DEFAULT_CONSTITUTION_MARKERS
-
-    path = tmp_path / "AGENTS.md"
-    path.write_text(
+    rules = _with_default_markers(
+        tmp_path / "AGENTS.md",
+        "agents",
         "# Guide\n\n## *IMPORTANT*: Always respect the nested AGENTS.md of a folder\n\n"
         "- Read the folder's AGENTS.md before editing files in it\n\n"
         "## Workflow\n\n**Bug fixes — NEVER skip the failing test**:\n"
@@ -857,10 +861,7 @@ def test_a_heading_marks_the_constitution_past_a_short_label(tmp_path: Path) -> 
         "**Release notes — see the wiki**:\n- Keep entries short\n\n"
         "## Important: files\n\n- `src/app.ts` holds the entry point\n\n"
         "## When the build breaks on CI: always a cache issue\n\n- Clear the cache\n",
-        encoding="utf-8",
     )
-    markers = [re.compile(m, re.IGNORECASE | re.MULTILINE) for m in DEFAULT_CONSTITUTION_MARKERS]
-    rules = rules_from_source(load_source(path, "AGENTS.md", "agents"), markers)
     assert _by_text(rules, "Read the folder's AGENTS.md").constitution
     # the bold line is pinned with its steps: it says what they are for
     assert _by_text(rules, "NEVER skip the failing test").constitution
