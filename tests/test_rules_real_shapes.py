@@ -1258,3 +1258,60 @@ def test_a_label_without_its_colon_over_bare_commands_is_one_rule(tmp_path: Path
     )
     assert _spans(rules)[0][1:] == (3, 5)
     assert not any(r.text == "`make e2e-smoke`" for r in rules)
+
+
+def test_a_file_loaded_on_demand_is_not_pinned_by_its_headings(tmp_path: Path) -> None:
+    """A Cursor rule with ``alwaysApply: false`` (loaded when the agent asks for it) titled
+    "# Critical Audit Checklist" put every line of it, down to its grep commands, into the
+    always-loaded constitution. The front matter says when the file applies; a marker
+    heading pins rules only in a file that does not say it is on demand."""
+    body = (
+        "# Critical Audit Checklist\n\n- Check middleware on new routes.\n- Run the audit weekly.\n"
+    )
+    cases = {
+        ("audit.mdc", "cursor"): (
+            "---\ndescription: Audit steps\nalwaysApply: false\n---\n",
+            False,
+        ),
+        ("plain.mdc", "cursor"): ("---\ndescription: Audit steps\n---\n", True),
+        ("always.mdc", "cursor"): ("---\nalwaysApply: true\n---\n", True),
+        ("manual.md", "kiro"): ("---\ninclusion: manual\n---\n", False),
+        ("decide.md", "windsurf"): ("---\ntrigger: model_decision\n---\n", False),
+        ("on.md", "windsurf"): ("---\ntrigger: always_on\n---\n", True),
+        ("CLAUDE.md", "claude"): ("", True),
+    }
+    for (name, kind), (front, pinned) in cases.items():
+        path = tmp_path / name
+        path.write_text(front + body)
+        rules = rules_from_source(load_source(path, name, kind), MARKERS)
+        assert len(rules) == 2, (name, [r.text for r in rules])
+        assert all(r.constitution is pinned for r in rules), (name, pinned)
+
+
+def test_a_screen_drawn_outside_a_fence_is_no_rules(tmp_path: Path) -> None:
+    """A wireframe drawn with box-drawing characters and no code fence became one "rule"
+    per line ("│ SIDEBAR │ MAIN CONTENT │"), scores of them, each a repeat of the last in
+    lint. The drawing illustrates the line above it, as a fenced one would; a line of prose
+    with a box character in it is still a rule."""
+    rules = _rules(
+        tmp_path,
+        "# Settings page\n\n"
+        "## Layout\n\n"
+        "The page has a sidebar and a form:\n"
+        "┌──────────┬──────────────────┐\n"
+        "│ SIDEBAR  │ MAIN CONTENT     │\n"
+        "│ ○ Rules  │ [Save] [Cancel]  │\n"
+        "│ ○ Test   │                  │\n"
+        "└──────────┴──────────────────┘\n\n"
+        "## Notes\n\n"
+        "┌────────┐\n"
+        "│ Banner │\n"
+        "└────────┘\n\n"
+        "Keep the sidebar order as drawn.\n"
+        "Mark a tab with ├ when it has children.\n",
+    )
+    assert _spans(rules)[0] == ("The page has a sidebar and a form:", 5, 10), _spans(rules)
+    assert not any("│" in r.text or "┌" in r.text for r in rules), _spans(rules)
+    _assert_texts(
+        rules, "Keep the sidebar order as drawn.", "Mark a tab with ├ when it has children."
+    )

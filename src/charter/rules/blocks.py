@@ -682,6 +682,20 @@ class _Walker:
             return
         start, end = self.span(node)
         raw = [c.content for c in node.children if c.type == "inline"]
+        drawn = _drawing_start(raw[0]) if raw else None
+        if drawn == 0:
+            # a screen or diagram drawn with box-drawing characters outside a fence
+            # ("│ SIDEBAR │ MAIN CONTENT │"): a figure, read as a fenced one would be,
+            # illustrating the rule just above it; its lines are no rules
+            prev = self.blocks[-1] if self.blocks else None
+            if prev is not None and start - prev.line_end <= 2 and prev.section == self.section():
+                prev.line_end = max(prev.line_end, end)
+            return
+        if drawn is not None and len(raw[0].split("\n")) == end - start + 1:
+            # "The page has a sidebar:" right over its drawing: the line, cited with it
+            lead = " ".join(line.strip() for line in raw[0].split("\n")[:drawn])
+            self.add(Block("paragraph", lead, start, end, self.section(), context, [], depth))
+            return
         lines = _hard_breaks(raw[0]).split("\n") if len(raw) == 1 else []
         broken = (
             [_HARD_BREAK.search(line) is not None for line in raw[0].split("\n")] if raw else []
@@ -955,6 +969,23 @@ def _plain_heading(node: SyntaxTreeNode) -> str:
 #: Bullets that are not Markdown list markers ("• Use tabs", "✅ Use named exports",
 #: "→ Keep PRs small"): a line opened by one starts a new unit.
 _BULLETS = frozenset("•·▪▫◦‣▸►▹→⇒➜➔➤✓✔✗✘☐☑☒")
+
+
+#: Box-drawing characters ("│", "┌", "─", "├"): the lines of a drawn screen or diagram.
+_BOX_DRAWING = re.compile("[\u2500-\u257f]")
+
+
+def _drawing_start(text: str) -> int | None:
+    """The line a drawing starts at in a paragraph's lines, or None: from the first line
+    drawn with box-drawing characters on, two lines or more, nearly all of them drawn. A
+    line of prose with one box character in it is no drawing."""
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if _BOX_DRAWING.search(line)), None)
+    if first is None:
+        return None
+    rest = [line for line in lines[first:] if line.strip()]
+    drawn = sum(1 for line in rest if _BOX_DRAWING.search(line))
+    return first if len(rest) >= 2 and drawn >= 0.8 * len(rest) else None
 
 
 def _opens_with_bullet(line: str) -> bool:

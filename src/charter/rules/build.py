@@ -161,8 +161,12 @@ def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[R
         # the constitution applies everywhere: a rule scoped to part of the tree (a nested
         # AGENTS.md, an ``applyTo`` file) under a "Required"/"Never" heading stays a shard
         # of its scope, not an always-loaded rule of the whole project
+        # and a file its front matter loads only on demand (Cursor's ``alwaysApply:
+        # false``) is not made always loaded by its headings ("# Security Guidelines")
         constitution = src.always or (
-            not scopes and is_constitution_section(section_path + heads, markers)
+            not scopes
+            and not src.on_demand
+            and is_constitution_section(section_path + heads, markers)
         )
         rules.append(
             Rule(

@@ -61,6 +61,11 @@ class SourceFile:
     offset: int  # lines before ``body`` (front matter)
     meta: dict[str, Any] = field(default_factory=dict)
     always: bool = False
+    #: the front matter says the file is loaded only when asked for or judged relevant
+    #: (Cursor's ``alwaysApply: false``, Kiro's ``inclusion: manual``, Windsurf's
+    #: ``trigger: model_decision``): a heading that reads "Security" or "Critical" in it
+    #: does not make its rules always loaded
+    on_demand: bool = False
     scopes: list[str] = field(default_factory=list)
     description: str = ""
     imported_from: str = ""
@@ -372,6 +377,7 @@ def _apply_meta(src: SourceFile) -> None:
     src.description = str(meta.get("description") or "")
     if kind == "cursor":
         src.always = _truthy(meta.get("alwaysApply"))
+        src.on_demand = "alwaysApply" in meta and not src.always
         src.scopes = _as_list(meta.get("globs"))
     elif kind == "claude-rules":
         src.scopes = _as_list(meta.get("paths") or meta.get("globs"))
@@ -384,10 +390,12 @@ def _apply_meta(src: SourceFile) -> None:
     elif kind == "kiro":
         inclusion = str(meta.get("inclusion") or "always").lower()
         src.always = inclusion == "always"
+        src.on_demand = not src.always
         src.scopes = _as_list(meta.get("fileMatchPattern") or meta.get("fileMatch"))
     elif kind == "windsurf":
         trigger = str(meta.get("trigger") or "").lower()
         src.always = trigger == "always_on"
+        src.on_demand = bool(trigger) and not src.always
         src.scopes = _as_list(meta.get("globs"))
     if src.scopes and set(src.scopes) & _EVERYWHERE:
         src.scopes = []  # `globs: *`: every file, which is no scope at all

@@ -41,8 +41,9 @@ if TYPE_CHECKING:
 #: is shown without its colon, a bare lead-in is no rule for every change; 23: rules
 #: about reviews carry the review intent; 24: a short label over bare commands is one rule
 #: with them; 25: a heading marks the constitution past a short label ("IMPORTANT: Always
-#: …"), an always-loaded line keeps the sentence that forbids)
-STATE_VERSION = 25
+#: …"), an always-loaded line keeps the sentence that forbids; 26: a file its front matter
+#: loads on demand is not pinned by its headings, a drawing outside a fence is no rules)
+STATE_VERSION = 26
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
