@@ -214,9 +214,50 @@ def test_binding_ignores_what_the_input_claims() -> None:
     assert fixed.user_answer_label == "Option A"
 
 
-@pytest.mark.skipif(not BENCH.is_dir(), reason="shared bench data not mounted")
-def test_bench_constraints_rederive_identically() -> None:
-    for path in sorted(BENCH.glob("*.json")):
+def _recorded(text: str, answer_type: str, answer: Any, reason: str) -> tuple[bool, str]:
+    raw = {
+        "id": "X",
+        "text": text,
+        "priority": "should",
+        "answer_type": answer_type,
+        "choices": CHOICES if answer_type != "yes_no" else [],
+        "user_answer": answer,
+        "binding": True,
+        "binding_reason": reason,
+        "resolved": True,
+    }
+    if answer_type == "yes_no":
+        raw["choices"] = [{"id": "yes", "label": "Yes"}, {"id": "no", "label": "No"}]
+    entry = parse_clarifications({"pgc_clarifications": [raw]}).pgc_clarifications[0]
+    fixed = apply_binding(entry)
+    return fixed.binding, fixed.binding_reason
+
+
+def test_a_recorded_exclusion_is_kept_when_the_words_do_not_show_it() -> None:
+    """An imported document that records an exclusion keeps it bound, as a recorded hard
+    mark is kept; a claimed `must` on a should answer is still re-derived (above), and a
+    "yes" is never an exclusion."""
+    question = "Which payment methods will the shop not take at checkout?"
+    kept = _recorded(question, "multi_choice", ["a"], "explicit_exclusion")
+    assert kept == (True, "explicit_exclusion")
+    assert _recorded(question, "multi_choice", ["a"], "non_binding_priority") == (
+        False,
+        "non_binding_priority",
+    )
+    yes = _recorded("Will the shop take cheques?", "yes_no", "yes", "explicit_exclusion")
+    assert yes == (False, "non_binding_priority")
+
+
+DATA_SETS = sorted((Path(__file__).parent / "data").glob("drift_*/constraints"))
+
+
+@pytest.mark.parametrize("folder", [BENCH, *DATA_SETS], ids=lambda p: p.parent.name)
+def test_labelled_constraints_rederive_identically(folder: Path) -> None:
+    """Every labelled set's clarifications (the bench's dev split and ours) come out of an
+    import exactly as their writers recorded them."""
+    if not folder.is_dir():
+        pytest.skip("shared bench data not mounted")
+    for path in sorted(folder.glob("*.json")):
         data = json.loads(path.read_text())
         parsed = parse_clarifications(data, path.name)
         for entry in parsed.pgc_clarifications:

@@ -76,6 +76,19 @@ def is_explicit_exclusion(entry: Clarification) -> bool:
     return False
 
 
+def _recorded_exclusion(entry: Clarification) -> bool:
+    """The document records this answer as an exclusion (``binding_reason:
+    explicit_exclusion``, no ``exclusion`` flag either way), as a recorded hard mark is
+    kept. The question's words cannot always show it ("Which payment methods will the
+    shop not take?"), and re-deriving it away would silently stop checking an exclusion
+    the user made. A "yes" is never one. A re-answer drops the recorded reason
+    (``service._reanswer``), so a changed answer is read afresh."""
+    if entry.exclusion is not None or entry.binding_reason != "explicit_exclusion":
+        return False
+    answers = [a.strip().lower() for a in entry.answer_ids()]
+    return not (entry.answer_type == "yes_no" and answers == ["yes"])
+
+
 def derive_binding(entry: Clarification) -> BindingVerdict:
     """Derive ``resolved``/``binding``/``binding_reason`` from the entry's own fields.
 
@@ -87,7 +100,7 @@ def derive_binding(entry: Clarification) -> BindingVerdict:
         return BindingVerdict(False, False, "unresolved")
     probe = entry.model_copy(update={"resolved": True})
     hard = bool(entry.hard) or (entry.binding_reason == "user_marked_hard" and entry.hard is None)
-    if is_explicit_exclusion(probe):
+    if is_explicit_exclusion(probe) or _recorded_exclusion(entry):
         return BindingVerdict(True, True, "explicit_exclusion")
     if hard:
         return BindingVerdict(True, True, "user_marked_hard")
