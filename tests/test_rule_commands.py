@@ -138,6 +138,16 @@ def test_a_command_matches_by_program_words_and_flags() -> None:
     assert not push.matches([None, "push", "--force"])
 
 
+def test_a_command_whose_word_ends_in_a_star_matches_what_the_star_stands_for() -> None:
+    # "Call `task scaffold:*` (interactive mode)" under "DON'T" was listed as denied by
+    # `compile` but matched only a literal `scaffold:*`: `task scaffold:adr` was allowed
+    scaffold = _cmd("task scaffold:*")
+    assert scaffold.matches(["task", "scaffold:adr"])
+    assert scaffold.matches(["task", "scaffold:initiative", "--yes"])
+    assert not scaffold.matches(["task", "scaffold"]) and not scaffold.matches(["task", "test"])
+    assert _cmd("rm *").matches(["rm", "*"]) and not _cmd("rm *").matches(["rm", "build"])
+
+
 def test_a_folder_scope_holds_only_where_the_command_runs() -> None:
     nested = _cmd("pip install", ("backend/**",))
     assert nested.matches(["pip", "install", "x"], "backend")
@@ -165,6 +175,28 @@ def test_the_shell_reports_every_command_it_would_run(tmp_path: Path) -> None:
     assert analyse("echo pip install", str(tmp_path), "/home/u").commands == [
         (("echo", "pip", "install"), str(tmp_path))
     ]
+
+
+def test_a_command_run_through_a_project_runner_is_the_command(tmp_path: Path) -> None:
+    # "Never: `python scripts/meta.py`" in a uv project: `uv run python scripts/meta.py`
+    # runs it too, and was allowed; a runner's own command and options stay as they are
+    cases = {
+        "uv run python scripts/meta.py": ("python", "scripts/meta.py"),
+        "poetry run -- pip install x": ("pip", "install", "x"),
+        "cd backend && bundle exec rake db:drop": ("rake", "db:drop"),
+        "pnpm exec vitest run": ("vitest", "run"),
+    }
+    (tmp_path / "backend").mkdir()
+    for command, want in cases.items():
+        assert want in [c for c, _ in analyse(command, str(tmp_path), "/home/u").commands], command
+    assert [c for c, _ in analyse("uv run --with rich x.py", str(tmp_path), "/h").commands] == [
+        ("uv", "run", "--with", "rich", "x.py")
+    ]
+    root = compiled_repo(
+        tmp_path, {"AGENTS.md": "# Scripts\n\n- ❌ Never: `python scripts/meta.py`\n"}
+    )
+    assert _decision(_ask(root, "uv run python scripts/meta.py")) == "deny"
+    assert _decision(_ask(root, "uv run python scripts/other.py")) == "allow"
 
 
 RULES = """# Working here

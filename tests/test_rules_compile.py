@@ -89,6 +89,19 @@ def test_annotations_on_word_boundaries() -> None:
     assert parse_annotations("RULE-001: Rotate keys yearly").explicit_id == "RULE-001"
 
 
+def test_a_word_marked_with_at_inside_the_sentence_is_no_domain_tag() -> None:
+    # a domain tag follows the rule with the other tags; "@mentioned" or "@docs" inside
+    # the sentence is the rule's own word, and removing it left "Can be : Yes"
+    ann = parse_annotations("Can be @mentioned: Yes (hybrid loading)")
+    assert ann.domains == [] and ann.clean_text == "Can be @mentioned: Yes (hybrid loading)"
+    ann = parse_annotations("Reference the API with @docs before writing a client.")
+    assert ann.domains == [] and "@docs before" in ann.clean_text
+    ann = parse_annotations("Never log tokens. @security @privacy (critical)")
+    assert ann.domains == ["privacy", "security"] and ann.clean_text == "Never log tokens."
+    ann = parse_annotations("Ask @security before you rotate keys @ops [bash]")
+    assert ann.domains == ["ops"] and ann.clean_text == "Ask @security before you rotate keys"
+
+
 def test_constitution_cap_reports_overflow(repo: Path) -> None:
     body = "# Rules\n\n## Security\n\n" + "".join(
         f"- Never expose internal key number {i} in logs.\n" for i in range(70)

@@ -1315,3 +1315,67 @@ def test_a_screen_drawn_outside_a_fence_is_no_rules(tmp_path: Path) -> None:
     _assert_texts(
         rules, "Keep the sidebar order as drawn.", "Mark a tab with ├ when it has children."
     )
+
+
+def test_a_bold_lead_in_over_bare_commands_is_read_as_the_plain_one(tmp_path: Path) -> None:
+    # "**Unsafe commands (auto-run: false):**" over `git push`, `git reset`: read as the
+    # title of its items, each was shown alone ("`git push`", which reads as "run it"),
+    # and under "**Never run:**" each said the opposite of the file and was not denied;
+    # now each reads as the same line without bold does. A bold title without a colon,
+    # and a bold lead-in over items that instruct, are as before
+    rules = _rules(
+        tmp_path,
+        "# Tools\n\n"
+        "**Unsafe commands (auto-run: false):**\n\n"
+        "- `git push`\n"
+        "- `git reset`\n\n"
+        "**Never run:**\n\n"
+        "- `rm -rf build`\n"
+        "- `git push --force`\n\n"
+        "**Testing**\n\n"
+        "- `make test`\n\n"
+        "**Conventions:**\n\n"
+        "- Use tabs for indentation\n",
+    )
+    _assert_texts(
+        rules,
+        "Unsafe commands (auto-run: false): `git push`; `git reset`",
+        "Never run: `rm -rf build`",
+        "Never run: `git push --force`",
+        "`make test`",
+        "Use tabs for indentation",
+    )
+    assert _spans(rules)[0][1:] == (3, 6)
+    assert not any(r.text in ("`git push`", "`rm -rf build`") for r in rules)
+    from charter.rules.stored import prohibitions_of
+
+    commands = [c.command for c in prohibitions_of(rules).commands]
+    assert "rm -rf build" in commands and "git push --force" in commands
+
+
+def test_a_line_that_only_dates_the_file_is_no_rule(tmp_path: Path) -> None:
+    # "**Last Updated:** 2025-10-22" or "Version: 1.4.0" on a line of its own says when the
+    # file was written (it was a rule, and in an always-loaded file it was pinned); a
+    # line under such a label that says something stays a rule
+    rules = _rules(
+        tmp_path,
+        "# Agents\n\n"
+        "**Purpose:** Context for coding agents.\n\n"
+        "**Last Updated:** 2025-10-18\n\n"
+        "## Rule Metadata\n\n"
+        "**File:** `core.yaml`\n"
+        "**Last Updated:** 2025-10-22\n"
+        "**Version:** 1.4.0\n\n"
+        "_Last reviewed: March 2025_\n\n"
+        "- Version: bump it with `npm version` before a release\n"
+        "- Never edit `dist/` by hand\n",
+    )
+    texts = [r.text for r in rules]
+    assert not any(t.startswith(("Last Updated", "Version: 1", "Last reviewed")) for t in texts)
+    _assert_texts(
+        rules,
+        "Purpose: Context for coding agents.",
+        "File: `core.yaml`",
+        "Version: bump it with `npm version` before a release",
+        "Never edit `dist/` by hand",
+    )

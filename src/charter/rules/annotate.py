@@ -35,7 +35,14 @@ _RISK = re.compile(
     r"(?:\(|\[|\brisk[:=]\s*|!)(?P<risk>critical|high|medium|low|info)\b\)?\]?", re.IGNORECASE
 )
 _RISK_LEAD = re.compile(r"^\s*(?:\*\*)?(CRITICAL|IMPORTANT|WARNING)\b", re.MULTILINE)
-_DOMAIN = re.compile(r"(?<![\w/.@`])@(?P<dom>[a-z][a-z0-9-]{1,30})\b(?![/.\w@-])")
+#: A ``@domain`` tag is written after the rule, with the other tags: only tags (and a
+#: closing stop) may follow it. A word marked with ``@`` inside the sentence ("Can be
+#: @mentioned: Yes", "reference it with @docs first") is the rule's own word.
+_TAGS_TO_END = (
+    r"(?=(?:\s*(?:@[a-z][a-z0-9-]{1,30}|\[\w+\]|#[\w-]+|scope:\S+|priority:-?\d+|"
+    r"\(\w+\)|risk[:=]\w+|!\w+))*\s*[.;,]?\s*$)"
+)
+_DOMAIN = re.compile(r"(?<![\w/.@`])@(?P<dom>[a-z][a-z0-9-]{1,30})\b(?![/.\w@-])" + _TAGS_TO_END)
 _TOOL = re.compile(r"\[(?P<tool>" + "|".join(TOOL_CLASSES) + r")\](?![(\[])", re.IGNORECASE)
 _INTENT = re.compile(r"(?<![\w&/])#(?P<intent>" + "|".join(INTENTS) + r")\b", re.IGNORECASE)
 #: a glob of only ``*``/``_`` is no scope (it would match everything): in prose it is the
@@ -213,7 +220,9 @@ def parse_annotations(text: str) -> Annotations:
     for rx in (_DOMAIN, _TOOL, _INTENT, _SCOPE, _PRIORITY):
         if rx is _DOMAIN:
             for dom in ann.domains:
-                clean = re.sub(rf"(?<![\w/.@`])@{re.escape(dom)}\b(?![/.\w@-])", " ", clean)
+                clean = re.sub(
+                    rf"(?<![\w/.@`])@{re.escape(dom)}\b(?![/.\w@-])" + _TAGS_TO_END, " ", clean
+                )
             continue
         # longest first: removing ``scope:**/*.ts`` first left the ``x`` of ``scope:**/*.tsx``
         tokens = {m.group(0) for m in rx.finditer(_strip_code(clean))}

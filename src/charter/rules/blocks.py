@@ -323,6 +323,8 @@ class _Walker:
 
     def add(self, block: Block) -> None:
         block.text = _unmark(block.text)
+        if _DATE_STAMP.match(block.text):
+            return  # "**Last Updated:** 2025-10-22": when the file was written, no rule
         self.blocks.append(block)
 
     def attach_code(self, node: SyntaxTreeNode) -> None:
@@ -428,16 +430,19 @@ class _Walker:
                     self.headings.pop()
                     walked.add(index + 1)
                     continue
-                if title:
+                lead = _inline_text(node)
+                if title and not (_is_lead_in(lead) and (_forbids(lead) or _bare_commands(after))):
                     # "**Testing**" or "Database rules:" over a list names its section;
-                    # the line itself stays a unit (it starts the rule statement)
+                    # the line itself stays a unit (it starts the rule statement). A bold
+                    # lead-in over bare commands ("**Needs approval:**" over `git push`),
+                    # or one that forbids ("**Never run:**"), is read as the same line
+                    # unbolded is: an item alone would read as "run it", or the opposite
                     self.add_paragraph(node, context, depth)
                     self.headings.append((99, title))
                     self.walk_list(after, context, depth)
                     self.headings.pop()
                     walked.add(index + 1)
                     continue
-                lead = _inline_text(node)
                 if _is_lead_in(lead) and (
                     _one_word_items(after)
                     or (polarity(lead) != "never" and _one_word_items(after, spans=True))
@@ -839,6 +844,18 @@ _TASK_BOX = re.compile(r"^\[[ xX]\]\s+")
 _ALERT = re.compile(r"^\\?\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\\?\]\s*", re.IGNORECASE)
 
 
+#: A line that only dates the file or numbers its version ("**Last Updated:** 2025-10-22",
+#: "Version: 1.4.0", "_Last reviewed: March 2025_"): the file's stamp, not a rule.
+_DATE_STAMP = re.compile(
+    r"^[*_]*(?:last[ -]?(?:updated|modified|reviewed|verified|revised)|updated|created|"
+    r"date|version|revision)[*_]*\s*:\s*[*_]*\s*"
+    r"(?:\d{4}-\d{1,2}(?:-\d{1,2})?|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}|"
+    r"(?:\d{1,2}\s+)?[A-Z][a-z]{2,8}\.?\s+(?:\d{1,2},?\s+)?\d{4}|v?\d+(?:\.\d+)+)"
+    r"[*_]*\s*$",
+    re.IGNORECASE,
+)
+
+
 def _unmark(text: str) -> str:
     """Text without GitHub's markers: a task box (``- [ ] Update the changelog``) says
     nothing about the rule, and an alert (``> [!IMPORTANT]``, or ``> \\[!IMPORTANT]`` as
@@ -1182,6 +1199,15 @@ def _one_word_items(node: SyntaxTreeNode, *, spans: bool = False) -> bool:
         len(texts) == len(items)
         and all(word_count(t) == 1 or (spans and _BARE_SPAN.match(t.strip())) for t in texts)
         and not any(c.type in LISTS for item in items for c in item.children)
+    )
+
+
+def _bare_commands(node: SyntaxTreeNode) -> bool:
+    """A list whose items are each one code span of two words or more (``git push``,
+    ``make test``), not nested: commands, which say nothing without their lead-in."""
+    texts = _item_texts([node])
+    return _one_word_items(node, spans=True) and all(
+        _BARE_SPAN.match(t.strip()) and " " in t.strip() for t in texts
     )
 
 

@@ -17,6 +17,7 @@ only applies to commands run in that folder.
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import re
 import shlex
@@ -116,6 +117,8 @@ def _same_word(word: str | None, want: str, cwd_rel: str | None = None) -> bool:
         return False
     if word == want or word.startswith(want + ":"):
         return True
+    if len(want) > 1 and want.endswith("*") and fnmatch.fnmatchcase(word, want):
+        return True  # `task scaffold:*`: every task of the namespace
     if "/" not in want or cwd_rel is None or word.startswith("/"):
         return False
     here = "" if cwd_rel.strip("/") in ("", ".") else cwd_rel.strip("/")

@@ -42,8 +42,10 @@ if TYPE_CHECKING:
 #: about reviews carry the review intent; 24: a short label over bare commands is one rule
 #: with them; 25: a heading marks the constitution past a short label ("IMPORTANT: Always
 #: …"), an always-loaded line keeps the sentence that forbids; 26: a file its front matter
-#: loads on demand is not pinned by its headings, a drawing outside a fence is no rules)
-STATE_VERSION = 26
+#: loads on demand is not pinned by its headings, a drawing outside a fence is no rules;
+#: 27: an @word inside the sentence is no domain tag, a bold lead-in over bare commands or
+#: one that forbids reads as the plain one, a line that only dates the file is no rule)
+STATE_VERSION = 27
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

@@ -71,6 +71,19 @@ _WRAPPER_VALUE_OPTS = {
     "env": {"-u", "-C", "-S", "--unset", "--chdir", "--split-string"},
     "watch": {"-n", "--interval", "-q", "--equexit"},
 }
+#: Project runners and the subcommand that runs a command in the project's environment
+#: (``uv run python x.py``, ``poetry run pytest``, ``bundle exec rake``): the command is
+#: also reported as run bare, as ``python -m pip`` is also ``pip``.
+RUNNERS = {
+    "uv": "run",
+    "poetry": "run",
+    "pipenv": "run",
+    "pdm": "run",
+    "hatch": "run",
+    "rye": "run",
+    "bundle": "exec",
+    "pnpm": "exec",
+}
 PYTHONS = re.compile(r"^(python|pypy)(\d+(\.\d+)?)?$")
 INTERPRETERS = {"node", "nodejs", "deno", "bun", "perl", "ruby", "php", "Rscript", "lua"}
 #: Commands that only read (never worth a second look). Anything else not listed as a
@@ -471,6 +484,11 @@ class _Walker:
         if PYTHONS.match(name) and len(rest) > 1 and rest[0].value == "-m":
             # ``python -m pip install x`` runs the module as ``pip install x``
             self.out.commands.append((tuple(a.value for a in rest[1:]), ctx.cwd))
+        if len(rest) > 1 and RUNNERS.get(name) == rest[0].value:
+            inner = rest[2:] if rest[1].value == "--" else rest[1:]
+            if inner and not (inner[0].value or "-").startswith("-"):
+                self.run(inner, ctx, node)
+                return
         handler = _HANDLERS.get(name)
         if handler is not None:
             handler(self, name, rest, ctx, node)
