@@ -207,3 +207,15 @@ def test_gemini_after_tool_brings_them_once(project: Path, run_charter: Run) -> 
         run_charter, project, "write_file", str(project / "web/src/List.tsx"), later
     )
     assert "In .cursor/rules/react.mdc:" in web
+
+
+def test_a_prompt_names_a_file_in_a_dot_folder(tmp_path: Path) -> None:
+    """A path the prompt names keeps its leading dot (``.github/workflows/ci.yml``): read
+    without it, the file was not found and the rules scoped to it never applied."""
+    from charter.rules.hooks import files_in_prompt
+
+    write(tmp_path, ".github/workflows/ci.yml", "on: push\n")
+    write(tmp_path, "src/app.py", "x = 1\n")
+    write(tmp_path.parent, "elsewhere.py", "x = 1\n")
+    prompt = "Cache cargo in .github/workflows/ci.yml, and see ./src/app.py, ../elsewhere.py"
+    assert files_in_prompt(prompt, tmp_path) == [".github/workflows/ci.yml", "src/app.py"]

@@ -159,6 +159,19 @@ def test_a_folder_scope_holds_only_where_the_command_runs() -> None:
     assert kinds.matches(["pip", "install", "x"], None)
 
 
+def test_a_dot_folder_scope_keeps_its_dot() -> None:
+    """A rule scoped to dot folders (a Copilot file's ``applyTo: '.mise/**,
+    .github/scripts/**'``) holds where the command runs in them: the dot is part of the
+    folder's name, not a ``./`` to strip."""
+    hidden = _cmd("type -p", (".mise/**", ".github/scripts/**", "./tools/**"))
+    assert hidden.matches(["type", "-p", "cargo"], ".mise")
+    assert hidden.matches(["type", "-p", "cargo"], ".mise/tasks")
+    assert hidden.matches(["type", "-p", "cargo"], ".github/scripts")
+    assert hidden.matches(["type", "-p", "cargo"], "tools")
+    assert not hidden.matches(["type", "-p", "cargo"], "mise")
+    assert not hidden.matches(["type", "-p", "cargo"], "")
+
+
 def test_the_shell_reports_every_command_it_would_run(tmp_path: Path) -> None:
     (tmp_path / "backend").mkdir()
     cases = {

@@ -131,7 +131,7 @@ def _in_scope(scopes: Sequence[str], cwd_rel: str | None) -> bool:
     one of the folders; a rule whose globs name files (``*.py``, ``src/**/*.ts``,
     ``package.json``) is about kinds of files, not places, and holds anywhere."""
     folders = [
-        s.lstrip("./")[:-3].rstrip("/")
+        s.removeprefix("./").lstrip("/")[:-3].rstrip("/")
         for s in scopes
         if s.endswith("/**") and not GLOB.search(s[:-3])
     ]

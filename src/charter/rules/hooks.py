@@ -64,7 +64,9 @@ def files_in_prompt(prompt: str, root: Path) -> list[str]:
     """Paths the prompt names that exist in the project (for repo-scoped rules)."""
     found = []
     for match in _PATHISH.finditer(prompt):
-        candidate = match.group(1).lstrip("./")
+        candidate = match.group(1).removeprefix("./")  # `.github/…` keeps its dot
+        if ".." in candidate.split("/"):
+            continue  # outside the project, or not where it seems
         if candidate and (root / candidate).exists():
             found.append(candidate)
     return sorted(set(found))
