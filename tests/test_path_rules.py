@@ -219,3 +219,37 @@ def test_a_prompt_names_a_file_in_a_dot_folder(tmp_path: Path) -> None:
     write(tmp_path.parent, "elsewhere.py", "x = 1\n")
     prompt = "Cache cargo in .github/workflows/ci.yml, and see ./src/app.py, ../elsewhere.py"
     assert files_in_prompt(prompt, tmp_path) == [".github/workflows/ci.yml", "src/app.py"]
+
+
+def test_the_most_specific_scope_comes_first(repo: Path, run_charter: Run) -> None:
+    """A file under several scoped rule files (a Kiro ``fileMatchPattern: "web/*"`` and
+    one for ``web/e2e/**``) gets the rules of the narrowest scope first: in file order
+    the broad file's rules filled the budget and the e2e file's never arrived."""
+    no_worker(repo)
+    broad = "".join(f"- Web rule number {n}: keep components small and typed.\n" for n in range(12))
+    write(
+        repo,
+        ".kiro/steering/a-web.md",
+        '---\ninclusion: fileMatch\nfileMatchPattern: "web/*"\n---\n\n' + broad,
+    )
+    write(
+        repo,
+        ".kiro/steering/b-e2e.md",
+        '---\ninclusion: fileMatch\nfileMatchPattern: "web/e2e/**"\n---\n\n'
+        "- Wait for the network to be idle before asserting in an end-to-end test.\n",
+    )
+    write(repo, "web/e2e/login.spec.ts", "test('x', () => {});\n")
+    write(repo, "web/app.ts", "export const x = 1;\n")
+    (repo / "charter.toml").write_text(
+        "[hooks]\nwarm_worker = false\n\n[rules]\npath_rules_max_tokens = 60\n"
+    )
+    assert run_charter("compile", cwd=repo).returncode == 0
+    text = _touch(run_charter, repo, "Read", str(repo / "web/e2e/login.spec.ts"), "t1")
+    assert "In .kiro/steering/b-e2e.md:" in text and "network to be idle" in text
+    assert "In .kiro/steering/a-web.md:" in text  # the broad file's first rules still fit
+    assert "more rules scoped to this path" in text
+    # shown in their files' order
+    assert text.index("a-web.md") < text.index("b-e2e.md")
+    # a file only the broad scope covers: its rules, in file order
+    web = _touch(run_charter, repo, "Read", str(repo / "web/app.ts"), "t2")
+    assert "Web rule number" in web and "b-e2e.md" not in web

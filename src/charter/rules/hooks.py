@@ -303,7 +303,8 @@ def drops_tool_context(payload: dict[str, Any]) -> bool:
 def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> str | None:
     """PostToolUse of a file tool: the rules scoped to that file's path (a nested
     AGENTS.md, a Cursor rule's globs, a ``paths:`` list) that are not yet in the
-    conversation, in their files' order, within ``rules.path_rules_max_tokens``.
+    conversation, the narrowest scope's first (then in their files' order), within
+    ``rules.path_rules_max_tokens``, shown in their files' order.
 
     The prompt hook ranks rules by the prompt's words, and a prompt rarely names the
     directory its work ends up in: this is how the web app's component rules reach an
@@ -313,7 +314,7 @@ def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> s
     is one, else from the compiled state on disk; nothing is compiled here (the prompt
     hook does that), so a tool call never waits for the embedding model.
     """
-    from charter.rules.scopes import scope_matches
+    from charter.rules.scopes import scope_matches, specificity
 
     settings = state.project.settings.rules
     if settings.path_rules_max_tokens <= 0 or drops_tool_context(payload):
@@ -328,6 +329,18 @@ def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> s
     matched = [
         r for r in rules if r.scopes and r.id not in pinned and scope_matches(r.scopes, rels)
     ]
+    # the narrowest scope first (a folder's own rules before a whole tree's or a kind of
+    # file's), then file order: the budget goes to the rules most about this place
+    narrow = {r.id: specificity(r.scopes, rels) for r in matched}
+    matched.sort(
+        key=lambda r: (
+            tuple(-n for n in narrow[r.id]),
+            r.source.path,
+            r.source.line_start,
+            r.source.line_end,
+            r.id,
+        )
+    )
     scoped = "this path" if len(rels) == 1 else "these paths"
     title = f"# Project rules for {', '.join(rels)} (Charter; rules scoped to {scoped})"
     return hand_over(
@@ -338,6 +351,7 @@ def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> s
         title=title,
         budget=settings.path_rules_max_tokens,
         more="scoped to this path",
+        ranked=True,
     )
 
 

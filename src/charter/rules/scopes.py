@@ -5,6 +5,7 @@ ask without loading the retriever."""
 from __future__ import annotations
 
 import fnmatch
+import re
 
 
 def scope_matches(scopes: list[str], files: list[str]) -> bool:
@@ -17,6 +18,27 @@ def scope_matches(scopes: list[str], files: list[str]) -> bool:
             if p.endswith("/**") and f.startswith(p[:-2]):
                 return True
     return False
+
+
+#: Characters that make a glob match more than one name.
+_WILDCARD = re.compile(r"[*?\[{]")
+
+
+def specificity(scopes: list[str], files: list[str]) -> tuple[int, int]:
+    """How narrowly the most specific of ``scopes`` that covers one of ``files`` names
+    them: the length of its literal folder prefix (``web/e2e/**`` beyond ``web/*``), then
+    its literal characters (``**/*.component.ts`` beyond ``**/*.ts``); (-1, -1) when none
+    covers them. A file under several scoped rule files gets the narrowest one's rules
+    first: they are about that place, the broad ones about a whole tree or a kind of file."""
+    best = (-1, -1)
+    for pattern in scopes:
+        if not scope_matches([pattern], files):
+            continue
+        p = pattern.lstrip("./")
+        wild = _WILDCARD.search(p)
+        prefix = p[: wild.start()] if wild else p
+        best = max(best, (len(prefix), len(_WILDCARD.sub("", p))))
+    return best
 
 
 def zero_dir_variants(pattern: str) -> list[str]:
