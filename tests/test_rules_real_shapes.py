@@ -1379,3 +1379,33 @@ def test_a_line_that_only_dates_the_file_is_no_rule(tmp_path: Path) -> None:
         "Version: bump it with `npm version` before a release",
         "Never edit `dist/` by hand",
     )
+
+
+def test_a_comment_drawn_as_a_divider_is_only_its_label(tmp_path: Path) -> None:
+    """A shell block split by drawn comment lines ("# ── Run locally ─────…", "# ===== Lint
+    =====") names each group with the words between the rules: the drawn runs are a
+    frame, and a command shown with them in brackets carried dozens of ``─`` tokens."""
+    rules = _rules(
+        tmp_path,
+        "# Build\n\n"
+        "```bash\n"
+        "# ── Run locally ──────────────────────────────────────────\n"
+        "cargo run --bin server -- --database-type sqlite\n"
+        "# ===== Lint =====\n"
+        "cargo clippy --workspace\n"
+        "# ──────────────────────────────────────────────────────────\n"
+        "cargo fmt --all    # --- apply formatting ---\n"
+        "# Smoke test (expect 422, not 404)\n"
+        "curl -s http://localhost:9998/kmip\n"
+        "# --release builds are slow --\n"
+        "cargo build --release\n"
+        "```\n",
+    )
+    _assert_texts(
+        rules,
+        "`cargo run --bin server -- --database-type sqlite` (Run locally)",
+        "`cargo clippy --workspace` (Lint)",
+        "`cargo fmt --all` (apply formatting)",
+        "`curl -s http://localhost:9998/kmip` (Smoke test (expect 422, not 404))",
+        "`cargo build --release` (`--release` builds are slow)",  # an option is no frame
+    )

@@ -130,6 +130,24 @@ _SCRIPT = re.compile(
     r"|[{}]\s*$|<<-?\s*['\"]?\w+"
 )
 _TRAILING_COMMENT = re.compile(r"\s+#\s+(.*)$")
+#: A comment drawn as a divider ("── Run locally ────", "===== Lint =====", "--- x ---"):
+#: runs of frame characters at its ends, around the label between them.
+#: A run of ASCII frame characters stands apart from the label (`--release` is an option).
+_DRAWN_ENDS = re.compile(
+    r"^(?:[\u2500-\u257f]+|[=~*#_-]{2,}(?=\s|$))\s*"
+    r"|\s*(?:[\u2500-\u257f]+|(?:^|(?<=\s))[=~*#_-]{2,})$"
+)
+
+
+def _comment_label(note: str) -> str:
+    """A shell comment without the frame drawn around it: "── Run locally ──────" is
+    "Run locally", a comment that is only a drawn line is no comment."""
+    previous = None
+    while previous != note:
+        previous, note = note, _DRAWN_ENDS.sub("", note).strip()
+    return note
+
+
 #: Words that open and close a shell construct, in command position.
 _OPENS = re.compile(r"(?:^|[;&|(]\s*)(?:if|for|while|until|case)\b")
 _CLOSES = re.compile(r"(?:^|[;&|]\s*)(?:fi|done|esac)\b")
@@ -240,7 +258,7 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
                 continue
             comment = _COMMENT.match(raw)
             if comment and comment.group(1) == "#":
-                note = comment.group(2).strip()
+                note = _comment_label(comment.group(2).strip())
                 continue
             if prompted and not _PROMPT.match(raw):
                 continue  # output of the command before it
@@ -254,7 +272,7 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
         parts = []
         trailing = _TRAILING_COMMENT.search(command)
         if trailing:
-            note = trailing.group(1).strip()
+            note = _comment_label(trailing.group(1).strip())
             command = command[: trailing.start()].strip()
         moved = _CD.match(command)
         if moved and moved.group(1) in ("..", "-", "~"):
