@@ -649,3 +649,35 @@ def test_a_lead_in_over_the_parts_of_one_thing_is_one_rule(repo: Path) -> None:
     assert "`feat/readable-name`: new features" in {t.split(": ", 1)[-1] for t in texts} or any(
         t.endswith("`feat/readable-name`: new features") for t in texts
     )
+
+
+def test_unquoted_globs_in_a_front_matter_list_are_read(repo: Path) -> None:
+    """``paths:`` over ``- **/*.ts`` items, as real rule files write them (YAML takes the
+    ``*`` for an alias and the ``{`` for a mapping), is the file's scope, as the same
+    globs on one line already were, not a broken front matter that lost the whole file."""
+    write(
+        repo,
+        ".claude/rules/ts.md",
+        "---\npaths:\n  - **/*.ts\n  - {src,lib}/**/*.tsx\n  - 'docs/*.md'\n---\n\n"
+        "- Use strict null checks in TypeScript.\n",
+    )
+    write(
+        repo,
+        ".kiro/steering/sql.md",
+        "---\ninclusion: fileMatch\nfileMatchPattern: [**/*.sql, db/*.yaml]\n---\n\n"
+        "- Never edit a migration that has been applied.\n",
+    )
+    write(
+        repo,
+        ".github/instructions/go.instructions.md",
+        "---\napplyTo:\n- *.go\ndescription: Go rules\n---\n\n- Wrap errors with `%w`.\n",
+    )
+    rules = compile_rules(Project.load(repo)).rules
+    assert sorted(_by_text(rules, "strict null").scopes) == [
+        "**/*.ts",
+        "docs/*.md",
+        "lib/**/*.tsx",
+        "src/**/*.tsx",
+    ]
+    assert sorted(_by_text(rules, "migration").scopes) == ["**/*.sql", "db/*.yaml"]
+    assert _by_text(rules, "Wrap errors").scopes == ["*.go"]

@@ -239,15 +239,39 @@ def _lenient_yaml(raw: str, name: str = "front matter") -> Any:
         return safeyaml.load(raw, name=name)
     except yaml.YAMLError:
         fixed = []
+        listing = False  # the lines under a glob key are its list's items
         for line in raw.splitlines():
+            item = _LIST_ITEM.match(line)
+            if listing and item:
+                fixed.append(item.group(1) + _quoted(item.group(2).strip()))
+                continue
+            listing = False
             key, sep, value = line.partition(":")
             value = value.strip()
-            if sep and key.strip() in ("globs", "applyTo", "fileMatchPattern", "paths") and value:
-                if not value.startswith(("'", '"', "[")):
-                    value = "'" + value.replace("'", "''") + "'"
+            if sep and key.strip() in _GLOB_KEYS:
+                listing = not value
+                if value.startswith("[") and value.endswith("]") and not re.search("['\"]", value):
+                    # `[**/*.sql, db/*.yaml]`: each entry as a string
+                    inner = _split_commas(value[1:-1])
+                    value = "[" + ", ".join(_quoted(v.strip()) for v in inner if v.strip()) + "]"
+                elif value:
+                    value = _quoted(value)
                 line = f"{key}: {value}"
             fixed.append(line)
         return safeyaml.load("\n".join(fixed), name=name)
+
+
+#: Front-matter keys whose values are globs (``*`` opens an alias in YAML, ``{`` a map).
+_GLOB_KEYS = frozenset({"globs", "applyTo", "fileMatchPattern", "paths"})
+#: An entry of a block list: ``  - **/*.ts``.
+_LIST_ITEM = re.compile(r"^(\s*-\s+)(\S.*)$")
+
+
+def _quoted(value: str) -> str:
+    """``value`` as a YAML string, unless it is one already."""
+    if value.startswith(("'", '"')):
+        return value
+    return "'" + value.replace("'", "''") + "'"
 
 
 def split_front_matter(text: str, rel: str) -> tuple[dict[str, Any], str, int]:
