@@ -681,3 +681,31 @@ def test_unquoted_globs_in_a_front_matter_list_are_read(repo: Path) -> None:
     ]
     assert sorted(_by_text(rules, "migration").scopes) == ["**/*.sql", "db/*.yaml"]
     assert _by_text(rules, "Wrap errors").scopes == ["*.go"]
+
+
+def test_a_cursor_rules_folder_below_the_root_applies_to_its_folder(repo: Path) -> None:
+    """Cursor reads a ``.cursor/rules/`` in a subfolder too, for the files of that folder
+    (an app of a monorepo keeps its own): it was not compiled at all. Its rules are
+    scoped to the folder, its globs read from there, and its ``alwaysApply`` holds in
+    the folder, not the whole project."""
+    write(repo, ".cursor/rules/root.mdc", "---\nalwaysApply: true\n---\n\n- Keep PRs small.\n")
+    write(
+        repo,
+        "apps/web/.cursor/rules/angular.mdc",
+        "---\nalwaysApply: true\n---\n\n- Use signals for component state.\n",
+    )
+    write(
+        repo,
+        "apps/web/.cursor/rules/tests.mdc",
+        "---\nglobs: src/**/*.spec.ts\nalwaysApply: false\n---\n\n- Test with Vitest.\n",
+    )
+    write(repo, "apps/web/.cursor/rules/notes.md", "# Notes\n\n- Prefer OnPush change detection.\n")
+    compiled = compile_rules(Project.load(repo))
+    rules = compiled.rules
+    root = _by_text(rules, "Keep PRs small")
+    assert root.scopes == [] and root.constitution
+    signals = _by_text(rules, "signals")
+    assert signals.source.path == "apps/web/.cursor/rules/angular.mdc"
+    assert signals.scopes == ["apps/web/**"] and not signals.constitution
+    assert _by_text(rules, "Vitest").scopes == ["apps/web/src/**/*.spec.ts"]
+    assert _by_text(rules, "OnPush").scopes == ["apps/web/**"]

@@ -26,8 +26,8 @@ SOURCE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("claude-local", "**/CLAUDE.local.md"),
     ("claude-rules", ".claude/rules/**/*.md"),
     ("agents", "**/AGENTS.md"),
-    ("cursor", ".cursor/rules/**/*.mdc"),
-    ("cursor", ".cursor/rules/**/*.md"),
+    ("cursor", "**/.cursor/rules/**/*.mdc"),
+    ("cursor", "**/.cursor/rules/**/*.md"),
     ("cursorrules", ".cursorrules"),
     ("copilot", ".github/copilot-instructions.md"),
     ("copilot-instructions", ".github/instructions/**/*.instructions.md"),
@@ -425,6 +425,19 @@ def _apply_meta(src: SourceFile) -> None:
         src.scopes = []  # `globs: *`: every file, which is no scope at all
     if kind in FOLDER_KINDS:
         src.scopes = folder_scope(src.rel)
+    folder = cursor_folder(src.rel) if kind == "cursor" else ""
+    if folder:
+        # a subfolder's own `.cursor/rules/` (Cursor reads them too): its rules apply to
+        # that folder's files, its globs read from the folder, `alwaysApply` within it
+        src.always = False
+        src.scopes = [f"{folder}/{glob.lstrip('/')}" for glob in src.scopes] or [f"{folder}/**"]
+
+
+def cursor_folder(rel: str) -> str:
+    """The folder a ``.cursor/rules/`` file below the root belongs to (``apps/web`` for
+    ``apps/web/.cursor/rules/x.mdc``), "" for the project's own."""
+    head, sep, _ = rel.partition("/.cursor/rules/")
+    return head if sep and not rel.startswith(".cursor/") else ""
 
 
 #: Globs that match every file of the project.
