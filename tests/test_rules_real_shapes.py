@@ -1409,3 +1409,23 @@ def test_a_comment_drawn_as_a_divider_is_only_its_label(tmp_path: Path) -> None:
         "`curl -s http://localhost:9998/kmip` (Smoke test (expect 422, not 404))",
         "`cargo build --release` (`--release` builds are slow)",  # an option is no frame
     )
+
+
+def test_a_kiro_file_reference_is_shown_as_the_path_it_names(tmp_path: Path) -> None:
+    """Kiro steering links a file with ``#[[file:path]]``: the agent is shown the path as
+    code, as a rule names any file, not Kiro's markup around it. The markup written as
+    code (a steering file explaining the syntax) stays as written."""
+    rules = _rules(
+        tmp_path,
+        "# E2E\n\n"
+        "- Reference: #[[file:frontend/playwright.config.ts]]\n"
+        "- For complex derived state, see #[[file: angular-signal-patterns.md]] first.\n"
+        "- Link a spec with `#[[file:api/openapi.yaml]]` in steering.\n",
+        name="e2e.md",
+    )
+    _assert_texts(
+        rules,
+        "Reference: `frontend/playwright.config.ts`",
+        "For complex derived state, see `angular-signal-patterns.md` first.",
+        "Link a spec with `#[[file:api/openapi.yaml]]` in steering.",
+    )

@@ -858,6 +858,8 @@ class _Walker:
 LISTS = ("bullet_list", "ordered_list")
 
 _TASK_BOX = re.compile(r"^\[[ xX]\]\s+")
+#: Kiro steering's reference to a file of the project: ``#[[file:<path>]]``.
+_FILE_REFERENCE = re.compile(r"#\[\[file:\s*([^\]\s`][^\]`]*?)\s*\]\]")
 #: An alert's marker, also as a Markdown formatter escapes it (``> \[!IMPORTANT]``).
 _ALERT = re.compile(r"^\\?\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\\?\]\s*", re.IGNORECASE)
 
@@ -880,6 +882,13 @@ def _unmark(text: str) -> str:
     mdformat writes it) is shown as its word."""
     text = _TASK_BOX.sub("", text)
     text = _ALERT.sub(lambda m: f"{m.group(1).capitalize()}: ", text)
+    if "#[[" in text:
+        # Kiro steering's link to a file, ``#[[file:api/openapi.yaml]]``: the path, as
+        # code (outside code spans: there the markup is what the rule shows)
+        text = "".join(
+            part if part.startswith("`") else _FILE_REFERENCE.sub(r"`\1`", part)
+            for part in re.split(r"(`+[^`]*`+)", text)
+        )
     # a rule wrapped in a tag on its own line ("<important>Do not …</important>"): the
     # tag is emphasis, not text (an HTML element such as <code> stays as written)
     wrapped = _WRAPPED.match(text)

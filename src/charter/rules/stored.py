@@ -45,7 +45,8 @@ if TYPE_CHECKING:
 #: loads on demand is not pinned by its headings, a drawing outside a fence is no rules;
 #: 27: an @word inside the sentence is no domain tag, a bold lead-in over bare commands or
 #: one that forbids reads as the plain one, a line that only dates the file is no rule;
-#: 28: a shell comment drawn as a divider is only its label)
+#: 28: a shell comment drawn as a divider is only its label, a Kiro ``#[[file:x]]`` is
+#: shown as the path)
 STATE_VERSION = 28
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
