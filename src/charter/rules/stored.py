@@ -46,7 +46,8 @@ if TYPE_CHECKING:
 #: 27: an @word inside the sentence is no domain tag, a bold lead-in over bare commands or
 #: one that forbids reads as the plain one, a line that only dates the file is no rule;
 #: 28: a shell comment drawn as a divider is only its label, a Kiro ``#[[file:x]]`` is
-#: shown as the path)
+#: shown as the path, a subfolder's ``.cursor/rules/`` and unquoted globs in a
+#: front-matter list are read)
 STATE_VERSION = 28
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
