@@ -142,6 +142,51 @@ def test_scores_are_stored_only_for_rules_no_other_channel_delivers(
     assert (project / ".charter" / "rules.json").read_bytes() == before
 
 
+def test_a_file_loaded_only_when_asked_for_gives_no_rules_for_every_change(
+    repo: Path, run_charter: Run
+) -> None:
+    """A steering file Kiro loads only when the user names it (``inclusion: manual``), a
+    Windsurf ``trigger: manual`` rule and a Cursor rule with neither ``alwaysApply``,
+    ``globs`` nor a ``description`` hold what the team keeps out unless asked for (a review
+    checklist, a migration reference): no rule of theirs is handed over with the first
+    source file as one for every change. A task that asks for them still retrieves them,
+    and a file loaded by its description (``inclusion: auto``) is scored as before."""
+    no_worker(repo)
+    write(repo, "CLAUDE.md", RULES)
+    manual = {
+        ".kiro/steering/review.md": "---\ninclusion: manual\n---\n\n",
+        ".windsurf/rules/grades.md": "---\ntrigger: manual\n---\n\n",
+        ".cursor/rules/migrate.mdc": "---\ndescription:\nglobs:\nalwaysApply: false\n---\n\n",
+    }
+    for path, head in manual.items():
+        write(
+            repo,
+            path,
+            head + "- Indent with tabs and name functions in `snake_case`.\n"
+            "- Every public function has a docstring and type hints.\n",
+        )
+    write(
+        repo,
+        ".kiro/steering/style.md",
+        "---\ninclusion: auto\ndescription: code style\n---\n\n"
+        "- Keep every line under 100 characters.\n",
+    )
+    assert run_charter("compile", cwd=repo).returncode == 0
+    state = json.loads((repo / ".charter" / "rules.json").read_text())
+    by_path: dict[str, list[str]] = {}
+    for rule in state["rules"]:
+        by_path.setdefault(rule["source"]["path"], []).append(rule["id"])
+    general = state["general"]
+    assert general and not any(i in general for path in manual for i in by_path.get(path, []))
+    assert all(i in general for i in by_path[".kiro/steering/style.md"])
+    assert all(
+        i in general for i in by_path["CLAUDE.md"] if i not in state["constitution"]["rule_ids"]
+    )
+    found = run_charter("context", "Write the invoice review with docstrings", "--json", cwd=repo)
+    shards = json.loads(found.stdout)["shards"]
+    assert any(s["rule"]["source"]["path"] in manual for s in shards)
+
+
 def test_vectors_of_another_model_are_not_scored() -> None:
     import numpy as np
 

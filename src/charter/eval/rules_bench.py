@@ -21,7 +21,7 @@ from charter.config import Project, Settings
 from charter.embed.registry import rules_embedder_for
 from charter.errors import CharterError
 from charter.fileio import iter_jsonl, read_text
-from charter.rules.compiler import CompiledRules, compile_rules
+from charter.rules.compiler import CompiledRules, compile_rules, manual_paths
 from charter.rules.model import Rule
 from charter.rules.retrieve import Retriever
 from charter.tokens import count_tokens, estimate_tokens
@@ -191,7 +191,13 @@ def at_moments(compiled: CompiledRules, settings: Settings) -> tuple[list[Rule],
         spent += budget - room
 
     if config.code_rules_max_tokens > 0:
-        scores = general_scores(compiled.rules, compiled.vectors, pinned, model_name=compiled.model)
+        scores = general_scores(
+            compiled.rules,
+            compiled.vectors,
+            pinned,
+            model_name=compiled.model,
+            asked_for=manual_paths(compiled.sources),
+        )
         take(
             ranked(compiled.rules, scores, pinned, config.code_rules_min_score),
             config.code_rules_max_tokens,

@@ -288,6 +288,8 @@ def compile_rules(
             "sha256": hashlib.sha256(s.text.encode()).hexdigest(),
             "tokens": tokens,
         }
+        # a file loaded only when asked for by name says so (no rule for every change)
+        | ({"manual": True} if s.manual else {})
         for s, tokens in zip(sources, source_tokens, strict=True)
     ]
     report.sources = [s.rel for s in sources]
@@ -295,6 +297,11 @@ def compile_rules(
     if write:
         save(project, compiled, sources, explicit=paths)
     return compiled
+
+
+def manual_paths(sources: list[dict[str, Any]]) -> set[str]:
+    """The compiled files loaded only when the user asks for them by name."""
+    return {str(s["path"]) for s in sources if s.get("manual")}
 
 
 def _warm_vector_cache(path: Path) -> None:
@@ -497,6 +504,7 @@ def save(
         compiled.vectors,
         set(compiled.constitution.rule_ids),
         model_name=compiled.model,
+        asked_for=manual_paths(compiled.sources),
     )
     # the text of the rules the file tool hooks hand over (path-scoped ones, and those
     # likely to apply to every change) as they show it, cut once here: those hooks must

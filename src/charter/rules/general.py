@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -43,13 +43,20 @@ STRUCTURE = (
 )
 
 
-def candidates(rules: Sequence[Rule], constitution: set[str]) -> list[int]:
+def candidates(
+    rules: Sequence[Rule], constitution: set[str], asked_for: Collection[str] = ()
+) -> list[int]:
     """Rows of the rules another channel does not already deliver, and that say something
-    alone: a bare lead-in ("Key Principles:") handed over without its items says nothing."""
+    alone: a bare lead-in ("Key Principles:") handed over without its items says nothing.
+    A file loaded only when the user asks for it by name (``asked_for``: Kiro's
+    ``inclusion: manual``) holds none: the team keeps it out of every change."""
     return [
         i
         for i, r in enumerate(rules)
-        if r.id not in constitution and not r.scopes and not _bare_lead_in(r.text)
+        if r.id not in constitution
+        and not r.scopes
+        and r.source.path not in asked_for
+        and not _bare_lead_in(r.text)
     ]
 
 
@@ -112,13 +119,18 @@ def score_rows(model: dict[str, Any], x: np.ndarray) -> np.ndarray:
 
 
 def general_scores(
-    rules: Sequence[Rule], vectors: np.ndarray, constitution: set[str], *, model_name: str
+    rules: Sequence[Rule],
+    vectors: np.ndarray,
+    constitution: set[str],
+    *,
+    model_name: str,
+    asked_for: Collection[str] = (),
 ) -> dict[str, float]:
     """Each candidate rule's probability of applying to every change, rounded to three
     places (stored in ``rules.json``); empty when the model is missing or was fitted on
     another embedding model's vectors (its weights mean nothing there)."""
     model = _model()
-    rows = candidates(rules, constitution)
+    rows = candidates(rules, constitution, asked_for)
     if model is None or not rows or model.get("embedding") != model_name:
         return {}
     if getattr(vectors, "shape", (0, 0))[1:] != (int(model["dim"]),):

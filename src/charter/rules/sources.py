@@ -66,6 +66,10 @@ class SourceFile:
     #: ``trigger: model_decision``): a heading that reads "Security" or "Critical" in it
     #: does not make its rules always loaded
     on_demand: bool = False
+    #: loaded only when the user names it (Kiro's ``inclusion: manual``, Windsurf's
+    #: ``trigger: manual``, a Cursor rule with no ``alwaysApply``, ``globs`` or
+    #: ``description``): none of its rules is one for every change
+    manual: bool = False
     scopes: list[str] = field(default_factory=list)
     description: str = ""
     imported_from: str = ""
@@ -403,6 +407,7 @@ def _apply_meta(src: SourceFile) -> None:
         src.always = _truthy(meta.get("alwaysApply"))
         src.on_demand = "alwaysApply" in meta and not src.always
         src.scopes = _as_list(meta.get("globs"))
+        src.manual = src.on_demand and not src.scopes and not src.description.strip()
     elif kind == "claude-rules":
         src.scopes = _as_list(meta.get("paths") or meta.get("globs"))
     elif kind == "copilot-instructions":
@@ -415,11 +420,13 @@ def _apply_meta(src: SourceFile) -> None:
         inclusion = str(meta.get("inclusion") or "always").lower()
         src.always = inclusion == "always"
         src.on_demand = not src.always
+        src.manual = inclusion == "manual"
         src.scopes = _as_list(meta.get("fileMatchPattern") or meta.get("fileMatch"))
     elif kind == "windsurf":
         trigger = str(meta.get("trigger") or "").lower()
         src.always = trigger == "always_on"
         src.on_demand = bool(trigger) and not src.always
+        src.manual = trigger == "manual"
         src.scopes = _as_list(meta.get("globs"))
     if src.scopes and set(src.scopes) & _EVERYWHERE:
         src.scopes = []  # `globs: *`: every file, which is no scope at all
@@ -429,7 +436,7 @@ def _apply_meta(src: SourceFile) -> None:
     if folder:
         # a subfolder's own `.cursor/rules/` (Cursor reads them too): its rules apply to
         # that folder's files, its globs read from the folder, `alwaysApply` within it
-        src.always = False
+        src.always = src.manual = False
         src.scopes = [f"{folder}/{glob.lstrip('/')}" for glob in src.scopes] or [f"{folder}/**"]
 
 
