@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 #: one that forbids reads as the plain one, a line that only dates the file is no rule;
 #: 28: a shell comment drawn as a divider is only its label, a Kiro ``#[[file:x]]`` is
 #: shown as the path, a subfolder's ``.cursor/rules/`` and unquoted globs in a
-#: front-matter list are read)
+#: front-matter list are read, "`X` is generated … — never edit it" forbids editing `X`)
 STATE_VERSION = 28
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
