@@ -709,3 +709,41 @@ def test_a_cursor_rules_folder_below_the_root_applies_to_its_folder(repo: Path) 
     assert signals.scopes == ["apps/web/**"] and not signals.constitution
     assert _by_text(rules, "Vitest").scopes == ["apps/web/src/**/*.spec.ts"]
     assert _by_text(rules, "OnPush").scopes == ["apps/web/**"]
+
+
+def test_roo_code_rules_folders_are_read(repo: Path) -> None:
+    """Roo Code keeps its rules in ``.roo/rules/`` (every file, nested folders too), or a
+    ``.roorules`` file, and a mode's own in ``.roo/rules-<mode>/``: none was compiled.
+    The workspace rules apply as plain rules; a mode's are loaded only in the mode the
+    user picks, so they are retrieved per task and pinned by no heading."""
+    write(repo, ".roo/rules/style.md", "# Style\n\n- Keep handlers free of static state.\n")
+    write(repo, ".roo/rules/notes/flow.md", "# Flow\n\n- Route each update through one queue.\n")
+    write(repo, ".roo/rules/extra.txt", "Log every retry with its attempt number.\n")
+    write(
+        repo,
+        ".roo/rules-review/checks.md",
+        "# Never skip\n\n- Grade each change from A to D before approving it.\n",
+    )
+    write(repo, ".roo/rules-review/AGENTS.md", "# Review\n\n- Quote the line you comment on.\n")
+    compiled = compile_rules(Project.load(repo))
+    rules = compiled.rules
+    assert _by_text(rules, "static state").source.path == ".roo/rules/style.md"
+    assert _by_text(rules, "one queue").scopes == []
+    assert _by_text(rules, "attempt number").source.path == ".roo/rules/extra.txt"
+    grading = _by_text(rules, "from A to D")
+    assert not grading.constitution
+    quoted = _by_text(rules, "Quote the line")
+    assert quoted.scopes == []  # a mode's file, not an AGENTS.md nested in a folder
+    kinds = {s["path"]: s for s in compiled.sources}
+    assert kinds[".roo/rules-review/checks.md"].get("manual") is True
+    assert kinds[".roo/rules-review/AGENTS.md"].get("manual") is True
+    assert not kinds[".roo/rules/style.md"].get("manual")
+
+
+def test_roorules_files_are_read(repo: Path) -> None:
+    write(repo, ".roorules", "- Prefer records over mutable classes for messages.\n")
+    write(repo, ".roorules-debug", "- Reproduce the failure in a test before a fix.\n")
+    compiled = compile_rules(Project.load(repo))
+    assert _by_text(compiled.rules, "records over").source.path == ".roorules"
+    sources = {s["path"]: s for s in compiled.sources}
+    assert sources[".roorules-debug"].get("manual") is True

@@ -19,8 +19,16 @@ from charter.boundary import BoundaryError, inside_root
 from charter.errors import CharterError
 from charter.fileio import NotUtf8, read_text
 
-#: (kind, glob relative to the project root). Order is the stable discovery order.
+#: (kind, glob relative to the project root). Order is the stable discovery order; the
+#: first pattern a path matches gives its kind, so the rules folders come first (an
+#: ``AGENTS.md`` inside ``.roo/rules-code/`` is that mode's rules, not a nested file).
 SOURCE_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("roo", ".roo/rules/**/*.md"),
+    ("roo", ".roo/rules/**/*.txt"),
+    ("roo", ".roorules"),
+    ("roo-mode", ".roo/rules-*/**/*.md"),
+    ("roo-mode", ".roo/rules-*/**/*.txt"),
+    ("roo-mode", ".roorules-*"),
     ("claude", "**/CLAUDE.md"),
     ("claude", ".claude/CLAUDE.md"),
     ("claude-local", "**/CLAUDE.local.md"),
@@ -38,6 +46,10 @@ SOURCE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("cline", ".clinerules/**/*.md"),
     ("cline", ".clinerules"),
 )
+
+#: Kinds of rule file the agent loads only when the user names it: a Roo Code mode's
+#: rules (loaded in the mode the user picks).
+ASKED_FOR_KINDS = frozenset(["roo-mode"])
 
 #: Default cap on one rule file (``rules.max_file_bytes``): Claude Code itself warns at
 #: 40k characters, and Markdown parsing costs about a kilobyte of memory per byte on
@@ -410,6 +422,8 @@ def _apply_meta(src: SourceFile) -> None:
         src.manual = src.on_demand and not src.scopes and not src.description.strip()
     elif kind == "claude-rules":
         src.scopes = _as_list(meta.get("paths") or meta.get("globs"))
+    elif kind in ASKED_FOR_KINDS:
+        src.on_demand = src.manual = True
     elif kind == "copilot-instructions":
         src.scopes = _as_list(meta.get("applyTo"))
         excluded = meta.get("excludeAgent")

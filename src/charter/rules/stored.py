@@ -47,8 +47,11 @@ if TYPE_CHECKING:
 #: one that forbids reads as the plain one, a line that only dates the file is no rule;
 #: 28: a shell comment drawn as a divider is only its label, a Kiro ``#[[file:x]]`` is
 #: shown as the path, a subfolder's ``.cursor/rules/`` and unquoted globs in a
-#: front-matter list are read, "`X` is generated … — never edit it" forbids editing `X`)
-STATE_VERSION = 28
+#: front-matter list are read, "`X` is generated … — never edit it" forbids editing `X`;
+#: 29: Roo Code's rules folders and Cline's workflows are read (loaded by name: the
+#: sources say "manual"), Cline's hooks and skills folders and a template's unfilled
+#: "[slot]" line are no rules, a quoted argument over several lines is one command)
+STATE_VERSION = 29
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
