@@ -747,3 +747,41 @@ def test_roorules_files_are_read(repo: Path) -> None:
     assert _by_text(compiled.rules, "records over").source.path == ".roorules"
     sources = {s["path"]: s for s in compiled.sources}
     assert sources[".roorules-debug"].get("manual") is True
+
+
+def test_cline_folders_that_hold_no_rules_and_workflows(repo: Path) -> None:
+    """Cline keeps hook scripts (with a README) and skills inside ``.clinerules/`` and
+    leaves them out of its rules; the hooks README's "## Security Considerations" was
+    the project's constitution. A workflow (``.clinerules/workflows/release.md``) runs
+    when the user types its name: retrieved per task, no heading of it pins a rule, and
+    it is no file of rules for every change. ``paths:`` front matter scopes a rule file
+    as Claude Code's does."""
+    write(repo, ".clinerules/general.md", "# General\n\n- Keep modules under 400 lines.\n")
+    write(
+        repo,
+        ".clinerules/hooks/README.md",
+        "# Hooks\n\n## Security Considerations\n\n- Hooks run with your permissions.\n",
+    )
+    write(repo, ".clinerules/skills/notes/SKILL.md", "# Notes skill\n\n- Summarise the diff.\n")
+    write(repo, ".clinerules/skills/other/guide.md", "# Guide\n\n- Open the template first.\n")
+    write(
+        repo,
+        ".clinerules/workflows/release.md",
+        "# Release\n\n## Never push a tag twice\n\n- Tag the release commit once.\n",
+    )
+    write(
+        repo,
+        ".clinerules/web.md",
+        "---\npaths:\n  - web/**/*.tsx\n---\n\n- Wrap every page in the layout shell.\n",
+    )
+    compiled = compile_rules(Project.load(repo))
+    rules = compiled.rules
+    paths = {r.source.path for r in rules}
+    assert not any("/hooks/" in p or "/skills/" in p for p in paths), paths
+    tag = _by_text(rules, "Tag the release commit")
+    assert not tag.constitution
+    sources = {s["path"]: s for s in compiled.sources}
+    assert sources[".clinerules/workflows/release.md"].get("manual") is True
+    assert not sources[".clinerules/general.md"].get("manual")
+    assert _by_text(rules, "layout shell").scopes == ["web/**/*.tsx"]
+    assert _by_text(rules, "400 lines").scopes == []

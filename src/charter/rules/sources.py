@@ -23,6 +23,9 @@ from charter.fileio import NotUtf8, read_text
 #: first pattern a path matches gives its kind, so the rules folders come first (an
 #: ``AGENTS.md`` inside ``.roo/rules-code/`` is that mode's rules, not a nested file).
 SOURCE_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("cline-workflow", ".clinerules/workflows/**/*.md"),
+    ("cline", ".clinerules/**/*.md"),
+    ("cline", ".clinerules"),
     ("roo", ".roo/rules/**/*.md"),
     ("roo", ".roo/rules/**/*.txt"),
     ("roo", ".roorules"),
@@ -43,13 +46,15 @@ SOURCE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("kiro", ".kiro/steering/**/*.md"),
     ("windsurf", ".windsurf/rules/**/*.md"),
     ("windsurf", ".windsurfrules"),
-    ("cline", ".clinerules/**/*.md"),
-    ("cline", ".clinerules"),
 )
 
-#: Kinds of rule file the agent loads only when the user names it: a Roo Code mode's
-#: rules (loaded in the mode the user picks).
-ASKED_FOR_KINDS = frozenset(["roo-mode"])
+#: Folders inside a rules folder that hold no rules: Cline keeps its hook scripts (and
+#: their README) and its skills beside its rules and leaves both out of them.
+NOT_RULES: tuple[str, ...] = (".clinerules/hooks/**", ".clinerules/skills/**")
+
+#: Kinds of rule file the agent loads only when the user names it: a Cline workflow
+#: (run as ``/release.md``), a Roo Code mode's rules (loaded in the mode the user picks).
+ASKED_FOR_KINDS = frozenset(["cline-workflow", "roo-mode"])
 
 #: Default cap on one rule file (``rules.max_file_bytes``): Claude Code itself warns at
 #: 40k characters, and Markdown parsing costs about a kilobyte of memory per byte on
@@ -107,6 +112,8 @@ def _matches(rel: str, pattern: str) -> bool:
 
 def classify(rel: str) -> str | None:
     """The rule-file kind of a root-relative POSIX path, or None if it is not one."""
+    if any(_matches(rel, pattern) for pattern in NOT_RULES):
+        return None
     for kind, pattern in SOURCE_PATTERNS:
         if _matches(rel, pattern):
             return kind
@@ -422,6 +429,9 @@ def _apply_meta(src: SourceFile) -> None:
         src.manual = src.on_demand and not src.scopes and not src.description.strip()
     elif kind == "claude-rules":
         src.scopes = _as_list(meta.get("paths") or meta.get("globs"))
+    elif kind == "cline":
+        # Cline reads `paths:` as Claude Code does (globs; without it, every file)
+        src.scopes = _as_list(meta.get("paths"))
     elif kind in ASKED_FOR_KINDS:
         src.on_demand = src.manual = True
     elif kind == "copilot-instructions":
