@@ -243,3 +243,29 @@ def test_a_consumers_offset_commit_is_no_git_commit(tmp_path: Path) -> None:
     rules = rules_from_source(load_source(path, "AGENTS.md", "agents"), [])
     found = [r.text for r in rules_for_steps(rules, [("commit", ("commit",))], set())]
     assert found == ["Never commit secrets to git"], found
+
+
+def test_a_file_loaded_only_by_name_brings_no_rules_of_a_step(
+    project: Path, run_charter: Run
+) -> None:
+    """A Cline workflow (``/release.md``) or a Kiro ``inclusion: manual`` file is in the
+    conversation only when the user asks for it; every commit brought its steps ("Commit
+    the version bump as `chore: release`") among the rules of committing. They are left
+    out of a step's rules as of the rules for every change; a task still retrieves them."""
+    write(
+        project,
+        ".clinerules/workflows/release.md",
+        "# Release\n\n1. Commit the version bump as `chore: release vX`.\n"
+        "2. Push the release tag after the commit.\n",
+    )
+    write(
+        project,
+        ".kiro/steering/review.md",
+        "---\ninclusion: manual\n---\n\n# Review\n\n- Grade every commit from A to D.\n",
+    )
+    assert run_charter("compile", cwd=project).returncode == 0
+    text = _bash(run_charter, project, "git commit -m x", "t1")["additionalContext"]
+    assert "Conventional Commits" in text
+    assert "chore: release" not in text and "A to D" not in text
+    found = run_charter("context", "cut a release and commit the version bump", cwd=project)
+    assert "chore: release" in found.stdout

@@ -367,6 +367,9 @@ class AtHand(NamedTuple):
     briefs: dict[str, str]
     #: each candidate rule's score of applying to every change
     general: dict[str, float]
+    #: files loaded only when the user asks for them by name: they hold no rule of a
+    #: step or of every change
+    asked_for: frozenset[str] = frozenset()
 
 
 def rules_at_hand(state: HookState) -> AtHand | None:
@@ -377,6 +380,8 @@ def rules_at_hand(state: HookState) -> AtHand | None:
 
     warm = state.cache.get(CACHE_KEY)
     if warm is not None and state.cache.get(STAMP_KEY) == _state_stamp(state):
+        from charter.rules.compiler import manual_paths  # loaded with the warm retriever
+
         compiled = warm.compiled
         return AtHand(
             compiled.rules,
@@ -384,11 +389,19 @@ def rules_at_hand(state: HookState) -> AtHand | None:
             warm.lines,
             {},
             compiled.general or {},
+            frozenset(manual_paths(compiled.sources)),
         )
     stored = load_rules(state.project)
     if stored is None:
         return None
-    return AtHand(stored.rules, set(stored.constitution_ids), {}, stored.briefs, stored.general)
+    return AtHand(
+        stored.rules,
+        set(stored.constitution_ids),
+        {},
+        stored.briefs,
+        stored.general,
+        stored.asked_for,
+    )
 
 
 def hand_over(

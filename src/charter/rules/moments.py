@@ -293,7 +293,10 @@ def step_rules(state: Any, payload: dict[str, Any], notes: list[str]) -> str | N
     if found is None:
         return None
     named = ", ".join(f"`{name}`" for name, _ in steps)
-    chosen = in_scope_of_step(rules_for_steps(found.rules, steps, found.pinned), state.root, cwd)
+    # a file loaded only when the user asks for it by name (a Cline workflow, Kiro's
+    # `inclusion: manual`) is not in the conversation when the agent commits on its own
+    held = [r for r in found.rules if r.source.path not in found.asked_for]
+    chosen = in_scope_of_step(rules_for_steps(held, steps, found.pinned), state.root, cwd)
     return hand_over(
         state,
         payload,

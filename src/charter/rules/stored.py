@@ -67,6 +67,8 @@ class StoredRules(NamedTuple):
     briefs: dict[str, str]
     #: candidate rules' scores of applying to every change (:mod:`charter.rules.general`)
     general: dict[str, float]
+    #: the files loaded only when the user asks for them by name (a Cline workflow)
+    asked_for: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -137,7 +139,15 @@ def load_rules(project: Project) -> StoredRules | None:
         rules = [Rule.from_state(r) for r in data["rules"]]
         briefs = data.get("briefs")
         briefs = {str(k): str(v) for k, v in briefs.items()} if isinstance(briefs, dict) else {}
-        return StoredRules(rules, list(data["constitution"]["rule_ids"]), briefs, general_of(data))
+        sources = data.get("sources")
+        asked_for = frozenset(
+            str(s["path"])
+            for s in (sources if isinstance(sources, list) else [])
+            if isinstance(s, dict) and s.get("manual")
+        )
+        return StoredRules(
+            rules, list(data["constitution"]["rule_ids"]), briefs, general_of(data), asked_for
+        )
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
