@@ -1429,3 +1429,40 @@ def test_a_kiro_file_reference_is_shown_as_the_path_it_names(tmp_path: Path) -> 
         "For complex derived state, see `angular-signal-patterns.md` first.",
         "Link a spec with `#[[file:api/openapi.yaml]]` in steering.",
     )
+
+
+def test_a_quoted_argument_over_several_lines_is_one_command(tmp_path: Path) -> None:
+    """A commit message written over several lines inside the shell block was split at
+    each line: "`git commit -m "v2.0 Notes`" (its quote never closed) and the message's
+    body lines ("`- 1a2b3c: fix the parser`") shown as commands to run. The lines up to
+    the closing quote are one command, cited over all of them; a quote inside a comment
+    ("# don't") or closed on its line opens nothing."""
+    text = (
+        "# Release\n\n"
+        "Write the notes commit:\n\n"
+        "```bash\n"
+        "git add NOTES.md\n"
+        'git commit -m "v2.0 Notes\n'
+        "\n"
+        "Includes:\n"
+        "- 1a2b3c: fix the parser\n"
+        '"\n'
+        "git push origin main  # don't force\n"
+        "echo 'a' && echo \"b\"\n"
+        "```\n"
+    )
+    rules = _rules(tmp_path, text)
+    spans = _spans(rules)
+    assert ("`git add NOTES.md`", 6, 6) in spans
+    commit = _by_text(rules, "git commit")
+    assert (commit.source.line_start, commit.source.line_end) == (7, 11)
+    assert "fix the parser" in commit.text and commit.text.endswith('"`')
+    assert not any(r.text.startswith("`- 1a2b3c") or r.text == "`Includes:`" for r in rules)
+    assert ("`git push origin main` (don't force)", 12, 12) in spans
+    assert ("`echo 'a' && echo \"b\"`", 13, 13) in spans
+
+
+def test_a_stray_quote_joins_no_lines(tmp_path: Path) -> None:
+    text = "# Run\n\n```bash\necho it's done\nmake test\n```\n"
+    rules = _rules(tmp_path, text)
+    assert [r.text for r in rules] == ["`echo it's done`", "`make test`"]

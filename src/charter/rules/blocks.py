@@ -219,6 +219,43 @@ def _construct_lines(lines: list[str]) -> set[int] | None:
     return None if depth or heredoc else inside
 
 
+def _quote_after(line: str, quote: str) -> str:
+    """The quote still open at the end of ``line`` ("" for none), read as a shell reads
+    it: ``'`` and ``"`` pair up, a backslash escapes outside single quotes, and a ``#``
+    that opens a word outside quotes starts a comment ("# don't" opens nothing)."""
+    escaped = False
+    for index, char in enumerate(line):
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (index == 0 or line[index - 1].isspace()):
+            break
+    return quote
+
+
+def _open_quotes(lines: list[str]) -> set[int]:
+    """Indexes of the lines that end inside a quoted argument closed on a later line
+    (``git commit -m "Title`` over the message's body and its closing quote): the lines
+    up to the close are one command. A quote left open to the end of the block is a
+    stray one and joins nothing."""
+    joined: set[int] = set()
+    quote = ""
+    run: list[int] = []
+    for index, line in enumerate(lines):
+        quote = _quote_after(line, quote)
+        if quote:
+            run.append(index)
+        else:
+            joined.update(run)
+            run = []
+    return joined
+
+
 def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str]]:
     """(start, end, text) of each command in a shell fence whose opening line is
     ``first_line``, with the comment that explains it (a trailing ``# ...`` or the comment
@@ -228,15 +265,18 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
     if not info or info[0].lower() not in _SHELL_FENCES:
         return []
     lines, handled = _fold_fallbacks(node.content.splitlines())
+    quoted = _open_quotes(lines)
+    # the lines inside a quoted argument are its text, not commands or constructs
+    probe = ["" if index - 1 in quoted else line for index, line in enumerate(lines)]
     # a check written as a construct among the commands ("if unformatted=$(gofmt -l .);
     # then … fi" between `go vet` and `make spellcheck`) is left out, not the list; a
     # block that is mostly constructs is a script
-    skipped = _construct_lines(lines)
+    skipped = _construct_lines(probe)
     if skipped is None or any(
-        _SCRIPT.search(line) for i, line in enumerate(lines) if i not in skipped
+        _SCRIPT.search(line) for i, line in enumerate(probe) if i not in skipped
     ):
         return []
-    plain = [i for i, line in enumerate(lines) if line.strip() and not line.strip().startswith("#")]
+    plain = [i for i, line in enumerate(probe) if line.strip() and not line.strip().startswith("#")]
     if len(skipped & set(plain)) * 2 >= len(plain):
         return []
     # in a transcript ("$ npm test" then its output) only the prompted lines are commands
@@ -265,7 +305,7 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
             stripped = _PROMPT.sub("", stripped)
             begun = line
         parts.append(stripped.removesuffix("\\").strip())
-        if stripped.endswith("\\"):
+        if stripped.endswith("\\") or offset in quoted:
             continue
         line = first_line + 1 + handled.get(offset, offset)
         command = " ".join(p for p in parts if p)
