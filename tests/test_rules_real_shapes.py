@@ -1466,3 +1466,25 @@ def test_a_stray_quote_joins_no_lines(tmp_path: Path) -> None:
     text = "# Run\n\n```bash\necho it's done\nmake test\n```\n"
     rules = _rules(tmp_path, text)
     assert [r.text for r in rules] == ["`echo it's done`", "`make test`"]
+
+
+def test_a_template_slot_left_unfilled_is_no_rule(tmp_path: Path) -> None:
+    """A context file copied from a template keeps lines such as "[Describe the main user
+    flow]" or "[目标用户]": the slots its author was to fill, shown to the agent as rules
+    (one came first among the rules for every change). A line that is only such a slot is
+    no rule; a label with a slot after it, a link and a one-word tag stay."""
+    text = (
+        "# Product\n\n"
+        "## Users\n\n"
+        "- [Describe the main user flow]\n"
+        "- [目标用户群体]\n"
+        "- Audience: [who reads the reports]\n"
+        "- [Style guide](docs/style.md)\n"
+        "- Keep the invoice totals in cents.\n"
+    )
+    texts = [r.text for r in _rules(tmp_path, text)]
+    assert "[Describe the main user flow]" not in texts
+    assert "[目标用户群体]" not in texts
+    assert "Audience: [who reads the reports]" in texts
+    assert "Keep the invoice totals in cents." in texts
+    assert any("Style guide" in t for t in texts)

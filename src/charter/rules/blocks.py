@@ -383,6 +383,8 @@ class _Walker:
         block.text = _unmark(block.text)
         if _DATE_STAMP.match(block.text):
             return  # "**Last Updated:** 2025-10-22": when the file was written, no rule
+        if _SLOT.match(block.text) and not block.code_comments:
+            return  # "[Describe the problem it solves]": a template's slot, never filled
         self.blocks.append(block)
 
     def attach_code(self, node: SyntaxTreeNode) -> None:
@@ -904,6 +906,10 @@ _FILE_REFERENCE = re.compile(r"#\[\[file:\s*([^\]\s`][^\]`]*?)\s*\]\]")
 _ALERT = re.compile(r"^\\?\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\\?\]\s*", re.IGNORECASE)
 
 
+#: A line that is only a bracketed slot of a template ("[Describe the main user flow]",
+#: "[目标用户群体]"): what the file's author was to write there, not a rule. Two words at
+#: least (or a Chinese or Japanese phrase), so a lone tag such as "[bash]" stays as it is.
+_SLOT = re.compile(r"^\[(?=[^\[\]]*(?:\w\s+\w|[\u3040-\u30ff\u4e00-\u9fff]{2}))[^\[\]]+\]$")
 #: A line that only dates the file or numbers its version ("**Last Updated:** 2025-10-22",
 #: "Version: 1.4.0", "_Last reviewed: March 2025_"): the file's stamp, not a rule.
 _DATE_STAMP = re.compile(
