@@ -95,6 +95,21 @@ def test_placeholders_end_the_command() -> None:
     assert parse_command("it's `odd") is None
 
 
+def test_a_program_over_a_slot_for_its_arguments_is_the_program() -> None:
+    """In "`pnpm dlx <tool>` (never `npx <tool>`)" the slot after the program stands for
+    whatever it is given, so the rule forbids the program, not nothing (one word alone
+    stays unread: it may be a keyword of the project's language)."""
+    assert parse_command("npx <tool>") == ("npx", (), frozenset())
+    assert parse_command("npx ...") == ("npx", (), frozenset())
+    assert parse_command("npx FILE") is None
+    rule = _rule("`pnpm dlx <tool>` (never `npx <tool>`)")
+    assert [c.command for c in commands_in(rule)] == ["npx <tool>"]
+    (npx,) = commands_in(rule)
+    assert npx.matches(["npx", "tsc", "--noEmit"]) and npx.matches(["npx"])
+    assert not npx.matches(["pnpm", "dlx", "tsc"])
+    assert parse_command("return <value>") is None  # a keyword of the code
+
+
 def _cmd(span: str, scopes: tuple[str, ...] = ()) -> ForbiddenCommand:
     parsed = parse_command(span)
     assert parsed is not None

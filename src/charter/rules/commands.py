@@ -64,6 +64,8 @@ _PROGRAM_NOUN = re.compile(
 #: A token that stands for something else (``<file>``, ``PACKAGE``, ``...``): the command
 #: is read up to it.
 _PLACEHOLDER = re.compile(r"[<>{}$|&()\[\]…]|^\.\.\.$|^-+$|^[A-Z][A-Z0-9_]+$")
+#: A slot for any argument written right after a program: ``<bin>``, ``<args...>``, ``...``.
+_ANY_ARGUMENT = re.compile(r"^(?:<[^<>\s]+>|\.\.\.|…)$")
 #: An assignment, comparison or arrow standing alone: code of a language, not a command
 #: (`instance.count += 1; instance.save()`).
 _OPERATOR = re.compile(r"^(?:[-+*/%&|^]|\*\*|//|<<|>>)?=$|^[!=]==?$|^=>$|^->$|^:=$")
@@ -181,6 +183,10 @@ def parse_command(span: str) -> tuple[str, tuple[str, ...], frozenset[str]] | No
         ):
             break
         kept.append(token)
+    if len(kept) == 1 and len(tokens) > 1 and _ANY_ARGUMENT.match(tokens[1]):
+        # `npx <bin>`: the program with whatever it is given, so it is the program that
+        # is named (one word alone may be a keyword of the code; a slot after it is not)
+        return (_program(kept[0]), (), frozenset()) if _PROGRAM.match(kept[0]) else None
     if len(kept) < 2 or not _PROGRAM.match(kept[0]):
         return None
     words = tuple(t for t in kept[1:] if not t.startswith("-"))
