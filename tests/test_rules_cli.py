@@ -342,3 +342,37 @@ def test_compile_without_rule_files_says_where_it_looked(repo: Path, run_charter
     assert done.returncode == 0, done.stderr
     assert "No rule files found" in done.stdout and "**/AGENTS.md" in done.stdout
     assert "Constitution: empty" not in done.stdout
+
+
+def test_rules_lists_what_was_read_with_when_each_applies(repo: Path, run_charter) -> None:
+    """`charter rules` shows every compiled rule with its citation, and says which are
+    always loaded, which are scoped, and which are retrieved per task; the filters narrow
+    it to a file or folder, to words, or to the constitution."""
+    write(repo, "CLAUDE.md", RULES)
+    write(
+        repo,
+        ".cursor/rules/ui.mdc",
+        "---\nglobs: app/**\nalwaysApply: false\n---\n\n- Prefer the shared Card component.\n",
+    )
+    proc = run_charter("rules", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["files"] == 2 and out["total"] == len(out["rules"])
+    by_text = {r["text"]: r for r in out["rules"]}
+    assert by_text["Never commit secrets or `.env` files."]["constitution"] is True
+    card = by_text["Prefer the shared Card component."]
+    assert card["scopes"] == ["app/**"] and card["source"]["path"] == ".cursor/rules/ui.mdc"
+    assert set(card) == RULE_KEYS
+
+    only_cursor = json.loads(run_charter("rules", "-s", ".cursor", "--json", cwd=repo).stdout)
+    assert [r["text"] for r in only_cursor["rules"]] == ["Prefer the shared Card component."]
+    found = json.loads(run_charter("rules", "--grep", "ALEMBIC", "--json", cwd=repo).stdout)
+    assert [r["source"]["line_start"] for r in found["rules"]] == [14]
+    core = json.loads(run_charter("rules", "--constitution", "--json", cwd=repo).stdout)
+    assert core["rules"] and all(r["constitution"] for r in core["rules"])
+    assert len(core["rules"]) < out["total"]
+
+    table = run_charter("rules", cwd=repo)
+    assert table.returncode == 0, table.stderr
+    assert "always" in table.stdout and "app/**" in table.stdout and "by task" in table.stdout
+    assert "CLAUDE.md:L5-L5" in table.stdout

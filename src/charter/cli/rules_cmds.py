@@ -56,6 +56,11 @@ def print_context(result: dict[str, Any]) -> None:
         )
 
 
+def _under(path: str, folder: str) -> bool:
+    """Whether a project-relative rule file is ``folder`` or lies below it."""
+    return path == folder or path.startswith(folder + "/")
+
+
 def _record_lint_findings(project: Any, issues: list[Any]) -> None:
     """Lint problems go into the project state, anchored to the rule's file and line, so
     the graph and the capsule's open findings see them."""
@@ -251,6 +256,75 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             print_context(result)
             console.rule("policy text")
             console.print(result["policy_text"], markup=False)
+
+    @app.command("rules")
+    def rules_cmd(
+        source: list[str] = typer.Option(
+            None, "--source", "-s", help="only rules of this rule file or folder (repeatable)"
+        ),
+        grep: str = typer.Option(
+            None, "--grep", help="only rules whose text contains TEXT (any case)"
+        ),
+        constitution: bool = typer.Option(
+            False, "--constitution", help="only the always-loaded constitution"
+        ),
+        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
+    ) -> None:
+        """List the compiled rules, cited: what Charter read from the rule files."""
+        from charter.rules.api import compiled_rules
+        from charter.rules.compiler import manual_paths
+
+        project = load_project(project_dir)
+        compiled = compiled_rules(project)
+        asked_for = set(manual_paths(compiled.sources))
+        for note in compiled.report.errors:
+            print(f"charter: note: {note}", file=sys.stderr)
+        folders = [s.strip().strip("/") for s in source or [] if s.strip().strip("/")]
+        needle = (grep or "").casefold()
+        chosen = [
+            rule
+            for rule in compiled.rules
+            if (not folders or any(_under(rule.source.path, f) for f in folders))
+            and (not needle or needle in rule.text.casefold())
+            and (rule.constitution or not constitution)
+        ]
+        if as_json:
+            emit_json(
+                {
+                    "rules": [rule.to_dict() for rule in chosen],
+                    "total": len(compiled.rules),
+                    "files": len(compiled.sources),
+                }
+            )
+            return
+        table = Table(show_lines=False, expand=True)
+        table.add_column("id", style="cyan", no_wrap=True)
+        table.add_column("applies", no_wrap=True)
+        table.add_column("rule", ratio=3, min_width=24)
+        table.add_column("source", style="dim", ratio=2, overflow="fold")
+        for rule in chosen:
+            src = rule.source
+            where = (
+                "always"
+                if rule.constitution
+                else "when asked for"
+                if src.path in asked_for
+                else ", ".join(rule.scopes) or "by task"
+            )
+            table.add_row(
+                escape(rule.id),
+                escape(where),
+                escape(rule.text),
+                escape(src.cite()),
+            )
+        if chosen:
+            console.print(table)
+        always = sum(1 for rule in chosen if rule.constitution)
+        console.print(
+            f"{len(chosen)} of {len(compiled.rules)} rules from {len(compiled.sources)} "
+            f"file(s); {always} always loaded (the constitution), the rest retrieved per task"
+        )
 
     @app.command("lint")
     def lint_cmd(

@@ -10,7 +10,13 @@ from charter.embed.registry import rules_embedder_for
 from charter.rules.compiler import CompiledRules, compile_rules, load_or_compile
 from charter.rules.retrieve import Retriever
 
-__all__ = ["compile_project", "constitution_payload", "retriever_for", "task_context"]
+__all__ = [
+    "compile_project",
+    "compiled_rules",
+    "constitution_payload",
+    "retriever_for",
+    "task_context",
+]
 
 
 def compile_project(project: Project, paths: list[Path] | None = None) -> CompiledRules:
@@ -39,6 +45,12 @@ def _served(project: Project, compiled: CompiledRules) -> CompiledRules:
     from charter.secretscan.apply import project_scanner, scrub_compiled
 
     return scrub_compiled(compiled, project_scanner(project))  # type: ignore[no-any-return]
+
+
+def compiled_rules(project: Project) -> CompiledRules:
+    """Every compiled rule as it is served (compiled on demand, secrets scrubbed): what
+    ``charter rules`` lists, so a user can see what Charter read from the files."""
+    return _served(project, load_or_compile(project, check_new=True))
 
 
 def constitution_payload(project: Project) -> dict[str, Any]:
