@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from charter.config import Project
-from charter.rules.compiler import compile_rules
+from charter.rules.compiler import CompiledRules, compile_rules, manual_paths
 from charter.rules.model import Rule
 from tests.conftest import write
 
@@ -58,6 +58,14 @@ def _by_text(rules: list[Rule], needle: str) -> Rule:
     matches = [r for r in rules if needle in r.text]
     assert matches, f"no rule containing {needle!r}"
     return matches[0]
+
+
+def _compile_tree(repo: Path, files: dict[str, str]) -> CompiledRules:
+    """Write ``files`` (project-relative path: text) into the repository and compile it:
+    the tests of where each agent keeps its rule files differ only in the tree."""
+    for rel, text in files.items():
+        write(repo, rel, text)
+    return compile_rules(Project.load(repo))
 
 
 def _check_span(root: Path, rule: Rule, first_words: str) -> None:
@@ -688,20 +696,18 @@ def test_a_cursor_rules_folder_below_the_root_applies_to_its_folder(repo: Path) 
     (an app of a monorepo keeps its own): it was not compiled at all. Its rules are
     scoped to the folder, its globs read from there, and its ``alwaysApply`` holds in
     the folder, not the whole project."""
-    write(repo, ".cursor/rules/root.mdc", "---\nalwaysApply: true\n---\n\n- Keep PRs small.\n")
-    write(
+    always = "---\nalwaysApply: true\n---\n\n"
+    rules = _compile_tree(
         repo,
-        "apps/web/.cursor/rules/angular.mdc",
-        "---\nalwaysApply: true\n---\n\n- Use signals for component state.\n",
-    )
-    write(
-        repo,
-        "apps/web/.cursor/rules/tests.mdc",
-        "---\nglobs: src/**/*.spec.ts\nalwaysApply: false\n---\n\n- Test with Vitest.\n",
-    )
-    write(repo, "apps/web/.cursor/rules/notes.md", "# Notes\n\n- Prefer OnPush change detection.\n")
-    compiled = compile_rules(Project.load(repo))
-    rules = compiled.rules
+        {
+            ".cursor/rules/root.mdc": always + "- Keep PRs small.\n",
+            "apps/web/.cursor/rules/angular.mdc": always + "- Use signals for component state.\n",
+            "apps/web/.cursor/rules/tests.mdc": (
+                "---\nglobs: src/**/*.spec.ts\nalwaysApply: false\n---\n\n- Test with Vitest.\n"
+            ),
+            "apps/web/.cursor/rules/notes.md": "# Notes\n\n- Prefer OnPush change detection.\n",
+        },
+    ).rules
     root = _by_text(rules, "Keep PRs small")
     assert root.scopes == [] and root.constitution
     signals = _by_text(rules, "signals")
@@ -716,16 +722,18 @@ def test_roo_code_rules_folders_are_read(repo: Path) -> None:
     ``.roorules`` file, and a mode's own in ``.roo/rules-<mode>/``: none was compiled.
     The workspace rules apply as plain rules; a mode's are loaded only in the mode the
     user picks, so they are retrieved per task and pinned by no heading."""
-    write(repo, ".roo/rules/style.md", "# Style\n\n- Keep handlers free of static state.\n")
-    write(repo, ".roo/rules/notes/flow.md", "# Flow\n\n- Route each update through one queue.\n")
-    write(repo, ".roo/rules/extra.txt", "Log every retry with its attempt number.\n")
-    write(
+    compiled = _compile_tree(
         repo,
-        ".roo/rules-review/checks.md",
-        "# Never skip\n\n- Grade each change from A to D before approving it.\n",
+        {
+            ".roo/rules/style.md": "# Style\n\n- Keep handlers free of static state.\n",
+            ".roo/rules/notes/flow.md": "# Flow\n\n- Route each update through one queue.\n",
+            ".roo/rules/extra.txt": "Log every retry with its attempt number.\n",
+            ".roo/rules-review/checks.md": (
+                "# Never skip\n\n- Grade each change from A to D before approving it.\n"
+            ),
+            ".roo/rules-review/AGENTS.md": "# Review\n\n- Quote the line you comment on.\n",
+        },
     )
-    write(repo, ".roo/rules-review/AGENTS.md", "# Review\n\n- Quote the line you comment on.\n")
-    compiled = compile_rules(Project.load(repo))
     rules = compiled.rules
     assert _by_text(rules, "static state").source.path == ".roo/rules/style.md"
     assert _by_text(rules, "one queue").scopes == []
@@ -734,19 +742,22 @@ def test_roo_code_rules_folders_are_read(repo: Path) -> None:
     assert not grading.constitution
     quoted = _by_text(rules, "Quote the line")
     assert quoted.scopes == []  # a mode's file, not an AGENTS.md nested in a folder
-    kinds = {s["path"]: s for s in compiled.sources}
-    assert kinds[".roo/rules-review/checks.md"].get("manual") is True
-    assert kinds[".roo/rules-review/AGENTS.md"].get("manual") is True
-    assert not kinds[".roo/rules/style.md"].get("manual")
+    assert manual_paths(compiled.sources) == {
+        ".roo/rules-review/checks.md",
+        ".roo/rules-review/AGENTS.md",
+    }
 
 
 def test_roorules_files_are_read(repo: Path) -> None:
-    write(repo, ".roorules", "- Prefer records over mutable classes for messages.\n")
-    write(repo, ".roorules-debug", "- Reproduce the failure in a test before a fix.\n")
-    compiled = compile_rules(Project.load(repo))
+    compiled = _compile_tree(
+        repo,
+        {
+            ".roorules": "- Prefer records over mutable classes for messages.\n",
+            ".roorules-debug": "- Reproduce the failure in a test before a fix.\n",
+        },
+    )
     assert _by_text(compiled.rules, "records over").source.path == ".roorules"
-    sources = {s["path"]: s for s in compiled.sources}
-    assert sources[".roorules-debug"].get("manual") is True
+    assert manual_paths(compiled.sources) == {".roorules-debug"}
 
 
 def test_cline_folders_that_hold_no_rules_and_workflows(repo: Path) -> None:
@@ -756,32 +767,28 @@ def test_cline_folders_that_hold_no_rules_and_workflows(repo: Path) -> None:
     when the user types its name: retrieved per task, no heading of it pins a rule, and
     it is no file of rules for every change. ``paths:`` front matter scopes a rule file
     as Claude Code's does."""
-    write(repo, ".clinerules/general.md", "# General\n\n- Keep modules under 400 lines.\n")
-    write(
+    compiled = _compile_tree(
         repo,
-        ".clinerules/hooks/README.md",
-        "# Hooks\n\n## Security Considerations\n\n- Hooks run with your permissions.\n",
+        {
+            ".clinerules/general.md": "# General\n\n- Keep modules under 400 lines.\n",
+            ".clinerules/hooks/README.md": (
+                "# Hooks\n\n## Security Considerations\n\n- Hooks run with your permissions.\n"
+            ),
+            ".clinerules/skills/notes/SKILL.md": "# Notes skill\n\n- Summarise the diff.\n",
+            ".clinerules/skills/other/guide.md": "# Guide\n\n- Open the template first.\n",
+            ".clinerules/workflows/release.md": (
+                "# Release\n\n## Never push a tag twice\n\n- Tag the release commit once.\n"
+            ),
+            ".clinerules/web.md": (
+                "---\npaths:\n  - web/**/*.tsx\n---\n\n- Wrap every page in the layout shell.\n"
+            ),
+        },
     )
-    write(repo, ".clinerules/skills/notes/SKILL.md", "# Notes skill\n\n- Summarise the diff.\n")
-    write(repo, ".clinerules/skills/other/guide.md", "# Guide\n\n- Open the template first.\n")
-    write(
-        repo,
-        ".clinerules/workflows/release.md",
-        "# Release\n\n## Never push a tag twice\n\n- Tag the release commit once.\n",
-    )
-    write(
-        repo,
-        ".clinerules/web.md",
-        "---\npaths:\n  - web/**/*.tsx\n---\n\n- Wrap every page in the layout shell.\n",
-    )
-    compiled = compile_rules(Project.load(repo))
     rules = compiled.rules
     paths = {r.source.path for r in rules}
     assert not any("/hooks/" in p or "/skills/" in p for p in paths), paths
     tag = _by_text(rules, "Tag the release commit")
     assert not tag.constitution
-    sources = {s["path"]: s for s in compiled.sources}
-    assert sources[".clinerules/workflows/release.md"].get("manual") is True
-    assert not sources[".clinerules/general.md"].get("manual")
+    assert manual_paths(compiled.sources) == {".clinerules/workflows/release.md"}
     assert _by_text(rules, "layout shell").scopes == ["web/**/*.tsx"]
     assert _by_text(rules, "400 lines").scopes == []
