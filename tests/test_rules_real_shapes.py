@@ -494,6 +494,33 @@ def test_a_title_case_line_over_a_list_is_its_section_not_a_rule(tmp_path: Path)
     ]
 
 
+def test_a_short_sentence_case_label_over_a_list_is_its_section_not_a_rule(
+    tmp_path: Path,
+) -> None:
+    # generated instruction files title their parts in plain sentence case, each line
+    # straight over its list: a label that instructs nothing is the list's section (alone
+    # it asked nothing and spent the budget); one that instructs stays a rule
+    rules = _rules(
+        tmp_path,
+        "## Instructions for this repo\n\n"
+        "Local development\n"
+        "- Serve the site with `hugo serve`.\n\n"
+        "Key files to know\n"
+        "- `config.toml`: menus and permalinks.\n\n"
+        "Build and deploy\n"
+        "- Build with `hugo`.\n\n"
+        "Never commit these\n"
+        "- Files under `docs/`.\n",
+    )
+    got = [(r.text, r.source.line_start, r.source.section) for r in rules]
+    top = "Instructions for this repo"
+    assert ("Serve the site with `hugo serve`.", 4, f"{top} > Local development") in got, got
+    assert ("`config.toml`: menus and permalinks.", 7, f"{top} > Key files to know") in got, got
+    assert all(text not in ("Local development", "Key files to know") for text, _, _ in got)
+    assert ("Build and deploy", 9, top) in got, got
+    assert any(text.startswith("Never commit these") for text, _, _ in got), got
+
+
 def test_label_value_lines_and_hard_breaks_are_one_rule_each(tmp_path: Path) -> None:
     # "Backend: Node.js" is a statement, not a title over the lines under it; a line
     # ended with two spaces (a Markdown hard break) was ended on purpose
@@ -1229,6 +1256,23 @@ def test_a_comment_that_introduces_a_command_loses_its_colon(tmp_path: Path) -> 
     texts = [r.text for r in rules]
     assert '`./gradlew test --tests "a.BSpek"` (Run a single test class)' in texts, texts
     assert "`./gradlew build` (Build + test + lint)" in texts, texts
+
+
+def test_a_command_shown_with_the_comment_above_it_cites_that_comment(tmp_path: Path) -> None:
+    """ "# Run tests for a specific package" over ``go test ./pkg`` is shown in brackets
+    after the command: the citation covers the comment's line too, and only where the
+    comment is shown (a trailing comment replaces it, the next command has none)."""
+    rules = _rules(
+        tmp_path,
+        "# Commands\n\n```bash\n# Run tests for a specific package\ngo test -v ./pkg\n\n"
+        "# Coverage\nexport PKGS=a\ngo test -coverpkg=$PKGS\n\n"
+        "# ignored above a trailing one\nmake lint  # Lint everything\n```\n",
+    )
+    spans = {r.text: (r.source.line_start, r.source.line_end) for r in rules}
+    assert spans["`go test -v ./pkg` (Run tests for a specific package)"] == (4, 5), spans
+    assert spans["`export PKGS=a` (Coverage)"] == (7, 8), spans
+    assert spans["`go test -coverpkg=$PKGS`"] == (9, 9), spans
+    assert spans["`make lint` (Lint everything)"] == (12, 12), spans
 
 
 def test_a_label_without_its_colon_over_bare_commands_is_one_rule(tmp_path: Path) -> None:

@@ -105,8 +105,10 @@ def test_claude_md_units_spans_and_sections(repo: Path) -> None:
     assert lint.source.line_end == lint.source.line_start
     ruff = _by_text(rules, "`ruff check .`")
     assert ruff.kind == "command" and "catches unused imports" in ruff.text
-    _check_span(repo, ruff, "ruff check .")
-    assert ruff.source.line_end == ruff.source.line_start
+    # cited from the comment it is shown with to the command
+    _check_span(repo, ruff, "catches unused imports")
+    assert "ruff check ." in lines[ruff.source.line_end - 1]
+    assert ruff.source.line_end == ruff.source.line_start + 1
     assert "Always run the linter" in ruff.search_text
     mypy = _by_text(rules, "`mypy src`")
     assert mypy.text == "`mypy src` (types too)"
@@ -309,7 +311,8 @@ def test_shell_blocks_transcripts_scripts_and_continuations(repo: Path) -> None:
     assert not any("psql" in text for text in commands)
     # a backslash continuation is one command, with the comment above it
     start, end = commands["`fly deploy --app preview` (deploy the preview)"]
-    assert lines[start - 1].startswith("fly deploy") and lines[end - 1].strip() == "--app preview"
+    assert lines[start - 1] == "# deploy the preview", lines[start - 1]
+    assert lines[start].startswith("fly deploy") and lines[end - 1].strip() == "--app preview"
 
 
 def test_a_root_rule_file_linked_into_a_folder_applies_everywhere(repo: Path) -> None:
@@ -564,7 +567,8 @@ def test_a_command_with_a_failure_handler_keeps_the_block_a_list(repo: Path) -> 
     # before, the `|| { …; exit 1; }` brace group made the block a script: no command
     note = "(C# style check (fail on real violations only))"
     rule = commands[f"`dotnet format --verify-no-changes --nologo` {note}"]
-    assert (rule.source.line_start, rule.source.line_end) == (22, 23)
+    # cited from its comment's line to the handler's
+    assert (rule.source.line_start, rule.source.line_end) == (21, 23)
     assert any(text.startswith("`gdlint $(git diff") for text in commands)
     assert any(text.startswith("`.tools/fix_indent.sh") for text in commands)
     assert not any("echo" in text for text in commands)

@@ -17,7 +17,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from charter.rules.annotate import polarity
+from charter.rules.annotate import is_directive, polarity
 
 if TYPE_CHECKING:
     from markdown_it.tree import SyntaxTreeNode
@@ -283,6 +283,7 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
     prompted = any(_PROMPT.match(line) for line in lines)
     out: list[tuple[int, int, str]] = []
     note = ""
+    noted = 0  # the line of the comment above that ``note`` came from
     parts: list[str] = []
     begun = 0
     where = ""  # the folder a `cd DIR` line moved to
@@ -290,15 +291,16 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
         line = first_line + 1 + offset
         stripped = raw.strip()
         if offset in skipped:
-            note = ""
+            note, noted = "", 0
             continue
         if not parts:
             if not stripped or stripped.startswith("#!"):
-                note = ""
+                note, noted = "", 0
                 continue
             comment = _COMMENT.match(raw)
             if comment and comment.group(1) == "#":
                 note = _comment_label(comment.group(2).strip())
+                noted = line if note else 0
                 continue
             if prompted and not _PROMPT.match(raw):
                 continue  # output of the command before it
@@ -312,12 +314,12 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
         parts = []
         trailing = _TRAILING_COMMENT.search(command)
         if trailing:
-            note = _comment_label(trailing.group(1).strip())
+            note, noted = _comment_label(trailing.group(1).strip()), 0
             command = command[: trailing.start()].strip()
         moved = _CD.match(command)
         if moved and moved.group(1) in ("..", "-", "~"):
             where = ""  # back where the block started: no rule in it
-            note = ""  # its comment ("cd ..  # Go to the parent repo") is about the cd
+            note, noted = "", 0  # its comment ("cd ..  # Go to the parent repo") is the cd's
             continue
         # "# Run a single test class:" over the command introduces it: in brackets after
         # the command the colon points at nothing
@@ -325,10 +327,12 @@ def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str
         if where:
             # "cd cli" then "go test ./cli": the command says where it runs
             shown = f"{shown}; in `{where}`" if shown else f"in `{where}`"
-        out.append((begun, line, f"`{command}`" + (f" ({shown})" if shown else "")))
+        # the comment line shown with the command is part of what it cites
+        first = noted if shown and noted else begun
+        out.append((first, line, f"`{command}`" + (f" ({shown})" if shown else "")))
         if moved:
             where = moved.group(1).rstrip("/")
-        note = ""
+        note, noted = "", 0
         if len(out) > _MAX_COMMANDS:
             return []
     return out
@@ -569,6 +573,17 @@ class _Walker:
                         self.walk_list(
                             after, lead, depth, prefix=negated or quoted, negation=negated
                         )
+                    walked.add(index + 1)
+                    continue
+                label = _list_label(node)
+                if label and not _bare_commands(after):
+                    # "Build and deploy" alone on a line over its list, in sentence case
+                    # and without a colon (files written as plain text, as generated
+                    # instruction files often are): it names the section, as a heading
+                    # would; alone it asks nothing and only spent the budget
+                    self.headings.append((99, label))
+                    self.walk_list(after, context, depth)
+                    self.headings.pop()
                     walked.add(index + 1)
                     continue
             if index in walked:
@@ -1054,6 +1069,21 @@ def _plain_heading(node: SyntaxTreeNode) -> str:
     if all(w[:1].isupper() or not w[:1].isalpha() or w.lower() in _MINOR_WORDS for w in words):
         return plain
     return ""
+
+
+def _list_label(node: SyntaxTreeNode) -> str:
+    """The section a short one-line paragraph names for the list under it, or ``""``: at
+    most five words, no sentence or label punctuation and nothing that instructs ("Local
+    development", "Key files to know"; not "Always run these", "Never commit" or "Follow
+    these rules", which stay rules). Title Case lines are :func:`_plain_heading`'s."""
+    inline = [c for c in node.children if c.type == "inline"]
+    if len(inline) != 1 or "\n" in inline[0].content.strip():
+        return ""
+    plain = re.sub(r"[*_`#]+", "", inline[0].content).strip()
+    words = plain.split()
+    if not 0 < len(words) <= 5 or not plain[:1].isupper() or re.search(r"[.!?;:()\[\]]", plain):
+        return ""
+    return "" if is_directive(plain) else plain
 
 
 #: Bullets that are not Markdown list markers ("• Use tabs", "✅ Use named exports",

@@ -50,8 +50,9 @@ if TYPE_CHECKING:
 #: front-matter list are read, "`X` is generated … — never edit it" forbids editing `X`;
 #: 29: Roo Code's rules folders and Cline's workflows are read (loaded by name: the
 #: sources say "manual"), Cline's hooks and skills folders and a template's unfilled
-#: "[slot]" line are no rules, a quoted argument over several lines is one command)
-STATE_VERSION = 29
+#: "[slot]" line are no rules, a quoted argument over several lines is one command;
+#: 30: a command shown with the comment above it cites that comment's line too)
+STATE_VERSION = 30
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
