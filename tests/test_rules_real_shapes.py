@@ -521,6 +521,32 @@ def test_a_short_sentence_case_label_over_a_list_is_its_section_not_a_rule(
     assert any(text.startswith("Never commit these") for text, _, _ in got), got
 
 
+def test_a_bare_fence_left_open_after_a_detached_example_loses_no_rules(tmp_path: Path) -> None:
+    # an example's opening fence indented in its list item, its code not: the item (and
+    # that block) ends at the code's first line, so the closing fence opens a block that
+    # runs to the end of the file, and every rule after it was read as code
+    rules = _rules(
+        tmp_path,
+        "Testing\n"
+        "- Use individual `@test` calls.\n"
+        "- Example:\n"
+        "  ```julia\n"
+        "@testitem begin\n"
+        "    @test f(2) == 3\n"
+        "end\n"
+        "  ```\n\n"
+        "Dependencies\n"
+        "- Specify version constraints in the Project.toml file.\n"
+        "- Use include() to split large modules.\n",
+    )
+    spans = {r.text: r.source.line_start for r in rules}
+    assert spans.get("Specify version constraints in the Project.toml file.") == 11, spans
+    assert spans.get("Use include() to split large modules.") == 12, spans
+    # a fence naming its language and left open is code to the end, as CommonMark says
+    open_code = _rules(tmp_path, "# Setup\n\n```bash\nnpm test\n- not a rule\n")
+    assert not any("not a rule" in r.text and r.kind == "item" for r in open_code)
+
+
 def test_label_value_lines_and_hard_breaks_are_one_rule_each(tmp_path: Path) -> None:
     # "Backend: Node.js" is a statement, not a title over the lines under it; a line
     # ended with two spaces (a Markdown hard break) was ended on purpose

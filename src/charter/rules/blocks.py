@@ -35,7 +35,42 @@ def _markdown() -> Any:
 def _tree(text: str) -> SyntaxTreeNode:
     from markdown_it.tree import SyntaxTreeNode
 
-    return SyntaxTreeNode(_markdown().parse(text))
+    tokens = _markdown().parse(text)
+    for _ in range(_STRAY_FENCE_ROUNDS):
+        stray = _stray_fence(tokens, text)
+        if stray is None:
+            break
+        # the line stays, blank, so every later span still points at its own line
+        lines = text.split("\n")
+        lines[stray] = ""
+        text = "\n".join(lines)
+        tokens = _markdown().parse(text)
+    return SyntaxTreeNode(tokens)
+
+
+#: Bare fences recovered from per file, at most (each needs a parse of the file).
+_STRAY_FENCE_ROUNDS = 4
+
+
+def _stray_fence(tokens: list[Any], text: str) -> int | None:
+    """The line of a bare fence (no language after it) that opens a block never closed,
+    or None. It is the closer of an example whose opening fence sat indented in a list
+    item while its code did not (the item, and the block, ended at the code's first
+    line): CommonMark then reads the rest of the file as code, so every rule after it
+    was lost. A fence naming a language and left open is code, and stays so."""
+    lines = text.split("\n")
+    last = max((i + 1 for i, line in enumerate(lines) if line.strip()), default=0)
+    for token in tokens:
+        if token.type != "fence" or token.info.strip() or not token.map:
+            continue
+        start, end = token.map
+        if end < last:
+            continue
+        closing = lines[end - 1].strip() if end - 1 > start else ""
+        fence = token.markup
+        if not (closing.startswith(fence[0] * len(fence)) and not closing.strip(fence[0])):
+            return int(start)
+    return None
 
 
 #: A comment line of code; a shebang (``#!/usr/bin/env bash``) says which shell, not why.
