@@ -1029,6 +1029,42 @@ def test_a_brief_is_not_cut_inside_an_abbreviation_a_parenthesis_or_after_a_labe
     )
 
 
+def test_a_brief_keeps_the_link_its_label_or_preposition_points_at() -> None:
+    """A table row of a CLAUDE.md index, "Where: [skill](path/SKILL.md) | Use for: …", was
+    briefed "Where: …", and "helpers … can be found in [Dockerfile](…)" as "… found in
+    …": the link, too long for the cut, was dropped and the line pointed at nothing."""
+    from charter.rules.render import compact
+
+    row = (
+        "Where: [add-data-table](.tools/skills/add-data-table/SKILL.md) | Use for: Postgres "
+        "`data.*` tables via `data-schema/` (spec, verify, load, publish) — not the "
+        "static datasets of the map"
+    )
+    assert compact(row, 20) == "Where: [add-data-table](.tools/skills/add-data-table/SKILL.md) …"
+    found = "Helpers are installed which can be found in [worker.Dockerfile](../worker.Dockerfile)"
+    assert compact(found, 16) == found
+    see = (
+        "Agent orchestration (parent + workers): see [`.tools/rules/orchestrator.md`]"
+        "(.tools/rules/orchestrator.md) (`@orchestrator`)."
+    )
+    assert compact(see, 20) == (
+        "Agent orchestration (parent + workers): see [`.tools/rules/orchestrator.md`]"
+        "(.tools/rules/orchestrator.md) …"
+    )
+    # a word that is no link, URL or code span is still cut away, as is a link the
+    # doubled limit cannot hold
+    assert (
+        compact(
+            "Check last git tag to find what version we are branched from (e.g. 3.22 tag). "
+            "Based on that, add description to new fields with ADDED_IN_{VERSION} clause",
+            20,
+        )
+        == "Check last git tag to find what version we are branched from …"
+    )
+    far = "Read the notes in " + "[x](" + "/".join(["segment"] * 30) + ") first."
+    assert compact(far, 12) == "Read the notes in …"
+
+
 def test_items_under_a_prohibition_are_shown_with_it(tmp_path: Path) -> None:
     # a heading that forbids over items that name things, a longer lead-in whose
     # prohibition opens it, and one that only mentions "cannot" in a reason

@@ -32,13 +32,42 @@ def compact(text: str, max_tokens: int) -> str:
         return text
     out = _longest(_SENTENCE.split(text), max_tokens)
     if not out:
-        out = _longest(text.split(), max_tokens - 1)
+        words = text.split()
+        out = _longest(words, max_tokens - 1)
         if out.count("(") > out.count(")"):
             # a cut inside a parenthesis ("… branched from (e.g. …"): before it
             out = out[: out.rindex("(")].rstrip(" ,;:—-") or out
+        out = _with_its_object(out, words, 2 * max_tokens)
+        if out == " ".join(words):
+            return text
         if (out.endswith(":") or len(out.split()) <= 2) and count_tokens(text) <= 2 * max_tokens:
             return text
     return out + " …"
+
+
+#: words after which a cut leaves the sentence pointing at nothing ("can be found in …")
+_LEADS_TO = frozenset({"at", "by", "from", "in", "into", "of", "on", "see", "to", "under", "via"})
+#: a word the cut cannot shorten: a Markdown link, a URL, a code span
+_WHOLE_WORD = re.compile(r"^(?:\[[^\]]*\]\([^)\s]*\)|https?://\S+|`[^`]+`)[.,;:)]*$")
+
+
+def _with_its_object(out: str, words: list[str], limit: int) -> str:
+    """``out`` (the first words of ``words``) with the next word too when ``out`` ends on a
+    label ("Where:") or a word that leads to what follows ("found in", "see") and that
+    word is a link, URL or code span, within ``limit`` tokens. A link too long for the cut
+    was dropped whole: "Where: [setup](docs/setup.md) | Use for: …" was shown as "Where:
+    …", and "helpers can be found in [Dockerfile](Dockerfile)" as "… found in …"."""
+    kept = out.split()
+    if not kept or len(kept) >= len(words) or kept != words[: len(kept)]:
+        return out
+    last = kept[-1].lower()
+    if not (last.endswith((":", "：")) or last in _LEADS_TO):
+        return out
+    nxt = words[len(kept)]
+    if not _WHOLE_WORD.match(nxt):
+        return out
+    longer = f"{out} {nxt}"
+    return longer if count_tokens(longer) <= limit else out
 
 
 def compact_keeping_directive(text: str, max_tokens: int) -> str:

@@ -52,8 +52,9 @@ if TYPE_CHECKING:
 #: sources say "manual"), Cline's hooks and skills folders and a template's unfilled
 #: "[slot]" line are no rules, a quoted argument over several lines is one command;
 #: 30: a command shown with the comment above it cites that comment's line too; 31: a
-#: bare fence left open to the end of the file is a stray closer, not code)
-STATE_VERSION = 31
+#: bare fence left open to the end of the file is a stray closer, not code; 32: a
+#: rule's brief keeps the link, URL or code span its label or "found in" points at)
+STATE_VERSION = 32
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
