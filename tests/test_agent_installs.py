@@ -472,6 +472,37 @@ def test_install_warns_when_the_bare_command_will_not_be_found(repo: Path) -> No
     assert res.returncode == 0 and "not on PATH" not in res.stdout
 
 
+def test_claude_code_install_run_as_a_module_warns_when_charter_is_not_on_path(
+    repo: Path,
+) -> None:
+    """``python -m charter install claude-code`` with no ``charter`` on PATH wrote hooks
+    running the bare ``charter`` (no executable to name) and said nothing, while the
+    Cursor, Codex and Gemini installs warn: every hook then failed until ``doctor`` was
+    run. It now says so, naming the folder of the console script beside the interpreter."""
+    import os
+    import subprocess
+
+    from tests.conftest import CHARTER, CHARTER_BIN
+
+    def install(path: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "PATH": path}
+        return subprocess.run(
+            [*CHARTER, "install", "claude-code"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+
+    res = install("/usr/bin:/bin")
+    assert res.returncode == 0, res.stderr
+    assert '"command": "charter hook session-start"' in (repo / ".claude/settings.json").read_text()
+    assert "not on PATH" in res.stdout and str(CHARTER_BIN.parent) in res.stdout
+    res = install(f"{CHARTER_BIN.parent}:/usr/bin:/bin")
+    assert res.returncode == 0 and "not on PATH" not in res.stdout
+
+
 @pytest.mark.parametrize(
     "agent,rel,event",
     [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -44,18 +45,32 @@ def install_other(
             soft_wrap=True,
             markup=False,
         )
-    if not uninstall and shutil.which("charter") is None:
-        from charter.integrations.claude_code.installer import charter_executable
+    if not uninstall:
+        note_when_not_on_path(target)
 
-        exe = charter_executable()
-        where = f"put {exe.parent} on the agent's PATH" if exe else "install Charter on PATH"
-        console.print(
-            f"note: `charter` is not on PATH here, and {target}'s hooks and MCP server run "
-            f"`charter` from PATH: {where} (activate the virtualenv, or pipx install "
-            "Charter) or they never run",
-            soft_wrap=True,
-            markup=False,
-        )
+
+def note_when_not_on_path(target: str, *, bare_only: bool = False) -> None:
+    """Say so when the installed hooks run the bare ``charter`` and PATH does not find it
+    here. ``bare_only``: the installer wrote the bare command only when it found no
+    ``charter`` executable at all (Claude Code's, which otherwise writes the path)."""
+    if shutil.which("charter") is not None:
+        return
+    from charter.integrations.claude_code.installer import charter_executable
+
+    exe = charter_executable()
+    if bare_only and exe is not None:
+        return
+    # run as `python -m charter`: the console script beside the interpreter, if any
+    beside = Path(sys.executable).with_name("charter.exe" if os.name == "nt" else "charter")
+    folder = exe.parent if exe else (beside.parent if beside.is_file() else None)
+    where = f"put {folder} on the agent's PATH" if folder else "install Charter on PATH"
+    console.print(
+        f"note: `charter` is not on PATH here, and {target}'s hooks and MCP server run "
+        f"`charter` from PATH: {where} (activate the virtualenv, or pipx install "
+        "Charter) or they never run",
+        soft_wrap=True,
+        markup=False,
+    )
 
 
 def register(app: typer.Typer) -> None:

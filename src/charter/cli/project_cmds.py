@@ -95,3 +95,7 @@ def register(app: typer.Typer) -> None:
         )
         for line in changed:
             console.print(line)
+        if not uninstall and not dry_run:
+            from charter.cli.install_cmds import note_when_not_on_path
+
+            note_when_not_on_path("Claude Code", bare_only=True)
