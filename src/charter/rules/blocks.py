@@ -1090,14 +1090,20 @@ _MINOR_WORDS = frozenset(
 )
 
 
+def _one_line(node: SyntaxTreeNode) -> str:
+    """A one-line paragraph's text without emphasis, code or heading marks; ``""`` when
+    the paragraph runs over more than one line."""
+    inline = [c for c in node.children if c.type == "inline"]
+    if len(inline) != 1 or "\n" in inline[0].content.strip():
+        return ""
+    return re.sub(r"[*_`#]+", "", inline[0].content).strip()
+
+
 def _plain_heading(node: SyntaxTreeNode) -> str:
     """The heading a one-line paragraph is, or ``""``: Title Case words, at most six, no
     sentence punctuation and no "label: value" colon ("Key Principles", "Python/FastAPI",
     "FastAPI-Specific Guidelines"; not "Follow these rules" or "Frontend: React")."""
-    inline = [c for c in node.children if c.type == "inline"]
-    if len(inline) != 1 or "\n" in inline[0].content.strip():
-        return ""
-    plain = re.sub(r"[*_`#]+", "", inline[0].content).strip()
+    plain = _one_line(node)
     words = plain.split()
     if not 0 < len(words) <= 6 or not plain[:1].isupper() or re.search(r"[.!?,;:]", plain):
         return ""
@@ -1111,10 +1117,7 @@ def _list_label(node: SyntaxTreeNode) -> str:
     most five words, no sentence or label punctuation and nothing that instructs ("Local
     development", "Key files to know"; not "Always run these", "Never commit" or "Follow
     these rules", which stay rules). Title Case lines are :func:`_plain_heading`'s."""
-    inline = [c for c in node.children if c.type == "inline"]
-    if len(inline) != 1 or "\n" in inline[0].content.strip():
-        return ""
-    plain = re.sub(r"[*_`#]+", "", inline[0].content).strip()
+    plain = _one_line(node)
     words = plain.split()
     if not 0 < len(words) <= 5 or not plain[:1].isupper() or re.search(r"[.!?;:()\[\]]", plain):
         return ""
