@@ -7,12 +7,17 @@ import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import typer
 from rich.console import Console
 
 from charter.config import Project
 from charter.errors import CharterError
+
+#: The ``--project/-C`` option every command that reads a project takes (its default is
+#: the cwd: ``project_dir: ProjectDir = Path(".")``), declared once so all say the same.
+ProjectDir = Annotated[Path, typer.Option("--project", "-C", help="project root")]
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)

@@ -17,7 +17,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from charter.cli.common import console, emit_json, emit_jsonl, err_console, load_project
+from charter.cli.common import ProjectDir, console, emit_json, emit_jsonl, err_console, load_project
 from charter.decisions.drift.result import ARTIFACT_KINDS
 from charter.errors import CharterError
 
@@ -174,7 +174,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
         out: Path | None = typer.Option(
             None, "--out", help="write the merged file here instead of the project store"
         ),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Mechanically merge questions and answers into pgc_clarifications."""
@@ -207,7 +207,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
             False, "--adr", help="read MADR / Nygard ADRs (files or folders) and bind accepted ones"
         ),
         dry_run: bool = typer.Option(False, "--dry-run", help="report only; store nothing"),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Import constraints from another stage (intake form, YAML, JSON, or ADRs)."""
@@ -246,7 +246,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
         hard: bool = typer.Option(False, "--hard", help="the user marked it a hard constraint"),
         exclusion: bool = typer.Option(False, "--exclusion", help="the answer excludes scope"),
         preference: bool = typer.Option(False, "--preference", help="a preference only"),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Add one clarification (question and, optionally, its answer)."""
@@ -285,7 +285,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
         clarification_id: str = typer.Argument(..., metavar="ID", help="the clarification's id"),
         value: str = typer.Argument(..., help="choice id(s) (comma-separated), text, yes/no"),
         hard: bool = typer.Option(False, "--hard", help="also mark it a hard constraint"),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Answer an open or informational clarification (bound ones: renegotiate)."""
@@ -302,7 +302,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
     @decisions_app.command("list")
     def list_cmd(
         binding_only: bool = typer.Option(False, "--binding", help="only bound constraints"),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """List clarifications with their binding status and reason."""
@@ -320,7 +320,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
 
     @decisions_app.command("invariants")
     def invariants_cmd(
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """The bound constraints as normalized invariant statements."""
@@ -342,7 +342,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
         answer: str | None = typer.Option(None, "--answer", help="the new answer (explicit)"),
         reason: str | None = typer.Option(None, "--reason", help="why it changes"),
         yes: bool = typer.Option(False, "--yes", help="confirm without a prompt"),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Change a bound constraint explicitly: shown verbatim, new answer, confirmation."""
@@ -387,7 +387,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
 
     @decisions_app.command("history")
     def history_cmd(
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """The append-only, hash-chained change history."""
@@ -413,7 +413,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
 
     @decisions_app.command("verify")
     def verify_cmd(
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Check the hash chain and replay the history: exits 3 if they disagree.
@@ -455,7 +455,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
 
     @decisions_app.command("restore")
     def restore_cmd(
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
     ) -> None:
         """Undo an outside edit: put back the last recorded decisions file."""
         from charter.decisions.service import store_for
@@ -521,7 +521,7 @@ def _register_drift(app: typer.Typer, drift_app: typer.Typer, eval_app: typer.Ty
         constraints: Path | None = typer.Option(
             None, "--constraints", help="a pgc_clarifications file instead of the project's"
         ),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
     ) -> None:
         """Inject the canonical clarifications (verbatim) and invariants into a template."""
         from charter.decisions.render import render_template
@@ -550,7 +550,7 @@ def _register_drift(app: typer.Typer, drift_app: typer.Typer, eval_app: typer.Ty
             None, "--batch", help="JSONL of {text, id?, artifact_kind?}: one result per line"
         ),
         no_semantic: bool = typer.Option(False, "--no-semantic", help="lexical layer only"),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Check an artifact against the bound constraints (QA-PGC-001..004); exit 1 on fail."""
@@ -597,7 +597,7 @@ def _register_drift(app: typer.Typer, drift_app: typer.Typer, eval_app: typer.Ty
         predictions: Path | None = typer.Option(
             None, "--predictions", help="also write predictions JSONL (bench format)"
         ),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """P/R/F1 of fail detection, per-rule recall, attribution, false alarms by tag."""

@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from charter.cli.common import console, emit_json, load_project, not_a_project
+from charter.cli.common import ProjectDir, console, emit_json, load_project, not_a_project
 from charter.config import Project
 from charter.errors import CharterError
 from charter.paths import find_root
@@ -35,7 +35,7 @@ def register(app: typer.Typer) -> None:
     @app.command("doctor")
     def doctor_cmd(
         check: list[str] = typer.Option([], "--check", help="run only these checks"),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Check the project's Charter setup; each line has a status and how to fix it."""

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from charter.cli.common import console, emit_json, load_project
+from charter.cli.common import ProjectDir, console, emit_json, load_project
 from charter.errors import CharterError
 
 
@@ -17,7 +17,7 @@ def register(app: typer.Typer) -> None:
         out: Path = typer.Option(
             None, "--out", help="output directory (default: .charter/export/FORMAT)"
         ),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="list the files written as JSON"),
     ) -> None:
         """Write the constitution and scoped shards as FORMAT's rule files, with citations."""

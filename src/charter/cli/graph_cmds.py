@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from charter.cli.common import console, emit_json, err_console, load_project
+from charter.cli.common import ProjectDir, console, emit_json, err_console, load_project
 from charter.graph.text import surface_forms
 
 _NOTES_SHOWN = 10  # notes other than binary files listed by `charter graph build`
@@ -101,7 +101,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
 
     @graph_app.command("build")
     def graph_build(
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine-readable report"),
     ) -> None:
         """Build or update .charter/graph/snapshot.json (only changed files re-parsed)."""
@@ -133,7 +133,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
 
     @graph_app.command("status")
     def graph_status(
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine-readable status"),
     ) -> None:
         """Snapshot id, capsule cache key and counts, bringing the graph up to date."""
@@ -157,7 +157,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         text: str = typer.Argument(..., help="a name or part of a path"),
         kind: str = typer.Option(None, "--type", help="only nodes of this type (symbol, …)"),
         limit: int = typer.Option(20, "--limit", help="nodes listed"),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine-readable result"),
     ) -> None:
         """Find nodes by name or path, exact names first: the ids to show or ask about."""
@@ -188,7 +188,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         ref: str = typer.Argument(..., help="a node id, a file path or a unique name"),
         relation: str = typer.Option(None, "--relation", help="only edges of this relation"),
         limit: int = typer.Option(50, "--limit", help="edges listed"),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine-readable result"),
     ) -> None:
         """One node and its edges, grouped by relation and direction."""
@@ -224,7 +224,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
     @graph_app.command("impact")
     def graph_impact(
         ref: str = typer.Argument(..., help="a file path (or a node in it)"),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine-readable result"),
     ) -> None:
         """What a change to a file touches: importers, callers, tests, rules, docs."""
@@ -251,7 +251,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
 
     @app.command("capsule")
     def capsule_cmd(
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="the whole capsule as JSON"),
     ) -> None:
         """The contract capsule: stable authority an agent loads once and caches."""
@@ -272,7 +272,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         depth: int = typer.Option(
             None, "--depth", help="hops from the task's seeds (0 = seeds only)"
         ),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine-readable result"),
     ) -> None:
         """Rank the files, symbols, rules and documents a task needs (builds the graph)."""

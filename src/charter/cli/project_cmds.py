@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from charter.cli.common import console, load_project
+from charter.cli.common import ProjectDir, console, load_project
 from charter.config import CONFIG_FILE, render_default_config
 from charter.errors import CharterError
 from charter.fileio import atomic_write_text
@@ -74,7 +74,7 @@ def register(app: typer.Typer) -> None:
         target: str = typer.Argument(..., help="claude-code | cursor | codex | gemini"),
         uninstall: bool = typer.Option(False, "--uninstall", help="restore the settings as before"),
         dry_run: bool = typer.Option(False, "--dry-run", help="show what would change"),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
     ) -> None:
         """Install Charter's hooks, MCP server and managed rules into an agent's settings."""
         if target != "claude-code":

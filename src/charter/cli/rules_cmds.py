@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from charter.cli.common import console, emit_json, emit_jsonl, err_console, load_project
+from charter.cli.common import ProjectDir, console, emit_json, emit_jsonl, err_console, load_project
 from charter.errors import CharterError
 from charter.fileio import iter_jsonl
 from charter.rules.annotate import TOOL_CLASSES
@@ -85,7 +85,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
     @app.command("compile")
     def compile_cmd(
         paths: list[Path] = typer.Argument(None, help="rule files (default: discover)"),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine-readable summary"),
     ) -> None:
         """Compile rule files into the constitution and retrievable shards."""
@@ -204,7 +204,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         ),
         tool: str = typer.Option(None, "--tool", help="tool class in use (e.g. bash, edit)"),
         batch: Path = typer.Option(None, "--batch", help="JSONL of {task, id?, files?}"),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
     ) -> None:
         """Rules to inject for a task: constitution plus the best shards, cited."""
@@ -268,7 +268,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         constitution: bool = typer.Option(
             False, "--constitution", help="only the always-loaded constitution"
         ),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
     ) -> None:
         """List the compiled rules, cited: what Charter read from the rule files."""
@@ -328,7 +328,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
 
     @app.command("lint")
     def lint_cmd(
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
     ) -> None:
         """Report contradictions, duplicates, constitution overflow and unparseable files."""

@@ -14,7 +14,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from charter.cli.common import console, emit_json, err_console, load_project
+from charter.cli.common import ProjectDir, console, emit_json, err_console, load_project
 from charter.errors import CharterError
 
 
@@ -58,7 +58,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         jsonl: Path | None = typer.Option(
             None, "--jsonl", help='index an exported corpus ({"_id","title","text"} per line)'
         ),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Index docs, ADRs, code and SoT records for search (incremental)."""
@@ -115,7 +115,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         zone: list[str] = typer.Option([], "--zone", help="also search this restricted zone"),
         var: list[str] = typer.Option([], "--var", help="NAME=VALUE for {NAME} in paths"),
         no_rerank: bool = typer.Option(False, "--no-rerank", help="skip the reranker"),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Mode-aware hybrid search with citations."""
@@ -161,7 +161,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
     @app.command("mode")
     def mode_cmd(
         mode: str | None = typer.Argument(None, help="planning | execution | review"),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Show or set the session mode recorded in .charter/sho.json."""
@@ -188,7 +188,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
     @facts_app.command("check")
     def facts_check(
         source: str = typer.Argument(..., help="a file to check, or - for stdin"),
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Check dates, IDs, numbers and money in a text against the SoT (CSV/YAML/JSON)."""
@@ -220,7 +220,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
 
     @facts_app.command("stale")
     def facts_stale(
-        project_dir: Path = typer.Option(Path("."), "--project", "-C", help="project root"),
+        project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """SoT files not changed for more than search.stale_days days."""

@@ -12,13 +12,12 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from charter.cli.common import console, emit_json, err_console, load_project
+from charter.cli.common import ProjectDir, console, emit_json, err_console, load_project
 from charter.config import Project
 from charter.errors import CharterError
 
 #: What Claude Code sends as SessionStart ``source``.
 SESSION_START_SOURCES = ("startup", "resume", "clear", "compact")
-_PROJECT = typer.Option(Path("."), "--project", "-C", help="project root")
 _JSON = typer.Option(False, "--json", help="machine-readable output")
 
 
@@ -60,7 +59,7 @@ def register(app: typer.Typer) -> None:
     session_app.add_typer(note_app, name="note")
 
     @session_app.command("init")
-    def init_cmd(project_dir: Path = _PROJECT, as_json: bool = _JSON) -> None:
+    def init_cmd(project_dir: ProjectDir = Path("."), as_json: bool = _JSON) -> None:
         """Scaffold docs/context/ from this project's config (never overwrites a file)."""
         from charter.session.scaffold import init
 
@@ -87,7 +86,7 @@ def register(app: typer.Typer) -> None:
         source: str = typer.Option(
             "compact", "--source", help="SessionStart source: " + " | ".join(SESSION_START_SOURCES)
         ),
-        project_dir: Path = _PROJECT,
+        project_dir: ProjectDir = Path("."),
         as_json: bool = _JSON,
     ) -> None:
         """Rebuild the session state (what SessionStart gives the agent)."""
@@ -113,7 +112,7 @@ def register(app: typer.Typer) -> None:
         transcript: Path = typer.Option(
             None, "--transcript", help="Claude Code transcript to read Decision:/Risk: blocks from"
         ),
-        project_dir: Path = _PROJECT,
+        project_dir: ProjectDir = Path("."),
         as_json: bool = _JSON,
     ) -> None:
         """Run the deterministic compaction routine now and write a checkpoint."""
@@ -153,7 +152,7 @@ def register(app: typer.Typer) -> None:
         vacuum: bool = typer.Option(
             False, "--vacuum", help="then shrink the SQLite files (hooks wait meanwhile)"
         ),
-        project_dir: Path = _PROJECT,
+        project_dir: ProjectDir = Path("."),
         as_json: bool = _JSON,
     ) -> None:
         """Remove old session history by ``session.retention`` (journal, checkpoint
@@ -180,7 +179,7 @@ def register(app: typer.Typer) -> None:
     @session_app.command("evaluate")
     def evaluate_cmd(
         track: str = typer.Option("", "--track", help="track id (default: the active one)"),
-        project_dir: Path = _PROJECT,
+        project_dir: ProjectDir = Path("."),
         as_json: bool = _JSON,
     ) -> None:
         """Check PLAN.md and SPEC.md before execution (exit 1 when they do not pass)."""
@@ -205,7 +204,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(1)
 
     @session_app.command("gates")
-    def gates_cmd(project_dir: Path = _PROJECT, as_json: bool = _JSON) -> None:
+    def gates_cmd(project_dir: ProjectDir = Path("."), as_json: bool = _JSON) -> None:
         """The seed's four gates; exits non-zero naming each gate that failed."""
         from charter.session.gates import run_gates
 
@@ -246,7 +245,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(1)
 
     @session_app.command("state")
-    def state_cmd(project_dir: Path = _PROJECT, as_json: bool = _JSON) -> None:
+    def state_cmd(project_dir: ProjectDir = Path("."), as_json: bool = _JSON) -> None:
         """The active track's plan, decisions and risks as parsed from its files."""
         with _session(project_dir) as session:
             track, _ = session.track()
@@ -284,7 +283,7 @@ def register(app: typer.Typer) -> None:
         text: str = typer.Argument(..., help="the decision"),
         reason: str = typer.Option("", "--reason", help="why"),
         impact: str = typer.Option("", "--impact", help="what it changes; 'global' for all tracks"),
-        project_dir: Path = _PROJECT,
+        project_dir: ProjectDir = Path("."),
         as_json: bool = _JSON,
     ) -> None:
         """Append a decision to the active track's DECISIONS.md."""
@@ -309,7 +308,7 @@ def register(app: typer.Typer) -> None:
             help="open | mitigated | accepted | closed (a new risk: open; an update keeps it)",
         ),
         mitigation: str = typer.Option("", "--mitigation", help="how the risk is handled"),
-        project_dir: Path = _PROJECT,
+        project_dir: ProjectDir = Path("."),
         as_json: bool = _JSON,
     ) -> None:
         """Add or update a risk in the active track's RISKS.md."""
@@ -323,7 +322,7 @@ def register(app: typer.Typer) -> None:
             console.print(f"recorded {entry.id} \\[{entry.severity}] {entry.status}")
 
     @track_app.command("list")
-    def track_list(project_dir: Path = _PROJECT, as_json: bool = _JSON) -> None:
+    def track_list(project_dir: ProjectDir = Path("."), as_json: bool = _JSON) -> None:
         """Every track, the active one marked."""
         with _session(project_dir) as session:
             active = session.tracks.active()
@@ -338,7 +337,7 @@ def register(app: typer.Typer) -> None:
     def track_new(
         track: str = typer.Argument(..., help="track id"),
         no_switch: bool = typer.Option(False, "--no-switch", help="create without activating"),
-        project_dir: Path = _PROJECT,
+        project_dir: ProjectDir = Path("."),
     ) -> None:
         """Create a track (and make it active)."""
         with _session(project_dir) as session:
@@ -350,7 +349,7 @@ def register(app: typer.Typer) -> None:
 
     @track_app.command("switch")
     def track_switch(
-        track: str = typer.Argument(..., help="track id"), project_dir: Path = _PROJECT
+        track: str = typer.Argument(..., help="track id"), project_dir: ProjectDir = Path(".")
     ) -> None:
         """Make another track active (one atomic write of ACTIVE_TRACK)."""
         with _session(project_dir) as session:
@@ -360,7 +359,7 @@ def register(app: typer.Typer) -> None:
     @track_app.command("show")
     def track_show(
         track: str = typer.Argument(None, help="track id (default: the active one)"),
-        project_dir: Path = _PROJECT,
+        project_dir: ProjectDir = Path("."),
         as_json: bool = _JSON,
     ) -> None:
         """A track's files and how many steps, decisions and risks they hold."""
