@@ -796,3 +796,51 @@ def test_cline_folders_that_hold_no_rules_and_workflows(repo: Path) -> None:
     assert manual_paths(compiled.sources) == {".clinerules/workflows/release.md"}
     assert _by_text(rules, "layout shell").scopes == ["web/**/*.tsx"]
     assert _by_text(rules, "400 lines").scopes == []
+
+
+def test_junie_amazon_q_continue_zed_and_agent_md_are_read(repo: Path) -> None:
+    """Five more agents keep project rules in files of their own: JetBrains Junie
+    (``.junie/guidelines.md``, or an ``AGENTS.md`` in that folder), Amazon Q
+    (``.amazonq/rules/*.md``), Continue (``.continue/rules/*.md`` with Cursor's keys), Zed
+    (a root ``.rules``) and a root ``AGENT.md``: none was compiled, and Junie's
+    ``AGENTS.md`` was read as a nested file scoped to ``.junie/**``."""
+    compiled = _compile_tree(
+        repo,
+        {
+            ".junie/guidelines.md": "# Guidelines\n\n- Inject services through constructors.\n",
+            ".junie/AGENTS.md": "# Agents\n\n- Keep view models free of IO.\n",
+            ".amazonq/rules/cdk.md": "- Enable encryption on every S3 bucket.\n",
+            ".amazonq/rules/nested/sql.md": "- Parameterise every SQL query.\n",
+            ".continue/rules/tests.md": (
+                "---\nname: Tests\nglobs: tests/**/*.py\n---\n\n- Use fixtures for shared setup.\n"
+            ),
+            ".continue/rules/core.md": (
+                "---\nname: Core\nalwaysApply: true\n---\n\n- Keep every module under 400 lines.\n"
+            ),
+            ".continue/rules/asked.md": (
+                "---\nname: Release\nalwaysApply: false\n---\n\n- Tag releases with a v prefix.\n"
+            ),
+            ".rules": "- Prefer iterators over index loops.\n",
+            "AGENT.md": "# Agent\n\n- Write changelog entries in the past tense.\n",
+            "docs/AGENT.md": "# The support agent\n\n- Answers tickets overnight.\n",
+        },
+    )
+    rules = compiled.rules
+    expect = {
+        "constructors": (".junie/guidelines.md", [], False),
+        "view models": (".junie/AGENTS.md", [], False),
+        "S3 bucket": (".amazonq/rules/cdk.md", [], False),
+        "Parameterise": (".amazonq/rules/nested/sql.md", [], False),
+        "fixtures": (".continue/rules/tests.md", ["tests/**/*.py"], False),
+        "400 lines": (".continue/rules/core.md", [], True),
+        "iterators": (".rules", [], False),
+        "past tense": ("AGENT.md", [], False),
+    }
+    for needle, (path, scopes, constitution) in expect.items():
+        rule = _by_text(rules, needle)
+        assert rule.source.path == path, needle
+        assert rule.scopes == scopes, needle
+        assert rule.constitution is constitution, needle
+        _check_span(repo, rule, needle.split()[0])
+    assert manual_paths(compiled.sources) == {".continue/rules/asked.md"}
+    assert not [r for r in rules if "overnight" in r.text]  # a document, not rules

@@ -32,11 +32,21 @@ SOURCE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("roo-mode", ".roo/rules-*/**/*.md"),
     ("roo-mode", ".roo/rules-*/**/*.txt"),
     ("roo-mode", ".roorules-*"),
+    # JetBrains Junie: its guidelines file, or an AGENTS.md in its folder (the project's
+    # guidelines, not a nested AGENTS.md scoped to `.junie/`)
+    ("junie", ".junie/guidelines.md"),
+    ("junie", ".junie/AGENTS.md"),
+    ("amazonq", ".amazonq/rules/**/*.md"),
+    ("continue", ".continue/rules/**/*.md"),
+    ("zed", ".rules"),
     ("claude", "**/CLAUDE.md"),
     ("claude", ".claude/CLAUDE.md"),
     ("claude-local", "**/CLAUDE.local.md"),
     ("claude-rules", ".claude/rules/**/*.md"),
     ("agents", "**/AGENTS.md"),
+    # the singular name Zed (and Amp before AGENTS.md) read at the root only: a nested
+    # `AGENT.md` is as often a document about an agent as rules for one
+    ("agent", "AGENT.md"),
     ("cursor", "**/.cursor/rules/**/*.mdc"),
     ("cursor", "**/.cursor/rules/**/*.md"),
     ("cursorrules", ".cursorrules"),
@@ -422,7 +432,9 @@ def _apply_meta(src: SourceFile) -> None:
     meta = src.meta
     kind = src.kind
     src.description = str(meta.get("description") or "")
-    if kind == "cursor":
+    if kind in ("cursor", "continue"):
+        # Continue reads the same keys as Cursor: `alwaysApply: false` loads the file when
+        # its globs match or its description fits, and with neither only when named
         src.always = _truthy(meta.get("alwaysApply"))
         src.on_demand = "alwaysApply" in meta and not src.always
         src.scopes = _as_list(meta.get("globs"))
