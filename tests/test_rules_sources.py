@@ -796,3 +796,23 @@ def test_cline_folders_that_hold_no_rules_and_workflows(repo: Path) -> None:
     assert manual_paths(compiled.sources) == {".clinerules/workflows/release.md"}
     assert _by_text(rules, "layout shell").scopes == ["web/**/*.tsx"]
     assert _by_text(rules, "400 lines").scopes == []
+
+
+def test_junie_guidelines_are_read(repo: Path) -> None:
+    """JetBrains Junie reads ``.junie/guidelines.md`` (or ``.junie/AGENTS.md``) as the
+    project's guidelines: neither was compiled, and the AGENTS.md would have been a
+    nested file scoped to ``.junie/``, which no source file is in."""
+    compiled = _compile_tree(
+        repo,
+        {
+            ".junie/guidelines.md": "# Guidelines\n\n- Keep controllers free of business logic.\n",
+            ".junie/AGENTS.md": "# Agents\n\n- Run the package's tests before you finish.\n",
+        },
+    )
+    rules = compiled.rules
+    logic = _by_text(rules, "business logic")
+    assert logic.source.path == ".junie/guidelines.md"
+    assert logic.scopes == []
+    tests = _by_text(rules, "package's tests")
+    assert tests.source.path == ".junie/AGENTS.md"
+    assert tests.scopes == []

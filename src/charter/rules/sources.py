@@ -21,7 +21,8 @@ from charter.fileio import NotUtf8, read_text
 
 #: (kind, glob relative to the project root). Order is the stable discovery order; the
 #: first pattern a path matches gives its kind, so the rules folders come first (an
-#: ``AGENTS.md`` inside ``.roo/rules-code/`` is that mode's rules, not a nested file).
+#: ``AGENTS.md`` inside ``.roo/rules-code/`` is that mode's rules, not a nested file;
+#: JetBrains Junie's ``.junie/AGENTS.md`` is the project's guidelines, not ``.junie``'s).
 SOURCE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("cline-workflow", ".clinerules/workflows/**/*.md"),
     ("cline", ".clinerules/**/*.md"),
@@ -32,6 +33,8 @@ SOURCE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("roo-mode", ".roo/rules-*/**/*.md"),
     ("roo-mode", ".roo/rules-*/**/*.txt"),
     ("roo-mode", ".roorules-*"),
+    ("junie", ".junie/guidelines.md"),
+    ("junie", ".junie/AGENTS.md"),
     ("claude", "**/CLAUDE.md"),
     ("claude", ".claude/CLAUDE.md"),
     ("claude-local", "**/CLAUDE.local.md"),
