@@ -162,3 +162,26 @@ def test_a_cold_prompt_hook_counts_no_tokens(project: Path, tmp_path: Path) -> N
     assert lines and count_many([line + "\n" for line in lines.values()]) == [
         compiled.shown["costs"][rid] for rid in lines
     ]
+
+
+def test_the_worker_imports_charter_from_the_hooks_import_root(tmp_path: Path) -> None:
+    """A Charter reachable only through ``PYTHONPATH`` (a checkout under test, a vendored
+    copy) started its worker with ``-I``, which drops ``PYTHONPATH``; its import root was
+    appended to ``sys.path``, so a Charter installed in the interpreter was imported
+    first and the worker served that other code. The root is first while ``charter`` is
+    imported, then last, shadowing nothing else."""
+    from charter.integrations.claude_code.handlers import _IMPORT_CHARTER
+
+    root = tmp_path / "other-root"
+    (root / "charter").mkdir(parents=True)
+    (root / "charter" / "__init__.py").write_text("")
+    (root / "json.py").write_text("raise SystemExit('shadowed')\n")
+    probe = "import json; print(charter.__file__); print(sys.path[-1])"
+    shown = subprocess.run(
+        [sys.executable, "-I", "-c", _IMPORT_CHARTER + probe, str(root)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
+    assert shown[0] == str(root / "charter" / "__init__.py")
+    assert shown[1] == str(root)

@@ -11,7 +11,7 @@ import pytest
 
 from charter.config import Project
 from charter.rules.api import compile_project
-from charter.rules.commands import ForbiddenCommand, commands_in, parse_command
+from charter.rules.commands import ANY_WORD, ForbiddenCommand, commands_in, parse_command
 from charter.rules.model import Rule, Source
 from charter.session.shell import analyse
 from tests.conftest import compiled_repo, guard, guard_decision, guard_subprocess, write
@@ -88,9 +88,14 @@ def test_only_a_plain_prohibition_of_a_command_is_read(text: str, forbidden: lis
 
 
 def test_placeholders_end_the_command() -> None:
-    assert parse_command("pip install PACKAGE") == ("pip", ("install",), frozenset())
-    assert parse_command("docker compose -p <project> up") == ("docker", ("compose",), {"-p"})
-    assert parse_command("pip install -r ...") == ("pip", ("install",), {"-r"})
+    assert parse_command("pip install PACKAGE") == ("pip", ("install", ANY_WORD), frozenset())
+    assert parse_command("docker compose -p <project> up") == (
+        "docker",
+        ("compose", ANY_WORD),
+        {"-p"},
+    )
+    assert parse_command("pip install -r ...") == ("pip", ("install", ANY_WORD), {"-r"})
+    assert parse_command("npm test 2>&1") == ("npm", ("test",), frozenset())  # no slot
     assert parse_command("pip") is None
     assert parse_command("it's `odd") is None
 
@@ -99,15 +104,45 @@ def test_a_program_over_a_slot_for_its_arguments_is_the_program() -> None:
     """In "`pnpm dlx <tool>` (never `npx <tool>`)" the slot after the program stands for
     whatever it is given, so the rule forbids the program, not nothing (one word alone
     stays unread: it may be a keyword of the project's language)."""
-    assert parse_command("npx <tool>") == ("npx", (), frozenset())
-    assert parse_command("npx ...") == ("npx", (), frozenset())
+    assert parse_command("npx <tool>") == ("npx", (ANY_WORD,), frozenset())
+    assert parse_command("npx ...") == ("npx", (ANY_WORD,), frozenset())
     assert parse_command("npx FILE") is None
     rule = _rule("`pnpm dlx <tool>` (never `npx <tool>`)")
     assert [c.command for c in commands_in(rule)] == ["npx <tool>"]
     (npx,) = commands_in(rule)
-    assert npx.matches(["npx", "tsc", "--noEmit"]) and npx.matches(["npx"])
+    assert npx.matches(["npx", "tsc", "--noEmit"]) and npx.matches(["npx", None])
+    assert not npx.matches(["npx"])  # the slot is a tool to run: none, nothing runs
     assert not npx.matches(["pnpm", "dlx", "tsc"])
     assert parse_command("return <value>") is None  # a keyword of the code
+
+
+def test_a_slot_is_an_argument_the_command_must_be_given() -> None:
+    """ "Do not run `npm install <package>`" forbids adding a package: the slot was where
+    the command was cut, so the rule forbade `npm install` itself, which installs what
+    the lock file holds (and what the project's build runs)."""
+    rule = _rule("NEVER add dependencies. Do not run `npm install <package>` or `npm uninstall`.")
+    install, uninstall = commands_in(rule)
+    assert install.matches(["npm", "install", "lodash"])
+    assert install.matches(["npm", "install", "-D", "vitest"])
+    assert not install.matches(["npm", "i", "x"])  # an alias no rule names
+    assert not install.matches(["npm", "install"])
+    assert not install.matches(["npm", "install", "--no-audit"])
+    assert uninstall.matches(["npm", "uninstall", "lodash"])
+
+
+def test_a_pipeline_is_no_command_of_its_first_stage() -> None:
+    """ "(NOT `git show SHA | sed -n '80,200p'`)" beside "`git show SHA > .tmp/patch`,
+    then `Read`" forbids piping into sed: read up to the placeholder, it forbade every
+    `git show`, the very command the rule recommends; "`grep ... | head`" forbade any
+    `grep`."""
+    rule = _rule(
+        "Reading a range of a git patch: `git show SHA > .tmp/patch`, then `Read` it "
+        "(NOT `git show SHA | sed -n '80,200p'`); searching with a limit: `Grep` "
+        "(NOT `grep ... | head`)"
+    )
+    assert commands_in(rule) == []
+    assert parse_command("git show SHA | sed -n '80,200p'") is None
+    assert parse_command("grep ... | head") is None
 
 
 def _cmd(span: str, scopes: tuple[str, ...] = ()) -> ForbiddenCommand:

@@ -66,6 +66,12 @@ _PROGRAM_NOUN = re.compile(
 _PLACEHOLDER = re.compile(r"[<>{}$|&()\[\]…]|^\.\.\.$|^-+$|^[A-Z][A-Z0-9_]+$")
 #: A slot for any argument written right after a program: ``<bin>``, ``<args...>``, ``...``.
 _ANY_ARGUMENT = re.compile(r"^(?:<[^<>\s]+>|\.\.\.|…)$")
+#: The word a slot leaves in a command's words: any argument, which must be given.
+ANY_WORD = "<any>"
+#: A pipe between two commands: a span holding one is a pipeline, not one command.
+_PIPES = frozenset({"|", "|&"})
+#: A redirection or a list operator (``>``, ``2>&1``, ``&&``, ``;``): no argument slot.
+_SHELL_OP = re.compile(r"^(?:\d*[<>]{1,2}(?:&\d*)?|&>{1,2}|&&?|\|\|?|;;?)$")
 #: An assignment, comparison or arrow standing alone: code of a language, not a command
 #: (`instance.count += 1; instance.save()`).
 _OPERATOR = re.compile(r"^(?:[-+*/%&|^]|\*\*|//|<<|>>)?=$|^[!=]==?$|^=>$|^->$|^:=$")
@@ -116,8 +122,8 @@ def _same_word(word: str | None, want: str, cwd_rel: str | None = None) -> bool:
     A path the rule names from the root is the same path given from where the command
     runs (`touch tmp/restart.txt` is ``touch ../tmp/restart.txt`` run in ``app/``)."""
     if word is None:
-        return False
-    if word == want or word.startswith(want + ":"):
+        return want == ANY_WORD  # a computed argument is still an argument
+    if want == ANY_WORD or word == want or word.startswith(want + ":"):
         return True
     if len(want) > 1 and want.endswith("*") and fnmatch.fnmatchcase(word, want):
         return True  # `task scaffold:*`: every task of the namespace
@@ -176,20 +182,28 @@ def parse_command(span: str) -> tuple[str, tuple[str, ...], frozenset[str]] | No
         return None
     if tokens and (tokens[0] in _CODE_KEYWORDS or any(_OPERATOR.match(t) for t in tokens)):
         return None
+    if any(t in _PIPES for t in tokens):
+        # `git show SHA | sed -n '80,200p'`: what is forbidden is the pipeline, and its
+        # first command alone (`git show SHA > .tmp/patch`) may be the very advice
+        return None
     kept: list[str] = []
+    slot: tuple[str, ...] = ()
     for token in tokens:
         if token != "--" and (
             _PLACEHOLDER.search(token) or token.endswith((":", ";", ",")) or "=" in token[:1]
         ):
+            # a slot (`<package>`, `...`, `$DIR`) stands for an argument the command is
+            # given: `npm install <package>` forbids adding a package, not `npm install`
+            slot = (ANY_WORD,) if _PLACEHOLDER.search(token) and not _SHELL_OP.match(token) else ()
             break
         kept.append(token)
     if len(kept) == 1 and len(tokens) > 1 and _ANY_ARGUMENT.match(tokens[1]):
         # `npx <bin>`: the program with whatever it is given, so it is the program that
         # is named (one word alone may be a keyword of the code; a slot after it is not)
-        return (_program(kept[0]), (), frozenset()) if _PROGRAM.match(kept[0]) else None
+        return (_program(kept[0]), slot, frozenset()) if _PROGRAM.match(kept[0]) else None
     if len(kept) < 2 or not _PROGRAM.match(kept[0]):
         return None
-    words = tuple(t for t in kept[1:] if not t.startswith("-"))
+    words = tuple(t for t in kept[1:] if not t.startswith("-")) + slot
     flags = _flag_set(kept[1:]) | ({"--"} if "--" in kept else set())
     return _program(kept[0]), words, frozenset(flags)
 

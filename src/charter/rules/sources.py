@@ -21,7 +21,8 @@ from charter.fileio import NotUtf8, read_text
 
 #: (kind, glob relative to the project root). Order is the stable discovery order; the
 #: first pattern a path matches gives its kind, so the rules folders come first (an
-#: ``AGENTS.md`` inside ``.roo/rules-code/`` is that mode's rules, not a nested file).
+#: ``AGENTS.md`` inside ``.roo/rules-code/`` is that mode's rules, not a nested file;
+#: JetBrains Junie's ``.junie/AGENTS.md`` is the project's guidelines, not ``.junie``'s).
 SOURCE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("cline-workflow", ".clinerules/workflows/**/*.md"),
     ("cline", ".clinerules/**/*.md"),

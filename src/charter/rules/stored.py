@@ -53,8 +53,10 @@ if TYPE_CHECKING:
 #: "[slot]" line are no rules, a quoted argument over several lines is one command;
 #: 30: a command shown with the comment above it cites that comment's line too; 31: a
 #: bare fence left open to the end of the file is a stray closer, not code; 32: a
-#: rule's brief keeps the link, URL or code span its label or "found in" points at)
-STATE_VERSION = 32
+#: rule's brief keeps the link, URL or code span its label or "found in" points at;
+#: 33: Junie's ``.junie/guidelines.md`` is read, a command's slot (`<package>`) is an
+#: argument it must be given, a pipeline span forbids no command of its first stage)
+STATE_VERSION = 33
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

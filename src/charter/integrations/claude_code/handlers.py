@@ -215,12 +215,21 @@ def _handler(event: str) -> Any:
 HANDLERS = {event: _handler(event) for event in EVENT_NAMES}
 
 
-#: Starts the worker without the project on ``sys.path``: ``-I`` (isolated mode) ignores
-#: ``PYTHONPATH`` and never adds the cwd; Charter's own import root is appended (not
-#: prepended, so it shadows nothing) for installs only reachable through ``PYTHONPATH``.
+#: Imports Charter from the import root given as the first argument: ``-I`` (isolated
+#: mode) ignores ``PYTHONPATH`` and never adds the cwd, so a root reachable only through
+#: ``PYTHONPATH`` is put first while ``charter`` is imported (else a Charter installed in
+#: the interpreter was imported instead, and the worker served that other code: it
+#: handed nothing over once the other one had compiled a state of its own version), then
+#: moved last, so it shadows nothing else.
+_IMPORT_CHARTER = (
+    "import sys; p = sys.argv.pop(1); q = bool(p) and p not in sys.path; "
+    "q and sys.path.insert(0, p); import charter; "
+    "q and (sys.path.remove(p), sys.path.append(p)); "
+)
+#: Starts the worker without the project on ``sys.path``.
 _WORKER_BOOT = (
-    "import sys; p = sys.argv.pop(1); p and (p in sys.path or sys.path.append(p)); "
-    "from charter.integrations.claude_code.worker import main; raise SystemExit(main())"
+    _IMPORT_CHARTER
+    + "from charter.integrations.claude_code.worker import main; raise SystemExit(main())"
 )
 
 
