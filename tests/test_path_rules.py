@@ -98,6 +98,18 @@ def test_compaction_clears_them_and_a_retried_call_gets_them_again(
     assert _touch(run_charter, project, "Read", path, "t9") == first
 
 
+def test_a_read_of_a_rule_file_does_not_hand_over_its_own_rules(
+    project: Path, run_charter: Run
+) -> None:
+    # `backend/AGENTS.md` lies in its own scope, `backend/**`: a Read of it brought its
+    # rules again beside the whole file the agent had just read; a partial Read (an
+    # offset or limit) still brings them, and a source file there brings them as before
+    whole = _touch(run_charter, project, "Read", str(project / "backend/AGENTS.md"), "t1")
+    assert "backend/AGENTS.md:" not in whole and "pip install" not in whole
+    part = _touch(run_charter, project, "Read", str(project / "backend/AGENTS.md"), "t2", limit=3)
+    assert "In backend/AGENTS.md:" in part
+
+
 @pytest.mark.parametrize(
     ("tool", "path", "extra"),
     [

@@ -221,6 +221,29 @@ def test_a_rule_copied_into_several_files_is_compiled_once(repo: Path, run_chart
     }
 
 
+def test_a_copy_in_a_nested_folder_of_a_copy_is_compiled_once(repo: Path) -> None:
+    # "Inherits root `AGENTS.md`" opening the AGENTS.md of `db/`, `db/src/` and `lib/`: for a
+    # file under `db/src/` both db copies apply, and the path hook handed the same line
+    # over twice; the inner copy folds into the outer one, a sibling folder's copy stays
+    line = "- Inherits root `AGENTS.md`; local rules add/override.\n"
+    write(repo, "AGENTS.md", "# Rules\n\n- Use CommonJS everywhere.\n")
+    write(repo, "db/AGENTS.md", "# db\n\n" + line + "- SQLite is the only engine.\n")
+    write(repo, "db/src/AGENTS.md", "# src\n\n" + line + "- Export the adapter from `index.js`.\n")
+    write(repo, "db/src/adapters/AGENTS.md", "# adapters\n\n" + line)
+    write(repo, "lib/AGENTS.md", "# lib\n\n" + line)
+    compiled = compile_rules(Project.load(repo))
+    copies = sorted(
+        (r.source.path, r.scopes) for r in compiled.rules if r.text.startswith("Inherits")
+    )
+    assert copies == [("db/AGENTS.md", ["db/**"]), ("lib/AGENTS.md", ["lib/**"])]
+    folded = {(kept.path, copy.path) for kept, copy in compiled.report.restated}
+    assert folded == {
+        ("db/AGENTS.md", "db/src/AGENTS.md"),
+        ("db/AGENTS.md", "db/src/adapters/AGENTS.md"),
+    }
+    assert len(compiled.rules) == 5
+
+
 def test_bold_label_ending_in_scope_is_no_scope_tag(repo: Path) -> None:
     # "scope:" closing a bold label is prose: the rule keeps its words and applies everywhere
     write(

@@ -1594,3 +1594,34 @@ def test_a_template_slot_left_unfilled_is_no_rule(tmp_path: Path) -> None:
     assert "Audience: [who reads the reports]" in texts
     assert "Keep the invoice totals in cents." in texts
     assert any("Style guide" in t for t in texts)
+
+
+def test_a_bold_name_over_sub_items_is_their_section_not_a_rule(tmp_path: Path) -> None:
+    # "- **Module system**" over its indented items names them, as "**Module system**"
+    # over a list does: alone, "Module system" is no rule (it reached the agent among the
+    # rules for every change); its items carry it as their section, and the first one is
+    # cited from the name's line; an item of that shape in the same list with its items
+    # left unindented ("- **Patterns**") names the items after it
+    rules = _rules(
+        tmp_path,
+        "# Code Style\n\n"
+        "- **Module system**\n"
+        "  - Use CommonJS everywhere.\n"
+        "  - Do not introduce ESM without explicit instructions.\n"
+        "- **Patterns**\n"
+        "- Prefer small, single-responsibility modules.\n"
+        "- Keep side effects at the edges.\n"
+        "- **Never push to main**\n"
+        "  - Open a pull request instead.\n",
+    )
+    assert _spans(rules) == [
+        ("Use CommonJS everywhere.", 3, 4),
+        ("Do not introduce ESM without explicit instructions.", 5, 5),
+        ("Prefer small, single-responsibility modules.", 6, 7),
+        ("Keep side effects at the edges.", 8, 8),
+        ("Never push to main", 9, 9),  # instructs: a rule of its own
+        ("Open a pull request instead.", 10, 10),
+    ]
+    assert rules[0].source.section == "Code Style > Module system"
+    assert rules[3].source.section == "Code Style > Patterns"
+    assert rules[5].source.section == "Code Style"

@@ -844,3 +844,20 @@ def test_junie_amazon_q_continue_zed_and_agent_md_are_read(repo: Path) -> None:
         _check_span(repo, rule, needle.split()[0])
     assert manual_paths(compiled.sources) == {".continue/rules/asked.md"}
     assert not [r for r in rules if "overnight" in r.text]  # a document, not rules
+
+
+def test_a_root_agents_md_in_lower_case_is_read(repo: Path) -> None:
+    """A root ``agents.md`` (the project's agent file in lower case, which every agent
+    opening ``AGENTS.md`` reads on macOS or Windows) was not compiled; one below the root
+    is a page like any other."""
+    compiled = _compile_tree(
+        repo,
+        {
+            "agents.md": "# Guide\n\n- Never log patient data.\n",
+            "docs/agents.md": "# Our agents\n\n- The triage agent answers overnight.\n",
+        },
+    )
+    rule = _by_text(compiled.rules, "patient data")
+    assert (rule.source.path, rule.scopes) == ("agents.md", [])
+    _check_span(repo, rule, "Never")
+    assert not [r for r in compiled.rules if "overnight" in r.text]

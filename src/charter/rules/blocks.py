@@ -856,6 +856,13 @@ class _Walker:
         from charter.rules.annotate import is_directive
 
         ordered = node.type == "ordered_list"
+        # "- **Module system**" over its sub-items: a bold name that instructs nothing is
+        # the section of the items it heads, as a bold line over a list is, not a rule
+        # (alone, "Module system" says nothing); an item of that shape without sub-items
+        # in a list where others head theirs ("- **Patterns**" over unindented items)
+        # names the items after it, up to the next such name
+        titled = any(_item_title(item) and _nested(item) for item in node.children)
+        pushed = False
         for item in node.children:
             if self.tags and item.map is not None:
                 self.cross_tags(item.map[0])  # a list goes on across a tag's blank lines
@@ -893,6 +900,21 @@ class _Walker:
                     self.walk_list(child, text, depth + 1, prefix=True, lead_start=lead)
                     lead = None
                 continue
+            title = _item_title(item) if titled else ""
+            if pushed and (title or nested):  # the next group starts
+                self.headings.pop()
+                pushed = False
+            if title and (nested or item is not node.children[-1]):
+                named: int | None = self.span(item)[0]  # cited with the first item
+                self.headings.append((99, title))
+                if not nested:
+                    pushed, lead_start = True, named
+                    continue
+                for child in nested:
+                    self.walk_list(child, context, depth + 1, lead_start=named)
+                    named = None
+                self.headings.pop()
+                continue
             if (
                 prefix
                 and context
@@ -926,6 +948,8 @@ class _Walker:
                     child.type == "code_block" and self.prose(child)
                 ):
                     self.walk([child], text or context, depth + 1)
+        if pushed:
+            self.headings.pop()
 
     def walk_table(self, node: SyntaxTreeNode) -> None:
         header: list[str] = []
@@ -1329,6 +1353,24 @@ def _item_texts(lists: list[SyntaxTreeNode]) -> list[str]:
 
 
 _BARE_SPAN = re.compile(r"^`[^`]+`$")
+
+
+def _nested(item: SyntaxTreeNode) -> bool:
+    return any(c.type in LISTS for c in item.children)
+
+
+def _item_title(item: SyntaxTreeNode) -> str:
+    """The name a list item gives the items it heads ("- **Module system**"), or ``""``:
+    an item that is one short bold or italic label, no sentence, that instructs nothing
+    ("- **Never push to main**" is a rule) and holds no code."""
+    own = [c for c in item.children if c.type not in LISTS]
+    if len(own) != 1 or own[0].type != "paragraph":
+        return ""
+    text = _inline_text(own[0]).strip()
+    title = _list_title(text)
+    if not title or text.rstrip("*_").endswith(":") or not _is_label(title):
+        return ""
+    return "" if is_directive(title) or polarity(title) else title
 
 
 def _one_word_items(node: SyntaxTreeNode, *, spans: bool = False) -> bool:

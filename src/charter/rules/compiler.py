@@ -395,8 +395,53 @@ def drop_restated(
             if pos != best and rules[pos].source.path != rules[best].source.path:
                 dropped.add(pos)
                 notes.append((rules[best].source, rules[pos].source))
+    # the same words in nested folders' files ("Inherits root `AGENTS.md`" in `db/AGENTS.md`
+    # and `db/src/AGENTS.md`): the outer copy applies wherever the inner one does, so the
+    # inner one would only be handed over again beside it
+    nested: dict[tuple[str, tuple[str, ...]], list[int]] = {}
+    for pos, rule in enumerate(rules):
+        if pos not in dropped and _folders(rule.scopes):
+            key = _same_rule_key(rule)
+            nested.setdefault((key[0], key[2]), []).append(pos)
+    for members in nested.values():
+        if len(members) < 2:
+            continue
+        outer: list[int] = []
+        for pos in sorted(members, key=lambda p: (min(map(len, _folders(rules[p].scopes))), p)):
+            wider = next(
+                (
+                    o
+                    for o in outer
+                    if rules[o].source.path != rules[pos].source.path
+                    and {rules[o].id, rules[pos].id} & named == set()
+                    and _inside(_folders(rules[pos].scopes), _folders(rules[o].scopes))
+                ),
+                None,
+            )
+            if wider is None:
+                outer.append(pos)
+            else:
+                dropped.add(pos)
+                notes.append((rules[wider].source, rules[pos].source))
     notes.sort(key=lambda pair: (pair[1].path, pair[1].line_start))
     return [r for p, r in enumerate(rules) if p not in dropped], notes
+
+
+def _folders(scopes: list[str]) -> list[str]:
+    """The folders of scopes that are whole folders (``db/src/**``), or ``[]`` when any
+    scope is not (a kind of file, ``**/*.ts``, or none at all)."""
+    out = []
+    for scope in scopes:
+        folder = scope.strip().lstrip("./")
+        if not folder.endswith("/**") or re.search(r"[*?\[{]", folder[:-3]):
+            return []
+        out.append(folder[:-3])
+    return out
+
+
+def _inside(inner: list[str], outer: list[str]) -> bool:
+    """Does every folder of ``inner`` lie in (or equal) one of ``outer``?"""
+    return all(any(f == o or f.startswith(o + "/") for o in outer) for f in inner)
 
 
 def _constitution(

@@ -326,8 +326,18 @@ def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> s
     if found is None:
         return None
     rules, pinned = found.rules, found.pinned
+    # a rule file the agent has just read or written whole is in the conversation word for
+    # word: its own rules are not handed over beside it (a Read of `db/AGENTS.md` matches
+    # that file's scope, `db/**`)
+    whole = payload.get("tool_name") in ("Read", "Write") and not _part_read(payload)
+    own = set(rels) if whole else set()
     matched = [
-        r for r in rules if r.scopes and r.id not in pinned and scope_matches(r.scopes, rels)
+        r
+        for r in rules
+        if r.scopes
+        and r.id not in pinned
+        and r.source.path not in own
+        and scope_matches(r.scopes, rels)
     ]
     # the narrowest scope first (a folder's own rules before a whole tree's or a kind of
     # file's), then file order: the budget goes to the rules most about this place
@@ -352,6 +362,14 @@ def path_rules(state: HookState, payload: dict[str, Any], notes: list[str]) -> s
         budget=settings.path_rules_max_tokens,
         more="scoped to this path",
         ranked=True,
+    )
+
+
+def _part_read(payload: dict[str, Any]) -> bool:
+    """Did a Read ask for part of the file (an ``offset`` or ``limit``)?"""
+    tool_input = payload.get("tool_input")
+    return isinstance(tool_input, dict) and bool(
+        tool_input.get("offset") or tool_input.get("limit")
     )
 
 

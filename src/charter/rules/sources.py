@@ -48,6 +48,10 @@ SOURCE_PATTERNS: tuple[tuple[str, str], ...] = (
     # the singular name Zed (and Amp before AGENTS.md) read at the root only: a nested
     # `AGENT.md` is as often a document about an agent as rules for one
     ("agent", "AGENT.md"),
+    # the same file named in lower case at the root, as some projects write it: every
+    # agent that opens `AGENTS.md` on a case-insensitive file system (macOS, Windows)
+    # reads it; below the root `docs/agents.md` is as often a page about agents
+    ("agents", "agents.md"),
     ("cursor", "**/.cursor/rules/**/*.mdc"),
     ("cursor", "**/.cursor/rules/**/*.md"),
     ("cursorrules", ".cursorrules"),

@@ -55,8 +55,10 @@ if TYPE_CHECKING:
 #: bare fence left open to the end of the file is a stray closer, not code; 32: a
 #: rule's brief keeps the link, URL or code span its label or "found in" points at;
 #: 33: Junie's ``.junie/guidelines.md`` is read, a command's slot (`<package>`) is an
-#: argument it must be given, a pipeline span forbids no command of its first stage)
-STATE_VERSION = 33
+#: argument it must be given, a pipeline span forbids no command of its first stage;
+#: 34: a bold name over a list item's sub-items is their section, not a rule, a copy in a
+#: nested folder's file folds into the outer folder's, a root ``agents.md`` is read)
+STATE_VERSION = 34
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
