@@ -224,13 +224,13 @@ def test_procedures_and_small_sections_are_completed(repo: Path) -> None:
 
     ranked = steps[1:] + fillers  # three of four steps, then unrelated rules
     chosen = [Shard(make(pos[t]).rule, 0.9 - i / 20, []) for i, t in enumerate(ranked)]
-    budget = sum(r.costs[sh.rule.id] for sh in chosen)
+    budget = r.cost_of(chosen, tiered=True)  # as shown: the best whole, the rest brief
     allowed = np.ones(len(r.candidates), dtype=bool)
     done = r._complete_groups(chosen, make, allowed, budget)
     texts = [sh.rule.text for sh in done]
     assert set(steps) <= set(texts)
     assert fillers[-1] not in texts  # the lowest-scored shard made room
-    assert sum(r.costs[sh.rule.id] for sh in done) <= budget
+    assert r.cost_of(done, tiered=True) <= budget
     assert any("completes a numbered procedure" in sh.reasons for sh in done)
 
     off = project.settings.rules.model_copy(
@@ -470,6 +470,47 @@ def test_a_budget_shows_the_best_rules_whole_and_the_rest_brief(repo: Path) -> N
     for rid, line in shown_lines(alike.policy_text, alike.shards).items():
         assert line == r.lines[rid]
     assert len(tiered.shards) > len(alike.shards)
+
+
+def test_a_small_files_budget_cuts_its_brief_lines_shorter_to_reach_more_rules(
+    repo: Path,
+) -> None:
+    """A small rule file's quarter held three or four rules of 20-28 tokens, so a task that
+    needs five of its rules got three. Its brief lines are cut shorter (down to
+    ``brief_floor_tokens``) so the budget reaches ``brief_min_rules`` of them, its best
+    rule still whole; ``brief_min_rules = 0`` keeps the old lines."""
+    lines = ["# Billing", ""]
+    lines += [
+        f"- Invoice rule {i}: amounts are integer cents in the billing service, rounding "
+        f"happens once at the end, and ledger entry {i} is written with its invoice row."
+        for i in range(14)
+    ]
+    write(repo, "CLAUDE.md", "\n".join(lines) + "\n")
+    task = "Fix rounding of invoice amounts in the billing ledger"
+
+    write(repo, "charter.toml", "[rules]\nbrief_min_rules = 0\n")
+    before = _retriever(repo)
+    old = before.retrieve(task)
+    write(repo, "charter.toml", "")
+    r = _retriever(repo)
+    new = r.retrieve(task)
+
+    budget = r.default_budget()
+    assert budget < 200  # a small file: a quarter of 14 rules
+    assert len(new.shards) > len(old.shards) + 2
+    assert count_tokens(new.policy_text) <= max(budget, r.settings.budget_min_shard_tokens) + (
+        r.header_tokens
+    )
+    assert len(citations(new.policy_text)) == len(new.shards)
+    whole = r.full_ids(new.shards)
+    assert len(whole) == 1
+    for sh in new.shards:
+        shown = r.line(sh.rule.id, whole)
+        if sh.rule.id in whole:
+            assert shown == r.lines[sh.rule.id]
+        else:
+            assert shown.endswith(f"… (L{sh.rule.source.line_start})")
+            assert count_tokens(shown) < count_tokens(before.line(sh.rule.id, set()))
 
 
 SECTIONED = """# Rules

@@ -240,6 +240,11 @@ class Retriever:
         self.brief_costs: dict[str, int] = shown["brief_costs"]
         #: what a file's ``In path:`` header costs, paid by the first rule shown from it
         self.header_costs: dict[str, int] = shown["headers"]
+        #: the rules of a budgeted selection shown whole: one when the budget cut the
+        #: brief lines short (``brief_min_rules``), so the rest reach as many as it can
+        self.full_rules = settings.full_rules
+        if shown["brief_rule_tokens"] < min(settings.brief_rule_tokens, settings.max_rule_tokens):
+            self.full_rules = min(settings.full_rules, 1)
         cand_rules = [self.rules[i] for i in self.candidates]
         self.cand_vectors = np.ascontiguousarray(self.vectors[self.candidates], dtype=np.float32)
         risk_boost = {"critical": settings.risk_boost_critical, "high": settings.risk_boost_high}
@@ -272,11 +277,7 @@ class Retriever:
 
     def default_budget(self) -> int:
         """Tokens for constitution + shards when no explicit budget is configured."""
-        s = self.settings
-        if s.budget_tokens:
-            return s.budget_tokens
-        whole = self.compiled.source_tokens
-        return max(1, min(s.budget_max_tokens, int(whole * s.budget_fraction)))
+        return policy_budget(self.compiled.source_tokens, self.settings)
 
     def embed_query(self, task: str) -> np.ndarray:
         return self.embedder.embed([task])[0]
@@ -520,7 +521,7 @@ class Retriever:
             if top_n and len(chosen) >= top_n:
                 break
             # shards come best first: the first ``full_rules`` taken are shown whole
-            whole = bool(top_n) or len(chosen) < s.full_rules
+            whole = bool(top_n) or len(chosen) < self.full_rules
             cost = self.cost_with_header(shard.rule, chosen, full=whole) if budget else 0
             if budget and used + cost > budget:
                 misses += 1
@@ -581,9 +582,7 @@ class Retriever:
         """Ids of the rules of a budgeted selection shown whole: its best ``full_rules``
         by score. The rest show their brief line: a task's few best rules come with every
         clause, and the budget reaches more rules, each cited for its full text."""
-        best = heapq.nsmallest(
-            self.settings.full_rules, shown, key=lambda sh: (-sh.score, sh.rule.id)
-        )
+        best = heapq.nsmallest(self.full_rules, shown, key=lambda sh: (-sh.score, sh.rule.id))
         return {sh.rule.id for sh in best}
 
     def _complete_groups(
@@ -692,7 +691,8 @@ def shown_lines(compiled: CompiledRules, settings: RulesSettings) -> dict[str, A
     in_text = set(compiled.constitution.rule_ids)
     candidates = [r for r in compiled.rules if r.id not in in_text]
     lines = {r.id: render_rule_line(r, settings.max_rule_tokens, inline=inline) for r in candidates}
-    cut = min(settings.brief_rule_tokens, settings.max_rule_tokens)
+    pinned = count_tokens(compiled.constitution.text) if compiled.constitution.text else 0
+    cut = brief_tokens(compiled.source_tokens, pinned, len(candidates), settings)
     briefs = {r.id: render_rule_line(r, cut, inline=inline) for r in candidates}
     briefs = {rid: line for rid, line in briefs.items() if line != lines[rid]}
     paths = sorted({r.source.path for r in candidates})
@@ -727,6 +727,41 @@ def shown_lines(compiled: CompiledRules, settings: RulesSettings) -> dict[str, A
     }
 
 
+def policy_budget(source_tokens: int, settings: RulesSettings) -> int:
+    """Tokens for constitution + shards: ``budget_tokens``, else ``budget_fraction`` of
+    the rule files (at most ``budget_max_tokens``)."""
+    if settings.budget_tokens:
+        return settings.budget_tokens
+    return max(1, min(settings.budget_max_tokens, int(source_tokens * settings.budget_fraction)))
+
+
+#: what a rule line costs besides its text: the dash, the citation (`` (L12)``) and the
+#: newline
+LINE_OVERHEAD_TOKENS = 5
+
+
+def brief_tokens(
+    source_tokens: int, constitution_tokens: int, rules: int, settings: RulesSettings
+) -> int:
+    """Where a budgeted selection cuts its brief lines: ``brief_rule_tokens``, or shorter
+    when the budget left beside the constitution could not show ``brief_min_rules`` of
+    them (or all the file's other ``rules``, if fewer), down to ``brief_floor_tokens``.
+    A small file's quarter held three or four rules of 25 tokens and missed the rest of
+    what the task needed; as gists of ten to fifteen tokens, each cited for its full
+    text, it holds most of them (chosen on half of the small held-out files, measured on
+    the other half: docs/benchmarks.md)."""
+    cut = min(settings.brief_rule_tokens, settings.max_rule_tokens)
+    if not settings.brief_min_rules:
+        return cut
+    # the shards' room as ``retrieve`` reckons it (its two header lines aside)
+    room = max(
+        settings.budget_min_shard_tokens,
+        policy_budget(source_tokens, settings) - constitution_tokens,
+    )
+    per_rule = room // min(settings.brief_min_rules, max(rules, 1)) - LINE_OVERHEAD_TOKENS
+    return max(min(settings.brief_floor_tokens, cut), min(cut, per_rule))
+
+
 def _shown_fits(
     shown: dict[str, Any] | None, compiled: CompiledRules, settings: RulesSettings
 ) -> bool:
@@ -739,7 +774,9 @@ def _shown_fits(
         return (
             shown["max_rule_tokens"] == settings.max_rule_tokens
             and shown["brief_rule_tokens"]
-            == min(settings.brief_rule_tokens, settings.max_rule_tokens)
+            == brief_tokens(
+                compiled.source_tokens, shown["constitution_tokens"], len(wanted), settings
+            )
             and set(shown["brief_lines"]) == set(shown["brief_costs"]) <= wanted
             and shown["inline"] == (settings.citation_style == "inline")
             and set(shown["lines"]) == wanted

@@ -134,6 +134,19 @@ class RulesSettings(Record):
         description="rules of a budgeted selection below its best full_rules are cut at this "
         "many tokens, citation kept (set it to max_rule_tokens to show all alike)",
     )
+    brief_min_rules: int = Field(
+        default=12,
+        ge=0,
+        description="a budget too small to show this many brief lines (a small rule file's "
+        "quarter) cuts them shorter, down to brief_floor_tokens, and shows only its best rule "
+        "whole: more of the task's rules, each cited for its full text (0 = off)",
+    )
+    brief_floor_tokens: int = Field(
+        default=10,
+        ge=4,
+        description="the shortest a brief line is cut to for brief_min_rules (the gist of a "
+        "rule: about seven words)",
+    )
     complete_procedures: bool = Field(
         default=True,
         description="when half or more of a numbered procedure's steps are chosen, add the "

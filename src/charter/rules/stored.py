@@ -57,8 +57,10 @@ if TYPE_CHECKING:
 #: 33: Junie's ``.junie/guidelines.md`` is read, a command's slot (`<package>`) is an
 #: argument it must be given, a pipeline span forbids no command of its first stage;
 #: 34: a bold name over a list item's sub-items is their section, not a rule, a copy in a
-#: nested folder's file folds into the outer folder's, a root ``agents.md`` is read)
-STATE_VERSION = 34
+#: nested folder's file folds into the outer folder's, a root ``agents.md`` is read;
+#: 35: a small file's brief lines are cut shorter so its budget reaches
+#: ``brief_min_rules`` of them)
+STATE_VERSION = 35
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
