@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 #: argument it must be given, a pipeline span forbids no command of its first stage;
 #: 34: a bold name over a list item's sub-items is their section, not a rule, a copy in a
 #: nested folder's file folds into the outer folder's, a root ``agents.md`` is read)
-STATE_VERSION = 34
+STATE_VERSION = 35
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
