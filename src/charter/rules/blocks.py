@@ -1401,6 +1401,7 @@ def _heads_items(item: SyntaxTreeNode, text: str) -> bool:
     """Is ``item`` a short plain label over its sub-items ("Maintainer (PI)", "Enforcement
     guidance"): no colon, no sentence, nothing it instructs, no bold name (that one is
     the sub-items' section, see :func:`_item_title`), and no code of its own?"""
+    text = re.sub(r"\s*<!--.*?(?:-->|$)", "", text).strip()  # an exported line's citation
     if not text or _item_title(item) or re.search(r"[*_]{2}|`", text):
         return False
     if any(c.type not in LISTS and c.type != "paragraph" for c in item.children):
