@@ -515,3 +515,35 @@ def test_an_option_a_commands_comment_forbids_is_that_commands(tmp_path: Path) -
     assert decision("cargo run --release --bin tursodb") == "deny"
     for allowed in ("cargo build", "cargo build -p core", "cargo test --release", "npm run x"):
         assert decision(allowed) == "allow", allowed
+
+
+def test_commands_written_without_code_marks_under_a_prohibition(tmp_path: Path) -> None:
+    """A Terraform module's rules: "Agents must never run:" over "terraform apply" and
+    "terraform destroy" as plain text. Only a code span was read as a command, so both
+    ran. Items of a list under a prohibition that are commands of one program, written
+    plainly, are shown as code and denied; a phrase ("the state subcommands by hand")
+    and a command the rules allow are not."""
+    rules = (
+        "# Terraform\n\n## Commands\n\nAgents must never run:\n\n"
+        "- terraform apply\n- terraform destroy -auto-approve\n"
+        "- the state subcommands by hand\n\nDo not use:\n\n- global state\n- magic numbers\n"
+    )
+    root = compiled_repo(tmp_path, {"AGENTS.md": rules})
+    from charter.rules.commands import forbidden_commands
+
+    compiled = compile_project(Project.load(root)).rules
+    assert [c.command for c in forbidden_commands(compiled)] == [
+        "terraform apply",
+        "terraform destroy -auto-approve",
+    ]
+    texts = {r.text for r in compiled}
+    assert "Agents must never run: `terraform apply`" in texts, texts
+    assert "Do not use: global state" in texts, texts
+
+    def decision(command: str) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}))
+
+    assert decision("terraform apply") == "deny"
+    assert decision("terraform destroy -auto-approve") == "deny"
+    for allowed in ("terraform plan", "terraform destroy", "terraform fmt -check"):
+        assert decision(allowed) == "allow", allowed

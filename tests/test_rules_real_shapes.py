@@ -1625,3 +1625,45 @@ def test_a_bold_name_over_sub_items_is_their_section_not_a_rule(tmp_path: Path) 
     assert rules[0].source.section == "Code Style > Module system"
     assert rules[3].source.section == "Code Style > Patterns"
     assert rules[5].source.section == "Code Style"
+
+
+def test_a_plain_label_over_sub_items_is_read_before_each(tmp_path: Path) -> None:
+    """A research project's roles: "- Maintainer (PI)" over "Merges PRs." was a rule of
+    its own, and its sub-items were shown alone, where they read as the agent's duties.
+    A short label (no colon, instructing nothing) is read before each sub-item, as a
+    lead-in is, and cited from its line; a bold name stays the items' section, and an
+    item that instructs stays a rule."""
+    rules = _rules(
+        tmp_path,
+        "# Policy\n\n## Roles\n\n"
+        "- Maintainer (PI)\n  - Merges PRs.\n  - Approves policy waivers.\n"
+        "- Codex agents (ephemeral)\n  - Open PRs and iterate until CI is green.\n"
+        "- Keep diffs small\n  - One feature per PR.\n",
+    )
+    spans = _spans(rules)
+    assert ("Maintainer (PI): Merges PRs.", 5, 6) in spans, spans
+    assert ("Maintainer (PI): Approves policy waivers.", 7, 7) in spans, spans
+    assert ("Codex agents (ephemeral): Open PRs and iterate until CI is green.", 8, 9) in spans
+    assert not any(t in ("Maintainer (PI)", "Codex agents (ephemeral)") for t, _, _ in spans)
+    _assert_texts(rules, "Keep diffs small", "One feature per PR.")
+
+
+def test_a_lone_mark_is_no_word_of_a_lead_in(tmp_path: Path) -> None:
+    """A Terraform module's "When a provider or resource has a v1 / _v1 variant:" over
+    "Suggest code changes only; do NOT suggest any state migrations": the "/" made it
+    eleven words, past a lead-in's ten, so the line was a rule alone and the sub-item
+    lost its condition."""
+    rules = _rules(
+        tmp_path,
+        "# Terraform\n\n## Upgrades\n\n"
+        "- When a provider or resource has a v1 / _v1 variant:\n"
+        "  - Suggest code changes only; do NOT suggest any state migrations.\n",
+    )
+    assert _spans(rules) == [
+        (
+            "When a provider or resource has a v1 / _v1 variant: Suggest code changes only; "
+            "do NOT suggest any state migrations.",
+            5,
+            6,
+        )
+    ]

@@ -862,6 +862,9 @@ class _Walker:
         # in a list where others head theirs ("- **Patterns**" over unindented items)
         # names the items after it, up to the next such name
         titled = any(_item_title(item) and _nested(item) for item in node.children)
+        # "Agents must never run:" over "terraform apply", "terraform destroy": commands
+        # written without code marks, which a prohibition governs only as code spans
+        commands = _plain_commands(_item_texts([node])) if negation else set()
         pushed = False
         for item in node.children:
             if self.tags and item.map is not None:
@@ -900,6 +903,16 @@ class _Walker:
                     self.walk_list(child, text, depth + 1, prefix=True, lead_start=lead)
                     lead = None
                 continue
+            if nested and not prefix and _heads_items(item, text):
+                # "- Maintainer (PI)" over "Merges PRs.": a short label, no colon, that
+                # instructs nothing names whose or what its sub-items are; alone it is no
+                # rule, and the sub-items alone would read as the agent's own duties, so
+                # each is read after it, as after a lead-in ("Maintainer (PI): Merges PRs.")
+                lead = self.span(item)[0]
+                for child in nested:
+                    self.walk_list(child, f"{text}:", depth + 1, prefix=True, lead_start=lead)
+                    lead = None
+                continue
             title = _item_title(item) if titled else ""
             if pushed and (title or nested):  # the next group starts
                 self.headings.pop()
@@ -915,6 +928,8 @@ class _Walker:
                     named = None
                 self.headings.pop()
                 continue
+            if text in commands:
+                text = f"`{text}`"
             if (
                 prefix
                 and context
@@ -1288,9 +1303,11 @@ def _ends_in_colon(text: str) -> bool:
 
 
 def _is_lead_in(text: str) -> bool:
-    """A short line ending in a colon that introduces what follows."""
+    """A short line ending in a colon that introduces what follows (a mark standing
+    alone, the ``/`` of "v1 / _v1", is no word)."""
     plain = re.sub(r"[*_`]+", "", text).strip()
-    return _ends_in_colon(plain) and len(plain.split()) <= 10
+    words = [w for w in plain.split() if re.search(r"\w", w)]
+    return _ends_in_colon(plain) and len(words) <= 10
 
 
 def _is_label(text: str) -> bool:
@@ -1353,6 +1370,43 @@ def _item_texts(lists: list[SyntaxTreeNode]) -> list[str]:
 
 
 _BARE_SPAN = re.compile(r"^`[^`]+`$")
+
+
+#: A word of a command written as plain text: a lower-case name or path, or an option.
+_PLAIN_COMMAND_WORD = re.compile(r"^(?:[a-z][\w./+:-]*|-{1,2}[a-z][\w-]*(?:=\S+)?)$")
+
+
+def _plain_commands(texts: list[str]) -> set[str]:
+    """The items of a list that are commands written without code marks ("terraform
+    apply", "terraform destroy -auto-approve"): two to five lower-case words or options,
+    no sentence, instructing nothing, and their first word (the program) shared by
+    another such item, as the subcommands of one program are; a list of phrases
+    ("global state") rarely repeats its first word, and "use X" instructs."""
+    from charter.rules.commands import parse_command
+
+    found = [
+        t
+        for t in texts
+        if 2 <= len(t.split()) <= 5
+        and all(_PLAIN_COMMAND_WORD.match(w) for w in t.split())
+        and not is_directive(t)
+        and not polarity(t)
+        and parse_command(t) is not None
+    ]
+    firsts = [t.split()[0] for t in found]
+    return {t for t in found if firsts.count(t.split()[0]) >= 2}
+
+
+def _heads_items(item: SyntaxTreeNode, text: str) -> bool:
+    """Is ``item`` a short plain label over its sub-items ("Maintainer (PI)", "Enforcement
+    guidance"): no colon, no sentence, nothing it instructs, no bold name (that one is
+    the sub-items' section, see :func:`_item_title`), and no code of its own?"""
+    text = re.sub(r"\s*<!--.*?(?:-->|$)", "", text).strip()  # an exported line's citation
+    if not text or _item_title(item) or re.search(r"[*_]{2}|`", text):
+        return False
+    if any(c.type not in LISTS and c.type != "paragraph" for c in item.children):
+        return False
+    return _is_label(text) and not is_directive(text) and not polarity(text)
 
 
 def _nested(item: SyntaxTreeNode) -> bool:

@@ -59,8 +59,10 @@ if TYPE_CHECKING:
 #: 34: a bold name over a list item's sub-items is their section, not a rule, a copy in a
 #: nested folder's file folds into the outer folder's, a root ``agents.md`` is read;
 #: 35: a small file's brief lines are cut shorter so its budget reaches
-#: ``brief_min_rules`` of them)
-STATE_VERSION = 35
+#: ``brief_min_rules`` of them; 36: a plain label over sub-items is read before each,
+#: a lone mark is no word of a lead-in, plain-text commands under a prohibition are
+#: commands)
+STATE_VERSION = 36
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
