@@ -221,6 +221,23 @@ def test_a_rule_copied_into_several_files_is_compiled_once(repo: Path, run_chart
     }
 
 
+def test_a_rule_is_cited_in_its_source_not_in_a_generated_copy(repo: Path) -> None:
+    # a script copies AGENTS.md into the files other agents read, each opening with a
+    # note not to edit it: the folded copy was the first in discovery order, so every
+    # rule was cited in the Amazon Q file the team never edits
+    note = "<!-- AUTO-GENERATED from AGENTS.md — do not edit directly, run: make sync -->\n\n"
+    write(repo, "AGENTS.md", AGENTS_COPY)
+    write(repo, ".amazonq/rules/project.md", note + AGENTS_COPY)
+    write(repo, "CLAUDE.md", note + AGENTS_COPY)
+    compiled = compile_rules(Project.load(repo))
+    assert {r.source.path for r in compiled.rules} == {"AGENTS.md"}
+    assert {kept.path for kept, _ in compiled.report.restated} == {"AGENTS.md"}
+    # a plain comment atop a file makes no copy of it: the first file keeps its rules
+    write(repo, ".amazonq/rules/project.md", "<!-- house rules -->\n\n" + AGENTS_COPY)
+    compiled = compile_rules(Project.load(repo))
+    assert {r.source.path for r in compiled.rules} == {".amazonq/rules/project.md"}
+
+
 def test_a_copy_in_a_nested_folder_of_a_copy_is_compiled_once(repo: Path) -> None:
     # "Inherits root `AGENTS.md`" opening the AGENTS.md of `db/`, `db/src/` and `lib/`: for a
     # file under `db/src/` both db copies apply, and the path hook handed the same line

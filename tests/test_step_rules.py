@@ -110,6 +110,9 @@ def test_steps_are_read_from_the_parsed_command() -> None:
     assert names(("/usr/bin/git", "-c", "user.name=a", "push")) == ["git push"]
     assert names(("git", "status"), ("git", "diff")) == []
     assert names(("gh", "pr", "create"), ("gh", "pr", "view")) == ["gh pr create"]
+    assert names(("gh", "release", "create", "v1"), ("gh", "release", "view")) == [
+        "gh release create"
+    ]
     assert names(("git", "commit"), ("git", "commit", "--amend")) == ["git commit"]
     assert names((None, "commit"), ("echo", "git", "commit")) == []
 
@@ -180,6 +183,34 @@ def test_step_words_in_another_sense_bring_nothing_and_a_steps_heading_brings_it
     assert "Never push to `main`" in push and "Push back" not in push, push
     pr = _bash(run_charter, repo, "gh pr create --fill", "t4")["additionalContext"]
     assert "A clear description of changes" in pr, pr
+
+
+RELEASING = """# Guidelines
+
+## Models
+
+- Charts are Helm releases: keep each release's values in `deploy/values.yaml`.
+
+## Release
+
+1. Update `main` from `origin/main`.
+2. Show `git log <latest>..main` and stop for approval. Do not release until approved.
+3. `gh release create <tag> --generate-notes --target main`
+"""
+
+
+def test_a_github_release_brings_the_rules_of_releasing(repo: Path, run_charter: Run) -> None:
+    """`gh release create` tags and publishes as `git tag` does, yet it was no step: the
+    rules to stop for approval before releasing never came with it."""
+    no_worker(repo)
+    write(repo, "AGENTS.md", RELEASING)
+    assert run_charter("compile", cwd=repo).returncode == 0
+    out = _bash(run_charter, repo, "gh release create v2.1.0 --generate-notes", "t1")
+    text = out["additionalContext"]
+    assert "# Project rules for this `gh release create`" in text, text
+    assert "Do not release until approved" in text and "(L10)" in text
+    assert "`gh release create <tag>" in text and "Helm" not in text
+    assert _bash(run_charter, repo, "gh release view v2.1.0", "t2") is None
 
 
 def test_a_nested_files_step_rules_come_when_the_step_carries_changes_there(

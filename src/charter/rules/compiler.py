@@ -349,10 +349,26 @@ def _parse_rules(
     # ``[r-…]`` ids written by ``charter export`` for a text stated more than once
     exported = {r.id for r in rules if r.id.startswith("r-")}
     rules = apply_local_overrides(assign_ids(rules))
-    kept, restated = drop_restated(rules, exported)
+    copies = {src.rel for src in sources if generated_copy(src.body)}
+    kept, restated = drop_restated(rules, exported, copies)
     if report is not None:
         report.restated = restated
     return kept
+
+
+#: What a generator writes atop the rule file it made from another ("<!-- AUTO-GENERATED
+#: from AGENTS.md — do not edit directly, run: make sync-rules -->").
+_GENERATED_NOTE = re.compile(
+    r"\bauto[- ]?generated\b|\bgenerated\s+(?:from|by)\b|\bdo\s+not\s+edit\b", re.IGNORECASE
+)
+_LEADING_COMMENT = re.compile(r"\s*<!--(.*?)-->", re.DOTALL)
+
+
+def generated_copy(body: str) -> bool:
+    """Whether a rule file opens with a comment saying it is generated and not to be
+    edited: a copy a script keeps of the team's real rule file for another agent."""
+    lead = _LEADING_COMMENT.match(body)
+    return bool(lead and _GENERATED_NOTE.search(lead.group(1)))
 
 
 def _same_rule_key(rule: Rule) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
@@ -364,7 +380,7 @@ def _same_rule_key(rule: Rule) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
 
 
 def drop_restated(
-    rules: list[Rule], exported: Collection[str] = ()
+    rules: list[Rule], exported: Collection[str] = (), copies: Collection[str] = ()
 ) -> tuple[list[Rule], list[tuple[Source, Source]]]:
     """One rule for a rule stated word for word in several files.
 
@@ -372,7 +388,9 @@ def drop_restated(
     Cursor rule repeating a line): compiled twice, every copy would be pinned or
     retrieved twice, spending the budget on repeats. Copies that apply alike (same scopes
     and tool classes) are compiled once: the constitution copy if one is, else the
-    higher priority, else the first in file order. Repeats inside one file are kept:
+    higher priority, else one in a file that is no generated copy (``copies``: the rule
+    is cited where the team edits it, not in a file that says not to edit it), else the
+    first in file order. Repeats inside one file are kept:
     their sections differ; so are the repeats an export of such a file spreads over
     several files: it gives them their ids (``exported``, ``[r-1a2b3c4d]``), and a copy
     whose id differs from the kept one's where either is such an id is kept. Returns the
@@ -387,7 +405,15 @@ def drop_restated(
     for members in groups.values():
         if len({rules[p].source.path for p in members}) < 2:
             continue
-        best = min(members, key=lambda p: (not rules[p].constitution, -rules[p].priority, p))
+        best = min(
+            members,
+            key=lambda p: (
+                not rules[p].constitution,
+                -rules[p].priority,
+                rules[p].source.path in copies,
+                p,
+            ),
+        )
         for pos in members:
             ids = {rules[pos].id, rules[best].id}
             if len(ids) > 1 and ids & named:

@@ -12,10 +12,10 @@ the core holds"); handing them over when the agent is about to take the step cos
 nothing until then.
 
 A step is read from the parsed command (the guardrails' shell reader), not from its
-text: ``git commit``, ``git push``, ``git merge``, ``git rebase``, ``git tag`` and
-``gh pr create|merge``. The rules handed over are those that name the step (the step's
-word stemmed, so "commit" finds "committing" and "pre-commit"; a pull request is also
-"PR"), not yet in the conversation, in their files' order, within
+text: ``git commit``, ``git push``, ``git merge``, ``git rebase``, ``git tag``,
+``gh pr create|merge`` and ``gh release create``. The rules handed over are those that
+name the step (the step's word stemmed, so "commit" finds "committing" and "pre-commit";
+a pull request is also "PR"), not yet in the conversation, in their files' order, within
 ``rules.step_rules_max_tokens``. The table of steps is the version-control vocabulary
 every project shares, not tuned to any rule file.
 
@@ -62,6 +62,9 @@ _GIT_STEPS: dict[str, tuple[str, ...]] = {
 #: ``gh pr create`` / ``gh pr merge``
 _PR_WORDS = ("pr", "pull request")
 _PR_STEPS = frozenset(["create", "merge"])
+#: ``gh release create`` tags a commit and publishes it, as ``git tag`` and a push do:
+#: the rules that govern releasing ("stop for approval before you release") are its
+_RELEASE_WORDS = _GIT_STEPS["tag"]
 #: git's options before the subcommand that take a value (``git -C dir commit``)
 _GIT_VALUE_OPTIONS = frozenset(["-C", "-c", "--git-dir", "--work-tree", "--namespace"])
 
@@ -88,6 +91,8 @@ def steps_of(commands: Iterable[Sequence[str | None]]) -> list[tuple[str, tuple[
                 found.setdefault(f"git {sub}", _GIT_STEPS[sub])
         elif program == "gh" and len(args) >= 2 and args[0] == "pr" and args[1] in _PR_STEPS:
             found.setdefault(f"gh pr {args[1]}", _PR_WORDS)
+        elif program == "gh" and args[:2] == ["release", "create"]:
+            found.setdefault("gh release create", _RELEASE_WORDS)
     return list(found.items())
 
 
@@ -98,7 +103,7 @@ _AMBIGUOUS = frozenset(["push", "merge", "tag", "release"])
 #: Words of version control that make an ambiguous step word's sense the step's.
 _VCS_WORDS = frozenset(
     [
-        "git", "github", "gitlab", "branch", "branches", "remote", "origin", "upstream",
+        "git", "gh", "github", "gitlab", "branch", "branches", "remote", "origin", "upstream",
         "commit", "commits", "committed", "committing", "rebase", "pr", "prs",
         "pull request", "pull requests", "changelog",
     ]

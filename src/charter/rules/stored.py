@@ -61,8 +61,9 @@ if TYPE_CHECKING:
 #: 35: a small file's brief lines are cut shorter so its budget reaches
 #: ``brief_min_rules`` of them; 36: a plain label over sub-items is read before each,
 #: a lone mark is no word of a lead-in, plain-text commands under a prohibition are
-#: commands)
-STATE_VERSION = 36
+#: commands; 37: a rule stated in a file and in a generated copy of it is cited in the
+#: file)
+STATE_VERSION = 37
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
