@@ -1667,3 +1667,28 @@ def test_a_lone_mark_is_no_word_of_a_lead_in(tmp_path: Path) -> None:
             6,
         )
     ]
+
+
+def test_a_fence_with_no_language_under_a_commands_heading_lists_its_commands(
+    tmp_path: Path,
+) -> None:
+    """ "## Commands" over a fence written without ``bash`` ("make test-docker  # full
+    suite in Docker") was read as an example with nothing above it to illustrate, so the
+    section, the project's only list of commands, compiled to no rule at all. Its lines
+    are commands, each shown with its comment; a file tree or code under another
+    heading, or code under a commands heading, stays an example."""
+    rules = _rules(
+        tmp_path,
+        "# Rules\n\n## Commands\n\n```\n"
+        "make test-docker          # full suite in Docker (preferred)\n"
+        'PYTEST_ADDOPTS="-k name" make test-local  # single test\n'
+        "./gradlew build \\\n  --info\n```\n\n"
+        "## Project Structure\n\n```\napp/            # Application source\n"
+        "  config.py     # Settings\n```\n\n"
+        "## Helper commands\n\n```\nimport helpers\nx = helpers.run()\n```\n",
+    )
+    assert _spans(rules) == [
+        ("`make test-docker` (full suite in Docker (preferred))", 6, 6),
+        ('`PYTEST_ADDOPTS="-k name" make test-local` (single test)', 7, 7),
+        ("`./gradlew build --info`", 8, 9),
+    ]

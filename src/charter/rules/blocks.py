@@ -155,6 +155,48 @@ _SHELL_FENCES = frozenset(
     {"bash", "sh", "shell", "zsh", "fish", "console", "terminal", "shell-session"}
     | {"sh-session", "powershell", "pwsh", "ps1", "cmd", "bat"}
 )
+#: A heading that says its section lists commands ("## Commands", "Useful commands").
+_COMMANDS_HEADING = re.compile(r"\bcommands?\b", re.IGNORECASE)
+#: A line of a fence with no language that reads as a command: at the line's start, env
+#: assignments (``PYTEST_ADDOPTS="-k x"``), then a program named in lower case
+#: (``make``, ``./gradlew``) followed by a space or the line's end; a file tree's line
+#: ("app/  # Application source") or code (``import x``, ``foo(1)``) is no command.
+_BARE_COMMAND = re.compile(
+    r"^(?:\$\s+)?(?:[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)\s+)*(?:\./)?[a-z][\w.+-]*(?:\s|$)"
+)
+#: Words that begin code, not a command, in a fence with no language.
+_CODE_WORDS = frozenset(["import", "from", "def", "class", "return", "const", "let", "var"])
+
+
+def _untagged_commands(content: str, heading: str) -> bool:
+    """Whether a fence with no language is a list of shell commands: it sits under a
+    heading that names commands and each of its lines (comments and continued lines
+    aside) starts, unindented, with a command. Written without ``bash``, such a block
+    ("## Commands" over ``make test  # full suite``) was read as an example and its
+    commands, the section's whole content, were lost."""
+    if not _COMMANDS_HEADING.search(heading):
+        return False
+    seen = False
+    continued = False  # the line before ended in a backslash: this one is its rest
+    for line in content.splitlines():
+        stripped = line.strip()
+        if continued:
+            continued = stripped.endswith("\\")
+            continue
+        if not stripped or _COMMENT.match(line):
+            continue
+        words = stripped.split()
+        if (
+            not _BARE_COMMAND.match(line)
+            or words[0] in _CODE_WORDS
+            or (len(words) > 1 and words[1] == "=")  # `x = 1` is code
+        ):
+            return False
+        seen = True
+        continued = stripped.endswith("\\")
+    return seen
+
+
 #: A shell block longer than this is a script, not a list of commands.
 _MAX_COMMANDS = 20
 _PROMPT = re.compile(r"^\s*(?:\$|PS>|PS [^>]*>)\s+")
@@ -291,13 +333,20 @@ def _open_quotes(lines: list[str]) -> set[int]:
     return joined
 
 
-def _commands(node: SyntaxTreeNode, first_line: int) -> list[tuple[int, int, str]]:
+def _commands(
+    node: SyntaxTreeNode, first_line: int, heading: str = ""
+) -> list[tuple[int, int, str]]:
     """(start, end, text) of each command in a shell fence whose opening line is
     ``first_line``, with the comment that explains it (a trailing ``# ...`` or the comment
     line just above it); a command continued with a backslash is one command. Empty when
-    the fence is not a shell block or is long enough to be a script."""
+    the fence is not a shell block or is long enough to be a script. A fence with no
+    language is a shell block when it lists commands under ``heading``, the heading of
+    its section, that names them (:func:`_untagged_commands`)."""
     info = (node.info or "").strip().split()
-    if not info or info[0].lower() not in _SHELL_FENCES:
+    if not info:
+        if node.type != "fence" or not _untagged_commands(node.content, heading):
+            return []
+    elif info[0].lower() not in _SHELL_FENCES:
         return []
     lines, handled = _fold_fallbacks(node.content.splitlines())
     quoted = _open_quotes(lines)
@@ -431,7 +480,8 @@ class _Walker:
         if _is_banner(node.content):
             return
         start, end = self.span(node)
-        commands = _commands(node, start)
+        section = self.section()
+        commands = _commands(node, start, section[-1] if section else "")
         if commands:
             # each command is a rule of its own, read with the lead-in above it ("Testing
             # commands:"): inside one block its text would never reach the agent
