@@ -74,6 +74,13 @@ def _rule(text: str, scopes: list[str] | None = None, path: str = "AGENTS.md") -
         ("Never run `make clean` unless the cache is corrupt.", []),
         ("Never run `make clean` other than in CI.", []),
         ("Never run `make clean`: it deletes the cache, with no exceptions.", ["make clean"]),
+        # an act forbidden in a sentence of its own, its command named in another
+        ("**Agents never push.** This covers every path: `git push` and all its variants.",
+         ["git push"]),
+        ("Never commit. The user runs `git commit` after review.", ["git commit"]),
+        ("Agents never push. Check with `git status` first.", []),
+        ("CI never pushes. Release tags come from `git push --tags` in CI.", []),
+        ("Bots never push. The release job runs `git push`.", []),
         # code of the project's language, not a command a shell would run
         ("**Use positive boolean names** — `delivery_changed`, not `not delivery_unchanged`.",
          []),

@@ -845,6 +845,25 @@ def test_agent_skills_are_not_rule_files_and_nested_claude_folders_keep_their_sc
     assert folder_scope("web/.claude/CLAUDE.md") == ["web/**"]
 
 
+def test_a_gemini_md_in_the_gemini_settings_folder_is_its_parent_folders(
+    tmp_path: Path,
+) -> None:
+    """Gemini CLI keeps its settings in ``.gemini/``, and projects put their
+    ``GEMINI.md`` beside them: no code lives there, so scoped to ``.gemini/**`` the
+    file's rules were filtered out of every task that named a file."""
+    from charter.rules.sources import discover
+
+    for rel in (".gemini/GEMINI.md", "web/.gemini/GEMINI.md"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("- Keep both implementations in sync.\n")
+    scopes = {
+        rel: load_source(path, rel, kind).scopes
+        for kind, path in discover(tmp_path)
+        for rel in [path.relative_to(tmp_path).as_posix()]
+    }
+    assert scopes == {".gemini/GEMINI.md": [], "web/.gemini/GEMINI.md": ["web/**"]}
+
+
 def test_a_glob_of_every_file_is_no_scope(tmp_path: Path) -> None:
     for globs in ("*", "**", "**/*", '["*", "src/**"]'):
         path = tmp_path / "design.mdc"

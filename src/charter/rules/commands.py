@@ -27,8 +27,11 @@ from dataclasses import dataclass
 from charter.rules.edits import GLOB
 from charter.rules.model import Rule
 from charter.rules.negation import (
+    _ADDRESSEES,
+    SPAN,
     Prohibition,
     Reading,
+    clauses,
     collect,
     forbidden_options,
     forbidden_spans,
@@ -234,6 +237,42 @@ def _own_command(rule: Rule) -> tuple[str, tuple[str, ...], frozenset[str]] | No
     return parse_command(span)
 
 
+#: A sentence that forbids one act and says nothing more ("Agents never push.", "Never
+#: commit."), a one-word subject at most before the prohibition.
+_BARE_PROHIBITION = re.compile(
+    r"^\W*(?:(?P<who>[a-z]+)\s+)?(?:never|do not|don't|must not|mustn't|should not|shouldn't)\s+"
+    r"(?P<act>[a-z]+)\W*$",
+    re.IGNORECASE,
+)
+
+
+def _bare_acts(text: str) -> set[str]:
+    """Acts a sentence of ``text`` forbids with no object and no condition."""
+    acts: set[str] = set()
+    for start, end in clauses(text):
+        found = _BARE_PROHIBITION.match(re.sub(r"[*_~]+", " ", text[start:end]))
+        # said to the agent ("Agents never push."), not of something else ("CI never …")
+        if found and (found.group("who") or "you").lower() in _ADDRESSEES:
+            acts.add(found.group("act").lower())
+    return acts
+
+
+def _named_acts(rule: Rule) -> list[str]:
+    """Commands the rule names for an act it forbids in a sentence of its own: "**Agents
+    never push.** … This covers every publication path: `git push` and all its variants"
+    forbids `git push`, though the sentence naming it forbids nothing (the span is the
+    act's command when its first word after the program is the act)."""
+    acts = _bare_acts(rule.text)
+    if not acts:
+        return []
+    named: list[str] = []
+    for match in SPAN.finditer(rule.text):
+        parsed = parse_command(match.group(1))
+        if parsed is not None and parsed[1][:1] and parsed[1][0] in acts:
+            named.append(match.group(1))
+    return named
+
+
 def commands_in(rule: Rule) -> list[ForbiddenCommand]:
     """The commands ``rule`` forbids outright (see the module docstring), and the options
     it forbids an act to take ("never commit with `--no-verify`": any program's
@@ -263,7 +302,9 @@ def commands_in(rule: Rule) -> list[ForbiddenCommand]:
                     scopes=tuple(rule.scopes),
                 )
             )
-    for span in forbidden_spans(rule.text, COMMAND_READING):
+    spans = forbidden_spans(rule.text, COMMAND_READING)
+    spans += [span for span in _named_acts(rule) if span not in spans]
+    for span in spans:
         parsed = parse_command(span) or _named_program(span, rule)
         if parsed is None:
             continue

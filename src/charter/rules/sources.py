@@ -496,15 +496,22 @@ _EVERYWHERE = frozenset({"*", "**", "**/*", "./**", "./**/*", "/**", "/**/*"})
 FOLDER_KINDS = frozenset(["claude", "claude-local", "agents", "gemini"])
 
 
+#: An agent's own settings folder: a rule file right inside it is its parent folder's.
+_AGENT_FOLDERS = (".claude", ".gemini")
+
+
 def folder_scope(rel: str) -> list[str]:
     """The scope a CLAUDE.md, AGENTS.md or GEMINI.md at ``rel`` has: its folder, or none
     at the root (``.claude/CLAUDE.md`` is the root's too, ``web/.claude/CLAUDE.md``
-    ``web``'s; a deeper ``.claude/skills/x/`` is a folder like any other)."""
+    ``web``'s; a deeper ``.claude/skills/x/`` is a folder like any other). So is a
+    ``.gemini/GEMINI.md`` beside ``.gemini/settings.json``: no code lives in the settings
+    folder, so scoped to it, its rules were filtered out of every task naming a file."""
     if "/" not in rel:
         return []
     parent = rel.rsplit("/", 1)[0]
-    if parent == ".claude" or parent.endswith("/.claude"):  # the folder's own .claude/
-        parent = parent.removesuffix(".claude").rstrip("/")
+    for folder in _AGENT_FOLDERS:
+        if parent == folder or parent.endswith(f"/{folder}"):  # the folder's own settings
+            parent = parent.removesuffix(folder).rstrip("/")
     return [f"{parent}/**"] if parent else []
 
 

@@ -62,8 +62,10 @@ if TYPE_CHECKING:
 #: ``brief_min_rules`` of them; 36: a plain label over sub-items is read before each,
 #: a lone mark is no word of a lead-in, plain-text commands under a prohibition are
 #: commands; 37: a rule stated in a file and in a generated copy of it is cited in the
-#: file, a fence with no language under a commands heading lists its commands)
-STATE_VERSION = 37
+#: file, a fence with no language under a commands heading lists its commands; 38: a
+#: ``.gemini/GEMINI.md`` is its parent folder's, "Agents never push." forbids the
+#: `git push` the same rule names)
+STATE_VERSION = 38
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
