@@ -28,6 +28,7 @@ from charter.rules.compiler import CompiledRules
 from charter.rules.gate import CONTENT_FREE, is_content_free
 from charter.rules.groups import lead_ins, procedures, small_sections
 from charter.rules.intent import Intent, classify
+from charter.rules.kind_prior import kind_prior_for
 from charter.rules.lexical import BM25, tokenize
 from charter.rules.model import Rule
 from charter.rules.render import file_header, render_grouped, render_rule_line
@@ -255,6 +256,9 @@ class Retriever:
             ],
             dtype=np.float32,
         )
+        self.kind_prior = (
+            kind_prior_for(compiled.model, self.cand_vectors) if settings.kind_prior else None
+        )
         self.intent_masks = {
             name: np.array([name in r.intents for r in cand_rules], dtype=bool)
             for name in {i for r in cand_rules for i in r.intents}
@@ -354,6 +358,9 @@ class Retriever:
             qv = mixed / max(float(np.linalg.norm(mixed)), 1e-9)
             dense = dense_for(qv)
         score: np.ndarray = s.dense_weight * dense + s.lexical_weight * lex_norm + self.prior
+        lift = self.kind_prior.lift(intent.name) if self.kind_prior is not None else None
+        if lift is not None:
+            score = score + s.kind_prior * lift
         intent_mask = self.intent_masks.get(intent.name) if intent.name != "general" else None
         if intent_mask is not None:
             score = score + s.intent_boost * intent_mask

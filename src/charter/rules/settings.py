@@ -214,6 +214,14 @@ class RulesSettings(Record):
             "of its gap to the head's cosine (0 = off)"
         ),
     )
+    kind_prior: float = Field(
+        default=3.0,
+        ge=0,
+        description=(
+            "weight of the learned lift a kind of task (its intent) gives the rules it "
+            "usually needs beyond its words, a bug fix's regression test (0 = off)"
+        ),
+    )
     directive_boost: float = Field(
         default=0.05, description="added to rules that instruct rather than describe"
     )
