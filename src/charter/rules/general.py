@@ -18,12 +18,13 @@ other channel delivers are scored: not the constitution, not path-scoped rules.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Collection, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+
+from charter.bundled import bundled_json
 
 if TYPE_CHECKING:
     import numpy as np
@@ -98,14 +99,7 @@ def features(rules: Sequence[Rule], vectors: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def _model() -> dict[str, Any] | None:
-    from importlib import resources
-
-    try:
-        raw = resources.files("charter.data").joinpath(MODEL_FILE).read_text(encoding="utf-8")
-        data = json.loads(raw)
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    return bundled_json(MODEL_FILE)
 
 
 def score_rows(model: dict[str, Any], x: np.ndarray) -> np.ndarray:

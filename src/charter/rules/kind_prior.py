@@ -20,25 +20,19 @@ no lift.
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
+
+from charter.bundled import bundled_json
 
 MODEL_FILE = "kind_prior_model.json"
 
 
 @lru_cache(maxsize=1)
 def _model() -> dict[str, Any] | None:
-    from importlib import resources
-
-    try:
-        raw = resources.files("charter.data").joinpath(MODEL_FILE).read_text(encoding="utf-8")
-        data = json.loads(raw)
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    return bundled_json(MODEL_FILE)
 
 
 class KindPrior:
