@@ -83,6 +83,7 @@ NEEDS: dict[str, str] = {
     "rules_cv.py": "--data (rules benchmark)",
     "rules_fit.py": "--data (rules benchmark)",
     "rules_general_fit.py": "--data (rules benchmark folders with always.json)",
+    "rules_kind_prior_fit.py": "--data (labelled rules benchmark folders)",
     "rules_sweep.py": "directories of real rule files (kept outside the repository)",
     "stance_fit.py": "the stance data and a few minutes of fitting",
     "unmarked_lists_check.py": "a directory of bare git mirrors (the fetch tool's)",
