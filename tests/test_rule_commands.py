@@ -554,3 +554,62 @@ def test_commands_written_without_code_marks_under_a_prohibition(tmp_path: Path)
     assert decision("terraform destroy -auto-approve") == "deny"
     for allowed in ("terraform plan", "terraform destroy", "terraform fmt -check"):
         assert decision(allowed) == "allow", allowed
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # German: the negation before the span, the verb first or last, "ist verboten"
+        ("Niemals `git push --force` verwenden.", ["git push --force"]),
+        ("Führe niemals `npm publish` aus.", ["npm publish"]),
+        ("Verwende nicht `pip install`, sondern `uv add`.", ["pip install"]),
+        ("`docker compose down -v` niemals ausführen.", ["docker compose down -v"]),
+        ("`git push --force` ist verboten.", ["git push --force"]),
+        ("Niemals `terraform apply` in Produktion ausführen.", []),  # "in": a condition
+        ("Wenn Tests fehlschlagen, niemals `git commit --no-verify` verwenden.", []),
+        ("Das Skript führt niemals `make clean` aus.", []),  # a description
+        # Spanish: "no" only with the verb after it
+        ("Nunca ejecutes `git push --force`.", ["git push --force"]),
+        ("No uses `npm install`; usa `pnpm install`.", ["npm install"]),
+        ("Usa `pnpm add` en lugar de `npm install`.", ["npm install"]),
+        ("`rm -rf build` está prohibido.", ["rm -rf build"]),
+        ("No `npm install` needed here.", []),
+        ("Nunca ejecutes `terraform apply` en producción.", []),
+        # Portuguese
+        ("Não use `pip install`; use `poetry add`.", ["pip install"]),
+        ("`npm publish` é proibido.", ["npm publish"]),
+        ("Nunca rode `make deploy` sem aprovação.", []),
+        # French: "ne … pas / jamais" around the verb
+        ("N'utilisez jamais `git push --force`.", ["git push --force"]),
+        ("Ne lancez pas `npm publish`.", ["npm publish"]),
+        ("`rm -rf dist` est interdit.", ["rm -rf dist"]),
+        ("Ne lancez jamais `make deploy` sans validation.", []),
+        ("Le CI ne lance jamais `make clean`.", []),
+        # Chinese: the verb written into the negation, no spaces
+        ("不要运行 `git push --force`。", ["git push --force"]),
+        ("禁止使用 `npm install`，请使用 `pnpm install`。", ["npm install"]),
+        ("`git push --force` 是禁止的。", ["git push --force"]),
+        ("在生产环境中不要运行 `terraform apply`。", []),
+        ("不要运行 `make deploy`，除非得到批准。", []),
+    ],
+)  # fmt: skip
+def test_a_prohibition_in_another_language_is_read_as_in_english(
+    text: str, forbidden: list[str]
+) -> None:
+    assert [c.command for c in commands_in(_rule(text))] == forbidden
+
+
+def test_the_guardrail_denies_what_a_german_rule_forbids(tmp_path: Path) -> None:
+    root = compiled_repo(
+        tmp_path,
+        {
+            "CLAUDE.md": "# Regeln\n\n## Git\n\n- Führe niemals `git push --force` aus.\n"
+            "- Abhängigkeiten mit `uv add` hinzufügen, niemals mit `pip install`.\n"
+        },
+    )
+    out = _ask(root, "git push --force origin main")
+    assert _decision(out) == "deny"
+    assert out is not None
+    assert "CLAUDE.md:L5-L5" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    assert _decision(_ask(root, "pip install requests")) == "deny"
+    assert _decision(_ask(root, "git push origin main")) == "allow"

@@ -257,3 +257,26 @@ def test_a_heading_that_forbids_reads_with_the_paragraph_under_it(tmp_path: Path
     )
     ok = {"file_path": str(tmp_path / "src/app.py"), "content": "x"}
     assert _decision(_call(tmp_path, "Write", ok)) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        ("Bearbeite niemals `dist/`.", ["dist/"]),
+        ("`src/generated/` niemals manuell bearbeiten.", ["src/generated/"]),
+        ("Dateien in `gen/` nicht ändern.", ["gen/"]),
+        ("Nunca edites `dist/`.", ["dist/"]),
+        ("No modifiques `package-lock.json` a mano.", ["package-lock.json"]),
+        ("No `dist/` in the repo.", []),  # English "no", no verb of editing
+        ("Não edite `dist/` manualmente.", ["dist/"]),
+        ("Ne modifiez jamais `dist/`.", ["dist/"]),
+        ("不要手动修改 `src/generated/`。", ["src/generated/"]),
+        ("禁止修改 `dist/` 目录。", ["dist/"]),
+        ("不要 `dist/`。", []),  # no verb of editing
+        ("Nunca edites `dist/` durante un release.", []),  # a condition
+    ],
+)  # fmt: skip
+def test_a_prohibition_of_an_edit_in_another_language_is_read(
+    text: str, forbidden: list[str]
+) -> None:
+    assert [e.path for e in edits_in(_rule(text))] == forbidden

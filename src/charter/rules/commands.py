@@ -35,6 +35,7 @@ from charter.rules.negation import (
     collect,
     forbidden_options,
     forbidden_spans,
+    words_of,
 )
 
 #: Words that may stand between a cue and the command it governs.
@@ -44,7 +45,7 @@ _RUN_WORDS = frozenset(
         "executing", "invoke", "invoking", "type", "typing", "with", "via", "through",
         "the", "a", "an", "any", "by",
     }
-)  # fmt: skip
+) | words_of("acts") | words_of("articles")  # fmt: skip
 #: Words that restrict a prohibition to a context the guardrail cannot see.
 _CONDITIONS = frozenset(
     {
@@ -52,8 +53,8 @@ _CONDITIONS = frozenset(
         "if", "unless", "except", "for", "during", "before", "after", "until", "without",
         "once", "under", "below", "beneath", "at", "yet", "from", "there",
     }
-)  # fmt: skip
-COMMAND_READING = Reading(bridge=_RUN_WORDS, conditions=_CONDITIONS)
+) | words_of("conditions")  # fmt: skip
+COMMAND_READING = Reading(bridge=_RUN_WORDS, conditions=_CONDITIONS, acts=words_of("acts"))
 _VERSION_SUFFIX = re.compile(r"(?<=[a-z])\d+(?:\.\d+)*$")
 _PROGRAM = re.compile(r"^(?:\.{0,2}/)?(?:[\w.-]+/)*[a-z][a-z0-9._+-]*$")
 #: Nouns that name a program (generic English): "the `npx` command", a "binaries"

@@ -37,6 +37,7 @@ from charter.rules.negation import (
     clauses,
     collect,
     forbidden_spans,
+    words_of,
 )
 
 #: Words that may stand between a cue and the path it governs.
@@ -48,21 +49,25 @@ _EDIT_WORDS = frozenset(
         "anything", "any", "the", "a", "an", "in", "under", "inside", "within", "of",
         "contents", "content", "manually", "directly",
     }
-)  # fmt: skip
+) | words_of("edit_verbs") | words_of("articles") | words_of("edit_objects")  # fmt: skip
 #: Words that restrict the prohibition to a context the guardrail cannot see.
 _CONDITIONS = frozenset(
     {
         "when", "whenever", "while", "if", "unless", "except", "during", "before", "after",
         "until", "without", "once", "yet", "against", "for", "on", "between",
     }
-)  # fmt: skip
+) | words_of("edit_conditions")  # fmt: skip
 #: Of the bridge words, those that say "edit".
 _EDIT_VERBS = _EDIT_WORDS - {
     "to", "files", "file", "anything", "any", "the", "a", "an", "in", "under", "inside",
     "within", "of", "contents", "content", "hand", "manually", "directly",
-}  # fmt: skip
+} - words_of("articles") - words_of("edit_objects") | words_of("edit_verbs")  # fmt: skip
 EDIT_READING = Reading(
-    bridge=_EDIT_WORDS, conditions=_CONDITIONS, purpose_is_condition=True, verbs=_EDIT_VERBS
+    bridge=_EDIT_WORDS,
+    conditions=_CONDITIONS,
+    purpose_is_condition=True,
+    verbs=_EDIT_VERBS,
+    acts=words_of("edit_verbs"),
 )
 _PATHLIKE = re.compile(r"^[\w.@*?\[\]{}/+-]+$")
 #: Characters that make a path a glob.

@@ -16,7 +16,14 @@ only the plainest form counts, because a false reading denies a harmless call:
   wherever it stands.
 
 The word lists are plain English (negators, verbs, condition words), not tuned to any
-rule file; each kind of prohibition names its own bridge and condition words.
+rule file; each kind of prohibition names its own bridge and condition words. The same
+grammar in German, Spanish, Portuguese, French and Chinese is data
+(``charter/data/prohibition_words.json``: :data:`LANGUAGES`), merged into these readings:
+"Niemals `git push --force` verwenden", "`X` ist verboten", "No ejecutes `X`", "Não use
+`X`", "Ne lancez jamais `X`", "不要运行 `X`". A language's word order is read as it is
+written: a German or French verb of the act may stand before the negation ("Führe
+niemals `X` aus", "N'utilisez pas `X`"), and Spanish "no" counts only with the verb
+after it ("no uses `X`"), since "no `X` needed" is English too.
 """
 
 from __future__ import annotations
@@ -26,9 +33,43 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, fields
 from typing import Any, Self, TypeVar, get_origin, get_type_hints
 
+from charter.bundled import bundled_json
 from charter.rules.model import Rule
 
 T = TypeVar("T")
+
+
+def _languages() -> dict[str, dict[str, list[str]]]:
+    """The other languages' prohibition grammar; none (English only) if the data is
+    missing, so a damaged install reads English rules as before."""
+    data = bundled_json("prohibition_words.json") or {}
+    languages = data.get("languages")
+    return languages if isinstance(languages, dict) else {}
+
+
+#: Per language (de, es, pt, fr, zh): cues before and after a span, the verbs of running
+#: (``acts``) and editing, articles, an edit's objects, condition and exception words, and
+#: who an instruction may name.
+LANGUAGES = _languages()
+
+
+def words_of(field: str) -> frozenset[str]:
+    """One word field of every language, merged (``acts``, ``edit_verbs``, …)."""
+    return frozenset(w for lang in LANGUAGES.values() for w in lang.get(field, []))
+
+
+def _patterns(field: str) -> list[str]:
+    return [p for lang in LANGUAGES.values() for p in lang.get(field, [])]
+
+
+def _cjk(word: str) -> bool:
+    """Written without spaces between words: matched as a substring, not as a word."""
+    return any("\u3040" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af" for c in word)
+
+
+def _alternation(english: str, field: str) -> str:
+    return "|".join([english, *_patterns(field)])
+
 
 SPAN = re.compile(r"`([^`\n]+)`")
 #: A command or path a rule forbids is short; longer spans are code, and a rule that
@@ -38,43 +79,66 @@ MAX_SPAN_CHARS = 200
 MAX_SPANS_PER_RULE = 32
 #: A cue that makes what directly follows it forbidden.
 _CUE_BEFORE = re.compile(
-    r"(?:\bnever|\bnot|\bdon'?t|\bdo not|\bmust not|\bmustn'?t|\bshould not|\bshouldn'?t|"
-    r"\bcannot|\bcan'?t|\bavoid|\bforbidden|\bprohibited|\bbanned|\binstead of|\brather than)"
-    r"\s*:?\s*$",
+    "(?:"
+    + _alternation(
+        r"\bnever|\bnot|\bdon'?t|\bdo not|\bmust not|\bmustn'?t|\bshould not|\bshouldn'?t|"
+        r"\bcannot|\bcan'?t|\bavoid|\bforbidden|\bprohibited|\bbanned|\binstead of|\brather than",
+        "cues_before",
+    )
+    + r")\s*[:：]?\s*$",
     re.IGNORECASE,
 )
+#: A negation that is also a word of English ("no"): it governs a span only with the
+#: verb of the act between them ("no uses `X`"), never alone ("no `X` needed").
+_WEAK_CUE = re.compile("(?:" + "|".join(_patterns("weak_cues") or ["(?!)"]) + r")\s*$", re.I)
 #: The same said after the span: "`X` is forbidden", "`X` must never be used".
 _CUE_AFTER = re.compile(
-    r"^\s*(?:(?:is|are)\s+)?(?:forbidden|prohibited|banned|not allowed|disallowed|"
-    r"not permitted|(?:must|should)\s+(?:never|not)\s+be\s+"
-    r"(?:used|run|called|invoked|edited|modified|changed|touched))\b",
+    r"^\s*(?:"
+    + _alternation(
+        r"(?:(?:is|are)\s+)?(?:forbidden|prohibited|banned|not allowed|disallowed|"
+        r"not permitted|(?:must|should)\s+(?:never|not)\s+be\s+"
+        r"(?:used|run|called|invoked|edited|modified|changed|touched))",
+        "cues_after",
+    )
+    + r")(?!\w)",
     re.IGNORECASE,
 )
-_INSTEAD = re.compile(r"(?:instead of|rather than)", re.IGNORECASE)
+_INSTEAD = re.compile(_alternation(r"instead of|rather than", "instead"), re.IGNORECASE)
 #: A negation anywhere before a cue ("never run `X` instead of `Y`").
 _NEGATED = re.compile(
-    r"\b(?:never|not|don'?t|avoid|cannot|can'?t|mustn'?t|shouldn'?t|forbidden|prohibited)\b",
+    r"(?:\b(?:never|not|don'?t|avoid|cannot|can'?t|mustn'?t|shouldn'?t|forbidden|prohibited|"
+    r"nie|niemals|nicht|kein\w*|verboten|nunca|jamás|prohibid[oa]|jamais|não|proibid[oa]|"
+    r"pas|interdite?)\b|不要|不得|禁止|切勿|请勿|严禁|不能)",
     re.IGNORECASE,
 )
 #: Where a sentence turns from the prohibition to its reason.
-_EXPLANATION = re.compile(r":\s|\s[—–-]\s|[—–(]|,\s*(?:since|because|as)\b")
+_EXPLANATION = re.compile(
+    r"[:：]\s|\s[—–-]\s|[—–(（]|[,，]\s*(?:since|because|as|da|weil|porque|pois|car|puisque)\b|"
+    r"[,，]\s*因为"
+)
 #: A dash between two clauses of one sentence.
 _DASH = re.compile(r"\s[—–-]\s|[—–]")
 #: An exception is a condition wherever the sentence states it, in a reason or an aside
 #: too: "do not use `X` (except to build the library)" allows some `X`.
 _EXCEPTION = re.compile(
     r"\b(?:except|excepting|unless|other than|apart from|aside from|save for|"
-    r"(?<!no )(?<!without )exceptions?)\b",
+    r"(?<!no )(?<!without )exceptions?"
+    + "".join("|" + re.escape(w) for w in sorted(words_of("exceptions")) if not _cjk(w))
+    + r")\b"
+    + "".join("|" + re.escape(w) for w in sorted(words_of("exceptions")) if _cjk(w)),
     re.IGNORECASE,
 )
 #: What joins two spans of one list: "never `X`, `Y` or `Z`".
-_LIST_JOIN = re.compile(r"\s*(?:,|/|or|and|, or|, and)\s*")
+_LIST_JOIN = re.compile(r"\s*(?:,|/|、|or|and|, or|, and|oder|und|o|y|ou|e|et|或|和)\s*")
 #: What follows an entry of a list of spans: a separator, the sentence's end, or nothing.
-_LIST_ENTRY_END = re.compile(r"\s*(?:[,;.)]|or\b|and\b|$)")
+_LIST_ENTRY_END = re.compile(r"\s*(?:[,;.)，、；。）]|(?:or|and|oder|und|ou|et)\b|或|和|$)")
 #: "… locally.** All …" ends too; "e.g." and "i.e." do not
-_SENTENCE_END = re.compile(r"(?<![ei]\.[gei])[.;!?][*_)\"']*(?=\s|$)|\n")
+_SENTENCE_END = re.compile(r"(?<![ei]\.[gei])[.;!?][*_)\"']*(?=\s|$)|[。；！？]|\n")
 #: Where the clause a cue sits in begins: punctuation, a list marker, a conjunction.
-_CLAUSE_BREAK = re.compile(r"[.,;:!?()\[\]—–\n]|\s-\s|^\s*(?:\d+\.|[-*+])\s|\b(?:and|but|or)\b")
+_CLAUSE_BREAK = re.compile(
+    r"[.,;:!?()\[\]—–\n，。；：！？（）、]|\s-\s|^\s*(?:\d+\.|[-*+])\s|"
+    r"\b(?:and|but|or|und|oder|aber|pero|mas|mais|et|ou)\b"
+)
 #: Who an instruction may name before its negation ("you never …", "we do not …").
 _ADDRESSEES = frozenset(
     {
@@ -82,9 +146,9 @@ _ADDRESSEES = frozenset(
         "should", "shall", "will", "may", "can", "the", "agent", "agents", "assistant",
         "ai", "claude", "codex", "copilot", "gemini", "cursor",
     }
-)  # fmt: skip
+) | words_of("addressees")  # fmt: skip
 #: After a span: it is the option to use, not the one forbidden ("`X` instead of `Y`").
-_PREFERRED = re.compile(r"^\s*(?:instead of|rather than)\b", re.IGNORECASE)
+_PREFERRED = re.compile(r"^\s*(?:" + _INSTEAD.pattern + r")(?!\w)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -137,6 +201,9 @@ class Reading:
     #: bridge words of which one must stand between cue and span (a file is a thing:
     #: "avoid the `.x` argument" forbids no edit); empty: none needed (a command is an act)
     verbs: frozenset[str] = frozenset()
+    #: verbs of the act that may lead a clause before its negation (German, French) or
+    #: must follow a negation that is also an English word (Spanish "no")
+    acts: frozenset[str] = frozenset()
 
 
 def negated(text: str) -> bool:
@@ -167,7 +234,12 @@ def clauses(text: str) -> list[tuple[int, int]]:
 
 
 def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z']+", text.lower())
+    """Lower-case words, letters of any script; a French elision ("n'utilisez") is the
+    word it elides into."""
+    return [w[2:] if w[1:2] == "'" and len(w) > 2 else w for w in _WORD.findall(text.lower())]
+
+
+_WORD = re.compile(r"(?:[^\W\d_]|')+")
 
 
 def _governed(before: str, reading: Reading, after: str | None = None) -> bool:
@@ -186,28 +258,44 @@ def _governed(before: str, reading: Reading, after: str | None = None) -> bool:
     listed = after is not None and _LIST_ENTRY_END.match(after) is not None
     named = 3 if colon and reading.verbs and listed else 0
     while True:
-        m = re.search(r"([A-Za-z']+)\s*$", text)
+        m = _LAST_WORD.search(text)
         if m is None:
             break
-        word = m.group(1).lower()
+        word = _words(m.group(1))[0] if _words(m.group(1)) else m.group(1).lower()
         if word not in reading.bridge:
             if not named or crossed & reading.verbs or word in reading.conditions:
                 break
             named -= 1
         crossed.add(word)
         text = text[: m.start()].rstrip(" -")
-    if reading.verbs and not crossed & reading.verbs:
-        return False
     cue = _CUE_BEFORE.search(text)
+    if cue is None:
+        cue = _WEAK_CUE.search(text) if crossed & reading.acts else None
     if cue is None:
         return False
     if _INSTEAD.match(cue.group(0).strip()):
-        return not _NEGATED.search(text[: cue.start()])
+        return not _NEGATED.search(text[: cue.start()]) and _acted(crossed, "", reading)
     # an instruction, not a description: nothing but "you", "we", "please" … stands
     # between the cue and the start of its clause ("normal users never edit `X`" and
-    # "bug-fix PRs must not modify `X`" describe someone else)
-    lead = _CLAUSE_BREAK.split(text[: cue.start()])[-1]
-    return set(_words(lead)) <= _ADDRESSEES
+    # "bug-fix PRs must not modify `X`" describe someone else); in German and French the
+    # verb of the act may come first ("Führe niemals `X` aus", "N'utilisez pas `X`")
+    lead = set(_words(_CLAUSE_BREAK.split(text[: cue.start()])[-1]))
+    if not lead <= _ADDRESSEES | reading.acts:
+        return False
+    return _acted(crossed | lead, cue.group(0), reading)
+
+
+#: The last word of a text: letters of any script (a run of Chinese is one), apostrophes.
+_LAST_WORD = re.compile(r"((?:[^\W\d_]|')+)\s*$")
+
+
+def _acted(seen: set[str], cue: str, reading: Reading) -> bool:
+    """Whether a verb of the act stands where a reading needs one (a file is a thing:
+    "avoid the `.x` argument" forbids no edit): a word crossed or leading the clause, or
+    inside the cue where a language writes the verb into it ("不要修改")."""
+    if not reading.verbs:
+        return True
+    return bool(seen & reading.verbs) or any(_cjk(v) and v in cue for v in reading.verbs)
 
 
 def _turn(clause: str, spans: list[re.Match[str]]) -> re.Match[str] | None:
@@ -232,7 +320,8 @@ def _open_clauses(text: str, reading: Reading) -> Iterator[tuple[str, list[re.Ma
         # says why, not when: its words set no condition
         why = _EXPLANATION.search(clause, spans[-1].end()) or _turn(clause, spans)
         window = clause[: why.start()] if why else clause
-        if reading.conditions & set(_words(SPAN.sub(" ", window))):
+        # "en lugar de" names what to use, setting no condition with its "en"
+        if reading.conditions & set(_words(_INSTEAD.sub(" ", SPAN.sub(" ", window)))):
             continue
         if _EXCEPTION.search(SPAN.sub(" ", clause)):
             continue

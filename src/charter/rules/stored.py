@@ -65,7 +65,7 @@ if TYPE_CHECKING:
 #: file, a fence with no language under a commands heading lists its commands; 38: a
 #: ``.gemini/GEMINI.md`` is its parent folder's, "Agents never push." forbids the
 #: `git push` the same rule names)
-STATE_VERSION = 38
+STATE_VERSION = 39
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
