@@ -215,6 +215,26 @@ def test_an_alert_marker_escaped_by_a_formatter_is_not_rule_text(tmp_path: Path)
     ]
 
 
+def test_an_alert_of_any_type_is_shown_as_its_word(tmp_path: Path) -> None:
+    # a callout type GitHub does not list ("> [!CRITICAL]", as files written for GitHub
+    # and Obsidian alike use it, or Obsidian's folded "> [!danger]-"): before, the rule
+    # read "[ Any new LDR effect MUST …" and "[!danger]- Never push …"
+    rules = _rules(
+        tmp_path,
+        "# Engine\n\n"
+        "> [!CRITICAL]\n"
+        "> Any new LDR effect MUST override `runsAfterToneMapping()`.\n\n"
+        "> [!danger]-\n"
+        "> Never push to main.\n\n"
+        "[!link] is how the wiki writes an embed, and stays as written.\n",
+    )
+    assert [r.text for r in rules] == [
+        "Critical: Any new LDR effect MUST override `runsAfterToneMapping()`.",
+        "Danger: Never push to main.",
+        "[!link] is how the wiki writes an embed, and stays as written.",
+    ]
+
+
 def test_an_import_of_a_nested_claude_md_keeps_its_folder_scope(tmp_path: Path) -> None:
     from charter.rules.sources import resolve_imports
 

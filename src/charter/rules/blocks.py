@@ -468,7 +468,9 @@ class _Walker:
         return start0 + 1 + self.offset, stop0 + self.offset
 
     def add(self, block: Block) -> None:
-        block.text = _unmark(block.text)
+        first = block.line_start - 1 - self.offset
+        quoted = 0 <= first < len(self.lines) and self.lines[first].lstrip().startswith(">")
+        block.text = _unmark(block.text, quoted=quoted)
         if _DATE_STAMP.match(block.text):
             return  # "**Last Updated:** 2025-10-22": when the file was written, no rule
         if _SLOT.match(block.text) and not block.code_comments:
@@ -1043,6 +1045,9 @@ _TASK_BOX = re.compile(r"^\[[ xX]\]\s+")
 _FILE_REFERENCE = re.compile(r"#\[\[file:\s*([^\]\s`][^\]`]*?)\s*\]\]")
 #: An alert's marker, also as a Markdown formatter escapes it (``> \[!IMPORTANT]``).
 _ALERT = re.compile(r"^\\?\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\\?\]\s*", re.IGNORECASE)
+#: A callout's marker of any type atop a quote: besides GitHub's five, Obsidian's and
+#: the ones files written for both use (``> [!CRITICAL]``, ``> [!danger]-`` folded).
+_CALLOUT = re.compile(r"^\\?\[!([A-Za-z][A-Za-z-]*)\\?\][-+]?\s*")
 
 
 #: A line that is only a bracketed slot of a template ("[Describe the main user flow]",
@@ -1061,12 +1066,13 @@ _DATE_STAMP = re.compile(
 )
 
 
-def _unmark(text: str) -> str:
+def _unmark(text: str, *, quoted: bool = False) -> str:
     """Text without GitHub's markers: a task box (``- [ ] Update the changelog``) says
     nothing about the rule, and an alert (``> [!IMPORTANT]``, or ``> \\[!IMPORTANT]`` as
-    mdformat writes it) is shown as its word."""
+    mdformat writes it) is shown as its word; atop a quote (``quoted``), a callout of any
+    type is (``> [!CRITICAL]`` reads "Critical: …")."""
     text = _TASK_BOX.sub("", text)
-    text = _ALERT.sub(lambda m: f"{m.group(1).capitalize()}: ", text)
+    text = (_CALLOUT if quoted else _ALERT).sub(lambda m: f"{m.group(1).capitalize()}: ", text)
     if "#[[" in text:
         # Kiro steering's link to a file, ``#[[file:api/openapi.yaml]]``: the path, as
         # code (outside code spans: there the markup is what the rule shows)

@@ -64,8 +64,10 @@ if TYPE_CHECKING:
 #: commands; 37: a rule stated in a file and in a generated copy of it is cited in the
 #: file, a fence with no language under a commands heading lists its commands; 38: a
 #: ``.gemini/GEMINI.md`` is its parent folder's, "Agents never push." forbids the
-#: `git push` the same rule names)
-STATE_VERSION = 39
+#: `git push` the same rule names; 39: prohibitions written in German, Spanish,
+#: Portuguese, French or Chinese are read; 40: a callout of any type atop a quote is shown
+#: as its word, "> [!CRITICAL]" no longer left as "[")
+STATE_VERSION = 40
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
