@@ -1607,6 +1607,42 @@ def test_a_quoted_argument_over_several_lines_is_one_command(tmp_path: Path) -> 
     assert ("`echo 'a' && echo \"b\"`", 13, 13) in spans
 
 
+def test_a_subshell_over_several_lines_is_one_command(tmp_path: Path) -> None:
+    """Commands grouped in a subshell piped to one program, "(" alone on a line and
+    ") | nc localhost 7777" closing it, were read a line at a time: "`(`", "`sleep 1`"
+    and "`) | nc localhost 7777`" were rules of their own (and two "sleep 1" a duplicate
+    for lint). The group is one command, cited from its comment to its close; a subshell
+    on one line stays as it is, and one holding a construct is not joined."""
+    text = (
+        "# Console\n\n"
+        "```bash\n"
+        'echo "Core.getJson()" | nc -q 2 localhost 7777\n'
+        "\n"
+        "# Multiple commands in one session\n"
+        "(\n"
+        'echo "Core.createScene(MyScene, 1024.0)"\n'
+        "# let the scene load\n"
+        "sleep 1\n"
+        'echo "Core.screenshot()"\n'
+        "sleep 1\n"
+        ") | nc localhost 7777\n"
+        "\n"
+        "(cd web && npm ci)\n"
+        "```\n"
+    )
+    spans = _spans(_rules(tmp_path, text))
+    assert spans == [
+        ('`echo "Core.getJson()" | nc -q 2 localhost 7777`', 4, 4),
+        (
+            '`( echo "Core.createScene(MyScene, 1024.0)"; sleep 1; echo "Core.screenshot()"; '
+            "sleep 1 ) | nc localhost 7777` (Multiple commands in one session)",
+            6,
+            13,
+        ),
+        ("`(cd web && npm ci)`", 15, 15),
+    ]
+
+
 def test_a_stray_quote_joins_no_lines(tmp_path: Path) -> None:
     text = "# Run\n\n```bash\necho it's done\nmake test\n```\n"
     rules = _rules(tmp_path, text)

@@ -333,6 +333,55 @@ def _open_quotes(lines: list[str]) -> set[int]:
     return joined
 
 
+def _unquoted(line: str) -> str:
+    """``line`` without its quoted arguments and its comment: the shell's own syntax."""
+    line = re.sub(r"'[^']*'|\"(?:\\.|[^\"\\])*\"", "", line)
+    return re.sub(r"(?:^|\s)#.*$", "", line)
+
+
+def _subshells(lines: list[str]) -> tuple[list[str], set[int]]:
+    """``lines`` with each subshell written over several lines (``(`` alone, its commands,
+    then ``) | nc localhost 7777``) made one command, and the indexes of the lines that
+    continue into the next. The group's commands run as one: read a line at a time, the
+    block gave ``(``, ``sleep 1`` and ``) | nc …`` as commands of their own; joined, its
+    lines read ``( echo …; sleep 1 ) | nc …``. Comments inside the group are dropped."""
+    out = list(lines)
+    joined: set[int] = set()
+    index = 0
+    while index < len(out):
+        shell = _unquoted(out[index]).strip()
+        depth = shell.count("(") - shell.count(")")
+        if not shell.startswith("(") or depth <= 0:
+            index += 1
+            continue
+        close = index + 1
+        while close < len(out) and depth > 0:
+            inner = _unquoted(out[close])
+            depth += inner.count("(") - inner.count(")")
+            close += 1
+        close -= 1
+        if (
+            depth
+            or not out[close].strip().startswith(")")
+            or any(_SCRIPT.search(out[i]) for i in range(index + 1, close))
+        ):
+            # not closed where a group closes, or holding a script: as they are
+            index += 1
+            continue
+        body = [i for i in range(index + 1, close) if out[i].strip()]
+        for inner_index in range(index + 1, close):
+            if out[inner_index].strip().startswith("#"):
+                out[inner_index] = ""
+        body = [i for i in body if out[i].strip()]
+        for inner_index in body[:-1]:
+            text = out[inner_index].rstrip()
+            if not text.endswith(("|", "&&", "||", ";", "\\", "(")):
+                out[inner_index] = text + ";"
+        joined.update(range(index, close))
+        index = close + 1
+    return out, joined
+
+
 def _commands(
     node: SyntaxTreeNode, first_line: int, heading: str = ""
 ) -> list[tuple[int, int, str]]:
@@ -349,6 +398,7 @@ def _commands(
     elif info[0].lower() not in _SHELL_FENCES:
         return []
     lines, handled = _fold_fallbacks(node.content.splitlines())
+    lines, grouped = _subshells(lines)
     quoted = _open_quotes(lines)
     # the lines inside a quoted argument are its text, not commands or constructs
     probe = ["" if index - 1 in quoted else line for index, line in enumerate(lines)]
@@ -391,7 +441,7 @@ def _commands(
             stripped = _PROMPT.sub("", stripped)
             begun = line
         parts.append(stripped.removesuffix("\\").strip())
-        if stripped.endswith("\\") or offset in quoted:
+        if stripped.endswith("\\") or offset in quoted or offset in grouped:
             continue
         line = first_line + 1 + handled.get(offset, offset)
         command = " ".join(p for p in parts if p)

@@ -66,7 +66,8 @@ if TYPE_CHECKING:
 #: ``.gemini/GEMINI.md`` is its parent folder's, "Agents never push." forbids the
 #: `git push` the same rule names; 39: prohibitions written in German, Spanish,
 #: Portuguese, French or Chinese are read; 40: a callout of any type atop a quote is shown
-#: as its word, "> [!CRITICAL]" no longer left as "[")
+#: as its word, "> [!CRITICAL]" no longer left as "[", a subshell over several lines of a
+#: shell block is one command)
 STATE_VERSION = 40
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
