@@ -268,6 +268,16 @@ def test_sections_whose_names_slug_alike_get_a_file_each(
     assert len(texts) == 2
 
 
+def test_a_section_name_with_accents_is_slugged_by_its_letters() -> None:
+    # "## 🧪 Qualité de code" was exported as charter-qualit-de-code.mdc: the accented
+    # letter was dropped with the emoji
+    from charter.rules.export import _slug
+
+    assert _slug("🧪 Qualité de code") == "qualite-de-code"
+    assert _slug("Sécurité & Données") == "securite-donnees"
+    assert _slug("Проект") == "rules"
+
+
 #: One AGENTS.md stating a line in several sections (a lead-in repeated per list, a rule
 #: in the constitution and again in a workflow section): the repeats get ids from their
 #: file and section, so the export, which files sections apart, must carry them.

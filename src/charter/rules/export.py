@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +51,9 @@ class ExportFile:
 
 
 def _slug(text: str) -> str:
+    # a letter with an accent is its letter ("Qualité" is "qualite", not "qualit")
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(char for char in text if not unicodedata.combining(char))
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return slug[:48].strip("-") or "rules"
 
