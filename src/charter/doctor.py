@@ -180,3 +180,46 @@ def _prohibitions(project: Project) -> CheckResult:
         'rule_edits = "ask" or "off"',
         detail={"commands": commands, "edits": edits},
     )
+
+
+@check("rule references")
+def _references(project: Project) -> CheckResult:
+    """Markdown files the compiled rule files send the agent to that Charter does not
+    compile: a pointer file ("Read `./context/00-agents.md`") hides its rules from Charter
+    until the user lists them in ``rules.sources``."""
+    from charter.rules.pointers import POINTER_MAX_RULES, named_markdown
+    from charter.rules.stored import load_rules, read_state
+
+    state = read_state(project)
+    stored = load_rules(project)
+    if state is None or stored is None:
+        return CheckResult("rule references", "info", "no compiled rules yet")
+    sources = [str(s.get("path")) for s in state[0].get("sources", []) if isinstance(s, dict)]
+    compiled = set(sources)
+    counts: dict[str, int] = {}
+    for rule in stored.rules:
+        counts[rule.source.path] = counts.get(rule.source.path, 0) + 1
+    pointers: dict[str, list[str]] = {}
+    others: dict[str, list[str]] = {}
+    for rel in sources:
+        try:
+            text = (project.root / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        named = named_markdown(project.root, rel, text, compiled)
+        if named:
+            small = counts.get(rel, 0) <= POINTER_MAX_RULES
+            (pointers if small else others)[rel] = named
+    if not pointers and not others:
+        return CheckResult("rule references", "ok", "no rule file names a Markdown file left out")
+    shown = "; ".join(
+        f"{rel} → {', '.join(named[:3])}{' …' if len(named) > 3 else ''}"
+        for rel, named in [*pointers.items(), *others.items()][:4]
+    )
+    return CheckResult(
+        "rule references",
+        "warn" if pointers else "info",
+        f"rule files name Markdown files Charter does not compile: {shown}",
+        fix="list the files that hold rules for the agent in [rules] sources (charter.toml)",
+        detail={"pointer_files": pointers, "other_files": others},
+    )

@@ -259,6 +259,7 @@ def compile_rules(
         sources = _sources_for(project, paths, report)
         _redact_sources(project, sources, report)
         rules = _parse_rules(project, sources, report)
+        _warn_pointers(project, sources, rules, report)
         if rules and loading is not None and not loading.done():
             warm_tokenizer()  # the model is still loading: build the cl100k tables meanwhile
         model = loading.result() if loading is not None else embedder
@@ -308,6 +309,30 @@ def _warm_vector_cache(path: Path) -> None:
     """Open (and on first use create) the vector cache once, so the embedding step's own
     open finds it ready. Its connection lives in this thread only (sqlite3's rule)."""
     VectorCache(path).close()
+
+
+def _warn_pointers(
+    project: Project, sources: list[SourceFile], rules: list[Rule], report: CompileReport
+) -> None:
+    """A rule file that compiles to almost nothing but names Markdown files points the agent
+    at rules Charter does not see: say which, and how to compile them."""
+    from charter.rules.pointers import POINTER_MAX_RULES, named_markdown
+
+    compiled = {s.rel for s in sources}
+    counts: dict[str, int] = {}
+    for rule in rules:
+        counts[rule.source.path] = counts.get(rule.source.path, 0) + 1
+    for source in sources:
+        if counts.get(source.rel, 0) > POINTER_MAX_RULES:
+            continue
+        named = named_markdown(project.root, source.rel, source.text, compiled)
+        if named:
+            more = f" and {len(named) - 5} more" if len(named) > 5 else ""
+            report.warnings.append(
+                f"{source.rel}: sends the agent to {', '.join(named[:5])}{more}, which "
+                f"Charter does not compile ({counts.get(source.rel, 0)} rule(s) of its own); "
+                "list the ones that hold rules in [rules] sources"
+            )
 
 
 def _redact_sources(project: Project, sources: list[SourceFile], report: CompileReport) -> None:

@@ -1,0 +1,97 @@
+"""Rule files that send the agent to Markdown files Charter does not compile: `compile`
+warns for a pointer file, `doctor` lists what every rule file names, and listing the files
+in ``rules.sources`` compiles their rules and silences both."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from charter.config import Project
+from charter.rules.api import compile_project
+from charter.rules.pointers import named_markdown
+from tests.conftest import write
+
+POINTER = """# Agent instructions
+
+Read the `./context` directory, and specially:
+
+- `./context/00-agents.md`
+- [code quality](context/09-code-quality.md)
+
+Then follow the instructions in these files.
+"""
+
+
+def _repo(tmp_path: Path, config: str = "") -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n" + config)
+    write(root, "AGENTS.md", POINTER)
+    write(root, "context/00-agents.md", "# Agents\n\n- Never commit to `main` directly.\n")
+    write(root, "context/09-code-quality.md", "# Quality\n\n- Avoid `.forEach()`.\n")
+    write(root, "context/notes.md", "# Notes\n")
+    return root
+
+
+def test_a_pointer_file_names_what_the_agent_is_sent_to(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    compiled = compile_project(Project.load(root))
+    warnings = [w for w in compiled.report.warnings if "sends the agent to" in w]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("AGENTS.md: sends the agent to ")
+    # the files named one by one stand for their folder; the link counts as a name
+    assert "context/00-agents.md, context/09-code-quality.md, which" in warnings[0]
+    assert "context/," not in warnings[0] and "[rules] sources" in warnings[0]
+
+
+def test_listing_the_files_compiles_their_rules_and_ends_the_warning(tmp_path: Path) -> None:
+    root = _repo(tmp_path, '[rules]\nsources = ["context/00-agents.md", "context/09-*.md"]\n')
+    compiled = compile_project(Project.load(root))
+    assert not [w for w in compiled.report.warnings if "sends the agent to" in w]
+    texts = [r.text for r in compiled.rules]
+    assert any("Never commit to `main`" in t for t in texts)
+
+
+def test_doctor_lists_what_rule_files_name(tmp_path: Path, run_charter: Any) -> None:
+    root = _repo(tmp_path)
+    assert run_charter("compile", cwd=root).returncode == 0
+    proc = run_charter("doctor", "--json", "--check", "rule references", cwd=root)
+    found = json.loads(proc.stdout)["checks"][0]
+    assert found["status"] == "warn", found
+    assert found["detail"]["pointer_files"] == {
+        "AGENTS.md": ["context/00-agents.md", "context/09-code-quality.md"]
+    }
+    assert "[rules] sources" in found["fix"]
+
+
+def test_urls_anchors_missing_and_outside_paths_are_no_references(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    write(root, "docs/guide.md", "# Guide\n")
+    write(root, "docs/sub/AGENTS.md", "x")
+    write(tmp_path, "outside.md", "# Outside\n")
+    text = (
+        "See https://example.com/docs/guide.md, [anchor](#setup), `missing/file.md`, "
+        "`../../outside.md`, `~/notes.md`, `src/*.md` and docs/guide.md#usage.\n"
+    )
+    assert named_markdown(root, "docs/sub/AGENTS.md", text, {"docs/sub/AGENTS.md"}) == [
+        "docs/guide.md"
+    ]
+    # relative to the rule file's folder first, then to the root; compiled files are left out
+    assert named_markdown(root, "docs/AGENTS.md", "Read `guide.md`.", set()) == ["docs/guide.md"]
+    assert named_markdown(root, "AGENTS.md", "Read `docs/guide.md`.", {"docs/guide.md"}) == []
+
+
+def test_a_rule_file_with_rules_of_its_own_is_no_pointer(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    rules = "".join(f"- Rule {i}: keep module {i} small.\n" for i in range(8))
+    write(root, "CLAUDE.md", f"# Rules\n\n{rules}- Architecture notes are in `docs/arch.md`.\n")
+    write(root, "docs/arch.md", "# Architecture\n")
+    compiled = compile_project(Project.load(root))
+    assert not [w for w in compiled.report.warnings if "sends the agent to" in w]
