@@ -7,6 +7,7 @@ from pathlib import Path
 from charter.config import Project
 from charter.rules.compiler import CompiledRules, compile_rules, manual_paths
 from charter.rules.model import Rule
+from charter.rules.sources import load_source
 from tests.conftest import write
 
 CLAUDE = """# Project rules
@@ -844,6 +845,49 @@ def test_junie_amazon_q_continue_zed_and_agent_md_are_read(repo: Path) -> None:
         _check_span(repo, rule, needle.split()[0])
     assert manual_paths(compiled.sources) == {".continue/rules/asked.md"}
     assert not [r for r in rules if "overnight" in r.text]  # a document, not rules
+
+
+def test_augment_rules_and_guidelines_are_read_with_their_type(repo: Path) -> None:
+    """Augment keeps a project's rules in ``.augment/rules/`` (front matter ``type:
+    always_apply``, ``agent_requested`` with a ``description``, or ``manual``) and in the
+    older ``.augment-guidelines`` at the root: none was compiled, so a project steered by
+    Augment alone had no rules at all."""
+    compiled = _compile_tree(
+        repo,
+        {
+            ".augment/rules/core.md": (
+                '---\ntype: "always_apply"\n---\n\n- Keep every handler under 50 lines.\n'
+            ),
+            ".augment/rules/queries.md": (
+                '---\ntype: "agent_requested"\ndescription: "Rules when adding queries"\n---\n'
+                "\n- Name every query operation Request.\n"
+            ),
+            ".augment/rules/release.mdx": (
+                '---\ntype: "manual"\n---\n\n- Tag releases with a v prefix.\n'
+            ),
+            ".augment/rules/plain.md": "- Prefer table-driven tests.\n",
+            ".augment-guidelines": "# Guidelines\n\n- Wrap errors with context.\n",
+        },
+    )
+    rules = compiled.rules
+    expect = {
+        "50 lines": (".augment/rules/core.md", True),
+        "operation Request": (".augment/rules/queries.md", False),
+        "v prefix": (".augment/rules/release.mdx", False),
+        "table-driven": (".augment/rules/plain.md", False),
+        "Wrap errors": (".augment-guidelines", False),
+    }
+    for needle, (path, constitution) in expect.items():
+        rule = _by_text(rules, needle)
+        assert rule.source.path == path, needle
+        assert rule.scopes == [], needle
+        assert rule.constitution is constitution, needle
+        _check_span(repo, rule, needle.split()[0])
+    assert manual_paths(compiled.sources) == {".augment/rules/release.mdx"}
+    assert {s["kind"] for s in compiled.sources} == {"augment"}
+    asked = load_source(repo / ".augment/rules/queries.md", ".augment/rules/queries.md", "augment")
+    assert asked.on_demand and not asked.manual
+    assert asked.description == "Rules when adding queries"
 
 
 def test_a_root_agents_md_in_lower_case_is_read(repo: Path) -> None:

@@ -39,6 +39,11 @@ SOURCE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("junie", ".junie/AGENTS.md"),
     ("amazonq", ".amazonq/rules/**/*.md"),
     ("continue", ".continue/rules/**/*.md"),
+    # Augment: its rules folder (front matter `type: always_apply | agent_requested |
+    # manual`) and the workspace guidelines file it replaced, which it still imports
+    ("augment", ".augment/rules/**/*.md"),
+    ("augment", ".augment/rules/**/*.mdx"),
+    ("augment", ".augment-guidelines"),
     ("zed", ".rules"),
     ("claude", "**/CLAUDE.md"),
     ("claude", ".claude/CLAUDE.md"),
@@ -463,6 +468,13 @@ def _apply_meta(src: SourceFile) -> None:
         src.on_demand = not src.always
         src.manual = inclusion == "manual"
         src.scopes = _as_list(meta.get("fileMatchPattern") or meta.get("fileMatch"))
+    elif kind == "augment":
+        # `always_apply` is in every prompt; `agent_requested` is attached when its
+        # description fits the task, `manual` only when the user @-mentions the file
+        rule_type = str(meta.get("type") or "").strip().lower()
+        src.always = rule_type == "always_apply"
+        src.on_demand = rule_type in ("agent_requested", "manual")
+        src.manual = rule_type == "manual"
     elif kind == "windsurf":
         trigger = str(meta.get("trigger") or "").lower()
         src.always = trigger == "always_on"

@@ -67,8 +67,9 @@ if TYPE_CHECKING:
 #: `git push` the same rule names; 39: prohibitions written in German, Spanish,
 #: Portuguese, French or Chinese are read; 40: a callout of any type atop a quote is shown
 #: as its word, "> [!CRITICAL]" no longer left as "[", a subshell over several lines of a
-#: shell block is one command)
-STATE_VERSION = 40
+#: shell block is one command; 41: Augment's ``.augment/rules/`` and
+#: ``.augment-guidelines`` are read)
+STATE_VERSION = 41
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
