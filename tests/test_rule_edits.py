@@ -112,6 +112,28 @@ def test_folders_files_and_globs_match() -> None:
     assert not edit("**/migrations/**/*.sql").matches("db/other/V1__init.sql")
 
 
+def test_a_file_named_without_a_folder_is_every_file_of_that_name(tmp_path: Path) -> None:
+    """ "NEVER manually edit `queries.go`" (a generator writes one into each package) was
+    read as the project root's `queries.go` alone, which does not exist: the compile said
+    the edit is denied, and an Edit of `pkg/api/queries.go` went through. A file named
+    without a folder is every file of that name, as a .gitignore line without a slash is
+    (and as `*.pb.go` already was)."""
+    (edit,) = edits_in(
+        _rule("NEVER manually edit `queries.go` — it is generated.", ".claude/rules/gen.md")
+    )
+    assert edit.matches("pkg/api/queries.go") and edit.matches("queries.go")
+    assert not edit.matches("pkg/api/myqueries.go") and not edit.matches("pkg/api/queries.go.orig")
+    (folder,) = edits_in(_rule("Never edit `gen/api.go` by hand."))
+    assert folder.matches("gen/api.go") and not folder.matches("web/gen/api.go")
+    root = compiled_repo(
+        tmp_path, {".claude/rules/gen.md": "- NEVER manually edit `queries.go`.\n"}
+    )
+    target = {"file_path": str(root / "pkg/api/queries.go"), "old_string": "a", "new_string": "b"}
+    assert _decision(_call(root, "Edit", target)) == "deny"
+    other = {"file_path": str(root / "pkg/api/api.go"), "old_string": "a", "new_string": "b"}
+    assert _decision(_call(root, "Edit", other)) == "allow"
+
+
 RULES = """# Working here
 
 - `dist/` is generated output. Do not edit `dist/` directly; run `make build`.

@@ -12,7 +12,8 @@ must not be modified"; before a colon, a few words may name the kind of what the
 after it holds: "never edit generated files: `gen/**`, `*.pb.go`"). A path is a code
 span without spaces that names a folder (``dist/``), a file with an extension
 (``db/schema.rb``, ``CHANGELOG.md``) or a glob
-(``src/**``); it is read relative to the project root or to the rule file's folder.
+(``src/**``); it is read relative to the project root or to the rule file's folder, and
+a file named without a folder (``queries.go``) is every file of that name.
 Prepositions of place introduce the path here, so they set no condition; a purpose after
 the path does ("never edit `src/` to make tests pass" forbids a reason, not the files),
 as do when, unless, without and the like. A rule that also gives leave to edit some of
@@ -99,7 +100,13 @@ def _path_matches(rel: str, pattern: str) -> bool:
         from charter.rules.scopes import zero_dir_variants
 
         return any(fnmatch.fnmatchcase(rel, v) for v in zero_dir_variants(pattern))
-    return rel == pattern or rel.startswith(pattern + "/")
+    if rel == pattern or rel.startswith(pattern + "/"):
+        return True
+    # a file named without a folder ("never edit `queries.go`", "`go.sum` must not be
+    # edited") is every file of that name, as a .gitignore line without a slash is, and
+    # as a glob without one (`*.pb.go`) already was: a generator's output sits beside
+    # each package it serves, and read as the root's file alone the rule guarded nothing
+    return "/" not in pattern and posixpath.basename(rel) == pattern
 
 
 def parse_path(span: str) -> str | None:
