@@ -63,6 +63,21 @@ def test_pasted_output_no_longer_crowds_out_older_instructions() -> None:
     assert "replica" not in text
 
 
+def test_conversational_replies_are_no_standing_instructions() -> None:
+    """ "continue", "yes" and "ok, go ahead" nudge the agent in the moment (the prompt hook
+    adds no rules for them); after a compaction they were given back as instructions
+    "still in force", a line each, beside the user's real ones."""
+    said = [
+        ("Make Region a typed gcp.Region, never a string", "prompt", "1"),
+        ("continue", "prompt", "2"),
+        ("Yes.", "prompt", "3"),
+        ("ok, go ahead", "prompt", "4"),
+        ("continue with the failing test", "prompt", "5"),
+    ]
+    kept = [i.text for i in standing(said, 400, 200, count_many)]
+    assert kept == ["continue with the failing test", said[0][0]]
+
+
 def test_a_url_or_path_in_a_sentence_keeps_the_sentence() -> None:
     url = "https://deploy.example.com/teams/acme-projects/billing-dashboard/deployments"
     path = "/home/dev/work/acme/custom_addons/recruitment_portal_enhanced"

@@ -12,6 +12,8 @@ them; recovery gives them back, chosen like this:
    process tagged (the same bracketed tag starting three lines or more). Words typed on
    the same line as pasted output are kept. Fenced blocks are judged line by line, more
    strictly, because users paste specs there as well as logs.
+   A prompt of conversational words only ("continue", "yes", "ok, go ahead") is no
+   instruction: it nudged the agent in the moment.
 2. **Units.** A short prompt (``instruction_max_chars``) is one unit, kept verbatim. A
    long one is split into its lines and sentences.
 3. **Choice within the budget.** Units are ranked by how directive they are (a modal, a
@@ -184,13 +186,30 @@ class _Unit:
     time: str
 
 
+def _reply_words() -> frozenset[str]:
+    from charter.rules.gate import CONTENT_FREE
+
+    return frozenset(w for reply in CONTENT_FREE for w in re.findall(r"[a-z']+", reply))
+
+
+def content_free(text: str) -> bool:
+    """A prompt of conversational words only ("continue", "yes", "ok, go ahead"): it
+    answers or nudges the agent in the moment and asks for nothing that outlives it (the
+    prompt hook adds no rules for it either). Another script's letters are left in: the
+    word list is English."""
+    if any(ch.isalpha() and not ch.isascii() for ch in text):
+        return False
+    words = re.findall(r"[a-z']+", text.lower())
+    return bool(words) and set(words) <= _reply_words()
+
+
 def _units(index: int, text: str, via: str, time: str, short: int) -> list[_Unit]:
     if via != "prompt":
         body = " ".join(text.split())
         return [_Unit(index, 0, body, 3.0, via, time)] if body else []
     lines = human_lines(text)
     whole = " ".join(lines)
-    if not whole:
+    if not whole or content_free(whole):
         return []
     if len(whole) <= short:
         return [_Unit(index, 0, whole, 3.0, via, time)]
