@@ -286,3 +286,27 @@ def test_an_implemented_adr_is_in_force_and_binds(repo: Path, run_charter: Run) 
     )
     assert rows["0008-broker-b.md"]["outcome"] == "skipped"
     assert rows["0008-broker-b.md"]["status"] == "superseded"
+
+
+def test_a_status_line_under_a_date_line_is_read(repo: Path, run_charter: Run) -> None:
+    """ "Date: 2026-02-06" over "Status: Superseded" with no blank line between is one
+    Markdown paragraph: its first line was read as the only field, so every such ADR was
+    reported "no Status found", a superseded one as unreadable instead of skipped."""
+    header = "# 0006: Message broker for domain events\nDate: 2026-02-06\nStatus: {}\n\n"
+    body = NYGARD.split("## Status\n\nAccepted\n", 1)[1]
+    folder = _write(
+        repo,
+        {
+            "0006-broker.md": header.format("Superseded") + body,
+            "0007-broker.md": header.format("Accepted") + body,
+        },
+    )
+    rows = _rows(_import(run_charter, repo, str(folder)))
+    assert (rows["0006-broker.md"]["outcome"], rows["0006-broker.md"]["status"]) == (
+        "skipped",
+        "superseded",
+    )
+    assert (rows["0007-broker.md"]["outcome"], rows["0007-broker.md"]["answer"]) == (
+        "bound",
+        "RabbitMQ",
+    )

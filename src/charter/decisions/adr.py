@@ -12,7 +12,8 @@ are found by heading text, from a small vocabulary of the two formats' own secti
 - title: the first ``#`` heading, else front matter ``title``; a leading number or
   ``ADR-NNNN:`` is dropped;
 - status: front matter ``status``, a ``Status`` section, or a ``Status: …`` line
-  (MADR 2's ``* Status: accepted`` bullet, ``**Status**: Accepted``);
+  (MADR 2's ``* Status: accepted`` bullet, ``**Status**: Accepted``, one line of a
+  ``Date: …`` / ``Status: …`` header);
 - options: the first list under ``Considered Options`` / ``Options Considered`` /
   ``Alternatives Considered`` / ``Considered Alternatives`` / ``Options`` /
   ``Alternatives``; an item's label is its bold lead, else its text before ``: ``;
@@ -162,6 +163,23 @@ def _block_text(block: SyntaxTreeNode) -> str:
     return " ".join(text.split())
 
 
+def _block_lines(block: SyntaxTreeNode) -> list[str]:
+    """The lines of a paragraph (or a list item's first paragraph), each as plain text: a
+    header of ``Key: value`` lines written without blank lines between them ("Date: …" over
+    "Status: Accepted") is one paragraph of several fields."""
+    if block.type == "list_item":
+        paragraphs = [c for c in block.children if c.type == "paragraph"]
+        return _block_lines(paragraphs[0]) if paragraphs else []
+    inline = _inline(block)
+    lines = [""]
+    for child in inline.children if inline is not None else []:
+        if child.type in ("softbreak", "hardbreak"):
+            lines.append("")
+        else:
+            lines[-1] += _plain(child)
+    return [" ".join(line.split()) for line in lines if line.strip()]
+
+
 def _heading_key(node: SyntaxTreeNode) -> str:
     return re.sub(r"^[\d.\s]+", "", _block_text(node)).rstrip(":").strip().lower()
 
@@ -254,9 +272,10 @@ def _status(meta: dict[str, Any], sections: list[_Section], nodes: list[SyntaxTr
         texts = [_block_text(b) for b in _items_and_paragraphs(section.blocks)]
         return " ".join(t for t in texts if t)
     for block in _items_and_paragraphs([n for n in nodes if n.type != "heading"]):
-        found = _FIELD.match(_block_text(block))
-        if found and found.group("key").lower() == "status":
-            return found.group("value")
+        for line in _block_lines(block):
+            found = _FIELD.match(line)
+            if found and found.group("key").lower() == "status":
+                return found.group("value")
     return ""
 
 
