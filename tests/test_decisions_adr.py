@@ -310,3 +310,16 @@ def test_a_status_line_under_a_date_line_is_read(repo: Path, run_charter: Run) -
         "bound",
         "RabbitMQ",
     )
+
+
+def test_an_agents_md_in_the_adr_folder_is_no_record(repo: Path, run_charter: Run) -> None:
+    """The ADR folder's own AGENTS.md (how to write one, with the template's "Status:
+    `Proposed` | `Accepted` | `Superseded`") was read as a record and reported as a
+    superseded decision."""
+    guide = "# ADRs\n\n## Template\n\n- Status: `Proposed` | `Accepted` | `Superseded`\n"
+    folder = _write(repo, {"0007-message-broker.md": NYGARD, "AGENTS.md": guide})
+    rows = _rows(_import(run_charter, repo, str(folder)))
+    assert rows["AGENTS.md"]["outcome"] == "skipped"
+    assert rows["AGENTS.md"]["status"] is None
+    assert "rule file" in rows["AGENTS.md"]["note"]
+    assert rows["0007-message-broker.md"]["outcome"] == "bound"

@@ -355,6 +355,10 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
         return AdrReading(path, "skipped", "a template, not a decision")
     if path.stem.lower() in ("readme", "index"):
         return AdrReading(path, "skipped", "an index, not a decision")
+    if _rule_file(path):
+        # the ADR folder's own AGENTS.md (how to write one, a template's "Status: Proposed |
+        # Accepted") was read as a record and reported with the template's status
+        return AdrReading(path, "skipped", "an agent's rule file, not a decision")
     meta, fm_lines = frontmatter(text, shown)
     body = "\n".join(text.split("\n")[fm_lines:])
     nodes = list(_tree(body).children)
@@ -416,6 +420,13 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
         "answer": chosen,
     }
     return reading
+
+
+def _rule_file(path: Path) -> bool:
+    """Is ``path`` named as an agent's rule file is (``AGENTS.md``, ``CLAUDE.md``, …)?"""
+    from charter.rules.sources import classify
+
+    return classify(path.name) is not None
 
 
 def read_adrs(paths: list[Path], root: Path | None = None) -> list[AdrReading]:
