@@ -1346,6 +1346,33 @@ def test_actions_under_a_lead_in_are_shown_with_it(tmp_path: Path) -> None:
     assert "Register it in `tools.py`" in texts
 
 
+def test_mistakes_under_a_bold_title_are_shown_with_it(tmp_path: Path) -> None:
+    """ "**Common Issues**:" over "Manually editing generated files": an item alone reads
+    as what to do, the opposite of what the list means; an adverb or "not" before the
+    verb, or "instead of" in the item, still names a mistake."""
+    rules = _rules(
+        tmp_path,
+        "## Review\n\n"
+        "**Common Issues**:\n"
+        "- Custom query names instead of `SDKRequest`\n"
+        "- Using `string` instead of region types\n"
+        "- Manually editing generated files\n"
+        "- Not validating region input\n\n"
+        "**Testing**\n"
+        "- Run `go test ./...` before pushing\n"
+        "- Keep fixtures small\n",
+    )
+    _assert_texts(
+        rules,
+        "Common Issues: Custom query names instead of `SDKRequest`",
+        "Common Issues: Using `string` instead of region types",
+        "Common Issues: Manually editing generated files",
+        "Common Issues: Not validating region input",
+        "Run `go test ./...` before pushing",
+        "Keep fixtures small",
+    )
+
+
 def test_a_comment_that_introduces_a_command_loses_its_colon(tmp_path: Path) -> None:
     """ "# Run a single test class:" over a command was shown as "`./gradlew test …` (Run
     a single test class:)": in brackets after the command the colon points at nothing."""

@@ -358,10 +358,15 @@ _IMPERATIVE_VERBS = frozenset(
 _LEAD_LABEL = re.compile(r"^[^\w*]*(\*\*[^*]+\*\*\s*[:\-–—]?\s*)?")
 
 
-def is_directive(text: str) -> bool:
-    """Does the text instruct (modal words or an imperative verb first) or only describe?"""
+def is_directive(text: str, *, strong: bool = False) -> bool:
+    """Does the text instruct (modal words or an imperative verb first) or only describe?
+    With ``strong``, "instead" and "only" alone are no instruction: "Using `string`
+    instead of region types" under "Common Issues:" names a mistake."""
     plain = _strip_code(text)
-    if _DIRECTIVE_WORDS.search(plain) or _CJK_DIRECTIVE.search(plain):
+    words = _DIRECTIVE_WORDS.findall(plain)
+    if strong:
+        words = [w for w in words if w.lower() not in ("instead", "only")]
+    if words or _CJK_DIRECTIVE.search(plain):
         return True
     words = _LEAD_LABEL.sub("", text).split()
     first = re.sub(r"[^a-z']", "", words[0].lower()) if words else ""

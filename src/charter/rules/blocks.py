@@ -640,7 +640,13 @@ class _Walker:
                     # unbolded is: an item alone would read as "run it", or the opposite
                     self.add_paragraph(node, context, depth)
                     self.headings.append((99, title))
-                    self.walk_list(after, context, depth)
+                    if _names_actions(after):
+                        # "**Common Issues**:" over "Manually editing generated files": an
+                        # action named alone reads as the task itself, so it is shown after
+                        # its title, as after a lead-in (an item that instructs stays as it is)
+                        self.walk_list(after, lead, depth, prefix=True, plain_only=True)
+                    else:
+                        self.walk_list(after, context, depth)
                     self.headings.pop()
                     walked.add(index + 1)
                     continue
@@ -1037,7 +1043,7 @@ class _Walker:
                 and context
                 and text
                 and not (negation and polarity(text))
-                and not (plain_only and is_directive(text))
+                and not (plain_only and is_directive(text, strong=True))
             ):
                 text = f"{context} {text}"
             if text:
@@ -1597,9 +1603,12 @@ def _repeats(node: SyntaxTreeNode) -> bool:
 
 def _names_action(text: str) -> bool:
     """Does an item open with a verb's -ing form ("Modifying production manifests",
-    "**Dropping** tables"): an action named, not an instruction?"""
-    words = re.sub(r"[*_]+", "", text).split()
-    first = re.sub(r"[^\w]", "", words[0]).lower() if words else ""
+    "**Dropping** tables", after an adverb or a "not": "Manually editing generated
+    files", "Not validating region input"): an action named, not an instruction?"""
+    words = [re.sub(r"[^\w]", "", w).lower() for w in re.sub(r"[*_]+", "", text).split()[:2]]
+    if len(words) == 2 and (words[0] == "not" or (len(words[0]) >= 4 and words[0].endswith("ly"))):
+        words = words[1:]
+    first = words[0] if words else ""
     return len(first) >= 6 and first.endswith("ing") and first.isalpha()
 
 
@@ -1609,7 +1618,7 @@ def _names_actions(node: SyntaxTreeNode) -> bool:
     from charter.rules.annotate import is_directive
 
     texts = _item_texts([node])
-    actions = [t for t in texts if _names_action(t) and not is_directive(t)]
+    actions = [t for t in texts if _names_action(t) and not is_directive(t, strong=True)]
     return bool(texts) and 2 * len(actions) >= len(texts)
 
 

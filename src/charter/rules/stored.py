@@ -68,8 +68,9 @@ if TYPE_CHECKING:
 #: Portuguese, French or Chinese are read; 40: a callout of any type atop a quote is shown
 #: as its word, "> [!CRITICAL]" no longer left as "[", a subshell over several lines of a
 #: shell block is one command; 41: Augment's ``.augment/rules/`` and
-#: ``.augment-guidelines`` are read)
-STATE_VERSION = 41
+#: ``.augment-guidelines`` are read; 42: actions named under a bold title ("**Common
+#: Issues**:") are shown after it)
+STATE_VERSION = 42
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
