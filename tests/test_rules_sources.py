@@ -890,6 +890,43 @@ def test_augment_rules_and_guidelines_are_read_with_their_type(repo: Path) -> No
     assert asked.description == "Rules when adding queries"
 
 
+def test_devin_rules_are_read_with_their_trigger(repo: Path) -> None:
+    """Devin (its CLI and Devin Local) reads one rule a file from ``.devin/rules/``, each
+    activated by a ``trigger:`` as Windsurf's are: none was compiled, so a project whose
+    Symfony rules ("NEVER run doctrine migration in terminal") lived there lost them."""
+    compiled = _compile_tree(
+        repo,
+        {
+            ".devin/rules/symfony.md": (
+                "---\ntrigger: always_on\n---\n\n- Wrap multi-statement writes in a transaction.\n"
+            ),
+            ".devin/rules/entity.md": (
+                "---\ntrigger: glob\nglobs: src/Entity/**/*.php\n---\n\n"
+                "- Define entities with ORM attributes.\n"
+            ),
+            ".devin/rules/release.md": (
+                "---\ntrigger: manual\n---\n\n- Tag releases with a v prefix.\n"
+            ),
+            ".devin/rules/nested/plain.md": "- Prefer constructor injection.\n",
+        },
+    )
+    rules = compiled.rules
+    expect = {
+        "multi-statement": (".devin/rules/symfony.md", True, []),
+        "ORM attributes": (".devin/rules/entity.md", False, ["src/Entity/**/*.php"]),
+        "v prefix": (".devin/rules/release.md", False, []),
+        "constructor injection": (".devin/rules/nested/plain.md", False, []),
+    }
+    for needle, (path, constitution, scopes) in expect.items():
+        rule = _by_text(rules, needle)
+        assert rule.source.path == path, needle
+        assert rule.scopes == scopes, needle
+        assert rule.constitution is constitution, needle
+        _check_span(repo, rule, needle.split()[0])
+    assert manual_paths(compiled.sources) == {".devin/rules/release.md"}
+    assert {s["kind"] for s in compiled.sources} == {"devin"}
+
+
 def test_a_root_agents_md_in_lower_case_is_read(repo: Path) -> None:
     """A root ``agents.md`` (the project's agent file in lower case, which every agent
     opening ``AGENTS.md`` reads on macOS or Windows) was not compiled; one below the root

@@ -66,6 +66,9 @@ SOURCE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("kiro", ".kiro/steering/**/*.md"),
     ("windsurf", ".windsurf/rules/**/*.md"),
     ("windsurf", ".windsurfrules"),
+    # Devin (its CLI and Devin Local): one rule a file in `.devin/rules/`, activated by a
+    # `trigger:` as Windsurf's are (`always_on | glob | agent_decided | manual`)
+    ("devin", ".devin/rules/**/*.md"),
 )
 
 #: Folders inside a rules folder that hold no rules: Cline keeps its hook scripts (and
@@ -475,7 +478,7 @@ def _apply_meta(src: SourceFile) -> None:
         src.always = rule_type == "always_apply"
         src.on_demand = rule_type in ("agent_requested", "manual")
         src.manual = rule_type == "manual"
-    elif kind == "windsurf":
+    elif kind in ("windsurf", "devin"):
         trigger = str(meta.get("trigger") or "").lower()
         src.always = trigger == "always_on"
         src.on_demand = bool(trigger) and not src.always
