@@ -338,6 +338,26 @@ def test_round_trip_keeps_a_checklist_under_its_lead_in(
     assert _signature(fresh) == original
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_round_trip_keeps_the_risk_of_items_under_a_cited_lead_in(
+    fmt: str, tmp_path: Path, run_charter: Run
+) -> None:
+    # a Rails app's checklist under "When generating code:" in a rule file named for
+    # security: exported, the lead-in's citation comment (".../security.md:L5") was read
+    # as its words, made the items security rules and their risk high, not medium
+    root = _git_project(tmp_path / "src")
+    (root / ".claude" / "rules").mkdir(parents=True)
+    (root / ".claude/rules/security.md").write_text(
+        "# Checklist\n\n## Summary\n\nWhen generating code:\n1. Keep each method short\n"
+        "2. Name classes after what they do\n",
+        encoding="utf-8",
+    )
+    fresh = _exported_back(fmt, root, tmp_path, run_charter)
+    original = _signature(root)
+    assert {r[4] for r in original if r[1].startswith(("Keep", "Name"))} == {"medium"}
+    assert _signature(fresh) == original
+
+
 def test_sections_keep_the_order_the_source_gave_them(tmp_path: Path, run_charter: Run) -> None:
     # exported alphabetically, "Testing" came before "Setup" although the authors put the
     # setup first; a reader of the export meets the sections as they were written

@@ -149,7 +149,10 @@ def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[R
         section_path = list(block.section)
         section = " > ".join(section_path)
         tag_section = _inference_section(section_path)
-        domains = ann.domains or infer_domains(clean + " " + block.context, tag_section)
+        # the lead-in's words, not its citation comment (an exported file's "Lead: <!--
+        # security.md:L3 -->" made its items security rules, their risk high)
+        lead_in = _HTML_COMMENT.sub("", block.context)
+        domains = ann.domains or infer_domains(clean + " " + lead_in, tag_section)
         intents = ann.intents or infer_intents(clean, tag_section)
         risk = normalize_risk(ann.risk) if ann.risk else infer_risk(clean, domains)
         shown = _display_text(clean)
