@@ -11,7 +11,13 @@ import pytest
 
 from charter.config import Project
 from charter.rules.api import compile_project
-from charter.rules.commands import ANY_WORD, ForbiddenCommand, commands_in, parse_command
+from charter.rules.commands import (
+    ANY_WORD,
+    DESTRUCTIVE_GIT,
+    ForbiddenCommand,
+    commands_in,
+    parse_command,
+)
 from charter.rules.model import Rule, Source
 from charter.session.shell import analyse
 from tests.conftest import compiled_repo, guard, guard_decision, guard_subprocess, write
@@ -92,6 +98,34 @@ def _rule(text: str, scopes: list[str] | None = None, path: str = "AGENTS.md") -
 )  # fmt: skip
 def test_only_a_plain_prohibition_of_a_command_is_read(text: str, forbidden: list[str]) -> None:
     assert [c.command for c in commands_in(_rule(text))] == forbidden
+
+
+def test_a_prohibition_of_destructive_git_commands_forbids_them() -> None:
+    """ "Do not run destructive git commands." names no command, so it forbade none: a
+    Symfony backend's agent rule let `git reset --hard` and `git push --force` run. The
+    class is now the git commands that discard work or rewrite shared history; a
+    condition ("unless asked") or someone else ("CI never …") forbids nothing."""
+    rule = _rule("Do not run destructive git commands. Do not push unless explicitly requested.")
+    found = commands_in(rule)
+    assert [c.command for c in found] == list(DESTRUCTIVE_GIT)
+
+    def denied(argv: list[str]) -> bool:
+        return any(c.matches(argv) for c in found)
+
+    assert denied(["git", "reset", "--hard", "HEAD~1"])
+    assert denied(["git", "push", "--force", "origin", "main"])
+    assert denied(["git", "push", "-f"]) and denied(["git", "clean", "-fd"])
+    assert denied(["git", "branch", "-D", "feature/x"])
+    assert not denied(["git", "push", "origin", "main"])
+    assert not denied(["git", "reset", "--soft", "HEAD~1"])
+    assert not denied(["git", "status"]) and not denied(["git", "branch", "-d", "done"])
+    assert [c.command for c in commands_in(_rule("Never use **destructive git operations**."))]
+    for text in (
+        "Do not run destructive git commands unless the user asks.",
+        "CI never runs destructive git commands.",
+        "Destructive git commands lose work.",
+    ):
+        assert commands_in(_rule(text)) == [], text
 
 
 def test_placeholders_end_the_command() -> None:

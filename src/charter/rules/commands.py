@@ -274,6 +274,39 @@ def _named_acts(rule: Rule) -> list[str]:
     return named
 
 
+#: The git commands that discard work or rewrite shared history: what a rule means by
+#: "destructive git commands" (each read as a forbidden span is).
+DESTRUCTIVE_GIT = (
+    "git reset --hard",
+    "git push --force",
+    "git push -f",
+    "git push --force-with-lease",
+    "git clean -f",
+    "git clean --force",
+    "git branch -D",
+    "git stash drop",
+    "git stash clear",
+)
+#: A sentence that forbids them as a class, with no condition ("Do not run destructive
+#: git commands.", "Never use destructive git operations").
+_DESTRUCTIVE_PROHIBITION = re.compile(
+    r"^\W*(?:(?P<who>[a-z]+)\s+)?(?:never|do not|don't|must not|mustn't|should not|"
+    r"shouldn't)\s+(?:(?:run|use|execute|perform|issue|make)\s+)?(?:any\s+)?destructive\s+"
+    r"git\s+(?:commands?|operations?|actions?)\W*$",
+    re.IGNORECASE,
+)
+
+
+def _destructive_git(text: str) -> list[str]:
+    """The commands of :data:`DESTRUCTIVE_GIT` when a sentence of ``text`` forbids
+    destructive git commands outright (said to the agent, no condition)."""
+    for start, end in clauses(text):
+        found = _DESTRUCTIVE_PROHIBITION.match(re.sub(r"[*_~`]+", " ", text[start:end]))
+        if found and (found.group("who") or "you").lower() in _ADDRESSEES:
+            return list(DESTRUCTIVE_GIT)
+    return []
+
+
 def commands_in(rule: Rule) -> list[ForbiddenCommand]:
     """The commands ``rule`` forbids outright (see the module docstring), and the options
     it forbids an act to take ("never commit with `--no-verify`": any program's
@@ -305,6 +338,7 @@ def commands_in(rule: Rule) -> list[ForbiddenCommand]:
             )
     spans = forbidden_spans(rule.text, COMMAND_READING)
     spans += [span for span in _named_acts(rule) if span not in spans]
+    spans += [span for span in _destructive_git(rule.text) if span not in spans]
     for span in spans:
         parsed = parse_command(span) or _named_program(span, rule)
         if parsed is None:

@@ -69,8 +69,9 @@ if TYPE_CHECKING:
 #: as its word, "> [!CRITICAL]" no longer left as "[", a subshell over several lines of a
 #: shell block is one command; 41: Augment's ``.augment/rules/`` and
 #: ``.augment-guidelines`` are read; 42: actions named under a bold title ("**Common
-#: Issues**:") are shown after it; 43: Devin's ``.devin/rules/`` are read, "do not run
-#: destructive git commands" forbids them)
+#: Issues**:") are shown after it; 43: Devin's ``.devin/rules/`` are read, an exported
+#: lead-in's citation comment is no word of its items, "Do not run destructive git
+#: commands." forbids them)
 STATE_VERSION = 43
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
