@@ -194,6 +194,29 @@ def test_a_yaml_stream_of_documents_is_records_not_malformed() -> None:
     assert len(parse_file(text, "yaml", "flows/open_inbox.yml").chunks) == len(doc.chunks)
 
 
+def test_a_question_mark_inside_a_flow_mapping_value_is_part_of_it() -> None:
+    # YAML 1.2 ends a plain scalar in a flow collection only at ",[]{}": a firewall's
+    # access rule with a regular expression in a flow mapping was "malformed YAML" (line
+    # 3: expected ',' or '}', but got '?') and the whole config file left out of search
+    text = (
+        "access_control:\n"
+        "    - { path: ^/api/login$, roles: PUBLIC_ACCESS }\n"
+        "    - { path: ^/api/docs(\\..+)?$, roles: PUBLIC_ACCESS }\n"
+        "    - { path: ^/(en|fr)?/admin, roles: ROLE_ADMIN }\n"
+        "flags: [a?b, c]\n"
+    )
+    doc = chunk_structured(text, "config/packages/security.yaml")
+    records = {c.address: c.record for c in doc.chunks}
+    assert records["/access_control/1"] == {"path": "^/api/docs(\\..+)?$", "roles": "PUBLIC_ACCESS"}
+    assert records["/access_control/2"]["path"] == "^/(en|fr)?/admin"
+    assert records["/"]["flags"] == "a?b, c"
+    # an explicit key still opens with "?", and a "?" ends no plain scalar outside flow
+    from charter import safeyaml
+
+    assert safeyaml.load("{ ? a : b }", name="k.yaml") == {"a": "b"}
+    assert safeyaml.load("q: what? # c\n", name="q.yaml") == {"q": "what?"}
+
+
 def test_a_yaml_bomb_in_a_later_document_is_still_refused() -> None:
     from charter import safeyaml
     from tests.test_hostile_input import billion_laughs

@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 from yaml.events import AliasEvent
+from yaml.tokens import ScalarToken
 
 from charter.errors import CharterError
 
@@ -75,6 +76,48 @@ class _LimitedLoader(yaml.SafeLoader):
             return super().compose_node(parent, index)
         finally:
             self.depth -= 1
+
+    def scan_plain(self) -> ScalarToken:
+        """PyYAML's plain scalar, with YAML 1.2's flow context: a ``?`` inside a plain
+        scalar is a character of it, not a key indicator. PyYAML ends the scalar there,
+        so a regular expression in a flow mapping (``{ path: ^/api/docs(\\..+)?$,
+        roles: PUBLIC_ACCESS }``, the shape of a Symfony firewall's ``access_control``)
+        was "malformed YAML" and its file left out of search. Only ``,[]{}`` end a plain
+        scalar in flow context, as the specification says; a ``?`` that opens a key
+        (``{ ? a : b }``) is read before any scalar and is unchanged."""
+        chunks: list[str] = []
+        start_mark = self.get_mark()
+        end_mark = start_mark
+        indent = self.indent + 1
+        spaces: list[str] = []
+        breaks = "\0 \t\r\n\x85\u2028\u2029"
+        while True:
+            length = 0
+            if self.peek() == "#":
+                break
+            while True:
+                ch = self.peek(length)
+                if (
+                    ch in breaks
+                    or (
+                        ch == ":"
+                        and self.peek(length + 1) in breaks + (",[]{}" if self.flow_level else "")
+                    )
+                    or (self.flow_level and ch in ",[]{}")
+                ):
+                    break
+                length += 1
+            if length == 0:
+                break
+            self.allow_simple_key = False
+            chunks.extend(spaces)
+            chunks.append(self.prefix(length))
+            self.forward(length)
+            end_mark = self.get_mark()
+            spaces = self.scan_plain_spaces(indent, start_mark)
+            if not spaces or self.peek() == "#" or (not self.flow_level and self.column < indent):
+                break
+        return ScalarToken("".join(chunks), True, start_mark, end_mark)
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
