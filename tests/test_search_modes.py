@@ -182,3 +182,40 @@ def test_cli_reads_mode_from_sho_and_rejects_bad_mode(project: Project) -> None:
     assert json.loads(done.stdout)["mode"] == "execution"
     assert json.loads(_cli(project, "mode", "--json").stdout)["mode"] == "execution"
     _cli(project, "mode", "execution")
+
+
+def _backlog(root: Path, tickets: int) -> Project:
+    """A sprint page listing its tickets, one file per ticket titled by its ID."""
+    (root / "docs" / "backlog" / "tickets").mkdir(parents=True)
+    (root / "charter.toml").write_text("")
+    listing = ["# Sprint 03 - Async import", "", "## Tickets"]
+    for n in range(1, tickets + 1):
+        slug = f"SP3-{n:03d}-part-{n}"
+        listing.append(f"- [SP3-{n:03d} - Import part {n}](tickets/{slug}.md)")
+        (root / "docs" / "backlog" / "tickets" / f"{slug}.md").write_text(
+            f"# SP3-{n:03d} - Import part {n}\n\n## Context\nPart {n} of the import.\n\n"
+            f"## Scope\n- Build stage {n} of the OCR pipeline.\n\n## Status\n- done\n"
+        )
+    listing += ["", "## Plan", "- SP3-004 lands after SP3-003.", ""]
+    (root / "docs" / "backlog" / "sprint-03.md").write_text("\n".join(listing))
+    project = Project.load(root)
+    Indexer(project, get_embedder("minilm")).run()
+    return project
+
+
+def test_an_id_that_titles_a_document_finds_that_document_first(tmp_path: Path) -> None:
+    # "# SP3-004 - …" is a heading with no body of its own, so no chunk's text held the
+    # ID: exact lookup found the pages that mention it, never the ticket itself
+    project = _backlog(tmp_path, 6)
+    engine = SearchEngine(project)
+    try:
+        results = engine.search("what does ticket SP3-004 cover", mode="execution", log=False)
+    finally:
+        engine.close()
+    top = results.results[0]
+    assert top.path == "docs/backlog/tickets/SP3-004-part-4.md" and top.exact, [
+        r.citation for r in results.results
+    ]
+    # one chunk of it is the exact match, not each of its sections
+    assert [r.path for r in results.results if r.exact].count(top.path) == 1
+    assert any(r.path == "docs/backlog/sprint-03.md" and r.exact for r in results.results)

@@ -249,8 +249,11 @@ class SearchEngine:
         bm25 = retriever.top(bm25_all, mask, scope.k_in, positive=True)
         dense = retriever.top(dense_all, mask, scope.k_in)
         exact_ids: list[int] = []
+        titled: set[int] = set()
         if scope.exact_lookups:
-            exact_ids = retriever.known(retriever.exact(_exact_phrases(query), mask))
+            phrases = _exact_phrases(query)
+            exact_ids = retriever.known(retriever.exact(phrases, mask))
+            titled = retriever.titled(phrases, exact_ids)
         # the pool: both top lists and the exact matches, de-duplicated, each chunk with
         # both of its true scores
         pool = list(
@@ -270,9 +273,13 @@ class SearchEngine:
                 reranker, query, qvec, order, bm25_scores, bm25_list
             )
             order = ranked(final_scores)
-        # exact matches first, in their own final order, then the rest
+        # exact matches first, in their own final order, then the rest; of them, first
+        # those under a heading that names the phrase (the ticket titled "SP3-004" before
+        # the plans that mention it)
         exact_set = set(exact_ids)
-        top_exact = sorted(exact_ids, key=lambda i: -final_scores.get(i, float("-inf")))
+        top_exact = sorted(
+            exact_ids, key=lambda i: (i not in titled, -final_scores.get(i, float("-inf")))
+        )
         order = top_exact + [i for i in order if i not in exact_set]
         unmatched = _unmatched(order, exact_set, bm25_scores, dense_scores, scope.min_similarity)
         if unmatched:

@@ -132,25 +132,64 @@ class HybridRetriever:
         pos = self.positions(chunk_ids)
         return [float(self.matrix[p] @ qvec) for p in pos]
 
+    def titled(self, phrases: list[str], ids: list[int]) -> set[int]:
+        """Those of ``ids`` whose section path (the headings over the chunk) holds one of
+        ``phrases`` literally: the chunk sits in a document or section titled by it."""
+        if not phrases or not ids:
+            return set()
+        needles = [re.compile(re.escape(p), re.IGNORECASE) for p in phrases if p.strip()]
+        rows = self.store.chunks_by_id(ids)
+        return {i for i, row in rows.items() if any(n.search(str(row["section"])) for n in needles)}
+
     def exact(self, phrases: list[str], mask: Mask, limit: int = 50) -> list[int]:
-        """Chunks containing any phrase literally (case-insensitive), via the raw column."""
+        """Chunks containing any phrase literally (case-insensitive), via the raw column;
+        then documents whose headings hold it, by their first chunk in scope.
+
+        A document titled by an ID ("# SP3-004 - OCR adapter") is about that ID, but its
+        title line is no chunk's text (a heading with no body of its own): only the
+        section path of each chunk under it names it. A phrase in a section path is
+        matched too, one chunk per document (the earliest, where the document opens),
+        so the document is found without all its sections crowding the results."""
         found: dict[int, None] = {}
+        by_heading: dict[str, tuple[int, int]] = {}
         for phrase in phrases:
             tokens = words(phrase)
             if not tokens:
                 continue
-            expr = "raw : " + '"' + " ".join(tokens).replace('"', '""') + '"'
+            quoted = '"' + " ".join(tokens).replace('"', '""') + '"'
+            needle = re.compile(re.escape(phrase), re.IGNORECASE)
             try:
                 rows = self.store.conn.execute(
                     "SELECT rowid, raw FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?",
-                    (expr, limit * 4),
+                    ("raw : " + quoted, limit * 4),
+                ).fetchall()
+                # the title column is stemmed: a phrase of words may be stored as
+                # their stems, so the literal test is made on the stored section
+                headed = self.store.conn.execute(
+                    "SELECT c.id, c.path, c.ordinal, c.section FROM chunks_fts "
+                    "JOIN chunks AS c ON c.id = chunks_fts.rowid "
+                    "WHERE chunks_fts MATCH ? LIMIT ?",
+                    ("title : " + quoted, limit * 4),
                 ).fetchall()
             except sqlite3.OperationalError:
                 continue
-            needle = re.compile(re.escape(phrase), re.IGNORECASE)
             for row in rows:
                 chunk_id = int(row[0])
                 p = int(self.positions([chunk_id])[0])
                 if p < self.size and mask[p] and needle.search(row[1]):
                     found.setdefault(chunk_id, None)
+            for chunk_id, path, ordinal, section in headed:
+                p = int(self.positions([int(chunk_id)])[0])
+                if p >= self.size or not mask[p] or not needle.search(str(section)):
+                    continue
+                best = by_heading.get(str(path))
+                if best is None or int(ordinal) < best[1]:
+                    by_heading[str(path)] = (int(chunk_id), int(ordinal))
+        have_paths = set()
+        if by_heading:
+            rows_of = self.store.chunks_by_id(list(found))
+            have_paths = {str(rows_of[i]["path"]) for i in found if i in rows_of}
+        for path, (chunk_id, _) in by_heading.items():
+            if path not in have_paths:
+                found.setdefault(chunk_id, None)
         return list(found)[:limit]
