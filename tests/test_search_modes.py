@@ -219,3 +219,23 @@ def test_an_id_that_titles_a_document_finds_that_document_first(tmp_path: Path) 
     # one chunk of it is the exact match, not each of its sections
     assert [r.path for r in results.results if r.exact].count(top.path) == 1
     assert any(r.path == "docs/backlog/sprint-03.md" and r.exact for r in results.results)
+
+
+def test_review_chains_at_most_k_out_documents_the_ones_named_first(tmp_path: Path) -> None:
+    # a sprint page cites each of its tickets: every result from it chained all of them
+    # (ten results came back with fifty-six chained documents)
+    project = _backlog(tmp_path, 12)
+    engine = SearchEngine(project)
+    try:
+        response = engine.search("Sprint 03 tickets list", mode="review", k_out=2, log=False)
+        named = engine.search("Sprint 03 ticket list SP3-009", mode="review", k_out=2, log=False)
+    finally:
+        engine.close()
+    assert any(r.path == "docs/backlog/sprint-03.md" for r in response.results)
+    chained = [r for r in response.results if r.chained_from]
+    assert 1 <= len(chained) <= 2, [r.citation for r in response.results]
+    # the ticket the query names is chained before the others
+    chained = [r for r in named.results if r.chained_from]
+    assert chained[0].path == "docs/backlog/tickets/SP3-009-part-9.md", [
+        r.citation for r in named.results
+    ]

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from dataclasses import dataclass, field, replace
@@ -314,7 +315,7 @@ class SearchEngine:
                 )
             )
         if scope.citation_chaining:
-            results.extend(self._chain(results, qvec, doc_mask, scope))
+            results.extend(self._chain(results, qvec, doc_mask, scope, _exact_phrases(query)))
         if scope.order_by_recency:
             # newest day first; within a day, most relevant first
             results.sort(key=lambda r: (-int(r.changed_at // 86400), -r.score))
@@ -500,9 +501,18 @@ class SearchEngine:
         return out
 
     def _chain(
-        self, results: list[Result], qvec: np.ndarray, doc_mask: Mask, scope: Scope
+        self,
+        results: list[Result],
+        qvec: np.ndarray,
+        doc_mask: Mask,
+        scope: Scope,
+        phrases: tuple[str, ...] | list[str] = (),
     ) -> list[Result]:
-        """Documents referenced by the results (ADR citing ADR), best chunk of each."""
+        """Documents referenced by the results (ADR citing ADR), best chunk of each; at
+        most ``k_out`` of them, those whose path or section names an ID or date of the
+        query (``phrases``) first, then the closest to the query. A result from an index
+        page (a sprint's list of its eleven tickets, a table of contents) cites every
+        document it lists: with no bound, ten results chained fifty-six more."""
         have = {r.path for r in results}
         added: list[Result] = []
         paths = self.retriever.doc_paths
@@ -531,7 +541,13 @@ class SearchEngine:
                 chained.chained_from = result.citation
                 added.append(chained)
                 have.add(target)
-        return added
+        needles = [re.compile(re.escape(p), re.IGNORECASE) for p in phrases if p.strip()]
+
+        def named(r: Result) -> bool:
+            return any(n.search(r.path) or n.search(r.section or "") for n in needles)
+
+        added.sort(key=lambda r: (not named(r), -(r.scores.get("dense") or 0.0)))
+        return added[: scope.k_out]
 
     def _resolve_ref(self, source: str, ref: str) -> str | None:
         docs = self.retriever.docs
