@@ -104,6 +104,36 @@ def test_a_table_keyed_by_dates_or_numbers_ties_no_sentence_to_a_row(project: Pr
     assert _by_text(report, "19").status == "not_found"
 
 
+def test_a_value_found_in_another_record_does_not_verify_the_named_one(
+    project: Project,
+) -> None:
+    """A SoT of papers, years and scores holds most small numbers somewhere: "<paper> was
+    published in 2020" was verified by another row's 2020 though the paper's row says
+    2019, and "<paper id> has a confidence of 0.5" by another row's 0.5."""
+    (project.root / "sot" / "papers.csv").write_text(
+        "paper_id,title,year,domain,confidence,suppression_score\n"
+        "c81f0bbb04c7a1ba,EditNTS: A Neural Programmer-Interpreter Model,2019,NLP,0.2,0.0\n"
+        "9320c1d4c6252e0f,MelGAN: Generative Adversarial Networks,2019,CV,0.0,0.0\n"
+        "d3402e1b9d01b3d6,A Geometric Perspective on Representations,2020,RL,0.5,0.0\n"
+    )
+    text = (
+        "MelGAN: Generative Adversarial Networks was published in 2020.\n"
+        "The paper 9320c1d4c6252e0f has a confidence of 0.5.\n"
+        "EditNTS: A Neural Programmer-Interpreter Model appeared in 2019.\n"
+        "We kept 2020 as the cut-off year.\n"
+    )
+    report = verify_text(project, text)
+    year = _by_text(report, "2020")
+    assert year.status == "mismatch" and year.canonical == "2019" and year.field == "year"
+    assert year.address == "sot/papers.csv#row=2"
+    score = _by_text(report, "0.5")
+    assert score.status == "mismatch" and score.canonical == "0.0"
+    assert score.field == "confidence" and score.address == "sot/papers.csv#row=2"
+    assert _by_text(report, "2019").status == "verified"
+    # a sentence that names no record is still verified by any record holding the value
+    assert [f.status for f in report.facts if f.text == "2020"] == ["mismatch", "verified"]
+
+
 def test_check_is_logged(project: Project) -> None:
     check_facts(project, "ENG-002 fee is $38,000.", source="memo.md")
     rows = read_actions(project.root / "logs" / "context_actions.csv")

@@ -280,19 +280,38 @@ def verify_text(project: Project, text: str) -> FactReport:
             report.facts.append(_verdict(fact, "verified" if hit else "not_found", hit, hit))
             continue
         in_context = [f for f in same if (f.path, f.address) in about]
-        if in_context or same:
-            best = (in_context or same)[0]
-            report.facts.append(_verdict(fact, "verified", best, best))
+        if in_context:
+            report.facts.append(_verdict(fact, "verified", in_context[0], in_context[0]))
             continue
+        # a value found in another record verifies nothing the sentence says of the record
+        # it names: "<paper> was published in 2020" is wrong when that paper's row says
+        # 2019, though some other row holds a 2020 (a SoT of years, counts and scores
+        # holds most small numbers somewhere); only a sentence that names no record, or
+        # whose record has no field this fact clearly stands for, is verified by them
         candidates = [f for key in about for f in by_record[key] if _comparable(fact.kind, f.kind)]
         if candidates:
-            ranked = sorted(candidates, key=lambda f: -_rank(f, lowered, words))
+            ranked = sorted(candidates, key=lambda f: -_rank(f, lowered, words, fact.value))
             best = ranked[0]
-            top = _rank(best, lowered, words)
-            clear = len(ranked) == 1 or top > _rank(ranked[1], lowered, words)
-            if clear and (_hint_score(best.name, words) > 0 or not topical):
+            top = _rank(best, lowered, words, fact.value)
+            tied = [f for f in ranked if _rank(f, lowered, words, fact.value) == top]
+            # the same record in two files (a paper's row in two tables) ties with itself:
+            # copies that agree on the value are one answer
+            clear = len(tied) == 1 or len({f.value for f in tied}) == 1
+            # the sentence's own record: a field the fact clearly stands for (its name in
+            # the sentence, a year for a year column) or, with no other record holding
+            # the value, the only field of its kind; the record of an earlier sentence
+            # only by the field's name, and never against a value found elsewhere
+            stands = _hint_score(best.name, words) > 0
+            if topical:
+                wrong = clear and stands and not same
+            else:
+                wrong = clear and (top > 0 or not same)
+            if wrong:
                 report.facts.append(_verdict(fact, "mismatch", best, best))
                 continue
+        if same:
+            report.facts.append(_verdict(fact, "verified", same[0], same[0]))
+            continue
         report.facts.append(_verdict(fact, "not_found", None, None))
     return report
 
@@ -308,11 +327,16 @@ def _coded_title(group: list[SotField]) -> set[str]:
     return {title.lower()}
 
 
-def _rank(field: SotField, sentence: str, words: set[str]) -> int:
-    """A record whose own key is named outranks one that merely refers to it."""
+def _rank(field: SotField, sentence: str, words: set[str], value: str = "") -> int:
+    """A record whose own key is named outranks one that merely refers to it; a year
+    ("in 2020") stands for a field named for years before a count or a score."""
     title = field.record_title.lower()
     own = 3 if title and _mentions(sentence, title) else 0
-    return own + _hint_score(field.name, words)
+    year = 2 if _YEAR.fullmatch(value) and "year" in field.name.lower() else 0
+    return own + _hint_score(field.name, words) + year
+
+
+_YEAR = re.compile(r"1[89]\d\d|2[01]\d\d")
 
 
 def _mentioned(
