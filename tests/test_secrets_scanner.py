@@ -201,6 +201,20 @@ def test_no_false_positive_on_this_repository() -> None:
     assert flagged == []
 
 
+def test_a_type_annotation_in_a_notes_code_block_is_no_secret() -> None:
+    # a journal's Python excerpt: in prose the unquoted value was cut at the first space
+    # and its closing "]" stripped as the sentence's, so "Optional[str" was a secret
+    _flags_nothing("    api_key: Optional[str] = None")
+    _flags_nothing(
+        '    ss_api_key: Optional[str] = typer.Option(None, "--ss-api-key", '
+        'envvar="SEMANTIC_SCHOLAR_API_KEY"),'
+    )
+    _flags_nothing("    auth_token: dict[str, str] = {}")
+    # a bracket that closes the sentence around a value is still not part of it
+    out = Scanner().redact("(or use SMTP_PASSWORD=x9LkT7qP2zW4)", kind="prose")
+    assert out.text == "(or use SMTP_PASSWORD=[REDACTED:secret-keyword])"
+
+
 def test_clean_text_never_imports_detect_secrets() -> None:
     """The pre-filter keeps detect-secrets (0.1 s to import) off the path of clean text."""
     code = (

@@ -71,8 +71,10 @@ if TYPE_CHECKING:
 #: ``.augment-guidelines`` are read; 42: actions named under a bold title ("**Common
 #: Issues**:") are shown after it; 43: Devin's ``.devin/rules/`` are read, an exported
 #: lead-in's citation comment is no word of its items, "Do not run destructive git
-#: commands." forbids them)
-STATE_VERSION = 43
+#: commands." forbids them; 44: a type annotation in a rule's code ("api_key:
+#: Optional[str] = None") is no secret to redact, a "?" inside a flow mapping's plain
+#: scalar is part of it in front matter)
+STATE_VERSION = 44
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

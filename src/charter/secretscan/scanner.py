@@ -548,7 +548,7 @@ class Scanner:
                 # unquoted in a sentence ("use SMTP_PASSWORD=x9Lk… for the tests"): the
                 # value runs to the first space, less the punctuation closing it; the
                 # rest is the sentence it sits in
-                value = value.split()[0].rstrip("`'\",.;:)]}>")
+                value = _closed_token(value.split()[0])
                 end = match.start(group) + len(value)
             rest = line[: match.start(group)] + " " + line[end:]
             if _COLLECTION_KEY.search(line[: match.start(group)]) and value.strip().isalpha():
@@ -792,6 +792,23 @@ def _column_value_is_secret(value: str, name: str = "") -> bool:
     if text.startswith(_MARK_PREFIX) or text.lower() in _PLACEHOLDERS:
         return False
     return not is_placeholder(text, name)
+
+
+_OPENER = {")": "(", "]": "[", "}": "{", ">": "<"}
+
+
+def _closed_token(token: str) -> str:
+    """A prose token less the punctuation closing the sentence around it, keeping a
+    bracket it opened itself: "(use PASSWORD=x9Lk…)" ends at "x9Lk…", while the type in
+    "api_key: Optional[str] = None" stays "Optional[str]", which no secret looks like
+    (stripped to "Optional[str" it was redacted as one)."""
+    while token:
+        last = token[-1]
+        unopened = last in _OPENER and token.count(_OPENER[last]) < token.count(last)
+        if last not in "`'\",.;:" and not unopened:
+            break
+        token = token[:-1]
+    return token
 
 
 def _keyword_value_ok(value: str, *, strict: bool, context: str = "") -> bool:
