@@ -128,6 +128,26 @@ def test_a_prohibition_of_destructive_git_commands_forbids_them() -> None:
         assert commands_in(_rule(text)) == [], text
 
 
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # the agent the rule is written for is the one acting: no condition
+        ("do not run `make phpunit-functional` automatically from agent actions.",
+         ["make phpunit-functional"]),
+        ("Do not run `npm run e2e` on your own.", ["npm run e2e"]),
+        ("Never run `make seed` by the assistant.", ["make seed"]),
+        # a place or a time the guardrail cannot see still is one
+        ("Never run `make deploy` from production.", []),
+        ("Do not run `make seed` in CI.", []),
+        ("Never run `make reset` from the release branch.", []),
+    ],
+)  # fmt: skip
+def test_the_agent_named_as_the_one_acting_sets_no_condition(
+    text: str, forbidden: list[str]
+) -> None:
+    assert [c.command for c in commands_in(_rule(text))] == forbidden
+
+
 def test_placeholders_end_the_command() -> None:
     assert parse_command("pip install PACKAGE") == ("pip", ("install", ANY_WORD), frozenset())
     assert parse_command("docker compose -p <project> up") == (

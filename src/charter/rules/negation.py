@@ -151,6 +151,17 @@ _ADDRESSEES = frozenset(
 _PREFERRED = re.compile(r"^\s*(?:" + _INSTEAD.pattern + r")(?!\w)", re.IGNORECASE)
 
 
+#: A phrase after the act that names the agent itself as the one acting: no condition
+#: the guardrail cannot see ("do not run `make e2e` automatically from agent actions").
+_AGENT_ACTING = re.compile(
+    r"\b(?:from|by|in|for|during|via|through)\s+(?:the\s+|an?\s+|your\s+|its\s+)?"
+    r"(?:ai\s+)?(?:agents?|assistants?|ai|claude|codex|copilot|gemini|cursor)(?:'s)?"
+    r"(?:\s+(?:actions?|sessions?|runs?|turns?|side|tool\s+calls?|tools?))?\b"
+    r"|\bon\s+(?:your|its)\s+own\b",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True)
 class Prohibition:
     """What a rule forbids, with the rule itself: the guardrail's denial cites it.
@@ -321,7 +332,10 @@ def _open_clauses(text: str, reading: Reading) -> Iterator[tuple[str, list[re.Ma
         why = _EXPLANATION.search(clause, spans[-1].end()) or _turn(clause, spans)
         window = clause[: why.start()] if why else clause
         # "en lugar de" names what to use, setting no condition with its "en"
-        if reading.conditions & set(_words(_INSTEAD.sub(" ", SPAN.sub(" ", window)))):
+        # "from agent actions", "by the assistant", "on your own": the one acting is
+        # the agent the rule is written for, whose every call the guardrail sees
+        plain = _AGENT_ACTING.sub(" ", SPAN.sub(" ", window))
+        if reading.conditions & set(_words(_INSTEAD.sub(" ", plain))):
             continue
         if _EXCEPTION.search(SPAN.sub(" ", clause)):
             continue

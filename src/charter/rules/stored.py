@@ -73,7 +73,8 @@ if TYPE_CHECKING:
 #: lead-in's citation comment is no word of its items, "Do not run destructive git
 #: commands." forbids them; 44: a type annotation in a rule's code ("api_key:
 #: Optional[str] = None") is no secret to redact, a "?" inside a flow mapping's plain
-#: scalar is part of it in front matter)
+#: scalar is part of it in front matter, "do not run `X` … from agent actions" forbids
+#: `X`)
 STATE_VERSION = 44
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
