@@ -76,6 +76,19 @@ def _check_span(root: Path, rule: Rule, first_words: str) -> None:
     assert rule.source.line_end <= len(lines)
 
 
+def _expect_rules(
+    root: Path, rules: list[Rule], expect: dict[str, tuple[str, list[str], bool]]
+) -> None:
+    """Each needle's rule comes from its file, with its scopes and constitution flag, and
+    is cited at the line where its words start (the agent-format tests share this)."""
+    for needle, (path, scopes, constitution) in expect.items():
+        rule = _by_text(rules, needle)
+        assert rule.source.path == path, needle
+        assert rule.scopes == scopes, needle
+        assert rule.constitution is constitution, needle
+        _check_span(root, rule, needle.split()[0])
+
+
 def test_claude_md_units_spans_and_sections(repo: Path) -> None:
     write(repo, "CLAUDE.md", CLAUDE)
     write(repo, "docs/extra-rules.md", EXTRA)
@@ -185,12 +198,7 @@ def test_every_agent_format(repo: Path) -> None:
         "foreign key": (".windsurf/rules/db.md", [], False),
         "booleans": (".clinerules/style.md", [], False),
     }
-    for needle, (path, scopes, constitution) in expect.items():
-        rule = _by_text(rules, needle)
-        assert rule.source.path == path
-        assert rule.scopes == scopes, needle
-        assert rule.constitution is constitution, needle
-        _check_span(repo, rule, needle.split()[0])
+    _expect_rules(repo, rules, expect)
 
 
 def test_local_override_by_explicit_id(repo: Path) -> None:
@@ -837,12 +845,7 @@ def test_junie_amazon_q_continue_zed_and_agent_md_are_read(repo: Path) -> None:
         "iterators": (".rules", [], False),
         "past tense": ("AGENT.md", [], False),
     }
-    for needle, (path, scopes, constitution) in expect.items():
-        rule = _by_text(rules, needle)
-        assert rule.source.path == path, needle
-        assert rule.scopes == scopes, needle
-        assert rule.constitution is constitution, needle
-        _check_span(repo, rule, needle.split()[0])
+    _expect_rules(repo, rules, expect)
     assert manual_paths(compiled.sources) == {".continue/rules/asked.md"}
     assert not [r for r in rules if "overnight" in r.text]  # a document, not rules
 
@@ -871,18 +874,13 @@ def test_augment_rules_and_guidelines_are_read_with_their_type(repo: Path) -> No
     )
     rules = compiled.rules
     expect = {
-        "50 lines": (".augment/rules/core.md", True),
-        "operation Request": (".augment/rules/queries.md", False),
-        "v prefix": (".augment/rules/release.mdx", False),
-        "table-driven": (".augment/rules/plain.md", False),
-        "Wrap errors": (".augment-guidelines", False),
+        "50 lines": (".augment/rules/core.md", [], True),
+        "operation Request": (".augment/rules/queries.md", [], False),
+        "v prefix": (".augment/rules/release.mdx", [], False),
+        "table-driven": (".augment/rules/plain.md", [], False),
+        "Wrap errors": (".augment-guidelines", [], False),
     }
-    for needle, (path, constitution) in expect.items():
-        rule = _by_text(rules, needle)
-        assert rule.source.path == path, needle
-        assert rule.scopes == [], needle
-        assert rule.constitution is constitution, needle
-        _check_span(repo, rule, needle.split()[0])
+    _expect_rules(repo, rules, expect)
     assert manual_paths(compiled.sources) == {".augment/rules/release.mdx"}
     assert {s["kind"] for s in compiled.sources} == {"augment"}
     asked = load_source(repo / ".augment/rules/queries.md", ".augment/rules/queries.md", "augment")
@@ -912,17 +910,12 @@ def test_devin_rules_are_read_with_their_trigger(repo: Path) -> None:
     )
     rules = compiled.rules
     expect = {
-        "multi-statement": (".devin/rules/symfony.md", True, []),
-        "ORM attributes": (".devin/rules/entity.md", False, ["src/Entity/**/*.php"]),
-        "v prefix": (".devin/rules/release.md", False, []),
-        "constructor injection": (".devin/rules/nested/plain.md", False, []),
+        "multi-statement": (".devin/rules/symfony.md", [], True),
+        "ORM attributes": (".devin/rules/entity.md", ["src/Entity/**/*.php"], False),
+        "v prefix": (".devin/rules/release.md", [], False),
+        "constructor injection": (".devin/rules/nested/plain.md", [], False),
     }
-    for needle, (path, constitution, scopes) in expect.items():
-        rule = _by_text(rules, needle)
-        assert rule.source.path == path, needle
-        assert rule.scopes == scopes, needle
-        assert rule.constitution is constitution, needle
-        _check_span(repo, rule, needle.split()[0])
+    _expect_rules(repo, rules, expect)
     assert manual_paths(compiled.sources) == {".devin/rules/release.md"}
     assert {s["kind"] for s in compiled.sources} == {"devin"}
 
