@@ -323,3 +323,35 @@ def test_an_agents_md_in_the_adr_folder_is_no_record(repo: Path, run_charter: Ru
     assert rows["AGENTS.md"]["status"] is None
     assert "rule file" in rows["AGENTS.md"]["note"]
     assert rows["0007-message-broker.md"]["outcome"] == "bound"
+
+
+def test_an_option_marked_chosen_in_the_list_names_the_answer(repo: Path, run_charter: Run) -> None:
+    """ "- **Files (JSON/CSV)** ✅ Chosen" in the alternatives, the Decision section in its
+    own words ("Use **file-based storage**"): the ADR was unreadable ("names none of the 4
+    listed options") though the list says which one was taken. A mark the Decision
+    section contradicts still binds nothing."""
+    adr = (
+        "# ADR-007: Data storage\n\n**Status:** Accepted\n\n## Decision\n\n"
+        "Use **file-based storage** with JSON/CSV formats.\n\n"
+        "## Alternatives Considered\n\n"
+        "- **Files (JSON/CSV)** ✅ Chosen\n- **SQLite**: Overkill for the data volume\n"
+        "- **PostgreSQL**: Requires installation and setup\n- In-memory only (no persistence)\n"
+    )
+    plain = adr.replace("**Files (JSON/CSV)** ✅ Chosen", "Direct calls ✔")
+    plain = plain.replace("file-based storage", "direct method calls")
+    contradicted = adr.replace("file-based storage", "SQLite")
+    folder = _write(
+        repo,
+        {"ADR-007-storage.md": adr, "ADR-012-calls.md": plain, "ADR-013-db.md": contradicted},
+    )
+    rows = _rows(_import(run_charter, repo, str(folder)))
+    row = rows["ADR-007-storage.md"]
+    assert (row["outcome"], row["answer"]) == ("bound", "Files (JSON/CSV)")
+    assert row["excluded"] == ["SQLite", "PostgreSQL", "In-memory only (no persistence)"]
+    assert row["line"] == 11  # the marked item
+    assert (rows["ADR-012-calls.md"]["outcome"], rows["ADR-012-calls.md"]["answer"]) == (
+        "bound",
+        "Direct calls",
+    )
+    assert rows["ADR-013-db.md"]["outcome"] == "unreadable"
+    assert "marks 'Files (JSON/CSV)'" in rows["ADR-013-db.md"]["note"]

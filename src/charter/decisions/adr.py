@@ -20,7 +20,7 @@ are found by heading text, from a small vocabulary of the two formats' own secti
 - decision: ``Decision Outcome`` (MADR) or ``Decision`` (Nygard). A paragraph or bullet
   ``Chosen option: …`` names the option by number (``option 2``), by quoted or bold label,
   or by the text before ``because``; without it the section must name exactly one
-  option's label.
+  option's label, or exactly one option of the list is marked as taken (``✅ Chosen``).
 
 Nothing is guessed: an ADR whose decision names no single option is reported
 ``unreadable`` with the reason, and the user writes an intake form for it.
@@ -67,6 +67,14 @@ _FIELD = re.compile(r"^\s*(?P<key>status|chosen option)\s*:\s*(?P<value>.*)$", r
 _OPTION_NUMBER = re.compile(r"^(?:option\s*)?(?P<n>\d+)\b\s*[,:.)-]?\s*", re.I)
 _TAG_LINE = re.compile(r"^\s*</?[A-Za-z][^>]*>\s*$")
 _QUOTED = re.compile(r"^[\"“'‘«](?P<label>[^\"”'’»]+)[\"”'’»]")
+#: An option item that marks itself as the one taken: a check mark ("**Files** ✅ Chosen",
+#: "Direct calls ✔") or the word chosen / selected set apart ("(chosen)", "— selected").
+_CHOSEN_MARK = re.compile(
+    r"[✅✔✓☑]\ufe0f?(?:\s*(?:chosen|selected)\b)?"
+    r"|[(\[]\s*(?:chosen|selected)\s*[)\]]"
+    r"|\s[—–-]\s*(?:chosen|selected)\s*$",
+    re.I,
+)
 
 
 @dataclass
@@ -254,6 +262,7 @@ def _option_label(item: SyntaxTreeNode) -> str:
     else:
         text = _block_text(item)
         label = text.split(": ", 1)[0] if ": " in text else text
+    label = _CHOSEN_MARK.split(label, maxsplit=1)[0] if _CHOSEN_MARK.search(label) else label
     return label.strip().strip("\"“”'`").strip(" ,.;:").strip()
 
 
@@ -404,6 +413,27 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
         reading.note = "two considered options have the same name"
         return reading
     chosen, block, why = _chosen(decision, options)
+    marked = [
+        (label, item)
+        for item in lists[0].children
+        if (label := _option_label(item)) and _CHOSEN_MARK.search(_block_text(item))
+    ]
+    if (
+        chosen is None
+        and len(marked) == 1
+        and not _FIELD.match(_block_text(block or decision.heading))
+    ):
+        # "- **Files (JSON/CSV)** ✅ Chosen" in the options list, the Decision section
+        # in its own words ("Use file-based storage"): the list says which one was taken
+        chosen, block, why = marked[0][0], marked[0][1], ""
+    elif chosen is not None and len(marked) == 1 and marked[0][0] != chosen:
+        chosen, why = (
+            None,
+            (
+                f"the Decision section names {chosen!r} but the options list marks "
+                f"{marked[0][0]!r} as chosen"
+            ),
+        )
     if chosen is None:
         reading.note = why
         if block is not None:
