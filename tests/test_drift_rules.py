@@ -359,3 +359,51 @@ def test_restating_a_free_text_answer_is_not_its_forbidden_clause(
     checker = DriftChecker(merge_questions_answers([entry], {cid: answer}))
     assert checker.check(restated).verdict == "pass"
     assert rules(checker.check(violated)) == {("QA-PGC-001", cid)}
+
+
+def _adr_checker() -> DriftChecker:
+    """Three bound choices whose rejected options share words with one another and are
+    written with a capitalised first word, as imported ADRs are."""
+    from charter.decisions.merge import merge_questions_answers
+
+    def choice(cid: str, text: str, *labels: str) -> dict:
+        return {
+            "id": cid,
+            "text": text,
+            "priority": "must",
+            "choices": [{"id": f"o{i}", "label": label} for i, label in enumerate(labels)],
+        }
+
+    questions = [
+        choice("STORAGE", "File-based data storage", "Files (JSON/CSV)", "SQLite"),
+        choice("SOURCES", "Ports for data sources", "Adapters", "Direct CSV parsing"),
+        choice("CALLS", "Calls between contexts", "Direct calls", "Event bus"),
+        choice("MODELS", "Data validation", "Pydantic", "dataclasses", "marshmallow"),
+    ]
+    answers = {"STORAGE": "o0", "SOURCES": "o0", "CALLS": "o0", "MODELS": "o0"}
+    return DriftChecker(merge_questions_answers(questions, answers))
+
+
+def test_a_file_format_alone_does_not_name_an_option_but_the_whole_option_does() -> None:
+    """ "CSV" was a strong word of the rejected "Direct CSV parsing", so every reply about
+    the CSV adapter contradicted the decision; with it a generic format word like "JSON",
+    the option is named only when written out, and written out in lower case ("an event
+    bus" for "Event bus", words other decisions share) it was missed."""
+    checker = _adr_checker()
+    assert checker.check("The new CSV adapter implements the data-source port.").verdict == ("pass")
+    assert ("QA-PGC-001", "SOURCES") in rules(
+        checker.check("The loader now uses direct CSV parsing.")
+    )
+    replaced = "I replaced the direct calls between the contexts with an event bus."
+    assert ("QA-PGC-001", "CALLS") in rules(checker.check(replaced))
+
+
+def test_keeping_a_rejected_option_out_confirms_the_decision() -> None:
+    """ "I kept dataclasses out of the config models" was read as adopting dataclasses."""
+    checker = _adr_checker()
+    for text in (
+        "I kept dataclasses out of the config models.",
+        "I left the marshmallow schemas out.",
+    ):
+        assert checker.check(text).verdict == "pass", text
+    assert ("QA-PGC-001", "MODELS") in rules(checker.check("I kept marshmallow for the models."))

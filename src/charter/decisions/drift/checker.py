@@ -42,7 +42,13 @@ from charter.decisions.drift.judge import DriftJudge
 from charter.decisions.drift.result import DriftResult, Finding
 from charter.decisions.drift.segment import Unit, segment
 from charter.decisions.drift.stance import default_stance_model
-from charter.decisions.drift.vocab import ConstraintVocab, TermSet, build_vocab, number_units
+from charter.decisions.drift.vocab import (
+    ConstraintVocab,
+    TermSet,
+    _raw_terms,
+    build_vocab,
+    number_units,
+)
 from charter.decisions.invariants import Invariant
 from charter.decisions.models import PgcClarifications
 
@@ -299,6 +305,21 @@ def _proper_noun_match(clause: _Clause, terms: TermSet) -> set[str]:
     return set()
 
 
+def _phrase_match(clause: _Clause, terms: TermSet) -> set[str]:
+    """An option of two or more words named word for word ("an event bus" for "Event
+    bus", "direct CSV parsing"), whatever its case and though other decisions share its
+    words: the words another decision also uses are not distinctive alone, in a row they
+    name the option."""
+    label = [lexicon.stem(tok.lower()) for tok, _ in _raw_terms(terms.label)]
+    if len(label) < 2:
+        return set()
+    words = [t.stem for t in clause.tokens if t.raw.lower() not in lexicon.STOPWORDS]
+    for i in range(len(words) - len(label) + 1):
+        if words[i : i + len(label)] == label:
+            return set(label)
+    return set()
+
+
 def _mark_decision_lists(views: list[_UnitView]) -> None:
     """Items of a list introduced as options, a vote or a pending decision are decision
     points themselves ("Options for the vote: ... (b) switch to X"); so is the sentence a
@@ -340,6 +361,10 @@ def _negated(text: str, clause: _Clause, first: int, last: int) -> bool:
             return True
     post_end = toks[min(len(toks) - 1, last + NEG_WINDOW_AFTER)].end
     post = text[toks[last].end : post_end]
+    # "kept dataclasses out of the config models": the object between verb and particle
+    before = text[toks[max(0, first - 3)].start : toks[first].start]
+    if lexicon.KEPT_OUT_AFTER.match(post) and lexicon.KEPT_OUT_BEFORE.search(before):
+        return True
     return bool(lexicon.POST_NEGATORS.search(post))
 
 
@@ -835,7 +860,11 @@ class DriftChecker:
         cue: bool,
         chosen_here: bool,
     ) -> list[_Hit]:
-        matched = terms.matches(clause.stems) or _proper_noun_match(clause, terms)
+        matched = (
+            terms.matches(clause.stems)
+            or _proper_noun_match(clause, terms)
+            or _phrase_match(clause, terms)
+        )
         if not matched and (view.suggestion or view.decision):
             matched = terms.distinct_match(clause.stems)
         if not matched:

@@ -51,6 +51,11 @@ GENERIC_ACRONYMS = frozenset(
         "http",
         "https",
         "json",
+        "csv",
+        "tsv",
+        "yaml",
+        "yml",
+        "toml",
         "xml",
         "html",
         "css",
@@ -249,6 +254,13 @@ POST_NEGATORS = re.compile(
     r"|(?:\w+n't|not|never)\s+\w+\s+(?:it|them|those|these|any of them))\b",
     re.I,
 )
+#: "kept X out (of the models)", "left X out": the verb before the match, ``out`` right
+#: after it; the POST_NEGATORS "X stays out" has both after it.
+KEPT_OUT_BEFORE = re.compile(
+    r"\b(?:keep|keeps|kept|keeping|leave|leaves|left|leaving)\s+(?:(?:the|all|any|those|these|our|its|their)\s+)?$",
+    re.I,
+)
+KEPT_OUT_AFTER = re.compile(r"^\s+(?:\w+\s+)?out\b", re.I)
 #: Words that turn a required "yes" into something less: dropped, deferred, optional.
 WEAKENERS = re.compile(
     r"\b(?:skip(?:s|ped|ping)?|defer(?:s|red)?|postpone[sd]?|nice[- ]to[- ]have|optional"
