@@ -1794,3 +1794,26 @@ def test_a_fence_with_no_language_under_a_commands_heading_lists_its_commands(
         ('`PYTEST_ADDOPTS="-k name" make test-local` (single test)', 7, 7),
         ("`./gradlew build --info`", 8, 9),
     ]
+
+
+def test_a_comment_over_two_lines_is_one_note_cited_from_its_first_line(tmp_path: Path) -> None:
+    """ "# Update baselines (overwrites the golden SVGs" then "# with the current output)"
+    over a command: the second line carries on the first one's sentence, so the command
+    is shown with both and cited from the first; a comment line of its own (a capital)
+    still replaces the one above it."""
+    rules = _rules(
+        tmp_path,
+        "# Commands\n\n```bash\n# Run all tests\nuv run pytest\n\n"
+        "# Update baselines (overwrites the golden SVGs in tests/baselines/\n"
+        "# with the current output; run after intentional visual changes)\n"
+        "uv run pytest --update-baselines\n\n"
+        "# Testing\n# Run the linter\nuv run ruff check .\n```\n",
+    )
+    spans = {r.text: (r.source.line_start, r.source.line_end) for r in rules}
+    joined = (
+        "`uv run pytest --update-baselines` (Update baselines (overwrites the golden SVGs "
+        "in tests/baselines/ with the current output; run after intentional visual changes))"
+    )
+    assert spans[joined] == (7, 9), spans
+    assert spans["`uv run pytest` (Run all tests)"] == (4, 5), spans
+    assert spans["`uv run ruff check .` (Run the linter)"] == (12, 13), spans

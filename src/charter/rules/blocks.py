@@ -225,6 +225,13 @@ def _comment_label(note: str) -> str:
     return note
 
 
+def _continues(comment: str) -> bool:
+    """Whether a comment line carries on the sentence of the comment line above it: it
+    opens in lower case ("# with current output; run after visual changes)"), where a
+    comment of its own opens with a capital or a symbol ("# Run unit tests")."""
+    return comment[:1].islower()
+
+
 #: Words that open and close a shell construct, in command position.
 _OPENS = re.compile(r"(?:^|[;&|(]\s*)(?:if|for|while|until|case)\b")
 _CLOSES = re.compile(r"(?:^|[;&|]\s*)(?:fi|done|esac)\b")
@@ -433,7 +440,13 @@ def _commands(
                 continue
             comment = _COMMENT.match(raw)
             if comment and comment.group(1) == "#":
-                note = _comment_label(comment.group(2).strip())
+                label = _comment_label(comment.group(2).strip())
+                if note and noted and _continues(label):
+                    # "# Update baselines (overwrites the golden files" then "# with the
+                    # current output)": one sentence over two lines, cited from its first
+                    note = f"{note} {label}"
+                    continue
+                note = label
                 noted = line if note else 0
                 continue
             if prompted and not _PROMPT.match(raw):

@@ -74,8 +74,9 @@ if TYPE_CHECKING:
 #: commands." forbids them; 44: a type annotation in a rule's code ("api_key:
 #: Optional[str] = None") is no secret to redact, a "?" inside a flow mapping's plain
 #: scalar is part of it in front matter, "do not run `X` … from agent actions" forbids
-#: `X`)
-STATE_VERSION = 44
+#: `X`; 45: a comment carried over two lines above a command is one note, cited from
+#: its first line)
+STATE_VERSION = 45
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
