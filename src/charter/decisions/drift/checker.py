@@ -42,13 +42,7 @@ from charter.decisions.drift.judge import DriftJudge
 from charter.decisions.drift.result import DriftResult, Finding
 from charter.decisions.drift.segment import Unit, segment
 from charter.decisions.drift.stance import default_stance_model
-from charter.decisions.drift.vocab import (
-    ConstraintVocab,
-    TermSet,
-    _raw_terms,
-    build_vocab,
-    number_units,
-)
+from charter.decisions.drift.vocab import ConstraintVocab, TermSet, build_vocab, number_units
 from charter.decisions.invariants import Invariant
 from charter.decisions.models import PgcClarifications
 
@@ -302,21 +296,6 @@ def _proper_noun_match(clause: _Clause, terms: TermSet) -> set[str]:
     for idx, tok in enumerate(clause.tokens):
         if idx > 0 and tok.stem in terms.weak and lexicon.is_title_word(tok.raw):
             return {tok.stem}
-    return set()
-
-
-def _phrase_match(clause: _Clause, terms: TermSet) -> set[str]:
-    """An option of two or more words named word for word ("an event bus" for "Event
-    bus", "direct CSV parsing"), whatever its case and though other decisions share its
-    words: the words another decision also uses are not distinctive alone, in a row they
-    name the option."""
-    label = [lexicon.stem(tok.lower()) for tok, _ in _raw_terms(terms.label)]
-    if len(label) < 2:
-        return set()
-    words = [t.stem for t in clause.tokens if t.raw.lower() not in lexicon.STOPWORDS]
-    for i in range(len(words) - len(label) + 1):
-        if words[i : i + len(label)] == label:
-            return set(label)
     return set()
 
 
@@ -860,11 +839,7 @@ class DriftChecker:
         cue: bool,
         chosen_here: bool,
     ) -> list[_Hit]:
-        matched = (
-            terms.matches(clause.stems)
-            or _proper_noun_match(clause, terms)
-            or _phrase_match(clause, terms)
-        )
+        matched = terms.matches(clause.stems) or _proper_noun_match(clause, terms)
         if not matched and (view.suggestion or view.decision):
             matched = terms.distinct_match(clause.stems)
         if not matched:
