@@ -1817,3 +1817,29 @@ def test_a_comment_over_two_lines_is_one_note_cited_from_its_first_line(tmp_path
     assert spans[joined] == (7, 9), spans
     assert spans["`uv run pytest` (Run all tests)"] == (4, 5), spans
     assert spans["`uv run ruff check .` (Run the linter)"] == (12, 13), spans
+
+
+def test_a_paragraph_after_code_in_a_step_introduces_the_code_after_it(tmp_path: Path) -> None:
+    """A numbered step with "If you only touch the API, run:" over one fence and "If you
+    only touch the UI, run:" over another: each paragraph is the lead-in of the code after
+    it, so each command is shown with its own condition, cited over both, rather than the
+    two lead-ins joined into one rule ("…, run: If you only touch the UI, run:") and the
+    second command left with none (and reported as a duplicate of the same command in a
+    later step)."""
+    rules = _rules(
+        tmp_path,
+        "# Workflow\n\n"
+        "1. Work on the current branch.\n"
+        "2. If you only touch the API, run its tests:\n"
+        "   ```bash\n   npm run test:api\n   ```\n"
+        "   If you only touch the UI, run:\n"
+        "   ```bash\n   npm run test:ui\n   ```\n"
+        "3. Before committing, run every check:\n"
+        "   ```bash\n   npm run test:api\n   npm run test:ui\n   ```\n",
+    )
+    spans = _spans(rules)
+    assert ("If you only touch the API, run its tests: `npm run test:api`", 4, 7) in spans
+    assert ("If you only touch the UI, run: `npm run test:ui`", 8, 11) in spans
+    assert not [t for t, _, _ in spans if "API, run its tests: If" in t], spans
+    assert ("`npm run test:ui`", 15, 15) in spans
+

@@ -1049,6 +1049,18 @@ class _Walker:
                     named = None
                 self.headings.pop()
                 continue
+            # "If you work on the backend, run:" over its fence, then "If you work on the
+            # frontend, run:" over another, in one item: each paragraph introduces the
+            # code after it, so a paragraph after code is a rule of its own (read and
+            # cited with its code), not words joined to the item's first sentence
+            later = [] if nested else _after_code(item)
+            if later:
+                text = " ".join(
+                    _inline_text(p)
+                    for p in own
+                    if p.type == "paragraph" and p.map and p.map[0] < later[0].map[0]
+                ).strip()
+                first_nested = later[0].map[0]
             if text in commands:
                 text = f"`{text}`"
             if (
@@ -1076,7 +1088,15 @@ class _Walker:
                     )
                 )
             for child in item.children:
-                if child.type == "fence" or (child.type == "code_block" and not self.prose(child)):
+                if child in later:
+                    start, end = self.span(child)
+                    kind = "step" if ordered else "item"
+                    self.add(
+                        Block(kind, _inline_text(child), start, end, self.section(), context)
+                    )
+                elif child.type == "fence" or (
+                    child.type == "code_block" and not self.prose(child)
+                ):
                     self.attach_code(child)
                 elif child.type in ("bullet_list", "ordered_list"):
                     self.walk_list(child, text or context, depth + 1)
@@ -1532,6 +1552,20 @@ def _heads_items(item: SyntaxTreeNode, text: str) -> bool:
     if any(c.type not in LISTS and c.type != "paragraph" for c in item.children):
         return False
     return _is_label(text) and not is_directive(text) and not polarity(text)
+
+
+def _after_code(item: SyntaxTreeNode) -> list[SyntaxTreeNode]:
+    """The paragraphs of a list item that come after a code block of the item (each
+    introduces the code that follows it); none when the item holds no code before a
+    paragraph."""
+    out: list[SyntaxTreeNode] = []
+    seen_code = False
+    for child in item.children:
+        if child.type in ("fence", "code_block"):
+            seen_code = True
+        elif child.type == "paragraph" and seen_code and child.map is not None:
+            out.append(child)
+    return out
 
 
 def _nested(item: SyntaxTreeNode) -> bool:

@@ -75,8 +75,9 @@ if TYPE_CHECKING:
 #: Optional[str] = None") is no secret to redact, a "?" inside a flow mapping's plain
 #: scalar is part of it in front matter, "do not run `X` … from agent actions" forbids
 #: `X`; 45: a comment carried over two lines above a command is one note, cited from
-#: its first line)
-STATE_VERSION = 45
+#: its first line; 46: a paragraph after code in a list item is the lead-in of the code
+#: after it, a rule of its own, not joined to the item's first sentence)
+STATE_VERSION = 46
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
