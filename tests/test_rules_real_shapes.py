@@ -1843,3 +1843,29 @@ def test_a_paragraph_after_code_in_a_step_introduces_the_code_after_it(tmp_path:
     assert not [t for t, _, _ in spans if "API, run its tests: If" in t], spans
     assert ("`npm run test:ui`", 15, 15) in spans
 
+
+def test_a_status_report_under_a_marker_heading_is_not_pinned(tmp_path: Path) -> None:
+    """A long CLAUDE.md's "### 🚨 Critical Issues Requiring Immediate Attention" over
+    sections such as "#### Security System (COMPLETED) - ✅ Issue #8" filled the
+    constitution with progress lines ("✅ Docker sandbox: isolated execution done"), and
+    171 of them overflowed it: "critical" and "security" were read as marker words. A
+    heading that reports its topic's problems ("Critical Issues", "Security
+    Vulnerabilities") or marks its section done (an upper-case COMPLETED, "(✅ 100% done)",
+    struck through) marks nothing; a "## Security" heading still does."""
+    rules = _with_default_markers(
+        tmp_path / "CLAUDE.md",
+        "claude",
+        "# Guide\n\n## Status\n\n### 🚨 Critical Issues Requiring Immediate Attention\n\n"
+        "#### Security System (COMPLETED) - ✅ Issue #8\n\n"
+        "- ✅ Docker sandbox: isolated execution done\n\n"
+        "#### Open gaps\n\n- Desktop app: smart model selection incomplete\n\n"
+        "### Security & Stability (✅ 100% done - Issue #18)\n\n- ✅ RBAC middleware wired\n\n"
+        "### ~~Security hardening~~\n\n- Audit logging to SQLite\n\n"
+        "## Security\n\n- Never commit credentials\n\n"
+        "## Security (always reviewed before merge)\n\n- Bind services to localhost\n",
+    )
+    _assert_pinned(
+        rules,
+        pinned=["Never commit credentials", "Bind services to localhost"],
+        retrieved=["Docker sandbox", "smart model selection", "RBAC middleware", "Audit logging"],
+    )

@@ -53,13 +53,34 @@ def is_constitution_section(section: list[str], markers: list[re.Pattern[str]]) 
     """Whether a heading of ``section`` is a constitution marker, read as written, again
     without its decoration, so "## 🚨 CRITICAL RULES - READ FIRST" marks what it says, and
     again past a short label, so "## IMPORTANT: Always read …" does too."""
+    if any(_DONE_HEADING.search(heading) for heading in section):
+        return False  # "### Security System (COMPLETED)": a progress report, not rules
     headings = [
         h
         for heading in section
         for bare in (bare_heading(heading),)
+        if not _PROBLEMS_HEADING.match(bare)
         for h in {heading, bare, _HEADING_LABEL.sub("", bare, count=1)}
     ]
     return any(rx.search(f"## {heading}") for heading in headings for rx in markers)
+
+
+#: A heading that reports the problems of its topic ("Critical Issues Requiring Immediate
+#: Attention", "Security Vulnerabilities"): a list of what is wrong or open, not the rules
+#: a marker word ("critical", "security") would make always loaded.
+_PROBLEMS_HEADING = re.compile(
+    r"(?i)(?:critical|security|safety)\s+(?:issues?|bugs?|problems?|incidents?|findings?"
+    r"|vulnerabilit(?:y|ies)|gaps|todos?)\b"
+)
+
+#: A heading marked done: an upper-case COMPLETED or DONE, a status in brackets with a word
+#: for done first ("(COMPLETED - Issue #14)", "(✅ 100% 완료)", "(已完成)"), or struck through
+#: ("~~Monitoring System~~"): a progress report of work finished, not rules to follow.
+_DONE_HEADING = re.compile(
+    r"\b(?:COMPLETED|DONE)\b|~~.+~~"
+    r"|\((?:[^\w()]|\d)*(?i:completed?|done|resolved|finished|fixed|완료|已完成|完成|完了)"
+    r"(?:[^\w()][^()]*)?\)"
+)
 
 
 def bare_heading(heading: str) -> str:
