@@ -355,3 +355,31 @@ def test_an_option_marked_chosen_in_the_list_names_the_answer(repo: Path, run_ch
     )
     assert rows["ADR-013-db.md"]["outcome"] == "unreadable"
     assert "marks 'Files (JSON/CSV)'" in rows["ADR-013-db.md"]["note"]
+
+
+def test_options_numbered_as_headings_are_the_considered_options(
+    repo: Path, run_charter: Run
+) -> None:
+    """ "### Option 1: SQLite (✅ Chosen)" and "### Option 2: PostgreSQL (❌ Not Chosen)"
+    under "## Rationale", the Decision section "We will use SQLite with WAL mode": the ADR
+    was unreadable ("no 'Considered Options' list"). Headings that number the options are
+    its options, named without their marks; "### Alternative N" headings (often only the
+    rejected ones) are not, and a single option heading gives no choice."""
+    adr = (
+        "# ADR-001: Security database\n\n**Status**: Accepted\n\n## Decision\n\n"
+        "**We will use SQLite with WAL mode as the security database.**\n\n"
+        "## Rationale\n\n### Option 1: SQLite (✅ Chosen)\n\n#### Advantages\n\n- No server\n\n"
+        "### Option 2: PostgreSQL (❌ Not Chosen)\n\n- Needs a server\n"
+    )
+    alternatives = adr.replace("### Option", "### Alternative")
+    single = adr.replace("### Option 2: PostgreSQL (❌ Not Chosen)", "### PostgreSQL")
+    folder = _write(
+        repo, {"ADR-001-db.md": adr, "ADR-002-alt.md": alternatives, "ADR-003-one.md": single}
+    )
+    rows = _rows(_import(run_charter, repo, str(folder)))
+    row = rows["ADR-001-db.md"]
+    assert (row["outcome"], row["answer"]) == ("bound", "SQLite")
+    assert row["excluded"] == ["PostgreSQL"]
+    assert row["line"] == 7  # the Decision section's sentence
+    assert rows["ADR-002-alt.md"]["outcome"] == "unreadable"
+    assert rows["ADR-003-one.md"]["outcome"] == "unreadable"

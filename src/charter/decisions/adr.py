@@ -17,6 +17,8 @@ are found by heading text, from a small vocabulary of the two formats' own secti
 - options: the first list under ``Considered Options`` / ``Options Considered`` /
   ``Alternatives Considered`` / ``Considered Alternatives`` / ``Options`` /
   ``Alternatives``; an item's label is its bold lead, else its text before ``: ``;
+  without such a list, two or more headings of one level that number the options
+  (``### Option 1: SQLite (✅ Chosen)``), each label without its mark;
 - decision: ``Decision Outcome`` (MADR) or ``Decision`` (Nygard). A paragraph or bullet
   ``Chosen option: …`` names the option by number (``option 2``), by quoted or bold label,
   or by the text before ``because``; without it the section must name exactly one
@@ -266,6 +268,36 @@ def _option_label(item: SyntaxTreeNode) -> str:
     return label.strip().strip("\"“”'`").strip(" ,.;:").strip()
 
 
+#: A heading that names one considered option by number: "### Option 2: PostgreSQL".
+_OPTION_HEADING = re.compile(r"^option\s*\d+\s*[:.)–—-]\s*(?P<label>.+)$", re.I)
+#: A mark in brackets after an option's name: "(✅ Chosen)", "(❌ Not Chosen)", "(rejected)".
+_MARK_SUFFIX = re.compile(
+    r"\s*[(\[][^()\[\]]*(?:[✅✔✓☑❌✗✘]|\b(?:chosen|selected|rejected)\b)[^()\[\]]*[)\]]\s*$",
+    re.I,
+)
+
+
+def _heading_options(sections: list[_Section]) -> list[tuple[str, SyntaxTreeNode, str]]:
+    """(label, heading, text) of the options an ADR gives one heading each ("### Option
+    1: SQLite (✅ Chosen)", "### Option 2: PostgreSQL (❌ Not Chosen)"): two or more such
+    headings of one level. "Alternative N" headings are not read: ADRs use them for the
+    rejected choices only, so the one taken would be missing from the list."""
+    found: list[tuple[str, SyntaxTreeNode, str]] = []
+    for section in sections:
+        text = _block_text(section.heading)
+        named = _OPTION_HEADING.match(text)
+        if named:
+            label = _MARK_SUFFIX.sub("", named.group("label"))
+            if _CHOSEN_MARK.search(label):
+                label = _CHOSEN_MARK.split(label, maxsplit=1)[0]
+            found.append(
+                (label.strip().strip("\"“”'`").strip(" ,.;:").strip(), section.heading, text)
+            )
+    if len(found) < 2 or len({node.tag for _, node, _ in found}) != 1:
+        return []
+    return found
+
+
 def _norm(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
 
@@ -403,21 +435,24 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
         for b in (options_section.blocks if options_section else [])
         if b.type in ("bullet_list", "ordered_list")
     ]
-    if not lists:
+    # (label, node, text) of each considered option: the items of the options list, else
+    # "### Option 1: SQLite (✅ Chosen)" headings, one section per option
+    entries = (
+        [(_option_label(item), item, _block_text(item)) for item in lists[0].children]
+        if lists
+        else _heading_options(sections)
+    )
+    entries = [e for e in entries if e[0]]
+    if not entries:
         reading.note = "no 'Considered Options' list, so no option to bind"
         return reading
-    options = [_option_label(item) for item in lists[0].children]
-    options = [o for o in options if o]
+    options = [label for label, _, _ in entries]
     slugs = [_slug(o) for o in options]
     if len(set(slugs)) != len(slugs):
         reading.note = "two considered options have the same name"
         return reading
     chosen, block, why = _chosen(decision, options)
-    marked = [
-        (label, item)
-        for item in lists[0].children
-        if (label := _option_label(item)) and _CHOSEN_MARK.search(_block_text(item))
-    ]
+    marked = [(label, node) for label, node, said in entries if _CHOSEN_MARK.search(said)]
     if (
         chosen is None
         and len(marked) == 1
