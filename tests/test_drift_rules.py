@@ -404,3 +404,21 @@ def test_keeping_a_rejected_option_out_confirms_the_decision() -> None:
     ):
         assert checker.check(text).verdict == "pass", text
     assert ("QA-PGC-001", "MODELS") in rules(checker.check("I kept marshmallow for the models."))
+
+
+def test_a_negating_verb_of_a_later_predicate_does_not_negate_the_option() -> None:
+    """ "I switched the config models to marshmallow and removed the old file" passed: the
+    "removed" of the next predicate, said of its own object, was read as negating the
+    rejected option before it. It still negates when said of the option ("marshmallow was
+    removed") or of a word pointing back at it ("tried marshmallow, then dropped it")."""
+    checker = _adr_checker()
+    for text in (
+        "I switched the config models to marshmallow and removed the old file.",
+        "I moved the config models to marshmallow, then dropped the unused helpers.",
+    ):
+        assert ("QA-PGC-001", "MODELS") in rules(checker.check(text)), text
+    for text in (
+        "The marshmallow schemas were removed from the config models.",
+        "We tried marshmallow for the config models, then dropped it.",
+    ):
+        assert checker.check(text).verdict == "pass", text

@@ -1091,9 +1091,7 @@ class _Walker:
                 if child in later:
                     start, end = self.span(child)
                     kind = "step" if ordered else "item"
-                    self.add(
-                        Block(kind, _inline_text(child), start, end, self.section(), context)
-                    )
+                    self.add(Block(kind, _inline_text(child), start, end, self.section(), context))
                 elif child.type == "fence" or (
                     child.type == "code_block" and not self.prose(child)
                 ):

@@ -344,7 +344,32 @@ def _negated(text: str, clause: _Clause, first: int, last: int) -> bool:
     before = text[toks[max(0, first - 3)].start : toks[first].start]
     if lexicon.KEPT_OUT_AFTER.match(post) and lexicon.KEPT_OUT_BEFORE.search(before):
         return True
-    return bool(lexicon.POST_NEGATORS.search(post))
+    return any(
+        not _own_predicate(post[: m.start()], m.group(0), post[m.end() :])
+        for m in lexicon.POST_NEGATORS.finditer(post)
+    )
+
+
+#: What opens a predicate of its own after the option: "… to PostgreSQL and removed the
+#: old file", "…, then dropped the cache".
+_NEW_PREDICATE = re.compile(r"(?:\band|\bthen|\bbut|,)\s+(?:also\s+|then\s+)?$", re.I)
+
+
+def _own_predicate(before: str, negator: str, after: str) -> bool:
+    """Is a verb that would negate the option ("removed", "dropped") the verb of a
+    predicate joined after it ("I switched the DB to PostgreSQL and removed the old
+    file"), said of its own object rather than of the option ("PostgreSQL was removed",
+    "tried PostgreSQL, then dropped it")?"""
+    return (
+        negator.lower().endswith("ed")
+        and " " not in negator
+        and bool(_NEW_PREDICATE.search(before))
+        and not _BACK_POINTER.match(after)
+    )
+
+
+#: An object that points back at the option: "then dropped it".
+_BACK_POINTER = re.compile(r"\s+(?:it|them|this|that|those|these|both)\b", re.I)
 
 
 def _subject_negated(text: str, clause: _Clause, subject: frozenset[str]) -> bool:
