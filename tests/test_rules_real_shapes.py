@@ -1869,3 +1869,22 @@ def test_a_status_report_under_a_marker_heading_is_not_pinned(tmp_path: Path) ->
         pinned=["Never commit credentials", "Bind services to localhost"],
         retrieved=["Docker sandbox", "smart model selection", "RBAC middleware", "Audit logging"],
     )
+
+
+def test_the_line_saying_what_the_file_is_for_is_no_rule(tmp_path: Path) -> None:
+    """ "This file provides guidance to Claude Code (claude.ai/code) when working with code
+    in this repository." (what `/init` writes atop a CLAUDE.md) was a rule, and the prompt
+    hook handed it over as a rule for every change. A one-sentence paragraph that only
+    says what the file is for is its preamble; one that goes on to instruct stays."""
+    rules = _rules(
+        tmp_path,
+        "# CLAUDE.md\n\n"
+        "This file provides guidance to Claude Code (claude.ai/code) when working with code"
+        " in this repository.\n\n## Rules\n\n"
+        "This file gives guidance for the API only. Always run `make test` first.\n\n"
+        "- Keep handlers thin\n",
+    )
+    texts = [r.text for r in rules]
+    assert not [t for t in texts if t.startswith("This file provides")], texts
+    assert "This file gives guidance for the API only. Always run `make test` first." in texts
+    assert "Keep handlers thin" in texts

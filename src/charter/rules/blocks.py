@@ -538,6 +538,8 @@ class _Walker:
             return  # "**Last Updated:** 2025-10-22": when the file was written, no rule
         if _SLOT.match(block.text) and not block.code_comments:
             return  # "[Describe the problem it solves]": a template's slot, never filled
+        if block.kind == "paragraph" and _FILE_PREAMBLE.match(block.text):
+            return  # "This file provides guidance to Claude Code …": what the file is for
         self.blocks.append(block)
 
     def attach_code(self, node: SyntaxTreeNode) -> None:
@@ -1141,6 +1143,15 @@ _CALLOUT = re.compile(r"^\\?\[!([A-Za-z][A-Za-z-]*)\\?\][-+]?\s*")
 #: "[目标用户群体]"): what the file's author was to write there, not a rule. Two words at
 #: least (or a Chinese or Japanese phrase), so a lone tag such as "[bash]" stays as it is.
 _SLOT = re.compile(r"^\[(?=[^\[\]]*(?:\w\s+\w|[\u3040-\u30ff\u4e00-\u9fff]{2}))[^\[\]]+\]$")
+#: A paragraph that only says what the rule file itself is for ("This file provides
+#: guidance to Claude Code (claude.ai/code) when working with code in this repository.",
+#: the line Claude Code's `/init` writes atop every CLAUDE.md): the file's preamble,
+#: no instruction; one sentence, so a paragraph that goes on to instruct stays.
+_FILE_PREAMBLE = re.compile(
+    r"^this (?:file|document) (?:provides|gives|contains|offers) (?:guidance|instructions"
+    r"|context|rules|guidelines)\b(?:[^.!?]|[.!?](?=\S))*[.!]?$",
+    re.I,
+)
 #: A line that only dates the file or numbers its version ("**Last Updated:** 2025-10-22",
 #: "Version: 1.4.0", "_Last reviewed: March 2025_"): the file's stamp, not a rule.
 _DATE_STAMP = re.compile(

@@ -77,7 +77,8 @@ if TYPE_CHECKING:
 #: `X`; 45: a comment carried over two lines above a command is one note, cited from
 #: its first line; 46: a paragraph after code in a list item is the lead-in of the code
 #: after it, a rule of its own, not joined to the item's first sentence; a heading that
-#: reports problems, "Critical Issues", or is marked done, "(COMPLETED)", pins nothing)
+#: reports problems, "Critical Issues", or is marked done, "(COMPLETED)", pins nothing;
+#: "This file provides guidance to …", the file's preamble, is no rule)
 STATE_VERSION = 46
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
