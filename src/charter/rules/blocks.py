@@ -1056,13 +1056,13 @@ class _Walker:
             # code after it, so a paragraph after code is a rule of its own (read and
             # cited with its code), not words joined to the item's first sentence
             later = [] if nested else _after_code(item)
-            if later:
+            if later and later[0].map is not None:
+                first_nested = later[0].map[0]
                 text = " ".join(
                     _inline_text(p)
                     for p in own
-                    if p.type == "paragraph" and p.map and p.map[0] < later[0].map[0]
+                    if p.type == "paragraph" and p.map and p.map[0] < first_nested
                 ).strip()
-                first_nested = later[0].map[0]
             if text in commands:
                 text = f"`{text}`"
             if (
