@@ -43,6 +43,16 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
             "up a pause, not the member in the portal.",
         ),
     ],
+    "kitchen": [
+        clarification_entry(
+            "OUTBREAKS",
+            "What happens when food poisoning is suspected?",
+            "free_text",
+            None,
+            "A suspected outbreak alerts the hygiene officer at once; only the officer reports "
+            "it to the council, never the app or the cook.",
+        ),
+    ],
     "logs": [
         choice_entry(
             "LOG_RETENTION",
@@ -67,6 +77,7 @@ UNDER_16 = ("QA-PGC-002", "UNDER_16")
 PAUSES = ("QA-PGC-001", "PAUSES")
 RETENTION = ("QA-PGC-001", "LOG_RETENTION")
 CHARGING = ("QA-PGC-001", "CHARGING")
+OUTBREAKS = ("QA-PGC-001", "OUTBREAKS")
 
 #: scenario -> (text, the finding it must or must not produce: (rule, constraint), or None
 #: for "no finding at all"; expected)
@@ -88,6 +99,11 @@ CASES_BY_SCENARIO: dict[str, list[tuple[str, tuple[str, str] | None, bool]]] = {
         # "X does it, not Y": Y is ruled out of that action, not out of every sentence
         ("Member portal, first release: class bookings and invoices.", None, True),
         ("Members can now set up a pause themselves in the portal.", PAUSES, True),
+    ],
+    "kitchen": [
+        # "X does it, never Y": Y is ruled out of that action, not out of every sentence
+        ("Cooks may wear an apron of any colour they like.", None, True),
+        ("Cooks now report suspected outbreaks straight to the council.", OUTBREAKS, True),
     ],
     "logs": [
         # options that differ only by their number are named by number and unit

@@ -318,9 +318,12 @@ def _forbidden_clauses(answer: str, shared: set[str]) -> list[Forbidden]:
             core = set(lexicon.content_stems(before))
         elif _COPULA_END.search(before):  # "Storage locations are never shown on ..."
             subject = set(lexicon.content_stems(before))
-        elif match.group("neg").lower() == "not" and re.search(r",\s*$", answer[: match.start()]):
-            # "Only reception staff set up a freeze, not the member": the member is
-            # ruled out *of that action*, so the text must name the action too
+        elif match.group("neg").lower() in ("not", "never") and re.search(
+            r",\s*$", answer[: match.start()]
+        ):
+            # "Only reception staff set up a freeze, not the member" (or "…, never the
+            # app or the member"): the member is ruled out *of that action*, so the text
+            # must name the action too
             contrast = re.split(r"[.;:]", answer[: match.start()])[-1]
             subject = set(lexicon.content_stems(contrast)) - core
         if not core:
