@@ -847,6 +847,10 @@ def test_a_rails_test_run_survives_compaction(repo: Path, run_charter: Any) -> N
         "script/test",
         "bash -lc 'cd api && npm test'",
         "timeout 600 go test ./...",
+        "pio test -e native -f test_register_map",
+        "platformio test",
+        "julia --project -e 'using Pkg; Pkg.test()'",
+        "julia -t 4 --project=. test/runtests.jl",
     ],
 )
 def test_test_runs_are_recognised_through_wrappers_and_ecosystems(command: str) -> None:
@@ -875,6 +879,9 @@ def test_test_runs_are_recognised_through_wrappers_and_ecosystems(command: str) 
         "test -f Gemfile && echo ruby",
         "git commit -m test",
         "uv sync",
+        "pio run -e esp32dev -t upload",
+        "julia --project -e 'using Pkg; Pkg.build()'",
+        "julia --project scripts/bench.jl",
     ],
 )
 def test_commands_that_do_not_run_tests_are_not_test_runs(command: str) -> None:

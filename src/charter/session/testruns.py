@@ -43,7 +43,7 @@ _SUBCOMMAND_TOOLS = frozenset(
         "go", "cargo", "dotnet", "swift", "mix", "deno", "bun", "flutter", "dart",
         "stack", "cabal", "lein", "bazel", "bazelisk", "ng", "nx", "turbo", "hatch",
         "npm", "pnpm", "yarn", "composer", "rails", "artisan", "manage.py",
-        "django-admin", "django",
+        "django-admin", "django", "pio", "platformio",
     }
 )  # fmt: skip
 #: Build tools given goals: a test goal among the first ones runs tests (``make lint
@@ -115,6 +115,13 @@ _INTERPRETERS: dict[str, tuple[frozenset[str], frozenset[str], str, str]] = {
         "",
         "--test",
     ),
+    # julia [options] test/runtests.jl | -e 'using Pkg; Pkg.test()'
+    "julia": (
+        frozenset({"-t", "--threads", "-p", "--procs", "-J", "--sysimage", "-L", "--load"}),
+        frozenset({"-e", "--eval", "-E", "--print"}),
+        "",
+        "",
+    ),
     # coverage run [options] -m pytest | script.py
     "coverage": (
         frozenset({"--rcfile", "--source", "--include", "--omit", "--data-file"}),
@@ -123,6 +130,9 @@ _INTERPRETERS: dict[str, tuple[frozenset[str], frozenset[str], str, str]] = {
         "",
     ),
 }
+#: Code given on an interpreter's command line that runs the language's own test entry
+#: point: Julia's ``julia -e 'using Pkg; Pkg.test()'``.
+_TEST_CODE = {"julia": re.compile(r"\bPkg\.test\s*\(")}
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
 _KNOWN = (
     _RUNNERS | _SUBCOMMAND_TOOLS | set(_GOAL_TOOLS) | set(_LAUNCHERS) | set(_INTERPRETERS)
@@ -133,7 +143,7 @@ _TEST_WORD = re.compile(r"test[\w:.-]*|specs?(?:[:.-][\w:.-]*)?|nextest", re.I)
 #: A script that runs tests by its file name: ``test_x.py``, ``x_test.rb``, ``x_spec.rb``,
 #: ``runtests.py``, ``script/test``, ``./test.sh``.
 _TEST_SCRIPT = re.compile(
-    r"(?:test_\w+|\w+_(?:test|spec)|run[-_]?tests?|tests?)(?:\.(?:py|rb|php|sh|bash|js|ts))?",
+    r"(?:test_\w+|\w+_(?:test|spec)|run[-_]?tests?|tests?)(?:\.(?:py|rb|php|sh|bash|js|ts|jl))?",
     re.I,
 )
 _PROGRAM_SUFFIX = re.compile(r"\.(?:exe|cmd|bat|phar|js|mjs|cjs)$", re.I)
@@ -308,7 +318,8 @@ class _Command:
             if test_flag and word == test_flag:
                 return True
             if word in code_options:
-                return False
+                code = _TEST_CODE.get(name)
+                return bool(code and index + 1 < len(words) and code.search(words[index + 1]))
             if word.startswith("-"):
                 index += 2 if word in value_options else 1
                 continue
