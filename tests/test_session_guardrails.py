@@ -415,11 +415,13 @@ def test_every_deny_reason_names_the_path_and_what_to_do(tmp_path: Path, run_cha
 # -- what the user told the session not to edit --------------------------------------------
 
 
-def _user_said(tmp_path: Path, run_charter: Any, said: str) -> Path:
-    """An unscoped project with a migrations folder, after the user's prompt ``said``
-    went through the real UserPromptSubmit hook (session ``s-guard``)."""
+def _user_said(tmp_path: Path, run_charter: Any, said: str, *files: str) -> Path:
+    """An unscoped project with a migrations folder (and ``files``), after the user's
+    prompt ``said`` went through the real UserPromptSubmit hook (session ``s-guard``)."""
     root = make_project(tmp_path, "unscoped")
     write(root, "backend/app/alembic/env.py", "x = 1\n")
+    for name in files:
+        write(root, name, "[env]\n")
     prompt = {**payload(root, "Write", {}), "hook_event_name": "UserPromptSubmit", "prompt": said}
     for key in ("tool_name", "tool_input", "tool_use_id"):
         prompt.pop(key)
@@ -447,6 +449,26 @@ def test_user_forbidden_edits_are_read_like_rules(said: str, forbidden: bool) ->
     assert bool(found) == forbidden, found
     if forbidden:
         assert found[0][0].rstrip("/") == "backend/app/alembic"
+
+
+def test_a_bare_file_name_at_the_root_is_a_path_the_user_forbids(
+    tmp_path: Path, run_charter: Any
+) -> None:
+    """"Use the existing class, don't touch platformio.ini, and do not flash the board":
+    users name a root config file without a "/" or backticks, and the agent's Edit of it
+    went through. A bare file name is a path when the project has that file at its root;
+    one it does not have ("config.h" here), or a name like "Node.js", is none."""
+    from charter.session.forbidden import forbidden_in
+
+    said = "Use the existing class, don't touch platformio.ini, and do not flash the board."
+    root = _user_said(tmp_path, run_charter, said, "platformio.ini")
+    assert forbidden_in(said, str(root))[0][0] == "platformio.ini"
+    assert forbidden_in("Don't touch config.h or Node.js.", str(root)) == []
+    assert forbidden_in(said, "") == []  # no project, no file to name
+
+    ini = {"file_path": str(root / "platformio.ini"), "old_string": "[env]", "new_string": "x"}
+    proc = _hook(run_charter, root, payload(root, "Edit", ini, 1))
+    assert decision(json.loads(proc.stdout)) == "ask", proc.stdout
 
 
 def test_hook_asks_before_editing_what_the_user_said_not_to_touch(

@@ -10,7 +10,8 @@ a verb of editing, a path, no condition), from the prompts (and the words typed 
 rejecting a tool call) as each is journaled on the active track (the sessions it resumed
 included), so the guardrail before a file tool reads only the prompts so marked. Users
 seldom put a path in backticks, so a bare token with a ``/`` in it
-(``backend/app/alembic``, ``src/gen/``) is read as one; an absolute path inside the
+(``backend/app/alembic``, ``src/gen/``) is read as one, and so is a bare file name that
+names a file at the project's root (``platformio.ini``); an absolute path inside the
 project is read relative to it.
 
 The user may change their mind: a later sentence that asks for an edit there ("now update
@@ -30,6 +31,9 @@ from typing import Any
 _BARE_PATH = re.compile(
     r"(?<![`\w/:.])((?:\.{0,2}/)?[\w.@-]+(?:/[\w.@*-]+)+/?|[\w.@-]+/)(?![`\w/])"
 )
+#: A bare file name in prose (``platformio.ini``, ``package.json``): a path only when a
+#: file of that name is at the project's root, so "Node.js" or "v1.2" never is one.
+_BARE_NAME = re.compile(r"(?<![`\w/:.@-])([\w@-][\w.@-]*\.[A-Za-z][A-Za-z0-9]{0,9})(?![`\w/@-]|\.\w)")
 #: Sentences longer than this are pasted text, not an instruction.
 _MAX_SENTENCE = 400
 
@@ -88,7 +92,16 @@ def _quoted_sentences(text: str, root: str) -> list[tuple[str, str]]:
                 return m.group(0)
             return f"`{_relative(m.group(1), root)}`"
 
-        out.append((" ".join(sentence.split()), _BARE_PATH.sub(quote, sentence)))
+        def quote_name(m: re.Match[str], outside: list[tuple[int, int]] = outside) -> str:
+            if any(a <= m.start() < b for a, b in outside) or not (Path(root) / m.group(1)).is_file():
+                return m.group(0)
+            return f"`{m.group(1)}`"
+
+        quoted = _BARE_PATH.sub(quote, sentence)
+        if root:
+            outside = [m.span() for m in SPAN.finditer(quoted)]
+            quoted = _BARE_NAME.sub(quote_name, quoted)
+        out.append((" ".join(sentence.split()), quoted))
     return out
 
 
