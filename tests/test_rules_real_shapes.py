@@ -1888,3 +1888,52 @@ def test_the_line_saying_what_the_file_is_for_is_no_rule(tmp_path: Path) -> None
     assert not [t for t in texts if t.startswith("This file provides")], texts
     assert "This file gives guidance for the API only. Always run `make test` first." in texts
     assert "Keep handlers thin" in texts
+
+
+def test_a_bold_preamble_and_a_line_of_file_stamps_are_no_rules(tmp_path: Path) -> None:
+    """A CLAUDE.md opened with "**THIS FILE CONTAINS MANDATORY INSTRUCTIONS FOR ALL AI
+    ASSISTANTS**" and "> **Version:** 3.0 | **Target:** Solo embedded development |
+    **Last Updated:** 2025-01-20": both were rules, the first pinned in the constitution.
+    A preamble may qualify what the file holds in two words, and a line of short "Label:
+    value" fields, one of them the file's version or date, is its stamp; a field that
+    instructs, or a line without a stamp, keeps the line a rule."""
+    rules = _rules(
+        tmp_path,
+        "# ⚠️ CRITICAL: MANDATORY WORKFLOW\n\n"
+        "**THIS FILE CONTAINS MANDATORY INSTRUCTIONS FOR ALL AI ASSISTANTS**\n\n"
+        "> **Version:** 3.0 | **Target:** Solo embedded development | "
+        "**Last Updated:** 2025-01-20\n\n"
+        "## Rules\n\n"
+        "- ALWAYS create a baseline commit before any code changes\n"
+        "- Version: 2 | Never push to main\n"
+        "- Status: draft | Owner: platform team\n",
+    )
+    _assert_texts(
+        rules,
+        "ALWAYS create a baseline commit before any code changes",
+        "Version: 2 | Never push to main",
+        "Status: draft | Owner: platform team",
+    )
+    texts = [r.text for r in rules]
+    assert not [t for t in texts if "THIS FILE" in t or "Last Updated" in t], texts
+
+
+def test_an_item_forbidding_in_bold_instructs(tmp_path: Path) -> None:
+    """ "- **Python tests**:" over "Copy `a.json` to `b.json` before running (do **not**
+    commit this copy).", "Execute with `uv run pytest`": the bold "not" hid the
+    prohibition, so no sub-item read as an instruction and the three were one rule, the
+    prohibition cut from what PreToolUse shows before a `git commit`. Emphasis is no word:
+    each sub-item is a rule read with the label."""
+    rules = _rules(
+        tmp_path,
+        "# Repo\n\n## Running tests\n"
+        "- **Python tests**:\n"
+        "  - Copy `a/dev.json` to `a/x.json` before running (do **not** commit this copy).\n"
+        "  - Execute with `uv run pytest -s ./pytest`.\n",
+    )
+    _assert_texts(
+        rules,
+        "Python tests: Copy `a/dev.json` to `a/x.json` before running (do not commit this copy).",
+        "Python tests: Execute with `uv run pytest -s ./pytest`.",
+    )
+    assert len(rules) == 2, [r.text for r in rules]

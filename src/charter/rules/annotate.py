@@ -189,6 +189,10 @@ class Annotations:
     clean_text: str = ""
 
 
+#: Emphasis marks around words (``**not**``, ``_never_``), outside code spans.
+_EMPHASIS = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)")
+
+
 def _strip_code(text: str) -> str:
     return _CODE_SPAN.sub(" ", _LINK.sub(r"\1", text))
 
@@ -362,7 +366,8 @@ def is_directive(text: str, *, strong: bool = False) -> bool:
     """Does the text instruct (modal words or an imperative verb first) or only describe?
     With ``strong``, "instead" and "only" alone are no instruction: "Using `string`
     instead of region types" under "Common Issues:" names a mistake."""
-    plain = _strip_code(text)
+    # emphasis is no word: "do **not** commit this copy" says "do not"
+    plain = _EMPHASIS.sub("", _strip_code(text))
     words = _DIRECTIVE_WORDS.findall(plain)
     if strong:
         words = [w for w in words if w.lower() not in ("instead", "only")]

@@ -534,11 +534,11 @@ class _Walker:
         first = block.line_start - 1 - self.offset
         quoted = 0 <= first < len(self.lines) and self.lines[first].lstrip().startswith(">")
         block.text = _unmark(block.text, quoted=quoted)
-        if _DATE_STAMP.match(block.text):
+        if _DATE_STAMP.match(block.text) or _is_stamp_line(block.text):
             return  # "**Last Updated:** 2025-10-22": when the file was written, no rule
         if _SLOT.match(block.text) and not block.code_comments:
             return  # "[Describe the problem it solves]": a template's slot, never filled
-        if block.kind == "paragraph" and _FILE_PREAMBLE.match(block.text):
+        if block.kind == "paragraph" and _FILE_PREAMBLE.match(block.text.strip("*_ ")):
             return  # "This file provides guidance to Claude Code …": what the file is for
         self.blocks.append(block)
 
@@ -1146,10 +1146,12 @@ _SLOT = re.compile(r"^\[(?=[^\[\]]*(?:\w\s+\w|[\u3040-\u30ff\u4e00-\u9fff]{2}))[
 #: A paragraph that only says what the rule file itself is for ("This file provides
 #: guidance to Claude Code (claude.ai/code) when working with code in this repository.",
 #: the line Claude Code's `/init` writes atop every CLAUDE.md): the file's preamble,
-#: no instruction; one sentence, so a paragraph that goes on to instruct stays.
+#: no instruction; one sentence, so a paragraph that goes on to instruct stays. Two words
+#: may qualify what it holds ("THIS FILE CONTAINS MANDATORY INSTRUCTIONS FOR ALL AI
+#: ASSISTANTS", "This document contains the coding guidelines").
 _FILE_PREAMBLE = re.compile(
-    r"^this (?:file|document) (?:provides|gives|contains|offers) (?:guidance|instructions"
-    r"|context|rules|guidelines)\b(?:[^.!?]|[.!?](?=\S))*[.!]?$",
+    r"^this (?:file|document) (?:provides|gives|contains|offers) (?:\w+ ){0,2}?(?:guidance"
+    r"|instructions|context|rules|guidelines)\b(?:[^.!?]|[.!?](?=\S))*[.!]?$",
     re.I,
 )
 #: A line that only dates the file or numbers its version ("**Last Updated:** 2025-10-22",
@@ -1162,6 +1164,25 @@ _DATE_STAMP = re.compile(
     r"[*_]*\s*$",
     re.IGNORECASE,
 )
+
+
+#: One field of a line of fields: a short label, a colon, a short value.
+_FIELD = re.compile(r"^[*_]*[\w][\w .-]{0,30}?[*_]*\s*:\s*[*_]*\S.{0,60}$")
+
+
+def _is_stamp_line(text: str) -> bool:
+    """A line of "Label: value" fields joined by ``|`` or ``·``, one of them the file's
+    stamp ("Version: 3.0 | Target: Solo embedded development | Last Updated: 2025-01-20"):
+    what the file is, not a rule. Every field must be one: "Version: 2 | Never push to
+    main" stays."""
+    if "`" in text:
+        return False  # "Build: `make` | Version: 1.2": a command is said there
+    fields = [f.strip() for f in re.split(r"\s[|·•]\s", text)]
+    return (
+        len(fields) >= 2
+        and all(_FIELD.match(f) and len(f.split()) <= 8 for f in fields)
+        and any(_DATE_STAMP.match(f) for f in fields)
+    )
 
 
 def _unmark(text: str, *, quoted: bool = False) -> str:

@@ -78,8 +78,12 @@ if TYPE_CHECKING:
 #: its first line; 46: a paragraph after code in a list item is the lead-in of the code
 #: after it, a rule of its own, not joined to the item's first sentence; a heading that
 #: reports problems, "Critical Issues", or is marked done, "(COMPLETED)", pins nothing;
-#: "This file provides guidance to …", the file's preamble, is no rule)
-STATE_VERSION = 46
+#: "This file provides guidance to …", the file's preamble, is no rule; 47: a preamble
+#: may qualify what the file holds, "THIS FILE CONTAINS MANDATORY INSTRUCTIONS …", and a
+#: line of "Label: value" fields with the file's version or date is its stamp, no rule;
+#: emphasis is no word when an item is read for an instruction, so "do **not** commit"
+#: instructs and the item's sub-items are rules of their own)
+STATE_VERSION = 47
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
