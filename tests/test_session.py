@@ -411,6 +411,27 @@ def test_assistant_blocks() -> None:
     assert risks == [{"risk": "cache stampede on deploy", "severity": "high"}]
 
 
+def test_a_risk_tagged_with_its_severity_as_recovery_lists_it() -> None:
+    """"Risk: [high] Users relying on Millisecond results will see a different type" (the
+    way recovery lists open risks, so the way an agent writes one back) was restored as
+    "[medium] [high] Users relying …": the tag stayed in the text and the severity fell
+    to medium. A severity in brackets before the risk is its severity; another tag stays."""
+    _, risks = blocks_from_text(
+        "Risk: [high] Users relying on Millisecond results will see a different type\n"
+        "Mitigation: note it in the changelog\n\nRisk: (critical) Data loss on resume\n\n"
+        "Risk: [WIP] The parser is half done\n"
+    )
+    assert risks == [
+        {
+            "risk": "Users relying on Millisecond results will see a different type",
+            "severity": "high",
+            "mitigation": "note it in the changelog",
+        },
+        {"risk": "Data loss on resume", "severity": "critical"},
+        {"risk": "[WIP] The parser is half done"},
+    ]
+
+
 # -- CLI and MCP ----------------------------------------------------------------------------
 
 

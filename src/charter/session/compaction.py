@@ -37,6 +37,10 @@ _BLOCK = re.compile(
 )
 
 
+#: A severity written before the risk, as recovery lists risks ("[high] …", "(high) …").
+_SEVERITY_TAG = re.compile(r"^[\[(]\s*([A-Za-z]+)\s*[\])]\s*:?\s*(?=\S)")
+
+
 def sha256_file(path: Path) -> str:
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -96,6 +100,10 @@ def blocks_from_text(text: str) -> tuple[list[dict[str, str]], list[dict[str, st
             decisions.append(current)
         elif key == "risk":
             current = {"risk": value}
+            tagged = _SEVERITY_TAG.match(value)
+            if tagged and tagged.group(1).lower() in SEVERITIES:
+                # "Risk: [high] Users relying on …": the severity as recovery shows it
+                current = {"risk": value[tagged.end() :], "severity": tagged.group(1).lower()}
             risks.append(current)
         elif current is not None and key not in current:
             current[key] = value
