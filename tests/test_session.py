@@ -412,7 +412,7 @@ def test_assistant_blocks() -> None:
 
 
 def test_a_risk_tagged_with_its_severity_as_recovery_lists_it() -> None:
-    """"Risk: [high] Users relying on Millisecond results will see a different type" (the
+    """ "Risk: [high] Users relying on Millisecond results will see a different type" (the
     way recovery lists open risks, so the way an agent writes one back) was restored as
     "[medium] [high] Users relying …": the tag stayed in the text and the severity fell
     to medium. A severity in brackets before the risk is its severity; another tag stays."""

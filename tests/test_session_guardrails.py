@@ -454,7 +454,7 @@ def test_user_forbidden_edits_are_read_like_rules(said: str, forbidden: bool) ->
 def test_a_bare_file_name_at_the_root_is_a_path_the_user_forbids(
     tmp_path: Path, run_charter: Any
 ) -> None:
-    """"Use the existing class, don't touch platformio.ini, and do not flash the board":
+    """ "Use the existing class, don't touch platformio.ini, and do not flash the board":
     users name a root config file without a "/" or backticks, and the agent's Edit of it
     went through. A bare file name is a path when the project has that file at its root;
     one it does not have ("config.h" here), or a name like "Node.js", is none."""

@@ -33,7 +33,9 @@ _BARE_PATH = re.compile(
 )
 #: A bare file name in prose (``platformio.ini``, ``package.json``): a path only when a
 #: file of that name is at the project's root, so "Node.js" or "v1.2" never is one.
-_BARE_NAME = re.compile(r"(?<![`\w/:.@-])([\w@-][\w.@-]*\.[A-Za-z][A-Za-z0-9]{0,9})(?![`\w/@-]|\.\w)")
+_BARE_NAME = re.compile(
+    r"(?<![`\w/:.@-])([\w@-][\w.@-]*\.[A-Za-z][A-Za-z0-9]{0,9})(?![`\w/@-]|\.\w)"
+)
 #: Sentences longer than this are pasted text, not an instruction.
 _MAX_SENTENCE = 400
 
@@ -93,7 +95,10 @@ def _quoted_sentences(text: str, root: str) -> list[tuple[str, str]]:
             return f"`{_relative(m.group(1), root)}`"
 
         def quote_name(m: re.Match[str], outside: list[tuple[int, int]] = outside) -> str:
-            if any(a <= m.start() < b for a, b in outside) or not (Path(root) / m.group(1)).is_file():
+            if (
+                any(a <= m.start() < b for a, b in outside)
+                or not (Path(root) / m.group(1)).is_file()
+            ):
                 return m.group(0)
             return f"`{m.group(1)}`"
 
