@@ -300,3 +300,25 @@ def test_a_file_loaded_only_by_name_brings_no_rules_of_a_step(
     assert "chore: release" not in text and "A to D" not in text
     found = run_charter("context", "cut a release and commit the version bump", cwd=project)
     assert "chore: release" in found.stdout
+
+
+def test_a_step_rule_is_shown_up_to_the_words_that_name_the_step(
+    repo: Path, run_charter: Run
+) -> None:
+    """ "Copy `pysrc/pkg/settings-dev.json` to `pysrc/pkg/settings.json` before running
+    (do **not** commit this copy)." came before a `git commit` cut to the prompt's brief,
+    "Copy `…` to `…` …": the words that make it a rule of the commit were cut off. A rule
+    handed over for a step is shown whole up to three times the rule cut."""
+    no_worker(repo)
+    write(
+        repo,
+        "AGENTS.md",
+        "# Repository Instructions\n\n## Running tests\n"
+        "- **Python tests**:\n"
+        "  - Copy `pysrc/pkg/settings-dev.json` to `pysrc/pkg/settings.json` before running"
+        " (do **not** commit this copy).\n"
+        "  - Execute with `uv run pytest -s --nbval ./pytest`.\n",
+    )
+    assert run_charter("compile", cwd=repo).returncode == 0
+    text = _bash(run_charter, repo, "git commit -am wip", "t1")["additionalContext"]
+    assert "(do not commit this copy)" in text, text

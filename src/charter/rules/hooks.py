@@ -433,6 +433,7 @@ def hand_over(
     more: str,
     ranked: bool = False,
     once: str = "",
+    whole: bool = False,
 ) -> str | None:
     """``matched`` rules not yet in the conversation, in their files' order (``ranked``:
     taken best first as given, shown in their files' order), grouped and cited like the
@@ -440,9 +441,17 @@ def hand_over(
     recorded as given under this tool call (see :func:`take`); None when none is new.
     ``more`` says what the held-back rules have in common. ``once`` names a moment that
     hands rules over once per conversation: it is recorded with them, and once it is in
-    the conversation nothing more is handed over for it until a compaction clears it."""
+    the conversation nothing more is handed over for it until a compaction clears it.
+    ``whole``: each rule in its own words up to three times ``max_rule_tokens`` (a cut
+    keeping the sentence that forbids), never cut to the prompt's brief: the words that
+    name the step may come after that cut."""
     from charter.rules.injected import take
-    from charter.rules.render import file_header, render_grouped, render_rule_line
+    from charter.rules.render import (
+        file_header,
+        render_grouped,
+        render_pinned_line,
+        render_rule_line,
+    )
     from charter.tokens import estimate_tokens
 
     if not matched:
@@ -454,11 +463,17 @@ def hand_over(
             matched, key=lambda r: (r.source.path, r.source.line_start, r.source.line_end, r.id)
         )
     inline = settings.citation_style == "inline"
-    lines = {
-        r.id: shown.get(r.id)
-        or render_rule_line(r, settings.max_rule_tokens, inline=inline, brief=briefs.get(r.id))
-        for r in matched
-    }
+    if whole:
+        lines = {
+            r.id: render_pinned_line(r, 3 * settings.max_rule_tokens, inline=inline)
+            for r in matched
+        }
+    else:
+        lines = {
+            r.id: shown.get(r.id)
+            or render_rule_line(r, settings.max_rule_tokens, inline=inline, brief=briefs.get(r.id))
+            for r in matched
+        }
     room = HOOK_CONTEXT_LIMIT - len(title) - 200  # what Claude Code shows of one context
     fits: list[Rule] = []
     seen_paths: set[str] = set()

@@ -310,6 +310,9 @@ def step_rules(state: Any, payload: dict[str, Any], notes: list[str]) -> str | N
         title=f"# Project rules for this {named} (Charter; rules that name the step)",
         budget=settings.step_rules_max_tokens,
         more="name this step",
+        # whole: "Copy `a.json` to `b.json` before running (do not commit this copy)" cut
+        # to the prompt's brief lost the words that make it a rule of the commit
+        whole=True,
     )
 
 
