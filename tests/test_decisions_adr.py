@@ -383,3 +383,59 @@ def test_options_numbered_as_headings_are_the_considered_options(
     assert row["line"] == 7  # the Decision section's sentence
     assert rows["ADR-002-alt.md"]["outcome"] == "unreadable"
     assert rows["ADR-003-one.md"]["outcome"] == "unreadable"
+
+
+def test_options_given_a_sub_heading_each_are_the_considered_options(
+    repo: Path, run_charter: Run
+) -> None:
+    """ "## Alternatives Considered" over "### Config-based Default" and "### Hardcoded
+    Account (Selected)", each with "**Pros:**"/"**Cons:**" bullets: the first option's
+    bullets were read as the options list ("names none of the 3 listed options", and a
+    Decision naming "Pros" would have bound it). A list inside a sub-section is the
+    option's own; the sub-headings are the options, named without number, brackets or
+    mark. "### Alternative N" headings count only when one is marked as taken, and a
+    "## Decision: <title>" heading is the Decision section."""
+    adr = (
+        "# 0039. Default registry\n\n## Status\nAccepted\n\n## Context\nImages.\n\n"
+        "## Alternatives Considered\n\n### No Default (Strict Requirement)\n"
+        "*   **Pros:** Account-agnostic.\n*   **Cons:** Friction.\n\n"
+        "### 2. Config-based Default\n*   **Pros:** Flexible.\n*   **Cons:** Setup step.\n\n"
+        "### Hardcoded Account (Selected)\n*   **Pros:** Works.\n*   **Cons:** Hardcoded.\n\n"
+        "## Decision\nKeep the account as the default value in all scripts.\n"
+    )
+    numbered = adr.replace("### No Default", "### Option 1: No Default")
+    alternatives = (
+        adr.replace("### No Default (Strict Requirement)", "### [Alternative 1: Raw Output]")
+        .replace("### 2. Config-based Default", "### [Alternative 2: File Descriptors]")
+        .replace(
+            "### Hardcoded Account (Selected)", "### [Alternative 3: Logging Module (Selected)]"
+        )
+    )
+    rejected_only = alternatives.replace(" (Selected)", "")
+    titled = (
+        "# ADR 0028: Reference resolution\n\n## Status\nAccepted\n\n"
+        "## Considered Options\n- Positional detection\n- Explicit flags\n\n"
+        "## Decision: Explicit Resolution Policy\nWe use explicit flags only.\n"
+    )
+    folder = _write(
+        repo,
+        {
+            "0039-registry.md": adr,
+            "0040-numbered.md": numbered,
+            "0041-logging.md": alternatives,
+            "0042-rejected.md": rejected_only,
+            "0028-resolution.md": titled,
+        },
+    )
+    rows = _rows(_import(run_charter, repo, str(folder)))
+    row = rows["0039-registry.md"]
+    assert (row["outcome"], row["answer"]) == ("bound", "Hardcoded Account")
+    assert row["excluded"] == ["No Default (Strict Requirement)", "Config-based Default"]
+    assert rows["0040-numbered.md"]["answer"] == "Hardcoded Account"
+    assert rows["0040-numbered.md"]["excluded"][0] == "No Default (Strict Requirement)"
+    row = rows["0041-logging.md"]
+    assert (row["outcome"], row["answer"]) == ("bound", "Logging Module")
+    assert row["excluded"] == ["Raw Output", "File Descriptors"]
+    assert rows["0042-rejected.md"]["outcome"] == "unreadable"
+    row = rows["0028-resolution.md"]
+    assert (row["outcome"], row["answer"]) == ("bound", "Explicit flags")

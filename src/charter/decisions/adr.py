@@ -221,7 +221,27 @@ def _find(sections: list[_Section], names: frozenset[str]) -> _Section | None:
     for section in sections:
         if _heading_key(section.heading) in names:
             return section
+    for section in sections:
+        # a section named, then titled: "## Decision: Explicit Resolution Policy"
+        named = _TITLED.match(_heading_key(section.heading))
+        if named and named.group("name") in names:
+            return section
     return None
+
+
+#: A heading that names its section, then gives it a title after a colon or a dash.
+_TITLED = re.compile(r"^(?P<name>[^:—–]+?)\s*(?::|\s[—–-])\s+\S")
+
+
+def _direct(section: _Section) -> list[SyntaxTreeNode]:
+    """The blocks of ``section`` before its first sub-heading: a list there is the
+    section's own, not one inside a sub-section (an option's "Pros"/"Cons" bullets)."""
+    out = []
+    for block in section.blocks:
+        if block.type == "heading":
+            break
+        out.append(block)
+    return out
 
 
 def _items_and_paragraphs(blocks: list[SyntaxTreeNode]) -> list[SyntaxTreeNode]:
@@ -275,6 +295,45 @@ _MARK_SUFFIX = re.compile(
     r"\s*[(\[][^()\[\]]*(?:[✅✔✓☑❌✗✘]|\b(?:chosen|selected|rejected)\b)[^()\[\]]*[)\]]\s*$",
     re.I,
 )
+
+
+#: A considered option's heading, numbered or bracketed: "### 2. Marker Files",
+#: "### [Hub-only Stop]".
+_HEADING_NUMBER = re.compile(r"^(?:option\s*)?\d+\s*[.:)–—-]?\s+", re.I)
+#: "### Alternative 2: …" headings often list the rejected choices only (the one taken is
+#: missing): read only when one of them is marked as taken.
+_ALTERNATIVE_HEADING = re.compile(r"^alternatives?\s*\d+\b", re.I)
+
+
+def _section_heading_options(section: _Section) -> list[tuple[str, SyntaxTreeNode, str]]:
+    """(label, heading, text) of the options an options section gives a sub-heading each
+    ("## Alternatives Considered" over "### Config-based Default", "### Hardcoded
+    Official Account (Selected)"): two or more sub-headings of its first sub-level, each
+    named without its number, brackets or mark."""
+    heads = [b for b in section.blocks if b.type == "heading"]
+    if not heads:
+        return []
+    level = heads[0].tag
+    found: list[tuple[str, SyntaxTreeNode, str]] = []
+    alternatives = False
+    for head in heads:
+        if head.tag != level:
+            continue
+        text = _block_text(head)
+        label = text.strip()
+        if label.startswith("[") and label.endswith("]"):
+            label = label[1:-1].strip()
+        numbered = _ALTERNATIVE_HEADING.match(label)
+        if numbered:
+            alternatives = True
+            label = re.sub(r"^\s*[.:)–—-]?\s*", "", label[numbered.end() :])
+        label = _MARK_SUFFIX.sub("", _HEADING_NUMBER.sub("", label, count=1))
+        if _CHOSEN_MARK.search(label):
+            label = _CHOSEN_MARK.split(label, maxsplit=1)[0]
+        found.append((label.strip().strip("\"“”'`").strip(" ,.;:").strip(), head, text))
+    if alternatives and sum(1 for _, _, text in found if _CHOSEN_MARK.search(text)) != 1:
+        return []  # "Alternative N" headings with none marked taken: the rejected ones only
+    return found if len(found) >= 2 else []
 
 
 def _heading_options(sections: list[_Section]) -> list[tuple[str, SyntaxTreeNode, str]]:
@@ -432,15 +491,17 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
     options_section = _find(sections, OPTIONS_HEADINGS)
     lists = [
         b
-        for b in (options_section.blocks if options_section else [])
+        for b in (_direct(options_section) if options_section else [])
         if b.type in ("bullet_list", "ordered_list")
     ]
     # (label, node, text) of each considered option: the items of the options list, else
-    # "### Option 1: SQLite (✅ Chosen)" headings, one section per option
+    # the options section's sub-headings ("### Config-based Default"), else "### Option 1:
+    # SQLite (✅ Chosen)" headings, one section per option
     entries = (
         [(_option_label(item), item, _block_text(item)) for item in lists[0].children]
         if lists
-        else _heading_options(sections)
+        else (options_section and _section_heading_options(options_section))
+        or _heading_options(sections)
     )
     entries = [e for e in entries if e[0]]
     if not entries:
