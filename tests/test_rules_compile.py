@@ -273,3 +273,22 @@ def test_bold_label_ending_in_scope_is_no_scope_tag(repo: Path) -> None:
     assert rule.scopes == []
     assert rule.text == "Stay inside the issue's scope: Implement only what the issue describes."
     assert parse_annotations("Lint SQL. scope:db/**/*.sql").scopes == ["db/**/*.sql"]
+
+
+def test_a_core_mandates_section_is_the_constitution(repo: Path) -> None:
+    """ "## 4. Core Mandates" (the heading Gemini CLI's system prompt gives its rules, and
+    GEMINI.md files copy) over "Do **NOT** merge Pull Requests unless explicitly
+    instructed": no default marker matched, so the constitution was empty and every
+    mandate only retrieved per task. "Mandates" is a marker; "Mandated reporting" and a
+    section about mandates' history are no rules' heading."""
+    write(
+        repo,
+        "GEMINI.md",
+        "# Project Context\n\n## 3. Workflows\n\n- Use `make build-<tool>` from the root.\n\n"
+        "## 4. Core Mandates\n\n### Pull Request Protocol\n\n"
+        "- **Rule:** Do **NOT** merge Pull Requests unless explicitly instructed by the user.\n\n"
+        "## Mandated reporting\n\n- Reports go to the compliance team.\n",
+    )
+    compiled = compile_rules(Project.load(repo))
+    pinned = [r.text for r in compiled.rules if r.id in compiled.constitution.rule_ids]
+    assert pinned == ["Rule: Do NOT merge Pull Requests unless explicitly instructed by the user."]

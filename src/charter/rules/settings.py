@@ -8,7 +8,7 @@ from charter.records import Field, Record
 
 DEFAULT_CONSTITUTION_MARKERS = [
     r"^#+\s*(safety|security|invariant|constitution|critical|non[- ]?negotiable|always)",
-    r"^#+\s*(must|never|always|required|mandatory)",
+    r"^#+\s*(must|never|always|required|mandatory|(core\s+)?mandates?\b)",
 ]
 
 

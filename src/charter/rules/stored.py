@@ -83,7 +83,9 @@ if TYPE_CHECKING:
 #: line of "Label: value" fields with the file's version or date is its stamp, no rule;
 #: emphasis is no word when an item is read for an instruction, so "do **not** commit"
 #: instructs and the item's sub-items are rules of their own)
-STATE_VERSION = 47
+#: 48: a "## Core Mandates" / "## Mandates" section is a constitution marker by default (the
+#: heading Gemini CLI's system prompt gives its rules, copied into GEMINI.md files)
+STATE_VERSION = 48
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
