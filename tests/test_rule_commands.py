@@ -283,6 +283,19 @@ def test_a_dot_folder_scope_keeps_its_dot() -> None:
     assert not hidden.matches(["type", "-p", "cargo"], "")
 
 
+def test_a_folder_glob_of_every_file_is_a_folder_scope() -> None:
+    """`applyTo: "packages/kitten/**/*"` (Copilot's own example form) over "Avoid using
+    `rspeedy dev` as the test server" denied `rspeedy dev` at the root and in every other
+    package: `/**/*` read as a kind of file, which holds anywhere. It is every file of the
+    folder, a place, as `packages/kitten/**` is."""
+    kitten = _cmd("rspeedy dev", ("packages/kitten/**/*",))
+    assert kitten.matches(["rspeedy", "dev"], "packages/kitten")
+    assert kitten.matches(["rspeedy", "dev"], "packages/kitten/tests")
+    assert not kitten.matches(["rspeedy", "dev"], "")
+    assert not kitten.matches(["rspeedy", "dev"], "examples/react")
+    assert _cmd("rspeedy dev", ("src/**/*.ts",)).matches(["rspeedy", "dev"], "")
+
+
 def test_the_shell_reports_every_command_it_would_run(tmp_path: Path) -> None:
     (tmp_path / "backend").mkdir()
     cases = {

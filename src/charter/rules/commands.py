@@ -139,12 +139,15 @@ def _same_word(word: str | None, want: str, cwd_rel: str | None = None) -> bool:
 
 def _in_scope(scopes: Sequence[str], cwd_rel: str | None) -> bool:
     """A command runs in a directory, not on a file. Folder scopes (``backend/**``: a
-    nested AGENTS.md, or globs that each name a folder) hold when the command runs under
-    one of the folders; a rule whose globs name files (``*.py``, ``src/**/*.ts``,
+    nested AGENTS.md, ``web/**/*``, or globs that each name a folder) hold when the
+    command runs under one of the folders; a rule whose globs name files (``*.py``, ``src/**/*.ts``,
     ``package.json``) is about kinds of files, not places, and holds anywhere."""
+    # `kitten-lynx/**/*` (Copilot's own `applyTo` example) is every file of the folder,
+    # as `kitten-lynx/**` is: a place, not a kind of file
+    whole = [s.removesuffix("/*") if s.endswith("/**/*") else s for s in scopes]
     folders = [
         s.removeprefix("./").lstrip("/")[:-3].rstrip("/")
-        for s in scopes
+        for s in whole
         if s.endswith("/**") and not GLOB.search(s[:-3])
     ]
     if not folders or len(folders) < len(scopes):  # a set of files, not a folder
