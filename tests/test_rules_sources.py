@@ -935,3 +935,20 @@ def test_a_root_agents_md_in_lower_case_is_read(repo: Path) -> None:
     assert (rule.source.path, rule.scopes) == ("agents.md", [])
     _check_span(repo, rule, "Never")
     assert not [r for r in compiled.rules if "overnight" in r.text]
+
+
+def test_an_instructions_file_named_in_sources_keeps_its_apply_to(repo: Path) -> None:
+    """A project keeping Copilot instruction files in `.github/` itself (VS Code reads
+    other folders through `chat.instructionsFilesLocations`), listed in `[rules]
+    sources` as the compile's warning says: each was read as plain Markdown, its
+    `applyTo` ignored, so a rule for one package applied to every file."""
+    write(repo, "charter.toml", '[rules]\nsources = [".github/*.instructions.md"]\n')
+    write(
+        repo,
+        ".github/i18n.instructions.md",
+        '---\napplyTo: "packages/i18n/**"\n---\n\n'
+        "Treat mini-apps under `tests/fixtures/` as build fixtures, not production source.\n",
+    )
+    compiled = compile_rules(Project.load(repo))
+    [rule] = [r for r in compiled.rules if r.source.path == ".github/i18n.instructions.md"]
+    assert rule.scopes == ["packages/i18n/**"]

@@ -269,6 +269,10 @@ def kind_for_path(path: Path, root: Path) -> str:
         return kind
     if path.suffix == ".mdc":
         return "cursor"
+    if path.name.endswith(".instructions.md"):
+        # Copilot's instructions format wherever it is kept (VS Code reads other folders
+        # through `chat.instructionsFilesLocations`): its `applyTo` scopes the file
+        return "copilot-instructions"
     return "markdown"
 
 
@@ -435,6 +439,12 @@ def _as_list(value: Any) -> list[str]:
     else:
         globs = [str(value)]
     return [g for glob in globs if glob.strip() for g in _expand_braces(glob.strip())]
+
+
+def scope_globs(value: Any) -> list[str]:
+    """Scope globs of ``value`` as front matter's are read; none for a glob of every file."""
+    globs = _as_list(value)
+    return [] if set(globs) & _EVERYWHERE else globs
 
 
 def _truthy(value: Any) -> bool:
