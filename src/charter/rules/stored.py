@@ -85,7 +85,10 @@ if TYPE_CHECKING:
 #: instructs and the item's sub-items are rules of their own)
 #: 48: a "## Core Mandates" / "## Mandates" section is a constitution marker by default (the
 #: heading Gemini CLI's system prompt gives its rules, copied into GEMINI.md files)
-STATE_VERSION = 48
+#: 49: a "Files matching `GLOB`" heading (APM's compiled AGENTS.md) scopes the sections
+#: under it; a "Required Tools" heading lists prerequisites, not the constitution; an
+#: ``*.instructions.md`` named in ``rules.sources`` keeps its ``applyTo``
+STATE_VERSION = 49
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
