@@ -651,6 +651,41 @@ def test_a_tag_names_the_section_of_everything_inside_it(tmp_path: Path) -> None
     ]
 
 
+def test_a_tag_named_in_words_is_a_section_not_part_of_a_rule(tmp_path: Path) -> None:
+    # prompt templates name their sections in words ("<SIMULATION VALIDATION>"): the
+    # closing tag under a list item was shown as the end of that rule, the next opening
+    # tag with it ("... before committing changes. </INCREMENTAL ROLLOUTS>
+    # <SIMULATION VALIDATION>"), and the section was lost
+    rules = _rules(
+        tmp_path,
+        "# Implement\n\n2. Plan one change at a time\n<INCREMENTAL ROLLOUTS>\n"
+        "- One logical feature at a time.\n"
+        "- Ensure new code fits the structure before committing changes.\n"
+        "</INCREMENTAL ROLLOUTS>\n<SIMULATION VALIDATION>\n"
+        "- Do not propose a change unless the dry run passes.\n</SIMULATION VALIDATION>\n"
+        "- If the dry run passes, do the actual implementation.\n",
+        ".cursorrules",
+    )
+    got = [(r.text, r.source.line_start, r.source.line_end, r.source.section) for r in rules]
+    assert got == [
+        ("Plan one change at a time", 3, 3, "Implement"),
+        ("One logical feature at a time.", 5, 5, "Implement > INCREMENTAL ROLLOUTS"),
+        (
+            "Ensure new code fits the structure before committing changes.",
+            6,
+            6,
+            "Implement > INCREMENTAL ROLLOUTS",
+        ),
+        (
+            "Do not propose a change unless the dry run passes.",
+            9,
+            9,
+            "Implement > SIMULATION VALIDATION",
+        ),
+        ("If the dry run passes, do the actual implementation.", 11, 11, "Implement"),
+    ]
+
+
 def test_a_shebang_is_not_a_comment_of_the_code(tmp_path: Path) -> None:
     # a script under a heading with no rule above it became the rule "!/usr/bin/env
     # bash", once per script (and lint called the copies duplicates)

@@ -1711,7 +1711,12 @@ def _plain_items(lists: list[SyntaxTreeNode]) -> bool:
 
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _DIVIDER = re.compile(r"^\s*={3,}\s+\S.*?\brules\s+={3,}\s*$", re.I)
-_CLOSE_TAG = re.compile(r"^\s*</([A-Za-z][\w-]*)\s*>\s*$")
+#: A closing tag alone on its line; prompt templates name sections in words
+#: (``</SIMULATION ANALYSIS>``), which no HTML tag does.
+_CLOSE_TAG = re.compile(r"^\s*</([A-Za-z][\w-]*(?:[ \t]+[A-Za-z][\w-]*)*)\s*>\s*$")
+#: An opening tag of such words alone on its line: ``<SIMULATION ANALYSIS>`` (an HTML
+#: tag's attributes have ``=`` or quotes).
+_WORDS_TAG = re.compile(r"^\s*<([A-Za-z][\w-]*(?:[ \t]+[A-Za-z][\w-]*)+)\s*>\s*$")
 #: A tag around code or an example, alone on its line: ``<code-snippet lang="php">``,
 #: ``<example>``, ``<example type="invalid">``, ``<bad-example>``.
 _REGION_OPEN = re.compile(r"^(\s*)<(code-snippet|[\w-]*example[\w-]*)(\s[^>]*)?>\s*$", re.I)
@@ -1786,7 +1791,7 @@ def _unwrap_regions(body: str) -> tuple[str, list[tuple[int, int, str]]]:
     for number, line in enumerate(lines):
         tag = _CLOSE_TAG.match(line)
         if tag:
-            closers.setdefault(tag.group(1).lower(), []).append(number)
+            closers.setdefault(" ".join(tag.group(1).split()).lower(), []).append(number)
     fence = ""
     region_end = -1
     for i, line in enumerate(lines):
@@ -1815,6 +1820,10 @@ def _unwrap_regions(body: str) -> tuple[str, list[tuple[int, int, str]]]:
         else:
             opening = _OPEN_TAG.match(line)
             name = opening.group(1) if opening else ""
+            words = _WORDS_TAG.match(line)
+            if words and " ".join(words.group(1).split()).lower() in closers:
+                # ``<MAKE CHANGES>`` … ``</MAKE CHANGES>``: the words are its name
+                name = " ".join(words.group(1).split())
             ends = closers.get(name.lower(), []) if name.lower() not in _HTML_NAMES else []
             after = bisect.bisect_right(ends, i)
             if after < len(ends):

@@ -88,7 +88,9 @@ if TYPE_CHECKING:
 #: 49: a "Files matching `GLOB`" heading (APM's compiled AGENTS.md) scopes the sections
 #: under it; a "Required Tools" heading lists prerequisites, not the constitution; an
 #: ``*.instructions.md`` named in ``rules.sources`` keeps its ``applyTo``
-STATE_VERSION = 49
+#: 50: a tag named in words alone on its line (``</SIMULATION ANALYSIS>``) is a section,
+#: no longer part of the rule above it
+STATE_VERSION = 50
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
