@@ -952,3 +952,16 @@ def test_an_instructions_file_named_in_sources_keeps_its_apply_to(repo: Path) ->
     compiled = compile_rules(Project.load(repo))
     [rule] = [r for r in compiled.rules if r.source.path == ".github/i18n.instructions.md"]
     assert rule.scopes == ["packages/i18n/**"]
+
+
+def test_a_sources_entry_that_matches_no_file_is_a_warning(repo: Path) -> None:
+    """A misspelt name in `[rules] sources` was read as nothing without a word: the
+    compile said "0 rules" for the file the user meant and the user never knew why."""
+    write(repo, "charter.toml", '[rules]\nsources = ["docs/agent-rules.md", "docs/*.rules.md"]\n')
+    write(repo, "docs/agent_rules.md", "- Never push to `main`.\n")
+    compiled = compile_rules(Project.load(repo))
+    assert [w for w in compiled.report.warnings if "rules.sources" in w] == [
+        "rules.sources entry 'docs/agent-rules.md' matches no file; nothing read",
+        "rules.sources entry 'docs/*.rules.md' matches no file; nothing read",
+    ]
+    assert not compiled.report.errors

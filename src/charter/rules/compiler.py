@@ -173,7 +173,8 @@ def _sources_for(
             entries.append((kind_for_path(path, root), path))
     else:
         entries = discover(root, settings.exclude, refused=report.errors)
-        for kind, path in configured_sources(root, settings.sources, report.errors):
+        configured = configured_sources(root, settings.sources, report.errors, report.warnings)
+        for kind, path in configured:
             if all(p.resolve() != path.resolve() for _, p in entries):
                 entries.append((kind, path))
     sources: list[SourceFile] = []

@@ -225,12 +225,13 @@ def _enter(
 
 
 def configured_sources(
-    root: Path, patterns: list[str], refused: list[str]
+    root: Path, patterns: list[str], refused: list[str], unmatched: list[str] | None = None
 ) -> list[tuple[str, Path]]:
     """Files matched by ``rules.sources`` globs, each inside the project.
 
     A pattern that is absolute or climbs out with ``..`` is refused whole (with a note);
-    a matched file that resolves outside (a symlink) is refused on its own.
+    a matched file that resolves outside (a symlink) is refused on its own. A pattern
+    that matches no file (a misspelt name) is noted in ``unmatched``.
     """
     base = root.resolve()
     out: list[tuple[str, Path]] = []
@@ -246,6 +247,8 @@ def configured_sources(
         except (ValueError, NotImplementedError) as exc:
             refused.append(f"rules.sources entry {pattern!r}: {exc}")
             continue
+        if unmatched is not None and not any(path.is_file() for path in matches):
+            unmatched.append(f"rules.sources entry {pattern!r} matches no file; nothing read")
         for path in matches:
             if not path.is_file():
                 continue
