@@ -337,6 +337,22 @@ def test_lint_names_an_unreadable_file_as_its_location(repo: Path, run_charter) 
     assert "binary" in issues[0]["message"]
 
 
+def test_an_unreadable_rule_file_is_named_by_its_project_path(repo: Path, run_charter) -> None:
+    # a binary or oversized rule file was named by its absolute path, this machine's, in
+    # `compile --json` errors and as `lint`'s location; every other note names the
+    # file from the project's root
+    (repo / "docs").mkdir()
+    (repo / "docs" / "CLAUDE.md").write_bytes(b"\x00\x01binary\x00")
+    proc = run_charter("compile", "--json", cwd=repo)
+    assert proc.returncode == 1
+    errors = json.loads(proc.stdout)["errors"]
+    assert "rule file is binary, not text: docs/CLAUDE.md" in errors
+    assert str(repo) not in proc.stdout + proc.stderr
+    proc = run_charter("lint", "--json", cwd=repo)
+    issues = [i for i in json.loads(proc.stdout)["issues"] if i["kind"] == "unparseable"]
+    assert [i["location"] for i in issues] == ["docs/CLAUDE.md"]
+
+
 def test_compile_without_rule_files_says_where_it_looked(repo: Path, run_charter) -> None:
     done = run_charter("compile", cwd=repo, env={"COLUMNS": "300"})
     assert done.returncode == 0, done.stderr

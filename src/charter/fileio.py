@@ -472,6 +472,7 @@ def read_text(
     max_bytes: int = MAX_TEXT_BYTES,
     hint: str = "",
     lenient: bool = False,
+    name: str = "",
 ) -> str:
     """Read a UTF-8 text file or raise a one-line :class:`CharterError`.
 
@@ -480,29 +481,31 @@ def read_text(
     with bytes that are not UTF-8 raises :class:`NotUtf8`, which carries the text read
     with those bytes replaced, so the caller can use it and say so. ``hint`` names
     the setting that raises the size cap, so the note says how to include the file.
+    ``name`` is how messages name the file (its project-relative path), not ``path``.
     """
+    shown = name or str(path)
     try:
         size = path.stat().st_size
     except FileNotFoundError:
-        raise CharterError(f"{what} not found: {path}") from None
+        raise CharterError(f"{what} not found: {shown}") from None
     except OSError as exc:
-        raise CharterError(f"cannot read {what} {path}: {exc.strerror}") from None
+        raise CharterError(f"cannot read {what} {shown}: {exc.strerror}") from None
     if path.is_dir():
-        raise CharterError(f"{what} is a directory, not a file: {path}")
+        raise CharterError(f"{what} is a directory, not a file: {shown}")
     if size > max_bytes:
         cap = f"{hint} = {max_bytes}" if hint else str(max_bytes)
-        raise CharterError(f"{what} too large ({size} bytes > {cap}): {path}")
+        raise CharterError(f"{what} too large ({size} bytes > {cap}): {shown}")
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise CharterError(f"cannot read {what} {path}: {exc.strerror}") from None
+        raise CharterError(f"cannot read {what} {shown}: {exc.strerror}") from None
     if b"\x00" in data[:8192]:
-        raise CharterError(f"{what} is binary, not text: {path}")
+        raise CharterError(f"{what} is binary, not text: {shown}")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         if not lenient:
-            raise CharterError(f"{what} is not valid UTF-8 text: {path}") from None
+            raise CharterError(f"{what} is not valid UTF-8 text: {shown}") from None
         # one stray Latin-1 byte in a hand-written file must not drop every line of it
         line = data[: exc.start].count(b"\n") + 1
         raise NotUtf8(data.decode("utf-8", errors="replace").removeprefix("\ufeff"), line) from None

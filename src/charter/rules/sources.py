@@ -575,7 +575,12 @@ def load_source(
     note = ""
     try:
         text = read_text(
-            path, what="rule file", max_bytes=max_bytes, hint="rules.max_file_bytes", lenient=True
+            path,
+            what="rule file",
+            max_bytes=max_bytes,
+            hint="rules.max_file_bytes",
+            lenient=True,
+            name=rel,
         )
     except NotUtf8 as exc:
         text = exc.text
