@@ -872,6 +872,11 @@ def test_a_rails_test_run_survives_compaction(repo: Path, run_charter: Any) -> N
         "platformio test",
         "julia --project -e 'using Pkg; Pkg.test()'",
         "julia -t 4 --project=. test/runtests.jl",
+        "dune runtest",
+        "dune test",
+        "dune build @runtest",
+        "opam exec -- dune runtest",
+        "direnv exec . cabal test",
     ],
 )
 def test_test_runs_are_recognised_through_wrappers_and_ecosystems(command: str) -> None:
@@ -903,6 +908,10 @@ def test_test_runs_are_recognised_through_wrappers_and_ecosystems(command: str) 
         "pio run -e esp32dev -t upload",
         "julia --project -e 'using Pkg; Pkg.build()'",
         "julia --project scripts/bench.jl",
+        "dune build",
+        "dune exec bin/main.exe",
+        "opam install dune",
+        "direnv exec . cabal build",
     ],
 )
 def test_commands_that_do_not_run_tests_are_not_test_runs(command: str) -> None:

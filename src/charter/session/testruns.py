@@ -54,6 +54,8 @@ _GOAL_TOOLS: dict[str, frozenset[str]] = {
     "gradlew": frozenset({"check"}),
     "mvn": frozenset({"verify"}),
     "mvnw": frozenset({"verify"}),
+    # OCaml's build system: ``dune test``, ``dune runtest``, ``dune build @runtest``
+    "dune": frozenset({"runtest", "@runtest"}),
     **dict.fromkeys(("just", "task", "rake", "sbt", "zig", "xcodebuild"), frozenset()),
 }
 #: Tools whose goals are task paths: ``./gradlew :app:test``, ``nx run web:test``.
@@ -83,6 +85,9 @@ _LAUNCHERS: dict[str, frozenset[str]] = {
         frozenset({"run"}),
     ),
     "bundle": frozenset({"exec"}),
+    # the project's environment around a command: ``direnv exec . cabal test`` (the
+    # folder is an operand, not the command), ``opam exec -- dune runtest``
+    **dict.fromkeys(("direnv", "opam"), frozenset({"exec"})),
     **dict.fromkeys(("docker", "podman", "docker-compose"), frozenset({"run", "exec"})),
 }  # fmt: skip
 #: Launchers whose ``run`` also runs a project script by name (``npm run test:unit``,
