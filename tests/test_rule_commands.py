@@ -336,6 +336,31 @@ def test_a_command_run_through_a_project_runner_is_the_command(tmp_path: Path) -
     assert _decision(_ask(root, "uv run python scripts/other.py")) == "allow"
 
 
+def test_a_command_run_in_the_project_environment_is_the_command(tmp_path: Path) -> None:
+    # a Haskell project whose rules say "Use `direnv exec . <command>` for builds and
+    # tests": "Never run `cabal upload`" held for `cabal upload` and not for the form
+    # the rules ask for; `opam exec --` and `nix develop -c` did the same
+    (tmp_path / "pkg").mkdir()
+    cases = {
+        "direnv exec . cabal upload x.tar.gz": (("cabal", "upload", "x.tar.gz"), str(tmp_path)),
+        "direnv exec pkg make distclean": (("make", "distclean"), str(tmp_path / "pkg")),
+        "opam exec -- dune build": (("dune", "build"), str(tmp_path)),
+        "nix develop .#ci --command git push --force": (
+            ("git", "push", "--force"),
+            str(tmp_path),
+        ),
+        "nix develop -c make distclean": (("make", "distclean"), str(tmp_path)),
+    }
+    for command, want in cases.items():
+        assert want in analyse(command, str(tmp_path), "/home/u").commands, command
+    assert [c for c, _ in analyse("direnv allow", str(tmp_path), "/h").commands] == [
+        ("direnv", "allow")
+    ]
+    root = compiled_repo(tmp_path, {"AGENTS.md": "# Release\n\n- Never run `cabal upload`.\n"})
+    assert _decision(_ask(root, "direnv exec . cabal upload dist/x.tar.gz")) == "deny"
+    assert _decision(_ask(root, "direnv exec . cabal build")) == "allow"
+
+
 RULES = """# Working here
 
 ## Dependencies

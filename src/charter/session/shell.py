@@ -83,6 +83,7 @@ RUNNERS = {
     "rye": "run",
     "bundle": "exec",
     "pnpm": "exec",
+    "opam": "exec",  # opam exec -- dune build
 }
 PYTHONS = re.compile(r"^(python|pypy)(\d+(\.\d+)?)?$")
 INTERPRETERS = {"node", "nodejs", "deno", "bun", "perl", "ruby", "php", "Rscript", "lua"}
@@ -489,6 +490,18 @@ class _Walker:
             if inner and not (inner[0].value or "-").startswith("-"):
                 self.run(inner, ctx, node)
                 return
+        if name == "direnv" and len(rest) > 2 and rest[0].value == "exec":
+            # direnv exec DIR CMD…: CMD runs in DIR with DIR's environment
+            inner_ctx = ctx.copy()
+            self._cd(inner_ctx, rest[1])
+            self.run(rest[2:], inner_ctx, node)
+            return
+        if name == "nix" and rest and rest[0].value in ("develop", "shell"):
+            # nix develop [INSTALLABLE] --command CMD…: CMD runs in the dev shell
+            for i, a in enumerate(rest):
+                if a.value in ("-c", "--command") and i + 1 < len(rest):
+                    self.run(rest[i + 1 :], ctx, node)
+                    return
         handler = _HANDLERS.get(name)
         if handler is not None:
             handler(self, name, rest, ctx, node)
