@@ -151,6 +151,19 @@ TABLE = [
         "must_answered",
     ),
     (
+        # rules the answer lists, the first of them a "no": each binds as a must answer
+        # does, nothing is taken out of scope
+        {
+            "priority": "must",
+            "answer_type": "free_text",
+            "text": "What privacy rules apply to members' data?",
+            "answer": "No photos of members anywhere; members are shown by first name only",
+        },
+        True,
+        True,
+        "must_answered",
+    ),
+    (
         {"priority": "could", "text": "Dark mode?", "answer": "no"},
         True,
         False,

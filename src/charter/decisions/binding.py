@@ -72,6 +72,10 @@ def is_explicit_exclusion(entry: Clarification) -> bool:
         text = answers[0]
         if _NEGATED_COMPARATIVE.match(text) or _NUMERIC_BOUND.search(text):
             return False
+        if ";" in text:
+            # "No photos of players anywhere; players are shown by first name only; …":
+            # rules the answer lists, each binding as the answer does, not a scope cut
+            return False
         return text in NEGATIVE_ANSWERS or bool(_NEGATIVE_FREE_TEXT.match(text))
     return False
 
