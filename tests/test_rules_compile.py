@@ -29,6 +29,12 @@ RULES = """# Rules
 """
 
 
+def _pinned(root: Path) -> list[str]:
+    """The texts of the rules a compile of ``root`` pins in the constitution."""
+    compiled = compile_rules(Project.load(root))
+    return [r.text for r in compiled.rules if r.id in compiled.constitution.rule_ids]
+
+
 def _ids(root: Path) -> dict[str, str]:
     return {r.text: r.id for r in compile_rules(Project.load(root)).rules}
 
@@ -289,8 +295,7 @@ def test_a_core_mandates_section_is_the_constitution(repo: Path) -> None:
         "- **Rule:** Do **NOT** merge Pull Requests unless explicitly instructed by the user.\n\n"
         "## Mandated reporting\n\n- Reports go to the compliance team.\n",
     )
-    compiled = compile_rules(Project.load(repo))
-    pinned = [r.text for r in compiled.rules if r.id in compiled.constitution.rule_ids]
+    pinned = _pinned(repo)
     assert pinned == ["Rule: Do NOT merge Pull Requests unless explicitly instructed by the user."]
 
 
@@ -345,7 +350,6 @@ def test_a_required_tools_heading_lists_prerequisites_not_the_constitution(repo:
         "### Required Environment Variables\n\n- `CI=1` enables CI mode.\n\n"
         "## Required checks\n\n- Run `pnpm test` before every push.\n",
     )
-    compiled = compile_rules(Project.load(repo))
-    pinned = [r.text for r in compiled.rules if r.id in compiled.constitution.rule_ids]
+    pinned = _pinned(repo)
     assert "Run `pnpm test` before every push." in pinned
     assert not any("Node.js" in t or "pnpm (see" in t or "CI=1" in t for t in pinned)

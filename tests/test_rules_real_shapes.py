@@ -25,6 +25,11 @@ def _spans(rules: list[Rule]) -> list[tuple[str, int, int]]:
     return [(r.text, r.source.line_start, r.source.line_end) for r in rules]
 
 
+def _sections(rules: list[Rule]) -> list[tuple[str, int, int, str]]:
+    """Each rule's text, cited lines and the section it was read under, in file order."""
+    return [(r.text, r.source.line_start, r.source.line_end, r.source.section) for r in rules]
+
+
 def _assert_texts(rules: list[Rule], *expected: str) -> None:
     """Every expected text is one rule's whole text (the missing ones are named)."""
     texts = {r.text for r in rules}
@@ -305,7 +310,7 @@ def test_rules_indented_like_code_are_read_as_rules(tmp_path: Path) -> None:
     # text pasted with four-space indents is an indented code block to Markdown; its
     # rules were lost (or hidden in the span of the rule above)
     rules = _rules(tmp_path, INDENTED)
-    got = [(r.text, r.source.line_start, r.source.line_end, r.source.section) for r in rules]
+    got = _sections(rules)
     assert got == [
         ("You are a senior front-end developer. You prioritize:", 2, 2, "Core Principles"),
         (
@@ -585,7 +590,7 @@ def test_label_value_lines_and_hard_breaks_are_one_rule_each(tmp_path: Path) -> 
         "This lead-in stays with its note.\n",
         ".cursorrules",
     )
-    got = [(r.text, r.source.line_start, r.source.line_end, r.source.section) for r in rules]
+    got = _sections(rules)
     assert got == [
         ("Backend: Node.js with Express.js", 3, 3, "Stack"),
         ("Database: MongoDB with Mongoose ODM", 4, 4, "Stack"),
@@ -666,7 +671,7 @@ def test_a_tag_named_in_words_is_a_section_not_part_of_a_rule(tmp_path: Path) ->
         "- If the dry run passes, do the actual implementation.\n",
         ".cursorrules",
     )
-    got = [(r.text, r.source.line_start, r.source.line_end, r.source.section) for r in rules]
+    got = _sections(rules)
     assert got == [
         ("Plan one change at a time", 3, 3, "Implement"),
         ("One logical feature at a time.", 5, 5, "Implement > INCREMENTAL ROLLOUTS"),
