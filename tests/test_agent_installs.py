@@ -605,3 +605,34 @@ def test_a_file_with_windows_line_endings_keeps_them_and_comes_back_byte_for_byt
     res = run_charter("install", agent, "--uninstall", cwd=repo)
     assert res.returncode == 0, res.stderr
     assert _snapshot(repo) == before, "uninstall restores the files byte for byte"
+
+
+def test_install_json_separates_files_from_notes_for_every_agent(tmp_path: Path) -> None:
+    # `install` printed prose only: a script setting up many repositories could not tell
+    # what was written from what it should tell the user, and cursor/codex/gemini named
+    # their files by absolute path while the dry run and Claude Code's named them relative
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "CLAUDE.md").write_text("# R\n\n- Always run the tests.\n", encoding="utf-8")
+
+    def run(*args: str) -> dict:
+        done = subprocess.run(
+            [sys.executable, "-m", "charter", "install", *args, "--json"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return json.loads(done.stdout)
+
+    for agent in ("claude-code", "cursor", "codex", "gemini"):
+        planned = run(agent, "--dry-run")
+        assert planned["dry_run"] is True and planned["changed"] is True, planned
+        assert all(f.startswith("would ") for f in planned["files"]), planned
+        done = run(agent)
+        assert done["agent"] == agent and done["action"] == "install" and done["changed"]
+        assert done["files"] and not any(str(tmp_path) in f for f in done["files"]), done
+        assert not any(n.split(" ", 1)[0] in {"write", "wrote"} for n in done["notes"])
+        again = run(agent)
+        assert again["changed"] is False and again["files"] == [], again
+        gone = run(agent, "--uninstall")
+        assert gone["action"] == "uninstall" and gone["changed"], gone

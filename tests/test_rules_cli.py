@@ -392,3 +392,13 @@ def test_rules_lists_what_was_read_with_when_each_applies(repo: Path, run_charte
     assert table.returncode == 0, table.stderr
     assert "always" in table.stdout and "app/**" in table.stdout and "by task" in table.stdout
     assert "CLAUDE.md:L5-L5" in table.stdout
+
+
+def test_context_table_cites_rules_as_every_other_output_does(repo: Path, run_charter) -> None:
+    # The JSON, the hooks and the constitution cite `path:L3-L3`; the context table wrote
+    # `path:3-3`, so a reader pasting a citation from one into another found no match.
+    write(repo, "CLAUDE.md", "# Rules\n\n- Retry idempotent calls with exponential backoff.\n")
+    proc = run_charter("context", "add retry with backoff", cwd=repo, env={"COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stderr
+    assert "CLAUDE.md:L3-L3" in proc.stdout
+    assert "CLAUDE.md:3-3" not in proc.stdout

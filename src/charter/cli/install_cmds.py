@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from charter.cli.common import console, load_project
+from charter.cli.common import load_project
 from charter.errors import CharterError
 
 AGENTS = ("cursor", "codex", "gemini")
@@ -18,8 +18,9 @@ AGENTS = ("cursor", "codex", "gemini")
 
 def install_other(
     target: str, project_dir: Path, *, uninstall: bool, dry_run: bool = False
-) -> None:
-    """Install Charter into Cursor, Codex or Gemini CLI (``charter install TARGET``)."""
+) -> tuple[list[str], list[str]]:
+    """Install Charter into Cursor, Codex or Gemini CLI (``charter install TARGET``);
+    returns the changes and the notes for the user, for the caller to print or emit."""
     from charter.integrations import codex, cursor, gemini
 
     installers = {
@@ -34,42 +35,38 @@ def install_other(
     changes = installers[target](
         project.root, uninstall=uninstall, state_dir=project.state_dir, dry_run=dry_run
     )
-    for line in changes:
-        console.print(line)
+    notes: list[str] = []
     if not uninstall and not dry_run and target == "codex":
         # Codex skips an untrusted hook without a word (seen with Codex 0.169.0)
-        console.print(
+        notes.append(
             "note: Codex loads .codex/ only in a trusted project and runs a new or changed "
             "hook only once you trust it: start `codex` here and review Charter's hooks "
-            "with /hooks",
-            soft_wrap=True,
-            markup=False,
+            "with /hooks"
         )
     if not uninstall:
-        note_when_not_on_path(target)
+        notes += filter(None, [note_when_not_on_path(target)])
+    return list(changes), notes
 
 
-def note_when_not_on_path(target: str, *, bare_only: bool = False) -> None:
+def note_when_not_on_path(target: str, *, bare_only: bool = False) -> str | None:
     """Say so when the installed hooks run the bare ``charter`` and PATH does not find it
     here. ``bare_only``: the installer wrote the bare command only when it found no
     ``charter`` executable at all (Claude Code's, which otherwise writes the path)."""
     if shutil.which("charter") is not None:
-        return
+        return None
     from charter.integrations.claude_code.installer import charter_executable
 
     exe = charter_executable()
     if bare_only and exe is not None:
-        return
+        return None
     # run as `python -m charter`: the console script beside the interpreter, if any
     beside = Path(sys.executable).with_name("charter.exe" if os.name == "nt" else "charter")
     folder = exe.parent if exe else (beside.parent if beside.is_file() else None)
     where = f"put {folder} on the agent's PATH" if folder else "install Charter on PATH"
-    console.print(
+    return (
         f"note: `charter` is not on PATH here, and {target}'s hooks and MCP server run "
         f"`charter` from PATH: {where} (activate the virtualenv, or pipx install "
-        "Charter) or they never run",
-        soft_wrap=True,
-        markup=False,
+        "Charter) or they never run"
     )
 
 

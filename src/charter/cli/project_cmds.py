@@ -6,11 +6,14 @@ from pathlib import Path
 
 import typer
 
-from charter.cli.common import ProjectDir, console, load_project
+from charter.cli.common import ProjectDir, console, emit_json, load_project
 from charter.config import CONFIG_FILE, render_default_config
 from charter.errors import CharterError
 from charter.fileio import atomic_write_text
 from charter.paths import find_root
+
+_FILE_VERBS = frozenset({"write", "update", "remove", "would", "wrote", "updated", "removed"})
+_UP_TO_DATE = "already up to date"
 
 
 def _read(path: Path) -> str:
@@ -63,10 +66,15 @@ def register(app: typer.Typer) -> None:
         raise SystemExit(hook_main([event]))
 
     @app.command()
-    def version() -> None:
+    def version(
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
+    ) -> None:
         """Print Charter's version."""
         from charter import __version__
 
+        if as_json:
+            emit_json({"name": "charter", "version": __version__})
+            return
         console.print(f"charter {__version__}")
 
     @app.command()
@@ -75,27 +83,44 @@ def register(app: typer.Typer) -> None:
         uninstall: bool = typer.Option(False, "--uninstall", help="restore the settings as before"),
         dry_run: bool = typer.Option(False, "--dry-run", help="show what would change"),
         project_dir: ProjectDir = Path("."),
+        as_json: bool = typer.Option(False, "--json", help="machine output"),
     ) -> None:
         """Install Charter's hooks, MCP server and managed rules into an agent's settings."""
+        from charter.cli.install_cmds import install_other, note_when_not_on_path
+
         if target != "claude-code":
-            from charter.cli.install_cmds import install_other
+            changes, notes = install_other(
+                target, project_dir, uninstall=uninstall, dry_run=dry_run
+            )
+        else:
+            from charter.integrations.claude_code.installer import install_claude_code
 
-            install_other(target, project_dir, uninstall=uninstall, dry_run=dry_run)
+            project = load_project(project_dir)
+            changes = install_claude_code(
+                project.root,
+                uninstall=uninstall,
+                state_dir=project.state_dir,
+                manage_rules=project.settings.hooks.manage_rule_files,
+                rules_exclude=project.settings.rules.exclude,
+                dry_run=dry_run,
+            )
+            notes = []
+            if not uninstall and not dry_run:
+                notes += filter(None, [note_when_not_on_path("Claude Code", bare_only=True)])
+        if as_json:
+            # an installer's lines are the files it (would) write, update or remove, each
+            # led by that verb, and notes for the user: a script wants them apart
+            files = [c for c in changes if c.split(" ", 1)[0] in _FILE_VERBS]
+            emit_json(
+                {
+                    "agent": target,
+                    "action": "uninstall" if uninstall else "install",
+                    "dry_run": dry_run,
+                    "changed": bool(files),
+                    "files": files,
+                    "notes": [c for c in changes if c not in files and c != _UP_TO_DATE] + notes,
+                }
+            )
             return
-        from charter.integrations.claude_code.installer import install_claude_code
-
-        project = load_project(project_dir)
-        changed = install_claude_code(
-            project.root,
-            uninstall=uninstall,
-            state_dir=project.state_dir,
-            manage_rules=project.settings.hooks.manage_rule_files,
-            rules_exclude=project.settings.rules.exclude,
-            dry_run=dry_run,
-        )
-        for line in changed:
-            console.print(line)
-        if not uninstall and not dry_run:
-            from charter.cli.install_cmds import note_when_not_on_path
-
-            note_when_not_on_path("Claude Code", bare_only=True)
+        for line in [*changes, *notes]:
+            console.print(line, soft_wrap=True, markup=False)

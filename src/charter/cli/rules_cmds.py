@@ -37,7 +37,7 @@ def _rule_table(title: str, rows: list[dict[str, Any]], with_score: bool = False
             cells.append(f"{row['score']:.3f}")
         cells += [
             escape(rule["text"]),
-            escape(f"{src['path']}:{src['line_start']}-{src['line_end']}"),
+            escape(f"{src['path']}:L{src['line_start']}-L{src['line_end']}"),
         ]
         table.add_row(*cells)
     return table

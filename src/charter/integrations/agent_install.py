@@ -114,7 +114,7 @@ def install_agent(
             atomic_write_text(record_path, json.dumps(record, indent=2, sort_keys=True) + "\n")
         changes = []
         for path, current, new in planned:
-            changes += _apply(path, current, new)
+            changes += _apply(path, current, new, root)
         if uninstall:
             for item in files:
                 entry = record.get(item.rel)
@@ -187,15 +187,17 @@ def _verb(old: str | None, new: str | None) -> str:
     return "remove" if new is None else ("update" if old is not None else "write")
 
 
-def _apply(path: Path, old: str | None, new: str | None) -> list[str]:
+def _apply(path: Path, old: str | None, new: str | None, root: Path) -> list[str]:
+    # named from the project root, as the dry run and Claude Code's installer name them
+    name = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
     if new == old:
         return []
     if new is None:
         path.unlink()
-        return [f"removed {path}"]
+        return [f"removed {name}"]
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, new)
-    return [f"{'updated' if old is not None else 'wrote'} {path}"]
+    return [f"{'updated' if old is not None else 'wrote'} {name}"]
 
 
 # ------------------------------------------------------------------ JSON settings files
