@@ -422,3 +422,32 @@ def test_a_negating_verb_of_a_later_predicate_does_not_negate_the_option() -> No
         "We tried marshmallow for the config models, then dropped it.",
     ):
         assert checker.check(text).verdict == "pass", text
+
+
+def test_a_name_that_says_where_an_excluded_thing_is_does_not_name_it() -> None:
+    """ "Is patching globals in Django views in scope? — no" flagged every reply that
+    named Django ("I added the export view and registered it in the Django admin"): the
+    capitalised name of the trailing place was a strong word of the excluded subject. A
+    name that qualifies a noun in a trailing "in …" phrase says where the excluded thing
+    is: it counts as one of the subject's words, and the words of that place alone match
+    nothing."""
+    from charter.decisions.merge import merge_questions_answers
+
+    questions = [
+        {
+            "id": "PATCHING",
+            "text": "Is patching module globals in Django views in scope?",
+            "priority": "must",
+            "answer_type": "yes_no",
+        }
+    ]
+    checker = DriftChecker(merge_questions_answers(questions, {"PATCHING": "no"}))
+    for text in (
+        "I added the export view as a plain function and registered it in the Django admin.",
+        "The orders view in the Django views package now reads its settings object.",
+    ):
+        assert checker.check(text).verdict == "pass", text
+    assert ("QA-PGC-002", "PATCHING") in rules(
+        checker.check("I patched the module globals at the top of the orders view.")
+    )
+

@@ -294,7 +294,7 @@ def _proper_noun_match(clause: _Clause, terms: TermSet) -> set[str]:
     if not terms.weak or terms.label_words < 2:
         return set()
     for idx, tok in enumerate(clause.tokens):
-        if idx > 0 and tok.stem in terms.weak and lexicon.is_title_word(tok.raw):
+        if idx > 0 and tok.stem in terms.weak - terms.places and lexicon.is_title_word(tok.raw):
             return {tok.stem}
     return set()
 

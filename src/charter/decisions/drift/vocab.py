@@ -45,6 +45,9 @@ class TermSet:
     #: keys every match needs: the number of "riders under 18" (``#18``), without which
     #: the subject would be every rider
     required: frozenset[str] = frozenset()
+    #: words of where an excluded thing is ("Django views" of "patching globals in
+    #: Django views"): a match needs a word besides them, and its name is no name
+    places: frozenset[str] = frozenset()
 
     def needed_weak(self) -> int:
         """Two weak words for a multi-word label; a lone leftover word is too generic."""
@@ -57,6 +60,8 @@ class TermSet:
             return set()
         strong = set(self.strong & stems)
         weak = set(self.weak & stems)
+        if not (strong | weak) - self.places:
+            return set()  # only words of where the excluded thing is ("Django views")
         if strong:
             return strong | weak | self.required
         if self.weak and len(weak) >= self.needed_weak():
@@ -160,6 +165,29 @@ def _raw_terms(text: str) -> list[tuple[str, int]]:
 
 def _id_terms(value: str) -> list[str]:
     return [p for p in re.split(r"[_\-.:\s]+", value.lower()) if len(p) >= 2]
+
+
+#: A trailing place in an excluded subject: "… in Django views", "… inside React views".
+_PLACE = re.compile(r"\s(?:in|inside|within|across|throughout)\s+(?P<place>\S.*)$", re.I)
+
+
+def _place_names(subject: str) -> tuple[set[str], frozenset[str]]:
+    """Stems of the names that qualify a noun in a trailing place phrase of ``subject``
+    ("Django" of "patching globals in Django views"), when words of its own come
+    before the phrase, and the stems of the whole phrase: such a name says where the
+    excluded thing is, not what it is. A name that ends the phrase ("storing data in
+    Firebase") may be the thing itself."""
+    found = _PLACE.search(subject)
+    if not found or not _raw_terms(subject[: found.start()]):
+        return set(), frozenset()
+    place = found.group("place")
+    words = [tok for tok, _ in _raw_terms(place)]
+    names = {
+        lexicon.stem(tok.lower())
+        for tok, _following in itertools.pairwise(words)
+        if lexicon.is_title_word(tok)
+    }
+    return names, frozenset(lexicon.content_stems(place)) if names else frozenset()
 
 
 def _doc_stems(entry: Clarification, aliases: Mapping[str, Sequence[str]]) -> set[str]:
@@ -421,6 +449,17 @@ def _fill_binding_terms(
     if inv.kind == "exclusion":
         subject = inv.subject or entry.text
         vocab.excluded = _term_set(subject, [], inv.aliases.get(entry.id, ()), set(), shared)
+        names, place = _place_names(subject)
+        moved = {key for key in vocab.excluded.strong if key.lstrip("^~") in names}
+        if moved and vocab.excluded.weak:
+            # "patching globals in Django views": "Django views" says where, not what, is
+            # excluded; alone it would name every Django view
+            vocab.excluded = dataclasses.replace(
+                vocab.excluded,
+                strong=vocab.excluded.strong - moved,
+                weak=vocab.excluded.weak | {key.lstrip("^~") for key in moved},
+                places=place,
+            )
         # a multi-word excluded subject is matched by its distinctive words; none of them
         # is "strong" by capitalisation alone, so relax to one weak word when there are
         # at most three of them ("a hosted / SaaS version" → host | saas)
