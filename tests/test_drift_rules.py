@@ -451,3 +451,19 @@ def test_a_name_that_says_where_an_excluded_thing_is_does_not_name_it() -> None:
         checker.check("I patched the module globals at the top of the orders view.")
     )
 
+
+def test_removing_a_rejected_option_confirms_the_decision() -> None:
+    """ "I removed the marshmallow schemas from the config models" was read as bringing
+    marshmallow back: a removal verb before the option takes it away, unless another
+    predicate comes between them ("removed the old helpers and added marshmallow")."""
+    checker = _adr_checker()
+    for text in (
+        "I removed the marshmallow schemas from the config models.",
+        "I deleted the last marshmallow import in the loader.",
+    ):
+        assert checker.check(text).verdict == "pass", text
+    for text in (
+        "I removed the old helpers and added marshmallow schemas to the config models.",
+        "I removed the old helpers, then wrote marshmallow schemas for the config models.",
+    ):
+        assert ("QA-PGC-001", "MODELS") in rules(checker.check(text)), text

@@ -338,6 +338,11 @@ def _negated(text: str, clause: _Clause, first: int, last: int) -> bool:
         # "replaced X with Y", "migrated from X to Y": only X, up to "with"/"to", is old
         if not lexicon.DIRECTION_BREAK.search(pre, match.end()):
             return True
+    head = text[pre_start : toks[first].start]
+    for match in lexicon.REMOVAL.finditer(head):
+        # "I removed the X hack": X is taken away, unless another predicate comes between
+        if not lexicon.REMOVAL_BREAK.search(head, match.end()):
+            return True
     post_end = toks[min(len(toks) - 1, last + NEG_WINDOW_AFTER)].end
     post = text[toks[last].end : post_end]
     # "kept dataclasses out of the config models": the object between verb and particle

@@ -220,6 +220,19 @@ DIRECTIONAL = re.compile(
     re.I,
 )
 DIRECTION_BREAK = re.compile(r"\b(?:with|to|by|into|onto|for)\b", re.I)
+#: "removed the X hack", "deleted the X call", "took X out": what follows is taken away,
+#: up to a break that opens another predicate or names what came in ("removed the shim
+#: and added X", "removed X, then …"); "dropped in X" adds X.
+REMOVAL = re.compile(
+    r"\b(?:remov(?:e|es|ed|ing)|delet(?:e|es|ed|ing)|dropped(?!\s+in)|eliminat(?:e|es|ed|ing)"
+    r"|(?:strip|rip)(?:s|ped|ping)?\s+out|(?:take|takes|took|taken|taking)\s+out)\b",
+    re.I,
+)
+REMOVAL_BREAK = re.compile(
+    r"\b(?:and|then|but|so|instead|with|add(?:s|ed|ing)?|introduc\w*|replac\w*|in favou?r)\b"
+    r"|[,;:]",
+    re.I,
+)
 
 #: A clause that opens with a condition states a hypothetical, not what the text does
 #: ("If a customer asks to keep their card on file, the form still refuses").
