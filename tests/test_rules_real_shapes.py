@@ -1977,3 +1977,21 @@ def test_an_item_forbidding_in_bold_instructs(tmp_path: Path) -> None:
         "Python tests: Execute with `uv run pytest -s ./pytest`.",
     )
     assert len(rules) == 2, [r.text for r in rules]
+
+
+def test_a_what_not_to_heading_is_read_before_its_items(tmp_path: Path) -> None:
+    rules = _rules(
+        tmp_path,
+        "# Tests\n\n### What to Test\n\n- All public API methods\n- Always cover error paths\n"
+        "\n### What NOT to Test\n\n- Private methods directly\n- Never test generated code\n"
+        "\n### Things not to do\n\n- Force pushes to main\n",
+    )
+    _assert_texts(
+        rules,
+        "What to Test: All public API methods",
+        "Always cover error paths",
+        "What NOT to Test: Private methods directly",
+        "Never test generated code",
+        "Things not to do: Force pushes to main",
+    )
+    assert _spans(rules)[2][1:] == (10, 10)

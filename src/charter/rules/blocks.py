@@ -824,7 +824,9 @@ class _Walker:
             return ""
         if len(text.split()) > 6:
             return ""
-        if polarity(text) != "never":
+        # "What NOT to Test" over "Private methods directly": a prohibition the way a
+        # checklist writes it
+        if polarity(text) != "never" and _what_to(text) != "not":
             return ""
         return text if _ends_in_colon(text) else f"{text}:"
 
@@ -844,9 +846,11 @@ class _Walker:
             return ""
         text = _heading_text_of(heading[2])
         plain = re.sub(r"[*_`]+", "", text).strip()
-        if len(plain.split()) > 4 or not is_directive(plain) or polarity(plain) == "never":
+        if len(plain.split()) > 4 or polarity(plain) == "never":
             return ""
-        if not _names_actions(node):
+        # "What to Test" over "All public API methods", "Edge cases: …": each item
+        # completes the heading, whatever it names
+        if _what_to(plain) != "to" and (not is_directive(plain) or not _names_actions(node)):
             return ""
         return text if _ends_in_colon(text) else f"{text}:"
 
@@ -1687,6 +1691,21 @@ def _names_action(text: str) -> bool:
         words = words[1:]
     first = words[0] if words else ""
     return len(first) >= 6 and first.endswith("ing") and first.isalpha()
+
+
+#: A checklist's heading of what to do or not: "What to Test", "What NOT to Commit",
+#: "Things not to do"
+_WHAT_TO = re.compile(
+    r"^\W*(?:what\s+(not\s+)?|things\s+(not\s+))to\s+[A-Za-z][\w-]*\W*$", re.IGNORECASE
+)
+
+
+def _what_to(text: str) -> str:
+    """``"not"`` for a heading "What NOT to X", ``"to"`` for "What to X", else ``""``."""
+    match = _WHAT_TO.match(re.sub(r"[*_`]+", "", text).strip())
+    if match is None:
+        return ""
+    return "not" if match.group(1) or match.group(2) else "to"
 
 
 def _names_actions(node: SyntaxTreeNode) -> bool:
