@@ -1995,3 +1995,16 @@ def test_a_what_not_to_heading_is_read_before_its_items(tmp_path: Path) -> None:
         "Things not to do: Force pushes to main",
     )
     assert _spans(rules)[2][1:] == (10, 10)
+
+
+def test_a_cut_never_leaves_a_code_span_open() -> None:
+    from charter.rules.render import compact
+
+    text = (
+        "Use `thiserror` for error definitions; map to `(StatusCode, Json<ErrorBody>)` "
+        "in `IntoResponse` for every handler error"
+    )
+    # the cut fell inside the second code span, then before its parenthesis: "map to `"
+    for limit in (12, 16, 20):
+        out = compact(text, limit)
+        assert out == "Use `thiserror` for error definitions; map to …", (limit, out)

@@ -34,15 +34,24 @@ def compact(text: str, max_tokens: int) -> str:
     if not out:
         words = text.split()
         out = _longest(words, max_tokens - 1)
+        out = _outside_code(out)
         if out.count("(") > out.count(")"):
             # a cut inside a parenthesis ("… branched from (e.g. …"): before it
-            out = out[: out.rindex("(")].rstrip(" ,;:—-") or out
+            out = _outside_code(out[: out.rindex("(")].rstrip(" ,;:—-")) or out
         out = _with_its_object(out, words, 2 * max_tokens)
         if out == " ".join(words):
             return text
         if (out.endswith(":") or len(out.split()) <= 2) and count_tokens(text) <= 2 * max_tokens:
             return text
     return out + " …"
+
+
+def _outside_code(out: str) -> str:
+    """``out`` before the code span it was cut inside ("map to `(StatusCode," was shown as
+    "map to ` …", a code span left open), else as it is."""
+    if out.count("`") % 2 == 0:
+        return out
+    return out[: out.rindex("`")].rstrip(" ,;:—-") or out
 
 
 #: words after which a cut leaves the sentence pointing at nothing ("can be found in …")
