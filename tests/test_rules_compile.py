@@ -353,3 +353,20 @@ def test_a_required_tools_heading_lists_prerequisites_not_the_constitution(repo:
     pinned = _pinned(repo)
     assert "Run `pnpm test` before every push." in pinned
     assert not any("Node.js" in t or "pnpm (see" in t or "CI=1" in t for t in pinned)
+
+
+def test_copies_of_a_rule_file_count_once_in_the_budget(repo: Path) -> None:
+    # the same rules kept for three agents: the budget is a share of one text, not three
+    text = "# Rules\n\n" + "".join(
+        f"- Rule {n}: keep the module number {n} free of network calls.\n" for n in range(40)
+    )
+    write(repo, "AGENTS.md", text)
+    compiled = compile_rules(Project.load(repo))
+    alone = compiled.source_tokens
+    write(repo, "CLAUDE.md", text)
+    write(repo, ".cursorrules", text + "- Use f-strings in logs.\n")
+    compiled = compile_rules(Project.load(repo))
+    # two of the three files are folded whole into the one compiled first
+    shares = sorted(s.get("folded", 0.0) for s in compiled.sources)
+    assert shares == [0.0, 1.0, 1.0]
+    assert alone <= compiled.source_tokens < 1.2 * alone

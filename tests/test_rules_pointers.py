@@ -95,3 +95,18 @@ def test_a_rule_file_with_rules_of_its_own_is_no_pointer(tmp_path: Path) -> None
     write(root, "docs/arch.md", "# Architecture\n")
     compiled = compile_project(Project.load(root))
     assert not [w for w in compiled.report.warnings if "sends the agent to" in w]
+
+
+def test_a_file_of_copied_rules_is_no_pointer(tmp_path: Path) -> None:
+    # CLAUDE.md states the same rules as AGENTS.md and names a document: its rules are
+    # compiled once, under AGENTS.md, but it points nowhere
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    rules = "".join(f"- Keep handler number {n} free of blocking calls.\n" for n in range(8))
+    write(root, "AGENTS.md", "# Rules\n\n" + rules)
+    write(root, "CLAUDE.md", "# Rules\n\nSee `docs/guide.md` for more.\n\n" + rules)
+    write(root, "docs/guide.md", "# Guide\n")
+    compiled = compile_project(Project.load(root))
+    assert not [w for w in compiled.report.warnings if "sends the agent to" in w]

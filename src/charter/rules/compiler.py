@@ -92,8 +92,13 @@ class CompiledRules:
 
     @property
     def source_tokens(self) -> int:
-        """cl100k tokens of every compiled rule file: what loading them whole would cost."""
-        return sum(int(s.get("tokens", 0)) for s in self.sources)
+        """cl100k tokens of every compiled rule file: what loading them whole would cost,
+        less the share of a file whose rules were compiled once under another file's copy
+        (``folded``): four agents' copies of one text are one text's rules, and a quarter
+        of all four would hold nearly every rule of it, selecting none."""
+        return sum(
+            round(int(s.get("tokens", 0)) * (1 - float(s.get("folded", 0.0)))) for s in self.sources
+        )
 
     def by_id(self) -> dict[str, Rule]:
         return {r.id: r for r in self.rules}
@@ -283,6 +288,7 @@ def compile_rules(
         vectors[rows] = late_vectors
     report.embedded += late_report.embedded
     report.reused += late_report.reused
+    folded = folded_shares(rules, report.restated)
     source_meta = [
         {
             "path": s.rel,
@@ -292,6 +298,8 @@ def compile_rules(
         }
         # a file loaded only when asked for by name says so (no rule for every change)
         | ({"manual": True} if s.manual else {})
+        # the share of its rules compiled once under another file's copy
+        | ({"folded": folded[s.rel]} if folded.get(s.rel) else {})
         for s, tokens in zip(sources, source_tokens, strict=True)
     ]
     report.sources = [s.rel for s in sources]
@@ -312,6 +320,18 @@ def _warm_vector_cache(path: Path) -> None:
     VectorCache(path).close()
 
 
+def folded_shares(rules: list[Rule], restated: list[tuple[Source, Source]]) -> dict[str, float]:
+    """For each rule file with copies folded into another file's rules, the share of its
+    rules that were (rounded to 3 places)."""
+    kept: dict[str, int] = {}
+    for rule in rules:
+        kept[rule.source.path] = kept.get(rule.source.path, 0) + 1
+    copies: dict[str, int] = {}
+    for _, copy in restated:
+        copies[copy.path] = copies.get(copy.path, 0) + 1
+    return {path: round(n / (n + kept.get(path, 0)), 3) for path, n in copies.items() if n}
+
+
 def _warn_pointers(
     project: Project, sources: list[SourceFile], rules: list[Rule], report: CompileReport
 ) -> None:
@@ -321,8 +341,11 @@ def _warn_pointers(
 
     compiled = {s.rel for s in sources}
     counts: dict[str, int] = {}
-    for rule in rules:
-        counts[rule.source.path] = counts.get(rule.source.path, 0) + 1
+    # a copy compiled once under another file is still a rule the file states: a file of
+    # two hundred rules copied from another's is no pointer
+    own = [rule.source.path for rule in rules] + [copy.path for _, copy in report.restated]
+    for path in own:
+        counts[path] = counts.get(path, 0) + 1
     for source in sources:
         if counts.get(source.rel, 0) > POINTER_MAX_RULES:
             continue
@@ -502,9 +525,14 @@ def _constitution(
     """The capped constitution, and each source's cl100k token count."""
     settings = project.settings.rules
     per_source = [count_tokens(s.text) for s in sources]
+    shares = folded_shares(rules, report.restated)
+    own = sum(
+        round(tokens * (1 - shares.get(s.rel, 0.0)))
+        for s, tokens in zip(sources, per_source, strict=True)
+    )
     token_cap = settings.max_constitution_tokens or max(
         settings.constitution_min_tokens,
-        int(settings.constitution_budget_share * settings.budget_fraction * sum(per_source)),
+        int(settings.constitution_budget_share * settings.budget_fraction * own),
     )
     constitution = build_constitution(
         rules,

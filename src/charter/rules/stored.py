@@ -90,7 +90,11 @@ if TYPE_CHECKING:
 #: ``*.instructions.md`` named in ``rules.sources`` keeps its ``applyTo``
 #: 50: a tag named in words alone on its line (``</SIMULATION ANALYSIS>``) is a section,
 #: no longer part of the rule above it
-STATE_VERSION = 50
+#: 51: a "What NOT to Test" heading is read before its items ("What to Test" before the
+#: items that name things), a cut never leaves a code span open, and a file's sources
+#: entry carries the share of its rules folded into another file's copy (``folded``),
+#: which the budget no longer counts
+STATE_VERSION = 51
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
