@@ -1446,7 +1446,8 @@ def test_a_command_shown_with_the_comment_above_it_cites_that_comment(tmp_path: 
 def test_a_label_without_its_colon_over_bare_commands_is_one_rule(tmp_path: Path) -> None:
     # a parent item that names its sub-items but has no colon, over commands that say
     # nothing alone: one rule, shown as a lead-in with its commands; items that are not
-    # bare code spans, and a parent that is a sentence, stay as they were
+    # bare code spans are read after their label (it names where they are), and a parent
+    # that is a sentence stays as it was
     rules = _rules(
         tmp_path,
         "# Test guide\n\n"
@@ -1463,8 +1464,8 @@ def test_a_label_without_its_colon_over_bare_commands_is_one_rule(tmp_path: Path
     _assert_texts(
         rules,
         "Run tests commands (in `e2e` directory): `make e2e-smoke`; `make e2e-full`",
-        "Fixtures (`test/fixtures/`)",
-        "`users.json`: seeded accounts",
+        "Fixtures (`test/fixtures/`): `users.json`: seeded accounts",
+        "Fixtures (`test/fixtures/`): `orders.json`: sample orders",
         "Run the linter before pushing.",
         "`make lint`",
     )
@@ -1790,6 +1791,28 @@ def test_a_plain_label_over_sub_items_is_read_before_each(tmp_path: Path) -> Non
     _assert_texts(rules, "Keep diffs small", "One feature per PR.")
 
 
+def test_a_label_naming_a_file_over_sub_items_is_read_before_each(tmp_path: Path) -> None:
+    """A backend's entity steps: "1. Model (`models.py`)" over "Inherit from
+    `IdentityAuditBase`." was a rule of its own, and its sub-items were shown alone, so
+    "Inherit from …" did not say what inherits (the next step's sub-items say it of the
+    service). A short label that names a file or symbol in a code span, with a word of its
+    own outside it, is read before each sub-item like any plain label; a label of only a
+    code span stays as it was."""
+    rules = _rules(
+        tmp_path,
+        "# Backend\n\n## Required steps\n\n"
+        "1. Model (`models.py`)\n   - Inherit from `AuditBase`.\n   - Use `Mapped[]`.\n"
+        "2. Service (`services.py`)\n   - Inherit from `RepositoryService`.\n",
+    )
+    spans = _spans(rules)
+    assert ("Model (`models.py`): Inherit from `AuditBase`.", 5, 6) in spans, spans
+    assert ("Model (`models.py`): Use `Mapped[]`.", 7, 7) in spans, spans
+    assert ("Service (`services.py`): Inherit from `RepositoryService`.", 8, 9) in spans, spans
+    assert not any(
+        t.startswith(("Model (`models.py`)", "Service")) and ":" not in t for t, _, _ in spans
+    )
+
+
 def test_a_lone_mark_is_no_word_of_a_lead_in(tmp_path: Path) -> None:
     """A Terraform module's "When a provider or resource has a v1 / _v1 variant:" over
     "Suggest code changes only; do NOT suggest any state migrations": the "/" made it
@@ -2008,3 +2031,23 @@ def test_a_cut_never_leaves_a_code_span_open() -> None:
     for limit in (12, 16, 20):
         out = compact(text, limit)
         assert out == "Use `thiserror` for error definitions; map to …", (limit, out)
+
+
+def test_a_markdown_example_of_a_rule_file_is_no_rule(tmp_path: Path) -> None:
+    """A rule file about writing rule files shows one in a ```markdown fence: its front
+    matter's "---" lines were read as ``--`` comments and its "# Rule Title" heading as a
+    ``#`` comment, so the example became the rule "-; -; Rule Title". In a Markdown
+    fence only ``<!-- … -->`` is a comment, and a comment of marks alone says nothing;
+    a shell block's comments are still read."""
+    rules = _rules(
+        tmp_path,
+        "# Writing Rule Files\n\nRule files are loaded at session start.\n\n## Format\n\n"
+        '```markdown\n---\npaths: ["src/**/*.py"]  # Optional\n---\n\n# Rule Title\n\n'
+        "- Actionable instruction\n```\n\n## Notes\n\n"
+        "```md\n<!-- Keep every rule file under 500 lines -->\n# Title\n```\n\n"
+        "## Lint\n\n```sql\n---\n-- Never select star in views\n```\n",
+    )
+    texts = [r.text for r in rules]
+    assert not any("Rule Title" in t or t.startswith("-") for t in texts), texts
+    assert "Keep every rule file under 500 lines" in texts, texts
+    assert "Never select star in views" in texts, texts

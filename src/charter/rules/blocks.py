@@ -126,14 +126,27 @@ def _hard_breaks(text: str) -> str:
 _RULE_LINE = re.compile(r"^\s*([^\w\s])\1{5,}\s*$")
 
 
-def _fence_comments(content: str) -> list[str]:
+#: Fence languages that are Markdown: a ``#`` line is a heading there, ``---`` front
+#: matter's fence or a thematic break, and only ``<!-- … -->`` is a comment.
+_MARKDOWN_FENCES = frozenset(["markdown", "md", "mdc", "mdx"])
+
+
+def _fence_comments(content: str, info: str = "") -> list[str]:
+    """The comments of a code block, read as its language writes them (``info``: the
+    fence's language). A comment of marks alone ("---" read as ``--`` and "-") says
+    nothing."""
+    language = info.strip().split()[0].lower() if info.strip() else ""
+    markdown = language in _MARKDOWN_FENCES
     comments = []
     for line in content.splitlines():
         if _RULE_LINE.match(line):
             continue  # "######…" framing a banner is read as "#" then "#####…"
         match = _COMMENT.match(line)
-        if match and match.group(2).strip():
-            comments.append(match.group(2).strip())
+        if not match or (markdown and match.group(1) != "<!--"):
+            continue
+        text = match.group(2).strip()
+        if re.search(r"\w", text):
+            comments.append(text)
     return comments
 
 
@@ -566,7 +579,7 @@ class _Walker:
             for first, last, text in commands:
                 self.add(Block("command", text, first, last, self.section(), lead))
             return
-        comments = _fence_comments(node.content)
+        comments = _fence_comments(node.content, node.info or "")
         prev = self.blocks[-1] if self.blocks else None
         gap_ok = prev is not None and start - prev.line_end <= 2
         if prev is not None and gap_ok and prev.section == self.section():
@@ -1578,10 +1591,15 @@ def _plain_commands(texts: list[str]) -> set[str]:
 
 def _heads_items(item: SyntaxTreeNode, text: str) -> bool:
     """Is ``item`` a short plain label over its sub-items ("Maintainer (PI)", "Enforcement
-    guidance"): no colon, no sentence, nothing it instructs, no bold name (that one is
-    the sub-items' section, see :func:`_item_title`), and no code of its own?"""
+    guidance", "Model (`models.py`)"): no colon, no sentence, nothing it instructs, no
+    bold name (that one is the sub-items' section, see :func:`_item_title`), and no code
+    of its own; a code span in it names the file or symbol the label is about, when a
+    word of the label stands outside it (a lone `` `src/` `` is a name, not a label)?"""
     text = re.sub(r"\s*<!--.*?(?:-->|$)", "", text).strip()  # an exported line's citation
-    if not text or _item_title(item) or re.search(r"[*_]{2}|`", text):
+    words = re.sub(r"`[^`]*`", " ", text)
+    if not text or _item_title(item) or re.search(r"[*_]{2}|`", words):
+        return False
+    if not re.search(r"[^\W\d_]", words):
         return False
     if any(c.type not in LISTS and c.type != "paragraph" for c in item.children):
         return False

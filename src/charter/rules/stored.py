@@ -94,7 +94,10 @@ if TYPE_CHECKING:
 #: items that name things), a cut never leaves a code span open, and a file's sources
 #: entry carries the share of its rules folded into another file's copy (``folded``),
 #: which the budget no longer counts
-STATE_VERSION = 51
+#: 52: a short label naming a file in a code span ("Model (`models.py`)") is read before
+#: each of its sub-items; a ```markdown fence's "#" and "---" lines are no comments, so
+#: an example rule file is no rule
+STATE_VERSION = 52
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
