@@ -250,6 +250,29 @@ def test_agents_md_round_trip_keeps_globs_that_prefix_each_other(
     assert [r[1] for r in _signature(fresh)] == ["Use appropriate caching strategies."]
 
 
+def test_agents_md_round_trip_keeps_a_scope_on_a_folder_of_rule_files(
+    tmp_path: Path, run_charter: Run
+) -> None:
+    # a Claude rule about writing Claude rules (`paths: [".claude/rules/**"]`) went to
+    # `.claude/rules/AGENTS.md`, which compiles back as a Claude rule for every path
+    root = _git_project(tmp_path / "src")
+    (root / ".claude" / "rules").mkdir(parents=True)
+    (root / ".claude" / "rules" / "writing.md").write_text(
+        '---\npaths: [".claude/rules/**"]\n---\n- Keep each rule file on one concern.\n',
+        encoding="utf-8",
+    )
+    (root / ".claude" / "rules" / "api.md").write_text(
+        '---\npaths: ["api/**"]\n---\n- Validate every request body.\n', encoding="utf-8"
+    )
+    out = tmp_path / "out"
+    assert run_charter("export", "agents-md", "--out", str(out), cwd=root).returncode == 0
+    assert (out / "api" / "AGENTS.md").is_file()
+    assert not (out / ".claude").exists()
+    fresh = _exported_back("agents-md", root, tmp_path, run_charter)
+    assert _signature(fresh) == _signature(root)
+    assert {r[3] for r in _signature(fresh)} == {(".claude/rules/**",), ("api/**",)}
+
+
 @pytest.mark.parametrize("fmt", ["cursor", "claude-rules", "copilot"])
 def test_sections_whose_names_slug_alike_get_a_file_each(
     fmt: str, tmp_path: Path, run_charter: Run

@@ -13,7 +13,8 @@ Formats:
   ``description`` front matter;
 - ``claude-rules``: ``.claude/rules/charter-*.md``, scoped files with ``paths:``;
 - ``agents-md``: a root ``AGENTS.md`` plus one nested ``<dir>/AGENTS.md`` per directory
-  scope (other globs stay in the root file as ``scope:`` tags);
+  scope (other globs, and a directory where an ``AGENTS.md`` would be read as another
+  kind of rule file, ``.claude/rules/``, stay in the root file as ``scope:`` tags);
 - ``copilot``: ``.github/instructions/charter-*.instructions.md`` with ``applyTo``.
 
 Output is deterministic: rules in source order, files named after their scope or
@@ -242,6 +243,16 @@ def _claude_rules(
 _DIR_SCOPE = re.compile(r"^(?P<dir>[\w.-]+(?:/[\w.-]+)*)/\*\*$")
 
 
+def _nests(directory: str) -> bool:
+    """Whether an ``AGENTS.md`` written in ``directory`` is read back as that folder's
+    nested file: not in a folder of another agent's rule files (``.claude/rules/``,
+    ``.clinerules/``, ``.junie/``) nor in an agent's settings folder (``.claude/``)."""
+    from charter.rules.sources import classify, folder_scope
+
+    path = f"{directory}/AGENTS.md"
+    return classify(path) == "agents" and folder_scope(path) == [f"{directory}/**"]
+
+
 def _agents_md(
     constitution: list[Rule], shards: dict[tuple[str, ...], list[Rule]]
 ) -> list[ExportFile]:
@@ -252,7 +263,12 @@ def _agents_md(
     tagged: list[Rule] = []
     for scopes, rules in shards.items():
         match = _DIR_SCOPE.match(scopes[0]) if len(scopes) == 1 else None
-        if match:
+        if match and not _nests(match.group("dir")):
+            # a folder where an AGENTS.md is another kind of rule file (`.claude/rules/`:
+            # a Claude rule for every path) or no folder's (`.claude/`): its tags keep
+            # the scope in the root file
+            tagged.extend(rules)
+        elif match:
             nested[match.group("dir")].extend(rules)
         elif scopes:
             tagged.extend(rules)
