@@ -68,6 +68,19 @@ def test_doctor_lists_what_rule_files_name(tmp_path: Path, run_charter: Any) -> 
     assert "[rules] sources" in found["fix"]
 
 
+def test_doctor_before_a_compile_says_how_to_get_the_references(
+    tmp_path: Path, run_charter: Any
+) -> None:
+    # "no compiled rules yet" with no fix, also after an upgrade of Charter left the
+    # rules of an older one on disk, while the check beside it names `charter compile`
+    root = _repo(tmp_path)
+    proc = run_charter("doctor", "--json", "--check", "rule references", cwd=root)
+    found = json.loads(proc.stdout)["checks"][0]
+    assert found["status"] == "info", found
+    assert "older Charter" in found["summary"], found
+    assert "`charter compile`" in (found.get("fix") or ""), found
+
+
 def test_urls_anchors_missing_and_outside_paths_are_no_references(tmp_path: Path) -> None:
     root = tmp_path / "p"
     write(root, "docs/guide.md", "# Guide\n")

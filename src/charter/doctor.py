@@ -193,7 +193,12 @@ def _references(project: Project) -> CheckResult:
     state = read_state(project)
     stored = load_rules(project)
     if state is None or stored is None:
-        return CheckResult("rule references", "info", "no compiled rules yet")
+        return CheckResult(
+            "rule references",
+            "info",
+            "no compiled rules yet (or compiled by an older Charter)",
+            fix="run `charter compile` to see the Markdown files your rule files name",
+        )
     sources = [str(s.get("path")) for s in state[0].get("sources", []) if isinstance(s, dict)]
     compiled = set(sources)
     counts: dict[str, int] = {}
