@@ -123,3 +123,19 @@ def test_a_file_of_copied_rules_is_no_pointer(tmp_path: Path) -> None:
     write(root, "docs/guide.md", "# Guide\n")
     compiled = compile_project(Project.load(root))
     assert not [w for w in compiled.report.warnings if "sends the agent to" in w]
+
+
+def test_skills_and_prompt_files_are_no_rule_files_left_out(tmp_path: Path) -> None:
+    # "Use `.agents/skills/litestar/SKILL.md` when working on routes" and "commands in
+    # `.github/prompts/`": doctor asked to list a skill and a folder of prompt files in
+    # [rules] sources, though the agent loads both itself when they apply
+    root = tmp_path / "p"
+    write(root, ".agents/skills/litestar/SKILL.md", "---\nname: litestar\n---\n# Skill\n")
+    write(root, ".github/prompts/pr.prompt.md", "# PR\n")
+    write(root, "docs/guide.md", "# Guide\n")
+    text = (
+        "- Use `.agents/skills/litestar/SKILL.md` for routes.\n"
+        "- Prompt commands live in [`.github/prompts/`](.github/prompts/).\n"
+        "- Read `docs/guide.md`.\n"
+    )
+    assert named_markdown(root, "AGENTS.md", text, set()) == ["docs/guide.md"]

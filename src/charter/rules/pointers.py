@@ -34,9 +34,19 @@ def _candidates(text: str) -> Iterable[str]:
     yield from (m.group(1) for m in _BARE.finditer(_SPAN.sub(" ", text)))
 
 
+def _no_rules(name: str) -> bool:
+    """A Markdown file the agent loads itself when it applies, never a rule file to list
+    in ``rules.sources``: an agent skill's ``SKILL.md``, a Copilot prompt file run by
+    name (``*.prompt.md``)."""
+    return name == "SKILL.md" or name.lower().endswith(".prompt.md")
+
+
 def _markdown_in(folder: Path) -> bool:
     try:
-        return any(p.suffix.lower() in _MARKDOWN and p.is_file() for p in folder.iterdir())
+        return any(
+            p.suffix.lower() in _MARKDOWN and not _no_rules(p.name) and p.is_file()
+            for p in folder.iterdir()
+        )
     except OSError:
         return False
 
@@ -45,7 +55,8 @@ def named_markdown(root: Path, rule_file: str, text: str, compiled: set[str]) ->
     """The project's Markdown files and folders of Markdown files that ``text`` (the rule
     file ``rule_file``, project-relative) names and Charter does not compile, as
     project-relative paths (a folder ends in ``/``), sorted. URLs, anchors, paths outside
-    the project and missing paths are not references."""
+    the project and missing paths are not references; nor are skills and prompt files
+    (:func:`_no_rules`), which the agent loads itself."""
     base = root.resolve()
     here = (base / rule_file).parent
     found: set[str] = set()
@@ -63,7 +74,7 @@ def named_markdown(root: Path, rule_file: str, text: str, compiled: set[str]) ->
                 continue
             rel = target.relative_to(base).as_posix()
             if target.is_file() and target.suffix.lower() in _MARKDOWN:
-                if rel not in compiled and rel != rule_file:
+                if rel not in compiled and rel != rule_file and not _no_rules(target.name):
                     found.add(rel)
                 break
             if target.is_dir() and target != base and _markdown_in(target):
