@@ -920,6 +920,33 @@ def test_commands_that_do_not_run_tests_are_not_test_runs(command: str) -> None:
     assert not is_test_command(command)
 
 
+def test_a_test_task_in_a_package_namespace_is_a_test_run() -> None:
+    """A monorepo's Taskfile names its tasks by package: ``task backend:test``, ``task
+    frontend:test:unit:run``, ``mise run api:test``, ``pnpm run web:test``. They were not
+    recorded for the session (only ``task test`` was); a task runner's namespace before
+    the test word is read past, while rake's and rails' ``db:test:prepare`` and a
+    namespace's other tasks stay no test runs."""
+    from charter.session.testruns import is_test_command
+
+    for command in (
+        "task backend:test",
+        "task frontend:test:unit:run",
+        "task -d . ios:test",
+        "mise run api:test",
+        "pnpm run web:test:e2e",
+        "npm run backend:test -- -k users",
+    ):
+        assert is_test_command(command), command
+    for command in (
+        "task backend:lint",
+        "task frontend:build",
+        "mise run api:dev",
+        "rake db:test:prepare",
+        "bin/rails db:test:prepare",
+    ):
+        assert not is_test_command(command), command
+
+
 def test_a_risk_update_changes_only_what_it_names(repo: Path, run_charter: Any) -> None:
     """Marking a high risk mitigated keeps it high; an assistant restating a mitigated
     risk without a severity or status neither downgrades nor reopens it."""

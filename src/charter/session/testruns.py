@@ -195,10 +195,19 @@ def _is_program(word: str) -> bool:
     return _program(word) in _KNOWN or _test_script(word)
 
 
+#: Task runners whose task names a monorepo prefixes with a package (``task
+#: backend:test``, ``mise run api:test``, ``pnpm run web:test:e2e``): the test word may
+#: come after such a namespace. Rake's and Rails' ``db:test:prepare`` are not among them.
+_NAMESPACED = frozenset({"task", "mise", "npm", "pnpm", "yarn", "bun", "deno"})
+
+
 def _is_test_word(word: str, program: str) -> bool:
     word = word.split()[0] if word.strip() else ""
     if program in _TASK_PATHS:
         word = word.rsplit(":", 1)[-1]
+    if program in _NAMESPACED:
+        parts = word.split(":")
+        return any(_TEST_WORD.fullmatch(":".join(parts[i:])) for i in range(len(parts)))
     return bool(_TEST_WORD.fullmatch(word))
 
 
