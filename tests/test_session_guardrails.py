@@ -457,18 +457,59 @@ def test_a_bare_file_name_at_the_root_is_a_path_the_user_forbids(
     """ "Use the existing class, don't touch platformio.ini, and do not flash the board":
     users name a root config file without a "/" or backticks, and the agent's Edit of it
     went through. A bare file name is a path when the project has that file at its root;
-    one it does not have ("config.h" here), or a name like "Node.js", is none."""
+    one it does not have there ("config.h" here), or a name like "Node.js", is that name
+    anywhere in the tree, which no edit of another file matches."""
     from charter.session.forbidden import forbidden_in
 
     said = "Use the existing class, don't touch platformio.ini, and do not flash the board."
     root = _user_said(tmp_path, run_charter, said, "platformio.ini")
     assert forbidden_in(said, str(root))[0][0] == "platformio.ini"
-    assert forbidden_in("Don't touch config.h or Node.js.", str(root)) == []
+    assert [p for p, _ in forbidden_in("Don't touch config.h or Node.js.", str(root))] == [
+        "**/config.h",
+        "**/Node.js",
+    ]
     assert forbidden_in(said, "") == []  # no project, no file to name
 
     ini = {"file_path": str(root / "platformio.ini"), "old_string": "[env]", "new_string": "x"}
     proc = _hook(run_charter, root, payload(root, "Edit", ini, 1))
     assert decision(json.loads(proc.stdout)) == "ask", proc.stdout
+
+
+def test_a_bare_file_name_below_the_root_is_the_file_the_user_forbids(
+    tmp_path: Path, run_charter: Any
+) -> None:
+    """ "Don't touch dispatch.lua or parse.lua": users name a module by its file name,
+    not by its path, and the agent's Edit of `lua/app/commands/dispatch.lua` went through
+    without a question since only a file at the root counted. A bare name the root lacks
+    is that name anywhere in the tree: both files ask, a file of another name does not,
+    and "now update dispatch.lua" lifts it."""
+    from charter.session.forbidden import forbidden_in
+
+    said = "Route the lookups through the service. Don't touch dispatch.lua or parse.lua."
+    root = _user_said(tmp_path, run_charter, said)
+    for name in ("dispatch.lua", "parse.lua", "init.lua"):
+        write(root, f"lua/app/commands/{name}", "return {}\n")
+    assert [p for p, _ in forbidden_in(said, str(root))] == ["**/dispatch.lua", "**/parse.lua"]
+
+    def edit(name: str, n: int) -> str | None:
+        path = str(root / "lua/app/commands" / name)
+        tool_input = {"file_path": path, "old_string": "return", "new_string": "x"}
+        proc = _hook(run_charter, root, payload(root, "Edit", tool_input, n))
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        return decision(json.loads(proc.stdout)) if proc.stdout.strip() else None
+
+    assert [edit("dispatch.lua", 1), edit("parse.lua", 2), edit("init.lua", 3)] == [
+        "ask",
+        "ask",
+        None,
+    ]
+    later = {**payload(root, "Write", {}), "hook_event_name": "UserPromptSubmit"}
+    for key in ("tool_name", "tool_input", "tool_use_id"):
+        later.pop(key)
+    later["prompt"] = "Now update dispatch.lua as well."
+    proc = run_charter("hook", "user-prompt-submit", cwd=root, stdin=json.dumps(later))
+    assert proc.returncode == 0, proc.stderr
+    assert [edit("dispatch.lua", 4), edit("parse.lua", 5)] == [None, "ask"]
 
 
 def test_hook_asks_before_editing_what_the_user_said_not_to_touch(

@@ -10,9 +10,10 @@ a verb of editing, a path, no condition), from the prompts (and the words typed 
 rejecting a tool call) as each is journaled on the active track (the sessions it resumed
 included), so the guardrail before a file tool reads only the prompts so marked. Users
 seldom put a path in backticks, so a bare token with a ``/`` in it
-(``backend/app/alembic``, ``src/gen/``) is read as one, and so is a bare file name that
-names a file at the project's root (``platformio.ini``); an absolute path inside the
-project is read relative to it.
+(``backend/app/alembic``, ``src/gen/``) is read as one, and so is a bare file name: the
+file at the project's root (``platformio.ini``), else that name anywhere in the tree
+(``dispatch.lua`` is ``**/dispatch.lua``); an absolute path inside the project is read
+relative to it.
 
 The user may change their mind: a later sentence that asks for an edit there ("now update
 backend/app/alembic/env.py", "you can edit the alembic folder again": an editing verb
@@ -31,8 +32,8 @@ from typing import Any
 _BARE_PATH = re.compile(
     r"(?<![`\w/:.])((?:\.{0,2}/)?[\w.@-]+(?:/[\w.@*-]+)+/?|[\w.@-]+/)(?![`\w/])"
 )
-#: A bare file name in prose (``platformio.ini``, ``package.json``): a path only when a
-#: file of that name is at the project's root, so "Node.js" or "v1.2" never is one.
+#: A bare file name in prose (``platformio.ini``, ``package.json``): the file at the
+#: project's root, else the name anywhere below it ("Node.js" then matches no edit).
 _BARE_NAME = re.compile(
     r"(?<![`\w/:.@-])([\w@-][\w.@-]*\.[A-Za-z][A-Za-z0-9]{0,9})(?![`\w/@-]|\.\w)"
 )
@@ -95,12 +96,13 @@ def _quoted_sentences(text: str, root: str) -> list[tuple[str, str]]:
             return f"`{_relative(m.group(1), root)}`"
 
         def quote_name(m: re.Match[str], outside: list[tuple[int, int]] = outside) -> str:
-            if (
-                any(a <= m.start() < b for a, b in outside)
-                or not (Path(root) / m.group(1)).is_file()
-            ):
+            if any(a <= m.start() < b for a, b in outside):
                 return m.group(0)
-            return f"`{m.group(1)}`"
+            if (Path(root) / m.group(1)).is_file():
+                return f"`{m.group(1)}`"
+            # "don't touch dispatch.lua" of a file deeper in the tree: the name wherever
+            # it is (an edit is checked against it, so "Node.js" matches no edit)
+            return f"`**/{m.group(1)}`"
 
         quoted = _BARE_PATH.sub(quote, sentence)
         if root:
