@@ -63,3 +63,29 @@ def test_folder_paths_are_read_from_the_task() -> None:
     assert parse_task("fix core/json/ and then core/vdbe").folders == ["core/json", "core/vdbe"]
     # files, URLs and dotted paths are not folders
     assert parse_task("see docs/testing.md and https://x.io/a/b").folders == []
+
+
+def test_a_path_of_any_file_type_named_in_the_task_ranks_that_file(
+    repo: Path, run_charter: Run
+) -> None:
+    """ "publishDir of the registration step writes to the wrong folder; fix
+    conf/modules.config": a Nextflow pipeline's configuration and processes are
+    `.config` and `.nf` files, and a path naming one was read as words only, so a guide
+    holding more of them ranked above it. A path with a folder names a file whatever
+    its extension when the project has one there; one it has not names nothing."""
+    write(
+        repo,
+        "GUIDE.md",
+        "# Pipeline guide\n\nThe registration step writes its output with publishDir; "
+        "fix the folder in the modules config when the registration output is wrong.\n"
+        "Every publishDir of every step writes to a folder.\n",
+    )
+    write(repo, "conf/modules.config", "process { withName: REGISTER { publishDir = 'x' } }\n")
+    write(repo, "modules/local/register.nf", "process REGISTER {\n  script:\n  'run'\n}\n")
+    write(repo, "bin/register.py", "def register(folder):\n    return folder\n")
+    task = "publishDir of the registration step writes to the wrong folder; fix conf/modules.config"
+    assert parse_task(task).paths == ["conf/modules.config"]
+    assert parse_task("edit modules/local/register.nf").paths == ["modules/local/register.nf"]
+    paths = task_context_paths(run_charter, repo, task)
+    assert paths[0] == "conf/modules.config", paths
+    assert "github.com/a/b.git" in parse_task("see github.com/a/b.git").paths  # named, finds none

@@ -29,6 +29,10 @@ _PATH = re.compile(
     r"(?<![\w.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|mjs|css|scss|md|toml|cfg|ini|ya?ml|json"
     rf"|{_TEXT_SRC}))\b"
 )
+# a path with a folder and any extension (``conf/modules.config``, ``modules/local/x.nf``):
+# a pipeline's or build's own file types are many; a path names a file only when the
+# project has one there, so ``github.com/a/b.git`` names nothing
+_FOLDER_PATH = re.compile(r"(?<![\w.-])((?:[\w.-]+/)+[\w.-]*[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})\b")
 # a folder path (``bindings/rust``, ``core/json/``): two parts or more, no file extension;
 # a commit's scope names one ("sqlite/parser: accept …"), as do "in core/vdbe, …" tasks
 _FOLDER = re.compile(r"(?<![\w./@:-])((?:[A-Za-z_][\w-]*/)+[A-Za-z_][\w-]*)/?(?![\w./-])")
@@ -86,6 +90,7 @@ def parse_task(text: str, files: list[str] | None = None) -> TaskQuery:
     for match in _SRC_FRAME.finditer(text):
         frames.append((match.group(1), int(match.group(2)), ""))
     paths = [m.group(1) for m in _PATH.finditer(text)]
+    paths += [m.group(1) for m in _FOLDER_PATH.finditer(text)]
     paths += list(files or [])
     identifiers: list[str] = []
     for match in _DOTTED.finditer(text):
