@@ -354,3 +354,17 @@ def test_stories_and_documentation_code_show_the_project_in_use(path: str, examp
     from charter.graph.extract import is_example_path
 
     assert is_example_path(path) is example
+
+
+def test_nextflow_processes_and_configs_have_words(repo: Path) -> None:
+    """A Nextflow pipeline's processes (``modules/local/x.nf``) and its configuration
+    (``nextflow.config``, ``conf/modules.config``) had no words in the graph, so a task
+    could find them only by their path: they are read as text, as Groovy is."""
+    from charter.graph.extract import extract_file
+    from tests.conftest import write
+
+    write(repo, "modules/local/phenotype.nf", "process PHENOTYPE {\n  '--threshold ${t}'\n}\n")
+    write(repo, "conf/modules.config", "process { withName: PHENOTYPE { publishDir = 'x' } }\n")
+    for rel, word in (("modules/local/phenotype.nf", "threshold"), ("conf/modules.config", "publishdir")):
+        record = extract_file(repo, rel, 1_000_000)
+        assert record["language"] == "text" and word in (record.get("tf") or {}), (rel, record)

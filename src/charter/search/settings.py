@@ -191,6 +191,7 @@ class IndexSettings(Record):
             ".fs",
             ".fsx",
             ".groovy",
+            ".nf",
             ".sol",
             ".elm",
             ".gleam",
