@@ -368,3 +368,39 @@ def test_nextflow_processes_and_configs_have_words(repo: Path) -> None:
     for rel, word in (("modules/local/phenotype.nf", "threshold"), ("conf/modules.config", "publishdir")):
         record = extract_file(repo, rel, 1_000_000)
         assert record["language"] == "text" and word in (record.get("tf") or {}), (rel, record)
+
+
+def test_sources_read_as_text_are_weighed_as_code_not_documents(
+    repo: Path, run_charter: Any
+) -> None:
+    """A Nextflow pipeline's processes (``.nf``) and a Haskell module have no parser here,
+    so they are words; they were weighed as documents (0.6 of a source file's seed), and
+    "pass the marker threshold to the phenotype process" ranked the user guide that
+    describes the option above the process that takes it. Like page templates, sources
+    read as text are the project's code."""
+    from tests.conftest import task_context_paths, write
+
+    write(
+        repo,
+        "modules/local/phenotype.nf",
+        "process PHENOTYPE {\n  input:\n  tuple val(meta), path(cells)\n  script:\n"
+        '  "phenotype.py --cells ${cells} --threshold ${params.marker_threshold}"\n}\n',
+    )
+    write(
+        repo,
+        "docs/usage.md",
+        "# Usage\n\nThe phenotype step assigns phenotypes from marker intensities. "
+        "Pass --marker_threshold to change the marker threshold the phenotype process "
+        "uses; the threshold applies to every marker.\n",
+    )
+    write(repo, "src/Quota.hs", "module Quota where\n\nquotaLimit :: Int -> Int\nquotaLimit n = n\n")
+    write(
+        repo,
+        "README.md",
+        "# Quotas\n\nThe quota limit is read by the quota module; raise the quota limit "
+        "for large teams, the quota module clamps it.\n",
+    )
+    task = "pass the marker threshold to the phenotype process"
+    assert task_context_paths(run_charter, repo, task)[0] == "modules/local/phenotype.nf"
+    task = "the quota module clamps the quota limit too early"
+    assert task_context_paths(run_charter, repo, task)[0] == "src/Quota.hs"

@@ -43,3 +43,23 @@ TEMPLATES = (
     ".vue",
     ".svelte",
 )
+#: Sources of languages the graph reads as words only (no parser): R, OCaml, Haskell,
+#: Erlang, Julia, Clojure, F#, Nim, Perl, Groovy and Nextflow. They are the project's
+#: code, so task context weighs them as source files, not as documents (as templates).
+SOURCES_READ_AS_TEXT = (
+    ".r",
+    ".ml",
+    ".mli",
+    ".hs",
+    ".erl",
+    ".jl",
+    ".clj",
+    ".cljs",
+    ".cljc",
+    ".fs",
+    ".nim",
+    ".pl",
+    ".pm",
+    ".groovy",
+    ".nf",
+)

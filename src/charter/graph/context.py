@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from charter.filetypes import SOURCES_READ_AS_TEXT
 from charter.graph.build import Graph
 from charter.graph.extract import is_example_path
 from charter.graph.index import FileIndex
@@ -348,7 +349,9 @@ def rank(
         if seeded.type == "source":
             if seeded.attrs.get("test"):
                 factor *= w.test_penalty
-            if seeded.attrs.get("language") in ("markdown", "text", "other", "binary"):
+            if seeded.attrs.get("language") in ("markdown", "text", "other", "binary") and not (
+                (seeded.path or "").lower().endswith(SOURCES_READ_AS_TEXT)
+            ):
                 factor *= w.doc_factor
             elif is_example_path(seeded.path or ""):
                 factor *= w.example_factor
