@@ -877,6 +877,9 @@ def test_a_rails_test_run_survives_compaction(repo: Path, run_charter: Any) -> N
         "dune build @runtest",
         "opam exec -- dune runtest",
         "direnv exec . cabal test",
+        "nf-test test tests/modules/phenotype.nf.test",
+        "nf-test test --profile docker",
+        "busted spec/parser_spec.lua",
     ],
 )
 def test_test_runs_are_recognised_through_wrappers_and_ecosystems(command: str) -> None:
@@ -912,6 +915,9 @@ def test_test_runs_are_recognised_through_wrappers_and_ecosystems(command: str) 
         "dune exec bin/main.exe",
         "opam install dune",
         "direnv exec . cabal build",
+        "nf-test list",
+        "nf-test generate process modules/local/phenotype.nf",
+        "nextflow run main.nf -profile docker",
     ],
 )
 def test_commands_that_do_not_run_tests_are_not_test_runs(command: str) -> None:

@@ -32,10 +32,11 @@ _RUNNERS = frozenset(
         "jest", "vitest", "mocha", "karma", "ava", "playwright", "cypress",
         "rspec", "phpunit", "pest", "paratest",
         "ctest", "gotestsum", "behave", "ginkgo", "bats", "prove",
+        "busted", "nf-test",
     }
 )  # fmt: skip
 #: Runners whose sub-command decides whether tests run (``playwright install`` does not).
-_RUNNER_SUBCOMMANDS = {"playwright": {"test"}, "cypress": {"run"}}
+_RUNNER_SUBCOMMANDS = {"playwright": {"test"}, "cypress": {"run"}, "nf-test": {"test"}}
 #: Tools whose first sub-command runs tests when it is a test word (``go test``,
 #: ``cargo nextest``, ``rails test:system``, ``artisan test``, ``npm test``).
 _SUBCOMMAND_TOOLS = frozenset(
