@@ -2051,3 +2051,28 @@ def test_a_markdown_example_of_a_rule_file_is_no_rule(tmp_path: Path) -> None:
     assert not any("Rule Title" in t or t.startswith("-") for t in texts), texts
     assert "Keep every rule file under 500 lines" in texts, texts
     assert "Never select star in views" in texts, texts
+
+
+def test_a_table_of_contents_is_navigation_not_rules(tmp_path: Path) -> None:
+    """A 1,670-line pipeline guide opens with a numbered table of contents,
+    "1. [Initial Assessment Protocol](#1-initial-assessment-protocol)" …: each entry
+    was a rule of its own (15 of them), retrieved for tasks and exported as a Cursor rule
+    file. An entry that is only links to the page's own headings is navigation; a rule
+    that points at a section among its words is still a rule."""
+    rules = _rules(
+        tmp_path,
+        "# Pipeline Guide\n\n## Table of Contents\n\n"
+        "1. [Initial Assessment](#1-initial-assessment)\n"
+        "2. [Error Handling](#2-error-handling)\n"
+        "   - [Retry Strategy](#21-retry-strategy) · [Exit Codes](#22-exit-codes)\n"
+        "3. [Testing](#3-testing)\n\n"
+        "## 1. Initial Assessment\n\n"
+        "- Check the DSL version before making changes.\n"
+        "- Follow [Error Handling](#2-error-handling) when a process fails.\n"
+        "- Read the [nf-core guidelines](https://nf-co.re/docs) first.\n",
+    )
+    assert [r.text for r in rules] == [
+        "Check the DSL version before making changes.",
+        "Follow [Error Handling](#2-error-handling) when a process fails.",
+        "Read the [nf-core guidelines](https://nf-co.re/docs) first.",
+    ]

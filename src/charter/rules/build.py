@@ -24,6 +24,10 @@ _WS = re.compile(r"\s+")
 #: HTML comments are invisible to readers (and to agents rendering Markdown): a rule's
 #: text never includes them. ``charter export`` keeps each rule's citation in one.
 _HTML_COMMENT = re.compile(r"\s*<!--.*?-->", re.DOTALL)
+#: A link to a heading of the same page, ``[Error Handling](#11-error-handling)``: a
+#: table of contents' entry, navigation rather than an instruction.
+_ANCHOR_LINK = re.compile(r"\[[^\[\]\n]*\]\(#[^()\s]*\)")
+_NAVIGATION_ONLY = re.compile(r"[\s\-*+•·|,;:.()\d]*")
 
 
 def normalized(text: str) -> str:
@@ -249,6 +253,8 @@ def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[R
     for block in blocks:
         ann = parse_annotations(_HTML_COMMENT.sub("", block.text))
         clean = ann.clean_text
+        if _ANCHOR_LINK.search(clean) and _NAVIGATION_ONLY.fullmatch(_ANCHOR_LINK.sub("", clean)):
+            continue  # a table of contents' entries: links to the page's own headings
         words = word_count(clean)
         if words < 2 and not ann.explicit_id and not (words and id(block) in checklists):
             continue
