@@ -116,3 +116,41 @@ def test_pasted_markup_is_cut_out_and_the_words_around_it_stay() -> None:
     assert human_lines('try setting it directly like <field name="name" width="500px"/>') == [
         'try setting it directly like <field name="name" width="500px"/>'
     ]
+
+
+def test_a_pasted_log_in_a_fence_is_left_out_whole_and_marked() -> None:
+    """A pipeline's error pasted in a fence between the user's sentences: one of its lines
+    ("Process `PHENOTYPE` terminated with an error exit status (1)") reads as prose and was
+    restored as the user's instruction, glued to the lead-in ("Here's the log Process …
+    Make …"). A fenced block whose lines mostly read as log or trace output is output
+    whole, and where output was left out the user's sentences are joined with " … "; a
+    fenced spec the user pasted is still theirs."""
+    prompt = (
+        "The phenotype step crashes on samples without a CD45 channel. Here's the log:\n"
+        "```\nERROR ~ Error executing process > 'MAIN:PHENOTYPE (sample_03)'\n\n"
+        "Caused by:\n  Process `PHENOTYPE` terminated with an error exit status (1)\n\n"
+        "Command error:\n  Traceback (most recent call last):\n"
+        '    File "/opt/bin/phenotype.py", line 212, in <module>\n      main()\n'
+        "  KeyError: 'CD45'\n```\n"
+        "Make bin/phenotype.py skip missing markers and log a warning. "
+        "Do not change nextflow_schema.json, the parameter form reads it."
+    )
+    assert human_lines(prompt) == [
+        "The phenotype step crashes on samples without a CD45 channel. Here's the log",
+        "Make bin/phenotype.py skip missing markers and log a warning. "
+        "Do not change nextflow_schema.json, the parameter form reads it.",
+    ]
+    for short in (80, 4000):  # split into sentences, or one unit
+        (kept,) = standing([(prompt, "prompt", "t")], short, 400, count_many)
+        assert "terminated" not in kept.text
+        assert "Here's the log … Make bin/phenotype.py" in kept.text, kept.text
+
+    spec = (
+        "Implement this:\n```\nThe export button downloads a CSV of the visible rows.\n"
+        "It must keep the column order the user chose.\n```\nthanks"
+    )
+    (kept,) = standing([(spec, "prompt", "t")], 4000, 400, count_many)
+    assert kept.text == (
+        "Implement this The export button downloads a CSV of the visible rows. "
+        "It must keep the column order the user chose. thanks"
+    )

@@ -11,7 +11,9 @@ them; recovery gives them back, chosen like this:
    word of it; several are a traceback), code, runs of markup tags, and every line a
    process tagged (the same bracketed tag starting three lines or more). Words typed on
    the same line as pasted output are kept. Fenced blocks are judged line by line, more
-   strictly, because users paste specs there as well as logs.
+   strictly, because users paste specs there as well as logs; one whose lines mostly
+   read as output (two or more log or trace lines among them) is output whole. Where
+   something was left out, the words on either side are joined with " … ".
    A prompt of conversational words only ("continue", "yes", "ok, go ahead") is no
    instruction: it nudged the agent in the moment.
 2. **Units.** A short prompt (``instruction_max_chars``) is one unit, kept verbatim. A
@@ -155,21 +157,43 @@ def _without_process_output(lines: list[str]) -> list[str]:
     return out
 
 
-def human_lines(text: str) -> list[str]:
-    """The lines of a prompt that are the user's own words."""
+def _marked_lines(text: str) -> list[tuple[str, bool]]:
+    """The user's own lines of a prompt, each with whether something was left out just
+    before it (pasted output, code): the words on either side of it are not one
+    sentence. A fenced block whose lines mostly read as output (two or more of them log
+    or trace lines) is output as a whole: its stray line ("Process `X` terminated with
+    an error exit status (1)") is the log's, not the user's."""
     text = _COMMAND.sub(lambda m: f"{m.group(1).strip()} ", text)
     text = _TAGGED.sub(" ", text)
     text = _MARKUP_RUN.sub(" … ", text)
-    out: list[str] = []
+    out: list[tuple[str, bool]] = []
+    gap = False  # a line was left out since the last one kept
+    block: list[tuple[str, bool]] = []  # the open fenced block's kept lines
+    dropped = logs = 0
     fenced = False
-    for line in _without_process_output(text.splitlines()):
-        if line.strip().startswith("```"):
+    for line in [*_without_process_output(text.splitlines()), None]:
+        if line is None or line.strip().startswith("```"):
+            if fenced:  # the block closes (or the prompt ends inside it)
+                if logs >= 2 and len(block) < dropped:
+                    gap, block = True, []
+                out.extend(block)
+                block, dropped, logs = [], 0, 0
             fenced = not fenced
             continue
         kept = _human(line, fenced=fenced)
         if kept:
-            out.append(kept)
+            (block if fenced else out).append((kept, gap))
+            gap = False
+        elif line.strip():
+            gap = True
+            dropped += fenced
+            logs += fenced and bool(_LOG_PREFIX.match(line.strip()))
     return out
+
+
+def human_lines(text: str) -> list[str]:
+    """The lines of a prompt that are the user's own words."""
+    return [line for line, _ in _marked_lines(text)]
 
 
 def clean(text: str) -> str:
@@ -207,20 +231,26 @@ def _units(index: int, text: str, via: str, time: str, short: int) -> list[_Unit
     if via != "prompt":
         body = " ".join(text.split())
         return [_Unit(index, 0, body, 3.0, via, time)] if body else []
-    lines = human_lines(text)
-    whole = " ".join(lines)
+    marked = _marked_lines(text)
+    whole = " ".join(line for line, _ in marked)
     if not whole or content_free(whole):
         return []
     if len(whole) <= short:
-        return [_Unit(index, 0, whole, 3.0, via, time)]
+        joined = "".join(
+            (" … " if gap else " ") + line if n else line for n, (line, gap) in enumerate(marked)
+        )
+        return [_Unit(index, 0, joined, 3.0, via, time)]
     units: list[_Unit] = []
-    for line in lines:
+    order = 0
+    for line, gap in marked:
+        order += 1 if gap and units else 0  # left-out output between: joined with " … "
         for sentence in _pieces(line, short):
             if len(sentence) < 4:
                 continue
             score = 2.0 if _DIRECTIVE.search(sentence) else 0.0
             score += 1.0 if not units else 0.0  # the lead sentence frames the request
-            units.append(_Unit(index, len(units), sentence, score, via, time))
+            units.append(_Unit(index, order, sentence, score, via, time))
+            order += 1
     return units
 
 
