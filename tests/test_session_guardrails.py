@@ -641,3 +641,31 @@ def test_the_users_words_are_read_once_when_the_prompt_is_captured(
     )
     unmarked = {**payload(root, "Write", target, 1), "session_id": "s-other"}
     assert _hook(run_charter, root, unmarked).stdout.strip() == ""
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("git clean -fdx", "deny"),
+        ("git clean -fd", "deny"),
+        ("git clean -fdX", "deny"),
+        ("git -C . clean -ffdx", "deny"),
+        ("git clean -n -d", "allow"),
+        ("git clean --dry-run -x", "allow"),
+        ("git clean -fdx build/ work/", "allow"),
+    ],
+)
+def test_git_clean_of_the_whole_tree_is_a_recursive_delete(
+    tmp_path: Path, command: str, expected: str
+) -> None:
+    """`rm -rf .charter` was denied but `git clean -fdx` was not, though it deletes every
+    ignored file: the session journal, the compiled rules, and (untracked until the team
+    commits them) the bound decisions that even `git clean -fd` takes. A `git clean`
+    that is not a dry run deletes its pathspecs recursively, the whole tree without
+    one; the reason names `.charter/`, not `.git/`, which git clean never touches."""
+    root = make_project(tmp_path, "unscoped")
+    out = pre_tool_use_output(Project.load(root), payload(root, "Bash", {"command": command}))
+    assert decision(out) == expected, out
+    if expected == "deny":
+        reason = out["hookSpecificOutput"]["permissionDecisionReason"]  # type: ignore[index]
+        assert "contains the protected .charter/" in reason, reason

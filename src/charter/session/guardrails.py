@@ -282,6 +282,8 @@ def _check_target(policy: Policy, path: str, why: str, flags: dict[str, bool]) -
                 f"{why}: {rel} is protected ({prot}/ is never written by the agent); {_ASK_USER}"
             )
         if flags.get("recursive") and (rel == "" or prot_l.startswith(rel.casefold() + "/")):
+            if why.startswith("git ") and prot_l.strip("/") == ".git":
+                continue  # git's own work-tree commands (git clean) never delete .git
             return "deny", (
                 f"{why}: {shown} contains the protected {prot}/; limit it to the paths you "
                 "mean (a subdirectory, the files by name)"

@@ -1077,6 +1077,14 @@ def _h_git(w: _Walker, name: str, rest: list[Word], ctx: _Ctx, node: Node | None
         return
     if sub == "submodule" and not (ops and ops[0].value in ("update", "add", "deinit")):
         return
+    if sub == "clean":
+        # deletes what git does not track under its pathspecs, with -x what it ignores
+        # too: Charter's state and its untracked decisions go as with ``rm -rf``
+        if {"n", "--dry-run"} & flags:
+            return
+        for op in ops or [Word(".")]:
+            w.target(here, op, "git clean", recursive=True)
+        return
     if sub in _GIT_TREE:
         w.target(here, Word("."), f"git {sub}", tree=True)
 
