@@ -365,7 +365,10 @@ def test_nextflow_processes_and_configs_have_words(repo: Path) -> None:
 
     write(repo, "modules/local/phenotype.nf", "process PHENOTYPE {\n  '--threshold ${t}'\n}\n")
     write(repo, "conf/modules.config", "process { withName: PHENOTYPE { publishDir = 'x' } }\n")
-    for rel, word in (("modules/local/phenotype.nf", "threshold"), ("conf/modules.config", "publishdir")):
+    for rel, word in (
+        ("modules/local/phenotype.nf", "threshold"),
+        ("conf/modules.config", "publishdir"),
+    ):
         record = extract_file(repo, rel, 1_000_000)
         assert record["language"] == "text" and word in (record.get("tf") or {}), (rel, record)
 
@@ -393,7 +396,9 @@ def test_sources_read_as_text_are_weighed_as_code_not_documents(
         "Pass --marker_threshold to change the marker threshold the phenotype process "
         "uses; the threshold applies to every marker.\n",
     )
-    write(repo, "src/Quota.hs", "module Quota where\n\nquotaLimit :: Int -> Int\nquotaLimit n = n\n")
+    write(
+        repo, "src/Quota.hs", "module Quota where\n\nquotaLimit :: Int -> Int\nquotaLimit n = n\n"
+    )
     write(
         repo,
         "README.md",
