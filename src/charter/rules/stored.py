@@ -97,7 +97,6 @@ if TYPE_CHECKING:
 #: 52: a short label naming a file in a code span ("Model (`models.py`)") is read before
 #: each of its sub-items; a ```markdown fence's "#" and "---" lines are no comments, so
 #: an example rule file is no rule
-STATE_VERSION = 53
 #: 53: a table of contents' entry, only links to the page's own headings
 #: (``[Error Handling](#11-error-handling)``), is navigation, no rule
 STATE_VERSION = 53
