@@ -2076,3 +2076,35 @@ def test_a_table_of_contents_is_navigation_not_rules(tmp_path: Path) -> None:
         "Follow [Error Handling](#2-error-handling) when a process fails.",
         "Read the [nf-core guidelines](https://nf-co.re/docs) first.",
     ]
+
+
+def test_a_numbered_heading_over_its_paragraph_is_the_rule_it_explains(tmp_path: Path) -> None:
+    # A test-writing guide numbers its rules as headings and explains each below: alone,
+    # "Stripe requires integer tier values." said why, not what, and was cited from the
+    # paragraph, not the heading that states the rule.
+    rules = _rules(
+        tmp_path,
+        "## Test Writing Rules\n\n"
+        "### 6. `includedUsage` Must Be a Multiple of `billingUnits`\n\n"
+        "Stripe requires integer tier values, so a fraction is rejected.\n\n"
+        "### 7. Fixtures\n\n"
+        "Fixtures live under `tests/fixtures` and are loaded by name.\n\n"
+        "### Timeouts Are Already Built In\n\n"
+        "Both attach helpers sleep after the call; add no extra wait.\n\n"
+        "### 2024 Release Plan Notes\n\n"
+        "The release train leaves every second Tuesday from main.\n",
+    )
+    assert _spans(rules) == [
+        (
+            "`includedUsage` Must Be a Multiple of `billingUnits`: Stripe requires integer "
+            "tier values, so a fraction is rejected.",
+            3,
+            5,
+        ),
+        # a numbered heading of one word names a section, as any short heading does
+        ("Fixtures live under `tests/fixtures` and are loaded by name.", 9, 9),
+        # a heading not numbered is the section path, not part of the rule
+        ("Both attach helpers sleep after the call; add no extra wait.", 13, 13),
+        # a year is no outline number
+        ("The release train leaves every second Tuesday from main.", 17, 17),
+    ]

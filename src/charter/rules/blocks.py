@@ -73,6 +73,9 @@ def _stray_fence(tokens: list[Any], text: str) -> int | None:
     return None
 
 
+#: The number a heading of a numbered outline opens with ("6. ", "1.1. ", "3) ").
+_OUTLINE_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*[.)]\s+")
+
 #: A comment line of code; a shebang (``#!/usr/bin/env bash``) says which shell, not why.
 _COMMENT = re.compile(r"^\s*(#(?!!)|//|--|;|<!--)\s?(.*?)(-->)?\s*$")
 
@@ -789,7 +792,9 @@ class _Walker:
             elif kind == "paragraph" and self.barred_paragraph(node, context, depth):
                 continue
             elif kind == "paragraph":
+                before = len(self.blocks)
                 self.add_paragraph(node, context, depth)
+                self.numbered_title(node, context, before)
             elif kind == "code_block" and self.prose(node):
                 self.walk_prose(node, context, depth)
             elif kind in ("fence", "code_block"):
@@ -866,6 +871,30 @@ class _Walker:
         if _what_to(plain) != "to" and (not is_directive(plain) or not _names_actions(node)):
             return ""
         return text if _ends_in_colon(text) else f"{text}:"
+
+    def numbered_title(self, node: SyntaxTreeNode, context: str, before: int) -> None:
+        """A numbered heading of three words or more right over a paragraph ("### 6.
+        `includedUsage` Must Be a Multiple of `billingUnits`" over "Stripe requires integer
+        tier values…"): a file that numbers its rules as headings states each rule in the
+        heading and explains it below, so the paragraph alone says why, not what. The
+        heading leads the paragraph's text and its line starts the citation. Headings that
+        are not numbered name sections and stay the section path."""
+        heading = self.last_heading
+        if context or len(self.blocks) != before + 1 or heading is None:
+            return
+        start, _ = self.span(node)
+        block = self.blocks[-1]
+        if heading[3] != self.section() or not 0 < start - heading[1] <= 2:
+            return
+        text = _heading_text_of(heading[2])
+        numbered = _OUTLINE_NUMBER.match(text)
+        if numbered is None or block.line_start != start:
+            return
+        title = text[numbered.end() :].strip()
+        if word_count(title) < 3:
+            return
+        block.text = f"{title}{'' if title[-1:] in '.:!?' else ':'} {block.text}"
+        block.line_start = heading[0]
 
     def barred_paragraph(self, node: SyntaxTreeNode, context: str, depth: int) -> bool:
         """A paragraph right under a heading that is itself the prohibition ("## Don't

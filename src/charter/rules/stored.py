@@ -99,7 +99,9 @@ if TYPE_CHECKING:
 #: an example rule file is no rule
 #: 53: a table of contents' entry, only links to the page's own headings
 #: (``[Error Handling](#11-error-handling)``), is navigation, no rule
-STATE_VERSION = 53
+#: 54: a numbered heading of three words or more over a paragraph ("### 6. `x` Must Be a
+#: Multiple of `y`" over why) leads the paragraph's rule and starts its citation
+STATE_VERSION = 54
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
