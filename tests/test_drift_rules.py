@@ -452,6 +452,32 @@ def test_a_name_that_says_where_an_excluded_thing_is_does_not_name_it() -> None:
     )
 
 
+def test_the_parties_of_an_excluded_relation_alone_do_not_name_it() -> None:
+    """ "Are imports between feature modules in scope? — no" flagged a commit message that
+    only ran a module's tests (`./gradlew :modules:features:bible:test`): "modules",
+    one of the subject's few words, matched alone. The words of a "between …" phrase
+    name the parties of the excluded relation; a match needs a word of the relation."""
+    from charter.decisions.merge import merge_questions_answers
+
+    questions = [
+        {
+            "id": "CROSS_IMPORTS",
+            "text": "Are imports between feature modules in scope?",
+            "priority": "must",
+            "answer_type": "yes_no",
+        }
+    ]
+    checker = DriftChecker(merge_questions_answers(questions, {"CROSS_IMPORTS": "no"}))
+    for text in (
+        "Ran `./gradlew :modules:features:bible:test` and the whole build.",
+        "The new feature module registers itself through the service file.",
+    ):
+        assert checker.check(text).verdict == "pass", text
+    assert ("QA-PGC-002", "CROSS_IMPORTS") in rules(
+        checker.check("I imported the verse formatter directly from the book module.")
+    )
+
+
 def test_removing_a_rejected_option_confirms_the_decision() -> None:
     """ "I removed the marshmallow schemas from the config models" was read as bringing
     marshmallow back: a removal verb before the option takes it away, unless another

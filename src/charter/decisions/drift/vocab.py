@@ -169,6 +169,9 @@ def _id_terms(value: str) -> list[str]:
 
 #: A trailing place in an excluded subject: "… in Django views", "… inside React views".
 _PLACE = re.compile(r"\s(?:in|inside|within|across|throughout)\s+(?P<place>\S.*)$", re.I)
+#: The parties of a relation an excluded subject names: "imports between feature modules",
+#: "shared state among tabs". The relation is what is excluded; the parties alone are not.
+_PARTIES = re.compile(r"\s(?:between|among|amongst)\s+(?P<place>\S.*)$", re.I)
 
 
 def _place_names(subject: str) -> tuple[set[str], frozenset[str]]:
@@ -177,6 +180,11 @@ def _place_names(subject: str) -> tuple[set[str], frozenset[str]]:
     before the phrase, and the stems of the whole phrase: such a name says where the
     excluded thing is, not what it is. A name that ends the phrase ("storing data in
     Firebase") may be the thing itself."""
+    parties = _PARTIES.search(subject)
+    if parties and _raw_terms(subject[: parties.start()]):
+        # "imports between feature modules": every word of the parties is a place; a
+        # match needs a word of the relation ("the bible module's tests" names no import)
+        return set(), frozenset(lexicon.content_stems(parties.group("place")))
     found = _PLACE.search(subject)
     if not found or not _raw_terms(subject[: found.start()]):
         return set(), frozenset()
@@ -460,6 +468,8 @@ def _fill_binding_terms(
                 weak=vocab.excluded.weak | {key.lstrip("^~") for key in moved},
                 places=place,
             )
+        elif place and not names:
+            vocab.excluded = dataclasses.replace(vocab.excluded, places=place)
         # a multi-word excluded subject is matched by its distinctive words; none of them
         # is "strong" by capitalisation alone, so relax to one weak word when there are
         # at most three of them ("a hosted / SaaS version" → host | saas)
@@ -470,6 +480,7 @@ def _fill_binding_terms(
                 weak=frozenset(),
                 relaxed=True,
                 label_words=vocab.excluded.label_words,
+                places=vocab.excluded.places,
             )
         numbers = lexicon.number_keys(subject)
         if numbers and not vocab.excluded.empty():
