@@ -302,3 +302,21 @@ def test_a_prohibition_of_an_edit_in_another_language_is_read(
     text: str, forbidden: list[str]
 ) -> None:
     assert [e.path for e in edits_in(_rule(text))] == forbidden
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # "patch" is a verb of editing: an encrypted or signed file patched by hand is
+        # broken (its MAC or signature covers the whole document)
+        ("Do not patch a `*.sops.yaml` document directly, including its unencrypted "
+         "metadata.", ["*.sops.yaml"]),
+        ("Never patch `vendor/` by hand.", ["vendor/"]),
+        ("`dist/` is build output — never patch it.", ["dist/"]),
+        # still no purpose and no condition
+        ("Never patch `vendor/` to make tests pass.", []),
+        ("Do not patch `lib/` unless upstream is dead.", []),
+    ],
+)  # fmt: skip
+def test_patching_a_file_is_editing_it(text: str, forbidden: list[str]) -> None:
+    assert [e.path for e in edits_in(_rule(text))] == forbidden

@@ -7,9 +7,10 @@ often, and the edit is lost or breaks the next build. The PreToolUse guardrails
 the rule; the build or generator that owns the file still writes it through the shell.
 
 What counts as forbidden is read by :mod:`charter.rules.negation`, with the verbs of
-editing as bridge words ("do not edit files under `X`", "never hand-edit `X`", "`X`
-must not be modified"; before a colon, a few words may name the kind of what the list
-after it holds: "never edit generated files: `gen/**`, `*.pb.go`"). A path is a code
+editing as bridge words ("do not edit files under `X`", "never hand-edit `X`", "do not
+patch a `*.lock` file directly", "`X` must not be modified"; before a colon, a few words
+may name the kind of what the list after it holds: "never edit generated files:
+`gen/**`, `*.pb.go`"). A path is a code
 span without spaces that names a folder (``dist/``), a file with an extension
 (``db/schema.rb``, ``CHANGELOG.md``) or a glob
 (``src/**``); it is read relative to the project root or to the rule file's folder, and
@@ -46,7 +47,8 @@ _EDIT_WORDS = frozenset(
     {
         "edit", "edits", "editing", "hand", "modify", "modifying", "change", "changing",
         "touch", "touching", "update", "updating", "alter", "altering", "overwrite",
-        "overwriting", "rewrite", "rewriting", "write", "writing", "to", "files", "file",
+        "overwriting", "rewrite", "rewriting", "write", "writing", "patch", "patching", "to",
+        "files", "file",
         "anything", "any", "the", "a", "an", "in", "under", "inside", "within", "of",
         "contents", "content", "manually", "directly",
     }
@@ -143,7 +145,7 @@ _NOT_PLAIN = re.compile(
 #: ... and ends by forbidding an edit with no object of its own (the subject is it).
 _OBJECTLESS = re.compile(
     r"(?:^|[,;]\s*|\s)(?:never|do not|don't|must not|should not)\s+(?:hand-?)?"
-    r"(?:edit|modify|change|touch|alter|rewrite|overwrite)"
+    r"(?:edit|modify|change|touch|alter|rewrite|overwrite|patch)"
     r"(?:\s+(?:it|them|this|these|the|files?|manually|by|hand|directly))*\s*[.!]?\s*$",
     re.I,
 )

@@ -101,7 +101,9 @@ if TYPE_CHECKING:
 #: (``[Error Handling](#11-error-handling)``), is navigation, no rule
 #: 54: a numbered heading of three words or more over a paragraph ("### 6. `x` Must Be a
 #: Multiple of `y`" over why) leads the paragraph's rule and starts its citation
-STATE_VERSION = 54
+#: 55: "patch" is a verb of editing ("Do not patch a `*.sops.yaml` document directly"),
+#: so such a rule's path is a forbidden edit in ``rules.prohibited.json``
+STATE_VERSION = 55
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
