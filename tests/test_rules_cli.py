@@ -402,3 +402,25 @@ def test_context_table_cites_rules_as_every_other_output_does(repo: Path, run_ch
     assert proc.returncode == 0, proc.stderr
     assert "CLAUDE.md:L3-L3" in proc.stdout
     assert "CLAUDE.md:3-3" not in proc.stdout
+
+
+def test_a_rule_file_saved_as_utf16_with_a_bom_is_read(repo: Path, run_charter) -> None:
+    # Windows editors and PowerShell's `>` save text as UTF-16 with a byte-order mark;
+    # its NUL bytes made the file "binary, not text" and none of its rules was compiled
+    text = "# Rules\n\n- Never run `npm publish`.\n- Do not edit `dist/` by hand.\n"
+    (repo / "AGENTS.md").write_bytes(text.encode("utf-16"))  # little-endian, with a BOM
+    (repo / "GEMINI.md").write_bytes(b"\xfe\xff" + "- Use pnpm.\n".encode("utf-16-be"))
+    proc = run_charter("compile", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["errors"] == [] and summary["rules"] == 3
+    assert [c["command"] for c in summary["forbidden_commands"]] == ["npm publish"]
+    state = json.loads((repo / ".charter/rules.json").read_text())
+    assert {r["source"]["path"] + ":" + str(r["source"]["line_start"]) for r in state["rules"]} >= {
+        "AGENTS.md:3",
+        "AGENTS.md:4",
+    }
+    # NULs in what it decodes to are still a binary file
+    (repo / "GEMINI.md").write_bytes(b"\xff\xfe\x00\x00" + "\x00\x01x".encode("utf-32-le"))
+    errors = json.loads(run_charter("compile", "--json", cwd=repo).stdout)["errors"]
+    assert errors == ["rule file is binary, not text: GEMINI.md"]

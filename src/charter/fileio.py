@@ -465,6 +465,16 @@ def fault_point(step: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+#: Byte-order marks of UTF-32 and UTF-16 (UTF-32's first: it starts with UTF-16 LE's),
+#: each with the codec that reads the text after it.
+_UTF16_32_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
+
+
 def read_text(
     path: Path,
     *,
@@ -474,7 +484,8 @@ def read_text(
     lenient: bool = False,
     name: str = "",
 ) -> str:
-    """Read a UTF-8 text file or raise a one-line :class:`CharterError`.
+    """Read a UTF-8 text file (or UTF-16/32 with a byte-order mark) or raise a one-line
+    :class:`CharterError`.
 
     Binary files (NUL bytes or invalid UTF-8), oversized files, missing paths and
     directories all get a message naming the path, never a traceback. ``lenient``: text
@@ -499,6 +510,17 @@ def read_text(
         data = path.read_bytes()
     except OSError as exc:
         raise CharterError(f"cannot read {what} {shown}: {exc.strerror}") from None
+    bom = next((c for b, c in _UTF16_32_BOMS if data.startswith(b)), None)
+    if bom is not None:
+        # Windows editors and PowerShell's `>` save text as UTF-16 with a byte-order
+        # mark: its NUL bytes are text, not a binary file's
+        try:
+            text = data.decode(bom).removeprefix("\ufeff")
+        except UnicodeDecodeError:
+            raise CharterError(f"{what} is not valid {bom.upper()} text: {shown}") from None
+        if "\x00" in text[:8192]:
+            raise CharterError(f"{what} is binary, not text: {shown}")
+        return text
     if b"\x00" in data[:8192]:
         raise CharterError(f"{what} is binary, not text: {shown}")
     try:

@@ -103,7 +103,9 @@ if TYPE_CHECKING:
 #: Multiple of `y`" over why) leads the paragraph's rule and starts its citation
 #: 55: "patch" is a verb of editing ("Do not patch a `*.sops.yaml` document directly"),
 #: so such a rule's path is a forbidden edit in ``rules.prohibited.json``
-STATE_VERSION = 55
+#: 56: a rule file saved as UTF-16 or UTF-32 with a byte-order mark is read, no longer
+#: an error ("binary, not text") that compiled none of its rules
+STATE_VERSION = 56
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
