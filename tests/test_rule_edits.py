@@ -112,6 +112,16 @@ def test_folders_files_and_globs_match() -> None:
     assert not edit("**/migrations/**/*.sql").matches("db/other/V1__init.sql")
 
 
+def test_a_glob_of_a_kind_of_file_does_not_match_the_dot_file_of_that_name() -> None:
+    # "Do not patch a `*.sops.yaml` document directly" denied an edit of `.sops.yaml`,
+    # SOPS's own config: the star stood for nothing before the dot
+    (edit,) = edits_in(_rule("Do not edit a `*.sops.yaml` document directly."))
+    assert edit.matches("k8s/app/secret.sops.yaml") and edit.matches("db.sops.yaml")
+    assert not edit.matches(".sops.yaml") and not edit.matches("k8s/.sops.yaml")
+    (pb,) = edits_in(_rule("Never edit `**/*.pb.go`."))
+    assert pb.matches("a/b/c.pb.go") and not pb.matches("a/.pb.go")
+
+
 def test_a_file_named_without_a_folder_is_every_file_of_that_name(tmp_path: Path) -> None:
     """ "NEVER manually edit `queries.go`" (a generator writes one into each package) was
     read as the project root's `queries.go` alone, which does not exist: the compile said

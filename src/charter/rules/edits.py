@@ -99,6 +99,11 @@ def _path_matches(rel: str, pattern: str) -> bool:
     if GLOB.search(pattern):
         if pattern.endswith("/**"):
             return rel.startswith(pattern[:-2])
+        glob_name = posixpath.basename(pattern)
+        if glob_name.startswith("*.") and posixpath.basename(rel) == glob_name[1:]:
+            # `*.sops.yaml` names files of that kind, not the dot file `.sops.yaml` (a
+            # tool's config): as in the shell, the star does not stand for nothing there
+            return False
         from charter.rules.scopes import zero_dir_variants
 
         return any(fnmatch.fnmatchcase(rel, v) for v in zero_dir_variants(pattern))
