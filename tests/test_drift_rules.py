@@ -13,8 +13,9 @@ import pytest
 from charter.decisions.drift.checker import DriftChecker
 from charter.decisions.drift.result import DriftResult, Finding
 from charter.decisions.invariants import Invariant
+from charter.decisions.models import parse_clarifications
 from charter.embed.registry import get_embedder
-from tests.decisions_support import decisions
+from tests.decisions_support import choice_entry, decisions
 
 
 @pytest.fixture(scope="module", params=["semantic", "lexical"])
@@ -493,3 +494,41 @@ def test_removing_a_rejected_option_confirms_the_decision() -> None:
         "I removed the old helpers, then wrote marshmallow schemas for the config models.",
     ):
         assert ("QA-PGC-001", "MODELS") in rules(checker.check(text)), text
+
+
+def _storage_checker() -> DriftChecker:
+    """A database driver chosen over two others, the question naming the word
+    ("Postgres") one rejected label repeats, beside a serialization choice."""
+    data = {
+        "pgc_clarifications": [
+            choice_entry(
+                "DRIVER",
+                "Which Postgres driver does the service use?",
+                {"asyncpg": "asyncpg", "psycopg": "psycopg", "own": "Home-grown Postgres driver"},
+                "asyncpg",
+                priority="must",
+            ),
+            choice_entry(
+                "EVENTS",
+                "Which serialization do stored events use?",
+                {"avro": "Avro schemas", "pickle": "Python pickle"},
+                "avro",
+                priority="must",
+            ),
+        ]
+    }
+    return DriftChecker(parse_clarifications(data))
+
+
+def test_historically_and_i_considered_put_an_option_in_the_past() -> None:
+    """ "Historically the prototype used Python pickle" and "I considered keeping Python
+    pickle …, but" tell what was, as "previously" and "we evaluated" do; a present use is
+    still flagged."""
+    checker = _storage_checker()
+    for text in (
+        "Historically the prototype stored events with Python pickle; those were replaced.",
+        "I considered keeping Python pickle for the event cache, but the decision rules it out.",
+    ):
+        assert checker.check(text).verdict == "pass", text
+    text = "The event store now writes each event with Python pickle."
+    assert ("QA-PGC-001", "EVENTS") in rules(checker.check(text))

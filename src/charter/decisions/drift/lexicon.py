@@ -174,10 +174,12 @@ QUESTION_CHOICE = re.compile(r"\bor\b[^.?!\n]*\?\s*$", re.I)
 HISTORY = re.compile(
     r"\b(?:chose|picked|selected|preferred|decided\s+(?:on|against|to)|opted|went with"
     r"|ruled out|was discussed"
-    r"|were discussed|came up|weighed|originally|initially|during (?:planning"
-    r"|discovery)|for the record|was rejected|were rejected|settled on|standardi[sz]ed"
-    r"|previously|formerly|used to|in the past|legacy|before (?:the|we|our) \w+ (?:launched"
-    r"|existed|went live)|compared|evaluated|trialled|trialed|piloted)\b",
+    r"|were discussed|came up|during (?:planning|discovery)|for the record"
+    r"|(?:was|were) rejected|settled on|standardi[sz]ed"
+    r"|(?:origin|initi|historic)ally|(?:previous|former)ly|used to|in the past|legacy"
+    r"|before (?:the|we|our) \w+ (?:launched|existed|went live)"
+    r"|(?:I|we|they)\s+(?:also\s+)?considered"
+    r"|weighed|compared|evaluated|trialled|trialed|piloted)\b",
     re.I,
 )
 
