@@ -959,8 +959,9 @@ def test_a_bold_line_heading_its_items_joins_the_constitution_with_them(tmp_path
     )
     assert _by_text(rules, "Never call").constitution
     assert _by_text(rules, "flush()").constitution
-    assert not _by_text(rules, "Endpoint layout").constitution
+    assert not any("Endpoint layout" in r.text for r in rules)  # a title: the section
     assert not _by_text(rules, "one router").constitution
+    assert _by_text(rules, "one router").source.section == "Server > Endpoint layout"
 
 
 def test_a_heading_marks_the_constitution_through_its_emoji_or_number(tmp_path: Path) -> None:
@@ -1564,6 +1565,30 @@ def test_a_bold_lead_in_over_bare_commands_is_read_as_the_plain_one(tmp_path: Pa
 
     commands = [c.command for c in prohibitions_of(rules).commands]
     assert "rm -rf build" in commands and "git push --force" in commands
+
+
+def test_a_bold_title_that_only_names_its_list_is_its_section_not_a_rule(
+    tmp_path: Path,
+) -> None:
+    # "**Key Files:**" over the files it names was a rule of its own, shown alone as
+    # "Key Files:" in the constitution of an always-applied file and in a task's rules,
+    # spending a small file's budget on a line that says nothing; it names the items'
+    # section, as a bold name over sub-items does. A title that instructs stays a rule
+    rules = _rules(
+        tmp_path,
+        "# Architecture\n\n"
+        "**Key Characteristics:**\n"
+        "- Event-driven; the worker can be terminated when idle\n"
+        "- No DOM access\n\n"
+        "**Always run before pushing:**\n"
+        "- `npm run lint`\n"
+        "- `npm run test`\n",
+    )
+    texts = [r.text for r in rules]
+    assert not any(t.startswith("Key Characteristics") for t in texts), texts
+    item = _by_text(rules, "No DOM access")
+    assert item.source.section == "Architecture > Key Characteristics"
+    assert any("Always run before pushing" in t for t in texts), texts
 
 
 def test_a_line_that_only_dates_the_file_is_no_rule(tmp_path: Path) -> None:

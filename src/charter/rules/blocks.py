@@ -668,8 +668,14 @@ class _Walker:
                     # the line itself stays a unit (it starts the rule statement). A bold
                     # lead-in over bare commands ("**Needs approval:**" over `git push`),
                     # or one that forbids ("**Never run:**"), is read as the same line
-                    # unbolded is: an item alone would read as "run it", or the opposite
-                    self.add_paragraph(node, context, depth)
+                    # unbolded is: an item alone would read as "run it", or the opposite.
+                    # A title that only names what the list holds ("**Key Files:**",
+                    # "**Key Characteristics:**") instructs nothing: it is the items'
+                    # section, as a bold name over sub-items is, not a rule shown alone
+                    # in the small budget (a title that instructs, "**Always run:**",
+                    # stays a rule)
+                    if is_directive(title) or polarity(title):
+                        self.add_paragraph(node, context, depth)
                     self.headings.append((99, title))
                     if _names_actions(after):
                         # "**Common Issues**:" over "Manually editing generated files": an

@@ -105,7 +105,9 @@ if TYPE_CHECKING:
 #: so such a rule's path is a forbidden edit in ``rules.prohibited.json``
 #: 56: a rule file saved as UTF-16 or UTF-32 with a byte-order mark is read, no longer
 #: an error ("binary, not text") that compiled none of its rules
-STATE_VERSION = 56
+#: 57: a bold title over a list that only names what it holds ("**Key Files:**") is the
+#: items' section, no longer a rule of its own shown alone
+STATE_VERSION = 57
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
