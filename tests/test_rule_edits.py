@@ -330,3 +330,22 @@ def test_a_prohibition_of_an_edit_in_another_language_is_read(
 )  # fmt: skip
 def test_patching_a_file_is_editing_it(text: str, forbidden: list[str]) -> None:
     assert [e.path for e in edits_in(_rule(text))] == forbidden
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # "changes to" says the edit; a light verb carries it ("Do not suggest or apply
+        # changes to `schema.graphql`" in a Copilot instruction file forbade nothing)
+        ("Do not make changes to `schema.graphql`.", ["schema.graphql"]),
+        ("Do not suggest or apply changes to `schema.graphql`.", ["schema.graphql"]),
+        ("Never make any changes to `dist/`.", ["dist/"]),
+        ("Never modify or overwrite `yarn.lock`.", ["yarn.lock"]),
+        # a light verb alone says no edit, and a condition still holds
+        ("Do not apply `fix.patch` twice.", []),
+        ("Do not make `build/` part of the image.", []),
+        ("Do not make changes to `src/` without a test.", []),
+    ],
+)  # fmt: skip
+def test_making_changes_to_a_file_is_editing_it(text: str, forbidden: list[str]) -> None:
+    assert [e.path for e in edits_in(_rule(text))] == forbidden

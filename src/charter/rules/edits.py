@@ -51,6 +51,10 @@ _EDIT_WORDS = frozenset(
         "files", "file",
         "anything", "any", "the", "a", "an", "in", "under", "inside", "within", "of",
         "contents", "content", "manually", "directly",
+        # "do not make changes to `X`", "do not suggest or apply changes to `X`": the noun
+        # says the edit, a light verb before it (and "or" between two) only carries it
+        "changes", "modifications", "make", "making", "apply", "applying", "suggest",
+        "propose", "or",
     }
 ) | words_of("edit_verbs") | words_of("articles") | words_of("edit_objects")  # fmt: skip
 #: Words that restrict the prohibition to a context the guardrail cannot see.
@@ -63,7 +67,8 @@ _CONDITIONS = frozenset(
 #: Of the bridge words, those that say "edit".
 _EDIT_VERBS = _EDIT_WORDS - {
     "to", "files", "file", "anything", "any", "the", "a", "an", "in", "under", "inside",
-    "within", "of", "contents", "content", "hand", "manually", "directly",
+    "within", "of", "contents", "content", "hand", "manually", "directly", "make",
+    "making", "apply", "applying", "suggest", "propose", "or",
 } - words_of("articles") - words_of("edit_objects") | words_of("edit_verbs")  # fmt: skip
 EDIT_READING = Reading(
     bridge=_EDIT_WORDS,

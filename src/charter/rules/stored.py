@@ -107,7 +107,9 @@ if TYPE_CHECKING:
 #: an error ("binary, not text") that compiled none of its rules
 #: 57: a bold title over a list that only names what it holds ("**Key Files:**") is the
 #: items' section, no longer a rule of its own shown alone
-STATE_VERSION = 57
+#: 58: "changes to" says an edit ("Do not make changes to `X`", "Do not suggest or apply
+#: changes to `X`"), so such a rule's path is a forbidden edit in ``rules.prohibited.json``
+STATE_VERSION = 58
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
