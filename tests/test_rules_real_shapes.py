@@ -1588,6 +1588,9 @@ def test_a_bold_title_that_only_names_its_list_is_its_section_not_a_rule(
     assert not any(t.startswith("Key Characteristics") for t in texts), texts
     item = _by_text(rules, "No DOM access")
     assert item.source.section == "Architecture > Key Characteristics"
+    # the title is cited with the first item, as a bold name over sub-items is
+    first = _by_text(rules, "Event-driven")
+    assert (first.source.line_start, first.source.line_end) == (3, 4)
     assert any("Always run before pushing" in t for t in texts), texts
 
 

@@ -674,16 +674,22 @@ class _Walker:
                     # section, as a bold name over sub-items is, not a rule shown alone
                     # in the small budget (a title that instructs, "**Always run:**",
                     # stays a rule)
-                    if is_directive(title) or polarity(title):
+                    instructs = bool(is_directive(title) or polarity(title))
+                    if instructs:
                         self.add_paragraph(node, context, depth)
+                    # a title that is no rule is cited with the first item, as a bold name
+                    # over sub-items is
+                    cited = None if instructs else self.span(node)[0]
                     self.headings.append((99, title))
                     if _names_actions(after):
                         # "**Common Issues**:" over "Manually editing generated files": an
                         # action named alone reads as the task itself, so it is shown after
                         # its title, as after a lead-in (an item that instructs stays as it is)
-                        self.walk_list(after, lead, depth, prefix=True, plain_only=True)
+                        self.walk_list(
+                            after, lead, depth, prefix=True, plain_only=True, lead_start=cited
+                        )
                     else:
-                        self.walk_list(after, context, depth)
+                        self.walk_list(after, context, depth, lead_start=cited)
                     self.headings.pop()
                     walked.add(index + 1)
                     continue
