@@ -8,6 +8,7 @@ from pathlib import Path
 
 from charter.config import Project
 from charter.rules.api import task_context
+from charter.rules.render import compact
 from charter.tokens import count_tokens
 from tests.conftest import write
 
@@ -140,3 +141,19 @@ def test_an_always_loaded_line_keeps_the_sentence_that_forbids() -> None:
     from charter.rules.render import render_rule_line
 
     assert "never commit" not in render_rule_line(rules[0], 28)
+
+
+def test_a_sentence_written_without_spaces_is_cut_between_characters() -> None:
+    # Chinese and Japanese write a sentence as one "word": no word fitted the cut, and
+    # the rule was shown as " …", its text gone
+    rule = (
+        "回答一律使用繁體中文，程式碼註解一律使用英文撰寫，提交訊息遵循 Conventional Commits 規範"
+    )
+    cut = compact(rule, 8)
+    assert cut.endswith(" …") and len(cut) > 2
+    assert rule.startswith(cut.removesuffix(" …"))
+    # at the last comma when that keeps half of what fits
+    longer = compact(rule, 20)
+    assert longer.removesuffix(" …").endswith("，")
+    # a URL that does not fit is still never cut inside
+    assert not compact("https://example.com/" + "a" * 200 + " is the page", 5).startswith("h")

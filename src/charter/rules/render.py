@@ -34,6 +34,8 @@ def compact(text: str, max_tokens: int) -> str:
     if not out:
         words = text.split()
         out = _longest(words, max_tokens - 1)
+        if not out and words and _UNSPACED.search(words[0]):
+            out = _leading_chars(text, max_tokens - 1)
         out = _outside_code(out)
         if out.count("(") > out.count(")"):
             # a cut inside a parenthesis ("… branched from (e.g. …"): before it
@@ -44,6 +46,34 @@ def compact(text: str, max_tokens: int) -> str:
         if (out.endswith(":") or len(out.split()) <= 2) and count_tokens(text) <= 2 * max_tokens:
             return text
     return out + " …"
+
+
+#: Scripts written without spaces between words (Chinese, Japanese, Thai).
+_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+#: Punctuation inside a Chinese or Japanese sentence, after which a cut reads cleanly.
+_CJK_STOPS = "。！？；，、："
+
+
+def _leading_chars(text: str, max_tokens: int) -> str:
+    """The longest start of ``text`` within ``max_tokens``, cut between characters: a
+    text whose first word alone is over the limit (Chinese and Japanese write a sentence
+    without spaces, "回答時統一使用臺灣的繁體中文") was cut to nothing and shown as " …"
+    (a URL or code span is never cut inside: the caller leaves those whole).
+    Back at the last CJK punctuation in it when that keeps at least half."""
+    if max_tokens <= 0:
+        return ""
+    lo, hi = 0, len(text)
+    while lo < hi:  # a longer start never has fewer tokens
+        mid = (lo + hi + 1) // 2
+        if count_tokens(text[:mid]) <= max_tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    out = text[:lo]
+    stop = max(out.rfind(c) for c in _CJK_STOPS)
+    if stop + 1 >= len(out) // 2 and stop > 0:
+        out = out[: stop + 1]
+    return out.rstrip()
 
 
 def _outside_code(out: str) -> str:

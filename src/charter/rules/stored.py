@@ -109,7 +109,10 @@ if TYPE_CHECKING:
 #: items' section, no longer a rule of its own shown alone
 #: 58: "changes to" says an edit ("Do not make changes to `X`", "Do not suggest or apply
 #: changes to `X`"), so such a rule's path is a forbidden edit in ``rules.prohibited.json``
-STATE_VERSION = 58
+#: 59: a rule in a script written without spaces (Chinese, Japanese) whose first
+#: "word" is over a cut is cut between characters, no longer to nothing: its stored
+#: brief and shown lines (" …" before) change
+STATE_VERSION = 59
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
