@@ -888,6 +888,30 @@ def test_test_runs_are_recognised_through_wrappers_and_ecosystems(command: str) 
     assert is_test_command(command)
 
 
+def test_r_package_test_runs_are_recognised() -> None:
+    # an R package runs its tests through Rscript or R with code, or R CMD check: none
+    # counted, so the suite's failures were gone after compaction
+    from charter.session.testruns import is_test_command
+
+    for command in (
+        "Rscript -e 'devtools::test()'",
+        "Rscript --vanilla -e 'devtools::test(filter = \"gsea\")'",
+        "Rscript -e 'testthat::test_dir(\"tests/testthat\")'",
+        "R -e 'devtools::check()'",
+        "R CMD check pkg_0.1.0.tar.gz",
+        "Rscript -e 'rcmdcheck::rcmdcheck(args = \"--no-manual\")'",
+    ):
+        assert is_test_command(command), command
+    for command in (
+        "Rscript -e 'devtools::document()'",
+        "Rscript -e 't.test(x, y)'",
+        "Rscript -e 'install.packages(\"testthat\")'",
+        "R CMD build .",
+        "R CMD INSTALL .",
+    ):
+        assert not is_test_command(command), command
+
+
 @pytest.mark.parametrize(
     "command",
     [

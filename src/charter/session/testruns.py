@@ -128,6 +128,9 @@ _INTERPRETERS: dict[str, tuple[frozenset[str], frozenset[str], str, str]] = {
         "",
         "",
     ),
+    # R's front ends: Rscript -e 'devtools::test()', R -e 'testthat::test_dir("tests")'
+    "rscript": (frozenset(), frozenset({"-e"}), "", ""),
+    "r": (frozenset(), frozenset({"-e"}), "", ""),
     # coverage run [options] -m pytest | script.py
     "coverage": (
         frozenset({"--rcfile", "--source", "--include", "--omit", "--data-file"}),
@@ -137,8 +140,18 @@ _INTERPRETERS: dict[str, tuple[frozenset[str], frozenset[str], str, str]] = {
     ),
 }
 #: Code given on an interpreter's command line that runs the language's own test entry
-#: point: Julia's ``julia -e 'using Pkg; Pkg.test()'``.
-_TEST_CODE = {"julia": re.compile(r"\bPkg\.test\s*\(")}
+#: point: Julia's ``julia -e 'using Pkg; Pkg.test()'``, R's ``devtools::test()``,
+#: ``testthat::test_dir(…)`` and the package checks that run the tests
+#: (``devtools::check()``, ``rcmdcheck::rcmdcheck()``).
+_R_TEST_CODE = re.compile(
+    r"\b(?:devtools::(?:test|check)|(?:testthat::)?test_(?:dir|file|local|check|package)"
+    r"|(?:rcmdcheck::)?rcmdcheck|tinytest::(?:test_\w+|run_test_\w+))\s*\("
+)
+_TEST_CODE = {
+    "julia": re.compile(r"\bPkg\.test\s*\("),
+    "rscript": _R_TEST_CODE,
+    "r": _R_TEST_CODE,
+}
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
 _KNOWN = (
     _RUNNERS | _SUBCOMMAND_TOOLS | set(_GOAL_TOOLS) | set(_LAUNCHERS) | set(_INTERPRETERS)
@@ -332,6 +345,9 @@ class _Command:
                 return index + 1 < len(words) and self.runs_tests(index + 1)
             if test_flag and word == test_flag:
                 return True
+            if name == "r" and word == "CMD":
+                # R CMD check runs the package's tests (R CMD build, INSTALL do not)
+                return index + 1 < len(words) and words[index + 1] == "check"
             if word in code_options:
                 code = _TEST_CODE.get(name)
                 return bool(code and index + 1 < len(words) and code.search(words[index + 1]))
