@@ -349,3 +349,25 @@ def test_patching_a_file_is_editing_it(text: str, forbidden: list[str]) -> None:
 )  # fmt: skip
 def test_making_changes_to_a_file_is_editing_it(text: str, forbidden: list[str]) -> None:
     assert [e.path for e in edits_in(_rule(text))] == forbidden
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # the negation takes the verb of the clause before it, whose place it contrasts
+        ("ONLY edit vignettes in `vignettes/`, NEVER in `doc/`", ["doc/"]),
+        ("Make changes in `src/`, never in `dist/`", ["dist/"]),
+        ("Edit the sources in `src/`, not inside `build/`", ["build/"]),
+        # new content goes elsewhere: no edit of the other place is forbidden
+        ("Write tests in `tests/`, never in `src/`", []),
+        ("Put components in `app/components/`, never in `app/pages/`", []),
+        # no verb of editing, or a condition, or no place contrasted
+        ("Run the linter in `web/`, never in `api/`", []),
+        ("Edit vignettes in `vignettes/`, never in `doc/` unless asked", []),
+        ("Never in `doc/`", []),
+    ],
+)
+def test_a_negated_place_takes_the_edit_verb_of_the_clause_before(
+    text: str, forbidden: list[str]
+) -> None:
+    assert [e.path for e in edits_in(_rule(text))] == forbidden

@@ -293,7 +293,31 @@ def _governed(before: str, reading: Reading, after: str | None = None) -> bool:
     lead = set(_words(_CLAUSE_BREAK.split(text[: cue.start()])[-1]))
     if not lead <= _ADDRESSEES | reading.acts:
         return False
-    return _acted(crossed | lead, cue.group(0), reading)
+    return _acted(crossed | lead, cue.group(0), reading) or _elided(
+        text[: cue.start()], crossed, reading
+    )
+
+
+#: Prepositions of place that may alone follow a negation whose verb the clause before
+#: it said: "ONLY edit vignettes in `vignettes/`, NEVER in `doc/`".
+_PLACES = frozenset({"in", "under", "inside", "within"})
+#: ... where that clause ends on a place of its own, the one contrasted.
+_CONTRASTED_PLACE = re.compile(r"\b(?:in|under|inside|within)\s+`[^`\n]+`\s*[,;]?\s*$", re.I)
+#: Verbs of the act that make new content rather than change what is there ("write
+#: tests in `tests/`, never in `src/`" puts tests elsewhere; it forbids no edit of
+#: `src/`).
+_NEW_CONTENT = frozenset({"write", "writing", "add", "adding", "create", "creating", "put"})
+
+
+def _elided(before: str, crossed: set[str], reading: Reading) -> bool:
+    """A negation with only a place after it contrasts that place with the one the
+    clause before it names, and takes that clause's verb ("Only edit X in `A`, never in
+    `B`": never edit X in `B`); it needs that verb, a verb of the act."""
+    if not reading.verbs or not crossed or not crossed <= _PLACES:
+        return False
+    if not _CONTRASTED_PLACE.search(before):
+        return False
+    return bool(set(_words(SPAN.sub(" ", before))) & (reading.verbs - _NEW_CONTENT))
 
 
 #: The last word of a text: letters of any script (a run of Chinese is one), apostrophes.

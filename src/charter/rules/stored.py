@@ -112,7 +112,10 @@ if TYPE_CHECKING:
 #: 59: a rule in a script written without spaces (Chinese, Japanese) whose first
 #: "word" is over a cut is cut between characters, no longer to nothing: its stored
 #: brief and shown lines (" …" before) change
-STATE_VERSION = 59
+#: 60: a negation followed only by a place takes the edit verb of the clause before it
+#: ("Only edit X in `A`, never in `B`"): `B` is a forbidden edit in
+#: ``rules.prohibited.json``
+STATE_VERSION = 60
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
