@@ -705,3 +705,14 @@ def test_the_guardrail_denies_what_a_german_rule_forbids(tmp_path: Path) -> None
     assert "CLAUDE.md:L5-L5" in out["hookSpecificOutput"]["permissionDecisionReason"]
     assert _decision(_ask(root, "pip install requests")) == "deny"
     assert _decision(_ask(root, "git push origin main")) == "allow"
+
+
+def test_a_sentence_opening_with_a_capital_conjunction_still_forbids() -> None:
+    # "And"/"But" opening the sentence stood before the negation as a word of its own
+    # (the conjunctions were only read in lower case), so nothing was forbidden
+    assert [
+        c.command for c in commands_in(_rule("Build locally. And never run `npm publish`."))
+    ] == ["npm publish"]
+    assert [c.command for c in commands_in(_rule("But do not run `make distclean`."))] == [
+        "make distclean"
+    ]

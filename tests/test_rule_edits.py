@@ -371,3 +371,12 @@ def test_a_negated_place_takes_the_edit_verb_of_the_clause_before(
     text: str, forbidden: list[str]
 ) -> None:
     assert [e.path for e in edits_in(_rule(text))] == forbidden
+
+
+def test_a_sentence_opening_with_a_capital_conjunction_still_forbids_the_edit() -> None:
+    from charter.session.forbidden import forbidden_in
+
+    assert [e.path for e in edits_in(_rule("But never edit `dist/` by hand."))] == ["dist/"]
+    # the user's words too: "And never edit data/*.rda by hand" let the edit through
+    said = "Keep the default. And never edit data/*.rda by hand, regenerate them."
+    assert [path for path, _ in forbidden_in(said, "")] == ["data/*.rda"]

@@ -137,7 +137,8 @@ _SENTENCE_END = re.compile(r"(?<![ei]\.[gei])[.;!?][*_)\"']*(?=\s|$)|[。；！�
 #: Where the clause a cue sits in begins: punctuation, a list marker, a conjunction.
 _CLAUSE_BREAK = re.compile(
     r"[.,;:!?()\[\]—–\n，。；：！？（）、]|\s-\s|^\s*(?:\d+\.|[-*+])\s|"
-    r"\b(?:and|but|or|und|oder|aber|pero|mas|mais|et|ou)\b"
+    # a sentence may open with one too: "And never edit `X`", "But do not run `Y`"
+    r"\b(?i:and|but|or|und|oder|aber|pero|mas|mais|et|ou)\b"
 )
 #: Who an instruction may name before its negation ("you never …", "we do not …").
 _ADDRESSEES = frozenset(

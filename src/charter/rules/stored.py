@@ -115,7 +115,10 @@ if TYPE_CHECKING:
 #: 60: a negation followed only by a place takes the edit verb of the clause before it
 #: ("Only edit X in `A`, never in `B`"): `B` is a forbidden edit in
 #: ``rules.prohibited.json``
-STATE_VERSION = 60
+#: 61: a sentence opening with a capitalised conjunction ("And never run `X`", "But do
+#: not edit `Y`") forbids what it names: the conjunction was read as a word before the
+#: negation, so ``rules.prohibited.json`` lacked it
+STATE_VERSION = 61
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
