@@ -888,6 +888,17 @@ def test_test_runs_are_recognised_through_wrappers_and_ecosystems(command: str) 
     assert is_test_command(command)
 
 
+def test_a_tally_of_zero_failures_is_a_pass() -> None:
+    # testthat ends every run with "[ FAIL 0 | WARN 0 | SKIP 0 | PASS 48 ]": the bare
+    # "FAIL" in it made every passing run a failure after compaction
+    from charter.session.testruns import outcome
+
+    assert outcome("[ FAIL 0 | WARN 0 | SKIP 0 | PASS 48 ]", failed=False) == "pass"
+    assert outcome("FAILED: 0, PASSED: 3", failed=False) == "pass"
+    assert outcome("[ FAIL 1 | WARN 0 | SKIP 0 | PASS 12 ]", failed=False) == "fail"
+    assert outcome("--- FAIL: TestX (0.00s)\nFAIL\tpkg\t0.012s", failed=False) == "fail"
+
+
 def test_r_package_test_runs_are_recognised() -> None:
     # an R package runs its tests through Rscript or R with code, or R CMD check: none
     # counted, so the suite's failures were gone after compaction

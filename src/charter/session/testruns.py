@@ -398,7 +398,11 @@ _FAILED = re.compile(
     r"\b\d+ (failed|failures?|errors?)\b|\bFAILED\b|\bFAIL\b|test result: FAILED|"
     r"AssertionError|panicked at|Tests?:\s+\d+ failed|\bERRORS?\b",
 )
-_ZERO_FAILED = re.compile(r"\b0 (failed|failures?|errors?)\b")
+#: A count of none: "0 failed", and a tally that names the count after its label
+#: (testthat's "[ FAIL 0 | WARN 0 | SKIP 0 | PASS 48 ]", "FAILED: 0", "ERRORS=0").
+_ZERO_FAILED = re.compile(
+    r"\b0 (failed|failures?|errors?)\b|\b(?:FAIL(?:ED|URES?)?|ERRORS?)\s*[:=]?\s*0\b(?![.,]\d)"
+)
 
 
 def normalise(command: str) -> str:
