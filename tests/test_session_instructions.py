@@ -154,3 +154,19 @@ def test_a_pasted_log_in_a_fence_is_left_out_whole_and_marked() -> None:
         "Implement this The export button downloads a CSV of the visible rows. "
         "It must keep the column order the user chose. thanks"
     )
+
+
+def test_globs_and_code_spans_keep_their_stars_and_bars() -> None:
+    # stars and bars were blanked as emphasis and table layout wherever they stood:
+    # "data/*.rda" came back as "data/ .rda", the user's words not restored exactly
+    assert human_lines("And never edit data/*.rda by hand, regenerate them.") == [
+        "And never edit data/*.rda by hand, regenerate them."
+    ]
+    assert human_lines("don't touch src/**/*.ts or *.lock files") == [
+        "don't touch src/**/*.ts or *.lock files"
+    ]
+    assert human_lines('search with `grep -E "a|b"` first') == ['search with `grep -E "a|b"` first']
+    # emphasis and table bars are still layout
+    assert human_lines("**Never** use npm, *always* pnpm | the **.env** file") == [
+        "Never use npm, always pnpm the .env file"
+    ]

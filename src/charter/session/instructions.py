@@ -43,6 +43,30 @@ _TAGGED = re.compile(
 _COMMAND = re.compile(r"<command-name>(.*?)</command-name>", re.DOTALL)
 #: Box drawing, block elements, table bars and emphasis: layout, not words.
 _DECORATION = re.compile(r"[\u2500-\u259f\u25a0-\u25ff|*]+")
+#: A code span: its bars and stars are the user's words ("`grep -E 'a|b'`").
+_CODE_SPAN = re.compile(r"(`[^`\n]+`)")
+#: Stars of a path's glob, not emphasis: beside a slash (``data/*.rda``, ``src/**``) or
+#: a single one before a file's extension with no word before it (``*.lock``; bold
+#: ``**.env**`` is emphasis).
+_GLOB_STAR = re.compile(r"(?<=/)\*+|\*+(?=/)|(?<![\w*])\*(?!\*)(?=\.\w)")
+
+
+def _undecorated(line: str) -> str:
+    """``line`` with its layout (:data:`_DECORATION`) blanked, outside code spans and
+    globs: "never edit data/*.rda by hand" was restored as "data/ .rda"."""
+    parts = _CODE_SPAN.split(line)
+    for i in range(0, len(parts), 2):
+        out, last = [], 0
+        for m in _GLOB_STAR.finditer(parts[i]):
+            start, end = m.span()
+            out.append(_DECORATION.sub(" ", parts[i][last:start]))
+            out.append(parts[i][start:end])
+            last = end
+        out.append(_DECORATION.sub(" ", parts[i][last:]))
+        parts[i] = "".join(out)
+    return "".join(parts)
+
+
 _LOG_PREFIX = re.compile(
     r"^(\d{1,4}[-/:.]\d{1,2}[-/:.]\d{1,4}|\[\d|\d+\s*[|:]\s|at\s+\S+[(:]|File \"|Traceback|"
     r"(INFO|DEBUG|WARN|WARNING|ERROR|FATAL|TRACE|CRITICAL)\b[:\s\]]|\$\s|>>>\s|\+\+\+|---|@@|"
@@ -87,7 +111,7 @@ class Instruction:
 
 def _human(line: str, *, fenced: bool) -> str:
     """The line's words without decoration, or "" when it reads as machine output."""
-    core = " ".join(_DECORATION.sub(" ", line).split()).strip(" -•·:")
+    core = " ".join(_undecorated(line).split()).strip(" -•·:")
     if not core:
         return ""
     if _LOG_PREFIX.match(line.strip()) or _LOG_PREFIX.match(core):
