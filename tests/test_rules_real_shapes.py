@@ -1981,6 +1981,25 @@ def test_the_line_saying_what_the_file_is_for_is_no_rule(tmp_path: Path) -> None
     assert "Keep handlers thin" in texts
 
 
+def test_a_verbless_subtitle_naming_the_agent_is_no_rule(tmp_path: Path) -> None:
+    """ "Project-specific instructions for Claude Code." under the title was a rule of its
+    own, retrieved for tasks and exported as one: the file's subtitle, saying what it
+    holds and for which agent, as "This file provides guidance to …" says it with a
+    verb. A line that instructs the agent, or names a file to follow, stays."""
+    rules = _rules(
+        tmp_path,
+        "# CLAUDE.md\n\nProject-specific instructions for Claude Code.\n\n## Rules\n\n"
+        "Guidelines for AI coding agents working in this repository.\n\n"
+        "Follow the instructions for Claude Code in `docs/agents.md`.\n\n"
+        "- Use pnpm for all agents\n",
+    )
+    texts = [r.text for r in rules]
+    assert "Project-specific instructions for Claude Code." not in texts, texts
+    assert not [t for t in texts if t.startswith("Guidelines for AI")], texts
+    assert "Follow the instructions for Claude Code in `docs/agents.md`." in texts
+    assert "Use pnpm for all agents" in texts
+
+
 def test_a_bold_preamble_and_a_line_of_file_stamps_are_no_rules(tmp_path: Path) -> None:
     """A CLAUDE.md opened with "**THIS FILE CONTAINS MANDATORY INSTRUCTIONS FOR ALL AI
     ASSISTANTS**" and "> **Version:** 3.0 | **Target:** Solo embedded development |

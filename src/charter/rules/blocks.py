@@ -554,7 +554,10 @@ class _Walker:
             return  # "**Last Updated:** 2025-10-22": when the file was written, no rule
         if _SLOT.match(block.text) and not block.code_comments:
             return  # "[Describe the problem it solves]": a template's slot, never filled
-        if block.kind == "paragraph" and _FILE_PREAMBLE.match(block.text.strip("*_ ")):
+        if block.kind == "paragraph" and (
+            _FILE_PREAMBLE.match(block.text.strip("*_ "))
+            or _AGENT_PREAMBLE.match(block.text.strip("*_ "))
+        ):
             return  # "This file provides guidance to Claude Code …": what the file is for
         self.blocks.append(block)
 
@@ -1210,6 +1213,17 @@ _SLOT = re.compile(r"^\[(?=[^\[\]]*(?:\w\s+\w|[\u3040-\u30ff\u4e00-\u9fff]{2}))[
 _FILE_PREAMBLE = re.compile(
     r"^this (?:file|document) (?:provides|gives|contains|offers) (?:\w+ ){0,2}?(?:guidance"
     r"|instructions|context|rules|guidelines)\b(?:[^.!?]|[.!?](?=\S))*[.!]?$",
+    re.I,
+)
+#: The same said without a verb, the file's one-line subtitle: "Project-specific
+#: instructions for Claude Code.", "Guidelines for AI coding agents working in this
+#: repository." (a few words, then what it holds and for which agent: no instruction).
+_AGENT_PREAMBLE = re.compile(
+    r"^(?:[\w-]+ ){0,3}(?:instructions|guidance|guidelines|rules|context|conventions)\s+"
+    r"for\s+(?:(?:the|all|any)\s+)?(?:ai\s+)?(?:claude(?:\s+code)?|codex|copilot|cursor|"
+    r"gemini(?:\s+cli)?|(?:coding\s+)?(?:agents?|assistants?)|llms?)(?:\s*\([^()]*\))?"
+    r"(?:\s+(?:in|on|for|working\s+(?:on|in|with))\s+this\s+(?:repository|repo|project|"
+    r"codebase|package))?\s*[.!]?$",
     re.I,
 )
 #: A line that only dates the file or numbers its version ("**Last Updated:** 2025-10-22",

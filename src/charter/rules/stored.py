@@ -118,7 +118,9 @@ if TYPE_CHECKING:
 #: 61: a sentence opening with a capitalised conjunction ("And never run `X`", "But do
 #: not edit `Y`") forbids what it names: the conjunction was read as a word before the
 #: negation, so ``rules.prohibited.json`` lacked it
-STATE_VERSION = 61
+#: 62: a verbless one-line subtitle saying what the file holds and for which agent
+#: ("Project-specific instructions for Claude Code.") is the file's preamble, no rule
+STATE_VERSION = 62
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
