@@ -146,6 +146,22 @@ def test_free_text_arguments_are_bounded_like_the_other_tools(repo: Path) -> Non
     assert not any("not passed to the adapter" in text for text in written)
 
 
+async def _bad_limit(root: Path) -> Any:
+    from mcp import Client
+
+    async with Client(mcp_server_params(root)) as client:
+        return await client.call_tool("prepare_task_context", {"task": "fix send", "limit": 0})
+
+
+def test_a_bad_limit_is_named_as_the_argument_the_agent_gave(repo: Path) -> None:
+    """A limit of 0 came back as "--limit must be at least 1": a CLI option the agent
+    never passed. The argument is validated as the tool's own, by its name."""
+    (repo / "app.py").write_text("def send(timeout=None):\n    return timeout\n")
+    result = anyio.run(_bad_limit, repo)
+    text = result.content[0].text
+    assert result.is_error and "limit" in text and "--limit" not in text, text
+
+
 def test_a_missing_project_stops_the_server_at_once(tmp_path: Path) -> None:
     """'charter mcp --project /typo' started, said nothing, and failed every tool call
     later; a registered server with a wrong path should say so when it starts."""

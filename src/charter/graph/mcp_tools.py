@@ -14,6 +14,9 @@ from charter.plugins import ToolSet
 #: the same caps as the other tools' free text (check_drift, verify_facts)
 Task = Annotated[str, Field(max_length=200_000)]
 NodeId = Annotated[str, Field(max_length=4096)]
+#: validated as an argument, so a bad one is named as the caller wrote it ("limit"), not
+#: as the CLI's option ("--limit must be at least 1")
+Limit = Annotated[int, Field(ge=1)]
 
 
 def register(tools: ToolSet) -> None:
@@ -41,7 +44,7 @@ def register(tools: ToolSet) -> None:
         "with reasons. Paste errors and name files in the task.",
     )
     def prepare_task_context(
-        task: Task, files: list[str] | None = None, limit: int = 20
+        task: Task, files: list[str] | None = None, limit: Limit = 20
     ) -> dict[str, Any]:
         return body.prepare_task_context(tools.project(), task, files=files, limit=limit)
 
