@@ -716,3 +716,15 @@ def test_a_sentence_opening_with_a_capital_conjunction_still_forbids() -> None:
     assert [c.command for c in commands_in(_rule("But do not run `make distclean`."))] == [
         "make distclean"
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        ("嚴禁執行 `git push --force`", ["git push --force"]),
+        ("不要執行 `npm install`，統一使用 pnpm", ["npm install"]),
+        ("部署時不要執行 `pnpm build`", []),
+    ],
+)
+def test_traditional_chinese_forbids_commands(text: str, forbidden: list[str]) -> None:
+    assert [c.command for c in commands_in(_rule(text))] == forbidden

@@ -380,3 +380,18 @@ def test_a_sentence_opening_with_a_capital_conjunction_still_forbids_the_edit() 
     # the user's words too: "And never edit data/*.rda by hand" let the edit through
     said = "Keep the default. And never edit data/*.rda by hand, regenerate them."
     assert [path for path, _ in forbidden_in(said, "")] == ["data/*.rda"]
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # Traditional Chinese (Taiwan, Hong Kong) writes the same words with other
+        # characters: only the simplified ones were read, so nothing was forbidden
+        ("不要編輯 `dist/` 目錄", ["dist/"]),
+        ("請勿修改 `src/generated/`", ["src/generated/"]),
+        ("`dist/` 不得手動修改", ["dist/"]),
+        ("部署時不要修改 `dist/`", []),  # a condition, as in simplified
+    ],
+)
+def test_traditional_chinese_forbids_edits(text: str, forbidden: list[str]) -> None:
+    assert [e.path for e in edits_in(_rule(text))] == forbidden

@@ -120,7 +120,9 @@ if TYPE_CHECKING:
 #: negation, so ``rules.prohibited.json`` lacked it
 #: 62: a verbless one-line subtitle saying what the file holds and for which agent
 #: ("Project-specific instructions for Claude Code.") is the file's preamble, no rule
-STATE_VERSION = 62
+#: 63: Traditional Chinese negations and verbs ("請勿修改 `X`", "不要執行 `Y`") are read
+#: like the simplified ones: ``rules.prohibited.json`` gains what they forbid
+STATE_VERSION = 63
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
