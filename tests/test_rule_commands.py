@@ -728,3 +728,15 @@ def test_a_sentence_opening_with_a_capital_conjunction_still_forbids() -> None:
 )
 def test_traditional_chinese_forbids_commands(text: str, forbidden: list[str]) -> None:
     assert [c.command for c in commands_in(_rule(text))] == forbidden
+
+
+def test_a_list_joined_by_a_capitalised_or_forbids_every_entry() -> None:
+    # "OR"/"AND" between two spans joined them only in lower case: the second was lost
+    rule = _rule("NEVER run `git clean -fdx` OR `git reset --hard`")
+    assert [c.command for c in commands_in(rule)] == ["git clean -fdx", "git reset --hard"]
+    from charter.rules.edits import edits_in
+
+    assert [e.path for e in edits_in(_rule("Do NOT edit `dist/` OR `build/`"))] == [
+        "dist/",
+        "build/",
+    ]

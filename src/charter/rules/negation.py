@@ -129,9 +129,9 @@ _EXCEPTION = re.compile(
     re.IGNORECASE,
 )
 #: What joins two spans of one list: "never `X`, `Y` or `Z`".
-_LIST_JOIN = re.compile(r"\s*(?:,|/|、|or|and|, or|, and|oder|und|o|y|ou|e|et|或|和)\s*")
+_LIST_JOIN = re.compile(r"\s*(?:,|/|、|(?i:or|and|, or|, and|oder|und|o|y|ou|e|et)|或|和)\s*")
 #: What follows an entry of a list of spans: a separator, the sentence's end, or nothing.
-_LIST_ENTRY_END = re.compile(r"\s*(?:[,;.)，、；。）]|(?:or|and|oder|und|ou|et)\b|或|和|$)")
+_LIST_ENTRY_END = re.compile(r"\s*(?:[,;.)，、；。）]|(?i:or|and|oder|und|ou|et)\b|或|和|$)")
 #: "… locally.** All …" ends too; "e.g." and "i.e." do not
 _SENTENCE_END = re.compile(r"(?<![ei]\.[gei])[.;!?][*_)\"']*(?=\s|$)|[。；！？]|\n")
 #: Where the clause a cue sits in begins: punctuation, a list marker, a conjunction.

@@ -122,7 +122,9 @@ if TYPE_CHECKING:
 #: ("Project-specific instructions for Claude Code.") is the file's preamble, no rule
 #: 63: Traditional Chinese negations and verbs ("請勿修改 `X`", "不要執行 `Y`") are read
 #: like the simplified ones: ``rules.prohibited.json`` gains what they forbid
-STATE_VERSION = 63
+#: 64: a list of spans joined by a capitalised "OR"/"AND" ("NEVER run `a` OR `b`")
+#: forbids every entry, no longer the first alone, in ``rules.prohibited.json``
+STATE_VERSION = 64
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
