@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from charter.errors import CharterError
-from charter.filetypes import BUILD_AND_INTERFACES, SHADERS, TEMPLATES
+from charter.filetypes import BUILD_AND_INTERFACES, SHADERS, SOURCES_READ_AS_TEXT, TEMPLATES
 from charter.graph import (
     docs,
     extract_c,
@@ -76,25 +76,12 @@ _TEXT_SUFFIXES = (
     ".mdx",
     ".csv",
     # other languages' sources, read as text (no symbols): a task's words still find them
-    ".r",
+    *SOURCES_READ_AS_TEXT,
+    # and their notebooks and data files
     ".rmd",
     ".qmd",
-    ".ml",
-    ".mli",
-    ".hs",
-    ".erl",
-    ".jl",
-    ".clj",
-    ".cljs",
-    ".cljc",
     ".edn",
-    ".fs",
     ".zon",
-    ".nim",
-    ".pl",
-    ".pm",
-    ".groovy",
-    ".nf",
     ".gradle",
     ".kts",
     ".graphql",
