@@ -270,18 +270,20 @@ def test_reopening_a_required_yes_and_chosen_words_that_do_not_name_the_option()
     )
 
 
-def test_weakening_a_required_yes() -> None:
+def _yes_no_checker(cid: str, question: str, answer: str) -> DriftChecker:
+    """One bound yes/no question of priority must, answered ``answer``."""
     from charter.decisions.merge import merge_questions_answers
 
-    questions = [
-        {
-            "id": "ROLLBACK",
-            "text": "Must devices roll back automatically when a new image fails its health check?",
-            "priority": "must",
-            "answer_type": "yes_no",
-        }
-    ]
-    checker = DriftChecker(merge_questions_answers(questions, {"ROLLBACK": "yes"}))
+    entry = {"id": cid, "text": question, "priority": "must", "answer_type": "yes_no"}
+    return DriftChecker(merge_questions_answers([entry], {cid: answer}))
+
+
+def test_weakening_a_required_yes() -> None:
+    checker = _yes_no_checker(
+        "ROLLBACK",
+        "Must devices roll back automatically when a new image fails its health check?",
+        "yes",
+    )
     assert rules(checker.check("Automatic rollback is disabled; support decides per device.")) == {
         ("QA-PGC-001", "ROLLBACK")
     }
@@ -432,17 +434,9 @@ def test_a_name_that_says_where_an_excluded_thing_is_does_not_name_it() -> None:
     name that qualifies a noun in a trailing "in …" phrase says where the excluded thing
     is: it counts as one of the subject's words, and the words of that place alone match
     nothing."""
-    from charter.decisions.merge import merge_questions_answers
-
-    questions = [
-        {
-            "id": "PATCHING",
-            "text": "Is patching module globals in Django views in scope?",
-            "priority": "must",
-            "answer_type": "yes_no",
-        }
-    ]
-    checker = DriftChecker(merge_questions_answers(questions, {"PATCHING": "no"}))
+    checker = _yes_no_checker(
+        "PATCHING", "Is patching module globals in Django views in scope?", "no"
+    )
     for text in (
         "I added the export view as a plain function and registered it in the Django admin.",
         "The orders view in the Django views package now reads its settings object.",
@@ -458,17 +452,9 @@ def test_the_parties_of_an_excluded_relation_alone_do_not_name_it() -> None:
     only ran a module's tests (`./gradlew :modules:features:bible:test`): "modules",
     one of the subject's few words, matched alone. The words of a "between …" phrase
     name the parties of the excluded relation; a match needs a word of the relation."""
-    from charter.decisions.merge import merge_questions_answers
-
-    questions = [
-        {
-            "id": "CROSS_IMPORTS",
-            "text": "Are imports between feature modules in scope?",
-            "priority": "must",
-            "answer_type": "yes_no",
-        }
-    ]
-    checker = DriftChecker(merge_questions_answers(questions, {"CROSS_IMPORTS": "no"}))
+    checker = _yes_no_checker(
+        "CROSS_IMPORTS", "Are imports between feature modules in scope?", "no"
+    )
     for text in (
         "Ran `./gradlew :modules:features:bible:test` and the whole build.",
         "The new feature module registers itself through the service file.",
