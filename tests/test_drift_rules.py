@@ -427,42 +427,47 @@ def test_a_negating_verb_of_a_later_predicate_does_not_negate_the_option() -> No
         assert checker.check(text).verdict == "pass", text
 
 
-def test_a_name_that_says_where_an_excluded_thing_is_does_not_name_it() -> None:
-    """ "Is patching globals in Django views in scope? — no" flagged every reply that
-    named Django ("I added the export view and registered it in the Django admin"): the
-    capitalised name of the trailing place was a strong word of the excluded subject. A
-    name that qualifies a noun in a trailing "in …" phrase says where the excluded thing
-    is: it counts as one of the subject's words, and the words of that place alone match
-    nothing."""
-    checker = _yes_no_checker(
-        "PATCHING", "Is patching module globals in Django views in scope?", "no"
-    )
-    for text in (
-        "I added the export view as a plain function and registered it in the Django admin.",
-        "The orders view in the Django views package now reads its settings object.",
-    ):
+@pytest.mark.parametrize(
+    ("cid", "question", "passing", "failing"),
+    [
+        pytest.param(
+            "PATCHING",
+            "Is patching module globals in Django views in scope?",
+            (
+                "I added the export view as a plain function and registered it in the Django"
+                " admin.",
+                "The orders view in the Django views package now reads its settings object.",
+            ),
+            "I patched the module globals at the top of the orders view.",
+            id="a-place-names-where",
+        ),
+        pytest.param(
+            "CROSS_IMPORTS",
+            "Are imports between feature modules in scope?",
+            (
+                "Ran `./gradlew :modules:features:bible:test` and the whole build.",
+                "The new feature module registers itself through the service file.",
+            ),
+            "I imported the verse formatter directly from the book module.",
+            id="the-parties-of-a-relation",
+        ),
+    ],
+)  # fmt: skip
+def test_words_around_an_excluded_subject_alone_do_not_name_it(
+    cid: str, question: str, passing: tuple[str, ...], failing: str
+) -> None:
+    """Answered "no", these flagged replies that only shared a word around the excluded
+    thing. "Is patching globals in Django views in scope?" flagged every reply naming
+    Django ("registered it in the Django admin"): a name qualifying a noun in a trailing
+    "in …" phrase says where the excluded thing is, and the words of that place alone
+    match nothing. "Are imports between feature modules in scope?" flagged a commit that
+    only ran a module's tests (`./gradlew :modules:features:bible:test`): the words of a
+    "between …" phrase name the parties of the excluded relation, and a match needs a word
+    of the relation. Doing the excluded thing is still flagged."""
+    checker = _yes_no_checker(cid, question, "no")
+    for text in passing:
         assert checker.check(text).verdict == "pass", text
-    assert ("QA-PGC-002", "PATCHING") in rules(
-        checker.check("I patched the module globals at the top of the orders view.")
-    )
-
-
-def test_the_parties_of_an_excluded_relation_alone_do_not_name_it() -> None:
-    """ "Are imports between feature modules in scope? — no" flagged a commit message that
-    only ran a module's tests (`./gradlew :modules:features:bible:test`): "modules",
-    one of the subject's few words, matched alone. The words of a "between …" phrase
-    name the parties of the excluded relation; a match needs a word of the relation."""
-    checker = _yes_no_checker(
-        "CROSS_IMPORTS", "Are imports between feature modules in scope?", "no"
-    )
-    for text in (
-        "Ran `./gradlew :modules:features:bible:test` and the whole build.",
-        "The new feature module registers itself through the service file.",
-    ):
-        assert checker.check(text).verdict == "pass", text
-    assert ("QA-PGC-002", "CROSS_IMPORTS") in rules(
-        checker.check("I imported the verse formatter directly from the book module.")
-    )
+    assert ("QA-PGC-002", cid) in rules(checker.check(failing))
 
 
 def test_removing_a_rejected_option_confirms_the_decision() -> None:
