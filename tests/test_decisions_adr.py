@@ -439,3 +439,33 @@ def test_options_given_a_sub_heading_each_are_the_considered_options(
     assert rows["0042-rejected.md"]["outcome"] == "unreadable"
     row = rows["0028-resolution.md"]
     assert (row["outcome"], row["answer"]) == ("bound", "Explicit flags")
+
+
+def test_a_numbered_or_prose_option_item_is_named_by_its_own_words(
+    repo: Path, run_charter: Run
+) -> None:
+    """ "- Option #2: Caches per service" bound the answer "Option #2" (excluded "Option
+    #1", "Option #3"), which no text ever names; and an option written as prose bound its
+    reason too ("… as it may make the Acme Platform seem inconsistent. Once set …"), so
+    every text naming the product was flagged as reviving it. The number and the reason
+    are not the option's name."""
+    numbered = (
+        "# 60. Cache layout\n\n## Status\n\nAccepted\n\n## Considered Options\n\n"
+        "- Option #1: One global cache for all services\n- Option #2: Caches per service\n"
+        "- Option 3 - Caches per service operation\n\n## Decision Outcome\n\n"
+        'The "Option #2 Caches per service" was preferred over the other options.\n'
+    )
+    prose = (
+        "# 39. Plugin names\n\n## Status\n\nAccepted\n\n## Considered Options\n\n"
+        "1. Clone each function when it is added to a plugin\n"
+        "2. Leave as is and do not support this use case as it may make the behavior of"
+        " the Acme Platform seem inconsistent. Once set the name cannot change.\n\n"
+        "## Decision Outcome\n\nChosen option: 1\n"
+    )
+    folder = _write(repo, {"0060-cache.md": numbered, "0039-names.md": prose})
+    rows = _rows(_import(run_charter, repo, str(folder)))
+    row = rows["0060-cache.md"]
+    assert (row["outcome"], row["answer"]) == ("bound", "Caches per service")
+    assert row["excluded"] == ["One global cache for all services", "Caches per service operation"]
+    row = rows["0039-names.md"]
+    assert row["excluded"] == ["Leave as is and do not support this use case"]

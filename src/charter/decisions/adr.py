@@ -16,7 +16,8 @@ are found by heading text, from a small vocabulary of the two formats' own secti
   ``Date: …`` / ``Status: …`` header);
 - options: the first list under ``Considered Options`` / ``Options Considered`` /
   ``Alternatives Considered`` / ``Considered Alternatives`` / ``Options`` /
-  ``Alternatives``; an item's label is its bold lead, else its text before ``: ``;
+  ``Alternatives``; an item's label is its bold lead, else its text before ``: ``, without a
+  leading ``Option #2:`` and, for prose, up to its first sentence end or reason;
   without such a list, two or more headings of one level that number the options
   (``### Option 1: SQLite (✅ Chosen)``), each label without its mark;
 - decision: ``Decision Outcome`` (MADR) or ``Decision`` (Nygard). A paragraph or bullet
@@ -279,13 +280,36 @@ def _option_label(item: SyntaxTreeNode) -> str:
     if inline is None:
         return ""
     children = [c for c in inline.children if not (c.type == "text" and not c.content.strip())]
-    if children and children[0].type == "strong":
+    if children and children[0].type == "strong" and not _LIST_NUMBER.match(_plain(children[0])):
         label = _plain(children[0])
     else:
-        text = _block_text(item)
+        # "Option #2: JSOs per component": the number orders the list, the rest names it
+        text = _LIST_NUMBER.sub("", _block_text(item), count=1)
         label = text.split(": ", 1)[0] if ": " in text else text
+        # an item written as a sentence or two ("Leave as is and do not support this use
+        # case as it may make the behaviour seem inconsistent. Once set …"): its first
+        # clause names the option; the reason and the rest would match every text that
+        # names the product
+        label = _first_clause(label)
     label = _CHOSEN_MARK.split(label, maxsplit=1)[0] if _CHOSEN_MARK.search(label) else label
     return label.strip().strip("\"“”'`").strip(" ,.;:").strip()
+
+
+#: "Option #2:", "Option 1 -", "Option 1.1:" leading a list item: its number, not its name.
+_LIST_NUMBER = re.compile(r"^\s*option\s*#?\s*\d+(?:\.\d+)*\s*(?:[:.)–—]|\s-)\s*", re.I)
+#: Where an option written as prose stops naming it: the end of its first sentence, or a
+#: reason ("…, because", "… as it may", "… since").
+_SENTENCE_END = re.compile(r"(?<=[\w)`'\"])\.\s+(?=[A-Z])")
+_REASON = re.compile(r",?\s+(?:because|as it|as this|since)\s", re.I)
+
+
+def _first_clause(label: str) -> str:
+    """The words of a prose option that name it, when a few words of its own come first."""
+    for pattern in (_SENTENCE_END, _REASON):
+        found = pattern.search(label)
+        if found and len(label[: found.start()].split()) >= 3:
+            label = label[: found.start()]
+    return label
 
 
 #: A heading that names one considered option by number: "### Option 2: PostgreSQL".
