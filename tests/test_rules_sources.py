@@ -965,3 +965,55 @@ def test_a_sources_entry_that_matches_no_file_is_a_warning(repo: Path) -> None:
         "rules.sources entry 'docs/*.rules.md' matches no file; nothing read",
     ]
     assert not compiled.report.errors
+
+
+FORBIDDEN_BLOCKS = """# Release guide
+
+## Publishing
+
+Never run these:
+```bash
+git push --force
+npm publish
+```
+
+**❌ Don't:**
+```powershell
+Write-LogGroupStart -Title "Outer"
+Write-LogGroupStart -Title "Inner"
+```
+
+### Avoid
+
+```bash
+# skips the checks
+npm run deploy --force
+rm -rf dist
+```
+
+Run these before a release:
+```bash
+make test
+make build
+```
+"""
+
+
+def test_commands_under_a_prohibition_are_shown_with_it(repo: Path) -> None:
+    write(repo, "AGENTS.md", FORBIDDEN_BLOCKS)
+    rules = compile_rules(Project.load(repo)).rules
+    commands = {r.text: r for r in rules if r.kind == "command"}
+    # before, each command of a block under "Never run these:", "❌ Don't:" or a heading
+    # "### Avoid" was shown alone, as a command to run: the opposite of what it says
+    assert "Never run these: `git push --force`" in commands
+    assert "Never run these: `npm publish`" in commands
+    assert '❌ Don\'t: `Write-LogGroupStart -Title "Inner"`' in commands
+    assert "Avoid: `npm run deploy --force` (skips the checks)" in commands
+    assert "Avoid: `rm -rf dist`" in commands
+    assert not any(text in ("`git push --force`", "`rm -rf dist`") for text in commands)
+    # the lead-in says nothing alone: it is cited with the first command, not a rule
+    assert not any(r.text in ("Never run these:", "❌ Don't:") for r in rules)
+    first = commands["Never run these: `git push --force`"]
+    assert (first.source.line_start, first.source.line_end) == (5, 7)
+    # a lead-in that does not forbid keeps its commands as they are
+    assert "`make test`" in commands and "`make build`" in commands

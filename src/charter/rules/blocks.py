@@ -582,6 +582,20 @@ class _Walker:
                 prev.text = f"{lead} {commands[0][2]}"
                 prev.line_end = max(prev.line_end, end)
                 return
+            barred = lead if lead and _forbids(lead) else ""
+            if not lead:
+                barred = self.forbidding_heading(node)
+            if barred:
+                # "Never run these:" (or "❌ Don't:", or a heading "### Avoid") over its
+                # commands: each command alone read as one to run, the opposite of what
+                # it says, so each is shown after the prohibition, as a list item under
+                # it is; a lead-in that only introduces them is cited with the first
+                if lead and prev is not None and _is_lead_in(lead) and self.blocks[-1] is prev:
+                    self.blocks.pop()
+                    commands[0] = (prev.line_start, commands[0][1], commands[0][2])
+                for first, last, text in commands:
+                    self.add(Block("command", f"{barred} {text}", first, last, self.section()))
+                return
             for first, last, text in commands:
                 self.add(Block("command", text, first, last, self.section(), lead))
             return
