@@ -740,3 +740,24 @@ def test_a_list_joined_by_a_capitalised_or_forbids_every_entry() -> None:
         "dist/",
         "build/",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        ("Never run these: `git push --force`", ["git push --force"]),
+        ("Do not use the following commands: `npm publish`", ["npm publish"]),
+        ("Agents must not run any of these: `make distclean`", ["make distclean"]),
+        # words before the colon that name a kind or set a condition still do
+        ("Never run destructive commands: `rm -rf build`", []),
+        ("Never run these in CI: `make release`", []),
+        ("Never run these: `make clean` is the only way to reset.", []),
+    ],
+)  # fmt: skip
+def test_a_prohibition_pointing_at_the_commands_after_its_colon(
+    text: str, forbidden: list[str]
+) -> None:
+    # a release guide's "Never run these:" over a shell block, its commands shown each
+    # after the lead-in: "these" stood between the negation and the span, so the
+    # guardrail let `git push --force` run
+    assert [c.command for c in commands_in(_rule(text))] == forbidden

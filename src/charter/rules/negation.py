@@ -254,6 +254,13 @@ def _words(text: str) -> list[str]:
 _WORD = re.compile(r"(?:[^\W\d_]|')+")
 
 
+#: Words right before a colon that point at the entries after it ("these", "the
+#: following commands", "any of these"): no kind of thing, no condition.
+_POINTERS = frozenset(
+    {"these", "those", "following", "commands", "command", "files", "of", "any", "the"}
+)
+
+
 def _governed(before: str, reading: Reading, after: str | None = None) -> bool:
     """Whether a negation cue governs what follows ``before`` (bridge words between).
     A colon right before the span introduces what the cue governs ("Do not edit:" over
@@ -269,11 +276,19 @@ def _governed(before: str, reading: Reading, after: str | None = None) -> bool:
     # edit generated files: `dist/` is built by CI.")
     listed = after is not None and _LIST_ENTRY_END.match(after) is not None
     named = 3 if colon and reading.verbs and listed else 0
+    # "Never run these:" or "Do not use the following commands:" over the entries: the
+    # words before the colon point at what follows it, as the verb alone would
+    pointing = colon and listed
     while True:
         m = _LAST_WORD.search(text)
         if m is None:
             break
         word = _words(m.group(1))[0] if _words(m.group(1)) else m.group(1).lower()
+        if pointing and word in _POINTERS:
+            crossed.add(word)
+            text = text[: m.start()].rstrip(" -")
+            continue
+        pointing = False  # only at the colon: "never run these tests: `x`" names a kind
         if word not in reading.bridge:
             if not named or crossed & reading.verbs or word in reading.conditions:
                 break

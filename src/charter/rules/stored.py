@@ -124,7 +124,11 @@ if TYPE_CHECKING:
 #: like the simplified ones: ``rules.prohibited.json`` gains what they forbid
 #: 64: a list of spans joined by a capitalised "OR"/"AND" ("NEVER run `a` OR `b`")
 #: forbids every entry, no longer the first alone, in ``rules.prohibited.json``
-STATE_VERSION = 64
+#: 65: a shell block under a prohibition ("Never run these:", "❌ Don't:", a heading
+#: "### Avoid") gives each command shown after it (no longer alone, as one to run, with
+#: the lead-in a rule of its own), and a negation pointing past a colon at what follows
+#: ("Never run these: `X`") forbids `X` in ``rules.prohibited.json``
+STATE_VERSION = 65
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
