@@ -407,3 +407,39 @@ def test_copies_across_files_are_still_compiled_once(tmp_path: Path) -> None:
     (root / "AGENTS.md").write_text("# Guide\n\n## Changes\n\n" + rule, encoding="utf-8")
     (root / "CLAUDE.md").write_text("# Notes\n\n## Edits\n\n" + rule, encoding="utf-8")
     assert len(_signature(root)) == 1
+
+
+#: A section whose subsections say different things of their items: one forbids them, one
+#: only names them. Filed under the top heading alone, the export lost the subsections.
+SUBSECTIONS = """# Script guidelines
+
+## Variables to avoid
+
+### Reserved names (never assign)
+
+- `$matches` - holds the last regex results.
+- `$input` - the pipeline's input enumerator.
+
+### Context variables
+
+- `$Error` - the list of errors so far.
+
+## Formatting
+
+- Indent with four spaces.
+"""
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_round_trip_keeps_the_headings_below_a_section(
+    fmt: str, tmp_path: Path, run_charter: Run
+) -> None:
+    # a shell language's variable guide: flattened under "## Variables to avoid", the
+    # items of "### Context variables" came back as prohibitions ("Variables to avoid:
+    # `$Error` - …") and those of the forbidding subsection lost its words
+    root = _rules_project(tmp_path, "AGENTS.md", SUBSECTIONS)
+    original = _signature(root)
+    assert any(r[1].startswith("Reserved names (never assign): `$matches`") for r in original)
+    assert any(r[1] == "`$Error` - the list of errors so far." for r in original)
+    fresh = _exported_back(fmt, root, tmp_path, run_charter)
+    assert _signature(fresh) == original

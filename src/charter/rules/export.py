@@ -67,6 +67,12 @@ def _top_section(rule: Rule) -> str:
     return parts[0] if parts else "General"
 
 
+def _subsections(rule: Rule) -> list[str]:
+    """The headings a shard sits under below the one it is filed under."""
+    parts = [p for p in rule.source.section.split(" > ") if p]
+    return parts[2:]
+
+
 def rule_line(rule: Rule, *, scope_tags: bool = False) -> str:
     """``- [ID] text (risk) scope:glob <!-- path:Lx-Ly -->`` for one rule."""
     text = rule.text
@@ -103,7 +109,24 @@ def _body(title: str, groups: dict[str, list[Rule]], *, scope_tags: bool = False
         # a lead-in's items go under it: side by side they read as rules of their own, and
         # a re-import loses what they are the parts of ("Update ALL of these together:")
         nested = {j for items in lead_ins(ordered).values() for j in items}
+        # the headings below the section's own, as the source nests them ("### Critical
+        # Variables (Never Use)" under "## Variables to Avoid"): flattened under the top
+        # one, a re-import read each rule under the wrong heading (one that forbids made
+        # its items prohibitions, one that describes lost the prohibition)
+        under: list[str] = []
         for i, rule in enumerate(ordered):
+            sub = _subsections(rule)
+            if sub != under:
+                if lines[-1]:
+                    lines.append("")
+                if under and not sub:
+                    lines += [f"## {heading}", ""]  # back to the section's own rules
+                same = 0
+                while same < min(len(sub), len(under)) and sub[same] == under[same]:
+                    same += 1
+                for depth, name in enumerate(sub[same:], start=same):
+                    lines += [f"{'#' * min(3 + depth, 6)} {name}", ""]
+                under = sub
             indent = "  " if i in nested else ""
             lines.append(indent + rule_line(rule, scope_tags=scope_tags))
         lines.append("")
