@@ -424,3 +424,24 @@ def test_a_rule_file_saved_as_utf16_with_a_bom_is_read(repo: Path, run_charter) 
     (repo / "GEMINI.md").write_bytes(b"\xff\xfe\x00\x00" + "\x00\x01x".encode("utf-32-le"))
     errors = json.loads(run_charter("compile", "--json", cwd=repo).stdout)["errors"]
     assert errors == ["rule file is binary, not text: GEMINI.md"]
+
+
+def test_rules_table_shows_the_rule_beside_a_long_list_of_globs(repo: Path, run_charter) -> None:
+    # a nested Cursor rule scoped to three long globs: its "applies" cell could not wrap,
+    # took the whole 80-column width, and the rule and source columns shrank to nothing
+    write(
+        repo,
+        "apps/api/.cursor/rules/auth.mdc",
+        "---\nglobs: src/rest/middleware/**/*.ts,src/trpc/middleware/**/*.ts,"
+        "src/utils/auth.ts\n---\n\n- Verify the session token before reading the body.\n",
+    )
+    proc = run_charter("rules", cwd=repo, env={"COLUMNS": "80"})
+    assert proc.returncode == 0, proc.stderr
+    words = " ".join(
+        cell.strip()
+        for line in proc.stdout.splitlines()
+        if line.startswith("│")
+        for cell in line.split("│")[3:4]
+    )
+    assert "Verify the session token before reading the body." in " ".join(words.split())
+    assert "auth.mdc" in proc.stdout

@@ -300,7 +300,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             return
         table = Table(show_lines=False, expand=True)
         table.add_column("id", style="cyan", no_wrap=True)
-        table.add_column("applies", no_wrap=True)
+        table.add_column("applies", ratio=1, min_width=8, overflow="fold")
         table.add_column("rule", ratio=3, min_width=24)
         table.add_column("source", style="dim", ratio=2, overflow="fold")
         for rule in chosen:
