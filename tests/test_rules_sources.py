@@ -1017,3 +1017,20 @@ def test_commands_under_a_prohibition_are_shown_with_it(repo: Path) -> None:
     assert (first.source.line_start, first.source.line_end) == (5, 7)
     # a lead-in that does not forbid keeps its commands as they are
     assert "`make test`" in commands and "`make build`" in commands
+
+
+def test_a_cursor_mdc_link_is_shown_as_the_path_it_names(repo: Path) -> None:
+    write(
+        repo,
+        "apps/api/.cursor/rules/rest.mdc",
+        "---\nglobs: src/rest/**/*.ts\n---\n\n# REST\n\n"
+        "- **Routers**: [src/rest/routers/](mdc:src/rest/routers/) - one router per feature\n"
+        "- Validate input with [the shared schemas](mdc:src/schemas/index.ts).\n"
+        "- Quote a link as code: `[x](mdc:y)` stays as written.\n",
+    )
+    rules = compile_rules(Project.load(repo)).rules
+    texts = [r.text for r in rules]
+    # before, the link was shown whole: its path twice, behind a scheme no agent opens
+    assert "Routers: `src/rest/routers/` - one router per feature" in texts
+    assert "Validate input with the shared schemas (`src/schemas/index.ts`)." in texts
+    assert "Quote a link as code: `[x](mdc:y)` stays as written." in texts

@@ -1207,6 +1207,21 @@ LISTS = ("bullet_list", "ordered_list")
 _TASK_BOX = re.compile(r"^\[[ xX]\]\s+")
 #: Kiro steering's reference to a file of the project: ``#[[file:<path>]]``.
 _FILE_REFERENCE = re.compile(r"#\[\[file:\s*([^\]\s`][^\]`]*?)\s*\]\]")
+#: Cursor's link to a file of the project in a rule: ``[src/db/](mdc:src/db/)``.
+_MDC_LINK = re.compile(r"\[([^\]\n]*)\]\(mdc:\s*([^)\s`]+)\s*\)")
+
+
+def _mdc_link(match: re.Match[str]) -> str:
+    """A Cursor ``mdc:`` link as the path it names, as code: the link's text when that is
+    the path, else the text with the path after it ("[the schema](mdc:src/db/schema.ts)"
+    is "the schema (`src/db/schema.ts`)"). ``mdc:`` is no address an agent can open."""
+    label, path = match.group(1).strip(), match.group(2)
+    bare = re.sub(r"[`*_]+", "", label).strip()
+    if not bare or bare.rstrip("/") == path.rstrip("/"):
+        return f"`{path}`"
+    return f"{label} (`{path}`)"
+
+
 #: An alert's marker, also as a Markdown formatter escapes it (``> \[!IMPORTANT]``).
 _ALERT = re.compile(r"^\\?\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\\?\]\s*", re.IGNORECASE)
 #: A callout's marker of any type atop a quote: besides GitHub's five, Obsidian's and
@@ -1278,6 +1293,13 @@ def _unmark(text: str, *, quoted: bool = False) -> str:
     type is (``> [!CRITICAL]`` reads "Critical: …")."""
     text = _TASK_BOX.sub("", text)
     text = (_CALLOUT if quoted else _ALERT).sub(lambda m: f"{m.group(1).capitalize()}: ", text)
+    if "(mdc:" in text:
+        # outside code spans (a link's text may be one: "[`src/db/`](mdc:src/db/)")
+        spans = [m.span() for m in re.finditer(r"(`+)[^`]+?\1", text)]
+        text = _MDC_LINK.sub(
+            lambda m: m.group(0) if any(a < m.start() < b for a, b in spans) else _mdc_link(m),
+            text,
+        )
     if "#[[" in text:
         # Kiro steering's link to a file, ``#[[file:api/openapi.yaml]]``: the path, as
         # code (outside code spans: there the markup is what the rule shows)

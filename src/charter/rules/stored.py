@@ -127,7 +127,8 @@ if TYPE_CHECKING:
 #: 65: a shell block under a prohibition ("Never run these:", "❌ Don't:", a heading
 #: "### Avoid") gives each command shown after it (no longer alone, as one to run, with
 #: the lead-in a rule of its own), and a negation pointing past a colon at what follows
-#: ("Never run these: `X`") forbids `X` in ``rules.prohibited.json``
+#: ("Never run these: `X`") forbids `X` in ``rules.prohibited.json``; a Cursor link to
+#: a file, ``[src/db/](mdc:src/db/)``, is shown as its path (rule texts and ids change)
 STATE_VERSION = 65
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
