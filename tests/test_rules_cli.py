@@ -258,6 +258,26 @@ def test_lint_does_not_call_a_lead_in_under_another_heading_a_duplicate(
     assert [(i["kind"], i["location"]) for i in issues] == [("duplicate", "CLAUDE.md:16")]
 
 
+def test_lint_does_not_call_a_label_over_other_code_a_duplicate(repo: Path, run_charter) -> None:
+    # a pipeline guide's "Common Mistakes": "❌ **Mistake N**" then "✅ **Fix:**" over its
+    # own YAML, three times in one section; each "Fix:" was a duplicate of the first
+    fence = "```yaml\ncondition: {}\n```\n"
+    write(
+        repo,
+        "AGENTS.md",
+        "# Pipelines\n\n## Common mistakes\n\n"
+        + "".join(
+            f"❌ **Mistake {n}: quoting**\n{fence.format(bad)}\n✅ **Fix:**\n{fence.format(good)}\n"
+            for n, bad, good in ((1, "a", "b"), (2, "c", "d"))
+        )
+        + "## Style\n\n- Keep conditions short.\n- Keep conditions short.\n",
+    )
+    proc = run_charter("lint", "--json", cwd=repo)
+    issues = json.loads(proc.stdout)["issues"]
+    # the real repeat is still reported
+    assert [(i["kind"], i["location"]) for i in issues] == [("duplicate", "AGENTS.md:28")]
+
+
 def test_lint_does_not_call_the_same_words_in_files_for_other_folders_duplicates(
     repo: Path, run_charter
 ) -> None:

@@ -40,6 +40,10 @@ def lint_rules(compiled: CompiledRules) -> list[LintIssue]:
             # a lead-in ("When to use:") says what its items say: repeated under another
             # heading it introduces other items, not the same rule again
             key += "\x00" + rule.source.section
+            if rule.source.line_end > rule.source.line_start:
+                # a lead-in cited over the code it introduces ("✅ Fix:" over one
+                # example, then over another): each says what its own code shows
+                key += "\x00" + str(rule.source.line_start)
         if rule.scopes:
             # the same words in files for different parts of the tree (a README template
             # per kind of package, a nested AGENTS.md per folder) never apply together
