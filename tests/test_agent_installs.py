@@ -636,3 +636,17 @@ def test_install_json_separates_files_from_notes_for_every_agent(tmp_path: Path)
         assert again["changed"] is False and again["files"] == [], again
         gone = run(agent, "--uninstall")
         assert gone["action"] == "uninstall" and gone["changed"], gone
+
+
+def test_every_installer_reports_what_it_did_in_the_same_words(
+    repo: Path, run_charter: Run
+) -> None:
+    # Claude Code's installer said "write .claude/settings.json" after writing it, and
+    # "remove …" after removing it, where the other agents' said "wrote" and "removed"
+    for agent in ("claude-code", *sorted(AGENTS)):
+        plan = json.loads(run_charter("install", agent, "--dry-run", "--json", cwd=repo).stdout)
+        assert plan["files"] and all(f.startswith("would write ") for f in plan["files"]), plan
+        done = json.loads(run_charter("install", agent, "--json", cwd=repo).stdout)
+        assert done["files"] and all(f.startswith("wrote ") for f in done["files"]), done
+        gone = json.loads(run_charter("install", agent, "--uninstall", "--json", cwd=repo).stdout)
+        assert gone["files"] and all(f.startswith("removed ") for f in gone["files"]), gone

@@ -307,6 +307,10 @@ def install_claude_code(
             if old == text:
                 continue
             verb = "remove" if text is None else ("update" if old is not None else "write")
+            if not dry_run:
+                # done, as the other agents' installers report it ("wrote .mcp.json"): an
+                # imperative "write .mcp.json" read as a plan not carried out
+                verb = {"remove": "removed", "update": "updated", "write": "wrote"}[verb]
             lines.append(f"{'would ' if dry_run else ''}{verb} {path.relative_to(root)}")
         if dry_run:
             return lines or ["already up to date"]
