@@ -69,6 +69,10 @@ _TITLE_NUMBER = re.compile(r"^(?:adr)?[\s-]*\d+\s*[.:\-–—)]?\s*", re.I)
 _FIELD = re.compile(r"^\s*(?P<key>status|chosen option)\s*:\s*(?P<value>.*)$", re.I | re.S)
 _OPTION_NUMBER = re.compile(r"^(?:option\s*)?(?P<n>\d+)\b\s*[,:.)-]?\s*", re.I)
 _TAG_LINE = re.compile(r"^\s*</?[A-Za-z][^>]*>\s*$")
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+#: A template's placeholder left in place of a title: ``{title}``, ``<title>``, ``[title]``.
+_PLACEHOLDER = re.compile(r"^\s*(?:\{[^{}]*\}|<[^<>]*>|\[[^\[\]]*\])\s*$")
+
 _QUOTED = re.compile(r"^[\"“'‘«](?P<label>[^\"”'’»]+)[\"”'’»]")
 #: An option item that marks itself as the one taken: a check mark ("**Files** ✅ Chosen",
 #: "Direct calls ✔") or the word chosen / selected set apart ("(chosen)", "— selected").
@@ -266,10 +270,12 @@ def _items_and_paragraphs(blocks: list[SyntaxTreeNode]) -> list[SyntaxTreeNode]:
             # its tag-only lines dropped, the rest is read as Markdown
             from charter.rules.blocks import _tree
 
-            inner = "\n".join(
-                line for line in block.content.split("\n") if not _TAG_LINE.match(line)
-            )
-            out.extend(_items_and_paragraphs(list(_tree(inner).children)))
+            content = _HTML_COMMENT.sub("", block.content)
+            inner = "\n".join(line for line in content.split("\n") if not _TAG_LINE.match(line))
+            if inner.strip() and inner != block.content:
+                # re-read only what dropping the tags changed: a comment or a block the
+                # parser reads as HTML again would otherwise be read forever
+                out.extend(_items_and_paragraphs(list(_tree(inner).children)))
     return out
 
 
@@ -414,6 +420,15 @@ def status_word(text: str) -> str:
     return words[0] if words else ""
 
 
+def _states_choice(decision: _Section) -> bool:
+    """The Decision section has a ``Chosen option: …`` line."""
+    return any(
+        (found := _FIELD.match(_block_text(block))) is not None
+        and found.group("key").lower() == "chosen option"
+        for block in _items_and_paragraphs(decision.blocks)
+    )
+
+
 def _chosen(
     decision: _Section, options: list[str]
 ) -> tuple[str | None, SyntaxTreeNode | None, str]:
@@ -468,6 +483,12 @@ def _matching(said: str, options: list[str]) -> list[str]:
     return [o for o in options if _norm(o).startswith(key + " ") or key.startswith(_norm(o) + " ")]
 
 
+def _title_from_name(stem: str) -> str:
+    """``0039-set-plugin-name-in-metadata`` → ``Set plugin name in metadata``."""
+    words = re.sub(r"[-_]+", " ", _TITLE_NUMBER.sub("", stem)).strip()
+    return words[:1].upper() + words[1:]
+
+
 def read_adr(path: Path, display: str | None = None) -> AdrReading:
     """Read one ADR file (never raises for content; unreadable files are reported)."""
     from charter.rules.blocks import _tree
@@ -496,13 +517,22 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
             path, "skipped", "no Status and no Decision section: no choice to bind (searched)"
         )
     status = status_word(status_text)
+    implicit = not status_text and decision is not None and _states_choice(decision)
+    if implicit:
+        # MADR leaves the status optional: a record with no status whose Decision Outcome
+        # names its chosen option records a decision taken (a proposal says "Proposed")
+        status = "accepted"
     if not status:
         return AdrReading(path, "unreadable", "no Status found (only accepted ADRs bind)")
     if status != "accepted":
         shown_status = " ".join(status_text.split())[:80]
         return AdrReading(path, "skipped", f"status {shown_status!r}", status=status)
     titles = [s.heading for s in sections if s.heading.tag == "h1"]
-    title = _block_text(titles[0]) if titles else str(meta.get("title") or "").strip()
+    candidates = [_block_text(titles[0])] if titles else []
+    candidates += [str(meta.get("title") or "").strip(), _title_from_name(path.stem)]
+    # a template's unfilled title ("# {short title of solved problem and solution}")
+    # names nothing: the front matter's title or the file's own name does
+    title = next((t for t in candidates if t and not _PLACEHOLDER.match(t)), "")
     title = _TITLE_NUMBER.sub("", title).strip() or title
     reading = AdrReading(path, "unreadable", status=status)
     if not title:
@@ -562,6 +592,8 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
     if block is not None:
         reading.line = fm_lines + (block.map or [0])[0] + 1
     reading.outcome = "accepted"
+    if implicit:
+        reading.note = "no status: its chosen option read as accepted (MADR's status is optional)"
     reading.item = {
         "id": adr_id(path),
         "question": title,
