@@ -171,11 +171,12 @@ class _Prepared:
 
 
 def _sentence_initial(text: str, start: int) -> bool:
-    """The token at ``start`` opens a sentence, a line, a list item or a text after a
-    colon, where a capital letter says nothing about a name."""
-    before = text[max(0, start - 40) : start].rstrip(" \t\"'(*_`>#")
+    """The token at ``start`` opens a sentence, a line, a list item, a text after a
+    colon or a tag ("[Issue #12] Spec", "[Breaking] Add") or a table cell, where a
+    capital letter says nothing about a name."""
+    before = text[max(0, start - 40) : start].rstrip(" \t\"'(*_`>#[")
     before = re.sub(r"(?:^|\n)\s*(?:[-*+•]|\d+[.)])$", "\n", before)
-    return not before or before[-1] in ".!?:\n"
+    return not before or before[-1] in ".!?:]|\n"
 
 
 def _tokens(text: str, start: int, end: int) -> list[_Token]:
@@ -288,15 +289,41 @@ def _refused_elsewhere(text: str, view: _UnitView, clause: _Clause, last: int) -
     return _has_negation(consequence) or bool(lexicon.REFUSAL.search(consequence))
 
 
-def _proper_noun_match(clause: _Clause, terms: TermSet) -> set[str]:
+def _proper_noun_match(text: str, clause: _Clause, terms: TermSet) -> set[str]:
     """A label's distinctive word counts on its own when the text uses it as a name
     (capitalised mid-sentence: "the React Native app" for "Native iOS/Android apps")."""
     if not terms.weak or terms.label_words < 2:
         return set()
     for idx, tok in enumerate(clause.tokens):
-        if idx > 0 and tok.stem in terms.weak - terms.places and lexicon.is_title_word(tok.raw):
+        if (
+            idx > 0
+            and tok.stem in terms.weak - terms.places
+            and lexicon.is_title_word(tok.raw)
+            and _mid_sentence(text, tok)
+        ):
             return {tok.stem}
     return set()
+
+
+#: Characters after which a capital starts a phrase rather than marking a name: a
+#: sentence end, the end of a tag ("[Breaking] Add …", "<h2>Version"), a table cell's
+#: edge ("| Version |"). Not a label's colon: "Epic: Solar customers" names the segment.
+_PHRASE_OPENERS = frozenset(";.!?]>|")
+#: Markup that may open a line before its first word (list marks, headings, quotes).
+_LINE_MARKUP = " \t-*+#>|0123456789.)["
+
+
+def _mid_sentence(text: str, tok: _Token) -> bool:
+    """Whether a capitalised token sits in running text, where capitals mark a name: not
+    the first word of a line or of a sentence, and not part of an identifier or a file
+    name ("Directory.Packages.props", "src/Services")."""
+    line = text[text.rfind("\n", 0, tok.start) + 1 : tok.start]
+    if not line.strip(_LINE_MARKUP):
+        return False
+    if line.rstrip(" \t")[-1] in _PHRASE_OPENERS:
+        return False
+    touching = text[tok.start - 1 : tok.start] + text[tok.end : tok.end + 1]
+    return not any(ch in "./_\\`" for ch in touching)
 
 
 def _mark_decision_lists(views: list[_UnitView]) -> None:
@@ -869,7 +896,7 @@ class DriftChecker:
         cue: bool,
         chosen_here: bool,
     ) -> list[_Hit]:
-        matched = terms.matches(clause.stems) or _proper_noun_match(clause, terms)
+        matched = terms.matches(clause.stems) or _proper_noun_match(text, clause, terms)
         if not matched and (view.suggestion or view.decision):
             matched = terms.distinct_match(clause.stems)
         if not matched:

@@ -365,8 +365,19 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+#: A web address or an e-mail address: its host names where something lives, not a
+#: choice the text makes ("Bumps [x](https://github.com/…)", "<bot@github.com>").
+_ADDRESS = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]]+|[\w.+\-\[\]]+@[\w-]+(?:\.[\w-]+)+", re.I)
+
+
 def token_spans(text: str) -> list[tuple[int, int, str]]:
-    return [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(text)]
+    """Word tokens of ``text``, without the words of web and e-mail addresses."""
+    addresses = [(m.start(), m.end()) for m in _ADDRESS.finditer(text)]
+    return [
+        (m.start(), m.end(), m.group(0))
+        for m in _TOKEN.finditer(text)
+        if not any(a <= m.start() < b for a, b in addresses)
+    ]
 
 
 @lru_cache(maxsize=65536)

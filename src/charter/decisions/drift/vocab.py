@@ -48,10 +48,17 @@ class TermSet:
     #: words of where an excluded thing is ("Django views" of "patching globals in
     #: Django views"): a match needs a word besides them, and its name is no name
     places: frozenset[str] = frozenset()
+    #: a rejected option's label (a name the text must mostly repeat), not a subject
+    #: phrased from a question
+    option: bool = False
 
     def needed_weak(self) -> int:
-        """Two weak words for a multi-word label; a lone leftover word is too generic."""
+        """Two weak words for a multi-word label, and a quarter of the words of a long
+        option (two common words of a sentence-long ADR option name nothing); a lone
+        leftover word is too generic."""
         needed = 2 if self.label_words >= 2 else 1
+        if self.option:
+            needed = max(needed, -(-self.label_words // 4))
         return needed if len(self.weak) >= needed else len(self.weak) + 1
 
     def matches(self, stems: set[str]) -> set[str]:
@@ -437,6 +444,7 @@ def _fill_binding_terms(
         vocab.numeric = _numeric_choice(inv.chosen, inv.rejected)
         for label, cid in zip(inv.rejected, inv.rejected_ids, strict=False):
             terms = _term_set(label, [cid], inv.aliases.get(cid, ()), chosen, shared)
+            terms = dataclasses.replace(terms, option=True)
             rejected_stems |= set(lexicon.content_stems(label))
             if chosen_numbers and set(lexicon.content_stems(label)) <= chosen:
                 terms = _numeric_option(label, chosen_numbers) or terms
