@@ -15,7 +15,8 @@ with ADRs is held-out data until its flags have been read.
 
 ``--mirror`` is a (bare) git directory, e.g. one the ``fetch`` tool brought; the ADR folder
 is found by name (``adr``, ``adrs``, ``decisions``, ``decision-records``,
-``architecture-decisions``) unless ``--adr-dir`` names it. Merge commits are skipped.
+``architecture-decisions``) unless ``--adr-dir`` names it. Merge commits and bots' commits
+are skipped.
 """
 
 from __future__ import annotations
@@ -61,16 +62,21 @@ def adr_files(mirror: Path, adr_dir: str | None) -> list[str]:
 
 
 def commit_messages(mirror: Path, n: int) -> list[tuple[str, str]]:
-    out = git(mirror, "log", "--no-merges", f"-n{n}", "--format=%H%x00%B%x1e", "HEAD")
+    """The newest ``n`` commit messages people wrote: a bot's (``dependabot[bot]``,
+    ``renovate[bot]``) version bumps are no text an agent writes."""
+    out = git(mirror, "log", "--no-merges", "--format=%H%x00%an%x00%B%x1e", "HEAD")
     msgs = []
     for record in out.split("\x1e"):
         record = record.strip("\n")
-        if "\x00" not in record:
+        if record.count("\x00") < 2:
             continue
-        sha, body = record.split("\x00", 1)
+        sha, author, body = record.split("\x00", 2)
         body = body.strip()
-        if len(body.split()) >= 3:
-            msgs.append((sha[:12], body))
+        if "[bot]" in author or len(body.split()) < 3:
+            continue
+        msgs.append((sha[:12], body))
+        if len(msgs) == n:
+            break
     return msgs
 
 
@@ -78,7 +84,9 @@ def run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, encoding="utf-8")
 
 
-def measure(mirror: Path, adr_dir: str | None, commits: int, show: int) -> dict[str, object]:
+def measure(
+    mirror: Path, adr_dir: str | None, commits: int, show: int, block: float
+) -> dict[str, object]:
     files = adr_files(mirror, adr_dir)
     name = mirror.parent.name if mirror.name in {"repo", ".git"} else mirror.name
     result: dict[str, object] = {"repository": name, "adr_files": len(files)}
@@ -125,6 +133,11 @@ def measure(mirror: Path, adr_dir: str | None, commits: int, show: int) -> dict[
             result["error"] = f"check failed: {chk.stderr.strip()[:200]}"
             return result
     flagged = [r for r in rows if r.get("verdict") == "fail"]
+    blocking = [
+        r
+        for r in flagged
+        if any(float(f.get("confidence", 0)) >= block for f in r.get("findings", []))
+    ]
     by_constraint: Counter[str] = Counter()
     for r in flagged:
         for f in r.get("findings", r.get("violations", [])):
@@ -134,6 +147,7 @@ def measure(mirror: Path, adr_dir: str | None, commits: int, show: int) -> dict[
             "commits": len(rows),
             "flagged": len(flagged),
             "flag_rate": round(len(flagged) / max(1, len(rows)), 4),
+            "blocking": len(blocking),
             "by_constraint": dict(by_constraint.most_common(8)),
             "examples": [
                 {
@@ -156,16 +170,28 @@ def main() -> None:
     ap.add_argument("--adr-dir", default=None)
     ap.add_argument("--commits", type=int, default=300)
     ap.add_argument("--show", type=int, default=5)
+    ap.add_argument(
+        "--block-confidence",
+        type=float,
+        default=0.8,
+        help="a finding this confident would stop the agent (drift.block_confidence)",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    results = [measure(m, args.adr_dir, args.commits, args.show) for m in args.mirror]
+    results = [
+        measure(m, args.adr_dir, args.commits, args.show, args.block_confidence)
+        for m in args.mirror
+    ]
     total = sum(int(r.get("commits", 0)) for r in results)  # type: ignore[call-overload]
     flagged = sum(int(r.get("flagged", 0)) for r in results)  # type: ignore[call-overload]
+    blocking = sum(int(r.get("blocking", 0)) for r in results)  # type: ignore[call-overload]
     summary = {
         "repositories": results,
         "commits": total,
         "flagged": flagged,
         "flag_rate": round(flagged / max(1, total), 4),
+        "blocking": blocking,
+        "block_rate": round(blocking / max(1, total), 4),
     }
     if args.json:
         print(json.dumps(summary, indent=2, ensure_ascii=False))
@@ -176,12 +202,16 @@ def main() -> None:
             continue
         print(
             f"{r['repository']}: {r['adr_files']} ADR files, import {r.get('import')}, "
-            f"{r['flagged']}/{r['commits']} commits flagged ({r['flag_rate']:.1%}); "
+            f"{r['flagged']}/{r['commits']} commits flagged ({r['flag_rate']:.1%}), "
+            f"{r['blocking']} at blocking confidence; "
             f"by constraint {r['by_constraint']}"
         )
         for ex in r["examples"]:  # type: ignore[attr-defined]
             print(f"    {ex['id']}: {ex['findings']}")
-    print(f"all: {flagged}/{total} commits flagged ({summary['flag_rate']:.1%})")
+    print(
+        f"all: {flagged}/{total} commits flagged ({summary['flag_rate']:.1%}), "
+        f"{blocking} at blocking confidence ({summary['block_rate']:.1%})"
+    )
 
 
 if __name__ == "__main__":

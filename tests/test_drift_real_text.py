@@ -38,6 +38,12 @@ CLARIFICATIONS = [
         "clone",
     ),
     choice_entry(
+        "MIGRATIONS",
+        "How are database migrations run?",
+        {"alembic": "Alembic", "dms": "AWS Database Migration Service", "flyway": "Flyway"},
+        "alembic",
+    ),
+    choice_entry(
         "VERSIONS",
         "How are connector versions released?",
         {"keep": "Keep As-Is", "ga": "Preview and General versioning"},
@@ -71,6 +77,10 @@ QUIET = [
     # a table header and an HTML heading capitalise their first word
     "| Old | New | Version |\n|---|---|---|\n| 1.2 | 1.3 | patch |",
     "<h2>Version 3.2.1</h2>\n<p>Fixes a crash on start.</p>",
+    # a file path's folders are where a file lives ("`.github/workflows/`" is no GitHub)
+    "Updated `.github/workflows/ci.yml` to cache the npm install between jobs.",
+    # a title in headline case capitalises every word, so no capital marks a name
+    "[Unticketed] Automated Update to Database ERD Diagrams and OpenAPI Docs (#12111)",
 ]
 
 CAUGHT = [
@@ -80,6 +90,7 @@ CAUGHT = [
         "the plugin name on the metadata instances.",
         "PLUGIN_NAMES",
     ),
+    ("From now on schema changes go through AWS Database Migration Service.", "MIGRATIONS"),
 ]
 
 
@@ -97,7 +108,9 @@ def test_the_same_options_named_as_a_choice_are_still_caught(
     assert constraint in _flagged(checker, text)
 
 
-def test_address_words_are_not_tokens_but_link_text_is() -> None:
-    text = "Use [Crowdin](https://crowdin.com/) as <team@crowdin.com> said"
+def test_address_and_path_words_are_not_tokens_but_link_text_and_pairs_are() -> None:
+    text = "Use [Crowdin](https://crowdin.com/) as <team@crowdin.com> said in docs/i18n.md"
     words = [raw for _, _, raw in token_spans(text)]
-    assert words == ["Use", "Crowdin", "as", "said"]
+    assert words == ["Use", "Crowdin", "as", "said", "in"]
+    pairs = [raw for _, _, raw in token_spans("Native iOS/Android apps, CI/CD")]
+    assert pairs == ["Native", "iOS", "Android", "apps", "CI", "CD"]

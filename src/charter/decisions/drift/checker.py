@@ -29,6 +29,7 @@ import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from charter.decisions.drift import lexicon
@@ -174,9 +175,25 @@ def _sentence_initial(text: str, start: int) -> bool:
     """The token at ``start`` opens a sentence, a line, a list item, a text after a
     colon or a tag ("[Issue #12] Spec", "[Breaking] Add") or a table cell, where a
     capital letter says nothing about a name."""
+    if _headline(_line_at(text, start)):
+        return True
     before = text[max(0, start - 40) : start].rstrip(" \t\"'(*_`>#[")
     before = re.sub(r"(?:^|\n)\s*(?:[-*+•]|\d+[.)])$", "\n", before)
     return not before or before[-1] in ".!?:]|\n"
+
+
+def _line_at(text: str, pos: int) -> str:
+    end = text.find("\n", pos)
+    return text[text.rfind("\n", 0, pos) + 1 : len(text) if end < 0 else end]
+
+
+@lru_cache(maxsize=4096)
+def _headline(line: str) -> bool:
+    """A line in headline case ("Automated Update to Database Diagrams and API Docs"):
+    every word of three or more but the small ones is capitalised, so a capital marks
+    no name there."""
+    words = [w for w in re.findall(r"[^\W\d_][\w'-]*", line) if w.lower() not in lexicon.STOPWORDS]
+    return len(words) >= 3 and all(w[0].isupper() for w in words)
 
 
 def _tokens(text: str, start: int, end: int) -> list[_Token]:
@@ -318,7 +335,7 @@ def _mid_sentence(text: str, tok: _Token) -> bool:
     the first word of a line or of a sentence, and not part of an identifier or a file
     name ("Directory.Packages.props", "src/Services")."""
     line = text[text.rfind("\n", 0, tok.start) + 1 : tok.start]
-    if not line.strip(_LINE_MARKUP):
+    if not line.strip(_LINE_MARKUP) or _headline(_line_at(text, tok.start)):
         return False
     if line.rstrip(" \t")[-1] in _PHRASE_OPENERS:
         return False

@@ -365,13 +365,21 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-#: A web address or an e-mail address: its host names where something lives, not a
-#: choice the text makes ("Bumps [x](https://github.com/…)", "<bot@github.com>").
-_ADDRESS = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]]+|[\w.+\-\[\]]+@[\w-]+(?:\.[\w-]+)+", re.I)
+#: A web address, an e-mail address or a file path: its words name where something
+#: lives, not a choice the text makes ("Bumps [x](https://github.com/…)",
+#: "<bot@github.com>", "`.github/workflows/ci.yml`").
+_ADDRESS = re.compile(
+    r"(?:https?://|www\.)[^\s<>()\[\]]+|[\w.+\-\[\]]+@[\w-]+(?:\.[\w-]+)+"
+    # a file path: two slashes, or one and a file name ("docs/config.md"); "iOS/Android"
+    # and "CI/CD" stay words
+    r"|(?:\.{0,2}/)?(?:[\w.-]+/){2,}[\w.-]*|[\w.-]+/[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}\b",
+    re.I,
+)
 
 
 def token_spans(text: str) -> list[tuple[int, int, str]]:
-    """Word tokens of ``text``, without the words of web and e-mail addresses."""
+    """Word tokens of ``text``, without the words of web and e-mail addresses and of
+    file paths."""
     addresses = [(m.start(), m.end()) for m in _ADDRESS.finditer(text)]
     return [
         (m.start(), m.end(), m.group(0))
