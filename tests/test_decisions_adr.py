@@ -523,3 +523,77 @@ def test_an_madr_record_without_a_status_binds_its_chosen_option(
     )
     assert "status" in row["note"]
     assert rows["0002-chat.md"]["outcome"] != "bound"
+
+
+def test_an_option_is_named_before_its_dash_link_or_example(repo: Path, run_charter: Run) -> None:
+    """A MADR option list item names its option and then says more: after a spaced dash
+    ("Plain files – no database at all"), a link ("listed at https://…") or an example
+    ("e.g., `[A] Use gradle`", "(e.g., \"# 2. Title\")"). The whole item bound as the
+    option's name, so its description, the link's "github" / "com" (kept in the option's
+    id) and the example's words matched every commit naming them. And a chosen option
+    quoted with the other quotes inside ("Include 'Consulted' of RACI") was cut at the
+    inner quote, so the import called it ambiguous."""
+    named = (
+        "# Record format\n\n## Status\n\nAccepted\n\n## Considered Options\n\n"
+        "* Plain files – no database at all\n"
+        "* Hosted wiki - see https://wiki.example.org/formats\n"
+        "* Other formats listed at https://github.com/example/formats\n"
+        "* Assign an identifier to an option, e.g., `[A] Use gradle as build tool`\n"
+        '* Number each heading (e.g., "# 2. Use plain files")\n\n'
+        '## Decision Outcome\n\nChosen option: "Plain files", because they diff well.\n'
+    )
+    quoted = (
+        "# Roles\n\n## Status\n\nAccepted\n\n## Considered Options\n\n"
+        '* Include "Consulted" and "Informed" of RACI\n'
+        "* Include all fields of RACI\n"
+        '* Include in section "More Information"\n\n'
+        "## Decision Outcome\n\n"
+        "Chosen option: \"Include 'Consulted' and 'Informed' of RACI\", because it is short.\n"
+    )
+    folder = _write(repo, {"0001-format.md": named, "0002-roles.md": quoted})
+    rows = _rows(_import(run_charter, repo, str(folder)))
+    row = rows["0001-format.md"]
+    assert (row["outcome"], row["answer"]) == ("bound", "Plain files")
+    assert row["excluded"] == [
+        "Hosted wiki",
+        "Other formats listed",
+        "Assign an identifier to an option",
+        "Number each heading",
+    ]
+    row = rows["0002-roles.md"]
+    assert (row["outcome"], row["answer"]) == (
+        "bound",
+        'Include "Consulted" and "Informed" of RACI',
+    )
+    assert row["excluded"] == [
+        "Include all fields of RACI",
+        'Include in section "More Information"',
+    ]
+    bound = _bound(run_charter, repo)
+    ids = [c["id"] for c in bound["ADR-0001-format"]["choices"]]
+    assert not [i for i in ids if "github" in i or "http" in i]
+
+
+def test_a_decision_that_opens_with_an_option_number_binds_that_option(
+    repo: Path, run_charter: Run
+) -> None:
+    """A Nygard ADR lists numbered options and decides "Option 1 - We will use the
+    cluster accounts …": the import called it unreadable ("the Decision section names
+    none of the 3 listed options"), though the number names one."""
+    text = (
+        "# 49. Where user resources live\n\nDate: 2026-06-05\n\n## Status\n\n✅ Accepted\n\n"
+        "## Options\n\n"
+        "1. Use the team accounts - Fewer accounts, apps sit next to their resources.\n"
+        "2. Use a new shared resources account - More overhead, blast radius is large.\n"
+        "3. Use new per team resources accounts - Much more overhead, good isolation.\n\n"
+        "## Decision\n\n"
+        "Option 1 - We will use the team accounts for resources. This balances blast radius"
+        " and keeping apps close to their resources.\n"
+    )
+    folder = _write(repo, {"049-resources.md": text})
+    row = _rows(_import(run_charter, repo, str(folder)))["049-resources.md"]
+    assert (row["outcome"], row["answer"]) == ("bound", "Use the team accounts")
+    assert row["excluded"] == [
+        "Use a new shared resources account",
+        "Use new per team resources accounts",
+    ]

@@ -73,7 +73,10 @@ _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 #: A template's placeholder left in place of a title: ``{title}``, ``<title>``, ``[title]``.
 _PLACEHOLDER = re.compile(r"^\s*(?:\{[^{}]*\}|<[^<>]*>|\[[^\[\]]*\])\s*$")
 
-_QUOTED = re.compile(r"^[\"“'‘«](?P<label>[^\"”'’»]+)[\"”'’»]")
+#: A quoted label; the other kind of quote may nest inside it ("Include 'Consulted' of RACI").
+_QUOTED = re.compile(
+    r"^(?:\"(?P<dq>[^\"]+)\"|“(?P<cq>[^”]+)”|'(?P<sq>[^']+)'(?!\w)|‘(?P<sc>[^’]+)’|«(?P<gq>[^»]+)»)"
+)
 #: An option item that marks itself as the one taken: a check mark ("**Files** ✅ Chosen",
 #: "Direct calls ✔") or the word chosen / selected set apart ("(chosen)", "— selected").
 _CHOSEN_MARK = re.compile(
@@ -291,6 +294,12 @@ def _option_label(item: SyntaxTreeNode) -> str:
     else:
         # "Option #2: JSOs per component": the number orders the list, the rest names it
         text = _LIST_NUMBER.sub("", _block_text(item), count=1)
+        # "MADR 4.0.0 – The Markdown Architectural Decision Records", "NNNN-title.md - format
+        # used by adr-tools": a name, a spaced dash, then what it is or why
+        text = _DESCRIBED.split(text, maxsplit=1)[0]
+        # "Other templates listed at https://github.com/…": the link points at the option;
+        # its words would name every link, and the option's id would keep them
+        text = _LINK.sub("", text).strip() or text
         label = text.split(": ", 1)[0] if ": " in text else text
         # an item written as a sentence or two ("Leave as is and do not support this use
         # case as it may make the behaviour seem inconsistent. Once set …"): its first
@@ -298,7 +307,31 @@ def _option_label(item: SyntaxTreeNode) -> str:
         # names the product
         label = _first_clause(label)
     label = _CHOSEN_MARK.split(label, maxsplit=1)[0] if _CHOSEN_MARK.search(label) else label
-    return label.strip().strip("\"“”'`").strip(" ,.;:").strip()
+    return _unwrap(label)
+
+
+def _unwrap(label: str) -> str:
+    """A label without its end punctuation, and without the quotes around it only when
+    they wrap all of it (``Include in section "More Information"`` keeps its quotes)."""
+    label = label.strip().strip(" ,.;:").strip()
+    while len(label) > 1 and label[0] in _OPENING and label[-1] == _OPENING[label[0]]:
+        label = label[1:-1].strip()
+    if not any(q in label[1:-1] for q in _QUOTES):
+        label = label.strip(_QUOTES)  # a stray quote at an end, none inside
+    return label.strip(" ,.;:").strip()
+
+
+_OPENING = {'"': '"', "“": "”", "'": "'", "`": "`"}
+_QUOTES = "\"“”'`"
+#: A bare link in an option's text, with the word that introduces it ("see", "at").
+_LINK = re.compile(
+    r"\s*\(?(?:\b(?:see|at|in|on|from|via)\s+)?<?\b(?:https?://|www\.)[^\s)>]+>?\)?", re.I
+)
+#: A spaced dash after an option's name, before what it is ("Formless – No conventions").
+_DESCRIBED = re.compile(r"(?<=[^\s\d])\s+[–—-]\s+(?=[^\s\d])")
+#: An example set in an option's name ("Assign an identifier, e.g., `[A] Use gradle`",
+#: "Add the number (e.g., \"# 2. Title\")"): it shows the option, it does not name it.
+_EXAMPLE = re.compile(r"[\s,]*\(?\s*\b(?:e\.\s?g|i\.\s?e)\.?,?\s.*$", re.I | re.S)
 
 
 #: "Option #2:", "Option 1 -", "Option 1.1:" leading a list item: its number, not its name.
@@ -311,6 +344,9 @@ _REASON = re.compile(r",?\s+(?:because|as it|as this|since)\s", re.I)
 
 def _first_clause(label: str) -> str:
     """The words of a prose option that name it, when a few words of its own come first."""
+    example = _EXAMPLE.search(label)
+    if example and label[: example.start()].split():
+        label = label[: example.start()]
     for pattern in (_SENTENCE_END, _REASON):
         found = pattern.search(label)
         if found and len(label[: found.start()].split()) >= 3:
@@ -448,7 +484,7 @@ def _chosen(
             value = value[number.end() :]
         quoted = _QUOTED.match(value)
         if quoted:
-            said = quoted.group("label")
+            said = next(g for g in quoted.groups() if g)
         else:
             said = re.split(r",?\s+because\b", value, maxsplit=1, flags=re.I)[0]
         said = said.strip().strip(" ,.;:")
@@ -461,6 +497,14 @@ def _chosen(
             return matches[0], block, ""
         what = "several" if matches else "none"
         return None, block, f"'Chosen option: {said}' matches {what} of the considered options"
+    # "Option 1 - We will use the cluster accounts …": the Decision opens with the number
+    numbered = [
+        (int(found.group("n")), block)
+        for block in _items_and_paragraphs(decision.blocks)
+        if (found := _DECIDED_NUMBER.match(_block_text(block)))
+    ]
+    if numbered and len({n for n, _ in numbered}) == 1 and 1 <= numbered[0][0] <= len(options):
+        return options[numbered[0][0] - 1], numbered[0][1], ""
     named: list[tuple[str, SyntaxTreeNode]] = []
     for block in _items_and_paragraphs(decision.blocks):
         text = f" {_norm(_block_text(block))} "
@@ -473,6 +517,11 @@ def _chosen(
         which = ", ".join(repr(n) for n, _ in named)
         return None, None, f"the Decision section names several listed options ({which})"
     return None, None, f"the Decision section names none of the {len(options)} listed options"
+
+
+#: A Decision paragraph or item that opens with an option's number and a separator:
+#: "Option 1 - We will use …", "Option #2: …", "**Option 3.** …".
+_DECIDED_NUMBER = re.compile(r"^\s*option\s*#?\s*(?P<n>\d+)\s*(?:[:.)–—]|\s-\s|$)", re.I)
 
 
 def _matching(said: str, options: list[str]) -> list[str]:
