@@ -114,6 +114,27 @@ def test_the_same_tool_call_asked_again_gets_its_rules_again(
     assert first == _read(run_charter, project, "app/invoices.py", "t1")
 
 
+def test_rules_the_moment_held_back_are_not_recorded_by_a_later_file(
+    project: Path, run_charter: Run
+) -> None:
+    """Once the moment is in the conversation a later source file shows nothing, so it
+    records nothing either: a rule the budget held back at the moment and marked given
+    then would never reach the agent (the prompt hook would call it "already in the
+    conversation")."""
+    no_worker(project, "[rules]\ncode_rules_max_tokens = 30\n")
+    first = _read(run_charter, project, "app/invoices.py", "t1")
+    assert first is not None and "Indent with tabs" not in first  # held back by the budget
+    assert _read(run_charter, project, "app/invoices.py", "t2") is None
+    asked = hook_answer(
+        run_charter,
+        project,
+        "UserPromptSubmit",
+        session_id="s1",
+        prompt="Reindent app/invoices.py: tabs or spaces?",
+    )
+    assert asked is not None and "Indent with tabs" in asked["additionalContext"]
+
+
 def test_the_budget_holds_and_zero_turns_it_off(project: Path, run_charter: Run) -> None:
     no_worker(project, "[rules]\ncode_rules_max_tokens = 30\n")
     text = _read(run_charter, project, "app/invoices.py", "t1")

@@ -501,6 +501,7 @@ def hand_over(
         costs=costs,
         budget=budget,
         event=f"tool:{payload.get('tool_use_id') or ''}",
+        gate=once,
     )
     if once and once not in taken.fresh:
         return None

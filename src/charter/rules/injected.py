@@ -73,6 +73,7 @@ def take(
     costs: Mapping[str, int] | None = None,
     budget: int = 0,
     event: str = "",
+    gate: str = "",
 ) -> Taken:
     """Like :func:`take_new`; with ``budget``, new ids are taken in order while their
     ``costs`` fit (an id already given costs nothing: it is still in the conversation).
@@ -82,6 +83,10 @@ def take(
     killed or too slow, the hook killed): the same prompt asked again (the hook's
     in-process fallback, a retry) gets the rules recorded under its own ``event`` again
     instead of "already in the conversation", so they are never recorded yet undelivered.
+
+    ``gate`` (one of ``rule_ids``) names a moment whose ids are given with it or not at
+    all: once it is in the conversation, nothing is recorded and nothing is fresh (the
+    caller shows nothing, so an id recorded then would never reach the agent).
     """
     if not session:
         fresh = _within(list(rule_ids), costs, budget)
@@ -99,7 +104,7 @@ def take(
                 if not event or row[1] != event
             }
             unseen = [rid for rid in rule_ids if rid not in seen]
-            fresh = _within(unseen, costs, budget)
+            fresh = [] if gate and gate in seen else _within(unseen, costs, budget)
             conn.executemany(
                 "INSERT OR IGNORE INTO injected (session, rule, event) VALUES (?, ?, ?)",
                 [(session, rid, event) for rid in fresh],
