@@ -726,6 +726,23 @@ def test_a_capsule_over_many_packages_keeps_public_symbols_before_file_handles(
     assert all(len(shown[name]) == 1 and int(name[3:]) % 5 >= 1 for name in given), given
 
 
+def test_a_capsule_whose_packages_were_cut_still_shows_public_symbols(repo: Path) -> None:
+    """A Go CLI of 304 packages: even with no symbols the module map was over the budget,
+    so it was halved to 152 packages at 56 % of the budget, and the room left was not
+    given back: not one public symbol. It goes to the packages kept, one symbol each."""
+    write(repo, "charter.toml", "[graph]\ncapsule_token_budget = 900\n")
+    for p in range(60):
+        body = "".join(f"def api_{p}_{i}(x):\n    return x\n\n\n" for i in range(3))
+        write(repo, f"pkg{p:02}/__init__.py", "")
+        write(repo, f"pkg{p:02}/api.py", body)
+    project = Project.load(repo)
+    capsule = api.capsule(project, build_graph(project))
+    assert capsule["token_budget"]["within"] is True, capsule["token_budget"]
+    assert "module_map" in capsule["truncated"]
+    shown = [s for p in capsule["module_map"] for s in p["public_symbols"]]
+    assert shown and all(len(p["public_symbols"]) <= 1 for p in capsule["module_map"])
+
+
 def test_a_name_every_file_carries_is_not_a_pointer(repo: Path) -> None:
     """Issues name their project ("Acme version 3.1"), and a project's main class often
     bears its name: a plain-word mention's seed is weighed by how many files carry the
