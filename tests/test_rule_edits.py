@@ -395,3 +395,29 @@ def test_a_sentence_opening_with_a_capital_conjunction_still_forbids_the_edit() 
 )
 def test_traditional_chinese_forbids_edits(text: str, forbidden: list[str]) -> None:
     assert [e.path for e in edits_in(_rule(text))] == forbidden
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # the thing named is what the folder holds: "migrations" of `migrations/`
+        ("Never edit the migrations in `core/migrations/`.", ["core/migrations/"]),
+        ("Do not touch the templates under `app/templates`.", ["app/templates"]),
+        ("Do not modify any fixture in `tests/fixtures/`.", ["tests/fixtures/"]),
+        # another thing in the folder is no edit of it, nor is a file's name a folder
+        ("Do not change the behaviour in `core/`.", []),
+        ("Never edit the tests in `core/migrations/`.", []),
+        ("Never edit the migrations in `core/migrations.py`.", []),
+        ("Never edit the migrations in `core/migrations/` without a review.", []),
+    ],
+)  # fmt: skip
+def test_the_things_a_folder_holds_named_before_it_are_the_folder(
+    text: str, forbidden: list[str]
+) -> None:
+    """A user wrote "Do not touch the migrations in archivebox/core/migrations/": the
+    noun before the place was no bridge word, so nothing was forbidden."""
+    assert [e.path for e in edits_in(_rule(text))] == forbidden
+    from charter.session.forbidden import forbidden_in
+
+    said = text.replace("`", "")
+    assert [p for p, _ in forbidden_in(said, "")] == [p for p in forbidden]

@@ -261,10 +261,12 @@ _POINTERS = frozenset(
 )
 
 
-def _governed(before: str, reading: Reading, after: str | None = None) -> bool:
+def _governed(before: str, reading: Reading, after: str | None = None, span: str = "") -> bool:
     """Whether a negation cue governs what follows ``before`` (bridge words between).
     A colon right before the span introduces what the cue governs ("Do not edit:" over
-    a list of paths, shown as "Do not edit: `*.pb.go`"), as the words would without it."""
+    a list of paths, shown as "Do not edit: `*.pb.go`"), as the words would without it.
+    A thing's name that repeats the folder ``span`` names, before a preposition of place,
+    is crossed like "files" ("do not touch the migrations in `core/migrations/`")."""
     text = re.sub(r"[*_~]+", " ", before).rstrip()
     colon = re.search(r"(?<=[A-Za-z])\s*[:：]$", text) is not None
     text = re.sub(r"(?<=[A-Za-z])\s*[:：]$", "", text)
@@ -279,6 +281,8 @@ def _governed(before: str, reading: Reading, after: str | None = None) -> bool:
     # "Never run these:" or "Do not use the following commands:" over the entries: the
     # words before the colon point at what follows it, as the verb alone would
     pointing = colon and listed
+    previous = ""  # the word crossed last (it follows ``word`` in the text)
+    folder = _folder_name(span) if reading.verbs else ""
     while True:
         m = _LAST_WORD.search(text)
         if m is None:
@@ -290,9 +294,13 @@ def _governed(before: str, reading: Reading, after: str | None = None) -> bool:
             continue
         pointing = False  # only at the colon: "never run these tests: `x`" names a kind
         if word not in reading.bridge:
-            if not named or crossed & reading.verbs or word in reading.conditions:
+            if folder and previous in _PLACES and _same_name(word, folder):
+                folder = ""  # once: "the migrations in `x/migrations/`"
+            elif not named or crossed & reading.verbs or word in reading.conditions:
                 break
-            named -= 1
+            else:
+                named -= 1
+        previous = word
         crossed.add(word)
         text = text[: m.start()].rstrip(" -")
     cue = _CUE_BEFORE.search(text)
@@ -312,6 +320,22 @@ def _governed(before: str, reading: Reading, after: str | None = None) -> bool:
     return _acted(crossed | lead, cue.group(0), reading) or _elided(
         text[: cue.start()], crossed, reading
     )
+
+
+def _folder_name(span: str) -> str:
+    """The last name of the folder a path span names (``core/migrations/`` or
+    ``core/migrations`` gives ``migrations``; a file, a glob or a command gives "")."""
+    span = span.strip()
+    if not re.fullmatch(r"[\w./@-]+", span) or "/" not in span:
+        return ""
+    name = span.rstrip("/").rsplit("/", 1)[-1]
+    return "" if "." in name else name.lower()
+
+
+def _same_name(word: str, folder: str) -> bool:
+    """Whether ``word`` is the folder's name, singular or plural ("template" of
+    ``templates/``, "fixtures" of ``fixture/``)."""
+    return word in (folder, folder + "s", folder + "es") or folder in (word + "s", word + "es")
 
 
 #: Prepositions of place that may alone follow a negation whose verb the clause before
@@ -394,7 +418,7 @@ def forbidden_spans(text: str, reading: Reading) -> list[str]:
             listed = previous_forbidden and _LIST_JOIN.fullmatch(between)
             forbidden = not _PREFERRED.match(clause[m.end() :]) and bool(
                 listed
-                or _governed(clause[: m.start()][-80:], reading, clause[m.end() :])
+                or _governed(clause[: m.start()][-80:], reading, clause[m.end() :], m.group(1))
                 or _CUE_AFTER.match(clause[m.end() :])
             )
             previous_forbidden, previous_end = forbidden, m.end()

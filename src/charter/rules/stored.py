@@ -129,7 +129,9 @@ if TYPE_CHECKING:
 #: the lead-in a rule of its own), and a negation pointing past a colon at what follows
 #: ("Never run these: `X`") forbids `X` in ``rules.prohibited.json``; a Cursor link to
 #: a file, ``[src/db/](mdc:src/db/)``, is shown as its path (rule texts and ids change)
-STATE_VERSION = 65
+#: 66: the things a folder holds, named before it ("never edit the migrations in
+#: `core/migrations/`"), stand for the folder: ``rules.prohibited.json`` gains the path
+STATE_VERSION = 66
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
