@@ -12,9 +12,7 @@ import pytest
 
 from charter.decisions.drift.checker import DriftChecker
 from charter.decisions.drift.lexicon import token_spans
-from charter.decisions.models import parse_clarifications
-from charter.embed.registry import get_embedder
-from tests.decisions_support import choice_entry
+from tests.decisions_support import choice_entry, layered_checker
 
 CLARIFICATIONS = [
     choice_entry(
@@ -54,9 +52,7 @@ CLARIFICATIONS = [
 
 @pytest.fixture(scope="module", params=["semantic", "lexical"])
 def checker(request: pytest.FixtureRequest) -> DriftChecker:
-    embedder = get_embedder("minilm") if request.param == "semantic" else None
-    decisions = parse_clarifications({"pgc_clarifications": CLARIFICATIONS}, "test")
-    return DriftChecker(decisions, embedder=embedder)
+    return layered_checker({"pgc_clarifications": CLARIFICATIONS}, request.param)
 
 
 def _flagged(checker: DriftChecker, text: str) -> set[str]:

@@ -38,6 +38,17 @@ RULE_KEYS = {
 }
 
 
+def _column_text(table: str, column: int) -> str:
+    """The words of one column of a Rich table, its wrapped lines joined."""
+    cells = (
+        cell.strip()
+        for line in table.splitlines()
+        if line.startswith("│")
+        for cell in line.split("│")[column : column + 1]
+    )
+    return " ".join(" ".join(cells).split())
+
+
 def test_context_json_contract_without_prior_compile(repo: Path, run_charter) -> None:
     write(repo, "CLAUDE.md", RULES)
     proc = run_charter("context", "add a column to the users table", "--json", cwd=repo)
@@ -306,13 +317,8 @@ def test_context_table_shows_the_rule_beside_a_long_source_path(repo: Path, run_
         "context", "add retry with backoff", "--file", touched, cwd=repo, env={"COLUMNS": "80"}
     )
     assert proc.returncode == 0, proc.stderr
-    words = " ".join(
-        cell.strip()
-        for line in proc.stdout.splitlines()
-        if line.startswith("│")
-        for cell in line.split("│")[3:4]
-    )
-    assert "Retry idempotent calls with exponential backoff." in " ".join(words.split())
+    words = _column_text(proc.stdout, 3)
+    assert "Retry idempotent calls with exponential backoff." in words
     assert "AGENTS.md" in proc.stdout
 
 
@@ -457,11 +463,6 @@ def test_rules_table_shows_the_rule_beside_a_long_list_of_globs(repo: Path, run_
     )
     proc = run_charter("rules", cwd=repo, env={"COLUMNS": "80"})
     assert proc.returncode == 0, proc.stderr
-    words = " ".join(
-        cell.strip()
-        for line in proc.stdout.splitlines()
-        if line.startswith("│")
-        for cell in line.split("│")[3:4]
-    )
-    assert "Verify the session token before reading the body." in " ".join(words.split())
+    words = _column_text(proc.stdout, 3)
+    assert "Verify the session token before reading the body." in words
     assert "auth.mdc" in proc.stdout
