@@ -70,6 +70,7 @@ NEEDS: dict[str, str] = {
     "drift_direction_probe.py": "the direction data and a few minutes of fitting",
     "drift_fit.py": "--data (the drift splits)",
     "drift_nli_probe.py": "--model DIR (an ONNX pair classifier) and drift splits",
+    "drift_real_text.py": "--mirror (bare git mirrors of repositories with ADRs)",
     "drift_similarity_auc.py": "--model DIR and drift splits",
     "export_roundtrip.py": "--data (rules benchmark folders)",
     "hook_budget_curve.py": "--data (rules benchmark)",
