@@ -330,6 +330,35 @@ def test_charter_outside_path_and_project_keeps_machine_paths_out_of_committed_f
     assert again.returncode == 0 and ".gitignore" not in again.stdout
 
 
+def test_a_committed_settings_local_json_is_untracked_not_just_ignored(
+    repo: Path, run_charter
+) -> None:
+    """A team had committed .claude/settings.local.json: a .gitignore line does not
+    untrack it, so install and doctor name `git rm --cached`, and doctor is content once
+    the file is untracked and ignored (before, its fix was the .gitignore line alone, and
+    it kept asking for it after the user added it)."""
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    write(repo, ".claude/settings.local.json", '{"permissions": {"deny": ["Read(./.env)"]}}')
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "settings"], check=True)
+    write(repo, ".gitignore", ".claude/settings.local.json\n")
+    proc = run_charter("install", "claude-code", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    said = " ".join(proc.stdout.split())
+    assert "git rm --cached .claude/settings.local.json" in said, said
+
+    def portable() -> dict[str, str]:
+        doctor = run_charter("doctor", "--json", "--check", "portable settings", cwd=repo)
+        return json.loads(doctor.stdout)["checks"][0]
+
+    found = portable()
+    assert found["status"] == "warn" and "committed" in found["summary"]
+    assert "git rm --cached .claude/settings.local.json" in found["fix"]
+    subprocess.run([*git, "rm", "-q", "--cached", ".claude/settings.local.json"], check=True)
+    assert portable()["status"] == "ok"
+
+
 def test_install_says_when_the_repository_ignores_mcp_json(repo: Path, run_charter) -> None:
     """A Rails app's .gitignore has `*.mcp.json`: the server Charter adds there reaches no
     teammate, and install says so; where git would commit it, nothing is said."""

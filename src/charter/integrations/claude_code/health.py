@@ -19,6 +19,7 @@ from charter.doctor import CheckResult, check
 from charter.integrations.claude_code.installer import (
     HOOK_EVENTS,
     LOCAL_SETTINGS,
+    git_tracks,
     git_would_commit,
     ignored_shared_files,
     native_rule_files,
@@ -255,6 +256,14 @@ def _portable(project: Project) -> CheckResult:
             detail={"files": bad},
         )
     if (project.root / LOCAL_SETTINGS).exists() and git_would_commit(project.root, LOCAL_SETTINGS):
+        if git_tracks(project.root, LOCAL_SETTINGS):  # a .gitignore line would not untrack it
+            return CheckResult(
+                "",
+                "warn",
+                f"{LOCAL_SETTINGS} (this machine's paths) is committed to git",
+                fix=f"`git rm --cached {LOCAL_SETTINGS}` and add it to .gitignore",
+                detail={"files": [LOCAL_SETTINGS]},
+            )
         return CheckResult(
             "",
             "warn",

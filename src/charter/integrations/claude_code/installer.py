@@ -59,6 +59,12 @@ LOCAL_NOT_IGNORED = (
     f"{LOCAL_SETTINGS} holds this machine's paths and git does not ignore it: "
     f"add `{LOCAL_SETTINGS}` to .gitignore so it is never committed"
 )
+#: A file git already tracks is never ignored: a .gitignore line alone does not help.
+LOCAL_TRACKED = (
+    f"{LOCAL_SETTINGS} holds this machine's paths and is committed to git (a .gitignore "
+    f"line does not untrack it): run `git rm --cached {LOCAL_SETTINGS}` and add it to "
+    ".gitignore"
+)
 
 
 def _check_ignore(root: Path, rel: str) -> int:
@@ -82,6 +88,29 @@ def git_would_commit(root: Path, rel: str) -> bool:
     creates the file itself; the one Charter writes was left to a ``git add -A``. Outside
     git, or without git, False (nothing to warn about)."""
     return _check_ignore(root, rel) == 1
+
+
+def git_tracks(root: Path, rel: str) -> bool:
+    """Whether git tracks ``rel`` in the repository around ``root`` (outside git, or
+    without git: False)."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "--error-unmatch", "--", rel],
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def local_settings_note(root: Path) -> str | None:
+    """What to do so git never commits ``settings.local.json``: None when git would not,
+    ``LOCAL_TRACKED`` when git already tracks it, else ``LOCAL_NOT_IGNORED``."""
+    if not git_would_commit(root, LOCAL_SETTINGS):
+        return None
+    return LOCAL_TRACKED if git_tracks(root, LOCAL_SETTINGS) else LOCAL_NOT_IGNORED
 
 
 def git_ignores(root: Path, rel: str) -> bool:
@@ -422,8 +451,8 @@ def _install_plan(
         path: _text(path, data) if data or path.exists() else None
         for path, data in ((settings_path, settings), (local_path, local), (mcp_path, mcp))
     }
-    if writes[local_path] is not None and git_would_commit(root, LOCAL_SETTINGS):
-        notes.append(LOCAL_NOT_IGNORED)
+    if writes[local_path] is not None and (note := local_settings_note(root)):
+        notes.append(note)
     ignored = ignored_shared_files(root) if portable else []
     if ignored:
         notes.append(shared_ignored_note(ignored))
