@@ -91,9 +91,15 @@ def test_managed_rules_are_excluded_portably_and_uninstall_restores_exactly(
     again = run_charter("install", "claude-code", cwd=repo)
     assert again.returncode == 0 and "already up to date" in again.stdout
     assert json.loads((repo / ".claude/settings.local.json").read_text()) == local
+    installed = _snapshot(repo)
+    # a dry run says what it would do; "restored the settings" read as done
+    dry = run_charter("install", "claude-code", "--uninstall", "--dry-run", cwd=repo)
+    assert dry.returncode == 0 and _snapshot(repo) == installed
+    assert "restored" not in dry.stdout and "would restore the settings" in dry.stdout
     out = run_charter("install", "claude-code", "--uninstall", cwd=repo)
     assert out.returncode == 0, out.stderr
     assert _snapshot(repo) == before  # byte for byte, settings.local.json gone again
+    assert "restored the settings" in out.stdout
 
 
 def test_uninstall_after_user_edits_removes_only_charters_entries(repo: Path, run_charter) -> None:

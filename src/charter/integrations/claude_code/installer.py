@@ -327,7 +327,7 @@ def install_claude_code(
     with locked(state / "install"):
         backup = state / "install-claude-code.json"
         if uninstall:
-            plan = _uninstall_plan(root, backup, rules_exclude or [])
+            plan = _uninstall_plan(root, backup, rules_exclude or [], dry_run=dry_run)
         else:
             plan = _install_plan(root, manage_rules, rules_exclude or [], backup)
         lines = [*plan.notes]
@@ -563,7 +563,9 @@ def _apply(plan: InstallPlan) -> bool:
     return changed
 
 
-def _uninstall_plan(root: Path, backup: Path, rules_exclude: list[str]) -> InstallPlan:
+def _uninstall_plan(
+    root: Path, backup: Path, rules_exclude: list[str], *, dry_run: bool = False
+) -> InstallPlan:
     """Per file: back to the recorded bytes when the file is still as Charter left it;
     else only Charter's own entries are removed (and a file left empty that did not exist
     before is deleted). Without a record (``.charter/`` removed), the claudeMdExcludes
@@ -616,11 +618,13 @@ def _uninstall_plan(root: Path, backup: Path, rules_exclude: list[str]) -> Insta
             else _endings(_dump(data), now)
         )
     notes = []
+    # a dry run says what it would do: "restored" read as done when nothing was written
+    removed, restore = ("would remove", "would restore") if dry_run else ("removed", "restored")
     if stripped:
         notes.append(
-            f"removed Charter's entries from {', '.join(stripped)} (changed since install)"
-            + ("; restored the other files as recorded before install" if restored else "")
+            f"{removed} Charter's entries from {', '.join(stripped)} (changed since install)"
+            + (f"; {restore} the other files as recorded before install" if restored else "")
         )
     elif restored:
-        notes.append("restored the settings recorded before install")
+        notes.append(f"{restore} the settings recorded before install")
     return InstallPlan(writes, notes, [])
