@@ -166,6 +166,12 @@ def test_fast_path_finds_the_same_worker_socket(repo: Path, monkeypatch) -> None
     nested = repo / "a" / "b"
     nested.mkdir(parents=True)
     assert fastpath.find_root(str(nested)) == str(repo.resolve())
+    from charter.paths import shared_dir
+
+    monkeypatch.setenv("HOME", str(nested))
+    for where in ("/", str(repo), str(nested), str(nested / "c"), str(repo.parent)):
+        assert fastpath.shared_dir(where) == shared_dir(where), where
+    assert shared_dir(str(repo)) and not shared_dir(str(nested / "c"))
 
 
 def test_tool_hooks_take_the_fast_path_through_the_worker(repo: Path, run_charter) -> None:
@@ -282,6 +288,41 @@ def test_hook_outside_any_project_says_so_and_touches_nothing(
     proc = run_charter("hook", "session-start", cwd=repo, stdin=payload, unset=NO_PROJECT_DIR)
     assert "Never commit secrets" in _context(proc.stdout, "SessionStart")
     assert not (outside / ".charter").exists()
+
+
+def test_an_agent_started_in_home_or_tmp_names_no_project(
+    tmp_path: Path, run_charter: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    """Claude Code started in $HOME names it as $CLAUDE_PROJECT_DIR, Cursor opened on /tmp
+    names that in workspace_roots: neither is a project, so the hooks answer nothing (one
+    note) and write nothing there; before, session start compiled every rule file under
+    $HOME and wrote .charter/ and docs/tracks/ into it. A named folder outside git is
+    still the project."""
+    home = tmp_path / "home"
+    write(home, "notes/AGENTS.md", "# Notes\n\n- Some rule nobody asked for.\n")
+    env = {"HOME": str(home), "CLAUDE_PROJECT_DIR": str(home)}
+    payload = hook_payload("SessionStart", home, source="startup")
+    proc = run_charter("hook", "session-start", cwd=home, stdin=payload, env=env)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stdout == "" and "no project" in proc.stderr, proc.stderr
+    guard = hook_payload("PreToolUse", home, tool_name="Bash", tool_input={"command": "ls"})
+    proc = run_charter("hook", "pre-tool-use", cwd=home, stdin=guard, env=env)
+    assert proc.returncode == 0 and "no project" in proc.stderr, proc.stderr
+    assert not (home / ".charter").exists() and not (home / "docs").exists()
+    cursor = {"conversation_id": "c1", "workspace_roots": [str(home)], "cwd": str(home)}
+    proc = run_charter(
+        "agent-hook", "cursor", "sessionStart", cwd=home, stdin=json.dumps(cursor), env=env
+    )
+    assert proc.returncode == 0 and json.loads(proc.stdout) == {}, proc.stderr
+    assert not (home / ".charter").exists() and not (home / "docs").exists()
+    # a project folder the agent names, in no git repository, stays the project
+    plain = tmp_path / "plain"
+    write(plain, "CLAUDE.md", RULES)
+    write(plain, "NOTES.md", "x\n")
+    payload = hook_payload("SessionStart", plain, source="startup")
+    env = {"HOME": str(home), "CLAUDE_PROJECT_DIR": str(plain)}
+    proc = run_charter("hook", "session-start", cwd=plain, stdin=payload, env=env)
+    assert "Never commit secrets" in _context(proc.stdout, "SessionStart"), proc.stderr
 
 
 def test_every_spelling_of_an_event_runs_its_hook(tmp_path: Path, run_charter) -> None:

@@ -36,6 +36,31 @@ def find_project(start: Path) -> Path | None:
     return None
 
 
+def shared_dir(path: Path | str) -> bool:
+    """Whether ``path`` is a directory that holds many projects and is never one itself:
+    the filesystem root, the home directory or one of its ancestors (``/home``), the
+    temporary directory. Claude Code names the directory it was started in as
+    ``$CLAUDE_PROJECT_DIR``, Cursor the folder it opened: taken as a project, $HOME would
+    have every rule file under it compiled and Charter's state written there. The fast
+    path computes the same (:func:`charter.integrations.claude_code.fastpath.shared_dir`).
+    """
+    where = os.path.realpath(path)
+    home = os.path.realpath(os.path.expanduser("~"))
+    if where == os.path.dirname(where) or where == os.path.realpath(temp_root()):
+        return True
+    return home == where or home.startswith(where.rstrip(os.sep) + os.sep)
+
+
+def named_root(named: Path | str) -> Path | None:
+    """The project of a directory the agent names (``$CLAUDE_PROJECT_DIR``): the nearest
+    ancestor with charter.toml, a [tool.charter] pyproject or .git, else the directory
+    itself, unless it is a :func:`shared_dir` (None: then it names no project)."""
+    found = find_project(Path(named))
+    if found is not None:
+        return found
+    return None if shared_dir(named) else Path(named).resolve()
+
+
 class UnsafeRuntimeDir(OSError):
     """The warm worker's runtime directory is not safe to use (the message says why)."""
 

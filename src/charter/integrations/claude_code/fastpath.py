@@ -114,6 +114,15 @@ def find_root(start: str, strict: bool = False) -> str:
         candidate = parent
 
 
+def shared_dir(path: str) -> bool:
+    """As :func:`charter.paths.shared_dir`: /, $HOME or an ancestor, the temp directory."""
+    where = os.path.realpath(path)
+    home = os.path.realpath(os.path.expanduser("~"))
+    if where == os.path.dirname(where) or where == os.path.realpath(_temp_root()):
+        return True
+    return home == where or home.startswith(where.rstrip(os.sep) + os.sep)
+
+
 def socket_path(root: str, version: str) -> str:
     try:
         from _sha256 import sha256  # type: ignore[import-not-found]
@@ -224,7 +233,11 @@ def run(event: str, deadline: float) -> tuple[int | None, bytes]:
         return None, b""
     env_root = os.environ.get("CLAUDE_PROJECT_DIR")
     try:
-        root = find_root(env_root) if env_root else find_root(os.getcwd(), strict=True)
+        root = find_root(env_root, strict=True) if env_root else ""
+        if env_root and not root and not shared_dir(env_root):
+            root = os.path.realpath(env_root)  # a named directory outside git: the project
+        if not root:
+            root = find_root(os.getcwd(), strict=True)
         if not root:  # in no project: the full client says so
             return None, raw
         reply = _ask(root, event, raw)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from charter.integrations.claude_code import channel, fastpath
-from charter.paths import find_project, find_root, runtime_base, runtime_dir, worker_socket
+from charter.paths import find_project, named_root, runtime_base, runtime_dir, worker_socket
 
 #: Claude Code's event names by Charter's CLI names, and the ones the warm worker answers.
 EVENTS = fastpath.EVENTS
@@ -72,7 +72,11 @@ def project_root(payload: dict[str, Any]) -> Path:
     would compile every rule file under it and write Charter's state there."""
     env = os.environ.get("CLAUDE_PROJECT_DIR")
     if env:
-        return find_root(Path(env))
+        named = named_root(env)
+        if named is not None:
+            return named
+        # $HOME, /tmp or / named by an agent started there: no project of its own, so
+        # only the project around cwd counts (as without the variable)
     cwd = payload.get("cwd")
     for base in (cwd if isinstance(cwd, str) and cwd else None, os.getcwd()):
         found = find_project(Path(base)) if base else None
