@@ -403,3 +403,25 @@ def test_runtime_dir_prefers_a_safe_xdg_runtime_dir(
     base.symlink_to(xdg)
     with pytest.raises(UnsafeRuntimeDir, match="symbolic link"):
         runtime_dir(create=True)
+
+
+def test_worker_says_input_that_is_no_object_is_unreadable_not_a_worker_error() -> None:
+    """JSON that is no object (`[1, 2]`, `null`) reaching the warm worker is the agent's
+    input at fault: the guardrail denies it as the in-process hook does ("unreadable hook
+    input"), where the worker's answer had read "worker error: ValueError"."""
+    from charter.integrations.claude_code.worker import _answer
+
+    for event, payload in (("pre-tool-use", [1, 2]), ("user-prompt-submit", "hello")):
+        ours, theirs = socket.socketpair()
+        with ours, theirs:
+            request = {"event": event, "payload": payload, "token": "t"}
+            theirs.sendall(json.dumps(request).encode() + b"\n")
+            reply = _answer(ours, {}, None, "t")
+        assert reply is not None
+        assert "unreadable input (hook input is not a JSON object)" in reply["notes"][0]
+        if event == "pre-tool-use":
+            reason = reply["output"]["hookSpecificOutput"]["permissionDecisionReason"]
+            assert reply["output"]["hookSpecificOutput"]["permissionDecision"] == "deny"
+            assert "unreadable hook input" in reason and "worker error" not in reason
+        else:
+            assert reply["output"] is None and "continuing" in reply["notes"][0]

@@ -201,6 +201,10 @@ def _still_ours(sock_path: Path, inode: int) -> bool:
         return False
 
 
+class UnreadableInput(ValueError):
+    """The hook's input is JSON but no object: the agent's fault, said as such."""
+
+
 def _answer(
     conn: socket.socket, handlers: dict[str, Any], state: Any, token: str
 ) -> dict[str, Any] | None:
@@ -221,25 +225,38 @@ def _answer(
         event = request["event"]
         payload = request.get("payload") or {}
         if not isinstance(payload, dict):
-            raise ValueError("hook input is not a JSON object")
+            raise UnreadableInput("hook input is not a JSON object")
         result: dict[str, Any] = handlers[event](state, payload)
         if render:
             result["__render__"] = True
         return result
+    except UnreadableInput as exc:  # the agent's input, not the worker, is at fault
+        # said as the in-process hook says it: "worker error: ValueError" blamed Charter
+        goes_on = "continuing without Charter context"
+        output = None
+        if event == "pre-tool-use":  # guardrails fail closed
+            from charter.session.guardrails import fail_closed_output
+
+            output = fail_closed_output({}, f"unreadable hook input: {exc}")
+            goes_on = "the tool call is denied (guardrails fail closed)"
+        reply: dict[str, Any] = {
+            "output": output,
+            "notes": [f"hook {event}: unreadable input ({exc}); {goes_on}"],
+        }
     except Exception as exc:
         if event == "pre-tool-use":  # guardrails fail closed
             from charter.session.guardrails import fail_closed_output
 
             output = fail_closed_output({}, f"worker error: {type(exc).__name__}: {exc}")
-            reply: dict[str, Any] = {
+            reply = {
                 "output": output,
                 "notes": [f"guardrails failed closed: {exc}"],
             }
         else:
             reply = {"output": None, "notes": [f"worker failed open: {type(exc).__name__}: {exc}"]}
-        if render:
-            reply["__render__"] = True
-        return reply
+    if render:
+        reply["__render__"] = True
+    return reply
 
 
 def _isolate_sys_path(root: Path) -> None:
