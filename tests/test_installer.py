@@ -170,6 +170,8 @@ def test_doctor_reports_the_installation_and_how_to_fix_it(repo: Path, run_chart
     settings.write_text(settings.read_text().replace('"charter hook', f'"{repo}/bin/charter hook'))
     broken = checks(code=1)
     assert broken["claude-code hooks"]["status"] == "fail"
+    # every hook is broken: the summary says eight, not the first one's name alone
+    assert "8 hook commands not runnable" in broken["claude-code hooks"]["summary"]
     assert broken["portable settings"]["status"] == "warn"
     # hooks that cannot run inject nothing: the excluded CLAUDE.md reaches no one
     assert broken["managed rules"]["status"] == "warn", broken["managed rules"]

@@ -110,7 +110,10 @@ def _hooks(project: Project) -> CheckResult:
         return CheckResult(
             "",
             "fail",
-            f"hook command not runnable: {broken[0]}",
+            # all eight named by the first alone read as one broken hook
+            f"hook command not runnable: {broken[0]}"
+            if len(broken) == 1
+            else f"{len(broken)} hook commands not runnable ({broken[0]}, …)",
             fix="put `charter` on PATH (or install it in the project's .venv), then " + _INSTALL,
             detail={"broken": broken},
         )
