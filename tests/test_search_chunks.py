@@ -73,6 +73,27 @@ def test_long_sections_split_at_paragraphs_with_exact_spans() -> None:
         assert chunk.section == "Big"
 
 
+def test_a_long_table_or_list_splits_between_rows_with_exact_spans() -> None:
+    """A decision log kept as one table (no blank lines) was one chunk of every row."""
+    rows = [f"| {n} | " + " ".join(f"why{n}x{i}" for i in range(60)) + " |" for n in range(8)]
+    table = "| Issue | Decision |\n| --- | --- |\n" + "\n".join(rows)
+    items = "\n".join("- " + " ".join(f"item{n}x{i}" for i in range(60)) for n in range(6))
+    fence = "```\n" + "\n".join("| not | a row |" for _ in range(80)) + "\n```"
+    text = f"# Log\n\n{table}\n\n## Notes\n\n{items}\n\n## Code\n\n{fence}\n"
+    chunks = chunk_markdown(text, max_tokens=200).chunks
+    for chunk in chunks:
+        assert chunk.text == _lines(text, chunk.line_start, chunk.line_end)
+    log = [c for c in chunks if c.section == "Log"]
+    assert len(log) >= 3
+    assert log[0].text.startswith("# Log\n\n| Issue | Decision |\n| --- | --- |\n| 0 |")
+    assert all(c.text.startswith("| ") for c in log[1:])
+    assert len([c for c in chunks if c.section == "Log > Notes"]) >= 2
+    code = [c.text for c in chunks if c.section == "Log > Code"]
+    assert any(t.endswith(fence) for t in code)  # fenced: never cut at its lines
+    small = chunk_markdown("# T\n\n| a | b |\n| - | - |\n| 1 | 2 |\n").chunks
+    assert [(c.line_start, c.line_end) for c in small] == [(1, 5)]
+
+
 def test_csv_rows_have_addresses_and_spans() -> None:
     text = (DEMO / "sot" / "deliverables.csv").read_text(encoding="utf-8")
     parsed = chunk_csv(text, "sot/deliverables.csv")

@@ -10,6 +10,7 @@ and each section points at its parent section so results can be expanded with co
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -93,9 +94,18 @@ def meta_bullets(lines: list[str]) -> dict[str, str]:
     return found
 
 
-def _split_long(lines: list[str], start: int, end: int, max_tokens: int) -> list[tuple[int, int]]:
+def _split_long(
+    lines: list[str],
+    start: int,
+    end: int,
+    max_tokens: int,
+    breaks: frozenset[int] = frozenset(),
+) -> list[tuple[int, int]]:
     """Split the 1-based inclusive span [start, end] at blank lines into pieces of at most
-    ``max_tokens`` (a single paragraph larger than that stays whole)."""
+    ``max_tokens`` (a single paragraph larger than that stays whole). A block larger than
+    that is also split before its ``breaks`` lines (the rows of a Markdown table, the items
+    of a list), so a decision log kept as one long table is cited, and embedded, a few
+    rows at a time instead of as one chunk whose vector saw only the header."""
     blocks: list[tuple[int, int]] = []
     block_start: int | None = None
     for number in range(start, end + 1):
@@ -109,6 +119,8 @@ def _split_long(lines: list[str], start: int, end: int, max_tokens: int) -> list
         blocks.append((block_start, end))
     if not blocks:
         return []
+    if breaks:
+        blocks = [piece for a, b in blocks for piece in _at_breaks(lines, a, b, max_tokens, breaks)]
     pieces: list[tuple[int, int]] = []
     piece_start, piece_end, budget = blocks[0][0], blocks[0][1], 0
     for a, b in blocks:
@@ -120,6 +132,40 @@ def _split_long(lines: list[str], start: int, end: int, max_tokens: int) -> list
         budget += size
     pieces.append((piece_start, piece_end))
     return pieces
+
+
+def _at_breaks(
+    lines: list[str], start: int, end: int, max_tokens: int, breaks: frozenset[int]
+) -> list[tuple[int, int]]:
+    """The block [start, end] cut before each of its ``breaks`` lines when it is larger
+    than ``max_tokens``; a block that fits stays one."""
+    if sum(approx_tokens(lines[n - 1]) for n in range(start, end + 1)) <= max_tokens:
+        return [(start, end)]
+    cuts = [n for n in range(start + 1, end + 1) if n in breaks]
+    bounds = [start, *cuts, end + 1]
+    return [(a, b - 1) for a, b in itertools.pairwise(bounds)]
+
+
+#: A table row (``| a | b |``), not its delimiter row (``|---|:--:|``).
+_TABLE_ROW = re.compile(r"^\s{0,3}\|(?!\s*:?-+:?\s*(\||$))")
+
+
+def _row_and_item_lines(tokens: list[Any], lines: list[str]) -> frozenset[int]:
+    """1-based lines that open a list item or a table row, outside fenced and indented
+    code: where an oversized block may be cut."""
+    code: set[int] = set()
+    starts: set[int] = set()
+    for tok in tokens:
+        if not tok.map:
+            continue
+        if tok.type in ("fence", "code_block"):
+            code.update(range(tok.map[0] + 1, tok.map[1] + 1))
+        elif tok.type == "list_item_open":
+            starts.add(tok.map[0] + 1)
+    for number, line in enumerate(lines, 1):
+        if number not in code and _TABLE_ROW.match(line):
+            starts.add(number)
+    return frozenset(starts - code)
 
 
 def _has_text(lines: list[str], start: int, end: int) -> bool:
@@ -158,6 +204,7 @@ def chunk_markdown(
             title = tokens[i + 1].content.strip() if i + 1 < len(tokens) else ""
             headings.append((int(tok.tag[1:]), tok.map[0] + 1, tok.map[1], title))
     doc_title = str(meta.get("title", "")) or next((h[3] for h in headings if h[0] == 1), "")
+    breaks = _row_and_item_lines(tokens, body_lines)
     chunks: list[Chunk] = []
     total = len(lines)
 
@@ -167,7 +214,7 @@ def chunk_markdown(
         if heading_only(start, end):
             return None  # a bare heading is context (carried in the section path), not a unit
         first: int | None = None
-        for a, b in _split_long(body_lines, start, end, max_tokens):
+        for a, b in _split_long(body_lines, start, end, max_tokens, breaks):
             chunk = Chunk(
                 kind=kind,
                 line_start=a,
