@@ -613,8 +613,9 @@ def test_a_deleted_file_over_the_size_cap_is_not_read_from_history(tmp_path: Pat
 
 def test_source_files_named_for_secrets_are_read_and_data_files_are_not(tmp_path: Path) -> None:
     # `*secret*` and `*credential*` guess at files that hold credentials; code that handles
-    # them (a CLI's `SecretListCommand.cs`, a Go `migration_credentials.go`) is read by
-    # search and the graph, with its content scanned like every file's
+    # them (a CLI's `SecretListCommand.cs`, a Go `migration_credentials.go`) and pages that
+    # document them (`managing-secrets.md`) are read by search and the graph, with their
+    # content scanned like every file's
     from charter.graph.files import list_files
 
     root = _copy_demo(tmp_path)
@@ -623,11 +624,16 @@ def test_source_files_named_for_secrets_are_read_and_data_files_are_not(tmp_path
         "pkg/routes/migration_credentials.go": (
             'package routes\n\nconst password = "Tr0ub4dor&3horse-long"\n'
         ),
+        # a page of documentation about them (a docs site's standard) is read too
+        "docs/standards/managing-secrets.md": "# Managing secrets\n\nRotate them yearly.\n",
+        "docs/rotate-credentials.rst": "Rotating credentials\n====================\n",
     }
     data = {
         "config/secrets.yaml": "db: {password: hunter2}\n",
         "deploy/credentials.json": '{"token": "abc"}\n',
         "docs/server.pem": "-----BEGIN PRIVATE KEY-----\n",
+        "notes/secrets.md": "db: hunter2\n",  # named for the word alone: may list them
+        "notes/.secrets.md": "db: hunter2\n",
     }
     for rel, text in {**code, **data}.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)

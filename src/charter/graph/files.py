@@ -30,10 +30,10 @@ from charter.search.discover import (
     _gitignore,
     deny_globs_for,
     glob_regex,
-    is_source_file,
     own_outputs,
     read_ignore_file,
     tracked_files,
+    word_globs_apply,
 )
 from charter.search.noise import noise_rules
 from charter.secretscan.settings import is_env_template
@@ -117,8 +117,10 @@ def list_files(project: Project, cache: Path | None = None) -> Listing:
     root = project.root
     graph = project.settings.graph
     exclude = _any_glob(graph.exclude)
-    deny = _any_glob(project.settings.search.index.deny, lower=True)
-    # source files skip the word globs (``*secret*``): see discover.deny_globs_for
+    deny_list = project.settings.search.index.deny
+    deny = _any_glob(deny_list, lower=True)
+    # source files and documentation pages skip the word globs (``*secret*``): see
+    # discover.word_globs_apply
     deny_code = _any_glob(deny_globs_for("x.py", project.settings.search.index.deny), lower=True)
     own = own_outputs(project.settings.search)
     noise = noise_rules(root, project.settings.search.index)
@@ -133,7 +135,7 @@ def list_files(project: Project, cache: Path | None = None) -> Listing:
             return False  # .env.example: read, its content scanned like any file's
         if low.startswith(".env"):
             return True
-        pattern = deny_code if is_source_file(low) else deny
+        pattern = deny if word_globs_apply(low, deny_list) else deny_code
         return pattern is not None and bool(pattern.match(low) or pattern.match(rel.lower()))
 
     started = time.time_ns()
