@@ -573,7 +573,7 @@ class Scanner:
                     continue
                 after = words[i + n] if i + n < len(words) else ""
                 before = words[i - 1] if i else ""
-                if after in _DESCRIPTIVE or before in _COUNTING:
+                if after in _DESCRIPTIVE or before in _COUNTING or before in _SOURCING:
                     continue
                 return True
         return False
@@ -656,6 +656,9 @@ _DESCRIPTIVE = frozenset(
     ]
 )
 _COUNTING = frozenset({"max", "min", "num", "n", "total", "has", "is", "no"})
+#: Words before a credential word that make the field say where a secret comes from, by
+#: name (Drone's and Woodpecker's ``from_secret: kube_token_prod``), not hold one.
+_SOURCING = frozenset({"from", "via"})
 #: The key an assignment's value belongs to, at the end of the text before the value.
 _ASSIGNED_KEY = re.compile(r"([A-Za-z_][\w-]*)[\"'`\]]*\s*(?::=|=>|[:=])\s*[\"'`]?\s*$")
 
