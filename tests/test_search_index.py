@@ -84,6 +84,22 @@ def test_only_the_changed_file_is_re_embedded(tmp_path: Path) -> None:
     assert any("Page the on-call engineer." in t for t in texts)
 
 
+def test_a_chunking_change_re_reads_unchanged_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an index built before a chunker change kept the old chunks of every file nobody
+    # edited (a decision log kept as one table stayed one chunk after the upgrade)
+    from charter.search import indexer
+
+    root = _copy_demo(tmp_path)
+    first = _index(root)
+    monkeypatch.setattr(indexer, "PARSE_VERSION", indexer.PARSE_VERSION + 1)
+    again = _index(root)
+    assert again.unchanged == 0 and sorted(again.indexed) == sorted(first.indexed)
+    assert again.chunks_embedded == 0  # same texts: every vector is reused
+    assert _index(root).unchanged == len(first.indexed)
+
+
 def _search_json(root: Path, query: str, mode: str) -> dict[str, Any]:
     """``charter search QUERY --mode MODE --json`` in ``root``, as a fresh process."""
     res = subprocess.run(

@@ -98,6 +98,19 @@ def _sha(data: str) -> str:
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
 
+#: How files are cut into chunks. A file is read again when its text changed *or* this
+#: did: bump it with any change that cuts an unchanged file differently (2: a long
+#: Markdown table or list is split between rows and items), or an index built before the
+#: change keeps the old chunks of every file nobody edits. Vectors are reused by text, so
+#: a bump re-embeds only the chunks whose text is new.
+PARSE_VERSION = 2
+
+
+def _file_digest(text: str) -> str:
+    """The stored stamp of a file: its text's SHA-256 under this :data:`PARSE_VERSION`."""
+    return _sha(f"charter-parse-{PARSE_VERSION}\0{text}")
+
+
 def _title(parsed: ParsedDoc, rel: str) -> str:
     meta_title = parsed.meta.get("title")
     if meta_title:
@@ -187,7 +200,7 @@ class Indexer:
                     report.skipped.append((rel, reason))
                     continue
                 seen.add(rel)
-                digest = _sha(text)
+                digest = _file_digest(text)
                 stat = absolute.stat()
                 kind = file_kind(rel, self.settings) or "text"
                 old = known.get(rel)
