@@ -103,6 +103,18 @@ def test_the_stored_snapshot_writes_each_id_once(repo: Path) -> None:
     assert full["nodes"] == graph.full_snapshot()["nodes"]
 
 
+def test_a_long_task_is_not_echoed_back_whole(repo: Path) -> None:
+    """An agent sent a 199,000-character spec through ``prepare_task_context``: the answer
+    repeated all of it, 50k tokens of its context for nothing."""
+    make_project(repo)
+    long = "compute the invoice total with vat " * 5000
+    out = api.task_context(Project.load(repo), long)
+    assert len(out["task"]) < 600 and out["task"].startswith("compute the invoice total")
+    assert f"{len(long):,} characters" in out["task"] and len(json.dumps(out)) < 20_000
+    short = api.task_context(Project.load(repo), "compute the invoice total")
+    assert short["task"] == "compute the invoice total"
+
+
 def test_a_warm_call_reads_the_snapshot_not_the_file_cache(repo: Path) -> None:
     """An unchanged tree is answered from the snapshot ``built.json`` names; the per-file
     records (every file's terms) are read only when asked for, and a file cache written

@@ -153,6 +153,18 @@ def _search_hits(project: Project, task: str) -> dict[str, float]:
     return {path: 1.0 - rank / len(ordered) for rank, path in enumerate(ordered)}
 
 
+#: The most of a task's text the answer repeats: a caller may send a whole issue or spec
+#: (the MCP tool takes 200,000 characters) and already has it.
+_ECHO_CHARS = 500
+
+
+def _echo(task: str) -> str:
+    """The task as the answer repeats it: whole when short, else its start and a count."""
+    if len(task) <= _ECHO_CHARS:
+        return task
+    return f"{task[:_ECHO_CHARS].rstrip()}… ({len(task):,} characters)"
+
+
 def task_context(
     project: Project,
     task: str,
@@ -206,7 +218,7 @@ def task_context(
         )
     edges = [e.as_dict() for e in graph.edges_among(ids)]
     return {
-        "task": task,
+        "task": _echo(task),
         "snapshot_id": graph.snapshot_id,
         "cache_key": _cache_key(project, graph),
         "keywords": query.keywords,
