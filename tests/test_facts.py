@@ -96,6 +96,34 @@ def test_a_table_keyed_by_a_version_names_its_records(project: Project) -> None:
     assert right.status == "verified"
 
 
+def test_the_file_a_sentence_names_picks_among_records_with_the_same_key(
+    project: Project,
+) -> None:
+    """One file per product, each keyed by version: "Python 3.7 eol was 2023-06-28" tied
+    the "3.7" of every product, and another product's 2023-06-28 verified it."""
+    releases = project.root / "sot" / "releases"
+    releases.mkdir()
+    (releases / "python.json").write_text(
+        '{"releases": {"3.7": {"name": "3.7", "releaseDate": "2018-06-27",'
+        ' "eol": "2023-06-27"}, "3.9": {"name": "3.9", "eol": "2025-10-31"}}}'
+    )
+    (releases / "alpine-linux.json").write_text(
+        '{"releases": {"3.7": {"name": "3.7", "releaseDate": "2017-11-30",'
+        ' "eol": "2019-11-01"}, "3.9": {"name": "3.9", "eol": "2025-10-31"}}}'
+    )
+    (releases / "other-pim.json").write_text(
+        '{"versions": {"6.0.88": {"name": "6.0.88", "date": "2023-06-28"}}}'
+    )
+    wrong = _by_text(verify_text(project, "Python 3.7 eol was 2023-06-28."), "2023-06-28")
+    assert wrong.status == "mismatch" and wrong.canonical == "2023-06-27"
+    assert wrong.address == "sot/releases/python.json#/releases/3.7"
+    alpine = _by_text(verify_text(project, "Alpine Linux 3.7 eol: 2019-11-02."), "2019-11-02")
+    assert alpine.status == "mismatch" and alpine.canonical == "2019-11-01"
+    right = _by_text(verify_text(project, "Python 3.9 eol is 2025-10-31."), "2025-10-31")
+    assert right.status == "verified"
+    assert right.address == "sot/releases/python.json#/releases/3.9"
+
+
 def test_a_table_keyed_by_dates_or_numbers_ties_no_sentence_to_a_row(project: Project) -> None:
     """A date or an amount as a row's key would make every sentence stating that value
     "about" the row: such keys never name a record."""

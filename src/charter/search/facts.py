@@ -280,6 +280,8 @@ def verify_text(project: Project, text: str) -> FactReport:
             report.facts.append(_verdict(fact, "verified" if hit else "not_found", hit, hit))
             continue
         in_context = [f for f in same if (f.path, f.address) in about]
+        # the named record's own copy first (the file the sentence names)
+        in_context.sort(key=lambda f: -_rank(f, lowered, words, fact.value))
         if in_context:
             report.facts.append(_verdict(fact, "verified", in_context[0], in_context[0]))
             continue
@@ -329,11 +331,24 @@ def _coded_title(group: list[SotField]) -> set[str]:
 
 def _rank(field: SotField, sentence: str, words: set[str], value: str = "") -> int:
     """A record whose own key is named outranks one that merely refers to it; a year
-    ("in 2020") stands for a field named for years before a count or a score."""
+    ("in 2020") stands for a field named for years before a count or a score; and of
+    records with the same key in several files (one file per product, each keyed by
+    version: ``python.json`` and ``alpine-linux.json`` both hold a "3.7"), the one whose
+    file the sentence names ("Python 3.7 …") is the one it is about."""
     title = field.record_title.lower()
     own = 3 if title and _mentions(sentence, title) else 0
     year = 2 if _YEAR.fullmatch(value) and "year" in field.name.lower() else 0
-    return own + _hint_score(field.name, words) + year
+    return own + _file_named(field.path, sentence) + _hint_score(field.name, words) + year
+
+
+def _file_named(path: str, sentence: str) -> int:
+    """3 when the sentence names the record's file by its stem (``alpine-linux.json``:
+    "alpine-linux" or "alpine linux"), else 0."""
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+    if len(stem) < 3:
+        return 0
+    spaced = re.sub(r"[-_]+", " ", stem)
+    return 3 if _mentions(sentence, stem) or _mentions(sentence, spaced) else 0
 
 
 _YEAR = re.compile(r"1[89]\d\d|2[01]\d\d")
