@@ -1414,6 +1414,37 @@ def test_mistakes_under_a_bold_title_are_shown_with_it(tmp_path: Path) -> None:
     )
 
 
+def test_answers_under_a_bold_title_that_asks_are_shown_with_it(tmp_path: Path) -> None:
+    """ "**What is NOT a breaking change:**" over "Product license changes", "Compacting
+    old unsupported release cycles": an item alone read as a rule (or said nothing, "Page
+    deletions"), the same under the list of what *is* breaking; items that instruct, and
+    items under a title that asks nothing, are unchanged."""
+    rules = _rules(
+        tmp_path,
+        "## Breaking Changes\n\n"
+        "**What counts as a breaking change:**\n"
+        "1. Splitting or merging product pages\n"
+        "2. Page deletions\n\n"
+        "**What is NOT a breaking change:**\n"
+        "1. Product license changes\n"
+        "2. Compacting old unsupported release cycles\n"
+        "3. Never bump the permalink without a redirect\n\n"
+        "**Handling breaking changes (for maintainers):**\n"
+        "1. Tag the PR with the `Breaking Change` label\n"
+        "2. Wait at least 7 days before merging\n",
+    )
+    _assert_texts(
+        rules,
+        "What counts as a breaking change: Splitting or merging product pages",
+        "What counts as a breaking change: Page deletions",
+        "What is NOT a breaking change: Product license changes",
+        "What is NOT a breaking change: Compacting old unsupported release cycles",
+        "Never bump the permalink without a redirect",
+        "Tag the PR with the `Breaking Change` label",
+        "Wait at least 7 days before merging",
+    )
+
+
 def test_a_comment_that_introduces_a_command_loses_its_colon(tmp_path: Path) -> None:
     """ "# Run a single test class:" over a command was shown as "`./gradlew test …` (Run
     a single test class:)": in brackets after the command the colon points at nothing."""

@@ -698,10 +698,13 @@ class _Walker:
                     # over sub-items is
                     cited = None if instructs else self.span(node)[0]
                     self.headings.append((99, title))
-                    if _names_actions(after):
+                    if _names_actions(after) or (not instructs and _asks(title)):
                         # "**Common Issues**:" over "Manually editing generated files": an
                         # action named alone reads as the task itself, so it is shown after
-                        # its title, as after a lead-in (an item that instructs stays as it is)
+                        # its title, as after a lead-in (an item that instructs stays as it
+                        # is); so is an answer to a title that asks ("**What is NOT a
+                        # breaking change:**" over "Page deletions", "Product license
+                        # changes"): alone it reads as a rule, or says nothing
                         self.walk_list(
                             after, lead, depth, prefix=True, plain_only=True, lead_start=cited
                         )
@@ -1636,6 +1639,17 @@ def _forbids(lead: str) -> bool:
 def _heading_text_of(inline: str) -> str:
     """A heading's inline text without emphasis marks (code spans kept)."""
     return re.sub(r"(\*\*|__)(.+?)\1", r"\2", inline).strip()
+
+
+#: A title that asks what its list answers: "What counts as a breaking change",
+#: "When to bump the version", "Which files are generated".
+_ASKING = re.compile(r"^(?:what|which|when|who|how|why|where)\s+\S+\s+\S+", re.I)
+
+
+def _asks(title: str) -> bool:
+    """A title that is a question, with or without its question mark."""
+    plain = re.sub(r"[*_`]+", "", title).strip()
+    return _is_question(plain) or (bool(_ASKING.match(plain)) and len(plain.split()) <= 12)
 
 
 def _is_question(text: str) -> bool:
