@@ -100,6 +100,28 @@ def test_a_chunking_change_re_reads_unchanged_files(
     assert _index(root).unchanged == len(first.indexed)
 
 
+def test_execution_mode_searches_the_declared_sot_wherever_it_lives(tmp_path: Path) -> None:
+    # a data project declared `_data/release-data/releases/**` its SoT: fact checks read
+    # it and execution searches warned when it was stale, but never answered from it
+    # (execution's search_paths name only `sot/**`)
+    root = demo_search_copy(
+        tmp_path / "proj",
+        '[search.index]\nsot_paths = ["sot/**", "data/releases/**"]\n',
+    )
+    (root / "data" / "releases").mkdir(parents=True)
+    (root / "data" / "releases" / "zephyrdb.json").write_text(
+        '{"releases": {"7.4": {"name": "7.4", "releaseDate": "2021-03-02",'
+        ' "eol": "2026-03-31", "codename": "quillfeather"}}}\n'
+    )
+    _index(root, "hash")
+    with open_engine(root) as engine:
+        execution = engine.search("zephyrdb quillfeather eol", mode="execution")
+        planning = engine.search("zephyrdb quillfeather eol", mode="planning")
+    assert execution.scope.sot_paths == ["sot/**", "data/releases/**"]
+    assert [r.path for r in execution.results][:1] == ["data/releases/zephyrdb.json"]
+    assert all(not r.path.startswith("data/") for r in planning.results)
+
+
 def _search_json(root: Path, query: str, mode: str) -> dict[str, Any]:
     """``charter search QUERY --mode MODE --json`` in ``root``, as a fresh process."""
     res = subprocess.run(

@@ -177,7 +177,11 @@ class SearchEngine:
                 continue
             if doc.zone in scope.excluded_zones:
                 continue
-            if not (matches_any(path, scope.search_paths) or (scope.adrs and is_adr_path(path))):
+            if not (
+                matches_any(path, scope.search_paths)
+                or (scope.adrs and is_adr_path(path))
+                or matches_any(path, scope.sot_paths)
+            ):
                 continue
             if (
                 window

@@ -33,6 +33,7 @@ class Scope:
     order_by_recency: bool
     citation_chaining: bool
     adrs: bool = False  # ADRs in scope wherever they live
+    sot_paths: list[str] = field(default_factory=list)  # SoT globs in scope wherever
     zones: list[str] = field(default_factory=list)  # explicitly requested zones
     excluded_zones: list[str] = field(default_factory=list)
 
@@ -85,6 +86,7 @@ def resolve_scope(
         order_by_recency=config.order_by_recency,
         citation_chaining=config.citation_chaining,
         adrs=config.adrs,
+        sot_paths=[g.lstrip("/") for g in settings.index.sot_paths] if config.sot else [],
         zones=requested,
         excluded_zones=sorted(set(settings.restricted_zones) - set(requested)),
     )

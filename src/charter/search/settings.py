@@ -48,6 +48,11 @@ class ModeSettings(Record):
         description="ADRs are in scope wherever they live (a folder named adr, adrs, "
         "decisions, ... at any depth), whatever search_paths say",
     )
+    sot: bool = Field(
+        default=False,
+        description="the source-of-truth files (search.index.sot_paths) are in scope "
+        "wherever they live, whatever search_paths say",
+    )
 
 
 def _default_modes() -> dict[str, ModeSettings]:
@@ -65,6 +70,9 @@ def _default_modes() -> dict[str, ModeSettings]:
             k_out=6,
             chunk_expansion=False,
             exact_lookups=True,
+            # the mode that answers from the SoT and warns when it is stale: the files
+            # declared SoT are searched wherever they live, not only under sot/
+            sot=True,
         ),
         "review": ModeSettings(
             search_paths=["**"],
