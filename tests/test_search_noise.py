@@ -194,6 +194,18 @@ def test_index_skips_each_kind_of_noise_with_its_reason(tmp_path: Path) -> None:
     assert "lockfile" in human.stdout and "pnpm-lock.yaml" in human.stdout
 
 
+def test_a_lockfile_of_an_unindexed_type_is_named_a_lockfile(tmp_path: Path) -> None:
+    # `Gemfile.lock` was a "*.lock" row telling the user to add ".lock" to an extension
+    # list to index it, where it would only be skipped as the lockfile it is
+    root = make_repo(tmp_path / "proj")
+    write(root, "Gemfile.lock", "GEM\n  remote: https://rubygems.org/\n  specs:\n")
+    write(root, "notes/cache.lock", "held\n")
+    report = Indexer(Project.load(root), get_embedder("hash")).run()
+    skipped = dict(report.skipped)
+    assert skipped.get("Gemfile.lock") == "lockfile"
+    assert report.unindexed == {".lock": 1}  # the other .lock file is still a type row
+
+
 def test_every_rule_can_be_turned_off(tmp_path: Path) -> None:
     root = make_repo(tmp_path / "proj")
     write(root, "charter.toml", '[search.index]\nskip_noise = ["lockfile"]\n')

@@ -439,7 +439,11 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
                 continue
             if file_kind(rel, settings) is None:
                 suffix = Path(rel).suffix.lower()
-                if suffix and suffix not in BINARY_SUFFIXES:
+                if noise.named_lockfile(rel):
+                    # `Gemfile.lock` was a "*.lock" row saying to add ".lock" to index
+                    # it; indexed, it would be skipped as the lockfile it is
+                    out.skipped.append((rel, "lockfile"))
+                elif suffix and suffix not in BINARY_SUFFIXES:
                     out.unindexed[suffix] = out.unindexed.get(suffix, 0) + 1
                 continue
             reason = noise.path_reason(rel)

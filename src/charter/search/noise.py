@@ -240,6 +240,11 @@ class NoiseRules:
 
         return matches_any(rel, self.sot_paths)
 
+    def named_lockfile(self, rel: str) -> bool:
+        """A lockfile by its name alone (``Gemfile.lock``, ``go.sum``), under the rule."""
+        name = rel.rsplit("/", 1)[-1].lower()
+        return "lockfile" in self.rules and not self._exempt(rel) and name in MARKERLESS_LOCKFILES
+
     def path_reason(self, rel: str) -> str | None:
         """Why ``rel`` is noise by where it is (``.gitattributes``, a Go vendor tree)."""
         if not self.rules or self._exempt(rel):
