@@ -664,7 +664,7 @@ def test_source_files_named_for_secrets_are_read_and_data_files_are_not(tmp_path
         ),
         # a page of documentation about them (a docs site's standard) is read too
         "docs/standards/managing-secrets.md": "# Managing secrets\n\nRotate them yearly.\n",
-        "docs/rotate-credentials.rst": "Rotating credentials\n====================\n",
+        "docs/credential-rotation.rst": "Rotating credentials\n====================\n",
     }
     data = {
         "config/secrets.yaml": "db: {password: hunter2}\n",
@@ -672,6 +672,7 @@ def test_source_files_named_for_secrets_are_read_and_data_files_are_not(tmp_path
         "docs/server.pem": "-----BEGIN PRIVATE KEY-----\n",
         "notes/secrets.md": "db: hunter2\n",  # named for the word alone: may list them
         "notes/.secrets.md": "db: hunter2\n",
+        "notes/prod-credentials.md": "db: hunter2\n",  # whose credentials: may hold them
     }
     for rel, text in {**code, **data}.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -63,7 +63,7 @@ _RULE_FILES = (".gitignore", ".gitattributes", "modules.txt")
 #: A folder modified this close to the moment it was scanned may change again within its
 #: timestamp's granularity (2 s on FAT) without its mtime moving: it is scanned again.
 _RACY_NS = 2_000_000_000
-#: 2: a documentation page named for more than the secret word is read (word_globs_apply)
+#: 2: a documentation page named for what is done with secrets is read (word_globs_apply)
 _LISTING_VERSION = 2
 
 
@@ -118,8 +118,7 @@ def list_files(project: Project, cache: Path | None = None) -> Listing:
     root = project.root
     graph = project.settings.graph
     exclude = _any_glob(graph.exclude)
-    deny_list = project.settings.search.index.deny
-    deny = _any_glob(deny_list, lower=True)
+    deny = _any_glob(project.settings.search.index.deny, lower=True)
     # source files and documentation pages skip the word globs (``*secret*``): see
     # discover.word_globs_apply
     deny_code = _any_glob(deny_globs_for("x.py", project.settings.search.index.deny), lower=True)
@@ -136,7 +135,7 @@ def list_files(project: Project, cache: Path | None = None) -> Listing:
             return False  # .env.example: read, its content scanned like any file's
         if low.startswith(".env"):
             return True
-        pattern = deny if word_globs_apply(low, deny_list) else deny_code
+        pattern = deny if word_globs_apply(low) else deny_code
         return pattern is not None and bool(pattern.match(low) or pattern.match(rel.lower()))
 
     started = time.time_ns()

@@ -129,16 +129,17 @@ def is_source_file(name: str) -> bool:
 _DOC_PAGE_SUFFIXES = frozenset([".md", ".mdx", ".markdown", ".rst", ".adoc", ".asciidoc"])
 
 
-def word_globs_apply(name: str, deny: Sequence[str] = ()) -> bool:
+def word_globs_apply(name: str) -> bool:
     """Whether the word globs of the deny list (``*secret*``) apply to a file ``name``.
 
     A word glob guesses at data files that hold credentials (``secrets.yaml``,
     ``credentials.json``). A source file so named handles secrets rather than holding
     them (a ``SecretListCommand.cs``, a ``migration_credentials.go``), and a page of
-    documentation whose name says more than the word is about them (a standard's
-    ``managing-secrets.md``, ``rotate-credentials.md``): both are read, their content
-    scanned and redacted like every file's. A page named for the word alone
-    (``secrets.md``, ``credentials.rst``) may be a list of them, and stays refused.
+    documentation named for what is done with them (a standard's
+    ``managing-secrets.md``, ``secret-scanning.md``, ``credential-rotation.rst``,
+    ``how-we-store-secrets.md``) is about them: both are read, their content scanned
+    and redacted like every file's. A page named for the secrets themselves
+    (``secrets.md``, ``aws_credentials.md``) may hold them, and stays refused.
     """
     if is_source_file(name):
         return False
@@ -146,18 +147,15 @@ def word_globs_apply(name: str, deny: Sequence[str] = ()) -> bool:
     if dot <= 0 or name[dot:].lower() not in _DOC_PAGE_SUFFIXES:
         return True
     words = [w for w in re.split(r"[^a-z0-9]+", name[:dot].lower()) if w]
-    glob_words = {g.strip("*").lower() for g in deny if _WORD_GLOB.match(g)} or {
-        "secret",
-        "credential",
-    }
-    return all(w.removesuffix("s") in glob_words for w in words)
+    activity = any(w.endswith(("ing", "ment", "tion")) for w in words)
+    return not (activity or len(words) >= 3)
 
 
 def deny_globs_for(name: str, deny: Sequence[str]) -> list[str]:
     """The deny globs that apply to a file named ``name``: all of them, less the word
     globs (``*secret*``, ``*credential*``) where :func:`word_globs_apply` says they do not.
     """
-    if word_globs_apply(name, deny):
+    if word_globs_apply(name):
         return list(deny)
     return [g for g in deny if not _WORD_GLOB.match(g)]
 
