@@ -67,12 +67,11 @@ LOCAL_TRACKED = (
 )
 
 
-def _check_ignore(root: Path, rel: str) -> int:
-    """``git check-ignore``'s exit status for ``rel``: 0 ignored, 1 not ignored, 128 not
-    a repository (or git failed; -1 when git could not run)."""
+def _git_status(root: Path, *args: str) -> int:
+    """A git command's exit status in ``root`` (-1 when git could not run)."""
     try:
         done = subprocess.run(
-            ["git", "-C", str(root), "check-ignore", "-q", "--", rel],
+            ["git", "-C", str(root), *args],
             capture_output=True,
             timeout=10,
             check=False,
@@ -80,6 +79,12 @@ def _check_ignore(root: Path, rel: str) -> int:
     except (OSError, subprocess.TimeoutExpired):
         return -1
     return done.returncode
+
+
+def _check_ignore(root: Path, rel: str) -> int:
+    """``git check-ignore``'s exit status for ``rel``: 0 ignored, 1 not ignored, 128 not
+    a repository (or git failed; -1 when git could not run)."""
+    return _git_status(root, "check-ignore", "-q", "--", rel)
 
 
 def git_would_commit(root: Path, rel: str) -> bool:
@@ -93,16 +98,7 @@ def git_would_commit(root: Path, rel: str) -> bool:
 def git_tracks(root: Path, rel: str) -> bool:
     """Whether git tracks ``rel`` in the repository around ``root`` (outside git, or
     without git: False)."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "--error-unmatch", "--", rel],
-            capture_output=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
+    return _git_status(root, "ls-files", "--error-unmatch", "--", rel) == 0
 
 
 def local_settings_note(root: Path) -> str | None:
