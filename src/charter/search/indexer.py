@@ -10,6 +10,7 @@ reported and skipped; everything else is still indexed.
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 import sys
 import time
 from collections.abc import Sequence
@@ -98,17 +99,28 @@ def _sha(data: str) -> str:
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
 
-#: How files are cut into chunks. A file is read again when its text changed *or* this
-#: did: bump it with any change that cuts an unchanged file differently (2: a long
-#: Markdown table or list is split between rows and items), or an index built before the
-#: change keeps the old chunks of every file nobody edits. Vectors are reused by text, so
-#: a bump re-embeds only the chunks whose text is new.
+#: How files are cut into chunks. Every file is read again when this changed since the
+#: index was last completed: bump it with any change that cuts an unchanged file
+#: differently (2: a long Markdown table or list is split between rows and items), or an
+#: index built before the change keeps the old chunks of every file nobody edits. Vectors
+#: are reused by text, so a bump re-embeds only the chunks whose text is new. The stamp
+#: is one row of the index's ``meta`` table, written after a run completes; each
+#: document's ``sha256`` stays the SHA-256 of its text.
 PARSE_VERSION = 2
 
 
-def _file_digest(text: str) -> str:
-    """The stored stamp of a file: its text's SHA-256 under this :data:`PARSE_VERSION`."""
-    return _sha(f"charter-parse-{PARSE_VERSION}\0{text}")
+def _reparse_needed(conn: sqlite3.Connection) -> bool:
+    """Whether the stored chunks were cut by another chunker than this one."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'parse_version'").fetchone()
+    return row is None or row[0] != str(PARSE_VERSION)
+
+
+def _stamp_parse_version(conn: sqlite3.Connection) -> None:
+    with conn:
+        conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('parse_version', ?)",
+            (str(PARSE_VERSION),),
+        )
 
 
 def _title(parsed: ParsedDoc, rel: str) -> str:
@@ -165,6 +177,7 @@ class Indexer:
         with self._store() as store:
             known = store.docs()
             rescan = ledger.ensure(store.conn, self.project.settings.secrets)
+            reparse = _reparse_needed(store.conn)
             if rescan:  # stored under another secrets policy (or none): read every file
                 known = {}
             if store.models() - {self.embedder.name}:
@@ -200,11 +213,17 @@ class Indexer:
                     report.skipped.append((rel, reason))
                     continue
                 seen.add(rel)
-                digest = _file_digest(text)
+                digest = _sha(text)
                 stat = absolute.stat()
                 kind = file_kind(rel, self.settings) or "text"
                 old = known.get(rel)
-                if old and old.sha256 == digest and old.status == "live" and old.origin == "fs":
+                if (
+                    not reparse
+                    and old
+                    and old.sha256 == digest
+                    and old.status == "live"
+                    and old.origin == "fs"
+                ):
                     report.unchanged += 1
                     continue
                 try:
@@ -256,6 +275,8 @@ class Indexer:
             self._embed_and_store(store, pending, report)
             if rescan:
                 ledger.stamp(store.conn, self.project.settings.secrets)
+            if reparse and targets == [root / p for p in self.settings.index.paths]:
+                _stamp_parse_version(store.conn)  # every file under the index paths re-cut
             report.totals = store.stats()
         report.indexed = [p.path for p in pending if p.origin == "fs"]
         report.seconds = time.perf_counter() - started
