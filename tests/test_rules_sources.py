@@ -89,6 +89,11 @@ def _expect_rules(
         _check_span(root, rule, needle.split()[0])
 
 
+def _commands(repo: Path) -> dict[str, Rule]:
+    """The compiled command rules of ``repo``, by their text."""
+    return {r.text: r for r in compile_rules(Project.load(repo)).rules if r.kind == "command"}
+
+
 def test_claude_md_units_spans_and_sections(repo: Path) -> None:
     write(repo, "CLAUDE.md", CLAUDE)
     write(repo, "docs/extra-rules.md", EXTRA)
@@ -491,8 +496,7 @@ make spellcheck
 
 def test_a_check_written_as_a_construct_keeps_the_commands_around_it(repo: Path) -> None:
     write(repo, "AGENTS.md", CHECKS)
-    rules = compile_rules(Project.load(repo)).rules
-    commands = {r.text: r for r in rules if r.kind == "command"}
+    commands = _commands(repo)
     # before, the one `if … fi` made the whole block a script: no command reached a rule
     assert "`mix format --check-formatted`" in commands
     assert "`MIX_ENV=prod mix compile --warnings-as-errors`" in commands
@@ -571,8 +575,7 @@ dotnet format --verify-no-changes --nologo || {
 
 def test_a_command_with_a_failure_handler_keeps_the_block_a_list(repo: Path) -> None:
     write(repo, "AGENTS.md", HYGIENE)
-    rules = compile_rules(Project.load(repo)).rules
-    commands = {r.text: r for r in rules if r.kind == "command"}
+    commands = _commands(repo)
     # before, the `|| { …; exit 1; }` brace group made the block a script: no command
     note = "(C# style check (fail on real violations only))"
     rule = commands[f"`dotnet format --verify-no-changes --nologo` {note}"]
@@ -1001,8 +1004,7 @@ make build
 
 def test_commands_under_a_prohibition_are_shown_with_it(repo: Path) -> None:
     write(repo, "AGENTS.md", FORBIDDEN_BLOCKS)
-    rules = compile_rules(Project.load(repo)).rules
-    commands = {r.text: r for r in rules if r.kind == "command"}
+    commands = _commands(repo)
     # before, each command of a block under "Never run these:", "❌ Don't:" or a heading
     # "### Avoid" was shown alone, as a command to run: the opposite of what it says
     assert "Never run these: `git push --force`" in commands
@@ -1012,6 +1014,7 @@ def test_commands_under_a_prohibition_are_shown_with_it(repo: Path) -> None:
     assert "Avoid: `rm -rf dist`" in commands
     assert not any(text in ("`git push --force`", "`rm -rf dist`") for text in commands)
     # the lead-in says nothing alone: it is cited with the first command, not a rule
+    rules = compile_rules(Project.load(repo)).rules
     assert not any(r.text in ("Never run these:", "❌ Don't:") for r in rules)
     first = commands["Never run these: `git push --force`"]
     assert (first.source.line_start, first.source.line_end) == (5, 7)

@@ -260,18 +260,15 @@ def _portable(project: Project) -> CheckResult:
         )
     if (project.root / LOCAL_SETTINGS).exists() and git_would_commit(project.root, LOCAL_SETTINGS):
         if git_tracks(project.root, LOCAL_SETTINGS):  # a .gitignore line would not untrack it
-            return CheckResult(
-                "",
-                "warn",
-                f"{LOCAL_SETTINGS} (this machine's paths) is committed to git",
-                fix=f"`git rm --cached {LOCAL_SETTINGS}` and add it to .gitignore",
-                detail={"files": [LOCAL_SETTINGS]},
-            )
+            problem = "is committed to git"
+            fix = f"`git rm --cached {LOCAL_SETTINGS}` and add it to .gitignore"
+        else:
+            problem, fix = "is not git-ignored", f"add `{LOCAL_SETTINGS}` to .gitignore"
         return CheckResult(
             "",
             "warn",
-            f"{LOCAL_SETTINGS} (this machine's paths) is not git-ignored",
-            fix=f"add `{LOCAL_SETTINGS}` to .gitignore",
+            f"{LOCAL_SETTINGS} (this machine's paths) {problem}",
+            fix=fix,
             detail={"files": [LOCAL_SETTINGS]},
         )
     ignored = [
