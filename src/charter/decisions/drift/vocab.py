@@ -415,7 +415,7 @@ def build_vocab(
     for entry, doc in zip(decisions.pgc_clarifications, docs, strict=True):
         inv = invariant_for(entry, aliases) if entry.binding else None
         vocab = ConstraintVocab(entry=entry, invariant=inv)
-        vocab.topic = {t: 1.0 / df[t] for t in doc}
+        vocab.topic = {t: 1.0 / df[t] for t in sorted(doc)}  # sums in one order: no hash seed
         labels = " ".join(c.label for c in entry.choices)
         vocab.descriptor = f"{entry.text} {labels}".strip()
         if inv is not None:
