@@ -364,6 +364,15 @@ def _mark_decision_lists(views: list[_UnitView]) -> None:
         active = view.decision or (view.undecided is not None and view.unit.text.endswith(":"))
 
 
+#: The chosen option's name goes on into a longer phrase ("one Xero credit line"): the
+#: name qualifies what is replaced, it is not the thing replaced.
+_OPTION_GOES_ON = re.compile(
+    r"^[ \t]+(?!(?:and|or|with|to|for|by|in|on|at|so|as|because|since|from|into|onto|"
+    r"via|now|then|but|which|that|entirely|altogether|completely)\b)[A-Za-z]",
+    re.I,
+)
+
+
 def _window(text: str, clause: _Clause, first: int, last: int, before: int, after: int) -> str:
     """Clause text from ``before`` tokens ahead of the match to ``after`` tokens past it."""
     toks = clause.tokens
@@ -818,6 +827,8 @@ class DriftChecker:
                 covered = len(vocab.subject_terms & clause.stems) / len(vocab.subject_terms)
                 if covered >= REOPEN_COVERAGE:  # "Should the app work offline at all?"
                     hits.append(self._clause_hit(text, view, clause, vocab, False, "reopen"))
+            if inv.kind == "choice" and not view.history:
+                hits.extend(self._replaced_chosen_hit(text, view, clause, vocab))
             if vocab.numeric is not None and not view.history:
                 hits.extend(self._other_value_hit(text, view, clause, vocab))
             if vocab.dependency:
@@ -876,6 +887,51 @@ class DriftChecker:
         if lexicon.PRE_NEGATORS.search(_window(text, clause, where[0], where[1], 5, 0)):
             return []
         return [self._clause_hit(text, view, clause, vocab, False, "term")]
+
+    def _replaced_chosen_hit(
+        self, text: str, view: _UnitView, clause: _Clause, vocab: ConstraintVocab
+    ) -> list[_Hit]:
+        """The chosen option named as the thing something else replaces: "watchers now use
+        polling instead of BroadcastChannel", "replaced BroadcastChannel with polling",
+        "moved the tracker off the VM and onto Render". The decision is abandoned whether
+        or not the newcomer is one of the listed options; the sentence read the chosen
+        name as negated and passed. Not when the sentence negates the replacement
+        itself ("we won't use polling instead of X", "replacing X was rejected") or names
+        the chosen option on the new side too (a refinement of it)."""
+        for terms in vocab.chosen_terms:
+            matched = terms.matches(clause.stems)
+            # the option by its name: a name-like word of it, and half its words ("Resource"
+            # alone is not "Split Filters by Resource and Section"; "event" of "Using
+            # events" is any DOM event)
+            if not terms.strong & matched or 2 * len(matched) < terms.label_words:
+                continue
+            where = _match_positions(clause, matched)
+            if where is None:
+                continue
+            start = clause.tokens[where[0]].start
+            head = text[view.unit.start : start]
+            cue = lexicon.REPLACED_BY.search(head)
+            if cue is None:
+                for found in lexicon.REPLACING.finditer(head):
+                    if not lexicon.DIRECTION_BREAK.search(head, found.end()):
+                        cue = found
+            if cue is None:
+                continue
+            before = head[: cue.start()]
+            after = text[clause.tokens[where[1]].end : view.unit.end]
+            if _OPTION_GOES_ON.match(after):
+                continue  # "instead of one Xero credit line per keg": a detail of it
+            if (
+                lexicon.PRE_NEGATORS.search(before)
+                or lexicon.POST_NEGATORS.search(after)
+                or terms.matches(set(lexicon.content_stems(before)))
+            ):
+                continue
+            hit = self._clause_hit(text, view, clause, vocab, False, "replaced")
+            hit.strong = bool(terms.strong & matched)
+            hit.coverage = min(1.0, len(matched) / max(1, terms.label_words))
+            return [hit]
+        return []
 
     def _affirms_chosen(self, text: str, view: _UnitView, vocab: ConstraintVocab) -> bool:
         """The sentence names a chosen option, and not as the thing being replaced."""

@@ -222,6 +222,20 @@ DIRECTIONAL = re.compile(
     re.I,
 )
 DIRECTION_BREAK = re.compile(r"\b(?:with|to|by|into|onto|for)\b", re.I)
+#: What puts an option in the place of the one named right after it: "polling instead of
+#: BroadcastChannel", "cash rather than prepaying", "a wallet pass in place of a fob"
+#: (up to three words between the cue and the option).
+REPLACED_BY = re.compile(
+    r"\b(?:instead of|rather than|in place of|in lieu of)\s+(?:\S+\s+){0,3}$", re.I
+)
+#: ...and the verbs whose object is the old one: "replaced X with Y", "migrated from X to
+#: Y", "moved the tracker off X and onto Y", "swapped X for Y" (the object runs up to
+#: ``DIRECTION_BREAK``).
+REPLACING = re.compile(
+    r"\b(?:replac(?:e|es|ed|ing)|swap(?:ped|ping)"
+    r"|(?:migrat|mov|switch|port)\w*\s+(?:\w+\s+){0,3}?(?:from|off|away\s+from))\b",
+    re.I,
+)
 #: "removed the X hack", "deleted the X call", "took X out": what follows is taken away,
 #: up to a break that opens another predicate or names what came in ("removed the shim
 #: and added X", "removed X, then …"); "dropped in X" adds X.
