@@ -961,6 +961,34 @@ def test_commands_that_do_not_run_tests_are_not_test_runs(command: str) -> None:
     assert not is_test_command(command)
 
 
+def test_erlang_and_gleam_test_runs_are_recognised() -> None:
+    """An Erlang project runs its suites with ``rebar3 eunit`` / ``rebar3 ct`` (often in a
+    container) and Common Test's ``ct_run``; Gleam with ``gleam test``. None counted, so
+    after compaction the test runs listed were the session's older ``make test`` and the
+    failing suite was gone. ``rebar3 compile`` and ``gleam build`` stay no test runs."""
+    from charter.session.testruns import is_test_command
+
+    for command in (
+        "rebar3 eunit",
+        "rebar3 ct --suite erlmcp_transport_tcp_SUITE",
+        "rebar3 do compile, eunit",
+        "rebar3 proper -m prop_codec",
+        "docker compose run --rm erlmcp-ct rebar3 ct",
+        "ct_run -dir test -logdir logs",
+        "gleam test",
+    ):
+        assert is_test_command(command), command
+    for command in (
+        "rebar3 compile",
+        "rebar3 do compile, dialyzer",
+        "rebar3 shell",
+        "docker compose run --rm erlmcp-build rebar3 compile",
+        "gleam build",
+        "gleam add gleeunit",
+    ):
+        assert not is_test_command(command), command
+
+
 def test_a_test_task_in_a_package_namespace_is_a_test_run() -> None:
     """A monorepo's Taskfile names its tasks by package: ``task backend:test``, ``task
     frontend:test:unit:run``, ``mise run api:test``, ``pnpm run web:test``. They were not

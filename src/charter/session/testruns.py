@@ -32,7 +32,7 @@ _RUNNERS = frozenset(
         "jest", "vitest", "mocha", "karma", "ava", "playwright", "cypress",
         "rspec", "phpunit", "pest", "paratest",
         "ctest", "gotestsum", "behave", "ginkgo", "bats", "prove",
-        "busted", "nf-test",
+        "busted", "nf-test", "ct_run",
     }
 )  # fmt: skip
 #: Runners whose sub-command decides whether tests run (``playwright install`` does not).
@@ -44,7 +44,7 @@ _SUBCOMMAND_TOOLS = frozenset(
         "go", "cargo", "dotnet", "swift", "mix", "deno", "bun", "flutter", "dart",
         "stack", "cabal", "lein", "bazel", "bazelisk", "ng", "nx", "turbo", "hatch",
         "npm", "pnpm", "yarn", "composer", "rails", "artisan", "manage.py",
-        "django-admin", "django", "pio", "platformio",
+        "django-admin", "django", "pio", "platformio", "gleam",
     }
 )  # fmt: skip
 #: Build tools given goals: a test goal among the first ones runs tests (``make lint
@@ -57,6 +57,8 @@ _GOAL_TOOLS: dict[str, frozenset[str]] = {
     "mvnw": frozenset({"verify"}),
     # OCaml's build system: ``dune test``, ``dune runtest``, ``dune build @runtest``
     "dune": frozenset({"runtest", "@runtest"}),
+    # Erlang's build tool: ``rebar3 eunit``, ``rebar3 ct --suite x``, ``rebar3 do eunit, ct``
+    "rebar3": frozenset({"eunit", "ct", "proper"}),
     **dict.fromkeys(("just", "task", "rake", "sbt", "zig", "xcodebuild"), frozenset()),
 }
 #: Tools whose goals are task paths: ``./gradlew :app:test``, ``nx run web:test``.
@@ -281,7 +283,8 @@ class _Command:
             return True
         goals = _GOAL_TOOLS.get(name)
         if goals is not None and any(
-            _is_test_word(words[i], name) or words[i].lower() in goals for i in operands[:4]
+            _is_test_word(words[i], name) or words[i].lower().rstrip(",") in goals
+            for i in operands[:4]
         ):
             return True
         return self._launched(name, at, operands)
