@@ -432,6 +432,39 @@ def test_a_risk_tagged_with_its_severity_as_recovery_lists_it() -> None:
     ]
 
 
+def test_a_risk_block_that_names_its_status_changes_it(repo: Path, run_charter: Any) -> None:
+    """The agent wrote "Risk: Late responses leak into the next call" with a mitigation,
+    and after fixing it the same risk with "Status: mitigated"; the status line was not
+    read, so after compaction recovery still listed the risk as open (and critical). A
+    ``Status:`` line of a risk block names its status (one of open, mitigated, accepted,
+    closed, before any remark); the mitigation written earlier stays; a decision's
+    "Status: accepted" is no part of the decision."""
+    decisions, risks = blocks_from_text(
+        "Decision: Use gproc for routing\nStatus: accepted\n\n"
+        "Risk: Late responses leak\nStatus: Mitigated (unknown IDs dropped)\n"
+    )
+    assert decisions == [{"decision": "Use gproc for routing"}]
+    assert risks == [{"risk": "Late responses leak", "status": "Mitigated (unknown IDs dropped)"}]
+    (repo / "charter.toml").write_text(NO_WORKER)
+    first = "Risk: [critical] Late responses leak into the next call\nMitigation: drop unknown IDs"
+    transcript = _transcript(
+        repo, [_assistant("2026-01-01T10:00:00Z", {"type": "text", "text": first})]
+    )
+    _hook(run_charter, repo, "pre-compact", trigger="auto", transcript_path=transcript)
+    later = "Fixed.\n\nRisk: Late responses leak into the next call\nStatus: mitigated"
+    _transcript(repo, [_assistant("2026-01-01T10:05:00Z", {"type": "text", "text": later})])
+    _hook(run_charter, repo, "pre-compact", trigger="auto", transcript_path=transcript)
+    risks_md = next((repo / "docs/tracks").glob("*/RISKS.md")).read_text()
+    assert "[critical] mitigated" in risks_md and "- Mitigation: drop unknown IDs" in risks_md
+    proc = run_charter("session", "recover", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    state = json.loads(proc.stdout)
+    assert [(r["status"], r["mitigation"]) for r in state["risks"]] == [
+        ("mitigated", "drop unknown IDs")
+    ]
+    assert "Open risks" not in state["text"]
+
+
 # -- CLI and MCP ----------------------------------------------------------------------------
 
 

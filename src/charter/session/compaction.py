@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from charter.fileio import canonical_json, fault_point, read_text
-from charter.session.schema import SEVERITIES, Decision, PlanStep, Risk, norm
+from charter.session.schema import RISK_STATUSES, SEVERITIES, Decision, PlanStep, Risk, norm
 from charter.session.service import Session, resolve_risk, session_key
 from charter.session.writes import write_file
 
@@ -33,7 +33,7 @@ TRANSCRIPT_READ_CAP = 16 * 1024 * 1024
 #: Words of conversation counted at most: enough to know it is long.
 WORDS_COUNTED = 250_000
 _BLOCK = re.compile(
-    r"^\s*(?:[-*]\s+)?\**(Decision|Risk|Reason|Impact|Mitigation|Severity)\**\s*:\s*(.+)$"
+    r"^\s*(?:[-*]\s+)?\**(Decision|Risk|Reason|Impact|Mitigation|Severity|Status)\**\s*:\s*(.+)$"
 )
 
 
@@ -105,6 +105,9 @@ def blocks_from_text(text: str) -> tuple[list[dict[str, str]], list[dict[str, st
                 # "Risk: [high] Users relying on …": the severity as recovery shows it
                 current = {"risk": value[tagged.end() :], "severity": tagged.group(1).lower()}
             risks.append(current)
+        elif key == "status" and (current is None or "risk" not in current):
+            # a decision's "Status: accepted" (an ADR's habit) is no part of it
+            continue
         elif current is not None and key not in current:
             current[key] = value
     return decisions, risks
@@ -226,14 +229,16 @@ def _assistant_blocks(
                     )
                 )
             for r in found_r:
-                # a severity the block does not name (or names wrongly), and the status
-                # (blocks carry none), are left empty: compaction keeps the known risk's,
-                # or uses medium / open for a new one
+                # a severity or status the block does not name (or names wrongly) is left
+                # empty: compaction keeps the known risk's, or uses medium / open for a new
+                # one ("Status: mitigated (fallback added)" names mitigated)
                 severity = r.get("severity", "").lower()
                 severity = severity if severity in SEVERITIES else ""
+                status = re.sub(r"\W.*", "", r.get("status", "").lower())
+                status = status if status in RISK_STATUSES else ""
                 made = Risk.make(r["risk"], severity or "medium", "open", r.get("mitigation", ""))
                 risks.append(
-                    replace(made, severity=severity, status="", source="assistant", time=time)
+                    replace(made, severity=severity, status=status, source="assistant", time=time)
                 )
     return decisions, risks, start + end, words
 
