@@ -355,6 +355,26 @@ def test_a_required_tools_heading_lists_prerequisites_not_the_constitution(repo:
     assert not any("Node.js" in t or "pnpm (see" in t or "CI=1" in t for t in pinned)
 
 
+def test_a_required_parameters_heading_is_a_reference_not_the_constitution(repo: Path) -> None:
+    """Tool guides always applied as rule files document each tool's "### Required
+    Parameters:" ("`path`: The file path to read", "`operations`: JSON array of insertion
+    operations"): the "Required" marker pinned those parameter descriptions in every
+    session's constitution. The inputs an interface takes are a reference; the "## Always
+    validate" rules beside them stay pinned."""
+    write(
+        repo,
+        "AGENTS.md",
+        "# Insert Content Guidelines\n\n## insert_content\n\n### Required Parameters:\n"
+        "- `path`: The file path to modify\n- `operations`: JSON array of insertion operations"
+        "\n\n### Required fields\n\n- `start_line`: where the content goes\n\n"
+        "## Always validate the operations before running them\n\n"
+        "- Check that every operation has a start line.\n",
+    )
+    pinned = _pinned(repo)
+    assert "Check that every operation has a start line." in pinned
+    assert not any("`path`" in t or "`operations`" in t or "start_line" in t for t in pinned)
+
+
 def test_copies_of_a_rule_file_count_once_in_the_budget(repo: Path) -> None:
     # the same rules kept for three agents: the budget is a share of one text, not three
     text = "# Rules\n\n" + "".join(

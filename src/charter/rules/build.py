@@ -78,12 +78,14 @@ _PROBLEMS_HEADING = re.compile(
 )
 
 #: A heading that lists what a task needs installed or set ("### Required Tools" over
-#: "**Node.js** (specified in .nvmrc)"): prerequisites, not the rules a "Required" marker
-#: makes always loaded.
+#: "**Node.js** (specified in .nvmrc)"), or the inputs an interface takes ("### Required
+#: Parameters:" over "`path`: The file path to read"): prerequisites and a reference, not
+#: the rules a "Required" marker makes always loaded.
 _PREREQUISITES_HEADING = re.compile(
     r"(?i)(?:required|mandatory)\s+(?:tools?|tooling|toolchains?|software|dependencies"
     r"|packages|prerequisites|versions?|services|accounts|hardware|extensions|plugins"
-    r"|env(?:ironment)?\s+var(?:iable)?s)\b"
+    r"|env(?:ironment)?\s+var(?:iable)?s"
+    r"|param(?:eter)?s|arguments|args|fields|properties|attributes|inputs)\b"
 )
 
 #: A heading marked done: an upper-case COMPLETED or DONE, a status in brackets with a word

@@ -133,7 +133,9 @@ if TYPE_CHECKING:
 #: `core/migrations/`"), stand for the folder: ``rules.prohibited.json`` gains the path
 #: 67: the items under a bold title that asks ("**What is NOT a breaking change:**" over
 #: "Page deletions") are shown after it, not alone (rule texts and ids change)
-STATE_VERSION = 67
+#: 68: a "Required Parameters" / "Required fields" / "Required arguments" heading lists
+#: an interface's inputs: its items are no longer constitution rules
+STATE_VERSION = 68
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
