@@ -430,6 +430,26 @@ def test_items_under_a_prohibiting_lead_in_are_shown_with_it(repo: Path) -> None
     assert _by_text(rules, "Register it").text == "Register it in the settings file"
 
 
+def test_a_lead_in_of_who_and_a_modal_is_no_rule_alone(repo: Path) -> None:
+    # "Agents **must**:" over a list says nothing without its items: it is their context,
+    # not a rule retrieved alone (under "must not:" each item is shown with it anyway)
+    write(
+        repo,
+        "AGENTS.md",
+        "# Guide\n\n## Principles\n\nAgents **must**:\n\n- Respect existing architecture\n"
+        "- Prefer minimal, reviewable changes\n\nAgents **must not**:\n\n"
+        "- Introduce new dependencies without justification\n\n"
+        "When adding a module:\n\n- Register it in the settings file\n",
+    )
+    rules = compile_rules(Project.load(repo), write=False).rules
+    texts = [rule.text for rule in rules]
+    assert "Agents must:" not in texts and "Agents must not:" not in texts, texts
+    assert "Respect existing architecture" in texts
+    assert "Agents must not: Introduce new dependencies without justification" in texts
+    # a lead-in that says more than who and a modal stays a rule
+    assert "When adding a module:" in texts
+
+
 def test_copilot_instructions_for_code_review_only_are_not_compiled(repo: Path) -> None:
     # GitHub's `excludeAgent` keeps an instructions file from its coding agent ("coding-agent")
     # or its code review ("code-review"): only the first is no coding agent's rule

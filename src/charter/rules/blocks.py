@@ -767,8 +767,11 @@ class _Walker:
                     # under "Agents MUST NOT:" (or a longer "Do not use these commands,
                     # they are not portable:") an item shown alone ("Bypass module
                     # boundaries", "`jq`") would say the opposite, so it is shown with the
-                    # lead-in, unless it says "never" or "must" itself
-                    self.add_paragraph(node, context, depth)
+                    # lead-in, unless it says "never" or "must" itself. A lead-in that is only
+                    # who and a modal ("Agents **must**:", "You should not:") says nothing
+                    # alone: it is no rule of its own, only the items' context
+                    if not _bare_modal(lead):
+                        self.add_paragraph(node, context, depth)
                     if not (negated or quoted) and _is_lead_in(lead) and _names_actions(after):
                         # "Changes that need a suggestion:" over "Changing database access
                         # patterns": an action named alone reads as the task itself, so
@@ -1594,6 +1597,22 @@ def _is_lead_in(text: str) -> bool:
     plain = re.sub(r"[*_`]+", "", text).strip()
     words = [w for w in plain.split() if re.search(r"\w", w)]
     return _ends_in_colon(plain) and len(words) <= 10
+
+
+#: a lead-in of who and a modal only ("Agents **must**:", "Contributors should not:",
+#: "You MUST NOT:", "Don't:"): nothing is left of it without the list under it
+_BARE_MODAL = re.compile(
+    r"^(?:[A-Za-z][\w-]*\s+){0,2}?(?:(?:must|should|shall|may|can|will)(?:\s+(?:not|never|always))?"
+    r"|mustn't|shouldn't|can't|cannot|won't|need\s+to|have\s+to|do|don't|do\s+not|never|always)"
+    r"\s*:$",
+    re.IGNORECASE,
+)
+
+
+def _bare_modal(text: str) -> bool:
+    """Is the lead-in only who and a modal ("Agents **must**:", "You should not:")?"""
+    plain = " ".join(re.sub(r"[*_`]+", "", text).replace("\u2019", "'").split())
+    return bool(_BARE_MODAL.match(plain))
 
 
 def _is_label(text: str) -> bool:

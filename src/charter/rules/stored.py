@@ -135,7 +135,9 @@ if TYPE_CHECKING:
 #: "Page deletions") are shown after it, not alone (rule texts and ids change)
 #: 68: a "Required Parameters" / "Required fields" / "Required arguments" heading lists
 #: an interface's inputs: its items are no longer constitution rules
-STATE_VERSION = 68
+#: 69: a lead-in of who and a modal only ("Agents **must**:", "You should not:") is no
+#: rule of its own, only its items' context (fewer rules)
+STATE_VERSION = 69
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
