@@ -597,3 +597,21 @@ def test_a_decision_that_opens_with_an_option_number_binds_that_option(
         "Use a new shared resources account",
         "Use new per team resources accounts",
     ]
+
+
+def test_options_that_differ_only_in_a_symbol_are_distinct(repo: Path, run_charter: Run) -> None:
+    # "… the character `§`" and "… the character `%`" slug alike, yet are two options:
+    # the ADR binds, each option keeps an id of its own, and every rejected one is excluded
+    adr = MADR.replace(
+        "* PostgreSQL\n* MongoDB\n* DynamoDB\n",
+        "* PostgreSQL\n* Mark with the character `§`\n* Mark with the character `%`\n",
+    )
+    folder = _write(repo, {"0001-use-postgresql.md": adr})
+    row = _rows(_import(run_charter, repo, str(folder)))["0001-use-postgresql.md"]
+    assert (row["outcome"], row["answer"]) == ("bound", "PostgreSQL"), row
+    assert row["excluded"] == ["Mark with the character §", "Mark with the character %"]
+    entry = _bound(run_charter, repo)["ADR-0001-use-postgresql"]
+    assert entry["user_answer_label"] == "PostgreSQL"
+    res = run_charter("decisions", "invariants", "--json", cwd=repo)
+    (statement,) = [i["statement"] for i in json.loads(res.stdout)["invariants"]]
+    assert "Excluded: Mark with the character §, Mark with the character %" in statement

@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from charter.decisions.merge import _slug
 from charter.errors import CharterError
 from charter.fileio import read_text
 
@@ -611,8 +610,10 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
         reading.note = "no 'Considered Options' list, so no option to bind"
         return reading
     options = [label for label, _, _ in entries]
-    slugs = [_slug(o) for o in options]
-    if len(set(slugs)) != len(slugs):
+    # the same words twice; options that differ only in a symbol ("… character `§`",
+    # "… character `%`") are distinct options, each with an id of its own
+    names = [" ".join(o.lower().split()) for o in options]
+    if len(set(names)) != len(names):
         reading.note = "two considered options have the same name"
         return reading
     chosen, block, why = _chosen(decision, options)

@@ -33,10 +33,20 @@ def _norm_choices(raw: Any, where: str) -> list[dict[str, str]]:
     if not isinstance(raw, list):
         raise CharterError(f"{where}: choices must be a list or a mapping")
     out = []
+    taken: set[str] = set()
     for item in raw:
         if isinstance(item, str):
-            out.append({"id": _slug(item), "label": item})
+            # labels that differ only in symbols ("… character `§`", "… character `%`")
+            # slug alike: a later one gets the next free number, so each keeps an id
+            slug = _slug(item)
+            ident, n = slug, 1
+            while ident in taken:
+                n += 1
+                ident = f"{slug}_{n}"
+            taken.add(ident)
+            out.append({"id": ident, "label": item})
         elif isinstance(item, dict) and "id" in item:
+            taken.add(str(item["id"]))
             out.append({"id": str(item["id"]), "label": str(item.get("label", item["id"]))})
         else:
             raise CharterError(f"{where}: each choice needs an id (got {item!r})")
