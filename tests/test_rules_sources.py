@@ -430,6 +430,20 @@ def test_items_under_a_prohibiting_lead_in_are_shown_with_it(repo: Path) -> None
     assert _by_text(rules, "Register it").text == "Register it in the settings file"
 
 
+def test_a_comment_inside_a_code_span_is_the_rules_text(repo: Path) -> None:
+    # "Add `<!-- markdownlint-disable MD022 -->` at the end": the code span names what to
+    # write, so it stays; a comment outside code is still invisible
+    write(
+        repo,
+        "AGENTS.md",
+        "# Guide\n\n## Requirements\n\nAdd `<!-- markdownlint-disable-file MD022 -->` at the"
+        " end of the file.\n\nKeep the changelog short. <!-- reviewed in May -->\n",
+    )
+    texts = [rule.text for rule in compile_rules(Project.load(repo), write=False).rules]
+    assert "Add `<!-- markdownlint-disable-file MD022 -->` at the end of the file." in texts
+    assert "Keep the changelog short." in texts, texts
+
+
 def test_a_lead_in_of_who_and_a_modal_is_no_rule_alone(repo: Path) -> None:
     # "Agents **must**:" over a list says nothing without its items: it is their context,
     # not a rule retrieved alone (under "must not:" each item is shown with it anyway)

@@ -23,7 +23,16 @@ from charter.rules.sources import FOLDER_KINDS, SourceFile, scope_globs
 _WS = re.compile(r"\s+")
 #: HTML comments are invisible to readers (and to agents rendering Markdown): a rule's
 #: text never includes them. ``charter export`` keeps each rule's citation in one.
-_HTML_COMMENT = re.compile(r"\s*<!--.*?-->", re.DOTALL)
+#: One written inside a code span ("Add `<!-- markdownlint-disable MD022 -->` at the end")
+#: is no comment but the text the rule names: it stays.
+_HTML_COMMENT = re.compile(r"(?P<code>(?P<ticks>`+).*?(?P=ticks))|\s*<!--.*?-->", re.DOTALL)
+
+
+def _drop_comments(text: str) -> str:
+    """``text`` without its HTML comments, a code span's text kept as it is."""
+    return _HTML_COMMENT.sub(lambda m: m.group("code") or "", text)
+
+
 #: A link to a heading of the same page, ``[Error Handling](#11-error-handling)``: a
 #: table of contents' entry, navigation rather than an instruction.
 _ANCHOR_LINK = re.compile(r"\[[^\[\]\n]*\]\(#[^()\s]*\)")
@@ -154,7 +163,7 @@ def _checklists(blocks: list[Block]) -> set[int]:
     lists: dict[tuple[str, tuple[str, ...]], list[Block]] = {}
     for block in blocks:
         # an exported file cites each line in a trailing comment: "Lead: <!-- f:L3 -->"
-        lead = _HTML_COMMENT.sub("", block.context).rstrip()
+        lead = _drop_comments(block.context).rstrip()
         if block.kind in ("item", "step") and lead.endswith(":"):
             lists.setdefault((block.context, tuple(block.section)), []).append(block)
     keep: set[int] = set()
@@ -253,7 +262,7 @@ def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[R
     checklists = _checklists(blocks)
     stretches = _heading_scopes(src)
     for block in blocks:
-        ann = parse_annotations(_HTML_COMMENT.sub("", block.text))
+        ann = parse_annotations(_drop_comments(block.text))
         clean = ann.clean_text
         if _ANCHOR_LINK.search(clean) and _NAVIGATION_ONLY.fullmatch(_ANCHOR_LINK.sub("", clean)):
             continue  # a table of contents' entries: links to the page's own headings
@@ -265,7 +274,7 @@ def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[R
         tag_section = _inference_section(section_path)
         # the lead-in's words, not its citation comment (an exported file's "Lead: <!--
         # security.md:L3 -->" made its items security rules, their risk high)
-        lead_in = _HTML_COMMENT.sub("", block.context)
+        lead_in = _drop_comments(block.context)
         domains = ann.domains or infer_domains(clean + " " + lead_in, tag_section)
         intents = ann.intents or infer_intents(clean, tag_section)
         risk = normalize_risk(ann.risk) if ann.risk else infer_risk(clean, domains)

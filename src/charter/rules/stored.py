@@ -137,7 +137,9 @@ if TYPE_CHECKING:
 #: an interface's inputs: its items are no longer constitution rules
 #: 69: a lead-in of who and a modal only ("Agents **must**:", "You should not:") is no
 #: rule of its own, only its items' context (fewer rules)
-STATE_VERSION = 69
+#: 70: an HTML comment inside a code span ("Add `<!-- markdownlint-disable -->` at the
+#: end") is the rule's text, not dropped as a comment (rule texts and ids change)
+STATE_VERSION = 70
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
