@@ -128,6 +128,29 @@ def test_a_prohibition_of_destructive_git_commands_forbids_them() -> None:
         assert commands_in(_rule(text)) == [], text
 
 
+def test_an_options_only_span_after_a_forbidden_command_is_forbidden_too() -> None:
+    """ "Never use `git pull --rebase` / `-r` / `--rebase-merges`": the options-only spans
+    after the command are the same act written another way, so `git pull -r` is denied
+    too; a command without an option to replace names no alternative."""
+    rule = _rule("Never use `git pull --rebase` / `-r` / `--rebase-merges`, or `git rebase`.")
+    found = commands_in(rule)
+    assert [c.command for c in found] == [
+        "git pull --rebase",
+        "git rebase",
+        "git pull -r",
+        "git pull --rebase-merges",
+    ]
+
+    def denied(argv: list[str]) -> bool:
+        return any(c.matches(argv) for c in found)
+
+    assert denied(["git", "pull", "-r", "upstream", "main"])
+    assert not denied(["git", "pull"]) and not denied(["git", "push", "-r"])
+    assert [c.command for c in commands_in(_rule("Never run `npm install` / `-g`."))] == [
+        "npm install"
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "forbidden"),
     [

@@ -310,6 +310,36 @@ def _destructive_git(text: str) -> list[str]:
     return []
 
 
+#: A code span of options only, written right after a command's span as another way to
+#: write its last option: "`git pull --rebase` / `-r` / `--rebase-merges`".
+_FLAG_ALTERNATIVE = re.compile(r"\s*(?:/|\bor\b)\s*`(-[^`]*)`")
+
+
+def _flag_alternatives(text: str, span: str) -> list[str]:
+    """The commands "`git pull --rebase` / `-r`" also names: ``span`` with its last
+    option replaced by each options-only span written after it, joined by ``/`` or "or"
+    (a command without an option has none to replace: nothing)."""
+    at = text.find(f"`{span}`")
+    try:
+        tokens = shlex.split(span)
+    except ValueError:
+        return []
+    if at < 0 or len(tokens) < 3 or not tokens[-1].startswith("-"):
+        return []
+    found: list[str] = []
+    pos = at + len(span) + 2
+    while match := _FLAG_ALTERNATIVE.match(text, pos):
+        try:
+            options = shlex.split(match.group(1))
+        except ValueError:
+            break
+        if not options or not all(t.startswith("-") for t in options):
+            break
+        found.append(shlex.join(tokens[:-1] + options))
+        pos = match.end()
+    return found
+
+
 def commands_in(rule: Rule) -> list[ForbiddenCommand]:
     """The commands ``rule`` forbids outright (see the module docstring), and the options
     it forbids an act to take ("never commit with `--no-verify`": any program's
@@ -342,6 +372,8 @@ def commands_in(rule: Rule) -> list[ForbiddenCommand]:
     spans = forbidden_spans(rule.text, COMMAND_READING)
     spans += [span for span in _named_acts(rule) if span not in spans]
     spans += [span for span in _destructive_git(rule.text) if span not in spans]
+    for span in list(spans):
+        spans += [alt for alt in _flag_alternatives(rule.text, span) if alt not in spans]
     for span in spans:
         parsed = parse_command(span) or _named_program(span, rule)
         if parsed is None:

@@ -139,7 +139,9 @@ if TYPE_CHECKING:
 #: rule of its own, only its items' context (fewer rules)
 #: 70: an HTML comment inside a code span ("Add `<!-- markdownlint-disable -->` at the
 #: end") is the rule's text, not dropped as a comment (rule texts and ids change)
-STATE_VERSION = 70
+#: 71: an options-only span after a forbidden command ("`git pull --rebase` / `-r`") is
+#: that command with the option: ``rules.prohibited.json`` gains `git pull -r`
+STATE_VERSION = 71
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
