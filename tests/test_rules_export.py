@@ -313,14 +313,14 @@ REPEATS = """# Agent guide
 
 ## Bug fixes
 
-Agents MUST:
+Before you open the pull request:
 
 - Reproduce the bug with a failing test first.
 - Modify only files directly related to the requested change.
 
 ## Refactoring
 
-Agents MUST:
+Before you open the pull request:
 
 - Keep behaviour unchanged and the public API stable.
 - Run the whole test suite before and after.
@@ -337,7 +337,7 @@ def test_round_trip_keeps_a_text_stated_in_several_sections(
     root = _rules_project(tmp_path, "AGENTS.md", REPEATS)
     fresh = _exported_back(fmt, root, tmp_path, run_charter)
     original = _signature(root)
-    assert sum(1 for r in original if r[1] == "Agents MUST:") == 2
+    assert sum(1 for r in original if r[1] == "Before you open the pull request:") == 2
     assert _signature(fresh) == original
 
 
