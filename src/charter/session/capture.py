@@ -272,10 +272,16 @@ class Capture:
 
     def _read_forbids(self, data: dict[str, Any]) -> dict[str, Any]:
         """``data`` with the files its words forbid editing (``forbids``: pattern and
-        sentence pairs) and those it asks to edit (``permits``), read once here so the
-        PreToolUse guardrail of every later file tool reads a few marked rows, not every
+        sentence pairs) and those it asks to edit (``permits``), the commands they forbid
+        running (``forbids_commands``: each as a rule's forbidden command, quoting the
+        sentence) and those they ask to run (``permits_commands``), read once here so the
+        PreToolUse guardrail of every later tool call reads a few marked rows, not every
         prompt of a days-long session."""
         from charter.session.forbidden import forbidden_in, permitted_in
+        from charter.session.forbidden_commands import (
+            commands_forbidden_in,
+            commands_permitted_in,
+        )
 
         text, root = str(data["text"]), str(self.root)
         found, permitted = forbidden_in(text, root), permitted_in(text, root)
@@ -283,6 +289,12 @@ class Capture:
             data = {**data, "forbids": [list(pair) for pair in found]}
         if permitted:  # asked to edit there after all: lifts earlier words (forbidden.py)
             data = {**data, "permits": [list(pair) for pair in permitted]}
+        commands = commands_forbidden_in(text)
+        if commands:
+            data = {**data, "forbids_commands": [c.to_dict() for c in commands]}
+        allowed = commands_permitted_in(text)
+        if allowed:  # asked to run it after all: lifts earlier words (forbidden_commands.py)
+            data = {**data, "permits_commands": [list(pair) for pair in allowed]}
         return data
 
     # -- transient files ------------------------------------------------------------------

@@ -406,19 +406,27 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
     return Verdict("allow", "", targets)
 
 
-def _ruled_command(
+def _invocations(
     policy: Policy, commands: list[tuple[tuple[str | None, ...], str | None]]
-) -> str:
-    """Why a rule forbids one of ``commands`` ("" when none does)."""
-    if not policy.commands:
-        return ""
+) -> list[tuple[tuple[str | None, ...], str | None]]:
+    """Each simple command's argv with the directory it runs in, relative to the
+    project (None: outside it, or unknown)."""
     invocations = []
     for argv, cwd in commands:
         rel = None
         if cwd is not None and _inside(cwd, policy.root):
             rel = posixpath.relpath(cwd, policy.root) if cwd != policy.root else ""
         invocations.append((argv, rel))
-    hit = first_violation(policy.commands, invocations)
+    return invocations
+
+
+def _ruled_command(
+    policy: Policy, commands: list[tuple[tuple[str | None, ...], str | None]]
+) -> str:
+    """Why a rule forbids one of ``commands`` ("" when none does)."""
+    if not policy.commands:
+        return ""
+    hit = first_violation(policy.commands, _invocations(policy, commands))
     if hit is None:
         return ""
     rule, ran = hit
@@ -492,6 +500,66 @@ def _user_forbidden(
                     decision,
                     f'the user told this session not to edit `{rel}` ("{words}"). '
                     "Leave it alone; if the change is needed there, ask the user",
+                    verdict.targets,
+                )
+    return verdict
+
+
+_RANK = {"allow": 0, "ask": 1, "deny": 2}
+
+
+def _user_forbidden_command(
+    project: Project,
+    payload: dict[str, Any],
+    policy: Policy,
+    verdict: Verdict,
+    decision: str,
+    command: object,
+) -> Verdict:
+    """``verdict``, or ``decision`` (ask | deny) when the user told this session not to
+    run one of the simple commands of ``command`` (every command of a pipeline or
+    ``&&`` chain, as a rule's are checked; :mod:`charter.session.forbidden_commands`).
+
+    Nothing marked (most sessions): one indexed read of the journal. The journal cannot
+    be read: the call is asked, not let through (the guardrails fail closed)."""
+    from charter.session.forbidden_commands import user_forbidden_commands
+    from charter.session.service import Session
+    from charter.session.shell import analyse, normalise
+
+    session_id = str(payload.get("session_id") or "")
+    if not session_id or not isinstance(command, str):
+        return verdict
+    if not (project.state_dir / "session.db").is_file():
+        return verdict  # no session journaled here yet: the user has said nothing
+    try:
+        session = Session(project)
+        try:
+            track = policy.track or session.tracks.current()
+            forbidden = user_forbidden_commands(session, session_id, track)
+        finally:
+            session.close()
+    except (sqlite3.Error, OSError) as exc:
+        return Verdict(
+            "ask",
+            f"cannot read what the user told this session not to run ({type(exc).__name__}: "
+            f"{exc}); {verdict.reason or 'check the command with the user'}",
+            verdict.targets,
+        )
+    if not forbidden:
+        return verdict
+    cwd = normalise(str(payload.get("cwd") or policy.root), policy.root, policy.home)
+    analysis = analyse(command, cwd, policy.home, check_dirs=policy.check_dirs)
+    for argv, rel in _invocations(policy, analysis.commands):
+        for held in reversed(forbidden):  # the newest words first
+            if held.matches(argv, rel):
+                shown = " ".join(a if a is not None else "…" for a in argv)
+                words = held.words if len(held.words) <= 240 else held.words[:239] + "…"
+                if _RANK[decision] < _RANK[verdict.decision]:
+                    return verdict
+                return Verdict(
+                    decision,
+                    f'the user told this session not to run `{shown[:120]}` ("{words}"). '
+                    "Do not run it; if it is needed, ask the user",
                     verdict.targets,
                 )
     return verdict
@@ -696,6 +764,10 @@ def pre_tool_use_output(project: Project, payload: dict[str, Any]) -> dict[str, 
         verdict = decide(policy, tool, tool_input, str(payload.get("cwd") or project.root))
         if verdict.decision == "allow" and tool in _HAND_EDITS and g.user_edits != "off":
             verdict = _user_forbidden(project, payload, policy, verdict, g.user_edits)
+        if verdict.decision != "deny" and tool in SHELL_TOOLS and g.user_commands != "off":
+            verdict = _user_forbidden_command(
+                project, payload, policy, verdict, g.user_commands, tool_input.get("command")
+            )
         if verdict.decision == "allow":
             return None
         try:

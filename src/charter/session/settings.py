@@ -71,6 +71,13 @@ class GuardrailSettings(Record):
         "backend/migrations/\"), written by the agent's file tools: ask the user (who may "
         "have changed their mind), deny it quoting them, or off",
     )
+    user_commands: Literal["deny", "ask", "off"] = Field(
+        default="ask",
+        description='a Bash command the user told this session not to run ("never run '
+        '`deno publish`", "don\'t run npm publish, I release by hand"; no condition such '
+        'as "in CI"): ask the user (who may have changed their mind), deny it quoting '
+        "them, or off",
+    )
 
 
 class RetentionSettings(Record):
