@@ -12,6 +12,11 @@ Usage: ``python bench/guardrails_bench.py [--data DIR] [--runs N] [--json] [--sh
   root = the first ``cwd``, a track without SPEC.md: only the always-protected rules
   apply). Each counts as a false block when denied or asked; ``--show`` lists them with
   the reason, so whether a block was right can be judged. Bar: at most 1 in 10.
+- ``user_commands_*``: the same transcripts' user messages (prompts, and the words typed
+  when rejecting a tool call) read in order as the capture reads them
+  (:mod:`charter.session.forbidden_commands`): how many forbid a command, and how many
+  of the Bash calls after them the guardrail would hold (``user_commands``; each a
+  block to judge with ``--show``).
 - ``hook_warm_worker_p50_ms``: wall time of ``charter hook pre-tool-use`` (a fresh
   process each call, Claude Code's PreToolUse JSON on stdin) while the project's warm
   worker runs, on a project whose track is planning; ``hook_cold_p50_ms`` without it.
@@ -126,6 +131,91 @@ def real_blocks(data: Path) -> dict[str, Any]:
     return {"total": len(commands), "blocked": blocked}
 
 
+def _user_texts(entry: dict[str, Any]) -> list[str]:
+    """What the user typed in one transcript entry: a prompt, or a rejection's words."""
+    from charter.session.capture import user_feedback
+
+    message = entry.get("message")
+    if entry.get("type") != "user" or not isinstance(message, dict):
+        return []
+    content = message.get("content")
+    if isinstance(content, str):
+        return [content]
+    out = []
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            out.append(block["text"])
+        elif block.get("type") == "tool_result" and block.get("is_error"):
+            said = user_feedback(json.dumps(block.get("content"), ensure_ascii=False))
+            if said:
+                out.append(said)
+    return out
+
+
+def user_commands(data: Path) -> dict[str, Any]:
+    """The user's own prohibitions of commands in the transcripts under ``data``, and the
+    real Bash calls after them that they would hold."""
+    from charter.session.forbidden_commands import (
+        UserForbiddenCommand,
+        commands_forbidden_in,
+        commands_permitted_in,
+        lift,
+    )
+    from charter.session.shell import analyse, to_posix
+
+    messages, forbidding, held_calls, calls = 0, [], [], 0
+    for path in sorted(data.glob("*/transcript.jsonl")):
+        held: list[UserForbiddenCommand] = []
+        root = ""
+        for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                continue
+            if not isinstance(entry, dict):
+                continue
+            cwd = to_posix(str(entry.get("cwd") or ""))
+            root = root or cwd
+            for text in _user_texts(entry):
+                messages += 1
+                found = commands_forbidden_in(text)
+                if found:
+                    forbidding.append({"said": text[:300], "commands": [c.command for c in found]})
+                held += [UserForbiddenCommand(c, "") for c in found]
+                for span, _ in commands_permitted_in(text):
+                    held = lift(held, span)
+            message = entry.get("message")
+            if not isinstance(message, dict) or message.get("role") != "assistant":
+                continue
+            for block in message.get("content") or []:
+                if not (
+                    isinstance(block, dict)
+                    and block.get("type") == "tool_use"
+                    and block.get("name") == "Bash"
+                    and isinstance(block.get("input"), dict)
+                    and isinstance(block["input"].get("command"), str)
+                ):
+                    continue
+                calls += 1
+                if not held:
+                    continue
+                command = block["input"]["command"]
+                analysis = analyse(command, cwd or root or "/", "/home/user", check_dirs=False)
+                for argv, _ in analysis.commands:
+                    hit = next((h for h in held if h.matches(argv, None)), None)
+                    if hit is not None:
+                        held_calls.append({"command": command, "said": hit.words})
+                        break
+    return {
+        "messages": messages,
+        "forbidding": forbidding,
+        "calls": calls,
+        "held": held_calls,
+    }
+
+
 def _hook_call(body: str, env: dict[str, str]) -> float:
     t0 = time.perf_counter()
     proc = subprocess.run(
@@ -196,6 +286,11 @@ def main() -> int:
         tmp = Path(raw)
         found = corpus(tmp)
         real = real_blocks(args.data) if args.data.is_dir() else {"total": 0, "blocked": []}
+        said = (
+            user_commands(args.data)
+            if args.data.is_dir()
+            else {"messages": 0, "forbidding": [], "calls": 0, "held": []}
+        )
         speed = latency(tmp, args.runs)
     result = {
         "false_allows": len(found["bypass"]["wrong"]),
@@ -204,6 +299,10 @@ def main() -> int:
         "benign_corpus_total": found["benign"]["total"],
         "false_blocks_real": len(real["blocked"]),
         "real_commands_total": real["total"],
+        "user_messages_total": said["messages"],
+        "user_commands_forbidding_messages": len(said["forbidding"]),
+        "user_commands_held_real": len(said["held"]),
+        "user_commands_bash_total": said["calls"],
         **speed,
     }
     if args.json:
@@ -214,6 +313,10 @@ def main() -> int:
     if args.show:
         for item in found["bypass"]["wrong"] + found["benign"]["wrong"]:
             print("corpus:", json.dumps(item)[:200])
+        for item in said["forbidding"]:
+            print(f"user forbids {item['commands']}: {item['said'][:160]!r}")
+        for item in said["held"]:
+            print(f"user held: {item['command'][:100]!r}\n    {item['said'][:160]}")
         for item in real["blocked"]:
             print(f"real {item['decision']}: {item['command'][:100]!r}\n    {item['reason'][:160]}")
     return 1 if result["false_allows"] else 0
