@@ -34,6 +34,12 @@ CLARIFICATIONS = [
         {"xero": "Xero", "sage": "Sage"},
         "xero",
     ),
+    choice_entry(
+        "EMAILS",
+        "How does the API send e-mails?",
+        {"events": "Using events", "direct": "Direct email call"},
+        "events",
+    ),
 ]
 
 
@@ -63,6 +69,8 @@ KEPT = [
     "Instead of one Xero credit line per returned keg, the export groups them per size.",
     # the chosen option on both sides: a refinement of it
     "The watcher now uses one shared BroadcastChannel instead of a BroadcastChannel per tab.",
+    # a common word of the chosen option in another sense: "Using events" (a real commit)
+    "Replace deprecated DOMNodeInserted event with MutationObserver.",
     # a swap that is a noun, not a verb
     "The swap is only final once a coordinator approves it, exactly like a sign-up in Xero.",
 ]

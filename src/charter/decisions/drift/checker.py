@@ -900,13 +900,21 @@ class DriftChecker:
         the chosen option on the new side too (a refinement of it)."""
         for terms in vocab.chosen_terms:
             matched = terms.matches(clause.stems)
-            # the option by its name: a name-like word of it, and half its words ("Resource"
-            # alone is not "Split Filters by Resource and Section"; "event" of "Using
-            # events" is any DOM event)
+            # the option by its name: half its words ("Resource" alone is not "Split
+            # Filters by Resource and Section"), written as a name in the text (mixed case,
+            # a capital inside the sentence, an acronym: "event" of "Using events" is any
+            # DOM event)
             if not terms.strong & matched or 2 * len(matched) < terms.label_words:
                 continue
             where = _match_positions(clause, matched)
             if where is None:
+                continue
+            named = clause.tokens[where[0] : where[1] + 1]
+            if not any(
+                tok.match_keys() & matched
+                and lexicon.is_strong_token(tok.raw, tok.start - view.unit.start)
+                for tok in named
+            ):
                 continue
             start = clause.tokens[where[0]].start
             head = text[view.unit.start : start]
