@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,34 +74,47 @@ def corpus(tmp: Path) -> dict[str, Any]:
 
 def real_commands(data: Path) -> list[tuple[str, str, str]]:
     """(project root, cwd, command) of every Bash call in the transcripts under ``data``."""
-    from charter.session.shell import to_posix
-
     found = []
     for path in sorted(data.glob("*/transcript.jsonl")):
-        root = ""
-        for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                entry = json.loads(raw)
-            except ValueError:
-                continue
-            if not isinstance(entry, dict):
-                continue
-            cwd = to_posix(str(entry.get("cwd") or ""))
-            root = root or cwd
-            message = entry.get("message")
-            if not isinstance(message, dict) or message.get("role") != "assistant":
-                continue
-            for block in message.get("content") or []:
-                if (
-                    isinstance(block, dict)
-                    and block.get("type") == "tool_use"
-                    and block.get("name") == "Bash"
-                    and isinstance(block.get("input"), dict)
-                ):
-                    command = block["input"].get("command")
-                    if isinstance(command, str) and root:
-                        found.append((root, cwd or root, command))
+        for entry, root, cwd in _entries(path):
+            for command in _bash_commands(entry):
+                if root:
+                    found.append((root, cwd or root, command))
     return found
+
+
+def _entries(path: Path) -> Iterator[tuple[dict[str, Any], str, str]]:
+    """(entry, project root, cwd) of each JSON object line of a transcript: the root is
+    the first cwd the transcript names."""
+    from charter.session.shell import to_posix
+
+    root = ""
+    for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(entry, dict):
+            continue
+        cwd = to_posix(str(entry.get("cwd") or ""))
+        root = root or cwd
+        yield entry, root, cwd
+
+
+def _bash_commands(entry: dict[str, Any]) -> list[str]:
+    """The commands of an assistant entry's Bash tool calls."""
+    message = entry.get("message")
+    if not isinstance(message, dict) or message.get("role") != "assistant":
+        return []
+    return [
+        block["input"]["command"]
+        for block in message.get("content") or []
+        if isinstance(block, dict)
+        and block.get("type") == "tool_use"
+        and block.get("name") == "Bash"
+        and isinstance(block.get("input"), dict)
+        and isinstance(block["input"].get("command"), str)
+    ]
 
 
 def real_blocks(data: Path) -> dict[str, Any]:
@@ -163,21 +177,12 @@ def user_commands(data: Path) -> dict[str, Any]:
         commands_permitted_in,
         lift,
     )
-    from charter.session.shell import analyse, to_posix
+    from charter.session.shell import analyse
 
     messages, forbidding, held_calls, calls = 0, [], [], 0
     for path in sorted(data.glob("*/transcript.jsonl")):
         held: list[UserForbiddenCommand] = []
-        root = ""
-        for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                entry = json.loads(raw)
-            except ValueError:
-                continue
-            if not isinstance(entry, dict):
-                continue
-            cwd = to_posix(str(entry.get("cwd") or ""))
-            root = root or cwd
+        for entry, root, cwd in _entries(path):
             for text in _user_texts(entry):
                 messages += 1
                 found = commands_forbidden_in(text)
@@ -186,22 +191,10 @@ def user_commands(data: Path) -> dict[str, Any]:
                 held += [UserForbiddenCommand(c, "") for c in found]
                 for span, _ in commands_permitted_in(text):
                     held = lift(held, span)
-            message = entry.get("message")
-            if not isinstance(message, dict) or message.get("role") != "assistant":
-                continue
-            for block in message.get("content") or []:
-                if not (
-                    isinstance(block, dict)
-                    and block.get("type") == "tool_use"
-                    and block.get("name") == "Bash"
-                    and isinstance(block.get("input"), dict)
-                    and isinstance(block["input"].get("command"), str)
-                ):
-                    continue
+            for command in _bash_commands(entry):
                 calls += 1
                 if not held:
                     continue
-                command = block["input"]["command"]
                 analysis = analyse(command, cwd or root or "/", "/home/user", check_dirs=False)
                 for argv, _ in analysis.commands:
                     hit = next((h for h in held if h.matches(argv, None)), None)

@@ -77,6 +77,20 @@ def payload(root: Path, tool: str, tool_input: dict[str, Any], n: int = 0) -> di
     }
 
 
+def submit_prompt(run: Any, root: Path, text: str, session_id: str = "s-guard") -> None:
+    """``text`` through the real UserPromptSubmit hook, as Claude Code sends it."""
+    body = {
+        **payload(root, "Bash", {}),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": text,
+        "session_id": session_id,
+    }
+    for key in ("tool_name", "tool_input", "tool_use_id"):
+        body.pop(key)
+    proc = run("hook", "user-prompt-submit", cwd=root, stdin=json.dumps(body))
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+
+
 def decision(out: dict[str, Any] | None) -> str:
     if out is None:
         return "allow"
@@ -582,16 +596,7 @@ def test_the_user_asking_to_edit_there_after_all_lifts_their_earlier_words(
     migration = {"file_path": str(root / "backend/app/alembic/versions/a1.py"), "content": "x"}
 
     def prompt(text: str, session_id: str = "s-guard") -> None:
-        body = {
-            **payload(root, "Write", {}),
-            "hook_event_name": "UserPromptSubmit",
-            "prompt": text,
-            "session_id": session_id,
-        }
-        for key in ("tool_name", "tool_input", "tool_use_id"):
-            body.pop(key)
-        proc = run_charter("hook", "user-prompt-submit", cwd=root, stdin=json.dumps(body))
-        assert proc.returncode == 0, proc.stderr
+        submit_prompt(run_charter, root, text, session_id)
 
     def decisions(n: int) -> list[str]:
         out = []

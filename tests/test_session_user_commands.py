@@ -20,7 +20,14 @@ from charter.session.forbidden_commands import (
     commands_permitted_in,
 )
 from tests.conftest import write
-from tests.test_session_guardrails import NO_WORKER, _hook, decision, make_project, payload
+from tests.test_session_guardrails import (
+    NO_WORKER,
+    _hook,
+    decision,
+    make_project,
+    payload,
+    submit_prompt,
+)
 
 # -- the reader, on the user's own sentences ------------------------------------------------
 
@@ -91,18 +98,7 @@ def test_what_the_user_asks_to_run_is_read_without_a_negation(
 # -- through the real hooks ----------------------------------------------------------------
 
 
-def _prompt(run_charter: Any, root: Path, text: str, session_id: str = "s-guard") -> None:
-    """``text`` through the real UserPromptSubmit hook, as Claude Code sends it."""
-    body = {
-        **payload(root, "Bash", {}),
-        "hook_event_name": "UserPromptSubmit",
-        "prompt": text,
-        "session_id": session_id,
-    }
-    for key in ("tool_name", "tool_input", "tool_use_id"):
-        body.pop(key)
-    proc = run_charter("hook", "user-prompt-submit", cwd=root, stdin=json.dumps(body))
-    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+_prompt = submit_prompt
 
 
 def _bash(
