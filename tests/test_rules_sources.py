@@ -444,6 +444,25 @@ def test_a_comment_inside_a_code_span_is_the_rules_text(repo: Path) -> None:
     assert "Keep the changelog short." in texts, texts
 
 
+def test_lines_indented_with_no_break_spaces_are_their_own_rules(repo: Path) -> None:
+    # pasted text indents with U+00A0, which CommonMark reads as text: every such line
+    # continued the paragraph above, so labels and bullets ran into one rule
+    nb = "\u00a0"
+    write(
+        repo,
+        "AGENTS.md",
+        f"# Guide\n\nPackage manager: Bun\n- bun run typecheck\n{nb} {nb} \n"
+        f"{nb}  {nb}  Code Style\n{nb}  {nb}  - Write concise TypeScript code.\n"
+        f"{nb}  {nb}  - Avoid classes in components.\n",
+    )
+    rules = compile_rules(Project.load(repo), write=False).rules
+    by_text = {rule.text: rule for rule in rules}
+    assert "Write concise TypeScript code." in by_text, list(by_text)
+    assert "Avoid classes in components." in by_text
+    assert by_text["Avoid classes in components."].source.line_start == 8
+    assert not any("Code Style" in text for text in by_text), list(by_text)
+
+
 def test_a_lead_in_of_who_and_a_modal_is_no_rule_alone(repo: Path) -> None:
     # "Agents **must**:" over a list says nothing without its items: it is their context,
     # not a rule retrieved alone (under "must not:" each item is shown with it anyway)

@@ -1997,6 +1997,26 @@ def _unwrap_regions(body: str) -> tuple[str, list[tuple[int, int, str]]]:
     return "\n".join(lines), regions
 
 
+#: A line's leading run of blanks that holds a space Markdown does not count as one (a
+#: no-break space, U+2000..U+200A, U+202F, U+205F, U+3000).
+_UNICODE_INDENT = re.compile(r"^[ \t]*[\u00a0\u2000-\u200a\u202f\u205f\u3000][ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]*")
+
+_UNICODE_SPACE = re.compile(r"[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+
+
+def _unicode_indents(body: str) -> str:
+    """``body`` with each line's leading blanks removed where they hold a no-break or
+    other Unicode space (text pasted from a web page or chat). CommonMark reads such a
+    space as text, so every such line continued the paragraph before it: a file of
+    headings and bullets indented that way read as a handful of run-on rules ("bun run
+    typecheck Code Style and Structure - Write concise …"). The line reads as the author
+    laid it out, unindented; a line of such spaces only is blank. Lines are kept, so
+    every citation still points at its own line."""
+    if not _UNICODE_SPACE.search(body):
+        return body
+    return "\n".join(_UNICODE_INDENT.sub("", line) for line in body.split("\n"))
+
+
 def split_blocks(
     body: str, line_offset: int = 0
 ) -> tuple[list[Block], list[tuple[int, int, list[str]]]]:
@@ -2005,7 +2025,7 @@ def split_blocks(
     ``line_offset`` is the number of source lines before ``body`` so spans point into
     the original file.
     """
-    body, regions = _unwrap_regions(body)
+    body, regions = _unwrap_regions(_unicode_indents(body))
     tree = _tree(body)
     walker = _Walker(body, line_offset)
     walker.tags = [(start, end, name, []) for start, end, name in regions]

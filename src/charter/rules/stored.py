@@ -141,7 +141,9 @@ if TYPE_CHECKING:
 #: end") is the rule's text, not dropped as a comment (rule texts and ids change)
 #: 71: an options-only span after a forbidden command ("`git pull --rebase` / `-r`") is
 #: that command with the option: ``rules.prohibited.json`` gains `git pull -r`
-STATE_VERSION = 71
+#: 72: a line indented with no-break (or other Unicode) spaces starts its own block, no
+#: longer continuing the paragraph above (run-on rules split; rule texts and ids change)
+STATE_VERSION = 72
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
