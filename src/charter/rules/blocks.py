@@ -1999,7 +1999,9 @@ def _unwrap_regions(body: str) -> tuple[str, list[tuple[int, int, str]]]:
 
 #: A line's leading run of blanks that holds a space Markdown does not count as one (a
 #: no-break space, U+2000..U+200A, U+202F, U+205F, U+3000).
-_UNICODE_INDENT = re.compile(r"^[ \t]*[\u00a0\u2000-\u200a\u202f\u205f\u3000][ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]*")
+_UNICODE_INDENT = re.compile(
+    r"^[ \t]*[\u00a0\u2000-\u200a\u202f\u205f\u3000][ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]*"
+)
 
 _UNICODE_SPACE = re.compile(r"[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 
