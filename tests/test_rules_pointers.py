@@ -139,3 +139,38 @@ def test_skills_and_prompt_files_are_no_rule_files_left_out(tmp_path: Path) -> N
         "- Read `docs/guide.md`.\n"
     )
     assert named_markdown(root, "AGENTS.md", text, set()) == ["docs/guide.md"]
+
+
+def test_a_rule_that_only_points_at_a_compiled_rule_file_is_no_rule(tmp_path: Path) -> None:
+    """A one-line ``CLAUDE.md`` "See `AGENTS.md` for the shared project instructions."
+    beside the ``AGENTS.md`` Charter compiles was a rule of its own (retrieved for tasks),
+    sending the agent to read whole the file whose rules it is given one by one. A rule
+    that says more, names the file as a thing to act on, or points at a file Charter does
+    not compile stays; so does the pointer when its target is not compiled."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    write(
+        root,
+        "AGENTS.md",
+        "# Agents\n\n- Always run `npm test` before committing.\n"
+        "- Use pnpm, not npm install, to add dependencies.\n",
+    )
+    write(
+        root,
+        "CLAUDE.md",
+        "See `AGENTS.md` for the shared project instructions.\n\n"
+        "Project instructions are also in [AGENTS.md](AGENTS.md).\n\n"
+        "Never edit `AGENTS.md` by hand; propose changes in a pull request.\n\n"
+        "Read `docs/setup.md` before the first build.\n",
+    )
+    write(root, "docs/setup.md", "# Setup\n\nInstall Node 22.\n")
+    texts = [r.text for r in compile_project(Project.load(root)).rules]
+    assert not any(t.startswith(("See `AGENTS.md`", "Project instructions")) for t in texts)
+    assert any(t.startswith("Never edit `AGENTS.md`") for t in texts)
+    assert any(t.startswith("Read `docs/setup.md`") for t in texts)
+    assert any("npm test" in t for t in texts)
+    # compiled alone, CLAUDE.md's pointer is the only thing it says: it stays a rule
+    alone = compile_project(Project.load(root), [root / "CLAUDE.md"])
+    assert any(r.text.startswith("See `AGENTS.md`") for r in alone.rules)

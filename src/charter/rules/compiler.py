@@ -265,6 +265,7 @@ def compile_rules(
         sources = _sources_for(project, paths, report)
         _redact_sources(project, sources, report)
         rules = _parse_rules(project, sources, report)
+        rules = _drop_pointers(project, sources, rules)
         _warn_pointers(project, sources, rules, report)
         if rules and loading is not None and not loading.done():
             warm_tokenizer()  # the model is still loading: build the cl100k tables meanwhile
@@ -330,6 +331,19 @@ def folded_shares(rules: list[Rule], restated: list[tuple[Source, Source]]) -> d
     for _, copy in restated:
         copies[copy.path] = copies.get(copy.path, 0) + 1
     return {path: round(n / (n + kept.get(path, 0)), 3) for path, n in copies.items() if n}
+
+
+def _drop_pointers(project: Project, sources: list[SourceFile], rules: list[Rule]) -> list[Rule]:
+    """Rules that only send the agent to rule files compiled here are no rules of their own
+    (:func:`charter.rules.pointers.points_only_to`): a one-line ``CLAUDE.md`` saying "See
+    `AGENTS.md`" was a rule that could be injected, sending the agent to read whole the
+    file whose rules it is given one by one."""
+    from charter.rules.pointers import points_only_to
+
+    compiled = {s.rel for s in sources}
+    if len(compiled) < 2:
+        return rules
+    return [r for r in rules if not points_only_to(project.root, r.source.path, r.text, compiled)]
 
 
 def _warn_pointers(

@@ -84,3 +84,46 @@ def named_markdown(root: Path, rule_file: str, text: str, compiled: set[str]) ->
     # a folder whose files the text also names one by one is named by them
     files = [f for f in found if not f.endswith("/")]
     return sorted(f for f in found if not (f.endswith("/") and any(x.startswith(f) for x in files)))
+
+
+#: A sentence that sends the reader elsewhere ("See `AGENTS.md` for …", "Read …", "Refer
+#: to …", "Project instructions are in …"): generic English, not any file's wording.
+_SENDS = re.compile(
+    r"^\W*(?:please\s+)?(?:see|read|follow|refer\s+to|consult|check|look\s+at|go\s+to)\b"
+    r"|\b(?:are|is|live|lives)\s+(?:also\s+)?(?:kept\s+|described\s+|documented\s+)?(?:in|at)\s*$",
+    re.I,
+)
+#: Words of its own beyond the references that a pointer sentence may have ("for the
+#: shared project instructions"): more, and it says something besides where to look.
+POINTER_OWN_WORDS = 8
+
+
+def points_only_to(root: Path, rule_file: str, text: str, compiled: set[str]) -> bool:
+    """Whether a rule's whole text only sends the agent to rule files Charter compiles
+    ("See `AGENTS.md` for the shared project instructions." in a ``CLAUDE.md``). Those
+    files' rules reach the agent already, each when it applies; the pointer would only
+    send it to read the whole file again (what managed rules exist to avoid)."""
+    refs = [m for m in (_resolve(root, rule_file, c) for c in _candidates(text)) if m]
+    if not refs or not all(ref in compiled and ref != rule_file for ref in refs):
+        return False
+    rest = _SPAN.sub(" ", _LINK.sub(" ", text))
+    rest = _BARE.sub(" ", rest)
+    words = re.findall(r"[A-Za-z']+", rest)
+    return len(words) <= POINTER_OWN_WORDS + 1 and bool(_SENDS.search(" ".join(words)))
+
+
+def _resolve(root: Path, rule_file: str, raw: str) -> str | None:
+    """The project-relative path of a file ``raw`` names from ``rule_file``, or None."""
+    base = root.resolve()
+    ref = raw.strip().split("#", 1)[0].rstrip(".,;:")
+    if not ref or "://" in ref or ref.startswith(("~", "$", "-")) or "*" in ref:
+        return None
+    for start in ((base / rule_file).parent, base):
+        try:
+            target = (start / ref.lstrip("/")).resolve()
+            rel = target.relative_to(base).as_posix()
+        except (OSError, ValueError):
+            continue
+        if target.is_file():
+            return rel
+    return None

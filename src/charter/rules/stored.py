@@ -143,7 +143,9 @@ if TYPE_CHECKING:
 #: that command with the option: ``rules.prohibited.json`` gains `git pull -r`
 #: 72: a line indented with no-break (or other Unicode) spaces starts its own block, no
 #: longer continuing the paragraph above (run-on rules split; rule texts and ids change)
-STATE_VERSION = 72
+#: 73: a rule that only sends the agent to another compiled rule file ("See `AGENTS.md`
+#: for the shared project instructions." in a CLAUDE.md) is no rule of its own
+STATE_VERSION = 73
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
