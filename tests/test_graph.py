@@ -680,15 +680,23 @@ def test_surface_forms_show_the_task_words_behind_stems() -> None:
     assert "the" not in forms and stem("the") not in forms
 
 
+def _packages(
+    repo: Path, count: int, symbols: Callable[[int], int], *, name: str = "api", width: int = 2
+) -> None:
+    """``count`` Python packages ``pkgNN/`` whose ``api.py`` defines ``symbols(n)`` public
+    functions each: a project of many packages for the capsule's budget."""
+    for p in range(count):
+        body = "".join(f"def {name}_{p}_{i}(x):\n    return x\n\n\n" for i in range(symbols(p)))
+        write(repo, f"pkg{p:0{width}}/__init__.py", "")
+        write(repo, f"pkg{p:0{width}}/api.py", body)
+
+
 def test_capsule_fits_its_token_budget_and_keeps_the_authority(repo: Path) -> None:
     """Over ``graph.capsule_token_budget`` the pointers the graph can give again are cut
     (public symbols first), never the constitution; full counts stay in ``summary``."""
     write(repo, "charter.toml", "[graph]\ncapsule_token_budget = 700\n")
     write(repo, "CLAUDE.md", "# Rules\n\n## Always\n\n- Never commit secrets.\n")
-    for p in range(6):
-        body = "".join(f"def handler_{p}_{i}(x):\n    return x\n\n\n" for i in range(40))
-        write(repo, f"pkg{p}/__init__.py", "")
-        write(repo, f"pkg{p}/api.py", body)
+    _packages(repo, 6, lambda p: 40, name="handler", width=1)
     project = Project.load(repo)
     from charter.rules.compiler import load_or_compile
 
@@ -722,11 +730,7 @@ def test_a_capsule_over_many_packages_keeps_public_symbols_before_file_handles(
     from `.aristo/` on were kept. Handles go first now, and the room left gives one
     symbol each to the packages with the most distinct public names."""
     write(repo, "charter.toml", "[graph]\ncapsule_token_budget = 2000\n")
-    for p in range(40):
-        names = p % 5 + 1  # 1 to 5 distinct public names
-        body = "".join(f"def api_{p}_{i}(x):\n    return x\n\n\n" for i in range(names))
-        write(repo, f"pkg{p:02}/__init__.py", "")
-        write(repo, f"pkg{p:02}/api.py", body)
+    _packages(repo, 40, lambda p: p % 5 + 1)  # 1 to 5 distinct public names
     project = Project.load(repo)
     capsule = api.capsule(project, build_graph(project))
     assert capsule["token_budget"]["within"] is True, capsule["token_budget"]
@@ -743,10 +747,7 @@ def test_a_capsule_whose_packages_were_cut_still_shows_public_symbols(repo: Path
     so it was halved to 152 packages at 56 % of the budget, and the room left was not
     given back: not one public symbol. It goes to the packages kept, one symbol each."""
     write(repo, "charter.toml", "[graph]\ncapsule_token_budget = 900\n")
-    for p in range(60):
-        body = "".join(f"def api_{p}_{i}(x):\n    return x\n\n\n" for i in range(3))
-        write(repo, f"pkg{p:02}/__init__.py", "")
-        write(repo, f"pkg{p:02}/api.py", body)
+    _packages(repo, 60, lambda p: 3)
     project = Project.load(repo)
     capsule = api.capsule(project, build_graph(project))
     assert capsule["token_budget"]["within"] is True, capsule["token_budget"]
