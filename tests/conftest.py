@@ -8,7 +8,8 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,23 @@ def run_script(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.Complet
 
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
+
+
+@pytest.fixture(autouse=True)
+def _private_runtime_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Each test's warm workers get a runtime directory of their own.
+
+    A worker's socket path is derived from the project's path, and a later pytest session
+    can hand out the same tmp path again (the same basetemp number on a fresh ``/tmp``,
+    ``--basetemp``): the socket and lock file a killed worker of an earlier run left in a
+    shared directory were then taken for this run's worker before it had even started.
+    Short (under ``/tmp``), as AF_UNIX paths must be. Removed afterwards, which also ends
+    any worker still idling there (it stops when its socket is gone).
+    """
+    path = Path(tempfile.mkdtemp(prefix="crt"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(path))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def commit_all(root: Path, message: str = "init") -> str:
@@ -217,10 +235,30 @@ def start_worker(
     assert start.returncode == 0, start.stderr
     sock = sock or worker_socket(root)
     deadline = time.time() + seconds
-    while not sock.exists() and time.time() < deadline:
+    while time.time() < deadline:
+        pid = listening_worker(sock)
+        if pid:
+            return sock, pid
         time.sleep(0.2)
-    assert sock.exists(), "worker did not start"
-    return sock, int(sock.with_suffix(".lock").read_text())
+    raise AssertionError("worker did not start")
+
+
+def listening_worker(sock: Path) -> int:
+    """The pid of the live worker answering on ``sock`` (0 while there is none): a socket
+    file alone may be one a killed worker left behind."""
+    import socket
+
+    lock = sock.with_suffix(".lock")
+    try:
+        text = lock.read_text().strip()
+        if not text.isdigit():
+            return 0
+        os.kill(int(text), 0)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            probe.connect(str(sock))
+    except OSError:
+        return 0
+    return int(text)
 
 
 def untracked(root: Path) -> set[str]:

@@ -156,13 +156,17 @@ def test_fast_path_finds_the_same_worker_socket(repo: Path, monkeypatch) -> None
     from charter.integrations.claude_code import fastpath
     from charter.paths import runtime_base
 
-    for tmpdir in (None, str(repo)):
-        if tmpdir is None:
-            monkeypatch.delenv("TMPDIR", raising=False)
-        else:
-            monkeypatch.setenv("TMPDIR", tmpdir)
-        assert fastpath.runtime_base() == str(runtime_base())
-        assert fastpath.socket_path(str(repo), __version__) == str(worker_socket(repo))
+    xdg = os.environ["XDG_RUNTIME_DIR"]  # a private one (conftest)
+    for runtime in (xdg, None):
+        if runtime is None:
+            monkeypatch.delenv("XDG_RUNTIME_DIR")
+        for tmpdir in (None, str(repo)):
+            if tmpdir is None:
+                monkeypatch.delenv("TMPDIR", raising=False)
+            else:
+                monkeypatch.setenv("TMPDIR", tmpdir)
+            assert fastpath.runtime_base() == str(runtime_base())
+            assert fastpath.socket_path(str(repo), __version__) == str(worker_socket(repo))
     nested = repo / "a" / "b"
     nested.mkdir(parents=True)
     assert fastpath.find_root(str(nested)) == str(repo.resolve())

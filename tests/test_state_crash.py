@@ -514,22 +514,6 @@ def test_parallel_mcp_and_cli_session_writes_lose_nothing(tmp_path: Path) -> Non
 # -- injected-once: recorded as given, but the answer never reached the agent -------------
 
 
-def _wait_listening(sock: Path) -> None:
-    """The socket file appears at bind(), a moment before the worker listens."""
-    import socket
-    import time
-
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-            try:
-                probe.connect(str(sock))
-                return
-            except OSError:
-                time.sleep(0.1)
-    raise AssertionError("the worker never listened")
-
-
 def test_rules_recorded_by_a_worker_killed_before_its_reply_are_still_delivered(
     tmp_path: Path,
 ) -> None:
@@ -561,14 +545,15 @@ def test_rules_recorded_by_a_worker_killed_before_its_reply_are_still_delivered(
     # the worker is started by SessionStart and inherits its environment: it alone dies
     assert hook("SessionStart", fault="injected.taken@2", source="startup").returncode == 0
     from charter.paths import worker_socket
+    from tests.conftest import listening_worker
 
     sock = worker_socket(root)
     deadline = time.time() + 90
-    while not sock.exists() and time.time() < deadline:
+    pid = 0
+    while not pid and time.time() < deadline:
+        pid = listening_worker(sock)
         time.sleep(0.2)
-    assert sock.exists(), "worker did not start"
-    pid = int(sock.with_suffix(".lock").read_text())
-    _wait_listening(sock)
+    assert pid, "worker did not start"
     try:
         # a first prompt of another conversation warms the worker (and passes the seam
         # once), so it answers the next one well within the hook's wait
