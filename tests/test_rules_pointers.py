@@ -174,3 +174,19 @@ def test_a_rule_that_only_points_at_a_compiled_rule_file_is_no_rule(tmp_path: Pa
     # compiled alone, CLAUDE.md's pointer is the only thing it says: it stays a rule
     alone = compile_project(Project.load(root), [root / "CLAUDE.md"])
     assert any(r.text.startswith("See `AGENTS.md`") for r in alone.rules)
+
+
+def test_a_scope_in_front_matter_or_a_glob_is_no_reference(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    write(root, "packages/api/README.md", "# API\n")
+    write(root, "packages/web/README.md", "# Web\n")
+    rule = ".github/instructions/api.instructions.md"
+    text = (
+        '---\napplyTo: "packages/api/**/*.spec.ts,packages/api/integration/**"\n---\n\n'
+        "# Testing\n\nSpecs live beside the code under packages/web/**/*.spec.ts.\n"
+    )
+    assert named_markdown(root, rule, text, {rule}) == []
+    # the same folder named in the body still counts
+    assert named_markdown(root, rule, text + "\nRead packages/api/ first.\n", {rule}) == [
+        "packages/api/"
+    ]

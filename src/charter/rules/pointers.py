@@ -22,13 +22,29 @@ MAX_REFERENCES = 64
 _MARKDOWN = (".md", ".mdc", ".markdown")
 _SPAN = re.compile(r"`([^`\n]{1,300})`")
 _LINK = re.compile(r"\]\(([^)\s]{1,300})\)")
-#: A path in running text: at least one folder separator or a Markdown suffix.
+#: A path in running text: at least one folder separator or a Markdown suffix. A path
+#: that goes on into a glob (``packages/api/**``) names the files it matches, not a file
+#: or folder to read.
 _BARE = re.compile(
-    r"(?<![\w/`(\]])((?:\.{1,2}/)?[\w@.-]+(?:/[\w@.-]+)+/?|[\w@.-]+\.(?:md|mdc|markdown))(?![\w`])"
+    r"(?<![\w/`(\]])((?:\.{1,2}/)?[\w@.-]+(?:/[\w@.-]+)+/?|[\w@.-]+\.(?:md|mdc|markdown))(?![\w`*/])"
 )
 
 
+def _body(text: str) -> str:
+    """``text`` without a leading front-matter block: its ``globs``, ``applyTo`` and
+    ``paths`` scope the rules to files, they send the agent nowhere. The lines stay
+    (blank) so nothing else moves."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return text
+    for idx in range(1, len(lines)):
+        if lines[idx].strip() in ("---", "..."):
+            return "\n" * idx + "\n".join(lines[idx:])
+    return text
+
+
 def _candidates(text: str) -> Iterable[str]:
+    text = _body(text)
     yield from (m.group(1) for m in _SPAN.finditer(text))
     yield from (m.group(1) for m in _LINK.finditer(text))
     yield from (m.group(1) for m in _BARE.finditer(_SPAN.sub(" ", text)))
