@@ -144,6 +144,35 @@ def test_a_file_named_without_a_folder_is_every_file_of_that_name(tmp_path: Path
     assert _decision(_call(root, "Edit", other)) == "allow"
 
 
+def test_a_path_scoped_rule_names_paths_relative_to_its_scope(tmp_path: Path) -> None:
+    """A Copilot instruction file in `.github/instructions/` scoped `applyTo:
+    "packages/web/**"` saying "`src/i18n.json` is generated — never edit directly" means
+    `packages/web/src/i18n.json`: the guardrail read it as the root's file alone (which
+    does not exist) and let the Edit of the package's file through."""
+    rule = Rule(
+        id="r-1",
+        text="`src/i18n.json` is generated — never edit directly.",
+        source=Source(".github/instructions/web.instructions.md", 9, 9, ""),
+        scopes=["packages/web/**", "packages/web/**/*.spec.ts", "**/*.i18n.ts"],
+    )
+    (edit,) = edits_in(rule)
+    assert edit.scope_dirs == ("packages/web",)
+    assert edit.matches("packages/web/src/i18n.json") and edit.matches("src/i18n.json")
+    assert not edit.matches("packages/api/src/i18n.json")
+    again = ForbiddenEdit.from_dict(json.loads(json.dumps(edit.to_dict())))
+    assert again == edit
+    scoped = '---\napplyTo: "packages/web/**"\n---\n\n- `src/i18n.json` is generated — never edit it directly.\n'
+    root = compiled_repo(tmp_path, {".github/instructions/web.instructions.md": scoped})
+    target = {
+        "file_path": str(root / "packages/web/src/i18n.json"),
+        "old_string": "a",
+        "new_string": "b",
+    }
+    assert _decision(_call(root, "Edit", target)) == "deny"
+    other = {"file_path": str(root / "packages/api/src/i18n.json"), "content": "x"}
+    assert _decision(_call(root, "Write", other)) == "allow"
+
+
 RULES = """# Working here
 
 - `dist/` is generated output. Do not edit `dist/` directly; run `make build`.

@@ -13,8 +13,10 @@ may name the kind of what the list after it holds: "never edit generated files:
 `gen/**`, `*.pb.go`"). A path is a code
 span without spaces that names a folder (``dist/``), a file with an extension
 (``db/schema.rb``, ``CHANGELOG.md``) or a glob
-(``src/**``); it is read relative to the project root or to the rule file's folder, and
-a file named without a folder (``queries.go``) is every file of that name.
+(``src/**``); it is read relative to the project root, to the rule file's folder, or to
+the folder a path-scoped rule applies to (``applyTo: "packages/web/**"``, ``globs:
+packages/web/src/**``: "never edit `src/i18n.json`" there is ``packages/web/src/i18n.json``),
+and a file named without a folder (``queries.go``) is every file of that name.
 Prepositions of place introduce the path here, so they set no condition; a purpose after
 the path does ("never edit `src/` to make tests pass" forbids a reason, not the files),
 as do when, unless, without and the like. A rule that also gives leave to edit some of
@@ -90,12 +92,29 @@ class ForbiddenEdit(Prohibition):
     path: str  # the span as the rule wrote it
     pattern: str  # normalised: no leading ./ or /; a folder ends with /
     base: str  # the rule file's folder, project-relative ("" at the root)
+    #: the literal folders of the rule's path scopes (``packages/web`` of
+    #: ``packages/web/**/*.ts``): its paths may be written relative to them
+    scope_dirs: tuple[str, ...] = ()
 
     def matches(self, rel: str) -> bool:
         """Whether writing the project-relative file ``rel`` edits what the rule forbids."""
         rel = rel.strip("/")
-        bases = [""] if not self.base else ["", self.base + "/"]
+        bases = dict.fromkeys(["", *(d + "/" for d in (self.base, *self.scope_dirs) if d)])
         return any(_path_matches(rel, base + self.pattern) for base in bases)
+
+
+def scope_dirs(scopes: Iterable[str]) -> tuple[str, ...]:
+    """The literal folder each path scope starts with (``packages/web`` of
+    ``packages/web/**/*.spec.ts`` and of ``packages/web/**``); none for a scope that
+    starts with a wildcard (``**/*.ts``)."""
+    out: list[str] = []
+    for scope in scopes:
+        p = scope.strip().lstrip("./")
+        wild = GLOB.search(p)
+        folder = posixpath.dirname(p[: wild.start()]) if wild else p.rstrip("/")
+        if folder and folder not in out:
+            out.append(folder)
+    return tuple(out)
 
 
 def _path_matches(rel: str, pattern: str) -> bool:
@@ -198,6 +217,7 @@ def edits_in(rule: Rule) -> list[ForbiddenEdit]:
     """The paths ``rule`` forbids editing (see the module docstring); none when the rule
     also gives leave to edit some of them."""
     base = posixpath.dirname(rule.source.path)
+    dirs = scope_dirs(rule.scopes)
     found: list[ForbiddenEdit] = []
     if _LEAVE.search(SPAN.sub(" ", rule.text)):
         return found
@@ -205,7 +225,9 @@ def edits_in(rule: Rule) -> list[ForbiddenEdit]:
         pattern = parse_path(span)
         if pattern is None:
             continue
-        found.append(ForbiddenEdit(rule.id, rule.source.cite(), rule.text, span, pattern, base))
+        found.append(
+            ForbiddenEdit(rule.id, rule.source.cite(), rule.text, span, pattern, base, dirs)
+        )
     return found
 
 

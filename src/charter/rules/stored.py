@@ -145,7 +145,9 @@ if TYPE_CHECKING:
 #: longer continuing the paragraph above (run-on rules split; rule texts and ids change)
 #: 73: a rule that only sends the agent to another compiled rule file ("See `AGENTS.md`
 #: for the shared project instructions." in a CLAUDE.md) is no rule of its own
-STATE_VERSION = 73
+#: 74: a forbidden edit keeps the folders of its rule's path scopes (a path in an
+#: `applyTo: "packages/web/**"` rule is read relative to `packages/web/` too)
+STATE_VERSION = 74
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
