@@ -161,7 +161,10 @@ def test_a_path_scoped_rule_names_paths_relative_to_its_scope(tmp_path: Path) ->
     assert not edit.matches("packages/api/src/i18n.json")
     again = ForbiddenEdit.from_dict(json.loads(json.dumps(edit.to_dict())))
     assert again == edit
-    scoped = '---\napplyTo: "packages/web/**"\n---\n\n- `src/i18n.json` is generated — never edit it directly.\n'
+    scoped = (
+        '---\napplyTo: "packages/web/**"\n---\n\n'
+        "- `src/i18n.json` is generated — never edit it directly.\n"
+    )
     root = compiled_repo(tmp_path, {".github/instructions/web.instructions.md": scoped})
     target = {
         "file_path": str(root / "packages/web/src/i18n.json"),
