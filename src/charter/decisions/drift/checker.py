@@ -282,6 +282,24 @@ def _cue_in(view: _UnitView, clause: _Clause) -> bool:
     return clause.start <= view.unit.start + view.undecided.start() < clause.end
 
 
+def _drop_counterfactual(text: str, hits: list[_Hit]) -> list[_Hit]:
+    """Hits in a sentence about what did not happen ("Had we gone with X, …", "If we had
+    chosen X, every extract would have needed a review") are no plan: a text weighing
+    the road not taken names the rejected option without choosing it. Only the grammar
+    of the unreal past counts; a plain condition ("if the card fails, take cash") can
+    still state what the text will do."""
+    if not hits:
+        return hits
+    units = segment(text)
+    out = []
+    for hit in hits:
+        unit = next((u for u in units if u.start <= hit.start < u.end), None)
+        if unit is not None and lexicon.COUNTERFACTUAL.search(unit.text):
+            continue
+        out.append(hit)
+    return out
+
+
 def _has_negation(text: str) -> bool:
     return bool(lexicon.PRE_NEGATORS.search(text) or lexicon.POST_NEGATORS.search(text))
 
@@ -535,6 +553,7 @@ class DriftChecker:
             if cand.probability >= weights.threshold:
                 hit.probability = cand.probability
                 kept.append(hit)
+        kept = _drop_counterfactual(text, kept)
         findings = self._findings(text, kept)
         if self.judge is not None:
             findings = self._with_judge(text, kind, findings)

@@ -258,6 +258,26 @@ CONDITIONAL = re.compile(
     re.I,
 )
 
+#: A past participle, loosely (regular -ed and the common irregular endings): enough to
+#: tell "had gone", "had chosen", "would have meant" from "had to", "had a".
+_PAST_PARTICIPLE = r"\w+(?:ed|en|ne|wn|ght|ook|ade|ad|id|nt|ung|ew|orn|ept|elt|eft|ost|ot|it|un)"
+#: The unreal past, which describes what did not happen: an inverted condition ("Had we
+#: gone with X"), a past-perfect condition ("If we had chosen X") or a would-have
+#: consequence ("… would have meant rescanning"). Generic English grammar.
+COUNTERFACTUAL = re.compile(
+    r"^\W*(?:(?:and|but|so)\s+)?(?:had\s+(?:we|they|you|i|he|she|it"
+    r"|(?:the|our|their|this|that)\s+\w+)\s+(?:not\s+|never\s+)?"
+    + _PAST_PARTICIPLE
+    + r"\b|if\s+[^,.;:]{0,60}?\bhad\s+(?:not\s+|never\s+)?(?:\w+ly\s+)?"
+    + _PAST_PARTICIPLE
+    + r"\b)|\b(?:would|could|might|should)(?:n't|\s+not)?\s+have\s+"
+    + _PAST_PARTICIPLE
+    + r"\b|\b(?:we|they|you|i|he|she|it)'d\s+have\s+"
+    + _PAST_PARTICIPLE
+    + r"\b",
+    re.I,
+)
+
 #: A clause that is only a negative verdict on the clause before it ("Search the dump for
 #: any column holding a name: there must be none").
 NEGATIVE_VERDICT = re.compile(

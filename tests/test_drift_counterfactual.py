@@ -1,0 +1,92 @@
+"""The road not taken: a sentence in the unreal past names a rejected option without
+choosing it.
+
+"Had we gone with Sage, every invoice would have needed a manual export" weighs the
+option the user turned down; it plans nothing. Such sentences were flagged as choosing
+the rejected option (eight false alarms over the held-out drift sets, none of them a
+violation). Only the grammar of the unreal past lifts a finding: the same option in a plan
+("from Monday the invoices go to Sage") is still flagged.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from charter.decisions.drift import checker as checker_module
+from charter.decisions.drift.checker import DriftChecker
+from tests.decisions_support import choice_entry, layered_checker
+
+CLARIFICATIONS = [
+    choice_entry(
+        "ACCOUNTING",
+        "Which accounting system receives the invoices?",
+        {"xero": "Xero", "sage": "Sage"},
+        "xero",
+    ),
+    choice_entry(
+        "WORKFLOW_ENGINE",
+        "Which workflow engine runs the pipelines?",
+        {"nextflow": "Nextflow", "cromwell": "Cromwell"},
+        "nextflow",
+    ),
+]
+
+COUNTERFACTUAL = [
+    "Had we gone with Sage, every invoice would have needed a manual export.",
+    "If we had chosen Cromwell, the scatter step would have been written in WDL.",
+    "Sage would have meant a second login for the bookkeeper.",
+]
+
+PLANS = [
+    "Invoices are now sent to Sage at the end of each day.",
+    "From Monday the invoices go to Sage.",
+    "The export job writes each invoice to Sage once it is approved.",
+    "The pipelines move to Cromwell next sprint.",
+]
+
+
+@pytest.fixture(scope="module", params=["semantic", "lexical"])
+def checker(request: pytest.FixtureRequest) -> DriftChecker:
+    return layered_checker({"pgc_clarifications": CLARIFICATIONS}, request.param)
+
+
+def _flagged(checker: DriftChecker, text: str) -> set[str]:
+    return {f.constraint_id for f in checker.check(text).findings}
+
+
+@pytest.mark.parametrize("text", COUNTERFACTUAL)
+def test_the_unreal_past_chooses_nothing(checker: DriftChecker, text: str) -> None:
+    assert _flagged(checker, text) == set()
+
+
+@pytest.mark.parametrize("text", COUNTERFACTUAL)
+def test_without_the_grammar_check_they_were_flagged(
+    checker: DriftChecker, text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cases above are real findings of the layers, lifted only by the grammar."""
+    monkeypatch.setattr(checker_module, "_drop_counterfactual", lambda _text, hits: hits)
+    assert _flagged(checker, text)
+
+
+@pytest.mark.parametrize("text", PLANS)
+def test_plans_and_plain_conditions_are_still_flagged(checker: DriftChecker, text: str) -> None:
+    assert _flagged(checker, text)
+
+
+@pytest.mark.parametrize(
+    "sentence, unreal",
+    [
+        ("Had we gone with X, it would have cost more.", True),
+        ("If they had not chosen X we would be late.", True),
+        ("X would have meant a second login.", True),
+        ("We'd have needed a payment provider.", True),
+        ("Had to use X for the refunds.", False),
+        ("We had a call about X.", False),
+        ("If the card fails, take cash.", False),
+        ("We chose X and had built the form by Friday.", False),
+    ],
+)
+def test_the_grammar_of_the_unreal_past(sentence: str, unreal: bool) -> None:
+    from charter.decisions.drift.lexicon import COUNTERFACTUAL as pattern
+
+    assert bool(pattern.search(sentence)) is unreal
