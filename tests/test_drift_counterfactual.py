@@ -1,11 +1,13 @@
 """The road not taken: a sentence in the unreal past names a rejected option without
 choosing it.
 
-"Had we gone with Sage, every invoice would have needed a manual export" weighs the
-option the user turned down; it plans nothing. Such sentences were flagged as choosing
-the rejected option (eight false alarms over the held-out drift sets, none of them a
-violation). Only the grammar of the unreal past lifts a finding: the same option in a plan
-("from Monday the invoices go to Sage") is still flagged.
+"Had we gone with Sage, every invoice would have needed a manual export" or "if we
+took card payments, we'd need a provider" weighs the option the user turned down; it
+plans nothing. Such sentences were flagged as choosing the rejected option (false alarms
+on the held-out drift sets, none of them a violation). Only the grammar of the unreal
+lifts a finding: the same option in a plan ("from Monday the invoices go to Sage") is
+still flagged, and a real condition ("if the sync fails, we would …") is not read as
+unreal.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ COUNTERFACTUAL = [
     "Had we gone with Sage, every invoice would have needed a manual export.",
     "If we had chosen Cromwell, the scatter step would have been written in WDL.",
     "Sage would have meant a second login for the bookkeeper.",
+    "If we posted the invoices to Sage, we'd need a second export job.",
+    "Design note: if the pipelines were moved to Cromwell, we would need WDL.",
 ]
 
 PLANS = [
@@ -80,6 +84,11 @@ def test_plans_and_plain_conditions_are_still_flagged(checker: DriftChecker, tex
         ("If they had not chosen X we would be late.", True),
         ("X would have meant a second login.", True),
         ("We'd have needed a payment provider.", True),
+        ("If we took card payments we'd need a provider.", True),
+        ("Design note: if the fee were invoiced later, we would need reminders.", True),
+        ("If the sync fails, we would send them by hand.", False),
+        ("If we need more seats, we would add a room.", False),
+        ("If the export keeps failing, it might be worth a retry.", False),
         ("Had to use X for the refunds.", False),
         ("We had a call about X.", False),
         ("If the card fails, take cash.", False),

@@ -261,16 +261,31 @@ CONDITIONAL = re.compile(
 #: A past participle, loosely (regular -ed and the common irregular endings): enough to
 #: tell "had gone", "had chosen", "would have meant" from "had to", "had a".
 _PAST_PARTICIPLE = r"\w+(?:ed|en|ne|wn|ght|ook|ade|ad|id|nt|ung|ew|orn|ept|elt|eft|ost|ot|it|un)"
-#: The unreal past, which describes what did not happen: an inverted condition ("Had we
-#: gone with X"), a past-perfect condition ("If we had chosen X") or a would-have
-#: consequence ("… would have meant rescanning"). Generic English grammar.
+#: A simple past in a condition: a regular -ed form or one of the commonest irregular
+#: pasts ("if we took card payments", "if the fee were invoiced"). Generic English.
+_SIMPLE_PAST = (
+    r"(?:were|was|took|had|did|went|made|paid|kept|sold|ran|gave|chose|built|brought"
+    r"|bought|held|got|\w{2,}(?<!e)ed)"
+)
+#: What may stand before a clause's condition: a label ("Design note: if …") or a
+#: linking word.
+_LEAD = r"^\W*(?:[^:.;?!]{1,60}:\s*)?(?:(?:and|but|so)\s+)?"
+#: The unreal, which describes what did not or does not happen: an inverted condition
+#: ("Had we gone with X"), a past-perfect condition ("If we had chosen X"), a
+#: would-have consequence ("… would have meant rescanning"), or a condition in the past
+#: tense with a would-consequence ("If we took card payments, we'd need a provider"; a
+#: real condition keeps the present: "if the sync fails, we would …" is not one).
+#: Generic English grammar.
 COUNTERFACTUAL = re.compile(
-    r"^\W*(?:(?:and|but|so)\s+)?(?:had\s+(?:we|they|you|i|he|she|it"
+    _LEAD + r"(?:had\s+(?:we|they|you|i|he|she|it"
     r"|(?:the|our|their|this|that)\s+\w+)\s+(?:not\s+|never\s+)?"
     + _PAST_PARTICIPLE
     + r"\b|if\s+[^,.;:]{0,60}?\bhad\s+(?:not\s+|never\s+)?(?:\w+ly\s+)?"
     + _PAST_PARTICIPLE
-    + r"\b)|\b(?:would|could|might|should)(?:n't|\s+not)?\s+have\s+"
+    + r"\b|if\s+[^,.;:]{0,60}?\b"
+    + _SIMPLE_PAST
+    + r"\b[^.;:?!]{0,120}?\b(?:would|could|might|(?:we|they|you|i|he|she|it)'d)\b)"
+    + r"|\b(?:would|could|might|should)(?:n't|\s+not)?\s+have\s+"
     + _PAST_PARTICIPLE
     + r"\b|\b(?:we|they|you|i|he|she|it)'d\s+have\s+"
     + _PAST_PARTICIPLE
