@@ -94,7 +94,10 @@ def measure(
         result["error"] = "no ADR folder found"
         return result
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
+        # the project folder is named as a clone of the repository would be: Charter
+        # reads the project's own name from it
+        root = Path(tmp) / (name.split("+", 1)[-1] or "project")
+        root.mkdir()
         for f in files:
             target = root / f
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -339,6 +339,7 @@ def checker_for(
         aliases=project.settings.decisions.aliases,
         embedder=embedder_for_project(project) if use_semantic else None,
         judge=_load_judge(project.settings.drift.judge),
+        project_folder=project.root.name,
     )
     if len(_CHECKERS) > 16:
         _CHECKERS.clear()

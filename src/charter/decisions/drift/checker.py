@@ -43,7 +43,13 @@ from charter.decisions.drift.judge import DriftJudge
 from charter.decisions.drift.result import DriftResult, Finding
 from charter.decisions.drift.segment import Unit, segment
 from charter.decisions.drift.stance import default_stance_model
-from charter.decisions.drift.vocab import ConstraintVocab, TermSet, build_vocab, number_units
+from charter.decisions.drift.vocab import (
+    ConstraintVocab,
+    TermSet,
+    build_vocab,
+    number_units,
+    project_name_stems,
+)
 from charter.decisions.invariants import Invariant
 from charter.decisions.models import PgcClarifications
 
@@ -489,12 +495,16 @@ class DriftChecker:
         embedder: Embedder | None = None,
         judge: DriftJudge | None = None,
         model: DriftModel | None = None,
+        project_folder: str = "",
     ) -> None:
+        """``project_folder``: the name of the project's folder; the project's own name,
+        when the decisions write it, names none of their options."""
         self.decisions = decisions
         self.embedder = embedder
         self.judge = judge
         self.model = model if model is not None else default_model()
-        self._prep = _Prepared(vocab=build_vocab(decisions, aliases))
+        names = project_name_stems(decisions, project_folder) if project_folder else frozenset()
+        self._prep = _Prepared(vocab=build_vocab(decisions, aliases, names))
         self.invariants: list[Invariant] = [
             v.invariant for v in self._prep.vocab if v.invariant is not None
         ]

@@ -401,10 +401,35 @@ def _forbidden_clauses(answer: str, shared: set[str]) -> list[Forbidden]:
     return out
 
 
+def project_name_stems(decisions: PgcClarifications, folder: str) -> frozenset[str]:
+    """The project's own name as the decisions write it, from the project folder's name
+    ("jabref" for the decisions "Replace the internal # in JabRef by …").
+
+    A decision that names the project in an option ("Build it into Foo") does not make
+    every text about Foo a choice of that option: the agent's replies and commits name
+    the project all the time. Only a folder name the decisions write as a name (with a
+    capital, after the first word of a text) counts, so a folder called ``web`` or
+    ``server`` never takes a word away."""
+    key = re.sub(r"[^a-z0-9]", "", folder.lower())
+    if len(key) < 4 or key in lexicon.STOPWORDS:
+        return frozenset()
+    texts = [e.text for e in decisions.pgc_clarifications]
+    texts += [c.label for e in decisions.pgc_clarifications for c in e.choices]
+    for text in texts:
+        for pos, tok in enumerate(lexicon.tokens(text)):
+            written = re.sub(r"[^a-z0-9]", "", tok.lower())
+            if pos > 0 and written == key and tok != tok.lower() and not tok.isupper():
+                return frozenset({lexicon.stem(key)})
+    return frozenset()
+
+
 def build_vocab(
-    decisions: PgcClarifications, aliases: Mapping[str, Sequence[str]] | None = None
+    decisions: PgcClarifications,
+    aliases: Mapping[str, Sequence[str]] | None = None,
+    names: frozenset[str] = frozenset(),
 ) -> list[ConstraintVocab]:
-    """Vocabulary for every clarification, in file order."""
+    """Vocabulary for every clarification, in file order. ``names``: stems of the
+    project's own name (:func:`project_name_stems`), which name no option."""
     aliases = aliases or {}
     docs = [_doc_stems(e, aliases) for e in decisions.pgc_clarifications]
     df: Counter[str] = Counter()
@@ -419,7 +444,7 @@ def build_vocab(
         labels = " ".join(c.label for c in entry.choices)
         vocab.descriptor = f"{entry.text} {labels}".strip()
         if inv is not None:
-            _fill_binding_terms(vocab, inv, aliases, shared)
+            _fill_binding_terms(vocab, inv, aliases, shared, names)
         out.append(vocab)
     return out
 
@@ -429,6 +454,7 @@ def _fill_binding_terms(
     inv: Invariant,
     aliases: Mapping[str, Sequence[str]],
     shared: set[str],
+    own_names: frozenset[str] = frozenset(),
 ) -> None:
     entry = vocab.entry
     if inv.kind in ("choice",) or (inv.kind == "exclusion" and entry.choices and inv.rejected):
@@ -438,12 +464,12 @@ def _fill_binding_terms(
             for alias in inv.aliases.get(cid, ()):
                 chosen |= set(lexicon.content_stems(alias))
         question = set(lexicon.content_stems(entry.text))
-        vocab.chosen = frozenset(chosen - question)
+        vocab.chosen = frozenset(chosen - question - own_names)
         rejected_stems: set[str] = set()
         chosen_numbers = lexicon.number_keys(" ".join(inv.chosen))
         vocab.numeric = _numeric_choice(inv.chosen, inv.rejected)
         for label, cid in zip(inv.rejected, inv.rejected_ids, strict=False):
-            terms = _term_set(label, [cid], inv.aliases.get(cid, ()), chosen, shared)
+            terms = _term_set(label, [cid], inv.aliases.get(cid, ()), chosen | own_names, shared)
             terms = dataclasses.replace(terms, option=True)
             rejected_stems |= set(lexicon.content_stems(label))
             if chosen_numbers and set(lexicon.content_stems(label)) <= chosen:
@@ -455,7 +481,7 @@ def _fill_binding_terms(
                 label,
                 [cid],
                 inv.aliases.get(cid, ()),
-                rejected_stems | question,
+                rejected_stems | question | own_names,
                 shared,
                 lenient=True,
             )
@@ -464,7 +490,9 @@ def _fill_binding_terms(
         return
     if inv.kind == "exclusion":
         subject = inv.subject or entry.text
-        vocab.excluded = _term_set(subject, [], inv.aliases.get(entry.id, ()), set(), shared)
+        vocab.excluded = _term_set(
+            subject, [], inv.aliases.get(entry.id, ()), set(own_names), shared
+        )
         names, place = _place_names(subject)
         moved = {key for key in vocab.excluded.strong if key.lstrip("^~") in names}
         if moved and vocab.excluded.weak:

@@ -1,0 +1,77 @@
+"""The project's own name names none of its decisions' options.
+
+An ADR of a reference manager listed "Replace the internal `#` in JabRef by a single `&`"
+among its rejected options; every commit that named the project ("New translations
+jabref_en.properties (French)", "use jabref javadoc format") was then flagged as choosing
+that option: 24 of the repository's last 150 commits, most at blocking confidence. The
+project's folder name, when the decisions write it as a name, is taken out of the options'
+words; a folder whose name the decisions do not write as a name takes nothing away.
+"""
+
+from __future__ import annotations
+
+from charter.decisions.drift.checker import DriftChecker
+from charter.decisions.drift.vocab import project_name_stems
+from charter.decisions.models import parse_clarifications
+from tests.decisions_support import choice_entry
+
+DECISIONS = parse_clarifications(
+    {
+        "pgc_clarifications": [
+            choice_entry(
+                "STRING_MARKER",
+                "How does the entry editor mark a string constant?",
+                {
+                    "wrap": "Wrap string constants in hashes",
+                    "amp": "Replace the internal marker in QuillMark by a single ampersand",
+                },
+                "wrap",
+            ),
+            choice_entry(
+                "WEB_TIER",
+                "Which web server fronts the app?",
+                {"nginx": "Nginx", "caddy": "Caddy"},
+                "nginx",
+            ),
+        ]
+    }
+)
+
+ABOUT_THE_PROJECT = [
+    "New translations quillmark_en.properties (French)",
+    "Use QuillMark javadoc format in the exporter.",
+]
+
+
+def _flagged(checker: DriftChecker, text: str) -> set[str]:
+    return {f.constraint_id for f in checker.check(text).findings}
+
+
+def test_texts_naming_the_project_choose_no_option() -> None:
+    own = DriftChecker(DECISIONS, project_folder="quillmark")
+    for text in ABOUT_THE_PROJECT:
+        assert _flagged(own, text) == set(), text
+
+
+def test_without_the_folder_they_were_flagged() -> None:
+    """The cases above are real findings when the project's name is not known."""
+    anonymous = DriftChecker(DECISIONS)
+    for text in ABOUT_THE_PROJECT:
+        assert "STRING_MARKER" in _flagged(anonymous, text), text
+
+
+def test_the_options_still_fire_on_what_tells_them_apart() -> None:
+    own = DriftChecker(DECISIONS, project_folder="quillmark")
+    assert "STRING_MARKER" in _flagged(
+        own, "Replace the internal marker with a single ampersand in the editor."
+    )
+    assert "WEB_TIER" in _flagged(own, "Put Caddy in front of the app instead.")
+
+
+def test_only_a_name_the_decisions_write_as_one_counts() -> None:
+    assert project_name_stems(DECISIONS, "quillmark") == frozenset({"quillmark"})
+    assert project_name_stems(DECISIONS, "Quillmark-main") == frozenset()
+    # a folder named like a common word, or one the decisions never write, takes nothing
+    assert project_name_stems(DECISIONS, "web") == frozenset()
+    assert project_name_stems(DECISIONS, "server") == frozenset()
+    assert project_name_stems(DECISIONS, "caddy") == frozenset()  # first word of a label
