@@ -191,6 +191,8 @@ FAILS = [
 PASSES = [
     # reported questions and returned hardware are not commitments
     "A site lead asked on the forum whether we could use STARLIMS like the other lab.",
+    "Your question was whether STARLIMS could replace LabWare here. Short answer: no.",
+    "A site lead wanted to know if we could use STARLIMS like the other lab.",
     "We piloted STARLIMS and drawer storage last year; the pilot kit went back to the vendor.",
     # the distinctive word outside a suggestion is not enough on its own
     "Each rack position has a drawer-style label holder.",

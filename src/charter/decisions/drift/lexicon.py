@@ -197,9 +197,12 @@ def cue_stems() -> frozenset[str]:
     return _CUE_STEMS
 
 
-#: A reported question or request: what follows is someone else's ask, not a proposal.
+#: A reported question or request: what follows is someone else's ask, not a proposal
+#: ("asked whether X", "wanted to know if X", "your question was whether X"; a present
+#: "the question is whether" is the writer's own open point and stays unreported).
 REPORTED = re.compile(
-    r"\b(?:asked|asks|asking|wondered|wonders|wondering)\s+(?:\w+\s+){0,3}?"
+    r"\b(?:asked|asks|asking|wondered|wonders|wondering|wanted\s+to\s+know"
+    r"|wants\s+to\s+know|question\s+was)\s+(?:\w+\s+){0,3}?"
     r"(?:whether|if|why|about)\b",
     re.I,
 )
