@@ -136,6 +136,8 @@ FAILS = [
         "results straight into STARLIMS.",
         ("QA-PGC-001", "LIMS_VENDOR"),
     ),
+    # the rejected option as the target of a migration
+    ("We should migrate the remaining samples to STARLIMS.", ("QA-PGC-001", "LIMS_VENDOR")),
     # the one word that tells a rejected option from the chosen one, in a suggestion
     (
         "Freezer map works. For the new building we could also look at drawers instead.",
@@ -208,6 +210,10 @@ PASSES = [
     "The tracker is a bookmark on the intranet; nothing is published to Google Play.",
     # a capital at the start of a sentence is orthography, not a product name
     "Research groups keep their protocols in one shared folder per study.",
+    # what the reader is told to move off ("X must be changed to Y")
+    "Sites still on STARLIMS have to be migrated to the new system by June.",
+    "Protocols kept in Labfolder Research Edition should be migrated over to the shared notebook.",
+    "Animal-study samples still in the tracker must be moved to the archive system before launch.",
     # an exclusion restated to confirm it
     "Animal-study samples stay out of the first release, as agreed.",
     # "could" inside a relative clause is not a suggestion

@@ -317,6 +317,9 @@ POST_NEGATORS = re.compile(
     r"|not (?:allowed|permitted)|went back|sent back|given back|decommissioned"
     r"|retired|phased out|(?:is|are|was|were) gone|bypassed"
     r"|(?:stay|stays|stayed|remain|remains|remained|kept|keep|keeps) out"
+    # what a user is told to move off: "X must be changed to Y", "X needs to be migrated to Y"
+    r"|(?:must|should|needs?\s+to|ha(?:s|ve)\s+to)\s+be\s+(?:changed|migrated|converted"
+    r"|updated|upgraded|moved|switched|ported|rewritten)\s+(?:over\s+)?to"
     # a negated verb whose object points back at what precedes: "X ... we don't quote them"
     r"|(?:\w+n't|not|never)\s+\w+\s+(?:it|them|those|these|any of them))\b",
     re.I,
