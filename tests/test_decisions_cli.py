@@ -137,6 +137,24 @@ def test_exclusion_subject_of_a_question(question: str, subject: str) -> None:
     assert subject_of(question) == subject
 
 
+@pytest.mark.parametrize(
+    ("cid", "question", "topic"),
+    [
+        ("CI_RUNNERS", "Which runners do the CI jobs use?", "CI runners"),
+        ("MCP_TRANSPORT", "Which transport does the MCP server use?", "MCP transport"),
+        ("ADR-0004-mapping-dsl", "Use a DSL for mappings", "Mapping DSL"),
+        ("TARGET_PLATFORM", "What platform should the app target?", "Target platform"),
+    ],
+)
+def test_topic_keeps_an_acronym_the_question_capitalises(cid: str, question: str, topic: str) -> None:
+    from charter.decisions.invariants import topic_of
+    from charter.decisions.models import parse_clarifications
+
+    entry = {"id": cid, "text": question, "priority": "must", "answer_type": "free_text"}
+    (parsed,) = parse_clarifications({"pgc_clarifications": [entry]}, "test").pgc_clarifications
+    assert topic_of(parsed) == topic
+
+
 def test_importing_an_adr_is_refused_and_an_mdx_form_is_read(repo: Path, run_charter: Run) -> None:
     """An ADR (MADR prose) is not an intake form: importing it used to store an unanswered
     question named after its title, which no command can remove. It is refused with one

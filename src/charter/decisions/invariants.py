@@ -40,7 +40,9 @@ def topic_of(entry: Clarification) -> str:
         words[lead].lower() in _RECORD_PREFIX or words[lead].isdigit()
     ):
         lead += 1
-    text = " ".join(w.lower() for w in words[lead:])
+    # an acronym the question itself writes in capitals stays one: "CI runners", not "Ci"
+    acronyms = set(re.findall(r"\b[A-Z][A-Z0-9]+\b", entry.text or ""))
+    text = " ".join(w.upper() if w.upper() in acronyms else w.lower() for w in words[lead:])
     return text[:1].upper() + text[1:] if text else entry.id
 
 
