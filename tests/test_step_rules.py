@@ -276,6 +276,23 @@ def test_a_consumers_offset_commit_is_no_git_commit(tmp_path: Path) -> None:
     assert found == ["Never commit secrets to git"], found
 
 
+def test_a_push_rule_naming_a_remote_branch_ref_comes_with_a_push(tmp_path: Path) -> None:
+    """"Never push or merge to `origin/main` without …" did not come with `git push`: the
+    ref in code was not read as the branch it names, so "push" kept its other sense."""
+    from charter.rules.build import rules_from_source
+    from charter.rules.moments import rules_for_steps
+    from charter.rules.sources import load_source
+
+    path = tmp_path / "AGENTS.md"
+    path.write_text(
+        "# Agents\n\n- Never push or merge to `origin/main` without explicit direction.\n"
+        "- Push back on vague specs.\n- Keep `src/main` small.\n"
+    )
+    rules = rules_from_source(load_source(path, "AGENTS.md", "agents"), [])
+    found = [r.text for r in rules_for_steps(rules, [("push", ("push",))], set())]
+    assert found == ["Never push or merge to `origin/main` without explicit direction."], found
+
+
 def test_a_file_loaded_only_by_name_brings_no_rules_of_a_step(
     project: Path, run_charter: Run
 ) -> None:

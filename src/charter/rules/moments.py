@@ -183,13 +183,23 @@ def _names_step(rule: Rule, words: tuple[str, ...]) -> bool:
     prose = _prose(rule.text)
     # the rule's prose, and a branch it names in code (`main`); not identifiers
     # (`GitRepository` is no git)
-    branches = {w for w in _CODE_SPAN.findall(rule.text) if w in _BRANCHES}
+    branches = {w for w in _CODE_SPAN.findall(rule.text) if _is_branch(w)}
     context = _words(prose) | _words(_prose(heading)) | ({"branch"} if branches else set())
     return any(
         _in_sense(prose, context, word)
         or (heading and _in_sense(_prose(heading), context, word) and not _about_other(rule, word))
         for word in words
     )
+
+
+#: What may stand before a branch name in a ref: ``origin/main``, ``refs/heads/main``.
+_REF_PARTS = frozenset(["origin", "upstream", "refs", "heads", "remotes"])
+
+
+def _is_branch(span: str) -> bool:
+    """A code span naming a branch: ``main``, or a ref to it (``origin/main``)."""
+    *lead, last = span.strip().split("/")
+    return last in _BRANCHES and all(p in _REF_PARTS for p in lead)
 
 
 def _about_other(rule: Rule, word: str) -> bool:
