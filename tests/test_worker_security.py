@@ -378,6 +378,41 @@ def test_a_worker_never_answers_with_code_that_changed_under_it(
         _stop_worker(sock)
 
 
+def test_a_worker_leaves_when_the_projects_settings_change(
+    repo: Path, shared: Path, run_charter: Run
+) -> None:
+    """A worker kept the settings it started with: `drift.on_stop = "block"` written to
+    charter.toml mid-session went unseen (the Stop hook still only warned) until it idled
+    out. Now the next request finds the edit and the old worker leaves without answering."""
+    from charter.integrations.claude_code import worker
+
+    write(repo, "CLAUDE.md", RULES)
+    env = _env(shared)
+    assert run_hook(run_charter, repo, "SessionStart", env=env).returncode == 0
+    sock = _base(shared) / worker_socket(repo).name
+    _wait_for(sock)
+    old_pid = int(channel.lock_path(sock).read_text())
+    try:
+        warm = run_hook(run_charter, repo, "UserPromptSubmit", env=env, prompt=PROMPT)
+        assert "Alembic" in warm.stdout, warm.stderr
+        assert _alive(old_pid)
+        config = repo / "charter.toml"
+        stamp = worker.config_stamp(repo)
+        config.write_text('[drift]\non_stop = "block"\n')  # a first charter.toml counts too
+        assert worker.config_stamp(repo) != stamp
+        time.sleep(worker.CODE_CHECK_SECONDS + 0.2)
+        again = run_hook(
+            run_charter, repo, "UserPromptSubmit", env=env, prompt=PROMPT, session_id="s2"
+        )
+        assert again.returncode == 0 and "Alembic" in again.stdout, again.stderr
+        deadline = time.time() + 10
+        while _alive(old_pid) and time.time() < deadline:
+            time.sleep(0.1)
+        assert not _alive(old_pid), "the worker on the old settings still runs"
+    finally:
+        _stop_worker(sock)
+
+
 def test_runtime_dir_prefers_a_safe_xdg_runtime_dir(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from charter.integrations.claude_code import channel
-from charter.paths import UnsafeRuntimeDir, runtime_dir, worker_socket
+from charter.paths import CONFIG_FILE, UnsafeRuntimeDir, runtime_dir, worker_socket
 
 #: How long the worker waits for one whole request from a connected hook.
 REQUEST_SECONDS = 5.0
@@ -59,6 +59,24 @@ def code_stamp() -> int:
         except OSError:
             continue
     return newest
+
+
+def config_stamp(root: Path) -> tuple[tuple[int, int, int] | None, ...]:
+    """What the project's settings were read from: ``charter.toml``, or (without one)
+    ``pyproject.toml``'s ``[tool.charter]``. A worker keeps the settings it started with,
+    so an edit (``drift.on_stop = "block"``, a guardrail switched off) went unseen until it
+    idled out; a changed stamp ends it like a change of Charter's code."""
+    out: list[tuple[int, int, int] | None] = []
+    for name in (CONFIG_FILE, "pyproject.toml"):
+        try:
+            info = os.stat(root / name)
+        except OSError:
+            out.append(None)
+            continue
+        out.append((info.st_mtime_ns, info.st_size, info.st_ino))
+        if name == CONFIG_FILE:
+            break
+    return tuple(out)
 
 
 class _Watchdog(threading.Thread):
@@ -115,6 +133,7 @@ def _serve(root: Path) -> int:
     # the C-level backstop for work stuck in native code, where the watchdog cannot run
     faulthandler.dump_traceback_later(WARMUP_LIMIT + 5, exit=True)
     stamp = code_stamp()  # before the imports below: a change during the warm-up counts
+    settings = config_stamp(root)  # before the settings are read, for the same reason
     state = HookState(root)
     watchdog.max_rss = state.project.settings.hooks.max_memory_mb * 2**20
     state.retriever()  # warm: model, compiled rules, BM25
@@ -162,9 +181,10 @@ def _serve(root: Path) -> int:
                     continue  # another user: not a word back
                 if last - checked >= CODE_CHECK_SECONDS:
                     checked = last
-                    if code_stamp() != stamp:
-                        # Charter's code changed: no answer from the old code; the hook
-                        # computes in-process and starts a worker on the new code
+                    if code_stamp() != stamp or config_stamp(root) != settings:
+                        # Charter's code or the project's settings changed: no answer
+                        # from the old ones; the hook computes in-process and starts a
+                        # worker that reads them anew
                         break
                 watchdog.busy_since = time.monotonic()
                 faulthandler.dump_traceback_later(REQUEST_LIMIT + 5, exit=True)
