@@ -275,6 +275,40 @@ def test_stop_blocks_only_on_findings_the_model_is_sure_of(project: Project) -> 
     assert handle_stop(Project.load(root), {"last_assistant_message": GOOD}) is None
 
 
+def test_stop_does_not_send_the_agent_back_for_what_the_user_just_asked(
+    project: Project, tmp_path: Path
+) -> None:
+    """The user changed their mind in the conversation ("let's move to MongoDB after
+    all") and the agent did it: blocking told the agent to undo what it was asked. The
+    user is told to record the change instead; a question or someone else's turn still
+    leaves the decision standing."""
+    root = project.root
+    no_worker(root, '[drift]\non_stop = "block"\nstop_semantic = "off"\nblock_confidence = 0.0\n')
+    reply = "Moved the orders store to MongoDB as you asked."
+
+    def stop_after(prompt: str) -> dict[str, Any] | None:
+        transcript = tmp_path / "t.jsonl"
+        lines = [
+            {"type": "user", "message": {"role": "user", "content": prompt}},
+            {"type": "assistant", "message": {"role": "assistant", "content": [
+                {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}]}},
+            {"type": "user", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "orders.sql"}]}},
+        ]  # fmt: skip
+        transcript.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+        payload = {"last_assistant_message": reply, "transcript_path": str(transcript)}
+        return handle_stop(Project.load(root), payload)
+
+    asked = stop_after("Ops changed their plans: let's move the orders store to MongoDB after all.")
+    assert asked is not None and "decision" not in asked, asked
+    message = asked["systemMessage"]
+    assert "follows your request" in message and "renegotiate DATABASE" in message
+    question = stop_after("Should we move the orders store to MongoDB?")
+    assert question is not None and question.get("decision") == "block", question
+    other = stop_after("Please speed up the orders page.")
+    assert other is not None and other.get("decision") == "block", other
+
+
 def test_session_start_pins_invariants(project: Project, run_charter: Run) -> None:
     out = _hook(project.root, "SessionStart", run_charter, source="compact")
     assert out is not None

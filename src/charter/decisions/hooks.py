@@ -130,6 +130,33 @@ def _last_message_from_transcript(path: object, notes: list[str] | None = None) 
     return "\n\n".join(reversed(parts))
 
 
+def _last_prompt_from_transcript(path: object, notes: list[str]) -> str:
+    """The user's last prompt in a Claude Code transcript: the newest user entry that
+    holds text (a tool result is also a user entry, but not something the user said)."""
+    if not isinstance(path, str) or not path:
+        return ""
+    for line in reversed(_transcript_tail(path, notes).splitlines()):
+        try:
+            entry = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        message = entry.get("message") if isinstance(entry, dict) else None
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str) and content.strip():
+            return content
+        if isinstance(content, list):
+            texts = [
+                str(block.get("text", ""))
+                for block in content
+                if isinstance(block, dict) and block.get("type") == "text"
+            ]
+            if any(t.strip() for t in texts):
+                return "\n".join(texts)
+    return ""
+
+
 def _model_loaded(project: Project) -> bool:
     """True when this process already holds the embedding model (the warm worker).
 
@@ -218,6 +245,14 @@ def handle_stop(
         # precision first: interrupt the agent only for findings the calibrated model is
         # sure of; tell the user about the rest without stopping the work
         sure = result.confident(settings.block_confidence)
+        asked = _asked_by_user(project, decisions, payload, sure, semantic, notes)
+        if asked:
+            # the user's own last prompt goes against these decisions ("let's switch to X
+            # after all"): the agent did what it was told, so it is not sent back; the
+            # user is told how to record the change
+            sure = [f for f in sure if f.constraint_id not in asked]
+            if not sure:
+                return {"systemMessage": _changed_by_user(result, settings, where, asked)}
         if sure and not payload.get("stop_hook_active"):
             reason = _reason(result, settings.max_hook_findings, sure)
             return {"decision": "block", "reason": reason}
@@ -227,6 +262,54 @@ def handle_stop(
         return {"systemMessage": _warning(result, settings.max_hook_findings, where, why)}
     why = 'Claude has not been told (drift.on_stop = "warn").'
     return {"systemMessage": _warning(result, settings.max_hook_findings, where, why)}
+
+
+def _asked_by_user(
+    project: Project,
+    decisions: Any,
+    payload: dict[str, Any],
+    findings: list[Finding],
+    semantic: bool,
+    notes: list[str],
+) -> set[str]:
+    """The ids among ``findings`` that the user's last prompt itself goes against."""
+    if not findings:
+        return set()
+    prompt = _last_prompt_from_transcript(payload.get("transcript_path"), notes)
+    if not prompt.strip():
+        return set()
+    from charter.decisions.service import checker_for
+
+    said = checker_for(project, decisions, semantic=semantic).check(prompt, "chat")
+    ids = {f.constraint_id for f in findings}
+    # what the user asks for, not a question ("should we use X?") or a doubt ("not sure
+    # about Y any more"), which leave the decision standing
+    return {
+        f.constraint_id
+        for f in said.findings
+        if f.rule != "QA-PGC-003" and not prompt[f.end :].lstrip(" \"'”’)").startswith("?")
+    } & ids
+
+
+def _changed_by_user(
+    result: DriftResult, settings: DriftSettings, where: str, asked: set[str]
+) -> str:
+    """The user asked for what the reply did, against a decision still bound."""
+    ids = sorted(asked)
+    decision = ids[0] if len(ids) == 1 else "ID"
+    lines = [
+        "Charter drift check: Claude's last reply follows your request, which goes against "
+        f"decisions still bound in {where} ({', '.join(ids)}), so Claude was not stopped:"
+    ]
+    shown = [f for f in result.findings if f.constraint_id in asked]
+    for f in shown[: settings.max_hook_findings]:
+        lines.append(f'- {f.rule} [{f.constraint_id}] the reply: "{f.evidence}"')
+    lines.append(
+        "If you changed the decision, record it with "
+        f"`charter decisions renegotiate {decision}`; until then every reply is checked "
+        "against the old one."
+    )
+    return "\n".join(lines)
 
 
 def _store_path(project: Project) -> str:
