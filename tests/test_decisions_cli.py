@@ -146,7 +146,9 @@ def test_exclusion_subject_of_a_question(question: str, subject: str) -> None:
         ("TARGET_PLATFORM", "What platform should the app target?", "Target platform"),
     ],
 )
-def test_topic_keeps_an_acronym_the_question_capitalises(cid: str, question: str, topic: str) -> None:
+def test_topic_keeps_an_acronym_the_question_capitalises(
+    cid: str, question: str, topic: str
+) -> None:
     from charter.decisions.invariants import topic_of
     from charter.decisions.models import parse_clarifications
 

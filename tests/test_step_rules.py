@@ -277,7 +277,7 @@ def test_a_consumers_offset_commit_is_no_git_commit(tmp_path: Path) -> None:
 
 
 def test_a_push_rule_naming_a_remote_branch_ref_comes_with_a_push(tmp_path: Path) -> None:
-    """"Never push or merge to `origin/main` without …" did not come with `git push`: the
+    """ "Never push or merge to `origin/main` without …" did not come with `git push`: the
     ref in code was not read as the branch it names, so "push" kept its other sense."""
     from charter.rules.build import rules_from_source
     from charter.rules.moments import rules_for_steps
