@@ -722,6 +722,38 @@ def test_capsule_fits_its_token_budget_and_keeps_the_authority(repo: Path) -> No
     assert sum(len(p["public_symbols"]) for p in roomy["module_map"]) == 240
 
 
+def test_a_cut_capsule_counts_the_names_of_its_cut_lists_against_its_budget() -> None:
+    """A Go service's capsule was cut to fit 8,000 tokens, then the names of the lists cut
+    (``truncated``, ``source_artifacts_truncated``) were written into it and it stood at
+    8,008, "over budget". The names are counted while it is cut."""
+    from charter.graph.capsule import fit_to_budget
+
+    def count(capsule: dict[str, Any]) -> int:
+        return len(json.dumps(capsule, sort_keys=True))
+
+    capsule: dict[str, Any] = {
+        "constitution": {"text": "Never commit secrets."},
+        "module_map": [
+            {"package": f"pkg{p}", "public_symbols": [f"sym:pkg{p}/a.go#F{i}" for i in range(8)]}
+            for p in range(12)
+        ],
+        "local_rules": [{"scope": "docs/**", "rules": [f"rule {i}" for i in range(6)]}],
+        "source_artifacts": [f"pkg{p}/file{i}.go" for p in range(12) for i in range(4)],
+        "routes": [f"/route/{i}" for i in range(30)],
+        "components": [f"Component{i}" for i in range(30)],
+        "tokens": [f"--token-{i}" for i in range(30)],
+        "style_bridge": [f"Component{i} -> --token-{i}" for i in range(30)],
+        "truncated": [],
+    }
+    whole = count(capsule)
+    over = []
+    for budget in range(whole // 3, whole, 7):
+        out = fit_to_budget(capsule, budget, count)
+        if count(out) > budget:
+            over.append((budget, count(out), out["truncated"]))
+    assert not over, over[:3]
+
+
 def test_a_capsule_over_many_packages_keeps_public_symbols_before_file_handles(
     repo: Path,
 ) -> None:
