@@ -572,6 +572,29 @@ def test_a_bare_fence_left_open_after_a_detached_example_loses_no_rules(tmp_path
     assert not any("not a rule" in r.text and r.kind == "item" for r in open_code)
 
 
+def test_a_label_after_a_line_that_goes_on_continues_its_sentence(tmp_path: Path) -> None:
+    # "… disclosed through an" over "`Assisted-by:` commit message trailer." is one
+    # sentence wrapped before a code span that ends in a colon: the line after it was
+    # read as a "label: value" line and compiled alone, the sentence before it cut off
+    rules = _rules(
+        tmp_path,
+        "# Commits\n\n"
+        "We ask that AI tools be disclosed when a commit is mostly theirs. When making a\n"
+        "commit this should be disclosed through an\n"
+        "`Assisted-by:` commit message trailer.\n\n"
+        "Stack:\n"
+        "Backend: Node.js\n"
+        "Frontend: React\n",
+        ".cursorrules",
+    )
+    texts = [r.text for r in rules]
+    assert any(
+        t.endswith("disclosed through an `Assisted-by:` commit message trailer.") for t in texts
+    ), texts
+    assert not any(t.startswith("`Assisted-by:`") for t in texts), texts
+    assert "Backend: Node.js" in texts and "Frontend: React" in texts, texts
+
+
 def test_label_value_lines_and_hard_breaks_are_one_rule_each(tmp_path: Path) -> None:
     # "Backend: Node.js" is a statement, not a title over the lines under it; a line
     # ended with two spaces (a Markdown hard break) was ended on purpose

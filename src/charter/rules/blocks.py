@@ -1513,8 +1513,14 @@ def _line_groups(lines: list[str], broken: list[bool] | None = None) -> list[tup
         if _ILLUSTRATES.match(after) and not title:
             continue  # "Example: `a/b` → `:b`" shows the line before it, not a rule alone
         set_apart = _SET_APART.match(after) and not _GOES_ON.search(here)
+        # a label after a line that needs what follows ("disclosed through an" over
+        # "`Assisted-by:` commit message trailer.") is the sentence going on, not a new
+        # "label: value" line; after a colon ("Stack:") it is the first of a list
+        label = _LABEL.match(after) and not (
+            _GOES_ON.search(here) and not here.rstrip("*_`").endswith(":")
+        )
         if _opens_with_bullet(after) or (
-            _STARTS_NEW.match(after) and (title or ended or _LABEL.match(after) or set_apart)
+            _STARTS_NEW.match(after) and (title or ended or label or set_apart)
         ):
             groups.append((first, i, title))
             first = i + 1

@@ -147,7 +147,10 @@ if TYPE_CHECKING:
 #: for the shared project instructions." in a CLAUDE.md) is no rule of its own
 #: 74: a forbidden edit keeps the folders of its rule's path scopes (a path in an
 #: `applyTo: "packages/web/**"` rule is read relative to `packages/web/` too)
-STATE_VERSION = 74
+#: 75: a "label:" line after a line that needs what follows ("disclosed through an" over
+#: "`Assisted-by:` commit message trailer.") continues that sentence, no longer a rule
+#: of its own (rule texts and ids change)
+STATE_VERSION = 75
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
