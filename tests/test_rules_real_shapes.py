@@ -595,6 +595,32 @@ def test_a_label_after_a_line_that_goes_on_continues_its_sentence(tmp_path: Path
     assert "Backend: Node.js" in texts and "Frontend: React" in texts, texts
 
 
+def test_items_under_a_one_verb_heading_are_shown_after_it(tmp_path: Path) -> None:
+    # "## Remove" over "Doc comments that paraphrase the function name": shown alone the
+    # item reads as a thing to write; it is the heading's object. An item that instructs
+    # by itself, and a heading that is no such verb, are left as they were
+    rules = _rules(
+        tmp_path,
+        "# Comment Style\n\n"
+        "## Remove\n\n"
+        "- Section banners that label blocks of code\n"
+        "- Doc comments that paraphrase the function name\n\n"
+        "## Keep\n\n"
+        "- Non-obvious design decisions and the reason behind them\n"
+        "- Constraints with their cause\n"
+        "- Always keep license headers\n\n"
+        "## Layout\n\n"
+        "- Handlers in the api folder\n",
+        ".cursorrules",
+    )
+    texts = [r.text for r in rules]
+    assert "Remove: Doc comments that paraphrase the function name" in texts, texts
+    assert "Remove: Section banners that label blocks of code" in texts, texts
+    assert "Keep: Non-obvious design decisions and the reason behind them" in texts, texts
+    assert "Always keep license headers" in texts, texts
+    assert "Handlers in the api folder" in texts, texts
+
+
 def test_label_value_lines_and_hard_breaks_are_one_rule_each(tmp_path: Path) -> None:
     # "Backend: Node.js" is a statement, not a title over the lines under it; a line
     # ended with two spaces (a Markdown hard break) was ended on purpose

@@ -901,6 +901,13 @@ class _Walker:
         plain = re.sub(r"[*_`]+", "", text).strip()
         if len(plain.split()) > 4 or polarity(plain) == "never":
             return ""
+        items = _item_texts([node])
+        if plain.rstrip(":").strip().lower() in _OBJECT_VERBS and 2 * sum(
+            is_directive(t, strong=True) for t in items
+        ) < len(items):
+            # "## Remove" over "Doc comments that paraphrase the function name": the items
+            # are the verb's objects, and one shown alone says nothing of what to do
+            return text if _ends_in_colon(text) else f"{text}:"
         # "What to Test" over "All public API methods", "Edge cases: …": each item
         # completes the heading, whatever it names
         if _what_to(plain) != "to" and (not is_directive(plain) or not _names_actions(node)):
@@ -1828,6 +1835,12 @@ def _repeats(node: SyntaxTreeNode) -> bool:
     """Does a list hold the same item twice (a layout's "blank line" between groups)?"""
     texts = [t.strip().lower() for t in _item_texts([node])]
     return len(set(texts)) < len(texts) and not any(re.search(r":\s", t) for t in texts)
+
+
+#: A heading of one verb whose list names what it acts on ("## Remove", "## Keep").
+_OBJECT_VERBS = frozenset(
+    ["remove", "delete", "drop", "keep", "prefer", "use", "include", "exclude", "avoid"]
+)
 
 
 def _names_action(text: str) -> bool:

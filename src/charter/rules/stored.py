@@ -150,7 +150,9 @@ if TYPE_CHECKING:
 #: 75: a "label:" line after a line that needs what follows ("disclosed through an" over
 #: "`Assisted-by:` commit message trailer.") continues that sentence, no longer a rule
 #: of its own (rule texts and ids change)
-STATE_VERSION = 75
+#: 76: the items of a list right under a one-verb heading ("## Remove", "## Keep") that
+#: do not instruct by themselves are shown after it ("Remove: Doc comments that …")
+STATE_VERSION = 76
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
