@@ -453,3 +453,27 @@ def test_the_things_a_folder_holds_named_before_it_are_the_folder(
 
     said = text.replace("`", "")
     assert [p for p, _ in forbidden_in(said, "")] == [p for p in forbidden]
+
+
+@pytest.mark.parametrize(
+    ("said", "forbidden"),
+    [
+        ("Add the uuid type. And leave Cargo.toml alone.", ["Cargo.toml"]),
+        ("leave the src/generated/ folder untouched, I regenerate it", ["src/generated/"]),
+        ("Please leave migrations/ and seeds/ as is.", ["migrations/", "seeds/"]),
+        ("hands off db/init.sql", ["db/init.sql"]),
+        # a condition, a negation, or no path: nothing
+        ("leave Cargo.toml alone until I have reviewed the diff", []),
+        ("Don't leave Cargo.toml as is, bump the version", []),
+        ("leave a comment in src/lib.rs", []),
+    ],
+)
+def test_the_user_telling_the_agent_to_leave_a_file_alone_forbids_editing_it(
+    said: str, forbidden: list[str], tmp_path: Path
+) -> None:
+    """ "Leave Cargo.toml alone" in a prompt let an Edit of Cargo.toml through: it holds
+    no negation and no verb of editing."""
+    from charter.session.forbidden import forbidden_in
+
+    (tmp_path / "Cargo.toml").write_text("[package]\n")
+    assert [p for p, _ in forbidden_in(said, str(tmp_path))] == forbidden

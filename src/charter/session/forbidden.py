@@ -13,7 +13,8 @@ seldom put a path in backticks, so a bare token with a ``/`` in it
 (``backend/app/alembic``, ``src/gen/``) is read as one, and so is a bare file name: the
 file at the project's root (``platformio.ini``), else that name anywhere in the tree
 (``dispatch.lua`` is ``**/dispatch.lua``); an absolute path inside the project is read
-relative to it.
+relative to it. "Leave Cargo.toml alone" (untouched, as is) and "hands off src/gen/"
+forbid the edit too, with no negation and no verb of editing.
 
 The user may change their mind: a later sentence that asks for an edit there ("now update
 backend/app/alembic/env.py", "you can edit the alembic folder again": an editing verb
@@ -39,6 +40,16 @@ _BARE_NAME = re.compile(
 )
 #: Sentences longer than this are pasted text, not an instruction.
 _MAX_SENTENCE = 400
+#: "leave `Cargo.toml` alone", "leave the `migrations/` folder untouched", "hands off
+#: `src/gen/`": users forbid an edit this way with no negation and no verb of editing.
+_SPANS = r"`[^`\n]+`(?:\s*(?:,|and|or)\s*`[^`\n]+`)*"
+_LEFT_ALONE = re.compile(
+    rf"\bleave\s+(?:(?:the|this|that|these|those|my|our)\s+)?(?P<a>{_SPANS})"
+    r"(?:\s+(?:file|files|folder|folders|directory|directories|dir))?"
+    r"\s+(?:alone|untouched|unchanged|as[- ]is|as\s+it\s+is|as\s+they\s+are)\b"
+    rf"|\bhands\s+off(?:\s+of)?\s+(?:(?:the|my|our)\s+)?(?P<b>{_SPANS})",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -71,11 +82,31 @@ def forbidden_in(text: str, root: str = "") -> list[tuple[str, str]]:
 
     out: list[tuple[str, str]] = []
     for said, sentence in _quoted_sentences(text, root):
-        for span in forbidden_spans(sentence, EDIT_READING):
+        for span in forbidden_spans(sentence, EDIT_READING) + _left_alone(sentence):
             pattern = parse_path(_relative(span, root))
             if pattern is not None:
                 out.append((_folder_if_dir(pattern, root), said))
     return out
+
+
+def _left_alone(sentence: str) -> list[str]:
+    """The paths a clause tells the agent to leave alone (:data:`_LEFT_ALONE`), unless
+    the clause is negated ("don't leave `x/` as is") or sets a condition ("leave `x/`
+    alone until I have reviewed it")."""
+    from charter.rules.edits import EDIT_READING
+    from charter.rules.negation import SPAN, clauses, negated
+
+    found: list[str] = []
+    for start, end in clauses(sentence):
+        clause = sentence[start:end]
+        for m in _LEFT_ALONE.finditer(clause):
+            rest = SPAN.sub(" ", clause[: m.start()] + clause[m.end() :])
+            if negated(clause) or EDIT_READING.conditions & set(
+                re.findall(r"[a-z']+", rest.lower())
+            ):
+                continue
+            found.extend(s.group(1).strip() for s in SPAN.finditer(m.group("a") or m.group("b")))
+    return found
 
 
 def _quoted_sentences(text: str, root: str) -> list[tuple[str, str]]:
