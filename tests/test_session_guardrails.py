@@ -378,6 +378,9 @@ def test_hook_fails_closed_on_broken_config_and_input(tmp_path: Path, run_charte
     assert decision(out) == "deny", proc.stderr
     assert "failed closed" in out["hookSpecificOutput"]["permissionDecisionReason"]
     assert "allowed_tools" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    # the hint names the command that checks the setup (`charter session gates` checks
+    # compaction and recovery, not the configuration)
+    assert "`charter doctor`" in out["hookSpecificOutput"]["permissionDecisionReason"]
     assert "Traceback" not in proc.stderr
     read_call = payload(root, "Read", {"file_path": str(root / "a.md")})
     proc = _hook(run_charter, root, read_call)

@@ -692,8 +692,9 @@ def fail_closed_output(payload: dict[str, Any], reason: str) -> dict[str, Any] |
         return None
     return _output(
         "deny",
-        f"guardrails failed closed ({reason}); fix it and retry (`charter session gates` "
-        "checks the setup)",
+        f"guardrails failed closed ({reason}); the call was not checked, so it is denied: "
+        "`charter doctor` shows what to fix in the setup (a call too large or malformed to "
+        "read: retry it smaller or simpler)",
     )
 
 
