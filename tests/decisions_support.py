@@ -137,3 +137,8 @@ def layered_checker(data: dict[str, Any], layer: str) -> DriftChecker:
     lexical layer alone (``"lexical"``, as in a cold hook process)."""
     embedder = get_embedder("minilm") if layer == "semantic" else None
     return DriftChecker(parse_clarifications(data), embedder=embedder)
+
+
+def flagged(checker: DriftChecker, text: str) -> set[str]:
+    """The constraints ``checker`` finds ``text`` violating."""
+    return {f.constraint_id for f in checker.check(text).findings}

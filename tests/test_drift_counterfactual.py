@@ -16,7 +16,7 @@ import pytest
 
 from charter.decisions.drift import checker as checker_module
 from charter.decisions.drift.checker import DriftChecker
-from tests.decisions_support import choice_entry, layered_checker
+from tests.decisions_support import choice_entry, flagged, layered_checker
 
 CLARIFICATIONS = [
     choice_entry(
@@ -54,27 +54,23 @@ def checker(request: pytest.FixtureRequest) -> DriftChecker:
     return layered_checker({"pgc_clarifications": CLARIFICATIONS}, request.param)
 
 
-def _flagged(checker: DriftChecker, text: str) -> set[str]:
-    return {f.constraint_id for f in checker.check(text).findings}
-
-
 @pytest.mark.parametrize("text", COUNTERFACTUAL)
 def test_the_unreal_past_chooses_nothing(checker: DriftChecker, text: str) -> None:
-    assert _flagged(checker, text) == set()
+    assert flagged(checker, text) == set()
 
 
 @pytest.mark.parametrize("text", COUNTERFACTUAL)
-def test_without_the_grammar_check_they_were_flagged(
+def test_without_the_grammar_check_they_wereflagged(
     checker: DriftChecker, text: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The cases above are real findings of the layers, lifted only by the grammar."""
     monkeypatch.setattr(checker_module, "_drop_counterfactual", lambda _text, hits: hits)
-    assert _flagged(checker, text)
+    assert flagged(checker, text)
 
 
 @pytest.mark.parametrize("text", PLANS)
-def test_plans_and_plain_conditions_are_still_flagged(checker: DriftChecker, text: str) -> None:
-    assert _flagged(checker, text)
+def test_plans_and_plain_conditions_are_stillflagged(checker: DriftChecker, text: str) -> None:
+    assert flagged(checker, text)
 
 
 @pytest.mark.parametrize(

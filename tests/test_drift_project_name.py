@@ -13,7 +13,7 @@ from __future__ import annotations
 from charter.decisions.drift.checker import DriftChecker
 from charter.decisions.drift.vocab import project_name_stems
 from charter.decisions.models import parse_clarifications
-from tests.decisions_support import choice_entry
+from tests.decisions_support import choice_entry, flagged
 
 DECISIONS = parse_clarifications(
     {
@@ -43,29 +43,25 @@ ABOUT_THE_PROJECT = [
 ]
 
 
-def _flagged(checker: DriftChecker, text: str) -> set[str]:
-    return {f.constraint_id for f in checker.check(text).findings}
-
-
 def test_texts_naming_the_project_choose_no_option() -> None:
     own = DriftChecker(DECISIONS, project_folder="quillmark")
     for text in ABOUT_THE_PROJECT:
-        assert _flagged(own, text) == set(), text
+        assert flagged(own, text) == set(), text
 
 
-def test_without_the_folder_they_were_flagged() -> None:
+def test_without_the_folder_they_wereflagged() -> None:
     """The cases above are real findings when the project's name is not known."""
     anonymous = DriftChecker(DECISIONS)
     for text in ABOUT_THE_PROJECT:
-        assert "STRING_MARKER" in _flagged(anonymous, text), text
+        assert "STRING_MARKER" in flagged(anonymous, text), text
 
 
 def test_the_options_still_fire_on_what_tells_them_apart() -> None:
     own = DriftChecker(DECISIONS, project_folder="quillmark")
-    assert "STRING_MARKER" in _flagged(
+    assert "STRING_MARKER" in flagged(
         own, "Replace the internal marker with a single ampersand in the editor."
     )
-    assert "WEB_TIER" in _flagged(own, "Put Caddy in front of the app instead.")
+    assert "WEB_TIER" in flagged(own, "Put Caddy in front of the app instead.")
 
 
 def test_only_a_name_the_decisions_write_as_one_counts() -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from charter.decisions.drift.checker import DriftChecker
-from tests.decisions_support import choice_entry, layered_checker
+from tests.decisions_support import choice_entry, flagged, layered_checker
 
 CLARIFICATIONS = [
     choice_entry(
@@ -48,10 +48,6 @@ def checker(request: pytest.FixtureRequest) -> DriftChecker:
     return layered_checker({"pgc_clarifications": CLARIFICATIONS}, request.param)
 
 
-def _flagged(checker: DriftChecker, text: str) -> set[str]:
-    return {f.constraint_id for f in checker.check(text).findings}
-
-
 ABANDONED = [
     "Watchers now use a 500 ms timer loop instead of BroadcastChannel.",
     "Replaced BroadcastChannel with a timer loop in the watcher.",
@@ -77,7 +73,7 @@ KEPT = [
 
 
 @pytest.mark.parametrize("text", ABANDONED)
-def test_the_chosen_option_replaced_by_something_else_is_flagged(
+def test_the_chosen_option_replaced_by_something_else_isflagged(
     checker: DriftChecker, text: str
 ) -> None:
     findings = checker.check(text).findings
@@ -93,7 +89,7 @@ def test_the_chosen_option_replaced_by_something_else_is_flagged(
 def test_the_chosen_option_kept_refined_or_only_discussed_is_not(
     checker: DriftChecker, text: str
 ) -> None:
-    assert _flagged(checker, text) == set(), text
+    assert flagged(checker, text) == set(), text
 
 
 _SEED_PROBE = """

@@ -335,6 +335,31 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _answers_and_leaves(
+    run_charter: Run,
+    repo: Path,
+    env: dict[str, str],
+    old_pid: int,
+    change: Callable[[], None],
+    what: str,
+) -> None:
+    """A warm worker answers a prompt; after ``change`` the next prompt is still answered
+    (in-process) and the worker on the old ``what`` leaves."""
+    from charter.integrations.claude_code import worker
+
+    warm = run_hook(run_charter, repo, "UserPromptSubmit", env=env, prompt=PROMPT)
+    assert "Alembic" in warm.stdout, warm.stderr
+    assert _alive(old_pid)
+    change()
+    time.sleep(worker.CODE_CHECK_SECONDS + 0.2)
+    again = run_hook(run_charter, repo, "UserPromptSubmit", env=env, prompt=PROMPT, session_id="s2")
+    assert again.returncode == 0 and "Alembic" in again.stdout, again.stderr
+    deadline = time.time() + 10
+    while _alive(old_pid) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not _alive(old_pid), f"the worker on the old {what} still runs"
+
+
 def test_a_worker_never_answers_with_code_that_changed_under_it(
     repo: Path, shared: Path, run_charter: Run
 ) -> None:
@@ -354,20 +379,12 @@ def test_a_worker_never_answers_with_code_that_changed_under_it(
     source = Path(worker.__file__).with_name("__init__.py")
     before = source.stat()
     try:
-        warm = run_hook(run_charter, repo, "UserPromptSubmit", env=env, prompt=PROMPT)
-        assert "Alembic" in warm.stdout, warm.stderr
-        assert _alive(old_pid)
-        newest = worker.code_stamp()
-        os.utime(source, ns=(before.st_atime_ns, newest + 5 * 10**9))
-        time.sleep(worker.CODE_CHECK_SECONDS + 0.2)
-        again = run_hook(
-            run_charter, repo, "UserPromptSubmit", env=env, prompt=PROMPT, session_id="s2"
-        )
-        assert again.returncode == 0 and "Alembic" in again.stdout, again.stderr
-        deadline = time.time() + 10
-        while _alive(old_pid) and time.time() < deadline:
-            time.sleep(0.1)
-        assert not _alive(old_pid), "the worker on the old code still runs"
+
+        def edit_code() -> None:
+            newest = worker.code_stamp()
+            os.utime(source, ns=(before.st_atime_ns, newest + 5 * 10**9))
+
+        _answers_and_leaves(run_charter, repo, env, old_pid, edit_code, "code")
         _wait_for(sock)  # a fresh worker, started by the hook that answered in-process
         deadline = time.time() + 30
         while time.time() < deadline and not lock.read_text().strip():
@@ -393,22 +410,14 @@ def test_a_worker_leaves_when_the_projects_settings_change(
     _wait_for(sock)
     old_pid = int(channel.lock_path(sock).read_text())
     try:
-        warm = run_hook(run_charter, repo, "UserPromptSubmit", env=env, prompt=PROMPT)
-        assert "Alembic" in warm.stdout, warm.stderr
-        assert _alive(old_pid)
-        config = repo / "charter.toml"
-        stamp = worker.config_stamp(repo)
-        config.write_text('[drift]\non_stop = "block"\n')  # a first charter.toml counts too
-        assert worker.config_stamp(repo) != stamp
-        time.sleep(worker.CODE_CHECK_SECONDS + 0.2)
-        again = run_hook(
-            run_charter, repo, "UserPromptSubmit", env=env, prompt=PROMPT, session_id="s2"
-        )
-        assert again.returncode == 0 and "Alembic" in again.stdout, again.stderr
-        deadline = time.time() + 10
-        while _alive(old_pid) and time.time() < deadline:
-            time.sleep(0.1)
-        assert not _alive(old_pid), "the worker on the old settings still runs"
+
+        def edit_settings() -> None:
+            stamp = worker.config_stamp(repo)
+            # a first charter.toml counts too
+            (repo / "charter.toml").write_text('[drift]\non_stop = "block"\n')
+            assert worker.config_stamp(repo) != stamp
+
+        _answers_and_leaves(run_charter, repo, env, old_pid, edit_settings, "settings")
     finally:
         _stop_worker(sock)
 

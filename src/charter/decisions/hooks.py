@@ -111,17 +111,7 @@ def _last_message_from_transcript(path: object, notes: list[str] | None = None) 
         message_id = message.get("id")
         if parts and (current is None or message_id != current):
             break
-        content = message.get("content")
-        if isinstance(content, str):
-            texts = [content]
-        elif isinstance(content, list):
-            texts = [
-                str(block.get("text", ""))
-                for block in content
-                if isinstance(block, dict) and block.get("type") == "text"
-            ]
-        else:
-            texts = []
+        texts = _texts(message.get("content"))
         if any(texts):
             parts.append("\n".join(texts))
             current = message_id
@@ -143,18 +133,24 @@ def _last_prompt_from_transcript(path: object, notes: list[str]) -> str:
         message = entry.get("message") if isinstance(entry, dict) else None
         if not isinstance(message, dict) or message.get("role") != "user":
             continue
-        content = message.get("content")
-        if isinstance(content, str) and content.strip():
-            return content
-        if isinstance(content, list):
-            texts = [
-                str(block.get("text", ""))
-                for block in content
-                if isinstance(block, dict) and block.get("type") == "text"
-            ]
-            if any(t.strip() for t in texts):
-                return "\n".join(texts)
+        texts = _texts(message.get("content"))
+        if any(t.strip() for t in texts):
+            return "\n".join(texts)
     return ""
+
+
+def _texts(content: object) -> list[str]:
+    """The text of a transcript message's ``content``: a string, or its text blocks (a
+    tool call or a tool result holds none)."""
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [
+            str(block.get("text", ""))
+            for block in content
+            if isinstance(block, dict) and block.get("type") == "text"
+        ]
+    return []
 
 
 def _model_loaded(project: Project) -> bool:
