@@ -29,15 +29,19 @@ import posixpath
 import re
 import sqlite3
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from charter.config import Project
 from charter.rules.commands import ForbiddenCommand, first_violation
 from charter.rules.edits import ForbiddenEdit, first_edit_violation
 from charter.rules.stored import Prohibitions
 from charter.state_ignore import ensure_local_dir
+
+if TYPE_CHECKING:
+    from charter.secretscan.settings import SecretsSettings
 
 #: Tools that never write: they pass even when the guardrails themselves fail.
 READ_ONLY_TOOLS = {
@@ -117,6 +121,10 @@ class Policy:
     rule_commands: str = "deny"
     edits: tuple[ForbiddenEdit, ...] = ()
     rule_edits: str = "deny"
+    #: a write whose new text holds a secret (deny | ask | off), and the scanner's
+    #: settings (``[secrets]``: detectors, allow-list)
+    secret_content: str = "ask"
+    secrets_settings: SecretsSettings | None = None
 
 
 @dataclass
@@ -178,6 +186,8 @@ def build_policy(project: Project) -> Policy:
         **_prohibitions(project, g.rule_commands, g.rule_edits),
         rule_commands=g.rule_commands,
         rule_edits=g.rule_edits,
+        secret_content=g.secret_content,
+        secrets_settings=getattr(project.settings, "secrets", None),
     )
 
 
@@ -400,10 +410,90 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
     if outside_scope:
         more = f" (+{len(outside_scope) - 1} more)" if len(outside_scope) > 1 else ""
         return Verdict("deny", outside_scope[0] + more, targets)
+    leaked = _secret_written(policy, tool, tool_input, targets)
+    if leaked:
+        return Verdict(policy.secret_content, leaked, targets)
     if asks:
         more = f" (+{len(asks) - 1} more)" if len(asks) > 1 else ""
         return Verdict("ask", f"cannot verify this write: {asks[0]}{more}", targets)
     return Verdict("allow", "", targets)
+
+
+def _written_text(tool: str, tool_input: dict[str, Any]) -> str:
+    """The new text a file tool puts into its file (only what it adds)."""
+    if tool == "Write":
+        value = tool_input.get("content")
+        return value if isinstance(value, str) else ""
+    if tool == "Edit":
+        value = tool_input.get("new_string")
+        return value if isinstance(value, str) else ""
+    if tool == "MultiEdit":
+        edits = tool_input.get("edits")
+        if not isinstance(edits, list):
+            return ""
+        return "\n".join(str(e.get("new_string", "")) for e in edits if isinstance(e, dict))
+    if tool == "NotebookEdit":
+        value = tool_input.get("new_source")
+        return value if isinstance(value, str) else ""
+    if tool in PATCH_TOOLS:
+        patch = tool_input.get(PATCH_TOOLS[tool])
+        if not isinstance(patch, str):
+            return ""
+        return "\n".join(
+            line[1:] for line in patch.splitlines() if line.startswith("+") and line[1:2] != "+"
+        )
+    return ""
+
+
+def _secret_written(
+    policy: Policy, tool: str, tool_input: dict[str, Any], targets: list[str]
+) -> str:
+    """Why the write puts a secret into a file ("" when it does not).
+
+    A secret file is refused by its name; a key pasted into ``src/config.js`` or a
+    token into ``.cargo/config.toml`` is found only by what is written. The scanner is
+    the one that keeps secrets out of what Charter stores and serves (precise token
+    formats, private keys, the quoted ``password = "..."`` rule; placeholders and the
+    ``[secrets] allow`` list pass), so the agent is held to the same standard."""
+    if policy.secret_content == "off" or tool not in _HAND_EDITS:
+        return ""
+    text = _written_text(tool, tool_input)
+    if not text.strip():
+        return ""
+    from charter.secretscan.apply import text_kind
+    from charter.secretscan.scanner import could_hold_secret, scanner_for
+
+    if not could_hold_secret(text):
+        return ""
+    target = targets[0] if targets else ""
+    rel = os.path.relpath(target, policy.root) if _inside(target, policy.root) else target
+    kind = "code" if os.path.splitext(rel)[1] not in ("", ".md", ".txt", ".rst") else "prose"
+    scanner = scanner_for(policy.secrets_settings)
+    lines = text.split("\n")
+    deadline = time.monotonic() + _SECRET_SCAN_SECONDS
+    # the first secret is enough: the text is read in blocks, and a large generated file
+    # full of credential words is read for at most a moment (the tool call is waiting)
+    for start in range(0, len(lines), _SECRET_BLOCK_LINES):
+        if time.monotonic() > deadline:
+            break
+        block = "\n".join(lines[start : start + _SECRET_BLOCK_LINES])
+        if not could_hold_secret(block):
+            continue
+        found = scanner.redact(block, path=rel, kind=text_kind(kind, rel)).findings
+        if found:
+            return (
+                f"the text written to {rel} holds what looks like a secret "
+                f"({found[0].detector}, line {start + found[0].line} of the new text): "
+                f"keep secrets in the environment or a secret store, not in files "
+                f"([session.guardrails] secret_content); {_ASK_USER}"
+            )
+    return ""
+
+
+#: Lines of written text scanned at a time for a secret (a private key block is ~30).
+_SECRET_BLOCK_LINES = 200
+#: How long one write is read for secrets at most.
+_SECRET_SCAN_SECONDS = 0.5
 
 
 def _invocations(

@@ -71,6 +71,14 @@ class GuardrailSettings(Record):
         "backend/migrations/\"), written by the agent's file tools: ask the user (who may "
         "have changed their mind), deny it quoting them, or off",
     )
+    secret_content: Literal["deny", "ask", "off"] = Field(
+        default="ask",
+        description="a write by the agent's file tools (Write, Edit, MultiEdit, "
+        "NotebookEdit, apply_patch) whose new text holds a secret, found by content "
+        "(a cloud key, a token, a private key; [secrets] settings and allow-list apply): "
+        "ask the user, deny it, or off. The reason names the detector and line, never "
+        "the value",
+    )
     user_commands: Literal["deny", "ask", "off"] = Field(
         default="ask",
         description='a Bash command the user told this session not to run ("never run '
