@@ -263,6 +263,28 @@ def test_gitattributes_last_match_wins_and_deeper_files_override(tmp_path: Path)
     assert "src/keep.ts" in report.indexed and "lib/own.ts" in report.indexed
 
 
+def test_a_root_catch_all_that_hides_languages_from_github_skips_nothing(
+    tmp_path: Path,
+) -> None:
+    # `* linguist-vendored` then `*.ex linguist-vendored=false` only picks the language
+    # GitHub's bar shows; read as a verdict it dropped every file of the project. A
+    # folder's own catch-all still marks that folder.
+    root = tmp_path / "proj"
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    write(root, ".gitattributes", "* linguist-vendored\n*.ex linguist-vendored=false\n")
+    write(root, "bin/tool.sh", "#!/bin/sh\necho hello\n")
+    write(root, "docs/guide.md", "# Guide\n\nRun the tool.\n")
+    write(root, "third_party/.gitattributes", "* linguist-vendored\n")
+    write(root, "third_party/lib.sh", "echo vendored\n")
+    commit_all(root)
+    report = Indexer(Project.load(root), get_embedder("hash")).run()
+    skipped = dict(report.skipped)
+    assert "bin/tool.sh" in report.indexed and "docs/guide.md" in report.indexed
+    assert skipped.get("third_party/lib.sh") == "vendored (.gitattributes)"
+    graph = build_graph(Project.load(root))
+    assert "bin/tool.sh" in graph.records and "third_party/lib.sh" not in graph.records
+
+
 def test_sot_paths_are_never_judged(tmp_path: Path) -> None:
     root = tmp_path / "proj"
     subprocess.run(["git", "init", "-q", str(root)], check=True)

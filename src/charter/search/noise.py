@@ -160,7 +160,16 @@ class _Attributes:
     rules: list[tuple[pathspec.PathSpec, str, bool]] = field(default_factory=list)
 
 
-def _parse_attributes(path: Path) -> _Attributes:
+# Patterns that match every file. Set in the root `.gitattributes`, `linguist-vendored`
+# or `-generated` says nothing about the files: it is GitHub's way to hide languages from
+# a repository's language bar (`* linguist-vendored`, then `*.ex linguist-vendored=false`
+# to show one), and read as a verdict it would drop the whole project from the index and
+# the graph. In a folder's own `.gitattributes` (`third_party/.gitattributes`) the same
+# line does mark that folder, and is kept.
+_EVERY_FILE = frozenset({"*", "**", "**/*", "/**", "/**/*"})
+
+
+def _parse_attributes(path: Path, *, root: bool = False) -> _Attributes:
     import pathspec
 
     from charter.search.discover import read_ignore_file
@@ -178,6 +187,8 @@ def _parse_attributes(path: Path) -> _Attributes:
             key, _, value = attr.lstrip("-!").partition("=")
             if key in ("linguist-generated", "linguist-vendored"):
                 on = not unset and value.lower() not in ("false", "0")
+                if on and root and pattern in _EVERY_FILE:
+                    continue
                 spec = pathspec.PathSpec.from_lines("gitignore", [pattern])
                 out.rules.append((spec, key, on))
     return out
@@ -198,7 +209,7 @@ class NoiseRules:
         if directory not in self._attributes:
             path = self.root / directory / ".gitattributes"
             self._attributes[directory] = (
-                _parse_attributes(path) if path.is_file() else _Attributes()
+                _parse_attributes(path, root=not directory) if path.is_file() else _Attributes()
             )
         return self._attributes[directory]
 
@@ -216,7 +227,7 @@ class NoiseRules:
         info = self._attributes.get("\0info")
         if info is None:
             path = self.root / ".git" / "info" / "attributes"
-            info = _parse_attributes(path) if path.is_file() else _Attributes()
+            info = _parse_attributes(path, root=True) if path.is_file() else _Attributes()
             self._attributes["\0info"] = info
         for spec, key, on in info.rules:
             if spec.match_file(rel):
