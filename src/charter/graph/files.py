@@ -64,7 +64,9 @@ _RULE_FILES = (".gitignore", ".gitattributes", "modules.txt")
 #: timestamp's granularity (2 s on FAT) without its mtime moving: it is scanned again.
 _RACY_NS = 2_000_000_000
 #: 2: a documentation page named for what is done with secrets is read (word_globs_apply)
-_LISTING_VERSION = 2
+#: 3: a root `.gitattributes` catch-all (`* linguist-vendored`) marks nothing, so a
+#: listing cached before it is read again
+_LISTING_VERSION = 3
 
 
 def _stat_key(path: Path) -> list[int] | None:
