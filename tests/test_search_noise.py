@@ -14,7 +14,7 @@ import pytest
 from charter.config import Project
 from charter.embed.registry import get_embedder
 from charter.graph.build import build_graph
-from charter.search.indexer import Indexer
+from charter.search.indexer import Indexer, IndexReport
 from tests.conftest import charter_run, commit_all, write
 
 #: pnpm's lockfile as pnpm 9 writes it (first key ``lockfileVersion``).
@@ -246,17 +246,28 @@ def test_noise_deleted_in_git_history_is_not_indexed_either(tmp_path: Path) -> N
     assert "tests/cassettes/test_embed.yaml" not in report.history
 
 
-def test_gitattributes_last_match_wins_and_deeper_files_override(tmp_path: Path) -> None:
+def _indexed_repo(tmp_path: Path, files: dict[str, str]) -> tuple[Path, IndexReport]:
+    """A committed git repository of ``files`` and the report of indexing it."""
     root = tmp_path / "proj"
     subprocess.run(["git", "init", "-q", str(root)], check=True)
-    write(root, ".gitattributes", "*.ts linguist-generated\nsrc/keep.ts -linguist-generated\n")
-    write(root, "src/keep.ts", "export const a = 1;\n")
-    write(root, "src/gen.ts", "export const b = 2;\n")
-    write(root, "lib/.gitattributes", "own.ts linguist-generated=false\n")
-    write(root, "lib/own.ts", "export const c = 3;\n")
-    write(root, "lib/other.ts", "export const d = 4;\n")
+    for rel, text in files.items():
+        write(root, rel, text)
     commit_all(root)
-    report = Indexer(Project.load(root), get_embedder("hash")).run()
+    return root, Indexer(Project.load(root), get_embedder("hash")).run()
+
+
+def test_gitattributes_last_match_wins_and_deeper_files_override(tmp_path: Path) -> None:
+    _, report = _indexed_repo(
+        tmp_path,
+        {
+            ".gitattributes": "*.ts linguist-generated\nsrc/keep.ts -linguist-generated\n",
+            "src/keep.ts": "export const a = 1;\n",
+            "src/gen.ts": "export const b = 2;\n",
+            "lib/.gitattributes": "own.ts linguist-generated=false\n",
+            "lib/own.ts": "export const c = 3;\n",
+            "lib/other.ts": "export const d = 4;\n",
+        },
+    )
     skipped = dict(report.skipped)
     assert skipped.get("src/gen.ts") == "generated (.gitattributes)"
     assert skipped.get("lib/other.ts") == "generated (.gitattributes)"
@@ -269,15 +280,16 @@ def test_a_root_catch_all_that_hides_languages_from_github_skips_nothing(
     # `* linguist-vendored` then `*.ex linguist-vendored=false` only picks the language
     # GitHub's bar shows; read as a verdict it dropped every file of the project. A
     # folder's own catch-all still marks that folder.
-    root = tmp_path / "proj"
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    write(root, ".gitattributes", "* linguist-vendored\n*.ex linguist-vendored=false\n")
-    write(root, "bin/tool.sh", "#!/bin/sh\necho hello\n")
-    write(root, "docs/guide.md", "# Guide\n\nRun the tool.\n")
-    write(root, "third_party/.gitattributes", "* linguist-vendored\n")
-    write(root, "third_party/lib.sh", "echo vendored\n")
-    commit_all(root)
-    report = Indexer(Project.load(root), get_embedder("hash")).run()
+    root, report = _indexed_repo(
+        tmp_path,
+        {
+            ".gitattributes": "* linguist-vendored\n*.ex linguist-vendored=false\n",
+            "bin/tool.sh": "#!/bin/sh\necho hello\n",
+            "docs/guide.md": "# Guide\n\nRun the tool.\n",
+            "third_party/.gitattributes": "* linguist-vendored\n",
+            "third_party/lib.sh": "echo vendored\n",
+        },
+    )
     skipped = dict(report.skipped)
     assert "bin/tool.sh" in report.indexed and "docs/guide.md" in report.indexed
     assert skipped.get("third_party/lib.sh") == "vendored (.gitattributes)"
