@@ -477,3 +477,21 @@ def test_the_user_telling_the_agent_to_leave_a_file_alone_forbids_editing_it(
 
     (tmp_path / "Cargo.toml").write_text("[package]\n")
     assert [p for p, _ in forbidden_in(said, str(tmp_path))] == forbidden
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # a glob with no folder and no extension is as often the name of a cluster's
+        # apps or resources as of files: "touch" then forbids acting on them, not a file
+        ("Only ever act on `web-v2-*`. NEVER touch `web-*` — a sync hits the other cluster.",
+         []),
+        ("Do not edit `zz_generated*` files; run `make generate`.", ["zz_generated*"]),
+        ("Never edit `*.pb.go` by hand.", ["*.pb.go"]),
+        ("Never edit `gen/*` by hand.", ["gen/*"]),
+    ],
+)  # fmt: skip
+def test_a_bare_name_glob_names_files_only_when_the_rule_calls_them_files(
+    text: str, forbidden: list[str]
+) -> None:
+    assert [e.path for e in edits_in(_rule(text))] == forbidden

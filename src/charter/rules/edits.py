@@ -213,6 +213,22 @@ _LEAVE = re.compile(
 )
 
 
+def _bare_name_glob(pattern: str) -> bool:
+    """A glob with no folder and no extension (`ai-*`, `zz_generated*`): as often the
+    name of a cluster's apps, branches or resources as of files."""
+    return bool(GLOB.search(pattern)) and "/" not in pattern and "." not in pattern
+
+
+def _called_files(text: str, span: str) -> bool:
+    """Whether the rule calls ``span`` files ("`zz_generated*` files", "files named
+    `gen_*`"): a word "file" or "files" within a few words of it."""
+    for m in re.finditer(re.escape(f"`{span}`"), text):
+        near = text[max(0, m.start() - 40) : m.end() + 30]
+        if re.search(r"\bfiles?\b", SPAN.sub(" ", near), re.I):
+            return True
+    return False
+
+
 def edits_in(rule: Rule) -> list[ForbiddenEdit]:
     """The paths ``rule`` forbids editing (see the module docstring); none when the rule
     also gives leave to edit some of them."""
@@ -223,7 +239,7 @@ def edits_in(rule: Rule) -> list[ForbiddenEdit]:
         return found
     for span in forbidden_spans(rule.text, EDIT_READING) + _subject_spans(rule.text):
         pattern = parse_path(span)
-        if pattern is None:
+        if pattern is None or (_bare_name_glob(pattern) and not _called_files(rule.text, span)):
             continue
         found.append(
             ForbiddenEdit(rule.id, rule.source.cite(), rule.text, span, pattern, base, dirs)

@@ -152,7 +152,9 @@ if TYPE_CHECKING:
 #: of its own (rule texts and ids change)
 #: 76: the items of a list right under a one-verb heading ("## Remove", "## Keep") that
 #: do not instruct by themselves are shown after it ("Remove: Doc comments that …")
-STATE_VERSION = 76
+#: 77: a glob with no folder and no extension (`ai-*`) is a forbidden edit only when the
+#: rule calls it files ("`zz_generated*` files"); "NEVER touch `ai-*`" names apps
+STATE_VERSION = 77
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
