@@ -87,9 +87,12 @@ _KEY_BLOCK = re.compile(
     r"(?:.*?-{4,5} ?END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)? ?-{4,5}|(?P<open>))",
     re.DOTALL,
 )
+_KEY_BEGIN = re.compile(r"-{4,5} ?BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)? ?-{4,5}")
 _KEY_END = re.compile(r"-{4,5} ?END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)? ?-{4,5}")
 _BASE64_LINE = re.compile(r"^\s*(?:[A-Za-z0-9+/=]{16,}|(?:Proc-Type|DEK-Info|Comment):.*)\s*$")
 _PUTTY = re.compile(r"PuTTY-User-Key-File-\d.*")
+#: Base64 key material: a block without a run like this holds a placeholder, not a key.
+_KEY_MATERIAL = re.compile(r"[A-Za-z0-9+/]{16,}")
 
 #: Keyword-rule values that are words about a secret, not a secret.
 _PLACEHOLDERS = frozenset(
@@ -447,9 +450,15 @@ class Scanner:
             return text
 
         def block(match: re.Match[str]) -> str:
+            body = match.group(0)
+            if match.group("open") is None:
+                end = _KEY_END.search(body)
+                head = _KEY_BEGIN.match(body)
+                inner = body[head.end() if head else 0 : end.start() if end else None]
+                if not _KEY_MATERIAL.search(inner):
+                    return body  # an elided or placeholder body (``...``, ``YOUR_KEY``)
             line = text.count("\n", 0, match.start()) + 1
             findings.append(Finding(line, "private-key"))
-            body = match.group(0)
             if match.group("open") is not None:  # no END marker: take the base64 lines after
                 return MARK.format("private-key")
             return MARK.format("private-key") + "\n" * body.count("\n")
@@ -457,6 +466,7 @@ class Scanner:
         text = _KEY_BLOCK.sub(block, text)
         lines = text.split("\n")
         mark = MARK.format("private-key")
+        began = False
         for index, line in enumerate(lines):
             if line.endswith(mark) or _PUTTY.search(line):
                 if _PUTTY.search(line):
@@ -466,7 +476,9 @@ class Scanner:
                 while j < len(lines) and _BASE64_LINE.match(lines[j]):
                     lines[j] = ""
                     j += 1
-            elif _KEY_END.search(line):  # the block began in an earlier chunk
+            elif _KEY_BEGIN.search(line):
+                began = True  # a placeholder block kept whole: its END is no key's
+            elif _KEY_END.search(line) and not began:  # the block began in an earlier chunk
                 findings.append(Finding(index + 1, "private-key"))
                 lines[index] = _KEY_END.sub(mark, line)
                 j = index - 1
@@ -555,6 +567,8 @@ class Scanner:
                 continue  # ``secrets: inherit``: a mode for a set of secrets, not one's value
             if value.strip().strip("'\"`") in plain:
                 continue  # the file shows it in the open (a user or an image name)
+            if _refers_to_a_secret(line[: match.start(group)], value):
+                continue  # ``tlsSecret: web-tls``, ``secret `prod/app/env```: where it lives
             if not _keyword_value_ok(value.strip(), strict=kind == "prose", context=rest):
                 continue
             yield match.start(group), end, "secret-keyword"
@@ -648,6 +662,8 @@ _DESCRIPTIVE = frozenset(
         "status",
         "method",
         "provider",
+        "store",
+        "stores",
         "strength",
         "reset",
         "changed",
@@ -674,6 +690,34 @@ def _names_a_secret(before: str) -> bool:
     return len(words) >= 2 and words[-1] in _DESCRIPTIVE
 
 
+#: A value that names where a secret lives by a path of lowercase words, maybe after a
+#: scheme (``prod/app/env``, ``secret:argocd/repo-creds``, ``pullsecret:ns/ghcr-pull``).
+_SECRET_PATH = re.compile(r"(?:[a-z]*:)?[a-z][a-z0-9_-]*(?:/[a-z][a-z0-9_-]*)+")
+#: A Kubernetes object's name: lowercase words joined by hyphens or dots (``web-tls``,
+#: ``keycloak-admin``, ``grafana.example.org-tls``).
+_OBJECT_NAME = re.compile(r"[a-z]+\d*(?:(?:-{1,2}|\.)[a-z]+\d*)+")
+
+
+def _refers_to_a_secret(before: str, value: str) -> bool:
+    """Whether ``value`` names a secret rather than holds one: a path of lowercase words
+    (a secret manager's or a cluster's), lowercase words ending in one that describes
+    (``client-id``: the field a secret sits in), or, for a key whose last word is ``secret``
+    after another word (``adminSecret``, ``tlsSecret``, ``existingMasterKeySecret`` — the
+    Kubernetes way of naming a Secret object), an object's name of lowercase words."""
+    value = value.strip().strip("'\"`")
+    if _SECRET_PATH.fullmatch(value):
+        return True
+    if not _OBJECT_NAME.fullmatch(value):
+        return False
+    if _words(value)[-1] in _DESCRIPTIVE:
+        return True  # ``secretKey: client-id``: the name of a field that holds one
+    key = _ASSIGNED_KEY.search(before)
+    if key is None:
+        return False
+    words = _words(key.group(1))
+    return len(words) >= 2 and words[-1] in ("secret", "secrets")
+
+
 def _words(name: str) -> list[str]:
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
     return [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
@@ -686,7 +730,7 @@ def _names_its_kind(value: str) -> bool:
     """A value with the keyword rule's own word as one of its parts (``your-api-key``,
     ``test-key``, ``test-password``): a placeholder naming what belongs there, the shape
     of test fixtures and docs. A real key or password is not spelled out in words."""
-    parts = [p for p in re.split(r"[^a-z0-9]+", value.lower().strip("'\"`")) if p]
+    parts = _words(value.strip("'\"`"))  # ``apiKey``, ``accessKeyId`` too
     pairs = [a + b for a, b in itertools.pairwise(parts)]
     return len(parts) > 1 and any(_KEYWORD_WORD.fullmatch(p) for p in parts + pairs)
 
@@ -706,7 +750,7 @@ _PLACEHOLDER_WORDS = frozenset(
         "dev", "development", "local", "localhost", "default", "demo", "dummy", "fake",
         "placeholder", "insecure", "not", "real", "foo", "bar", "baz", "qwerty",
         "letmein", "welcome", "admin", "administrator", "root", "user", "guest",
-        "postgres", "mysql", "sa", "app",
+        "postgres", "mysql", "sa", "app", "provided", "supplied", "name", "access",
     }
 )  # fmt: skip
 #: Letter-for-letter spellings (``p@ssw0rd``, ``s3cr3t``): a digit only inside a word.
@@ -761,6 +805,12 @@ def _spellings(text: str) -> list[str]:
     return [plain, re.sub(r"[^a-z0-9]", "", "".join(leet))]
 
 
+#: Filler after a token's prefix: no generated secret repeats one of these eight times.
+_FILLER_RUN = re.compile(r"([xX*#•])\1{7,}")
+#: ... or fill all that follows a token's short prefix (``sk-xxxx``, ``ghp_****``).
+_PREFIXED_FILLER = re.compile(r"[A-Za-z]{1,5}[-_]([xX*#•])\1{3,}")
+
+
 def is_placeholder(value: str, context: str = "") -> bool:
     """Whether a credential's value is an obvious placeholder or dev default, not a secret.
 
@@ -781,6 +831,8 @@ def is_placeholder(value: str, context: str = "") -> bool:
     if len(text.split()) > 1:  # a phrase (``keyboard cat``): each of its words
         return all(is_placeholder(word, context) for word in text.split())
     if len({ch for ch in text.lower() if ch.isalnum()}) <= 2 or text.lower() in _ALPHABET:
+        return True
+    if _FILLER_RUN.search(text) or _PREFIXED_FILLER.fullmatch(text):  # ``sk-xxxx``
         return True
     words = _PLACEHOLDER_WORDS | {w for w in _words(context) if len(w) >= 2 and w.isalpha()}
     return any(_made_of(form, words) for form in _spellings(text))
