@@ -71,3 +71,30 @@ def test_only_a_name_the_decisions_write_as_one_counts() -> None:
     assert project_name_stems(DECISIONS, "web") == frozenset()
     assert project_name_stems(DECISIONS, "server") == frozenset()
     assert project_name_stems(DECISIONS, "caddy") == frozenset()  # first word of a label
+
+
+def test_a_name_written_in_capitals_is_the_projects_too() -> None:
+    """A research tool's decisions write its name in capitals ("… before installing
+    VELLUM"); every commit naming VELLUM ("Fix VELLUM window title on Windows") was
+    flagged as choosing that rejected option (users' pass sixty-one)."""
+    decisions = parse_clarifications(
+        {
+            "pgc_clarifications": [
+                choice_entry(
+                    "PY_RUNTIME",
+                    "How is the Python interpreter shipped to users?",
+                    {
+                        "bundle": "Bundle a stand-alone Python built with PyOxidizer",
+                        "preinstalled": "Require users to install Python before installing VELLUM",
+                    },
+                    "bundle",
+                )
+            ]
+        }
+    )
+    assert project_name_stems(decisions, "vellum") == frozenset({"vellum"})
+    own = DriftChecker(decisions, project_folder="vellum")
+    for text in ("Fix VELLUM window title on Windows", "Bump VELLUM to 0.4.2 and rebuild"):
+        assert flagged(own, text) == set(), text
+    # without the folder, the name was an option's word
+    assert "PY_RUNTIME" in flagged(DriftChecker(decisions), "Fix VELLUM window title on Windows")

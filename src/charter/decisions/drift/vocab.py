@@ -408,7 +408,7 @@ def project_name_stems(decisions: PgcClarifications, folder: str) -> frozenset[s
     A decision that names the project in an option ("Build it into Foo") does not make
     every text about Foo a choice of that option: the agent's replies and commits name
     the project all the time. Only a folder name the decisions write as a name (with a
-    capital, after the first word of a text) counts, so a folder called ``web`` or
+    capital or in capitals, after the first word of a text) counts, so a folder called ``web`` or
     ``server`` never takes a word away."""
     key = re.sub(r"[^a-z0-9]", "", folder.lower())
     if len(key) < 4 or key in lexicon.STOPWORDS:
@@ -418,7 +418,7 @@ def project_name_stems(decisions: PgcClarifications, folder: str) -> frozenset[s
     for text in texts:
         for pos, tok in enumerate(lexicon.tokens(text)):
             written = re.sub(r"[^a-z0-9]", "", tok.lower())
-            if pos > 0 and written == key and tok != tok.lower() and not tok.isupper():
+            if pos > 0 and written == key and tok != tok.lower():  # "JabRef", "SACRO"
                 return frozenset({lexicon.stem(key)})
     return frozenset()
 
