@@ -39,6 +39,8 @@ COUNTERFACTUAL = [
     "Sage would have meant a second login for the bookkeeper.",
     "If we posted the invoices to Sage, we'd need a second export job.",
     "Design note: if the pipelines were moved to Cromwell, we would need WDL.",
+    # "built", "held", "put", "stuck": participles not ending like the regular ones
+    "Had we built the pipelines on Cromwell, we'd own the WDL glue code.",
 ]
 
 PLANS = [
@@ -89,6 +91,10 @@ def test_plans_and_plain_conditions_are_stillflagged(checker: DriftChecker, text
         ("We had a call about X.", False),
         ("If the card fails, take cash.", False),
         ("We chose X and had built the form by Friday.", False),
+        ("Had we built X, we'd own its code.", True),
+        ("Had they held the invoices in X, the audit would be late.", True),
+        ("If we had put X first, the queue would have grown.", True),
+        ("Had we stuck with X, nothing would change.", True),
     ],
 )
 def test_the_grammar_of_the_unreal_past(sentence: str, unreal: bool) -> None:

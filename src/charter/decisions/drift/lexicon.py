@@ -262,8 +262,12 @@ CONDITIONAL = re.compile(
 )
 
 #: A past participle, loosely (regular -ed and the common irregular endings): enough to
-#: tell "had gone", "had chosen", "would have meant" from "had to", "had a".
-_PAST_PARTICIPLE = r"\w+(?:ed|en|ne|wn|ght|ook|ade|ad|id|nt|ung|ew|orn|ept|elt|eft|ost|ot|it|un)"
+#: tell "had gone", "had chosen", "would have meant" from "had to", "had a" ("built",
+#: "held", "put", "stuck" too).
+_PAST_PARTICIPLE = (
+    r"\w+(?:ed|en|ne|wn|ght|ook|ade|ad|id|nt|ung|ew|orn|ept|elt|eft|ost|ot|it|un"
+    r"|lt|ld|ut|uck)"
+)
 #: A simple past in a condition: a regular -ed form or one of the commonest irregular
 #: pasts ("if we took card payments", "if the fee were invoiced"). Generic English.
 _SIMPLE_PAST = (
