@@ -214,3 +214,13 @@ def test_doctor_reports_the_decisions(repo: Path, run_charter: Run) -> None:
     store.write_text(store.read_text().replace("RabbitMQ", "Kafka"), encoding="utf-8")
     code, row = doctor()
     assert (code, row["status"]) == (1, "fail") and "decisions restore" in row["fix"]
+
+
+def test_importing_a_folder_of_adrs_without_adr_says_how(repo: Path, run_charter: Run) -> None:
+    """`charter decisions import docs/adr` said only "decisions input is a directory, not
+    a file": the user had to find `--adr` in the help (users' pass sixty-one)."""
+    (repo / "docs" / "adr").mkdir(parents=True)
+    res = run_charter("decisions", "import", "docs/adr", cwd=repo)
+    assert res.returncode == 2
+    assert "charter decisions import --adr docs/adr" in res.stderr
+    assert len(res.stderr.splitlines()) == 1

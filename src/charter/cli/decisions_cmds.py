@@ -221,6 +221,12 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
             return
         if len(files) != 1:
             raise CharterError("import reads one intake file at a time (several with --adr)")
+        if files[0].is_dir():  # a folder of ADRs, the usual thing to import
+            raise CharterError(
+                f"decisions input is a directory, not a file: {files[0]} "
+                "(to read the ADRs in it: charter decisions import --adr "
+                f"{files[0]})"
+            )
         incoming = import_file(files[0], project.settings.decisions.default_priority)
         if dry_run:
             _, changed = upsert(load_decisions(project), incoming)
