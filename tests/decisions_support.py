@@ -142,3 +142,12 @@ def layered_checker(data: dict[str, Any], layer: str) -> DriftChecker:
 def flagged(checker: DriftChecker, text: str) -> set[str]:
     """The constraints ``checker`` finds ``text`` violating."""
     return {f.constraint_id for f in checker.check(text).findings}
+
+
+#: A choice both drift-grammar tests hold texts against: invoices go to Xero, not Sage.
+ACCOUNTING = choice_entry(
+    "ACCOUNTING",
+    "Which accounting system receives the invoices?",
+    {"xero": "Xero", "sage": "Sage"},
+    "xero",
+)

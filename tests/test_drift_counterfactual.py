@@ -16,15 +16,10 @@ import pytest
 
 from charter.decisions.drift import checker as checker_module
 from charter.decisions.drift.checker import DriftChecker
-from tests.decisions_support import choice_entry, flagged, layered_checker
+from tests.decisions_support import ACCOUNTING, choice_entry, flagged, layered_checker
 
 CLARIFICATIONS = [
-    choice_entry(
-        "ACCOUNTING",
-        "Which accounting system receives the invoices?",
-        {"xero": "Xero", "sage": "Sage"},
-        "xero",
-    ),
+    ACCOUNTING,
     choice_entry(
         "WORKFLOW_ENGINE",
         "Which workflow engine runs the pipelines?",

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from charter.decisions.drift.checker import DriftChecker
-from tests.decisions_support import choice_entry, flagged, layered_checker
+from tests.decisions_support import ACCOUNTING, choice_entry, flagged, layered_checker
 
 CLARIFICATIONS = [
     choice_entry(
@@ -28,12 +28,7 @@ CLARIFICATIONS = [
         {"broadcast": "BroadcastChannel", "polling": "Polling"},
         "broadcast",
     ),
-    choice_entry(
-        "ACCOUNTING",
-        "Which accounting system receives the invoices?",
-        {"xero": "Xero", "sage": "Sage"},
-        "xero",
-    ),
+    ACCOUNTING,
     choice_entry(
         "EMAILS",
         "How does the API send e-mails?",

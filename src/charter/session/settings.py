@@ -19,6 +19,11 @@ DEFAULT_CORE = [
 ]
 
 
+#: What a guardrail does with a call one of its checks catches: refuse it, ask the user,
+#: or let it through (the check is off).
+HeldCall = Literal["deny", "ask", "off"]
+
+
 class GuardrailSettings(Record):
     """PreToolUse policy: which tools may run and where writes may land."""
 
@@ -53,25 +58,25 @@ class GuardrailSettings(Record):
     audit_log: str = Field(
         default="artifacts/guardrails/audit.jsonl", description="one JSON line per blocked call"
     )
-    rule_commands: Literal["deny", "ask", "off"] = Field(
+    rule_commands: HeldCall = Field(
         default="deny",
         description='a Bash command a compiled rule forbids outright ("never run `dune '
         'clean`", "use `uv add` instead of `pip install`"; no condition such as '
         '"against production"): deny it citing the rule, ask the user, or off',
     )
-    rule_edits: Literal["deny", "ask", "off"] = Field(
+    rule_edits: HeldCall = Field(
         default="deny",
         description='a file a compiled rule forbids editing ("do not edit `dist/` '
         'directly", "never edit `db/schema.rb` by hand"), written by the agent\'s file '
         "tools: deny it citing the rule, ask the user, or off",
     )
-    user_edits: Literal["deny", "ask", "off"] = Field(
+    user_edits: HeldCall = Field(
         default="ask",
         description='a file the user told this session not to edit ("never touch '
         "backend/migrations/\"), written by the agent's file tools: ask the user (who may "
         "have changed their mind), deny it quoting them, or off",
     )
-    secret_content: Literal["deny", "ask", "off"] = Field(
+    secret_content: HeldCall = Field(
         default="ask",
         description="a write by the agent's file tools (Write, Edit, MultiEdit, "
         "NotebookEdit, apply_patch) whose new text holds a secret, found by content "
@@ -79,7 +84,7 @@ class GuardrailSettings(Record):
         "ask the user, deny it, or off. The reason names the detector and line, never "
         "the value",
     )
-    user_commands: Literal["deny", "ask", "off"] = Field(
+    user_commands: HeldCall = Field(
         default="ask",
         description='a Bash command the user told this session not to run ("never run '
         '`deno publish`", "don\'t run npm publish, I release by hand"; no condition such '
