@@ -891,6 +891,7 @@ class DriftChecker:
                     and not view.history
                     and not _refused_elsewhere(text, view, clause, where[1])
                     and not _subject_negated(text, clause, forbidden.subject)
+                    and not forbidden.numbers & clause.stems
                 ):
                     hit = self._clause_hit(text, view, clause, vocab, False, "forbidden")
                     hit.strong = len(forbidden.core & clause.stems) >= 2

@@ -99,6 +99,9 @@ class Forbidden:
     #: core words the rest of the answer also uses affirmatively ("sailing" of "fares never
     #: change with how full a sailing is" beside "half fare on every sailing")
     affirmed: frozenset[str] = frozenset()
+    #: the limit the clause sets ("#6" of "no specialist is booked for more than 6
+    #: sessions"): a text naming the same number restates the limit, it does not break it
+    numbers: frozenset[str] = frozenset()
 
     def matches(self, stems: set[str]) -> set[str]:
         """Two core words; or, for a short clause (≤ 3 core words), one core word plus a
@@ -342,6 +345,16 @@ def _scope_items(answer: str) -> list[frozenset[str]]:
     return out
 
 
+#: A number standing alone ("6", "6-session", "5%"), not part of a name ("S/4HANA", "v2").
+_LIMIT_NUMBER = re.compile(r"(?<![A-Za-z/])(\d+)(?![A-Za-z\d])")
+
+
+def _limit_numbers(clause: str) -> frozenset[str]:
+    """The numbers a clause states, without the zeros of times and thousands or the
+    digits of a product's name."""
+    return frozenset("#" + n for n in _LIMIT_NUMBER.findall(clause) if n.strip("0"))
+
+
 def _forbidden_clauses(answer: str, shared: set[str]) -> list[Forbidden]:
     out = []
     context = set(lexicon.content_stems(answer))
@@ -377,6 +390,7 @@ def _forbidden_clauses(answer: str, shared: set[str]) -> list[Forbidden]:
                 context=frozenset(context - core - subject),
                 subject=frozenset(subject),
                 affirmed=frozenset(core & affirmed),
+                numbers=_limit_numbers(match.group("rest")),
             )
         )
     # the subject of "X and Y can never read them" sits before the negator
