@@ -64,6 +64,12 @@ def _rule(text: str, scopes: list[str] | None = None, path: str = "AGENTS.md") -
         ("Don't run `pnpm build` yet; it fails until the schema lands.", []),
         ("Never run `git reset --hard` — always revert, for the audit trail.",
          ["git reset --hard"]),  # the reason after the dash sets no condition
+        # a comma, then a clause with a subject of its own: the reason, not a condition
+        ("Do not run `pnpm android`, there is no emulator on this machine.", ["pnpm android"]),
+        ("Never run `expo prebuild --clean`, it wipes the native folders on every run.",
+         ["expo prebuild --clean"]),
+        ("Never run `git push --force` on main, it rewrites shared history.", []),
+        ("Never run `npm publish`, in CI or elsewhere.", []),
         # what to do instead, after a dash, conditions nothing before it
         ("**Never use `pip install` or `uv pip`** — use `uv` for all dependency management",
          ["pip install", "uv pip"]),

@@ -37,6 +37,8 @@ from tests.test_session_guardrails import (
     [
         ("Never run `deno publish`.", ["deno publish"]),
         ("don't run npm publish, I release by hand", ["npm publish"]),
+        ("Do not run `pnpm android` here, there is no emulator on this machine.", ["pnpm android"]),
+        ("don't run expo prebuild --clean, it wipes ios/ on every run", ["expo prebuild --clean"]),
         ("Fix the build. Never run make deploy, I do that myself.", ["make deploy"]),
         ("Please don't use pip install, use uv add instead.", ["pip install"]),
         ("never git push --force", ["git push --force"]),

@@ -111,10 +111,15 @@ _NEGATED = re.compile(
     r"pas|interdite?)\b|不要|不得|禁止|切勿|请勿|严禁|不能)",
     re.IGNORECASE,
 )
-#: Where a sentence turns from the prohibition to its reason.
+#: Where a sentence turns from the prohibition to its reason: a colon, a dash, a
+#: bracket, a conjunction of cause, or a comma before a clause with a subject of its own
+#: ("…, there is no emulator on this machine", "…, it hangs on CI", "…, I release by
+#: hand"), which says why, not when.
 _EXPLANATION = re.compile(
     r"[:：]\s|\s[—–-]\s|[—–(（]|[,，]\s*(?:since|because|as|da|weil|porque|pois|car|puisque)\b|"
-    r"[,，]\s*因为"
+    r"[,，]\s*因为|"
+    r"[,，]\s*(?:there\s+(?:is|are|was|were|isn't|aren't|wasn't|weren't)|there's|"
+    r"(?:it|i|we|they|you)(?:['’](?:s|m|re|ll|ve|d))?\s+[a-z'’]+)\b"
 )
 #: A dash between two clauses of one sentence.
 _DASH = re.compile(r"\s[—–-]\s|[—–]")

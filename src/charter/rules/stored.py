@@ -154,7 +154,10 @@ if TYPE_CHECKING:
 #: do not instruct by themselves are shown after it ("Remove: Doc comments that …")
 #: 77: a glob with no folder and no extension (`ai-*`) is a forbidden edit only when the
 #: rule calls it files ("`zz_generated*` files"); "NEVER touch `ai-*`" names apps
-STATE_VERSION = 77
+#: 78: a comma before a clause with a subject of its own ("…, there is no emulator on
+#: this machine", "…, it wipes `ios/` on every run") gives the reason: its words set no
+#: condition on the command or file forbidden before it
+STATE_VERSION = 78
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
