@@ -615,3 +615,79 @@ def test_options_that_differ_only_in_a_symbol_are_distinct(repo: Path, run_chart
     res = run_charter("decisions", "invariants", "--json", cwd=repo)
     (statement,) = [i["statement"] for i in json.loads(res.stdout)["invariants"]]
     assert "Excluded: Mark with the character §, Mark with the character %" in statement
+
+
+YAML_RECORD = """number: 4
+title: "Redis for player session state"
+category: architecture
+status: accepted
+decision: >
+  Keep each player's session state in Redis, keyed by session id, so any game server
+  instance can pick up a reconnecting player.
+rationale: >
+  Instances come and go behind the load balancer.
+rejected_alternatives:
+  - alternative: "Memcached"
+    reason: "No persistence; a restart drops every session"
+  - alternative: "In-process cache (sticky sessions)"
+    reason: "A crashed instance loses its players"
+"""
+
+
+def test_yaml_decision_records_bind_their_title_over_the_rejected_alternatives(
+    repo: Path, run_charter: Run
+) -> None:
+    """Decision records written as one YAML mapping each (title, decision, rejected
+    alternatives) were not read at all: ``--adr`` on their folder listed only its
+    README, and importing one without ``--adr`` said "no decisions found". The title
+    states the choice taken; the alternatives rejected by name are excluded."""
+    chosen = (
+        "title: Protobuf over WebSocket\ndecision: Clients speak protobuf frames.\n"
+        "chosen_option: Protobuf frames\nalternatives:\n  - JSON text frames\n  - MessagePack\n"
+    )
+    folder = _write(
+        repo,
+        {
+            "004-redis-session-state.yaml": YAML_RECORD,
+            "005-wire-format.yml": chosen,
+            "006-matchmaking.yaml": YAML_RECORD.replace("accepted", "proposed"),
+            "007-logging.yaml": "title: Structured logs\ndecision: Log JSON lines.\n",
+            "settings.yaml": "retention_days: 30\n",
+        },
+    )
+    rows = _rows(_import(run_charter, repo, str(folder)))
+    row = rows["004-redis-session-state.yaml"]
+    assert (row["outcome"], row["answer"], row["excluded"]) == (
+        "bound",
+        "Redis for player session state",
+        ["Memcached", "In-process cache"],  # the gloss in brackets is no part of the name
+    )
+    assert f"{row['path']}:{row['line']}" == "docs/adr/004-redis-session-state.yaml:5"
+    wire = rows["005-wire-format.yml"]
+    assert (wire["outcome"], wire["answer"], wire["excluded"]) == (
+        "bound",
+        "Protobuf frames",
+        ["JSON text frames", "MessagePack"],
+    )
+    assert "status" in wire["note"]  # none given: naming what it rejected, it is taken
+    assert (rows["006-matchmaking.yaml"]["outcome"], rows["006-matchmaking.yaml"]["status"]) == (
+        "skipped",
+        "proposed",
+    )
+    assert rows["007-logging.yaml"]["outcome"] == "unreadable"
+    assert rows["settings.yaml"]["outcome"] == "skipped"
+    assert set(_bound(run_charter, repo)) == {
+        "ADR-004-redis-session-state",
+        "ADR-005-wire-format",
+    }
+    res = run_charter(
+        "drift", "check", "-", cwd=repo, stdin="I'll move the session store to Memcached."
+    )
+    assert res.returncode == 1 and "ADR-004-redis-session-state" in res.stdout
+
+
+def test_a_yaml_decision_record_without_adr_says_how(repo: Path, run_charter: Run) -> None:
+    folder = _write(repo, {"004-redis-session-state.yaml": YAML_RECORD})
+    res = run_charter("decisions", "import", str(folder / "004-redis-session-state.yaml"), cwd=repo)
+    assert res.returncode != 0
+    assert "charter decisions import --adr" in res.stderr

@@ -25,6 +25,15 @@ are found by heading text, from a small vocabulary of the two formats' own secti
   or by the text before ``because``; without it the section must name exactly one
   option's label, or exactly one option of the list is marked as taken (``✅ Chosen``).
 
+A decision record may also be one YAML mapping (``.yaml``/``.yml``): its ``title`` and
+``decision`` fields, an optional ``status``, and the options it turned down under
+``rejected_alternatives`` (also ``rejected_options``, ``alternatives``, ``alternatives
+considered``; each a string or a mapping whose ``alternative`` / ``option`` / ``name`` /
+``title`` / ``label`` names it). The choice taken is its ``chosen_option`` (or
+``chosen``) when given, else its title, which in such records states the decision ("pnpm
+as package manager"); a record with no status that names the alternatives it rejected
+records a decision taken.
+
 Nothing is guessed: an ADR whose decision names no single option is reported
 ``unreadable`` with the reason, and the user writes an intake form for it.
 """
@@ -43,6 +52,8 @@ if TYPE_CHECKING:
     from markdown_it.tree import SyntaxTreeNode
 
 ADR_SUFFIXES = (".md", ".markdown", ".mdx")
+#: Decision records written as one YAML mapping each (see the module docstring).
+RECORD_SUFFIXES = (".yaml", ".yml")
 
 #: Section names of the two formats, lower-cased (a trailing colon is ignored).
 STATUS_HEADINGS = frozenset({"status"})
@@ -121,11 +132,14 @@ def adr_files(paths: list[Path]) -> list[Path]:
                 p
                 for p in sorted(path.rglob("*"))
                 if p.is_file()
-                and p.suffix.lower() in ADR_SUFFIXES
+                and p.suffix.lower() in ADR_SUFFIXES + RECORD_SUFFIXES
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
             ]
             if not found:
-                raise CharterError(f"{path}: no Markdown files (.md, .markdown, .mdx)")
+                raise CharterError(
+                    f"{path}: no Markdown files (.md, .markdown, .mdx) or YAML decision "
+                    "records (.yaml, .yml)"
+                )
             out.extend(found)
         elif path.is_file():
             out.append(path)
@@ -552,6 +566,8 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
         # the ADR folder's own AGENTS.md (how to write one, a template's "Status: Proposed |
         # Accepted") was read as a record and reported with the template's status
         return AdrReading(path, "skipped", "an agent's rule file, not a decision")
+    if path.suffix.lower() in RECORD_SUFFIXES:
+        return read_record(path, text, shown)
     meta, fm_lines = frontmatter(text, shown)
     body = "\n".join(text.split("\n")[fm_lines:])
     nodes = list(_tree(body).children)
@@ -644,6 +660,94 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
     reading.outcome = "accepted"
     if implicit:
         reading.note = "no status: its chosen option read as accepted (MADR's status is optional)"
+    reading.item = {
+        "id": adr_id(path),
+        "question": title,
+        "answer_type": "single_choice",
+        "choices": options,
+        "answer": chosen,
+    }
+    return reading
+
+
+# -- YAML decision records -----------------------------------------------------------------
+
+#: Keys of the options a YAML record turned down, and of the choice it took (compared
+#: lower-cased, with spaces and dashes as underscores).
+_REJECTED_KEYS = (
+    "rejected_alternatives",
+    "rejected_options",
+    "alternatives",
+    "alternatives_considered",
+    "considered_alternatives",
+)
+_CHOSEN_KEYS = ("chosen_option", "chosen")
+#: Keys of a mapping item that name the option it stands for.
+_OPTION_NAME_KEYS = ("alternative", "option", "name", "title", "label")
+
+
+def _record_key(key: object) -> str:
+    return re.sub(r"[\s-]+", "_", str(key).strip().lower())
+
+
+def _record_option(item: object) -> str:
+    """The name of one listed alternative: a string, or a mapping's naming field."""
+    if isinstance(item, dict):
+        named = {_record_key(k): v for k, v in item.items()}
+        item = next((named[k] for k in _OPTION_NAME_KEYS if named.get(k)), "")
+    if not isinstance(item, str | int | float) or isinstance(item, bool):
+        return ""
+    label = _unwrap(" ".join(str(item).split()))
+    # "yarn (classic or berry)", "Bare React Native CLI (no Expo)": the words in brackets
+    # after the name gloss it; as words of the option a text would have to repeat them
+    return _unwrap(_GLOSS.sub("", label)) or label
+
+
+#: A bracketed gloss ending an option's name.
+_GLOSS = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def read_record(path: Path, text: str, shown: str) -> AdrReading:
+    """Read one YAML decision record (see the module docstring)."""
+    import yaml
+
+    from charter import safeyaml
+
+    try:
+        data = safeyaml.load(text, name=shown)
+    except (yaml.YAMLError, CharterError):
+        return AdrReading(path, "unreadable", "not valid YAML")
+    fields = {_record_key(k): v for k, v in data.items()} if isinstance(data, dict) else {}
+    title = fields.get("title")
+    if not isinstance(title, str) or not title.strip() or not fields.get("decision"):
+        return AdrReading(
+            path, "skipped", "not a decision record (no 'title' and 'decision' fields)"
+        )
+    title = _TITLE_NUMBER.sub("", " ".join(title.split())).strip() or title.strip()
+    status_text = fields.get("status")
+    status_text = str(status_text) if isinstance(status_text, str | int | float) else ""
+    status = status_word(status_text) if status_text.strip() else ""
+    if status and status != "accepted":
+        shown_status = " ".join(status_text.split())[:80]
+        return AdrReading(path, "skipped", f"status {shown_status!r}", status=status)
+    listed: object = next((fields[k] for k in _REJECTED_KEYS if fields.get(k)), [])
+    rejected = [o for o in map(_record_option, listed if isinstance(listed, list) else []) if o]
+    found = re.search(r"^decision\s*:", text, re.M | re.I)
+    line = text.count("\n", 0, found.start()) + 1 if found else 1
+    reading = AdrReading(path, "unreadable", status=status or "accepted", line=line)
+    if not rejected:
+        reading.note = "no 'rejected_alternatives' list, so no option to bind"
+        return reading
+    chosen_value = next((fields[k] for k in _CHOSEN_KEYS if fields.get(k)), title)
+    chosen = _record_option(chosen_value) or title
+    options = [chosen, *rejected]
+    names = [_norm(o) for o in options]
+    if len(set(names)) != len(names):
+        reading.note = "two options have the same name"
+        return reading
+    reading.outcome = "accepted"
+    if not status:
+        reading.note = "no status: a record that names the alternatives it rejected is taken"
     reading.item = {
         "id": adr_id(path),
         "question": title,

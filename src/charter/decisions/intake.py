@@ -158,6 +158,12 @@ def from_document(data: Any, source: str, default_priority: str = "must") -> Pgc
             return parse_clarifications(
                 {"pgc_clarifications": [e.model_dump() for e in entries]}, source
             )
+    if isinstance(data, dict) and {"title", "decision"} <= {str(k).lower() for k in data}:
+        # one decision record (title, decision, rejected alternatives): an ADR in YAML
+        raise CharterError(
+            f"{source}: a decision record (title and decision), not an intake form; read "
+            f"it with `charter decisions import --adr {source}` (or its folder)"
+        )
     raise CharterError(
         f"{source}: no decisions found (expected pgc_clarifications, questions + answers, "
         "or an intake form with a 'decisions' list)"
