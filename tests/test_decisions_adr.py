@@ -691,3 +691,25 @@ def test_a_yaml_decision_record_without_adr_says_how(repo: Path, run_charter: Ru
     res = run_charter("decisions", "import", str(folder / "004-redis-session-state.yaml"), cwd=repo)
     assert res.returncode != 0
     assert "charter decisions import --adr" in res.stderr
+
+
+def test_a_schema_fields_status_is_not_the_records_and_active_is_in_force(
+    repo: Path, run_charter: Run
+) -> None:
+    """A design record's table schema ("- `status`: string (`pending`, `active`)") was
+    read as the record's own status, so it was skipped as "status 'string (pending,
+    active)'"; and "**Status:** ✅ Active design" was skipped as not in force."""
+    schema = (
+        "# Accounts table\n\n## Schema\n\n- **Attributes:**\n"
+        "  - `email`: string\n  - `status`: string (`pending`, `active`, `disabled`)\n\n"
+    )
+    body = NYGARD.split("## Status\n\nAccepted\n", 1)[1]
+    active = "# Message broker for domain events\n\n**Status:** ✅ Active design\n\n" + body
+    folder = _write(repo, {"0001-accounts.md": schema + body, "0002-broker.md": active})
+    rows = _rows(_import(run_charter, repo, str(folder)))
+    accounts = rows["0001-accounts.md"]
+    assert accounts["outcome"] == "unreadable" and "no Status" in accounts["note"], accounts
+    assert (rows["0002-broker.md"]["outcome"], rows["0002-broker.md"]["answer"]) == (
+        "bound",
+        "RabbitMQ",
+    )

@@ -73,8 +73,8 @@ DECISION_HEADINGS = frozenset({"decision outcome", "decision"})
 #: "Accepted, superseded by 0007" ADR never binds).
 _RETIRED = ("superseded", "deprecated", "rejected")
 #: Statuses of a decision in force: accepted, and the words for an accepted one carried
-#: further ("Implemented; graduated from RFC 0009", "Approved")
-_IN_FORCE = ("accepted", "approved", "adopted", "implemented")
+#: further ("Implemented; graduated from RFC 0009", "Approved", "✅ Active design")
+_IN_FORCE = ("accepted", "approved", "adopted", "implemented", "active")
 _TITLE_NUMBER = re.compile(r"^(?:adr)?[\s-]*\d+\s*[.:\-–—)]?\s*", re.I)
 _FIELD = re.compile(r"^\s*(?P<key>status|chosen option)\s*:\s*(?P<value>.*)$", re.I | re.S)
 _OPTION_NUMBER = re.compile(r"^(?:option\s*)?(?P<n>\d+)\b\s*[,:.)-]?\s*", re.I)
@@ -451,11 +451,26 @@ def _status(meta: dict[str, Any], sections: list[_Section], nodes: list[SyntaxTr
         texts = [_block_text(b) for b in _items_and_paragraphs(section.blocks)]
         return " ".join(t for t in texts if t)
     for block in _items_and_paragraphs([n for n in nodes if n.type != "heading"]):
+        if _opens_with_code(block):
+            continue  # "`status`: string (`pending`, `active`)": a field of a schema
         for line in _block_lines(block):
             found = _FIELD.match(line)
             if found and found.group("key").lower() == "status":
                 return found.group("value")
     return ""
+
+
+def _opens_with_code(block: SyntaxTreeNode) -> bool:
+    """The paragraph (or a list item's first paragraph) opens with a code span: a line
+    such as "`status`: string" names a field of the data the record describes."""
+    if block.type == "list_item":
+        paragraphs = [c for c in block.children if c.type == "paragraph"]
+        return bool(paragraphs) and _opens_with_code(paragraphs[0])
+    inline = _inline(block)
+    children = [
+        c for c in (inline.children if inline else []) if c.type != "text" or c.content.strip()
+    ]
+    return bool(children) and children[0].type == "code_inline"
 
 
 def status_word(text: str) -> str:
