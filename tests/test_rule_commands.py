@@ -351,6 +351,12 @@ def test_a_command_run_through_a_project_runner_is_the_command(tmp_path: Path) -
         "poetry run -- pip install x": ("pip", "install", "x"),
         "cd backend && bundle exec rake db:drop": ("rake", "db:drop"),
         "pnpm exec vitest run": ("vitest", "run"),
+        # a package's binary through its launcher
+        "npx serverless deploy --stage dev": ("serverless", "deploy", "--stage", "dev"),
+        "npx --yes -p serverless sls deploy": ("sls", "deploy"),
+        "npm exec -- prisma migrate reset": ("prisma", "migrate", "reset"),
+        "bunx wrangler deploy": ("wrangler", "deploy"),
+        "yarn dlx serverless remove": ("serverless", "remove"),
     }
     (tmp_path / "backend").mkdir()
     for command, want in cases.items():
@@ -363,6 +369,10 @@ def test_a_command_run_through_a_project_runner_is_the_command(tmp_path: Path) -
     )
     assert _decision(_ask(root, "uv run python scripts/meta.py")) == "deny"
     assert _decision(_ask(root, "uv run python scripts/other.py")) == "allow"
+    (tmp_path / "sls").mkdir()
+    root = compiled_repo(tmp_path / "sls", {"AGENTS.md": "- Never run `serverless deploy`.\n"})
+    assert _decision(_ask(root, "npx serverless deploy --stage dev")) == "deny"
+    assert _decision(_ask(root, "npx serverless info")) == "allow"
 
 
 def test_a_command_run_in_the_project_environment_is_the_command(tmp_path: Path) -> None:

@@ -74,17 +74,25 @@ _WRAPPER_VALUE_OPTS = {
 #: Project runners and the subcommand that runs a command in the project's environment
 #: (``uv run python x.py``, ``poetry run pytest``, ``bundle exec rake``): the command is
 #: also reported as run bare, as ``python -m pip`` is also ``pip``.
-RUNNERS = {
-    "uv": "run",
-    "poetry": "run",
-    "pipenv": "run",
-    "pdm": "run",
-    "hatch": "run",
-    "rye": "run",
-    "bundle": "exec",
-    "pnpm": "exec",
-    "opam": "exec",  # opam exec -- dune build
+RUNNERS: dict[str, tuple[str, ...]] = {
+    "uv": ("run",),
+    "poetry": ("run",),
+    "pipenv": ("run",),
+    "pdm": ("run",),
+    "hatch": ("run",),
+    "rye": ("run",),
+    "bundle": ("exec",),
+    "pnpm": ("exec", "dlx"),
+    "opam": ("exec",),  # opam exec -- dune build
+    # a package's binary, installed or fetched: ``npm exec -- serverless deploy``
+    "npm": ("exec", "x"),
+    "yarn": ("exec", "dlx"),
+    "bun": ("x",),
 }
+#: Launchers of a package's binary with no subcommand (``npx serverless deploy``), and
+#: their options that take a value (``npx -p @scope/cli cli run``).
+PACKAGE_LAUNCHERS = {"npx", "pnpx", "bunx"}
+_LAUNCHER_VALUE_OPTS = {"-p", "--package"}
 PYTHONS = re.compile(r"^(python|pypy)(\d+(\.\d+)?)?$")
 INTERPRETERS = {"node", "nodejs", "deno", "bun", "perl", "ruby", "php", "Rscript", "lua"}
 #: Commands that only read (never worth a second look). Anything else not listed as a
@@ -485,10 +493,22 @@ class _Walker:
         if PYTHONS.match(name) and len(rest) > 1 and rest[0].value == "-m":
             # ``python -m pip install x`` runs the module as ``pip install x``
             self.out.commands.append((tuple(a.value for a in rest[1:]), ctx.cwd))
-        if len(rest) > 1 and RUNNERS.get(name) == rest[0].value:
+        if len(rest) > 1 and rest[0].value in RUNNERS.get(name, ()):
             inner = rest[2:] if rest[1].value == "--" else rest[1:]
             if inner and not (inner[0].value or "-").startswith("-"):
                 self.run(inner, ctx, node)
+                return
+        if name in PACKAGE_LAUNCHERS:
+            # ``npx --yes serverless deploy`` runs ``serverless deploy`` (also reported
+            # as the launcher's own command, which a rule may name: "never `npx <tool>`")
+            at = 0
+            while at < len(rest) and (rest[at].value or "").startswith("-"):
+                value = rest[at].value or ""
+                at += 2 if value in _LAUNCHER_VALUE_OPTS else 1
+                if value == "--":
+                    break
+            if at < len(rest) and rest[at].value is not None:
+                self.run(rest[at:], ctx, node)
                 return
         if name == "direnv" and len(rest) > 2 and rest[0].value == "exec":
             # direnv exec DIR CMD…: CMD runs in DIR with DIR's environment
