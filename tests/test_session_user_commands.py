@@ -89,6 +89,14 @@ def test_a_bare_command_ends_where_the_prose_begins() -> None:
         ("Never run `deno publish`.", []),  # negated
         ("what does `npm publish` do?", []),
         ("Don't run npm publish. Go ahead and run npm test.", ["npm test"]),
+        # a negation after a contrast belongs to the clause it turns to
+        (
+            "Ok, you can run `sls deploy --stage dev` now, but still not prod.",
+            ["sls deploy --stage dev"],
+        ),
+        ("You can run `npm test`, but don't run `npm publish`.", ["npm test"]),
+        ("Don't run `sls deploy`, but you can run `sls info`.", ["sls info"]),
+        ("You can't run `sls deploy`, though.", []),
     ],
 )
 def test_what_the_user_asks_to_run_is_read_without_a_negation(

@@ -25,7 +25,8 @@ forbids nothing ("what does npm publish do?") stays a mention.
 
 The user may change their mind: a later sentence that asks or allows the agent to run
 it ("you can run `deno publish` now", "go ahead and publish with deno publish": a verb
-of running governs the command, no negation, no condition, no first person, a question
+of running governs the command, no negation (but for one after a contrast: "…, but still
+not prod"), no condition, no first person, a question
 only when it asks the agent, "can you run …?") lifts the earlier words
 (``permits_commands`` in the event): wholly when the permitted command covers the
 forbidden one ("`git push`" lifts "`git push --force`"), for that form only when it is
@@ -118,6 +119,8 @@ _MAX_ARGUMENTS = 6
 _PERMIT_VERBS = frozenset({"run", "use", "execute", "invoke", "call", "type", "with"})
 #: The user speaking of what they do themselves ("I'll do it with `npm publish`").
 _FIRST_PERSON = frozenset({"i", "i'll", "i'm", "i've", "i'd", "me", "myself", "we'll"})
+#: Where a sentence turns to a contrast: what follows says something else.
+_CONTRAST = re.compile(r"[,;]?\s+\b(?:but|though|although)\b", re.I)
 #: A question that asks the agent to act ("can you run …?"); others ask about it.
 _ASKING = frozenset({"can", "could", "would", "will", "please"})
 
@@ -215,14 +218,24 @@ def commands_permitted_in(text: str) -> list[tuple[str, str]]:
     forbidden = {c.command for c in commands_forbidden_in(text)}
     out: list[tuple[str, str]] = []
     for said, quoted, asked in _sentences(text):
-        if negated(SPAN.sub(" ", quoted)):
-            continue
         plain = re.findall(r"[a-z']+", SPAN.sub(" ", quoted).lower())
         if COMMAND_READING.conditions & set(plain) or _FIRST_PERSON & set(plain):
             continue
         if asked and (plain[:1] or [""])[0] not in _ASKING:
             continue  # "did you run `npm publish`?" asks about it
         for m in SPAN.finditer(quoted):
+            # a contrast turns to another clause ("you can run `X` now, but still not
+            # prod", "don't run `Y`, but you can run `X`"): only a negation on the
+            # command's side of it negates the command
+            head = quoted[: m.end()]
+            turns = list(_CONTRAST.finditer(quoted[: m.start()]))
+            if turns:
+                head = head[turns[-1].end() :]
+            tail = quoted[m.end() :]
+            contrast = _CONTRAST.search(tail)
+            scope = head + (tail[: contrast.start()] if contrast else tail)
+            if negated(SPAN.sub(" ", scope)):
+                continue
             before = quoted[: m.start()]
             clause = before[clause_start(before) :]
             crossed: set[str] = set()
