@@ -880,7 +880,12 @@ class DriftChecker:
                 weakened = where is not None and bool(
                     lexicon.WEAKENERS.search(_window(text, clause, where[0], where[1], 3, 4))
                 )
-                if where and (weakened or _negated(text, clause, *where)) and not view.history:
+                negated = (
+                    not vocab.required_negative and _negated(text, clause, *where)
+                    if where
+                    else False
+                )
+                if where and (weakened or negated) and not view.history:
                     hits.append(self._clause_hit(text, view, clause, vocab, False, "required"))
             for forbidden in vocab.forbidden:
                 matched = forbidden.matches(clause.stems)

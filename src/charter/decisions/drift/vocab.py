@@ -143,6 +143,10 @@ class ConstraintVocab:
     excluded: TermSet | None = None
     dependency: frozenset[str] = frozenset()
     required: TermSet | None = None
+    #: the requirement is itself phrased with a negation ("with no contact before the
+    #: driver arrives", "refuse anyone whose certificate has expired"): a text negating
+    #: the same thing restates it
+    required_negative: bool = False
     subject_terms: frozenset[str] = frozenset()  # what a yes/no requirement is about
     forbidden: list[Forbidden] = field(default_factory=list)
     offline: bool = False  # a bound requirement to keep working without connectivity
@@ -554,6 +558,10 @@ def _fill_binding_terms(
         vocab.dependency = frozenset(deps)
         if not deps:
             vocab.required = _term_set(inv.subject, [], (), set(), shared)
+            # an aside in parentheses ("(137 steps, no lift)") is not how the requirement
+            # is phrased
+            phrased = re.sub(r"\([^()]*\)", " ", entry.text)
+            vocab.required_negative = bool(lexicon.PRE_NEGATORS.search(phrased))
         return
     if inv.kind == "statement" and inv.answer_text:
         vocab.forbidden = _forbidden_clauses(inv.answer_text, shared)
