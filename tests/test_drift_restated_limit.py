@@ -21,13 +21,11 @@ LIMITS = clarification_entry(
     "How many sessions may a play specialist take on in one shift?",
     "free_text",
     None,
-    "Sessions are 30 or 45 minutes; no specialist is booked for more than 6 sessions "
-    "in a shift.",
+    "Sessions are 30 or 45 minutes; no specialist is booked for more than 6 sessions in a shift.",
 )
 
 RESTATED = [
-    "The booking screen checks the 6-session cap per shift before it saves a specialist's "
-    "booking.",
+    "The booking screen checks the 6-session cap per shift before it saves a specialist's booking.",
     "Planning: the solver books each specialist for at most 6 sessions in a shift.",
 ]
 
