@@ -516,6 +516,27 @@ def test_a_private_key_block_with_a_placeholder_body_is_no_key(text: str) -> Non
     assert Scanner().redact(text, path="a.yaml", kind="config").findings == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a GitHub Actions input holding JSON (pulumi/actions' ``config-map``)
+        'config-map: |\n  {\n    "region": {"value": "${{ env.REGION }}", "secret": false}\n  }\n',
+        '{"token": null}\n',
+        "opts = {'password': None}\n",
+        "creds: [secret: false]\n",
+    ],
+)
+def test_a_placeholder_value_closed_by_its_bracket_is_no_secret(text: str) -> None:
+    """``"secret": false}``: the brace closes the object, the value is ``false``."""
+    assert Scanner().redact(text, path="ci.yaml", kind="config").findings == [], text
+    assert Scanner().redact_value("config-map", text, kind="config")[1] is None, text
+
+
+def test_a_real_value_closed_by_its_bracket_is_still_a_secret() -> None:
+    line = '{"password": "' + S["csv_password"] + '"}\n'
+    assert Scanner().redact(line, path="ci.yaml", kind="config").findings, line
+
+
 def test_real_looking_values_beside_those_names_are_still_secrets() -> None:
     key = S["aws_key_id"]
     for line in (

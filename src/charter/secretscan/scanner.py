@@ -869,11 +869,13 @@ def _closed_token(token: str) -> str:
 def _keyword_value_ok(value: str, *, strict: bool, context: str = "") -> bool:
     """detect-secrets' own heuristic filters, plus: a secret has no spaces, is no
     placeholder or dev default (:func:`is_placeholder`, ``context`` being the rest of its
-    line), and in prose it looks like one (two character classes, six or more characters,
-    not an identifier)."""
+    line; ``false}`` is ``false`` less the brace closing its object), and in prose it
+    looks like one (two character classes, six or more characters, not an identifier)."""
     if not _is_value(value) or any(ch.isspace() for ch in value):
         return False
-    if value.lower().strip("'\"`") in _PLACEHOLDERS or is_placeholder(value, context):
+    # the bracket closing the object around it is no part of the value: ``{"secret": false}``
+    bare = _closed_token(value).lower().strip("'\"`")
+    if bare in _PLACEHOLDERS or is_placeholder(value, context):
         return False
     if value[0] in "{<$%" or _ENV_REF.match(value) or _INDIRECT.match(value):
         return False
