@@ -1001,3 +1001,30 @@ def test_dotnet_templates_and_build_files_are_read_as_text(repo: Path) -> None:
     assert top("resource name display is wrong") == (
         "src/Dashboard/Components/ResourceNameDisplay.razor"
     )
+
+
+def test_a_folders_own_test_file_tests_that_folder_not_every_file_named_like_it(
+    tmp_path: Path,
+) -> None:
+    """``lexer/tests/mod.rs`` tests the lexer module (``lexer/mod.rs``), not every
+    ``mod.rs`` of the crate; a package's ``tests/__init__.py`` and a folder's
+    ``__tests__/index.test.js`` likewise."""
+    for folder in ("lexer", "parser"):
+        write(tmp_path, f"src/{folder}/mod.rs", "pub fn run() {}\n")
+        write(tmp_path, f"src/{folder}/tests/mod.rs", "#[test]\nfn t() {}\n")
+    write(tmp_path, "src/tests/common/mod.rs", "pub fn setup() {}\n")
+    write(tmp_path, "billing/__init__.py", "")
+    write(tmp_path, "billing/tests/__init__.py", "")
+    write(tmp_path, "shop/__init__.py", "")
+    write(tmp_path, "web/cart/index.js", "export const cart = 1;\n")
+    write(tmp_path, "web/menu/index.js", "export const menu = 1;\n")
+    write(tmp_path, "web/cart/__tests__/index.test.js", "test('cart', () => {});\n")
+    build_graph(Project.load(tmp_path))
+    data = read_snapshot(tmp_path / ".charter/graph/snapshot.json")
+    tests = {(e["source"], e["target"]) for e in data["edges"] if e["relation"] == "tests"}
+    assert tests == {
+        ("src:src/lexer/tests/mod.rs", "src:src/lexer/mod.rs"),
+        ("src:src/parser/tests/mod.rs", "src:src/parser/mod.rs"),
+        ("src:billing/tests/__init__.py", "src:billing/__init__.py"),
+        ("src:web/cart/__tests__/index.test.js", "src:web/cart/index.js"),
+    }

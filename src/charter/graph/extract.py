@@ -109,7 +109,7 @@ _MAX_TERMS_BYTES = 400_000  # terms of larger text files are cut here (bounded m
 
 #: Folders of tests: pytest/unittest, jest's ``__tests__``, RSpec and busted ``spec``,
 #: Flutter's ``integration_test``
-_TEST_DIRS = frozenset(
+TEST_DIRS = frozenset(
     ["tests", "test", "testing", "__tests__", "spec", "specs", "integration_test"]
 )
 #: Languages whose test classes are named ``FooTest`` / ``FooTests`` (JUnit, xUnit, XCTest).
@@ -133,7 +133,7 @@ def is_test_path(path: str) -> bool:
     cased = path.split("/")
     parts = path.lower().split("/")
     name = parts[-1]
-    if any(p in _TEST_DIRS for p in parts[:-1]):
+    if any(p in TEST_DIRS for p in parts[:-1]):
         return True
     for i, part in enumerate(cased[:-1]):
         if i and parts[i - 1] == "src" and _TEST_SOURCE_SET.fullmatch(part):

@@ -3,7 +3,9 @@
 ``calls`` and ``references`` edges go to symbols defined in the files a file imports,
 or to a name defined exactly once in the project; a common name defined in many places
 (``get``, ``run``) links nowhere rather than everywhere. Tests link to the files they
-import and to the file their name points at (``test_models.py`` → ``models.py``).
+import and to the file their name points at (``test_models.py`` → ``models.py``); a
+folder's own file (``mod.rs``, ``__init__.py``, ``index.ts``) is named by its folder, so
+``lexer/tests/mod.rs`` tests ``lexer/mod.rs``, not every ``mod.rs`` of the project.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from charter.graph.extract import CLASS_NAMED_TESTS, CLASS_TEST_STEM
+from charter.graph.extract import CLASS_NAMED_TESTS, CLASS_TEST_STEM, TEST_DIRS
 from charter.graph.link_schema import schema_edges, schema_tables
 from charter.graph.model import Edge, Node, node_id
 from charter.graph.resolve import Resolver
@@ -22,6 +24,18 @@ _JS_LANGS = ("javascript", "typescript", "tsx")
 _JVM_LANGS = ("java", "kotlin", "scala")
 #: A test class named after the class it specifies: ``AccountSpec``, ``AccountSuite``.
 _SPEC_STEM = re.compile(r".*[a-z0-9](Spec|Suite)s?")
+#: A folder's own file: its subject is the folder (Rust's ``mod.rs``, a Python package's
+#: ``__init__.py``, a JavaScript folder's ``index.js``).
+_FOLDER_FILES = frozenset(["mod", "__init__", "index"])
+
+
+def _subject(rel: str, stem: str) -> str:
+    """The name a test names or a file is named by: ``stem``, or for a folder's own file
+    the innermost folder that is no test folder ("" at the root)."""
+    if stem not in _FOLDER_FILES:
+        return stem
+    folders = rel.lower().split("/")[:-1]
+    return next((f for f in reversed(folders) if f not in TEST_DIRS), "")
 
 
 def _source_node(rel: str, rec: dict[str, Any]) -> Node:
@@ -140,7 +154,9 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
         nodes[src] = _source_node(rel, rec)
         if not rec.get("test") and not rel.endswith(".s.sol"):  # a Foundry script is no
             # code a test checks: ``Counter.t.sol`` tests ``Counter.sol``, not ``Counter.s.sol``
-            stems[rel.rsplit("/", 1)[-1].split(".", 1)[0].lower()].append(rel)
+            subject = _subject(rel, rel.rsplit("/", 1)[-1].split(".", 1)[0].lower())
+            if subject:
+                stems[subject].append(rel)
         names: dict[str, str] = {}
         for sym in rec.get("symbols", []):
             sid = node_id("symbol", f"{rel}#{sym['qualname']}")
@@ -324,6 +340,7 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
             elif rel[rel.rfind(".") :] in CLASS_NAMED_TESTS and _SPEC_STEM.fullmatch(cased):
                 # ScalaTest's, MUnit's, Kotest's and Spock's: AccountSpec → account
                 base = base.removesuffix("s").removesuffix("spec").removesuffix("suite")
+            base = _subject(rel, base)
             for target in stems.get(base, []) if base and base != "conftest" else []:
                 edges.append(Edge(src, node_id("source", target), "tests"))
         if lang == "markdown":
