@@ -122,6 +122,27 @@ def test_execution_mode_searches_the_declared_sot_wherever_it_lives(tmp_path: Pa
     assert all(not r.path.startswith("data/") for r in planning.results)
 
 
+def test_a_hidden_context_folder_is_the_projects_context(tmp_path: Path) -> None:
+    """A compiler repository keeps its specification, issues and task notes for agents in
+    ``.context/``: indexed, but outside every mode but review (``context/**`` does not
+    match the hidden folder), so planning and execution answered from the README."""
+    root = tmp_path / "proj"
+    issue = root / ".context" / "issues" / "analyzer-keeps-state.md"
+    issue.parent.mkdir(parents=True)
+    issue.write_text(
+        "# The analyzer keeps symbols across runs\n\nA second `analyze` call on the same "
+        "analyzer reports a duplicate function `main`.\n"
+    )
+    (root / "README.md").write_text("# Compiler\n\nA small compiler with an analyzer.\n")
+    _index(root, "hash")
+    with open_engine(root) as engine:
+        for mode in ("planning", "execution"):
+            found = engine.search("analyzer duplicate function main", mode=mode)
+            assert [r.path for r in found.results][:1] == [
+                ".context/issues/analyzer-keeps-state.md"
+            ]
+
+
 def _search_json(root: Path, query: str, mode: str) -> dict[str, Any]:
     """``charter search QUERY --mode MODE --json`` in ``root``, as a fresh process."""
     res = subprocess.run(

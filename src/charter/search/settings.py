@@ -58,14 +58,29 @@ class ModeSettings(Record):
 def _default_modes() -> dict[str, ModeSettings]:
     return {
         "planning": ModeSettings(
-            search_paths=["context/**", "docs/**", "decisions/**", "**/offers/**", "*.md"],
+            # ``.context/``: the project context folder agents' tooling keeps hidden
+            search_paths=[
+                "context/**",
+                ".context/**",
+                "docs/**",
+                "decisions/**",
+                "**/offers/**",
+                "*.md",
+            ],
             k_in=30,
             k_out=8,
             chunk_expansion=True,
             adrs=True,  # seed 004: planning includes "ADRs showing past decisions"
         ),
         "execution": ModeSettings(
-            search_paths=["docs/**", "sot/**", "**/deliverables/**", "**/context/**", "*.md"],
+            search_paths=[
+                "docs/**",
+                "sot/**",
+                "**/deliverables/**",
+                "**/context/**",
+                "**/.context/**",
+                "*.md",
+            ],
             k_in=20,
             k_out=6,
             chunk_expansion=False,
