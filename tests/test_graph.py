@@ -1028,3 +1028,30 @@ def test_a_folders_own_test_file_tests_that_folder_not_every_file_named_like_it(
         ("src:billing/tests/__init__.py", "src:billing/__init__.py"),
         ("src:web/cart/__tests__/index.test.js", "src:web/cart/index.js"),
     }
+
+
+def test_a_scopes_local_rules_are_listed_in_the_order_their_file_gives_them() -> None:
+    """A capsule cut to its budget keeps the first rules of each scope: those were the
+    rules whose id hash sorted first (a compiler's ``u8`` type-table row before its
+    invariant checks), now the first the rule file states."""
+    from charter.graph.capsule import build_capsule
+
+    def rule(rid: str, line: int, text: str) -> dict[str, Any]:
+        attrs = {"text": text, "risk": "medium", "scopes": ["compiler/**"]}
+        return {"id": f"rule:{rid}", "type": "rule", "name": rid, "path": "compiler/AGENTS.md",
+                "line_start": line, "line_end": line, "attrs": attrs}  # fmt: skip
+
+    snapshot = {
+        "snapshot_id": "graph:0",
+        "created_at": "2026-01-01T00:00:00.000Z",
+        "source_hash": "sha256:0",
+        "nodes": [
+            rule("r-0a", 40, "`U8` - 8-bit unsigned integer"),
+            rule("r-ff", 3, "Never use debug_assert! for invariants"),
+            rule("r-5c", 12, "Run cargo clippy before committing"),
+        ],
+        "edges": [],
+    }
+    capsule = build_capsule(snapshot, None, [])
+    assert [r.split()[0] for r in capsule["local_rules"][0]["rules"]] == ["r-ff", "r-5c", "r-0a"]
+    assert build_capsule(snapshot, None, []) == capsule

@@ -160,15 +160,18 @@ def build_capsule(
     ]
     # local rules: the ones scoped to part of the tree (the rest are the constitution or
     # shards retrieved per task), grouped by scope as one-line handles; the id finds the
-    # whole rule (``get_node``)
-    grouped: dict[tuple[str, ...], list[str]] = {}
+    # whole rule (``get_node``). In the order the rule files give them, so a capsule cut
+    # to its budget keeps each file's first rules, not those whose id hash sorts first
+    placed: dict[tuple[str, ...], list[tuple[str, int, str]]] = {}
     for n in by_type.get("rule", []):
         attrs = n.get("attrs", {})
         if attrs.get("scopes") and not attrs.get("constitution"):
-            handle = f"{n['name']} {n.get('path', '')}:{n.get('line_start', '')} "
-            grouped.setdefault(tuple(attrs["scopes"]), []).append(
-                handle + _short(attrs.get("text", ""), 80)
+            path, line = n.get("path", ""), n.get("line_start", "")
+            handle = f"{n['name']} {path}:{line} " + _short(attrs.get("text", ""), 80)
+            placed.setdefault(tuple(attrs["scopes"]), []).append(
+                (path, line if isinstance(line, int) else 0, handle)
             )
+    grouped = {k: [h for *_, h in sorted(v)] for k, v in placed.items()}
     local_rules = [{"scopes": list(k), "rules": grouped[k]} for k in sorted(grouped)]
     n_local = sum(len(v) for v in grouped.values())
     bridges: dict[str, list[str]] = {}
