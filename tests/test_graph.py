@@ -1055,3 +1055,20 @@ def test_a_scopes_local_rules_are_listed_in_the_order_their_file_gives_them() ->
     capsule = build_capsule(snapshot, None, [])
     assert [r.split()[0] for r in capsule["local_rules"][0]["rules"]] == ["r-ff", "r-5c", "r-0a"]
     assert build_capsule(snapshot, None, []) == capsule
+
+
+def test_a_path_tail_names_its_file_and_a_lone_method_name_its_method(repo: Path) -> None:
+    """An agent in ``web/`` asks for ``web/app/page.tsx`` as ``app/page.tsx``, and for a
+    method by its own name: the file's symbols matched the tail too ("names 2 nodes …
+    give one id"), and the one method was refused ("names 1 nodes")."""
+    make_project(repo)
+    project = Project.load(repo)
+    assert tools.get_node(project, "app/page.tsx")["id"] == "src:web/app/page.tsx"
+    assert tools.get_node(project, "compute_total")["id"] == (
+        "sym:billing/invoices.py#InvoiceTotals.compute_total"
+    )
+    from charter.errors import CharterError
+
+    write(repo, "legacy/app/page.tsx", "export default function Old() { return null; }\n")
+    with pytest.raises(CharterError, match=r"'app/page.tsx' names \d+ nodes: .*legacy"):
+        tools.get_node(Project.load(repo), "app/page.tsx")

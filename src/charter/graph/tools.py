@@ -105,8 +105,9 @@ def find_nodes(
 
 
 def resolve_node(graph: api.Graph, ref: str) -> str:
-    """The id a reference stands for: an id, a file path, or a name that only one node
-    carries exactly (a symbol, a component). Several equal names are listed, not guessed."""
+    """The id a reference stands for: an id, a file path or its tail, or a name that only
+    one node carries (a symbol, a component; a method by its own name). Several equal
+    names are listed, not guessed."""
     ref = ref.strip()
     if ref in graph.nodes:
         return ref
@@ -115,8 +116,14 @@ def resolve_node(graph: api.Graph, ref: str) -> str:
         return as_path
     found = _matches(graph, ref, None)
     best = [node_id for rank, node_id in found if rank == found[0][0]] if found else []
-    if found and found[0][0] <= 1 and len(best) == 1:
-        return best[0]
+    if found and found[0][0] <= 2 and len(best) == 1:
+        return best[0]  # one name, or one path or id ending so (a method's ``analyze``)
+    if found and found[0][0] == 2:
+        # the tail of a file's path (``semantic/mod.rs`` from a subfolder) names the file,
+        # not also the symbols and sections in it
+        files = [i for i in best if graph.nodes[i].type == "source"]
+        if len(files) == 1 and all(graph.nodes[i].path == graph.nodes[files[0]].path for i in best):
+            return files[0]
     if found and found[0][0] <= 2:
         shown = ", ".join(best[:8]) + (" …" if len(best) > 8 else "")
         raise CharterError(f"{ref!r} names {len(best)} nodes: {shown}; give one id")
