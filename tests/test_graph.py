@@ -1072,3 +1072,33 @@ def test_a_path_tail_names_its_file_and_a_lone_method_name_its_method(repo: Path
     write(repo, "legacy/app/page.tsx", "export default function Old() { return null; }\n")
     with pytest.raises(CharterError, match=r"'app/page.tsx' names \d+ nodes: .*legacy"):
         tools.get_node(Project.load(repo), "app/page.tsx")
+
+
+def test_the_capsule_is_written_from_rules_brought_up_to_date(repo: Path) -> None:
+    """The capsule is committed and cached by its key, and its rules come from the
+    compiled rules: a fresh clone's ``charter graph status`` rewrote the committed
+    capsule without them (another key), and an edited rule file was not in it until
+    ``charter compile``."""
+    write(repo, "CLAUDE.md", "# Rules\n\n## Always\n\n- Never commit secrets.\n")
+    write(repo, "web/AGENTS.md", "# Web\n\n- Use the design tokens for colours.\n")
+    write(repo, "web/app.ts", "export const app = 1;\n")
+    project = Project.load(repo)
+    state = tools.get_project_state(project)
+    path = repo / ".charter" / "graph" / "contract-capsule.json"
+    first = path.read_bytes()
+    capsule = json.loads(first)
+    assert "Never commit secrets" in capsule["constitution"]["text"]
+    assert any("design tokens" in r for g in capsule["local_rules"] for r in g["rules"])
+    assert capsule["cache_key"] == state["cache_key"]
+    from charter.rules.compiler import compile_rules
+
+    compile_rules(project)  # what a teammate who compiled first commits: the same bytes
+    assert tools.get_contract_capsule(project)["cache_key"] == state["cache_key"]
+    assert path.read_bytes() == first
+    write(
+        repo,
+        "web/AGENTS.md",
+        "# Web\n\n- Use the design tokens for colours.\n- Keep pages small.\n",
+    )
+    rules = [r for g in tools.get_contract_capsule(project)["local_rules"] for r in g["rules"]]
+    assert any("Keep pages small" in r for r in rules), rules

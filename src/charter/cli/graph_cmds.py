@@ -255,10 +255,10 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="the whole capsule as JSON"),
     ) -> None:
         """The contract capsule: stable authority an agent loads once and caches."""
-        from charter.graph.api import capsule
+        from charter.graph.tools import get_contract_capsule
 
         project = load_project(project_dir)
-        result = capsule(project)
+        result = get_contract_capsule(project)
         if as_json:
             emit_json(result)
         else:

@@ -25,8 +25,36 @@ __all__ = ["build", "capsule", "load_graph", "task_context"]
 INDEX_VERSION = ":1"
 
 
+def refresh_rules(project: Project) -> None:
+    """Compile the rules first when they never were or a rule file changed since.
+
+    The capsule is committed and cached by its key, and its constitution and local rules
+    come from the compiled rules (a graph build never compiles them, so it never loads an
+    embedding model): in a fresh clone, ``charter graph status`` rewrote the committed
+    capsule without its rules, under another key, and after an edit to a rule file
+    ``charter capsule`` still served the old rules. The capsule's own front doors call
+    this; a task context reads whatever is compiled.
+    """
+    from charter.rules.compiler import load_or_compile
+    from charter.rules.freshness import is_stale
+    from charter.rules.sources import discover
+    from charter.rules.stored import STATE_FILE
+
+    try:
+        if not is_stale(project):
+            return
+        if not (project.state_dir / STATE_FILE).exists() and not discover(
+            project.root, project.settings.rules.exclude
+        ):
+            return  # no rule file and nothing compiled: nothing to bring up to date
+        load_or_compile(project)
+    except CharterError:
+        return  # a rule file that does not compile: the capsule shows what is compiled
+
+
 def build(project: Project) -> Graph:
     """Build or update the snapshot (only changed files re-parsed) and the capsule."""
+    refresh_rules(project)
     graph = build_graph(project)
     capsule(project, graph)
     return graph

@@ -1,7 +1,8 @@
 """Rules, bound decisions and findings as graph nodes, read from Charter's own state.
 
 Rules come from the compiled rules (``charter compile``; not compiled here, so a build
-never loads an embedding model): each is a ``rule:`` node at its source span with
+never loads an embedding model; the capsule's front doors compile them first,
+:func:`charter.graph.api.refresh_rules`): each is a ``rule:`` node at its source span with
 ``governs`` edges to the files its scope globs match. Bound decisions are ``dec:`` nodes.
 Findings (``find:``) come from ``.charter/graph/findings.jsonl``, which drift checks, lint
 and gates append to (:func:`charter.graph.findings.record_findings`); each is anchored to

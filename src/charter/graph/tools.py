@@ -25,6 +25,7 @@ def get_project_state(project: Project) -> dict[str, Any]:
             old_id = json.loads(snapshot_path.read_text(encoding="utf-8")).get("snapshot_id")
         except ValueError:
             old_id = None
+    api.refresh_rules(project)
     graph = api.load_graph(project)
     capsule = api.capsule(project, graph)
     report = graph.report
@@ -45,6 +46,7 @@ def get_project_state(project: Project) -> dict[str, Any]:
 
 def get_contract_capsule(project: Project) -> dict[str, Any]:
     """The contract capsule (stable; cache it by ``cache_key``)."""
+    api.refresh_rules(project)
     return api.capsule(project)
 
 
