@@ -63,6 +63,19 @@ def test_markdown_sections_parents_and_fences() -> None:
     assert setup.citation("docs/guide.md") == "docs/guide.md#L9-L16 (Guide > Setup)"
 
 
+def test_a_section_whose_body_holds_no_word_is_no_chunk() -> None:
+    """A README's unwritten sections ("### How to set up the state store?" over "??")
+    were chunks of their heading alone: the planning search's first answer to a question
+    sharing a word with the heading."""
+    text = (
+        "# Setup\n\n## How to set up the state store?\n\n??\n\n"
+        "## How to release a component?\n\n\u2026\n\n"
+        "## How to run the tests?\n\nRun `pytest` in the component folder.\n"
+    )
+    sections = [c.section for c in chunk_markdown(text).chunks]
+    assert sections == ["Setup > How to run the tests?"]
+
+
 def test_long_sections_split_at_paragraphs_with_exact_spans() -> None:
     paragraphs = [" ".join(f"word{p}x{i}" for i in range(120)) for p in range(6)]
     text = "# Big\n\n" + "\n\n".join(paragraphs) + "\n"

@@ -172,6 +172,10 @@ def _has_text(lines: list[str], start: int, end: int) -> bool:
     return any(lines[n - 1].strip() for n in range(start, end + 1))
 
 
+def _has_words(lines: list[str], start: int, end: int) -> bool:
+    return any(any(ch.isalnum() for ch in lines[n - 1]) for n in range(start, end + 1))
+
+
 def _span_text(lines: list[str], start: int, end: int) -> str:
     return "\n".join(lines[start - 1 : end])
 
@@ -233,8 +237,10 @@ def chunk_markdown(
     heading_lines = {h[1]: h[2] for h in headings}
 
     def heading_only(start: int, end: int) -> bool:
+        # a body of no word ("??", "…", "-") is a placeholder under its heading, not an
+        # answer: it ranked first for the words of the heading alone
         last = heading_lines.get(start)
-        return last is not None and not _has_text(body_lines, last + 1, end)
+        return last is not None and not _has_words(body_lines, last + 1, end)
 
     first_heading = headings[0][1] if headings else total + 1
     add(fm_lines + 1, first_heading - 1, doc_title, doc_title, None)

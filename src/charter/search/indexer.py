@@ -101,12 +101,13 @@ def _sha(data: str) -> str:
 
 #: How files are cut into chunks. Every file is read again when this changed since the
 #: index was last completed: bump it with any change that cuts an unchanged file
-#: differently (2: a long Markdown table or list is split between rows and items), or an
+#: differently (2: a long Markdown table or list is split between rows and items; 3: a
+#: section whose body holds no word is no chunk), or an
 #: index built before the change keeps the old chunks of every file nobody edits. Vectors
 #: are reused by text, so a bump re-embeds only the chunks whose text is new. The stamp
 #: is one row of the index's ``meta`` table, written after a run completes; each
 #: document's ``sha256`` stays the SHA-256 of its text.
-PARSE_VERSION = 2
+PARSE_VERSION = 3
 
 
 def _reparse_needed(conn: sqlite3.Connection) -> bool:
