@@ -176,3 +176,48 @@ def test_rust_items_and_impl_methods(repo: Path) -> None:
     edges = {(e.source, e.target, e.relation) for e in graph.edges}
     assert ("sym:src/engine.rs#Engine", "sym:src/engine.rs#Engine.start", "defines") in edges
     assert ("src:src/main.rs", "sym:src/engine.rs#Engine", "references") in edges
+
+
+def test_rust_mod_declarations_and_use_paths_resolve_to_module_files(repo: Path) -> None:
+    """A Rust compiler's impact view showed no importer for any file (``use`` paths were
+    not resolved): ``mod x;``, ``crate::``, ``super::``, ``self::``, a child module and the
+    package's own library name from ``tests/`` now name the module's file."""
+    from charter.graph import extract_rust
+
+    write(repo, "compiler/Cargo.toml", '[package]\nname = "lak-compiler"\n\n[lib]\nname = "lak"\n')
+    write(repo, "compiler/src/lib.rs", "pub mod lexer;\npub mod semantic;\n")
+    write(repo, "compiler/src/lexer/mod.rs", "mod cursor;\npub struct Lexer;\n")
+    write(repo, "compiler/src/lexer/cursor.rs", "use super::Lexer;\npub struct Cursor;\n")
+    write(
+        repo,
+        "compiler/src/semantic/mod.rs",
+        "mod symbols;\nuse crate::lexer::{Lexer, cursor::Cursor as C};\nuse std::fmt;\n"
+        "pub use self::symbols::Table;\npub struct SemanticAnalyzer;\n",
+    )
+    write(repo, "compiler/src/semantic/symbols.rs", "pub struct Table;\n")
+    write(repo, "compiler/src/main.rs", "use lak::semantic::SemanticAnalyzer;\nfn main() {}\n")
+    write(repo, "compiler/tests/e2e.rs", "use lak::lexer::Lexer;\n#[test]\nfn t() {}\n")
+    imports = extract_rust.extract(b"use crate::a::{b::C, d as e};\nuse x::y::*;\nmod z;\n")[
+        "imports"
+    ]
+    assert [(i["module"], i["kind"]) for i in imports] == [
+        ("crate::a::b::C", "use"),
+        ("crate::a::d", "use"),
+        ("x::y", "use"),
+        ("z", "mod"),
+    ]
+    graph = build_graph(Project.load(repo))
+    imported = {(e.source[4:], e.target[4:]) for e in graph.edges if e.relation == "imports"}
+    assert imported == {
+        ("compiler/src/lib.rs", "compiler/src/lexer/mod.rs"),
+        ("compiler/src/lib.rs", "compiler/src/semantic/mod.rs"),
+        ("compiler/src/lexer/mod.rs", "compiler/src/lexer/cursor.rs"),
+        ("compiler/src/lexer/cursor.rs", "compiler/src/lexer/mod.rs"),
+        ("compiler/src/semantic/mod.rs", "compiler/src/semantic/symbols.rs"),
+        ("compiler/src/semantic/mod.rs", "compiler/src/lexer/mod.rs"),
+        ("compiler/src/semantic/mod.rs", "compiler/src/lexer/cursor.rs"),
+        ("compiler/src/main.rs", "compiler/src/semantic/mod.rs"),
+        ("compiler/tests/e2e.rs", "compiler/src/lexer/mod.rs"),
+    }
+    tests = {(e.source[4:], e.target[4:]) for e in graph.edges if e.relation == "tests"}
+    assert ("compiler/tests/e2e.rs", "compiler/src/lexer/mod.rs") in tests

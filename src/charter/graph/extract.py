@@ -104,6 +104,8 @@ _TEXT_NAMES = frozenset(
 )
 _GO_MODULE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
 _PUBSPEC_NAME = re.compile(r"^name:\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_CARGO_SECTION = re.compile(r"^\s*\[([^\]]+)\]\s*$")
+_CARGO_NAME = re.compile(r"""^\s*name\s*=\s*["']([A-Za-z0-9_-]+)["']""")
 _MAX_TERMS_BYTES = 400_000  # terms of larger text files are cut here (bounded memory)
 
 
@@ -154,6 +156,22 @@ def is_test_path(path: str) -> bool:
             and bool(CLASS_TEST_STEM.fullmatch(cased[-1].split(".", 1)[0]))
         )
     )
+
+
+def _cargo_crate(text: str) -> str:
+    """The name a Cargo package's library is used by (``[lib] name``, else the package's
+    name, ``-`` read as ``_``), or "" for a workspace manifest."""
+    names: dict[str, str] = {}
+    section = ""
+    for line in text.splitlines():
+        header = _CARGO_SECTION.match(line)
+        if header:
+            section = header.group(1).strip()
+            continue
+        name = _CARGO_NAME.match(line)
+        if name and section in ("package", "lib"):
+            names.setdefault(section, name.group(1))
+    return (names.get("lib") or names.get("package", "")).replace("-", "_")
 
 
 def _is_test_marker(part: str) -> bool:
@@ -349,6 +367,10 @@ def extract_file(
         package = _PUBSPEC_NAME.search(text)
         if package:  # ``package:<name>/…`` imports of Dart files resolve to its ``lib/``
             record["dart_package"] = package.group(1)
+    if lower.rsplit("/", 1)[-1] == "cargo.toml":
+        crate = _cargo_crate(text)
+        if crate:  # ``use <crate>::…`` of Rust files resolve to its ``src/``
+            record["rust_crate"] = crate
     if lower.rsplit("/", 1)[-1] == "composer.json":
         psr4 = _psr4(rel, text)
         if psr4:  # ``use`` statements of PHP files resolve to files through it

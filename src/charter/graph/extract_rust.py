@@ -4,8 +4,11 @@ Top-level functions, structs (``class``), enums, traits (``interface``), type al
 constants, statics and ``macro_rules!`` become symbols with line spans; the
 functions of an ``impl`` block are methods named after the implemented type
 (``Engine.start``). An item with a visibility modifier (``pub``, ``pub(crate)``) is
-exported. ``use`` paths are not resolved to files yet: calls (``Task::new(`` → ``new``,
-``helper(``) and capitalised type names link through names defined once in the project.
+exported. A file's top-level ``mod name;`` declarations and ``use`` paths (a use tree
+flattened: ``use crate::a::{b::C, d}`` is ``crate::a::b::C`` and ``crate::a::d``) are its
+imports, which the resolver turns into files; calls (``Task::new(`` → ``new``,
+``helper(``) and capitalised type names link through the imported files' names, else
+names defined once in the project.
 """
 
 from __future__ import annotations
@@ -72,6 +75,47 @@ def _symbols(root: TsNode) -> list[dict[str, Any]]:
     return out
 
 
+def _use_paths(node: TsNode | None, prefix: str = "") -> list[str]:
+    """The paths a ``use`` tree names (``{…}`` lists and ``as`` aliases flattened; a glob
+    ``a::*`` names ``a``)."""
+    if node is None:
+        return []
+    kind = node.type
+    if kind == "use_as_clause":
+        return _use_paths(node.child_by_field_name("path"), prefix)
+    if kind == "use_list":
+        return [p for child in node.named_children for p in _use_paths(child, prefix)]
+    if kind == "scoped_use_list":
+        path = node.child_by_field_name("path")
+        inner = _joined(prefix, _text(path)) if path is not None else prefix
+        return _use_paths(node.child_by_field_name("list"), inner)
+    if kind == "use_wildcard":
+        named = [c for c in node.named_children if c.type != "use_list"]
+        return [_joined(prefix, _text(named[0]))] if named else ([prefix] if prefix else [])
+    if kind in ("identifier", "scoped_identifier", "crate", "self", "super"):
+        return [_joined(prefix, _text(node))]
+    return []
+
+
+def _joined(prefix: str, path: str) -> str:
+    path = "".join(path.split())
+    return f"{prefix}::{path}" if prefix else path
+
+
+def _imports(root: TsNode) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for child in root.named_children:
+        if child.type == "mod_item" and child.child_by_field_name("body") is None:
+            name = _text(child.child_by_field_name("name"))
+            if name:
+                out.append({"module": name, "names": [], "level": 0, "kind": "mod"})
+        elif child.type == "use_declaration":
+            for path in _use_paths(child.child_by_field_name("argument")):
+                last = path.rsplit("::", 1)[-1]
+                out.append({"module": path, "names": [last], "level": 0, "kind": "use"})
+    return out
+
+
 def extract(source: bytes) -> dict[str, Any]:
     """Symbols, calls and referenced type names of one Rust file."""
     root = parser("rust").parse(source).root_node
@@ -80,7 +124,7 @@ def extract(source: bytes) -> dict[str, Any]:
     return {
         "language": "rust",
         "symbols": _symbols(root),
-        "imports": [],
+        "imports": _imports(root),
         "calls": sorted(calls - {""}),
         "refs": sorted(t for t in types if len(t) > 2 and t[:1].isupper()),
         "parse_errors": bool(root.has_error),

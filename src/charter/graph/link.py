@@ -109,6 +109,11 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
             dart_packages.setdefault(
                 rec["dart_package"], rel.rsplit("/", 1)[0] if "/" in rel else ""
             )
+    # a Rust library by its Cargo.toml's name → the package's folder
+    rust_crates: dict[str, str] = {}
+    for rel, rec in sorted(records.items(), key=lambda kv: (kv[0].count("/"), kv[0])):
+        if rec.get("rust_crate"):
+            rust_crates.setdefault(rec["rust_crate"], rel.rsplit("/", 1)[0] if "/" in rel else "")
     resolver = Resolver(
         records,
         go_modules,
@@ -119,6 +124,7 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
         elixir_modules,
         dart_packages,
         _solidity_projects(records),
+        rust_crates,
     )
     dart_exports: dict[str, list[str]] = {}  # a Dart file → the files it re-exports or parts
     for rel, rec in sorted(records.items()):
@@ -234,6 +240,8 @@ def link(records: dict[str, dict[str, Any]]) -> tuple[dict[str, Node], list[Edge
                 targets = resolver.php(imp["module"]) or php_defined.get(imp["module"], [])
             elif lang == "dart":  # a path from the importer or ``package:name/…``
                 targets = resolver.dart(rel, imp["module"])
+            elif lang == "rust":  # ``mod name;`` or a ``use`` path: a module's file
+                targets = resolver.rust(rel, imp["module"], imp.get("kind", "use"))
             elif lang == "zig":  # ``@import("page.zig")``: a path from the importer
                 targets = resolver.relative(rel, imp["module"])
             elif lang in ("c", "cpp", "objc"):

@@ -41,6 +41,15 @@ Foundry remaps ``forge-std/`` to ``lib/forge-std/src/`` by itself), then under `
 a remapped path or a package absent from the repository (a git submodule not checked
 out, an npm package) is a library, no file.
 
+A Rust ``mod name;`` names ``name.rs`` or ``name/mod.rs`` in the declaring module's
+folder (a crate root's, a ``mod.rs``'s own folder; ``a.rs``'s is ``a/``). A ``use`` path
+starts at the crate's ``src/`` (``crate::``), the module (``self::``), its parent
+(``super::``), a package of the repository by its library's name (``use lak::semantic``
+from ``tests/`` or another workspace member), or a child module of the importer's; each
+further segment that is a module file goes one module deeper, and the path names the
+deepest one (``crate::semantic::SemanticAnalyzer`` → ``src/semantic/mod.rs``); a path
+into a crate outside the repository (``std::``) names no file.
+
 A Protocol Buffers ``import "a/b.proto"`` names the file beside the importer or the one
 whose path ends with it, nearest the importer.
 
@@ -79,8 +88,16 @@ class Resolver:
         elixir_modules: dict[str, list[str]] | None = None,
         dart_packages: dict[str, str] | None = None,
         sol_projects: dict[str, tuple[list[list[str]], list[str]]] | None = None,
+        rust_crates: dict[str, str] | None = None,
     ) -> None:
         self.files = set(files)
+        #: a Rust library's name (its Cargo.toml's) → the package's folder ("" at the root)
+        self.rust_crates = rust_crates or {}
+        #: the folders holding a Cargo.toml, deepest first
+        self._cargo_dirs = sorted(
+            (posixpath.dirname(f) for f in self.files if posixpath.basename(f) == "Cargo.toml"),
+            key=lambda d: (-d.count("/") - bool(d), d),
+        )
         #: a Solidity project's folder ("" at the root) → its remappings as ``[context,
         #: prefix, target]`` and its library folders, both relative to the repository
         self.sol_projects = sol_projects or {}
@@ -417,6 +434,65 @@ class Resolver:
             return []
         hits = self._tail_index(()).get(posixpath.normpath(tail), [])
         return [self._nearest(importer, hits)] if hits else []
+
+    def _cargo_dir(self, path: str) -> str | None:
+        """The folder of the Cargo package holding ``path`` ("" at the root)."""
+        for folder in self._cargo_dirs:
+            if not folder or path.startswith(folder + "/"):
+                return folder
+        return None
+
+    def _rust_module_file(self, folder: str) -> str | None:
+        """The file of the module whose items live in ``folder``."""
+        for name in (f"{folder}/mod.rs", f"{folder}.rs", f"{folder}/lib.rs", f"{folder}/main.rs"):
+            if name.lstrip("/") in self.files:
+                return name.lstrip("/")
+        return None
+
+    def rust(self, importer: str, module: str, kind: str) -> list[str]:
+        """The file a Rust ``mod name;`` or ``use`` path names (see the module docs)."""
+        package = self._cargo_dir(importer)
+        src = posixpath.join(package, "src") if package is not None else ""
+        folder, name = posixpath.split(importer)
+        stem = name[: -len(".rs")] if name.endswith(".rs") else name
+        # a crate root (``src/lib.rs``, a test, bench or example file, ``src/bin/x.rs``)
+        # and a ``mod.rs`` keep their submodules beside them; ``a.rs`` keeps them in ``a/``
+        top = folder == src or (package is not None and posixpath.dirname(folder) == package)
+        root = stem in ("mod", "lib", "main") or top or "/bin" in f"/{folder}"
+        own = folder if root else posixpath.join(folder, stem)
+        if kind == "mod":
+            for candidate in (f"{own}/{module}.rs", f"{own}/{module}/mod.rs"):
+                if candidate.lstrip("/") in self.files:
+                    return [candidate.lstrip("/")]
+            return []
+        segments = [s for s in module.split("::") if s]
+        if not segments:
+            return []
+        head, rest = segments[0], segments[1:]
+        if head == "crate":
+            base = src if importer.startswith(src + "/") or not src else folder
+        elif head == "self":
+            base = own
+        elif head == "super":
+            base = posixpath.dirname(own)
+            while rest and rest[0] == "super":
+                base, rest = posixpath.dirname(base), rest[1:]
+        elif head in self.rust_crates:
+            base = posixpath.join(self.rust_crates[head], "src")
+        elif f"{own}/{head}.rs".lstrip("/") in self.files or (
+            f"{own}/{head}/mod.rs".lstrip("/") in self.files
+        ):
+            base, rest = own, segments  # a child module, named without ``self::``
+        else:
+            return []  # a crate outside the repository (``std``, a dependency)
+        target = self._rust_module_file(base)
+        for segment in rest:
+            step = posixpath.join(base, segment)
+            found = self._rust_module_file(step)
+            if found is None or found.endswith(("/lib.rs", "/main.rs")):
+                break
+            base, target = step, found
+        return [target] if target and target != importer else []
 
     def dart(self, importer: str, module: str) -> list[str]:
         """The project file a Dart ``import``/``export``/``part`` URI names: a path from
