@@ -973,6 +973,29 @@ def test_a_gemini_md_in_the_gemini_settings_folder_is_its_parent_folders(
     assert scopes == {".gemini/GEMINI.md": [], "web/.gemini/GEMINI.md": ["web/**"]}
 
 
+def test_an_agents_md_in_the_github_folder_is_the_repositorys(tmp_path: Path) -> None:
+    """``.github/`` is the repository's settings folder (Copilot's repository-wide
+    instructions live there) and holds no code: an ``AGENTS.md`` kept beside them names
+    the project's paths ("Look first: `workflow/Snakefile`"), and scoped to
+    ``.github/**`` its rules were filtered out of every task that named a file. A deeper
+    folder of ``.github`` is a folder like any other."""
+    from charter.rules.sources import discover
+
+    for rel in (".github/AGENTS.md", "web/.github/CLAUDE.md", ".github/workflows/AGENTS.md"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("- Do not change `workflow/envs/*` without asking.\n")
+    scopes = {
+        rel: load_source(path, rel, kind).scopes
+        for kind, path in discover(tmp_path)
+        for rel in [path.relative_to(tmp_path).as_posix()]
+    }
+    assert scopes == {
+        ".github/AGENTS.md": [],
+        ".github/workflows/AGENTS.md": [".github/workflows/**"],
+        "web/.github/CLAUDE.md": ["web/**"],
+    }
+
+
 def test_a_glob_of_every_file_is_no_scope(tmp_path: Path) -> None:
     for globs in ("*", "**", "**/*", '["*", "src/**"]'):
         path = tmp_path / "design.mdc"

@@ -524,16 +524,18 @@ _EVERYWHERE = frozenset({"*", "**", "**/*", "./**", "./**/*", "/**", "/**/*"})
 FOLDER_KINDS = frozenset(["claude", "claude-local", "agents", "gemini"])
 
 
-#: An agent's own settings folder: a rule file right inside it is its parent folder's.
-_AGENT_FOLDERS = (".claude", ".gemini")
+#: An agent's own settings folder, or the repository's (``.github``, where Copilot's
+#: repository-wide instructions live): a rule file right inside it is its parent folder's.
+_AGENT_FOLDERS = (".claude", ".gemini", ".github")
 
 
 def folder_scope(rel: str) -> list[str]:
     """The scope a CLAUDE.md, AGENTS.md or GEMINI.md at ``rel`` has: its folder, or none
     at the root (``.claude/CLAUDE.md`` is the root's too, ``web/.claude/CLAUDE.md``
     ``web``'s; a deeper ``.claude/skills/x/`` is a folder like any other). So is a
-    ``.gemini/GEMINI.md`` beside ``.gemini/settings.json``: no code lives in the settings
-    folder, so scoped to it, its rules were filtered out of every task naming a file."""
+    ``.gemini/GEMINI.md`` beside ``.gemini/settings.json``, and a ``.github/AGENTS.md``
+    beside ``copilot-instructions.md``: no code lives in a settings folder, so scoped to
+    it, its rules were filtered out of every task naming a file."""
     if "/" not in rel:
         return []
     parent = rel.rsplit("/", 1)[0]

@@ -157,7 +157,10 @@ if TYPE_CHECKING:
 #: 78: a comma before a clause with a subject of its own ("…, there is no emulator on
 #: this machine", "…, it wipes `ios/` on every run") gives the reason: its words set no
 #: condition on the command or file forbidden before it
-STATE_VERSION = 78
+#: 79: an ``AGENTS.md``, ``CLAUDE.md`` or ``GEMINI.md`` right inside ``.github/`` (beside
+#: Copilot's repository-wide instructions) is the repository's, no longer scoped to
+#: ``.github/**`` (rule scopes change)
+STATE_VERSION = 79
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
