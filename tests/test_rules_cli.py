@@ -420,6 +420,20 @@ def test_rules_lists_what_was_read_with_when_each_applies(repo: Path, run_charte
     assert "CLAUDE.md:L5-L5" in table.stdout
 
 
+def test_rules_source_is_read_as_a_path_of_the_project(repo: Path, run_charter) -> None:
+    """`charter rules -s ./CLAUDE.md` (as a shell completes it) and `-s GEMINI.md` (a
+    symlink to `CLAUDE.md`, read once under its target's name) listed no rule: the file
+    named is the one the rules cite."""
+    write(repo, "CLAUDE.md", "# Rules\n\n- Retry idempotent calls with backoff.\n")
+    (repo / "GEMINI.md").symlink_to("CLAUDE.md")
+    write(repo, ".cursor/rules/ui.mdc", "---\nalwaysApply: true\n---\n\n- Use the Card.\n")
+    for named in ("./CLAUDE.md", "GEMINI.md", str(repo / "CLAUDE.md")):
+        out = json.loads(run_charter("rules", "-s", named, "--json", cwd=repo).stdout)
+        assert [r["text"] for r in out["rules"]] == ["Retry idempotent calls with backoff."]
+    out = json.loads(run_charter("rules", "-s", "./.cursor/rules/", "--json", cwd=repo).stdout)
+    assert [r["text"] for r in out["rules"]] == ["Use the Card."]
+
+
 def test_context_table_cites_rules_as_every_other_output_does(repo: Path, run_charter) -> None:
     # The JSON, the hooks and the constitution cite `path:L3-L3`; the context table wrote
     # `path:3-3`, so a reader pasting a citation from one into another found no match.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import posixpath
 import sys
 from pathlib import Path
 from typing import Any
@@ -59,6 +61,19 @@ def print_context(result: dict[str, Any]) -> None:
 def _under(path: str, folder: str) -> bool:
     """Whether a project-relative rule file is ``folder`` or lies below it."""
     return path == folder or path.startswith(folder + "/")
+
+
+def _source_filter(root: Path, raw: str) -> str:
+    """A ``--source`` as the compiled rules cite their files: project-relative, without
+    ``./``, and a symlinked rule file as its target (a ``GEMINI.md`` linked to
+    ``CLAUDE.md`` is read once, under ``CLAUDE.md``); "" for the project itself."""
+    name = posixpath.normpath(raw.strip().replace("\\", "/"))
+    path = root / name
+    # a path outside the project stays as written: no rule file cites it
+    with contextlib.suppress(OSError, ValueError):
+        if path.exists():
+            name = path.resolve().relative_to(root.resolve()).as_posix()
+    return "" if name == "." else name.strip("/")
 
 
 def _record_lint_findings(project: Any, issues: list[Any]) -> None:
@@ -280,7 +295,8 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         asked_for = set(manual_paths(compiled.sources))
         for note in compiled.report.errors:
             print(f"charter: note: {note}", file=sys.stderr)
-        folders = [s.strip().strip("/") for s in source or [] if s.strip().strip("/")]
+        named = [_source_filter(project.root, s) for s in source or [] if s.strip()]
+        folders = [f for f in named if f]
         needle = (grep or "").casefold()
         chosen = [
             rule
