@@ -713,3 +713,87 @@ def test_a_schema_fields_status_is_not_the_records_and_active_is_in_force(
         "bound",
         "RabbitMQ",
     )
+
+
+EXCLUDE_TITLE = """# Exclude draft invoices from the monthly totals
+
+- Status: accepted
+
+## Considered Options
+
+- **Filter on the status field**: every query must remember it.
+- **A separate drafts table**: drafts never reach the totals.
+
+## Decision Outcome
+
+Chosen option: "A separate drafts table", because the totals cannot see them.
+"""
+
+
+def test_an_adr_titled_as_an_exclusion_binds_its_chosen_option_as_the_choice(
+    repo: Path, run_charter: Run
+) -> None:
+    # "Exclude X from Y" states what was decided; it does not ask what is out of scope.
+    # Read as an exclusion question, the chosen option was stored as the excluded item
+    # and every text following the ADR was flagged as reintroducing it.
+    folder = _write(repo, {"0004-exclude-drafts.md": EXCLUDE_TITLE})
+    row = _rows(_import(run_charter, repo, str(folder)))["0004-exclude-drafts.md"]
+    assert (row["outcome"], row["answer"]) == ("bound", "A separate drafts table")
+    entry = _bound(run_charter, repo)["ADR-0004-exclude-drafts"]
+    assert entry["binding_reason"] == "must_answered"
+
+    res = run_charter("decisions", "invariants", "--json", cwd=repo)
+    (inv,) = json.loads(res.stdout)["invariants"]
+    assert "Excluded: Filter on the status field" in inv["statement"]
+    assert "Excluded: A separate drafts table" not in inv["statement"]
+
+    follows = "I moved the draft invoices into the separate drafts table."
+    res = run_charter("drift", "check", "-", "--no-semantic", cwd=repo, stdin=follows)
+    assert res.returncode == 0, res.stdout
+    # a second import changes nothing (the stored form is the one it writes)
+    again = _rows(_import(run_charter, repo, str(folder)))["0004-exclude-drafts.md"]
+    assert again["outcome"] == "unchanged"
+
+
+BOLD_CHOSEN = """# Move the plugin sources to their own repository
+
+- Status: accepted
+
+## Considered Options
+
+- Keep the plugin sources in-tree and maintain one build file per plugin release.
+- Move the plugin sources to a separate repository with release branches frozen at
+  each published build, and a main branch for current work.
+
+## Decision Outcome
+
+Chosen option: **separate repository with release branches**, hosted at
+<https://example.org/plugins>. This repository keeps the loader and the published
+artefacts.
+"""
+
+
+def test_a_bold_chosen_option_naming_part_of_one_option_binds_it(
+    repo: Path, run_charter: Run
+) -> None:
+    # the bold words are the choice (the rest of the line says where and what stays);
+    # they name one option by a phrase of its own words, not by its first words
+    folder = _write(repo, {"0009-plugin-repo.md": BOLD_CHOSEN})
+    row = _rows(_import(run_charter, repo, str(folder)))["0009-plugin-repo.md"]
+    assert row["outcome"] == "bound", row["note"]
+    assert row["answer"].startswith("Move the plugin sources to a separate repository")
+    assert row["excluded"][0].startswith("Keep the plugin sources in-tree")
+
+
+def test_unreadable_adrs_end_with_how_to_bind_them(repo: Path, run_charter: Run) -> None:
+    # a folder of Nygard records that name one choice each in prose read as rows of
+    # "unreadable" and "bound 0"; the user is told what binds one
+    folder = _write(repo, {"0010-errors.md": NO_OPTION, "0001-use-postgresql.md": MADR})
+    res = run_charter("decisions", "import", "--adr", str(folder), cwd=repo)
+    assert res.returncode == 0, res.stderr
+    tail = " ".join(res.stdout.split()[-60:])
+    assert "Considered Options" in tail and "charter decisions add" in tail
+    # nothing to say when every ADR was read
+    again = _write(repo / "other", {"0001-use-postgresql.md": MADR})
+    res = run_charter("decisions", "import", "--adr", str(again), "--dry-run", cwd=repo)
+    assert "charter decisions add" not in res.stdout

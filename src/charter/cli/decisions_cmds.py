@@ -135,6 +135,16 @@ def _import_adrs(project: Any, paths: list[Path], *, dry_run: bool, as_json: boo
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
     verb = "would bind" if dry_run else "bound"
     console.print(f"{summary}; {verb} {len(result.changed)}")
+    if counts.get("unreadable"):
+        # a folder of Nygard records that state one choice in prose ("We will use X")
+        # reads as rows of "unreadable" and "bound 0": say what binds one, and that
+        # search still serves them
+        console.print(
+            "An unreadable ADR binds nothing (search still serves it): list its options "
+            "under '## Considered Options' with a 'Chosen option: …' line, or record it "
+            "with `charter decisions add --id ADR-… --text … --choice a=… --choice b=… "
+            "--answer a`."
+        )
 
 
 def _read_input(source: str) -> str:

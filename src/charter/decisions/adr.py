@@ -511,8 +511,14 @@ def _chosen(
             by_number = options[n - 1]
             value = value[number.end() :]
         quoted = _QUOTED.match(value)
+        bold = _bold_value(block) if number is None else None
         if quoted:
             said = next(g for g in quoted.groups() if g)
+        elif bold:
+            # "Chosen option: **separate repository with release branches**, hosted at
+            # <…>. This repository keeps …": the bold words name the choice, the rest of
+            # the line says where it lives and what else follows
+            said = bold
         else:
             said = re.split(r",?\s+because\b", value, maxsplit=1, flags=re.I)[0]
         said = said.strip().strip(" ,.;:")
@@ -557,7 +563,32 @@ def _matching(said: str, options: list[str]) -> list[str]:
     exact = [o for o in options if _norm(o) == key]
     if exact:
         return exact
-    return [o for o in options if _norm(o).startswith(key + " ") or key.startswith(_norm(o) + " ")]
+    found = [o for o in options if _norm(o).startswith(key + " ") or key.startswith(_norm(o) + " ")]
+    if found or len(key.split()) < 2:
+        return found
+    # "separate repository with release branches" for an option written as a sentence
+    # ("Move the plugin sources to a separate repository with release branches frozen
+    # at …"): a phrase of two or more words inside one option's words names that option
+    return [o for o in options if f" {key} " in f" {_norm(o)} "]
+
+
+def _bold_value(block: SyntaxTreeNode) -> str:
+    """The bold words right after ``Chosen option:`` in ``block`` (empty when none)."""
+    if block.type == "list_item":
+        paragraphs = [c for c in block.children if c.type == "paragraph"]
+        if not paragraphs:
+            return ""
+        block = paragraphs[0]
+    inline = _inline(block)
+    children = [
+        c for c in (inline.children if inline else []) if c.type != "text" or c.content.strip()
+    ]
+    if len(children) < 2 or children[0].type != "text" or children[1].type != "strong":
+        return ""
+    opening = _FIELD.match(children[0].content)
+    if opening is None or opening.group("value").strip():
+        return ""  # words before the bold ones: the bold words do not open the value
+    return " ".join(_plain(children[1]).split())
 
 
 def _title_from_name(stem: str) -> str:

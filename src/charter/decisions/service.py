@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from charter.config import Project
-from charter.decisions.binding import is_resolved
+from charter.decisions.binding import apply_binding, is_resolved
 from charter.decisions.drift.checker import DriftChecker
 from charter.decisions.drift.judge import DriftJudge
 from charter.decisions.drift.result import DriftResult
@@ -117,6 +117,11 @@ def import_adrs(project: Project, paths: list[Path], *, dry_run: bool = False) -
         except CharterError as exc:
             reading.outcome, reading.note, reading.item = "unreadable", str(exc), {}
             continue
+        if entry.binding_reason == "explicit_exclusion" and entry.exclusion is None:
+            # an ADR's title states what was decided ("Exclude draft invoices from the
+            # monthly totals"), it does not ask what is out of scope: the option it chose
+            # is the one to follow, and the options it turned down are excluded
+            entry = apply_binding(entry.model_copy(update={"exclusion": False}))
         entries.append((entry, cite))
 
     def decide(current: PgcClarifications) -> Change | None:
