@@ -607,6 +607,22 @@ def test_a_file_with_windows_line_endings_keeps_them_and_comes_back_byte_for_byt
     assert _snapshot(repo) == before, "uninstall restores the files byte for byte"
 
 
+@pytest.mark.parametrize("agent", sorted(AGENTS))
+def test_a_json_file_keeps_its_own_indentation(repo: Path, run_charter: Run, agent: str) -> None:
+    # a tab-indented settings file came back indented by two spaces: every line a change
+    json_files = [rel for rel in AGENTS[agent] if rel.endswith(".json")]
+    for rel in json_files:
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        data = json.loads(USER_FILES[rel])
+        (repo / rel).write_text(json.dumps(data, indent="\t") + "\n")
+    assert run_charter("install", agent, cwd=repo).returncode == 0
+    for rel in json_files:
+        text = (repo / rel).read_text()
+        indented = [line for line in text.splitlines() if line[:1].isspace()]
+        assert "charter" in text and indented, rel
+        assert all(line.startswith("\t") for line in indented), f"{rel} keeps its tabs"
+
+
 def test_install_json_separates_files_from_notes_for_every_agent(tmp_path: Path) -> None:
     # `install` printed prose only: a script setting up many repositories could not tell
     # what was written from what it should tell the user, and cursor/codex/gemini named

@@ -247,6 +247,32 @@ def test_windows_line_endings_are_kept_and_given_back_byte_for_byte(
     assert "charter" not in json.loads(raw)["mcpServers"]
 
 
+def test_a_settings_file_keeps_its_own_indentation(repo: Path, run_charter) -> None:
+    """A tab-indented ``.claude/settings.json`` (the user's hooks and permissions) came back
+    indented by two spaces: every line of it changed in the diff, for the few lines of
+    Charter's hooks. The file keeps its tabs (and four spaces stay four); only Charter's
+    lines are added, and an edit after install is stripped in the same indentation."""
+    write(repo, "CLAUDE.md", "# Rules\n\n- Use type hints.\n")
+    tabbed = json.dumps(USER_SETTINGS, indent="\t") + "\n"
+    write(repo, ".claude/settings.json", tabbed)
+    write(repo, ".mcp.json", json.dumps({"mcpServers": {"db": {"command": "x"}}}, indent=4))
+    assert run_charter("install", "claude-code", cwd=repo).returncode == 0
+    text = (repo / ".claude/settings.json").read_text()
+    assert "charter" in text and text.startswith('{\n\t"permissions": {\n\t\t"allow"')
+    indented = [line for line in text.splitlines() if line[:1].isspace()]
+    assert indented and all(line.startswith("\t") for line in indented)
+    assert all(line in text.splitlines() for line in tabbed.splitlines()[1:-2])
+    mcp = (repo / ".mcp.json").read_text()
+    assert '\n    "mcpServers": {\n        "db"' in mcp and '        "charter"' in mcp
+
+    path = repo / ".claude/settings.json"
+    path.write_text(text.replace('"Bash(npm test)"', '"Bash(npm test)",\n\t\t\t"Bash(make)"'))
+    assert run_charter("install", "claude-code", "--uninstall", cwd=repo).returncode == 0
+    left = path.read_text()
+    assert "charter" not in left and "Bash(make)" in left
+    assert left == json.dumps(json.loads(left), indent="\t") + "\n"
+
+
 def test_uninstall_without_the_install_record_gives_the_rule_files_back(
     repo: Path, run_charter
 ) -> None:

@@ -215,8 +215,21 @@ def load_json_object(text: str, rel: str) -> dict[str, Any]:
     return data
 
 
-def dump_json(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2) + "\n" if data else ""
+def json_indent(like: str | None) -> str | int:
+    """The indentation step of the JSON text ``like``: a tab, or its first indented line's
+    spaces; two spaces for a new file or one written on one line. A settings file the
+    team keeps tab-indented came back indented by two spaces, every line of it a change
+    in the diff of the few lines Charter adds."""
+    for line in (like or "").splitlines()[1:]:
+        lead = line[: len(line) - len(line.lstrip(" \t"))]
+        if lead:
+            return "\t" if lead.startswith("\t") else len(lead)
+    return 2
+
+
+def dump_json(data: dict[str, Any], like: str = "") -> str:
+    """``data`` as a file's text, indented as the text it replaces (:func:`json_indent`)."""
+    return json.dumps(data, indent=json_indent(like)) + "\n" if data else ""
 
 
 def is_charter_command(command: Any) -> bool:

@@ -44,7 +44,7 @@ BLOCK = f'{BEGIN}\n[mcp_servers.charter]\ncommand = "{COMMAND}"\nargs = ["mcp"]\
 def _strip_hooks(text: str) -> str:
     data = load_json_object(text, HOOKS)
     strip_hook_groups(data)
-    return dump_json(data)
+    return dump_json(data, text)
 
 
 def _merge_hooks(text: str) -> str:
@@ -58,7 +58,7 @@ def _merge_hooks(text: str) -> str:
             command = f"{COMMAND} agent-hook codex {event}"
         hook = {"type": "command", "command": command, "timeout": 30}
         append_hook(hooks, event, {"hooks": [hook]}, HOOKS)
-    return dump_json(data)
+    return dump_json(data, text)
 
 
 def _check_toml(text: str) -> dict[str, Any]:

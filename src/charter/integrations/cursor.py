@@ -37,7 +37,7 @@ def _strip_hooks(text: str) -> str:
     strip_hook_groups(data, lambda entry: is_charter_command(_command(entry)))
     if set(data) == {"version"}:
         data = {}
-    return dump_json(data)
+    return dump_json(data, text)
 
 
 def _command(entry: Any) -> Any:
@@ -53,19 +53,19 @@ def _merge_hooks(text: str) -> str:
     for event in EVENTS:
         entry = {"command": f"{COMMAND} agent-hook cursor {event}", "timeout": 30}
         append_hook(hooks, event, entry, HOOKS)
-    return dump_json(data)
+    return dump_json(data, text)
 
 
 def _strip_mcp(text: str) -> str:
     data = load_json_object(text, MCP)
     strip_server(data)
-    return dump_json(data)
+    return dump_json(data, text)
 
 
 def _merge_mcp(text: str) -> str:
     data = load_json_object(text, MCP)
     add_server(data, MCP)
-    return dump_json(data)
+    return dump_json(data, text)
 
 
 FILES = [Managed(HOOKS, _merge_hooks, _strip_hooks), Managed(MCP, _merge_mcp, _strip_mcp)]

@@ -39,7 +39,7 @@ def _strip(text: str) -> str:
     data = load_json_object(text, SETTINGS)
     strip_hook_groups(data)
     strip_server(data)
-    return dump_json(data)
+    return dump_json(data, text)
 
 
 def _merge(text: str) -> str:
@@ -56,7 +56,7 @@ def _merge(text: str) -> str:
         }
         append_hook(hooks, event, {"hooks": [hook]}, SETTINGS)
     add_server(data, SETTINGS)
-    return dump_json(data)
+    return dump_json(data, text)
 
 
 FILES = [Managed(SETTINGS, _merge, _strip)]

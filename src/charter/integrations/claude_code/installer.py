@@ -36,6 +36,7 @@ from typing import Any
 from charter.boundary import writable
 from charter.errors import CharterError
 from charter.fileio import atomic_write_text, locked, remove_stale_temps
+from charter.integrations.agent_install import json_indent
 
 HOOK_EVENTS = {
     "SessionStart": "session-start",
@@ -378,8 +379,9 @@ def _endings(text: str, like: str | None) -> str:
     return text.replace("\n", "\r\n") if like is not None and "\r\n" in like else text
 
 
-def _dump(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2) + "\n"
+def _dump(data: dict[str, Any], like: str | None) -> str:
+    """``data`` as the text of the file ``like`` held: its indentation, its line endings."""
+    return _endings(json.dumps(data, indent=json_indent(like)) + "\n", like)
 
 
 def _install_plan(
@@ -467,7 +469,7 @@ def _text(path: Path, data: dict[str, Any]) -> str:
                 return old
         except ValueError:
             pass
-    return _endings(_dump(data), old)
+    return _dump(data, old)
 
 
 def _set(data: dict[str, Any], key: str, value: Any) -> None:
@@ -609,9 +611,7 @@ def _uninstall_plan(
             continue  # nothing of Charter's in it: the user's bytes stay as they are
         stripped.append(rel)
         writes[path] = (
-            None
-            if not data and not isinstance(before.get(rel), str)
-            else _endings(_dump(data), now)
+            None if not data and not isinstance(before.get(rel), str) else _dump(data, now)
         )
     notes = []
     # a dry run says what it would do: "restored" read as done when nothing was written
