@@ -190,3 +190,37 @@ def test_a_scope_in_front_matter_or_a_glob_is_no_reference(tmp_path: Path) -> No
     assert named_markdown(root, rule, text + "\nRead packages/api/ first.\n", {rule}) == [
         "packages/api/"
     ]
+
+
+def test_a_run_of_labelled_imports_of_compiled_rule_files_is_no_rule(tmp_path: Path) -> None:
+    """A ``CLAUDE.md`` listing its rule files as ``@path`` imports, each with a label
+    ("@.claude/rules/dsp.md ← WDF implementation rules, API reference"), compiled the run
+    of paths and labels as one rule, retrieved for any task about the labels' words,
+    though Claude Code reads each imported file in its place and Charter compiles their
+    rules one by one. An import with a sentence of its own after it, one of a file that is
+    not there, and a mention of someone (``@reviewer``) stay rules."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    write(root, ".claude/rules/dsp.md", "# DSP\n\n- Use `DiodePairT` for symmetric clippers.\n")
+    write(root, ".claude/rules/ui.md", "# UI\n\n- Knobs snap to the detent on double click.\n")
+    write(
+        root,
+        "CLAUDE.md",
+        "# Project memory\n\n## Rule files (read before touching any code)\n\n"
+        "@.claude/rules/dsp.md      ← WDF implementation rules, API reference, diode values\n"
+        "@.claude/rules/ui.md       ← layout, controls, colour scheme\n\n"
+        "- @.claude/rules/ui.md\n\n"
+        "@.claude/rules/dsp.md — and whatever it says, never change a component value "
+        "without checking the schematic first.\n\n"
+        "@docs/missing.md ← circuit notes\n\n"
+        "Ask @reviewer before merging.\n",
+    )
+    texts = [r.text for r in compile_project(Project.load(root)).rules]
+    assert not any(t.startswith("@.claude/rules/") and "←" in t for t in texts), texts
+    assert ".claude/rules/ui.md" not in texts
+    assert any("never change a component value" in t for t in texts)
+    assert any(t.startswith("@docs/missing.md") for t in texts)
+    assert any("@reviewer" in t for t in texts)
+    assert any("DiodePairT" in t for t in texts) and any("detent" in t for t in texts)

@@ -114,11 +114,40 @@ _SENDS = re.compile(
 POINTER_OWN_WORDS = 8
 
 
+#: A Claude Code ``@path`` import, as :mod:`charter.rules.sources` follows it.
+_IMPORT = re.compile(r"(?<![\w`/])@((?:~/|\.{1,2}/|/)?[\w.-]+(?:/[\w.-]+)*)")
+#: Words a label after an import may have ("← circuit topology, all component values,
+#: signal flow"); more, and the line says something of its own.
+IMPORT_LABEL_WORDS = 12
+
+
+def imports_only(root: Path, rule_file: str, text: str, compiled: set[str]) -> bool:
+    """Whether a rule is a run of ``@path`` imports of rule files compiled here, each with
+    at most a short label ("@.claude/rules/dsp.md ← WDF implementation rules, API
+    reference"). Claude Code reads an imported file in the import's place, so the lines
+    stand for those files, whose rules Charter compiles one by one; as a rule of its own
+    the run of paths and labels was noise injected for any task about the labels' words."""
+    found = list(_IMPORT.finditer(text))
+    if not found or re.search(r"[^\W_]", text[: found[0].start()]):
+        return False
+    for at, match in enumerate(found):
+        ref = _resolve(root, rule_file, match.group(1))
+        if ref is None or ref not in compiled or ref == rule_file:
+            return False
+        end = found[at + 1].start() if at + 1 < len(found) else len(text)
+        if len(re.findall(r"[^\W\d_][\w'-]*", text[match.end() : end])) > IMPORT_LABEL_WORDS:
+            return False
+    return True
+
+
 def points_only_to(root: Path, rule_file: str, text: str, compiled: set[str]) -> bool:
     """Whether a rule's whole text only sends the agent to rule files Charter compiles
-    ("See `AGENTS.md` for the shared project instructions." in a ``CLAUDE.md``). Those
-    files' rules reach the agent already, each when it applies; the pointer would only
-    send it to read the whole file again (what managed rules exist to avoid)."""
+    ("See `AGENTS.md` for the shared project instructions." in a ``CLAUDE.md``, or a run
+    of ``@path`` imports of them: :func:`imports_only`). Those files' rules reach the
+    agent already, each when it applies; the pointer would only send it to read the
+    whole file again (what managed rules exist to avoid)."""
+    if imports_only(root, rule_file, text, compiled):
+        return True
     refs = [m for m in (_resolve(root, rule_file, c) for c in _candidates(text)) if m]
     if not refs or not all(ref in compiled and ref != rule_file for ref in refs):
         return False

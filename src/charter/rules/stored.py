@@ -160,7 +160,10 @@ if TYPE_CHECKING:
 #: 79: an ``AGENTS.md``, ``CLAUDE.md`` or ``GEMINI.md`` right inside ``.github/`` (beside
 #: Copilot's repository-wide instructions) is the repository's, no longer scoped to
 #: ``.github/**`` (rule scopes change)
-STATE_VERSION = 79
+#: 80: a run of Claude Code ``@path`` imports of rule files compiled here, each with at
+#: most a short label ("@.claude/rules/dsp.md ← WDF implementation rules"), is no rule
+#: of its own: the imported files' rules are compiled one by one
+STATE_VERSION = 80
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
