@@ -706,14 +706,19 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
     reading.outcome = "accepted"
     if implicit:
         reading.note = "no status: its chosen option read as accepted (MADR's status is optional)"
-    reading.item = {
+    reading.item = _choice_item(path, title, options, chosen)
+    return reading
+
+
+def _choice_item(path: Path, title: str, options: list[str], chosen: str) -> dict[str, Any]:
+    """The decision an accepted record binds: its title as the question, one option chosen."""
+    return {
         "id": adr_id(path),
         "question": title,
         "answer_type": "single_choice",
         "choices": options,
         "answer": chosen,
     }
-    return reading
 
 
 # -- YAML decision records -----------------------------------------------------------------
@@ -794,13 +799,7 @@ def read_record(path: Path, text: str, shown: str) -> AdrReading:
     reading.outcome = "accepted"
     if not status:
         reading.note = "no status: a record that names the alternatives it rejected is taken"
-    reading.item = {
-        "id": adr_id(path),
-        "question": title,
-        "answer_type": "single_choice",
-        "choices": options,
-        "answer": chosen,
-    }
+    reading.item = _choice_item(path, title, options, chosen)
     return reading
 
 
