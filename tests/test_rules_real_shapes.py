@@ -960,16 +960,8 @@ def test_a_gemini_md_in_the_gemini_settings_folder_is_its_parent_folders(
     """Gemini CLI keeps its settings in ``.gemini/``, and projects put their
     ``GEMINI.md`` beside them: no code lives there, so scoped to ``.gemini/**`` the
     file's rules were filtered out of every task that named a file."""
-    from charter.rules.sources import discover
-
-    for rel in (".gemini/GEMINI.md", "web/.gemini/GEMINI.md"):
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text("- Keep both implementations in sync.\n")
-    scopes = {
-        rel: load_source(path, rel, kind).scopes
-        for kind, path in discover(tmp_path)
-        for rel in [path.relative_to(tmp_path).as_posix()]
-    }
+    rels = (".gemini/GEMINI.md", "web/.gemini/GEMINI.md")
+    scopes = _discovered_scopes(tmp_path, rels, "- Keep both implementations in sync.\n")
     assert scopes == {".gemini/GEMINI.md": [], "web/.gemini/GEMINI.md": ["web/**"]}
 
 
@@ -979,16 +971,10 @@ def test_an_agents_md_in_the_github_folder_is_the_repositorys(tmp_path: Path) ->
     the project's paths ("Look first: `workflow/Snakefile`"), and scoped to
     ``.github/**`` its rules were filtered out of every task that named a file. A deeper
     folder of ``.github`` is a folder like any other."""
-    from charter.rules.sources import discover
-
-    for rel in (".github/AGENTS.md", "web/.github/CLAUDE.md", ".github/workflows/AGENTS.md"):
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text("- Do not change `workflow/envs/*` without asking.\n")
-    scopes = {
-        rel: load_source(path, rel, kind).scopes
-        for kind, path in discover(tmp_path)
-        for rel in [path.relative_to(tmp_path).as_posix()]
-    }
+    rels = (".github/AGENTS.md", "web/.github/CLAUDE.md", ".github/workflows/AGENTS.md")
+    scopes = _discovered_scopes(
+        tmp_path, rels, "- Do not change `workflow/envs/*` without asking.\n"
+    )
     assert scopes == {
         ".github/AGENTS.md": [],
         ".github/workflows/AGENTS.md": [".github/workflows/**"],
@@ -2258,3 +2244,18 @@ def test_a_numbered_heading_over_its_paragraph_is_the_rule_it_explains(tmp_path:
         # a year is no outline number
         ("The release train leaves every second Tuesday from main.", 17, 17),
     ]
+
+
+def _discovered_scopes(root: Path, rels: tuple[str, ...], text: str) -> dict[str, list[str]]:
+    """The scope each rule file written at ``rels`` (each holding ``text``) is read with."""
+    from charter.rules.sources import discover
+
+    for rel in rels:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return {
+        path.relative_to(root).as_posix(): list(
+            load_source(path, path.relative_to(root).as_posix(), kind).scopes
+        )
+        for kind, path in discover(root)
+    }
