@@ -11,7 +11,7 @@ this, with the decisions users actually import. No labels are needed, so any rep
 with ADRs is held-out data until its flags have been read.
 
     python bench/drift_real_text.py --mirror /work/.mirror/OWNER+NAME/repo [--mirror ...]
-        [--adr-dir docs/adr] [--commits 300] [--show 5] [--json]
+        [--adr-dir docs/adr] [--commits 300] [--show 5] [--tree] [--json]
 
 ``--mirror`` is a (bare) git directory, e.g. one the ``fetch`` tool brought; the ADR folder
 is found by name (``adr``, ``adrs``, ``decisions``, ``decision-records``,
@@ -85,7 +85,7 @@ def run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def measure(
-    mirror: Path, adr_dir: str | None, commits: int, show: int, block: float
+    mirror: Path, adr_dir: str | None, commits: int, show: int, block: float, tree: bool = False
 ) -> dict[str, object]:
     files = adr_files(mirror, adr_dir)
     name = mirror.parent.name if mirror.name in {"repo", ".git"} else mirror.name
@@ -97,7 +97,16 @@ def measure(
         # the project folder is named as a clone of the repository would be: Charter
         # reads the project's own name from it
         root = Path(tmp) / (name.split("+", 1)[-1] or "project")
-        root.mkdir()
+        if tree:
+            # a clone whose index holds the whole tree (nothing checked out but the ADRs):
+            # Charter reads what the project's tracked files name, as in a user's clone
+            subprocess.run(
+                ["git", "clone", "-q", "--shared", "--no-checkout", str(mirror), str(root)],
+                check=True,
+            )
+            subprocess.run(["git", "-C", str(root), "read-tree", "HEAD"], check=True)
+        else:
+            root.mkdir()
         for f in files:
             target = root / f
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -179,10 +188,16 @@ def main() -> None:
         default=0.8,
         help="a finding this confident would stop the agent (drift.block_confidence)",
     )
+    ap.add_argument(
+        "--tree",
+        action="store_true",
+        help="make the project a clone whose index holds the repository's whole tree (what "
+        "a user's clone gives Charter to read); without it the project holds only the ADRs",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     results = [
-        measure(m, args.adr_dir, args.commits, args.show, args.block_confidence)
+        measure(m, args.adr_dir, args.commits, args.show, args.block_confidence, args.tree)
         for m in args.mirror
     ]
     total = sum(int(r.get("commits", 0)) for r in results)  # type: ignore[call-overload]

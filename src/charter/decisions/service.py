@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -318,6 +319,20 @@ def embedder_for_project(project: Project) -> Embedder:
     return embedder_for(project.settings)
 
 
+def _project_words(project: Project) -> Callable[[frozenset[str]], frozenset[str]]:
+    """Which of the stems asked about the project's tracked files name (one ``git
+    ls-files``, run only when asked); outside git, none: a walk of an untracked tree
+    could be a home folder."""
+
+    def among(wanted: frozenset[str]) -> frozenset[str]:
+        from charter.decisions.drift.project_words import project_words
+        from charter.search.discover import tracked_files
+
+        return project_words(sorted(tracked_files(project.root).files), wanted)
+
+    return among
+
+
 def checker_for(
     project: Project, decisions: PgcClarifications, *, semantic: bool | None = None
 ) -> DriftChecker:
@@ -331,6 +346,7 @@ def checker_for(
         [
             project.settings.decisions.aliases,
             project.settings.drift.judge,
+            project.settings.drift.project_words,
             project.settings.embed.model_dump(),
         ],
         sort_keys=True,
@@ -345,6 +361,9 @@ def checker_for(
         embedder=embedder_for_project(project) if use_semantic else None,
         judge=_load_judge(project.settings.drift.judge),
         project_folder=project.root.name,
+        project_words=_project_words(project)
+        if project.settings.drift.project_words
+        else frozenset(),
     )
     if len(_CHECKERS) > 16:
         _CHECKERS.clear()

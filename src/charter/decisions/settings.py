@@ -34,6 +34,12 @@ class DriftSettings(Record):
         default="", description="optional model judge 'module:factory' returning a DriftJudge (off)"
     )
     max_hook_findings: int = Field(default=5, ge=1, description="findings quoted in a hook message")
+    project_words: bool = Field(
+        default=True,
+        description="a rejected option's name that the project's own tracked files also use "
+        "(a folder, file or language: 'JSON', 'Python') decides only beside another word of "
+        "the option or of its question",
+    )
     block_confidence: float = Field(
         default=0.8,
         ge=0.0,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -496,15 +496,22 @@ class DriftChecker:
         judge: DriftJudge | None = None,
         model: DriftModel | None = None,
         project_folder: str = "",
+        project_words: Callable[[frozenset[str]], frozenset[str]] | frozenset[str] | None = None,
     ) -> None:
         """``project_folder``: the name of the project's folder; the project's own name,
-        when the decisions write it, names none of their options."""
+        when the decisions write it, names none of their options. ``project_words``: what
+        the project's own files name (:mod:`.project_words`): the words themselves, or
+        a function telling which of the stems it is asked about they are; such a word
+        names a rejected option only with company."""
         self.decisions = decisions
         self.embedder = embedder
         self.judge = judge
         self.model = model if model is not None else default_model()
         names = project_name_stems(decisions, project_folder) if project_folder else frozenset()
-        self._prep = _Prepared(vocab=build_vocab(decisions, aliases, names))
+        if isinstance(project_words, frozenset):
+            known = project_words
+            project_words = known.intersection
+        self._prep = _Prepared(vocab=build_vocab(decisions, aliases, names, project_words))
         self.invariants: list[Invariant] = [
             v.invariant for v in self._prep.vocab if v.invariant is not None
         ]

@@ -14,7 +14,7 @@ import dataclasses
 import itertools
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from charter.decisions.drift import lexicon
@@ -51,6 +51,9 @@ class TermSet:
     #: a rejected option's label (a name the text must mostly repeat), not a subject
     #: phrased from a question
     option: bool = False
+    #: words that let ``places`` alone make a match: the question's words for an option
+    #: named by what the project uses elsewhere ("JSON" beside "serialized messages")
+    company: frozenset[str] = frozenset()
 
     def needed_weak(self) -> int:
         """Two weak words for a multi-word label, and a quarter of the words of a long
@@ -67,7 +70,7 @@ class TermSet:
             return set()
         strong = set(self.strong & stems)
         weak = set(self.weak & stems)
-        if not (strong | weak) - self.places:
+        if not (strong | weak) - self.places and not self.company & stems:
             return set()  # only words of where the excluded thing is ("Django views")
         if strong:
             return strong | weak | self.required
@@ -80,7 +83,7 @@ class TermSet:
         picking" vs "Zone picking"); used only where the text proposes or reopens."""
         if self.strong or self.distinct_words != 1:
             return set()
-        return set(self.weak & stems)
+        return set((self.weak - self.places) & stems)
 
     def empty(self) -> bool:
         return not self.strong and not self.weak
@@ -445,9 +448,14 @@ def build_vocab(
     decisions: PgcClarifications,
     aliases: Mapping[str, Sequence[str]] | None = None,
     names: frozenset[str] = frozenset(),
+    project_words: Callable[[frozenset[str]], frozenset[str]] | None = None,
 ) -> list[ConstraintVocab]:
     """Vocabulary for every clarification, in file order. ``names``: stems of the
-    project's own name (:func:`project_name_stems`), which name no option."""
+    project's own name (:func:`project_name_stems`), which name no option;
+    ``project_words``: which of the stems asked about the project's own files name
+    (:func:`~charter.decisions.drift.project_words.project_words`); such a word names a
+    rejected option only with company. Asked once, about the rejected options' names
+    only: a hook need not read the whole tree's vocabulary."""
     aliases = aliases or {}
     docs = [_doc_stems(e, aliases) for e in decisions.pgc_clarifications]
     df: Counter[str] = Counter()
@@ -464,7 +472,38 @@ def build_vocab(
         if inv is not None:
             _fill_binding_terms(vocab, inv, aliases, shared, names)
         out.append(vocab)
+    if project_words is not None:
+        asked = frozenset(_bare(key) for v in out for t in v.rejected for key in t.strong)
+        used = project_words(asked) if asked else frozenset()
+        for v in out if used else ():
+            question = set(lexicon.content_stems(v.entry.text))
+            v.rejected = [_shared_with_project(t, used, question) for t in v.rejected]
     return out
+
+
+def _shared_with_project(
+    terms: TermSet, project_words: frozenset[str], question: set[str]
+) -> TermSet:
+    """A rejected option's names that the project's own files also use ("JSON" where the
+    project keeps JSON files) stop deciding alone: they become words of the option that
+    need company, as a place name does: another word of the option ("JSON files") or a
+    word of the question ("messages serialized as JSON")."""
+    moved = {key for key in terms.strong if _bare(key) in project_words}
+    if not moved:
+        return terms
+    bare = frozenset(_bare(key) for key in moved)
+    return dataclasses.replace(
+        terms,
+        strong=terms.strong - moved,
+        weak=terms.weak | bare,
+        places=terms.places | bare,
+        company=frozenset(question - bare),
+    )
+
+
+def _bare(key: str) -> str:
+    """The lower-case stem under a case-sensitive key (``^maven``, ``~json``, ``=US``)."""
+    return lexicon.stem(key.lstrip("^~=").lower())
 
 
 def _fill_binding_terms(
