@@ -85,6 +85,10 @@ def test_a_bare_command_ends_where_the_prose_begins() -> None:
         ("OK, run `npm publish --dry-run` first", ["npm publish --dry-run"]),
         ("did you run npm publish?", []),  # asks about it
         ("I'll do it with `npm publish` myself", []),  # the user acting
+        ("I'll go ahead and run npm publish", []),
+        # the user's own act in another clause leaves the permission whole
+        ("you can run npm run db:migrate:prod now, I checked the SQL", ["npm run db:migrate:prod"]),
+        ("go ahead and run `npm publish`, I'll watch the logs", ["npm publish"]),
         ("Run npm publish on staging", []),  # a condition
         ("Never run `deno publish`.", []),  # negated
         ("what does `npm publish` do?", []),

@@ -119,6 +119,9 @@ _MAX_ARGUMENTS = 6
 _PERMIT_VERBS = frozenset({"run", "use", "execute", "invoke", "call", "type", "with"})
 #: The user speaking of what they do themselves ("I'll do it with `npm publish`").
 _FIRST_PERSON = frozenset({"i", "i'll", "i'm", "i've", "i'd", "me", "myself", "we'll"})
+#: Where the clause a command stands in ends, for who acts in it: punctuation, not a
+#: conjunction ("I'll go ahead and run `X`" is still the user's own act).
+_PUNCTUATION = re.compile(r"[,;:!?()\[\]—–，；：！？（）]|\s-\s")
 #: Where a sentence turns to a contrast: what follows says something else.
 _CONTRAST = re.compile(r"[,;]?\s+\b(?:but|though|although)\b", re.I)
 #: A question that asks the agent to act ("can you run …?"); others ask about it.
@@ -219,7 +222,7 @@ def commands_permitted_in(text: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for said, quoted, asked in _sentences(text):
         plain = re.findall(r"[a-z']+", SPAN.sub(" ", quoted).lower())
-        if COMMAND_READING.conditions & set(plain) or _FIRST_PERSON & set(plain):
+        if COMMAND_READING.conditions & set(plain):
             continue
         if asked and (plain[:1] or [""])[0] not in _ASKING:
             continue  # "did you run `npm publish`?" asks about it
@@ -237,6 +240,13 @@ def commands_permitted_in(text: str) -> list[tuple[str, str]]:
             if negated(SPAN.sub(" ", scope)):
                 continue
             before = quoted[: m.start()]
+            # the user acting themselves, in the command's own clause: "you can run `X`
+            # now, I checked it" allows it, "I'll run `X` myself" does not
+            start = max((b.end() for b in _PUNCTUATION.finditer(before)), default=0)
+            stop = _PUNCTUATION.search(tail)
+            own = before[start:] + " " + (tail[: stop.start()] if stop else tail)
+            if _FIRST_PERSON & set(re.findall(r"[a-z']+", SPAN.sub(" ", own).lower())):
+                continue
             clause = before[clause_start(before) :]
             crossed: set[str] = set()
             for word in reversed(re.findall(r"[a-z']+", clause.lower())):
