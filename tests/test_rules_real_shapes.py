@@ -2259,3 +2259,36 @@ def _discovered_scopes(root: Path, rels: tuple[str, ...], text: str) -> dict[str
         )
         for kind, path in discover(root)
     }
+
+
+def test_the_command_of_a_step_whose_lead_in_heads_sub_items_is_a_rule(tmp_path: Path) -> None:
+    """ "1. **Run build verification**:" over its shell block and then "- Build MUST
+    succeed …": each sub-item was read with the lead-in and the block, the step's one
+    command, was dropped, so `cd web && npm run build` never reached the agent while the
+    next step's test command did. The command is a rule too, shown after the lead-in and
+    cited from the step's line; a block of several commands gives each its own rule."""
+    rules = _rules(
+        tmp_path,
+        "# Verification\n\n"
+        "1. **Run build verification**:\n"
+        "   ```bash\n   cd web && npm run build\n   ```\n"
+        "   - Build MUST succeed with zero errors\n"
+        "   - Fix all TypeScript compilation errors before proceeding\n\n"
+        "2. **Check the schema**:\n"
+        "   ```bash\n   npm run lint\n   npm run typecheck\n   ```\n"
+        "   - Lint MUST report no errors\n"
+        "   - Never disable a type check to pass\n",
+    )
+    assert _spans(rules) == [
+        ("Run build verification: `cd web && npm run build`", 3, 6),
+        ("Run build verification: Build MUST succeed with zero errors", 7, 7),
+        (
+            "Run build verification: Fix all TypeScript compilation errors before proceeding",
+            8,
+            8,
+        ),
+        ("`npm run lint`", 12, 12),
+        ("`npm run typecheck`", 13, 13),
+        ("Check the schema: Lint MUST report no errors", 10, 15),
+        ("Check the schema: Never disable a type check to pass", 16, 16),
+    ]

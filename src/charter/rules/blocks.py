@@ -1110,9 +1110,17 @@ class _Walker:
                 # each sub-item is a rule read with the lead-in's words; the first one's
                 # citation starts at the lead-in's line, so the lead-in is cited too
                 lead: int | None = self.span(item)[0]
-                for child in nested:
-                    self.walk_list(child, text, depth + 1, prefix=True, lead_start=lead)
-                    lead = None
+                for child in item.children:
+                    if child in nested:
+                        self.walk_list(child, text, depth + 1, prefix=True, lead_start=lead)
+                        lead = None
+                    elif child.type == "fence" or (
+                        child.type == "code_block" and not self.prose(child)
+                    ):
+                        # "**Run build verification**:" over its command and then what
+                        # must hold: the command is a rule too, read with the lead-in
+                        # (it was dropped with the item's code)
+                        lead = self.lead_code(child, text, lead, ordered, context)
                 continue
             if nested and not prefix and _heads_items(item, text):
                 # "- Maintainer (PI)" over "Merges PRs.": a short label, no colon, that
@@ -1194,6 +1202,24 @@ class _Walker:
                     self.walk([child], text or context, depth + 1)
         if pushed:
             self.headings.pop()
+
+    def lead_code(
+        self, node: SyntaxTreeNode, lead: str, start: int | None, ordered: bool, context: str
+    ) -> int | None:
+        """The code of a list item whose lead-in heads sub-items: its one command is
+        shown after the lead-in ("Run build verification: `make build`"), cited from
+        ``start`` (the item's line, when no rule cites it yet); other code is attached as
+        any code is. The line the next rule's citation starts at (None: cited)."""
+        first, end = self.span(node)
+        section = self.section()
+        commands = _commands(node, first, section[-1] if section else "")
+        if len(commands) != 1:
+            self.attach_code(node)
+            return start
+        kind = "step" if ordered else "item"
+        shown = f"{lead} {commands[0][2]}"
+        self.add(Block(kind, shown, first if start is None else start, end, section, context))
+        return None
 
     def walk_table(self, node: SyntaxTreeNode) -> None:
         header: list[str] = []

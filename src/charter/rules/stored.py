@@ -163,7 +163,10 @@ if TYPE_CHECKING:
 #: 80: a run of Claude Code ``@path`` imports of rule files compiled here, each with at
 #: most a short label ("@.claude/rules/dsp.md ← WDF implementation rules"), is no rule
 #: of its own: the imported files' rules are compiled one by one
-STATE_VERSION = 80
+#: 81: the one command of a list item whose lead-in heads sub-items ("**Run build
+#: verification**:" over `npm run build`, then "- Build MUST succeed") is a rule shown
+#: after the lead-in; it was dropped (new rules; the sub-items' citations change)
+STATE_VERSION = 81
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
