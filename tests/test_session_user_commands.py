@@ -45,6 +45,9 @@ from tests.test_session_guardrails import (
         ("Don't run npm run deploy yourself.", ["npm run deploy"]),
         ("Don't commit with `--no-verify`.", ["commit --no-verify"]),
         ("Never run `deno publish`, use `deno task release`", ["deno publish"]),
+        # Python's environment managers are command-line programs as pip and poetry are
+        ("And don't run pipenv run pytest, CI does that.", ["pipenv run pytest"]),
+        ("never rye sync --update-all", ["rye sync --update-all"]),
         # a condition: a context the guardrail cannot see, not the command
         ("Never run terraform destroy against production", []),
         ("don't run `npm publish` in CI", []),

@@ -61,8 +61,8 @@ PROGRAMS = frozenset(
         "playwright", "cypress", "vite", "webpack", "expo", "eas", "vercel", "netlify",
         "wrangler", "firebase", "supabase", "prisma",
         # Python
-        "pip", "pipx", "uv", "uvx", "poetry", "pdm", "hatch", "conda", "mamba", "python",
-        "pytest", "tox", "nox", "twine", "alembic", "ruff", "mypy", "django-admin",
+        "pip", "pipx", "pipenv", "uv", "uvx", "poetry", "pdm", "hatch", "rye", "conda", "mamba",
+        "python", "pytest", "tox", "nox", "twine", "alembic", "ruff", "mypy", "django-admin",
         # other languages
         "cargo", "rustup", "dotnet", "mvn", "mvnw", "gradle", "gradlew", "sbt", "cmake",
         "ninja", "bazel", "bundle", "gem", "rails", "composer", "php", "artisan", "mix",
