@@ -1177,6 +1177,18 @@ def test_work_log_lines_leave_out_a_missing_time_or_target(repo: Path, run_chart
     ]
 
 
+def test_a_task_is_logged_by_its_subject_not_its_description(tmp_path: Path) -> None:
+    """`TaskCreate` carries a short subject and a long description: the work log line
+    named the task by its description's first 120 characters; the subject is its title.
+    A subagent's `Task` call, with no subject, is still named by its description."""
+    from charter.session.capture import _target
+
+    task = {"subject": "Add the rename route", "description": "Add PATCH /items/:id/name " * 9}
+    assert _target("TaskCreate", task, tmp_path) == "Add the rename route"
+    agent = {"description": "Find the callers", "prompt": "Search the repository for …"}
+    assert _target("Task", agent, tmp_path) == "Find the callers"
+
+
 def test_compaction_counts_the_conversation_in_words_and_a_path_is_one_word() -> None:
     from charter.session.compaction import conversation_words
 

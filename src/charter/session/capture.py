@@ -69,7 +69,8 @@ def _target(tool: str, tool_input: dict[str, Any], root: Path) -> str:
     # machine-specific prefix no later pass recognises
     if tool == "Bash":
         return norm(portable(root, str(tool_input.get("command") or "")))[:200]
-    for key in ("pattern", "url", "query", "description", "subject", "prompt", "skill"):
+    # a task's subject is its title, its description the long text under it
+    for key in ("pattern", "url", "query", "subject", "description", "prompt", "skill"):
         if tool_input.get(key):
             return norm(portable(root, str(tool_input[key])))[:120]
     return ""
