@@ -1049,6 +1049,26 @@ def test_a_test_task_in_a_package_namespace_is_a_test_run() -> None:
         assert not is_test_command(command), command
 
 
+def test_a_risk_named_by_its_id_is_that_risk(repo: Path) -> None:
+    """`record_risk` (MCP) and `charter session note risk` with a risk's id, as RISKS.md
+    and the session state list it, added a new risk whose text was the id; the id names
+    the known risk, which is updated. An id no risk has is a risk's text as before."""
+    (repo / "charter.toml").write_text(NO_WORKER)
+    session = Session(Project.load(repo))
+    first = session.record_risk("Card charged twice on retry", severity="high")
+    update = session.record_risk(
+        f" {first.id} ", status="mitigated", mitigation="an idempotency key"
+    )
+    assert (update.id, update.risk) == (first.id, "Card charged twice on retry")
+    assert (update.severity, update.status) == ("high", "mitigated")
+    track, _ = session.track()
+    risks = parse_risks(session.track_path(track, "RISKS.md").read_text())
+    assert [(r.id, r.status, r.mitigation) for r in risks] == [
+        (first.id, "mitigated", "an idempotency key")
+    ]
+    assert session.record_risk("R-00000000").risk == "R-00000000"
+
+
 def test_a_risk_update_changes_only_what_it_names(repo: Path, run_charter: Any) -> None:
     """Marking a high risk mitigated keeps it high; an assistant restating a mitigated
     risk without a severity or status neither downgrades nor reopens it."""

@@ -67,7 +67,8 @@ def register(tools: ToolSet) -> None:
         name="record_risk",
         description=(
             "Add or update a risk in the active track's RISKS.md (new: medium, open unless "
-            "given; an update keeps the severity and status it does not name)."
+            "given; an update, by the risk's text or its id R-…, keeps the severity and "
+            "status it does not name)."
         ),
     )
     def record_risk(

@@ -227,9 +227,17 @@ class Session:
         status left out keeps the one on file."""
         track, _ = self.track()
         risk, mitigation = self.scrub(risk), self.scrub(mitigation)
-        entry = Risk.make(risk, severity or "medium", status or "open", mitigation, source, time)
         with self.lock():
-            entry = resolve_risk(entry, self.known_risks(track).get(entry.id), severity, status)
+            known = self.known_risks(track)
+            # a known risk named by its id ("R-c7aefeb1", as RISKS.md and the session
+            # state list it) is that risk, not a new one whose text is the id
+            named = known.get(risk.strip())
+            if named is not None:
+                risk = named.risk
+            entry = Risk.make(
+                risk, severity or "medium", status or "open", mitigation, source, time
+            )
+            entry = resolve_risk(entry, known.get(entry.id), severity, status)
             self.journal.add(session_key(session), track, "risk", entry.to_dict(), time)
             self.merge_risks(track, [entry])
         return entry
