@@ -480,3 +480,13 @@ def test_rules_table_shows_the_rule_beside_a_long_list_of_globs(repo: Path, run_
     words = _column_text(proc.stdout, 3)
     assert "Verify the session token before reading the body." in words
     assert "auth.mdc" in proc.stdout
+
+
+def test_quoted_text_keeps_its_colon_words(repo: Path, run_charter) -> None:
+    # Rich read `:x:` in a quoted `user:x:1000` line (and `:rocket:`) as emoji codes, so
+    # `charter rules` and `charter context` showed `user❌1000`: not the rule's text.
+    write(repo, "CLAUDE.md", "# Rules\n\n- Keep `u:x:1` lines.\n")
+    for args in (("rules",), ("context", "keep the lines")):
+        proc = run_charter(*args, cwd=repo)
+        assert proc.returncode == 0, proc.stderr
+        assert "Keep `u:x:1` lines." in proc.stdout and "\u274c" not in proc.stdout

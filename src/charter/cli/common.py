@@ -19,8 +19,11 @@ from charter.errors import CharterError
 #: the cwd: ``project_dir: ProjectDir = Path(".")``), declared once so all say the same.
 ProjectDir = Annotated[Path, typer.Option("--project", "-C", help="project root")]
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+#: No emoji codes: Rich turned the ``:x:`` of a quoted ``user:x:1000`` line, a rule or an
+#: artifact into an emoji, so the text shown was not the text read. Charter's own
+#: messages use none.
+console = Console(highlight=False, emoji=False)
+err_console = Console(stderr=True, highlight=False, emoji=False)
 
 
 def load_project(path: Path | None = None) -> Project:

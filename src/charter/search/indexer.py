@@ -458,7 +458,7 @@ def _bar(total: int) -> tuple[Any, Any]:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=Console(file=sys.stderr),
+        console=Console(file=sys.stderr, emoji=False),
         transient=True,
     )
     bar.start()
