@@ -134,3 +134,23 @@ def test_the_setting_and_the_allow_list(tmp_path: Path, run_charter: Any) -> Non
         tmp_path / "a", "unscoped", NO_WORKER + '[secrets]\nallow = ["src/config.js"]\n'
     )
     assert _decide(run_charter, allowed, *write_secret)[0] == "allow"
+
+
+WRONG_TYPED_TEXT = [
+    ("Write", {"file_path": "{root}/src/config.js", "content": [f"slack = '{SLACK}'"]}),
+    ("Edit", {"file_path": "{root}/a.py", "old_string": "a", "new_string": {"k": GITHUB}}),
+    ("MultiEdit", {"file_path": "{root}/a.py", "edits": [{"old_string": "a", "new_string": 7}]}),
+    ("MultiEdit", {"file_path": "{root}/a.py", "edits": "GITHUB = 1"}),
+    ("NotebookEdit", {"notebook_path": "{root}/nb.ipynb", "new_source": [GITHUB]}),
+]
+
+
+@pytest.mark.parametrize(("tool", "tool_input"), WRONG_TYPED_TEXT)
+def test_a_write_whose_text_is_not_a_string_is_denied(
+    root: Path, run_charter: Any, tool: str, tool_input: dict[str, Any]
+) -> None:
+    # a `content` sent as a list was read as no text at all: the token inside it passed
+    # the secret check unseen (users' pass sixty-nine); the guardrail fails closed
+    verdict, reason = _decide(run_charter, root, tool, tool_input)
+    assert verdict == "deny" and "is not text: cannot check the write" in reason, reason
+    assert GITHUB not in reason and SLACK not in reason

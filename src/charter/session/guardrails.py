@@ -365,6 +365,9 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
         raw = tool_input.get(FILE_TOOLS[tool])
         if not isinstance(raw, str) or not raw.strip():
             return Verdict("deny", f"{tool} without a {FILE_TOOLS[tool]}: cannot check the write")
+        unread = _text_not_a_string(tool, tool_input)
+        if unread:
+            return Verdict("deny", f"{tool} whose {unread} is not text: cannot check the write")
         checks.append((normalise(raw, cwd, policy.home), tool, {}))
     elif tool in PATCH_TOOLS:
         patch = tool_input.get(PATCH_TOOLS[tool])
@@ -417,6 +420,32 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
         more = f" (+{len(asks) - 1} more)" if len(asks) > 1 else ""
         return Verdict("ask", f"cannot verify this write: {asks[0]}{more}", targets)
     return Verdict("allow", "", targets)
+
+
+#: The key of the text each file tool writes (MultiEdit's are inside ``edits``).
+_TEXT_KEYS = {"Write": "content", "Edit": "new_string", "NotebookEdit": "new_source"}
+
+
+def _text_not_a_string(tool: str, tool_input: dict[str, Any]) -> str:
+    """The key of a file tool's text when it is there but not a string ("" otherwise).
+
+    A ``Write`` whose ``content`` was a list (a harness's bug, or a crafted call) was
+    read as no text, so a token inside it passed the secret check unseen."""
+    key = _TEXT_KEYS.get(tool)
+    if key is not None:
+        value = tool_input.get(key)
+        return key if value is not None and not isinstance(value, str) else ""
+    if tool == "MultiEdit":
+        edits = tool_input.get("edits")
+        if edits is None:
+            return ""
+        if not isinstance(edits, list):
+            return "edits"
+        for edit in edits:
+            text = edit.get("new_string") if isinstance(edit, dict) else edit
+            if text is not None and not isinstance(text, str):
+                return "edits' new_string"
+    return ""
 
 
 def _written_text(tool: str, tool_input: dict[str, Any]) -> str:
