@@ -10,11 +10,12 @@ any output, nor is the outside file written.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import write
+from tests.conftest import run_hook, write
 
 MARK = "OUTSIDE-CANARY-7Q2"
 CONFIG = '[embed]\nprovider = "hash"\n'
@@ -198,3 +199,28 @@ def test_installer_never_writes_through_a_symlinked_claude_dir(
     assert "hook settings" in line and "outside the project" in line
     assert list(user_claude.iterdir()) == []
     assert not (repo / ".mcp.json").exists()
+
+
+def test_session_files_linked_out_are_neither_read_nor_written(repo, outside, run_charter) -> None:
+    # a committed `docs/tracks/main/PLAN.md -> /elsewhere` was read into the agent's
+    # context at SessionStart (and shown by `session state`), and a `docs/tracks` linked
+    # out got the active-track pointer written there (users' pass sixty-nine)
+    write(repo, "charter.toml", CONFIG)
+    write(outside, "PLAN.md", f"# Plan: main\n\n- [ ] S1: {MARK} step\n")
+    (repo / "docs/tracks/main").mkdir(parents=True)
+    write(repo, "docs/tracks/ACTIVE_TRACK", "main\n")
+    (repo / "docs/tracks/main/PLAN.md").symlink_to(outside / "PLAN.md")
+    state = run_charter("session", "state", cwd=repo)
+    assert state.returncode != 0 and MARK not in state.stdout + state.stderr
+    (line,) = errors(state.stderr)
+    assert "docs/tracks/main/PLAN.md" in line and "outside the project" in line
+    start = run_hook(run_charter, repo, "SessionStart", source="compact")
+    assert start.returncode == 0 and MARK not in start.stdout
+    assert "docs/tracks/main/PLAN.md" in start.stderr
+
+    shutil.rmtree(repo / "docs/tracks")
+    (outside / "tracks").mkdir()
+    (repo / "docs/tracks").symlink_to(outside / "tracks", target_is_directory=True)
+    prompt = run_hook(run_charter, repo, "UserPromptSubmit", prompt="add the fan bracket")
+    assert prompt.returncode == 0 and "docs/tracks/ACTIVE_TRACK" in prompt.stderr
+    assert list((outside / "tracks").iterdir()) == []

@@ -25,6 +25,7 @@ from typing import Any
 from charter.fileio import canonical_json, fault_point, read_text
 from charter.session.schema import RISK_STATUSES, SEVERITIES, Decision, PlanStep, Risk, norm
 from charter.session.service import Session, resolve_risk, session_key
+from charter.session.tracks import inside
 from charter.session.writes import write_file
 
 CHECKPOINT_SCHEMA = "charter.checkpoint/1"
@@ -67,7 +68,8 @@ class CompactResult:
 
 
 def checkpoint_dir(session: Session, track: str) -> Path:
-    return session.root / session.settings.checkpoints_dir / track
+    path = session.root / session.settings.checkpoints_dir / track
+    return inside(session.root, path, "checkpoint folder")
 
 
 def load_checkpoint(session: Session, track: str) -> dict[str, Any] | None:

@@ -36,7 +36,7 @@ from charter.session.schema import (
     render_risks,
 )
 from charter.session.settings import SessionSettings
-from charter.session.tracks import Tracks
+from charter.session.tracks import Tracks, inside
 from charter.session.writes import write_file
 from charter.state_ignore import ensure_local_dir
 
@@ -119,10 +119,11 @@ class Session:
         return self.tracks.ensure_active()
 
     def track_path(self, track: str, name: str) -> Path:
-        return self.tracks.track_dir(track) / name
+        return inside(self.root, self.tracks.track_dir(track) / name, "session file")
 
     def session_dir(self, session: str) -> Path:
-        return self.root / self.settings.sessions_dir / session_key(session)
+        path = self.root / self.settings.sessions_dir / session_key(session)
+        return inside(self.root, path, "session folder")
 
     def capture(self, session: str, track: str | None = None) -> Capture:
         track = track or self.track()[0]

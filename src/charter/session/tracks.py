@@ -14,6 +14,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
+from charter.boundary import inside_root
 from charter.errors import CharterError
 from charter.fileio import locked, read_text
 from charter.session.settings import SessionSettings
@@ -68,15 +69,15 @@ class Tracks:
 
     @property
     def dir(self) -> Path:
-        return self.root / self.settings.tracks_dir
+        return inside(self.root, self.root / self.settings.tracks_dir, "tracks folder")
 
     @property
     def pointer(self) -> Path:
-        return self.root / self.settings.active_track_file
+        return inside(self.root, self.root / self.settings.active_track_file, "track pointer")
 
     def track_dir(self, track: str) -> Path:
         check_id(track)
-        return self.dir / track
+        return inside(self.root, self.dir / track, "track folder")
 
     def list(self) -> list[str]:
         if not self.dir.is_dir():
@@ -134,6 +135,18 @@ class Tracks:
             raise CharterError(f"no track {track} (tracks: {', '.join(self.list()) or 'none'})")
         with self._locked():
             write_file(self.pointer, track + "\n", "track.switch")
+
+
+def inside(root: Path, path: Path, what: str) -> Path:
+    """``path`` as given, if it resolves inside the project; else :class:`BoundaryError`.
+
+    A session file is read into the agent's context and written back: a committed
+    ``docs/tracks -> /elsewhere`` (or a ``PLAN.md`` linked out) made Charter inject a
+    file from outside the project at SessionStart and write its pointer and plan there.
+    """
+    shown = path.relative_to(root) if path.is_relative_to(root) else path
+    inside_root(root, path, what=f"{what} {shown.as_posix()}")
+    return path
 
 
 def check_id(track: str) -> str:
