@@ -221,6 +221,18 @@ def _still_ours(sock_path: Path, inode: int) -> bool:
         return False
 
 
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are each given once. The fast client splices the hook
+    input unparsed into the request: input that was no single JSON value (``{…},
+    "event": "stop"``) overrode the request's own event, and a PreToolUse call was
+    answered as a Stop (nothing: allowed). Refused, the full client reads the input and
+    denies it as unreadable."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("a key given twice in one object")
+    return out
+
+
 class UnreadableInput(ValueError):
     """The hook's input is JSON but no object: the agent's fault, said as such."""
 
@@ -232,7 +244,7 @@ def _answer(
     fail-open reply for a request that is too big, too slow, malformed or that fails."""
     try:
         raw = channel.read_line(conn, channel.MAX_REQUEST, time.monotonic() + REQUEST_SECONDS)
-        request = json.loads(raw.decode())
+        request = json.loads(raw.decode(), object_pairs_hook=_once_each)
         if not isinstance(request, dict):
             raise ValueError("request is not a JSON object")
     except (OSError, ValueError, RecursionError) as exc:
