@@ -630,6 +630,21 @@ def test_unindexed_file_types_are_reported_one_row_per_extension(tmp_path: Path)
     assert ".vhd" not in again.unindexed
 
 
+def test_object_pascal_sources_are_indexed_as_code(tmp_path: Path) -> None:
+    # a Delphi VCL app's every unit and program (`.pas`, `.dpr`) was a "type search does
+    # not index" row: its source could not be searched until the user listed them
+    root = _copy_demo(tmp_path)
+    (root / "app").mkdir()
+    (root / "app" / "MainForm.pas").write_text(
+        "unit MainForm;\r\n\r\ninterface\r\n\r\nprocedure PaintBoxPaint(Sender: TObject);"
+        "\r\n\r\nimplementation\r\nend.\r\n"
+    )
+    (root / "app" / "Galaxy.dpr").write_text("program Galaxy;\r\nuses MainForm;\r\nend.\r\n")
+    report = _index(root, "hash")
+    assert {"app/MainForm.pas", "app/Galaxy.dpr"} <= set(report.indexed)
+    assert not {".pas", ".dpr"} & set(report.unindexed)
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 def test_a_malformed_file_deleted_in_git_history_warns_about_nothing(tmp_path: Path) -> None:
     """A malformed JSON file deleted in an old commit was named in a warning on every

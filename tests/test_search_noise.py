@@ -206,6 +206,19 @@ def test_a_lockfile_of_an_unindexed_type_is_named_a_lockfile(tmp_path: Path) -> 
     assert report.unindexed == {".lock": 1}  # the other .lock file is still a type row
 
 
+def test_a_type_whose_files_are_all_binary_is_no_type_to_add(tmp_path: Path) -> None:
+    # a Delphi project's compiled `.res` resources were a "*.res" row telling the user to
+    # add ".res" to an extension list, where each would only be skipped as binary
+    root = make_repo(tmp_path / "proj")
+    (root / "app.res").write_bytes(b"\x00\x00\x00\x00\x20\x00\x00\x00\xff\xff" * 50)
+    (root / "MainForm.dfm").write_bytes(b"object MainForm: TMainForm\r\nend\r\n")
+    (root / "Notes.dfm").write_bytes(b"\x00binary form\x00")  # one text file is enough
+    (root / "Setup.iss").write_bytes("[Setup]\r\n".encode("utf-16"))  # UTF-16 is text
+    report = Indexer(Project.load(root), get_embedder("hash")).run()
+    assert ".res" not in report.unindexed and "*.res" not in dict(report.skipped)
+    assert report.unindexed[".dfm"] == 2 and report.unindexed[".iss"] == 1
+
+
 def test_every_rule_can_be_turned_off(tmp_path: Path) -> None:
     root = make_repo(tmp_path / "proj")
     write(root, "charter.toml", '[search.index]\nskip_noise = ["lockfile"]\n')

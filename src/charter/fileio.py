@@ -467,7 +467,7 @@ def fault_point(step: str) -> None:
 
 #: Byte-order marks of UTF-32 and UTF-16 (UTF-32's first: it starts with UTF-16 LE's),
 #: each with the codec that reads the text after it.
-_UTF16_32_BOMS = (
+UTF16_32_BOMS = (
     (b"\xff\xfe\x00\x00", "utf-32"),
     (b"\x00\x00\xfe\xff", "utf-32"),
     (b"\xff\xfe", "utf-16"),
@@ -510,7 +510,7 @@ def read_text(
         data = path.read_bytes()
     except OSError as exc:
         raise CharterError(f"cannot read {what} {shown}: {exc.strerror}") from None
-    bom = next((c for b, c in _UTF16_32_BOMS if data.startswith(b)), None)
+    bom = next((c for b, c in UTF16_32_BOMS if data.startswith(b)), None)
     if bom is not None:
         # Windows editors and PowerShell's `>` save text as UTF-16 with a byte-order
         # mark: its NUL bytes are text, not a binary file's

@@ -44,7 +44,8 @@ TEMPLATES = (
     ".svelte",
 )
 #: Sources of languages the graph reads as words only (no parser): R, OCaml, Haskell,
-#: Erlang, Julia, Clojure, F#, Nim, Perl, Groovy and Nextflow. They are the project's
+#: Erlang, Julia, Clojure, F#, Nim, Perl, Groovy, Nextflow and Object Pascal (Delphi's and
+#: Free Pascal's units, programs and packages). They are the project's
 #: code, so task context weighs them as source files, not as documents (as templates).
 SOURCES_READ_AS_TEXT = (
     ".r",
@@ -62,4 +63,9 @@ SOURCES_READ_AS_TEXT = (
     ".pm",
     ".groovy",
     ".nf",
+    ".pas",
+    ".pp",
+    ".dpr",
+    ".dpk",
+    ".lpr",
 )

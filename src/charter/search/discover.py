@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from charter.fileio import UTF16_32_BOMS
 from charter.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 from charter.paths import CONFIG_FILE, STATE_DIR
 from charter.search.noise import noise_rules
@@ -113,6 +114,9 @@ _SOURCE_SUFFIXES = frozenset(
         ".svelte",
         ".razor",
         ".sol",
+        ".pas",
+        ".dpr",
+        ".lpr",
     ]
 )
 #: A glob that asks only for a word somewhere in the path: ``*secret*``, ``*credential*``.
@@ -390,6 +394,7 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
     root_resolved = root.resolve()
     own = own_outputs(settings)
     noise = noise_rules(root, idx)
+    texts: set[str] = set()  # unindexed types with a file that starts as text
 
     def prune(directory: Path) -> bool:
         """Skip excluded and ignored directories without walking into them."""
@@ -443,6 +448,8 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
                     out.skipped.append((rel, "lockfile"))
                 elif suffix and suffix not in BINARY_SUFFIXES:
                     out.unindexed[suffix] = out.unindexed.get(suffix, 0) + 1
+                    if suffix not in texts and starts_as_text(path):
+                        texts.add(suffix)
                 continue
             reason = noise.path_reason(rel)
             if reason is not None:
@@ -461,8 +468,22 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
                 out.skipped.append((rel, f"too large ({size} bytes > search.index.max_file_bytes)"))
                 continue
             out.files.append((path, rel))
+    # a type whose every file is binary (a Windows `.res`, a `.blend`) is no file to add
+    # to an extension list: indexed, each would be skipped as binary
+    out.unindexed = {suffix: n for suffix, n in out.unindexed.items() if suffix in texts}
     out.skipped.extend(unindexed_notes(out.unindexed))
     return out
+
+
+def starts_as_text(path: Path) -> bool:
+    """Whether ``path`` begins as text: no NUL byte in its first 8 KB, or a UTF-16/32
+    byte-order mark (whose NUL bytes are text). Unreadable files are not text."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(8192)
+    except OSError:
+        return False
+    return b"\x00" not in head or any(head.startswith(bom) for bom, _ in UTF16_32_BOMS)
 
 
 def unindexed_notes(counts: dict[str, int]) -> list[tuple[str, str]]:

@@ -215,6 +215,12 @@ class IndexSettings(Record):
             ".fsx",
             ".groovy",
             ".nf",
+            # Object Pascal: Delphi's and Free Pascal's units, programs and packages
+            ".pas",
+            ".pp",
+            ".dpr",
+            ".dpk",
+            ".lpr",
             ".sol",
             ".elm",
             ".gleam",
