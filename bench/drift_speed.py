@@ -88,14 +88,24 @@ def in_process(texts: dict[str, str], runs: int) -> dict[str, float]:
     return out
 
 
-def hook_cold(text: str, runs: int) -> dict[str, float]:
+def hook_cold(text: str, runs: int, mirror: Path | None = None) -> dict[str, float]:
     from charter.config import Project
     from charter.decisions import service
     from charter.decisions.models import parse_clarifications
 
     tmp = Path(tempfile.mkdtemp(prefix="charter-drift-speed-"))
     try:
-        subprocess.run(["git", "init", "-q", str(tmp)], check=True)
+        if mirror is not None:
+            # a real repository's tracked files (its index, nothing checked out): the
+            # checker reads what they name (drift.project_words)
+            shutil.rmtree(tmp)
+            subprocess.run(
+                ["git", "clone", "-q", "--shared", "--no-checkout", str(mirror), str(tmp)],
+                check=True,
+            )
+            subprocess.run(["git", "-C", str(tmp), "read-tree", "HEAD"], check=True)
+        else:
+            subprocess.run(["git", "init", "-q", str(tmp)], check=True)
         (tmp / "charter.toml").write_text("[hooks]\nwarm_worker = false\n")
         data = json.loads((DATA / "constraints" / f"{SCENARIO}.json").read_text())
         service.record(Project.load(tmp), parse_clarifications(data), "import")
@@ -167,6 +177,12 @@ def _time_stop_hook(payload: str, env: dict[str, str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument(
+        "--project-mirror",
+        type=Path,
+        default=None,
+        help="a (bare) git directory whose tracked files the hook's project holds",
+    )
     args = parser.parse_args()
     text = artifact()
     clean = artifact(expected="pass")
@@ -176,7 +192,7 @@ def main() -> None:
         "constraints": 8,
     }
     result.update(in_process({"": text, "_clean": clean}, args.runs))
-    result.update(hook_cold(text, max(5, args.runs // 4)))
+    result.update(hook_cold(text, max(5, args.runs // 4), args.project_mirror))
     result["load_average_1m"] = round(os.getloadavg()[0], 2)
     result["cpus"] = os.cpu_count()
     print(json.dumps(result, indent=2))
