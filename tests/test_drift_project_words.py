@@ -130,3 +130,27 @@ def project_words_of(root: Path, wanted: set[str]) -> frozenset[str]:
     from charter.decisions.service import _project_words
 
     return _project_words(Project.load(root))(frozenset(wanted))
+
+
+def test_a_name_ending_in_s_is_found_in_the_files() -> None:
+    """A key is a stem already: stemmed again, "database" ("databas") became "databa" and
+    was never found among the project's words."""
+    decisions = parse_clarifications(
+        {
+            "pgc_clarifications": [
+                choice_entry(
+                    "MESSAGE_STORE",
+                    "How are the saved chat messages kept?",
+                    {"json": "Use JSON files", "db": "Use database"},
+                    "json",
+                )
+            ]
+        }
+    )
+    paths = ["src/model/database/Entry.java", "src/gui/DatabaseView.java"]
+    own = DriftChecker(decisions, project_words=project_words(paths))
+    assert own._prep.vocab[0].rejected[0].places == frozenset({"databas"})
+    assert flagged(own, "Refine the active database replacement") == set()
+    assert "MESSAGE_STORE" in flagged(
+        DriftChecker(decisions), "Refine the active database replacement"
+    )

@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable
-from functools import lru_cache
 
 from charter.decisions.drift import lexicon
 
@@ -75,16 +74,7 @@ _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+
 MAX_PATHS = 50_000
 
 
-def _words(path: str) -> set[str]:
-    out: set[str] = set()
-    for component in path.split("/"):
-        out |= _component_words(component)
-    return out
-
-
-@lru_cache(maxsize=65536)
-def _component_words(component: str) -> frozenset[str]:
-    """A folder's words are read once however many files it holds."""
+def _name_words(component: str) -> frozenset[str]:
     out = set()
     for part in re.split(r"[^A-Za-z0-9]+", component):
         for word in _WORD.findall(part):
@@ -99,50 +89,34 @@ def project_words(
     """Stems of the words the project's own file and folder names and source languages
     use, each in at least ``min_files`` files that are not documentation (one file can
     be a note about the thing rather than a use of it). ``wanted``: only these stems are
-    looked for (a hook asks about a rejected option's few names, not the whole tree)."""
+    asked about (the answer is the same as the whole vocabulary's, restricted to them).
+
+    A folder's words are read once, with its parent's, however many files it holds: a
+    tree of thousands of files is read in tens of milliseconds."""
     seen: Counter[str] = Counter()
-    if wanted is None:
-        for count, path in enumerate(paths):
-            if count >= MAX_PATHS:
-                break
-            words = _path_words(path)
-            if words is not None:
-                seen.update(words)
-        return frozenset(
-            w for w, n in seen.items() if n >= min_files and w not in lexicon.STOPWORDS
-        )
-    left = set(wanted) - lexicon.STOPWORDS
-    found: set[str] = set()
+    chains: dict[str, frozenset[str]] = {"": frozenset()}
+
+    def chain(folder: str) -> frozenset[str]:
+        got = chains.get(folder)
+        if got is None:
+            parent, _, name = folder.rpartition("/")
+            got = chains[folder] = chain(parent) | _name_words(name)
+        return got
+
     for count, path in enumerate(paths):
-        if count >= MAX_PATHS or not left:
+        if count >= MAX_PATHS:
             break
-        # a stem's first letters are in any path naming it ("dependenc" of dependencies);
-        # a name already found is not looked for again
-        low = path.lower()
-        if not any(w[: max(2, len(w) - 1)] in low for w in left):
-            dot = low.rfind(".")
-            if dot < 0 or _LANGUAGES.get(low[dot:]) not in left:
-                continue
-        words = _path_words(path)
-        if not words:
+        folder, _, name = path.rpartition("/")
+        dot = name.rfind(".")
+        suffix = name[dot:].lower() if dot > 0 else ""
+        if suffix in _DOC_SUFFIXES:
             continue
-        for w in words & left:
-            seen[w] += 1
-            if seen[w] >= min_files:
-                found.add(w)
-                left.discard(w)
-    return frozenset(found)
-
-
-def _path_words(path: str) -> set[str] | None:
-    """The words of one tracked path and its language; None for documentation."""
-    name = path.rsplit("/", 1)[-1]
-    dot = name.rfind(".")
-    suffix = name[dot:].lower() if dot > 0 else ""
-    if suffix in _DOC_SUFFIXES:
-        return None
-    words = _words(path)
-    language = _LANGUAGES.get(suffix)
-    if language:
-        words.add(language)
-    return words
+        words = chain(folder) | _name_words(name)
+        language = _LANGUAGES.get(suffix)
+        if language:
+            words = words | {language}
+        seen.update(words)
+    found = (w for w, n in seen.items() if n >= min_files and w not in lexicon.STOPWORDS)
+    if wanted is None:
+        return frozenset(found)
+    return frozenset(found).intersection(wanted)

@@ -54,6 +54,9 @@ class TermSet:
     #: words that let ``places`` alone make a match: the question's words for an option
     #: named by what the project uses elsewhere ("JSON" beside "serialized messages")
     company: frozenset[str] = frozenset()
+    #: the option's other words the project's files also name: capitalised in a text
+    #: ("Fix Checkstyle errors") they are the project's thing, not the option's name
+    project_named: frozenset[str] = frozenset()
 
     def needed_weak(self) -> int:
         """Two weak words for a multi-word label, and a quarter of the words of a long
@@ -473,7 +476,12 @@ def build_vocab(
             _fill_binding_terms(vocab, inv, aliases, shared, names)
         out.append(vocab)
     if project_words is not None:
-        asked = frozenset(_bare(key) for v in out for t in v.rejected for key in t.strong)
+        asked = frozenset(
+            word
+            for v in out
+            for t in v.rejected
+            for word in (*(_bare(key) for key in t.strong), *t.weak)
+        )
         used = project_words(asked) if asked else frozenset()
         for v in out if used else ():
             question = set(lexicon.content_stems(v.entry.text))
@@ -489,8 +497,11 @@ def _shared_with_project(
     need company, as a place name does: another word of the option ("JSON files") or a
     word of the question ("messages serialized as JSON")."""
     moved = {key for key in terms.strong if _bare(key) in project_words}
-    if not moved:
+    named = terms.weak & project_words
+    if not moved and not named:
         return terms
+    if not moved:
+        return dataclasses.replace(terms, project_named=named)
     bare = frozenset(_bare(key) for key in moved)
     return dataclasses.replace(
         terms,
@@ -498,12 +509,17 @@ def _shared_with_project(
         weak=terms.weak | bare,
         places=terms.places | bare,
         company=frozenset(question - bare),
+        project_named=named | bare,
     )
 
 
 def _bare(key: str) -> str:
-    """The lower-case stem under a case-sensitive key (``^maven``, ``~json``, ``=US``)."""
-    return lexicon.stem(key.lstrip("^~=").lower())
+    """The lower-case stem under a case-sensitive key (``^maven``, ``~json``, ``=US``):
+    ``^``/``~`` keys already hold a stem (stemming twice cuts "databas" to "databa"); a
+    ``=`` key holds the token as written."""
+    if key.startswith("="):
+        return lexicon.stem(key[1:].lower())
+    return key.lstrip("^~")
 
 
 def _fill_binding_terms(
