@@ -338,7 +338,7 @@ def _proper_noun_match(text: str, clause: _Clause, terms: TermSet) -> set[str]:
     for idx, tok in enumerate(clause.tokens):
         if (
             idx > 0
-            and tok.stem in terms.weak - terms.places - terms.project_named
+            and tok.stem in terms.weak - terms.places
             and lexicon.is_title_word(tok.raw)
             and _mid_sentence(text, tok)
         ):

@@ -54,9 +54,6 @@ class TermSet:
     #: words that let ``places`` alone make a match: the question's words for an option
     #: named by what the project uses elsewhere ("JSON" beside "serialized messages")
     company: frozenset[str] = frozenset()
-    #: the option's other words the project's files also name: capitalised in a text
-    #: ("Fix Checkstyle errors") they are the project's thing, not the option's name
-    project_named: frozenset[str] = frozenset()
 
     def needed_weak(self) -> int:
         """Two weak words for a multi-word label, and a quarter of the words of a long
@@ -476,12 +473,7 @@ def build_vocab(
             _fill_binding_terms(vocab, inv, aliases, shared, names)
         out.append(vocab)
     if project_words is not None:
-        asked = frozenset(
-            word
-            for v in out
-            for t in v.rejected
-            for word in (*(_bare(key) for key in t.strong), *t.weak)
-        )
+        asked = frozenset(_bare(key) for v in out for t in v.rejected for key in t.strong)
         used = project_words(asked) if asked else frozenset()
         for v in out if used else ():
             question = set(lexicon.content_stems(v.entry.text))
@@ -497,11 +489,8 @@ def _shared_with_project(
     need company, as a place name does: another word of the option ("JSON files") or a
     word of the question ("messages serialized as JSON")."""
     moved = {key for key in terms.strong if _bare(key) in project_words}
-    named = terms.weak & project_words
-    if not moved and not named:
-        return terms
     if not moved:
-        return dataclasses.replace(terms, project_named=named)
+        return terms
     bare = frozenset(_bare(key) for key in moved)
     return dataclasses.replace(
         terms,
@@ -509,7 +498,6 @@ def _shared_with_project(
         weak=terms.weak | bare,
         places=terms.places | bare,
         company=frozenset(question - bare),
-        project_named=named | bare,
     )
 
 
