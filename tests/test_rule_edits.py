@@ -495,3 +495,24 @@ def test_a_bare_name_glob_names_files_only_when_the_rule_calls_them_files(
     text: str, forbidden: list[str]
 ) -> None:
     assert [e.path for e in edits_in(_rule(text))] == forbidden
+
+
+def test_a_shell_edit_in_place_is_a_hand_edit(tmp_path: Path) -> None:
+    """`sed -i … dist/app.js` went through where an Edit of the same file was denied
+    (users' passes fifty-seven and sixty-seven): an in-place rewrite by sed, awk or perl is
+    an edit of the text; a build's redirection and a removal still are not."""
+    root = _project(tmp_path)
+    for command in (
+        "sed -i 's/a/b/' dist/app.js",
+        "sed -i.bak -e 's/a/b/' dist/app.js",
+        "perl -pi -e 's/a/b/' dist/app.js",
+        "cd web && sed -i 's/a/b/' src/generated/api.ts",
+    ):
+        assert _decision(_call(root, "Bash", {"command": command})) == "deny", command
+    for command in (
+        "make build > dist/app.js",
+        "sed 's/a/b/' dist/app.js > /tmp/out.js",
+        "sed -i 's/a/b/' web/src/app.ts",
+        "rm -rf dist",
+    ):
+        assert _decision(_call(root, "Bash", {"command": command})) == "allow", command

@@ -677,3 +677,19 @@ def test_git_clean_of_the_whole_tree_is_a_recursive_delete(
     if expected == "deny":
         reason = out["hookSpecificOutput"]["permissionDecisionReason"]  # type: ignore[index]
         assert "contains the protected .charter/" in reason, reason
+
+
+def test_a_sed_in_place_of_a_file_the_user_forbids_asks(tmp_path: Path, run_charter: Any) -> None:
+    """ "don't edit anything under backend/app/alembic/" held an Edit there and let
+    `sed -i` of the same file run (users' pass sixty-seven). An in-place shell rewrite is
+    an edit; reading the file with sed, or removing a cache file, is not."""
+    said = "please don't edit anything under backend/app/alembic/"
+    root = _user_said(tmp_path, run_charter, said)
+    sed = {"command": "sed -i 's/x = 1/x = 2/' backend/app/alembic/env.py"}
+    proc = _hook(run_charter, root, payload(root, "Bash", sed, 1))
+    out = json.loads(proc.stdout)
+    assert decision(out) == "ask", proc.stdout
+    assert "backend/app/alembic/env.py" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    for harmless in ("sed -n 1p backend/app/alembic/env.py", "sed -i 's/a/b/' backend/app/main.py"):
+        proc = _hook(run_charter, root, payload(root, "Bash", {"command": harmless}, 2))
+        assert proc.stdout.strip() == "" or decision(json.loads(proc.stdout)) == "allow", harmless

@@ -132,6 +132,9 @@ class Verdict:
     decision: str  # allow | ask | deny
     reason: str = ""
     targets: list[str] = field(default_factory=list)
+    #: the targets whose text the call edits (a file tool's, a shell ``sed -i``'s), which
+    #: "do not edit X" forbids; a build's redirection, a removal or a copy is not among them
+    edited: list[str] = field(default_factory=list)
 
 
 # -- the policy ---------------------------------------------------------------------------
@@ -407,9 +410,10 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
         return Verdict("deny", denies[0] + more, targets)
     if ruled:
         return Verdict(policy.rule_commands, ruled, targets)
-    edited = _ruled_edit(policy, [path for path, why, _ in checks if why in _HAND_EDITS])
+    hand = [path for path, why, _ in checks if _hand_edit(why)]
+    edited = _ruled_edit(policy, hand)
     if edited:
-        return Verdict(policy.rule_edits, edited, targets)
+        return Verdict(policy.rule_edits, edited, targets, hand)
     if outside_scope:
         more = f" (+{len(outside_scope) - 1} more)" if len(outside_scope) > 1 else ""
         return Verdict("deny", outside_scope[0] + more, targets)
@@ -418,8 +422,8 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
         return Verdict(policy.secret_content, leaked, targets)
     if asks:
         more = f" (+{len(asks) - 1} more)" if len(asks) > 1 else ""
-        return Verdict("ask", f"cannot verify this write: {asks[0]}{more}", targets)
-    return Verdict("allow", "", targets)
+        return Verdict("ask", f"cannot verify this write: {asks[0]}{more}", targets, hand)
+    return Verdict("allow", "", targets, hand)
 
 
 #: The key of the text each file tool writes (MultiEdit's are inside ``edits``).
@@ -561,6 +565,18 @@ def _ruled_command(
 #: generator the shell runs rewrites its output; that is what such rules ask for.
 _HAND_EDITS = frozenset({*FILE_TOOLS, *PATCH_TOOLS})
 
+#: How a shell command rewrites a file's text in place, as :mod:`charter.session.shell`
+#: names its targets: ``sed -i``, ``awk -i inplace``, ``perl -i``. "Do not edit `dist/`
+#: by hand" is broken by ``sed -i … dist/x.js`` as much as by an Edit. A redirection or
+#: ``tee`` is not counted: it is how a build writes the output it owns (``make build >
+#: dist/app.js``), and a copy, move or removal is no edit of the text.
+_SHELL_EDIT = re.compile(r"^(?:\S+ in place|perl -i)\b")
+
+
+def _hand_edit(why: str) -> bool:
+    """Whether a target was written as an edit of its text (a file tool or a shell edit)."""
+    return why in _HAND_EDITS or bool(_SHELL_EDIT.match(why))
+
 
 def _ruled_edit(policy: Policy, paths: list[str]) -> str:
     """Why a rule forbids editing one of ``paths`` ("" when none does)."""
@@ -596,7 +612,7 @@ def _user_forbidden(
         return verdict
     inside = [
         posixpath.relpath(p, policy.root)
-        for p in verdict.targets
+        for p in verdict.edited
         if p != policy.root and _inside(p, policy.root)
     ]
     if not inside:
@@ -882,7 +898,7 @@ def pre_tool_use_output(project: Project, payload: dict[str, Any]) -> dict[str, 
             return fail_closed_output(payload, "tool_input is not an object")
         policy = build_policy(project)
         verdict = decide(policy, tool, tool_input, str(payload.get("cwd") or project.root))
-        if verdict.decision == "allow" and tool in _HAND_EDITS and g.user_edits != "off":
+        if verdict.decision == "allow" and verdict.edited and g.user_edits != "off":
             verdict = _user_forbidden(project, payload, policy, verdict, g.user_edits)
         if verdict.decision != "deny" and tool in SHELL_TOOLS and g.user_commands != "off":
             verdict = _user_forbidden_command(

@@ -68,13 +68,15 @@ class GuardrailSettings(Record):
         default="deny",
         description='a file a compiled rule forbids editing ("do not edit `dist/` '
         'directly", "never edit `db/schema.rb` by hand"), written by the agent\'s file '
-        "tools: deny it citing the rule, ask the user, or off",
+        "tools or rewritten in place by a shell command (sed -i, perl -i): deny it citing "
+        "the rule, ask the user, or off",
     )
     user_edits: HeldCall = Field(
         default="ask",
         description='a file the user told this session not to edit ("never touch '
-        "backend/migrations/\"), written by the agent's file tools: ask the user (who may "
-        "have changed their mind), deny it quoting them, or off",
+        "backend/migrations/\"), written by the agent's file tools or rewritten in place by "
+        "a shell command (sed -i, perl -i): ask the user (who may have changed their mind), "
+        "deny it quoting them, or off",
     )
     secret_content: HeldCall = Field(
         default="ask",
