@@ -100,6 +100,9 @@ def _rule(text: str, scopes: list[str] | None = None, path: str = "AGENTS.md") -
         ("Avoid `assert false` and other unreachable code", []),
         ("Type parameters with `ComponentProps<typeof C>` instead of `as const` workarounds",
          []),
+        ("Prefer to prepend to lists `[new | list]` not `list ++ [new]`", []),
+        ("Never write `socket |> assign(:x, 1) |> noreply`; use one `assign/3`.", []),
+        ("Never run `git log main..` or `cd ..` here.", ["git log main..", "cd .."]),
     ],
 )  # fmt: skip
 def test_only_a_plain_prohibition_of_a_command_is_read(text: str, forbidden: list[str]) -> None:

@@ -79,6 +79,10 @@ _SHELL_OP = re.compile(r"^(?:\d*[<>]{1,2}(?:&\d*)?|&>{1,2}|&&?|\|\|?|;;?)$")
 #: An assignment, comparison or arrow standing alone: code of a language, not a command
 #: (`instance.count += 1; instance.save()`).
 _OPERATOR = re.compile(r"^(?:[-+*/%&|^]|\*\*|//|<<|>>)?=$|^[!=]==?$|^=>$|^->$|^:=$")
+#: A word of operator marks only (`++`, `|>`, `::`, `<-`): an infix operator of a
+#: language (`list ++ [new]`), no argument a program is given; the shell's own operators
+#: (``&&``, ``>>``), end of options (``--``) and the parent folder (``..``) aside.
+_INFIX = re.compile(r"^(?!--$|\.\.\.?$)[-+*/%^=!<>~|&:.]{2,}$")
 #: Reserved words of programming languages that name no command-line program: a span
 #: starting with one is code (`not delivery_unchanged`, `as const`, `assert false`).
 _CODE_KEYWORDS = frozenset(
@@ -187,7 +191,10 @@ def parse_command(span: str) -> tuple[str, tuple[str, ...], frozenset[str]] | No
         tokens = shlex.split(span)
     except ValueError:
         return None
-    if tokens and (tokens[0] in _CODE_KEYWORDS or any(_OPERATOR.match(t) for t in tokens)):
+    if tokens and (
+        tokens[0] in _CODE_KEYWORDS
+        or any(_OPERATOR.match(t) or (_INFIX.match(t) and not _SHELL_OP.match(t)) for t in tokens)
+    ):
         return None
     if any(t in _PIPES for t in tokens):
         # `git show SHA | sed -n '80,200p'`: what is forbidden is the pipeline, and its

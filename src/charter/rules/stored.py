@@ -166,7 +166,9 @@ if TYPE_CHECKING:
 #: 81: the one command of a list item whose lead-in heads sub-items ("**Run build
 #: verification**:" over `npm run build`, then "- Build MUST succeed") is a rule shown
 #: after the lead-in; it was dropped (new rules; the sub-items' citations change)
-STATE_VERSION = 81
+#: 82: a span holding a word of operator marks only (`list ++ [new]`, `x |> f`) is code
+#: of the project's language, no command the rules forbid
+STATE_VERSION = 82
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
