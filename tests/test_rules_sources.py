@@ -483,6 +483,26 @@ def test_a_lead_in_of_who_and_a_modal_is_no_rule_alone(repo: Path) -> None:
     assert "When adding a module:" in texts
 
 
+def test_a_lead_in_that_only_points_at_its_list_is_no_rule_alone(repo: Path) -> None:
+    # "**ALWAYS** follow these security guidelines:" says nothing without its items, and
+    # as a rule of its own it took a place in the always-loaded constitution
+    write(
+        repo,
+        "AGENTS.md",
+        "# Guide\n\n## Security\n\n**ALWAYS** follow these security guidelines:\n\n"
+        "- **IMPORTANT**: When you add a dependency run `mix deps.audit`\n\n"
+        "Please adhere to the following naming conventions below:\n\n"
+        "- Use `snake_case` for every file name\n\n"
+        "Follow these rules when adding a migration:\n\n- Add an index per foreign key\n",
+    )
+    texts = [rule.text for rule in compile_rules(Project.load(repo), write=False).rules]
+    assert not any(text.lower().startswith(("always follow", "please adhere")) for text in texts)
+    assert "IMPORTANT: When you add a dependency run `mix deps.audit`" in texts, texts
+    assert "Use `snake_case` for every file name" in texts
+    # a lead-in that says when the list holds is more than a pointer: it stays a rule
+    assert "Follow these rules when adding a migration:" in texts
+
+
 def test_copilot_instructions_for_code_review_only_are_not_compiled(repo: Path) -> None:
     # GitHub's `excludeAgent` keeps an instructions file from its coding agent ("coding-agent")
     # or its code review ("code-review"): only the first is no coding agent's rule

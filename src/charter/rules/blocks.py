@@ -770,7 +770,7 @@ class _Walker:
                     # lead-in, unless it says "never" or "must" itself. A lead-in that is only
                     # who and a modal ("Agents **must**:", "You should not:") says nothing
                     # alone: it is no rule of its own, only the items' context
-                    if not _bare_modal(lead):
+                    if not (_bare_modal(lead) or _points_at_list(lead)):
                         self.add_paragraph(node, context, depth)
                     if not (negated or quoted) and _is_lead_in(lead) and _names_actions(after):
                         # "Changes that need a suggestion:" over "Changing database access
@@ -1652,6 +1652,22 @@ def _bare_modal(text: str) -> bool:
     """Is the lead-in only who and a modal ("Agents **must**:", "You should not:")?"""
     plain = " ".join(re.sub(r"[*_`]+", "", text).replace("\u2019", "'").split())
     return bool(_BARE_MODAL.match(plain))
+
+
+#: a lead-in that only points at the list under it ("**ALWAYS** follow these security
+#: guidelines:", "Please adhere to the following conventions:"): its list is the rules
+_POINTING_LEAD = re.compile(
+    r"^(?:[A-Za-z][\w-]*\s+){0,3}?(?:follow|observe|obey|apply|respect|honou?r|"
+    r"adhere\s+to|stick\s+to|keep\s+to|abide\s+by)\s+(?:these|those|the\s+following|"
+    r"the\s+rules|the\s+guidelines)\b(?:\s+[\w-]+){0,3}?\s*(?:below\s*)?:$",
+    re.IGNORECASE,
+)
+
+
+def _points_at_list(text: str) -> bool:
+    """Is the lead-in only "follow these (…) guidelines:", pointing at its items?"""
+    plain = " ".join(re.sub(r"[*_`]+", "", text).split())
+    return bool(_POINTING_LEAD.match(plain))
 
 
 def _is_label(text: str) -> bool:

@@ -167,7 +167,8 @@ if TYPE_CHECKING:
 #: verification**:" over `npm run build`, then "- Build MUST succeed") is a rule shown
 #: after the lead-in; it was dropped (new rules; the sub-items' citations change)
 #: 82: a span holding a word of operator marks only (`list ++ [new]`, `x |> f`) is code
-#: of the project's language, no command the rules forbid
+#: of the project's language, no command the rules forbid; a lead-in that only points
+#: at its list ("**ALWAYS** follow these security guidelines:") is no rule of its own
 STATE_VERSION = 82
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
