@@ -2156,6 +2156,22 @@ def test_a_what_not_to_heading_is_read_before_its_items(tmp_path: Path) -> None:
     assert _spans(rules)[2][1:] == (10, 10)
 
 
+def test_a_when_to_heading_is_read_before_its_items(tmp_path: Path) -> None:
+    # "After adding or modifying any UI component" alone names no act: it was retrieved
+    # first for a UI task, saying nothing of what to do after it
+    rules = _rules(
+        tmp_path,
+        "# UI\n\n#### When to Verify Dark Mode\n- After adding or modifying any UI component\n"
+        "- When users report visibility issues\n- Always check both themes in the browser\n",
+    )
+    _assert_texts(
+        rules,
+        "When to Verify Dark Mode: After adding or modifying any UI component",
+        "When to Verify Dark Mode: When users report visibility issues",
+        "Always check both themes in the browser",
+    )
+
+
 def test_a_cut_never_leaves_a_code_span_open() -> None:
     from charter.rules.render import compact
 

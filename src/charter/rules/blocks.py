@@ -899,6 +899,11 @@ class _Walker:
             return ""
         text = _heading_text_of(heading[2])
         plain = re.sub(r"[*_`]+", "", text).strip()
+        if _WHEN_TO.match(plain):
+            # "When to Verify Dark Mode" over "After adding or modifying any UI component",
+            # "When users report visibility issues": each item is a time the heading's act
+            # is due, and alone names no act at all
+            return text if _ends_in_colon(text) else f"{text}:"
         if len(plain.split()) > 4 or polarity(plain) == "never":
             return ""
         items = _item_texts([node])
@@ -1901,6 +1906,11 @@ def _names_action(text: str) -> bool:
 _WHAT_TO = re.compile(
     r"^\W*(?:what\s+(not\s+)?|things\s+(not\s+))to\s+[A-Za-z][\w-]*\W*$", re.IGNORECASE
 )
+
+
+#: A heading that asks when to do something ("When to Verify Dark Mode", "When to run
+#: the migrations"): its list gives the times, each completing it.
+_WHEN_TO = re.compile(r"^\W*when\s+to\s+[A-Za-z][\w-]*(?:\s+[\w./-]+){0,4}\W*$", re.IGNORECASE)
 
 
 def _what_to(text: str) -> str:

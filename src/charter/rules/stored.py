@@ -168,7 +168,8 @@ if TYPE_CHECKING:
 #: after the lead-in; it was dropped (new rules; the sub-items' citations change)
 #: 82: a span holding a word of operator marks only (`list ++ [new]`, `x |> f`) is code
 #: of the project's language, no command the rules forbid; a lead-in that only points
-#: at its list ("**ALWAYS** follow these security guidelines:") is no rule of its own
+#: at its list ("**ALWAYS** follow these security guidelines:") is no rule of its own;
+#: the items under a "When to Verify Dark Mode" heading are read after it
 STATE_VERSION = 82
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
