@@ -2172,6 +2172,29 @@ def test_a_when_to_heading_is_read_before_its_items(tmp_path: Path) -> None:
     )
 
 
+def test_a_long_item_ending_in_a_colon_is_read_with_its_short_sub_items(
+    tmp_path: Path,
+) -> None:
+    # "Positioning logic (e.g., `Tasks.Positioning`)" was a rule of its own, handed to
+    # the agent alone for a feature prompt; the sentence above it says what it is for
+    rules = _rules(
+        tmp_path,
+        "# Modules\n\n- **Use helper modules**: For complex domains (like task management), "
+        "consider creating dedicated modules for specific sub-concerns:\n"
+        "  - Positioning logic (e.g., `Tasks.Positioning`)\n"
+        "  - Query builders (e.g., `Tasks.Queries`)\n"
+        "- **Extract helper functions** when a function grows past ten branches\n",
+    )
+    _assert_texts(
+        rules,
+        "Use helper modules: For complex domains (like task management), consider creating "
+        "dedicated modules for specific sub-concerns: Positioning logic (e.g., "
+        "`Tasks.Positioning`); Query builders (e.g., `Tasks.Queries`)",
+        "Extract helper functions when a function grows past ten branches",
+    )
+    assert len(rules) == 2, [r.text for r in rules]
+
+
 def test_a_cut_never_leaves_a_code_span_open() -> None:
     from charter.rules.render import compact
 

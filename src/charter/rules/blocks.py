@@ -1094,11 +1094,14 @@ class _Walker:
                 nested
                 and (_is_lead_in(text) or label)
                 and (_plain_items(nested) or _no_instructions(nested))
-            ):
+            ) or (nested and _ends_in_colon(text) and _plain_items(nested)):
                 # a heading-like item whose sub-items are plain (short, or naming and
                 # describing rather than instructing): one rule, whole span; so is a
                 # label without its colon over bare commands or paths ("Run tests (in
-                # `e2e/`)" over "`make e2e`"), which say nothing alone
+                # `e2e/`)" over "`make e2e`"), which say nothing alone, and a sentence
+                # of any length ending in a colon over short items that name what it
+                # asks for ("…consider creating dedicated modules for specific
+                # sub-concerns:" over "Positioning logic (e.g., `Tasks.Positioning`)")
                 children = "; ".join(t.rstrip(".") for t in _item_texts(nested))
                 start, end = self.span(item)
                 joined = f"{text}: {children}" if label else f"{text} {children}"

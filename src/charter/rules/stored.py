@@ -169,7 +169,8 @@ if TYPE_CHECKING:
 #: 82: a span holding a word of operator marks only (`list ++ [new]`, `x |> f`) is code
 #: of the project's language, no command the rules forbid; a lead-in that only points
 #: at its list ("**ALWAYS** follow these security guidelines:") is no rule of its own;
-#: the items under a "When to Verify Dark Mode" heading are read after it
+#: the items under a "When to Verify Dark Mode" heading are read after it, and the short
+#: sub-items of an item ending in a colon with it, however long it is
 STATE_VERSION = 82
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
