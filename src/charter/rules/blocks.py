@@ -1658,8 +1658,12 @@ _BARE_MODAL = re.compile(
 
 def _bare_modal(text: str) -> bool:
     """Is the lead-in only who and a modal ("Agents **must**:", "You should not:")?"""
-    plain = " ".join(re.sub(r"[*_`]+", "", text).replace("\u2019", "'").split())
-    return bool(_BARE_MODAL.match(plain))
+    return bool(_BARE_MODAL.match(_plain_lead(text)))
+
+
+def _plain_lead(text: str) -> str:
+    """A lead-in without emphasis or code marks, curly apostrophes or runs of spaces."""
+    return " ".join(re.sub(r"[*_`]+", "", text).replace("\u2019", "'").split())
 
 
 #: a lead-in that only points at the list under it ("**ALWAYS** follow these security
@@ -1674,8 +1678,7 @@ _POINTING_LEAD = re.compile(
 
 def _points_at_list(text: str) -> bool:
     """Is the lead-in only "follow these (…) guidelines:", pointing at its items?"""
-    plain = " ".join(re.sub(r"[*_`]+", "", text).split())
-    return bool(_POINTING_LEAD.match(plain))
+    return bool(_POINTING_LEAD.match(_plain_lead(text)))
 
 
 def _is_label(text: str) -> bool:
