@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from charter.decisions.drift import lexicon
+from charter.decisions.drift import lexicon, limits
 from charter.decisions.drift.calibrate import (
     HEDGE,
     Candidate,
@@ -81,6 +81,10 @@ SEMANTIC_MIN_WORDS = 6
 #: calibrated decision, not the gate, keeps precision (0.5 and 2 sentences before stop
 #: 29: docs/benchmarks.md, Drift, "Paraphrase checks on more sentences").
 TOPIC_MIN = 0.25
+#: A time, price or share past a free-text limit counts only in a sentence sharing this
+#: many words with the limit's own clause; a count says what it counts ("40 km", "a
+#: seventh request"), which is enough (two words against one: stop 61, docs/benchmarks.md)
+LIMIT_ABOUT = 2
 #: At most this many sentences per artifact are embedded for paraphrase checks.
 MAX_SEMANTIC_UNITS = 6
 #: Hard cap on embedded sentences per check (undecided and gated ones included).
@@ -867,6 +871,8 @@ class DriftChecker:
                 hits.extend(self._replaced_chosen_hit(text, view, clause, vocab))
             if vocab.numeric is not None and not view.history:
                 hits.extend(self._other_value_hit(text, view, clause, vocab))
+            if vocab.limits and not view.history:
+                hits.extend(self._past_limit_hit(text, view, clause, vocab))
             if vocab.dependency:
                 hits.extend(self._dependency_hit(text, view, clause, vocab))
             if vocab.offline and not view.history:
@@ -929,6 +935,24 @@ class DriftChecker:
         if lexicon.PRE_NEGATORS.search(_window(text, clause, where[0], where[1], 5, 0)):
             return []
         return [self._clause_hit(text, view, clause, vocab, False, "term")]
+
+    def _past_limit_hit(
+        self, text: str, view: _UnitView, clause: _Clause, vocab: ConstraintVocab
+    ) -> list[_Hit]:
+        """A quantity past a cap or floor of a free-text answer ("loans of up to 14 days"
+        against "at most 7 days"), in a sentence about what the limit is about."""
+        said = text[clause.start : clause.end]
+        found = limits.quantities(said)
+        rest = text[clause.start : view.unit.start + len(view.unit.text)]
+        for q in found:
+            before, after = said[max(0, q.start - 40) : q.start], rest[q.end : q.end + 60]
+            for bound in vocab.limits:
+                if limits.restates(bound, found):
+                    continue
+                about = q.measure == "count" or len(bound.about & view.stems) >= LIMIT_ABOUT
+                if about and limits.broken(bound, q, before, after):
+                    return [self._clause_hit(text, view, clause, vocab, False, "term")]
+        return []
 
     def _replaced_chosen_hit(
         self, text: str, view: _UnitView, clause: _Clause, vocab: ConstraintVocab
