@@ -51,6 +51,11 @@ def test_shipped_model_matches_its_training_data() -> None:
             "decision_point",
         ),
         ("Need a call from the director on which filter set goes first.", "decision_point"),
+        (
+            "The director is still going back and forth on whether raw frames stay on campus.",
+            "undecided",
+        ),
+        ("Nobody has landed on which filter set goes first yet.", "undecided"),
     ],
 )
 def test_reads_a_stance_in_an_unseen_domain(text: str, stance: str) -> None:
@@ -67,8 +72,7 @@ def test_reads_a_stance_in_an_unseen_domain(text: str, stance: str) -> None:
     ],
 )
 def test_plain_lines_with_stance_words_take_no_stance(text: str) -> None:
-    labels = default_stance_model().labels(text)
-    assert "suggestion" not in labels and "decision_point" not in labels
+    assert not default_stance_model().labels(text)
 
 
 def test_features_fold_digits_and_mark_questions() -> None:
@@ -146,3 +150,18 @@ def test_a_floated_alternative_is_a_reopened_decision(observatory: DriftChecker,
 def test_someone_elses_ask_floats_nothing(observatory: DriftChecker) -> None:
     text = "A visiting astronomer asked whether we could archive to Amazon S3 like her institute."
     assert observatory.check(text).findings == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # no cue phrase of the lexicon: the model reads the choice as still open
+        "The director is still going back and forth on whether raw frames stay on campus.",
+        "Nobody has landed on where raw frames are archived yet, so the export waits.",
+    ],
+)
+def test_a_settled_choice_described_as_open_is_read_by_the_model(
+    observatory: DriftChecker, text: str
+) -> None:
+    found = {(f.rule, f.constraint_id) for f in observatory.check(text).findings}
+    assert ("QA-PGC-003", "ARCHIVE_HOST") in found

@@ -138,7 +138,7 @@ class _UnitView:
     unit: Unit
     clauses: list[_Clause]
     stems: set[str]
-    undecided: re.Match[str] | None
+    undecided: re.Match[str] | _Read | None
     suggestion: bool
     decision: bool
     history: bool
@@ -228,7 +228,23 @@ def _view(text: str, unit: Unit) -> _UnitView:
         stems |= clause_stems
         clauses.append(_Clause(span.start, span.end, toks, clause_stems))
     body = unit.text
-    undecided = lexicon.UNDECIDED.search(body)
+    # The stance model reads each clause (a sentence of one clause as a whole): a long
+    # sentence's words must not add up to a stance none of its clauses takes.
+    reads = _stances(text, unit)
+    # a settled choice described as open, by a cue phrase or, failing one, by the model
+    # (its clause is then the cue's span: "still going back and forth on whether …")
+    undecided: re.Match[str] | _Read | None = lexicon.UNDECIDED.search(body)
+    if undecided is None:
+        said = next(
+            (
+                (a, b)
+                for a, b, labels in reads
+                if "undecided" in labels and _OPEN_CHOICE.search(body[a:b])
+            ),
+            None,
+        )
+        if said is not None:
+            undecided = _Read(*said)
     topic_stems = stems
     if undecided is not None:
         cue_start, cue_end = unit.start + undecided.start(), unit.start + undecided.end()
@@ -245,9 +261,6 @@ def _view(text: str, unit: Unit) -> _UnitView:
     if reported is not None:  # "a customer asked whether we could add X" reports a request
         stop = re.compile(r"[;—–]|\s-\s").search(body, reported.end())
         quiet_end = stop.start() if stop else len(body)
-    # The stance model reads each clause (a sentence of one clause as a whole): a long
-    # sentence's words must not add up to a stance none of its clauses takes.
-    reads = _stances(text, unit)
     suggestion = any(
         "suggestion" in labels
         and (
@@ -271,6 +284,31 @@ def _view(text: str, unit: Unit) -> _UnitView:
             None if reported is None else (unit.start + reported.start(), unit.start + quiet_end)
         ),
     )
+
+
+#: What makes a clause the model reads as undecided about a *choice*: a question word or
+#: the alternatives ("whether", "which", "A or B", "A versus B"); "the payment is still
+#: pending" describes a state, not an open decision.
+_OPEN_CHOICE = re.compile(
+    r"\b(?:whether|which|what|how|who|where|when|between|versus|vs|or|if)\b", re.I
+)
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A clause the stance model reads as undecided, standing in for a cue's match."""
+
+    a: int
+    b: int
+
+    def start(self) -> int:
+        return self.a
+
+    def end(self) -> int:
+        return self.b
+
+    def group(self, _: int = 0) -> str:
+        return ""
 
 
 def _stances(text: str, unit: Unit) -> list[tuple[int, int, frozenset[str]]]:
