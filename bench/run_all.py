@@ -69,6 +69,7 @@ NEEDS: dict[str, str] = {
     "drift_cross_encoder.py": "--out DIR and torch/transformers",
     "drift_direction_probe.py": "the direction data and a few minutes of fitting",
     "drift_fit.py": "--data (the drift splits)",
+    "drift_pool.py": "the labelled drift splits to pool (a few minutes)",
     "drift_nli_probe.py": "--model DIR (an ONNX pair classifier) and drift splits",
     "drift_real_text.py": "--mirror (bare git mirrors of repositories with ADRs)",
     "drift_similarity_auc.py": "--model DIR and drift splits",
