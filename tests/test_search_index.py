@@ -610,8 +610,8 @@ def test_unindexed_file_types_are_reported_one_row_per_extension(tmp_path: Path)
     Zig, among the languages added, is indexed as code."""
     root = _copy_demo(tmp_path)
     for i in range(3):
-        (root / "hw").mkdir(exist_ok=True)
-        (root / "hw" / f"alu{i}.vhd").write_text(f"entity alu{i} is\nend entity;\n")
+        (root / "ada").mkdir(exist_ok=True)
+        (root / "ada" / f"alu{i}.adb").write_text(f"package body Alu{i} is\nend Alu{i};\n")
     (root / "docs" / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     (root / "src").mkdir()
     (root / "src" / "ring.zig").write_text(
@@ -619,15 +619,15 @@ def test_unindexed_file_types_are_reported_one_row_per_extension(tmp_path: Path)
     )
     report = _index(root, "hash")
     assert "src/ring.zig" in report.indexed
-    assert report.unindexed == {".vhd": 3}
+    assert report.unindexed == {".adb": 3}
     skipped = dict(report.skipped)
-    assert skipped["*.vhd"].startswith("3 files of a type search does not index")
-    assert 'add ".vhd" to search.index.code_extensions' in skipped["*.vhd"]
+    assert skipped["*.adb"].startswith("3 files of a type search does not index")
+    assert 'add ".adb" to search.index.code_extensions' in skipped["*.adb"]
     assert not [path for path in skipped if path.endswith(".png")]
-    (root / "charter.toml").write_text('[search.index]\ncode_extensions = [".vhd"]\n')
+    (root / "charter.toml").write_text('[search.index]\ncode_extensions = [".adb"]\n')
     again = _index(root, "hash")
-    assert {f"hw/alu{i}.vhd" for i in range(3)} <= set(again.indexed)
-    assert ".vhd" not in again.unindexed
+    assert {f"ada/alu{i}.adb" for i in range(3)} <= set(again.indexed)
+    assert ".adb" not in again.unindexed
 
 
 def test_object_pascal_sources_are_indexed_as_code(tmp_path: Path) -> None:
@@ -793,3 +793,20 @@ def test_planning_mode_finds_adrs_in_a_nested_decisions_folder(tmp_path: Path) -
     # execution keeps to canonical facts (seed 004): its scope is what its globs say
     execution = search("execution")
     assert adr.relative_to(root).as_posix() not in {r["path"] for r in execution["results"]}
+
+
+def test_hardware_description_sources_are_indexed_as_code(tmp_path: Path) -> None:
+    # an FPGA repository's RTL (`.v`, `.sv`, `.svh`, and VHDL's `.vhd`) was a "type
+    # search does not index" row: the design itself could not be searched
+    root = _copy_demo(tmp_path)
+    (root / "rtl").mkdir()
+    (root / "rtl" / "fifo.sv").write_text(
+        "module fifo #(parameter int DEPTH = 16) (\n    input  logic clk_i,\n"
+        "    output logic full_o\n);\nendmodule\n"
+    )
+    (root / "rtl" / "defs.svh").write_text("`ifndef DEFS_SVH\n`define DEFS_SVH\n`endif\n")
+    (root / "rtl" / "uart.v").write_text("module uart(input clk);\nendmodule\n")
+    (root / "rtl" / "top.vhd").write_text("entity top is\nend entity top;\n")
+    report = _index(root, "hash")
+    assert {"rtl/fifo.sv", "rtl/defs.svh", "rtl/uart.v", "rtl/top.vhd"} <= set(report.indexed)
+    assert not {".sv", ".svh", ".v", ".vhd"} & set(report.unindexed)

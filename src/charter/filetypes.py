@@ -44,8 +44,9 @@ TEMPLATES = (
     ".svelte",
 )
 #: Sources of languages the graph reads as words only (no parser): R, OCaml, Haskell,
-#: Erlang, Julia, Clojure, F#, Nim, Perl, Groovy, Nextflow and Object Pascal (Delphi's and
-#: Free Pascal's units, programs and packages). They are the project's
+#: Erlang, Julia, Clojure, F#, Nim, Perl, Groovy, Nextflow, Object Pascal (Delphi's and
+#: Free Pascal's units, programs and packages) and the hardware description languages
+#: (Verilog, SystemVerilog, VHDL). They are the project's
 #: code, so task context weighs them as source files, not as documents (as templates).
 SOURCES_READ_AS_TEXT = (
     ".r",
@@ -68,4 +69,10 @@ SOURCES_READ_AS_TEXT = (
     ".dpr",
     ".dpk",
     ".lpr",
+    ".v",
+    ".vh",
+    ".sv",
+    ".svh",
+    ".vhd",
+    ".vhdl",
 )

@@ -117,6 +117,10 @@ _SOURCE_SUFFIXES = frozenset(
         ".pas",
         ".dpr",
         ".lpr",
+        ".v",
+        ".sv",
+        ".vhd",
+        ".vhdl",
     ]
 )
 #: A glob that asks only for a word somewhere in the path: ``*secret*``, ``*credential*``.

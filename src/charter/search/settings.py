@@ -221,6 +221,13 @@ class IndexSettings(Record):
             ".dpr",
             ".dpk",
             ".lpr",
+            # hardware description: Verilog, SystemVerilog (and their headers) and VHDL
+            ".v",
+            ".vh",
+            ".sv",
+            ".svh",
+            ".vhd",
+            ".vhdl",
             ".sol",
             ".elm",
             ".gleam",
