@@ -282,3 +282,19 @@ def test_json_and_yaml_escapes_of_characters_past_the_bmp_are_read_as_those_char
     (root / "spec" / "ops.json").write_text(spec, encoding="utf-8")
     report = Indexer(Project.load(root), get_embedder("hash")).run()
     assert list(report.indexed) == ["spec/ops.json"] and not report.errors
+
+
+def test_a_file_whose_lines_end_in_a_lone_cr_is_chunked_at_its_lines() -> None:
+    """A rule file saved with old-Mac line endings (a lone CR) stopped `charter index`
+    with "IndexError: list index out of range": the Markdown parser ends a line at a lone
+    CR, the spans counted only LF. Each CR-ended line is a line of the spans, as in an
+    editor; CRLF files are cut as before."""
+    text = "# Rules\r\r## Style\r\r- Use 4-space indentation.\r- Never infer latches.\r"
+    chunks = chunk_markdown(text).chunks
+    assert [(c.section, c.line_start, c.line_end) for c in chunks] == [("Rules > Style", 3, 6)]
+    assert chunks[0].text == "## Style\n\n- Use 4-space indentation.\n- Never infer latches."
+    mixed = "# Notes\r\n\r\nfirst\r\n## Later\rbody\r\n"
+    assert [(c.section, c.line_start, c.line_end) for c in chunk_markdown(mixed).chunks] == [
+        ("Notes", 1, 3),
+        ("Notes > Later", 4, 5),
+    ]

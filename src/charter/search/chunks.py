@@ -180,6 +180,9 @@ def _span_text(lines: list[str], start: int, end: int) -> str:
     return "\n".join(lines[start - 1 : end])
 
 
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
 @functools.cache
 def _markdown() -> MarkdownIt:
     """Block structure only: sections need heading lines and raw heading text, never inline
@@ -195,6 +198,9 @@ def chunk_markdown(
     text: str, max_tokens: int = 400, kind: str = "markdown", name: str = "document"
 ) -> ParsedDoc:
     """Split Markdown into heading sections with exact spans and parent links."""
+    # CommonMark ends a line at a lone CR too (old Mac files, a stray CR in a CRLF file):
+    # the parser's line numbers count them, so the spans must as well
+    text = _LONE_CR.sub("\n", text)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
