@@ -1332,3 +1332,42 @@ def test_a_test_outputs_tail_keeps_its_last_lines_when_short_of_room() -> None:
     first = _Budget(40)
     first.add_list("## Plan", lines, more="lines")  # the default keeps the first ones
     assert first.parts[0].splitlines()[1] == lines[0]
+
+
+def test_a_plan_step_whose_text_is_not_a_string_is_skipped(repo: Path, run_charter) -> None:
+    """A TodoWrite step whose `content` was an object was written into PLAN.md as
+    Python's repr of it (`{'x': 1}`), a TaskCreate subject the same. Such a step is
+    skipped; a task keeps its id with no text."""
+    todos = [
+        {"content": {"x": 1}, "status": "pending"},
+        {"content": ["a", "b"], "status": "pending"},
+        {"content": "write the testbench", "status": "in_progress"},
+        "not a step",
+        None,
+    ]
+    _hook(
+        run_charter,
+        repo,
+        "post-tool-use",
+        tool_name="TodoWrite",
+        tool_input={"todos": todos},
+        tool_response={},
+    )
+    _hook(run_charter, repo, "pre-compact", trigger="manual")
+    plan = next((repo / "docs" / "tracks").glob("*/PLAN.md")).read_text()
+    assert "write the testbench" in plan
+    assert "{'x'" not in plan and "['a'" not in plan
+    session = Session(Project.load(repo))
+    cap = session.capture("s")
+    cap.tool(
+        {
+            "tool_name": "TaskCreate",
+            "tool_input": {"subject": {"x": 1}},
+            "tool_response": {"task": {"id": "1", "subject": ["y"]}},
+        },
+        failed=False,
+    )
+    from charter.session.recovery import recover
+
+    assert [p["content"] for p in recover(session).plan] == [""]
+    session.close()

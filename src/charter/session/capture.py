@@ -202,13 +202,22 @@ class Capture:
             todos = tool_input.get("todos")
             if not isinstance(todos, list):
                 return
+            # a step whose text is not a string (an object, a list) is skipped, not
+            # written into PLAN.md as Python's repr of it
             steps = [
                 {
                     "id": f"P{i}",
-                    "content": norm(str(t.get("content") or "")),
+                    "content": norm(t.get("content") or ""),
                     "status": _status(t.get("status")),
                 }
-                for i, t in enumerate((t for t in todos if isinstance(t, dict)), start=1)
+                for i, t in enumerate(
+                    (
+                        t
+                        for t in todos
+                        if isinstance(t, dict) and isinstance(t.get("content") or "", str)
+                    ),
+                    start=1,
+                )
             ]
             self.journal.add(
                 self.session, self.track, "plan", {"source": "todo", "steps": steps}, time
@@ -224,8 +233,8 @@ class Capture:
                 if not isinstance(task, dict) or not task.get("id"):
                     return current
                 tid = str(task["id"])
-                subject = task.get("subject") or tool_input.get("subject") or ""
-                tasks[tid] = {"id": f"T{tid}", "content": norm(str(subject)), "status": "pending"}
+                subject = _text(task.get("subject")) or _text(tool_input.get("subject"))
+                tasks[tid] = {"id": f"T{tid}", "content": subject, "status": "pending"}
             elif tool == "TaskUpdate":
                 tid = str(tool_input.get("taskId") or "")
                 if tid not in tasks:
@@ -235,8 +244,8 @@ class Capture:
                     del tasks[tid]
                 elif status:
                     tasks[tid]["status"] = _status(status)
-                if tool_input.get("subject"):
-                    tasks[tid]["content"] = norm(str(tool_input["subject"]))
+                if _text(tool_input.get("subject")):
+                    tasks[tid]["content"] = _text(tool_input["subject"])
             elif tool == "TaskList":
                 listed = response.get("tasks") if isinstance(response, dict) else None
                 if not isinstance(listed, list):
@@ -247,7 +256,7 @@ class Capture:
                         tid = str(item["id"])
                         tasks[tid] = {
                             "id": f"T{tid}",
-                            "content": norm(str(item.get("subject") or "")),
+                            "content": _text(item.get("subject")),
                             "status": _status(item.get("status")),
                         }
             ordered = sorted(tasks.values(), key=lambda s: _task_order(s["id"][1:]))
@@ -433,6 +442,11 @@ def git_output_head(root: Path, args: list[str], limit: int) -> bytes | None:
     if finished and code != 0:
         return None
     return b"".join(chunks)
+
+
+def _text(value: object) -> str:
+    """A plan step's text: a string, one line; anything else (an object, a list) is none."""
+    return norm(value) if isinstance(value, str) else ""
 
 
 def _status(value: object) -> str:
