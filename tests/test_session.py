@@ -1371,3 +1371,29 @@ def test_a_plan_step_whose_text_is_not_a_string_is_skipped(repo: Path, run_chart
 
     assert [p["content"] for p in recover(session).plan] == [""]
     session.close()
+
+
+def test_a_tool_argument_that_is_not_a_string_is_not_logged_as_its_repr(
+    repo: Path, run_charter
+) -> None:
+    """An Edit whose `file_path` was an object was logged as `Edit {'p': 1}` and listed
+    among the files edited; a Bash `command` given as a list as `Bash ['pytest']`. An
+    argument that is not a string names nothing."""
+    _hook(
+        run_charter,
+        repo,
+        "post-tool-use",
+        tool_name="Edit",
+        tool_input={"file_path": {"p": 1}, "old_string": "a", "new_string": "b"},
+        tool_response={},
+    )
+    _bash(run_charter, repo, ["pytest", "-q"], "1 passed")  # type: ignore[arg-type]
+    logs = list((repo / "artifacts" / "sessions").glob("*/work_log.md"))
+    text = "".join(log.read_text() for log in logs)
+    assert "- Edit" in text and "- Bash" in text
+    assert "{'p'" not in text and "['pytest'" not in text
+    session = Session(Project.load(repo))
+    from charter.session.recovery import recover
+
+    assert not [path for path in recover(session).edited_files if "{" in path]
+    session.close()

@@ -38,7 +38,9 @@ _FEEDBACK = re.compile(
 
 def rel_path(root: Path, raw: object) -> str:
     """A tool's path argument relative to the project (POSIX form) when it is inside it."""
-    text = str(raw or "").strip()
+    if not isinstance(raw, str):  # an object or a list is no path: not its repr
+        return ""
+    text = raw.strip()
     if not text:
         return ""
     text = text.replace("\\", "/")
@@ -62,17 +64,18 @@ def portable(root: Path, text: str) -> str:
 
 
 def _target(tool: str, tool_input: dict[str, Any], root: Path) -> str:
+    # a value that is not a string (an object, a list) names nothing: not its repr
     for key in ("file_path", "notebook_path", "path"):
-        if tool_input.get(key):
+        if tool_input.get(key) and isinstance(tool_input[key], str):
             return rel_path(root, tool_input[key])
     # the project's path is made relative before the cut: a cut through it would leave a
     # machine-specific prefix no later pass recognises
     if tool == "Bash":
-        return norm(portable(root, str(tool_input.get("command") or "")))[:200]
+        return norm(portable(root, _text(tool_input.get("command"))))[:200]
     # a task's subject is its title, its description the long text under it
     for key in ("pattern", "url", "query", "subject", "description", "prompt", "skill"):
-        if tool_input.get(key):
-            return norm(portable(root, str(tool_input[key])))[:120]
+        if tool_input.get(key) and isinstance(tool_input[key], str):
+            return norm(portable(root, tool_input[key]))[:120]
     return ""
 
 
@@ -175,7 +178,7 @@ class Capture:
         interrupted: bool,
         time: str,
     ) -> None:
-        command = str(tool_input.get("command") or "")
+        command = _text(tool_input.get("command"))
         if not testruns.is_test_command(command):
             return
         output = error if failed else _text_of(response)
