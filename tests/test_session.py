@@ -1397,3 +1397,19 @@ def test_a_tool_argument_that_is_not_a_string_is_not_logged_as_its_repr(
 
     assert not [path for path in recover(session).edited_files if "{" in path]
     session.close()
+
+
+def test_a_prompt_that_is_not_a_string_is_not_stored_as_its_repr(repo: Path) -> None:
+    """A UserPromptSubmit whose `prompt` was an object was journaled as Python's repr of
+    it, a user instruction SessionStart `compact` could restore."""
+    session = Session(Project.load(repo))
+    cap = session.capture("s")
+    cap.prompt({"prompt": {"x": ["never edit the bitstream"]}})
+    cap.prompt({"prompt": ["keep DEPTH at 16"]})
+    cap.prompt({"prompt": "  use the skid buffer  "})
+    from charter.session.recovery import recover
+
+    said = " ".join(str(i) for i in recover(session).user_instructions)
+    assert "use the skid buffer" in said
+    assert "{'x'" not in said and "['keep" not in said
+    session.close()

@@ -270,7 +270,8 @@ class Capture:
     # -- prompts and notes ----------------------------------------------------------------
 
     def prompt(self, payload: dict[str, Any]) -> None:
-        text = str(payload.get("prompt") or "").strip()
+        prompt = payload.get("prompt")
+        text = prompt.strip() if isinstance(prompt, str) else ""  # an object is no prompt
         if not text:
             return
         entries = read_tail(payload.get("transcript_path"), 64 * 1024)
