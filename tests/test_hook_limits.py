@@ -262,3 +262,19 @@ def test_tampered_decisions_block_through_the_warm_worker(
         assert "outside renegotiation" in proc.stderr  # the worker's note, relayed
     finally:
         os.kill(pid, 15)
+
+
+@pytest.mark.parametrize("prompt", [["add a database column"], {"text": "add a database column"}])
+def test_a_prompt_that_is_not_text_is_one_note_not_its_repr(
+    repo: Path, run_charter: Run, prompt: object
+) -> None:
+    write(repo, "CLAUDE.md", RULES)
+    no_worker(repo)
+    proc = run_hook(run_charter, repo, "UserPromptSubmit", prompt=prompt)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    kind = type(prompt).__name__
+    assert f"prompt is {kind}, not text; ignored" in proc.stderr, proc.stderr
+    # the repr ("['add a database column']") is neither answered nor recorded as the prompt
+    assert "Alembic" not in proc.stdout
+    for stored in (repo / ".charter").glob("session.db*"):
+        assert b"database column" not in stored.read_bytes(), stored.name
