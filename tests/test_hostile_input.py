@@ -351,3 +351,18 @@ def test_a_huge_gitignore_is_one_line_not_minutes_and_gigabytes(
     assert ".gitignore" in line and "too large" in line, line
     assert code == 2
     assert seconds < 30 and peak < GIB
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+@pytest.mark.parametrize("args", [("--batch", "/dev/zero"), ("/dev/zero",)])
+def test_an_endless_device_named_as_a_file_is_one_line_in_bounded_memory(
+    repo: Path, args: tuple[str, ...]
+) -> None:
+    """A device reports size 0 and never ends: the size check passed and the read grew
+    without bound; now it reads one byte past the cap and stops."""
+    code, _, stderr, peak, _ = run_measured("drift", "check", *args, cwd=repo)
+    assert_no_traceback(stderr)
+    assert code == 2, stderr
+    assert len(error_lines(stderr)) == 1, stderr
+    assert "too large" in stderr and "/dev/zero" in stderr, stderr
+    assert peak < GIB, peak

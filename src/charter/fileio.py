@@ -503,13 +503,19 @@ def read_text(
         raise CharterError(f"cannot read {what} {shown}: {exc.strerror}") from None
     if path.is_dir():
         raise CharterError(f"{what} is a directory, not a file: {shown}")
+    cap = f"{hint} = {max_bytes}" if hint else str(max_bytes)
     if size > max_bytes:
-        cap = f"{hint} = {max_bytes}" if hint else str(max_bytes)
         raise CharterError(f"{what} too large ({size} bytes > {cap}): {shown}")
     try:
-        data = path.read_bytes()
+        # at most one byte past the cap: a device or pipe (/dev/zero, /dev/urandom, a
+        # process substitution) reports size 0 and never ends, so read_bytes() would
+        # grow without bound
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
     except OSError as exc:
         raise CharterError(f"cannot read {what} {shown}: {exc.strerror}") from None
+    if len(data) > max_bytes:
+        raise CharterError(f"{what} too large (over {cap} bytes): {shown}")
     bom = next((c for b, c in UTF16_32_BOMS if data.startswith(b)), None)
     if bom is not None:
         # Windows editors and PowerShell's `>` save text as UTF-16 with a byte-order
