@@ -666,3 +666,15 @@ def test_every_installer_reports_what_it_did_in_the_same_words(
         assert done["files"] and all(f.startswith("wrote ") for f in done["files"]), done
         gone = json.loads(run_charter("install", agent, "--uninstall", "--json", cwd=repo).stdout)
         assert gone["files"] and all(f.startswith("removed ") for f in gone["files"]), gone
+
+
+def test_an_agent_prompt_that_is_not_text_is_one_note_not_its_repr(
+    demo: Path, run_charter: Run
+) -> None:
+    """Gemini's BeforeAgent with a list as its prompt: the rules were chosen for the
+    list's repr; now the prompt is dropped with a note and nothing is answered for it."""
+    payload = {"session_id": "gx1", "cwd": str(demo), "prompt": ["Add a database migration"]}
+    res = run_charter("agent-hook", "gemini", "BeforeAgent", cwd=demo, stdin=json.dumps(payload))
+    assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+    assert "prompt is list, not text; ignored" in res.stderr, res.stderr
+    assert "database" not in res.stdout.lower()

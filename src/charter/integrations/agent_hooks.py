@@ -122,7 +122,12 @@ def to_claude(agent: str, event: str, payload: dict[str, Any]) -> dict[str, Any]
             # prompts it was prepended to) never comes back, so Charter starts over
             out["source"] = "startup"
     elif name == "UserPromptSubmit":
-        out["prompt"] = user_prompt(agent, str(payload.get("prompt") or ""))
+        prompt = payload.get("prompt")
+        if prompt is None or isinstance(prompt, str):
+            prompt = user_prompt(agent, prompt or "")
+        # a prompt that is not text goes on as it came: ``charter hook`` drops it with a
+        # note (str() would make its repr the user's request)
+        out["prompt"] = prompt
     elif name in ("PreToolUse", "PostToolUse"):
         tool = str(payload.get("tool_name") or "")
         out["tool_name"] = TOOLS[agent].get(tool, tool)
@@ -277,7 +282,12 @@ def run(agent: str, event: str, raw: bytes) -> tuple[dict[str, Any], list[str]]:
         # not shown (charter.rules.moments, charter.rules.hooks.drops_tool_context)
         claude["charter_agent"] = agent
     retry = _retry_marker(agent, claude) if name in ("UserPromptSubmit", "Stop") else None
-    if retry is not None and name == "UserPromptSubmit" and _is_retry(retry, claude["prompt"]):
+    if (
+        retry is not None
+        and name == "UserPromptSubmit"
+        and isinstance(claude["prompt"], str)
+        and _is_retry(retry, claude["prompt"])
+    ):
         return {}, [f"agent-hook {agent} {event}: Charter's own correction, not a user prompt"]
     named = named_project_dir(agent, payload)
     env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
