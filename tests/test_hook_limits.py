@@ -278,3 +278,22 @@ def test_a_prompt_that_is_not_text_is_one_note_not_its_repr(
     assert "Alembic" not in proc.stdout
     for stored in (repo / ".charter").glob("session.db*"):
         assert b"database column" not in stored.read_bytes(), stored.name
+
+
+def test_a_prompt_that_is_not_text_is_dropped_by_the_warm_worker_too(
+    repo: Path, tmp_path: Path, run_charter: Run
+) -> None:
+    """The fast client hands the input to the worker unparsed, so the worker drops a
+    prompt that is not text itself, and its note reaches stderr."""
+    write(repo, "CLAUDE.md", RULES)
+    env = {"TMPDIR": str(tmp_path), "XDG_RUNTIME_DIR": ""}
+    sock = tmp_path / f"charter-{os.getuid()}" / worker_socket(repo).name
+    _, pid = start_worker(run_charter, repo, sock=sock, env=env)
+    try:
+        prompt = ["add a database column"]
+        proc = run_hook(run_charter, repo, "UserPromptSubmit", env=env, prompt=prompt)
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        assert "prompt is list, not text; ignored" in proc.stderr, proc.stderr
+        assert "Alembic" not in proc.stdout
+    finally:
+        os.kill(pid, 15)

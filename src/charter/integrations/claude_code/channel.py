@@ -26,6 +26,7 @@ import stat
 import struct
 import time
 from pathlib import Path
+from typing import Any
 
 #: Hook input larger than this is not read (Claude Code's payloads are far smaller).
 MAX_HOOK_INPUT = 4 * 1024 * 1024
@@ -151,3 +152,25 @@ def rss_bytes() -> int | None:
     except (OSError, ValueError, IndexError):
         return None
     return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+#: The hook fields Claude Code sends as free text. A handler reads each with ``str(...)``,
+#: so a list or an object there would be taken as its Python repr (a prompt stored and
+#: answered as ``"['...']"``).
+TEXT_FIELDS = ("prompt", "custom_instructions", "last_assistant_message", "source", "trigger")
+
+
+def drop_mistyped_text(event: str, payload: dict[str, Any]) -> list[str]:
+    """Drop each free-text field of ``payload`` that is not a string and return one note
+    naming each: the hook goes on as if the field were absent, never with the repr of a
+    list or object as its text. Both the full client and the warm worker call this."""
+    notes = []
+    for field in TEXT_FIELDS:
+        value = payload.get(field)
+        if value is not None and not isinstance(value, str):
+            del payload[field]
+            notes.append(
+                f"hook {event}: {field} is {type(value).__name__}, not text; ignored "
+                "(the hook goes on without it)"
+            )
+    return notes

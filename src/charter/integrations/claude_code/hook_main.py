@@ -54,25 +54,6 @@ def _fail_closed(event: str, payload: object, reason: str) -> None:
         sys.stdout.write(json.dumps(output) + "\n")
 
 
-#: The hook fields Claude Code sends as free text. A handler reads each with ``str(...)``,
-#: so a list or an object there would be taken as its Python repr (a prompt stored and
-#: answered as ``"['...']"``).
-TEXT_FIELDS = ("prompt", "custom_instructions", "last_assistant_message", "source", "trigger")
-
-
-def _drop_mistyped_text(event: str, payload: dict[str, Any]) -> None:
-    """Drop a free-text field that is not a string, with one note naming it: the hook goes
-    on as if the field were absent, never with the repr of a list or object as its text."""
-    for field in TEXT_FIELDS:
-        value = payload.get(field)
-        if value is not None and not isinstance(value, str):
-            del payload[field]
-            _note(
-                f"hook {event}: {field} is {type(value).__name__}, not text; ignored "
-                "(the hook goes on without it)"
-            )
-
-
 def _goes_on(event: str) -> str:
     """What happens next, for the note: the guardrail denies, context hooks go on."""
     if event == "pre-tool-use":
@@ -294,7 +275,8 @@ def _run(
         payload = json.loads(raw.decode("utf-8", errors="replace")) if raw.strip() else {}
         if not isinstance(payload, dict):
             raise ValueError("hook input is not a JSON object")
-        _drop_mistyped_text(event, payload)
+        for note in channel.drop_mistyped_text(event, payload):
+            _note(note)
     except RecursionError:
         _note(f"hook {event}: unreadable input (JSON nested too deeply); {_goes_on(event)}")
         _fail_closed(event, {}, "unreadable hook input: JSON nested too deeply")

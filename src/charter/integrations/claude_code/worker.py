@@ -258,7 +258,10 @@ def _answer(
         payload = request.get("payload") or {}
         if not isinstance(payload, dict):
             raise UnreadableInput("hook input is not a JSON object")
+        dropped = channel.drop_mistyped_text(event, payload)
         result: dict[str, Any] = handlers[event](state, payload)
+        if dropped:
+            result["notes"] = [*dropped, *(result.get("notes") or [])]
         if render:
             result["__render__"] = True
         return result
