@@ -9,6 +9,9 @@ unsearchable or wordless in the graph.
 from __future__ import annotations
 
 #: GPU kernels and shaders: OpenCL C, Metal, GLSL, HLSL, WGSL (CUDA is parsed as C++)
+#: Hardware description sources: Verilog, SystemVerilog (and their headers) and VHDL.
+HARDWARE_DESCRIPTION = (".v", ".vh", ".sv", ".svh", ".vhd", ".vhdl")
+
 SHADERS = (".cl", ".metal", ".glsl", ".hlsl", ".wgsl", ".vert", ".frag", ".comp")
 #: GN and GYP build files, Mojo and Web IDL interface definitions (Chromium-based apps)
 BUILD_AND_INTERFACES = (".gn", ".gni", ".gyp", ".gypi", ".mojom", ".idl")
@@ -69,10 +72,5 @@ SOURCES_READ_AS_TEXT = (
     ".dpr",
     ".dpk",
     ".lpr",
-    ".v",
-    ".vh",
-    ".sv",
-    ".svh",
-    ".vhd",
-    ".vhdl",
+    *HARDWARE_DESCRIPTION,
 )

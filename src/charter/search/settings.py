@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from charter.filetypes import BUILD_AND_INTERFACES, SHADERS, TEMPLATES
+from charter.filetypes import BUILD_AND_INTERFACES, HARDWARE_DESCRIPTION, SHADERS, TEMPLATES
 from charter.records import Field, FieldProblem, Record, check
 from charter.secretscan.settings import SECRET_FILE_GLOBS
 
@@ -221,13 +221,7 @@ class IndexSettings(Record):
             ".dpr",
             ".dpk",
             ".lpr",
-            # hardware description: Verilog, SystemVerilog (and their headers) and VHDL
-            ".v",
-            ".vh",
-            ".sv",
-            ".svh",
-            ".vhd",
-            ".vhdl",
+            *HARDWARE_DESCRIPTION,
             ".sol",
             ".elm",
             ".gleam",
