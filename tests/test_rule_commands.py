@@ -130,11 +130,14 @@ def test_a_prohibition_of_destructive_git_commands_forbids_them() -> None:
     assert not denied(["git", "status"]) and not denied(["git", "branch", "-d", "done"])
     assert [c.command for c in commands_in(_rule("Never use **destructive git operations**."))]
     for text in (
-        "Do not run destructive git commands unless the user asks.",
         "CI never runs destructive git commands.",
         "Destructive git commands lose work.",
     ):
         assert commands_in(_rule(text)) == [], text
+    # the user's consent as the condition: put to the user, never denied outright
+    asked = commands_in(_rule("Do not run destructive git commands unless the user asks."))
+    assert [c.command for c in asked] == list(DESTRUCTIVE_GIT)
+    assert {c.consent for c in asked} == {"user"}
 
 
 def test_an_options_only_span_after_a_forbidden_command_is_forbidden_too() -> None:
@@ -548,7 +551,8 @@ def test_an_option_an_act_must_not_take_is_read() -> None:
     assert found.matches(["git", "commit", "-m", "wip", "--no-verify"])
     assert not found.matches(["git", "commit", "-m", "wip"])
     assert not found.matches(["git", "push", "--no-verify"])
-    assert commands_in(_rule("Never commit with `--no-verify` unless the user asks.")) == []
+    asked = commands_in(_rule("Never commit with `--no-verify` unless the user asks."))
+    assert [(c.command, c.consent) for c in asked] == [("commit --no-verify", "user")]
     assert commands_in(_rule("Release builds never ship with `--debug`.")) == []
 
 
@@ -803,3 +807,111 @@ def test_a_prohibition_pointing_at_the_commands_after_its_colon(
     # after the lead-in: "these" stood between the negation and the span, so the
     # guardrail let `git push --force` run
     assert [c.command for c in commands_in(_rule(text))] == forbidden
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        (
+            "Do NOT execute these unless explicitly requested: `git commit`, `npm publish`.",
+            ["git commit", "npm publish"],
+        ),
+        (
+            "Do not run `pipenv run pytest` unless the user explicitly asks you to.",
+            ["pipenv run pytest"],
+        ),
+        ("Don't run `terraform apply` without the user's approval.", ["terraform apply"]),
+        ("Never run `git push` without asking the user first.", ["git push"]),
+        ("Never run `npm publish` without an explicit request from the user.", ["npm publish"]),
+        ("Always ask the user before running `git reset --hard`.", ["git reset --hard"]),
+        ("Only run `make deploy` when the user asks for it.", ["make deploy"]),
+        ("Only run `make deploy` on request.", ["make deploy"]),
+        # another condition stays one: the guardrail cannot see production or the cache
+        ("Never run `terraform destroy` against production unless asked.", []),
+        ("Never run `make clean` unless the cache is corrupt.", []),
+        ("Never run `curl -k` without the request timeout.", []),
+        ("Only use `make` in the root.", []),
+        ("Ask the user which branch to use before you start.", []),
+    ],
+)
+def test_a_prohibition_that_waits_for_the_user_is_put_to_the_user(
+    text: str, asked: list[str]
+) -> None:
+    """The user's consent is the one condition the guardrail can meet: Claude Code asks
+    before the call runs. What the sentence forbids without that condition is marked
+    ``consent="user"`` (asked, not denied), and only that."""
+    found = commands_in(_rule(text))
+    assert [c.command for c in found] == asked, text
+    assert all(c.consent == "user" and c.rule_text == text for c in found)
+
+
+def test_the_guardrail_asks_for_what_waits_for_consent_and_denies_what_is_forbidden(
+    tmp_path: Path, run_charter: Any
+) -> None:
+    """In the hook as Claude Code runs it: a command the rules hold until the user asks
+    gets ``ask`` with the rule cited; one also forbidden outright is denied; one the user
+    turned off is not held at all."""
+    rules = (
+        "# Rules\n\n"
+        "- Do not run `git push` or `npm publish` unless the user explicitly asks.\n"
+        "- Never run `npm publish`.\n"
+    )
+    root = compiled_repo(tmp_path, {"CLAUDE.md": rules})
+    assert guard_subprocess(run_charter, root, "Bash", {"command": "git push origin x"}) == "ask"
+    assert guard_subprocess(run_charter, root, "Bash", {"command": "npm publish"}) == "deny"
+    assert guard_subprocess(run_charter, root, "Bash", {"command": "git status"}) == "allow"
+    out = guard(root, "Bash", {"command": "cd sub && git push"})
+    assert guard_decision(out) == "ask"
+    assert out is not None
+    reason = out["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "only when the user asks" in reason and "CLAUDE.md:L3-L3" in reason
+    # rule_commands = "off" holds neither
+    off = '[hooks]\nwarm_worker = false\n[session.guardrails]\nrule_commands = "off"\n'
+    write(root, "charter.toml", off)
+    assert guard_decision(guard(root, "Bash", {"command": "git push"})) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("Never force push.", ""),
+        ("Do not force-push commits.", ""),
+        ("No force pushes.", ""),
+        ("Force-pushing is forbidden.", ""),
+        ("**Never** force-push.", ""),
+        ("Never force-push without asking the user first.", "user"),
+        ("IMPORTANT: NEVER force push, NEVER commit secrets.", ""),
+        ("DO NOT force-push (git push --force)", ""),
+        # a target the guardrail does not resolve, someone else, a hedge: advice
+        ("Never force push to `main`.", None),
+        ("Never: Force-push to `main` or any shared branch.", None),
+        ("CI never force pushes.", None),
+        ("Avoid force pushes where possible.", None),
+        ("Don't force push or rebase public branches", None),
+        ("Don't force push during review", None),
+    ],
+)
+def test_a_force_push_forbidden_in_words_is_git_push_with_force(
+    text: str, held: str | None
+) -> None:
+    """ "Never force push" names no command, but git's force push is three spellings of
+    one: each is held (denied, or asked when the rule waits for the user)."""
+    found = commands_in(_rule(text))
+    if held is None:
+        assert found == [], text
+        return
+    assert [c.command for c in found] == [
+        "git push --force",
+        "git push -f",
+        "git push --force-with-lease",
+    ]
+    assert {c.consent for c in found} == {held}
+
+    def stopped(argv: list[str]) -> bool:
+        return any(c.matches(argv) for c in found)
+
+    assert stopped(["git", "push", "--force", "origin", "main"])
+    assert stopped(["git", "push", "-uf", "origin", "feature"])
+    assert stopped(["git", "push", "--force-with-lease=main"])
+    assert not stopped(["git", "push", "origin", "main"])
+    assert not stopped(["git", "push", "--follow-tags"])

@@ -82,7 +82,25 @@ def _rule(text: str, path: str = "AGENTS.md") -> Rule:
 def test_only_a_plain_prohibition_of_editing_a_path_is_read(
     text: str, forbidden: list[str]
 ) -> None:
-    assert [e.path for e in edits_in(_rule(text))] == forbidden
+    # outright; what waits for the user's consent is put to them (the test after)
+    assert [e.path for e in edits_in(_rule(text)) if not e.consent] == forbidden
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("Never edit files unless asked: `a.ts`", ["a.ts"]),
+        ("`src/` — do not edit without approval", ["src/"]),
+        ("Do not edit `.github/` unless the user asks.", [".github/"]),
+        ("Never edit `db/schema.rb` without asking the user first.", ["db/schema.rb"]),
+        ("Never edit `src/` to make tests pass unless asked.", []),  # a purpose stays one
+        ("Never edit `dist/`.", []),
+    ],
+)
+def test_a_prohibition_of_an_edit_that_waits_for_the_user_is_read(
+    text: str, asked: list[str]
+) -> None:
+    assert [e.path for e in edits_in(_rule(text)) if e.consent == "user"] == asked
 
 
 def test_paths_are_read_from_the_project_root_or_the_rules_folder() -> None:
@@ -402,7 +420,7 @@ def test_making_changes_to_a_file_is_editing_it(text: str, forbidden: list[str])
 def test_a_negated_place_takes_the_edit_verb_of_the_clause_before(
     text: str, forbidden: list[str]
 ) -> None:
-    assert [e.path for e in edits_in(_rule(text))] == forbidden
+    assert [e.path for e in edits_in(_rule(text)) if not e.consent] == forbidden
 
 
 def test_a_sentence_opening_with_a_capital_conjunction_still_forbids_the_edit() -> None:
@@ -516,3 +534,33 @@ def test_a_shell_edit_in_place_is_a_hand_edit(tmp_path: Path, command: str, held
     an edit of the text; a build's redirection and a removal still are not."""
     root = _project(tmp_path)
     assert _decision(_call(root, "Bash", {"command": command})) == held
+
+
+def test_an_edit_that_waits_for_the_user_is_put_to_the_user(tmp_path: Path) -> None:
+    """ "Never edit `X` without asking" holds the edit until the user says yes: the
+    guardrail asks, citing the rule, instead of denying; a plain prohibition still
+    denies, and wins when both name the file."""
+    rules = (
+        "# Rules\n\n"
+        "- Never edit `db/schema.rb` without asking the user first.\n"
+        "- Do not modify `config/` unless explicitly requested.\n"
+        "- Never edit `dist/`.\n"
+        "- Never edit `config/secrets.yml`.\n"
+    )
+    root = compiled_repo(tmp_path, {"CLAUDE.md": rules})
+    for rel, want in (
+        ("db/schema.rb", "ask"),
+        ("config/app.yml", "ask"),
+        ("config/secrets.yml", "deny"),
+        ("dist/app.js", "deny"),
+        ("src/app.py", "allow"),
+    ):
+        out = guard(root, "Write", {"file_path": str(root / rel), "content": "x\n"})
+        assert guard_decision(out) == want, rel
+    out = guard(
+        root,
+        "Edit",
+        {"file_path": str(root / "db/schema.rb"), "old_string": "a", "new_string": "b"},
+    )
+    assert out is not None
+    assert "only when the user asks" in out["hookSpecificOutput"]["permissionDecisionReason"]

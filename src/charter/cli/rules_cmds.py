@@ -133,10 +133,24 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             "restated": [
                 {"rule": kept.cite(), "copy": copy.cite()} for kept, copy in report.restated
             ],
+            # decision: what the guardrail does; "ask" for what waits for the user's say-so
             "forbidden_commands": [
-                {"command": c.command, "rule": c.cite, "scopes": list(c.scopes)} for c in commands
+                {
+                    "command": c.command,
+                    "rule": c.cite,
+                    "scopes": list(c.scopes),
+                    "decision": "ask" if c.consent else guard.rule_commands,
+                }
+                for c in commands
             ],
-            "forbidden_edits": [{"path": e.path, "rule": e.cite} for e in edits],
+            "forbidden_edits": [
+                {
+                    "path": e.path,
+                    "rule": e.cite,
+                    "decision": "ask" if e.consent else guard.rule_edits,
+                }
+                for e in edits
+            ],
         }
         if as_json:
             emit_json(summary)
@@ -178,12 +192,22 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
                 (
                     "command(s) the rules forbid",
                     "rule_commands",
-                    [(c.command, c.cite) for c in commands],
+                    [(c.command, c.cite) for c in commands if not c.consent],
+                ),
+                (
+                    "command(s) the rules allow only when the user asks",
+                    "",
+                    [(c.command, c.cite) for c in commands if c.consent],
                 ),
                 (
                     "file(s) the rules forbid editing",
                     "rule_edits",
-                    [(e.path, e.cite) for e in edits],
+                    [(e.path, e.cite) for e in edits if not e.consent],
+                ),
+                (
+                    "file(s) the rules allow editing only when the user asks",
+                    "",
+                    [(e.path, e.cite) for e in edits if e.consent],
                 ),
             ):
                 if not pairs:
@@ -195,10 +219,10 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
                     f"`{x}` ({', '.join(c)})" for x, c in list(cites.items())[:MAX_COMMANDS_SHOWN]
                 )
                 more = len(cites) - MAX_COMMANDS_SHOWN
-                verb = "denied" if getattr(guard, key) == "deny" else "put to the user"
+                verb = "denied" if key and getattr(guard, key) == "deny" else "put to the user"
+                setting = f" (session.guardrails.{key})" if key else ""
                 console.print(
-                    f"{len(cites)} {what}: {verb} before they happen "
-                    f"(session.guardrails.{key}): {escape(shown)}"
+                    f"{len(cites)} {what}: {verb} before they happen{setting}: {escape(shown)}"
                     + (f" and {more} more (--json lists them)" if more > 0 else "")
                 )
             for warning in report.warnings:

@@ -22,8 +22,9 @@ import posixpath
 import re
 import shlex
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from charter.rules.consent import consent_shadow
 from charter.rules.edits import GLOB
 from charter.rules.model import Rule
 from charter.rules.negation import (
@@ -104,6 +105,9 @@ class ForbiddenCommand(Prohibition):
     words: tuple[str, ...]
     flags: frozenset[str]
     scopes: tuple[str, ...] = ()
+    #: "user" when the rule allows the command on the user's say-so ("unless the user
+    #: asks", :mod:`charter.rules.consent`): the guardrail asks instead of denying
+    consent: str = ""
 
     def matches(self, argv: Sequence[str | None], cwd_rel: str | None = None) -> bool:
         """Whether running ``argv`` in ``cwd_rel`` (project-relative; None: unknown or
@@ -317,6 +321,38 @@ def _destructive_git(text: str) -> list[str]:
     return []
 
 
+#: What "force push" is in git's commands (a subset of :data:`DESTRUCTIVE_GIT`).
+FORCE_PUSH = ("git push --force", "git push -f", "git push --force-with-lease")
+#: A sentence that forbids force pushes with no target and no condition ("Never force
+#: push.", "Do not force-push commits", "No force pushes.", "Force-pushing is forbidden");
+#: "never force push to `main`" names a target the guardrail does not resolve: advice.
+_FORCE_PUSH_PROHIBITION = re.compile(
+    r"^\W*(?:[A-Za-z]+\s*:\s*)?(?:(?:(?P<who>[a-z]+)\s+)?"
+    r"(?:never|do not|don't|must not|mustn't|should not|shouldn't)\s+(?:ever\s+)?"
+    r"(?:(?:use|do|run|perform|make)\s+)?(?:a\s+|any\s+)?"
+    r"force[- ]?push(?:es|ed|ing)?|no\s+force[- ]?push(?:es|ing)?|"
+    r"force[- ]?push(?:es|ing)?\s+(?:is|are)\s+(?:forbidden|prohibited|banned|not allowed|"
+    r"not permitted|disallowed))"
+    r"(?:\s+(?:anything|commits?|changes|branches|(?:the\s+)?history|ever|at\s+all))?"
+    # the command it means, in brackets ("DO NOT force-push (git push --force)")
+    r"(?:\s*\((?:e\.g\.\s*)?git\s+push\b[^()]*\))?\W*$",
+    re.IGNORECASE,
+)
+#: One prohibition after another in a sentence ("NEVER force push, NEVER commit secrets").
+_NEXT_PROHIBITION = re.compile(r"[,;]\s*(?=(?:never|do not|don't)\b)", re.IGNORECASE)
+
+
+def _force_push(text: str) -> list[str]:
+    """The commands of :data:`FORCE_PUSH` when a sentence of ``text`` forbids force
+    pushes outright (said to the agent, no target, no condition)."""
+    for start, end in clauses(text):
+        for part in _NEXT_PROHIBITION.split(re.sub(r"[*_~`]+", " ", text[start:end])):
+            found = _FORCE_PUSH_PROHIBITION.match(part)
+            if found and (found.group("who") or "you").lower() in _ADDRESSEES:
+                return list(FORCE_PUSH)
+    return []
+
+
 #: A code span of options only, written right after a command's span as another way to
 #: write its last option: "`git pull --rebase` / `-r` / `--rebase-merges`".
 _FLAG_ALTERNATIVE = re.compile(r"\s*(?:/|\bor\b)\s*`(-[^`]*)`")
@@ -350,7 +386,22 @@ def _flag_alternatives(text: str, span: str) -> list[str]:
 def commands_in(rule: Rule) -> list[ForbiddenCommand]:
     """The commands ``rule`` forbids outright (see the module docstring), and the options
     it forbids an act to take ("never commit with `--no-verify`": any program's
-    ``commit`` with that flag)."""
+    ``commit`` with that flag); then those it forbids until the user consents ("unless
+    the user asks"), marked ``consent="user"``."""
+    found = _read_commands(rule)
+    shadow = consent_shadow(rule.text)
+    if shadow is None:
+        return found
+    held = {c.command for c in found}
+    for cmd in _read_commands(replace(rule, text=shadow)):
+        if cmd.command not in held:
+            held.add(cmd.command)
+            found.append(replace(cmd, rule_text=rule.text, consent="user"))
+    return found
+
+
+def _read_commands(rule: Rule) -> list[ForbiddenCommand]:
+    """What :func:`commands_in` reads from ``rule.text`` as written."""
     found: list[ForbiddenCommand] = []
     for verb, options in forbidden_options(rule.text, COMMAND_READING):
         try:
@@ -379,6 +430,7 @@ def commands_in(rule: Rule) -> list[ForbiddenCommand]:
     spans = forbidden_spans(rule.text, COMMAND_READING)
     spans += [span for span in _named_acts(rule) if span not in spans]
     spans += [span for span in _destructive_git(rule.text) if span not in spans]
+    spans += [span for span in _force_push(rule.text) if span not in spans]
     for span in list(spans):
         spans += [alt for alt in _flag_alternatives(rule.text, span) if alt not in spans]
     for span in spans:

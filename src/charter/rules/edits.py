@@ -30,8 +30,9 @@ import fnmatch
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from charter.rules.consent import consent_shadow
 from charter.rules.model import Rule
 from charter.rules.negation import (
     _EXCEPTION,
@@ -95,6 +96,9 @@ class ForbiddenEdit(Prohibition):
     #: the literal folders of the rule's path scopes (``packages/web`` of
     #: ``packages/web/**/*.ts``): its paths may be written relative to them
     scope_dirs: tuple[str, ...] = ()
+    #: "user" when the rule allows the edit on the user's say-so ("without asking",
+    #: :mod:`charter.rules.consent`): the guardrail asks instead of denying
+    consent: str = ""
 
     def matches(self, rel: str) -> bool:
         """Whether writing the project-relative file ``rel`` edits what the rule forbids."""
@@ -231,7 +235,22 @@ def _called_files(text: str, span: str) -> bool:
 
 def edits_in(rule: Rule) -> list[ForbiddenEdit]:
     """The paths ``rule`` forbids editing (see the module docstring); none when the rule
-    also gives leave to edit some of them."""
+    also gives leave to edit some of them. Then those it forbids until the user consents
+    ("never edit `X` without asking"), marked ``consent="user"``."""
+    found = _read_edits(rule)
+    shadow = consent_shadow(rule.text)
+    if shadow is None:
+        return found
+    held = {e.pattern for e in found}
+    for edit in _read_edits(replace(rule, text=shadow)):
+        if edit.pattern not in held:
+            held.add(edit.pattern)
+            found.append(replace(edit, rule_text=rule.text, consent="user"))
+    return found
+
+
+def _read_edits(rule: Rule) -> list[ForbiddenEdit]:
+    """What :func:`edits_in` reads from ``rule.text`` as written."""
     base = posixpath.dirname(rule.source.path)
     dirs = scope_dirs(rule.scopes)
     found: list[ForbiddenEdit] = []

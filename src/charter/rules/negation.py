@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any, Self, TypeVar, get_origin, get_type_hints
 
 from charter.bundled import bundled_json
@@ -195,6 +195,8 @@ class Prohibition:
         hints = get_type_hints(cls)
         values: dict[str, Any] = {}
         for f in fields(cls):
+            if f.name not in data and f.default is not MISSING:
+                continue  # a field added since the file was written keeps its default
             kind = get_origin(hints[f.name])
             raw = data[f.name]
             if kind is tuple:

@@ -171,7 +171,10 @@ if TYPE_CHECKING:
 #: at its list ("**ALWAYS** follow these security guidelines:") is no rule of its own;
 #: the items under a "When to Verify Dark Mode" heading are read after it, and the short
 #: sub-items of an item ending in a colon with it, however long it is
-STATE_VERSION = 82
+#: 83: a prohibition whose one condition is the user's consent ("unless the user asks",
+#: "without approval", "ask before running `X`") is read without it and marked
+#: ``consent: "user"`` in ``rules.prohibited.json`` (the guardrail asks)
+STATE_VERSION = 83
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

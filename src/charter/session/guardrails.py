@@ -363,7 +363,7 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
     cwd = normalise(cwd or policy.root, policy.root, policy.home)
     checks: list[tuple[str, str, dict[str, bool]]] = []
     asks: list[str] = []
-    ruled = ""  # why a rule forbids the command, if one does
+    ruled, held = "", ""  # why a rule forbids the command, if one does, and the decision
     if tool in FILE_TOOLS:
         raw = tool_input.get(FILE_TOOLS[tool])
         if not isinstance(raw, str) or not raw.strip():
@@ -387,7 +387,7 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
             flags = {"recursive": t.recursive, "tree": t.tree, "link_source": t.link_source}
             checks.append((t.path, t.why, flags))
         asks.extend(analysis.unresolved)
-        ruled = _ruled_command(policy, analysis.commands)
+        held, ruled = _ruled_command(policy, analysis.commands)
     elif tool not in READ_ONLY_TOOLS and _WRITING_TOOL.search(tool.rsplit("__", 1)[-1]):
         for key in _PATH_KEYS:
             raw = tool_input.get(key)
@@ -409,11 +409,11 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
         more = f" (+{len(denies) - 1} more)" if len(denies) > 1 else ""
         return Verdict("deny", denies[0] + more, targets)
     if ruled:
-        return Verdict(policy.rule_commands, ruled, targets)
+        return Verdict(held, ruled, targets)
     hand = [path for path, why, _ in checks if _hand_edit(why)]
-    edited = _ruled_edit(policy, hand)
+    held, edited = _ruled_edit(policy, hand)
     if edited:
-        return Verdict(policy.rule_edits, edited, targets, hand)
+        return Verdict(held, edited, targets, hand)
     if outside_scope:
         more = f" (+{len(outside_scope) - 1} more)" if len(outside_scope) > 1 else ""
         return Verdict("deny", outside_scope[0] + more, targets)
@@ -545,17 +545,30 @@ def _invocations(
 
 def _ruled_command(
     policy: Policy, commands: list[tuple[tuple[str | None, ...], str | None]]
-) -> str:
-    """Why a rule forbids one of ``commands`` ("" when none does)."""
+) -> tuple[str, str]:
+    """(decision, why) when a rule forbids one of ``commands``, ("", "") when none does.
+    A rule that forbids outright wins over one that waits for the user's consent, which
+    is asked for (``ask``) whatever ``rule_commands`` says, unless that is ``off``."""
     if not policy.commands:
-        return ""
-    hit = first_violation(policy.commands, _invocations(policy, commands))
+        return "", ""
+    invocations = list(_invocations(policy, commands))
+    outright = [c for c in policy.commands if not c.consent]
+    hit = first_violation(outright, invocations)
+    decision = policy.rule_commands
     if hit is None:
-        return ""
+        hit = first_violation([c for c in policy.commands if c.consent], invocations)
+        decision = "ask"
+    if hit is None:
+        return "", ""
     rule, ran = hit
     shown = " ".join(a if a is not None else "…" for a in ran)
     text = rule.rule_text if len(rule.rule_text) <= 240 else rule.rule_text[:239] + "…"
-    return (
+    if rule.consent:
+        return decision, (
+            f"a project rule allows `{shown[:120]}` only when the user asks for it "
+            f'({rule.cite}: "{text}"). Run it only if the user confirms'
+        )
+    return decision, (
         f'a project rule forbids `{shown[:120]}` ({rule.cite}: "{text}"). '
         "Follow the rule; if it does not apply here, ask the user to run the command"
     )
@@ -578,21 +591,31 @@ def _hand_edit(why: str) -> bool:
     return why in _HAND_EDITS or bool(_SHELL_EDIT.match(why))
 
 
-def _ruled_edit(policy: Policy, paths: list[str]) -> str:
-    """Why a rule forbids editing one of ``paths`` ("" when none does)."""
+def _ruled_edit(policy: Policy, paths: list[str]) -> tuple[str, str]:
+    """(decision, why) when a rule forbids editing one of ``paths``, ("", "") when none
+    does; as for commands, a rule waiting for the user's consent asks."""
     if not policy.edits:
-        return ""
+        return "", ""
     inside = [
         posixpath.relpath(p, policy.root)
         for p in paths
         if p != policy.root and _inside(p, policy.root)
     ]
-    hit = first_edit_violation(policy.edits, inside)
+    hit = first_edit_violation([e for e in policy.edits if not e.consent], inside)
+    decision = policy.rule_edits
     if hit is None:
-        return ""
+        hit = first_edit_violation([e for e in policy.edits if e.consent], inside)
+        decision = "ask"
+    if hit is None:
+        return "", ""
     rule, rel = hit
     text = rule.rule_text if len(rule.rule_text) <= 240 else rule.rule_text[:239] + "…"
-    return (
+    if rule.consent:
+        return decision, (
+            f"a project rule allows editing `{rel}` only when the user asks for it "
+            f'({rule.cite}: "{text}"). Edit it only if the user confirms'
+        )
+    return decision, (
         f'a project rule forbids editing `{rel}` ({rule.cite}: "{text}"). '
         "Change what the rule points to instead (its source or generator); if it does not "
         "apply here, ask the user"
