@@ -62,7 +62,8 @@ class GuardrailSettings(Record):
         default="deny",
         description='a Bash command a compiled rule forbids outright ("never run `dune '
         'clean`", "use `uv add` instead of `pip install`"; no condition such as '
-        '"against production"): deny it citing the rule, ask the user, or off',
+        '"against production"): deny it citing the rule, ask the user, or off (off also '
+        "drops what a rule holds until the user asks, which is always asked)",
     )
     rule_edits: HeldCall = Field(
         default="deny",
