@@ -570,7 +570,8 @@ def test_an_option_an_act_must_not_take_is_read() -> None:
             ["--no-verify"],
         ),
         # an act aimed at a target, a condition, a span before, or no prohibition: advice
-        ("Never force push to main (`--force`)", []),
+        # (a force push to a branch is read as such: the test of pushes to a branch)
+        ("Never force push to production (`--force`)", []),
         ("Never run tests in parallel (`-n auto`)", []),
         ("Never use `npm` directly (`--global` installs break CI)", []),
         ("Use `pytest` (`-x` stops at the first failure)", []),
@@ -882,9 +883,9 @@ def test_the_guardrail_asks_for_what_waits_for_consent_and_denies_what_is_forbid
         ("Never force-push without asking the user first.", "user"),
         ("IMPORTANT: NEVER force push, NEVER commit secrets.", ""),
         ("DO NOT force-push (git push --force)", ""),
-        # a target the guardrail does not resolve, someone else, a hedge: advice
-        ("Never force push to `main`.", None),
-        ("Never: Force-push to `main` or any shared branch.", None),
+        # a target the guardrail does not resolve, someone else, a hedge: advice (a
+        # branch it does resolve: the test of pushes to a branch)
+        ("Never force push to shared branches.", None),
         ("CI never force pushes.", None),
         ("Avoid force pushes where possible.", None),
         ("Don't force push or rebase public branches", None),
@@ -915,3 +916,72 @@ def test_a_force_push_forbidden_in_words_is_git_push_with_force(
     assert stopped(["git", "push", "--force-with-lease=main"])
     assert not stopped(["git", "push", "origin", "main"])
     assert not stopped(["git", "push", "--follow-tags"])
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("Never push directly to `main`; every change goes through a reviewed PR.",
+         [("main", "")]),
+        ("Never push to main.", [("main", "")]),
+        ("Do not commit or push to master.", [("master", "")]),
+        ("Never push to main or master, it is protected.", [("main", ""), ("master", "")]),
+        ("Never push to `main` without asking.", [("main", "user")]),
+        ("Never: Force-push to `main` or any shared branch.", [("main", "force")]),
+        ("Never force push to main (`--force`)", [("main", "force")]),
+        # a time, a condition, someone else, or no branch the hook can see: advice
+        ("Never push to `main` after 5pm.", []),
+        ("CI never pushes to `main`.", []),
+        ("Don't force push to shared branches", []),
+    ],
+)  # fmt: skip
+def test_a_push_to_a_branch_forbidden_in_words_is_read(
+    text: str, held: list[tuple[str, str]]
+) -> None:
+    found = commands_in(_rule(text))
+    got = [(c.branch, c.consent or ("force" if c.flags else "")) for c in found]
+    assert list(dict.fromkeys(got)) == held, text
+
+
+def test_a_push_is_held_where_it_goes(tmp_path: Path, run_charter: Any) -> None:
+    """A push goes to the branch its refspec names (``main``, ``+main``, ``HEAD:main``,
+    ``x:refs/heads/main``), or, when it names none, to the branch checked out, which
+    the hook reads from the work tree's ``HEAD`` (a linked worktree's too). A push of
+    another branch, or from another branch, passes."""
+    import subprocess
+
+    rules = "# Rules\n\n- Never push directly to `main`; open a pull request.\n"
+    root = compiled_repo(tmp_path, {"CLAUDE.md": rules})
+    git = ["git", "-C", str(root), "-c", "user.email=a@b.c", "-c", "user.name=n"]
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], check=True)
+    subprocess.run([*git, "branch", "-M", "main"], check=True)
+
+    def decided(command: str) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}))
+
+    for command in (
+        "git push",
+        "git push -u origin HEAD",
+        "git push origin main",
+        "git push origin +main",
+        "git push origin feat:refs/heads/main",
+    ):
+        assert decided(command) == "deny", command
+    assert decided("git push origin feature") == "allow"
+    subprocess.run([*git, "switch", "-q", "-c", "feature"], check=True)
+    assert decided("git push") == "allow"
+    assert decided("git push origin HEAD:main") == "deny"
+    out = guard(root, "Bash", {"command": "git push origin main"})
+    assert out is not None
+    assert "(a push to `main`)" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    # a linked worktree names its own HEAD through a `.git` file
+    tree = tmp_path / "wt"
+    subprocess.run([*git, "worktree", "add", "-q", "-b", "main-2", str(tree)], check=True)
+    from charter.rules.commands import current_branch
+
+    assert current_branch(tree) == "main-2"
+    assert current_branch(root / "sub" / "dir") == "feature"
+    # as Claude Code runs the hook
+    assert (
+        guard_subprocess(run_charter, root, "Bash", {"command": "git push origin main"}) == "deny"
+    )

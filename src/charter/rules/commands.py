@@ -21,8 +21,9 @@ import fnmatch
 import posixpath
 import re
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from charter.rules.consent import consent_shadow
 from charter.rules.edits import GLOB
@@ -108,12 +109,23 @@ class ForbiddenCommand(Prohibition):
     #: "user" when the rule allows the command on the user's say-so ("unless the user
     #: asks", :mod:`charter.rules.consent`): the guardrail asks instead of denying
     consent: str = ""
+    #: the branch a push must not go to ("never push directly to `main`"): the command
+    #: is ``git push`` (with its flags) whose destination is that branch
+    branch: str = ""
 
-    def matches(self, argv: Sequence[str | None], cwd_rel: str | None = None) -> bool:
+    def matches(
+        self,
+        argv: Sequence[str | None],
+        cwd_rel: str | None = None,
+        branch_of: Callable[[str | None], str | None] | None = None,
+    ) -> bool:
         """Whether running ``argv`` in ``cwd_rel`` (project-relative; None: unknown or
-        outside) does what this rule forbids."""
+        outside) does what this rule forbids. ``branch_of(cwd_rel)`` is the branch checked
+        out there (None: unknown), for a push that names no destination."""
         if not argv or argv[0] is None:
             return False
+        if self.branch:
+            return self._pushes_to_branch(argv, cwd_rel, branch_of)
         if self.program and _program(argv[0]) != self.program:  # "": any program
             return False
         if not _in_scope(self.scopes, cwd_rel):
@@ -125,6 +137,62 @@ class ForbiddenCommand(Prohibition):
             return False
         given = [a for a in argv[1:] if a is not None]
         return self.flags <= (_flag_set(given) | ({"--"} if "--" in given else set()))
+
+    def _pushes_to_branch(
+        self,
+        argv: Sequence[str | None],
+        cwd_rel: str | None,
+        branch_of: Callable[[str | None], str | None] | None,
+    ) -> bool:
+        if _program(argv[0] or "") != "git" or not _in_scope(self.scopes, cwd_rel):
+            return False
+        words = [a for a in argv[1:] if a is None or not a.startswith("-")]
+        if not words or words[0] != "push":
+            return False
+        given = [a for a in argv[1:] if a is not None]
+        if not self.flags <= _flag_set(given):
+            return False
+        refspecs = words[2:]  # after the remote
+        if any(w is None for w in refspecs):
+            return False  # a computed refspec: where it goes is unknown
+        if any(a in ("--all", "--mirror", "--branches") for a in given):
+            return True  # every branch, this one too
+        current = branch_of(cwd_rel) if branch_of is not None else None
+        if not refspecs:  # the branch checked out, to its upstream of the same name
+            return current == self.branch
+        return any(_push_destination(str(r), current) == self.branch for r in refspecs)
+
+
+def _push_destination(refspec: str, current: str | None) -> str | None:
+    """The branch a refspec pushes to: ``main``, ``+main``, ``HEAD:main``,
+    ``feature:refs/heads/main`` all go to ``main``; ``HEAD`` to the branch checked out."""
+    dst = refspec.lstrip("+").rsplit(":", 1)[-1]
+    dst = dst.removeprefix("refs/heads/")
+    return current if dst == "HEAD" else dst
+
+
+def current_branch(directory: Path) -> str | None:
+    """The branch checked out in the git work tree holding ``directory`` (None: none, a
+    detached HEAD, or unreadable), from its ``HEAD`` file: no git process per call."""
+    for folder in (directory, *directory.parents):
+        dot = folder / ".git"
+        try:
+            if dot.is_file():
+                line = dot.read_text(encoding="utf-8", errors="replace").strip()
+                if not line.startswith("gitdir:"):
+                    return None
+                git_dir = (folder / line[len("gitdir:") :].strip()).resolve()
+            elif dot.is_dir():
+                git_dir = dot
+            else:
+                continue
+            head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            return None
+        return (
+            head.removeprefix("ref: refs/heads/") if head.startswith("ref: refs/heads/") else None
+        )
+    return None
 
 
 def _same_word(word: str | None, want: str, cwd_rel: str | None = None) -> bool:
@@ -338,6 +406,43 @@ _FORCE_PUSH_PROHIBITION = re.compile(
     r"(?:\s*\((?:e\.g\.\s*)?git\s+push\b[^()]*\))?\W*$",
     re.IGNORECASE,
 )
+#: A branch a push must not go to: a code span, or git's default branch names.
+_BRANCH = r"(?:`(?:refs/heads/)?[\w./-]+`|main|master)"
+#: A sentence that forbids pushing to a branch, said to the agent: "Never push directly
+#: to `main`", "Do not commit or push to master", "Never force push to `main` or
+#: `release`"; "or any shared branch" after it names nothing the hook can see and is
+#: dropped; a reason may follow a dash, a colon or a clause of its own ("…, it's
+#: protected"). Any other words after the branch (a time, a condition) make it advice.
+_PUSH_TO = re.compile(
+    r"^\W*(?:[A-Za-z]+\s*:\s*)?(?:(?P<who>[a-z]+)\s+)?"
+    r"(?:never|do not|don't|must not|mustn't|should not|shouldn't)(?:\s*:)?\s+(?:ever\s+)?"
+    r"(?:commit\s+(?:and|or)\s+)?(?P<force>force[- ]?)?push(?:es|ing)?\s+"
+    r"(?:(?:anything|commits?|changes|code|your\s+changes|your\s+work|work|directly|"
+    r"straight)\s+){0,3}(?:to|into|onto)\s+(?:the\s+)?(?:remote\s+)?"
+    r"(?:(?:protected|shared|default|upstream)\s+)?"
+    rf"(?P<branches>{_BRANCH}(?:\s*(?:,|/|\bor\b|, or)\s*{_BRANCH})*)"
+    r"(?:\s+branch(?:es)?)?(?:\s+(?:directly|straight))?(?:\s*,?\s*or\s+(?:to\s+)?any\s+(?:other\s+)?"
+    r"(?:shared|protected|release|public|long-lived)\s+branch(?:es)?)?"
+    r"\s*(?:$|[-—–:(]|,\s*(?:it|this|that|which|they|since|because|as|every|all)\b)",
+    re.IGNORECASE,
+)
+
+
+def _pushes_to(text: str) -> list[tuple[str, bool]]:
+    """(branch, force only) for each branch a sentence of ``text`` forbids pushing to."""
+    found: list[tuple[str, bool]] = []
+    for start, end in clauses(text):
+        for part in _NEXT_PROHIBITION.split(re.sub(r"[*_~]+", " ", text[start:end])):
+            match = _PUSH_TO.match(part.strip())
+            if not match or (match.group("who") or "you").lower() not in _ADDRESSEES:
+                continue
+            for name in re.findall(_BRANCH, match.group("branches"), re.IGNORECASE):
+                branch = name.strip("`").removeprefix("refs/heads/")
+                if (branch, bool(match.group("force"))) not in found:
+                    found.append((branch, bool(match.group("force"))))
+    return found
+
+
 #: One prohibition after another in a sentence ("NEVER force push, NEVER commit secrets").
 _NEXT_PROHIBITION = re.compile(r"[,;]\s*(?=(?:never|do not|don't)\b)", re.IGNORECASE)
 
@@ -433,6 +538,21 @@ def _read_commands(rule: Rule) -> list[ForbiddenCommand]:
     spans += [span for span in _force_push(rule.text) if span not in spans]
     for span in list(spans):
         spans += [alt for alt in _flag_alternatives(rule.text, span) if alt not in spans]
+    for branch, force in _pushes_to(rule.text):
+        for flag in ("--force", "-f", "--force-with-lease") if force else ("",):
+            found.append(
+                ForbiddenCommand(
+                    rule_id=rule.id,
+                    cite=rule.source.cite(),
+                    rule_text=rule.text,
+                    command=f"git push {flag + ' ' if flag else ''}… {branch}",
+                    program="git",
+                    words=("push",),
+                    flags=_flag_set([flag]) if flag else frozenset(),
+                    scopes=tuple(rule.scopes),
+                    branch=branch,
+                )
+            )
     for span in spans:
         parsed = parse_command(span) or _named_program(span, rule)
         if parsed is None:
@@ -461,11 +581,13 @@ def forbidden_commands(rules: Iterable[Rule]) -> list[ForbiddenCommand]:
 def first_violation(
     commands: Sequence[ForbiddenCommand],
     invocations: Iterable[tuple[Sequence[str | None], str | None]],
+    branch_of: Callable[[str | None], str | None] | None = None,
 ) -> tuple[ForbiddenCommand, Sequence[str | None]] | None:
     """The first (rule command, argv) pair where an invocation does what a rule forbids;
-    ``invocations`` are (argv, project-relative cwd or None)."""
+    ``invocations`` are (argv, project-relative cwd or None); ``branch_of`` as for
+    :meth:`ForbiddenCommand.matches`."""
     for argv, cwd_rel in invocations:
         for cmd in commands:
-            if cmd.matches(argv, cwd_rel):
+            if cmd.matches(argv, cwd_rel, branch_of):
                 return cmd, argv
     return None

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from charter.config import Project
-from charter.rules.commands import ForbiddenCommand, first_violation
+from charter.rules.commands import ForbiddenCommand, current_branch, first_violation
 from charter.rules.edits import ForbiddenEdit, first_edit_violation
 from charter.rules.stored import Prohibitions
 from charter.state_ignore import ensure_local_dir
@@ -552,24 +552,34 @@ def _ruled_command(
     if not policy.commands:
         return "", ""
     invocations = list(_invocations(policy, commands))
+    branches: dict[str | None, str | None] = {}
+
+    def branch_of(cwd_rel: str | None) -> str | None:
+        """The branch checked out where a push runs (read once per directory)."""
+        if cwd_rel not in branches:
+            here = Path(policy.root, cwd_rel) if cwd_rel is not None else None
+            branches[cwd_rel] = current_branch(here) if here is not None else None
+        return branches[cwd_rel]
+
     outright = [c for c in policy.commands if not c.consent]
-    hit = first_violation(outright, invocations)
+    hit = first_violation(outright, invocations, branch_of)
     decision = policy.rule_commands
     if hit is None:
-        hit = first_violation([c for c in policy.commands if c.consent], invocations)
+        hit = first_violation([c for c in policy.commands if c.consent], invocations, branch_of)
         decision = "ask"
     if hit is None:
         return "", ""
     rule, ran = hit
     shown = " ".join(a if a is not None else "…" for a in ran)
     text = rule.rule_text if len(rule.rule_text) <= 240 else rule.rule_text[:239] + "…"
+    what = f"`{shown[:120]}`" + (f" (a push to `{rule.branch}`)" if rule.branch else "")
     if rule.consent:
         return decision, (
-            f"a project rule allows `{shown[:120]}` only when the user asks for it "
+            f"a project rule allows {what} only when the user asks for it "
             f'({rule.cite}: "{text}"). Run it only if the user confirms'
         )
     return decision, (
-        f'a project rule forbids `{shown[:120]}` ({rule.cite}: "{text}"). '
+        f'a project rule forbids {what} ({rule.cite}: "{text}"). '
         "Follow the rule; if it does not apply here, ask the user to run the command"
     )
 
