@@ -985,3 +985,38 @@ def test_a_push_is_held_where_it_goes(tmp_path: Path, run_charter: Any) -> None:
     assert (
         guard_subprocess(run_charter, root, "Bash", {"command": "git push origin main"}) == "deny"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        ("Never use `--no-verify`.", ["--no-verify"]),
+        ("Never use `--no-verify` to bypass hooks", ["--no-verify"]),
+        ("NEVER use `--no-verify` or `--no-gpg-sign`; hooks exist for a reason",
+         ["--no-verify", "--no-gpg-sign"]),
+        ("**Don't use `--add`** — it never deletes anything.", ["--add"]),
+        ("Don't use `--home`: that's for testing only.", ["--home"]),
+        # a qualifier, a condition, a target, one-letter options, a value, a command
+        # named with it: not any program's option
+        ("Do not use `--allow-no-checks` broadly.", []),
+        ("Do not use `--update-goldens` by default.", []),
+        ("Don't use `--statistics` unless you have a paid plan", []),
+        ("Do not use `--ink-faint` for essential 10–12px text.", []),
+        ("Don't use `-i`.", []),
+        ("Do not use `--deployment-target agent_engine`.", []),
+        ("Never use `git pull --rebase` / `--rebase-merges`.",
+         ["git pull --rebase", "git pull --rebase-merges"]),
+    ],
+)  # fmt: skip
+def test_long_options_forbidden_alone_are_any_programs(text: str, forbidden: list[str]) -> None:
+    """ "Never use `--no-verify`" names no program: any command that carries the option
+    does what the rule forbids (``git commit --no-verify``, ``git push --no-verify``)."""
+    found = commands_in(_rule(text))
+    assert [c.command for c in found] == forbidden, text
+    alone = [c for c in found if c.command.startswith("--")]
+    for c in alone:
+        assert c.program == "" and c.words == ()
+    if text == "Never use `--no-verify`.":
+        assert alone[0].matches(["git", "commit", "-m", "x", "--no-verify"])
+        assert alone[0].matches(["git", "push", "--no-verify"])
+        assert not alone[0].matches(["git", "commit", "-m", "x"])

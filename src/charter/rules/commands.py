@@ -257,6 +257,35 @@ def _flag_set(args: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+#: What may follow an option forbidden alone: nothing, another entry, another act ("or
+#: publish …"), a reason or a purpose ("to bypass hooks"). A word that qualifies the use
+#: ("broadly", "by default") makes it a matter of degree the hook cannot judge.
+_OPTION_TAIL = re.compile(
+    r"^[*_]*\s*(?:$|[,;:()—–]|\s-\s|(?:or|and|nor|to|flags?|options?|switch(?:es)?)\b|"
+    r"[.!?](?:\s|$))",
+    re.IGNORECASE,
+)
+
+
+def _option_alone(rule: Rule, span: str) -> bool:
+    """Whether the option span ends what its sentence forbids (see :data:`_OPTION_TAIL`)."""
+    at = rule.text.find(f"`{span}`")
+    return at >= 0 and _OPTION_TAIL.match(rule.text[at + len(span) + 2 :]) is not None
+
+
+def _long_options(span: str) -> tuple[str, tuple[str, ...], frozenset[str]] | None:
+    """A span of long options only ("never use `--no-verify`"): any program's command
+    that carries them. One-letter options (`-i`, `-f`) mean something else to every
+    program (``grep -i``, ``sed -i``), so a span holding one is not read this way."""
+    try:
+        tokens = shlex.split(span)
+    except ValueError:
+        return None
+    if not tokens or not all(re.fullmatch(r"--[a-z0-9][a-z0-9-]+", t) for t in tokens):
+        return None
+    return "", (), _flag_set(tokens)
+
+
 def parse_command(span: str) -> tuple[str, tuple[str, ...], frozenset[str]] | None:
     """(program, words, flags) when ``span`` reads as a command of two or more words."""
     try:
@@ -553,8 +582,15 @@ def _read_commands(rule: Rule) -> list[ForbiddenCommand]:
                     branch=branch,
                 )
             )
+    # options alone are any program's only when no command is named with them ("`git
+    # pull --rebase` / `--rebase-merges`" names the other spelling of that command)
+    named = any(parse_command(m.group(1)) for m in SPAN.finditer(rule.text)) or bool(found)
     for span in spans:
-        parsed = parse_command(span) or _named_program(span, rule)
+        parsed = (
+            parse_command(span)
+            or _named_program(span, rule)
+            or (None if named or not _option_alone(rule, span) else _long_options(span))
+        )
         if parsed is None:
             continue
         program, words, flags = parsed

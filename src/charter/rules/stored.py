@@ -173,7 +173,9 @@ if TYPE_CHECKING:
 #: sub-items of an item ending in a colon with it, however long it is
 #: 83: a prohibition whose one condition is the user's consent ("unless the user asks",
 #: "without approval", "ask before running `X`") is read without it and marked
-#: ``consent: "user"`` in ``rules.prohibited.json`` (the guardrail asks)
+#: ``consent: "user"`` in ``rules.prohibited.json`` (the guardrail asks); "never force
+#: push" forbids git's force pushes, "never push directly to `main`" a push to that
+#: branch (``branch``), "never use `--no-verify`" that long option on any command
 STATE_VERSION = 83
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
