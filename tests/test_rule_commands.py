@@ -217,7 +217,12 @@ def test_a_slot_is_an_argument_the_command_must_be_given() -> None:
     the command was cut, so the rule forbade `npm install` itself, which installs what
     the lock file holds (and what the project's build runs)."""
     rule = _rule("NEVER add dependencies. Do not run `npm install <package>` or `npm uninstall`.")
-    install, uninstall = commands_in(rule)
+    # (its first sentence forbids every package manager's add: the next test but two)
+    install, uninstall = [
+        c
+        for c in commands_in(rule)
+        if c.command in ("npm install <package>", "npm uninstall") and "<package>" not in c.words
+    ]
     assert install.matches(["npm", "install", "lodash"])
     assert install.matches(["npm", "install", "-D", "vitest"])
     assert not install.matches(["npm", "i", "x"])  # an alias no rule names
@@ -1020,3 +1025,47 @@ def test_long_options_forbidden_alone_are_any_programs(text: str, forbidden: lis
         assert alone[0].matches(["git", "commit", "-m", "x", "--no-verify"])
         assert alone[0].matches(["git", "push", "--no-verify"])
         assert not alone[0].matches(["git", "commit", "-m", "x"])
+
+
+@pytest.mark.parametrize(
+    ("text", "consent", "scopes"),
+    [
+        ("Never add new dependencies.", "", ()),
+        ("Do not install third-party packages without approval.", "user", ()),
+        ("Ask before adding a new third-party dependency to `backend/` or `web/`.", "user",
+         ("backend/**", "web/**")),
+        ("Never add dependencies to `package.json`.", "", ()),
+        # a condition, a hedge, someone else, a manner: advice
+        ("Do not add dependencies unless necessary.", None, ()),
+        ("Avoid adding new dependencies.", None, ()),
+        ("CI never installs packages.", None, ()),
+        ("Never add dependencies to `package.json` by hand.", None, ()),
+    ],
+)  # fmt: skip
+def test_adding_a_dependency_forbidden_in_words_is_each_package_managers_add(
+    text: str, consent: str | None, scopes: tuple[str, ...]
+) -> None:
+    """ "Ask before adding a dependency" names no command; each package manager's add
+    command is what it means (``uv add``, ``npm install <package>``, ``cargo add`` …),
+    held in the folders the rule names. Installing what the project already lists
+    (``npm install``, ``pip install -r requirements.txt``, ``pip install -e .``) adds
+    nothing."""
+    found = commands_in(_rule(text))
+    if consent is None:
+        assert found == [], text
+        return
+    assert {c.consent for c in found} == {consent} and {c.scopes for c in found} == {scopes}
+
+    def held(argv: list[str], cwd: str = "backend") -> bool:
+        return any(c.matches(argv, cwd) for c in found)
+
+    for argv in (["uv", "add", "httpx"], ["npm", "install", "lodash"], ["npm", "i", "-D", "x"],
+                 ["pnpm", "add", "zod"], ["cargo", "add", "serde"], ["go", "get", "x.io/y"],
+                 ["pip", "install", "requests==2.32"], ["poetry", "add", "rich"]):
+        assert held(argv), argv
+    for argv in (["npm", "install"], ["npm", "ci"], ["pip", "install", "-r", "requirements.txt"],
+                 ["pip", "install", "-e", "."], ["npm", "install", "./local-pkg"],
+                 ["uv", "sync"], ["cargo", "build"]):
+        assert not held(argv), argv
+    if scopes:
+        assert not held(["uv", "add", "httpx"], "") and held(["uv", "add", "httpx"], "web/src")

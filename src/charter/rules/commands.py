@@ -67,6 +67,35 @@ _PROGRAM_NOUN = re.compile(
     r".*\b(?:commands|binaries|executables|cli)\b",
     re.IGNORECASE,
 )
+#: A slot for a package's name: a word that is not a path or a requirements file
+#: (``pip install -r requirements.txt`` and ``npm install ./lib`` add no dependency).
+PACKAGE_WORD = "<package>"
+#: How each package manager adds a dependency (program, words): what a rule means by
+#: "add a dependency" (generic: the package managers' own commands).
+DEPENDENCY_ADDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("npm", ("install", PACKAGE_WORD)),
+    ("npm", ("i", PACKAGE_WORD)),
+    ("npm", ("add", PACKAGE_WORD)),
+    ("yarn", ("add",)),
+    ("pnpm", ("add",)),
+    ("pnpm", ("install", PACKAGE_WORD)),
+    ("pnpm", ("i", PACKAGE_WORD)),
+    ("bun", ("add",)),
+    ("bun", ("install", PACKAGE_WORD)),
+    ("deno", ("add",)),
+    ("pip", ("install", PACKAGE_WORD)),
+    ("uv", ("add",)),
+    ("uv", ("pip", "install", PACKAGE_WORD)),
+    ("poetry", ("add",)),
+    ("pdm", ("add",)),
+    ("pipenv", ("install", PACKAGE_WORD)),
+    ("conda", ("install", PACKAGE_WORD)),
+    ("cargo", ("add",)),
+    ("go", ("get", PACKAGE_WORD)),
+    ("gem", ("install", PACKAGE_WORD)),
+    ("bundle", ("add",)),
+    ("composer", ("require",)),
+)
 #: A token that stands for something else (``<file>``, ``PACKAGE``, ``...``): the command
 #: is read up to it.
 _PLACEHOLDER = re.compile(r"[<>{}$|&()\[\]…]|^\.\.\.$|^-+$|^[A-Z][A-Z0-9_]+$")
@@ -202,7 +231,12 @@ def _same_word(word: str | None, want: str, cwd_rel: str | None = None) -> bool:
     A path the rule names from the root is the same path given from where the command
     runs (`touch tmp/restart.txt` is ``touch ../tmp/restart.txt`` run in ``app/``)."""
     if word is None:
-        return want == ANY_WORD  # a computed argument is still an argument
+        return want in (ANY_WORD, PACKAGE_WORD)  # a computed argument is still one
+    if want == PACKAGE_WORD:
+        return not (
+            word.startswith((".", "/", "~"))
+            or word.endswith((".txt", ".toml", ".cfg", ".lock", ".json", ".in"))
+        )
     if want == ANY_WORD or word == want or word.startswith(want + ":"):
         return True
     if len(want) > 1 and want.endswith("*") and fnmatch.fnmatchcase(word, want):
@@ -472,6 +506,44 @@ def _pushes_to(text: str) -> list[tuple[str, bool]]:
     return found
 
 
+#: A sentence that forbids adding dependencies, said to the agent: "Never add new
+#: dependencies.", "Do not install third-party packages", and (from its consent reading,
+#: :mod:`charter.rules.consent`) "Ask before adding a new third-party dependency to
+#: `backend/` or `web/`": each package manager's add command, held in those folders.
+_DEPENDENCY_PROHIBITION = re.compile(
+    r"^\W*(?:[A-Za-z]+\s*:\s*)?(?:(?P<who>[a-z]+)\s+)?"
+    r"(?:never|do not|don't|must not|mustn't|should not|shouldn't)(?:\s*:)?\s+(?:ever\s+)?"
+    r"(?:add|adding|install|installing|introduce|introducing|pull\s+in|bring\s+in)\s+"
+    r"(?:(?:any|a|an|new|extra|additional|more|other|another)\s+)*"
+    r"(?:(?:third[- ]party|external|outside|npm|pip|python|pypi|cargo|go|ruby|js|"
+    r"javascript|runtime|dev|production)\s+)*"
+    r"(?:dependenc(?:y|ies)|packages?|librar(?:y|ies)|crates?|gems?)"
+    r"(?:\s+(?:to|in|into)\s+(?:the\s+)?(?P<dirs>`[^`]+`(?:\s*(?:,|\bor\b|\band\b)\s*`[^`]+`)*)"
+    r"(?:\s+(?:project|package|folder|directory|app|workspace)s?)?)?"
+    r"\s*(?:$|[-—–:;(]|,\s*(?:it|this|that|which|they|since|because|as|every|all)\b)",
+    re.IGNORECASE,
+)
+
+
+def _dependency_adds(text: str) -> list[tuple[tuple[str, tuple[str, ...]], tuple[str, ...]]]:
+    """((program, words), folder scopes) of each add command a sentence of ``text``
+    forbids; no scope when a named target is a file (``package.json``: everywhere)."""
+    for start, end in clauses(text):
+        for part in _NEXT_PROHIBITION.split(re.sub(r"[*_~]+", " ", text[start:end])):
+            found = _DEPENDENCY_PROHIBITION.match(part.strip())
+            if not found or (found.group("who") or "you").lower() not in _ADDRESSEES:
+                continue
+            dirs = re.findall(r"`([^`]+)`", found.group("dirs") or "")
+            folders = [d.strip("./").rstrip("/") for d in dirs]
+            scopes = (
+                tuple(f"{f}/**" for f in folders)
+                if folders and all(f and "." not in f.rsplit("/", 1)[-1] for f in folders)
+                else ()
+            )
+            return [(add, scopes) for add in DEPENDENCY_ADDS]
+    return []
+
+
 #: One prohibition after another in a sentence ("NEVER force push, NEVER commit secrets").
 _NEXT_PROHIBITION = re.compile(r"[,;]\s*(?=(?:never|do not|don't)\b)", re.IGNORECASE)
 
@@ -567,6 +639,19 @@ def _read_commands(rule: Rule) -> list[ForbiddenCommand]:
     spans += [span for span in _force_push(rule.text) if span not in spans]
     for span in list(spans):
         spans += [alt for alt in _flag_alternatives(rule.text, span) if alt not in spans]
+    for (program, words), scopes in _dependency_adds(rule.text):
+        found.append(
+            ForbiddenCommand(
+                rule_id=rule.id,
+                cite=rule.source.cite(),
+                rule_text=rule.text,
+                command=f"{program} {' '.join(words)}",
+                program=program,
+                words=words,
+                flags=frozenset(),
+                scopes=scopes or tuple(rule.scopes),
+            )
+        )
     for branch, force in _pushes_to(rule.text):
         for flag in ("--force", "-f", "--force-with-lease") if force else ("",):
             found.append(
