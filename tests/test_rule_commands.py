@@ -1059,13 +1059,26 @@ def test_adding_a_dependency_forbidden_in_words_is_each_package_managers_add(
     def held(argv: list[str], cwd: str = "backend") -> bool:
         return any(c.matches(argv, cwd) for c in found)
 
-    for argv in (["uv", "add", "httpx"], ["npm", "install", "lodash"], ["npm", "i", "-D", "x"],
-                 ["pnpm", "add", "zod"], ["cargo", "add", "serde"], ["go", "get", "x.io/y"],
-                 ["pip", "install", "requests==2.32"], ["poetry", "add", "rich"]):
+    for argv in (
+        ["uv", "add", "httpx"],
+        ["npm", "install", "lodash"],
+        ["npm", "i", "-D", "x"],
+        ["pnpm", "add", "zod"],
+        ["cargo", "add", "serde"],
+        ["go", "get", "x.io/y"],
+        ["pip", "install", "requests==2.32"],
+        ["poetry", "add", "rich"],
+    ):
         assert held(argv), argv
-    for argv in (["npm", "install"], ["npm", "ci"], ["pip", "install", "-r", "requirements.txt"],
-                 ["pip", "install", "-e", "."], ["npm", "install", "./local-pkg"],
-                 ["uv", "sync"], ["cargo", "build"]):
+    for argv in (
+        ["npm", "install"],
+        ["npm", "ci"],
+        ["pip", "install", "-r", "requirements.txt"],
+        ["pip", "install", "-e", "."],
+        ["npm", "install", "./local-pkg"],
+        ["uv", "sync"],
+        ["cargo", "build"],
+    ):
         assert not held(argv), argv
     if scopes:
         assert not held(["uv", "add", "httpx"], "") and held(["uv", "add", "httpx"], "web/src")
