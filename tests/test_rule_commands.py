@@ -90,7 +90,8 @@ def _rule(text: str, scopes: list[str] | None = None, path: str = "AGENTS.md") -
         ("**Agents never push.** This covers every path: `git push` and all its variants.",
          ["git push"]),
         ("Never commit. The user runs `git commit` after review.", ["git commit"]),
-        ("Agents never push. Check with `git status` first.", []),
+        # a bare act of git's is git's command, named or not
+        ("Agents never push. Check with `git status` first.", ["git push"]),
         ("CI never pushes. Release tags come from `git push --tags` in CI.", []),
         ("Bots never push. The release job runs `git push`.", []),
         # code of the project's language, not a command a shell would run
@@ -115,7 +116,10 @@ def test_a_prohibition_of_destructive_git_commands_forbids_them() -> None:
     class is now the git commands that discard work or rewrite shared history; a
     condition ("unless asked") or someone else ("CI never …") forbids nothing."""
     rule = _rule("Do not run destructive git commands. Do not push unless explicitly requested.")
-    found = commands_in(rule)
+    everything = commands_in(rule)
+    # the push waits for the user's consent: asked, not denied
+    assert [(c.command, c.consent) for c in everything if c.consent] == [("git push", "user")]
+    found = [c for c in everything if not c.consent]
     assert [c.command for c in found] == list(DESTRUCTIVE_GIT)
 
     def denied(argv: list[str]) -> bool:
@@ -1082,3 +1086,37 @@ def test_adding_a_dependency_forbidden_in_words_is_each_package_managers_add(
         assert not held(argv), argv
     if scopes:
         assert not held(["uv", "add", "httpx"], "") and held(["uv", "add", "httpx"], "web/src")
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("Do not commit.", [("git commit", "")]),
+        ("- [ ] Do not commit or push", [("git commit", ""), ("git push", "")]),
+        ("Never commit or push unless the user asks.",
+         [("git commit", "user"), ("git push", "user")]),
+        ("Do not commit, push, deploy, or change production state unless explicitly requested.",
+         [("git commit", "user"), ("git push", "user")]),
+        ("**NEVER COMMIT AND NEVER PUSH.**", [("git commit", ""), ("git push", "")]),
+        ("Do not commit or push (the main loop does that).",
+         [("git commit", ""), ("git push", "")]),
+        ("You must never amend commits.", [("git commit --amend", "")]),
+        ("Exact titles may change with the implementation. Do not push.", [("git push", "")]),
+        # an object, a time, a condition, someone else: not the bare act
+        ("Never commit secrets.", []),
+        ("Don't push until tests pass.", []),
+        ("Otherwise, do not commit or push.", []),
+        ("Do not commit or push to remote repositories.", []),
+        ("CI never pushes.", []),
+        ("- **Tone is always nudge, never push.**", []),
+        # "Never commit." after a thing described is about that thing (its file)
+        ("Agent wallet key. **Never commit. Testnet keys only.**", []),
+        ("`.env` is ONLY for local environment. Never commit.", []),
+    ],
+)  # fmt: skip
+def test_a_bare_git_act_forbidden_is_gits_command(text: str, held: list[tuple[str, str]]) -> None:
+    """In a rule file "never commit" and "do not push" are git's: the act forbidden with
+    no object (or "anything", "changes") is the command; asked for when the user's say-so
+    is its condition."""
+    found = commands_in(_rule(text))
+    assert [(c.command, c.consent) for c in found] == held, text

@@ -495,7 +495,7 @@ def _pushes_to(text: str) -> list[tuple[str, bool]]:
     """(branch, force only) for each branch a sentence of ``text`` forbids pushing to."""
     found: list[tuple[str, bool]] = []
     for start, end in clauses(text):
-        for part in _NEXT_PROHIBITION.split(re.sub(r"[*_~]+", " ", text[start:end])):
+        for part in _prohibition_parts(text[start:end]):
             match = _PUSH_TO.match(part.strip())
             if not match or (match.group("who") or "you").lower() not in _ADDRESSEES:
                 continue
@@ -529,7 +529,7 @@ def _dependency_adds(text: str) -> list[tuple[tuple[str, tuple[str, ...]], tuple
     """((program, words), folder scopes) of each add command a sentence of ``text``
     forbids; no scope when a named target is a file (``package.json``: everywhere)."""
     for start, end in clauses(text):
-        for part in _NEXT_PROHIBITION.split(re.sub(r"[*_~]+", " ", text[start:end])):
+        for part in _prohibition_parts(text[start:end]):
             found = _DEPENDENCY_PROHIBITION.match(part.strip())
             if not found or (found.group("who") or "you").lower() not in _ADDRESSEES:
                 continue
@@ -544,15 +544,94 @@ def _dependency_adds(text: str) -> list[tuple[tuple[str, tuple[str, ...]], tuple
     return []
 
 
+#: The git commands a bare act means when a sentence forbids it with no object ("Never
+#: commit.", "Do not commit or push unless the user asks."): in an agent's rule file these
+#: verbs are git's (generic: git's own command names).
+GIT_ACTS = {
+    "commit": ("git commit",),
+    "push": ("git push",),
+    "rebase": ("git rebase",),
+    "amend": ("git commit --amend",),
+}
+#: The acts of :data:`GIT_ACTS` whose object is a file, often left unsaid.
+_FILE_ACTS = frozenset({"commit", "amend"})
+_EXCEPTION_WORDS = re.compile(r"\b(?:except|unless|other than|apart from)\b")
+#: What may follow a bare act and leave it bare: "anything", "changes", "to git" …
+_BARE_OBJECTS = frozenset(
+    {
+        "", "anything", "changes", "code", "your changes", "your work", "work", "to git",
+        "to the repo", "to the repository", "to remote", "to the remote", "to origin",
+        "commits", "any changes", "yourself", "on your own", "automatically",
+    }
+)  # fmt: skip
+_ACT_LIST = re.compile(
+    r"^\W*(?:[A-Za-z]+\s*:\s*)?(?:(?P<who>[a-z]+)\s+)?(?:(?:must|should|will|shall)\s+)?"
+    r"(?:never|do not|don't|must not|mustn't|should not|shouldn't)(?:\s*:)?\s+(?:ever\s+)?"
+    r"(?P<acts>[a-z][a-z ,]*?)\s*(?:[(—–:;]\s.*|\s-\s.*|\(.*)?\W*$",
+    re.IGNORECASE,
+)
+
+
+def _git_acts(text: str, anywhere: bool = False) -> list[str]:
+    """The git commands of the bare acts (:data:`GIT_ACTS`) a sentence of ``text``
+    forbids: each entry of its list of acts is a verb alone or with a bare object; the
+    other entries ("deploy", "commit secrets") forbid nothing here. ``anywhere``: a lone
+    act counts in any sentence (see below), not only in the one that opens the rule."""
+    found: list[str] = []
+    for n, (start, end) in enumerate(clauses(text)):
+        for k, part in enumerate(_prohibition_parts(text[start:end])):
+            match = _ACT_LIST.match(part.strip())
+            if not match or (match.group("who") or "you").lower() not in _ADDRESSEES:
+                continue
+            acts = match.group("acts").lower()
+            # "Never commit." alone after something described ("Agent wallet key. Never
+            # commit.", ".env is local only. Never commit.") is about that thing: a lone
+            # act whose object is a file counts only when it opens the rule (a push's
+            # object is a branch: "… Do not push." is git's push wherever it stands)
+            if acts in _FILE_ACTS and (n, k) != (0, 0) and not anywhere:
+                continue
+            if set(acts.split()) & (_CONDITIONS - {"on"}) or _EXCEPTION_WORDS.search(acts):
+                continue  # "… until tests pass", "… unless asked": not outright
+            entries = [  # "commit and never push": each entry without its own negation
+                re.sub(r"^(?:never|do not|don't|not)\s+", "", e.strip())
+                for e in re.split(r"\s*(?:,\s*(?:or|and)\s+|,|\bor\b|\band\b)\s*", acts)
+            ]
+            # "commit or push to remote repositories": the last object may be both verbs'
+            if (
+                len(entries) == 2
+                and "," not in acts
+                and entries[1].partition(" ")[2] not in _BARE_OBJECTS
+            ):
+                continue
+            for entry in entries:
+                verb, _, rest = entry.partition(" ")
+                if verb in GIT_ACTS and rest.strip() in _BARE_OBJECTS:
+                    found += [c for c in GIT_ACTS[verb] if c not in found]
+    return found
+
+
 #: One prohibition after another in a sentence ("NEVER force push, NEVER commit secrets").
 _NEXT_PROHIBITION = re.compile(r"[,;]\s*(?=(?:never|do not|don't)\b)", re.IGNORECASE)
+_OPENS_PROHIBITION = re.compile(
+    r"^\W*(?:[A-Za-z]+\s*:\s*)?(?:[a-z]+\s+)?(?:(?:must|should|will|shall)\s+)?"
+    r"(?:never|do not|don't|must not|mustn't|should not|shouldn't|no)\b",
+    re.IGNORECASE,
+)
+
+
+def _prohibition_parts(clause: str) -> list[str]:
+    """The clause (emphasis removed), or its prohibitions one by one when it opens with
+    one and goes on with more ("NEVER force push, NEVER commit secrets"); not "Otherwise,
+    do not commit": the words before the first one set its condition."""
+    plain = re.sub(r"[*_~]+", " ", clause)
+    return _NEXT_PROHIBITION.split(plain) if _OPENS_PROHIBITION.match(plain) else [plain]
 
 
 def _force_push(text: str) -> list[str]:
     """The commands of :data:`FORCE_PUSH` when a sentence of ``text`` forbids force
     pushes outright (said to the agent, no target, no condition)."""
     for start, end in clauses(text):
-        for part in _NEXT_PROHIBITION.split(re.sub(r"[*_~`]+", " ", text[start:end])):
+        for part in _prohibition_parts(text[start:end].replace("`", " ")):
             found = _FORCE_PUSH_PROHIBITION.match(part)
             if found and (found.group("who") or "you").lower() in _ADDRESSEES:
                 return list(FORCE_PUSH)
@@ -599,15 +678,16 @@ def commands_in(rule: Rule) -> list[ForbiddenCommand]:
     if shadow is None:
         return found
     held = {c.command for c in found}
-    for cmd in _read_commands(replace(rule, text=shadow)):
+    for cmd in _read_commands(replace(rule, text=shadow), consented=True):
         if cmd.command not in held:
             held.add(cmd.command)
             found.append(replace(cmd, rule_text=rule.text, consent="user"))
     return found
 
 
-def _read_commands(rule: Rule) -> list[ForbiddenCommand]:
-    """What :func:`commands_in` reads from ``rule.text`` as written."""
+def _read_commands(rule: Rule, consented: bool = False) -> list[ForbiddenCommand]:
+    """What :func:`commands_in` reads from ``rule.text`` as written (``consented``: the
+    text is a consent reading, whose acts the condition taken out was about)."""
     found: list[ForbiddenCommand] = []
     for verb, options in forbidden_options(rule.text, COMMAND_READING):
         try:
@@ -637,6 +717,8 @@ def _read_commands(rule: Rule) -> list[ForbiddenCommand]:
     spans += [span for span in _named_acts(rule) if span not in spans]
     spans += [span for span in _destructive_git(rule.text) if span not in spans]
     spans += [span for span in _force_push(rule.text) if span not in spans]
+    if not found:  # "Never amend commits (`--amend`)": the option already says what it is
+        spans += [s for s in _git_acts(rule.text, anywhere=consented) if s not in spans]
     for span in list(spans):
         spans += [alt for alt in _flag_alternatives(rule.text, span) if alt not in spans]
     for (program, words), scopes in _dependency_adds(rule.text):
