@@ -693,3 +693,42 @@ def test_a_sed_in_place_of_a_file_the_user_forbids_asks(tmp_path: Path, run_char
     for harmless in ("sed -n 1p backend/app/alembic/env.py", "sed -i 's/a/b/' backend/app/main.py"):
         proc = _hook(run_charter, root, payload(root, "Bash", {"command": harmless}, 2))
         assert proc.stdout.strip() == "" or decision(json.loads(proc.stdout)) == "allow", harmless
+
+
+def test_what_a_rule_holds_until_asked_passes_when_this_prompt_asks(
+    tmp_path: Path, run_charter: Any
+) -> None:
+    """ "Do not commit or push unless explicitly requested" waits for the user: the call
+    is asked for, unless the user's prompt of this turn asks for it ("Commit and push.",
+    "add httpx to the backend"); a prompt that negates it, or an earlier one, does not
+    count, and a rule that forbids outright still denies."""
+    from tests.conftest import compiled_repo
+
+    rules = (
+        "# Rules\n\n"
+        "- Do not commit or push unless explicitly requested.\n"
+        "- Ask before adding a new dependency.\n"
+        "- Never edit `db/schema.rb` without asking.\n"
+        "- Never run `npm publish`.\n"
+    )
+    root = compiled_repo(tmp_path, {"CLAUDE.md": rules})
+
+    def bash(command: str) -> str:
+        body = payload(root, "Bash", {"command": command})
+        return decision(pre_tool_use_output(Project.load(root), body))
+
+    def write_schema() -> str:
+        body = payload(root, "Write", {"file_path": "{root}/db/schema.rb", "content": "x\n"})
+        return decision(pre_tool_use_output(Project.load(root), body))
+
+    assert bash("git commit -m x") == "ask"  # no prompt yet
+    submit_prompt(run_charter, root, "Fix the typo in the README; don't commit yet.")
+    assert bash("git commit -m x") == "ask"
+    submit_prompt(run_charter, root, "Looks good. Commit and push, please.")
+    assert bash("git commit -m x") == "allow" and bash("git push origin feat") == "allow"
+    assert bash("uv add httpx") == "ask" and write_schema() == "ask"
+    submit_prompt(run_charter, root, "Add httpx and update db/schema.rb for the new column.")
+    assert bash("uv add httpx") == "allow" and bash("uv add requests") == "ask"
+    assert write_schema() == "allow"
+    assert bash("git push") == "ask"  # the earlier prompt's ask was for that turn
+    assert bash("npm publish") == "deny"

@@ -30,12 +30,18 @@ import re
 import sqlite3
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from charter.config import Project
-from charter.rules.commands import ForbiddenCommand, current_branch, first_violation
+from charter.rules.commands import (
+    DEPENDENCY_ADDS,
+    ForbiddenCommand,
+    current_branch,
+    first_violation,
+)
 from charter.rules.edits import ForbiddenEdit, first_edit_violation
 from charter.rules.stored import Prohibitions
 from charter.state_ignore import ensure_local_dir
@@ -135,6 +141,9 @@ class Verdict:
     #: the targets whose text the call edits (a file tool's, a shell ``sed -i``'s), which
     #: "do not edit X" forbids; a build's redirection, a removal or a copy is not among them
     edited: list[str] = field(default_factory=list)
+    #: a rule holds the call until the user asks for it: the words (the act, the package,
+    #: the file) whose mention in the user's current prompt is that ask
+    consent: tuple[str, ...] = ()
 
 
 # -- the policy ---------------------------------------------------------------------------
@@ -364,6 +373,7 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
     checks: list[tuple[str, str, dict[str, bool]]] = []
     asks: list[str] = []
     ruled, held = "", ""  # why a rule forbids the command, if one does, and the decision
+    consent: tuple[str, ...] = ()
     if tool in FILE_TOOLS:
         raw = tool_input.get(FILE_TOOLS[tool])
         if not isinstance(raw, str) or not raw.strip():
@@ -387,7 +397,7 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
             flags = {"recursive": t.recursive, "tree": t.tree, "link_source": t.link_source}
             checks.append((t.path, t.why, flags))
         asks.extend(analysis.unresolved)
-        held, ruled = _ruled_command(policy, analysis.commands)
+        held, ruled, consent = _ruled_command(policy, analysis.commands)
     elif tool not in READ_ONLY_TOOLS and _WRITING_TOOL.search(tool.rsplit("__", 1)[-1]):
         for key in _PATH_KEYS:
             raw = tool_input.get(key)
@@ -409,11 +419,11 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
         more = f" (+{len(denies) - 1} more)" if len(denies) > 1 else ""
         return Verdict("deny", denies[0] + more, targets)
     if ruled:
-        return Verdict(held, ruled, targets)
+        return Verdict(held, ruled, targets, consent=consent)
     hand = [path for path, why, _ in checks if _hand_edit(why)]
-    held, edited = _ruled_edit(policy, hand)
+    held, edited, asked_for = _ruled_edit(policy, hand)
     if edited:
-        return Verdict(held, edited, targets, hand)
+        return Verdict(held, edited, targets, hand, consent=asked_for)
     if outside_scope:
         more = f" (+{len(outside_scope) - 1} more)" if len(outside_scope) > 1 else ""
         return Verdict("deny", outside_scope[0] + more, targets)
@@ -543,14 +553,27 @@ def _invocations(
     return invocations
 
 
+def _consent_words(rule: ForbiddenCommand, ran: Sequence[str | None]) -> tuple[str, ...]:
+    """What the user names when they ask for what ``rule`` holds: the command's last
+    word ("push", "publish", "pytest"), what its slots were given (the package added),
+    or its options' names ("no-verify")."""
+    given = [a for a in ran[1:] if a is not None and not a.startswith("-")]
+    words = [w for w in rule.words if not w.startswith("<")]
+    if (rule.program, rule.words) in DEPENDENCY_ADDS:  # "add httpx": the package, not "add"
+        return tuple(dict.fromkeys(given[len(words) :]))
+    slots = given[len(rule.words) - 1 :] if any(w.startswith("<") for w in rule.words) else []
+    found = ([words[-1]] if words else []) + slots + [f.lstrip("-") for f in rule.flags]
+    return tuple(dict.fromkeys(w for w in found if len(w) > 1))
+
+
 def _ruled_command(
     policy: Policy, commands: list[tuple[tuple[str | None, ...], str | None]]
-) -> tuple[str, str]:
+) -> tuple[str, str, tuple[str, ...]]:
     """(decision, why) when a rule forbids one of ``commands``, ("", "") when none does.
     A rule that forbids outright wins over one that waits for the user's consent, which
     is asked for (``ask``) whatever ``rule_commands`` says, unless that is ``off``."""
     if not policy.commands:
-        return "", ""
+        return "", "", ()
     invocations = list(_invocations(policy, commands))
     branches: dict[str | None, str | None] = {}
 
@@ -568,19 +591,23 @@ def _ruled_command(
         hit = first_violation([c for c in policy.commands if c.consent], invocations, branch_of)
         decision = "ask"
     if hit is None:
-        return "", ""
+        return "", "", ()
     rule, ran = hit
     shown = " ".join(a if a is not None else "…" for a in ran)
     text = rule.rule_text if len(rule.rule_text) <= 240 else rule.rule_text[:239] + "…"
     what = f"`{shown[:120]}`" + (f" (a push to `{rule.branch}`)" if rule.branch else "")
     if rule.consent:
-        return decision, (
+        return (
+            decision,
             f"a project rule allows {what} only when the user asks for it "
-            f'({rule.cite}: "{text}"). Run it only if the user confirms'
+            f'({rule.cite}: "{text}"). Run it only if the user confirms',
+            _consent_words(rule, ran),
         )
-    return decision, (
+    return (
+        decision,
         f'a project rule forbids {what} ({rule.cite}: "{text}"). '
-        "Follow the rule; if it does not apply here, ask the user to run the command"
+        "Follow the rule; if it does not apply here, ask the user to run the command",
+        (),
     )
 
 
@@ -601,11 +628,11 @@ def _hand_edit(why: str) -> bool:
     return why in _HAND_EDITS or bool(_SHELL_EDIT.match(why))
 
 
-def _ruled_edit(policy: Policy, paths: list[str]) -> tuple[str, str]:
+def _ruled_edit(policy: Policy, paths: list[str]) -> tuple[str, str, tuple[str, ...]]:
     """(decision, why) when a rule forbids editing one of ``paths``, ("", "") when none
     does; as for commands, a rule waiting for the user's consent asks."""
     if not policy.edits:
-        return "", ""
+        return "", "", ()
     inside = [
         posixpath.relpath(p, policy.root)
         for p in paths
@@ -617,18 +644,23 @@ def _ruled_edit(policy: Policy, paths: list[str]) -> tuple[str, str]:
         hit = first_edit_violation([e for e in policy.edits if e.consent], inside)
         decision = "ask"
     if hit is None:
-        return "", ""
+        return "", "", ()
     rule, rel = hit
     text = rule.rule_text if len(rule.rule_text) <= 240 else rule.rule_text[:239] + "…"
     if rule.consent:
-        return decision, (
+        named = (posixpath.basename(rel), rule.path.strip("/").rsplit("/", 1)[-1])
+        return (
+            decision,
             f"a project rule allows editing `{rel}` only when the user asks for it "
-            f'({rule.cite}: "{text}"). Edit it only if the user confirms'
+            f'({rule.cite}: "{text}"). Edit it only if the user confirms',
+            tuple(dict.fromkeys(w for w in named if w and "*" not in w)),
         )
-    return decision, (
+    return (
+        decision,
         f'a project rule forbids editing `{rel}` ({rule.cite}: "{text}"). '
         "Change what the rule points to instead (its source or generator); if it does not "
-        "apply here, ask the user"
+        "apply here, ask the user",
+        (),
     )
 
 
@@ -670,6 +702,50 @@ def _user_forbidden(
                     "Leave it alone; if the change is needed there, ask the user",
                     verdict.targets,
                 )
+    return verdict
+
+
+def _asked_for(
+    project: Project, payload: dict[str, Any], policy: Policy, verdict: Verdict
+) -> Verdict:
+    """``verdict`` (held until the user asks), or allow when the user's current prompt
+    asks for it: names one of ``verdict.consent`` ("commit and push", "add httpx") in a
+    sentence that does not negate it. Only the prompt of this turn counts, as a rule
+    "unless explicitly requested" means; a journal that cannot be read leaves the
+    question to the user."""
+    from charter.rules.negation import clauses, negated
+    from charter.session.journal import resumed_chain
+    from charter.session.service import Session, session_key
+
+    session_id = str(payload.get("session_id") or "")
+    if not session_id or not (project.state_dir / "session.db").is_file():
+        return verdict
+    try:
+        session = Session(project)
+        try:
+            track = policy.track or session.tracks.current()
+            journal = session.journal
+            chain = resumed_chain(journal, track, session_key(session_id))
+            prompts = [
+                e
+                for sid in chain
+                for e in journal.events(session=sid, track=track, kinds=("prompt",))
+            ]
+        finally:
+            session.close()
+    except (sqlite3.Error, OSError):
+        return verdict
+    if not prompts:
+        return verdict
+    text = str(max(prompts, key=lambda e: e.seq).data.get("text") or "")
+    wanted = {w.lower() for w in verdict.consent}
+    for start, end in clauses(text):
+        sentence = text[start:end]
+        said = set(re.findall(r"[\w./@+-]+", sentence.lower()))
+        said |= {w.rstrip(".,;:!?") for w in said}
+        said |= {part for w in said for part in w.split("/") if part}  # "db/schema.rb"
+        if wanted & said and not negated(sentence):
+            return Verdict("allow", "", verdict.targets, verdict.edited)
     return verdict
 
 
@@ -931,6 +1007,8 @@ def pre_tool_use_output(project: Project, payload: dict[str, Any]) -> dict[str, 
             return fail_closed_output(payload, "tool_input is not an object")
         policy = build_policy(project)
         verdict = decide(policy, tool, tool_input, str(payload.get("cwd") or project.root))
+        if verdict.decision == "ask" and verdict.consent:
+            verdict = _asked_for(project, payload, policy, verdict)
         if verdict.decision == "allow" and verdict.edited and g.user_edits != "off":
             verdict = _user_forbidden(project, payload, policy, verdict, g.user_edits)
         if verdict.decision != "deny" and tool in SHELL_TOOLS and g.user_commands != "off":
