@@ -298,6 +298,21 @@ def test_a_named_pipe_in_the_project_is_not_opened(repo: Path, command: tuple[st
         assert report["counts"]["source"] == 1
 
 
+@pytest.mark.parametrize("name", ["GEMINI.md", ".cursor/rules/pipe.mdc"])
+def test_a_named_pipe_named_like_a_rule_file_is_one_line_not_a_hang(repo: Path, name: str) -> None:
+    """A FIFO where a rule file would be: compile opened it and waited for a writer
+    forever; now it is refused unopened, named in one line, and the other rules compile."""
+    write(repo, "CLAUDE.md", CLAUDE)
+    (repo / name).parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(repo / name)
+    res = run_bounded("compile", "--json", cwd=repo)
+    assert_no_traceback(res.stderr)
+    assert res.returncode == 1, res.stderr
+    (line,) = error_lines(res.stderr)
+    assert name in line and "not a regular file" in line, line
+    assert json.loads(res.stdout)["sources"] == ["CLAUDE.md"]
+
+
 def without_file_permissions() -> tuple[str, ...]:
     """A prefix that runs a command unable to read a mode-000 file: nothing for a normal
     user; for root, ``setpriv`` dropping the capabilities that bypass file modes."""

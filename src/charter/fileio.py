@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import signal
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -483,6 +484,7 @@ def read_text(
     hint: str = "",
     lenient: bool = False,
     name: str = "",
+    regular_only: bool = False,
 ) -> str:
     """Read a UTF-8 text file (or UTF-16/32 with a byte-order mark) or raise a one-line
     :class:`CharterError`.
@@ -493,16 +495,22 @@ def read_text(
     with those bytes replaced, so the caller can use it and say so. ``hint`` names
     the setting that raises the size cap, so the note says how to include the file.
     ``name`` is how messages name the file (its project-relative path), not ``path``.
+    ``regular_only``: refuse a FIFO, socket or device without opening it (a file Charter
+    found by walking the project, which nobody is writing to: opening a FIFO would wait
+    for a writer forever); a file the user named may be a pipe (``<(git log)``).
     """
     shown = name or str(path)
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        size = info.st_size
     except FileNotFoundError:
         raise CharterError(f"{what} not found: {shown}") from None
     except OSError as exc:
         raise CharterError(f"cannot read {what} {shown}: {exc.strerror}") from None
     if path.is_dir():
         raise CharterError(f"{what} is a directory, not a file: {shown}")
+    if regular_only and not stat.S_ISREG(info.st_mode):
+        raise CharterError(f"{what} is not a regular file (a FIFO, socket or device): {shown}")
     cap = f"{hint} = {max_bytes}" if hint else str(max_bytes)
     if size > max_bytes:
         raise CharterError(f"{what} too large ({size} bytes > {cap}): {shown}")

@@ -583,6 +583,7 @@ def load_source(
             hint="rules.max_file_bytes",
             lenient=True,
             name=rel,
+            regular_only=True,
         )
     except NotUtf8 as exc:
         text = exc.text
