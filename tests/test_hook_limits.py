@@ -94,6 +94,36 @@ def test_endless_or_blocking_transcripts_are_refused(bound: Project, tmp_path: P
         assert out["rss_kib"] < 1024 * 1024  # under 1 GiB
 
 
+def test_a_named_pipe_among_the_track_files_is_one_note_not_a_wait(bound: Project) -> None:
+    """A FIFO where the track's SPEC.md and PLAN.md would be: session-start and
+    pre-compact opened it and waited (the hook gave up at its deadline, ``session state``
+    never returned); now it is refused unopened, named in one note, within seconds."""
+    start = _measured(bound.root, "session-start", hook_payload("SessionStart", bound.root))
+    assert start["rc"] == 0, start["err"]
+    track = (bound.root / "docs" / "tracks" / "ACTIVE_TRACK").read_text().strip()
+    folder = bound.root / "docs" / "tracks" / track
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("SPEC.md", "PLAN.md"):
+        os.mkfifo(folder / name)
+    for event, command in (("SessionStart", "session-start"), ("PreCompact", "pre-compact")):
+        out = _measured(bound.root, command, hook_payload(event, bound.root, trigger="auto"))
+        assert out["rc"] == 0, out["err"]
+        assert "SPEC.md" in out["err"] and "not a regular file" in out["err"], out["err"]
+        assert "Traceback" not in out["err"]
+        assert out["seconds"] < DEADLINE / 2, out
+    proc = subprocess.run(
+        [*CHARTER, "session", "state"],
+        cwd=bound.root,
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+        start_new_session=True,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "SPEC.md" in proc.stderr and "not a regular file" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_huge_transcript_is_read_from_its_tail(bound: Project, tmp_path: Path) -> None:
     transcript = tmp_path / "t.jsonl"
     filler = json.dumps({"type": "user", "message": {"role": "user", "content": "y" * 4000}})

@@ -43,6 +43,8 @@ _SEVERITY_TAG = re.compile(r"^[\[(]\s*([A-Za-z]+)\s*[\])]\s*:?\s*(?=\S)")
 
 
 def sha256_file(path: Path) -> str:
+    if not path.is_file():  # missing, or a FIFO or device: reading it would block or not end
+        return ""
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:

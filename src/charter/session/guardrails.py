@@ -825,6 +825,8 @@ def _digest(project: Project, track: str) -> str:
     for path in (track_dir / "SPEC.md", track_dir / "PLAN.md", store.path):
         h.update(b"\0" + path.name.encode() + b"\0")
         try:
+            if not path.is_file():  # a FIFO or device would block or never end
+                raise FileNotFoundError(path)
             h.update(path.read_bytes())
         except OSError:
             h.update(b"<missing>")

@@ -380,7 +380,8 @@ def read_optional(path: Path) -> str | None:
 
     if not path.exists():
         return None
-    return read_text(path, what="session file", max_bytes=2 * 1024 * 1024)
+    # a FIFO here would be opened and waited on forever (nobody writes to it)
+    return read_text(path, what="session file", max_bytes=2 * 1024 * 1024, regular_only=True)
 
 
 @dataclass
