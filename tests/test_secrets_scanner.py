@@ -548,3 +548,36 @@ def test_real_looking_values_beside_those_names_are_still_secrets() -> None:
         + "\n    -----END RSA PRIVATE KEY-----",
     ):
         assert Scanner().redact(line + "\n", path="values.yaml", kind="config").findings, line
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        (f'        storePassword "{S["code_password"]}"', "code"),  # Groovy Gradle DSL
+        (f"        keyPassword '{S['code_password']}'", "code"),
+        (f'  @secret "{S["code_password"]}"', "code"),  # an Elixir module attribute
+        (f'  password "{S["code_password"]}"', "code"),  # Ruby
+        (f'keyPassword "{S["code_password"]}"', "prose"),
+    ],
+)
+def test_a_credential_call_without_parentheses_is_a_secret(line: str, kind: str) -> None:
+    """``storePassword "x"`` (no ``=``, no parentheses, no ``;``) passed the keyword rule
+    unredacted; it names a credential and gives its value as surely as ``password = "x"``."""
+    out = Scanner().redact(line, kind=kind)
+    assert leaks(out.text, {"code_password": S["code_password"]}) == []
+    assert [f.detector for f in out.findings] == ["secret-keyword"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '        keyPassword System.getenv("KEY_PASSWORD")',
+        '        storePassword "${keystorePassword}"',
+        '  @token_ttl "3600"',
+        '  @secret_name "prod-db-credentials"',
+        '  @doc "Returns the api key for a project"',
+        '  token "abc"',
+    ],
+)
+def test_a_call_naming_a_credential_without_its_value_is_no_secret(line: str) -> None:
+    assert Scanner().redact(line, kind="code").findings == []

@@ -171,7 +171,9 @@ if TYPE_CHECKING:
 #: at its list ("**ALWAYS** follow these security guidelines:") is no rule of its own;
 #: the items under a "When to Verify Dark Mode" heading are read after it, and the short
 #: sub-items of an item ending in a colon with it, however long it is
-#: 83: a prohibition whose one condition is the user's consent ("unless the user asks",
+#: 83: a line that calls a credential word with one quoted value and no parentheses
+#: (Groovy's ``storePassword "x"``, Elixir's ``@secret "x"``) has its value redacted
+#: 85: a prohibition whose one condition is the user's consent ("unless the user asks",
 #: "without approval", "ask before running `X`") is read without it and marked
 #: ``consent: "user"`` in ``rules.prohibited.json`` (the guardrail asks); "never force
 #: push" forbids git's force pushes, "never push directly to `main`" a push to that

@@ -37,7 +37,8 @@ MIGRATIONS = [_v1]
 
 
 #: Bump when detection changes, so the next ``charter index`` re-reads every file.
-SCANNER_VERSION = "1"
+#: 2: a credential word called with one quoted value, no parentheses (``keyPassword "x"``)
+SCANNER_VERSION = "2"
 
 
 def policy(settings: SecretsSettings) -> str:

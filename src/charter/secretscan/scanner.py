@@ -280,12 +280,26 @@ def _plugins(high_entropy: bool) -> tuple[Any, ...]:
         return tuple(out)
 
 
+#: A call without parentheses whose name is a credential word and whose one argument is
+#: a quoted value, alone on its line: Groovy's ``storePassword "x"`` (a Gradle signing
+#: config), Elixir's ``@secret "x"``, Ruby's ``password "x"``. detect-secrets knows the
+#: shape only when a ``;`` ends it (``private_key "x";``).
+_BARE_CALL = re.compile(
+    rf"^\s*@?(?:[A-Za-z_][\w.]*?)?(?:{_KEYWORDS})\w*\s+(['\"])([^'\"\s]+)\1\s*[;,]?\s*$",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=1)
 def _keyword_rules() -> tuple[dict[Any, int], dict[Any, int]]:
-    """detect-secrets' keyword regexes: (config style, quotes required), value group each."""
+    """detect-secrets' keyword regexes, and :data:`_BARE_CALL`: (config style, quotes
+    required), value group each."""
     from detect_secrets.plugins import keyword
 
-    return keyword.CONFIG_DENYLIST_REGEX_TO_GROUP, keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP
+    return (
+        {**keyword.CONFIG_DENYLIST_REGEX_TO_GROUP, _BARE_CALL: 2},
+        {**keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP, _BARE_CALL: 2},
+    )
 
 
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9_\-+/=.]")
