@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -11,7 +13,7 @@ import pytest
 
 from charter.config import Project, Settings, parse_settings, render_default_config
 from charter.errors import CharterError
-from tests.conftest import write
+from tests.conftest import CHARTER, write
 
 
 def test_default_config_round_trips() -> None:
@@ -221,3 +223,30 @@ def test_modes_of_your_own_add_to_the_built_in_ones(repo: Path) -> None:
     assert (review.k_in, review.k_out, review.time_window_days) == (5, 10, 30)
     assert review.include_deleted and review.order_by_recency
     assert modes["planning"] == Settings().search.modes["planning"]
+
+
+@pytest.mark.parametrize("shape", ["folder", "fifo", "dangling link"])
+def test_a_config_that_is_no_regular_file_is_one_error_not_the_defaults(
+    repo: Path, shape: str
+) -> None:
+    """A ``charter.toml`` that is a folder, a FIFO or a dangling link was passed over in
+    silence and every command ran on the defaults; now it is one error naming it."""
+    path = repo / "charter.toml"
+    if shape == "folder":
+        path.mkdir()
+    elif shape == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to(repo / "gone.toml")
+    with pytest.raises(CharterError, match=r"charter\.toml: not a regular file"):
+        Project.load(repo)
+    proc = subprocess.run(
+        [*CHARTER, "doctor", "--json", "--check", "config"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    (config,) = json.loads(proc.stdout)["checks"]
+    assert config["status"] == "fail" and "not a regular file" in config["summary"]
+    assert config["fix"].startswith("repair charter.toml;"), config["fix"]

@@ -80,6 +80,10 @@ def _load_raw(root: Path) -> tuple[dict[str, Any], Path | None]:
     path = root / CONFIG_FILE
     if path.is_file():
         return _read_toml(path), path
+    if path.is_symlink() or path.exists():
+        # a folder, a FIFO or a dangling link by that name: the user meant a config, and
+        # running on the defaults in silence would drop every setting they wrote
+        raise CharterError(f"{path}: not a regular file; {CONFIG_FILE} must be a TOML file")
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         data = _read_toml(pyproject)

@@ -50,7 +50,8 @@ def register(app: typer.Typer) -> None:
                 r.status, r.summary = "fail", config_error
                 name = (
                     "charter.toml"
-                    if (project.root / "charter.toml").is_file()
+                    if (project.root / "charter.toml").is_symlink()
+                    or (project.root / "charter.toml").exists()
                     else ("[tool.charter] in pyproject.toml")
                 )
                 r.fix = (
