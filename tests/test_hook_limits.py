@@ -124,6 +124,38 @@ def test_a_named_pipe_among_the_track_files_is_one_note_not_a_wait(bound: Projec
     assert "Traceback" not in proc.stderr
 
 
+def test_a_named_pipe_as_the_track_pointer_or_checkpoint_is_one_note_not_a_wait(
+    bound: Project,
+) -> None:
+    """A FIFO as ``ACTIVE_TRACK`` made every hook wait out its deadline (pre-tool-use then
+    denied with "no answer within 20s") and ``charter track list`` never return; a FIFO as
+    the last checkpoint did the same to session-start. Now each is refused unopened."""
+    tracks = bound.root / "docs" / "tracks"
+    tracks.mkdir(parents=True)
+    os.mkfifo(tracks / "ACTIVE_TRACK")
+    prompt = _measured(bound.root, "user-prompt-submit", hook_payload("x", bound.root, prompt="db"))
+    assert prompt["rc"] == 0 and "Alembic" in prompt["out"], prompt
+    assert "ACTIVE_TRACK" in prompt["err"] and "not a regular file" in prompt["err"]
+    tool = hook_payload("x", bound.root, tool_name="Bash", tool_input={"command": "ls"})
+    guard = _measured(bound.root, "pre-tool-use", tool)
+    reason = json.loads(guard["out"])["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "ACTIVE_TRACK" in reason and "not a regular file" in reason, reason
+    for out in (prompt, guard):
+        assert "Traceback" not in out["err"] and out["seconds"] < DEADLINE / 2, out
+    proc = subprocess.run(
+        [*CHARTER, "track", "list"], cwd=bound.root, capture_output=True, text=True, timeout=30
+    )
+    assert proc.returncode == 2 and "ACTIVE_TRACK" in proc.stderr, proc.stderr
+    (tracks / "ACTIVE_TRACK").unlink()
+    (tracks / "ACTIVE_TRACK").write_text("main\n")
+    checkpoints = bound.root / "artifacts" / "checkpoints" / "main"
+    checkpoints.mkdir(parents=True)
+    os.mkfifo(checkpoints / "latest.json")
+    start = _measured(bound.root, "session-start", hook_payload("x", bound.root, source="compact"))
+    assert start["rc"] == 0 and "latest.json" in start["err"], start
+    assert "not a regular file" in start["err"] and start["seconds"] < DEADLINE / 2, start
+
+
 def test_huge_transcript_is_read_from_its_tail(bound: Project, tmp_path: Path) -> None:
     transcript = tmp_path / "t.jsonl"
     filler = json.dumps({"type": "user", "message": {"role": "user", "content": "y" * 4000}})

@@ -85,7 +85,7 @@ class DecisionStore:
     def _current_text(self) -> str | None:
         if not self.path.exists():
             return None
-        return read_text(self.path, what="decisions file")
+        return read_text(self.path, what="decisions file", regular_only=True)
 
     def history(self) -> list[dict[str, Any]]:
         return self.verify().entries
@@ -95,7 +95,7 @@ class DecisionStore:
             return [], 0
         entries: list[dict[str, Any]] = []
         skipped = 0
-        raw = read_text(self.history_path, what="decisions history")
+        raw = read_text(self.history_path, what="decisions history", regular_only=True)
         for line in raw.splitlines():
             if not line.strip():
                 continue
@@ -316,7 +316,7 @@ class DecisionStore:
         snapshot = self.snapshot_dir / f"{target}.json"
         if not snapshot.is_file():
             return None  # cannot roll forward; the next write records over the old state
-        text = read_text(snapshot, what="decisions snapshot")
+        text = read_text(snapshot, what="decisions snapshot", regular_only=True)
         if sha256_text(text) != target:
             return None
         atomic_write_text(self.path, text)
@@ -366,7 +366,7 @@ class DecisionStore:
             snapshot = self.snapshot_dir / f"{sha}.json"
             state: dict[str, Any] | None = None
             try:
-                text = read_text(snapshot, what="decisions snapshot")
+                text = read_text(snapshot, what="decisions snapshot", regular_only=True)
                 if sha256_text(text) == sha:
                     data = json.loads(text).get("pgc_clarifications", [])
                     state = {str(e.get("id")): e for e in data if isinstance(e, dict)}
@@ -385,7 +385,7 @@ class DecisionStore:
             snapshot = self.snapshot_dir / f"{target}.json"
             if not snapshot.exists():
                 raise CharterError(f"snapshot {snapshot} is missing; cannot restore")
-            text = read_text(snapshot, what="decisions snapshot")
+            text = read_text(snapshot, what="decisions snapshot", regular_only=True)
             if sha256_text(text) != target:
                 raise TamperError(f"snapshot {snapshot} does not match its recorded hash")
             atomic_write_text(self.path, text)

@@ -79,7 +79,9 @@ def load_checkpoint(session: Session, track: str) -> dict[str, Any] | None:
     if not path.exists():
         return None
     try:
-        data = json.loads(read_text(path, what="checkpoint", max_bytes=1024 * 1024))
+        data = json.loads(
+            read_text(path, what="checkpoint", max_bytes=1024 * 1024, regular_only=True)
+        )
     except ValueError:
         return None
     if not isinstance(data, dict) or data.get("schema") != CHECKPOINT_SCHEMA:

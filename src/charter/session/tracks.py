@@ -88,7 +88,9 @@ class Tracks:
         """The active track id, or None when no pointer exists yet."""
         if not self.pointer.exists():
             return None
-        text = read_text(self.pointer, what="active track pointer", max_bytes=4096).strip()
+        text = read_text(
+            self.pointer, what="active track pointer", max_bytes=4096, regular_only=True
+        ).strip()
         if not _TRACK_ID.match(text):
             raise CharterError(f"{self.pointer}: not a track id: {text[:40]!r}")
         return text
