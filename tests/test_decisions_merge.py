@@ -145,3 +145,23 @@ def test_markdown_intake_form(tmp_path: Path) -> None:
     assert got["RETENTION"].binding_reason == "user_marked_hard"
     assert got["MOBILE"].binding_reason == "explicit_exclusion"
     assert got["EXCLUDED_CRYPTO_PAYMENTS"].binding
+
+
+def _one(choices: list[dict[str, str]], answer: object) -> dict[str, object]:
+    entry = {"id": "QUEUE", "text": "Which job queue?", "priority": "must"}
+    return {**entry, "answer_type": "single_choice", "choices": choices, "user_answer": answer}
+
+
+def test_an_imported_answer_or_choice_id_the_choices_do_not_bear_out_is_one_error() -> None:
+    """A canonical file whose answer names no choice, or whose choice ids repeat, was
+    imported and bound as written (``decisions add`` already refused the first)."""
+    oban, exq = {"id": "OBAN", "label": "Oban"}, {"id": "EXQ", "label": "Exq"}
+    with pytest.raises(CharterError, match=r"in\.json: QUEUE: answer 'SIDEKIQ' is not one"):
+        from_document({"pgc_clarifications": [_one([oban, exq], "SIDEKIQ")]}, "in.json")
+    twice = [oban, {"id": "oban", "label": "Exq"}]
+    with pytest.raises(CharterError, match=r"in\.json: QUEUE: choice id 'oban' is given twice"):
+        from_document({"pgc_clarifications": [_one(twice, "OBAN")]}, "in.json")
+    with pytest.raises(CharterError, match="choice id 'OBAN' is given twice"):
+        merge_questions_answers([_one([oban, oban], None)], {"QUEUE": "OBAN"})
+    for answer in ("OBAN", "oban", "undecided", None):  # still fine
+        from_document({"pgc_clarifications": [_one([oban, exq], answer)]}, "in.json")

@@ -24,7 +24,12 @@ import yaml
 
 from charter import safejson, safeyaml
 from charter.decisions.binding import apply_binding
-from charter.decisions.merge import _slug, build_clarification, merge_questions_answers
+from charter.decisions.merge import (
+    _slug,
+    build_clarification,
+    check_choices,
+    merge_questions_answers,
+)
 from charter.decisions.models import PgcClarifications, parse_clarifications
 from charter.errors import CharterError
 from charter.fileio import read_text
@@ -125,6 +130,8 @@ def from_document(data: Any, source: str, default_priority: str = "must") -> Pgc
     """Canonical entries for any recognised document shape."""
     if isinstance(data, dict) and "pgc_clarifications" in data:
         parsed = parse_clarifications(data, source)
+        for entry in parsed.pgc_clarifications:
+            check_choices(entry, source)
         return PgcClarifications(
             pgc_clarifications=[apply_binding(e) for e in parsed.pgc_clarifications]
         )

@@ -143,7 +143,30 @@ def build_clarification(
         **{k: bool(v) for k, v in flags.items()},
     }
     parsed = parse_clarifications({"pgc_clarifications": [raw]}, where)
+    check_choices(parsed.pgc_clarifications[0], where)
     return apply_binding(parsed.pgc_clarifications[0])
+
+
+def check_choices(entry: Clarification, where: str) -> None:
+    """One error when a choice id is given twice (``X=Kafka`` and ``X=RabbitMQ``: which
+    did the answer pick?) or a choice answer names no choice: either would be bound as
+    written, and drift would read the decision wrong."""
+    seen: set[str] = set()
+    for choice in entry.choices:
+        if choice.id.lower() in seen:
+            raise CharterError(f"{where}: {entry.id}: choice id {choice.id!r} is given twice")
+        seen.add(choice.id.lower())
+    if entry.answer_type not in ("single_choice", "multi_choice") or not seen:
+        return
+    answer = entry.user_answer
+    for value in answer if isinstance(answer, list) else [answer]:
+        if value is None or not is_resolved(value):
+            continue
+        if value.strip().lower() not in seen | {"none", "nothing"}:
+            known = ", ".join(c.id for c in entry.choices)
+            raise CharterError(
+                f"{where}: {entry.id}: answer {value!r} is not one of the choices ({known})"
+            )
 
 
 def _answers_map(raw: Any, where: str) -> dict[str, Any]:
