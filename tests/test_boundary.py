@@ -10,12 +10,14 @@ any output, nor is the outside file written.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_hook, write
+from tests.conftest import CHARTER, run_hook, write
 
 MARK = "OUTSIDE-CANARY-7Q2"
 CONFIG = '[embed]\nprovider = "hash"\n'
@@ -224,3 +226,33 @@ def test_session_files_linked_out_are_neither_read_nor_written(repo, outside, ru
     prompt = run_hook(run_charter, repo, "UserPromptSubmit", prompt="add the fan bracket")
     assert prompt.returncode == 0 and "docs/tracks/ACTIVE_TRACK" in prompt.stderr
     assert list((outside / "tracks").iterdir()) == []
+
+
+def _bounded(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``charter args``, failed rather than waited on when it blocks (60 s)."""
+    return subprocess.run([*CHARTER, *args], cwd=repo, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("shape", ["fifo", "folder"])
+def test_a_settings_file_or_actions_log_that_is_no_regular_file_is_refused(
+    repo, run_charter, shape
+) -> None:
+    """A FIFO as ``.claude/settings.local.json`` made ``install`` wait for a writer forever
+    (a folder there was an ``IsADirectoryError``); a FIFO as the actions log made every
+    search wait. Each is now one line naming it, before anything is read or written."""
+    _indexed(repo, run_charter)
+    for rel, args in (
+        (".claude/settings.local.json", ("install", "claude-code")),
+        (".claude/settings.local.json", ("install", "claude-code", "--uninstall")),
+        ("logs/context_actions.csv", ("search", "when do deployments go out")),
+    ):
+        target = repo / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(target) if shape == "fifo" else target.mkdir()
+        result = _bounded(repo, *args)
+        assert result.returncode == 2, result.stderr
+        (line,) = errors(result.stderr)
+        assert rel in line and "not a regular file" in line, line
+        os.unlink(target) if shape == "fifo" else target.rmdir()
+    assert not (repo / ".claude" / "settings.json").exists()
+    assert not (repo / ".mcp.json").exists()

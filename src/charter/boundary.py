@@ -77,6 +77,10 @@ def writable(root: Path, path: Path, *, what: str) -> Path:
         raise BoundaryError(f"{what} {path} is outside the project {base}; refused")
     if final.is_symlink():
         raise BoundaryError(f"{what} {path} is a symlink; refusing to write through it")
+    if final.exists() and not final.is_file():
+        # a folder, FIFO or device by that name: reading a FIFO, or opening it to write,
+        # waits for a peer that never comes
+        raise CharterError(f"{what} {path} is not a regular file; refusing to read or write it")
     return final
 
 
