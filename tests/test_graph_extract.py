@@ -409,3 +409,28 @@ def test_sources_read_as_text_are_weighed_as_code_not_documents(
     assert task_context_paths(run_charter, repo, task)[0] == "modules/local/phenotype.nf"
     task = "the quota module clamps the quota limit too early"
     assert task_context_paths(run_charter, repo, task)[0] == "src/Quota.hs"
+
+
+def test_a_file_the_grammar_cannot_finish_parsing_is_kept_at_file_level(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tens of thousands of lines of nested brackets sent tree-sitter-kotlin's error
+    recovery past two minutes and a gigabyte (``graph build`` and every ``task-context``
+    waited on it); the parse is now cancelled at ``PARSE_SECONDS`` and the file kept at
+    file level, while an ordinary file still parses."""
+    import time
+
+    from charter.graph import parsers
+    from charter.graph.extract import extract_file
+
+    monkeypatch.setattr(parsers, "PARSE_SECONDS", 0.5, raising=False)
+    depth = 30_000
+    (tmp_path / "Deep.kt").write_text("fun a(\n" + "(\n" * depth + ")\n" * depth + ")\n")
+    (tmp_path / "Fine.kt").write_text("package a.b\n\nclass Track {\n    fun crop() = 1\n}\n")
+    started = time.monotonic()
+    deep = extract_file(tmp_path, "Deep.kt", 1_000_000)
+    assert time.monotonic() - started < 5
+    assert deep["note"] == "not parsed (ValueError): file level only"
+    assert deep["language"] == "kotlin" and "symbols" not in deep
+    fine = extract_file(tmp_path, "Fine.kt", 1_000_000)
+    assert [s["qualname"] for s in fine["symbols"]] == ["Track", "Track.crop"]

@@ -10,10 +10,11 @@ graph keeps at file level.
 
 from __future__ import annotations
 
+import time
 from functools import cache
 from typing import Any
 
-from tree_sitter import Language, Parser, Query
+from tree_sitter import Language, Parser, Query, Tree
 from tree_sitter import Node as TsNode
 
 _EXT = {
@@ -139,9 +140,42 @@ def _capsule(address: int) -> object:
     return capsule
 
 
+#: How long one file may take to parse. A grammar's error recovery can go superlinear on
+#: input no one writes by hand (200,000 lines of nested brackets took tree-sitter-kotlin
+#: over two minutes and a gigabyte by ten seconds); past this the parse is cancelled,
+#: ``ValueError``, and the file is kept at file level. Real files parse in milliseconds.
+PARSE_SECONDS = 5.0
+
+
+class BoundedParser:
+    """A grammar's parser whose :meth:`parse` gives up after :data:`PARSE_SECONDS`."""
+
+    def __init__(self, parser: Parser) -> None:
+        self._parser = parser
+
+    def parse(self, source: bytes) -> Tree:
+        """The tree of ``source``; ``ValueError`` when the parse runs out of time."""
+        deadline = time.monotonic() + PARSE_SECONDS
+
+        def read(offset: int, _point: object) -> bytes:
+            return source[offset : offset + 65536]
+
+        def too_long(*_state: object) -> bool:
+            return time.monotonic() > deadline
+
+        # tree-sitter calls the progress callback only when it reads through a callback
+        try:
+            return self._parser.parse(read, progress_callback=too_long)
+        except ValueError:
+            # a cancelled parse is resumed by the next call unless the parser is reset:
+            # the next file would be read as the rest of this one
+            self._parser.reset()
+            raise
+
+
 @cache
-def parser(name: str) -> Parser:
-    return Parser(language(name))
+def parser(name: str) -> BoundedParser:
+    return BoundedParser(Parser(language(name)))
 
 
 @cache
