@@ -606,3 +606,41 @@ def test_a_match_on_the_projects_common_word_alone_is_weak_lexical_evidence(
     assert "outputs" in best.shards[0].rule.text
     lx = [float(x.split()[1]) for x in best.shards[0].reasons if x.startswith("lexical ")]
     assert lx and lx[0] > 0.75, best.shards[0].reasons
+
+
+def test_lexical_scores_of_many_rules_fit_in_memory_and_keep_their_values() -> None:
+    """The rules' BM25 was a dense rules × words matrix: 6,000 rules of distinct words
+    took a gigabyte, and the prompt hook stopped at its memory cap with no rules. The
+    weights are now kept per word; the scores are bit for bit the dense formula's."""
+    import tracemalloc
+
+    from charter.rules.lexical import BM25, tokenize
+
+    docs = [f"Always call helper{i} before writing module m{i}" for i in range(6000)]
+    tracemalloc.start()
+    bm25 = BM25(docs)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 100 * 2**20, peak
+    assert int(np.argmax(bm25.scores("edit module m42 and call helper42"))) == 42
+
+    small = ["Use Req for HTTP requests", "Never use HTTPoison or Tesla", "Req Req retries", ""]
+    k1, b = 1.2, 0.75
+    vocab: dict[str, int] = {}
+    for doc in small:
+        for t in tokenize(doc):
+            vocab.setdefault(t, len(vocab))
+    tf = np.zeros((len(small), len(vocab)), dtype=np.float32)
+    for i, doc in enumerate(small):
+        for t in tokenize(doc):
+            tf[i, vocab[t]] += 1
+    lengths = tf.sum(axis=1)
+    df = (tf > 0).sum(axis=0)
+    idf = np.log(1 + (len(small) - df + 0.5) / (df + 0.5)).astype(np.float32)
+    denom = tf + k1 * (1 - b + b * lengths[:, None] / max(float(lengths.mean()), 1e-9))
+    weights = (tf * (k1 + 1) / np.where(denom == 0, 1, denom)).astype(np.float32)
+    sparse = BM25(small)
+    for query in ("req http", "httpoison tesla req", "retries", "nothing here"):
+        cols = sorted({vocab[t] for t in tokenize(query) if t in vocab})
+        dense = (weights[:, cols] * idf[cols]).sum(axis=1).astype(np.float32)
+        assert np.array_equal(sparse.scores(query), dense), query
