@@ -1110,3 +1110,28 @@ def test_a_cursor_mdc_link_is_shown_as_the_path_it_names(repo: Path) -> None:
     assert "Routers: `src/rest/routers/` - one router per feature" in texts
     assert "Validate input with the shared schemas (`src/schemas/index.ts`)." in texts
     assert "Quote a link as code: `[x](mdc:y)` stays as written." in texts
+
+
+def test_a_front_matter_scope_that_is_no_glob_is_left_out_with_a_note(repo: Path) -> None:
+    """``applyTo: [src/**, null]`` scoped the rule to ``None`` as well (Python's text of
+    a YAML null, a glob matching nothing), ``globs: true`` to ``True``, in silence; such
+    a value is now left out with a note naming the file. A number is the name it spells."""
+    write(
+        repo,
+        ".github/instructions/list.instructions.md",
+        '---\napplyTo:\n  - "lib/**/*.ex"\n  - null\n  - 2024\n---\n\n- Prefer Req for HTTP.\n',
+    )
+    write(repo, ".cursor/rules/flag.mdc", "---\nglobs: true\n---\n\n- Format with mix format.\n")
+    compiled = compile_rules(Project.load(repo))
+    scopes = {r.text: r.scopes for r in compiled.rules}
+    assert scopes == {
+        "Prefer Req for HTTP.": ["2024", "lib/**/*.ex"],
+        "Format with mix format.": [],
+    }
+    notes = sorted(w for w in compiled.report.warnings if "is no glob" in w)
+    assert notes == [
+        ".cursor/rules/flag.mdc: front-matter scope true/false is no glob; left out "
+        "(write globs as strings)",
+        ".github/instructions/list.instructions.md: front-matter scope null is no glob; "
+        "left out (write globs as strings)",
+    ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -431,22 +432,35 @@ def _expand_braces(pattern: str) -> list[str]:
     return [pattern]
 
 
-def _as_list(value: Any) -> list[str]:
-    """Scope globs of a front-matter value: a list, or a string of comma-separated globs."""
+def _scopes_of(value: Any, dropped: list[str] | None = None) -> list[str]:
+    """Scope globs of a front-matter value: a list, or a string of comma-separated globs.
+
+    A number is read as the name it spells (``2024``); ``null``, ``true``/``false``, a
+    mapping or a nested list is no glob: it is left out and its YAML kind added to
+    ``dropped`` (it was kept as Python's text of it, ``None``, a scope matching nothing).
+    """
     if value is None or value == "":
         return []
     if isinstance(value, str):
         globs = _split_commas(value)
-    elif isinstance(value, list):
-        globs = [str(v) for v in value]
     else:
-        globs = [str(value)]
+        globs = []
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str):
+                globs.append(item)
+            elif isinstance(item, (int, float)) and not isinstance(item, bool):
+                globs.append(str(item))
+            elif dropped is not None:
+                dropped.append(_YAML_KIND.get(type(item), type(item).__name__))
     return [g for glob in globs if glob.strip() for g in _expand_braces(glob.strip())]
+
+
+_YAML_KIND = {type(None): "null", bool: "true/false", dict: "a mapping", list: "a list"}
 
 
 def scope_globs(value: Any) -> list[str]:
     """Scope globs of ``value`` as front matter's are read; none for a glob of every file."""
-    globs = _as_list(value)
+    globs = _scopes_of(value)
     return [] if set(globs) & _EVERYWHERE else globs
 
 
@@ -455,6 +469,18 @@ def _truthy(value: Any) -> bool:
 
 
 def _apply_meta(src: SourceFile) -> None:
+    dropped: list[str] = []
+
+    _read_meta(src, lambda value: _scopes_of(value, dropped))
+    if dropped:
+        note = (
+            f"{src.rel}: front-matter scope {', '.join(dropped)} is no glob; left out "
+            "(write globs as strings)"
+        )
+        src.note = f"{src.note}; {note}" if src.note else note
+
+
+def _read_meta(src: SourceFile, globs: Callable[[Any], list[str]]) -> None:
     meta = src.meta
     kind = src.kind
     src.description = str(meta.get("description") or "")
@@ -463,17 +489,17 @@ def _apply_meta(src: SourceFile) -> None:
         # its globs match or its description fits, and with neither only when named
         src.always = _truthy(meta.get("alwaysApply"))
         src.on_demand = "alwaysApply" in meta and not src.always
-        src.scopes = _as_list(meta.get("globs"))
+        src.scopes = globs(meta.get("globs"))
         src.manual = src.on_demand and not src.scopes and not src.description.strip()
     elif kind == "claude-rules":
-        src.scopes = _as_list(meta.get("paths") or meta.get("globs"))
+        src.scopes = globs(meta.get("paths") or meta.get("globs"))
     elif kind == "cline":
         # Cline reads `paths:` as Claude Code does (globs; without it, every file)
-        src.scopes = _as_list(meta.get("paths"))
+        src.scopes = globs(meta.get("paths"))
     elif kind in ASKED_FOR_KINDS:
         src.on_demand = src.manual = True
     elif kind == "copilot-instructions":
-        src.scopes = _as_list(meta.get("applyTo"))
+        src.scopes = globs(meta.get("applyTo"))
         excluded = meta.get("excludeAgent")
         names = excluded if isinstance(excluded, list) else _split_commas(str(excluded or ""))
         if "coding-agent" in {str(name).strip().lower() for name in names}:
@@ -483,7 +509,7 @@ def _apply_meta(src: SourceFile) -> None:
         src.always = inclusion == "always"
         src.on_demand = not src.always
         src.manual = inclusion == "manual"
-        src.scopes = _as_list(meta.get("fileMatchPattern") or meta.get("fileMatch"))
+        src.scopes = globs(meta.get("fileMatchPattern") or meta.get("fileMatch"))
     elif kind == "augment":
         # `always_apply` is in every prompt; `agent_requested` is attached when its
         # description fits the task, `manual` only when the user @-mentions the file
@@ -496,7 +522,7 @@ def _apply_meta(src: SourceFile) -> None:
         src.always = trigger == "always_on"
         src.on_demand = bool(trigger) and not src.always
         src.manual = trigger == "manual"
-        src.scopes = _as_list(meta.get("globs"))
+        src.scopes = globs(meta.get("globs"))
     if src.scopes and set(src.scopes) & _EVERYWHERE:
         src.scopes = []  # `globs: *`: every file, which is no scope at all
     if kind in FOLDER_KINDS:

@@ -173,12 +173,14 @@ if TYPE_CHECKING:
 #: sub-items of an item ending in a colon with it, however long it is
 #: 83: a line that calls a credential word with one quoted value and no parentheses
 #: (Groovy's ``storePassword "x"``, Elixir's ``@secret "x"``) has its value redacted
+#: 84: a front-matter scope that is no glob (``null``, ``true``, a mapping) is left out with
+#: a note; it was kept as Python's text of it (``None``), a scope matching nothing
 #: 85: a prohibition whose one condition is the user's consent ("unless the user asks",
 #: "without approval", "ask before running `X`") is read without it and marked
 #: ``consent: "user"`` in ``rules.prohibited.json`` (the guardrail asks); "never force
 #: push" forbids git's force pushes, "never push directly to `main`" a push to that
 #: branch (``branch``), "never use `--no-verify`" that long option on any command
-STATE_VERSION = 83
+STATE_VERSION = 85
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
