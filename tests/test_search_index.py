@@ -630,6 +630,29 @@ def test_unindexed_file_types_are_reported_one_row_per_extension(tmp_path: Path)
     assert ".adb" not in again.unindexed
 
 
+def test_an_extension_written_without_its_dot_or_in_capitals_still_indexes_its_files(
+    tmp_path: Path,
+) -> None:
+    """``code_extensions = ["adb", ".ADS"]`` matched no file, without a word, while the
+    skipped table went on saying to add ".adb": an entry is now the lower-case suffix
+    with one dot, and one no suffix can equal is refused, naming the key."""
+    root = _copy_demo(tmp_path)
+    (root / "ada").mkdir()
+    (root / "ada" / "alu.adb").write_text("package body Alu is\nend Alu;\n")
+    (root / "ada" / "alu.ads").write_text("package Alu is\nend Alu;\n")
+    (root / "charter.toml").write_text('[search.index]\ncode_extensions = ["adb", ".ADS"]\n')
+    report = _index(root, "hash")
+    assert {"ada/alu.adb", "ada/alu.ads"} <= set(report.indexed)
+    assert report.unindexed == {}
+    (root / "charter.toml").write_text('[search.index]\ncode_extensions = [".tar.gz"]\n')
+    out = subprocess.run(
+        [str(CHARTER), "index", "-C", str(root)], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
+    assert "search.index.code_extensions: '.tar.gz' is not a file extension" in out.stderr
+
+
 def test_object_pascal_sources_are_indexed_as_code(tmp_path: Path) -> None:
     # a Delphi VCL app's every unit and program (`.pas`, `.dpr`) was a "type search does
     # not index" row: its source could not be searched until the user listed them

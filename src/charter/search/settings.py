@@ -282,6 +282,24 @@ class IndexSettings(Record):
         default=200, ge=0, description="deleted files taken from history"
     )
 
+    @check("text_extensions", "code_extensions", "sot_extensions")
+    def _extensions(value: list[str]) -> list[str]:
+        """Each entry as the suffix a file's name is matched by: lower case, one leading
+        dot. ``"smk"`` and ``".SMK"`` matched no file, silently, while the skipped table
+        went on telling the user to add ``".smk"``; an entry no suffix can ever equal
+        (``".tar.gz"``, ``"docs/*.txt"``) is refused, naming it."""
+        out: list[str] = []
+        for entry in value:
+            ext = "." + entry.strip().lstrip(".").lower()
+            if ext == "." or any(c in ext[1:] for c in "./\\*?[] "):
+                raise ValueError(
+                    f'{entry!r} is not a file extension (one suffix such as ".smk"; '
+                    "a file is matched by the last dot of its name)"
+                )
+            if ext not in out:
+                out.append(ext)
+        return out
+
     @check("skip_noise")
     def _known_rules(value: list[str]) -> list[str]:
         from charter.search.noise import NOISE_RULES
