@@ -106,6 +106,19 @@ def test_unknown_or_misplaced_keys_are_one_line_naming_file_and_key(
     assert "\n" not in line and line.startswith("charter: error: ") and where in line
 
 
+def test_a_charter_toml_with_a_byte_order_mark_is_read(repo: Path, run_charter) -> None:
+    """A charter.toml saved with a UTF-8 byte-order mark (as Windows editors do) was
+    "Invalid statement (at line 1, column 1)", pointing at nothing the user could see;
+    it is read. One in UTF-16 is one line saying it is not UTF-8."""
+    (repo / "charter.toml").write_bytes(b"\xef\xbb\xbf[rules]\ntop_n = 9\n")
+    assert Project.load(repo).settings.rules.top_n == 9
+    (repo / "charter.toml").write_bytes("[rules]\ntop_n = 9\n".encode("utf-16"))
+    proc = run_charter("lint", cwd=repo)
+    assert proc.returncode == 2, proc.stdout
+    line = proc.stderr.strip()
+    assert "\n" not in line and "charter.toml: not UTF-8" in line and "save it as UTF-8" in line
+
+
 def _seed_rows() -> list[tuple[str, str]]:
     """(key, default) of each row of docs/configuration.md's seed table that names a key."""
     doc = (Path(__file__).parent.parent / "docs" / "configuration.md").read_text()

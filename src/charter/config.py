@@ -98,10 +98,17 @@ def _load_raw(root: Path) -> tuple[dict[str, Any], Path | None]:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        # "-sig": a byte-order mark (Windows editors write one) is no TOML statement, and
+        # "Invalid statement (at line 1, column 1)" pointed at nothing the user could see
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except OSError as exc:
         raise CharterError(f"cannot read {path}: {exc.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise CharterError(
+            f"invalid TOML in {path}: not UTF-8 (byte {exc.object[exc.start]:#04x} at offset "
+            f"{exc.start}); save it as UTF-8"
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
         raise CharterError(f"invalid TOML in {path}: {exc}") from None
 
 
