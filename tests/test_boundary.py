@@ -170,6 +170,23 @@ def test_symlinked_history_or_state_dir_is_refused(repo, outside, run_charter) -
     assert list((outside / "state").iterdir()) == []
 
 
+def test_a_file_named_charter_state_dir_is_one_line_and_left_as_it_is(repo, run_charter) -> None:
+    """A file where the ``.charter`` folder goes was "FileExistsError: [Errno 17] File
+    exists" from whichever store first made a folder in it; it is one line naming it,
+    the guardrail hook fails closed, and the file is left as it was."""
+    write(repo, "charter.toml", CONFIG)
+    write(repo, "CLAUDE.md", CLAUDE)
+    write(repo, ".charter", "my notes\n")
+    for args in (["compile"], ["index"], ["decisions", "add", "--id", "P", "--text", "Which?"]):
+        result = run_charter(*args, cwd=repo)
+        assert result.returncode == 2, result.stdout
+        (line,) = errors(result.stderr)
+        assert ".charter is not a folder" in line and "Errno" not in line
+    hook = run_hook(run_charter, repo, "PreToolUse", tool_name="Bash", tool_input={"command": "ls"})
+    assert json.loads(hook.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert (repo / ".charter").read_text() == "my notes\n"
+
+
 def test_index_and_facts_never_follow_symlinks_out(repo, outside, run_charter) -> None:
     write(outside, "sot/rates.csv", f"id,rate\nR-1,{MARK}\n")
     write(repo, "charter.toml", CONFIG)

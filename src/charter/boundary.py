@@ -113,6 +113,12 @@ def check_state_dir(root: Path, state_dir: Path) -> None:
     base = root.resolve()
     rel = state_dir.relative_to(root) if state_dir.is_relative_to(root) else state_dir
     inside_root(base, state_dir, what=f"state directory {rel}")
+    if not state_dir.is_dir():
+        # a file (or a FIFO) named .charter was "FileExistsError: [Errno 17] File exists"
+        # from whichever store first made a folder in it
+        raise CharterError(
+            f"{rel} is not a folder: Charter keeps its state there; move the file away"
+        )
     for dirpath, dirnames, filenames in os.walk(state_dir):
         for name in (*dirnames, *filenames):
             entry = Path(dirpath) / name
