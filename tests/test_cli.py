@@ -144,3 +144,31 @@ def test_the_cli_refuses_the_home_directory_as_a_project_but_not_a_fresh_folder(
     proc = run_charter("compile", cwd=fresh, env=env)
     assert proc.returncode == 0, proc.stderr
     assert (fresh / ".charter").is_dir()
+
+
+def test_a_file_where_a_folder_goes_is_named_not_an_errno(repo: Path, run_charter) -> None:
+    """A file named ``.claude`` or ``docs`` (where Charter makes ``docs/tracks/``), or a
+    folder named ``.mcp.json``, was "NotADirectoryError: [Errno 20] Not a directory:
+    '…/docs/tracks/master'", naming a path that does not exist rather than the file in
+    the way. The line now names the file to move; the hook note says the same."""
+    (repo / ".claude").write_text("notes\n")
+    proc = run_charter("install", "claude-code", cwd=repo)
+    line = proc.stderr.strip()
+    assert proc.returncode == 1 and "\n" not in line and "Errno" not in line
+    assert line.endswith(f"folder {repo / '.claude'}: a file of that name is in the way; move it")
+    (repo / ".claude").unlink()
+    (repo / ".mcp.json").mkdir()
+    proc = run_charter("install", "claude-code", cwd=repo)
+    assert proc.stderr.strip().endswith(
+        f"{repo / '.mcp.json'}: it is a folder where a file is needed; move it"
+    )
+    (repo / ".mcp.json").rmdir()
+    (repo / "docs").write_text("notes\n")
+    start = json.dumps({"hook_event_name": "SessionStart", "source": "startup", "cwd": str(repo)})
+    hook = run_charter("hook", "session-start", cwd=repo, stdin=start)
+    assert hook.returncode == 0
+    assert f"{repo / 'docs'} is a file where a folder is needed; move it" in hook.stderr
+    assert "Errno" not in hook.stderr
+    proc = run_charter("session", "state", cwd=repo)
+    assert proc.returncode == 1 and "Errno" not in proc.stderr
+    assert f"{repo / 'docs'} is a file where a folder is needed" in proc.stderr

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from charter.config import Project
-from charter.errors import CharterError
+from charter.errors import CharterError, describe
 
 STATUSES = ("ok", "info", "warn", "fail")
 
@@ -71,7 +71,7 @@ def run_checks(project: Project, only: list[str] | None = None) -> list[CheckRes
         try:
             result = func(project)
         except Exception as exc:  # one broken check must not hide the others
-            result = CheckResult(name, "fail", f"{type(exc).__name__}: {exc}")
+            result = CheckResult(name, "fail", describe(exc))
         result.name = name
         out.append(result)
     return out

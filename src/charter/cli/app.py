@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from charter.errors import CharterError
+from charter.errors import CharterError, describe
 
 app = typer.Typer(
     name="charter",
@@ -73,5 +73,5 @@ def run() -> None:
         print(f"charter: error: {message} (see --help)", file=sys.stderr)
         raise SystemExit(getattr(exc, "exit_code", 2)) from None
     except Exception as exc:  # anything unexpected: one line, never a traceback
-        print(f"charter: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"charter: error: {describe(exc)}", file=sys.stderr)
         raise SystemExit(1) from None

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from charter.config import Project
+from charter.errors import describe
 from charter.rules.commands import (
     DEPENDENCY_ADDS,
     ForbiddenCommand,
@@ -1022,7 +1023,7 @@ def pre_tool_use_output(project: Project, payload: dict[str, Any]) -> dict[str, 
         try:
             audit(project, payload, verdict, policy)
         except OSError as exc:
-            return _output("deny", f"{verdict.reason} (and the audit log failed: {exc})")
+            return _output("deny", f"{verdict.reason} (and the audit log failed: {describe(exc)})")
         return _output(verdict.decision, verdict.reason)
     except Exception as exc:  # fail closed: never let an unchecked write through
-        return fail_closed_output(payload, f"{type(exc).__name__}: {exc}")
+        return fail_closed_output(payload, describe(exc))

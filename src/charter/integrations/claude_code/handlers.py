@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from charter.config import Project
+from charter.errors import describe
 from charter.integrations.claude_code.fastpath import EVENTS
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ def _context(event_name: str, text: str) -> dict[str, Any] | None:
 
 
 def _failed(where: str, exc: Exception) -> str:
-    return f"{where} skipped: {type(exc).__name__}: {exc}"
+    return f"{where} skipped: {describe(exc)}"
 
 
 def pinned_parts(

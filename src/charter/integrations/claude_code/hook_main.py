@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from charter.errors import describe
 from charter.integrations.claude_code import channel, fastpath
 from charter.paths import find_project, named_root, runtime_base, runtime_dir, worker_socket
 
@@ -316,6 +317,6 @@ def _run(
         return 0
     except Exception as exc:  # fail open: never break the agent
         how = "closed" if event == "pre-tool-use" else "open"
-        _note(f"hook {event} failed {how}: {type(exc).__name__}: {exc}")
-        _fail_closed(event, payload, f"{type(exc).__name__}: {exc}")
+        _note(f"hook {event} failed {how}: {describe(exc)}")
+        _fail_closed(event, payload, describe(exc))
         return 0

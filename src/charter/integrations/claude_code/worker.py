@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from charter.errors import describe
 from charter.integrations.claude_code import channel
 from charter.paths import CONFIG_FILE, UnsafeRuntimeDir, runtime_dir, worker_socket
 
@@ -282,13 +283,13 @@ def _answer(
         if event == "pre-tool-use":  # guardrails fail closed
             from charter.session.guardrails import fail_closed_output
 
-            output = fail_closed_output({}, f"worker error: {type(exc).__name__}: {exc}")
+            output = fail_closed_output({}, f"worker error: {describe(exc)}")
             reply = {
                 "output": output,
                 "notes": [f"guardrails failed closed: {exc}"],
             }
         else:
-            reply = {"output": None, "notes": [f"worker failed open: {type(exc).__name__}: {exc}"]}
+            reply = {"output": None, "notes": [f"worker failed open: {describe(exc)}"]}
     if render:
         reply["__render__"] = True
     return reply
