@@ -511,6 +511,18 @@ def test_a_symlink_loop_is_skipped_not_fatal(tmp_path: Path) -> None:
     }
 
 
+def test_a_link_out_of_the_project_is_named_by_its_place_in_it(tmp_path: Path) -> None:
+    """A link leading outside was the one skipped row named by its absolute path (this
+    machine's ``/home/me/src/app/docs/leak.md``); every other row is relative to the
+    root, and now so is this one."""
+    root = _copy_demo(tmp_path)
+    (tmp_path / "elsewhere.md").write_text("# Elsewhere\n\nNot the project's.\n")
+    (root / "docs" / "leak.md").symlink_to(tmp_path / "elsewhere.md")
+    report = _index(root, "hash")
+    assert dict(report.skipped)["docs/leak.md"] == "outside the project"
+    assert not [path for path, _ in report.skipped if str(tmp_path) in path]
+
+
 def test_two_index_runs_at_once_embed_each_chunk_once(tmp_path: Path) -> None:
     """A second ``charter index`` started while one runs waits for it and then finds
     nothing left to embed: the work is done once, not twice in parallel."""

@@ -420,14 +420,12 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
             try:
                 rel = path.resolve().relative_to(root_resolved).as_posix()
             except ValueError:
-                out.skipped.append((path.as_posix(), "outside the project"))
+                # the link's own place in the project, as every other row is named: the
+                # absolute path was this machine's (`/home/me/src/app/docs/leak.md`)
+                out.skipped.append((_shown(path, root), "outside the project"))
                 continue
             except (RuntimeError, OSError):  # a -> b -> a: Python 3.11 raises RuntimeError
-                try:
-                    shown = path.relative_to(root).as_posix()
-                except ValueError:
-                    shown = path.as_posix()
-                out.skipped.append((shown, "symlink loop"))
+                out.skipped.append((_shown(path, root), "symlink loop"))
                 continue
             if rel in seen:
                 continue
@@ -477,6 +475,14 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
     out.unindexed = {suffix: n for suffix, n in out.unindexed.items() if suffix in texts}
     out.skipped.extend(unindexed_notes(out.unindexed))
     return out
+
+
+def _shown(path: Path, root: Path) -> str:
+    """``path`` as the project names it (relative to ``root``, links not followed)."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def starts_as_text(path: Path) -> bool:
