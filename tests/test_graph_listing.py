@@ -204,3 +204,27 @@ def test_files_git_tracks_are_read_though_an_ignore_rule_matches_them(
     assert skipped.get(".claude/settings.local.json") == "gitignored"
     found = run_charter("search", "squash before merge", "--mode", "review", "--json", cwd=repo)
     assert ".claude/skills/migrate/SKILL.md" in found.stdout
+
+
+def test_a_name_that_is_not_utf8_is_a_skipped_row_not_a_crash(tmp_path: Path) -> None:
+    """A file or folder named in Latin-1 (``caf\\xe9.md``) stopped `charter graph build`
+    with a UnicodeEncodeError naming no file: it is a skipped row, shown with the byte
+    escaped, and a cached listing gives the same."""
+    root = tmp_path / "p"
+    write(root, "app/main.py", "def main():\n    pass\n")
+    base = os.fsencode(root)
+    open(os.path.join(base, b"app", b"caf\xe9.py"), "w").close()
+    os.mkdir(os.path.join(base, b"d\xe9p"))
+    open(os.path.join(base, b"d\xe9p", b"x.py"), "w").close()
+    _age(root)
+    project = Project.load(root)
+    cache = tmp_path / "listing.json"
+    first = list_files(project, cache)
+    assert first.files == ["app/main.py"]
+    assert sorted(first.skipped) == [
+        ("app/caf\\xe9.py", "its name is not UTF-8 (rename it)"),
+        ("d\\xe9p/", "its name is not UTF-8 (rename it)"),
+    ]
+    save_listing(cache, first)
+    json.loads(cache.read_text(encoding="utf-8"))
+    _same(list_files(project, cache), first)

@@ -385,6 +385,26 @@ def test_a_symlinked_rules_folder_inside_the_project_is_read(repo: Path, tmp_pat
     assert any(".cursor/rules" in e and "outside the project" in e for e in compiled.report.errors)
 
 
+def test_a_rule_file_whose_name_is_not_utf8_is_a_note_not_a_crash(repo: Path) -> None:
+    """A folder named in Latin-1 (``d\\xe9p/``, from an old archive) holding a CLAUDE.md
+    stopped `charter compile` with a UnicodeEncodeError naming no file. It is left out
+    with a note naming it; a folder of that kind holding no rule file is no note."""
+    import os
+
+    write(repo, "CLAUDE.md", "# Rules\n\n- Never push on Fridays.\n")
+    folder = os.path.join(os.fsencode(repo), b"d\xe9p")
+    os.mkdir(folder)
+    with open(os.path.join(folder, b"CLAUDE.md"), "w") as handle:
+        handle.write("# Rules\n\n- Always tag releases.\n")
+    os.mkdir(os.path.join(os.fsencode(repo), b"ph\xf6tos"))
+    open(os.path.join(os.fsencode(repo), b"ph\xf6tos", b"a.jpg"), "wb").close()
+    compiled = compile_rules(Project.load(repo), write=True)
+    assert [r.text for r in compiled.rules] == ["Never push on Fridays."]
+    assert compiled.report.errors == [
+        "rule file d\\xe9p/CLAUDE.md: its name is not UTF-8 (rename it)"
+    ]
+
+
 def test_a_scoped_rule_under_a_constitution_heading_stays_a_shard_of_its_scope(
     repo: Path,
 ) -> None:

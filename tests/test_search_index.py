@@ -523,6 +523,22 @@ def test_a_link_out_of_the_project_is_named_by_its_place_in_it(tmp_path: Path) -
     assert not [path for path, _ in report.skipped if str(tmp_path) in path]
 
 
+def test_a_file_whose_name_is_not_utf8_is_skipped_not_fatal(tmp_path: Path) -> None:
+    """One file named in Latin-1 (``caf\\xe9.md``) stopped `charter index` with a
+    UnicodeEncodeError naming no file, and nothing was indexed; it is a skipped row (the
+    byte shown escaped) and the rest is indexed."""
+    root = _copy_demo(tmp_path)
+    with open(os.path.join(os.fsencode(root / "docs"), b"caf\xe9.md"), "w") as handle:
+        handle.write("# Notes\n\nAbout the deploy window.\n")
+    os.mkdir(os.path.join(os.fsencode(root), b"d\xe9p"))
+    report = _index(root, "hash")
+    assert "docs/runbook.md" in report.indexed
+    skipped = dict(report.skipped)
+    assert skipped["docs/caf\\xe9.md"] == "its name is not UTF-8 (rename it)"
+    assert skipped["d\\xe9p/"] == "its name is not UTF-8 (rename it)"
+    json.dumps(report.as_dict()).encode("utf-8")
+
+
 def test_two_index_runs_at_once_embed_each_chunk_once(tmp_path: Path) -> None:
     """A second ``charter index`` started while one runs waits for it and then finds
     nothing left to embed: the work is done once, not twice in parallel."""

@@ -145,3 +145,24 @@ def worker_socket(root: Path) -> Path:
     key = f"{root.resolve()}\0{__version__}"
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return runtime_base() / f"{digest}.sock"
+
+
+#: The skip reason of a file or folder whose name holds bytes that are not UTF-8.
+NOT_UTF8_NAME = "its name is not UTF-8 (rename it)"
+
+
+def utf8_name(name: str) -> bool:
+    """Whether a name read from the disk is UTF-8: Python keeps other bytes (a Latin-1
+    ``café.md`` from an old archive) as lone surrogates, which no UTF-8 output, JSON or
+    SQLite text can hold, so one such file stopped `charter index` and `graph build`
+    with a UnicodeEncodeError naming no file."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(rel: str) -> str:
+    """``rel`` printable, its bytes that are not UTF-8 written ``\\xe9``."""
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

@@ -25,6 +25,7 @@ import pathspec
 
 from charter.config import Project
 from charter.fileio import atomic_write_text
+from charter.paths import NOT_UTF8_NAME, shown_name, utf8_name
 from charter.search.discover import (
     Tracked,
     _gitignore,
@@ -158,6 +159,9 @@ def list_files(project: Project, cache: Path | None = None) -> Listing:
             if reason is not None:
                 out.skipped.append((rel, reason))
                 continue
+            if not utf8_name(rel):  # listed by a Charter that did not skip such names
+                out.skipped.append((shown_name(rel), NOT_UTF8_NAME))
+                continue
             try:
                 stat = os.stat(os.path.join(directory, name))
             except OSError:
@@ -233,6 +237,12 @@ def list_files(project: Project, cache: Path | None = None) -> Listing:
         for entry in entries:
             rel = prefix + entry.name
             if entry.is_symlink():
+                continue
+            if not utf8_name(entry.name):
+                # a skipped row under its name escaped (the cache is JSON: no lone
+                # surrogate in it), for a folder too: nothing in it can be named either
+                shown = shown_name(entry.name) + ("/" if entry.is_dir() else "")
+                folder["e"].append([shown, NOT_UTF8_NAME])
                 continue
             if entry.is_dir():
                 if entry.name in _ALWAYS_SKIP:

@@ -19,6 +19,7 @@ from typing import Any
 from charter.boundary import BoundaryError, inside_root
 from charter.errors import CharterError
 from charter.fileio import NotUtf8, read_text
+from charter.paths import NOT_UTF8_NAME, shown_name, utf8_name
 
 #: (kind, glob relative to the project root). Order is the stable discovery order; the
 #: first pattern a path matches gives its kind, so the rules folders come first (an
@@ -178,6 +179,7 @@ def discover(
             for d in dirnames
             if d not in _PRUNE
             and not any(fnmatch.fnmatch(f"{rel_dir}/{d}".lstrip("/") + "/", g) for g in exclude)
+            and _utf8_folder(Path(dirpath) / d, f"{rel_dir}/{d}".lstrip("/"), refused)
             and _enter(base, Path(dirpath), d, f"{rel_dir}/{d}".lstrip("/"), entered, refused)
         )
         for name in filenames:
@@ -185,6 +187,11 @@ def discover(
             if any(fnmatch.fnmatch(rel, g) for g in exclude):
                 continue
             kind = classify(rel)
+            if kind and not utf8_name(name):
+                # a lone surrogate in a path stopped compile with a UnicodeEncodeError
+                if refused is not None:
+                    refused.append(f"rule file {shown_name(rel)}: {NOT_UTF8_NAME}")
+                continue
             if kind:
                 path = Path(dirpath) / name
                 if path.is_symlink() or path.resolve() != base / rel:
@@ -196,6 +203,28 @@ def discover(
                         continue
                 found[rel] = (kind, path)
     return [found[k] for k in sorted(found)]
+
+
+def _utf8_folder(path: Path, rel: str, refused: list[str] | None) -> bool:
+    """Walk into the folder ``rel``? Not when its name is not UTF-8; then a note when a
+    rule file sits in it (looked for among its first few thousand files), as its rules
+    are not read."""
+    if utf8_name(path.name):
+        return True
+    if refused is not None:
+        seen = 0
+        for dirpath, dirnames, filenames in os.walk(path):
+            dirnames[:] = [d for d in dirnames if d not in _PRUNE]
+            inner = os.path.relpath(dirpath, path)
+            for name in filenames:
+                sub = name if inner == "." else f"{inner}/{name}"
+                if classify(shown_name(f"{rel}/{sub}")):
+                    refused.append(f"rule file {shown_name(f'{rel}/{sub}')}: {NOT_UTF8_NAME}")
+                    return False
+                seen += 1
+            if seen > 5000:
+                break
+    return False
 
 
 def _enter(

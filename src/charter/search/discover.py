@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from charter.fileio import UTF16_32_BOMS
 from charter.notebooks import SUFFIX as NOTEBOOK_SUFFIX
-from charter.paths import CONFIG_FILE, STATE_DIR
+from charter.paths import CONFIG_FILE, NOT_UTF8_NAME, STATE_DIR, shown_name, utf8_name
 from charter.search.noise import noise_rules
 from charter.search.settings import IndexSettings, SearchSettings
 
@@ -402,6 +402,9 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
 
     def prune(directory: Path) -> bool:
         """Skip excluded and ignored directories without walking into them."""
+        if not utf8_name(directory.name):
+            out.skipped.append((shown_name(_shown(directory, root)) + "/", NOT_UTF8_NAME))
+            return True
         try:
             rel_dir = directory.resolve().relative_to(root_resolved).as_posix() + "/"
         except ValueError:
@@ -417,6 +420,9 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
 
     for target in targets:
         for path in _walk(target, prune):
+            if not utf8_name(path.name):
+                out.skipped.append((shown_name(_shown(path, root)), NOT_UTF8_NAME))
+                continue
             try:
                 rel = path.resolve().relative_to(root_resolved).as_posix()
             except ValueError:
