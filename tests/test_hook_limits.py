@@ -326,6 +326,35 @@ def test_tampered_decisions_block_through_the_warm_worker(
         os.kill(pid, 15)
 
 
+@pytest.mark.parametrize("warm", [False, True])
+def test_a_prompt_ending_in_half_an_emoji_is_answered_and_recorded(
+    repo: Path, tmp_path: Path, run_charter: Run, warm: bool
+) -> None:
+    """JSON's ``"\\ud83d"`` (half a surrogate pair, as a cut emoji leaves) decodes to a
+    lone surrogate, which no UTF-8 text holds: the prompt's rules and its record were
+    both lost ("surrogates not allowed", "TextEncodeInput must be …"). It is read as
+    U+FFFD with one note, in the client and in the warm worker alike."""
+    write(repo, "CLAUDE.md", RULES)
+    env = {"TMPDIR": str(tmp_path), "XDG_RUNTIME_DIR": ""}
+    pid = None
+    if warm:
+        sock = tmp_path / f"charter-{os.getuid()}" / worker_socket(repo).name
+        _, pid = start_worker(run_charter, repo, sock=sock, env=env)
+    else:
+        no_worker(repo)
+    try:
+        prompt = "add a database column with Alembic \ud83d"
+        proc = run_hook(run_charter, repo, "UserPromptSubmit", env=env, prompt=prompt)
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        assert "not valid Unicode" in proc.stderr and "skipped" not in proc.stderr
+        assert "Use Alembic." in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+        stored = b"".join(path.read_bytes() for path in (repo / ".charter").glob("session.db*"))
+        assert b"add a database column with Alembic" in stored  # the prompt is on record
+    finally:
+        if pid is not None:
+            os.kill(pid, 15)
+
+
 @pytest.mark.parametrize("prompt", [["add a database column"], {"text": "add a database column"}])
 def test_a_prompt_that_is_not_text_is_one_note_not_its_repr(
     repo: Path, run_charter: Run, prompt: object
