@@ -270,3 +270,51 @@ def test_a_server_started_outside_any_project_writes_nothing(tmp_path: Path) -> 
     text = result.content[0].text
     assert "in no project" in text and "\n" not in text.strip()
     assert sorted(p.name for p in nowhere.iterdir()) == ["CLAUDE.md"]
+
+
+def test_a_call_holding_half_a_surrogate_pair_is_answered(root: Path) -> None:
+    """``"\\ud83d"`` (half a surrogate pair, as a cut emoji leaves it) is valid JSON, but
+    the SDK's strict parser refused the message and dropped it without a reply: the
+    client waited for ever on that call. Each half is now read as U+FFFD and the call
+    is answered. Raw JSON-RPC lines, since the SDK's client cannot send one."""
+    import select
+    import subprocess
+    import time
+
+    from tests.conftest import CHARTER_BIN
+
+    proc = subprocess.Popen(
+        [str(CHARTER_BIN), "mcp", "--project", str(root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(line: str) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(line.encode() + b"\n")
+        proc.stdin.flush()
+
+    def reply(deadline: float) -> dict[str, Any]:
+        assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], max(deadline - time.monotonic(), 0))
+        assert ready, "no reply"
+        return json.loads(proc.stdout.readline())
+
+    try:
+        deadline = time.monotonic() + 90
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}
+        send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}))
+        reply(deadline)
+        send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        send(
+            '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": '
+            '"verify_facts", "arguments": {"text": "DEL-101 is due 2025-11-15 \\ud83d"}}}'
+        )
+        answer = reply(deadline)
+        assert answer["id"] == 1 and not answer["result"]["isError"]
+        assert "2025-11-15" in answer["result"]["content"][0]["text"]
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)

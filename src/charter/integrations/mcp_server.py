@@ -32,6 +32,7 @@ from typing import Any
 from charter.config import Project
 from charter.errors import CharterError
 from charter.paths import find_project
+from charter.safejson import replace_lone_surrogates
 
 PROJECT_ENV = "CHARTER_PROJECT"
 
@@ -214,6 +215,10 @@ def _one_line_argument_errors(manager: Any) -> None:
     call_tool = manager.call_tool
 
     async def call(name: str, arguments: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        if isinstance(arguments, dict):
+            # half a surrogate pair ("\\ud83d" in the JSON) cannot be written back in
+            # the reply: the call was never answered and the client waited for ever
+            replace_lone_surrogates(arguments)
         try:
             return await call_tool(name, arguments, *args, **kwargs)
         except ToolError as exc:
@@ -225,8 +230,47 @@ def _one_line_argument_errors(manager: Any) -> None:
     manager.call_tool = call
 
 
+class _LoneSurrogateTolerantAdapter:
+    """The SDK's JSON-RPC message adapter, reading a message its strict parser refuses
+    only for half a surrogate pair (``"\\ud83d"``: valid JSON, as a cut emoji leaves
+    it) with each such half read as U+FFFD. The SDK dropped the message without a reply,
+    so the client waited for ever on that call (SDK internals, pinned; tested)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def validate_json(self, data: Any, *args: Any, **kwargs: Any) -> Any:
+        import json
+
+        from pydantic import ValidationError
+
+        try:
+            return self._inner.validate_json(data, *args, **kwargs)
+        except ValidationError as exc:
+            refused = exc
+        try:
+            message = json.loads(data)
+        except (ValueError, TypeError, RecursionError):
+            raise refused from None
+        if not isinstance(message, dict) or not replace_lone_surrogates(message):
+            raise refused
+        return self._inner.validate_json(json.dumps(message), *args, **kwargs)
+
+
+def _tolerate_lone_surrogates() -> None:
+    import mcp_types
+
+    adapter = mcp_types.jsonrpc_message_adapter
+    if not isinstance(adapter, _LoneSurrogateTolerantAdapter):
+        mcp_types.jsonrpc_message_adapter = _LoneSurrogateTolerantAdapter(adapter)  # type: ignore[assignment]
+
+
 def serve(project_dir: Path | None = None) -> None:
     """Run the stdio server until the client disconnects."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(message)s")
     server = build_server(project_dir)
+    _tolerate_lone_surrogates()
     server.run("stdio")

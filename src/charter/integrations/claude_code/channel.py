@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import socket
 import stat
 import struct
 import time
 from pathlib import Path
 from typing import Any
+
+from charter.safejson import replace_lone_surrogates
 
 #: Hook input larger than this is not read (Claude Code's payloads are far smaller).
 MAX_HOOK_INPUT = 4 * 1024 * 1024
@@ -174,37 +175,9 @@ def drop_mistyped_text(event: str, payload: dict[str, Any]) -> list[str]:
                 f"hook {event}: {field} is {type(value).__name__}, not text; ignored "
                 "(the hook goes on without it)"
             )
-    if _replace_lone_surrogates(payload):
+    if replace_lone_surrogates(payload):
         notes.append(
             f"hook {event}: the input holds text that is not valid Unicode (half of a "
             "surrogate pair, as a cut emoji leaves); each is read as U+FFFD"
         )
     return notes
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _replace_lone_surrogates(payload: dict[str, Any]) -> bool:
-    """Replace each lone surrogate in the strings of ``payload`` (keys and values, at any
-    depth) with U+FFFD, in place; whether there was one. JSON's ``"\\ud83d"`` escape
-    decodes to one, which no UTF-8 text can hold: a prompt ending in half an emoji lost
-    the prompt's rules and its record ("UnicodeEncodeError … surrogates not allowed")."""
-    found = False
-    stack: list[Any] = [payload]
-    while stack:  # iterative: the nesting is the sender's, not ours to recurse on
-        node = stack.pop()
-        items = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
-        for key, value in items:
-            if isinstance(key, str) and _LONE_SURROGATE.search(key):
-                del node[key]
-                key = _LONE_SURROGATE.sub("\ufffd", key)
-                node[key] = value
-                found = True
-            if isinstance(value, str):
-                if _LONE_SURROGATE.search(value):
-                    node[key] = _LONE_SURROGATE.sub("\ufffd", value)
-                    found = True
-            elif isinstance(value, dict | list):
-                stack.append(value)
-    return found
