@@ -172,3 +172,27 @@ def test_a_file_where_a_folder_goes_is_named_not_an_errno(repo: Path, run_charte
     proc = run_charter("session", "state", cwd=repo)
     assert proc.returncode == 1 and "Errno" not in proc.stderr
     assert f"{repo / 'docs'} is a file where a folder is needed" in proc.stderr
+
+
+def test_an_argument_that_is_not_utf8_is_one_line_naming_it(repo: Path) -> None:
+    """A task typed in a Latin-1 terminal reached Charter as lone surrogates: `context`
+    said "TypeError: TextEncodeInput must be …" and `decisions add` "UnicodeEncodeError
+    … surrogates not allowed". The argument is named, its bad byte escaped."""
+    import os
+    import subprocess
+
+    from tests.conftest import CHARTER_BIN
+
+    (repo / "CLAUDE.md").write_text("# Rules\n\n- Always run the tests.\n")
+    task = b"fix the caf\xe9 menu"
+    for args in ([b"context", task], [b"decisions", b"add", b"--id", b"MENU", b"--text", task]):
+        proc = subprocess.run(
+            [os.fsencode(CHARTER_BIN), *args], cwd=repo, capture_output=True, timeout=120
+        )
+        line = proc.stderr.decode().strip()
+        assert proc.returncode == 2 and "\n" not in line, line
+        assert line == (
+            "charter: error: argument 'fix the caf\\xe9 menu' is not valid UTF-8 (each byte "
+            "that is not is shown as \\x..); write it in UTF-8"
+        )
+    assert not (repo / ".charter" / "decisions").exists()

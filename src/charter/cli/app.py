@@ -42,12 +42,28 @@ from charter.plugins import manager  # noqa: E402 - after the apps it fills
 manager().hook.charter_cli(app=app, eval_app=eval_app)
 
 
+def _check_argv(argv: list[str]) -> None:
+    """Refuse an argument holding bytes that are not UTF-8 (a Latin-1 terminal, a
+    mangled paste), naming it: Python hands them on as lone surrogates, which no UTF-8
+    text holds, and `charter context` said "TypeError: TextEncodeInput must be …",
+    `decisions add` "UnicodeEncodeError … surrogates not allowed"."""
+    from charter.paths import shown_name, utf8_name
+
+    for arg in argv:
+        if not utf8_name(arg):
+            raise CharterError(
+                f"argument '{shown_name(arg)}' is not valid UTF-8 (each byte that is "
+                "not is shown as \\x..); write it in UTF-8"
+            )
+
+
 def run() -> None:
     """Run the app; user errors become one stderr line and a non-zero exit."""
     from charter.cli.common import tolerate_narrow_stdout
 
     tolerate_narrow_stdout()
     try:
+        _check_argv(sys.argv[1:])
         # Without standalone mode click *returns* a command's typer.Exit(code) instead of
         # raising it: pass it on, or a failing check ('session gates') would exit 0.
         code = app(standalone_mode=False)
