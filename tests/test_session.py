@@ -465,6 +465,27 @@ def test_a_risk_block_that_names_its_status_changes_it(repo: Path, run_charter: 
     assert "Open risks" not in state["text"]
 
 
+def test_a_transcript_line_holding_half_an_emoji_is_still_captured(
+    repo: Path, run_charter: Any
+) -> None:
+    """A transcript line with ``"\\ud83d"`` (half a surrogate pair: an emoji cut) decodes
+    to a lone surrogate, which no UTF-8 text holds: the whole capture at PreCompact was
+    "skipped: UnicodeEncodeError", and the session's decision was lost. Each half is read
+    as U+FFFD and the decision is written."""
+    (repo / "charter.toml").write_text(NO_WORKER)
+    path = repo / "transcript.jsonl"
+    line = json.dumps(
+        _assistant(
+            "2026-01-01T10:00:00Z", {"type": "text", "text": "Decision: Pin bcftools to 1.18 X"}
+        )
+    ).replace(" X", " \\ud83d")
+    path.write_text(line + "\n", encoding="utf-8")
+    proc = _hook(run_charter, repo, "pre-compact", trigger="auto", transcript_path=str(path))
+    assert "skipped" not in proc.stderr, proc.stderr
+    (decisions_md,) = (repo / "docs/tracks").glob("*/DECISIONS.md")
+    assert "Pin bcftools to 1.18 \ufffd" in decisions_md.read_text(encoding="utf-8")
+
+
 # -- CLI and MCP ----------------------------------------------------------------------------
 
 

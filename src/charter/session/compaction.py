@@ -26,6 +26,7 @@ from charter.fileio import canonical_json, fault_point, read_text
 from charter.session.schema import RISK_STATUSES, SEVERITIES, Decision, PlanStep, Risk, norm
 from charter.session.service import Session, resolve_risk, session_key
 from charter.session.tracks import inside
+from charter.session.transcript import surrogate_free
 from charter.session.writes import write_file
 
 CHECKPOINT_SCHEMA = "charter.checkpoint/1"
@@ -197,7 +198,8 @@ def _assistant_blocks(
         entry = None
         if words < WORDS_COUNTED and line[1] > line[0]:
             try:
-                entry = json.loads(bytes(data[line[0] : line[1]]))
+                raw = bytes(data[line[0] : line[1]])
+                entry = surrogate_free(raw, json.loads(raw))
             except (ValueError, RecursionError):
                 continue
             words = min(WORDS_COUNTED, words + conversation_words(entry))
@@ -207,7 +209,8 @@ def _assistant_blocks(
             continue
         if entry is None:
             try:
-                entry = json.loads(bytes(data[line[0] : line[1]]))
+                raw = bytes(data[line[0] : line[1]])
+                entry = surrogate_free(raw, json.loads(raw))
             except (ValueError, RecursionError):
                 continue
         message = entry.get("message") if isinstance(entry, dict) else None

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any
+
+from charter.safejson import replace_lone_surrogates
 
 TAIL_BYTES = 256 * 1024
 
@@ -47,8 +50,18 @@ def read_tail(path: object, limit: int = TAIL_BYTES) -> list[dict[str, Any]]:
         except (ValueError, RecursionError):
             continue
         if isinstance(entry, dict):
-            out.append(entry)
+            out.append(surrogate_free(raw, entry))
     return out
+
+
+def surrogate_free(raw: bytes, entry: Any) -> Any:
+    """``entry`` (parsed from ``raw``) with each lone surrogate read as U+FFFD: a
+    ``"\\ud83d"`` escape (half an emoji, cut) decodes to one, which no UTF-8 text holds,
+    and the session's capture at compaction was lost over it ("UnicodeEncodeError …
+    surrogates not allowed"). Only lines with a ``\\ud8``-``\\udf`` escape are walked."""
+    if isinstance(entry, dict | list) and re.search(rb"\\u[dD][89a-fA-F]", raw):
+        replace_lone_surrogates(entry)
+    return entry
 
 
 def size_of(path: object) -> int:
