@@ -196,3 +196,18 @@ def test_an_argument_that_is_not_utf8_is_one_line_naming_it(repo: Path) -> None:
             "that is not is shown as \\x..); write it in UTF-8"
         )
     assert not (repo / ".charter" / "decisions").exists()
+
+
+def test_an_error_about_a_descriptor_number_is_described_without_a_path() -> None:
+    """An OSError's ``filename`` may be a descriptor number: the one-line description must
+    not fail on it (it would turn one error line into a traceback)."""
+    import errno
+
+    from charter.errors import describe
+
+    assert describe(OSError(errno.EBADF, "Bad file descriptor", 3)) == (
+        "OSError: [Errno 9] Bad file descriptor: 3"
+    )
+    assert describe(PermissionError(errno.EACCES, "Permission denied", "/x/y")) == (
+        "/x/y: Permission denied"
+    )

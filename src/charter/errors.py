@@ -27,13 +27,17 @@ def describe(exc: BaseException) -> str:
     Not a directory: '…/docs/tracks/master'", naming a path that does not exist and not
     the file to move.
     """
-    if not isinstance(exc, OSError) or not exc.filename:
+    import os
+
+    name = getattr(exc, "filename", None)
+    if not isinstance(exc, OSError) or not isinstance(name, str | bytes | os.PathLike):
+        return f"{type(exc).__name__}: {exc}"  # no path, or a descriptor number
+    if not name:
         return f"{type(exc).__name__}: {exc}"
     import errno
-    import os
     from pathlib import Path
 
-    path = Path(os.fsdecode(exc.filename))
+    path = Path(os.fsdecode(name))
     if exc.errno == errno.ENOTDIR:
         for parent in reversed(path.parents):
             if parent.exists() and not parent.is_dir():
