@@ -30,25 +30,13 @@ def scan(path: Path) -> list[dict[str, str]]:
     with tempfile.TemporaryDirectory() as tmp:
         project = Project(root=path.parent, settings=Settings(), state_override=Path(tmp))
         rules = compile_rules(project, [path], embedder=HashEmbedder(), write=False).rules
+    commands = forbidden_commands(rules)
+    held = [("command", c.command, c.consent, c.cite, c.rule_text) for c in commands]
+    held += [("edit", e.path, e.consent, e.cite, e.rule_text) for e in forbidden_edits(rules)]
+    keys = ("kind", "what", "decision", "rule", "text")
     rows = [
-        {
-            "kind": "command",
-            "what": c.command,
-            "decision": "ask" if c.consent else "deny",
-            "rule": c.cite,
-            "text": c.rule_text[:200],
-        }
-        for c in forbidden_commands(rules)
-    ]
-    rows += [
-        {
-            "kind": "edit",
-            "what": e.path,
-            "decision": "ask" if e.consent else "deny",
-            "rule": e.cite,
-            "text": e.rule_text[:200],
-        }
-        for e in forbidden_edits(rules)
+        dict(zip(keys, (kind, what, "ask" if consent else "deny", cite, text[:200]), strict=True))
+        for kind, what, consent, cite, text in held
     ]
     return rows
 
