@@ -689,6 +689,29 @@ def _read_commands(rule: Rule, consented: bool = False) -> list[ForbiddenCommand
     """What :func:`commands_in` reads from ``rule.text`` as written (``consented``: the
     text is a consent reading, whose acts the condition taken out was about)."""
     found: list[ForbiddenCommand] = []
+
+    def hold(
+        command: str,
+        program: str,
+        words: tuple[str, ...],
+        flags: frozenset[str],
+        scopes: tuple[str, ...] = (),
+        branch: str = "",
+    ) -> None:
+        found.append(
+            ForbiddenCommand(
+                rule_id=rule.id,
+                cite=rule.source.cite(),
+                rule_text=rule.text,
+                command=command,
+                program=program,
+                words=words,
+                flags=flags,
+                scopes=scopes or tuple(rule.scopes),
+                branch=branch,
+            )
+        )
+
     for verb, options in forbidden_options(rule.text, COMMAND_READING):
         try:
             tokens = shlex.split(options)
@@ -701,18 +724,7 @@ def _read_commands(rule: Rule, consented: bool = False) -> list[ForbiddenCommand
                 # a command's comment ("`cargo build` (never build with --release)"): that
                 # program's verb with the option, not any program's
                 program, command = own[0], f"{own[0]} {verb} {options}"
-            found.append(
-                ForbiddenCommand(
-                    rule_id=rule.id,
-                    cite=rule.source.cite(),
-                    rule_text=rule.text,
-                    command=command,
-                    program=program,
-                    words=(verb,) if verb else (),
-                    flags=_flag_set(tokens),
-                    scopes=tuple(rule.scopes),
-                )
-            )
+            hold(command, program, (verb,) if verb else (), _flag_set(tokens))
     spans = forbidden_spans(rule.text, COMMAND_READING)
     spans += [span for span in _named_acts(rule) if span not in spans]
     spans += [span for span in _destructive_git(rule.text) if span not in spans]
@@ -722,33 +734,12 @@ def _read_commands(rule: Rule, consented: bool = False) -> list[ForbiddenCommand
     for span in list(spans):
         spans += [alt for alt in _flag_alternatives(rule.text, span) if alt not in spans]
     for (program, words), scopes in _dependency_adds(rule.text):
-        found.append(
-            ForbiddenCommand(
-                rule_id=rule.id,
-                cite=rule.source.cite(),
-                rule_text=rule.text,
-                command=f"{program} {' '.join(words)}",
-                program=program,
-                words=words,
-                flags=frozenset(),
-                scopes=scopes or tuple(rule.scopes),
-            )
-        )
+        hold(f"{program} {' '.join(words)}", program, words, frozenset(), scopes)
     for branch, force in _pushes_to(rule.text):
         for flag in ("--force", "-f", "--force-with-lease") if force else ("",):
-            found.append(
-                ForbiddenCommand(
-                    rule_id=rule.id,
-                    cite=rule.source.cite(),
-                    rule_text=rule.text,
-                    command=f"git push {flag + ' ' if flag else ''}… {branch}",
-                    program="git",
-                    words=("push",),
-                    flags=_flag_set([flag]) if flag else frozenset(),
-                    scopes=tuple(rule.scopes),
-                    branch=branch,
-                )
-            )
+            command = f"git push {flag + ' ' if flag else ''}… {branch}"
+            flags = _flag_set([flag]) if flag else frozenset()
+            hold(command, "git", ("push",), flags, branch=branch)
     # options alone are any program's only when no command is named with them ("`git
     # pull --rebase` / `--rebase-merges`" names the other spelling of that command)
     named = any(parse_command(m.group(1)) for m in SPAN.finditer(rule.text)) or bool(found)
@@ -758,21 +749,8 @@ def _read_commands(rule: Rule, consented: bool = False) -> list[ForbiddenCommand
             or _named_program(span, rule)
             or (None if named or not _option_alone(rule, span) else _long_options(span))
         )
-        if parsed is None:
-            continue
-        program, words, flags = parsed
-        found.append(
-            ForbiddenCommand(
-                rule_id=rule.id,
-                cite=rule.source.cite(),
-                rule_text=rule.text,
-                command=span,
-                program=program,
-                words=words,
-                flags=flags,
-                scopes=tuple(rule.scopes),
-            )
-        )
+        if parsed is not None:
+            hold(span, *parsed)
     return found
 
 
