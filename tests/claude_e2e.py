@@ -308,6 +308,9 @@ class ClaudeSession:
             "NO_COLOR": "1",
             "LANG": "C.UTF-8",
             "IS_SANDBOX": "1",  # root on CI: let bypassPermissions run
+            # a loaded CI machine can take longer than the default to start the MCP
+            # server (a Python process importing the SDK): its tools then go missing
+            "MCP_TIMEOUT": "60000",
             **(extra_env or {}),
         }
 
