@@ -1120,3 +1120,29 @@ def test_a_bare_git_act_forbidden_is_gits_command(text: str, held: list[tuple[st
     is its condition."""
     found = commands_in(_rule(text))
     assert [(c.command, c.consent) for c in found] == held, text
+
+
+@pytest.mark.parametrize(
+    ("text", "section", "held"),
+    [
+        ("Keep dependencies minimal; ask before adding one.", "", True),
+        ("The current set is deliberate and small. **Ask before adding one.**",
+         "Dependencies", True),
+        ("Still ask before adding a Composer or npm dependency.", "", True),
+        ("- **stdlib only** unless a library is in `requirements.txt`; ask before adding new "
+         "dependencies", "", True),
+        # "one" with nothing about dependencies, and asks that are no consent: advice
+        ("Keep functions small; ask before adding one.", "Style", False),
+        ("Review security implications before adding new dependencies", "", False),
+        ("Prefer standard library modules before adding new dependencies.", "", False),
+    ],
+)  # fmt: skip
+def test_a_dependency_named_by_the_rule_or_its_heading_is_asked_for(
+    text: str, section: str, held: bool
+) -> None:
+    """ "Ask before adding one" under a Dependencies heading, or after "Keep dependencies
+    minimal", is about dependencies; the same words about functions are not."""
+    rule = Rule(id="r-1", text=text, source=Source("AGENTS.md", 3, 3, section), scopes=[])
+    found = [c for c in commands_in(rule) if c.command == "uv add"]
+    assert bool(found) == held, text
+    assert all(c.consent == "user" for c in found)

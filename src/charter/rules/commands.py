@@ -516,8 +516,10 @@ _DEPENDENCY_PROHIBITION = re.compile(
     r"(?:add|adding|install|installing|introduce|introducing|pull\s+in|bring\s+in)\s+"
     r"(?:(?:any|a|an|new|extra|additional|more|other|another)\s+)*"
     r"(?:(?:third[- ]party|external|outside|npm|pip|python|pypi|cargo|go|ruby|js|"
-    r"javascript|runtime|dev|production)\s+)*"
-    r"(?:dependenc(?:y|ies)|packages?|librar(?:y|ies)|crates?|gems?)"
+    r"javascript|runtime|dev|production)\s+)*(?:[a-z]+\s+or\s+[a-z]+\s+)?"
+    r"(?:dependenc(?:y|ies)|packages?|librar(?:y|ies)|crates?|gems?"
+    # "ask before adding one", in a rule or under a heading about dependencies
+    r"|(?P<pronoun>one|ones|any|them|new\s+ones|one\s+more))"
     r"(?:\s+(?:to|in|into)\s+(?:the\s+)?(?P<dirs>`[^`]+`(?:\s*(?:,|\bor\b|\band\b)\s*`[^`]+`)*)"
     r"(?:\s+(?:project|package|folder|directory|app|workspace)s?)?)?"
     r"\s*(?:$|[-—–:;(]|,\s*(?:it|this|that|which|they|since|because|as|every|all)\b)",
@@ -525,13 +527,24 @@ _DEPENDENCY_PROHIBITION = re.compile(
 )
 
 
-def _dependency_adds(text: str) -> list[tuple[tuple[str, tuple[str, ...]], tuple[str, ...]]]:
+_DEPENDENCY_WORDS = re.compile(r"\b(?:dependenc(?:y|ies)|packages?|librar(?:y|ies))\b", re.I)
+
+
+def _dependency_adds(
+    text: str, section: str = ""
+) -> list[tuple[tuple[str, tuple[str, ...]], tuple[str, ...]]]:
     """((program, words), folder scopes) of each add command a sentence of ``text``
-    forbids; no scope when a named target is a file (``package.json``: everywhere)."""
+    forbids; no scope when a named target is a file (``package.json``: everywhere). A
+    pronoun ("ask before adding one") stands for dependencies only when the rule or its
+    ``section`` (headings) names them."""
     for start, end in clauses(text):
         for part in _prohibition_parts(text[start:end]):
             found = _DEPENDENCY_PROHIBITION.match(part.strip())
             if not found or (found.group("who") or "you").lower() not in _ADDRESSEES:
+                continue
+            if found.group("pronoun") and not (
+                _DEPENDENCY_WORDS.search(text[:start]) or _DEPENDENCY_WORDS.search(section)
+            ):
                 continue
             dirs = re.findall(r"`([^`]+)`", found.group("dirs") or "")
             folders = [d.strip("./").rstrip("/") for d in dirs]
@@ -733,7 +746,7 @@ def _read_commands(rule: Rule, consented: bool = False) -> list[ForbiddenCommand
         spans += [s for s in _git_acts(rule.text, anywhere=consented) if s not in spans]
     for span in list(spans):
         spans += [alt for alt in _flag_alternatives(rule.text, span) if alt not in spans]
-    for (program, words), scopes in _dependency_adds(rule.text):
+    for (program, words), scopes in _dependency_adds(rule.text, rule.source.section or ""):
         hold(f"{program} {' '.join(words)}", program, words, frozenset(), scopes)
     for branch, force in _pushes_to(rule.text):
         for flag in ("--force", "-f", "--force-with-lease") if force else ("",):

@@ -72,7 +72,8 @@ _CONDITION_END = re.compile(r"[`:;.!?,()\[\]—–]|\s-\s|$")
 #: A positive form whose act is the prohibition it means: "ask (the user) (first) before
 #: running `X`", "check with the user before `X`", "get approval before using `X`".
 _ASK_BEFORE = re.compile(
-    r"^(?P<lead>\W*)(?:(?:always|please|you\s+must|you\s+should|must|should)\s+)?"
+    r"^(?P<lead>\W*)(?:(?:always|please|still|also|just|you\s+must|you\s+should|must|"
+    r"should)\s+)*"
     r"(?:ask|check\s+with|confirm\s+with|consult|get|obtain|seek)\s+"
     rf"(?:(?:{_WHO}|for|first|explicit|approval|permission|consent|confirmation|the|an?|"
     r"human|user's|users'|sign-?off|go-?ahead)\s+){0,5}before\s+",
