@@ -110,13 +110,22 @@ def run(console: Console, project_dir: Path) -> None:
 
 def _show_rule_command(console: Console, project_dir: Path) -> None:
     """The PreToolUse guardrail holding a rule at the moment it matters: before the
-    command runs (backend/AGENTS.md: add dependencies with `uv add`, never `pip install`)."""
+    command runs. backend/AGENTS.md adds dependencies with `uv add`, never `pip install`
+    (denied); CLAUDE.md asks before adding a dependency (put to the user, and let through
+    once the user's prompt asks for that package)."""
     console.print()
-    console.print("[bold]PreToolUse[/bold]: commands a rule forbids are stopped before they run")
-    for command, must_deny in (
-        ("cd backend && pip install httpx", True),
-        ("cd backend && uv add httpx", False),
+    console.print(
+        "[bold]PreToolUse[/bold]: commands a rule forbids are stopped before they run; "
+        "those it holds until you ask are put to you"
+    )
+    for command, prompt, expected in (
+        ("cd backend && pip install httpx", "", "deny"),
+        ("cd backend && uv add httpx", "", "ask"),
+        ("cd backend && uv add httpx", "Add httpx to the backend for the Stripe client.", "allow"),
     ):
+        if prompt:
+            _hook(project_dir, "user-prompt-submit", prompt=prompt)
+            console.print(f"  user: {prompt}", markup=False, highlight=False)
         stdout = _hook(
             project_dir,
             "pre-tool-use",
@@ -125,7 +134,7 @@ def _show_rule_command(console: Console, project_dir: Path) -> None:
         )
         answer = json.loads(stdout)["hookSpecificOutput"] if stdout.strip() else {}
         decision = answer.get("permissionDecision", "allow")
-        if (decision == "deny") != must_deny:
+        if decision != expected:
             raise DemoError(f"PreToolUse answered {decision!r} to {command!r}")
         reason = answer.get("permissionDecisionReason", "")
         console.print(f"  $ {command}  →  [bold]{decision}[/bold]", markup=True, highlight=False)
