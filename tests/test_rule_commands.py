@@ -938,6 +938,9 @@ def test_a_force_push_forbidden_in_words_is_git_push_with_force(
         ("Never push to `main` without asking.", [("main", "user")]),
         ("Never: Force-push to `main` or any shared branch.", [("main", "force")]),
         ("Never force push to main (`--force`)", [("main", "force")]),
+        # every reading opens alike: a modal before the negation, a label before all
+        ("You must never push to `main`.", [("main", "")]),
+        ("Git: agents should never force push to master.", [("master", "force")]),
         # a time, a condition, someone else, or no branch the hook can see: advice
         ("Never push to `main` after 5pm.", []),
         ("CI never pushes to `main`.", []),
@@ -1039,6 +1042,7 @@ def test_long_options_forbidden_alone_are_any_programs(text: str, forbidden: lis
         ("Ask before adding a new third-party dependency to `backend/` or `web/`.", "user",
          ("backend/**", "web/**")),
         ("Never add dependencies to `package.json`.", "", ()),
+        ("You must never add new npm packages.", "", ()),
         # a condition, a hedge, someone else, a manner: advice
         ("Do not add dependencies unless necessary.", None, ()),
         ("Avoid adding new dependencies.", None, ()),

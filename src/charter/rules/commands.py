@@ -383,11 +383,23 @@ def _own_command(rule: Rule) -> tuple[str, tuple[str, ...], frozenset[str]] | No
     return parse_command(span)
 
 
+#: The words that negate an act said to the agent ("never", "do not", "must not" …).
+_NEGATION = r"(?:never|do not|don't|must not|mustn't|should not|shouldn't)"
+#: How a prohibition opens: a label ("Git: …"), then whom it addresses ("Agents never …",
+#: the ``who`` group, checked against the addressees), a modal ("You must never …"), the
+#: negation, a colon ("NEVER: push …") and "ever" — shared by the readings below so
+#: each one accepts the same openings.
+_OPENING = r"^\W*(?:[A-Za-z]+\s*:\s*)?"
+_PROHIBITS = (
+    r"(?:(?P<who>[a-z]+)\s+)?(?:(?:must|should|will|shall)\s+)?"
+    rf"{_NEGATION}(?:\s*:)?\s+(?:ever\s+)?"
+)
+
+
 #: A sentence that forbids one act and says nothing more ("Agents never push.", "Never
 #: commit."), a one-word subject at most before the prohibition.
 _BARE_PROHIBITION = re.compile(
-    r"^\W*(?:(?P<who>[a-z]+)\s+)?(?:never|do not|don't|must not|mustn't|should not|shouldn't)\s+"
-    r"(?P<act>[a-z]+)\W*$",
+    rf"^\W*(?:(?P<who>[a-z]+)\s+)?{_NEGATION}\s+(?P<act>[a-z]+)\W*$",
     re.IGNORECASE,
 )
 
@@ -435,8 +447,8 @@ DESTRUCTIVE_GIT = (
 #: A sentence that forbids them as a class, with no condition ("Do not run destructive
 #: git commands.", "Never use destructive git operations").
 _DESTRUCTIVE_PROHIBITION = re.compile(
-    r"^\W*(?:(?P<who>[a-z]+)\s+)?(?:never|do not|don't|must not|mustn't|should not|"
-    r"shouldn't)\s+(?:(?:run|use|execute|perform|issue|make)\s+)?(?:any\s+)?destructive\s+"
+    rf"^\W*(?:(?P<who>[a-z]+)\s+)?{_NEGATION}\s+"
+    r"(?:(?:run|use|execute|perform|issue|make)\s+)?(?:any\s+)?destructive\s+"
     r"git\s+(?:commands?|operations?|actions?)\W*$",
     re.IGNORECASE,
 )
@@ -458,8 +470,7 @@ FORCE_PUSH = ("git push --force", "git push -f", "git push --force-with-lease")
 #: push.", "Do not force-push commits", "No force pushes.", "Force-pushing is forbidden");
 #: "never force push to `main`" names a target the guardrail does not resolve: advice.
 _FORCE_PUSH_PROHIBITION = re.compile(
-    r"^\W*(?:[A-Za-z]+\s*:\s*)?(?:(?:(?P<who>[a-z]+)\s+)?"
-    r"(?:never|do not|don't|must not|mustn't|should not|shouldn't)\s+(?:ever\s+)?"
+    rf"{_OPENING}(?:{_PROHIBITS}"
     r"(?:(?:use|do|run|perform|make)\s+)?(?:a\s+|any\s+)?"
     r"force[- ]?push(?:es|ed|ing)?|no\s+force[- ]?push(?:es|ing)?|"
     r"force[- ]?push(?:es|ing)?\s+(?:is|are)\s+(?:forbidden|prohibited|banned|not allowed|"
@@ -477,8 +488,7 @@ _BRANCH = r"(?:`(?:refs/heads/)?[\w./-]+`|main|master)"
 #: dropped; a reason may follow a dash, a colon or a clause of its own ("…, it's
 #: protected"). Any other words after the branch (a time, a condition) make it advice.
 _PUSH_TO = re.compile(
-    r"^\W*(?:[A-Za-z]+\s*:\s*)?(?:(?P<who>[a-z]+)\s+)?"
-    r"(?:never|do not|don't|must not|mustn't|should not|shouldn't)(?:\s*:)?\s+(?:ever\s+)?"
+    rf"{_OPENING}{_PROHIBITS}"
     r"(?:commit\s+(?:and|or)\s+)?(?P<force>force[- ]?)?push(?:es|ing)?\s+"
     r"(?:(?:anything|commits?|changes|code|your\s+changes|your\s+work|work|directly|"
     r"straight)\s+){0,3}(?:to|into|onto)\s+(?:the\s+)?(?:remote\s+)?"
@@ -511,8 +521,7 @@ def _pushes_to(text: str) -> list[tuple[str, bool]]:
 #: :mod:`charter.rules.consent`) "Ask before adding a new third-party dependency to
 #: `backend/` or `web/`": each package manager's add command, held in those folders.
 _DEPENDENCY_PROHIBITION = re.compile(
-    r"^\W*(?:[A-Za-z]+\s*:\s*)?(?:(?P<who>[a-z]+)\s+)?"
-    r"(?:never|do not|don't|must not|mustn't|should not|shouldn't)(?:\s*:)?\s+(?:ever\s+)?"
+    rf"{_OPENING}{_PROHIBITS}"
     r"(?:add|adding|install|installing|introduce|introducing|pull\s+in|bring\s+in)\s+"
     r"(?:(?:any|a|an|new|extra|additional|more|other|another)\s+)*"
     r"(?:(?:third[- ]party|external|outside|npm|pip|python|pypi|cargo|go|ruby|js|"
@@ -578,8 +587,7 @@ _BARE_OBJECTS = frozenset(
     }
 )  # fmt: skip
 _ACT_LIST = re.compile(
-    r"^\W*(?:[A-Za-z]+\s*:\s*)?(?:(?P<who>[a-z]+)\s+)?(?:(?:must|should|will|shall)\s+)?"
-    r"(?:never|do not|don't|must not|mustn't|should not|shouldn't)(?:\s*:)?\s+(?:ever\s+)?"
+    rf"{_OPENING}{_PROHIBITS}"
     r"(?P<acts>[a-z][a-z ,]*?)\s*(?:[(—–:;]\s.*|\s-\s.*|\(.*)?\W*$",
     re.IGNORECASE,
 )
@@ -626,8 +634,7 @@ def _git_acts(text: str, anywhere: bool = False) -> list[str]:
 #: One prohibition after another in a sentence ("NEVER force push, NEVER commit secrets").
 _NEXT_PROHIBITION = re.compile(r"[,;]\s*(?=(?:never|do not|don't)\b)", re.IGNORECASE)
 _OPENS_PROHIBITION = re.compile(
-    r"^\W*(?:[A-Za-z]+\s*:\s*)?(?:[a-z]+\s+)?(?:(?:must|should|will|shall)\s+)?"
-    r"(?:never|do not|don't|must not|mustn't|should not|shouldn't|no)\b",
+    rf"{_OPENING}(?:[a-z]+\s+)?(?:(?:must|should|will|shall)\s+)?(?:{_NEGATION}|no)\b",
     re.IGNORECASE,
 )
 
