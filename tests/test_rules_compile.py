@@ -6,6 +6,9 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from charter.config import Project
 from charter.embed.registry import rules_embedder_for
@@ -390,3 +393,37 @@ def test_copies_of_a_rule_file_count_once_in_the_budget(repo: Path) -> None:
     shares = sorted(s.get("folded", 0.0) for s in compiled.sources)
     assert shares == [0.0, 1.0, 1.0]
     assert alone <= compiled.source_tokens < 1.2 * alone
+
+
+def test_a_compile_reads_what_the_rules_forbid_once_and_stores_what_it_read(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading every rule's prohibitions is a tenth of a large compile: it is done once,
+    while the model embeds, and what is stored is what a fresh reading finds."""
+    import charter.rules.commands as commands
+    from charter.rules.stored import load_prohibitions, prohibitions_of
+
+    write(repo, "CLAUDE.md", RULES + "- Never run `make deploy`.\n- Do not edit `vendor/`.\n")
+    calls: list[int] = []
+    real = commands.forbidden_commands
+
+    def counted(rules: list[Any]) -> list[Any]:
+        calls.append(len(rules))
+        return real(rules)
+
+    monkeypatch.setattr(commands, "forbidden_commands", counted)
+    project = Project.load(repo)
+    compiled = compile_rules(project)
+    assert compiled.prohibitions() is compiled.prohibitions()
+    assert len(calls) == 1
+    stored = load_prohibitions(project)
+    assert stored is not None
+    fresh = prohibitions_of(compiled.rules)
+    assert stored.to_json() == fresh.to_json()
+    assert [c.command for c in fresh.commands] == ["make deploy"]
+    assert [e.path for e in fresh.edits] == ["vendor/"]
+    # the lines the prompt hook shows were counted before the vectors came: the same
+    # as counted from the finished compile
+    from charter.rules.retrieve import shown_lines
+
+    assert compiled.shown == shown_lines(compiled, project.settings.rules)

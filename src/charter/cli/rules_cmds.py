@@ -105,7 +105,6 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
     ) -> None:
         """Compile rule files into the constitution and retrievable shards."""
         from charter.rules.api import compile_project
-        from charter.rules.stored import prohibitions_of
 
         project = load_project(project_dir)
         named = [p if p.is_absolute() else Path.cwd() / p for p in paths] if paths else None
@@ -113,7 +112,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
             compiled = compile_project(project, named)
         report = compiled.report
         guard = project.settings.session.guardrails
-        prohibited = prohibitions_of(compiled.rules)
+        prohibited = compiled.prohibitions()
         commands = prohibited.commands if guard.rule_commands != "off" else []
         edits = prohibited.edits if guard.rule_edits != "off" else []
         summary = {

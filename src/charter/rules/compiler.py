@@ -53,6 +53,7 @@ from charter.rules.stored import (
     STATE_VERSION,
     VECTORS_FILE,
     Constitution,
+    Prohibitions,
     general_of,
     prohibitions_of,
     read_state,
@@ -89,6 +90,15 @@ class CompiledRules:
     #: each candidate rule's score of applying to every change (:mod:`charter.rules.general`),
     #: computed at save: the file tool hook hands the best over with the first source file
     general: dict[str, float] | None = None
+    #: what the rules forbid at a tool call, read once (reading every rule's prohibitions
+    #: is a tenth of a 500-rule compile): at save, or on first use of a loaded state
+    prohibited: Prohibitions | None = None
+
+    def prohibitions(self) -> Prohibitions:
+        """The commands and edits the rules forbid (:func:`prohibitions_of`), read once."""
+        if self.prohibited is None:
+            self.prohibited = prohibitions_of(self.rules)
+        return self.prohibited
 
     @property
     def source_tokens(self) -> int:
@@ -232,6 +242,10 @@ def _named_rel(root: Path, path: Path) -> str:
         return path.name
 
 
+#: The vectors of a compile still embedding (its rules' lines are counted meanwhile).
+_NO_VECTORS = np.zeros((0, 0), dtype=np.float32)
+
+
 def compile_rules(
     project: Project,
     paths: list[Path] | None = None,
@@ -281,6 +295,30 @@ def compile_rules(
         constitution, source_tokens = _constitution(project, rules, sources, report)
         late = set(constitution.overflow_ids) | (members if embed_constitution else set())
         rows = [i for i, r in enumerate(rules) if r.id in late]
+        folded = folded_shares(rules, report.restated)
+        source_meta = [
+            {
+                "path": s.rel,
+                "kind": s.kind,
+                "sha256": hashlib.sha256(s.text.encode()).hexdigest(),
+                "tokens": tokens,
+            }
+            # a file loaded only when asked for by name says so (no rule for every change)
+            | ({"manual": True} if s.manual else {})
+            # the share of its rules compiled once under another file's copy
+            | ({"folded": folded[s.rel]} if folded.get(s.rel) else {})
+            for s, tokens in zip(sources, source_tokens, strict=True)
+        ]
+        compiled = CompiledRules(rules, constitution, _NO_VECTORS, model.name, source_meta)
+        if write:
+            # what save stores that needs no vector (each rule's line as shown, what the
+            # rules forbid at a tool call: pure Python, a fifth of a 500-rule compile) is
+            # done while the model embeds the shards, instead of after them (the rules
+            # that overflow the constitution queue behind the shards either way)
+            from charter.rules.retrieve import shown_lines
+
+            compiled.shown = shown_lines(compiled, project.settings.rules)
+            compiled.prohibitions()
         late_vectors = embed_rules(project, [rules[i] for i in rows], model, late_report)
         vectors = shards.result()
     finally:
@@ -289,22 +327,9 @@ def compile_rules(
         vectors[rows] = late_vectors
     report.embedded += late_report.embedded
     report.reused += late_report.reused
-    folded = folded_shares(rules, report.restated)
-    source_meta = [
-        {
-            "path": s.rel,
-            "kind": s.kind,
-            "sha256": hashlib.sha256(s.text.encode()).hexdigest(),
-            "tokens": tokens,
-        }
-        # a file loaded only when asked for by name says so (no rule for every change)
-        | ({"manual": True} if s.manual else {})
-        # the share of its rules compiled once under another file's copy
-        | ({"folded": folded[s.rel]} if folded.get(s.rel) else {})
-        for s, tokens in zip(sources, source_tokens, strict=True)
-    ]
     report.sources = [s.rel for s in sources]
-    compiled = CompiledRules(rules, constitution, vectors, model.name, source_meta, report)
+    compiled.vectors = vectors
+    compiled.report = report
     if write:
         save(project, compiled, sources, explicit=paths)
     return compiled
@@ -659,10 +684,12 @@ def save(
     # prompt hook run cold, which would otherwise build cl100k (~0.2 s) to count them
     from charter.rules.retrieve import shown_lines
 
-    compiled.shown = state["shown"] = shown_lines(compiled, project.settings.rules)
+    if compiled.shown is None:
+        compiled.shown = shown_lines(compiled, project.settings.rules)
+    state["shown"] = compiled.shown
     # the commands and files the rules forbid, apart: the PreToolUse hook reads them on
     # every tool call and must not parse every rule to find them
-    prohibited = prohibitions_of(compiled.rules).to_json()
+    prohibited = compiled.prohibitions().to_json()
     commit_files(
         state_dir / MANIFEST_FILE,
         {
