@@ -24,3 +24,15 @@ def test_empty_texts_never_build_the_tokenizer() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+def test_a_few_texts_and_many_are_counted_alike() -> None:
+    """A few texts are counted in the calling thread, many on every core: the counts are
+    the same either way (a batch straddling the cut counts as its texts one by one)."""
+    texts = [
+        f"Never log request bodies in service {i}; use `redact()` ({i} times)." for i in range(150)
+    ]
+    one_by_one = [count_tokens(t) for t in texts]
+    assert count_many(texts) == one_by_one
+    assert count_many(texts[:5]) == one_by_one[:5]
+    assert all(n > 10 for n in one_by_one)

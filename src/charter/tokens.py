@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 ENCODING = "cl100k_base"
+#: From this many texts on, counting is spread over every core.
+_POOLED = 64
 
 
 def count_tokens(text: str) -> int:
@@ -23,7 +25,11 @@ def count_many(texts: Sequence[str]) -> list[int]:
     try:
         import toktok
 
-        found = toktok.batch_count([texts[i] for i in todo], ENCODING)
+        # a few texts are counted in this thread: handing them to the tokenizer's pool
+        # of every core costs more than counting them, and far more while the embedding
+        # model holds those cores (a compile counts rule lines as its shards embed)
+        threads = 1 if len(todo) < _POOLED else 0
+        found = toktok.batch_count([texts[i] for i in todo], ENCODING, threads=threads)
     except ImportError:  # pragma: no cover - toktok-rs is a pinned dependency
         found = [max(1, len(texts[i]) // 4) for i in todo]
     for i, n in zip(todo, found, strict=True):
