@@ -144,6 +144,39 @@ def split_hook_text(hooks: str) -> tuple[str, str]:
 _DEFERRED_CHARTER_TOOL = re.compile(r"^mcp__charter__\w+$", re.MULTILINE)
 
 
+_RULE_FILE = re.compile(r"^In (\S.*):$")
+_LOADED_FILE = re.compile(r"^Contents of (\S+) \(", re.MULTILINE)
+
+
+def native_files(requests: list[Request], project: Path) -> list[str]:
+    """The rule files Claude Code loaded itself, relative to the project."""
+    found = set()
+    root = project.resolve()
+    for request in requests:
+        for text in request.message_texts():
+            for path in _LOADED_FILE.findall(_claude_md_text(text)):
+                loaded = Path(path).resolve()
+                if loaded.is_relative_to(root):
+                    found.add(loaded.relative_to(root).as_posix())
+    return sorted(found)
+
+
+def rule_tokens_by_file(rule_blocks: str) -> dict[str, int]:
+    """Tokens of Charter's rule blocks by the file each line cites ("" for headings and
+    notes): which of them restate rule files Claude Code alone loads, and which bring
+    rules it never shows (AGENTS.md, Cursor rules, ...)."""
+    out: dict[str, int] = {}
+    current = ""
+    for line in rule_blocks.splitlines(keepends=True):
+        if line.startswith("#"):
+            current = ""
+        match = _RULE_FILE.match(line.strip())
+        if match:
+            current = match.group(1)
+        out[current] = out.get(current, 0) + count_tokens(line)
+    return out
+
+
 def measure(request: Request) -> dict[str, dict[str, int]]:
     texts = request.message_texts()
     native = "".join(_claude_md_text(t) for t in texts)
@@ -248,6 +281,11 @@ def bench(
     home = project.parent / f"home-{mode}"
     requests = run_session(claude, project, prompts, home, tool_search, read)
     per = [measure(r) for r in requests]
+    by_file: dict[str, int] = {}
+    for request in requests:
+        hooks = "".join(_hook_text(t) for t in request.message_texts())
+        for path, tokens in rule_tokens_by_file(split_hook_text(hooks)[0]).items():
+            by_file[path] = by_file.get(path, 0) + tokens
     total = (
         {k: {u: sum(p[k][u] for p in per) for u in ("chars", "tokens")} for k in per[0]}
         if per
@@ -259,6 +297,8 @@ def bench(
         "tool_search": tool_search,
         "prompts": len(prompts),
         "requests": len(per),
+        "native_files": native_files(requests, project),
+        "charter_rule_tokens_by_file": dict(sorted(by_file.items())),
         "total": total,
         "per_request": per,
     }
@@ -361,6 +401,17 @@ def main(argv: list[str] | None = None) -> int:
                 f"{t['charter_state']['tokens']:,}, tool definitions "
                 f"{t['charter_tools']['tokens']:,} tokens)"
             )
+            native = set(alone["native_files"])
+            by_file = r["charter_rule_tokens_by_file"]
+            others = sum(n for path, n in by_file.items() if path and path not in native)
+            if mode == "managed" and others:
+                same = (t["charter_rules"]["tokens"] - others) / base
+                print(
+                    f"{project}: {others:,} of the {t['charter_rules']['tokens']:,} rule-context "
+                    f"tokens cite files Claude Code alone does not load; the rules of the "
+                    f"files it loads ({', '.join(sorted(native))}), with every heading and "
+                    f"note: {same:.2f}x"
+                )
     return 0
 
 
