@@ -564,3 +564,48 @@ def test_an_edit_that_waits_for_the_user_is_put_to_the_user(tmp_path: Path) -> N
     )
     assert out is not None
     assert "only when the user asks" in out["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # a passive prohibition whose subject holds the paths, with what they are said
+        # between (the commonest way generated folders are described in rule files)
+        ("The `.godot/` directory contains generated files and should not be edited "
+         "manually.", [".godot/"]),
+        ("`dist/` is build output and should not be edited manually.", ["dist/"]),
+        ("Files in `gen/` are generated and should never be edited.", ["gen/"]),
+        ("Generated files live under `src/api/generated/**` and should not be edited "
+         "manually.", ["src/api/generated/**"]),
+        ("`dist/`, `node_modules/`, and runtime `.data/` content are generated and should "
+         "not be edited or committed.", ["dist/", "node_modules/", ".data/"]),
+        ("**Do not edit generated files**: The protobuf files in `proto/` are generated "
+         "and should not be edited manually.", ["proto/"]),
+        ("The canonical file is `a.tex`; `b.tex` is the frozen record and must not be "
+         "edited.", ["b.tex"]),
+        # a relative clause, an imperative, a condition, a purpose: not the plain subject
+        ("`a.yml` overrides `b.yml`, which must not be edited.", []),
+        ("Update `x.graphql`, and the generated types must not be edited.", []),
+        ("Migrations in `db/migrate/` that were deployed must not be modified.", []),
+        ("Files in `src/` should not be modified to make tests pass.", []),
+        ("Tests in `e2e/` should not be changed when fixing a unit test.", []),
+        ("Files marked `GENERATED` should not be edited manually.", []),
+    ],
+)  # fmt: skip
+def test_a_passive_prohibition_forbids_editing_its_subject(text: str, forbidden: list[str]) -> None:
+    assert [e.path for e in edits_in(_rule(text)) if not e.consent] == forbidden
+
+
+def test_a_name_that_is_all_extension_is_every_file_of_that_kind(tmp_path: Path) -> None:
+    # "Do not hand-edit `.import` files" (a Godot project) guarded only a file named
+    # `.import`, never the `icon.png.import` files Godot writes beside each asset
+    (edit,) = edits_in(_rule("Do not hand-edit `.import` files; Godot regenerates them."))
+    assert edit.matches("assets/icon.png.import") and edit.matches(".import")
+    assert not edit.matches("scripts/importer.gd") and not edit.matches("a.imports")
+    root = compiled_repo(
+        tmp_path, {"CLAUDE.md": "# Godot\n\n- Do not hand-edit `.import` files.\n"}
+    )
+    imported = {"file_path": str(root / "art/tree.png.import"), "content": "x"}
+    assert guard_decision(guard(root, "Write", imported)) == "deny"
+    script = {"file_path": str(root / "art/tree.gd"), "content": "x"}
+    assert guard_decision(guard(root, "Write", script)) == "allow"

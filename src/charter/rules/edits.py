@@ -10,13 +10,15 @@ What counts as forbidden is read by :mod:`charter.rules.negation`, with the verb
 editing as bridge words ("do not edit files under `X`", "never hand-edit `X`", "do not
 patch a `*.lock` file directly", "`X` must not be modified"; before a colon, a few words
 may name the kind of what the list after it holds: "never edit generated files:
-`gen/**`, `*.pb.go`"). A path is a code
+`gen/**`, `*.pb.go`"), and a passive prohibition forbids its subject ("The `.godot/`
+directory is generated and should not be edited manually"). A path is a code
 span without spaces that names a folder (``dist/``), a file with an extension
 (``db/schema.rb``, ``CHANGELOG.md``) or a glob
 (``src/**``); it is read relative to the project root, to the rule file's folder, or to
 the folder a path-scoped rule applies to (``applyTo: "packages/web/**"``, ``globs:
 packages/web/src/**``: "never edit `src/i18n.json`" there is ``packages/web/src/i18n.json``),
-and a file named without a folder (``queries.go``) is every file of that name.
+and a file named without a folder (``queries.go``) is every file of that name (a
+name that is all extension, ``.import``, every file of that kind).
 Prepositions of place introduce the path here, so they set no condition; a purpose after
 the path does ("never edit `src/` to make tests pass" forbids a reason, not the files),
 as do when, unless, without and the like. A rule that also gives leave to edit some of
@@ -39,6 +41,9 @@ from charter.rules.negation import (
     SPAN,
     Prohibition,
     Reading,
+    _open_clauses,
+    _words,
+    clause_start,
     clauses,
     collect,
     forbidden_spans,
@@ -141,7 +146,12 @@ def _path_matches(rel: str, pattern: str) -> bool:
     # edited") is every file of that name, as a .gitignore line without a slash is, and
     # as a glob without one (`*.pb.go`) already was: a generator's output sits beside
     # each package it serves, and read as the root's file alone the rule guarded nothing
-    return "/" not in pattern and posixpath.basename(rel) == pattern
+    if "/" in pattern:
+        return False
+    name = posixpath.basename(rel)
+    # a name that is all extension ("do not hand-edit `.import` files", "never edit
+    # `.pb.go` files") is every file of that kind, as well as the dot file of that name
+    return name == pattern or (pattern.startswith(".") and name.endswith(pattern))
 
 
 def parse_path(span: str) -> str | None:
@@ -208,6 +218,63 @@ def _subject_spans(text: str) -> list[str]:
     return found
 
 
+#: A passive prohibition of editing ("should not be edited", "must never be modified by
+#: hand", "is not to be changed"): what it forbids is its subject, said before it.
+_PASSIVE_EDIT = re.compile(
+    r"\b(?:must|should|shall|may|can|is|are)(?:\s+not|\s+never|n['’]t)\s+(?:ever\s+)?"
+    r"(?:to\s+)?be\s+(?:hand-?|manually\s+|directly\s+)?"
+    r"(?:edited|modified|changed|touched|altered|patched|rewritten|overwritten|updated)\b",
+    re.I,
+)
+#: A subject with a relative clause or a negation of its own is no plain noun phrase:
+#: "`a.yml` overrides `b.yml`, which must not be edited" forbids `b.yml` alone, and
+#: "migrations in `db/` that ran must not be changed" only some of them.
+_NOT_SUBJECT = re.compile(r"\b(?:which|that|who|whom|whose|where|not|never|no)\b", re.I)
+#: Words a subject may open with, before its first path: articles, quantifiers and the
+#: generic names of files ("Files in `gen/`", "All generated code under `api/`", "The
+#: protobuf files in `proto/`"); a clause that opens with any other word may be an
+#: imperative ("Update `x.graphql`, and the generated types must not be edited" forbids
+#: the types, not `x.graphql`).
+_SUBJECT_OPENING = frozenset(
+    {
+        "the", "a", "an", "all", "any", "every", "everything", "anything", "this", "these",
+        "those", "our", "its", "files", "file", "code", "output", "contents", "content",
+        "generated", "auto",
+    }
+)  # fmt: skip
+#: More words than a noun phrase and its description hold ("`gen/` holds the generated
+#: client and must not be edited by hand").
+_SUBJECT_WORDS = 14
+
+
+def _passive_spans(text: str) -> list[str]:
+    """Paths a passive prohibition of editing is about: those of its subject ("The
+    `.godot/` directory contains generated files and should not be edited manually",
+    "Files in `gen/` are generated and must never be edited"). A condition, an exception
+    or a purpose anywhere in the clause forbids nothing (as for the active readings)."""
+    found: list[str] = []
+    for clause, spans in _open_clauses(text, EDIT_READING):
+        masked = SPAN.sub(lambda m: " " * len(m.group(0)), clause)
+        cue = _PASSIVE_EDIT.search(masked)
+        if cue is None:
+            continue
+        subject = [m for m in spans if m.end() <= cue.start()]
+        if not subject:
+            continue
+        # the subject starts its own clause: "**Do not edit generated files**: The files
+        # in `proto/` are generated and should not be edited" is about `proto/`
+        start = clause_start(masked[: subject[0].start()])
+        said = masked[start : cue.start()]
+        if (
+            len(_words(said)) > _SUBJECT_WORDS
+            or _NOT_SUBJECT.search(said)
+            or not set(_words(masked[start : subject[0].start()])[:1]) <= _SUBJECT_OPENING
+        ):
+            continue
+        found.extend(m.group(1).strip() for m in subject)
+    return found
+
+
 #: Leave to edit ("… are hand-authored and may be edited"): said anywhere in a rule, it
 #: excepts part of what the rule forbids, and the guardrail cannot tell which part.
 _LEAVE = re.compile(
@@ -256,7 +323,8 @@ def _read_edits(rule: Rule) -> list[ForbiddenEdit]:
     found: list[ForbiddenEdit] = []
     if _LEAVE.search(SPAN.sub(" ", rule.text)):
         return found
-    for span in forbidden_spans(rule.text, EDIT_READING) + _subject_spans(rule.text):
+    spans = forbidden_spans(rule.text, EDIT_READING) + _subject_spans(rule.text)
+    for span in dict.fromkeys(spans + _passive_spans(rule.text)):
         pattern = parse_path(span)
         if pattern is None or (_bare_name_glob(pattern) and not _called_files(rule.text, span)):
             continue

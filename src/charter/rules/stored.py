@@ -182,7 +182,9 @@ if TYPE_CHECKING:
 #: branch (``branch``), "never use `--no-verify`" that long option on any command
 #: 86: a rule file (or a folder holding one) whose name is not UTF-8 is left out with a
 #: note; compile stopped on it with a UnicodeEncodeError
-STATE_VERSION = 86
+#: 87: a passive prohibition forbids editing its subject ("The `.godot/` directory is
+#: generated and should not be edited manually")
+STATE_VERSION = 87
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
