@@ -1150,3 +1150,32 @@ def test_a_dependency_named_by_the_rule_or_its_heading_is_asked_for(
     found = [c for c in commands_in(rule) if c.command == "uv add"]
     assert bool(found) == held, text
     assert all(c.consent == "user" for c in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # the command is the instrument of a negated act, said in two words ("install
+        # packages", "resolve conflicts", "start the server")
+        ("Never install packages with `pip install` directly — use `uv add`.",
+         ["pip install"]),
+        ("Never install dependencies with `npm install`; use `pnpm add`.", ["npm install"]),
+        ("NEVER start the server with `python -m uvicorn app.main:app` — it crashes.",
+         ["python -m uvicorn app.main:app"]),
+        ("Never resolve conflicts with `git checkout --theirs`.", ["git checkout --theirs"]),
+        # more than the act and its object, a condition, or an option: not read
+        ("Don't worry about formatting with `black --check`.", []),
+        ("Never deploy with `make deploy-prod` on Fridays.", []),
+        ("Never format files with `prettier --write` on generated code.", []),
+        ("NEVER run tests with `--all-features`.", []),
+        # a negation said as a place: its "under" is no condition
+        ("Under no circumstances run `kubectl delete namespace`.",
+         ["kubectl delete namespace"]),
+        ("**Under no circumstances run `darwin-rebuild switch`.** Report and stop.",
+         ["darwin-rebuild switch"]),
+    ],
+)  # fmt: skip
+def test_a_command_forbidden_as_the_tool_of_an_act_or_under_no_circumstances(
+    text: str, forbidden: list[str]
+) -> None:
+    assert [c.command for c in commands_in(_rule(text)) if not c.consent] == forbidden

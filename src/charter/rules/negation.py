@@ -82,12 +82,19 @@ _CUE_BEFORE = re.compile(
     "(?:"
     + _alternation(
         r"\bnever|\bnot|\bdon'?t|\bdo not|\bmust not|\bmustn'?t|\bshould not|\bshouldn'?t|"
-        r"\bcannot|\bcan'?t|\bavoid|\bforbidden|\bprohibited|\bbanned|\binstead of|\brather than",
+        r"\bcannot|\bcan'?t|\bavoid|\bforbidden|\bprohibited|\bbanned|\binstead of|\brather than|"
+        r"\bunder no circumstances?",
         "cues_before",
     )
     + r")\s*[:：]?\s*$",
     re.IGNORECASE,
 )
+#: A negation said as a place ("Under no circumstances run `X`"): its "under" is no
+#: condition.
+_NO_CIRCUMSTANCES = re.compile(r"\bunder\s+no\s+circumstances?\b", re.IGNORECASE)
+#: Prepositions that make the span the instrument of the act before them: "never install
+#: packages with `pip install`" forbids the command whatever the act's object.
+_INSTRUMENT = frozenset({"with", "via", "using", "through"})
 #: A negation that is also a word of English ("no"): it governs a span only with the
 #: verb of the act between them ("no uses `X`"), never alone ("no `X` needed").
 _WEAK_CUE = re.compile("(?:" + "|".join(_patterns("weak_cues") or ["(?!)"]) + r")\s*$", re.I)
@@ -285,6 +292,19 @@ def _governed(before: str, reading: Reading, after: str | None = None, span: str
     # edit generated files: `dist/` is built by CI.")
     listed = after is not None and _LIST_ENTRY_END.match(after) is not None
     named = 3 if colon and reading.verbs and listed else 0
+    # the instrument of a negated act: "never install packages with `pip install`", the
+    # act and its object in two words (commands: the reading without verbs of its own;
+    # "don't worry about formatting with `black`" says more and forbids nothing)
+    last = _LAST_WORD.search(text)
+    if (
+        not named
+        and not colon
+        and not reading.verbs
+        and last
+        and last.group(1).lower() in _INSTRUMENT
+        and not span.lstrip().startswith("-")  # an option: "run tests with `--x`"
+    ):
+        named = 2
     # "Never run these:" or "Do not use the following commands:" over the entries: the
     # words before the colon point at what follows it, as the verb alone would
     pointing = colon and listed
@@ -303,7 +323,12 @@ def _governed(before: str, reading: Reading, after: str | None = None, span: str
         if word not in reading.bridge:
             if folder and previous in _PLACES and _same_name(word, folder):
                 folder = ""  # once: "the migrations in `x/migrations/`"
-            elif not named or crossed & reading.verbs or word in reading.conditions:
+            elif (
+                not named
+                or crossed & reading.verbs
+                or word in reading.conditions
+                or _CUE_BEFORE.search(text)
+            ):
                 break
             else:
                 named -= 1
@@ -405,7 +430,7 @@ def _open_clauses(text: str, reading: Reading) -> Iterator[tuple[str, list[re.Ma
         # "en lugar de" names what to use, setting no condition with its "en"
         # "from agent actions", "by the assistant", "on your own": the one acting is
         # the agent the rule is written for, whose every call the guardrail sees
-        plain = _AGENT_ACTING.sub(" ", SPAN.sub(" ", window))
+        plain = _NO_CIRCUMSTANCES.sub(" ", _AGENT_ACTING.sub(" ", SPAN.sub(" ", window)))
         if reading.conditions & set(_words(_INSTEAD.sub(" ", plain))):
             continue
         if _EXCEPTION.search(SPAN.sub(" ", clause)):

@@ -184,7 +184,9 @@ if TYPE_CHECKING:
 #: note; compile stopped on it with a UnicodeEncodeError
 #: 87: a passive prohibition forbids editing its subject ("The `.godot/` directory is
 #: generated and should not be edited manually")
-STATE_VERSION = 87
+#: 88: a command that is the tool of a negated act ("never install packages with `pip
+#: install`"), and "under no circumstances run `X`"
+STATE_VERSION = 88
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
