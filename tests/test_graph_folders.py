@@ -89,3 +89,35 @@ def test_a_path_of_any_file_type_named_in_the_task_ranks_that_file(
     paths = task_context_paths(run_charter, repo, task)
     assert paths[0] == "conf/modules.config", paths
     assert "github.com/a/b.git" in parse_task("see github.com/a/b.git").paths  # named, finds none
+
+
+def test_a_file_written_beside_another_and_named_after_it_does_not_shadow_it(
+    repo: Path, run_charter: Run
+) -> None:
+    # Unity writes a `.meta` beside every script and asset, Godot a `.uid` beside every
+    # script: the task's words find both by the shared name, and each file came twice
+    write(
+        repo,
+        "Assets/Scripts/PlayerJump.cs",
+        "public class PlayerJump : MonoBehaviour {\n"
+        "    public float jumpHeight = 2f;\n"
+        '    void Update() { if (Input.GetButtonDown("Jump")) Jump(); }\n'
+        "    void Jump() { body.velocity = Vector3.up * jumpHeight; }\n"
+        "}\n",
+    )
+    write(repo, "Assets/Scripts/PlayerJump.cs.meta", "fileFormatVersion: 2\nguid: 0a1b2c3d4e\n")
+    write(
+        repo,
+        "scripts/snake.gd",
+        "extends Node2D\nvar speed := 4.0\nfunc level_up():\n\tspeed *= 1.5\n",
+    )
+    write(repo, "scripts/snake.gd.uid", "uid://b2k3x9q0\n")
+    write(repo, "scripts/food.gd", "extends Node2D\nfunc eaten():\n\tqueue_free()\n")
+    paths = task_context_paths(run_charter, repo, "The playerjump height is too high")
+    assert paths[0] == "Assets/Scripts/PlayerJump.cs"
+    assert "Assets/Scripts/PlayerJump.cs.meta" not in paths
+    paths = task_context_paths(run_charter, repo, "The snake speeds up too fast on level_up")
+    assert "scripts/snake.gd" in paths and "scripts/snake.gd.uid" not in paths
+    # alone, with no file it is named after, such a file still ranks
+    (repo / "scripts/snake.gd").unlink()
+    assert "scripts/snake.gd.uid" in task_context_paths(run_charter, repo, "snake uid")

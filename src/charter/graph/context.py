@@ -219,6 +219,22 @@ def _centrality(
     return {path: value / mean for path, value in by_file.items()} if mean > 0 else {}
 
 
+def _shadowed_sidecar(nid: str, score: float, final: dict[str, float], graph: Graph) -> bool:
+    """Whether ``nid`` is a file written beside another source and named after it
+    (`snake.gd.uid`, `icon.svg.import`, Unity's `Player.cs.meta`, `app.js.map`) that ranks
+    no higher than that file: it shares the file's name, so the task's words find both,
+    and the file it describes is what an agent opens. An engine writes one beside every
+    script or asset, so a task context would otherwise show each file twice."""
+    node = graph.nodes.get(nid)
+    if node is None or node.type != "source" or not node.path:
+        return False
+    name = node.path.rsplit("/", 1)[-1]
+    if name.count(".") < 2 or name.startswith("."):
+        return False
+    primary = f"src:{node.path.rsplit('.', 1)[0]}"
+    return primary in final and final[primary] >= score
+
+
 def rank(
     graph: Graph,
     task: str,
@@ -405,6 +421,8 @@ def rank(
             parts[sid]["seed"] = round(value, 4)
     result = []
     for nid, score in sorted(final.items(), key=lambda kv: (-kv[1], kv[0])):
+        if _shadowed_sidecar(nid, score, final, graph):
+            continue
         result.append(
             (
                 nid,
