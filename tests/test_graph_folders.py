@@ -121,3 +121,21 @@ def test_a_file_written_beside_another_and_named_after_it_does_not_shadow_it(
     # alone, with no file it is named after, such a file still ranks
     (repo / "scripts/snake.gd").unlink()
     assert "scripts/snake.gd.uid" in task_context_paths(run_charter, repo, "snake uid")
+
+
+def test_gdscript_is_read_as_the_projects_code(repo: Path, run_charter: Run) -> None:
+    # Godot's scripts were neither indexed by search nor weighed as source files: a task
+    # about the game's speed ranked the README first and the script that sets it nowhere
+    write(repo, "README.md", "# Snake\n\nThe snake speeds up with each level.\n")
+    write(
+        repo,
+        "scripts/game_manager.gd",
+        "extends Node\nconst BASE_TICK_SPEED: float = 0.15\nconst SPEED_SCALE: float = 0.95\n"
+        "func get_tick_speed() -> float:\n\treturn BASE_TICK_SPEED * pow(SPEED_SCALE, level)\n",
+    )
+    write(repo, "scripts/food.gd", "extends Node2D\nfunc eaten():\n\tqueue_free()\n")
+    paths = task_context_paths(run_charter, repo, "The tick speed scale is too aggressive")
+    assert paths[0] == "scripts/game_manager.gd"
+    done = run_charter("index", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert "*.gd" not in done.stdout  # not listed as a type search skips

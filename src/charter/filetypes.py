@@ -47,7 +47,7 @@ TEMPLATES = (
     ".svelte",
 )
 #: Sources of languages the graph reads as words only (no parser): R, OCaml, Haskell,
-#: Erlang, Julia, Clojure, F#, Nim, Perl, Groovy, Nextflow, Object Pascal (Delphi's and
+#: Erlang, Julia, Clojure, F#, Nim, Perl, Groovy, Nextflow, GDScript, Object Pascal (Delphi's and
 #: Free Pascal's units, programs and packages) and the hardware description languages
 #: (Verilog, SystemVerilog, VHDL). They are the project's
 #: code, so task context weighs them as source files, not as documents (as templates).
@@ -67,6 +67,7 @@ SOURCES_READ_AS_TEXT = (
     ".pm",
     ".groovy",
     ".nf",
+    ".gd",
     ".pas",
     ".pp",
     ".dpr",

@@ -109,6 +109,7 @@ _SOURCE_SUFFIXES = frozenset(
         ".nim",
         ".elm",
         ".gleam",
+        ".gd",
         ".groovy",
         ".vue",
         ".svelte",

@@ -225,6 +225,8 @@ class IndexSettings(Record):
             ".sol",
             ".elm",
             ".gleam",
+            # GDScript, the Godot engine's language
+            ".gd",
             ".mli",
             ".sql",
             ".proto",
