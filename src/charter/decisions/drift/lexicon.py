@@ -21,7 +21,11 @@ from functools import lru_cache
 
 from charter.stopwords import ENGLISH
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+[A-Za-z][A-Za-z0-9]*")
+#: A word: letters and digits, or one letter with the ``#`` or ``++`` that makes it a
+#: language's name ("C#", "F#", "C++"), which read as the bare letter named nothing.
+_TOKEN = re.compile(
+    r"[A-Za-z](?:#|\+\+)(?![A-Za-z_#+])|[A-Za-z][A-Za-z0-9]*|[0-9]+[A-Za-z][A-Za-z0-9]*"
+)
 
 #: Words that never name an option on their own: English function words (shared with
 #: search), negations and modals (read by the cue patterns, not matched as options), and
