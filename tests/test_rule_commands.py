@@ -1173,9 +1173,17 @@ def test_a_dependency_named_by_the_rule_or_its_heading_is_asked_for(
          ["kubectl delete namespace"]),
         ("**Under no circumstances run `darwin-rebuild switch`.** Report and stop.",
          ["darwin-rebuild switch"]),
+        # "ever" inside the negation, "refrain from", "not allowed to"
+        ("**Do not ever run `cargo build`** (I run release builds myself).", ["cargo build"]),
+        ("Never, ever run `terraform destroy`.", ["terraform destroy"]),
+        ("Please refrain from running `docker system prune`.", ["docker system prune"]),
+        ("You are NOT allowed to run `git commit` or `git push`.", ["git commit", "git push"]),
+        # ... with a condition, or said of someone else, still nothing
+        ("In a team, refrain from running `terraform apply` before the state is in.", []),
+        ("Contributors are not allowed to run `make release`.", []),
     ],
 )  # fmt: skip
-def test_a_command_forbidden_as_the_tool_of_an_act_or_under_no_circumstances(
+def test_a_command_forbidden_as_the_tool_of_an_act_or_in_other_words_of_negation(
     text: str, forbidden: list[str]
 ) -> None:
     assert [c.command for c in commands_in(_rule(text)) if not c.consent] == forbidden

@@ -83,15 +83,17 @@ _CUE_BEFORE = re.compile(
     + _alternation(
         r"\bnever|\bnot|\bdon'?t|\bdo not|\bmust not|\bmustn'?t|\bshould not|\bshouldn'?t|"
         r"\bcannot|\bcan'?t|\bavoid|\bforbidden|\bprohibited|\bbanned|\binstead of|\brather than|"
-        r"\bunder no circumstances?",
+        r"\bunder no circumstances?|\brefrain(?:s|ing)?\s+from|\bnot\s+(?:allowed|permitted)\s+to",
         "cues_before",
     )
     + r")\s*[:：]?\s*$",
     re.IGNORECASE,
 )
-#: A negation said as a place ("Under no circumstances run `X`"): its "under" is no
-#: condition.
-_NO_CIRCUMSTANCES = re.compile(r"\bunder\s+no\s+circumstances?\b", re.IGNORECASE)
+#: Negations said with a preposition ("Under no circumstances run `X`", "refrain from
+#: running `X`"): their "under" and "from" are no condition.
+_NO_CIRCUMSTANCES = re.compile(
+    r"\bunder\s+no\s+circumstances?\b|\brefrain(?:s|ing)?\s+from\b", re.IGNORECASE
+)
 #: Prepositions that make the span the instrument of the act before them: "never install
 #: packages with `pip install`" forbids the command whatever the act's object.
 _INSTRUMENT = frozenset({"with", "via", "using", "through"})
@@ -156,6 +158,8 @@ _CLAUSE_BREAK = re.compile(
 _ADDRESSEES = frozenset(
     {
         "you", "we", "please", "also", "so", "then", "just", "still", "simply", "must",
+        # "You are not allowed to run `X`", "Claude is not permitted to …"
+        "are", "is",
         "should", "shall", "will", "may", "can", "the", "agent", "agents", "assistant",
         "ai", "claude", "codex", "copilot", "gemini", "cursor",
     }
@@ -320,6 +324,9 @@ def _governed(before: str, reading: Reading, after: str | None = None, span: str
             text = text[: m.start()].rstrip(" -")
             continue
         pointing = False  # only at the colon: "never run these tests: `x`" names a kind
+        if word == "ever":  # "do not ever run `X`", "never, ever run `X`"
+            text = text[: m.start()].rstrip(" -,")
+            continue
         if word not in reading.bridge:
             if folder and previous in _PLACES and _same_name(word, folder):
                 folder = ""  # once: "the migrations in `x/migrations/`"

@@ -186,7 +186,9 @@ if TYPE_CHECKING:
 #: generated and should not be edited manually")
 #: 88: a command that is the tool of a negated act ("never install packages with `pip
 #: install`"), and "under no circumstances run `X`"
-STATE_VERSION = 88
+#: 89: "do not ever run", "never, ever run", "refrain from running", "you are not allowed
+#: to run `X`"
+STATE_VERSION = 89
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
