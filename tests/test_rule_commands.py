@@ -1181,6 +1181,9 @@ def test_a_dependency_named_by_the_rule_or_its_heading_is_asked_for(
         # ... with a condition, or said of someone else, still nothing
         ("In a team, refrain from running `terraform apply` before the state is in.", []),
         ("Contributors are not allowed to run `make release`.", []),
+        # the way it is run between the command and "is forbidden"
+        ("Running `terraform apply` locally is forbidden; CI applies plans.",
+         ["terraform apply"]),
     ],
 )  # fmt: skip
 def test_a_command_forbidden_as_the_tool_of_an_act_or_in_other_words_of_negation(

@@ -609,3 +609,18 @@ def test_a_name_that_is_all_extension_is_every_file_of_that_kind(tmp_path: Path)
     assert guard_decision(guard(root, "Write", imported)) == "deny"
     script = {"file_path": str(root / "art/tree.gd"), "content": "x"}
     assert guard_decision(guard(root, "Write", script)) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # the way the act is done may stand between the path and "is forbidden"
+        ("Editing `package-lock.json` by hand is forbidden.", ["package-lock.json"]),
+        ("`CHANGELOG.md` manually is not allowed.", ["CHANGELOG.md"]),
+        # running or using a path is not editing it (it forbade the edit and nothing else)
+        ("Running `scripts/deploy.sh` is forbidden.", []),
+        ("Using `legacy/api.py` locally is not allowed.", []),
+    ],
+)
+def test_is_forbidden_after_a_path_reads_the_act_before_it(text: str, forbidden: list[str]) -> None:
+    assert [e.path for e in edits_in(_rule(text)) if not e.consent] == forbidden

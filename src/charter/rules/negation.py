@@ -102,7 +102,8 @@ _INSTRUMENT = frozenset({"with", "via", "using", "through"})
 _WEAK_CUE = re.compile("(?:" + "|".join(_patterns("weak_cues") or ["(?!)"]) + r")\s*$", re.I)
 #: The same said after the span: "`X` is forbidden", "`X` must never be used".
 _CUE_AFTER = re.compile(
-    r"^\s*(?:"
+    # the way the act is done may come first: "Editing `X` by hand is forbidden"
+    r"^\s*(?:(?:by\s+hand|manually|directly|locally|yourself)\s+)?(?:"
     + _alternation(
         r"(?:(?:is|are)\s+)?(?:forbidden|prohibited|banned|not allowed|disallowed|"
         r"not permitted|(?:must|should)\s+(?:never|not)\s+be\s+"
@@ -447,6 +448,23 @@ def _open_clauses(text: str, reading: Reading) -> Iterator[tuple[str, list[re.Ma
         yield clause, spans
 
 
+#: Acts that are not editing: "Running `scripts/deploy.sh` is forbidden" forbids running
+#: the script, not editing it.
+_RUNNING_ACTS = frozenset(
+    {"run", "running", "execute", "executing", "call", "calling", "invoke", "invoking",
+     "use", "using", "source", "sourcing", "import", "importing"}
+)  # fmt: skip
+
+
+def _other_act(before: str, reading: Reading) -> bool:
+    """Whether the words right before a span name an act the reading does not forbid
+    (for the edit reading, running or using the path)."""
+    if not reading.verbs:
+        return False
+    words = _words(SPAN.sub(" ", before[-40:]))
+    return bool(words) and words[-1] in _RUNNING_ACTS
+
+
 def forbidden_spans(text: str, reading: Reading) -> list[str]:
     """The code spans of ``text`` a negation forbids outright, in order."""
     found: list[str] = []
@@ -458,7 +476,10 @@ def forbidden_spans(text: str, reading: Reading) -> list[str]:
             forbidden = not _PREFERRED.match(clause[m.end() :]) and bool(
                 listed
                 or _governed(clause[: m.start()][-80:], reading, clause[m.end() :], m.group(1))
-                or _CUE_AFTER.match(clause[m.end() :])
+                or (
+                    _CUE_AFTER.match(clause[m.end() :]) is not None
+                    and not _other_act(clause[: m.start()], reading)
+                )
             )
             previous_forbidden, previous_end = forbidden, m.end()
             if forbidden and len(m.group(1)) <= MAX_SPAN_CHARS:

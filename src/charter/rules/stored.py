@@ -188,7 +188,9 @@ if TYPE_CHECKING:
 #: install`"), and "under no circumstances run `X`"
 #: 89: "do not ever run", "never, ever run", "refrain from running", "you are not allowed
 #: to run `X`"
-STATE_VERSION = 89
+#: 90: "Running `X` locally is forbidden" (the way the act is done before "is
+#: forbidden"); "Running `scripts/x.sh` is forbidden" no longer forbids editing the script
+STATE_VERSION = 90
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
