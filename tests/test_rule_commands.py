@@ -1190,3 +1190,49 @@ def test_a_command_forbidden_as_the_tool_of_an_act_or_in_other_words_of_negation
     text: str, forbidden: list[str]
 ) -> None:
     assert [c.command for c in commands_in(_rule(text)) if not c.consent] == forbidden
+
+
+@pytest.mark.parametrize(
+    ("text", "branches"),
+    [
+        ("Never commit directly to `main`.", ["main"]),
+        ("Work on a branch and open a PR into `main`; do not commit directly to `main`.",
+         ["main"]),
+        ("Never commit directly to main, create a feature branch.", ["main"]),
+        ("Do not commit or push to master.", ["master"]),
+        ("NEVER commit to main/master/develop.", ["main", "master", "develop"]),
+        ("Never commit to `refs/heads/main` or `release`.", ["main", "release"]),
+        # said as the way to work, with a condition, or of something else: no rule
+        ("**Git: commit directly to `main`, linear history, no PRs.**", []),
+        ("Commit directly to `main` for maintainer changes.", []),
+        ("Never commit to `main` on Fridays.", []),
+        ("Do not commit secrets to the repo.", []),
+    ],
+)  # fmt: skip
+def test_a_commit_to_a_branch_is_read(text: str, branches: list[str]) -> None:
+    held = [c.branch for c in commands_in(_rule(text)) if c.words == ("commit",)]
+    assert held == branches
+
+
+def test_a_commit_is_denied_only_on_the_branch_the_rule_names(tmp_path: Path) -> None:
+    """ "Never commit directly to `main`": a `git commit` while `main` is checked out is
+    denied, citing the rule; on a feature branch it passes."""
+    import subprocess
+
+    rules = "# Rules\n\n- Never commit directly to `main`; work on a feature branch.\n"
+    root = compiled_repo(tmp_path, {"CLAUDE.md": rules})
+    git = ["git", "-C", str(root), "-c", "user.email=a@b.c", "-c", "user.name=n"]
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], check=True)
+    subprocess.run([*git, "branch", "-M", "main"], check=True)
+
+    def decided(command: str) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}))
+
+    assert decided('git commit -m "fix: totals"') == "deny"
+    assert decided('git add -A && git commit -am "wip"') == "deny"
+    assert decided("git status") == "allow"
+    out = guard(root, "Bash", {"command": 'git commit -m "x"'})
+    assert out is not None
+    assert "(a commit on `main`)" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    subprocess.run([*git, "switch", "-q", "-c", "feature"], check=True)
+    assert decided('git commit -m "fix: totals"') == "allow"

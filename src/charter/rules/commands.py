@@ -153,6 +153,8 @@ class ForbiddenCommand(Prohibition):
         out there (None: unknown), for a push that names no destination."""
         if not argv or argv[0] is None:
             return False
+        if self.branch and self.words == ("commit",):
+            return self._commits_on_branch(argv, cwd_rel, branch_of)
         if self.branch:
             return self._pushes_to_branch(argv, cwd_rel, branch_of)
         if self.program and _program(argv[0]) != self.program:  # "": any program
@@ -166,6 +168,21 @@ class ForbiddenCommand(Prohibition):
             return False
         given = [a for a in argv[1:] if a is not None]
         return self.flags <= (_flag_set(given) | ({"--"} if "--" in given else set()))
+
+    def _commits_on_branch(
+        self,
+        argv: Sequence[str | None],
+        cwd_rel: str | None,
+        branch_of: Callable[[str | None], str | None] | None,
+    ) -> bool:
+        """A ``git commit`` made while this rule's branch is checked out ("never commit
+        directly to `main`"): a commit lands on the branch checked out."""
+        if _program(argv[0] or "") != "git" or not _in_scope(self.scopes, cwd_rel):
+            return False
+        words = [a for a in argv[1:] if a is None or not a.startswith("-")]
+        if not words or words[0] != "commit":
+            return False
+        return branch_of is not None and branch_of(cwd_rel) == self.branch
 
     def _pushes_to_branch(
         self,
@@ -501,6 +518,39 @@ _PUSH_TO = re.compile(
 )
 
 
+#: A sentence that forbids committing to a branch, said to the agent: "Never commit
+#: directly to `main`", "Do not commit or push to master", "Don't commit on `main`;
+#: work on a branch". As for pushes, other words after the branch make it advice.
+_COMMIT_TO = re.compile(
+    rf"{_OPENING}{_PROHIBITS}"
+    r"commit(?:s|ting)?(?:\s+(?:and|or)\s+push(?:es|ing)?)?\s+"
+    r"(?:(?:anything|changes|code|your\s+changes|your\s+work|work|directly|straight)\s+){0,3}"
+    r"(?:to|into|onto|on)\s+(?:the\s+)?(?:(?:protected|shared|default)\s+)?"
+    rf"(?P<branches>{_BRANCH}(?:\s*(?:,|/|\bor\b|, or)\s*{_BRANCH})*"
+    # git's default names may lead a list of the project's own: "main/develop"
+    r"(?:/[A-Za-z][\w.-]*)*)"
+    r"(?:\s+branch(?:es)?)?(?:\s+(?:directly|straight))?"
+    r"\s*(?:$|[-—–:(;]|,\s*(?:it|this|that|which|they|since|because|as|every|all|use|work|"
+    r"create|open)\b)",
+    re.IGNORECASE,
+)
+
+
+def _commits_to(text: str) -> list[str]:
+    """Each branch a sentence of ``text`` forbids committing to."""
+    found: list[str] = []
+    for start, end in clauses(text):
+        for part in _prohibition_parts(text[start:end]):
+            match = _COMMIT_TO.match(part.strip())
+            if not match or (match.group("who") or "you").lower() not in _ADDRESSEES:
+                continue
+            for name in re.findall(r"`[^`]+`|[A-Za-z][\w.-]*", match.group("branches")):
+                branch = name.strip("`").removeprefix("refs/heads/")
+                if name.lower() != "or" and branch not in found:
+                    found.append(branch)
+    return found
+
+
 def _pushes_to(text: str) -> list[tuple[str, bool]]:
     """(branch, force only) for each branch a sentence of ``text`` forbids pushing to."""
     found: list[tuple[str, bool]] = []
@@ -755,6 +805,8 @@ def _read_commands(rule: Rule, consented: bool = False) -> list[ForbiddenCommand
         spans += [alt for alt in _flag_alternatives(rule.text, span) if alt not in spans]
     for (program, words), scopes in _dependency_adds(rule.text, rule.source.section or ""):
         hold(f"{program} {' '.join(words)}", program, words, frozenset(), scopes)
+    for branch in _commits_to(rule.text):
+        hold(f"git commit … on {branch}", "git", ("commit",), frozenset(), branch=branch)
     for branch, force in _pushes_to(rule.text):
         for flag in ("--force", "-f", "--force-with-lease") if force else ("",):
             command = f"git push {flag + ' ' if flag else ''}… {branch}"

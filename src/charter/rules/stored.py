@@ -190,7 +190,8 @@ if TYPE_CHECKING:
 #: to run `X`"
 #: 90: "Running `X` locally is forbidden" (the way the act is done before "is
 #: forbidden"); "Running `scripts/x.sh` is forbidden" no longer forbids editing the script
-STATE_VERSION = 90
+#: 91: "never commit directly to `main`": a `git commit` while that branch is checked out
+STATE_VERSION = 91
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

@@ -579,7 +579,8 @@ def _ruled_command(
     branches: dict[str | None, str | None] = {}
 
     def branch_of(cwd_rel: str | None) -> str | None:
-        """The branch checked out where a push runs (read once per directory)."""
+        """The branch checked out where a push or commit runs (read once per
+        directory)."""
         if cwd_rel not in branches:
             here = Path(policy.root, cwd_rel) if cwd_rel is not None else None
             branches[cwd_rel] = current_branch(here) if here is not None else None
@@ -596,7 +597,8 @@ def _ruled_command(
     rule, ran = hit
     shown = " ".join(a if a is not None else "…" for a in ran)
     text = rule.rule_text if len(rule.rule_text) <= 240 else rule.rule_text[:239] + "…"
-    what = f"`{shown[:120]}`" + (f" (a push to `{rule.branch}`)" if rule.branch else "")
+    onto = "a commit on" if rule.words == ("commit",) else "a push to"
+    what = f"`{shown[:120]}`" + (f" ({onto} `{rule.branch}`)" if rule.branch else "")
     if rule.consent:
         return (
             decision,
