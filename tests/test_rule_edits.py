@@ -624,3 +624,27 @@ def test_a_name_that_is_all_extension_is_every_file_of_that_kind(tmp_path: Path)
 )
 def test_is_forbidden_after_a_path_reads_the_act_before_it(text: str, forbidden: list[str]) -> None:
     assert [e.path for e in edits_in(_rule(text)) if not e.consent] == forbidden
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden", "asked"),
+    [
+        # a rule file says it as a user does, with no negation and no verb of editing
+        ("Leave `legacy/` alone.", ["legacy/"], []),
+        ("Treat `calibration_graph/` and `Script/` as read-only.",
+         ["calibration_graph/", "Script/"], []),
+        ("Consider the `third_party/` folder off-limits.", ["third_party/"], []),
+        ("Treat `builtin/` as read-only unless the user explicitly asks to change it.",
+         [], ["builtin/"]),
+        # said of something else, negated, or with a condition
+        ("Mount `public/images` at `/srv/images` as read-only.", [], []),
+        ("Don't treat `docs/` as read-only; keep it current.", [], []),
+        ("Leave `dist/` alone until the release is cut.", [], []),
+    ],
+)  # fmt: skip
+def test_a_rule_that_says_leave_it_alone_or_read_only_forbids_the_edit(
+    text: str, forbidden: list[str], asked: list[str]
+) -> None:
+    edits = edits_in(_rule(text))
+    assert [e.path for e in edits if not e.consent] == forbidden
+    assert [e.path for e in edits if e.consent] == asked

@@ -275,6 +275,45 @@ def _passive_spans(text: str) -> list[str]:
     return found
 
 
+#: Code spans joined as a list ("`a/`, `b/` and `c/`").
+_SPAN_LIST = r"`[^`\n]+`(?:\s*(?:,|and|or|, and|, or)\s*`[^`\n]+`)*"
+#: What forbids an edit with no negation and no verb of editing: "leave `Cargo.toml`
+#: alone", "leave the `migrations/` folder untouched", "hands off `src/gen/`", "treat
+#: `vendor/` as read-only", "consider `third_party/` off-limits".
+_LEFT_ALONE = re.compile(
+    rf"\bleave\s+(?:(?:the|this|that|these|those|my|our)\s+)?(?P<a>{_SPAN_LIST})"
+    r"(?:\s+(?:file|files|folder|folders|directory|directories|dir))?"
+    r"\s+(?:alone|untouched|unchanged|as[- ]is|as\s+it\s+is|as\s+they\s+are)\b"
+    rf"|\bhands\s+off(?:\s+of)?\s+(?:(?:the|my|our)\s+)?(?P<b>{_SPAN_LIST})"
+    rf"|\b(?:treat|consider|regard|keep)\s+(?:(?:the|this|that|these|those|our)\s+)?"
+    rf"(?P<c>{_SPAN_LIST})"
+    r"(?:\s+(?:file|files|folder|folders|directory|directories|dir|tree))?"
+    r"\s+(?:as\s+)?(?:read[- ]only|immutable|off[- ]limits|frozen)\b",
+    re.I,
+)
+
+
+def left_alone_spans(text: str) -> list[str]:
+    """The paths a clause tells the agent to leave alone (:data:`_LEFT_ALONE`), unless
+    the clause is negated ("don't leave `x/` as is") or sets a condition ("leave `x/`
+    alone until I have reviewed it", "treat `builtin/` as read-only unless the user
+    asks": that one waits for the user's consent, :func:`edits_in`)."""
+    from charter.rules.negation import negated
+
+    found: list[str] = []
+    for start, end in clauses(text):
+        clause = text[start:end]
+        for m in _LEFT_ALONE.finditer(clause):
+            rest = SPAN.sub(" ", clause[: m.start()] + clause[m.end() :])
+            if negated(clause) or EDIT_READING.conditions & set(
+                re.findall(r"[a-z']+", rest.lower())
+            ):
+                continue
+            spans = m.group("a") or m.group("b") or m.group("c")
+            found.extend(s.group(1).strip() for s in SPAN.finditer(spans))
+    return found
+
+
 #: Leave to edit ("… are hand-authored and may be edited"): said anywhere in a rule, it
 #: excepts part of what the rule forbids, and the guardrail cannot tell which part.
 _LEAVE = re.compile(
@@ -324,7 +363,7 @@ def _read_edits(rule: Rule) -> list[ForbiddenEdit]:
     if _LEAVE.search(SPAN.sub(" ", rule.text)):
         return found
     spans = forbidden_spans(rule.text, EDIT_READING) + _subject_spans(rule.text)
-    for span in dict.fromkeys(spans + _passive_spans(rule.text)):
+    for span in dict.fromkeys(spans + _passive_spans(rule.text) + left_alone_spans(rule.text)):
         pattern = parse_path(span)
         if pattern is None or (_bare_name_glob(pattern) and not _called_files(rule.text, span)):
             continue

@@ -191,7 +191,8 @@ if TYPE_CHECKING:
 #: 90: "Running `X` locally is forbidden" (the way the act is done before "is
 #: forbidden"); "Running `scripts/x.sh` is forbidden" no longer forbids editing the script
 #: 91: "never commit directly to `main`": a `git commit` while that branch is checked out
-STATE_VERSION = 91
+#: 92: a rule's "leave `X` alone", "hands off `X`", "treat `X` as read-only"
+STATE_VERSION = 92
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

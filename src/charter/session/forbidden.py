@@ -40,16 +40,6 @@ _BARE_NAME = re.compile(
 )
 #: Sentences longer than this are pasted text, not an instruction.
 _MAX_SENTENCE = 400
-#: "leave `Cargo.toml` alone", "leave the `migrations/` folder untouched", "hands off
-#: `src/gen/`": users forbid an edit this way with no negation and no verb of editing.
-_SPANS = r"`[^`\n]+`(?:\s*(?:,|and|or)\s*`[^`\n]+`)*"
-_LEFT_ALONE = re.compile(
-    rf"\bleave\s+(?:(?:the|this|that|these|those|my|our)\s+)?(?P<a>{_SPANS})"
-    r"(?:\s+(?:file|files|folder|folders|directory|directories|dir))?"
-    r"\s+(?:alone|untouched|unchanged|as[- ]is|as\s+it\s+is|as\s+they\s+are)\b"
-    rf"|\bhands\s+off(?:\s+of)?\s+(?:(?:the|my|our)\s+)?(?P<b>{_SPANS})",
-    re.I,
-)
 
 
 @dataclass(frozen=True)
@@ -90,23 +80,11 @@ def forbidden_in(text: str, root: str = "") -> list[tuple[str, str]]:
 
 
 def _left_alone(sentence: str) -> list[str]:
-    """The paths a clause tells the agent to leave alone (:data:`_LEFT_ALONE`), unless
-    the clause is negated ("don't leave `x/` as is") or sets a condition ("leave `x/`
-    alone until I have reviewed it")."""
-    from charter.rules.edits import EDIT_READING
-    from charter.rules.negation import SPAN, clauses, negated
+    """The paths the sentence tells the agent to leave alone, read as a rule's are
+    (:func:`charter.rules.edits.left_alone_spans`)."""
+    from charter.rules.edits import left_alone_spans
 
-    found: list[str] = []
-    for start, end in clauses(sentence):
-        clause = sentence[start:end]
-        for m in _LEFT_ALONE.finditer(clause):
-            rest = SPAN.sub(" ", clause[: m.start()] + clause[m.end() :])
-            if negated(clause) or EDIT_READING.conditions & set(
-                re.findall(r"[a-z']+", rest.lower())
-            ):
-                continue
-            found.extend(s.group(1).strip() for s in SPAN.finditer(m.group("a") or m.group("b")))
-    return found
+    return left_alone_spans(sentence)
 
 
 def _quoted_sentences(text: str, root: str) -> list[tuple[str, str]]:
