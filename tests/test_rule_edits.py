@@ -648,3 +648,35 @@ def test_a_rule_that_says_leave_it_alone_or_read_only_forbids_the_edit(
     edits = edits_in(_rule(text))
     assert [e.path for e in edits if not e.consent] == forbidden
     assert [e.path for e in edits if e.consent] == asked
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # what the paths are, then the prohibition as a sentence of its own
+        ("`src/routeTree.gen.ts` is generated. Do not edit it manually.",
+         ["src/routeTree.gen.ts"]),
+        ("`src/routeTree.gen.ts` is auto-generated; do not edit it by hand.",
+         ["src/routeTree.gen.ts"]),
+        ("`a.json`, `b.json` and `dist/` are generated. Do not edit them by hand.",
+         ["a.json", "b.json", "dist/"]),
+        ("**Important**: `src/openapi.json` is a generated file. Do not edit it by hand — "
+         "always regenerate it via the build.", ["src/openapi.json"]),
+        ("**Note**: `src/lib/api/generated/` is auto-generated. DO NOT manually edit.",
+         ["src/lib/api/generated/"]),
+        ("Everything under `server/delivery-api/` is generated. Do not edit it.",
+         ["server/delivery-api/"]),
+        ("3. **`designs.js` IS GENERATED. DO NOT EDIT IT.** A script regenerates it.",
+         ["designs.js"]),
+        # another subject, another object, a condition, another act
+        ("`a.yml` is read first; `b.yml` overrides it — never edit it.", []),
+        ("`dist/` is built from `src/`; never edit it.", []),
+        ("`typos.toml` is a generated file. Never edit its entries by hand.", []),
+        ("`x.json` is generated. Do not edit it unless the schema changes.", []),
+        ("`Library/` and `Temp/` are generated. Do not commit them.", []),
+    ],
+)  # fmt: skip
+def test_a_sentence_saying_what_a_path_is_then_one_forbidding_the_edit(
+    text: str, forbidden: list[str]
+) -> None:
+    assert [e.path for e in edits_in(_rule(text)) if not e.consent] == forbidden

@@ -187,9 +187,32 @@ _NOT_PLAIN = re.compile(
 )
 #: ... and ends by forbidding an edit with no object of its own (the subject is it).
 _OBJECTLESS = re.compile(
-    r"(?:^|[,;]\s*|\s)(?:never|do not|don't|must not|should not)\s+(?:hand-?)?"
+    r"(?:^|[,;]\s*|\s)(?:never|do not|don't|must not|should not)\s+"
+    r"(?:(?:manually|directly)\s+)?(?:hand-?)?"
     r"(?:edit|modify|change|touch|alter|rewrite|overwrite|patch)"
     r"(?:\s+(?:it|them|this|these|the|files?|manually|by|hand|directly))*\s*[.!]?\s*$",
+    re.I,
+)
+
+
+#: What may stand before the paths a sentence is about: a list number, emphasis, or the
+#: things in them ("All code in `src/` is auto-generated", "Everything under `x/` …").
+_SUBJECT_LEAD = re.compile(
+    # a label of a few words first ("**Note**: `x/` is …", "Generated Code: All code in …")
+    r"^(?:[^\w`]|\d)*(?:[A-Za-z][\w -]{0,30}[*_]*:(?:[^\w`])*)?"
+    r"(?:(?:all|any)\s+(?:the\s+)?(?:code|files?|content|contents)\s+"
+    r"(?:in|under|inside|of)\s+|everything\s+(?:in|under|inside)\s+|"
+    r"(?:the\s+)?(?:files?|contents?)\s+(?:in|under|inside|of)\s+)?(?=`)",
+    re.I,
+)
+#: A sentence that is only the prohibition of an edit, its object a pronoun or nothing.
+_OBJECTLESS_SENTENCE = re.compile(
+    r"^\W*(?:please\s+)?(?:never|do not|don't|must not|should not)\s+"
+    r"(?:(?:manually|directly)\s+)?(?:hand-?)?"
+    r"(?:edit|modify|change|touch|alter|rewrite|overwrite|patch)"
+    r"(?:\s+(?:it|them|this|these|manually|by|hand|directly))*\s*[.!*_]*"
+    # what to do instead may follow a dash: "… by hand — always regenerate it"
+    r"(?:\s*(?:[—–]|\s-\s).*)?\s*$",
     re.I,
 )
 
@@ -198,8 +221,19 @@ def _subject_spans(text: str) -> list[str]:
     """Paths a sentence is about when it forbids editing them without naming them again
     (see :data:`_SUBJECT`); a condition or an exception in it forbids nothing."""
     found: list[str] = []
-    for start, end in clauses(text):
-        m = _SUBJECT.match(text[start:end])
+    spans = clauses(text)
+    for k, (start, end) in enumerate(spans):
+        # what the paths are may be named first ("Everything under `api/` is
+        # generated"), and a list number or emphasis may open the line
+        sentence = _SUBJECT_LEAD.sub("", text[start:end], count=1)
+        m = _SUBJECT.match(sentence)
+        if not m and k + 1 < len(spans):
+            # "`X` is generated; do not edit it manually": the prohibition is a sentence
+            # of its own, nothing but the act, right after the one that says what X is
+            after = text[spans[k + 1][0] : spans[k + 1][1]]
+            if _OBJECTLESS_SENTENCE.match(after):
+                act = re.split(r"\s*(?:[—–]|\s-\s)", after.strip(), maxsplit=1)[0]
+                m = _SUBJECT.match(f"{sentence} — {act}")
         if not m:
             continue
         rest = m.group("rest")

@@ -192,7 +192,9 @@ if TYPE_CHECKING:
 #: forbidden"); "Running `scripts/x.sh` is forbidden" no longer forbids editing the script
 #: 91: "never commit directly to `main`": a `git commit` while that branch is checked out
 #: 92: a rule's "leave `X` alone", "hands off `X`", "treat `X` as read-only"
-STATE_VERSION = 92
+#: 93: "`X` is generated. Do not edit it." (what X is, then the prohibition as a sentence
+#: of its own), and "Everything under `X` …", a label or a list number before the path
+STATE_VERSION = 93
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
