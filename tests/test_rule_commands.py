@@ -955,6 +955,22 @@ def test_a_push_to_a_branch_forbidden_in_words_is_read(
     assert list(dict.fromkeys(got)) == held, text
 
 
+def _on_main(tmp_path: Path, rules: str) -> tuple[Path, list[str], Any]:
+    """A compiled repository with ``rules`` and one commit on ``main``: its root, the git
+    command to run in it, and the guardrail's decision on a Bash command there."""
+    import subprocess
+
+    root = compiled_repo(tmp_path, {"CLAUDE.md": rules})
+    git = ["git", "-C", str(root), "-c", "user.email=a@b.c", "-c", "user.name=n"]
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], check=True)
+    subprocess.run([*git, "branch", "-M", "main"], check=True)
+
+    def decided(command: str) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}))
+
+    return root, git, decided
+
+
 def test_a_push_is_held_where_it_goes(tmp_path: Path, run_charter: Any) -> None:
     """A push goes to the branch its refspec names (``main``, ``+main``, ``HEAD:main``,
     ``x:refs/heads/main``), or, when it names none, to the branch checked out, which
@@ -963,13 +979,7 @@ def test_a_push_is_held_where_it_goes(tmp_path: Path, run_charter: Any) -> None:
     import subprocess
 
     rules = "# Rules\n\n- Never push directly to `main`; open a pull request.\n"
-    root = compiled_repo(tmp_path, {"CLAUDE.md": rules})
-    git = ["git", "-C", str(root), "-c", "user.email=a@b.c", "-c", "user.name=n"]
-    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], check=True)
-    subprocess.run([*git, "branch", "-M", "main"], check=True)
-
-    def decided(command: str) -> str:
-        return guard_decision(guard(root, "Bash", {"command": command}))
+    root, git, decided = _on_main(tmp_path, rules)
 
     for command in (
         "git push",
@@ -1220,13 +1230,7 @@ def test_a_commit_is_denied_only_on_the_branch_the_rule_names(tmp_path: Path) ->
     import subprocess
 
     rules = "# Rules\n\n- Never commit directly to `main`; work on a feature branch.\n"
-    root = compiled_repo(tmp_path, {"CLAUDE.md": rules})
-    git = ["git", "-C", str(root), "-c", "user.email=a@b.c", "-c", "user.name=n"]
-    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], check=True)
-    subprocess.run([*git, "branch", "-M", "main"], check=True)
-
-    def decided(command: str) -> str:
-        return guard_decision(guard(root, "Bash", {"command": command}))
+    root, git, decided = _on_main(tmp_path, rules)
 
     assert decided('git commit -m "fix: totals"') == "deny"
     assert decided('git add -A && git commit -am "wip"') == "deny"

@@ -169,6 +169,15 @@ class ForbiddenCommand(Prohibition):
         given = [a for a in argv[1:] if a is not None]
         return self.flags <= (_flag_set(given) | ({"--"} if "--" in given else set()))
 
+    def _git_words(
+        self, argv: Sequence[str | None], cwd_rel: str | None, verb: str
+    ) -> list[str | None] | None:
+        """The words of a ``git VERB`` run where this rule holds (None: another command)."""
+        if _program(argv[0] or "") != "git" or not _in_scope(self.scopes, cwd_rel):
+            return None
+        words = [a for a in argv[1:] if a is None or not a.startswith("-")]
+        return words if words and words[0] == verb else None
+
     def _commits_on_branch(
         self,
         argv: Sequence[str | None],
@@ -177,10 +186,7 @@ class ForbiddenCommand(Prohibition):
     ) -> bool:
         """A ``git commit`` made while this rule's branch is checked out ("never commit
         directly to `main`"): a commit lands on the branch checked out."""
-        if _program(argv[0] or "") != "git" or not _in_scope(self.scopes, cwd_rel):
-            return False
-        words = [a for a in argv[1:] if a is None or not a.startswith("-")]
-        if not words or words[0] != "commit":
+        if self._git_words(argv, cwd_rel, "commit") is None:
             return False
         return branch_of is not None and branch_of(cwd_rel) == self.branch
 
@@ -190,10 +196,8 @@ class ForbiddenCommand(Prohibition):
         cwd_rel: str | None,
         branch_of: Callable[[str | None], str | None] | None,
     ) -> bool:
-        if _program(argv[0] or "") != "git" or not _in_scope(self.scopes, cwd_rel):
-            return False
-        words = [a for a in argv[1:] if a is None or not a.startswith("-")]
-        if not words or words[0] != "push":
+        words = self._git_words(argv, cwd_rel, "push")
+        if words is None:
             return False
         given = [a for a in argv[1:] if a is not None]
         if not self.flags <= _flag_set(given):
