@@ -1240,3 +1240,23 @@ def test_a_commit_is_denied_only_on_the_branch_the_rule_names(tmp_path: Path) ->
     assert "(a commit on `main`)" in out["hookSpecificOutput"]["permissionDecisionReason"]
     subprocess.run([*git, "switch", "-q", "-c", "feature"], check=True)
     assert decided('git commit -m "fix: totals"') == "allow"
+
+
+@pytest.mark.parametrize(
+    ("text", "section", "forbidden"),
+    [
+        # a label or heading about package managers says the one-word spans are programs
+        ("Package manager: `pnpm` (not `npm`).", "Conventions", ["npm"]),
+        ("Package manager: `pnpm` (never `npm` or `yarn`).", "", ["npm", "yarn"]),
+        ("Always use `pnpm` (never `npm`/`yarn`).", "Package managers", ["npm", "yarn"]),
+        # a condition, or no word saying what they are: nothing
+        ("Package manager: `pnpm` (switch to `npm` if the user prefers).", "", []),
+        ("Always use `pnpm` (never `npm`).", "Conventions", []),
+        ("Never use `any` or `unknown`.", "TypeScript", []),
+    ],
+)
+def test_a_label_or_heading_about_package_managers_names_programs(
+    text: str, section: str, forbidden: list[str]
+) -> None:
+    rule = Rule(id="r-1", text=text, source=Source("AGENTS.md", 3, 3, section))
+    assert [c.command for c in commands_in(rule) if not c.consent] == forbidden

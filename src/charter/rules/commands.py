@@ -61,12 +61,15 @@ _VERSION_SUFFIX = re.compile(r"(?<=[a-z])\d+(?:\.\d+)*$")
 _PROGRAM = re.compile(r"^(?:\.{0,2}/)?(?:[\w.-]+/)*[a-z][a-z0-9._+-]*$")
 #: Nouns that name a program (generic English): "the `npx` command", a "binaries"
 #: heading; right after a one-word span, or anywhere in its section's headings.
-_CLAUSE_END = re.compile(r"\s*(?:$|[.,;:!?)*_]|\s[-–—]\s)")
+_CLAUSE_END = re.compile(r"\s*(?:$|[.,;:!?)*_]|\s[-–—]\s|(?:\bor\b|\band\b|/)\s*`)")
 _PROGRAM_NOUN = re.compile(
     r"\s*(?:command|commands|binary|binaries|executable|executables|cli|clis)\b|"
-    r".*\b(?:commands|binaries|executables|cli)\b",
+    r".*\b(?:commands|binaries|executables|cli|package\s+managers?)\b",
     re.IGNORECASE,
 )
+#: A label that opens a rule ("Package manager: `pnpm` (never `npm` or `yarn`)"): a
+#: heading of its own for the spans after it.
+_RULE_LABEL = re.compile(r"^\W*([A-Za-z][\w ]{0,40}?)\W*:")
 #: A slot for a package's name: a word that is not a path or a requirements file
 #: (``pip install -r requirements.txt`` and ``npm install ./lib`` add no dependency).
 PACKAGE_WORD = "<package>"
@@ -390,8 +393,10 @@ def _named_program(span: str, rule: Rule) -> tuple[str, tuple[str, ...], frozens
     after = rule.text.split(f"`{span}`", 1)[1] if f"`{span}`" in rule.text else ""
     # under a heading about programs, the span must end its clause ("`npx`." and not
     # "`any` types": a noun after it says what it is)
+    label = _RULE_LABEL.match(rule.text)
+    headings = f"{rule.source.section or ''} / {label.group(1) if label else ''}"
     framed = _PROGRAM_NOUN.match(after) or (
-        _CLAUSE_END.match(after) and _PROGRAM_NOUN.search(rule.source.section or "")
+        _CLAUSE_END.match(after) and _PROGRAM_NOUN.search(headings)
     )
     return (_program(word), (), frozenset()) if framed else None
 

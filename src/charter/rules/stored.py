@@ -194,7 +194,9 @@ if TYPE_CHECKING:
 #: 92: a rule's "leave `X` alone", "hands off `X`", "treat `X` as read-only"
 #: 93: "`X` is generated. Do not edit it." (what X is, then the prohibition as a sentence
 #: of its own), and "Everything under `X` …", a label or a list number before the path
-STATE_VERSION = 93
+#: 94: a label or heading about package managers makes a one-word span a program
+#: ("Package manager: `pnpm` (never `npm` or `yarn`)")
+STATE_VERSION = 94
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
