@@ -132,6 +132,11 @@ def choice_entry(
     return clarification_entry(cid, text, atype, choices, answer, **kw)
 
 
+def bound(*entries: dict[str, Any]) -> PgcClarifications:
+    """The decisions file holding ``entries`` (from :func:`choice_entry` and the like)."""
+    return parse_clarifications({"pgc_clarifications": list(entries)})
+
+
 def layered_checker(data: dict[str, Any], layer: str) -> DriftChecker:
     """A drift checker over ``data`` with the semantic layer (``"semantic"``) or the
     lexical layer alone (``"lexical"``, as in a cold hook process)."""

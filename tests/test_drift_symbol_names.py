@@ -9,26 +9,21 @@ from __future__ import annotations
 
 from charter.decisions.drift.checker import DriftChecker
 from charter.decisions.drift.lexicon import tokens
-from charter.decisions.models import parse_clarifications
-from tests.decisions_support import choice_entry, flagged
+from tests.decisions_support import bound, choice_entry, flagged
 
-DECISIONS = parse_clarifications(
-    {
-        "pgc_clarifications": [
-            choice_entry(
-                "LANG",
-                "Which language is the service written in?",
-                {"rust": "Rust", "cpp": "C++", "cs": "C#"},
-                "rust",
-            ),
-            choice_entry(
-                "TESTS",
-                "Which language are the property tests written in?",
-                {"py": "Python", "fs": "F#"},
-                "py",
-            ),
-        ]
-    }
+DECISIONS = bound(
+    choice_entry(
+        "LANG",
+        "Which language is the service written in?",
+        {"rust": "Rust", "cpp": "C++", "cs": "C#"},
+        "rust",
+    ),
+    choice_entry(
+        "TESTS",
+        "Which language are the property tests written in?",
+        {"py": "Python", "fs": "F#"},
+        "py",
+    ),
 )
 
 
