@@ -43,7 +43,8 @@ def test_logs_in_the_users_tree_leave_no_lock_files_for_git(
 ) -> None:
     """The search log (``logs/``) and the guardrail audit log (``artifacts/``) live in the
     user's tree by the seeds' defaults; a ``.lock`` beside each showed up in ``git status``
-    as a file to commit. Append-only logs now lock themselves."""
+    as a file to commit. Append-only logs now lock themselves, and a folder Charter
+    creates for one of them ignores itself: one machine's searches are not the team's."""
     import json
     import sys
 
@@ -68,6 +69,19 @@ def test_logs_in_the_users_tree_leave_no_lock_files_for_git(
     assert '"deny"' in denied.stdout, denied.stdout + denied.stderr
     assert (repo / "artifacts/guardrails/audit.jsonl").is_file()
     visible = untracked(repo)
-    assert "logs/context_actions.csv" in visible
+    assert (repo / "logs/context_actions.csv").is_file()
+    assert not {p for p in visible if p.startswith(("logs/", "artifacts/"))}, visible
     assert not {p for p in visible if p.endswith(".lock")}, visible
     assert not list(repo.glob("artifacts/guardrails/*.lock")), "a lock beside the log"
+
+
+def test_a_logs_folder_the_user_already_has_is_left_alone(
+    repo: Path, run_charter: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    """Charter hides only a folder it creates: the user's own ``logs/`` keeps its rules."""
+    write(repo, "logs/README.md", "# Team logs\n")
+    write(repo, "docs/guide.md", "# Guide\n\nSet a timeout on every session.\n")
+    assert run_charter("index", cwd=repo).returncode == 0
+    assert run_charter("search", "session timeout", cwd=repo).returncode == 0
+    assert not (repo / "logs" / IGNORE_FILE).exists()
+    assert "logs/context_actions.csv" in untracked(repo)

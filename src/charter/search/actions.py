@@ -19,6 +19,7 @@ from typing import Any
 
 from charter.boundary import writable
 from charter.fileio import append_locked, fault_point, write_all
+from charter.state_ignore import ensure_local_dir
 
 COLUMNS = [
     "timestamp",
@@ -75,6 +76,10 @@ def log_action(
             json.dumps(detail or {}, sort_keys=True, separators=(",", ":")),
         ]
     )
+    if root is not None:
+        # one machine's searches, like the guardrail's audit log: a folder Charter
+        # creates for it is hidden from git, so it never shows up as a file to commit
+        ensure_local_dir(root, path.parent)
     path.parent.mkdir(parents=True, exist_ok=True)
     with append_locked(path) as fd:  # O_NOFOLLOW: a planted symlink is refused
         size = os.fstat(fd).st_size
