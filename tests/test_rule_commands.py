@@ -1260,3 +1260,61 @@ def test_a_label_or_heading_about_package_managers_names_programs(
 ) -> None:
     rule = Rule(id="r-1", text=text, source=Source("AGENTS.md", 3, 3, section))
     assert [c.command for c in commands_in(rule) if not c.consent] == forbidden
+
+
+def test_a_program_turned_down_for_one_the_rule_files_run_is_held(tmp_path: Path) -> None:
+    """ "Use `pnpm`, not `npm`": the span chosen is a program because the rule files run
+    it (a shell block of `pnpm` commands), so the one turned down is a program too, and
+    any run of it is denied, citing the rule. One word alone says nothing: "use `tx`, not
+    `db`" names no program the files run, and a file that runs `npm` itself for another
+    part of the project ("use `uvicorn`, not `npm`" for its backend) chose for that part
+    only."""
+    rules = (
+        "# Scripts\n\n```bash\npnpm dev     # dev server\npnpm test    # unit tests\n```\n\n"
+        "# Conventions\n\n- Use `pnpm`, not `npm`.\n- Always use `tx`, not `db`, in handlers.\n"
+        "- Use `uv`, not `pip`. All Python deps via `uv sync`.\n"
+    )
+    (tmp_path / "a").mkdir()
+    root = compiled_repo(tmp_path / "a", {"AGENTS.md": rules})
+
+    def decided(command: str) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}))
+
+    assert decided("npm install left-pad") == "deny"
+    out = guard(root, "Bash", {"command": "npm run build"})
+    assert out is not None
+    assert "AGENTS.md:L" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    assert decided("pip install requests") == "deny"
+    for allowed in ("pnpm install", "uv sync", "db migrate"):
+        assert decided(allowed) == "allow", allowed
+
+    both = (
+        "# Run\n\n```bash\ncd backend && uvicorn main:app --reload\n```\n\n"
+        "```bash\ncd frontend && npm run dev\n```\n\n"
+        "# Notes\n\n- Backend is Python - use `uvicorn`, not `npm`.\n"
+        "- You can use `yarn` instead of `npm`.\n"
+    )
+    (tmp_path / "b").mkdir()
+    root = compiled_repo(tmp_path / "b", {"CLAUDE.md": both})
+    assert guard_decision(guard(root, "Bash", {"command": "npm run dev"})) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # the span chosen is a command: the one turned down is a program
+        ("Use `bun test`, not `jest`.", ["jest"]),
+        ("**Use `bun run test`, not `vitest`.** It loads the env.", ["vitest"]),
+        # the command chosen runs the program itself (`python -m pip` is `pip` too)
+        ("**Use `python -m pip`, not `pip`.** Plain `pip` may pick another Python.", []),
+        ("Use `uv run python` instead of `python`.", []),
+        # not an imperative, a condition, or a use after the span: nothing
+        ("You can use `bun test` instead of `jest`.", []),
+        ("On macOS, use `python3 -m pip` instead of `pip`.", []),
+        ("Use `bun test` instead of `jest` for unit tests.", []),
+        ("Prefer `bun test` over `jest`.", []),
+    ],
+)
+def test_a_preference_for_a_command_turns_down_a_program(text: str, forbidden: list[str]) -> None:
+    rule = Rule(id="r-1", text=text, source=Source("AGENTS.md", 3, 3, "Conventions"))
+    assert [c.command for c in commands_in(rule) if not c.consent] == forbidden

@@ -21,7 +21,7 @@ import fnmatch
 import posixpath
 import re
 import shlex
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -37,6 +37,7 @@ from charter.rules.negation import (
     collect,
     forbidden_options,
     forbidden_spans,
+    negated,
     words_of,
 )
 
@@ -67,6 +68,20 @@ _PROGRAM_NOUN = re.compile(
     r".*\b(?:commands|binaries|executables|cli|package\s+managers?)\b",
     re.IGNORECASE,
 )
+#: A preference said to the agent, up to the span it turns down: "Use `pnpm`, not
+#: `npm`", "**Always use `bun` instead of `npm` or `yarn`**" (the ``x`` group is the
+#: span chosen). Only the imperative counts: "you can use `yarn` instead of `npm`" and
+#: "we recommend using …" leave the other open.
+_PREFERENCE = re.compile(
+    r"^[\W_]*(?:(?:always|only)\s+)?use\s+(?P<x>`[^`]+`(?:\s*(?:/|or)\s*`[^`]+`)*)[*_]*"
+    r"(?:\s+commands?)?\s*,?"
+    r"\s+(?:not|never|instead\s+of|rather\s+than|over)\s+(?:[*_]*`[^`]+`[*_]*\s*(?:,|or|/)\s*)*"
+    r"[*_]*$",
+    re.IGNORECASE,
+)
+#: Where a preference's sentence begins: after a sentence's end, a colon, a dash or a
+#: bold label ("This is a **pnpm** repo – use `pnpm`, not `npm`").
+_PREFERENCE_START = re.compile(r"(?:[.;:!?](?:\*\*)?\s+|\s[-–—]\s|^)")
 #: A label that opens a rule ("Package manager: `pnpm` (never `npm` or `yarn`)"): a
 #: heading of its own for the spans after it.
 _RULE_LABEL = re.compile(r"^\W*([A-Za-z][\w ]{0,40}?)\W*:")
@@ -381,24 +396,79 @@ def parse_command(span: str) -> tuple[str, tuple[str, ...], frozenset[str]] | No
     return _program(kept[0]), words, frozenset(flags)
 
 
-def _named_program(span: str, rule: Rule) -> tuple[str, tuple[str, ...], frozenset[str]] | None:
+def _named_program(
+    span: str, rule: Rule, programs: Mapping[str, frozenset[str]] | None = None
+) -> tuple[str, tuple[str, ...], frozenset[str]] | None:
     """A one-word span the rule itself calls a program: "never use the `npx` command",
-    or "Never use `npx`." ending its clause under a heading about running binaries. One
-    word alone is as often a keyword of the project's language (`any`, `eval`), so it
-    counts only when the words after it or the section say what it is; then any run of
-    it is forbidden."""
+    or "Never use `npx`." ending its clause under a heading about running binaries, or
+    the one a preference turns down for a program (:func:`_turned_down`). One word alone
+    is as often a keyword of the project's language (`any`, `eval`), so it counts only
+    when the words around it or the section say what it is; then any run of it is
+    forbidden."""
     word = span.strip()
     if not _PROGRAM.match(word) or "/" in word:
         return None
-    after = rule.text.split(f"`{span}`", 1)[1] if f"`{span}`" in rule.text else ""
+    at = rule.text.find(f"`{span}`")
+    after = rule.text[at + len(span) + 2 :] if at >= 0 else ""
     # under a heading about programs, the span must end its clause ("`npx`." and not
     # "`any` types": a noun after it says what it is)
     label = _RULE_LABEL.match(rule.text)
     headings = f"{rule.source.section or ''} / {label.group(1) if label else ''}"
     framed = _PROGRAM_NOUN.match(after) or (
-        _CLAUSE_END.match(after) and _PROGRAM_NOUN.search(headings)
+        _CLAUSE_END.match(after)
+        and (
+            _PROGRAM_NOUN.search(headings)
+            or _turned_down(rule.text[:at], word, rule.id, programs or {})
+        )
     )
     return (_program(word), (), frozenset()) if framed else None
+
+
+def _turned_down(
+    before: str, word: str, rule_id: str, programs: Mapping[str, frozenset[str]]
+) -> bool:
+    """Whether ``before`` (a rule's text up to ``word``'s span) prefers another program
+    to it: "Use `pnpm`, not `npm`". The span chosen is a program when it is a command
+    (`bun test`) or one the project's rule files run (`pnpm install` in a shell block);
+    then the one turned down is a program too, unless those files run it themselves
+    ("use `uvicorn`, not `npm`" for the backend beside "`npm run dev`" for the front
+    end: a choice for one part of the project, not against the program)."""
+    starts = list(_PREFERENCE_START.finditer(before))
+    sentence = before[starts[-1].end() :] if starts else before
+    match = _PREFERENCE.match(sentence)
+    if match is None or programs.get(_program(word), frozenset()) - {rule_id}:
+        return False  # the rule's own reasons ("so `npm ci` fails") run nothing
+    chosen = [m.group(1).strip() for m in SPAN.finditer(match.group("x"))]
+    if any(_program(word) in {_program(t) for t in span.split()} for span in chosen):
+        return False  # "Use `python -m pip`, not `pip`": the command chosen runs it too
+    return any(
+        parse_command(span) is not None
+        or (bool(_PROGRAM.match(span)) and _program(span) in programs)
+        for span in chosen
+    )
+
+
+def programs_run(rules: Iterable[Rule]) -> dict[str, frozenset[str]]:
+    """The programs the rule files run: each command of a shell block they show, and each
+    command of two words or more a rule names without forbidding it ("Use `uv`, not
+    `pip`. All Python deps via `uv sync`"), each with the ids of the rules that run it."""
+    found: dict[str, set[str]] = {}
+    for rule in rules:
+        own = _own_command(rule)
+        if own is not None:
+            found.setdefault(own[0], set()).add(rule.id)
+            continue
+        if "`" not in rule.text:
+            continue
+        named = [(m.group(1), parse_command(m.group(1))) for m in SPAN.finditer(rule.text)]
+        named = [(span, parsed) for span, parsed in named if parsed is not None and parsed[0]]
+        if named and negated(rule.text):
+            forbidden = set(forbidden_spans(rule.text, COMMAND_READING))
+            named = [(span, parsed) for span, parsed in named if span not in forbidden]
+        for _, parsed in named:
+            if parsed is not None:
+                found.setdefault(parsed[0], set()).add(rule.id)
+    return {program: frozenset(ids) for program, ids in found.items()}
 
 
 def _own_command(rule: Rule) -> tuple[str, tuple[str, ...], frozenset[str]] | None:
@@ -747,24 +817,29 @@ def _flag_alternatives(text: str, span: str) -> list[str]:
     return found
 
 
-def commands_in(rule: Rule) -> list[ForbiddenCommand]:
+def commands_in(
+    rule: Rule, programs: Mapping[str, frozenset[str]] | None = None
+) -> list[ForbiddenCommand]:
     """The commands ``rule`` forbids outright (see the module docstring), and the options
     it forbids an act to take ("never commit with `--no-verify`": any program's
     ``commit`` with that flag); then those it forbids until the user consents ("unless
-    the user asks"), marked ``consent="user"``."""
-    found = _read_commands(rule)
+    the user asks"), marked ``consent="user"``. ``programs``: those the rule files run
+    (:func:`programs_run`), which tell a program from a word of code."""
+    found = _read_commands(rule, programs=programs)
     shadow = consent_shadow(rule.text)
     if shadow is None:
         return found
     held = {c.command for c in found}
-    for cmd in _read_commands(replace(rule, text=shadow), consented=True):
+    for cmd in _read_commands(replace(rule, text=shadow), consented=True, programs=programs):
         if cmd.command not in held:
             held.add(cmd.command)
             found.append(replace(cmd, rule_text=rule.text, consent="user"))
     return found
 
 
-def _read_commands(rule: Rule, consented: bool = False) -> list[ForbiddenCommand]:
+def _read_commands(
+    rule: Rule, consented: bool = False, programs: Mapping[str, frozenset[str]] | None = None
+) -> list[ForbiddenCommand]:
     """What :func:`commands_in` reads from ``rule.text`` as written (``consented``: the
     text is a consent reading, whose acts the condition taken out was about)."""
     found: list[ForbiddenCommand] = []
@@ -827,7 +902,7 @@ def _read_commands(rule: Rule, consented: bool = False) -> list[ForbiddenCommand
     for span in spans:
         parsed = (
             parse_command(span)
-            or _named_program(span, rule)
+            or _named_program(span, rule, programs)
             or (None if named or not _option_alone(rule, span) else _long_options(span))
         )
         if parsed is not None:
@@ -837,7 +912,9 @@ def _read_commands(rule: Rule, consented: bool = False) -> list[ForbiddenCommand
 
 def forbidden_commands(rules: Iterable[Rule]) -> list[ForbiddenCommand]:
     """Every command the rules forbid, in rule order (one entry per rule and command)."""
-    return collect(rules, commands_in, lambda c: c.command)
+    rules = list(rules)
+    programs = programs_run(rules)
+    return collect(rules, lambda rule: commands_in(rule, programs), lambda c: c.command)
 
 
 def first_violation(

@@ -196,7 +196,8 @@ if TYPE_CHECKING:
 #: of its own), and "Everything under `X` …", a label or a list number before the path
 #: 94: a label or heading about package managers makes a one-word span a program
 #: ("Package manager: `pnpm` (never `npm` or `yarn`)")
-STATE_VERSION = 94
+#: 95: "Use `pnpm`, not `npm`": the program turned down for one the rule files run
+STATE_VERSION = 95
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
