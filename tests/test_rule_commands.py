@@ -1318,3 +1318,57 @@ def test_a_program_turned_down_for_one_the_rule_files_run_is_held(tmp_path: Path
 def test_a_preference_for_a_command_turns_down_a_program(text: str, forbidden: list[str]) -> None:
     rule = Rule(id="r-1", text=text, source=Source("AGENTS.md", 3, 3, "Conventions"))
     assert [c.command for c in commands_in(rule) if not c.consent] == forbidden
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # a script says what it is: by its extension or by a path from here
+        (
+            "Call the build tool directly (do NOT use `Build.bat` — it breaks on paths).",
+            ["Build.bat"],
+        ),
+        ("So **never run `./start.sh`** — it tears down the dev server.", ["./start.sh"]),
+        ("Always use `task run` to start — never run `./bin/api` directly.", ["./bin/api"]),
+        ("- Do not run `scripts/deploy.sh`.", ["scripts/deploy.sh"]),
+        # what follows narrows when it may not run: a condition the hook cannot judge
+        ("**Never run `./redrive.sh` in a loop.**", []),
+        ("Do not run `scripts/rebuild.sh` for this pull flow.", []),
+        ("Never run `./scripts/flash.sh` twice.", []),
+        # no script: a parent folder, an edit
+        ("Use the `@/` alias instead of `../../..`.", []),
+        ("Never edit `deploy.sh` by hand.", []),
+    ],
+)
+def test_a_script_a_rule_forbids_running_is_a_program(text: str, forbidden: list[str]) -> None:
+    rule = Rule(id="r-1", text=text, source=Source("CLAUDE.md", 3, 3, "Notes"))
+    assert [c.command for c in commands_in(rule) if not c.consent] == forbidden
+
+
+def test_a_forbidden_script_is_denied_however_it_is_started(tmp_path: Path) -> None:
+    """ "Never run `./scripts/reset-db.sh`.": denied run by its path from anywhere, or
+    handed to a shell (``bash scripts/reset-db.sh``), which runs it all the same; other
+    scripts run."""
+    (tmp_path / "p").mkdir()
+    root = compiled_repo(
+        tmp_path / "p", {"CLAUDE.md": "# Notes\n\n- Never run `./scripts/reset-db.sh`.\n"}
+    )
+
+    def decided(command: str) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}))
+
+    for command in (
+        "./scripts/reset-db.sh",
+        "bash scripts/reset-db.sh --yes",
+        "sh -e ./scripts/reset-db.sh",
+        "cd scripts && ./reset-db.sh",
+    ):
+        assert decided(command) == "deny", command
+    assert decided("./scripts/seed.sh") == "allow"
+    assert decided("bash -c 'echo hi'") == "allow"
+
+
+def test_a_shell_given_a_script_runs_it_as_a_program() -> None:
+    """``bash x.sh`` is also reported as ``x.sh`` run: a rule about the script holds."""
+    runs = [argv for argv, _ in analyse("bash -x scripts/x.sh prod", "/p", "/root").commands]
+    assert ("scripts/x.sh", "prod") in runs and runs[0][0] == "bash"

@@ -68,6 +68,16 @@ _PROGRAM_NOUN = re.compile(
     r".*\b(?:commands|binaries|executables|cli|package\s+managers?)\b",
     re.IGNORECASE,
 )
+#: A script named by its file: one that runs as a program by its extension
+#: (`deploy.sh`, `Build.bat`, `setup.ps1`) or by a path from here (`./gradlew`,
+#: `../bin/api`). No keyword of a language looks like either.
+_SCRIPT = re.compile(
+    r"^(?:\.{0,2}/)?(?:[\w.-]+/)*[\w.-]+\.(?:sh|bash|zsh|bat|cmd|ps1|exe)$|"
+    r"^\.{1,2}/(?:[\w.-]+/)*[\w.-]*\w[\w.-]*$",
+    re.IGNORECASE,
+)
+#: "directly" after a script adds no condition ("never run `./bin/api` directly").
+_DIRECTLY = re.compile(r"\s+directly\b", re.IGNORECASE)
 #: A preference said to the agent, up to the span it turns down: "Use `pnpm`, not
 #: `npm`", "**Always use `bun` instead of `npm` or `yarn`**" (the ``x`` group is the
 #: span chosen). Only the imperative counts: "you can use `yarn` instead of `npm`" and
@@ -406,10 +416,15 @@ def _named_program(
     when the words around it or the section say what it is; then any run of it is
     forbidden."""
     word = span.strip()
-    if not _PROGRAM.match(word) or "/" in word:
-        return None
     at = rule.text.find(f"`{span}`")
     after = rule.text[at + len(span) + 2 :] if at >= 0 else ""
+    if _SCRIPT.match(word):
+        # a script says what it is; what follows must not narrow when it may not run
+        # ("never run `./redrive.sh` in a loop")
+        rest = after[m.end() :] if (m := _DIRECTLY.match(after)) else after
+        return (_program(word), (), frozenset()) if _CLAUSE_END.match(rest) else None
+    if not _PROGRAM.match(word) or "/" in word:
+        return None
     # under a heading about programs, the span must end its clause ("`npx`." and not
     # "`any` types": a noun after it says what it is)
     label = _RULE_LABEL.match(rule.text)

@@ -197,7 +197,8 @@ if TYPE_CHECKING:
 #: 94: a label or heading about package managers makes a one-word span a program
 #: ("Package manager: `pnpm` (never `npm` or `yarn`)")
 #: 95: "Use `pnpm`, not `npm`": the program turned down for one the rule files run
-STATE_VERSION = 95
+#: 96: a script named by its file ("do NOT use `Build.bat`", "never run `./start.sh`")
+STATE_VERSION = 96
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

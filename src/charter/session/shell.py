@@ -564,7 +564,10 @@ class _Walker:
                     script = rest[i + 1]
                 break
             if not a.value.startswith("-"):
-                return  # ``bash script.sh``: a program we cannot see into
+                # ``bash script.sh prod``: a program we cannot see into, run as
+                # ``script.sh prod`` would be (a rule against running it holds)
+                self.out.commands.append((tuple(w.value for w in rest[i:]), ctx.cwd))
+                return
         if script is None:
             body = _heredoc(node)
             if body is not None:
