@@ -85,3 +85,23 @@ def test_a_logs_folder_the_user_already_has_is_left_alone(
     assert run_charter("search", "session timeout", cwd=repo).returncode == 0
     assert not (repo / "logs" / IGNORE_FILE).exists()
     assert "logs/context_actions.csv" in untracked(repo)
+
+
+def test_index_lists_none_of_charters_own_local_files_as_skipped(
+    repo: Path, run_charter: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    """The folders Charter makes for one machine's logs ignore themselves; `charter index`
+    listed their files ("logs/.gitignore: gitignored") as if they were the project's.
+    A folder the user ignores the same way is still listed."""
+    import json
+
+    write(repo, "docs/guide.md", "# Guide\n\nSet a timeout on every session.\n")
+    write(repo, "scratch/.gitignore", "*\n")
+    write(repo, "scratch/out.txt", "x\n")
+    assert run_charter("index", cwd=repo).returncode == 0
+    assert run_charter("search", "session timeout", cwd=repo).returncode == 0
+    assert (repo / "logs" / IGNORE_FILE).is_file()
+    done = run_charter("index", "--json", cwd=repo)
+    skipped = [row["path"] for row in json.loads(done.stdout)["skipped"]]
+    assert not [p for p in skipped if p.startswith("logs/")], skipped
+    assert "scratch/out.txt" in skipped

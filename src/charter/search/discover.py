@@ -400,6 +400,7 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
     own = own_outputs(settings)
     noise = noise_rules(root, idx)
     texts: set[str] = set()  # unindexed types with a file that starts as text
+    local_dirs: dict[Path, bool] = {}
 
     def prune(directory: Path) -> bool:
         """Skip excluded and ignored directories without walking into them."""
@@ -447,7 +448,8 @@ def discover(root: Path, targets: Sequence[Path], settings: SearchSettings) -> D
                 or _nested_ignored(root, rel, nested)
                 or _under_ignored(rel, tracked, ignore)
             ):
-                out.skipped.append((rel, "gitignored"))
+                if not _charter_local(root, rel, local_dirs):
+                    out.skipped.append((rel, "gitignored"))
                 continue
             if file_kind(rel, settings) is None:
                 suffix = Path(rel).suffix.lower()
@@ -527,6 +529,31 @@ def _under_ignored(rel: str, tracked: Tracked, ignore: pathspec.PathSpec) -> boo
         if not tracked.keeps(folder):
             return False
         if ignore.match_file(folder):
+            return True
+    return False
+
+
+def _charter_local(root: Path, rel: str, cache: dict[Path, bool]) -> bool:
+    """Whether ``rel`` sits in a folder of per-machine files Charter made (the retrieval
+    log's, the guardrail audit log's, the session files'): its ignore file is the one
+    Charter wrote, so the folder is Charter's, as ``.charter/`` is, and listing its files
+    as skipped would only show the user Charter's own state."""
+    from charter.state_ignore import IGNORE_FILE, LOCAL_CONTENT
+
+    parts = rel.split("/")
+    for depth in range(1, len(parts)):
+        directory = root.joinpath(*parts[:depth])
+        if directory not in cache:
+            ignore_file = directory / IGNORE_FILE
+            try:
+                cache[directory] = (
+                    ignore_file.is_file()
+                    and ignore_file.stat().st_size == len(LOCAL_CONTENT.encode("utf-8"))
+                    and ignore_file.read_text(encoding="utf-8") == LOCAL_CONTENT
+                )
+            except (OSError, UnicodeDecodeError):
+                cache[directory] = False
+        if cache[directory]:
             return True
     return False
 
