@@ -247,8 +247,9 @@ def test_capsule_truncates_source_artifacts(repo: Path) -> None:
         write(repo, f"m{i}.py", f"X{i} = {i}\n")
     capsule = api.capsule(Project.load(repo))
     assert capsule["source_artifacts_truncated"] is True
-    assert capsule["source_artifacts"] == ["charter.toml", "m0.py", "m1.py"]
-    assert capsule["summary"]["source_artifacts"] == 6
+    # Charter's own charter.toml is no source artifact of the project
+    assert capsule["source_artifacts"] == ["m0.py", "m1.py", "m2.py"]
+    assert capsule["summary"]["source_artifacts"] == 5
 
 
 def test_ppr_matches_hand_computation() -> None:
@@ -707,7 +708,7 @@ def test_capsule_fits_its_token_budget_and_keeps_the_authority(repo: Path) -> No
     assert first["token_budget"]["tokens"] <= 700
     assert "module_map.public_symbols" in first["truncated"]
     assert "Never commit secrets" in first["constitution"]["text"]
-    assert first["summary"]["source_artifacts"] == 14  # charter.toml, CLAUDE.md, 12 modules
+    assert first["summary"]["source_artifacts"] == 13  # CLAUDE.md, 12 modules (not charter.toml)
     shown = sum(len(p["public_symbols"]) for p in first["module_map"])
     assert 0 < shown < 240 or "module_map" in first["truncated"]
     # deterministic: the same snapshot gives the same bytes

@@ -8,6 +8,14 @@ unsearchable or wordless in the graph.
 
 from __future__ import annotations
 
+#: Typeset documents: LaTeX sources, a thesis's or a paper's chapters. Prose, with a
+#: paragraph often on one line: search indexes them as text and the graph weighs them as
+#: documents.
+TYPESET = (".tex", ".ltx")
+#: What a typeset document is built with: its bibliography, packages and class. Read as
+#: words by the graph ("cite the 2019 survey" is a change to the ``.bib``); not indexed by
+#: default, since a bibliography of thousands of entries would crowd a search.
+TYPESET_SUPPORT = (".bib", ".sty", ".cls")
 #: GPU kernels and shaders: OpenCL C, Metal, GLSL, HLSL, WGSL (CUDA is parsed as C++)
 #: Hardware description sources: Verilog, SystemVerilog (and their headers) and VHDL.
 HARDWARE_DESCRIPTION = (".v", ".vh", ".sv", ".svh", ".vhd", ".vhdl")

@@ -15,7 +15,8 @@ returned node says why.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,6 +63,9 @@ EDGE_WEIGHT = {
     "uses": 0.5,
 }
 
+
+#: A file name's leading ordinal: "02-", "001_", "3.".
+_ORDINAL = re.compile(r"^\d+[-_.]+(?=[a-z])")
 
 _TEXT_TYPES = frozenset({"rule", "decision", "route", "component", "token"})
 _TEXT_ATTRS = ("text", "question", "answer", "value")
@@ -321,8 +325,15 @@ def rank(
             reasons[fid].append(f"in the stack trace (line {line})")
     lowered = {word.lower() for word in query.words if len(word) > 2}
     rows = {p: i for i, p in enumerate(index.paths)} if top > 0 else {}
+    stems = {path: path.rsplit("/", 1)[-1].split(".", 1)[0].lower() for path in sources}
+    # an ordering prefix is no part of the name ("02-preparation.tex", the chapter a task
+    # calls "the preparation chapter"), unless many files share what is left (every app's
+    # `0001_initial.py` migration)
+    ordinal = Counter(_ORDINAL.sub("", stem) for stem in stems.values() if _ORDINAL.match(stem))
     for path in sources:
-        stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+        stem = stems[path]
+        if _ORDINAL.match(stem) and ordinal[bare := _ORDINAL.sub("", stem)] <= 3:
+            stem = bare
         if stem in lowered and stem not in ("__init__", "index", "main", "utils", "test"):
             fid = f"src:{path}"
             seed[fid] += w.stem

@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from charter.errors import CharterError
-from charter.filetypes import BUILD_AND_INTERFACES, SHADERS, SOURCES_READ_AS_TEXT, TEMPLATES
+from charter.filetypes import (
+    BUILD_AND_INTERFACES,
+    SHADERS,
+    SOURCES_READ_AS_TEXT,
+    TEMPLATES,
+    TYPESET,
+    TYPESET_SUPPORT,
+)
 from charter.graph import (
     docs,
     extract_c,
@@ -53,6 +60,8 @@ _TEXT_SUFFIXES = (
     ".mdc",
     ".rst",
     ".txt",
+    *TYPESET,
+    *TYPESET_SUPPORT,
     ".css",
     ".scss",
     ".less",

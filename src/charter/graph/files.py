@@ -29,6 +29,7 @@ from charter.paths import NOT_UTF8_NAME, shown_name, utf8_name
 from charter.search.discover import (
     Tracked,
     _gitignore,
+    charter_own,
     deny_globs_for,
     glob_regex,
     own_outputs,
@@ -67,7 +68,8 @@ _RACY_NS = 2_000_000_000
 #: 2: a documentation page named for what is done with secrets is read (word_globs_apply)
 #: 3: a root `.gitattributes` catch-all (`* linguist-vendored`) marks nothing, so a
 #: listing cached before it is read again
-_LISTING_VERSION = 3
+#: 4: Charter's own `charter.toml` is no project file; LaTeX sources are read as text
+_LISTING_VERSION = 4
 
 
 def _stat_key(path: Path) -> list[int] | None:
@@ -252,8 +254,8 @@ def list_files(project: Project, cache: Path | None = None) -> Listing:
                 subdirs.append((entry.path, rel + "/"))
                 folder["d"].append(entry.name)
                 continue
-            if rel in own or (exclude is not None and exclude.match(rel)):
-                continue
+            if rel in own or charter_own(rel) or (exclude is not None and exclude.match(rel)):
+                continue  # Charter's own config is no file a task needs
             reason: str | None = None
             if not entry.is_file():  # a FIFO would block the read; a device never ends
                 reason = "not a regular file"

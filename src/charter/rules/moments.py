@@ -48,6 +48,8 @@ from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from charter.filetypes import TYPESET
+
 if TYPE_CHECKING:
     from charter.rules.model import Rule
 
@@ -327,7 +329,9 @@ def step_rules(state: Any, payload: dict[str, Any], notes: list[str]) -> str | N
 
 
 #: documents, plain text and rule files: reading one is not yet working on the code
-_NOT_CODE = frozenset([".md", ".mdx", ".mdc", ".markdown", ".rst", ".txt", ".adoc", ".org"])
+_NOT_CODE = frozenset(
+    [".md", ".mdx", ".mdc", ".markdown", ".rst", ".txt", ".adoc", ".org", *TYPESET]
+)
 #: the moment's mark in the injected-once store: once per conversation
 CODE_MOMENT = "~moment:code"
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from charter.fileio import UTF16_32_BOMS
+from charter.filetypes import TYPESET
 from charter.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 from charter.paths import CONFIG_FILE, NOT_UTF8_NAME, STATE_DIR, shown_name, utf8_name
 from charter.search.noise import noise_rules
@@ -135,7 +136,7 @@ def is_source_file(name: str) -> bool:
 
 
 #: Pages of documentation: prose written for readers, not data.
-_DOC_PAGE_SUFFIXES = frozenset([".md", ".mdx", ".markdown", ".rst", ".adoc", ".asciidoc"])
+_DOC_PAGE_SUFFIXES = frozenset([".md", ".mdx", ".markdown", ".rst", ".adoc", ".asciidoc", *TYPESET])
 
 
 def word_globs_apply(name: str) -> bool:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from charter.filetypes import TYPESET
 from charter.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ HEAD_CHARS = 65_536
 DATA_CHARS = 1 << 20
 #: Prose kinds: a paragraph per line is normal writing there, not minification.
 _PROSE_SUFFIXES = frozenset(
-    {".md", ".markdown", ".mdc", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc"}
+    {".md", ".markdown", ".mdc", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", *TYPESET}
 )
 _DATA_SUFFIXES = frozenset({".yaml", ".yml", ".json", ".har"})
 _LONG_LINES_OK = _PROSE_SUFFIXES | {NOTEBOOK_SUFFIX}

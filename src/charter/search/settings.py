@@ -9,7 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from charter.filetypes import BUILD_AND_INTERFACES, HARDWARE_DESCRIPTION, SHADERS, TEMPLATES
+from charter.filetypes import (
+    BUILD_AND_INTERFACES,
+    HARDWARE_DESCRIPTION,
+    SHADERS,
+    TEMPLATES,
+    TYPESET,
+)
 from charter.records import Field, FieldProblem, Record, check
 from charter.secretscan.settings import SECRET_FILE_GLOBS
 
@@ -152,7 +158,16 @@ class IndexSettings(Record):
         description="secret files: never indexed, reported as skipped",
     )
     text_extensions: list[str] = Field(
-        default_factory=lambda: [".md", ".markdown", ".txt", ".rst", ".mdc", ".adoc", ".asciidoc"],
+        default_factory=lambda: [
+            ".md",
+            ".markdown",
+            ".txt",
+            ".rst",
+            ".mdc",
+            ".adoc",
+            ".asciidoc",
+            *TYPESET,
+        ],
         description="prose files indexed by paragraph (Markdown and MDX are always indexed, "
         "by heading)",
     )

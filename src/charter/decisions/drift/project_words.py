@@ -22,9 +22,10 @@ from collections import Counter
 from collections.abc import Collection, Iterable
 
 from charter.decisions.drift import lexicon
+from charter.filetypes import TYPESET
 
 #: Files whose names say what the project writes about, not what it uses.
-_DOC_SUFFIXES = frozenset({".md", ".mdx", ".markdown", ".rst", ".txt", ".adoc", ".org"})
+_DOC_SUFFIXES = frozenset({".md", ".mdx", ".markdown", ".rst", ".txt", ".adoc", ".org", *TYPESET})
 
 #: A source file's language by suffix, where the suffix is not the language's name
 #: (``.json`` already says "json"). Generic data: the languages' usual file suffixes.

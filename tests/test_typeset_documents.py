@@ -1,0 +1,77 @@
+"""A LaTeX thesis or paper, as a user of Charter has it: chapters in ``.tex`` files, a
+bibliography, Charter's own ``charter.toml`` beside them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import task_context_paths, write
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def _thesis(root: Path) -> None:
+    write(
+        root,
+        "paper.tex",
+        "\\documentclass{jsbook}\n\\begin{document}\n\\input{chapters/01-introduction}\n\\input{chapters/02-preparation}\n\\end{document}\n",
+    )
+    write(
+        root,
+        "chapters/01-introduction.tex",
+        "\\chapter{Introduction}\n\nThis thesis studies how mobile apps schedule work; "
+        "each chapter cites the papers it builds on.\n",
+    )
+    write(
+        root,
+        "chapters/02-preparation.tex",
+        "\\chapter{Preparation}\n\n\\section{Tools}\n\nThe apps are written in Kotlin and "
+        "built with Gradle; the measurements run on two phones.\n",
+    )
+    write(
+        root,
+        "paper.bib",
+        "@article{doe2019,\n  title={Structured concurrency},\n  author={Doe, Jane},\n  year={2019}\n}\n",
+    )
+
+
+def test_latex_chapters_are_indexed_and_searchable(repo: Path, run_charter: Run) -> None:
+    """`.tex` files were a type search did not index: in a thesis, all of its text."""
+    _thesis(repo)
+    assert run_charter("index", cwd=repo).returncode == 0
+    query = "which phones run the measurements"
+    done = run_charter("search", query, "--mode", "review", "--json", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    hits = [r["path"] for r in json.loads(done.stdout)["results"]]
+    assert hits and hits[0] == "chapters/02-preparation.tex", hits
+
+
+def test_a_chapter_named_in_the_task_ranks_first_and_charters_config_not_at_all(
+    repo: Path, run_charter: Run
+) -> None:
+    """ "the preparation chapter" is `02-preparation.tex`: an ordering prefix is no part of
+    the name. Charter's own `charter.toml` ranked among the files a task needs."""
+    _thesis(repo)
+    write(repo, "charter.toml", "# add a related work section on the paper cite chapter\n")
+    task = "Add a section on related work to the preparation chapter and cite the paper"
+    paths = task_context_paths(run_charter, repo, task)
+    assert paths[0] == "chapters/02-preparation.tex", paths
+    assert "charter.toml" not in paths, paths
+
+
+def test_a_name_many_numbered_files_share_names_none_of_them(repo: Path, run_charter: Run) -> None:
+    """Every app's `0001_initial.py` would be "named" by a task saying "initial"."""
+    for app in ("billing", "users", "orders", "stock"):
+        write(repo, f"{app}/migrations/0001_initial.py", "operations = []\n")
+    write(repo, "chapters/03-results.tex", "\\chapter{Results}\n")
+    done = run_charter("task-context", "the initial results chapter", "--json", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    named = {
+        n["path"]
+        for n in json.loads(done.stdout)["nodes"]
+        if "file name named in the task" in n["reasons"]
+    }
+    assert named == {"chapters/03-results.tex"}, named
