@@ -34,7 +34,8 @@ def _thesis(root: Path) -> None:
     write(
         root,
         "paper.bib",
-        "@article{doe2019,\n  title={Structured concurrency},\n  author={Doe, Jane},\n  year={2019}\n}\n",
+        "@article{doe2019,\n  title={Structured concurrency},\n"
+        "  author={Doe, Jane},\n  year={2019}\n}\n",
     )
 
 
