@@ -1372,3 +1372,18 @@ def test_a_shell_given_a_script_runs_it_as_a_program() -> None:
     """``bash x.sh`` is also reported as ``x.sh`` run: a rule about the script holds."""
     runs = [argv for argv, _ in analyse("bash -x scripts/x.sh prod", "/p", "/root").commands]
     assert ("scripts/x.sh", "prod") in runs and runs[0][0] == "bash"
+
+
+def test_a_windows_shell_given_a_script_runs_it_as_a_program() -> None:
+    """``cmd /c Build.bat`` (``cmd //c`` from Git Bash) and ``powershell -File x.ps1``
+    run the script: a rule against it holds there too."""
+    for command, script in (
+        ("cmd /c Build.bat Editor Win64", ("Build.bat", "Editor", "Win64")),
+        ('cmd.exe //c "Build.bat Editor Win64"', ("Build.bat", "Editor", "Win64")),
+        ("powershell -ExecutionPolicy Bypass -File setup.ps1 -Force", ("setup.ps1", "-Force")),
+    ):
+        runs = [argv for argv, _ in analyse(command, "/p", "/root").commands]
+        assert script in runs, (command, runs)
+    assert [a for a, _ in analyse('pwsh -Command "Get-Item x"', "/p", "/root").commands] == [
+        ("pwsh", "-Command", "Get-Item x")
+    ]

@@ -182,6 +182,26 @@ class Word:
     node: Any = None
 
 
+def _windows_script(name: str, rest: list[Word]) -> tuple[str | None, ...] | None:
+    """The command Windows' ``cmd /c …`` or PowerShell's ``-File script …`` runs, as
+    words; None for anything else (``cmd`` alone, ``powershell -Command …``)."""
+    lower = name.lower()
+    values = [w.value for w in rest]
+    if lower == "cmd":
+        for i, value in enumerate(values):
+            if value is not None and value.lower() in ("/c", "//c", "/k", "//k"):
+                words = values[i + 1 :]
+                if len(words) == 1 and words[0] is not None:
+                    words = list(words[0].split())  # cmd /c "Build.bat x y"
+                return tuple(words) if words else None
+        return None
+    if lower in ("powershell", "pwsh"):
+        for i, value in enumerate(values):
+            if value is not None and value.lower() in ("-file", "-f") and i + 1 < len(values):
+                return tuple(values[i + 1 :])
+    return None
+
+
 def to_posix(path: str) -> str:
     """Backslashes as slashes and ``C:/x`` as ``/c/x`` (Git Bash's view of a drive)."""
     text = path.replace("\\", "/")
@@ -522,6 +542,12 @@ class _Walker:
                 if a.value in ("-c", "--command") and i + 1 < len(rest):
                     self.run(rest[i + 1 :], ctx, node)
                     return
+        windows = _windows_script(name, rest)
+        if windows is not None:
+            # ``cmd /c Build.bat x`` (``cmd //c`` from Git Bash), ``powershell -File
+            # x.ps1``: the script runs as a program would (a rule against it holds); what
+            # it does inside stays unseen, as for ``bash x.sh``
+            self.out.commands.append((windows, ctx.cwd))
         handler = _HANDLERS.get(name)
         if handler is not None:
             handler(self, name, rest, ctx, node)
