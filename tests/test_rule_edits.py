@@ -680,3 +680,55 @@ def test_a_sentence_saying_what_a_path_is_then_one_forbidding_the_edit(
     text: str, forbidden: list[str]
 ) -> None:
     assert [e.path for e in edits_in(_rule(text)) if not e.consent] == forbidden
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # a prohibition in parentheses right after the paths, what they are before it
+        ("Prototype archived in `prototype/` (do not edit).", ["prototype/"]),
+        ("- Theme installation: `/themes/hugo-book` (git submodule, do not change).",
+         ["/themes/hugo-book"]),
+        ("- Generated/ignored: `public/`, `.hugo_build.lock`, `resources/_gen/` (**do not edit**).",
+         ["public/", ".hugo_build.lock", "resources/_gen/"]),
+        ("- **Frappe** v16 (vendored in `apps/frappe/`, do NOT modify per repo guidelines).",
+         ["apps/frappe/"]),
+        # an object, a pointer, a condition, no prohibition
+        ("- `api.ts` (never change the exported names)", []),
+        ("Run `make gen` (see `docs/gen.md`, do not edit by hand)", []),
+        ("- `schema.sql` (edit with care)", []),
+        ("- `x.json` (do not edit while the server runs)", []),
+    ],
+)  # fmt: skip
+def test_a_prohibition_in_an_aside_after_the_paths(text: str, forbidden: list[str]) -> None:
+    assert [e.path for e in edits_in(_rule(text)) if not e.consent] == forbidden
+
+
+def test_an_aside_that_waits_for_the_user_asks(tmp_path: Path) -> None:
+    """ "`config.yaml` (do not edit unless the user asks)": asked, not denied."""
+    rule = _rule("- `config.yaml` (do not edit unless the user asks)")
+    assert [(e.path, e.consent) for e in edits_in(rule)] == [("config.yaml", "user")]
+    root = compiled_repo(
+        tmp_path,
+        {"AGENTS.md": "# Layout\n\n- Theme: `themes/book/` (git submodule, do not change).\n"},
+    )
+    out = guard(
+        root,
+        "Edit",
+        {
+            "file_path": str(root / "themes/book/layouts/x.html"),
+            "old_string": "a",
+            "new_string": "b",
+        },
+    )
+    assert guard_decision(out) == "deny"
+    assert (
+        guard_decision(
+            guard(
+                root,
+                "Edit",
+                {"file_path": str(root / "content/a.md"), "old_string": "a", "new_string": "b"},
+            )
+        )
+        == "allow"
+    )

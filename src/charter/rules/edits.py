@@ -309,6 +309,44 @@ def _passive_spans(text: str) -> list[str]:
     return found
 
 
+#: A prohibition of an edit set in parentheses right after the paths it is about:
+#: "`prototype/` (do not edit)", "`/themes/hugo-book` (git submodule, do not change)",
+#: "`public/`, `resources/_gen/` (**do not edit**)". What comes first inside says what
+#: the paths are; the prohibition is the aside's last part, with no object of its own.
+_ASIDE = re.compile(
+    r"(?P<spans>`[^`\n]+`(?:\s*(?:,|and|or|, and|, or)\s*`[^`\n]+`)*)?\s*"
+    r"\((?P<inner>[^()\n]*)\)"
+)
+_ASIDE_ACT = re.compile(
+    r"^(?:never|do not|don't|must not|should not)\s+(?:(?:manually|directly)\s+)?(?:hand-?)?"
+    r"(?:edit|modify|change|touch|alter)"
+    r"(?:\s+(?:it|them|this|these|manually|by\s+hand|directly))*"
+    r"(?:\s+per\s+[\w\s-]+)?$",
+    re.I,
+)
+#: Where a description inside the aside places the paths: "(vendored in `apps/frappe/`,
+#: do not modify)".
+_ASIDE_PLACE = re.compile(r"\b(?:in|under|at)\s+`([^`\n]+)`")
+
+
+def _aside_spans(text: str) -> list[str]:
+    """Paths an aside after them forbids editing (see :data:`_ASIDE`); an exception or a
+    condition in the aside forbids nothing."""
+    found: list[str] = []
+    for m in _ASIDE.finditer(text):
+        inner = re.sub(r"[*_]", "", m.group("inner")).strip().rstrip(".")
+        parts = [p.strip() for p in inner.split(",")]
+        if not parts or not _ASIDE_ACT.match(parts[-1]) or _EXCEPTION.search(inner):
+            continue
+        if EDIT_READING.conditions & set(re.findall(r"[a-z']+", SPAN.sub(" ", inner).lower())):
+            continue
+        if m.group("spans"):
+            found.extend(s.group(1).strip() for s in SPAN.finditer(m.group("spans")))
+        for part in parts[:-1]:
+            found.extend(p.group(1).strip() for p in _ASIDE_PLACE.finditer(part))
+    return found
+
+
 #: Code spans joined as a list ("`a/`, `b/` and `c/`").
 _SPAN_LIST = r"`[^`\n]+`(?:\s*(?:,|and|or|, and|, or)\s*`[^`\n]+`)*"
 #: What forbids an edit with no negation and no verb of editing: "leave `Cargo.toml`
@@ -397,6 +435,7 @@ def _read_edits(rule: Rule) -> list[ForbiddenEdit]:
     if _LEAVE.search(SPAN.sub(" ", rule.text)):
         return found
     spans = forbidden_spans(rule.text, EDIT_READING) + _subject_spans(rule.text)
+    spans += _aside_spans(rule.text)
     for span in dict.fromkeys(spans + _passive_spans(rule.text) + left_alone_spans(rule.text)):
         pattern = parse_path(span)
         if pattern is None or (_bare_name_glob(pattern) and not _called_files(rule.text, span)):

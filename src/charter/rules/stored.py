@@ -198,7 +198,8 @@ if TYPE_CHECKING:
 #: ("Package manager: `pnpm` (never `npm` or `yarn`)")
 #: 95: "Use `pnpm`, not `npm`": the program turned down for one the rule files run
 #: 96: a script named by its file ("do NOT use `Build.bat`", "never run `./start.sh`")
-STATE_VERSION = 96
+#: 97: a prohibition in an aside after the paths ("`public/` (do not edit)")
+STATE_VERSION = 97
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
