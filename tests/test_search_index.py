@@ -638,8 +638,8 @@ def test_unindexed_file_types_are_reported_one_row_per_extension(tmp_path: Path)
     Zig, among the languages added, is indexed as code."""
     root = _copy_demo(tmp_path)
     for i in range(3):
-        (root / "ada").mkdir(exist_ok=True)
-        (root / "ada" / f"alu{i}.adb").write_text(f"package body Alu{i} is\nend Alu{i};\n")
+        (root / "sas").mkdir(exist_ok=True)
+        (root / "sas" / f"step{i}.sas").write_text(f"data step{i}; set raw.claims; run;\n")
     (root / "docs" / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     (root / "src").mkdir()
     (root / "src" / "ring.zig").write_text(
@@ -647,15 +647,15 @@ def test_unindexed_file_types_are_reported_one_row_per_extension(tmp_path: Path)
     )
     report = _index(root, "hash")
     assert "src/ring.zig" in report.indexed
-    assert report.unindexed == {".adb": 3}
+    assert report.unindexed == {".sas": 3}
     skipped = dict(report.skipped)
-    assert skipped["*.adb"].startswith("3 files of a type search does not index")
-    assert 'add ".adb" to search.index.code_extensions' in skipped["*.adb"]
+    assert skipped["*.sas"].startswith("3 files of a type search does not index")
+    assert 'add ".sas" to search.index.code_extensions' in skipped["*.sas"]
     assert not [path for path in skipped if path.endswith(".png")]
-    (root / "charter.toml").write_text('[search.index]\ncode_extensions = [".adb"]\n')
+    (root / "charter.toml").write_text('[search.index]\ncode_extensions = [".sas"]\n')
     again = _index(root, "hash")
-    assert {f"ada/alu{i}.adb" for i in range(3)} <= set(again.indexed)
-    assert ".adb" not in again.unindexed
+    assert {f"sas/step{i}.sas" for i in range(3)} <= set(again.indexed)
+    assert ".sas" not in again.unindexed
 
 
 def test_an_extension_written_without_its_dot_or_in_capitals_still_indexes_its_files(

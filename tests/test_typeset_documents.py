@@ -76,3 +76,28 @@ def test_a_name_many_numbered_files_share_names_none_of_them(repo: Path, run_cha
         if "file name named in the task" in n["reasons"]
     }
     assert named == {"chapters/03-results.tex"}, named
+
+
+def test_sources_of_more_languages_are_code(repo: Path, run_charter: Run) -> None:
+    """A Fortran model or an Emacs package had none of its code searchable: `charter
+    index` listed `.f90` and `.el` as types it skips, and task context weighed them as
+    documents."""
+    write(
+        repo,
+        "src/ocean_mixing.f90",
+        "module ocean_mixing\ncontains\n  subroutine vertical_diffusivity(kappa, depth)\n"
+        "    real, intent(out) :: kappa\n    real, intent(in) :: depth\n"
+        "    kappa = 1.0e-5 * exp(-depth / 500.0)\n  end subroutine\nend module\n",
+    )
+    write(repo, "lisp/org-sync.el", '(defun org-sync-pull-agenda ()\n  "Pull the agenda.")\n')
+    write(repo, "build.gradle", "dependencies {\n  implementation 'org.slf4j:slf4j-api:2.0.9'\n}\n")
+    done = run_charter("index", "--json", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert not json.loads(done.stdout)["unindexed"], done.stdout
+    query = "vertical diffusivity decays with depth"
+    found = run_charter("search", query, "--mode", "review", "--json", cwd=repo)
+    assert [r["path"] for r in json.loads(found.stdout)["results"]][:1] == ["src/ocean_mixing.f90"]
+    task = "The vertical diffusivity is too strong below 500 m depth"
+    done = run_charter("task-context", task, "--json", cwd=repo)
+    node = json.loads(done.stdout)["nodes"][0]
+    assert (node["path"], node["type"]) == ("src/ocean_mixing.f90", "source"), node

@@ -16,13 +16,66 @@ TYPESET = (".tex", ".ltx")
 #: words by the graph ("cite the 2019 survey" is a change to the ``.bib``); not indexed by
 #: default, since a bibliography of thousands of entries would crowd a search.
 TYPESET_SUPPORT = (".bib", ".sty", ".cls")
+#: Sources of more languages, read as words (no parser): Fortran (free and fixed form),
+#: Emacs Lisp, Common Lisp, Scheme and Racket, Crystal, Ada, Visual Basic, Tcl, Awk,
+#: Haxe, Odin, COBOL, PureScript, Lean, Raku, Vala, fish and PowerShell modules. A
+#: project in one had none of its code searchable and all of it weighed as documents.
+MORE_LANGUAGES = (
+    ".f90",
+    ".f95",
+    ".f03",
+    ".f08",
+    ".f",
+    ".for",
+    ".el",
+    ".lisp",
+    ".lsp",
+    ".scm",
+    ".ss",
+    ".rkt",
+    ".cr",
+    ".adb",
+    ".ads",
+    ".vb",
+    ".vbs",
+    ".bas",
+    ".tcl",
+    ".awk",
+    ".hx",
+    ".odin",
+    ".cob",
+    ".cbl",
+    ".purs",
+    ".lean",
+    ".raku",
+    ".rakumod",
+    ".vala",
+    ".fish",
+    ".psm1",
+)
 #: GPU kernels and shaders: OpenCL C, Metal, GLSL, HLSL, WGSL (CUDA is parsed as C++)
 #: Hardware description sources: Verilog, SystemVerilog (and their headers) and VHDL.
 HARDWARE_DESCRIPTION = (".v", ".vh", ".sv", ".svh", ".vhd", ".vhdl")
 
 SHADERS = (".cl", ".metal", ".glsl", ".hlsl", ".wgsl", ".vert", ".frag", ".comp")
 #: GN and GYP build files, Mojo and Web IDL interface definitions (Chromium-based apps)
-BUILD_AND_INTERFACES = (".gn", ".gni", ".gyp", ".gypi", ".mojom", ".idl")
+#: Gradle's Groovy scripts, Bazel's Starlark, CMake modules, Jsonnet and CUE configuration
+#: as well (a build is changed there as often as in the code).
+BUILD_AND_INTERFACES = (
+    ".gn",
+    ".gni",
+    ".gyp",
+    ".gypi",
+    ".mojom",
+    ".idl",
+    ".gradle",
+    ".bzl",
+    ".star",
+    ".cmake",
+    ".jsonnet",
+    ".libsonnet",
+    ".cue",
+)
 #: Page and component templates: plain HTML (Angular, Django), ERB, Haml and Slim (Rails),
 #: EEx/HEEx (Phoenix), Jinja and Nunjucks, Handlebars and Mustache, EJS, Twig, Liquid,
 #: Pug, Astro, Go's html/template, and Vue and Svelte single-file components. A task
@@ -82,4 +135,5 @@ SOURCES_READ_AS_TEXT = (
     ".dpk",
     ".lpr",
     *HARDWARE_DESCRIPTION,
+    *MORE_LANGUAGES,
 )

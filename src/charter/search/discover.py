@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from charter.fileio import UTF16_32_BOMS
-from charter.filetypes import TYPESET
+from charter.filetypes import MORE_LANGUAGES, TYPESET
 from charter.notebooks import SUFFIX as NOTEBOOK_SUFFIX
 from charter.paths import CONFIG_FILE, NOT_UTF8_NAME, STATE_DIR, shown_name, utf8_name
 from charter.search.noise import noise_rules
@@ -123,6 +123,7 @@ _SOURCE_SUFFIXES = frozenset(
         ".sv",
         ".vhd",
         ".vhdl",
+        *MORE_LANGUAGES,
     ]
 )
 #: A glob that asks only for a word somewhere in the path: ``*secret*``, ``*credential*``.

@@ -12,6 +12,7 @@ from typing import Any
 from charter.filetypes import (
     BUILD_AND_INTERFACES,
     HARDWARE_DESCRIPTION,
+    MORE_LANGUAGES,
     SHADERS,
     TEMPLATES,
     TYPESET,
@@ -255,6 +256,7 @@ class IndexSettings(Record):
             ".cuh",
             *SHADERS,
             *BUILD_AND_INTERFACES,
+            *MORE_LANGUAGES,
             *TEMPLATES,
         ],
         description="code files indexed (Python by function and class, the rest at blank "
