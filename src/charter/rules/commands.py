@@ -79,9 +79,9 @@ _SCRIPT = re.compile(
 #: "directly" after a script adds no condition ("never run `./bin/api` directly").
 _DIRECTLY = re.compile(r"\s+directly\b", re.IGNORECASE)
 #: A preference said to the agent, up to the span it turns down: "Use `pnpm`, not
-#: `npm`", "**Always use `bun` instead of `npm` or `yarn`**" (the ``x`` group is the
-#: span chosen). Only the imperative counts: "you can use `yarn` instead of `npm`" and
-#: "we recommend using …" leave the other open.
+#: `npm`", "**Always use `bun` instead of `npm` or `yarn`**" (the ``x`` group holds the
+#: spans chosen, "`bun` / `bunx`"). Only the imperative counts: "you can use `yarn`
+#: instead of `npm`", "we recommend using …" and "prefer `X` over `Y`" leave it open.
 _PREFERENCE = re.compile(
     r"^[\W_]*(?:(?:always|only)\s+)?use\s+(?P<x>`[^`]+`(?:\s*(?:/|or)\s*`[^`]+`)*)[*_]*"
     r"(?:\s+commands?)?\s*,?"
