@@ -797,3 +797,130 @@ def test_unreadable_adrs_end_with_how_to_bind_them(repo: Path, run_charter: Run)
     again = _write(repo / "other", {"0001-use-postgresql.md": MADR})
     res = run_charter("decisions", "import", "--adr", str(again), "--dry-run", cwd=repo)
     assert "charter decisions add" not in res.stdout
+
+
+def test_an_adr_listing_only_the_alternatives_it_rejected_binds_its_title(
+    repo: Path, run_charter: Run
+) -> None:
+    """Nygard ADRs state the choice in the title and the Decision's prose and list only the
+    alternatives they turned down, each marked ("### cgo-sqlite" over "- **Rejected**: …",
+    "**Keep the PVC** — rejected: …", a "## Rejected alternatives" section): every one was
+    "unreadable" (no 'Considered Options' list, or "names none of the listed options"),
+    so nothing bound and drift never saw the rejected driver come back. The title is the
+    choice taken, as a YAML record's is; only what is marked rejected is excluded."""
+    by_heading = """# ADR-001: Pure Go SQLite Driver
+
+**Status:** Accepted
+
+## Context
+
+Two drivers exist: a cgo binding of the C library, and a pure Go port.
+
+## Decision
+
+Use `modernc.org/sqlite` as the SQLite driver.
+
+## Alternatives Considered
+
+### mattn/go-sqlite3
+- Faster writes (native C)
+- Requires CGO and a C compiler
+- **Rejected**: Build complexity outweighs performance benefits
+
+### Deferred: a key-value store
+- Revisit when presets outgrow one table
+"""
+    by_list = """# 12. Grafana runs stateless
+
+## Status
+
+Accepted
+
+## Decision
+
+Dashboards come from code; Grafana keeps no volume. We rejected `Keep the PVC` below.
+
+## Alternatives considered
+
+- **Keep the PVC** — rejected: state drifts from the dashboards in git.
+- **External database for Grafana now** — deferred until alerting needs it.
+- **Nightly volume backups**. Restores are never tested. Rejected.
+"""
+    by_section = """# ADR 0053: Inert control guard
+
+## Status
+
+Accepted
+
+## Decision
+
+The worker records an `inert` signal and the desktop excludes inert controls.
+
+## Alternatives rejected
+
+- Treating inert as hidden would remove useful operator review context.
+- Treating inert as disabled would blur different recovery behavior.
+- The legacy visibility probe (ADR 0041): it misses inherited state.
+"""
+    marked = by_list.replace(" We rejected `Keep the PVC` below.", "").replace(
+        "- **External database", "- **Code-provisioned dashboards** ✅\n- **External database"
+    )
+    handles = """# 5. Retries
+
+## Status
+
+Accepted
+
+## Decision
+
+Failed deliveries go to a dead-letter queue after three attempts.
+
+## Alternatives Considered
+
+- **Drop rejected messages**: rejected messages are lost for good.
+- **Retry forever**: blocks the partition.
+"""
+    folder = _write(
+        repo,
+        {
+            "001-sqlite-pure-go.md": by_heading,
+            "0012-grafana-stateless.md": by_list,
+            "0053-inert-guard.md": by_section,
+            "0060-marked.md": marked,
+            "0005-retries.md": handles,
+        },
+    )
+    rows = _rows(_import(run_charter, repo, str(folder)))
+    sqlite = rows["001-sqlite-pure-go.md"]
+    assert (sqlite["outcome"], sqlite["answer"], sqlite["excluded"]) == (
+        "bound",
+        "Pure Go SQLite Driver",
+        ["mattn/go-sqlite3"],  # the deferred heading is not marked rejected
+    )
+    assert "title" in sqlite["note"]
+    assert f"{sqlite['path']}:{sqlite['line']}" == "docs/adr/001-sqlite-pure-go.md:9"
+    grafana = rows["0012-grafana-stateless.md"]
+    # the Decision naming a rejected alternative does not make it the choice taken
+    assert (grafana["outcome"], grafana["answer"], grafana["excluded"]) == (
+        "bound",
+        "Grafana runs stateless",
+        ["Keep the PVC", "Nightly volume backups"],
+    )
+    inert = rows["0053-inert-guard.md"]
+    assert inert["excluded"] == [  # named up to the sentence's verb, without a reference
+        "Treating inert as hidden",
+        "Treating inert as disabled",
+        "The legacy visibility probe",
+    ]
+    # an option marked as taken: the list says which one was, as before
+    assert rows["0060-marked.md"]["answer"] == "Code-provisioned dashboards"
+    # "rejected" as a word of what an option handles marks nothing
+    assert rows["0005-retries.md"]["outcome"] == "unreadable"
+
+    def drift(text: str) -> subprocess.CompletedProcess[str]:
+        return run_charter("drift", "check", "-", "--no-semantic", cwd=repo, stdin=text)
+
+    res = drift("Switch the storage layer to mattn/go-sqlite3 for faster writes.")
+    assert res.returncode == 1 and "ADR-001-sqlite-pure-go" in res.stdout
+    assert drift("Bump modernc.org/sqlite to v1.49.1 and keep CGO_ENABLED=0.").returncode == 0
+    assert drift("Document why we do not use mattn/go-sqlite3.").returncode == 0

@@ -141,9 +141,10 @@ def _import_adrs(project: Any, paths: list[Path], *, dry_run: bool, as_json: boo
         # search still serves them
         console.print(
             "An unreadable ADR binds nothing (search still serves it): list its options "
-            "under '## Considered Options' with a 'Chosen option: …' line, or record it "
-            "with `charter decisions add --id ADR-… --text … --choice a=… --choice b=… "
-            "--answer a`."
+            "under '## Considered Options' with a 'Chosen option: …' line, or the "
+            "alternatives it turned down under '## Rejected Alternatives' (its title is "
+            "then the choice taken), or record it with `charter decisions add --id ADR-… "
+            "--text … --choice a=… --choice b=… --answer a`."
         )
 
 

@@ -68,6 +68,10 @@ OPTIONS_HEADINGS = frozenset(
     }
 )
 DECISION_HEADINGS = frozenset({"decision outcome", "decision"})
+#: Sections that list only the alternatives a decision turned down.
+REJECTED_HEADINGS = frozenset(
+    {"rejected alternatives", "alternatives rejected", "rejected options", "options rejected"}
+)
 
 #: Lifecycle words of ADR statuses; any of the first three wins over ``accepted`` (an
 #: "Accepted, superseded by 0007" ADR never binds).
@@ -323,6 +327,16 @@ def _option_label(item: SyntaxTreeNode) -> str:
     return _unwrap(label)
 
 
+def _bold_lead(item: SyntaxTreeNode) -> bool:
+    """A list item that opens with bold words (the option's name)."""
+    paragraphs = [c for c in item.children if c.type == "paragraph"]
+    inline = _inline(paragraphs[0]) if paragraphs else None
+    children = [
+        c for c in (inline.children if inline else []) if c.type != "text" or c.content.strip()
+    ]
+    return bool(children) and children[0].type == "strong"
+
+
 def _unwrap(label: str) -> str:
     """A label without its end punctuation, and without the quotes around it only when
     they wrap all of it (``Include in section "More Information"`` keeps its quotes)."""
@@ -434,6 +448,99 @@ def _heading_options(sections: list[_Section]) -> list[tuple[str, SyntaxTreeNode
     if len(found) < 2 or len({node.tag for _, node, _ in found}) != 1:
         return []
     return found
+
+
+#: An alternative marked as turned down: the word after a separator, a sentence's end or
+#: at the start ("**Rejected**: …", "— rejected on the evidence", ": rejected (…)", "…
+#: numbers. Rejected.", "Verdict: REJECTED - …", "(❌ Not Chosen)"), followed by the
+#: verdict's punctuation or reason, or a leading cross. The word as an adjective is no mark
+#: ("Drop rejected messages: rejected messages are lost" names what an option handles).
+_REJECTION = re.compile(
+    r"(?:^|[:;,—–(\[]|\s-|\.)\s*(?:[❌✗✘]\ufe0f?\s*)?(?:rejected|not\s+(?:chosen|selected))"
+    r"(?=\s*(?:[:.;,—–()\]]|-\s|$)|\s+(?:because|for|as|due|since|on|per|by|in|after|"
+    r"once|outright|here|now|today|again)\b)"
+    r"|^\s*[❌✗✘]",
+    re.I,
+)
+#: Where a rejected alternative written as one plain sentence stops naming it: its verb
+#: ("Treating inert as hidden would remove …", "Inferring X from Y is unreliable").
+_SENTENCE_VERB = re.compile(r"\s+(?:would|is|are|was|were)\s", re.I)
+#: A letter or number that orders the alternatives, not part of a name: "Option E: …",
+#: "Strategy A: …", "Alternative 2 - …".
+_ORDINAL_LEAD = re.compile(
+    r"^(?:option|alternative|strategy|approach|path)\s*#?\s*(?:[A-Z]|\d+)\s*[:.)–—-]\s*",
+    re.I,
+)
+
+
+def _rejected_label(label: str, prose: bool = False) -> str:
+    """A rejected alternative's name: without the letter that orders it ("Option E: …"),
+    a gloss in brackets at its end ("The first container factory on the Mac (ADR
+    0005)") and, written as a sentence (``prose``), what follows its verb."""
+    label = _ORDINAL_LEAD.sub("", label).strip() or label
+    label = _unwrap(_GLOSS.sub("", label)) or label
+    verb = _SENTENCE_VERB.search(label) if prose else None
+    if verb and len(label[: verb.start()].split()) >= 2:
+        label = label[: verb.start()]
+    return _unwrap(label)
+
+
+def _marks_rejection(blocks: list[SyntaxTreeNode]) -> bool:
+    """One of ``blocks`` (an alternative's own text, paragraphs and bullets) says it was
+    turned down."""
+    return any(_REJECTION.search(_block_text(b)) for b in _items_and_paragraphs(blocks))
+
+
+def _rejected_alternatives(
+    sections: list[_Section], options_section: _Section | None
+) -> list[tuple[str, SyntaxTreeNode]]:
+    """(label, node) of the alternatives an ADR lists as turned down: every item of a
+    "Rejected Alternatives" section, else the items of its options section that each say
+    they were rejected ("### mattn/go-sqlite3" over "- **Rejected**: …"). Nygard ADRs list
+    only these, and state the choice taken in the Decision section's prose and the title.
+    Empty when an item is marked as taken (the options list then says which one was)."""
+    section = _find(sections, REJECTED_HEADINGS)
+    every = section is not None
+    section = section or options_section
+    if section is None:
+        return []
+    lists = [b for b in _direct(section) if b.type in ("bullet_list", "ordered_list")]
+    found: list[tuple[str, SyntaxTreeNode, bool, str]] = []
+    prose: set[int] = set()  # items whose label may be a sentence (no bold lead, no colon)
+    if lists:
+        for item in lists[0].children:
+            said = _block_text(item)
+            mark = bool(_REJECTION.search(said)) or _marks_rejection(
+                [c for c in item.children if c.type in ("bullet_list", "ordered_list")]
+            )
+            found.append((_option_label(item), item, mark, said))
+            if ": " not in said and not _bold_lead(item):
+                prose.add(id(item))
+    else:
+        heads = [b for b in section.blocks if b.type == "heading"]
+        level = heads[0].tag if heads else ""
+        for pos, block in enumerate(section.blocks):
+            if block.type != "heading" or block.tag != level:
+                continue
+            body = []
+            for later in section.blocks[pos + 1 :]:
+                if later.type == "heading" and int(later.tag[1]) <= int(level[1]):
+                    break
+                body.append(later)
+            said = _block_text(block)
+            label = re.sub(r"^alternatives?\s*\d+\b\s*[.:)–—-]?\s*", "", said, flags=re.I)
+            label = _MARK_SUFFIX.sub("", _HEADING_NUMBER.sub("", label, count=1))
+            if label.startswith("[") and label.endswith("]"):
+                label = label[1:-1]
+            mark = bool(_REJECTION.search(said)) or _marks_rejection(body)
+            found.append((label, block, mark, said))
+    if any(_CHOSEN_MARK.search(said) for _, _, _, said in found):
+        return []
+    return [
+        (name, node)
+        for label, node, mark, _ in found
+        if (every or mark) and (name := _rejected_label(label, id(node) in prose))
+    ]
 
 
 def _norm(text: str) -> str:
@@ -668,7 +775,10 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
         or _heading_options(sections)
     )
     entries = [e for e in entries if e[0]]
+    rejected = _rejected_alternatives(sections, options_section)
     if not entries:
+        if rejected:
+            return _title_chosen(reading, path, title, rejected)
         reading.note = "no 'Considered Options' list, so no option to bind"
         return reading
     options = [label for label, _, _ in entries]
@@ -696,6 +806,10 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
                 f"{marked[0][0]!r} as chosen"
             ),
         )
+    if rejected and not marked and (chosen is None or chosen in {r for r, _ in rejected}):
+        # every alternative listed is one turned down (the Decision names none of them, or
+        # names one only to say no): the title states the choice taken
+        return _title_chosen(reading, path, title, rejected)
     if chosen is None:
         reading.note = why
         if block is not None:
@@ -707,6 +821,22 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
     if implicit:
         reading.note = "no status: its chosen option read as accepted (MADR's status is optional)"
     reading.item = _choice_item(path, title, options, chosen)
+    return reading
+
+
+def _title_chosen(
+    reading: AdrReading, path: Path, title: str, rejected: list[tuple[str, SyntaxTreeNode]]
+) -> AdrReading:
+    """Bind an ADR that lists only the alternatives it rejected: its title is the choice
+    taken (as a YAML record's is), the rejected alternatives are excluded."""
+    options = [title, *(label for label, _ in rejected)]
+    names = [_norm(o) for o in options]
+    if len(set(names)) != len(names):
+        reading.note = "a rejected alternative has the title's or another one's name"
+        return reading
+    reading.outcome = "accepted"
+    reading.note = "the title read as the choice taken: it lists only the alternatives it rejected"
+    reading.item = _choice_item(path, title, options, title)
     return reading
 
 
