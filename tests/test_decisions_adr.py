@@ -799,15 +799,18 @@ def test_unreadable_adrs_end_with_how_to_bind_them(repo: Path, run_charter: Run)
     assert "charter decisions add" not in res.stdout
 
 
-def test_an_adr_listing_only_the_alternatives_it_rejected_binds_its_title(
+def test_an_adr_listing_only_the_alternatives_it_rejected_binds_its_title_when_asked(
     repo: Path, run_charter: Run
 ) -> None:
     """Nygard ADRs state the choice in the title and the Decision's prose and list only the
-    alternatives they turned down, each marked ("### cgo-sqlite" over "- **Rejected**: …",
-    "**Keep the PVC** — rejected: …", a "## Rejected alternatives" section): every one was
-    "unreadable" (no 'Considered Options' list, or "names none of the listed options"),
-    so nothing bound and drift never saw the rejected driver come back. The title is the
-    choice taken, as a YAML record's is; only what is marked rejected is excluded."""
+    alternatives they turned down, each marked ("### mattn/go-sqlite3" over "- **Rejected**:
+    …", "**Keep the PVC** — rejected: …", a "## Rejected alternatives" section). Every one
+    was "unreadable" with a note that did not say what it had read. By default it still
+    binds nothing (the title is a reading, and a folder of them in a project's everyday
+    words floods drift), but the note names what it rejected and ``--titles`` binds the
+    title as the choice taken, as a YAML record's is; only what is marked rejected is
+    excluded, and a Decision that names a rejected alternative no longer makes it the
+    choice."""
     by_heading = """# ADR-001: Pure Go SQLite Driver
 
 **Status:** Accepted
@@ -862,9 +865,24 @@ The worker records an `inert` signal and the desktop excludes inert controls.
 - Treating inert as disabled would blur different recovery behavior.
 - The legacy visibility probe (ADR 0041): it misses inherited state.
 """
-    marked = by_list.replace(" We rejected `Keep the PVC` below.", "").replace(
-        "- **External database", "- **Code-provisioned dashboards** ✅\n- **External database"
-    )
+    # the Decision names two listed options, one of them marked rejected: the other one
+    # is the choice taken, bound as any listed option is (no --titles needed)
+    one_left = """# Wiki platform
+
+## Status
+
+Accepted
+
+## Decision Outcome
+
+We use **GitBook**: as easy to edit as Confluence, and synced with the repository.
+
+## Options Considered
+
+- **Confluence** — rejected: content leaves version control.
+- **GitBook**
+- **Notion** — rejected: no review before publishing.
+"""
     handles = """# 5. Retries
 
 ## Status
@@ -880,17 +898,56 @@ Failed deliveries go to a dead-letter queue after three attempts.
 - **Drop rejected messages**: rejected messages are lost for good.
 - **Retry forever**: blocks the partition.
 """
+    cons = """# 31. Frontend interactions
+
+## Status
+
+Accepted
+
+## Considered Options
+
+### 1. React
+**❌ Cons:**
+- Requires JSON APIs
+
+### 2. htmx and Alpine.js
+**❌ Cons:**
+- Two libraries
+
+## Decision
+
+Adopt the lighter option for server-rendered pages.
+"""
     folder = _write(
         repo,
         {
             "001-sqlite-pure-go.md": by_heading,
             "0012-grafana-stateless.md": by_list,
             "0053-inert-guard.md": by_section,
-            "0060-marked.md": marked,
+            "0060-wiki.md": one_left,
             "0005-retries.md": handles,
+            "0031-frontend.md": cons,
         },
     )
-    rows = _rows(_import(run_charter, repo, str(folder)))
+    rows = _rows(_import(run_charter, repo, str(folder), "--dry-run"))
+    sqlite = rows["001-sqlite-pure-go.md"]
+    assert sqlite["outcome"] == "unreadable"
+    assert "mattn/go-sqlite3" in sqlite["note"] and "--titles" in sqlite["note"]
+    # before: "the Decision section names none of the listed options" bound it as the
+    # choice, so drift flagged the stateless Grafana it decided on
+    assert rows["0012-grafana-stateless.md"]["outcome"] == "unreadable"
+    wiki = rows["0060-wiki.md"]
+    assert (wiki["outcome"], wiki["answer"], wiki["excluded"]) == (
+        "would bind",
+        "GitBook",
+        ["Confluence", "Notion"],
+    )
+    # "rejected" as a word of what an option handles, and a cross over its drawbacks,
+    # mark nothing
+    assert rows["0005-retries.md"]["outcome"] == "unreadable"
+    assert rows["0031-frontend.md"]["outcome"] == "unreadable"
+
+    rows = _rows(_import(run_charter, repo, str(folder), "--titles"))
     sqlite = rows["001-sqlite-pure-go.md"]
     assert (sqlite["outcome"], sqlite["answer"], sqlite["excluded"]) == (
         "bound",
@@ -900,7 +957,6 @@ Failed deliveries go to a dead-letter queue after three attempts.
     assert "title" in sqlite["note"]
     assert f"{sqlite['path']}:{sqlite['line']}" == "docs/adr/001-sqlite-pure-go.md:9"
     grafana = rows["0012-grafana-stateless.md"]
-    # the Decision naming a rejected alternative does not make it the choice taken
     assert (grafana["outcome"], grafana["answer"], grafana["excluded"]) == (
         "bound",
         "Grafana runs stateless",
@@ -912,10 +968,8 @@ Failed deliveries go to a dead-letter queue after three attempts.
         "Treating inert as disabled",
         "The legacy visibility probe",
     ]
-    # an option marked as taken: the list says which one was, as before
-    assert rows["0060-marked.md"]["answer"] == "Code-provisioned dashboards"
-    # "rejected" as a word of what an option handles marks nothing
     assert rows["0005-retries.md"]["outcome"] == "unreadable"
+    assert rows["0031-frontend.md"]["outcome"] == "unreadable"
 
     def drift(text: str) -> subprocess.CompletedProcess[str]:
         return run_charter("drift", "check", "-", "--no-semantic", cwd=repo, stdin=text)
