@@ -1024,6 +1024,12 @@ def test_build_and_dependency_files_without_a_text_suffix_are_read_as_text(repo:
     )
     write(
         repo,
+        "cmd/streamctl/main.go",
+        'package main\n\nimport "example.org/streamctl/internal/ws"\n\n'
+        'func main() { ws.Dial("ws://localhost:4455") }\n',
+    )
+    write(
+        repo,
         "docs/ARCHITECTURE.md",
         "# Architecture\n\nThe client talks to the server over a websocket "
         "(github.com/gorilla/websocket).\nSee the websocket section of the roadmap.\n",
@@ -1036,6 +1042,13 @@ def test_build_and_dependency_files_without_a_text_suffix_are_read_as_text(repo:
     for rel in ("go.mod", "deploy/Dockerfile.dev", "flake.nix"):
         assert nodes[f"src:{rel}"]["attrs"]["language"] == "text", rel
     assert nodes.get("src:go.sum", {}).get("attrs", {}).get("language", "other") == "other"
+    # read as text, go.mod still names the module its imports resolve through
+    imports = {
+        (e["source"], e["target"])
+        for e in read_snapshot(repo / ".charter/graph/snapshot.json")["edges"]
+        if e["relation"] == "imports"
+    }
+    assert ("src:cmd/streamctl/main.go", "src:internal/ws/client.go") in imports
 
     def ranked(task: str) -> list[str]:
         found = api.task_context(project, task, limit=5)["nodes"]

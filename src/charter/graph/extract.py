@@ -419,11 +419,11 @@ def extract_file(
         record["note"] = "binary: file level only"
         record["language"] = "binary"
         return record
+    if lower.rsplit("/", 1)[-1] == "go.mod":
+        module = _GO_MODULE.search(data.decode("utf-8", errors="replace"))
+        if module:  # imports of this module's packages resolve to its folders
+            record["go_module"] = module.group(1).strip('"')
     if language is None:
-        if lower.rsplit("/", 1)[-1] == "go.mod":
-            module = _GO_MODULE.search(data.decode("utf-8", errors="replace"))
-            if module:  # imports of this module's packages resolve to its folders
-                record["go_module"] = module.group(1).strip('"')
         return record
     if language == "objc" and not extract_c.is_objc(data):
         language = record["language"] = "text"  # a MATLAB ``.m`` file: its words only
