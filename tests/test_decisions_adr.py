@@ -797,3 +797,184 @@ def test_unreadable_adrs_end_with_how_to_bind_them(repo: Path, run_charter: Run)
     again = _write(repo / "other", {"0001-use-postgresql.md": MADR})
     res = run_charter("decisions", "import", "--adr", str(again), "--dry-run", cwd=repo)
     assert "charter decisions add" not in res.stdout
+
+
+def test_an_adr_listing_only_the_alternatives_it_rejected_binds_its_title_when_asked(
+    repo: Path, run_charter: Run
+) -> None:
+    """Nygard ADRs state the choice in the title and the Decision's prose and list only the
+    alternatives they turned down, each marked ("### mattn/go-sqlite3" over "- **Rejected**:
+    …", "**Keep the PVC** — rejected: …", a "## Rejected alternatives" section). Every one
+    was "unreadable" with a note that did not say what it had read. By default it still
+    binds nothing (the title is a reading, and a folder of them in a project's everyday
+    words floods drift), but the note names what it rejected and ``--titles`` binds the
+    title as the choice taken, as a YAML record's is; only what is marked rejected is
+    excluded, and a Decision that names a rejected alternative no longer makes it the
+    choice."""
+    by_heading = """# ADR-001: Pure Go SQLite Driver
+
+**Status:** Accepted
+
+## Context
+
+Two drivers exist: a cgo binding of the C library, and a pure Go port.
+
+## Decision
+
+Use `modernc.org/sqlite` as the SQLite driver.
+
+## Alternatives Considered
+
+### mattn/go-sqlite3
+- Faster writes (native C)
+- Requires CGO and a C compiler
+- **Rejected**: Build complexity outweighs performance benefits
+
+### Deferred: a key-value store
+- Revisit when presets outgrow one table
+"""
+    by_list = """# 12. Grafana runs stateless
+
+## Status
+
+Accepted
+
+## Decision
+
+Dashboards come from code; Grafana keeps no volume. We rejected `Keep the PVC` below.
+
+## Alternatives considered
+
+- **Keep the PVC** — rejected: state drifts from the dashboards in git.
+- **External database for Grafana now** — deferred until alerting needs it.
+- **Nightly volume backups**. Restores are never tested. Rejected.
+"""
+    by_section = """# ADR 0053: Inert control guard
+
+## Status
+
+Accepted
+
+## Decision
+
+The worker records an `inert` signal and the desktop excludes inert controls.
+
+## Alternatives rejected
+
+- Treating inert as hidden would remove useful operator review context.
+- Treating inert as disabled would blur different recovery behavior.
+- The legacy visibility probe (ADR 0041): it misses inherited state.
+"""
+    # the Decision names two listed options, one of them marked rejected: the other one
+    # is the choice taken, bound as any listed option is (no --titles needed)
+    one_left = """# Wiki platform
+
+## Status
+
+Accepted
+
+## Decision Outcome
+
+We use **GitBook**: as easy to edit as Confluence, and synced with the repository.
+
+## Options Considered
+
+- **Confluence** — rejected: content leaves version control.
+- **GitBook**
+- **Notion** — rejected: no review before publishing.
+"""
+    handles = """# 5. Retries
+
+## Status
+
+Accepted
+
+## Decision
+
+Failed deliveries go to a dead-letter queue after three attempts.
+
+## Alternatives Considered
+
+- **Drop rejected messages**: rejected messages are lost for good.
+- **Retry forever**: blocks the partition.
+"""
+    cons = """# 31. Frontend interactions
+
+## Status
+
+Accepted
+
+## Considered Options
+
+### 1. React
+**❌ Cons:**
+- Requires JSON APIs
+
+### 2. htmx and Alpine.js
+**❌ Cons:**
+- Two libraries
+
+## Decision
+
+Adopt the lighter option for server-rendered pages.
+"""
+    folder = _write(
+        repo,
+        {
+            "001-sqlite-pure-go.md": by_heading,
+            "0012-grafana-stateless.md": by_list,
+            "0053-inert-guard.md": by_section,
+            "0060-wiki.md": one_left,
+            "0005-retries.md": handles,
+            "0031-frontend.md": cons,
+        },
+    )
+    rows = _rows(_import(run_charter, repo, str(folder), "--dry-run"))
+    sqlite = rows["001-sqlite-pure-go.md"]
+    assert sqlite["outcome"] == "unreadable"
+    assert "mattn/go-sqlite3" in sqlite["note"] and "--titles" in sqlite["note"]
+    # before: "the Decision section names none of the listed options" bound it as the
+    # choice, so drift flagged the stateless Grafana it decided on
+    assert rows["0012-grafana-stateless.md"]["outcome"] == "unreadable"
+    wiki = rows["0060-wiki.md"]
+    assert (wiki["outcome"], wiki["answer"], wiki["excluded"]) == (
+        "would bind",
+        "GitBook",
+        ["Confluence", "Notion"],
+    )
+    # "rejected" as a word of what an option handles, and a cross over its drawbacks,
+    # mark nothing
+    assert rows["0005-retries.md"]["outcome"] == "unreadable"
+    assert rows["0031-frontend.md"]["outcome"] == "unreadable"
+
+    rows = _rows(_import(run_charter, repo, str(folder), "--titles"))
+    sqlite = rows["001-sqlite-pure-go.md"]
+    assert (sqlite["outcome"], sqlite["answer"], sqlite["excluded"]) == (
+        "bound",
+        "Pure Go SQLite Driver",
+        ["mattn/go-sqlite3"],  # the deferred heading is not marked rejected
+    )
+    assert "title" in sqlite["note"]
+    assert f"{sqlite['path']}:{sqlite['line']}" == "docs/adr/001-sqlite-pure-go.md:9"
+    grafana = rows["0012-grafana-stateless.md"]
+    assert (grafana["outcome"], grafana["answer"], grafana["excluded"]) == (
+        "bound",
+        "Grafana runs stateless",
+        ["Keep the PVC", "Nightly volume backups"],
+    )
+    inert = rows["0053-inert-guard.md"]
+    assert inert["excluded"] == [  # named up to the sentence's verb, without a reference
+        "Treating inert as hidden",
+        "Treating inert as disabled",
+        "The legacy visibility probe",
+    ]
+    assert rows["0005-retries.md"]["outcome"] == "unreadable"
+    assert rows["0031-frontend.md"]["outcome"] == "unreadable"
+
+    def drift(text: str) -> subprocess.CompletedProcess[str]:
+        return run_charter("drift", "check", "-", "--no-semantic", cwd=repo, stdin=text)
+
+    res = drift("Switch the storage layer to mattn/go-sqlite3 for faster writes.")
+    assert res.returncode == 1 and "ADR-001-sqlite-pure-go" in res.stdout
+    assert drift("Bump modernc.org/sqlite to v1.49.1 and keep CGO_ENABLED=0.").returncode == 0
+    assert drift("Document why we do not use mattn/go-sqlite3.").returncode == 0

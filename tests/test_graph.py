@@ -1004,6 +1004,61 @@ def test_dotnet_templates_and_build_files_are_read_as_text(repo: Path) -> None:
     )
 
 
+def test_build_and_dependency_files_without_a_text_suffix_are_read_as_text(repo: Path) -> None:
+    # a dependency bump lands in go.mod, a container change in Dockerfile.dev, a Nix pin in
+    # flake.nix: their words were never read (no suffix the graph knew), so "bump X" ranked
+    # every document that mentions X and never the manifest; lockfiles stay unread
+    write(
+        repo,
+        "go.mod",
+        "module example.org/streamctl\n\ngo 1.25\n\nrequire (\n"
+        "\tgithub.com/gorilla/websocket v1.5.3\n\tgolang.org/x/term v0.30.0\n)\n",
+    )
+    write(repo, "go.sum", "github.com/gorilla/websocket v1.5.3 h1:abc=\n")
+    write(
+        repo,
+        "internal/ws/client.go",
+        'package ws\n\nimport "github.com/gorilla/websocket"\n\n'
+        "func Dial(url string) (*websocket.Conn, error) {\n"
+        "\tc, _, err := websocket.DefaultDialer.Dial(url, nil)\n\treturn c, err\n}\n",
+    )
+    write(
+        repo,
+        "cmd/streamctl/main.go",
+        'package main\n\nimport "example.org/streamctl/internal/ws"\n\n'
+        'func main() { ws.Dial("ws://localhost:4455") }\n',
+    )
+    write(
+        repo,
+        "docs/ARCHITECTURE.md",
+        "# Architecture\n\nThe client talks to the server over a websocket "
+        "(github.com/gorilla/websocket).\nSee the websocket section of the roadmap.\n",
+    )
+    write(repo, "deploy/Dockerfile.dev", "FROM golang:1.25-alpine\nRUN apk add --no-cache git\n")
+    write(repo, "flake.nix", '{\n  inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-24.11";\n}\n')
+    project = Project.load(repo)
+    build_graph(project)
+    nodes = {n["id"]: n for n in read_snapshot(repo / ".charter/graph/snapshot.json")["nodes"]}
+    for rel in ("go.mod", "deploy/Dockerfile.dev", "flake.nix"):
+        assert nodes[f"src:{rel}"]["attrs"]["language"] == "text", rel
+    assert nodes.get("src:go.sum", {}).get("attrs", {}).get("language", "other") == "other"
+    # read as text, go.mod still names the module its imports resolve through
+    imports = {
+        (e["source"], e["target"])
+        for e in read_snapshot(repo / ".charter/graph/snapshot.json")["edges"]
+        if e["relation"] == "imports"
+    }
+    assert ("src:cmd/streamctl/main.go", "src:internal/ws/client.go") in imports
+
+    def ranked(task: str) -> list[str]:
+        found = api.task_context(project, task, limit=5)["nodes"]
+        return [n["path"] for n in found if n["type"] == "source"]
+
+    assert "go.mod" in ranked("bump github.com/gorilla/websocket to v1.5.4")[:2]
+    assert ranked("use alpine 3.21 in the dev Dockerfile")[0] == "deploy/Dockerfile.dev"
+    assert ranked("update nixpkgs to nixos-25.05")[0] == "flake.nix"
+
+
 def test_a_folders_own_test_file_tests_that_folder_not_every_file_named_like_it(
     tmp_path: Path,
 ) -> None:

@@ -78,11 +78,13 @@ def print_findings(result: Any, text: str, where: str, block_confidence: float) 
         console.print(f"  [green]repair[/]: {escape(f.repair)}", soft_wrap=True)
 
 
-def _import_adrs(project: Any, paths: list[Path], *, dry_run: bool, as_json: bool) -> None:
+def _import_adrs(
+    project: Any, paths: list[Path], *, dry_run: bool, as_json: bool, titles: bool = False
+) -> None:
     from charter.decisions.adr import display_path
     from charter.decisions.service import import_adrs
 
-    result = import_adrs(project, paths, dry_run=dry_run)
+    result = import_adrs(project, paths, dry_run=dry_run, titles=titles)
     rows: list[dict[str, Any]] = []
     for r in result.readings:
         rid, outcome, note = r.id, r.outcome, r.note
@@ -143,7 +145,8 @@ def _import_adrs(project: Any, paths: list[Path], *, dry_run: bool, as_json: boo
             "An unreadable ADR binds nothing (search still serves it): list its options "
             "under '## Considered Options' with a 'Chosen option: …' line, or record it "
             "with `charter decisions add --id ADR-… --text … --choice a=… --choice b=… "
-            "--answer a`."
+            "--answer a`; one that lists only the alternatives it rejected binds its title "
+            "as the choice taken with `--titles`."
         )
 
 
@@ -216,6 +219,11 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
         adr: bool = typer.Option(
             False, "--adr", help="read MADR / Nygard ADRs (files or folders) and bind accepted ones"
         ),
+        titles: bool = typer.Option(
+            False,
+            "--titles",
+            help="with --adr: an ADR listing only the alternatives it rejected binds its title",
+        ),
         dry_run: bool = typer.Option(False, "--dry-run", help="report only; store nothing"),
         project_dir: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="machine output"),
@@ -227,7 +235,7 @@ def _register_decisions(decisions_app: typer.Typer) -> None:
 
         project = load_project(project_dir)
         if adr:
-            _import_adrs(project, files, dry_run=dry_run, as_json=as_json)
+            _import_adrs(project, files, dry_run=dry_run, as_json=as_json, titles=titles)
             return
         if len(files) != 1:
             raise CharterError("import reads one intake file at a time (several with --adr)")

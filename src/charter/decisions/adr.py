@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from charter.errors import CharterError
 from charter.fileio import read_text
+from charter.stopwords import ENGLISH
 
 if TYPE_CHECKING:
     from markdown_it.tree import SyntaxTreeNode
@@ -68,6 +69,10 @@ OPTIONS_HEADINGS = frozenset(
     }
 )
 DECISION_HEADINGS = frozenset({"decision outcome", "decision"})
+#: Sections that list only the alternatives a decision turned down.
+REJECTED_HEADINGS = frozenset(
+    {"rejected alternatives", "alternatives rejected", "rejected options", "options rejected"}
+)
 
 #: Lifecycle words of ADR statuses; any of the first three wins over ``accepted`` (an
 #: "Accepted, superseded by 0007" ADR never binds).
@@ -323,6 +328,16 @@ def _option_label(item: SyntaxTreeNode) -> str:
     return _unwrap(label)
 
 
+def _bold_lead(item: SyntaxTreeNode) -> bool:
+    """A list item that opens with bold words (the option's name)."""
+    paragraphs = [c for c in item.children if c.type == "paragraph"]
+    inline = _inline(paragraphs[0]) if paragraphs else None
+    children = [
+        c for c in (inline.children if inline else []) if c.type != "text" or c.content.strip()
+    ]
+    return bool(children) and children[0].type == "strong"
+
+
 def _unwrap(label: str) -> str:
     """A label without its end punctuation, and without the quotes around it only when
     they wrap all of it (``Include in section "More Information"`` keeps its quotes)."""
@@ -436,6 +451,155 @@ def _heading_options(sections: list[_Section]) -> list[tuple[str, SyntaxTreeNode
     return found
 
 
+#: An alternative marked as turned down: the word after a separator, a sentence's end or
+#: at the start ("**Rejected**: …", "— rejected on the evidence", ": rejected (…)", "…
+#: numbers. Rejected.", "Verdict: REJECTED - …", "(❌ Not Chosen)"), followed by the
+#: verdict's punctuation or reason, or a leading cross. The word as an adjective is no mark
+#: ("Drop rejected messages: rejected messages are lost" names what an option handles).
+_REJECTION = re.compile(
+    r"(?:^|[:;,—–(\[]|\s-|\.)\s*(?:[❌✗✘]\ufe0f?\s*)?(?:rejected|not\s+(?:chosen|selected))"
+    r"(?=\s*(?:[:.;,—–()\]]|-\s|$)|\s+(?:because|for|as|due|since|on|per|by|in|after|"
+    r"once|outright|here|now|today|again)\b)",
+    re.I,
+)
+#: A cross opening an alternative's own name ("### ❌ Keep the PVC", "- ✗ Kafka"): in its
+#: body a cross marks a list of drawbacks ("**❌ Cons:**"), not the alternative.
+_CROSS_LEAD = re.compile(r"^\s*[❌✗✘]")
+#: Where a rejected alternative written as one plain sentence stops naming it: its verb
+#: ("Treating inert as hidden would remove …", "Inferring X from Y is unreliable").
+_SENTENCE_VERB = re.compile(r"\s+(?:would|is|are|was|were)\s", re.I)
+#: A letter or number that orders the alternatives, not part of a name: "Option E: …",
+#: "Strategy A: …", "Alternative 2 - …".
+_ORDINAL_LEAD = re.compile(
+    r"^(?:option|alternative|strategy|approach|path)\s*#?\s*(?:[A-Z]|\d+)\s*[:.)–—-]\s*",
+    re.I,
+)
+
+
+#: A reference to another record or an issue inside an alternative's name ("Keep the ADR-0039
+#: EnvoyPatchPolicy", "Reuse ADR-0028's formula", "(#1017)"): it cites, it names nothing,
+#: and as a word of the option every text citing any ADR would name it.
+_REFERENCE = re.compile(
+    r"\s*\((?:ADRs?[\s-]?\d+|#\d+)\)|\s*(?:\bADRs?[\s-]?\d+(?:['’]s)?|#\d+)\b", re.I
+)
+#: Words that count or quantify, naming no alternative alone ("All three", "Both").
+_COUNT_WORDS = frozenset(
+    [
+        "all",
+        "both",
+        "either",
+        "neither",
+        "none",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+    ]
+)
+
+
+def _rejected_label(label: str, prose: bool = False) -> str:
+    """A rejected alternative's name: without the letter that orders it ("Option E: …"),
+    references to other records, a gloss in brackets at its end ("The first container
+    factory on the Mac (ADR 0005)") and, written as a sentence (``prose``), what follows
+    its verb. Empty when what is left only counts ("All three")."""
+    label = _ORDINAL_LEAD.sub("", label).strip() or label
+    label = _REFERENCE.sub("", label).strip() or label
+    if not set(re.findall(r"[a-z0-9]+", label.lower())) - _COUNT_WORDS - ENGLISH:
+        return ""
+    label = _unwrap(_GLOSS.sub("", label)) or label
+    verb = _SENTENCE_VERB.search(label) if prose else None
+    if verb and len(label[: verb.start()].split()) >= 2:
+        label = label[: verb.start()]
+    return _unwrap(label)
+
+
+def _rejects(name: str) -> bool:
+    """An alternative's own line (its heading, or its item's first paragraph) marks it
+    turned down."""
+    return bool(_REJECTION.search(name) or _CROSS_LEAD.match(name))
+
+
+def _marks_rejection(blocks: list[SyntaxTreeNode]) -> bool:
+    """One of ``blocks`` (an alternative's own text, paragraphs and bullets) says it was
+    turned down."""
+    return any(
+        _REJECTION.search(_block_text(b)) or _bold_verdict(b) for b in _items_and_paragraphs(blocks)
+    )
+
+
+def _bold_verdict(block: SyntaxTreeNode) -> bool:
+    """A paragraph or bullet that opens with the bold word itself ("**Rejected** The need
+    for a separate cache …")."""
+    if block.type == "list_item":
+        paragraphs = [c for c in block.children if c.type == "paragraph"]
+        if not paragraphs:
+            return False
+        block = paragraphs[0]
+    inline = _inline(block)
+    children = [
+        c for c in (inline.children if inline else []) if c.type != "text" or c.content.strip()
+    ]
+    return (
+        bool(children)
+        and children[0].type == "strong"
+        and bool(_REJECTION.fullmatch(_plain(children[0]).strip()))
+    )
+
+
+def _rejected_alternatives(
+    sections: list[_Section], options_section: _Section | None
+) -> list[tuple[str, SyntaxTreeNode]]:
+    """(label, node) of the alternatives an ADR lists as turned down: every item of a
+    "Rejected Alternatives" section, else the items of its options section that each say
+    they were rejected ("### mattn/go-sqlite3" over "- **Rejected**: …"). Nygard ADRs list
+    only these, and state the choice taken in the Decision section's prose and the title.
+    Empty when an item is marked as taken (the options list then says which one was)."""
+    section = _find(sections, REJECTED_HEADINGS)
+    every = section is not None
+    section = section or options_section
+    if section is None:
+        return []
+    lists = [b for b in _direct(section) if b.type in ("bullet_list", "ordered_list")]
+    found: list[tuple[str, SyntaxTreeNode, bool, str]] = []
+    prose: set[int] = set()  # items whose label may be a sentence (no bold lead, no colon)
+    if lists:
+        for item in lists[0].children:
+            said = _block_text(item)
+            mark = _rejects(said) or _marks_rejection(
+                [c for c in item.children if c.type in ("bullet_list", "ordered_list")]
+            )
+            found.append((_option_label(item), item, mark, said))
+            if ": " not in said and not _bold_lead(item):
+                prose.add(id(item))
+    else:
+        heads = [b for b in section.blocks if b.type == "heading"]
+        level = heads[0].tag if heads else ""
+        for pos, block in enumerate(section.blocks):
+            if block.type != "heading" or block.tag != level:
+                continue
+            body = []
+            for later in section.blocks[pos + 1 :]:
+                if later.type == "heading" and int(later.tag[1]) <= int(level[1]):
+                    break
+                body.append(later)
+            said = _block_text(block)
+            label = re.sub(r"^alternatives?\s*\d+\b\s*[.:)–—-]?\s*", "", said, flags=re.I)
+            label = _MARK_SUFFIX.sub("", _HEADING_NUMBER.sub("", label, count=1))
+            if label.startswith("[") and label.endswith("]"):
+                label = label[1:-1]
+            mark = _rejects(said) or _marks_rejection(body)
+            found.append((label, block, mark, said))
+    if any(_CHOSEN_MARK.search(said) for _, _, _, said in found):
+        return []
+    return [
+        (name, node)
+        for label, node, mark, _ in found
+        if (every or mark) and (name := _rejected_label(label, id(node) in prose))
+    ]
+
+
 def _norm(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
 
@@ -539,18 +703,24 @@ def _chosen(
     ]
     if numbered and len({n for n, _ in numbered}) == 1 and 1 <= numbered[0][0] <= len(options):
         return options[numbered[0][0] - 1], numbered[0][1], ""
-    named: list[tuple[str, SyntaxTreeNode]] = []
-    for block in _items_and_paragraphs(decision.blocks):
-        text = f" {_norm(_block_text(block))} "
-        for option in options:
-            if f" {_norm(option)} " in text and option not in [n for n, _ in named]:
-                named.append((option, block))
+    named = _named(decision, options)
     if len(named) == 1:
         return named[0][0], named[0][1], ""
     if named:
         which = ", ".join(repr(n) for n, _ in named)
         return None, None, f"the Decision section names several listed options ({which})"
     return None, None, f"the Decision section names none of the {len(options)} listed options"
+
+
+def _named(decision: _Section, options: list[str]) -> list[tuple[str, SyntaxTreeNode]]:
+    """The listed options the Decision section names, each with the block naming it."""
+    named: list[tuple[str, SyntaxTreeNode]] = []
+    for block in _items_and_paragraphs(decision.blocks):
+        text = f" {_norm(_block_text(block))} "
+        for option in options:
+            if f" {_norm(option)} " in text and option not in [n for n, _ in named]:
+                named.append((option, block))
+    return named
 
 
 #: A Decision paragraph or item that opens with an option's number and a separator:
@@ -597,8 +767,12 @@ def _title_from_name(stem: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def read_adr(path: Path, display: str | None = None) -> AdrReading:
-    """Read one ADR file (never raises for content; unreadable files are reported)."""
+def read_adr(path: Path, display: str | None = None, *, titles: bool = False) -> AdrReading:
+    """Read one ADR file (never raises for content; unreadable files are reported).
+
+    ``titles``: an ADR that lists only the alternatives it rejected binds its title as the
+    choice taken (``charter decisions import --adr --titles``); without it such an ADR is
+    unreadable, with a note naming what it rejected."""
     from charter.rules.blocks import _tree
     from charter.search.chunks import frontmatter
 
@@ -637,8 +811,8 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
     if status != "accepted":
         shown_status = " ".join(status_text.split())[:80]
         return AdrReading(path, "skipped", f"status {shown_status!r}", status=status)
-    titles = [s.heading for s in sections if s.heading.tag == "h1"]
-    candidates = [_block_text(titles[0])] if titles else []
+    h1s = [s.heading for s in sections if s.heading.tag == "h1"]
+    candidates = [_block_text(h1s[0])] if h1s else []
     candidates += [str(meta.get("title") or "").strip(), _title_from_name(path.stem)]
     # a template's unfilled title ("# {short title of solved problem and solution}")
     # names nothing: the front matter's title or the file's own name does
@@ -668,7 +842,10 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
         or _heading_options(sections)
     )
     entries = [e for e in entries if e[0]]
+    rejected = _rejected_alternatives(sections, options_section)
     if not entries:
+        if rejected:
+            return _title_chosen(reading, path, title, rejected, titles)
         reading.note = "no 'Considered Options' list, so no option to bind"
         return reading
     options = [label for label, _, _ in entries]
@@ -696,6 +873,20 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
                 f"{marked[0][0]!r} as chosen"
             ),
         )
+    turned_down = {id(node) for _, node in rejected} | {_norm(label) for label, _ in rejected}
+    if rejected and not marked and (chosen is None or _norm(chosen) in turned_down):
+        # the Decision names none of the listed options, or names a rejected one only to
+        # say no: the one it names among those not marked rejected is the choice taken
+        # ("We have decided to use **GitBook** … like Confluence"), else the title states it
+        open_options = [
+            (label, node)
+            for label, node, _ in entries
+            if id(node) not in turned_down and _norm(label) not in turned_down
+        ]
+        named = _named(decision, [label for label, _ in open_options])
+        if len(named) != 1:
+            return _title_chosen(reading, path, title, rejected, titles)
+        chosen, block, why = named[0][0], named[0][1], ""
     if chosen is None:
         reading.note = why
         if block is not None:
@@ -707,6 +898,50 @@ def read_adr(path: Path, display: str | None = None) -> AdrReading:
     if implicit:
         reading.note = "no status: its chosen option read as accepted (MADR's status is optional)"
     reading.item = _choice_item(path, title, options, chosen)
+    return reading
+
+
+#: Words of a rejected alternative's name, beyond which it describes an approach ("Put tier
+#: rules in charts/core-gateway instead of per-model") rather than naming one: the words
+#: of such a sentence are the project's everyday words, and drift would read every text
+#: about the same code as bringing it back.
+MAX_REJECTED_WORDS = 5
+
+
+def _title_chosen(
+    reading: AdrReading,
+    path: Path,
+    title: str,
+    rejected: list[tuple[str, SyntaxTreeNode]],
+    titles: bool,
+) -> AdrReading:
+    """Bind an ADR that lists only the alternatives it rejected: its title is the choice
+    taken (as a YAML record's is), the rejected alternatives are excluded. Only when asked
+    (``titles``): the title is a reading of the ADR, not a choice it lists, and a folder of
+    such records written in a project's everyday words ("Keep the ArgoCD sync windows",
+    "vLLM + GGUF") has drift flag a fifth of the project's own commit messages."""
+    named = [label for label, _ in rejected if len(_norm(label).split()) <= MAX_REJECTED_WORDS]
+    if not named:
+        reading.note = (
+            "the alternatives it rejected are described, not named (more than "
+            f"{MAX_REJECTED_WORDS} words each), so no option to bind"
+        )
+        return reading
+    if not titles:
+        shown = ", ".join(named[:3]) + (", …" if len(named) > 3 else "")
+        reading.note = (
+            f"lists only the alternatives it rejected ({shown}); `--titles` binds its title "
+            "as the choice taken"
+        )
+        return reading
+    options = [title, *named]
+    names = [_norm(o) for o in options]
+    if len(set(names)) != len(names):
+        reading.note = "a rejected alternative has the title's or another one's name"
+        return reading
+    reading.outcome = "accepted"
+    reading.note = "the title read as the choice taken: it lists only the alternatives it rejected"
+    reading.item = _choice_item(path, title, options, title)
     return reading
 
 
@@ -810,12 +1045,14 @@ def _rule_file(path: Path) -> bool:
     return classify(path.name) is not None
 
 
-def read_adrs(paths: list[Path], root: Path | None = None) -> list[AdrReading]:
+def read_adrs(
+    paths: list[Path], root: Path | None = None, *, titles: bool = False
+) -> list[AdrReading]:
     """Every ADR under ``paths``; a second file with the same id is reported unreadable."""
     readings: list[AdrReading] = []
     seen: dict[str, Path] = {}
     for path in adr_files(paths):
-        reading = read_adr(path, display_path(path, root))
+        reading = read_adr(path, display_path(path, root), titles=titles)
         if reading.id is not None:
             if reading.id in seen:
                 reading.outcome = "unreadable"

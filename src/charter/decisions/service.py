@@ -90,7 +90,9 @@ class AdrImport:
     retired: dict[str, str] = field(default_factory=dict)
 
 
-def import_adrs(project: Project, paths: list[Path], *, dry_run: bool = False) -> AdrImport:
+def import_adrs(
+    project: Project, paths: list[Path], *, dry_run: bool = False, titles: bool = False
+) -> AdrImport:
     """Bind the decisions accepted ADRs record (see :mod:`charter.decisions.adr`).
 
     The same store path as every import: one read-modify-write under the store's lock,
@@ -102,7 +104,7 @@ def import_adrs(project: Project, paths: list[Path], *, dry_run: bool = False) -
     """
     from charter.decisions.adr import adr_id, display_path, read_adrs
 
-    result = AdrImport(read_adrs(paths, project.root))
+    result = AdrImport(read_adrs(paths, project.root, titles=titles))
     entries: list[tuple[Clarification, str]] = []
     for reading in result.readings:
         if reading.outcome != "accepted":

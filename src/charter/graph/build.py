@@ -33,7 +33,7 @@ from charter.graph.sot import records as sot_records
 from charter.search.noise import noise_rules, read_head
 
 SCHEMA_VERSION = "2"
-CACHE_VERSION = 46
+CACHE_VERSION = 47
 
 
 def graph_dir(project: Project) -> Path:

@@ -106,11 +106,61 @@ _TEXT_SUFFIXES = (
     ".props",
     ".targets",
     ".bicep",
+    # build and dependency files named by their tool: a gem's or pod's spec, Nix, Cabal,
+    # Bazel and Starlark, Make includes, a Visual Studio solution, autotools inputs
+    ".gemspec",
+    ".podspec",
+    ".nix",
+    ".cabal",
+    ".bazel",
+    ".bzl",
+    ".mk",
+    ".sln",
+    ".ac",
+    ".am",
 )
-#: Build and project files without a suffix, read as text.
+#: Build, dependency and container files named without a text suffix, read as text: a
+#: task that bumps a dependency ("bump modernc.org/sqlite to v1.49") lands in ``go.mod``,
+#: and its words must find it. Lockfiles (``go.sum``, ``Pipfile.lock``) stay unread:
+#: hashes and pinned transitive versions are noise to every task.
 _TEXT_NAMES = frozenset(
-    ["makefile", "dockerfile", "gemfile", "rakefile", "justfile", "dune", "dune-project"]
+    [
+        "makefile",
+        "gnumakefile",
+        "dockerfile",
+        "containerfile",
+        "gemfile",
+        "rakefile",
+        "justfile",
+        "dune",
+        "dune-project",
+        "go.mod",
+        "go.work",
+        "pipfile",
+        "podfile",
+        "brewfile",
+        "vagrantfile",
+        "procfile",
+        "jenkinsfile",
+        "earthfile",
+        "tiltfile",
+        "caddyfile",
+        "snakefile",
+        "build",
+        "buck",
+        "workspace",
+        "meson.build",
+        "makefile.in",
+        "description",
+        "rust-toolchain",
+        ".python-version",
+        ".node-version",
+        ".nvmrc",
+        ".tool-versions",
+    ]
 )
+#: ``Dockerfile.dev``, ``api.dockerfile``: a container file by its name's first or last part.
+_CONTAINER_NAMES = ("dockerfile", "containerfile")
 _GO_MODULE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
 _PUBSPEC_NAME = re.compile(r"^name:\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 _CARGO_SECTION = re.compile(r"^\s*\[([^\]]+)\]\s*$")
@@ -306,6 +356,14 @@ def _notebook(
     return record
 
 
+def _text_name(name: str) -> bool:
+    """A build, dependency or container file named without a text suffix."""
+    if name in _TEXT_NAMES:
+        return True
+    parts = name.split(".")
+    return len(parts) > 1 and (parts[0] in _CONTAINER_NAMES or parts[-1] in _CONTAINER_NAMES)
+
+
 def extract_file(
     root: Path,
     rel: str,
@@ -336,7 +394,7 @@ def extract_file(
             # a page's template is the app's view code, not documentation: words only (no
             # parser), weighed as a source file is
             language = "template"
-        elif lower.endswith(_TEXT_SUFFIXES) or lower.rsplit("/", 1)[-1] in _TEXT_NAMES:
+        elif lower.endswith(_TEXT_SUFFIXES) or _text_name(lower.rsplit("/", 1)[-1]):
             language = "text"
     notebook = lower.endswith(NOTEBOOK_SUFFIX)
     if notebook:
@@ -361,11 +419,11 @@ def extract_file(
         record["note"] = "binary: file level only"
         record["language"] = "binary"
         return record
+    if lower.rsplit("/", 1)[-1] == "go.mod":
+        module = _GO_MODULE.search(data.decode("utf-8", errors="replace"))
+        if module:  # imports of this module's packages resolve to its folders
+            record["go_module"] = module.group(1).strip('"')
     if language is None:
-        if lower.rsplit("/", 1)[-1] == "go.mod":
-            module = _GO_MODULE.search(data.decode("utf-8", errors="replace"))
-            if module:  # imports of this module's packages resolve to its folders
-                record["go_module"] = module.group(1).strip('"')
         return record
     if language == "objc" and not extract_c.is_objc(data):
         language = record["language"] = "text"  # a MATLAB ``.m`` file: its words only
