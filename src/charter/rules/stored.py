@@ -200,7 +200,8 @@ if TYPE_CHECKING:
 #: 96: a script named by its file ("do NOT use `Build.bat`", "never run `./start.sh`")
 #: 97: a prohibition in an aside after the paths ("`public/` (do not edit)")
 #: 98: "never run build commands": every command that builds, held as a class
-STATE_VERSION = 98
+#: 99: a retrieved or brief line's cut keeps the sentence that forbids, as a pinned one's
+STATE_VERSION = 99
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
