@@ -224,3 +224,32 @@ def test_importing_a_folder_of_adrs_without_adr_says_how(repo: Path, run_charter
     assert res.returncode == 2
     assert "charter decisions import --adr docs/adr" in res.stderr
     assert len(res.stderr.splitlines()) == 1
+
+
+def test_a_confidence_just_under_the_block_threshold_is_not_shown_as_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """ "confidence 0.80 (under drift.block_confidence 0.8 …)" contradicted itself: a
+    confidence under the threshold is cut to two places, not rounded up to it."""
+    from charter.cli.decisions_cmds import print_findings
+    from charter.decisions.drift.result import DriftResult, Finding
+
+    text = "We will rewrite the save step in TypeScript.\n"
+    found = Finding(
+        rule="QA-PGC-001",
+        constraint_id="JS_DIALECT",
+        evidence=text.strip(),
+        start=0,
+        end=len(text) - 1,
+        severity="error",
+        message="contradicted",
+        repair="Rewrite this.",
+        confidence=0.7996,
+    )
+    print_findings(DriftResult([found]), text, "plan.md", 0.8)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "confidence 0.79 (under drift.block_confidence 0.8" in out
+    sure = Finding(**{**found.__dict__, "confidence": 0.8349})
+    print_findings(DriftResult([sure]), text, "plan.md", 0.8)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "confidence 0.83" in out and "under" not in out

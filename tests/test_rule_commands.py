@@ -1387,3 +1387,75 @@ def test_a_windows_shell_given_a_script_runs_it_as_a_program() -> None:
     assert [a for a, _ in analyse('pwsh -Command "Get-Item x"', "/p", "/root").commands] == [
         ("pwsh", "-Command", "Get-Item x")
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "decision"),
+    [
+        ("**NEVER run build commands**", "deny"),
+        ("NEVER run `flutter run` or any build commands. The user runs the app.", "deny"),
+        ("- **Never run build commands** - the user has `npm run dev` running", "deny"),
+        ("Do not run build commands yourself. The human runs the watcher.", "deny"),
+        ("Assume a watch task is running — don't run build commands", "deny"),
+        ("Don't run build commands unless specifically told to.", "ask"),
+        ("**NEVER run build commands without explicit user permission**", "ask"),
+        ("Prebuild is needed (the user runs it; do NOT run build commands unprompted).", "ask"),
+        # a time, a place, a manner: a condition the hook cannot see
+        ("Never run build commands from within the `vendor` directory itself.", ""),
+        ("Never run build commands automatically after code changes", ""),
+        ("Don't run build commands in the same terminal where the dev server runs", ""),
+        ("Run the build at the end only. Don't run build commands in between.", ""),
+        ("Never start coding, never run build commands until context is loaded.", ""),
+        # build commands named, not forbidden
+        ("Build commands: `npm run build`, `cargo build`.", ""),
+        ("Run build commands from the repository root.", ""),
+    ],
+)
+def test_build_commands_forbidden_as_a_class(text: str, decision: str) -> None:
+    """ "Never run build commands" names no command, yet forbids every one that builds:
+    the phrase is read as a span would be (negation, condition, the user's consent)."""
+    found = [c for c in commands_in(_rule(text)) if c.kind == "build"]
+    got = ("ask" if found[0].consent else "deny") if found else ""
+    assert got == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "held"),
+    [
+        ("python3 build.py", True),
+        ("./build.sh --zip", True),
+        ("bash build.sh", True),
+        ("cd resources && npm run build", True),
+        ("pnpm run build:admin", True),
+        ("yarn build", True),
+        ("npx vite build", True),
+        ("cargo build --release", True),
+        ("flutter build apk --release", True),
+        ("cd ios && xcodebuild -workspace Runner.xcworkspace -scheme Runner", True),
+        ("python -m build", True),
+        ("make", True),
+        ("make build", True),
+        ("cmake --build out", True),
+        ("./gradlew assembleDebug", True),
+        ("composer run-script build", True),
+        # not builds: tests, linters, running the app, code generation, installs
+        ("flutter run -d ios", False),
+        ("flutter test", False),
+        ("flutter analyze", False),
+        ("npm test", False),
+        ("make test", False),
+        ("dart run build_runner build --delete-conflicting-outputs", False),
+        ("pip install build", False),
+        ("python3 manage.py runserver", False),
+        ("vendor/bin/phpunit -c phpunit.xml", False),
+        ("cat build.py", False),
+    ],
+)
+def test_build_commands_the_class_holds(tmp_path: Path, command: str, held: bool) -> None:
+    """A class prohibition holds each command that builds, however it is started, and
+    lets tests, linters, runs and installs through."""
+    root = compiled_repo(
+        tmp_path, {"CLAUDE.md": "# Rules\n\n**NEVER run build commands**\n\n- Use tabs.\n"}
+    )
+    decision = guard_decision(guard(root, "Bash", {"command": command}))
+    assert decision == ("deny" if held else "allow"), command

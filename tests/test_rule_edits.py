@@ -732,3 +732,66 @@ def test_an_aside_that_waits_for_the_user_asks(tmp_path: Path) -> None:
         )
         == "allow"
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "held"),
+    [
+        # a lead-in over its paths: every entry, not only the first
+        (
+            "**Never modify:**\n\n- `rust-toolchain.toml`\n- `.cargo/config.toml`\n"
+            "- `rustfmt.toml`\n",
+            ["rust-toolchain.toml", ".cargo/config.toml", "rustfmt.toml"],
+        ),
+        (
+            "Do not modify these files:\n- `db/schema.rb`\n- `config/routes.rb`\n",
+            ["db/schema.rb", "config/routes.rb"],
+        ),
+        (
+            "5. Never modify:\n   - `.tmp/PLAN.md`\n   - `.tmp/INTAKE.json`\n",
+            [".tmp/PLAN.md", ".tmp/INTAKE.json"],
+        ),
+        # entries marked with a symbol, under a bold title that forbids (the heading lacks
+        # the verb), and an entry with what it is after a dash
+        (
+            "## Forbidden actions\n\n**YOU MUST NEVER edit these files:**\n"
+            "- ❌ `notes/active.md`\n- ❌ `notes/log.md`\n",
+            ["notes/active.md", "notes/log.md"],
+        ),
+        (
+            "**Never edit these files directly:**\n"
+            "- ❌ `docs/MATRIX.md` — generated from `data/matrix.ts`\n",
+            ["docs/MATRIX.md"],
+        ),
+        # a span that starts a sentence of its own after ";", and a list no negation governs
+        ("- Never edit `dist/`; `src/` is where the code lives.\n", ["dist/"]),
+        ("Never edit generated files: `dist/` is built by CI.\n", []),
+        ("Files:\n- ✅ `src/app.ts`\n- ❌ `dist/app.js`\n", []),
+        (
+            "### Do not modify these files until the backend is tested\n\n"
+            "- `src/widget.jsx`\n- `src/service.js`\n",
+            [],
+        ),
+    ],
+)
+def test_every_path_a_lead_in_forbids_is_held(tmp_path: Path, body: str, held: list[str]) -> None:
+    """ "Never modify:" over three files held the first only: the items are one rule,
+    "Never modify: `a`; `b`; `c`", and the ";" between entries ended the sentence. A ";"
+    between bare entries joins a list, as a comma does; a symbol marking an entry ("❌")
+    is no word of the sentence; a dash after an entry says what it is."""
+    write(tmp_path, "AGENTS.md", "# Rules\n\n## Files\n\n" + body + "\n## Style\n\n- Use tabs.\n")
+    compiled = compile_project(Project.load(tmp_path))
+    from charter.rules.edits import forbidden_edits
+
+    assert sorted(e.path for e in forbidden_edits(compiled.rules)) == sorted(held)
+
+
+def test_a_symbol_or_a_semicolon_never_joins_a_command_to_a_prohibition() -> None:
+    """ "Never use `npm`; `pnpm` is the package manager" forbids `npm` alone: the ";" is
+    followed by a sentence of its own, not an entry."""
+    from charter.rules.commands import commands_in
+
+    rule = _rule("Never use `npm install`; `pnpm install` is how workspaces are set up.")
+    assert [c.command for c in commands_in(rule)] == ["npm install"]
+    listed = _rule("Never run: `npm publish`; `git push --force`")
+    assert [c.command for c in commands_in(listed)] == ["npm publish", "git push --force"]

@@ -120,8 +120,8 @@ def test_an_always_loaded_line_keeps_the_sentence_that_forbids() -> None:
     """A security heading's one rule, "Set `A` and `B`; `C` is optional. Keep keys in a
     local file; never commit them. …", was the constitution's one line, cut to its first
     sentence: the agent never read "never commit them". An always-loaded line now shows
-    the first forbidding sentence after the opening; a retrieved line is cut as before, and
-    a line whose opening already forbids stays as it was."""
+    the first forbidding sentence after the opening, as a retrieved line does, and a line
+    whose opening already forbids stays as it was."""
     from charter.rules.compiler import build_constitution
     from charter.rules.model import Rule, Source
 
@@ -136,11 +136,12 @@ def test_an_always_loaded_line_keeps_the_sentence_that_forbids() -> None:
         for n, t in ((1, text), (2, opening))
     ]
     shown = build_constitution(rules, 60, 100, 28).text
-    assert "optional. … Keep keys in a local file; never commit them. … (L1)" in shown
+    assert "optional. Keep keys in a local file; never commit them. … (L1)" in shown
     assert "Never log request bodies in production handlers. … (L2)" in shown
     from charter.rules.render import render_rule_line
 
-    assert "never commit" not in render_rule_line(rules[0], 28)
+    # a retrieved line is all the agent reads of its rule too: cut the same way
+    assert "never commit them" in render_rule_line(rules[0], 28)
 
 
 def test_a_sentence_written_without_spaces_is_cut_between_characters() -> None:

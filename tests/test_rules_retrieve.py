@@ -513,6 +513,30 @@ def test_a_small_files_budget_cuts_its_brief_lines_shorter_to_reach_more_rules(
             assert count_tokens(shown) < count_tokens(before.line(sh.rule.id, set()))
 
 
+def test_a_brief_line_keeps_the_sentence_that_forbids(repo: Path) -> None:
+    """A small file's brief lines are cut to the gist of each rule: "Card tokenisation is
+    critical. Do not change its logic without explicit maintainer approval." was shown as
+    "Card tokenisation is critical. …", the prohibition the task needed gone. A cut that
+    drops the sentence that forbids, from an opening that forbids nothing, shows it after
+    the opening."""
+    lines = ["# Billing", ""]
+    lines += [
+        f"- Invoice rule {i}: amounts are integer cents in the billing service, rounding "
+        f"happens once at the end, and ledger entry {i} is written with its invoice row."
+        for i in range(14)
+    ]
+    lines += [
+        "- Card tokenisation is critical. Do not change its logic without explicit "
+        "maintainer approval."
+    ]
+    write(repo, "CLAUDE.md", "\n".join(lines) + "\n")
+    r = _retriever(repo)
+    rule = next(x for x in r.compiled.rules if x.text.startswith("Card tokenisation"))
+    assert "Do not change its logic" in r.brief_lines.get(rule.id, r.lines[rule.id])
+    shown = r.retrieve("Refactor card tokenisation in the billing service").policy_text
+    assert "Do not change its logic" in shown
+
+
 SECTIONED = """# Rules
 
 ## Release notes

@@ -401,3 +401,28 @@ def test_the_skipped_table_groups_a_folders_files_and_stays_short(tmp_path: Path
 
     rows = skipped_rows([("a/x.py", "r"), ("a/y.py", "r"), ("lone/z.py", "r"), ("b/", "g")])
     assert rows == [("a/x.py", "r"), ("a/y.py", "r"), ("lone/z.py", "r"), ("b/", "g")]
+
+
+def test_a_committed_virtualenv_is_vendored_whatever_its_name(tmp_path: Path) -> None:
+    """A Python virtual environment committed under another name (``server/venv311/``,
+    which no exclude glob names) is thousands of installed packages' files: its
+    ``pyvenv.cfg`` says what it is, and search and graph skip it as vendored; a folder
+    merely named like one, and the server's own code, stay."""
+    root = tmp_path / "proj"
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    write(root, "server/app.py", "def total(lines):\n    return sum(lines)\n")
+    venv = "server/venv311"
+    write(root, f"{venv}/pyvenv.cfg", "home = /usr/bin\nversion = 3.11.12\n")
+    write(root, f"{venv}/bin/activate", "# This file must be used with source\n")
+    installed = f"{venv}/lib/python3.11/site-packages/requests/api.py"
+    write(root, installed, "def get(url, **kwargs):\n    return request('get', url)\n")
+    write(root, "venv_tools/make_env.py", "def make():\n    return 'env'\n")
+    commit_all(root)
+    report = Indexer(Project.load(root), get_embedder("hash")).run()
+    skipped = dict(report.skipped)
+    assert skipped.get(installed) == "vendored (Python virtualenv)"
+    assert {"server/app.py", "venv_tools/make_env.py"} <= set(report.indexed)
+    graph = build_graph(Project.load(root))
+    assert installed not in graph.records
+    assert {"server/app.py", "venv_tools/make_env.py"} <= set(graph.records)

@@ -164,13 +164,14 @@ def _prohibitions(project: Project) -> CheckResult:
             fix="run `charter compile` to see the commands and files your rules forbid",
         )
     # one rule file restating another's prohibition forbids the same thing once
-    commands = list(dict.fromkeys(c.command for c in found.commands))
+    held = found.commands if guard.rule_commands != "off" else []
+    commands = list(dict.fromkeys(c.command for c in held))
     edits = list(dict.fromkeys(e.path for e in found.edits))
-    commands = commands if guard.rule_commands != "off" else []
     edits = edits if guard.rule_edits != "off" else []
     if not commands and not edits:
         return CheckResult("rule prohibitions", "ok", "no rule forbids a command or a file edit")
-    shown = ", ".join(f"`{x}`" for x in [*commands, *edits][:6])
+    named = [*dict.fromkeys(c.shown for c in held), *(f"`{e}`" for e in edits)]
+    shown = ", ".join(named[:6])
     return CheckResult(
         "rule prohibitions",
         "info",

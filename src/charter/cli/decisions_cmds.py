@@ -9,6 +9,7 @@ verdict so it works as a CI gate.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -58,17 +59,21 @@ def print_findings(result: Any, text: str, where: str, block_confidence: float) 
     count = len(result.findings)
     console.print(f"Drift check: {verdict}, {count} finding{'s' * (count != 1)} in {escape(where)}")
     for f in result.findings:
+        under = f.severity == "error" and f.confidence < block_confidence
+        # a confidence just under the threshold is not shown as the threshold itself
+        # ("confidence 0.80 (under drift.block_confidence 0.8 …)"): cut, not rounded
+        shown = math.floor(f.confidence * 100) / 100 if under else f.confidence
         line = text.count("\n", 0, f.start) + 1
         column = f.start - (text.rfind("\n", 0, f.start) + 1) + 1
         colour = "red" if f.severity == "error" else "yellow"
         console.print(
             f"[bold]{escape(where)}:{line}:{column}[/] [{colour}]{f.rule}[/] "
             f"{RULES.get(f.rule, '')} · [bold]{escape(f.constraint_id)}[/] · "
-            f"confidence {f.confidence:.2f}"
+            f"confidence {shown:.2f}"
             + (
                 f" [dim](under drift.block_confidence {block_confidence}: a hook would not stop "
                 "the agent for it)[/]"
-                if f.severity == "error" and f.confidence < block_confidence
+                if under
                 else ""
             ),
             soft_wrap=True,

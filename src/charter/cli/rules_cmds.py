@@ -191,22 +191,22 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
                 (
                     "command(s) the rules forbid",
                     "rule_commands",
-                    [(c.command, c.cite) for c in commands if not c.consent],
+                    [(c.shown, c.cite) for c in commands if not c.consent],
                 ),
                 (
                     "command(s) the rules allow only when the user asks",
                     "",
-                    [(c.command, c.cite) for c in commands if c.consent],
+                    [(c.shown, c.cite) for c in commands if c.consent],
                 ),
                 (
                     "file(s) the rules forbid editing",
                     "rule_edits",
-                    [(e.path, e.cite) for e in edits if not e.consent],
+                    [(f"`{e.path}`", e.cite) for e in edits if not e.consent],
                 ),
                 (
                     "file(s) the rules allow editing only when the user asks",
                     "",
-                    [(e.path, e.cite) for e in edits if e.consent],
+                    [(f"`{e.path}`", e.cite) for e in edits if e.consent],
                 ),
             ):
                 if not pairs:
@@ -215,7 +215,7 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
                 for x, cite in pairs:
                     cites.setdefault(x, []).append(cite)
                 shown = ", ".join(
-                    f"`{x}` ({', '.join(c)})" for x, c in list(cites.items())[:MAX_COMMANDS_SHOWN]
+                    f"{x} ({', '.join(c)})" for x, c in list(cites.items())[:MAX_COMMANDS_SHOWN]
                 )
                 more = len(cites) - MAX_COMMANDS_SHOWN
                 verb = "denied" if key and getattr(guard, key) == "deny" else "put to the user"

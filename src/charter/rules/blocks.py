@@ -670,7 +670,12 @@ class _Walker:
                     # "## Do Not Edit" over "**Auto-generated files:**" over `*.pb.go`: the
                     # title sorts what the heading forbids, so each item is shown after the
                     # heading (alone it says the opposite, or nothing: one word was dropped)
-                    # and the title, no rule alone, is its section and cited with the first
+                    # and the title, no rule alone, is its section and cited with the first;
+                    # a title that forbids by itself ("## Forbidden actions" over "**YOU
+                    # MUST NEVER edit these files:**") says what the items are forbidden:
+                    # each is shown after the title, whose verb the heading lacks
+                    if polarity(title) == "never":
+                        barred = title if _ends_in_colon(title) else f"{title}:"
                     start, _ = self.span(node)
                     self.headings.append((99, title))
                     self.walk_list(

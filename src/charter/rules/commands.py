@@ -55,6 +55,8 @@ _CONDITIONS = frozenset(
         "against", "in", "on", "inside", "within", "outside", "when", "whenever", "while",
         "if", "unless", "except", "for", "during", "before", "after", "until", "without",
         "once", "under", "below", "beneath", "at", "yet", "from", "there",
+        # without being asked: the user's consent (charter.rules.consent)
+        "unprompted", "unasked",
     }
 ) | words_of("conditions")  # fmt: skip
 COMMAND_READING = Reading(bridge=_RUN_WORDS, conditions=_CONDITIONS, acts=words_of("acts"))
@@ -169,6 +171,18 @@ class ForbiddenCommand(Prohibition):
     #: the branch a push must not go to ("never push directly to `main`"): the command
     #: is ``git push`` (with its flags) whose destination is that branch
     branch: str = ""
+    #: a class of commands named in words, not one command: ``"build"`` for "never run
+    #: build commands" (any command that builds, :func:`builds`)
+    kind: str = ""
+
+    @property
+    def shown(self) -> str:
+        """How a listing names it: the command as code, a class in words."""
+        return (
+            "any build command (`npm run build`, `./build.sh`, …)"
+            if self.kind
+            else (f"`{self.command}`")
+        )
 
     def matches(
         self,
@@ -181,6 +195,8 @@ class ForbiddenCommand(Prohibition):
         out there (None: unknown), for a push that names no destination."""
         if not argv or argv[0] is None:
             return False
+        if self.kind == BUILD_KIND:
+            return _in_scope(self.scopes, cwd_rel) and builds(argv)
         if self.branch and self.words == ("commit",):
             return self._commits_on_branch(argv, cwd_rel, branch_of)
         if self.branch:
@@ -660,6 +676,81 @@ def _pushes_to(text: str) -> list[tuple[str, bool]]:
     return found
 
 
+#: "Build commands" named as a class ("NEVER run build commands", "Do not run build
+#: commands unless specifically told to", "never run `flutter run` or any build
+#: commands"): the rule forbids every command that builds the project, which no code
+#: span names. The phrase is read as a span of its own would be (same negation,
+#: condition and consent readings), with its determiner: "or any build commands" is an
+#: entry of the list before it.
+BUILD_KIND = "build"
+_BUILD_CLASS = re.compile(r"\b(?:(?:any|all|other)\s+)?build\s+commands?\b", re.IGNORECASE)
+#: What stands for the phrase while the sentence is read (no rule file writes it).
+_BUILD_MARK = "\u27e6build commands\u27e7"
+#: Programs that run a script file named as their first argument (``python3 build.py``,
+#: ``bash build.sh``): the file says what runs.
+_SCRIPT_HOSTS = frozenset(
+    {"python", "py", "node", "bash", "sh", "zsh", "php", "ruby", "perl", "pwsh", "powershell",
+     "bun", "deno", "tsx", "ts-node"}
+)  # fmt: skip
+#: A script, task or target named for building: ``build``, ``build.sh``, ``Build.bat``,
+#: ``build:prod``, ``build-storybook``, ``tauri:build`` (``build_runner``, a code
+#: generator, and ``prebuild`` are named otherwise).
+_BUILD_NAME = re.compile(
+    r"(?:[\w.-]*:)?build(?:[-:][\w:.-]*)?(?:\.(?:sh|bash|zsh|py|js|mjs|cjs|ts|rb|pl|php|bat|"
+    r"cmd|ps1))?",
+    re.IGNORECASE,
+)
+#: Each build tool's own verbs of building besides ``build`` (generic: the tools' commands).
+_BUILD_VERBS = {
+    "gradle": ("assemble",),
+    "gradlew": ("assemble",),
+    "mvn": ("package", "install"),
+    "mvnw": ("package", "install"),
+    "make": ("all",),
+    "gmake": ("all",),
+}
+
+
+def builds(argv: Sequence[str | None]) -> bool:
+    """Whether running ``argv`` builds something, as "never run build commands" means it:
+    a program named for building (``xcodebuild``, ``msbuild``, ``sphinx-build``), a build
+    script run by its file (``./build.sh``, ``python3 build.py``), a tool's ``build``
+    command or task (``cargo build``, ``flutter build apk``, ``yarn build``, ``vite
+    build``, ``python -m build``), a package script named for building (``npm run
+    build``, ``pnpm run build:admin``, ``composer run-script build``), ``make`` with no
+    target or a build target, ``cmake --build``, ``gradle assemble…``, ``mvn package``.
+    ``flutter run``, ``npm test`` and ``dart run build_runner build`` (code generation)
+    are not builds."""
+    if not argv or argv[0] is None:
+        return False
+    name = _program(argv[0]).lower()
+    words = [a for a in argv[1:] if a is not None and not a.startswith("-")]
+    flags = {a for a in argv[1:] if a is not None and a.startswith("-")}
+    if _BUILD_NAME.fullmatch(name) or (name.endswith("build") and len(name) > len("build")):
+        return True  # `./build.sh`, `xcodebuild`, `ndk-build`
+    if name == "cmake":
+        return "--build" in flags  # not configuring: `cmake -S . -B out`
+    if not words:
+        return name in ("make", "gmake", "ninja")
+    first = words[0]
+    if name in _SCRIPT_HOSTS and ("." in first or "/" in first):
+        # `python3 build.py`, `node scripts/build.mjs`: the script file runs
+        return bool(_BUILD_NAME.fullmatch(posixpath.basename(first)))
+    if first in ("run", "run-script", "task") and len(words) > 1:
+        return bool(_BUILD_NAME.fullmatch(words[1]))  # `npm run build:admin`
+    if _BUILD_NAME.fullmatch(first) and "." not in first:
+        return True  # `cargo build`, `python -m build`, `yarn build:prod`, `make build`
+    return any(first.startswith(verb) for verb in _BUILD_VERBS.get(name, ()))
+
+
+def _build_class(text: str) -> bool:
+    """Whether ``text`` forbids build commands as a class (see :data:`BUILD_KIND`)."""
+    if not _BUILD_CLASS.search(text):
+        return False
+    marked = _BUILD_CLASS.sub(f"`{_BUILD_MARK}`", text)
+    return _BUILD_MARK in forbidden_spans(marked, COMMAND_READING)
+
+
 #: A sentence that forbids adding dependencies, said to the agent: "Never add new
 #: dependencies.", "Do not install third-party packages", and (from its consent reading,
 #: :mod:`charter.rules.consent`) "Ask before adding a new third-party dependency to
@@ -911,6 +1002,20 @@ def _read_commands(
             command = f"git push {flag + ' ' if flag else ''}… {branch}"
             flags = _flag_set([flag]) if flag else frozenset()
             hold(command, "git", ("push",), flags, branch=branch)
+    if _build_class(rule.text):
+        found.append(
+            ForbiddenCommand(
+                rule_id=rule.id,
+                cite=rule.source.cite(),
+                rule_text=rule.text,
+                command="build commands",
+                program="",
+                words=(),
+                flags=frozenset(),
+                scopes=tuple(rule.scopes),
+                kind=BUILD_KIND,
+            )
+        )
     # options alone are any program's only when no command is named with them ("`git
     # pull --rebase` / `--rebase-merges`" names the other spelling of that command)
     named = any(parse_command(m.group(1)) for m in SPAN.finditer(rule.text)) or bool(found)

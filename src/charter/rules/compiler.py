@@ -36,7 +36,12 @@ from charter.rules.build import (
 )
 from charter.rules.freshness import explicit_paths, has_new_sources, is_stale
 from charter.rules.model import Rule, Source
-from charter.rules.render import compact, file_header, render_grouped, render_pinned_line
+from charter.rules.render import (
+    compact_keeping_directive,
+    file_header,
+    render_grouped,
+    render_pinned_line,
+)
 from charter.rules.sources import (
     SourceFile,
     alias_scopes,
@@ -676,7 +681,7 @@ def save(
     settings = project.settings.rules
     handed = {rid for rid, p in compiled.general.items() if p >= settings.code_rules_min_score}
     state["briefs"] = {
-        r.id: compact(r.text, settings.max_rule_tokens)
+        r.id: compact_keeping_directive(r.text, settings.max_rule_tokens)
         for r in compiled.rules
         if r.scopes or r.id in handed
     }

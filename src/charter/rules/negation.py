@@ -144,9 +144,12 @@ _EXCEPTION = re.compile(
     re.IGNORECASE,
 )
 #: What joins two spans of one list: "never `X`, `Y` or `Z`".
-_LIST_JOIN = re.compile(r"\s*(?:,|/|、|(?i:or|and|, or|, and|oder|und|o|y|ou|e|et)|或|和)\s*")
-#: What follows an entry of a list of spans: a separator, the sentence's end, or nothing.
-_LIST_ENTRY_END = re.compile(r"\s*(?:[,;.)，、；。）]|(?i:or|and|oder|und|ou|et)\b|或|和|$)")
+_LIST_JOIN = re.compile(r"\s*(?:,|;|/|、|(?i:or|and|, or|, and|oder|und|o|y|ou|e|et)|或|和)\s*")
+#: What follows an entry of a list of spans: a separator, the sentence's end, a dash before
+#: what the entry is ("`docs/x.md` — generated from …"), or nothing.
+_LIST_ENTRY_END = re.compile(
+    r"\s*(?:[,;.)，、；。）]|\s[—–-]\s|[—–]|(?i:or|and|oder|und|ou|et)\b|或|和|$)"
+)
 #: "… locally.** All …" ends too; "e.g." and "i.e." do not
 _SENTENCE_END = re.compile(r"(?<![ei]\.[gei])[.;!?][*_)\"']*(?=\s|$)|[。；！？]|\n")
 #: Where the clause a cue sits in begins: punctuation, a list marker, a conjunction.
@@ -252,12 +255,27 @@ def clause_start(text: str) -> int:
     return start
 
 
+#: What follows a ``;`` that joins two entries of a list of spans: the next span alone, then
+#: the next ``;`` or the sentence's end (in masked text, where a span is ```xxx```).
+_BARE_ENTRY = re.compile(r"[*_]*\s*`x+`[*_]*\s*(?:[;.!?]|$)")
+
+
 def clauses(text: str) -> list[tuple[int, int]]:
     """Sentence spans of ``text`` with code spans masked (a ``.`` inside a span or a
-    version number does not end a sentence)."""
+    version number does not end a sentence). A ``;`` between two spans with nothing else
+    in the entry after it joins a list, as a comma does: a lead-in's items are read as one
+    rule, "Never edit: `src/gen/`; `api/schema.json`", and every entry is what the lead-in
+    forbids (only the first was held); "Never use `npm`; `pnpm` is the package manager"
+    still ends at the ``;``."""
     masked = SPAN.sub(lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)
     out, start = [], 0
     for m in _SENTENCE_END.finditer(masked):
+        if (
+            m.group(0).startswith(";")
+            and masked[: m.start()].rstrip("*_ ").endswith("`")
+            and _BARE_ENTRY.match(masked, m.end())
+        ):
+            continue
         out.append((start, m.start()))
         start = m.end()
     out.append((start, len(text)))
@@ -465,8 +483,14 @@ def _other_act(before: str, reading: Reading) -> bool:
     return bool(words) and words[-1] in _RUNNING_ACTS
 
 
+#: A symbol that marks a list entry, right before its span ("❌ `dist/`", "🚫 `npm`"): no
+#: word of the sentence, so it neither stops a negation nor breaks a list.
+_ENTRY_MARK = re.compile(r"[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]\ufe0f?\s*(?=`)")
+
+
 def forbidden_spans(text: str, reading: Reading) -> list[str]:
     """The code spans of ``text`` a negation forbids outright, in order."""
+    text = _ENTRY_MARK.sub("", text)
     found: list[str] = []
     for clause, spans in _open_clauses(text, reading):
         previous_forbidden, previous_end = False, 0

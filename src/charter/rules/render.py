@@ -114,8 +114,9 @@ def compact_keeping_directive(text: str, max_tokens: int) -> str:
     ("never", "do not", …) from an opening that forbids nothing ("Set `A` and `B` in the
     environment. Keep keys in a local file; never commit them. …" was shown as its first
     sentence) shows that sentence after the opening: "Set `A` and `B` in the environment.
-    … Keep keys in a local file; never commit them. …". For always-loaded rules, whose
-    line is all the agent reads of them; the line is then at most twice ``max_tokens``."""
+    … Keep keys in a local file; never commit them. …". A rule's line is often all the
+    agent reads of it (always loaded, or retrieved for a task); the line is then at most
+    twice ``max_tokens``."""
     from charter.rules.annotate import polarity
 
     out = compact(text, max_tokens)
@@ -127,7 +128,9 @@ def compact_keeping_directive(text: str, max_tokens: int) -> str:
         if polarity(sentence) == "never" and " ".join(sentences[:pos]).startswith(kept):
             shown = compact(sentence, max_tokens)
             more = pos + 1 < len(sentences) and not shown.endswith(" …")
-            return f"{kept} … {shown}" + (" …" if more else "")
+            # right after the opening, nothing between them was left out
+            gap = " " if " ".join(sentences[:pos]) == kept else " … "
+            return f"{kept}{gap}{shown}" + (" …" if more else "")
     return out
 
 
@@ -164,16 +167,17 @@ def render_rule_line(
     it for path-scoped rules, so a tool hook never loads the tokenizer)."""
     prefix = "" if rule.id.startswith("r-") else f"[{rule.id}] "
     cite = rule.source.cite() if inline else line_range(rule)
-    text = compact(rule.text, max_tokens) if brief is None else brief
+    # the cut keeps the sentence that says what is forbidden: a retrieved line is all the
+    # agent reads of a rule as well ("Location tracking is critical. Do not change logic
+    # without explicit maintainer approval." was shown, cut to a small file's brief, as
+    # "Location tracking is critical. …")
+    text = compact_keeping_directive(rule.text, max_tokens) if brief is None else brief
     return f"- {prefix}{text} ({cite})"
 
 
 def render_pinned_line(rule: Rule, max_tokens: int = 0, *, inline: bool = False) -> str:
-    """:func:`render_rule_line` for an always-loaded rule: its cut keeps the sentence that
-    says what is forbidden (:func:`compact_keeping_directive`)."""
-    return render_rule_line(
-        rule, max_tokens, inline=inline, brief=compact_keeping_directive(rule.text, max_tokens)
-    )
+    """:func:`render_rule_line` for an always-loaded rule (cut the same way)."""
+    return render_rule_line(rule, max_tokens, inline=inline)
 
 
 def file_header(path: str) -> str:

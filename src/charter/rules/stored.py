@@ -199,7 +199,11 @@ if TYPE_CHECKING:
 #: 95: "Use `pnpm`, not `npm`": the program turned down for one the rule files run
 #: 96: a script named by its file ("do NOT use `Build.bat`", "never run `./start.sh`")
 #: 97: a prohibition in an aside after the paths ("`public/` (do not edit)")
-STATE_VERSION = 97
+#: 98: "never run build commands": every command that builds, held as a class
+#: 99: a retrieved or brief line's cut keeps the sentence that forbids, as a pinned one's
+#: 100: every entry of a lead-in's list of paths ("Never modify: `a`; `b`"), a bold title
+#: that forbids over a heading's items
+STATE_VERSION = 100
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

@@ -9,7 +9,10 @@ nobody wrote or should edit. Each file is judged by what it is, not by a list of
   carry a generated-code header (``@generated``; "generated ... do not edit", the Go
   convention and what most code generators write);
 - ``vendored``: ``.gitattributes`` marks it ``linguist-vendored``, or it lies in a Go
-  ``vendor/`` tree (one with a ``vendor/modules.txt``, which ``go mod vendor`` writes);
+  ``vendor/`` tree (one with a ``vendor/modules.txt``, which ``go mod vendor`` writes) or
+  in a Python virtual environment (a folder with the ``pyvenv.cfg`` every one has at its
+  root, PEP 405, whatever it is named: a committed ``server/venv311/`` is thousands of
+  installed packages' files);
 - ``lockfile``: a top-level ``lockfileVersion`` (npm, pnpm), or one of the few lockfile
   names whose format carries no marker (:data:`MARKERLESS_LOCKFILES`);
 - ``minified``: most of a non-prose file's bytes sit on lines of 1,000+ characters;
@@ -205,6 +208,7 @@ class NoiseRules:
         self.sot_paths = list(sot_paths)
         self._attributes: dict[str, _Attributes] = {}
         self._vendor: dict[str, bool] = {}
+        self._venv: dict[str, bool] = {}
 
     def _attrs_of(self, directory: str) -> _Attributes:
         if directory not in self._attributes:
@@ -247,6 +251,18 @@ class NoiseRules:
                 return True
         return False
 
+    def _in_virtualenv(self, rel: str) -> bool:
+        """Whether a folder above ``rel`` is a Python virtual environment (it holds a
+        ``pyvenv.cfg``); each folder is looked at once."""
+        parts = rel.split("/")
+        for depth in range(1, len(parts)):
+            directory = "/".join(parts[:depth])
+            if directory not in self._venv:
+                self._venv[directory] = (self.root / directory / "pyvenv.cfg").is_file()
+            if self._venv[directory]:
+                return True
+        return False
+
     def _exempt(self, rel: str) -> bool:
         from charter.search.discover import matches_any
 
@@ -258,7 +274,8 @@ class NoiseRules:
         return "lockfile" in self.rules and not self._exempt(rel) and name in MARKERLESS_LOCKFILES
 
     def path_reason(self, rel: str) -> str | None:
-        """Why ``rel`` is noise by where it is (``.gitattributes``, a Go vendor tree)."""
+        """Why ``rel`` is noise by where it is (``.gitattributes``, a Go vendor tree, a
+        Python virtual environment)."""
         if not self.rules or self._exempt(rel):
             return None
         attrs = self._linguist(rel) if {"generated", "vendored"} & self.rules else set()
@@ -268,6 +285,8 @@ class NoiseRules:
             return "vendored (.gitattributes)"
         if "vendored" in self.rules and self._go_vendored(rel):
             return "vendored (Go vendor/)"
+        if "vendored" in self.rules and self._in_virtualenv(rel):
+            return "vendored (Python virtualenv)"
         return None
 
     def text_reason(self, rel: str, text: str) -> str | None:
