@@ -224,3 +224,21 @@ def test_a_run_of_labelled_imports_of_compiled_rule_files_is_no_rule(tmp_path: P
     assert any(t.startswith("@docs/missing.md") for t in texts)
     assert any("@reviewer" in t for t in texts)
     assert any("DiodePairT" in t for t in texts) and any("detent" in t for t in texts)
+
+
+def test_a_file_left_out_in_rules_exclude_is_named_by_neither_compile_nor_doctor(
+    tmp_path: Path, run_charter: Any
+) -> None:
+    # the user chose not to compile `context/`: the pointer warning and doctor's list
+    # kept naming its files and told them to list what they had just excluded
+    root = _repo(tmp_path, '[rules]\nexclude = ["context/*"]\n')
+    compiled = compile_project(Project.load(root))
+    assert not [w for w in compiled.report.warnings if "sends the agent to" in w]
+    assert run_charter("compile", cwd=root).returncode == 0
+    proc = run_charter("doctor", "--json", "--check", "rule references", cwd=root)
+    found = json.loads(proc.stdout)["checks"][0]
+    assert found["status"] == "ok", found
+    # one file excluded by name: the other is still named
+    assert named_markdown(root, "AGENTS.md", POINTER, set(), ["context/00-*"]) == [
+        "context/09-code-quality.md"
+    ]

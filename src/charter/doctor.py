@@ -187,7 +187,8 @@ def _prohibitions(project: Project) -> CheckResult:
 def _references(project: Project) -> CheckResult:
     """Markdown files the compiled rule files send the agent to that Charter does not
     compile: a pointer file ("Read `./context/00-agents.md`") hides its rules from Charter
-    until the user lists them in ``rules.sources``."""
+    until the user lists them in ``rules.sources``. One under ``rules.exclude`` is not
+    named: the user already chose to leave it out."""
     from charter.rules.pointers import POINTER_MAX_RULES, named_markdown
     from charter.rules.stored import load_rules, read_state
 
@@ -212,7 +213,7 @@ def _references(project: Project) -> CheckResult:
             text = (project.root / rel).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        named = named_markdown(project.root, rel, text, compiled)
+        named = named_markdown(project.root, rel, text, compiled, project.settings.rules.exclude)
         if named:
             small = counts.get(rel, 0) <= POINTER_MAX_RULES
             (pointers if small else others)[rel] = named

@@ -393,7 +393,8 @@ def _warn_pointers(
     for source in sources:
         if counts.get(source.rel, 0) > POINTER_MAX_RULES:
             continue
-        named = named_markdown(project.root, source.rel, source.text, compiled)
+        exclude = project.settings.rules.exclude
+        named = named_markdown(project.root, source.rel, source.text, compiled, exclude)
         if named:
             more = f" and {len(named) - 5} more" if len(named) > 5 else ""
             report.warnings.append(

@@ -12,8 +12,10 @@ the user decides.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+
+from charter.rules.sources import excluded
 
 #: A rule file with this many rules or fewer that names Markdown files is a pointer.
 POINTER_MAX_RULES = 5
@@ -67,12 +69,15 @@ def _markdown_in(folder: Path) -> bool:
         return False
 
 
-def named_markdown(root: Path, rule_file: str, text: str, compiled: set[str]) -> list[str]:
+def named_markdown(
+    root: Path, rule_file: str, text: str, compiled: set[str], exclude: Sequence[str] = ()
+) -> list[str]:
     """The project's Markdown files and folders of Markdown files that ``text`` (the rule
     file ``rule_file``, project-relative) names and Charter does not compile, as
     project-relative paths (a folder ends in ``/``), sorted. URLs, anchors, paths outside
     the project and missing paths are not references; nor are skills and prompt files
-    (:func:`_no_rules`), which the agent loads itself."""
+    (:func:`_no_rules`), which the agent loads itself, nor a path ``rules.exclude``
+    (``exclude``) leaves out: the user chose not to compile it."""
     base = root.resolve()
     here = (base / rule_file).parent
     found: set[str] = set()
@@ -99,7 +104,12 @@ def named_markdown(root: Path, rule_file: str, text: str, compiled: set[str]) ->
                 break
     # a folder whose files the text also names one by one is named by them
     files = [f for f in found if not f.endswith("/")]
-    return sorted(f for f in found if not (f.endswith("/") and any(x.startswith(f) for x in files)))
+    return sorted(
+        f
+        for f in found
+        if not (f.endswith("/") and any(x.startswith(f) for x in files))
+        and not excluded(f, list(exclude))
+    )
 
 
 #: A sentence that sends the reader elsewhere ("See `AGENTS.md` for …", "Read …", "Refer

@@ -135,6 +135,17 @@ def _matches(rel: str, pattern: str) -> bool:
     return any(fnmatch.fnmatch(rel, v) for v in variants)
 
 
+def excluded(rel: str, exclude: list[str]) -> bool:
+    """Does ``rules.exclude`` leave the project-relative path ``rel`` out, by its own
+    name or by a folder it sits in (a folder's glob ends in ``/``, as the walk tests it)?
+    One answer for the compile's walk and for the checks that name rule files."""
+    if not exclude:
+        return False
+    parts = rel.split("/")
+    folders = ["/".join(parts[:n]) + "/" for n in range(1, len(parts))]
+    return any(fnmatch.fnmatch(p, g) for g in exclude for p in (rel, *folders))
+
+
 def classify(rel: str) -> str | None:
     """The rule-file kind of a root-relative POSIX path, or None if it is not one."""
     if any(_matches(rel, pattern) for pattern in NOT_RULES):
@@ -178,13 +189,13 @@ def discover(
             d
             for d in dirnames
             if d not in _PRUNE
-            and not any(fnmatch.fnmatch(f"{rel_dir}/{d}".lstrip("/") + "/", g) for g in exclude)
+            and not excluded(f"{rel_dir}/{d}".lstrip("/") + "/", exclude)
             and _utf8_folder(Path(dirpath) / d, f"{rel_dir}/{d}".lstrip("/"), refused)
             and _enter(base, Path(dirpath), d, f"{rel_dir}/{d}".lstrip("/"), entered, refused)
         )
         for name in filenames:
             rel = f"{rel_dir}/{name}" if rel_dir else name
-            if any(fnmatch.fnmatch(rel, g) for g in exclude):
+            if excluded(rel, exclude):
                 continue
             kind = classify(rel)
             if kind and not utf8_name(name):
