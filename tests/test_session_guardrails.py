@@ -732,3 +732,26 @@ def test_what_a_rule_holds_until_asked_passes_when_this_prompt_asks(
     assert write_schema() == "allow"
     assert bash("git push") == "ask"  # the earlier prompt's ask was for that turn
     assert bash("npm publish") == "deny"
+
+
+def test_what_the_user_says_they_will_do_themselves_is_no_request(
+    tmp_path: Path, run_charter: Any
+) -> None:
+    """ "…, I will build it myself" names the act the rule holds, but as the user's own:
+    the call is still asked for. The part of the prompt that asks the agent still counts,
+    and "I want you to push" is a request."""
+    from tests.conftest import compiled_repo
+
+    rules = "# Rules\n\n- Do not commit or push unless explicitly requested.\n"
+    root = compiled_repo(tmp_path, {"CLAUDE.md": rules})
+
+    def bash(command: str) -> str:
+        body = payload(root, "Bash", {"command": command})
+        return decision(pre_tool_use_output(Project.load(root), body))
+
+    submit_prompt(run_charter, root, "Fix the typo in the README, I will commit it myself.")
+    assert bash("git commit -m x") == "ask"
+    submit_prompt(run_charter, root, "Commit the fix, then I'll push it after the review.")
+    assert bash("git commit -m x") == "allow" and bash("git push") == "ask"
+    submit_prompt(run_charter, root, "I want you to push the branch now.")
+    assert bash("git push origin feat") == "allow"

@@ -743,13 +743,34 @@ def _asked_for(
     text = str(max(prompts, key=lambda e: e.seq).data.get("text") or "")
     wanted = {w.lower() for w in verdict.consent}
     for start, end in clauses(text):
-        sentence = text[start:end]
+        sentence = _for_the_agent(text[start:end])
         said = set(re.findall(r"[\w./@+-]+", sentence.lower()))
         said |= {w.rstrip(".,;:!?") for w in said}
         said |= {part for w in said for part in w.split("/") if part}  # "db/schema.rb"
         if wanted & said and not negated(sentence):
             return Verdict("allow", "", verdict.targets, verdict.edited)
     return verdict
+
+
+#: A part of a sentence in which the user says they will do something themselves ("…, I
+#: will build it myself", "then I'll push", "let me deploy"): what it names is the user's
+#: own act, no request that the agent do it. "I want you to push" asks the agent.
+_USERS_OWN = re.compile(
+    r"^\W*(?:(?:and|then|but|so|after\s+that|afterwards)\W+)*"
+    r"(?:i\s*(?:'ll|will|shall|can|am\s+going\s+to|'m\s+going\s+to|would\s+rather"
+    r"|'d\s+rather|prefer\s+to|plan\s+to|intend\s+to)\b"
+    r"|let\s+me\s+(?!know\b|see\b))"
+    r"|\bmyself\b",
+    re.I,
+)
+_PARTS = re.compile(r"[,;:]|\s[-\u2013\u2014]\s|\s(?=(?:and|then|but|so)\s+(?:i|let)\b)", re.I)
+
+
+def _for_the_agent(sentence: str) -> str:
+    """``sentence`` without the parts in which the user says they will do something
+    themselves, so a word naming the act there is no consent for the agent to do it."""
+    parts = _PARTS.split(sentence.replace("\u2019", "'"))
+    return " ".join(p for p in parts if not _USERS_OWN.search(p))
 
 
 _RANK = {"allow": 0, "ask": 1, "deny": 2}
