@@ -144,6 +144,28 @@ def test_an_always_loaded_line_keeps_the_sentence_that_forbids() -> None:
     assert "never commit them" in render_rule_line(rules[0], 28)
 
 
+def test_a_cut_inside_the_opening_shows_the_forbidding_sentence_alone() -> None:
+    """A small file's brief line is cut to a few words: when the cut falls inside an
+    opening that forbids nothing, the line showed half of it ("Location tracking is
+    critical to …") and not the prohibition. It now shows the forbidding sentence alone,
+    within the cut; one whose negation the cut would drop stays as it was."""
+    from charter.rules.render import compact_keeping_directive
+
+    text = (
+        "Location tracking is critical to the product and every change to it is "
+        "reviewed with care. Do not change its logic without maintainer approval. See docs."
+    )
+    assert compact_keeping_directive(text, 12) == (
+        "… Do not change its logic without maintainer approval. …"
+    )
+    # the forbidding sentence cut before its negation says nothing: the cut as it was
+    late = (
+        "Set `A` and `B` in the environment for local runs. Keys must stay in a local "
+        "file that git ignores, and are never committed."
+    )
+    assert compact_keeping_directive(late, 6) == "Set `A` and …"
+
+
 def test_a_sentence_written_without_spaces_is_cut_between_characters() -> None:
     # Chinese and Japanese write a sentence as one "word": no word fitted the cut, and
     # the rule was shown as " …", its text gone

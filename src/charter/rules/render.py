@@ -116,21 +116,35 @@ def compact_keeping_directive(text: str, max_tokens: int) -> str:
     sentence) shows that sentence after the opening: "Set `A` and `B` in the environment.
     … Keep keys in a local file; never commit them. …". A rule's line is often all the
     agent reads of it (always loaded, or retrieved for a task); the line is then at most
-    twice ``max_tokens``."""
+    twice ``max_tokens``. A cut inside the opening shows the forbidding sentence alone
+    ("… Do not change logic without maintainer approval."), within ``max_tokens``."""
     from charter.rules.annotate import polarity
 
     out = compact(text, max_tokens)
     kept = out.removesuffix(" …")
-    if out == text or polarity(kept) == "never" or not kept.endswith(tuple(".!?")):
+    if out == text or polarity(kept) == "never":
         return out
+    whole = kept.endswith(tuple(".!?"))
     sentences = _SENTENCE.split(text)
     for pos, sentence in enumerate(sentences):
-        if polarity(sentence) == "never" and " ".join(sentences[:pos]).startswith(kept):
-            shown = compact(sentence, max_tokens)
-            more = pos + 1 < len(sentences) and not shown.endswith(" …")
+        before = " ".join(sentences[:pos])
+        if polarity(sentence) != "never" or not pos:
+            continue
+        shown = compact(sentence, max_tokens)
+        more = pos + 1 < len(sentences) and not shown.endswith(" …")
+        if whole and before.startswith(kept):
             # right after the opening, nothing between them was left out
-            gap = " " if " ".join(sentences[:pos]) == kept else " … "
+            gap = " " if before == kept else " … "
             return f"{kept}{gap}{shown}" + (" …" if more else "")
+        if (
+            not whole
+            and before.startswith(kept.rstrip(" ,;:—-"))
+            and polarity(shown.removesuffix(" …")) == "never"
+        ):
+            # the cut fell inside the opening: half a sentence that forbids nothing is
+            # worth less than the sentence that forbids, shown alone
+            return f"… {shown}" + (" …" if more else "")
+        return out
     return out
 
 
