@@ -934,15 +934,27 @@ def _title_chosen(
             "as the choice taken"
         )
         return reading
-    options = [title, *named]
+    clash = "a rejected alternative has the title's or another one's name"
+    if _bind(reading, path, title, [title, *named], title, clash):
+        reading.note = (
+            "the title read as the choice taken: it lists only the alternatives it rejected"
+        )
+    return reading
+
+
+def _bind(
+    reading: AdrReading, path: Path, title: str, options: list[str], chosen: str, clash: str
+) -> bool:
+    """Bind ``reading`` to ``chosen`` among ``options``, unless two options share a name
+    (then ``clash`` is its note): a choice between two spellings of one option binds
+    nothing a check could tell apart."""
     names = [_norm(o) for o in options]
     if len(set(names)) != len(names):
-        reading.note = "a rejected alternative has the title's or another one's name"
-        return reading
+        reading.note = clash
+        return False
     reading.outcome = "accepted"
-    reading.note = "the title read as the choice taken: it lists only the alternatives it rejected"
-    reading.item = _choice_item(path, title, options, title)
-    return reading
+    reading.item = _choice_item(path, title, options, chosen)
+    return True
 
 
 def _choice_item(path: Path, title: str, options: list[str], chosen: str) -> dict[str, Any]:
@@ -1026,15 +1038,9 @@ def read_record(path: Path, text: str, shown: str) -> AdrReading:
         return reading
     chosen_value = next((fields[k] for k in _CHOSEN_KEYS if fields.get(k)), title)
     chosen = _record_option(chosen_value) or title
-    options = [chosen, *rejected]
-    names = [_norm(o) for o in options]
-    if len(set(names)) != len(names):
-        reading.note = "two options have the same name"
-        return reading
-    reading.outcome = "accepted"
-    if not status:
+    clash = "two options have the same name"
+    if _bind(reading, path, title, [chosen, *rejected], chosen, clash) and not status:
         reading.note = "no status: a record that names the alternatives it rejected is taken"
-    reading.item = _choice_item(path, title, options, chosen)
     return reading
 
 
