@@ -795,3 +795,57 @@ def test_a_symbol_or_a_semicolon_never_joins_a_command_to_a_prohibition() -> Non
     assert [c.command for c in commands_in(rule)] == ["npm install"]
     listed = _rule("Never run: `npm publish`; `git push --force`")
     assert [c.command for c in commands_in(listed)] == ["npm publish", "git push --force"]
+
+
+ROWS = """# Project
+
+## Key files
+
+| File | Purpose |
+|------|---------|
+| `src/data/presets.ts` | Preset database (don't edit manually) |
+| `src/Curves.h` | Auto-generated C++ header (don't edit manually) |
+| `models/Generated/` | 🔄 Auto-generated entities (don't edit manually) |
+| `config/rotation.json` | Auto-generated, tracks the next theme (don't edit manually) |
+| `installed` | Auto-managed list of installed parts (don't edit manually) |
+| `src/lib/pricing.ts` | Pricing tiers and plans |
+
+## Pages
+
+| File | Purpose | Status |
+|------|---------|--------|
+| `index.html` | Redirect only | DO NOT EDIT |
+| `studio.tsx` | Protected | Do not edit |
+| `start.html` | Onboarding wizard | ACTIVE — edit this |
+| Mock data | Fixtures | Do not edit |
+| `legacy.html` | Old page | Do not edit unless the user asks |
+"""
+
+
+def test_a_table_row_whose_other_cell_forbids_editing_holds_its_path(tmp_path: Path) -> None:
+    """A "Key files" table says what a file is in one cell and "(don't edit manually)" or
+    "Do not edit" in another: the row's path is held, as the same words in an aside right
+    after the path are. A row of no path, a bare name that is no path, an allowed file and
+    one whose cell waits for the user are read as before."""
+    root = compiled_repo(tmp_path, {"CLAUDE.md": ROWS})
+    held = {
+        e.path: e.consent
+        for r in compile_project(Project.load(root)).rules
+        for e in edits_in(r)
+    }
+    assert held == {
+        "src/data/presets.ts": "",
+        "src/Curves.h": "",
+        "models/Generated/": "",
+        "config/rotation.json": "",
+        "index.html": "",
+        "studio.tsx": "",
+        "legacy.html": "user",
+    }
+
+    def edit(rel: str) -> str:
+        body = {"file_path": str(root / rel), "old_string": "a", "new_string": "b"}
+        return guard_decision(guard(root, "Edit", body))
+
+    assert edit("models/Generated/Order.cs") == "deny"
+    assert edit("src/lib/pricing.ts") == "allow" and edit("start.html") == "allow"

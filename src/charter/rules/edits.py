@@ -330,16 +330,25 @@ _ASIDE_ACT = re.compile(
 _ASIDE_PLACE = re.compile(r"\b(?:in|under|at)\s+`([^`\n]+)`")
 
 
+def _aside_parts(inner: str) -> list[str] | None:
+    """The comma-separated parts of an aside (or a table cell) whose last part forbids an
+    edit with no object of its own ("Auto-generated, do not edit"), else None; an
+    exception or a condition in it forbids nothing."""
+    inner = re.sub(r"[*_]", "", inner).strip().rstrip(".")
+    parts = [p.strip() for p in inner.split(",")]
+    if not parts or not _ASIDE_ACT.match(parts[-1]) or _EXCEPTION.search(inner):
+        return None
+    if EDIT_READING.conditions & set(re.findall(r"[a-z']+", SPAN.sub(" ", inner).lower())):
+        return None
+    return parts
+
+
 def _aside_spans(text: str) -> list[str]:
-    """Paths an aside after them forbids editing (see :data:`_ASIDE`); an exception or a
-    condition in the aside forbids nothing."""
+    """Paths an aside after them forbids editing (see :data:`_ASIDE`)."""
     found: list[str] = []
     for m in _ASIDE.finditer(text):
-        inner = re.sub(r"[*_]", "", m.group("inner")).strip().rstrip(".")
-        parts = [p.strip() for p in inner.split(",")]
-        if not parts or not _ASIDE_ACT.match(parts[-1]) or _EXCEPTION.search(inner):
-            continue
-        if EDIT_READING.conditions & set(re.findall(r"[a-z']+", SPAN.sub(" ", inner).lower())):
+        parts = _aside_parts(m.group("inner"))
+        if parts is None:
             continue
         if m.group("spans"):
             found.extend(s.group(1).strip() for s in SPAN.finditer(m.group("spans")))
@@ -350,6 +359,34 @@ def _aside_spans(text: str) -> list[str]:
 
 #: Code spans joined as a list ("`a/`, `b/` and `c/`").
 _SPAN_LIST = r"`[^`\n]+`(?:\s*(?:,|and|or|, and|, or)\s*`[^`\n]+`)*"
+#: A table cell (as a row is compiled: "Header: content") that holds nothing but paths.
+_PATH_CELL = re.compile(rf"^(?:[^`|:]{{1,40}}:\s*)?(?P<spans>{_SPAN_LIST})$")
+#: A cell's closing aside, or the cell's whole text after its header's label.
+_CELL_ASIDE = re.compile(r"\((?P<inner>[^()\n]*)\)\s*\.?$")
+_CELL_LABEL = re.compile(r"^[^`|:]{1,40}:\s*")
+
+
+def _row_spans(rule: Rule) -> list[str]:
+    """The paths of a table row whose other cell forbids editing them: "| `src/gen.h` |
+    Auto-generated header (don't edit manually) |" or "| `dist/` | Build output | Do not
+    edit |". The row's first cell of nothing but paths is what the row is about; a cell
+    that forbids with paths of its own is read as any sentence is."""
+    if rule.kind != "row":
+        return []
+    cells = [c.strip() for c in rule.text.split(" | ")]
+    subject = next((m for c in cells if (m := _PATH_CELL.match(c))), None)
+    if subject is None:
+        return []
+    for cell in cells:
+        if SPAN.search(cell):
+            continue
+        aside = _CELL_ASIDE.search(cell)
+        inner = aside.group("inner") if aside else _CELL_LABEL.sub("", cell)
+        if _aside_parts(inner) is not None:
+            return [s.group(1).strip() for s in SPAN.finditer(subject.group("spans"))]
+    return []
+
+
 #: What forbids an edit with no negation and no verb of editing: "leave `Cargo.toml`
 #: alone", "leave the `migrations/` folder untouched", "hands off `src/gen/`", "treat
 #: `vendor/` as read-only", "consider `third_party/` off-limits".
@@ -436,7 +473,7 @@ def _read_edits(rule: Rule) -> list[ForbiddenEdit]:
     if _LEAVE.search(SPAN.sub(" ", rule.text)):
         return found
     spans = forbidden_spans(rule.text, EDIT_READING) + _subject_spans(rule.text)
-    spans += _aside_spans(rule.text)
+    spans += _aside_spans(rule.text) + _row_spans(rule)
     for span in dict.fromkeys(spans + _passive_spans(rule.text) + left_alone_spans(rule.text)):
         pattern = parse_path(span)
         if pattern is None or (_bare_name_glob(pattern) and not _called_files(rule.text, span)):

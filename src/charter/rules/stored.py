@@ -204,7 +204,8 @@ if TYPE_CHECKING:
 #: 100: every entry of a lead-in's list of paths ("Never modify: `a`; `b`"), a bold title
 #: that forbids over a heading's items
 #: 101: a brief cut inside an opening that forbids nothing shows the forbidding sentence alone
-STATE_VERSION = 101
+#: 102: a table row whose other cell forbids editing ("(don't edit manually)") holds its path
+STATE_VERSION = 102
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
