@@ -829,9 +829,7 @@ def test_a_table_row_whose_other_cell_forbids_editing_holds_its_path(tmp_path: P
     one whose cell waits for the user are read as before."""
     root = compiled_repo(tmp_path, {"CLAUDE.md": ROWS})
     held = {
-        e.path: e.consent
-        for r in compile_project(Project.load(root)).rules
-        for e in edits_in(r)
+        e.path: e.consent for r in compile_project(Project.load(root)).rules for e in edits_in(r)
     }
     assert held == {
         "src/data/presets.ts": "",
