@@ -14,8 +14,10 @@ from charter.rules.api import compile_project
 from charter.rules.commands import (
     ANY_WORD,
     DESTRUCTIVE_GIT,
+    GIT_WRITE_KIND,
     ForbiddenCommand,
     commands_in,
+    git_writes,
     parse_command,
 )
 from charter.rules.model import Rule, Source
@@ -1459,3 +1461,72 @@ def test_build_commands_the_class_holds(tmp_path: Path, command: str, held: bool
     )
     decision = guard_decision(guard(root, "Bash", {"command": command}))
     assert decision == ("deny" if held else "allow"), command
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("**The agent MUST NEVER execute git write operations. PERIOD.**", ""),
+        ("Do NOT use git commit, push, pull, or other write operations.", ""),
+        ("**NEVER** run `git tag`, or any git commands that modify version control state", ""),
+        ("Use only read-only Git commands, and respect repos that forbid Git entirely.", ""),
+        ("Only use read-only git commands (status, log, diff).", ""),
+        ("Use read-only Git commands for inspection unless the user requested a change.", "user"),
+        # described, someone else's, a reason: nothing held
+        ("The hook blocks git write operations outside the clones folder.", None),
+        ("Merging stays deferred because it involves Git write operations.", None),
+        ("Read-only git commands (`git status`, `git log`) are not affected.", None),
+        ("The sandbox runs a short allowlist of build and read-only git commands.", None),
+    ],
+)  # fmt: skip
+def test_git_commands_that_write_forbidden_as_a_class_are_held(
+    text: str, held: str | None
+) -> None:
+    """ "Never execute git write operations" and "use only read-only git commands" name no
+    command: every git command that writes is held, read as a code span is (negation,
+    condition, consent)."""
+    found = [c for c in commands_in(_rule(text)) if c.kind == GIT_WRITE_KIND]
+    if held is None:
+        assert found == [], text
+        return
+    assert len(found) == 1 and found[0].consent == held, text
+    assert found[0].matches(["git", "stash"]) and not found[0].matches(["git", "status"])
+
+
+@pytest.mark.parametrize(
+    ("command", "writes"),
+    [
+        ("git -C sub commit -m x", True),
+        ("git stash", True),
+        ("git stash pop", True),
+        ("git branch feat", True),
+        ("git branch -D feat", True),
+        ("git tag v1.0", True),
+        ("git remote add origin u", True),
+        ("git config user.name x", True),
+        ("git checkout -b x", True),
+        ("git worktree add ../x", True),
+        ("git --no-pager log --oneline", False),
+        ("git stash list", False),
+        ("git branch -a", False),
+        ("git tag -l v1*", False),
+        ("git remote -v", False),
+        ("git config user.name", False),
+        ("git config --get user.name", False),
+        ("git show HEAD", False),
+        ("git lg", False),  # an alias: unknown, not held
+        ("ls -la", False),
+    ],
+)
+def test_which_git_commands_write(command: str, writes: bool) -> None:
+    assert git_writes(command.split()) is writes
+
+
+def test_the_guardrail_holds_every_git_write_and_lets_reads_pass(tmp_path: Path) -> None:
+    rules = "# Git\n\n- **Never execute git write operations.** Read-only: status, log, diff.\n"
+    root = compiled_repo(tmp_path, {"CLAUDE.md": rules})
+    for command in ("git stash", "git merge feat", "cd sub && git cherry-pick abc"):
+        out = guard(root, "Bash", {"command": command})
+        assert guard_decision(out) == "deny", command
+    for command in ("git status", "git log -3", "git diff HEAD~1", "git branch -a"):
+        assert guard_decision(guard(root, "Bash", {"command": command})) == "allow", command

@@ -178,6 +178,8 @@ class ForbiddenCommand(Prohibition):
     @property
     def shown(self) -> str:
         """How a listing names it: the command as code, a class in words."""
+        if self.kind == GIT_WRITE_KIND:
+            return "any git command that writes (`git commit`, `git stash`, …)"
         return (
             "any build command (`npm run build`, `./build.sh`, …)"
             if self.kind
@@ -197,6 +199,8 @@ class ForbiddenCommand(Prohibition):
             return False
         if self.kind == BUILD_KIND:
             return _in_scope(self.scopes, cwd_rel) and builds(argv)
+        if self.kind == GIT_WRITE_KIND:
+            return _in_scope(self.scopes, cwd_rel) and git_writes(argv)
         if self.branch and self.words == ("commit",):
             return self._commits_on_branch(argv, cwd_rel, branch_of)
         if self.branch:
@@ -751,6 +755,123 @@ def _build_class(text: str) -> bool:
     return _BUILD_MARK in forbidden_spans(marked, COMMAND_READING)
 
 
+#: Git commands that write named as a class ("Claude MUST NEVER execute git write
+#: operations", "Do NOT use git commit, push, pull, or other write operations", "never
+#: run … any git commands that modify version control state"), or as its converse ("Use
+#: only read-only git commands", "Use read-only Git commands for inspection unless the
+#: user requested a mutation"): every git command that changes the repository, its work
+#: tree, index, refs or configuration (:func:`git_writes`). Read as the build class is.
+GIT_WRITE_KIND = "git-write"
+_GIT_WRITE_CLASS = re.compile(
+    r"\b(?:(?:any|all|other)\s+)?(?:"
+    r"git\s+(?:write|mutating|state[- ]changing)\s+(?:operations?|commands?|actions?)"
+    r"|(?:write|mutating|state[- ]changing)\s+git\s+(?:operations?|commands?|actions?)"
+    r"|git\s+(?:operations?|commands?)\s+that\s+(?:modify|change|alter|mutate|write\s+to)"
+    r"(?:\s+(?:the\s+)?(?:version[- ]control\s+state|repo(?:sitory)?(?:\s+state)?|history"
+    r"|working\s+tree|index|state))?"
+    r")",
+    re.IGNORECASE,
+)
+#: "git commit, push, pull, or other write operations": git's commands named in words,
+#: then the class they belong to; the whole list is the class.
+_OTHER_WRITES = re.compile(
+    r"\bgit\s+[\w\s,/-]{0,80}?\b(?:or|and)\s+(?:any\s+)?other\s+write\s+operations\b",
+    re.IGNORECASE,
+)
+#: The converse: only git's reading commands, for what the reading is for ("Use read-only
+#: Git commands for inspection").
+_READ_ONLY_GIT = re.compile(
+    r"\b(?:(?:only\s+)?(?:use|run)\s+(?:only\s+)?read[- ]only\s+git\s+(?:commands?|operations?)"
+    r"(?:\s+only)?(?:\s+(?:for|to)\s+(?:inspection|inspect|inspecting|review|reviewing|reading)"
+    r"(?:\s+(?:the\s+)?(?:changes|history|state|code))?)?"
+    r"|git\s+(?:operations?|commands?|access)\s+(?:are|is)\s+read[- ]only)\b",
+    re.IGNORECASE,
+)
+_GIT_WRITE_MARK = "\u27e6git writes\u27e7"
+#: Git commands that always write (the work tree, the index, refs, history, objects).
+_GIT_WRITING = frozenset(
+    {"add", "commit", "push", "pull", "merge", "rebase", "reset", "restore", "checkout",
+     "switch", "cherry-pick", "revert", "am", "apply", "rm", "mv", "clean", "init", "gc",
+     "prune", "filter-branch", "filter-repo", "replace", "update-ref", "update-index",
+     "read-tree", "commit-tree", "write-tree", "bisect", "sparse-checkout", "fast-import",
+     "repack", "maintenance"}
+)  # fmt: skip
+#: Git commands that write only when a verb says so: the verbs that only read.
+_GIT_READING_VERBS = {
+    "stash": {"list", "show"},
+    "remote": {"show", "get-url", "-v"},
+    "worktree": {"list"},
+    "notes": {"list", "show"},
+    "submodule": {"status", "summary"},
+    "reflog": {"show"},
+}
+#: ``git branch``/``git tag`` options that change refs (a name alone creates one).
+_GIT_REF_WRITES = frozenset(
+    {"-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy", "-u",
+     "--set-upstream-to", "--unset-upstream", "--edit-description", "-f", "--force", "-s",
+     "--sign", "--annotate"}
+)  # fmt: skip
+_GIT_LISTING = frozenset({"branch", "tag"})
+_GIT_CONFIG_READS = frozenset(
+    {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--get-color",
+     "--get-colorbool"}
+)  # fmt: skip
+_GIT_CONFIG_WRITES = frozenset(
+    {"--unset", "--unset-all", "--add", "--replace-all", "--edit", "-e", "--rename-section",
+     "--remove-section"}
+)  # fmt: skip
+_GIT_GLOBAL_VALUES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
+
+
+def git_writes(argv: Sequence[str | None]) -> bool:
+    """Whether running ``argv`` is a git command that writes, as "never run git write
+    operations" means it: ``git commit``, ``git checkout``, ``git stash``, ``git branch
+    feat``, ``git tag v1``, ``git config user.name x``, ``git remote add …``; not ``git
+    status``, ``git log``, ``git diff``, ``git branch -a``, ``git stash list``, ``git
+    config --get x``, nor a command git does not have (an alias: unknown)."""
+    if not argv or argv[0] is None or _program(argv[0]) != "git":
+        return False
+    rest = list(argv[1:])
+    i = 0
+    while i < len(rest) and (rest[i] or "").startswith("-"):
+        i += 2 if rest[i] in _GIT_GLOBAL_VALUES else 1
+    if i >= len(rest):
+        return False
+    if rest[i] is None:
+        return True  # a subcommand the hook cannot read: held
+    sub, args = rest[i] or "", [a for a in rest[i + 1 :] if a is not None]
+    words = [a for a in args if not a.startswith("-")]
+    flags = {a.split("=", 1)[0] for a in args if a.startswith("-")}
+    if sub in _GIT_WRITING:
+        return True
+    if sub == "stash":  # `git stash` alone stashes
+        return not words or words[0] not in _GIT_READING_VERBS[sub]
+    if sub in _GIT_READING_VERBS:  # `git remote` and `git remote -v` list
+        return bool(words) and words[0] not in _GIT_READING_VERBS[sub]
+    if sub in _GIT_LISTING:
+        if flags & (_GIT_REF_WRITES | ({"-a"} if sub == "tag" else set())):
+            return True
+        return bool(words) and not flags & {"-l", "--list", "-v", "--verify"}
+    if sub == "config":
+        if flags & _GIT_CONFIG_READS:
+            return False
+        return len(words) > 1 or bool(flags & _GIT_CONFIG_WRITES)
+    if sub == "symbolic-ref":
+        return len(words) > 1 or bool(flags & {"-d", "--delete"})
+    return False
+
+
+def _git_write_class(text: str) -> bool:
+    """Whether ``text`` forbids git commands that write as a class (see
+    :data:`GIT_WRITE_KIND`)."""
+    marked = _OTHER_WRITES.sub(f"`{_GIT_WRITE_MARK}`", text)
+    marked = _GIT_WRITE_CLASS.sub(f"`{_GIT_WRITE_MARK}`", marked)
+    marked = _READ_ONLY_GIT.sub(f"never run `{_GIT_WRITE_MARK}`", marked)
+    if _GIT_WRITE_MARK not in marked:
+        return False
+    return _GIT_WRITE_MARK in forbidden_spans(marked, COMMAND_READING)
+
+
 #: A sentence that forbids adding dependencies, said to the agent: "Never add new
 #: dependencies.", "Do not install third-party packages", and (from its consent reading,
 #: :mod:`charter.rules.consent`) "Ask before adding a new third-party dependency to
@@ -1014,6 +1135,20 @@ def _read_commands(
                 flags=frozenset(),
                 scopes=tuple(rule.scopes),
                 kind=BUILD_KIND,
+            )
+        )
+    if _git_write_class(rule.text):
+        found.append(
+            ForbiddenCommand(
+                rule_id=rule.id,
+                cite=rule.source.cite(),
+                rule_text=rule.text,
+                command="git commands that write",
+                program="",
+                words=(),
+                flags=frozenset(),
+                scopes=tuple(rule.scopes),
+                kind=GIT_WRITE_KIND,
             )
         )
     # options alone are any program's only when no command is named with them ("`git

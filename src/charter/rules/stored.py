@@ -205,7 +205,8 @@ if TYPE_CHECKING:
 #: that forbids over a heading's items
 #: 101: a brief cut inside an opening that forbids nothing shows the forbidding sentence alone
 #: 102: a table row whose other cell forbids editing ("(don't edit manually)") holds its path
-STATE_VERSION = 102
+#: 103: git commands that write, forbidden as a class ("never execute git write operations")
+STATE_VERSION = 103
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
