@@ -1479,9 +1479,7 @@ def test_build_commands_the_class_holds(tmp_path: Path, command: str, held: bool
         ("The sandbox runs a short allowlist of build and read-only git commands.", None),
     ],
 )  # fmt: skip
-def test_git_commands_that_write_forbidden_as_a_class_are_held(
-    text: str, held: str | None
-) -> None:
+def test_git_commands_that_write_forbidden_as_a_class_are_held(text: str, held: str | None) -> None:
     """ "Never execute git write operations" and "use only read-only git commands" name no
     command: every git command that writes is held, read as a code span is (negation,
     condition, consent)."""
