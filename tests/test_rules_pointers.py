@@ -242,3 +242,27 @@ def test_a_file_left_out_in_rules_exclude_is_named_by_neither_compile_nor_doctor
     assert named_markdown(root, "AGENTS.md", POINTER, set(), ["context/00-*"]) == [
         "context/09-code-quality.md"
     ]
+
+
+def test_a_code_folder_and_a_skills_reference_are_no_references(tmp_path: Path) -> None:
+    """ "`Components/`, `Pages/`: Blazor UI" names code folders that hold a README or a
+    `SKILLS.md` beside their sources, and "Consult `.claude/skills/ui/references/x.md`"
+    a file the skill loads with it: neither is a place of rules to list in
+    ``rules.sources``. A folder of documents still is."""
+    root = tmp_path / "p"
+    write(root, "Components/SKILLS.md", "# Components\n")
+    write(root, "Components/Pages/Home.razor", "<h1/>\n")
+    write(root, "Components/Shared/Nav.razor", "<nav/>\n")
+    write(root, "DdlParser/README.md", "# Parser\n")
+    write(root, "DdlParser/Parser.cs", "class P {}\n")
+    write(root, "DdlParser/Program.cs", "class Q {}\n")
+    write(root, ".claude/skills/ui/SKILL.md", "---\nname: ui\n---\n")
+    write(root, ".claude/skills/ui/references/quick-ref.md", "# Quick\n")
+    write(root, "docs/guide.md", "# Guide\n")
+    write(root, "docs/style.md", "# Style\n")
+    text = (
+        "- `Components/`, `DdlParser/`: the UI and the parser.\n"
+        "- Consult `.claude/skills/ui/references/quick-ref.md` for the API.\n"
+        "- Read `docs/` first.\n"
+    )
+    assert named_markdown(root, "AGENTS.md", text, set()) == ["docs/"]

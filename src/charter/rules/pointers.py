@@ -59,14 +59,32 @@ def _no_rules(name: str) -> bool:
     return name == "SKILL.md" or name.lower().endswith(".prompt.md")
 
 
+def _in_skill(base: Path, target: Path) -> bool:
+    """Is ``target`` a file of an agent skill (a folder above it, inside the project,
+    holds a ``SKILL.md``)? Its references load with the skill, as the skill file does."""
+    for folder in target.parents:
+        if folder == base or base not in folder.parents:
+            return False
+        if (folder / "SKILL.md").is_file():
+            return True
+    return False
+
+
 def _markdown_in(folder: Path) -> bool:
+    """Is ``folder`` a folder of Markdown documents (``docs/``, ``context/``)? At least
+    half of what it holds: a code folder with a README or a ``SKILLS.md`` beside its
+    sources ("`Components/`, `Pages/`: Blazor UI") is named for its code, not as a place
+    of rules to compile."""
     try:
-        return any(
-            p.suffix.lower() in _MARKDOWN and not _no_rules(p.name) and p.is_file()
-            for p in folder.iterdir()
+        entries = [p for p in folder.iterdir() if not p.name.startswith(".")]
+        documents = sum(
+            1
+            for p in entries
+            if p.suffix.lower() in _MARKDOWN and not _no_rules(p.name) and p.is_file()
         )
     except OSError:
         return False
+    return documents > 0 and 2 * documents >= len(entries)
 
 
 def named_markdown(
@@ -95,7 +113,12 @@ def named_markdown(
                 continue
             rel = target.relative_to(base).as_posix()
             if target.is_file() and target.suffix.lower() in _MARKDOWN:
-                if rel not in compiled and rel != rule_file and not _no_rules(target.name):
+                if (
+                    rel not in compiled
+                    and rel != rule_file
+                    and not _no_rules(target.name)
+                    and not _in_skill(base, target)
+                ):
                     found.add(rel)
                 break
             if target.is_dir() and target != base and _markdown_in(target):
