@@ -1155,3 +1155,52 @@ def test_a_front_matter_scope_that_is_no_glob_is_left_out_with_a_note(repo: Path
         ".github/instructions/list.instructions.md: front-matter scope null is no glob; "
         "left out (write globs as strings)",
     ]
+
+
+def test_warp_qwen_crush_goose_trae_kilo_and_firebase_rule_files_are_read(
+    repo: Path,
+) -> None:
+    """Rule files of agents Charter did not know were not compiled at all: a project
+    steered only by a `WARP.md` (thousands of public repositories) or a Trae
+    `.trae/rules/project_rules.md` got no rule and no guardrail. Each is read as its
+    agent reads it: Warp's, Qwen Code's and Goose's files at the root and for a folder's
+    files, Crush's and Firebase Studio's at the root, Trae's with Cursor's front matter,
+    Kilo Code's rules folder and a mode's rules loaded only when that mode is picked."""
+    compiled = _compile_tree(
+        repo,
+        {
+            "WARP.md": "# Project\n\n- Run the linter before every commit.\n",
+            "api/WARP.md": "# API\n\n- Version every endpoint under `/v1`.\n",
+            "QWEN.md": "# Qwen\n\n- Keep functions under forty lines.\n\n@docs/style.md\n",
+            "docs/style.md": "# Style\n\n- Name booleans as questions.\n",
+            "CRUSH.md": "# Crush\n\n- Prefer table-driven tests.\n",
+            ".goosehints": "- Use the Makefile targets for builds.\n",
+            "web/.goosehints": "- Components live in `src/components/`.\n",
+            ".trae/rules/project_rules.md": "- Answer in the user's language.\n",
+            ".trae/rules/sql.md": (
+                "---\nalwaysApply: false\nglobs: db/**/*.sql\n---\n\n"
+                "- Write migrations that can be rolled back.\n"
+            ),
+            ".trae/rules/core.md": "---\nalwaysApply: true\n---\n\n- Never commit secrets.\n",
+            ".kilocode/rules/formatting.md": "- Indent with two spaces.\n",
+            ".kilocode/rules-architect/plan.md": "- Write the plan in `plans/`.\n",
+            ".idx/airules.md": "# Persona\n\n- Explain each change in one sentence.\n",
+        },
+    )
+    expect = {
+        "Run the linter": ("WARP.md", [], False),
+        "Version every endpoint": ("api/WARP.md", ["api/**"], False),
+        "Keep functions": ("QWEN.md", [], False),
+        "Name booleans": ("docs/style.md", [], False),
+        "Prefer table-driven": ("CRUSH.md", [], False),
+        "Use the Makefile": (".goosehints", [], False),
+        "Components live": ("web/.goosehints", ["web/**"], False),
+        "Answer in": (".trae/rules/project_rules.md", [], False),
+        "Write migrations": (".trae/rules/sql.md", ["db/**/*.sql"], False),
+        "Never commit": (".trae/rules/core.md", [], True),
+        "Indent with": (".kilocode/rules/formatting.md", [], False),
+        "Write the plan": (".kilocode/rules-architect/plan.md", [], False),
+        "Explain each": (".idx/airules.md", [], False),
+    }
+    _expect_rules(repo, compiled.rules, expect)
+    assert manual_paths(compiled.sources) == {".kilocode/rules-architect/plan.md"}

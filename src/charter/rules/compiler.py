@@ -220,7 +220,7 @@ def _sources_for(
             alias_scopes(src, aliases[rel])
             sources.append(src)
             seen.add(rel)
-            if kind in ("claude", "claude-local", "gemini"):  # both follow @imports
+            if kind in ("claude", "claude-local", "gemini", "qwen"):  # all follow @imports
                 imports = resolve_imports(
                     src,
                     root,

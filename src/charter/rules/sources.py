@@ -71,6 +71,25 @@ SOURCE_PATTERNS: tuple[tuple[str, str], ...] = (
     # Devin (its CLI and Devin Local): one rule a file in `.devin/rules/`, activated by a
     # `trigger:` as Windsurf's are (`always_on | glob | agent_decided | manual`)
     ("devin", ".devin/rules/**/*.md"),
+    # Kilo Code (a Roo Code fork): its rules folder and legacy file, plus a mode's own
+    # rules, loaded in the mode the user picks
+    ("kilocode", ".kilocode/rules/**/*.md"),
+    ("kilocode", ".kilocoderules"),
+    ("kilocode-mode", ".kilocode/rules-*/**/*.md"),
+    # Trae: `.trae/rules/*.md` (`project_rules.md` first), with Cursor's front matter
+    # (`alwaysApply`, `globs`, `description`) in the newer files
+    ("trae", ".trae/rules/**/*.md"),
+    # Warp's project rules (`AGENTS.md` now, `WARP.md` still read): the root's, and a
+    # subfolder's for its files, as an `AGENTS.md` is
+    ("warp", "**/WARP.md"),
+    # Qwen Code (a Gemini CLI fork): `QWEN.md` at the root and in folders, `@path` imports
+    ("qwen", "**/QWEN.md"),
+    # Crush reads its context file at the root
+    ("crush", "CRUSH.md"),
+    # Goose's hints: the root's, and a folder's for the work in it
+    ("goose", "**/.goosehints"),
+    # Firebase Studio's rules for its Gemini agent
+    ("firebase-studio", ".idx/airules.md"),
 )
 
 #: Folders inside a rules folder that hold no rules: Cline keeps its hook scripts (and
@@ -79,7 +98,7 @@ NOT_RULES: tuple[str, ...] = (".clinerules/hooks/**", ".clinerules/skills/**")
 
 #: Kinds of rule file the agent loads only when the user names it: a Cline workflow
 #: (run as ``/release.md``), a Roo Code mode's rules (loaded in the mode the user picks).
-ASKED_FOR_KINDS = frozenset(["cline-workflow", "roo-mode"])
+ASKED_FOR_KINDS = frozenset(["cline-workflow", "roo-mode", "kilocode-mode"])
 
 #: Default cap on one rule file (``rules.max_file_bytes``): Claude Code itself warns at
 #: 40k characters, and Markdown parsing costs about a kilobyte of memory per byte on
@@ -524,8 +543,8 @@ def _read_meta(src: SourceFile, globs: Callable[[Any], list[str]]) -> None:
     meta = src.meta
     kind = src.kind
     src.description = str(meta.get("description") or "")
-    if kind in ("cursor", "continue"):
-        # Continue reads the same keys as Cursor: `alwaysApply: false` loads the file when
+    if kind in ("cursor", "continue", "trae"):
+        # Continue and Trae read Cursor's keys: `alwaysApply: false` loads the file when
         # its globs match or its description fits, and with neither only when named
         src.always = _truthy(meta.get("alwaysApply"))
         src.on_demand = "alwaysApply" in meta and not src.always
@@ -587,7 +606,7 @@ _EVERYWHERE = frozenset({"*", "**", "**/*", "./**", "./**/*", "/**", "/**/*"})
 
 
 #: Kinds a nested copy of applies to its own folder (a ``backend/AGENTS.md``).
-FOLDER_KINDS = frozenset(["claude", "claude-local", "agents", "gemini"])
+FOLDER_KINDS = frozenset(["claude", "claude-local", "agents", "gemini", "warp", "qwen", "goose"])
 
 
 #: An agent's own settings folder, or the repository's (``.github``, where Copilot's

@@ -206,7 +206,8 @@ if TYPE_CHECKING:
 #: 101: a brief cut inside an opening that forbids nothing shows the forbidding sentence alone
 #: 102: a table row whose other cell forbids editing ("(don't edit manually)") holds its path
 #: 103: git commands that write, forbidden as a class ("never execute git write operations")
-STATE_VERSION = 103
+#: 104: Warp, Qwen Code, Crush, Goose, Trae, Kilo Code and Firebase Studio rule files
+STATE_VERSION = 104
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
