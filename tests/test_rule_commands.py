@@ -87,6 +87,8 @@ def _rule(text: str, scopes: list[str] | None = None, path: str = "AGENTS.md") -
         ("In this folder do not use `zig build` (except to build the library as above).", []),
         ("Never run `make clean` unless the cache is corrupt.", []),
         ("Never run `make clean` other than in CI.", []),
+        # a time in the work is a condition too: slow checks to leave for the gates
+        ("Avoid `make typecheck` and `make test` between edits — both are slow.", []),
         ("Never run `make clean`: it deletes the cache, with no exceptions.", ["make clean"]),
         # an act forbidden in a sentence of its own, its command named in another
         ("**Agents never push.** This covers every path: `git push` and all its variants.",

@@ -54,7 +54,7 @@ _CONDITIONS = frozenset(
     {
         "against", "in", "on", "inside", "within", "outside", "when", "whenever", "while",
         "if", "unless", "except", "for", "during", "before", "after", "until", "without",
-        "once", "under", "below", "beneath", "at", "yet", "from", "there",
+        "once", "under", "below", "beneath", "at", "yet", "from", "there", "between",
         # without being asked: the user's consent (charter.rules.consent)
         "unprompted", "unasked",
     }

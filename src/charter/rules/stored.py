@@ -207,7 +207,8 @@ if TYPE_CHECKING:
 #: 102: a table row whose other cell forbids editing ("(don't edit manually)") holds its path
 #: 103: git commands that write, forbidden as a class ("never execute git write operations")
 #: 104: Warp, Qwen Code, Crush, Goose, Trae, Kilo Code and Firebase Studio rule files
-STATE_VERSION = 104
+#: 105: "between" is a condition of a command's prohibition ("Avoid `make test` between edits")
+STATE_VERSION = 105
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
