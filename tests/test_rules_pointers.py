@@ -266,3 +266,20 @@ def test_a_code_folder_and_a_skills_reference_are_no_references(tmp_path: Path) 
         "- Read `docs/` first.\n"
     )
     assert named_markdown(root, "AGENTS.md", text, set()) == ["docs/"]
+
+
+def test_a_reference_after_many_code_spans_is_still_named(tmp_path: Path) -> None:
+    """A 15-kB AGENTS.md names a hundred commands and identifiers in code spans before
+    "always read [agent_docs/index.md](agent_docs/index.md)": the bound on references
+    read counted every span, and the file it sends the agent to was never named."""
+    root = tmp_path / "p"
+    write(root, "agent_docs/index.md", "# Guides\n")
+    write(root, "docs/Team Guide.md", "# Team\n")
+    spans = " ".join(f"`make target-{n}`, `Name{n}`" for n in range(80))
+    text = (
+        f"Run {spans}.\n\nAlways read [the guide](agent_docs/index.md) and `docs/Team Guide.md`.\n"
+    )
+    assert named_markdown(root, "AGENTS.md", text, set()) == [
+        "agent_docs/index.md",
+        "docs/Team Guide.md",
+    ]

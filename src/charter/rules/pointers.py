@@ -99,12 +99,18 @@ def named_markdown(
     base = root.resolve()
     here = (base / rule_file).parent
     found: set[str] = set()
-    for seen, raw in enumerate(dict.fromkeys(_candidates(text))):
-        if seen >= MAX_REFERENCES:
+    seen = 0
+    for read, raw in enumerate(dict.fromkeys(_candidates(text))):
+        # bounded work: the paths among the code spans count (a long file's hundred
+        # spans of commands and names left `agent_docs/index.md` past the bound)
+        if seen >= MAX_REFERENCES or read >= 8 * MAX_REFERENCES:
             break
         ref = raw.strip().split("#", 1)[0].rstrip(".,;:")
         if not ref or "://" in ref or ref.startswith(("~", "$", "-")) or "*" in ref:
             continue
+        if any(c.isspace() for c in ref) and not ref.lower().endswith(_MARKDOWN):
+            continue  # a command or a phrase, not a path
+        seen += "/" in ref or ref.lower().endswith(_MARKDOWN)
         for start in (here, base):
             try:
                 target = (start / ref.lstrip("/")).resolve()
