@@ -16,6 +16,7 @@ from charter.rules.commands import (
     DESTRUCTIVE_GIT,
     GIT_WRITE_KIND,
     ForbiddenCommand,
+    co_authored,
     commands_in,
     git_writes,
     parse_command,
@@ -1530,3 +1531,69 @@ def test_the_guardrail_holds_every_git_write_and_lets_reads_pass(tmp_path: Path)
         assert guard_decision(out) == "deny", command
     for command in ("git status", "git log -3", "git diff HEAD~1", "git branch -a"):
         assert guard_decision(guard(root, "Bash", {"command": command})) == "allow", command
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("- **Never add Co-Authored-By lines.**", "any"),
+        ("Commits: plain messages only. Never add Co-Authored-By lines or session links.", "any"),
+        ("Never add Co-Authored-By, \"Generated with\", or Session trailers to a commit.", "any"),
+        ("- NEVER add Co-Authored-By lines mentioning Claude or Anthropic", "ai"),
+        ("Never add yourself (Claude) as a co-author on commits.", "ai"),
+        ("Never add Co-Authored-By lines unless the user asks.", "user"),
+        # described, asked for, or someone else's: nothing held
+        ("The agent adds a Co-Authored-By trailer to every commit.", None),
+        ("Always add a Co-Authored-By trailer for pair-programmed commits.", None),
+        ("CI never adds Co-Authored-By lines.", None),
+    ],
+)  # fmt: skip
+def test_a_co_author_trailer_a_rule_forbids_is_held_on_the_commit(
+    text: str, held: str | None
+) -> None:
+    """ "Never add Co-Authored-By lines" is among the commonest rules of public agent
+    files, and Claude Code writes such a trailer into every commit message by default:
+    the commit carrying one is held (one naming an AI assistant, when the rule says so)."""
+    found = [c for c in commands_in(_rule(text)) if c.trailer]
+    if held is None:
+        assert found == [], text
+        return
+    assert len(found) == 1, text
+    assert ("user" if found[0].consent else found[0].trailer) == held, text
+
+
+def test_which_commit_messages_credit_a_co_author() -> None:
+    claude = "Fix it\n\nCo-Authored-By: Claude <noreply@anthropic.com>"
+    human = "Pair work\n\nCo-authored-by: Ana Lima <ana@example.com>"
+    assert co_authored(["git", "commit", "-m", claude])
+    assert co_authored(["git", "-C", "sub", "commit", "-am", claude])
+    assert co_authored(["git", "commit", f"--message={human}"])
+    assert co_authored(["git", "commit", "-m", "x", "--trailer", "Co-authored-by=Claude <a@b>"])
+    assert co_authored(["git", "commit", "-m", claude], ai_only=True)
+    assert not co_authored(["git", "commit", "-m", human], ai_only=True)
+    assert not co_authored(["git", "commit", "-m", "Mention co-authored-by in the docs"])
+    assert not co_authored(["git", "commit", "-F", "msg.txt"])
+    assert not co_authored(["git", "commit", "-m", None])
+    assert not co_authored(["git", "log", "--grep", "Co-authored-by: x"])
+
+
+def test_the_guardrail_holds_a_commit_written_the_way_claude_code_writes_one(
+    tmp_path: Path,
+) -> None:
+    """Claude Code commits with ``-m "$(cat <<'EOF' … EOF)"``: the shell analysis reads
+    such a message as the constant it is, so the trailer in it is seen."""
+    rules = "# Git\n\n- Never add Co-Authored-By lines to commits.\n"
+    root = compiled_repo(tmp_path, {"CLAUDE.md": rules})
+    heredoc = (
+        "git add -A && git commit -m \"$(cat <<'EOF'\nFix the parser\n\n"
+        'Co-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)"'
+    )
+    out = guard(root, "Bash", {"command": heredoc})
+    assert guard_decision(out) == "deny"
+    assert (
+        out is not None
+        and "Co-Authored-By" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    )
+    plain = "git commit -m \"$(cat <<'EOF'\nFix the parser\nEOF\n)\""
+    assert guard_decision(guard(root, "Bash", {"command": plain})) == "allow"
+    assert guard_decision(guard(root, "Bash", {"command": "git commit -F msg.txt"})) == "allow"

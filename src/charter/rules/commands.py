@@ -174,10 +174,18 @@ class ForbiddenCommand(Prohibition):
     #: a class of commands named in words, not one command: ``"build"`` for "never run
     #: build commands" (any command that builds, :func:`builds`)
     kind: str = ""
+    #: a commit message trailer the rule forbids ("Never add Co-Authored-By lines"):
+    #: ``"any"`` co-author, or ``"ai"`` one naming an AI assistant; the command is ``git
+    #: commit`` with such a trailer in its message
+    trailer: str = ""
 
     @property
     def shown(self) -> str:
         """How a listing names it: the command as code, a class in words."""
+        if self.trailer:
+            return "a commit message with a Co-Authored-By trailer" + (
+                " naming an AI assistant" if self.trailer == "ai" else ""
+            )
         if self.kind == GIT_WRITE_KIND:
             return "any git command that writes (`git commit`, `git stash`, …)"
         return (
@@ -201,6 +209,8 @@ class ForbiddenCommand(Prohibition):
             return _in_scope(self.scopes, cwd_rel) and builds(argv)
         if self.kind == GIT_WRITE_KIND:
             return _in_scope(self.scopes, cwd_rel) and git_writes(argv)
+        if self.trailer:
+            return _in_scope(self.scopes, cwd_rel) and co_authored(argv, self.trailer == "ai")
         if self.branch and self.words == ("commit",):
             return self._commits_on_branch(argv, cwd_rel, branch_of)
         if self.branch:
@@ -872,6 +882,86 @@ def _git_write_class(text: str) -> bool:
     return _GIT_WRITE_MARK in forbidden_spans(marked, COMMAND_READING)
 
 
+#: A sentence that forbids crediting a co-author in commits, said to the agent: "Never add
+#: Co-Authored-By lines", "NEVER add Co-Authored-By lines mentioning Claude", "Never add
+#: yourself (Claude) as a co-author on commits". Claude Code writes such a trailer into
+#: every commit message by default.
+_CO_AUTHOR_PROHIBITION = re.compile(
+    rf"{_OPENING}{_PROHIBITS}(?:add|include|append|put|insert|write|use)\s+"
+    r"(?P<what>[^.;]*?\bco-?\s?author(?:ed[- ]by)?s?\b[^.;]*)$",
+    re.IGNORECASE,
+)
+#: Who the trailer credits when the rule says so: an AI assistant, the agent itself.
+_AI_CREDIT = re.compile(
+    r"\b(?:claude|anthropic|yourself|ai|assistants?|llms?|gpt|chatgpt|openai|copilot|codex|"
+    r"gemini|cursor|bots?)\b",
+    re.IGNORECASE,
+)
+_CO_AUTHOR = re.compile(r"\bco-?\s?author(?:ed[- ]by)?s?\b", re.IGNORECASE)
+_AFTER_DASH = re.compile(r"^[^—–]{1,60}\s[—–-]\s")
+_TRAILER_LINE = re.compile(r"^\s*co-authored-by\s*:(?P<who>.*)$", re.IGNORECASE | re.MULTILINE)
+
+
+def _co_author_trailer(text: str) -> str:
+    """``"ai"`` or ``"any"`` when a sentence of ``text`` forbids a Co-Authored-By trailer
+    outright (see :data:`_CO_AUTHOR_PROHIBITION`), else ""; a condition in what it forbids
+    ("… unless the user asks") leaves it to the consent reading."""
+    for start, end in clauses(text):
+        clause = text[start:end].replace("`", " ")
+        # a label before a dash ("No Claude credit — never add …") opens it as a colon does
+        parts = _prohibition_parts(clause) + _prohibition_parts(_AFTER_DASH.sub("", clause, 1))
+        for part in parts:
+            found = _CO_AUTHOR_PROHIBITION.match(part.strip())
+            if not found or (found.group("who") or "you").lower() not in _ADDRESSEES:
+                continue
+            what = found.group("what")
+            if {"unless", "without", "except", "if", "when"} & set(
+                re.findall(r"[a-z]+", what.lower())
+            ):
+                continue
+            # whom the trailer credits: the words around "co-author", up to the next
+            # entry of a list ("Co-Authored-By, "Generated with", or Claude-Session …")
+            named = _CO_AUTHOR.search(what)
+            if named is None:
+                continue
+            credited = re.split(r",|\bor\b|\band\b", what[named.end() :])[0]
+            return "ai" if _AI_CREDIT.search(credited + " " + what[: named.start()]) else "any"
+    return ""
+
+
+def co_authored(argv: Sequence[str | None], ai_only: bool = False) -> bool:
+    """Whether ``argv`` is a ``git commit`` whose message (``-m``, ``--message``) or
+    ``--trailer`` credits a co-author (one naming an AI assistant when ``ai_only``). A
+    message the hook cannot read (``-F file``, a variable) is not guessed at."""
+    if not argv or argv[0] is None or _program(argv[0]) != "git":
+        return False
+    rest = list(argv[1:])
+    i = 0
+    while i < len(rest) and (rest[i] or "").startswith("-"):
+        i += 2 if rest[i] in _GIT_GLOBAL_VALUES else 1
+    if i >= len(rest) or rest[i] != "commit":
+        return False
+    texts: list[str] = []
+    args = rest[i + 1 :]
+    for n, arg in enumerate(args):
+        following = args[n + 1] if n + 1 < len(args) else None
+        if arg is None or arg == "--":
+            continue
+        if arg in ("--message", "--trailer"):
+            texts.append(following or "")
+        elif arg.startswith(("--message=", "--trailer=")):
+            texts.append(arg.split("=", 1)[1])
+        elif arg.startswith("-") and not arg.startswith("--") and "m" in arg:
+            texts.append(arg[arg.index("m") + 1 :] or following or "")
+    for text in texts:
+        # a `--trailer` is written `key=value` as well as `key: value`
+        text = re.sub(r"^(\s*co-authored-by)\s*=", r"\1:", text, flags=re.IGNORECASE)
+        for found in _TRAILER_LINE.finditer(text):
+            if not ai_only or _AI_CREDIT.search(found.group("who")):
+                return True
+    return False
+
+
 #: A sentence that forbids adding dependencies, said to the agent: "Never add new
 #: dependencies.", "Do not install third-party packages", and (from its consent reading,
 #: :mod:`charter.rules.consent`) "Ask before adding a new third-party dependency to
@@ -1135,6 +1225,21 @@ def _read_commands(
                 flags=frozenset(),
                 scopes=tuple(rule.scopes),
                 kind=BUILD_KIND,
+            )
+        )
+    trailer = _co_author_trailer(rule.text)
+    if trailer:
+        found.append(
+            ForbiddenCommand(
+                rule_id=rule.id,
+                cite=rule.source.cite(),
+                rule_text=rule.text,
+                command="git commit … Co-Authored-By",
+                program="git",
+                words=("commit",),
+                flags=frozenset(),
+                scopes=tuple(rule.scopes),
+                trailer=trailer,
             )
         )
     if _git_write_class(rule.text):

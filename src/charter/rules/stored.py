@@ -208,7 +208,8 @@ if TYPE_CHECKING:
 #: 103: git commands that write, forbidden as a class ("never execute git write operations")
 #: 104: Warp, Qwen Code, Crush, Goose, Trae, Kilo Code and Firebase Studio rule files
 #: 105: "between" is a condition of a command's prohibition ("Avoid `make test` between edits")
-STATE_VERSION = 105
+#: 106: a Co-Authored-By trailer a rule forbids, held on the commit
+STATE_VERSION = 106
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

@@ -558,6 +558,8 @@ def _consent_words(rule: ForbiddenCommand, ran: Sequence[str | None]) -> tuple[s
     """What the user names when they ask for what ``rule`` holds: the command's last
     word ("push", "publish", "pytest"), what its slots were given (the package added),
     or its options' names ("no-verify")."""
+    if rule.trailer:  # "unless the user asks" for a co-author: naming the trailer asks
+        return ("co-author", "co-authored-by", "coauthor")
     given = [a for a in ran[1:] if a is not None and not a.startswith("-")]
     words = [w for w in rule.words if not w.startswith("<")]
     if (rule.program, rule.words) in DEPENDENCY_ADDS:  # "add httpx": the package, not "add"

@@ -251,10 +251,17 @@ def word(node: Node) -> Word:
         for child in node.children:
             if child.type == '"':
                 continue
+            if child.type == "command_substitution":
+                body = _cat_heredoc(child)
+                if body is None:
+                    return Word(None, False, node)
+                parts.append(body)  # its text as written: no escapes of the string's
+                continue
             if child.type != "string_content":
                 return Word(None, False, node)
-            parts.append((child.text or b"").decode("utf-8", "replace"))
-        return Word(re.sub(r'\\([$`"\\\n])', r"\1", "".join(parts)), False, node)
+            text = (child.text or b"").decode("utf-8", "replace")
+            parts.append(re.sub(r'\\([$`"\\\n])', r"\1", text))
+        return Word("".join(parts), False, node)
     if kind == "concatenation":
         values = [word(c) for c in node.children]
         if any(v.value is None for v in values):
@@ -269,6 +276,34 @@ def word(node: Node) -> Word:
         glob = any(v.glob for v in values) or bool(_BRACES.search(bare))
         return Word("".join(v.value or "" for v in values), glob, node)
     return Word(None, False, node)
+
+
+def _cat_heredoc(node: Node) -> str | None:
+    """The text of ``$(cat <<'EOF' … EOF)``, a message written the way agents write one
+    (Claude Code's commits), when it is constant: a quoted delimiter, or a body with no
+    expansion. A command substitution drops the trailing newlines. None otherwise."""
+    inner = [c for c in node.children if c.type not in ("$(", ")")]
+    if len(inner) != 1 or inner[0].type != "redirected_statement":
+        return None
+    command, *redirects = inner[0].children
+    name = command.child_by_field_name("name") if command.type == "command" else None
+    if name is None or (name.text or b"") != b"cat" or command.named_child_count != 1:
+        return None
+    if len(redirects) != 1 or redirects[0].type != "heredoc_redirect":
+        return None
+    parts = {c.type: c for c in redirects[0].children}
+    body, start = parts.get("heredoc_body"), parts.get("heredoc_start")
+    if start is None or set(parts) - {"<<", "<<-", "heredoc_start", "heredoc_body", "heredoc_end"}:
+        return None
+    if body is None:
+        return ""
+    quoted = (start.text or b"")[:1] in (b"'", b'"') or b"\\" in (start.text or b"")
+    if not quoted and body.named_child_count:
+        return None  # $VAR, $(…) or `…` in an unquoted heredoc: known at run time only
+    text = (body.text or b"").decode("utf-8", "replace")
+    if "<<-" in parts:
+        text = "\n".join(line.lstrip("\t") for line in text.split("\n"))
+    return text.rstrip("\n")
 
 
 @dataclass
