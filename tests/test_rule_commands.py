@@ -1597,3 +1597,39 @@ def test_the_guardrail_holds_a_commit_written_the_way_claude_code_writes_one(
     plain = "git commit -m \"$(cat <<'EOF'\nFix the parser\nEOF\n)\""
     assert guard_decision(guard(root, "Bash", {"command": plain})) == "allow"
     assert guard_decision(guard(root, "Bash", {"command": "git commit -F msg.txt"})) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("text", "phrases"),
+    [
+        ("5. **NO WATERMARKS** - Never add \"Generated with Claude Code\" to commits",
+         ["generated with claude code"]),
+        ("3. **No AI Attribution**: Never add \"Generated with Claude Code\" to commits",
+         ["generated with claude code"]),
+        ("Do NOT add promotional text like \"Generated with Claude Code\" to commit messages",
+         ["generated with claude code"]),
+        # kept out of something else, or described: no commit held
+        ("Never add \"TODO\" comments to production code.", []),
+        ("The agent adds \"Generated with Claude Code\" to commits by default.", []),
+    ],
+)  # fmt: skip
+def test_a_phrase_a_rule_keeps_out_of_commits_is_held(text: str, phrases: list[str]) -> None:
+    found = [c.phrase for c in commands_in(_rule(text)) if c.phrase]
+    assert found == phrases, text
+
+
+def test_a_phrase_is_found_in_a_message_as_a_reader_sees_it(tmp_path: Path) -> None:
+    """Claude Code writes "🤖 Generated with [Claude Code](https://claude.com/claude-code)":
+    the rule's "Generated with Claude Code" is that line read without its link."""
+    rules = (
+        "# Git\n\n"
+        '- **NEVER add `Co-Authored-By: Claude` or "Generated with Claude Code" to commits.**\n'
+    )
+    root = compiled_repo(tmp_path, {"CLAUDE.md": rules})
+    linked = (
+        "git commit -m \"$(cat <<'EOF'\nFix\n\n"
+        '🤖 Generated with [Claude Code](https://claude.com/claude-code)\nEOF\n)"'
+    )
+    assert guard_decision(guard(root, "Bash", {"command": linked})) == "deny"
+    human = "git commit -m 'Fix' -m 'Co-authored-by: Ana Lima <ana@example.com>'"
+    assert guard_decision(guard(root, "Bash", {"command": human})) == "allow"

@@ -178,6 +178,9 @@ class ForbiddenCommand(Prohibition):
     #: ``"any"`` co-author, or ``"ai"`` one naming an AI assistant; the command is ``git
     #: commit`` with such a trailer in its message
     trailer: str = ""
+    #: a phrase the rule keeps out of commit messages ("Never add "Generated with Claude
+    #: Code" to commits"), lower-cased: ``git commit`` with a message holding it
+    phrase: str = ""
 
     @property
     def shown(self) -> str:
@@ -186,6 +189,8 @@ class ForbiddenCommand(Prohibition):
             return "a commit message with a Co-Authored-By trailer" + (
                 " naming an AI assistant" if self.trailer == "ai" else ""
             )
+        if self.phrase:
+            return f'a commit message holding "{self.phrase}"'
         if self.kind == GIT_WRITE_KIND:
             return "any git command that writes (`git commit`, `git stash`, …)"
         return (
@@ -211,6 +216,8 @@ class ForbiddenCommand(Prohibition):
             return _in_scope(self.scopes, cwd_rel) and git_writes(argv)
         if self.trailer:
             return _in_scope(self.scopes, cwd_rel) and co_authored(argv, self.trailer == "ai")
+        if self.phrase:
+            return _in_scope(self.scopes, cwd_rel) and message_holds(argv, self.phrase)
         if self.branch and self.words == ("commit",):
             return self._commits_on_branch(argv, cwd_rel, branch_of)
         if self.branch:
@@ -882,13 +889,15 @@ def _git_write_class(text: str) -> bool:
     return _GIT_WRITE_MARK in forbidden_spans(marked, COMMAND_READING)
 
 
-#: A sentence that forbids crediting a co-author in commits, said to the agent: "Never add
-#: Co-Authored-By lines", "NEVER add Co-Authored-By lines mentioning Claude", "Never add
-#: yourself (Claude) as a co-author on commits". Claude Code writes such a trailer into
-#: every commit message by default.
-_CO_AUTHOR_PROHIBITION = re.compile(
+#: A sentence that forbids putting something into commit messages, said to the agent:
+#: a co-author ("Never add Co-Authored-By lines", "NEVER add Co-Authored-By lines
+#: mentioning Claude", "Never add yourself (Claude) as a co-author on commits") or a
+#: quoted phrase ("Never add "Generated with Claude Code" to commits"). Claude Code
+#: writes both into every commit message by default. A dot inside a word (an address, a
+#: file name) does not end what is forbidden.
+_COMMIT_TEXT_PROHIBITION = re.compile(
     rf"{_OPENING}{_PROHIBITS}(?:add|include|append|put|insert|write|use)\s+"
-    r"(?P<what>[^.;]*?\bco-?\s?author(?:ed[- ]by)?s?\b[^.;]*)$",
+    r"(?P<what>(?:[^.;]|\.(?=\S))*)$",
     re.IGNORECASE,
 )
 #: Who the trailer credits when the rule says so: an AI assistant, the agent itself.
@@ -898,49 +907,67 @@ _AI_CREDIT = re.compile(
     re.IGNORECASE,
 )
 _CO_AUTHOR = re.compile(r"\bco-?\s?author(?:ed[- ]by)?s?\b", re.IGNORECASE)
-_AFTER_DASH = re.compile(r"^[^—–]{1,60}\s[—–-]\s")
+#: A quoted phrase ("…", “…”) of a few words: text the message must not hold.
+_QUOTED = re.compile(r"[\"“]([^\"“”\n]{3,80})[\"”]")
+#: Where the phrase must not go: commits or their messages.
+_INTO_COMMITS = re.compile(r"\b(?:to|in|into|on)\s+(?:the\s+|any\s+|your\s+)?commit", re.I)
+_AFTER_DASH = re.compile(r"^[^—–:]{1,100}(?:\s[—–-]|:)\s")
 _TRAILER_LINE = re.compile(r"^\s*co-authored-by\s*:(?P<who>.*)$", re.IGNORECASE | re.MULTILINE)
+_MARKDOWN_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
 
 
-def _co_author_trailer(text: str) -> str:
-    """``"ai"`` or ``"any"`` when a sentence of ``text`` forbids a Co-Authored-By trailer
-    outright (see :data:`_CO_AUTHOR_PROHIBITION`), else ""; a condition in what it forbids
-    ("… unless the user asks") leaves it to the consent reading."""
+def _commit_text(text: str) -> tuple[str, tuple[str, ...]]:
+    """What a sentence of ``text`` forbids putting into commit messages outright (see
+    :data:`_COMMIT_TEXT_PROHIBITION`): a co-author trailer (``"ai"`` when the rule names
+    an AI assistant, else ``"any"``; ``""`` for none) and the quoted phrases, lower-cased.
+    A condition in what it forbids ("… unless the user asks") leaves it to the consent
+    reading."""
     for start, end in clauses(text):
         clause = text[start:end].replace("`", " ")
-        # a label before a dash ("No Claude credit — never add …") opens it as a colon does
+        # a lead before a dash or a colon ("No Claude credit — never add …", "No AI
+        # Attribution: Never add …") opens it as a one-word label does
         parts = _prohibition_parts(clause) + _prohibition_parts(_AFTER_DASH.sub("", clause, 1))
         for part in parts:
-            found = _CO_AUTHOR_PROHIBITION.match(part.strip())
+            found = _COMMIT_TEXT_PROHIBITION.match(part.strip())
             if not found or (found.group("who") or "you").lower() not in _ADDRESSEES:
                 continue
             what = found.group("what")
             if {"unless", "without", "except", "if", "when"} & set(
-                re.findall(r"[a-z]+", what.lower())
+                re.findall(r"[a-z]+", _QUOTED.sub(" ", what).lower())
             ):
                 continue
-            # whom the trailer credits: the words around "co-author", up to the next
-            # entry of a list ("Co-Authored-By, "Generated with", or Claude-Session …")
+            trailer = ""
             named = _CO_AUTHOR.search(what)
-            if named is None:
-                continue
-            credited = re.split(r",|\bor\b|\band\b", what[named.end() :])[0]
-            return "ai" if _AI_CREDIT.search(credited + " " + what[: named.start()]) else "any"
-    return ""
+            if named is not None:
+                # whom it credits: the words around "co-author", up to the next entry of
+                # a list ("Co-Authored-By, "Generated with", or Claude-Session …")
+                credited = re.split(r",|\bor\b|\band\b", what[named.end() :])[0]
+                ai = _AI_CREDIT.search(credited + " " + what[: named.start()])
+                trailer = "ai" if ai else "any"
+            phrases = tuple(
+                " ".join(q.lower().split())
+                for q in _QUOTED.findall(what)
+                if not _CO_AUTHOR.search(q)
+            )
+            if phrases and not _INTO_COMMITS.search(what):
+                phrases = ()  # a phrase kept out of code or docs: not the commit's
+            if trailer or phrases:
+                return trailer, phrases
+    return "", ()
 
 
-def co_authored(argv: Sequence[str | None], ai_only: bool = False) -> bool:
-    """Whether ``argv`` is a ``git commit`` whose message (``-m``, ``--message``) or
-    ``--trailer`` credits a co-author (one naming an AI assistant when ``ai_only``). A
-    message the hook cannot read (``-F file``, a variable) is not guessed at."""
+def commit_messages(argv: Sequence[str | None]) -> list[str] | None:
+    """The message texts of a ``git commit`` ``argv`` (``-m``, ``--message``, and each
+    ``--trailer`` as a ``Key: value`` line), None for another command. A message the hook
+    cannot read (``-F file``, a variable) is left out, not guessed at."""
     if not argv or argv[0] is None or _program(argv[0]) != "git":
-        return False
+        return None
     rest = list(argv[1:])
     i = 0
     while i < len(rest) and (rest[i] or "").startswith("-"):
         i += 2 if rest[i] in _GIT_GLOBAL_VALUES else 1
     if i >= len(rest) or rest[i] != "commit":
-        return False
+        return None
     texts: list[str] = []
     args = rest[i + 1 :]
     for n, arg in enumerate(args):
@@ -953,12 +980,27 @@ def co_authored(argv: Sequence[str | None], ai_only: bool = False) -> bool:
             texts.append(arg.split("=", 1)[1])
         elif arg.startswith("-") and not arg.startswith("--") and "m" in arg:
             texts.append(arg[arg.index("m") + 1 :] or following or "")
-    for text in texts:
-        # a `--trailer` is written `key=value` as well as `key: value`
-        text = re.sub(r"^(\s*co-authored-by)\s*=", r"\1:", text, flags=re.IGNORECASE)
+    # a `--trailer` is written `key=value` as well as `key: value`
+    return [re.sub(r"^(\s*[\w-]+)\s*=", r"\1:", t) for t in texts]
+
+
+def co_authored(argv: Sequence[str | None], ai_only: bool = False) -> bool:
+    """Whether ``argv`` is a ``git commit`` whose message credits a co-author (one naming
+    an AI assistant when ``ai_only``)."""
+    for text in commit_messages(argv) or []:
         for found in _TRAILER_LINE.finditer(text):
             if not ai_only or _AI_CREDIT.search(found.group("who")):
                 return True
+    return False
+
+
+def message_holds(argv: Sequence[str | None], phrase: str) -> bool:
+    """Whether ``argv`` is a ``git commit`` whose message holds ``phrase`` (lower case),
+    read as the reader sees it: a Markdown link as its text ("Generated with [Claude
+    Code](https://…)" holds "generated with claude code"), spacing and case aside."""
+    for text in commit_messages(argv) or []:
+        if phrase in " ".join(_MARKDOWN_LINK.sub(r"\1", text).lower().split()):
+            return True
     return False
 
 
@@ -1227,19 +1269,20 @@ def _read_commands(
                 kind=BUILD_KIND,
             )
         )
-    trailer = _co_author_trailer(rule.text)
-    if trailer:
+    trailer, phrases = _commit_text(rule.text)
+    for held, phrase in [(trailer, "")] * bool(trailer) + [("", p) for p in phrases]:
         found.append(
             ForbiddenCommand(
                 rule_id=rule.id,
                 cite=rule.source.cite(),
                 rule_text=rule.text,
-                command="git commit … Co-Authored-By",
+                command=f"git commit … {'Co-Authored-By' if held else phrase}",
                 program="git",
                 words=("commit",),
                 flags=frozenset(),
                 scopes=tuple(rule.scopes),
-                trailer=trailer,
+                trailer=held,
+                phrase=phrase,
             )
         )
     if _git_write_class(rule.text):

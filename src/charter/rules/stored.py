@@ -209,7 +209,8 @@ if TYPE_CHECKING:
 #: 104: Warp, Qwen Code, Crush, Goose, Trae, Kilo Code and Firebase Studio rule files
 #: 105: "between" is a condition of a command's prohibition ("Avoid `make test` between edits")
 #: 106: a Co-Authored-By trailer a rule forbids, held on the commit
-STATE_VERSION = 106
+#: 107: a quoted phrase a rule keeps out of commits ("Generated with Claude Code"), held
+STATE_VERSION = 107
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
