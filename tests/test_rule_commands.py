@@ -1633,3 +1633,14 @@ def test_a_phrase_is_found_in_a_message_as_a_reader_sees_it(tmp_path: Path) -> N
     assert guard_decision(guard(root, "Bash", {"command": linked})) == "deny"
     human = "git commit -m 'Fix' -m 'Co-authored-by: Ana Lima <ana@example.com>'"
     assert guard_decision(guard(root, "Bash", {"command": human})) == "allow"
+    # the rule keeps it out of commits, and out of pull requests only when it says so
+    body = "gh pr create --title Fix --body '🤖 Generated with [Claude Code](https://x.y)'"
+    assert guard_decision(guard(root, "Bash", {"command": body})) == "allow"
+    write(
+        root,
+        "CLAUDE.md",
+        '# Git\n\n- Don\'t add "Generated with Claude Code" to commit messages or PRs.\n',
+    )
+    compile_project(Project.load(root))
+    assert guard_decision(guard(root, "Bash", {"command": body})) == "deny"
+    assert guard_decision(guard(root, "Bash", {"command": "gh pr create --fill"})) == "allow"

@@ -214,10 +214,12 @@ class ForbiddenCommand(Prohibition):
             return _in_scope(self.scopes, cwd_rel) and builds(argv)
         if self.kind == GIT_WRITE_KIND:
             return _in_scope(self.scopes, cwd_rel) and git_writes(argv)
-        if self.trailer:
-            return _in_scope(self.scopes, cwd_rel) and co_authored(argv, self.trailer == "ai")
-        if self.phrase:
-            return _in_scope(self.scopes, cwd_rel) and message_holds(argv, self.phrase)
+        if self.trailer or self.phrase:
+            if _program(argv[0]) != self.program or not _in_scope(self.scopes, cwd_rel):
+                return False  # kept out of commits, not pull requests (or the reverse)
+            if self.trailer:
+                return co_authored(argv, self.trailer == "ai")
+            return message_holds(argv, self.phrase)
         if self.branch and self.words == ("commit",):
             return self._commits_on_branch(argv, cwd_rel, branch_of)
         if self.branch:
@@ -910,18 +912,22 @@ _CO_AUTHOR = re.compile(r"\bco-?\s?author(?:ed[- ]by)?s?\b", re.IGNORECASE)
 #: A quoted phrase ("…", “…”) of a few words: text the message must not hold.
 _QUOTED = re.compile(r"[\"“]([^\"“”\n]{3,80})[\"”]")
 #: Where the phrase must not go: commits or their messages.
-_INTO_COMMITS = re.compile(r"\b(?:to|in|into|on)\s+(?:the\s+|any\s+|your\s+)?commit", re.I)
+_INTO_PRS = re.compile(r"\b(?:PRs?|pull\s+requests?)\b")
+_INTO_COMMITS = re.compile(
+    r"\b(?:to|in|into|on)\s+(?:the\s+|any\s+|your\s+|a\s+|an\s+|each\s+|every\s+)?commit", re.I
+)
 _AFTER_DASH = re.compile(r"^[^—–:]{1,100}(?:\s[—–-]|:)\s")
 _TRAILER_LINE = re.compile(r"^\s*co-authored-by\s*:(?P<who>.*)$", re.IGNORECASE | re.MULTILINE)
 _MARKDOWN_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
 
 
-def _commit_text(text: str) -> tuple[str, tuple[str, ...]]:
+def _commit_text(text: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     """What a sentence of ``text`` forbids putting into commit messages outright (see
     :data:`_COMMIT_TEXT_PROHIBITION`): a co-author trailer (``"ai"`` when the rule names
-    an AI assistant, else ``"any"``; ``""`` for none) and the quoted phrases, lower-cased.
-    A condition in what it forbids ("… unless the user asks") leaves it to the consent
-    reading."""
+    an AI assistant, else ``"any"``; ``""`` for none), the quoted phrases, lower-cased,
+    and where they are kept out of: ``git`` commits, ``gh`` pull requests ("… to commits
+    or PRs"). A condition in what it forbids ("… unless the user asks") leaves it to the
+    consent reading."""
     for start, end in clauses(text):
         clause = text[start:end].replace("`", " ")
         # a lead before a dash or a colon ("No Claude credit — never add …", "No AI
@@ -949,11 +955,14 @@ def _commit_text(text: str) -> tuple[str, tuple[str, ...]]:
                 for q in _QUOTED.findall(what)
                 if not _CO_AUTHOR.search(q)
             )
-            if phrases and not _INTO_COMMITS.search(what):
-                phrases = ()  # a phrase kept out of code or docs: not the commit's
+            # a trailer is a commit's wherever the rule puts it
+            places = ("git",) * bool(_INTO_COMMITS.search(what) or trailer)
+            places += ("gh",) * bool(_INTO_PRS.search(what))
+            if not places:
+                continue  # a phrase kept out of code or docs: no commit's, no PR's
             if trailer or phrases:
-                return trailer, phrases
-    return "", ()
+                return trailer, phrases, places
+    return "", (), ()
 
 
 def commit_messages(argv: Sequence[str | None]) -> list[str] | None:
@@ -984,10 +993,36 @@ def commit_messages(argv: Sequence[str | None]) -> list[str] | None:
     return [re.sub(r"^(\s*[\w-]+)\s*=", r"\1:", t) for t in texts]
 
 
+def pr_bodies(argv: Sequence[str | None]) -> list[str] | None:
+    """The title and body texts of a ``gh pr create`` or ``gh pr edit`` ``argv`` (``-t``,
+    ``--title``, ``-b``, ``--body``), None for another command; ``--body-file`` is left
+    out, not guessed at."""
+    if not argv or argv[0] is None or _program(argv[0]) != "gh":
+        return None
+    if list(argv[1:3]) not in (["pr", "create"], ["pr", "edit"]):
+        return None
+    texts: list[str] = []
+    args = list(argv[3:])
+    for n, arg in enumerate(args):
+        following = args[n + 1] if n + 1 < len(args) else None
+        if arg in ("-t", "--title", "-b", "--body"):
+            texts.append(following or "")
+        elif arg is not None and arg.startswith(("--title=", "--body=")):
+            texts.append(arg.split("=", 1)[1])
+    return texts
+
+
+def _message_texts(argv: Sequence[str | None], program: str) -> list[str]:
+    """What a commit (``git``) or a pull request (``gh``) says, as :func:`commit_messages`
+    and :func:`pr_bodies` read it."""
+    found = commit_messages(argv) if program == "git" else pr_bodies(argv)
+    return found or []
+
+
 def co_authored(argv: Sequence[str | None], ai_only: bool = False) -> bool:
     """Whether ``argv`` is a ``git commit`` whose message credits a co-author (one naming
     an AI assistant when ``ai_only``)."""
-    for text in commit_messages(argv) or []:
+    for text in _message_texts(argv, _program(argv[0] or "") if argv else ""):
         for found in _TRAILER_LINE.finditer(text):
             if not ai_only or _AI_CREDIT.search(found.group("who")):
                 return True
@@ -998,7 +1033,7 @@ def message_holds(argv: Sequence[str | None], phrase: str) -> bool:
     """Whether ``argv`` is a ``git commit`` whose message holds ``phrase`` (lower case),
     read as the reader sees it: a Markdown link as its text ("Generated with [Claude
     Code](https://…)" holds "generated with claude code"), spacing and case aside."""
-    for text in commit_messages(argv) or []:
+    for text in _message_texts(argv, _program(argv[0] or "") if argv else ""):
         if phrase in " ".join(_MARKDOWN_LINK.sub(r"\1", text).lower().split()):
             return True
     return False
@@ -1269,22 +1304,24 @@ def _read_commands(
                 kind=BUILD_KIND,
             )
         )
-    trailer, phrases = _commit_text(rule.text)
-    for held, phrase in [(trailer, "")] * bool(trailer) + [("", p) for p in phrases]:
-        found.append(
-            ForbiddenCommand(
-                rule_id=rule.id,
-                cite=rule.source.cite(),
-                rule_text=rule.text,
-                command=f"git commit … {'Co-Authored-By' if held else phrase}",
-                program="git",
-                words=("commit",),
-                flags=frozenset(),
-                scopes=tuple(rule.scopes),
-                trailer=held,
-                phrase=phrase,
+    trailer, phrases, places = _commit_text(rule.text)
+    for place in places:
+        for held, phrase in [(trailer, "")] * bool(trailer) + [("", p) for p in phrases]:
+            act = "git commit" if place == "git" else "gh pr create"
+            found.append(
+                ForbiddenCommand(
+                    rule_id=rule.id,
+                    cite=rule.source.cite(),
+                    rule_text=rule.text,
+                    command=f"{act} … {'Co-Authored-By' if held else phrase}",
+                    program=place,
+                    words=("commit",) if place == "git" else ("pr",),
+                    flags=frozenset(),
+                    scopes=tuple(rule.scopes),
+                    trailer=held,
+                    phrase=phrase,
+                )
             )
-        )
     if _git_write_class(rule.text):
         found.append(
             ForbiddenCommand(
