@@ -210,7 +210,8 @@ if TYPE_CHECKING:
 #: 105: "between" is a condition of a command's prohibition ("Avoid `make test` between edits")
 #: 106: a Co-Authored-By trailer a rule forbids, held on the commit
 #: 107: a quoted phrase a rule keeps out of commits ("Generated with Claude Code"), held
-STATE_VERSION = 107
+#: 108: the same kept out of pull requests (gh pr create/edit) when the rule says so
+STATE_VERSION = 108
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
