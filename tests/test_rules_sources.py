@@ -1204,3 +1204,30 @@ def test_warp_qwen_crush_goose_trae_kilo_and_firebase_rule_files_are_read(
     }
     _expect_rules(repo, compiled.rules, expect)
     assert manual_paths(compiled.sources) == {".kilocode/rules-architect/plan.md"}
+
+
+def test_antigravity_rules_and_workflows_are_read_with_their_trigger(repo: Path) -> None:
+    """Google Antigravity keeps workspace rules in `.agents/rules/` (first `.agent/rules/`),
+    each activated by a `trigger:` as Windsurf's are, and workflows the user runs by name
+    in `.agents/workflows/`: none was compiled."""
+    compiled = _compile_tree(
+        repo,
+        {
+            ".agents/rules/testing.md": (
+                "---\ntrigger: always_on\n---\n\n- Use table-driven tests.\n"
+            ),
+            ".agents/rules/ts.md": (
+                "---\ntrigger: glob\nglobs: src/**/*.ts\n---\n\n- Prefer named exports.\n"
+            ),
+            ".agent/rules/legacy.md": "- Keep the changelog current.\n",
+            ".agents/workflows/release.md": "# Release\n\n1. Bump the version first.\n",
+        },
+    )
+    expect = {
+        "Use table-driven": (".agents/rules/testing.md", [], True),
+        "Prefer named": (".agents/rules/ts.md", ["src/**/*.ts"], False),
+        "Keep the changelog": (".agent/rules/legacy.md", [], False),
+        "Bump the version": (".agents/workflows/release.md", [], False),
+    }
+    _expect_rules(repo, compiled.rules, expect)
+    assert manual_paths(compiled.sources) == {".agents/workflows/release.md"}

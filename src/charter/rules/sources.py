@@ -90,6 +90,13 @@ SOURCE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("goose", "**/.goosehints"),
     # Firebase Studio's rules for its Gemini agent
     ("firebase-studio", ".idx/airules.md"),
+    # Google Antigravity's workspace rules (`.agents/`, and the `.agent/` it read first),
+    # activated by a `trigger:` as Windsurf's are; its workflows run when the user types
+    # their name
+    ("antigravity-workflow", ".agents/workflows/**/*.md"),
+    ("antigravity-workflow", ".agent/workflows/**/*.md"),
+    ("antigravity", ".agents/rules/**/*.md"),
+    ("antigravity", ".agent/rules/**/*.md"),
 )
 
 #: Folders inside a rules folder that hold no rules: Cline keeps its hook scripts (and
@@ -98,7 +105,7 @@ NOT_RULES: tuple[str, ...] = (".clinerules/hooks/**", ".clinerules/skills/**")
 
 #: Kinds of rule file the agent loads only when the user names it: a Cline workflow
 #: (run as ``/release.md``), a Roo Code mode's rules (loaded in the mode the user picks).
-ASKED_FOR_KINDS = frozenset(["cline-workflow", "roo-mode", "kilocode-mode"])
+ASKED_FOR_KINDS = frozenset(["cline-workflow", "roo-mode", "kilocode-mode", "antigravity-workflow"])
 
 #: Default cap on one rule file (``rules.max_file_bytes``): Claude Code itself warns at
 #: 40k characters, and Markdown parsing costs about a kilobyte of memory per byte on
@@ -576,12 +583,16 @@ def _read_meta(src: SourceFile, globs: Callable[[Any], list[str]]) -> None:
         src.always = rule_type == "always_apply"
         src.on_demand = rule_type in ("agent_requested", "manual")
         src.manual = rule_type == "manual"
-    elif kind in ("windsurf", "devin"):
+    elif kind in ("windsurf", "devin", "antigravity"):
         trigger = str(meta.get("trigger") or "").lower()
         src.always = trigger == "always_on"
         src.on_demand = bool(trigger) and not src.always
         src.manual = trigger == "manual"
-        src.scopes = globs(meta.get("globs"))
+        # a canonical `.agents/rules/` that `.claude/rules` links to carries Claude
+        # Code's `paths:` as well
+        src.scopes = globs(
+            meta.get("globs") or (meta.get("paths") if kind == "antigravity" else None)
+        )
     if src.scopes and set(src.scopes) & _EVERYWHERE:
         src.scopes = []  # `globs: *`: every file, which is no scope at all
     if kind in FOLDER_KINDS:

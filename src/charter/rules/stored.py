@@ -211,7 +211,8 @@ if TYPE_CHECKING:
 #: 106: a Co-Authored-By trailer a rule forbids, held on the commit
 #: 107: a quoted phrase a rule keeps out of commits ("Generated with Claude Code"), held
 #: 108: the same kept out of pull requests (gh pr create/edit) when the rule says so
-STATE_VERSION = 108
+#: 109: Google Antigravity's rules and workflows (.agents/, .agent/)
+STATE_VERSION = 109
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
