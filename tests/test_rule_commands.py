@@ -1644,3 +1644,41 @@ def test_a_phrase_is_found_in_a_message_as_a_reader_sees_it(tmp_path: Path) -> N
     compile_project(Project.load(root))
     assert guard_decision(guard(root, "Bash", {"command": body})) == "deny"
     assert guard_decision(guard(root, "Bash", {"command": "gh pr create --fill"})) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("You must NEVER use the mcp__peekaboo__analyze tool as it sends data out.",
+         [("mcp__peekaboo__analyze", "")]),
+        ("- Do not use `mcp__claude-in-chrome__*` tools.", [("mcp__claude-in-chrome__*", "")]),
+        ("**NEVER apply migrations.** Do NOT use `mcp__supabase__apply_migration`.",
+         [("mcp__supabase__apply_migration", "")]),
+        ("Do not use mcp__github unless the user asks.", [("mcp__github", "user")]),
+        # a purpose or a manner is a condition; a tool named in a description is no rule
+        ("Do NOT use `mcp__pull__search` to fetch comments for one post.", []),
+        ("Tool names of this host do not use `mcp__` naming.", []),
+    ],
+)  # fmt: skip
+def test_an_mcp_tool_a_rule_forbids_is_read(text: str, held: list[tuple[str, str]]) -> None:
+    found = [(c.command, c.consent) for c in commands_in(_rule(text)) if c.kind == "tool"]
+    assert found == held, text
+
+
+def test_the_guardrail_holds_a_forbidden_mcp_tool_by_its_name(tmp_path: Path) -> None:
+    """Claude Code sends every tool call to the PreToolUse hook, MCP tools too
+    (``mcp__<server>__<tool>``): one a rule forbids is denied, a server's glob holds its
+    every tool, and another server's tool passes."""
+    rules = (
+        "# Tools\n\n"
+        "- Do NOT use `mcp__supabase__apply_migration`; the user deploys migrations.\n"
+        "- Never use the mcp__claude-in-chrome__* tools.\n"
+    )
+    root = compiled_repo(tmp_path, {"CLAUDE.md": rules})
+    out = guard(root, "mcp__supabase__apply_migration", {"name": "x", "query": "select 1"})
+    assert guard_decision(out) == "deny"
+    assert (
+        out is not None and "CLAUDE.md:L3" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    )
+    assert guard_decision(guard(root, "mcp__claude-in-chrome__navigate", {"url": "x"})) == "deny"
+    assert guard_decision(guard(root, "mcp__supabase__list_tables", {})) == "allow"

@@ -180,3 +180,25 @@ def test_a_sentence_written_without_spaces_is_cut_between_characters() -> None:
     assert longer.removesuffix(" …").endswith("，")
     # a URL that does not fit is still never cut inside
     assert not compact("https://example.com/" + "a" * 200 + " is the page", 5).startswith("h")
+
+
+def test_an_identifier_with_double_underscores_keeps_them(tmp_path: Path) -> None:
+    """Markdown reads `__` as strong emphasis only at a word's edge: the compile took
+    "mcp__peekaboo__analyze" for emphasis and showed the agent "mcppeekabooanalyze", a
+    tool that does not exist. Bold written either way is still removed."""
+    from charter.rules.api import compile_project
+    from tests.conftest import compiled_repo
+
+    root = compiled_repo(
+        tmp_path,
+        {
+            "CLAUDE.md": (
+                "# Tools\n\n"
+                "- You must NEVER use the mcp__peekaboo__analyze tool.\n"
+                "- __Always__ name helpers in snake__case **carefully**.\n"
+            )
+        },
+    )
+    texts = [r.text for r in compile_project(Project.load(root)).rules]
+    assert "You must NEVER use the mcp__peekaboo__analyze tool." in texts
+    assert "Always name helpers in snake__case carefully." in texts

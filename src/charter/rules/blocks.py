@@ -1728,7 +1728,18 @@ def _forbids(lead: str) -> bool:
 
 def _heading_text_of(inline: str) -> str:
     """A heading's inline text without emphasis marks (code spans kept)."""
-    return re.sub(r"(\*\*|__)(.+?)\1", r"\2", inline).strip()
+    return strip_strong(inline).strip()
+
+
+#: Strong emphasis as Markdown reads it: ``**`` anywhere, ``__`` only at a word's edge
+#: (CommonMark: ``mcp__server__tool`` and ``snake__case`` are words, not emphasis).
+_STRONG = re.compile(r"\*\*(.+?)\*\*|(?<![^\W_])__(?=\S)(.+?)(?<=\S)__(?![^\W_])")
+
+
+def strip_strong(text: str) -> str:
+    """``text`` without its strong-emphasis marks; an identifier with double underscores
+    inside it (``mcp__peekaboo__analyze``) keeps them, as a Markdown reader shows it."""
+    return _STRONG.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), text)
 
 
 #: A title that asks what its list answers: "What counts as a breaking change",

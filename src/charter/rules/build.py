@@ -16,7 +16,7 @@ from charter.rules.annotate import (
     parse_annotations,
     polarity,
 )
-from charter.rules.blocks import Block, split_blocks, word_count
+from charter.rules.blocks import Block, split_blocks, strip_strong, word_count
 from charter.rules.model import DEFAULT_PRIORITY, Rule, Source
 from charter.rules.sources import FOLDER_KINDS, SourceFile, scope_globs
 
@@ -142,7 +142,7 @@ def _display_text(text: str) -> str:
         return f"\x00{len(spans) - 1}\x00"
 
     held = _CODE_OR_TEXT.sub(hold, text)
-    held = re.sub(r"(\*\*|__)(.+?)\1", r"\2", held)
+    held = strip_strong(held)
     shown = re.sub("\x00(\\d+)\x00", lambda m: spans[int(m.group(1))], held)
     return _WS.sub(" ", shown).strip()
 

@@ -193,11 +193,21 @@ class ForbiddenCommand(Prohibition):
             return f'a commit message holding "{self.phrase}"'
         if self.kind == GIT_WRITE_KIND:
             return "any git command that writes (`git commit`, `git stash`, …)"
+        if self.kind == TOOL_KIND:
+            return f"the MCP tool `{self.command}`"
         return (
             "any build command (`npm run build`, `./build.sh`, …)"
             if self.kind
             else (f"`{self.command}`")
         )
+
+    def matches_tool(self, tool: str) -> bool:
+        """Whether calling the agent's tool ``tool`` (``mcp__github__merge_pull_request``)
+        is what this rule forbids: the MCP tool it names, or any of a server's."""
+        if self.kind != TOOL_KIND:
+            return False
+        pattern = self.command if self.command.count("__") >= 2 else f"{self.command}__*"
+        return fnmatch.fnmatchcase(tool, pattern)
 
     def matches(
         self,
@@ -214,6 +224,8 @@ class ForbiddenCommand(Prohibition):
             return _in_scope(self.scopes, cwd_rel) and builds(argv)
         if self.kind == GIT_WRITE_KIND:
             return _in_scope(self.scopes, cwd_rel) and git_writes(argv)
+        if self.kind == TOOL_KIND:
+            return False  # a tool of the agent's, not a command: see :meth:`matches_tool`
         if self.trailer or self.phrase:
             if _program(argv[0]) != self.program or not _in_scope(self.scopes, cwd_rel):
                 return False  # kept out of commits, not pull requests (or the reverse)
@@ -774,6 +786,26 @@ def _build_class(text: str) -> bool:
     return _BUILD_MARK in forbidden_spans(marked, COMMAND_READING)
 
 
+#: An MCP tool a rule forbids the agent to call ("You must NEVER use the
+#: mcp__peekaboo__analyze tool", "Do not use `mcp__claude-in-chrome__*` tools"): Claude
+#: Code names each MCP tool ``mcp__<server>__<tool>``, a name nothing else has, so the
+#: call is held by its name. Read as a code span is (negation, condition, consent).
+TOOL_KIND = "tool"
+_MCP_TOOL = re.compile(r"(?<![`\w])(mcp__[\w-]+(?:__[\w*-]+)?\*?)(?![`\w])")
+
+
+def _mcp_tools(text: str) -> list[str]:
+    """The MCP tool names (or server globs) a sentence of ``text`` forbids calling."""
+    if "mcp__" not in text:
+        return []
+    marked = _MCP_TOOL.sub(r"`\1`", text)
+    return [
+        span
+        for span in dict.fromkeys(forbidden_spans(marked, COMMAND_READING))
+        if re.fullmatch(r"mcp__[\w-]+(?:__[\w*-]*)?\*?", span) and span.rstrip("_*") != "mcp"
+    ]
+
+
 #: Git commands that write named as a class ("Claude MUST NEVER execute git write
 #: operations", "Do NOT use git commit, push, pull, or other write operations", "never
 #: run … any git commands that modify version control state"), or as its converse ("Use
@@ -1302,6 +1334,20 @@ def _read_commands(
                 flags=frozenset(),
                 scopes=tuple(rule.scopes),
                 kind=BUILD_KIND,
+            )
+        )
+    for tool in _mcp_tools(rule.text):
+        found.append(
+            ForbiddenCommand(
+                rule_id=rule.id,
+                cite=rule.source.cite(),
+                rule_text=rule.text,
+                command=tool,
+                program="",
+                words=(),
+                flags=frozenset(),
+                scopes=tuple(rule.scopes),
+                kind=TOOL_KIND,
             )
         )
     trailer, phrases, places = _commit_text(rule.text)

@@ -212,7 +212,8 @@ if TYPE_CHECKING:
 #: 107: a quoted phrase a rule keeps out of commits ("Generated with Claude Code"), held
 #: 108: the same kept out of pull requests (gh pr create/edit) when the rule says so
 #: 109: Google Antigravity's rules and workflows (.agents/, .agent/)
-STATE_VERSION = 109
+#: 110: an MCP tool a rule forbids, held by name; `__` inside a word is no emphasis
+STATE_VERSION = 110
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

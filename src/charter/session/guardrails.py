@@ -370,6 +370,10 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
             f"tool {tool} is not in [session.guardrails] allowed_tools "
             f"({', '.join(policy.allowed_tools)})",
         )
+    if tool.startswith("mcp__"):
+        ruled_tool = _ruled_tool(policy, tool)
+        if ruled_tool is not None:
+            return ruled_tool
     cwd = normalise(cwd or policy.root, policy.root, policy.home)
     checks: list[tuple[str, str, dict[str, bool]]] = []
     asks: list[str] = []
@@ -567,6 +571,29 @@ def _consent_words(rule: ForbiddenCommand, ran: Sequence[str | None]) -> tuple[s
     slots = given[len(rule.words) - 1 :] if any(w.startswith("<") for w in rule.words) else []
     found = ([words[-1]] if words else []) + slots + [f.lstrip("-") for f in rule.flags]
     return tuple(dict.fromkeys(w for w in found if len(w) > 1))
+
+
+def _ruled_tool(policy: Policy, tool: str) -> Verdict | None:
+    """The verdict on calling the MCP tool ``tool`` when a rule forbids it ("Do NOT use
+    `mcp__supabase__apply_migration`"), None when none does: denied (``rule_commands``),
+    or asked when the rule waits for the user's consent."""
+    hits = [c for c in policy.commands if c.matches_tool(tool)]
+    if not hits:
+        return None
+    rule = next((c for c in hits if not c.consent), hits[0])
+    text = rule.rule_text if len(rule.rule_text) <= 240 else rule.rule_text[:239] + "…"
+    if rule.consent:
+        return Verdict(
+            "ask",
+            f"a project rule allows the MCP tool {tool} only when the user asks for it "
+            f'({rule.cite}: "{text}"). Call it only if the user confirms',
+            consent=(tool, tool.rsplit("__", 1)[-1]),
+        )
+    return Verdict(
+        policy.rule_commands,
+        f'a project rule forbids the MCP tool {tool} ({rule.cite}: "{text}"). '
+        "Follow the rule; if it does not apply here, ask the user",
+    )
 
 
 def _ruled_command(
