@@ -1658,6 +1658,13 @@ def test_a_phrase_is_found_in_a_message_as_a_reader_sees_it(tmp_path: Path) -> N
         # a purpose or a manner is a condition; a tool named in a description is no rule
         ("Do NOT use `mcp__pull__search` to fetch comments for one post.", []),
         ("Tool names of this host do not use `mcp__` naming.", []),
+        # Claude Code's own tools an agent can do without, by name
+        ("Do NOT use the WebFetch tool — it fails on most websites.", [("WebFetch", "")]),
+        ("**⛔ DO NOT USE the WebFetch tool. EVER.**", [("WebFetch", "")]),
+        ("To read GitHub data, do not use the WebFetch tool; use `gh`.", []),
+        ("Do NOT use the WebFetch tool on example.com — it returns 403.", []),
+        ("Do not use the Task tool for single-file lookups.", []),
+        ("Never use the Write tool to create docs.", []),
     ],
 )  # fmt: skip
 def test_an_mcp_tool_a_rule_forbids_is_read(text: str, held: list[tuple[str, str]]) -> None:
@@ -1682,3 +1689,8 @@ def test_the_guardrail_holds_a_forbidden_mcp_tool_by_its_name(tmp_path: Path) ->
     )
     assert guard_decision(guard(root, "mcp__claude-in-chrome__navigate", {"url": "x"})) == "deny"
     assert guard_decision(guard(root, "mcp__supabase__list_tables", {})) == "allow"
+    write(root, "CLAUDE.md", "# Web\n\n- Do NOT use the WebFetch tool — use `curl`.\n")
+    compile_project(Project.load(root))
+    fetch = {"url": "https://example.com", "prompt": "x"}
+    assert guard_decision(guard(root, "WebFetch", fetch)) == "deny"
+    assert guard_decision(guard(root, "WebSearch", {"query": "x"})) == "allow"

@@ -194,7 +194,8 @@ class ForbiddenCommand(Prohibition):
         if self.kind == GIT_WRITE_KIND:
             return "any git command that writes (`git commit`, `git stash`, …)"
         if self.kind == TOOL_KIND:
-            return f"the MCP tool `{self.command}`"
+            mcp = self.command.startswith("mcp__")
+            return f"the {'MCP ' if mcp else ''}tool `{self.command}`"
         return (
             "any build command (`npm run build`, `./build.sh`, …)"
             if self.kind
@@ -206,6 +207,8 @@ class ForbiddenCommand(Prohibition):
         is what this rule forbids: the MCP tool it names, or any of a server's."""
         if self.kind != TOOL_KIND:
             return False
+        if not self.command.startswith("mcp__"):
+            return tool == self.command  # one of Claude Code's own tools
         pattern = self.command if self.command.count("__") >= 2 else f"{self.command}__*"
         return fnmatch.fnmatchcase(tool, pattern)
 
@@ -794,16 +797,45 @@ TOOL_KIND = "tool"
 _MCP_TOOL = re.compile(r"(?<![`\w])(mcp__[\w-]+(?:__[\w*-]+)?\*?)(?![`\w])")
 
 
+#: Claude Code's own tools a rule may forbid by name ("Do NOT use the WebFetch tool — it
+#: fails on most sites"): those an agent can do without. A rule against Read, Write,
+#: Edit or Bash is read as about how to use them, never as a ban on the tool.
+AGENT_TOOLS = ("WebFetch", "WebSearch", "TodoWrite", "Task", "Agent")
+#: A tool named bare: the unambiguous names alone, "Task" and "Agent" only as "the Task
+#: tool" (both are English words).
+_AGENT_TOOL = re.compile(
+    r"(?<![`\w])(WebFetch|WebSearch|TodoWrite)(?![`\w])|(?<![`\w])(Task|Agent)(?=\s+tool\b)"
+)
+
+
 def _mcp_tools(text: str) -> list[str]:
-    """The MCP tool names (or server globs) a sentence of ``text`` forbids calling."""
-    if "mcp__" not in text:
+    """The MCP tool names (or server globs), and Claude Code's own tools of
+    :data:`AGENT_TOOLS`, that a sentence of ``text`` forbids calling."""
+    if "mcp__" not in text and not any(t in text for t in AGENT_TOOLS):
         return []
-    marked = _MCP_TOOL.sub(r"`\1`", text)
-    return [
-        span
-        for span in dict.fromkeys(forbidden_spans(marked, COMMAND_READING))
-        if re.fullmatch(r"mcp__[\w-]+(?:__[\w*-]*)?\*?", span) and span.rstrip("_*") != "mcp"
-    ]
+    found: list[str] = []
+    for start, end in clauses(text):
+        clause = text[start:end]
+        lead = re.split(rf"\b{_NEGATION}\b", clause, maxsplit=1, flags=re.IGNORECASE)[0]
+        if _LEAD_CONDITION.match(lead):
+            continue  # "To access GitHub, do not use the WebFetch tool": for that only
+        marked = _MCP_TOOL.sub(r"`\1`", clause)
+        marked = _AGENT_TOOL.sub(lambda m: f"`{m.group(0)}`", marked)
+        found += [
+            span
+            for span in forbidden_spans(marked, COMMAND_READING)
+            if span in AGENT_TOOLS
+            or (re.fullmatch(r"mcp__[\w-]+(?:__[\w*-]*)?\*?", span) and span.rstrip("_*") != "mcp")
+        ]
+    return list(dict.fromkeys(found))
+
+
+#: Words before a prohibition that say when or what for ("To access GitHub
+#: information, do not use …", "When offline, never call …"): its condition.
+_LEAD_CONDITION = re.compile(
+    r"^\W*(?:to|when|whenever|for|if|while|during|before|after|in|on|with|unless)\s+\w+.*,",
+    re.IGNORECASE,
+)
 
 
 #: Git commands that write named as a class ("Claude MUST NEVER execute git write

@@ -213,7 +213,8 @@ if TYPE_CHECKING:
 #: 108: the same kept out of pull requests (gh pr create/edit) when the rule says so
 #: 109: Google Antigravity's rules and workflows (.agents/, .agent/)
 #: 110: an MCP tool a rule forbids, held by name; `__` inside a word is no emphasis
-STATE_VERSION = 110
+#: 111: Claude Code's own tools a rule forbids (WebFetch, WebSearch, …), held by name
+STATE_VERSION = 111
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from charter.config import Project
 from charter.errors import describe
 from charter.rules.commands import (
+    AGENT_TOOLS,
     DEPENDENCY_ADDS,
     ForbiddenCommand,
     current_branch,
@@ -370,7 +371,7 @@ def decide(policy: Policy, tool: str, tool_input: dict[str, Any], cwd: str) -> V
             f"tool {tool} is not in [session.guardrails] allowed_tools "
             f"({', '.join(policy.allowed_tools)})",
         )
-    if tool.startswith("mcp__"):
+    if tool.startswith("mcp__") or tool in AGENT_TOOLS:
         ruled_tool = _ruled_tool(policy, tool)
         if ruled_tool is not None:
             return ruled_tool
@@ -585,13 +586,13 @@ def _ruled_tool(policy: Policy, tool: str) -> Verdict | None:
     if rule.consent:
         return Verdict(
             "ask",
-            f"a project rule allows the MCP tool {tool} only when the user asks for it "
+            f"a project rule allows the tool {tool} only when the user asks for it "
             f'({rule.cite}: "{text}"). Call it only if the user confirms',
             consent=(tool, tool.rsplit("__", 1)[-1]),
         )
     return Verdict(
         policy.rule_commands,
-        f'a project rule forbids the MCP tool {tool} ({rule.cite}: "{text}"). '
+        f'a project rule forbids the tool {tool} ({rule.cite}: "{text}"). '
         "Follow the rule; if it does not apply here, ask the user",
     )
 
