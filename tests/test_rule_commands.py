@@ -20,6 +20,7 @@ from charter.rules.commands import (
     commands_in,
     git_writes,
     parse_command,
+    stages,
 )
 from charter.rules.model import Rule, Source
 from charter.session.shell import analyse
@@ -1694,3 +1695,33 @@ def test_the_guardrail_holds_a_forbidden_mcp_tool_by_its_name(tmp_path: Path) ->
     fetch = {"url": "https://example.com", "prompt": "x"}
     assert guard_decision(guard(root, "WebFetch", fetch)) == "deny"
     assert guard_decision(guard(root, "WebSearch", {"query": "x"})) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("Never commit `.env`. It is ignored by Git.", [(".env", "")]),
+        ("1.7.15 Never commit `.env` file", [(".env", "")]),
+        ("1. **Never Commit `.env`**: Always verify `.gitignore` excludes it.", [(".env", "")]),
+        ("- Never commit .env, AWS keys, samconfig.toml, or node_modules.",
+         [(".env", ""), ("samconfig.toml", "")]),
+        ("Never commit `.env` unless the user asks.", [(".env", "user")]),
+        ("Never commit code that does not compile.", []),
+        ("Never commit without running `make test`.", []),
+    ],
+)  # fmt: skip
+def test_a_path_a_rule_forbids_committing_is_read(text: str, held: list[tuple[str, str]]) -> None:
+    found = [(c.command, c.consent) for c in commands_in(_rule(text)) if c.kind == "commit-path"]
+    assert found == held, text
+
+
+def test_staging_a_forbidden_path_is_held_wherever_it_is_named(tmp_path: Path) -> None:
+    assert stages(["git", "add", "-f", ".env"], "", ".env")
+    assert stages(["git", "add", "../.env"], "web", ".env")
+    assert stages(["git", "commit", ".env", "-m", "x"], "", ".env")
+    assert not stages(["git", "commit", "-m", "add .env", "src/a.py"], "", ".env")
+    assert not stages(["git", "add", ".env.example"], "", ".env")
+    assert not stages(["git", "add", "."], "", ".env")  # what `.` stages is not read
+    root = compiled_repo(tmp_path, {"AGENTS.md": "# Security\n\n- Never commit `.env`.\n"})
+    assert guard_decision(guard(root, "Bash", {"command": "git add -f .env"})) == "deny"
+    assert guard_decision(guard(root, "Bash", {"command": "git add src/app.py"})) == "allow"

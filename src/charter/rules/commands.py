@@ -193,6 +193,8 @@ class ForbiddenCommand(Prohibition):
             return f'a commit message holding "{self.phrase}"'
         if self.kind == GIT_WRITE_KIND:
             return "any git command that writes (`git commit`, `git stash`, …)"
+        if self.kind == COMMIT_PATH_KIND:
+            return f"committing `{self.command}` (`git add`, `git commit` of it)"
         if self.kind == TOOL_KIND:
             mcp = self.command.startswith("mcp__")
             return f"the {'MCP ' if mcp else ''}tool `{self.command}`"
@@ -229,6 +231,8 @@ class ForbiddenCommand(Prohibition):
             return _in_scope(self.scopes, cwd_rel) and git_writes(argv)
         if self.kind == TOOL_KIND:
             return False  # a tool of the agent's, not a command: see :meth:`matches_tool`
+        if self.kind == COMMIT_PATH_KIND:
+            return _in_scope(self.scopes, cwd_rel) and stages(argv, cwd_rel, self.command)
         if self.trailer or self.phrase:
             if _program(argv[0]) != self.program or not _in_scope(self.scopes, cwd_rel):
                 return False  # kept out of commits, not pull requests (or the reverse)
@@ -838,6 +842,105 @@ _LEAD_CONDITION = re.compile(
 )
 
 
+#: A path a rule forbids committing ("Never commit `.env`", "Never commit .env, AWS keys,
+#: samconfig.toml, or node_modules"): ``git add`` or ``git commit`` naming a file there
+#: (forced past ``.gitignore`` too) is held. A file staged by ``git add -A`` is not seen.
+COMMIT_PATH_KIND = "commit-path"
+_COMMIT_PROHIBITION = re.compile(
+    rf"{_OPENING}{_PROHIBITS}(?:commit|check\s+in|stage|git\s+add|push)\s+(?P<what>.*)$",
+    re.IGNORECASE,
+)
+_ITEM_NUMBER = re.compile(r"^\W*\d+(?:\.\d+)*\.?\s+")
+
+
+def _commit_paths(text: str) -> list[str]:
+    """The project paths a sentence of ``text`` forbids committing, each as a path
+    pattern (see :func:`charter.rules.edits.parse_path`); none when what it forbids sets a
+    condition ("… unless the user asks", "… without review"). Only an entry of the list
+    that is a path and nothing more counts: "never commit values into `application.conf`",
+    "a hand-edited `dist/manifest.json`" or "`.bazelrc` changes that only make sense on
+    your machine" forbid something about the file, not the file."""
+    from charter.rules.blocks import strip_strong
+    from charter.rules.edits import parse_path
+
+    found: list[str] = []
+    for start, end in clauses(text):
+        # emphasis marks go, not a path's underscores (`resources/_gen/`)
+        for part in [strip_strong(text[start:end]).replace("~~", "")]:
+            # a numbered item ("1.7.15 Never commit …") opens as a bare one does
+            match = _COMMIT_PROHIBITION.match(_ITEM_NUMBER.sub("", part.strip()))
+            if not match or (match.group("who") or "you").lower() not in _ADDRESSEES:
+                continue
+            # what follows a colon, a dash, a semicolon or the end of an aside is another
+            # sentence ("…: Always verify …", "(… do not commit inputs), and a `x.txt`")
+            what = re.split(r"\s*(?::\s|;|\)|\s[—–-]\s)", match.group("what"), maxsplit=1)[0]
+            what = _INTO_GIT.sub("", what).strip().rstrip(".")
+            if _CONDITIONS & set(re.findall(r"[a-z]+", SPAN.sub(" ", what).lower())):
+                continue  # "… for production", "files from `build/`": not every commit
+            for item in _LIST_ENTRY.split(what):
+                entry = _PATH_ENTRY.fullmatch(item.strip())
+                if entry is None:
+                    continue
+                pattern = parse_path(entry.group("path").strip("`"))
+                if pattern is not None and not re.search(r"\.[a-z]+[A-Z]", pattern):
+                    found.append(pattern)  # not code: `lib.fakeHash` is no file
+    return list(dict.fromkeys(found))
+
+
+#: Where a commit goes, said after what it holds ("… to version control"): no condition.
+_INTO_GIT = re.compile(
+    r"\s+(?:to|into|in)\s+(?:the\s+)?(?:version\s+control|source\s+control|git(?:hub)?|"
+    r"(?:the\s+)?repo(?:sitory)?)\b",
+    re.IGNORECASE,
+)
+#: Entries of the list a sentence forbids: "`.env`, keys, credentials or data".
+_LIST_ENTRY = re.compile(r",\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and\s+")
+#: An entry that is a path and nothing more: "`.env`", "the `Library/` folder",
+#: "samconfig.toml", "`.env` files".
+_PATH_ENTRY = re.compile(
+    r"(?:(?:a|an|the|any|your|our|these|those)\s+)?"
+    r"(?P<path>`[^`\n]+`|\.?[\w.-]*\w(?:/[\w.*-]*)*/?)"
+    r"(?:\s+(?:files?|folders?|director(?:y|ies)|dirs?))?",
+    re.IGNORECASE,
+)
+
+
+def stages(argv: Sequence[str | None], cwd_rel: str | None, pattern: str) -> bool:
+    """Whether ``argv`` is a ``git add`` (``git stage``) or ``git commit`` naming a file
+    under ``pattern`` (project-relative, as :class:`charter.rules.edits.ForbiddenEdit`
+    matches it), run in ``cwd_rel``."""
+    from charter.rules.edits import path_matches
+
+    if not argv or argv[0] is None or _program(argv[0]) != "git":
+        return False
+    rest = list(argv[1:])
+    i = 0
+    while i < len(rest) and (rest[i] or "").startswith("-"):
+        i += 2 if rest[i] in _GIT_GLOBAL_VALUES else 1
+    if i >= len(rest) or rest[i] not in ("add", "stage", "commit"):
+        return False
+    valued = {"-m", "--message", "-F", "--file", "-C", "-c", "--author", "--date",
+              "--trailer", "--fixup", "--squash", "-t", "--template", "--cleanup"}  # fmt: skip
+    args = rest[i + 1 :]
+    paths: list[str] = []
+    skip = False
+    for arg in args:
+        if skip or arg is None:
+            skip = False
+            continue
+        if arg in valued or (rest[i] == "commit" and re.fullmatch(r"-[a-zA-Z]*m", arg)):
+            skip = True
+            continue
+        if arg.startswith("-"):
+            continue
+        paths.append(arg)
+    for path in paths:
+        rel = posixpath.normpath(posixpath.join(cwd_rel or "", path)).removeprefix("./")
+        if rel and not rel.startswith("..") and path_matches(rel, pattern):
+            return True
+    return False
+
+
 #: Git commands that write named as a class ("Claude MUST NEVER execute git write
 #: operations", "Do NOT use git commit, push, pull, or other write operations", "never
 #: run … any git commands that modify version control state"), or as its converse ("Use
@@ -1366,6 +1469,20 @@ def _read_commands(
                 flags=frozenset(),
                 scopes=tuple(rule.scopes),
                 kind=BUILD_KIND,
+            )
+        )
+    for path in _commit_paths(rule.text):
+        found.append(
+            ForbiddenCommand(
+                rule_id=rule.id,
+                cite=rule.source.cite(),
+                rule_text=rule.text,
+                command=path,
+                program="git",
+                words=(),
+                flags=frozenset(),
+                scopes=tuple(rule.scopes),
+                kind=COMMIT_PATH_KIND,
             )
         )
     for tool in _mcp_tools(rule.text):

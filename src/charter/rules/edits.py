@@ -127,6 +127,11 @@ def scope_dirs(scopes: Iterable[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def path_matches(rel: str, pattern: str) -> bool:
+    """Whether the project-relative file ``rel`` is under the rule's path ``pattern``."""
+    return _path_matches(rel.strip("/"), pattern)
+
+
 def _path_matches(rel: str, pattern: str) -> bool:
     if pattern.endswith("/"):
         return rel.startswith(pattern)

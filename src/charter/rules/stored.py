@@ -214,7 +214,8 @@ if TYPE_CHECKING:
 #: 109: Google Antigravity's rules and workflows (.agents/, .agent/)
 #: 110: an MCP tool a rule forbids, held by name; `__` inside a word is no emphasis
 #: 111: Claude Code's own tools a rule forbids (WebFetch, WebSearch, …), held by name
-STATE_VERSION = 111
+#: 112: a path a rule forbids committing ("Never commit `.env`"), held on git add/commit
+STATE_VERSION = 112
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
