@@ -1725,3 +1725,28 @@ def test_staging_a_forbidden_path_is_held_wherever_it_is_named(tmp_path: Path) -
     root = compiled_repo(tmp_path, {"AGENTS.md": "# Security\n\n- Never commit `.env`.\n"})
     assert guard_decision(guard(root, "Bash", {"command": "git add -f .env"})) == "deny"
     assert guard_decision(guard(root, "Bash", {"command": "git add src/app.py"})) == "allow"
+
+
+def test_staging_everything_is_held_while_a_forbidden_file_waits_to_be_staged(
+    tmp_path: Path,
+) -> None:
+    """An agent commits with `git add -A && git commit`: a `.env` the project does not
+    ignore is swept in, and the rule "Never commit `.env`" is held on that too; once git
+    ignores it, or from a folder that holds none, staging everything passes."""
+    import subprocess
+
+    root = compiled_repo(tmp_path, {"AGENTS.md": "# Security\n\n- Never commit `.env`.\n"})
+    write(root, ".env", "TOKEN=x\n")
+    write(root, "web/app.js", "x\n")
+
+    def decided(command: str, cwd: Path = root) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}, cwd=cwd))
+
+    assert decided("git add -A && git commit -m wip") == "deny"
+    assert decided("git add .") == "deny"
+    assert decided("git add .", cwd=root / "web") == "allow"  # `.` is web/ there
+    assert decided("git add web/app.js") == "allow"
+    assert decided("git commit -am wip") == "allow"  # -a takes tracked files only
+    write(root, ".gitignore", ".env\n")
+    subprocess.run(["git", "-C", str(root), "add", ".gitignore"], check=True)
+    assert decided("git add -A") == "allow"

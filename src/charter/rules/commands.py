@@ -219,6 +219,7 @@ class ForbiddenCommand(Prohibition):
         argv: Sequence[str | None],
         cwd_rel: str | None = None,
         branch_of: Callable[[str | None], str | None] | None = None,
+        pending: Callable[[], list[tuple[str, bool]]] | None = None,
     ) -> bool:
         """Whether running ``argv`` in ``cwd_rel`` (project-relative; None: unknown or
         outside) does what this rule forbids. ``branch_of(cwd_rel)`` is the branch checked
@@ -232,7 +233,7 @@ class ForbiddenCommand(Prohibition):
         if self.kind == TOOL_KIND:
             return False  # a tool of the agent's, not a command: see :meth:`matches_tool`
         if self.kind == COMMIT_PATH_KIND:
-            return _in_scope(self.scopes, cwd_rel) and stages(argv, cwd_rel, self.command)
+            return _in_scope(self.scopes, cwd_rel) and stages(argv, cwd_rel, self.command, pending)
         if self.trailer or self.phrase:
             if _program(argv[0]) != self.program or not _in_scope(self.scopes, cwd_rel):
                 return False  # kept out of commits, not pull requests (or the reverse)
@@ -905,10 +906,18 @@ _PATH_ENTRY = re.compile(
 )
 
 
-def stages(argv: Sequence[str | None], cwd_rel: str | None, pattern: str) -> bool:
+def stages(
+    argv: Sequence[str | None],
+    cwd_rel: str | None,
+    pattern: str,
+    pending: Callable[[], list[tuple[str, bool]]] | None = None,
+) -> bool:
     """Whether ``argv`` is a ``git add`` (``git stage``) or ``git commit`` naming a file
     under ``pattern`` (project-relative, as :class:`charter.rules.edits.ForbiddenEdit`
-    matches it), run in ``cwd_rel``."""
+    matches it), run in ``cwd_rel``; or one staging everything (``git add -A``, ``git
+    add .``, ``git commit -a``) while such a file waits to be staged: ``pending()`` lists
+    the project's changed (tracked) and untracked, not ignored, files; ``git commit -a``
+    takes only the tracked ones."""
     from charter.rules.edits import path_matches
 
     if not argv or argv[0] is None or _program(argv[0]) != "git":
@@ -934,10 +943,25 @@ def stages(argv: Sequence[str | None], cwd_rel: str | None, pattern: str) -> boo
         if arg.startswith("-"):
             continue
         paths.append(arg)
+    sweeping = {"-A", "--all"} if rest[i] != "commit" else {"-a", "--all"}
+    here = posixpath.normpath(cwd_rel or ".")
+    swept: list[str] = []  # the folders whose every change this stages
+    if any(a in sweeping or (rest[i] == "commit" and re.fullmatch(r"-[b-zA-Z]*a\w*", a or ""))
+           for a in args):  # fmt: skip
+        swept.append(".")
     for path in paths:
         rel = posixpath.normpath(posixpath.join(cwd_rel or "", path)).removeprefix("./")
-        if rel and not rel.startswith("..") and path_matches(rel, pattern):
+        if rel in (".", "") or path in (":/", ":"):
+            swept.append("." if path.startswith(":") else here)
+        elif rel and not rel.startswith("..") and path_matches(rel, pattern):
             return True
+    if swept and pending is not None:
+        for rel, tracked in pending():
+            if rest[i] == "commit" and not tracked:
+                continue
+            inside = any(f == "." or rel.startswith(f.rstrip("/") + "/") for f in swept)
+            if inside and path_matches(rel, pattern):
+                return True
     return False
 
 
@@ -1556,12 +1580,13 @@ def first_violation(
     commands: Sequence[ForbiddenCommand],
     invocations: Iterable[tuple[Sequence[str | None], str | None]],
     branch_of: Callable[[str | None], str | None] | None = None,
+    pending: Callable[[], list[tuple[str, bool]]] | None = None,
 ) -> tuple[ForbiddenCommand, Sequence[str | None]] | None:
     """The first (rule command, argv) pair where an invocation does what a rule forbids;
     ``invocations`` are (argv, project-relative cwd or None); ``branch_of`` as for
     :meth:`ForbiddenCommand.matches`."""
     for argv, cwd_rel in invocations:
         for cmd in commands:
-            if cmd.matches(argv, cwd_rel, branch_of):
+            if cmd.matches(argv, cwd_rel, branch_of, pending):
                 return cmd, argv
     return None

@@ -574,6 +574,29 @@ def _consent_words(rule: ForbiddenCommand, ran: Sequence[str | None]) -> tuple[s
     return tuple(dict.fromkeys(w for w in found if len(w) > 1))
 
 
+def pending_files(root: Path) -> list[tuple[str, bool]]:
+    """(project-relative path, tracked) of the changed tracked files and the untracked,
+    not ignored, files of the git work tree at ``root`` (two ``git ls-files``; none when
+    git cannot tell)."""
+    import subprocess
+
+    found: list[tuple[str, bool]] = []
+    for option, tracked in (("--modified", True), ("--others", False)):
+        try:
+            out = subprocess.run(
+                ["git", "-C", str(root), "ls-files", "-z", "--exclude-standard", option],
+                capture_output=True,
+                timeout=3,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return []
+        if out.returncode != 0:
+            return []
+        found += [(p, tracked) for p in out.stdout.decode("utf-8", "replace").split("\0") if p]
+    return found
+
+
 def _ruled_tool(policy: Policy, tool: str) -> Verdict | None:
     """The verdict on calling the MCP tool ``tool`` when a rule forbids it ("Do NOT use
     `mcp__supabase__apply_migration`"), None when none does: denied (``rule_commands``),
@@ -616,11 +639,21 @@ def _ruled_command(
             branches[cwd_rel] = current_branch(here) if here is not None else None
         return branches[cwd_rel]
 
+    waiting: list[list[tuple[str, bool]]] = []
+
+    def pending() -> list[tuple[str, bool]]:
+        """The project's changed and untracked (not ignored) files, read once: what
+        `git add -A` would stage, for a rule that forbids committing some of them."""
+        if not waiting:
+            waiting.append(pending_files(Path(policy.root)))
+        return waiting[0]
+
     outright = [c for c in policy.commands if not c.consent]
-    hit = first_violation(outright, invocations, branch_of)
+    hit = first_violation(outright, invocations, branch_of, pending)
     decision = policy.rule_commands
     if hit is None:
-        hit = first_violation([c for c in policy.commands if c.consent], invocations, branch_of)
+        asked = [c for c in policy.commands if c.consent]
+        hit = first_violation(asked, invocations, branch_of, pending)
         decision = "ask"
     if hit is None:
         return "", "", ()
