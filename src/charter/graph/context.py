@@ -100,6 +100,10 @@ class Weights:
     #: a folder the task names by its path ("sqlite/parser: accept …"): each of its
     #: files gets this much seed, when it holds at most ``folder_files`` of them
     folder: float = 0.5
+    #: a name the task writes that the project does not define, used by at most
+    #: ``used_files`` files: each of them gets this much seed
+    used: float = 0.4
+    used_files: int = 3
     folder_files: int = 60
 
     @classmethod
@@ -294,6 +298,26 @@ def rank(
             parts[fid]["symbol"] = round(value, 4)
             reasons[fid].append(f"defines {node.name}")
             matched[fid].append(short_name(node.name))
+    # a name the task writes that no symbol of the project defines (a library's class,
+    # `QTimeZone::utc()`): the few files that use it are where the change goes
+    defined = {short_name(graph.nodes[sid].name) for sid in sym_scores}
+    for ident in query.identifiers:
+        name = short_name(ident)
+        whole = code_terms(name)[-1:] if len(code_terms(name)) > 1 else []
+        col = index.vocab.get(whole[0]) if whole and name not in defined else None
+        if col is None:
+            continue
+        rows_of = index.matrix.indices[index.matrix.indptr[col] : index.matrix.indptr[col + 1]]
+        if not 0 < len(rows_of) <= w.used_files:
+            continue
+        for row in rows_of.tolist():
+            fid = f"src:{index.paths[row]}"
+            if parts[fid].get("used", 0.0) or parts[fid].get("symbol", 0.0):
+                continue
+            seed[fid] += w.used
+            parts[fid]["used"] = 1.0
+            reasons[fid].append(f"uses {name}")
+            matched[fid].append(name)
     sources = [n.path for n in graph.nodes.values() if n.type == "source" and n.path is not None]
     suffixes = _Suffixes(sources)
     # files the task names by their path or whole name: an example it names is the one
