@@ -48,6 +48,16 @@ from tests.test_session_guardrails import (
         # Python's environment managers are command-line programs as pip and poetry are
         ("And don't run pipenv run pytest, CI does that.", ["pipenv run pytest"]),
         ("never rye sync --update-all", ["rye sync --update-all"]),
+        # git's bare acts, also where they close the sentence that asked for the work
+        ("Don't commit, I'll review and commit myself.", ["git commit"]),
+        ("tidy the parser in lib/scan.py — don't commit, I'll do that", ["git commit"]),
+        (
+            "Fix scrollBy so it clamps the offset, and don't commit anything — I'll review first.",
+            ["git commit"],
+        ),
+        ("Fix the flaky test, but never push.", ["git push"]),
+        ("Store the token in .env, and don't commit it to the repository.", []),
+        ("Run all four checks, and don't commit until all are clean", []),
         # a condition: a context the guardrail cannot see, not the command
         ("Never run terraform destroy against production", []),
         ("don't run `npm publish` in CI", []),
