@@ -204,7 +204,8 @@ if TYPE_CHECKING:
 #: 100: every entry of a lead-in's list of paths ("Never modify: `a`; `b`"), a bold title
 #: that forbids over a heading's items
 #: 101: a contraction inside a list of git's acts ("Don't commit and don't push.")
-STATE_VERSION = 101
+#: 102: each line of a short fence under a heading that forbids ("## NEVER Use")
+STATE_VERSION = 102
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
