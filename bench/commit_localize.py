@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,9 @@ from pathlib import Path
 from charter.graph.extract import is_test_path
 
 _TRAILERS = ("signed-off-by:", "co-authored-by:", "reviewed-by:", "change-id:")
+#: A coding agent's signature line in a commit body ("🤖 Generated with [Claude Code](…)"):
+#: no words of the task, and "claude", "code" ranked whatever files hold them
+_SIGNATURE = re.compile(r"^\W*generated (?:with|by) \[", re.IGNORECASE)
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -47,7 +51,11 @@ def commits(repo: Path, suffixes: tuple[str, ...], count: int, ref: str) -> list
         if not any(f.endswith(suffixes) and not is_test_path(f) for f in files):
             continue
         subject, _, body = _git(repo, "log", "-1", "--format=%s%n%b", sha).partition("\n")
-        lines = [ln for ln in body.strip().splitlines() if not ln.lower().startswith(_TRAILERS)]
+        lines = [
+            ln
+            for ln in body.strip().splitlines()
+            if not ln.lower().startswith(_TRAILERS) and not _SIGNATURE.match(ln)
+        ]
         body = "\n".join(lines).strip()
         task = f"{subject}\n{body}" if body and len(body) <= 400 else subject
         out.append({"sha": sha, "task": task.strip(), "files": files})

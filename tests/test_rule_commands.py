@@ -1122,6 +1122,10 @@ def test_adding_a_dependency_forbidden_in_words_is_each_package_managers_add(
          [("git commit", ""), ("git push", "")]),
         ("You must never amend commits.", [("git commit --amend", "")]),
         ("Exact titles may change with the implementation. Do not push.", [("git push", "")]),
+        # a contraction inside the list ("don't commit, I'll review") read as "do not" is
+        ("**Don't commit and don't push.** The lead makes one commit after the reports.",
+         [("git commit", ""), ("git push", "")]),
+        ("Don't commit, I'll review and commit myself.", [("git commit", "")]),
         # an object, a time, a condition, someone else: not the bare act
         ("Never commit secrets.", []),
         ("Don't push until tests pass.", []),

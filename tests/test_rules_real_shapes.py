@@ -2331,3 +2331,28 @@ def test_the_command_of_a_step_whose_lead_in_heads_sub_items_is_a_rule(tmp_path:
         ("Check the schema: Lint MUST report no errors", 10, 15),
         ("Check the schema: Never disable a type check to pass", 16, 16),
     ]
+
+
+def test_each_line_of_a_short_fence_under_a_forbidding_heading_is_forbidden(
+    tmp_path: Path,
+) -> None:
+    """ "## NEVER Use" over a fence of one-line entries (a Qt app's rule file listed
+    `Theme::instance()  // Does NOT exist!`, …) gave no rule at all: the heading had two
+    words, the fence no comment of its own line, and the lines never reached the agent."""
+    text = (
+        "# C++ Code Patterns\n\n## NEVER Use\n\n```cpp\n"
+        "Theme::instance()            // Does NOT exist!\n"
+        'QIcon("path/to/icon.svg")    // Use IconProvider\n'
+        "```\n\n## Never use\n\n```text\nMD5\nrandom Tailwind colors\n```\n\n"
+        "### Never use\n\n```text\nREAL = 98%\n```\n\n"
+        "unless a benchmark supports such a claim and the UI explains it.\n"
+    )
+    rules = _rules(tmp_path, text)
+    texts = [r.text for r in rules]
+    assert 'NEVER Use: `QIcon("path/to/icon.svg")` (Use IconProvider)' in texts, texts
+    assert "NEVER Use: `Theme::instance()` (Does NOT exist!)" in texts, texts
+    # plain text is said in words: no code span, so no command to hold
+    assert "Never use: MD5" in texts and "Never use: random Tailwind colors" in texts, texts
+    assert _by_text(rules, "Tailwind").source.line_start == 14
+    # a sentence going on after the fence ("unless …") makes it no outright prohibition
+    assert not any("REAL = 98%" in t for t in texts), texts

@@ -820,10 +820,12 @@ def test_review_mode_keeps_old_adrs_in_any_adr_folder(tmp_path: Path) -> None:
 
 def test_planning_mode_finds_adrs_in_a_nested_decisions_folder(tmp_path: Path) -> None:
     """Planning mode includes ADRs (seed 004) wherever the repository keeps them: a
-    ``doc/architecture/decisions/`` ADR is outside the ``decisions/**`` glob, so the
-    ADR that answers a design question used to be out of planning's scope."""
+    ``design/decisions/`` ADR is outside the ``decisions/**`` glob, so the ADR that
+    answers a design question used to be out of planning's scope. (A ``doc/`` folder is
+    in both modes' globs at any depth: a ``doc/architecture/decisions/`` ADR is in
+    execution's scope as a ``docs/adr/`` one always was.)"""
     root = tmp_path / "proj"
-    adr = root / "doc" / "architecture" / "decisions" / "0003-money-in-cents.md"
+    adr = root / "design" / "decisions" / "0003-money-in-cents.md"
     adr.parent.mkdir(parents=True)
     adr.write_text(
         "# ADR-0003: Money is stored in integer cents\n\n## Decision\n\n"

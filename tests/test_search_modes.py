@@ -239,3 +239,37 @@ def test_review_chains_at_most_k_out_documents_the_ones_named_first(tmp_path: Pa
     assert chained[0].path == "docs/backlog/tickets/SP3-009-part-9.md", [
         r.citation for r in named.results
     ]
+
+
+def test_a_packages_doc_folder_is_in_the_default_scopes(tmp_path: Path) -> None:
+    """A gem monorepo keeps its guides in ``runtime/doc/``: execution and planning searched
+    ``docs/**`` at the top only, so "how do I register a custom function" found the root
+    README's table of links and never the guide it links to."""
+    root = tmp_path / "proj"
+    (root / "runtime" / "doc").mkdir(parents=True)
+    (root / "tools" / "docs").mkdir(parents=True)
+    (root / "README.md").write_text(
+        "# Gem\n\n## Documentation\n\n| Purpose | Document |\n|---|---|\n"
+        "| Custom functions | [custom-functions.md](runtime/doc/custom-functions.md) |\n"
+    )
+    (root / "runtime" / "doc" / "custom-functions.md").write_text(
+        "# Custom Functions Guide\n\n## Registering Functions\n\nPass a hash of callables "
+        "as `functions:` when you create the bundle; each key is the name a message "
+        "calls, such as SHOUT.\n"
+    )
+    (root / "tools" / "docs" / "cli.md").write_text(
+        "# CLI\n\n## lint\n\nChecks message files for syntax errors; `--quiet` prints only "
+        "the failures.\n"
+    )
+    project = Project.load(root)
+    Indexer(project, get_embedder("minilm")).run()
+    engine = SearchEngine(project)
+    try:
+        for mode in ("execution", "planning"):
+            found = engine.search("how do I register a custom function", mode=mode, log=False)
+            assert found.results[0].path == "runtime/doc/custom-functions.md", mode
+            question = "which options does the lint command accept"
+            found = engine.search(question, mode=mode, log=False)
+            assert found.results[0].path == "tools/docs/cli.md", mode
+    finally:
+        engine.close()

@@ -48,6 +48,16 @@ from tests.test_session_guardrails import (
         # Python's environment managers are command-line programs as pip and poetry are
         ("And don't run pipenv run pytest, CI does that.", ["pipenv run pytest"]),
         ("never rye sync --update-all", ["rye sync --update-all"]),
+        # git's bare acts, also where they close the sentence that asked for the work
+        ("Don't commit, I'll review and commit myself.", ["git commit"]),
+        ("tidy the parser in lib/scan.py — don't commit, I'll do that", ["git commit"]),
+        (
+            "Fix scrollBy so it clamps the offset, and don't commit anything — I'll review first.",
+            ["git commit"],
+        ),
+        ("Fix the flaky test, but never push.", ["git push"]),
+        ("Store the token in .env, and don't commit it to the repository.", []),
+        ("Run all four checks, and don't commit until all are clean", []),
         # a condition: a context the guardrail cannot see, not the command
         ("Never run terraform destroy against production", []),
         ("don't run `npm publish` in CI", []),
@@ -180,6 +190,24 @@ def test_the_user_allowing_the_command_lifts_their_earlier_words(
 
     _prompt(run_charter, root, "Never run `npm publish` again.")
     assert decision(_bash(run_charter, root, "npm publish", 6)) == "ask"
+
+
+def test_a_prompt_asking_for_gits_act_lets_it_through_that_turn(
+    tmp_path: Path, run_charter: Any
+) -> None:
+    """ "Fix it, and don't commit anything — I'll review first", then "Looks good, go
+    ahead and commit": the commit still asked (an agent whose hooks cannot ask was
+    refused what the user had just asked for). The prompt of this turn that asks for the
+    act lets it through; the next turn's words hold it again, and a commit named as a
+    noun ("fix the commit message") asks for nothing."""
+    root = make_project(tmp_path, "unscoped")
+    _prompt(run_charter, root, "Fix the parser, and don't commit anything — I'll review first.")
+    assert decision(_bash(run_charter, root, "git commit -am wip", 1)) == "ask"
+    _prompt(run_charter, root, "Looks good, go ahead and commit.")
+    assert _bash(run_charter, root, "git commit -am 'fix parser'", 2) is None
+    assert _bash(run_charter, root, "git push", 3) is None  # never held
+    _prompt(run_charter, root, "Now fix the commit message template.")
+    assert decision(_bash(run_charter, root, "git commit -am again", 4)) == "ask"
 
 
 def test_the_words_typed_when_rejecting_a_call_hold_the_command(

@@ -101,3 +101,42 @@ def test_sources_of_more_languages_are_code(repo: Path, run_charter: Run) -> Non
     done = run_charter("task-context", task, "--json", cwd=repo)
     node = json.loads(done.stdout)["nodes"][0]
     assert (node["path"], node["type"]) == ("src/ocean_mixing.f90", "source"), node
+
+
+def _numbered_examples(root: Path) -> None:
+    """A gem's library, several `error.rb` files, and numbered examples beside it."""
+    for lib in ("runtime", "tools", "syntax"):
+        write(
+            root,
+            f"lib/{lib}/error.rb",
+            "module Gem\n  # an error raised while handling input\n  class Error < StandardError\n"
+            "  end\nend\n",
+        )
+    write(
+        root,
+        "lib/runtime/bundle.rb",
+        "module Gem\n  # Collects errors while formatting; each error is an example of a\n"
+        "  # problem the caller may add to its own collection when handling a message.\n"
+        "  class Bundle\n    def format(id, errors: nil)\n      errors&.push(id)\n"
+        "    end\n  end\nend\n",
+    )
+    for number, name in ((1, "basic_usage"), (2, "selectors"), (7, "error_handling")):
+        write(
+            root,
+            f"examples/{number:02d}_{name}.rb",
+            f'require "gem"\n\n# {name.replace("_", " ")}\nbundle = Gem::Bundle.new\n'
+            "puts bundle.format(:hello)\n",
+        )
+
+
+def test_a_numbered_file_named_whole_ranks_first(repo: Path, run_charter: Run) -> None:
+    """ "Add error collection example to 07_error_handling" named no file: a word starting
+    with a digit was no word of the task, and the name without its ordering prefix was all
+    that was compared; a name of several words weighed as little as "error"."""
+    _numbered_examples(repo)
+    task = "Add error collection example to 07_error_handling"
+    paths = task_context_paths(run_charter, repo, task)
+    assert paths[0] == "examples/07_error_handling.rb", paths
+    # the rest of the name still names it ("the error_handling example")
+    paths = task_context_paths(run_charter, repo, "Add error collection to the error_handling one")
+    assert paths[0] == "examples/07_error_handling.rb", paths

@@ -66,6 +66,8 @@ EDGE_WEIGHT = {
 
 #: A file name's leading ordinal: "02-", "001_", "3.".
 _ORDINAL = re.compile(r"^\d+[-_.]+(?=[a-z])")
+#: the words of a file's lowercased name ("07_error_handling": error, handling)
+_NAME_PARTS = re.compile(r"[a-z]{2,}")
 
 _TEXT_TYPES = frozenset({"rule", "decision", "route", "component", "token"})
 _TEXT_ATTRS = ("text", "question", "answer", "value")
@@ -98,6 +100,10 @@ class Weights:
     #: a folder the task names by its path ("sqlite/parser: accept …"): each of its
     #: files gets this much seed, when it holds at most ``folder_files`` of them
     folder: float = 0.5
+    #: a name the task writes that the project does not define, used by at most
+    #: ``used_files`` files: each of them gets this much seed
+    used: float = 0.4
+    used_files: int = 3
     folder_files: int = 60
 
     @classmethod
@@ -292,11 +298,35 @@ def rank(
             parts[fid]["symbol"] = round(value, 4)
             reasons[fid].append(f"defines {node.name}")
             matched[fid].append(short_name(node.name))
+    # a name the task writes that no symbol of the project defines (a library's class,
+    # `QTimeZone::utc()`): the few files that use it are where the change goes
+    defined = {short_name(graph.nodes[sid].name) for sid in sym_scores}
+    for ident in query.identifiers:
+        name = short_name(ident)
+        whole = code_terms(name)[-1:] if len(code_terms(name)) > 1 else []
+        col = index.vocab.get(whole[0]) if whole and name not in defined else None
+        if col is None:
+            continue
+        rows_of = index.matrix.indices[index.matrix.indptr[col] : index.matrix.indptr[col + 1]]
+        if not 0 < len(rows_of) <= w.used_files:
+            continue
+        for row in rows_of.tolist():
+            fid = f"src:{index.paths[row]}"
+            if parts[fid].get("used", 0.0) or parts[fid].get("symbol", 0.0):
+                continue
+            seed[fid] += w.used
+            parts[fid]["used"] = 1.0
+            reasons[fid].append(f"uses {name}")
+            matched[fid].append(name)
     sources = [n.path for n in graph.nodes.values() if n.type == "source" and n.path is not None]
     suffixes = _Suffixes(sources)
+    # files the task names by their path or whole name: an example it names is the one
+    # to open, not an example weighed down among the sources its words also match
+    named: set[str] = set()
     for path in query.paths:
         for hit in suffixes.find(path):
             fid = f"src:{hit}"
+            named.add(fid)
             seed[fid] += w.path
             parts[fid]["path"] = 1.0
             reasons[fid].append("named in the task" if path not in (files or []) else "--file")
@@ -332,11 +362,20 @@ def rank(
     ordinal = Counter(_ORDINAL.sub("", stem) for stem in stems.values() if _ORDINAL.match(stem))
     for path in sources:
         stem = stems[path]
-        if _ORDINAL.match(stem) and ordinal[bare := _ORDINAL.sub("", stem)] <= 3:
+        # named whole ("07_error_handling") or, its ordering prefix dropped, by the rest
+        said = stem in lowered
+        if not said and _ORDINAL.match(stem) and ordinal[bare := _ORDINAL.sub("", stem)] <= 3:
             stem = bare
-        if stem in lowered and stem not in ("__init__", "index", "main", "utils", "test"):
+            said = stem in lowered
+        if said and stem not in ("__init__", "index", "main", "utils", "test"):
             fid = f"src:{path}"
-            seed[fid] += w.stem
+            # a name of several words ("error_handling", "book-editor") is as specific as
+            # its path; one word ("error", "parser") is also what a task says in prose
+            if len(_NAME_PARTS.findall(stem)) > 1:
+                seed[fid] += w.path
+                named.add(fid)
+            else:
+                seed[fid] += w.stem
             parts[fid]["stem"] = 1.0
             reasons[fid].append("file name named in the task")
             # its words count too when a common task word ("fix") filled the BM25 pool
@@ -380,7 +419,7 @@ def rank(
                 (seeded.path or "").lower().endswith(SOURCES_READ_AS_TEXT)
             ):
                 factor *= w.doc_factor
-            elif is_example_path(seeded.path or ""):
+            elif is_example_path(seeded.path or "") and nid not in named:
                 factor *= w.example_factor
             if centrality:
                 factor /= max(centrality.get(seeded.path or "", 1.0), 1.0) ** w.hub

@@ -40,6 +40,7 @@ _FOLDER = re.compile(r"(?<![\w./@:-])((?:[A-Za-z_][\w-]*/)+[A-Za-z_][\w-]*)/?(?!
 _CLJ_NS = re.compile(r"(?<![\w./-])([a-z][\w-]*(?:\.[a-z][\w-]*){2,})(?![\w/-])")
 _DOTTED = re.compile(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\b")
 _IDENT = re.compile(r"\b([A-Za-z_]\w*)\b")
+_NUMBERED = re.compile(r"(?<![\w.-])(\d+[-_][A-Za-z][\w-]*)")
 # ``refine(expr)`` or `` `trigsimp` ``: a lowercase word written as a call or inside a code
 # span is a name even when it reads as English, as long as it is not the language's own
 _CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")
@@ -104,6 +105,9 @@ def parse_task(text: str, files: list[str] | None = None) -> TaskQuery:
         words.add(word)
         if is_identifier_like(word):
             identifiers.append(word)
+    # a file's name may start with its order ("07_error_handling", "0042-add-index"): the
+    # task that names it names a word the identifier pattern above never starts on a digit
+    words.update(m.group(1) for m in _NUMBERED.finditer(text))
     identifiers.extend(_written_as_code(text))
     terms = code_terms(text)
     keywords: list[str] = []

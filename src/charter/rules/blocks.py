@@ -153,6 +153,42 @@ def _fence_comments(content: str, info: str = "") -> list[str]:
     return comments
 
 
+#: A code line that opens a block or goes on over the next: a construct, not a line of
+#: its own ("function f() {", "if x:", "a = [").
+_OPENS_BLOCK = re.compile(r"(?:[{(\[:,\\]|=>|->)\s*$")
+#: A comment after a line's code ("Theme::instance()   // Does NOT exist!").
+_CODE_NOTE = re.compile(r"\s{2,}(?://|#|--)\s*(.*?)\s*$|\s(?://|--)\s+(.*?)\s*$")
+
+
+def _forbidden_lines(content: str) -> list[tuple[int, str, str]]:
+    """(line offset in the fence, code, its trailing comment) for each line of a short
+    fence of one-line entries (at most twelve, none over 120 characters, none opening a
+    block); ``[]`` for any other code."""
+    out: list[tuple[int, str, str]] = []
+    for offset, line in enumerate(content.splitlines(), start=1):
+        text = line.strip()
+        if not text:
+            continue
+        if len(text) > 120 or _OPENS_BLOCK.search(text) or len(out) == 12:
+            return []
+        match = _CODE_NOTE.search(text)
+        note = (match.group(1) or match.group(2) or "") if match else ""
+        code = text[: match.start()].strip() if match else text
+        if not code or "`" in code:
+            return []
+        out.append((offset, code, note))
+    return out
+
+
+def _continued_by(after: SyntaxTreeNode | None) -> bool:
+    """Whether the paragraph after a fence goes on with its sentence ("unless a
+    benchmark supports it"): what the fence lists is then forbidden only so far."""
+    if after is None or after.type != "paragraph":
+        return False
+    text = _inline_text(after).lstrip("*_ ")
+    return bool(text) and text[0].islower()
+
+
 def _is_banner(content: str) -> bool:
     """Whether a code block is a banner: comment lines only, framed by drawn lines
     ("####…" over "# Agent Workspace Guide" over "####…"). It titles the file or marks
@@ -561,8 +597,9 @@ class _Walker:
             return  # "This file provides guidance to Claude Code …": what the file is for
         self.blocks.append(block)
 
-    def attach_code(self, node: SyntaxTreeNode) -> None:
-        """A code block illustrates the unit just before it, if that unit is adjacent."""
+    def attach_code(self, node: SyntaxTreeNode, after: SyntaxTreeNode | None = None) -> None:
+        """A code block illustrates the unit just before it, if that unit is adjacent.
+        ``after``: the node after it in its section, when the walker knows it."""
         if _is_banner(node.content):
             return
         start, end = self.span(node)
@@ -602,6 +639,21 @@ class _Walker:
         comments = _fence_comments(node.content, node.info or "")
         prev = self.blocks[-1] if self.blocks else None
         gap_ok = prev is not None and start - prev.line_end <= 2
+        barred = self.forbidding_heading(node)
+        listed = _forbidden_lines(node.content) if barred and not comments else []
+        if listed and not _continued_by(after):
+            # "## NEVER Use" right over `Theme::instance()  // Does NOT exist!`, `MD5`,
+            # `'connector' = 'kafka'`: each line is a thing the heading forbids, as the
+            # items of a list under it are; as one block the heading's words were dropped
+            # and the lines never reached the agent
+            # code is quoted as code; a fence of plain text lists things said in words
+            # ("random Tailwind colors"), and a code span there would read as a command
+            prose = (node.info or "").strip().lower() in ("", "text", "txt", "plain", "plaintext")
+            for offset, code, note in listed:
+                shown = code if prose else f"`{code}`"
+                text = f"{barred} {shown}" + (f" ({note})" if note else "")
+                self.add(Block("item", text, start + offset, start + offset, self.section()))
+            return
         if prev is not None and gap_ok and prev.section == self.section():
             prev.line_end = max(prev.line_end, end)
             prev.code_comments.extend(comments)
@@ -838,7 +890,7 @@ class _Walker:
             elif kind == "code_block" and self.prose(node):
                 self.walk_prose(node, context, depth)
             elif kind in ("fence", "code_block"):
-                self.attach_code(node)
+                self.attach_code(node, after)
             elif kind in LISTS and not context and self.forbidding_heading(node):
                 # "### ❌ Never include:" or "## Do Not Edit" right over its items: an item
                 # shown alone ("`Co-Authored-By: Claude`", "Use inline styles") would say

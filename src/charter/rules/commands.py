@@ -1302,7 +1302,9 @@ _BARE_OBJECTS = frozenset(
 )  # fmt: skip
 _ACT_LIST = re.compile(
     rf"{_OPENING}{_PROHIBITS}"
-    r"(?P<acts>[a-z][a-z ,]*?)\s*(?:[(—–:;]\s.*|\s-\s.*|\(.*)?\W*$",
+    # an entry may hold a contraction ("don't commit, I'll review it"; "commit and don't
+    # push"): as "I will" and "do not" are read
+    r"(?P<acts>[a-z][a-z ,'’]*?)\s*(?:[(—–:;]\s.*|\s-\s.*|\(.*)?\W*$",
     re.IGNORECASE,
 )
 

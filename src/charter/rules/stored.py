@@ -215,7 +215,9 @@ if TYPE_CHECKING:
 #: 110: an MCP tool a rule forbids, held by name; `__` inside a word is no emphasis
 #: 111: Claude Code's own tools a rule forbids (WebFetch, WebSearch, …), held by name
 #: 112: a path a rule forbids committing ("Never commit `.env`"), held on git add/commit
-STATE_VERSION = 112
+#: 113: a contraction inside a list of git's acts ("Don't commit and don't push.")
+#: 114: each line of a short fence under a heading that forbids ("## NEVER Use")
+STATE_VERSION = 114
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

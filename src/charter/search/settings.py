@@ -66,10 +66,14 @@ def _default_modes() -> dict[str, ModeSettings]:
     return {
         "planning": ModeSettings(
             # ``.context/``: the project context folder agents' tooling keeps hidden
+            # documentation folders at any depth: a monorepo's packages keep their own
+            # (``foxtail-runtime/doc/``, ``packages/api/docs/``), and Ruby, Perl and
+            # OCaml projects name theirs ``doc/``
             search_paths=[
                 "context/**",
                 ".context/**",
-                "docs/**",
+                "**/docs/**",
+                "**/doc/**",
                 "decisions/**",
                 "**/offers/**",
                 "*.md",
@@ -81,7 +85,8 @@ def _default_modes() -> dict[str, ModeSettings]:
         ),
         "execution": ModeSettings(
             search_paths=[
-                "docs/**",
+                "**/docs/**",
+                "**/doc/**",
                 "sot/**",
                 "**/deliverables/**",
                 "**/context/**",

@@ -196,6 +196,22 @@ def _sentences(text: str) -> list[tuple[str, str, bool]]:
     return out
 
 
+#: A prohibition that closes a user's sentence after what they asked for ("Fix scrollBy,
+#: and don't commit anything", "… — don't commit, I'll do that", "Fix it, but never
+#: push"): the user says it to the agent about this work, so it is read as a sentence of
+#: its own. (A rule file's "Run the checks, but do not commit" is a step's advice.)
+_LATER_PROHIBITION = re.compile(
+    r"(?:[,;—–]|\s-)\s*(?:(?:and|but|so|then)\s+)?(?:please\s+)?"
+    r"(?=(?:never|do not|don't|don’t|dont)\b)",
+    re.IGNORECASE,
+)
+
+
+def _readings(quoted: str) -> list[str]:
+    """The sentence, then each prohibition that closes it (see :data:`_LATER_PROHIBITION`)."""
+    return [quoted, *(quoted[m.end() :] for m in _LATER_PROHIBITION.finditer(quoted))]
+
+
 def commands_forbidden_in(text: str) -> list[ForbiddenCommand]:
     """The commands ``text`` forbids, each read by :func:`commands_in` as a rule's
     sentence would be, citing the user and quoting their sentence."""
@@ -204,8 +220,14 @@ def commands_forbidden_in(text: str) -> list[ForbiddenCommand]:
     found: list[ForbiddenCommand] = []
     seen: set[str] = set()
     for said, quoted, _ in _sentences(text):
-        rule = Rule(id="user", text=quoted, source=Source("prompt", 1, 1, ""))
-        for command in commands_in(rule):
+        read = [
+            command
+            for reading in _readings(quoted)
+            for command in commands_in(
+                Rule(id="user", text=reading, source=Source("prompt", 1, 1, ""))
+            )
+        ]
+        for command in read:
             if command.command in seen:
                 continue
             seen.add(command.command)

@@ -780,12 +780,30 @@ def _asked_for(
     "unless explicitly requested" means; a journal that cannot be read leaves the
     question to the user."""
     from charter.rules.negation import clauses, negated
+
+    text = _newest_prompt(project, payload, policy)
+    if not text:
+        return verdict
+    wanted = {w.lower() for w in verdict.consent}
+    for start, end in clauses(text):
+        sentence = _for_the_agent(text[start:end])
+        said = set(re.findall(r"[\w./@+-]+", sentence.lower()))
+        said |= {w.rstrip(".,;:!?") for w in said}
+        said |= {part for w in said for part in w.split("/") if part}  # "db/schema.rb"
+        if wanted & said and not negated(sentence):
+            return Verdict("allow", "", verdict.targets, verdict.edited)
+    return verdict
+
+
+def _newest_prompt(project: Project, payload: dict[str, Any], policy: Policy) -> str:
+    """The user's prompt of this turn (in the session or the sessions it resumed, on the
+    active track); ``""`` when there is none or the journal cannot be read."""
     from charter.session.journal import resumed_chain
     from charter.session.service import Session, session_key
 
     session_id = str(payload.get("session_id") or "")
     if not session_id or not (project.state_dir / "session.db").is_file():
-        return verdict
+        return ""
     try:
         session = Session(project)
         try:
@@ -800,19 +818,39 @@ def _asked_for(
         finally:
             session.close()
     except (sqlite3.Error, OSError):
-        return verdict
+        return ""
     if not prompts:
-        return verdict
-    text = str(max(prompts, key=lambda e: e.seq).data.get("text") or "")
-    wanted = {w.lower() for w in verdict.consent}
+        return ""
+    return str(max(prompts, key=lambda e: e.seq).data.get("text") or "")
+
+
+#: Git's act as a verb the user says to the agent: at the start of a clause, or after
+#: words that ask or allow ("go ahead and commit", "yes commit", "you can push now",
+#: "can you commit that?"); not a noun ("fix the commit message") nor someone's act
+#: ("did you commit?", "I'll commit").
+_ACT_ASKED = re.compile(
+    r"(?:^|[,;:—–(]\s*|\b(?:and|then|please|pls|now|just|ok|okay|yes|ahead|can|could|"
+    r"may|to|go)\s+|\b(?:can|could|would|will)\s+you\s+(?:please\s+)?)"
+    r"(?P<act>commit|push|rebase|amend)\b",
+    re.IGNORECASE,
+)
+
+
+def _prompt_asks_act(text: str, command: str) -> bool:
+    """Whether the user's prompt asks for the git act that ``command`` is (``git commit``
+    for "go ahead and commit"), in a sentence that does not negate it."""
+    from charter.rules.commands import GIT_ACTS
+    from charter.rules.negation import clauses, negated
+
+    acts = {verb for verb, commands in GIT_ACTS.items() if command in commands}
+    if not acts:
+        return False
     for start, end in clauses(text):
-        sentence = _for_the_agent(text[start:end])
-        said = set(re.findall(r"[\w./@+-]+", sentence.lower()))
-        said |= {w.rstrip(".,;:!?") for w in said}
-        said |= {part for w in said for part in w.split("/") if part}  # "db/schema.rb"
-        if wanted & said and not negated(sentence):
-            return Verdict("allow", "", verdict.targets, verdict.edited)
-    return verdict
+        sentence = text[start:end].strip()
+        for match in _ACT_ASKED.finditer(sentence):
+            if match.group("act").lower() in acts and not negated(sentence):
+                return True
+    return False
 
 
 #: A part of a sentence in which the user says they will do something themselves ("…, I
@@ -880,9 +918,14 @@ def _user_forbidden_command(
         return verdict
     cwd = normalise(str(payload.get("cwd") or policy.root), policy.root, policy.home)
     analysis = analyse(command, cwd, policy.home, check_dirs=policy.check_dirs)
+    asked = _newest_prompt(project, payload, policy)
     for argv, rel in _invocations(policy, analysis.commands):
         for held in reversed(forbidden):  # the newest words first
             if held.matches(argv, rel):
+                if asked and _prompt_asks_act(asked, held.command.command):
+                    # "don't commit anything — I'll review first", then "looks good, go
+                    # ahead and commit": this turn's prompt asks for git's act again
+                    continue
                 shown = " ".join(a if a is not None else "…" for a in argv)
                 words = held.words if len(held.words) <= 240 else held.words[:239] + "…"
                 if _RANK[decision] < _RANK[verdict.decision]:
