@@ -1459,3 +1459,68 @@ def test_build_commands_the_class_holds(tmp_path: Path, command: str, held: bool
     )
     decision = guard_decision(guard(root, "Bash", {"command": command}))
     assert decision == ("deny" if held else "allow"), command
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # advising paired with the act: the act is forbidden as by its verb alone
+        ("Never run or suggest `pnpm run dev`, `pnpm run build` commands.",
+         [("pnpm run dev", ""), ("pnpm run build", "")]),
+        ("Do not suggest or run `lerna init`.", [("lerna init", "")]),
+        ("NEVER suggest or use `yarn dev`, `yarn run dev`, or any dev server to test code.",
+         [("yarn dev", ""), ("yarn run dev", "")]),
+        ("**Never run or suggest `npx knex migrate:rollback`** unless the user "
+         "explicitly approves and accepts losing data.",
+         [("npx knex migrate:rollback", "user")]),
+        # the project itself is where the guardrail guards: no condition
+        ("Do not use `yarn` commands in this repository.", [("yarn", "")]),
+        ("**IMPORTANT:** Do NOT run any `git commit` or `git push` commands in this project.",
+         [("git commit", ""), ("git push", "")]),
+        ("**Do NOT use `knex migrate:latest` in this project**, unless the user "
+         "explicitly requests it and understands the risk.",
+         [("knex migrate:latest", "user")]),
+        # advice alone is no tool call; a condition or a kind still leaves it advice
+        ("Do not recommend `pi install npm:x` in this repo.", []),
+        ("Do not suggest or run `npm install -g cli` on top of a Homebrew install.", []),
+        ("Do not suggest or run destructive commands such as `docker compose down -v`.", []),
+        ("NEVER suggest or use `git pull origin main` on the production server.", []),
+        # a part of the project is a place the guardrail does not see
+        ("Never run `npm run build` in this project's `web/` folder.", []),
+        ("Never run `npm run build` in this repository root.", []),
+        ("Don't run `make deploy` in the project root.", []),
+    ],
+)  # fmt: skip
+def test_advice_paired_with_the_act_and_this_project_set_no_condition(
+    text: str, forbidden: list[tuple[str, str]]
+) -> None:
+    """A Prisma backend's CLAUDE.md said "**Never run or suggest `npx prisma migrate
+    reset`** unless the user explicitly approves …" and "**Do NOT use `prisma db push` in
+    this project**, unless the user …": neither was held, since "or suggest" stood between
+    the negation and the command and "in this project" read as a place the guardrail
+    cannot see. Both now are put to the user."""
+    assert [(c.command, c.consent) for c in commands_in(_rule(text))] == forbidden
+
+
+def test_run_or_suggest_lists_are_held_by_the_hook(tmp_path: Path) -> None:
+    root = compiled_repo(
+        tmp_path,
+        {
+            "CLAUDE.md": "# Rules\n\n## Database\n\n"
+            "1. **Never run or suggest `npx knex migrate:rollback`** unless the user\n"
+            "   explicitly approves and accepts losing data.\n"
+            "2. **Do NOT use `knex seed:run` in this project**, unless the user\n"
+            "   explicitly requests it.\n\n"
+            "Do NOT suggest or run:\n\n- `dropdb app`\n- `knex migrate:down`\n"
+        },
+    )
+
+    def decision(command: str) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}))
+
+    assert decision("npx knex migrate:rollback --all") == "ask"
+    assert decision("knex seed:run") == "ask"
+    assert decision("dropdb app") == "deny"
+    assert decision("npx knex migrate:down") == "deny"
+    assert decision("npx knex migrate:latest") == "allow"
+    assert decision("npm test") == "allow"

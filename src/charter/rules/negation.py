@@ -183,6 +183,18 @@ _AGENT_ACTING = re.compile(
 )
 
 
+#: The project itself as the place of the act ("do not use `npm` commands in this
+#: repository", "**Do NOT use `prisma db push` in this project**"): the place the
+#: guardrail guards, so no condition. A part of it ("in this project's `web/` folder",
+#: "in the project root") is a place, and stays one.
+_THIS_PROJECT = re.compile(
+    r"\b(?:in|within|inside|across|throughout|for)\s+(?:this|our)\s+"
+    r"(?:project|repo|repository|codebase|code\s+base|monorepo|workspace)\b"
+    r"(?!['’]|\s+(?:root|folders?|dir(?:ector(?:y|ies))?|subfolders?|packages?|modules?)\b)",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True)
 class Prohibition:
     """What a rule forbids, with the rule itself: the guardrail's denial cites it.
@@ -298,13 +310,37 @@ _POINTERS = frozenset(
 )
 
 
+#: Verbs of advising an act, said beside the act's own verb: "never run or suggest `X`",
+#: "do not suggest or use `X`". Doing and advising are forbidden together, so the pair
+#: forbids the act as its verb alone would; alone ("do not recommend `X`") it forbids
+#: only the advice, which no tool call is.
+_ADVISE = r"(?:suggest|recommend|propose|advise)(?:ing)?"
+_ADVICE_BEFORE = re.compile(rf"\b{_ADVISE}\s+(?:or|nor)\s+(?=(\w+))", re.IGNORECASE)
+_ADVICE_AFTER = re.compile(rf"\b(\w+)\s+(?:or|nor)\s+{_ADVISE}\b", re.IGNORECASE)
+
+
+def _without_advice(text: str, reading: Reading) -> str:
+    """``text`` with an advising verb paired with a verb of the act left out: "never run
+    or suggest" reads as "never run", "do not suggest or run:" as "do not run:"."""
+    acts = reading.bridge | reading.verbs | reading.acts
+
+    def before(m: re.Match[str]) -> str:
+        return "" if m.group(1).lower() in acts else m.group(0)
+
+    def after(m: re.Match[str]) -> str:
+        return m.group(1) if m.group(1).lower() in acts else m.group(0)
+
+    return _ADVICE_AFTER.sub(after, _ADVICE_BEFORE.sub(before, text))
+
+
 def _governed(before: str, reading: Reading, after: str | None = None, span: str = "") -> bool:
     """Whether a negation cue governs what follows ``before`` (bridge words between).
     A colon right before the span introduces what the cue governs ("Do not edit:" over
     a list of paths, shown as "Do not edit: `*.pb.go`"), as the words would without it.
     A thing's name that repeats the folder ``span`` names, before a preposition of place,
-    is crossed like "files" ("do not touch the migrations in `core/migrations/`")."""
-    text = re.sub(r"[*_~]+", " ", before).rstrip()
+    is crossed like "files" ("do not touch the migrations in `core/migrations/`"). A verb
+    of advice paired with the act's ("never run or suggest `X`") is the act's verb."""
+    text = _without_advice(re.sub(r"[*_~]+", " ", before), reading).rstrip()
     colon = re.search(r"(?<=[A-Za-z])\s*[:：]$", text) is not None
     text = re.sub(r"(?<=[A-Za-z])\s*[:：]$", "", text)
     crossed: set[str] = set()
@@ -456,7 +492,9 @@ def _open_clauses(text: str, reading: Reading) -> Iterator[tuple[str, list[re.Ma
         # "en lugar de" names what to use, setting no condition with its "en"
         # "from agent actions", "by the assistant", "on your own": the one acting is
         # the agent the rule is written for, whose every call the guardrail sees
-        plain = _NO_CIRCUMSTANCES.sub(" ", _AGENT_ACTING.sub(" ", SPAN.sub(" ", window)))
+        # "in this project", "in this repository": where every call the guardrail sees is
+        plain = _THIS_PROJECT.sub(" ", SPAN.sub(" ", window))
+        plain = _NO_CIRCUMSTANCES.sub(" ", _AGENT_ACTING.sub(" ", plain))
         if reading.conditions & set(_words(_INSTEAD.sub(" ", plain))):
             continue
         if _EXCEPTION.search(SPAN.sub(" ", clause)):

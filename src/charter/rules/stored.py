@@ -203,7 +203,9 @@ if TYPE_CHECKING:
 #: 99: a retrieved or brief line's cut keeps the sentence that forbids, as a pinned one's
 #: 100: every entry of a lead-in's list of paths ("Never modify: `a`; `b`"), a bold title
 #: that forbids over a heading's items
-STATE_VERSION = 100
+#: 101: "never run or suggest `X`" forbids `X`; "in this project" / "in this repository"
+#: is no condition
+STATE_VERSION = 101
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
