@@ -1524,3 +1524,49 @@ def test_run_or_suggest_lists_are_held_by_the_hook(tmp_path: Path) -> None:
     assert decision("npx knex migrate:down") == "deny"
     assert decision("npx knex migrate:latest") == "allow"
     assert decision("npm test") == "allow"
+
+
+def test_a_command_named_through_its_package_launcher_is_held_however_it_is_launched(
+    tmp_path: Path,
+) -> None:
+    """A Prisma backend's CLAUDE.md forbids `npx prisma migrate reset`: held as written,
+    `npm exec prisma migrate reset`, `bunx prisma …` and a global `prisma migrate reset`
+    ran, since the rule's program was `npx`. The act a launcher runs (a binary and its
+    subcommand) is what is forbidden; a launcher and a binary alone (`npx tsc`) or a rule
+    naming the act another way too keeps the launcher, and a version the launcher is
+    given (`prisma@5`) is no other program."""
+    root = compiled_repo(
+        tmp_path,
+        {
+            "CLAUDE.md": "# Rules\n\n"
+            "- Do not run `npx knex migrate:rollback`.\n"
+            "- NEVER run `pnpm dlx sequelize db:drop` (it wipes the shared database).\n"
+            "- Do not run `npx tsc`.\n"
+            "- Use `pnpm exec vitest run` instead of `npx vitest run`.\n"
+        },
+    )
+
+    def decision(command: str) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}))
+
+    for call in (
+        "npx knex migrate:rollback --all",
+        "npx --yes knex migrate:rollback",
+        "bunx knex migrate:rollback",
+        "npm exec knex migrate:rollback",
+        "pnpm exec knex migrate:rollback",
+        "knex migrate:rollback",
+        "npx knex@3 migrate:rollback",
+        "npx sequelize db:drop",
+        "yarn dlx sequelize db:drop",
+    ):
+        assert decision(call) == "deny", call
+    for call in (
+        "npx knex migrate:latest",
+        "npx tsc --noEmit",  # held as written: the launcher named
+        "pnpm exec tsc --noEmit",
+        "pnpm exec vitest run",  # the launcher preferred
+        "npm test",
+    ):
+        assert decision(call) == ("deny" if call.startswith("npx tsc") else "allow"), call
+    assert decision("npx vitest run") == "deny"

@@ -334,10 +334,17 @@ def _in_scope(scopes: Sequence[str], cwd_rel: str | None) -> bool:
     return any(here == f or here.startswith(f + "/") for f in folders if f)
 
 
+#: A package's version or tag after its name, as a launcher is given it (``npx
+#: prisma@5 db push``, ``bunx vite@latest build``).
+_PACKAGE_VERSION = re.compile(r"(?<=\w)@(?:[\d^~<>=.*x-]+|latest|next|canary|beta|alpha|rc)$")
+
+
 def _program(word: str) -> str:
     """A program's name as a rule means it: base name, no ``.exe``, no version suffix
-    (a rule against `pip install` holds for ``pip3 install`` and ``pip3.12 install``)."""
+    (a rule against `pip install` holds for ``pip3 install`` and ``pip3.12 install``),
+    no package version a launcher was given (``prisma@5``)."""
     name = posixpath.basename(word.replace("\\", "/"))
+    name = _PACKAGE_VERSION.sub("", name)
     name = name[:-4] if name.lower().endswith(".exe") else name
     bare = _VERSION_SUFFIX.sub("", name)
     return bare or name
@@ -420,6 +427,50 @@ def parse_command(span: str) -> tuple[str, tuple[str, ...], frozenset[str]] | No
     words = tuple(t for t in kept[1:] if not t.startswith("-")) + slot
     flags = _flag_set(kept[1:]) | ({"--"} if "--" in kept else set())
     return _program(kept[0]), words, frozenset(flags)
+
+
+#: What launches a package's binary (charter.session.shell runs the binary it names as
+#: well as the launcher): with no subcommand, and with one (``npm exec``, ``pnpm dlx``).
+_LAUNCHERS = frozenset({"npx", "pnpx", "bunx"})
+_LAUNCHING = {"npm": ("exec", "x"), "pnpm": ("exec", "dlx"), "yarn": ("exec", "dlx"), "bun": ("x",)}
+_LAUNCHER_VALUE_OPTIONS = frozenset({"-p", "--package"})
+
+
+def _launched(span: str, rule_text: str) -> tuple[str, tuple[str, ...], frozenset[str]] | None:
+    """The command a span runs through a package launcher, when it names the act
+    (``npx prisma migrate reset``: ``prisma migrate reset``, a program and a subcommand):
+    the act is forbidden however the binary is started (``pnpm exec prisma migrate
+    reset``, ``bunx prisma …``, a global ``prisma …``). A launcher and a binary alone
+    (``npx tsc``) may be the launcher turned down, and a rule that names the act another
+    way too ("use `pnpm exec tsc --build` instead of `npx tsc --build`") prefers one
+    launcher: both keep the span as written."""
+    try:
+        tokens = shlex.split(span)
+    except ValueError:
+        return None
+    if not tokens:
+        return None
+    name = _program(tokens[0])
+    at = 1
+    if name not in _LAUNCHERS:
+        if len(tokens) < 2 or tokens[1] not in _LAUNCHING.get(name, ()):
+            return None
+        at = 2
+    while at < len(tokens) and tokens[at].startswith("-"):
+        at += 2 if tokens[at] in _LAUNCHER_VALUE_OPTIONS else 1
+        if tokens[at - 1] == "--":
+            break
+    inner = tokens[at:]
+    if len(inner) < 2 or inner[1].startswith("-"):
+        return None
+    parsed = parse_command(shlex.join(inner))
+    if parsed is None or not parsed[1] or parsed[1][0] == ANY_WORD:
+        return None
+    act = " ".join(inner)
+    for m in SPAN.finditer(rule_text):
+        if m.group(1).strip() != span.strip() and act in m.group(1):
+            return None
+    return parsed
 
 
 def _named_program(
@@ -1021,7 +1072,8 @@ def _read_commands(
     named = any(parse_command(m.group(1)) for m in SPAN.finditer(rule.text)) or bool(found)
     for span in spans:
         parsed = (
-            parse_command(span)
+            _launched(span, rule.text)
+            or parse_command(span)
             or _named_program(span, rule, programs)
             or (None if named or not _option_alone(rule, span) else _long_options(span))
         )

@@ -204,7 +204,7 @@ if TYPE_CHECKING:
 #: 100: every entry of a lead-in's list of paths ("Never modify: `a`; `b`"), a bold title
 #: that forbids over a heading's items
 #: 101: "never run or suggest `X`" forbids `X`; "in this project" / "in this repository"
-#: is no condition
+#: is no condition; `npx prisma migrate reset` is held as the act it launches
 STATE_VERSION = 101
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
