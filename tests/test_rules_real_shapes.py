@@ -2331,3 +2331,45 @@ def test_the_command_of_a_step_whose_lead_in_heads_sub_items_is_a_rule(tmp_path:
         ("Check the schema: Lint MUST report no errors", 10, 15),
         ("Check the schema: Never disable a type check to pass", 16, 16),
     ]
+
+
+def test_bad_and_good_examples_under_a_rule_belong_to_it(tmp_path: Path) -> None:
+    """A Bevy game's AGENT.md: "**Temporal Purity**: Comments must describe *current
+    state*, never *changes*." over "*Bad*: `// Added function …`" and "*Good*: `// …`".
+    Each example was a rule of its own, retrieved alone ("*Bad*: `// Added function to
+    calculate damage`"), saying nothing, or the opposite of the rule. Sub-items that are
+    all examples are now read with the rule they illustrate, cited with it; a sub-item
+    that instructs keeps the sub-items rules of their own."""
+    rules = _rules(
+        tmp_path,
+        "# Rules\n\n"
+        "- **Temporal Purity**: Comments describe the code as it is, never its history.\n"
+        "    *   *Bad*: `// Added retry to the uploader`\n"
+        "    *   *Good*: `// Retries the upload three times`\n"
+        "- **Sizes**: Use responsive text sizes.\n"
+        "  - Bad: `text-5xl` (overflows on phones)\n"
+        "  - e.g. `text-xl md:text-5xl`\n"
+        "- **Logging**: Log through the shared logger.\n"
+        "  - Include the request id in every line a handler logs.\n"
+        "  - Example: `log.info('saved', id)`\n",
+    )
+    assert _spans(rules)[:2] == [
+        (
+            "Temporal Purity: Comments describe the code as it is, never its history. "
+            "*Bad*: `// Added retry to the uploader`; *Good*: `// Retries the upload three "
+            "times`",
+            3,
+            5,
+        ),
+        (
+            "Sizes: Use responsive text sizes. Bad: `text-5xl` (overflows on phones); "
+            "e.g. `text-xl md:text-5xl`",
+            6,
+            8,
+        ),
+    ]
+    assert not [r for r in rules if r.text.startswith(("*Bad*", "*Good*", "Bad:"))]
+    assert _by_text(rules, "request id").text == (
+        "Include the request id in every line a handler logs."
+    )
+    assert _by_text(rules, "shared logger").text == "Logging: Log through the shared logger."

@@ -205,7 +205,8 @@ if TYPE_CHECKING:
 #: that forbids over a heading's items
 #: 102 (round 77; main's 101 was taken meanwhile): "never run or suggest `X`" forbids `X`;
 #: "in this project" / "in this repository" is no condition; `npx prisma migrate reset` is
-#: held as the act it launches; a cut prohibition keeps the code span it forbids
+#: held as the act it launches; a cut prohibition keeps the code span it forbids;
+#: "*Bad*: `…`" / "*Good*: `…`" sub-items are read with the rule they illustrate
 STATE_VERSION = 102
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
