@@ -4,6 +4,7 @@ Bash call would run, denied by the PreToolUse guardrails with the rule cited."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -1570,3 +1571,42 @@ def test_a_command_named_through_its_package_launcher_is_held_however_it_is_laun
     ):
         assert decision(call) == ("deny" if call.startswith("npx tsc") else "allow"), call
     assert decision("npx vitest run") == "deny"
+
+
+def test_a_boundaries_label_forbids_each_act_of_its_list(tmp_path: Path) -> None:
+    """Many `AGENTS.md` files end with "Boundaries": "**Always:** …", "**Ask first:** …",
+    "**Never:** …", each a list of acts. Only the first act after the label was read:
+    "**Never:** work on `main`, push to `main`, …" held nothing, and "**Ask first:**
+    commit, push, …" held nothing. Each act is now read as said alone after the label;
+    an act with a condition stays advice, and a label whose list opens with a condition
+    ("Never: in production, …") is left as written."""
+    root = compiled_repo(
+        tmp_path,
+        {
+            "AGENTS.md": "# Agent guide\n\n## Boundaries\n\n"
+            "- **Always:** run `make lint` before calling work done; note API changes.\n"
+            "- **Ask first:** changing the public schema; adding a dependency; commit,\n"
+            "  push, or open a PR.\n"
+            "- **Never:** work on `main`, push to `main`, edit `vendor/` (generated), or\n"
+            "  run `make release` against production.\n"
+            "- **Never:** in CI, run `make seed`, `make reset`.\n"
+        },
+    )
+    subprocess.run(["git", "-C", str(root), "checkout", "-q", "-b", "feature/x"], check=True)
+
+    def decision(command: str) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}))
+
+    assert decision("git push origin main") == "deny"
+    assert decision("git push origin feature/x") == "ask"  # "Ask first: … push"
+    assert decision("git commit -m wip") == "ask"
+    assert decision("npm install left-pad") == "ask"
+    assert decision("npm install") == "allow"
+    assert decision("make release") == "allow"  # "against production": advice
+    assert decision("make seed") == "allow" and decision("make lint") == "allow"
+    edit = {"file_path": str(root / "vendor" / "lib.go"), "old_string": "a", "new_string": "b"}
+    assert guard_decision(guard(root, "Edit", edit)) == "deny"
+    # the denial quotes the rule as written, not the acts as Charter read them
+    held = guard(root, "Bash", {"command": "git push origin main"})
+    reason = str(held["hookSpecificOutput"]["permissionDecisionReason"]) if held else ""
+    assert "Never: work on `main`, push to `main`" in reason, reason

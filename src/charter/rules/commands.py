@@ -35,6 +35,7 @@ from charter.rules.negation import (
     Reading,
     clauses,
     collect,
+    distributed,
     forbidden_options,
     forbidden_spans,
     negated,
@@ -982,6 +983,11 @@ def commands_in(
     ``commit`` with that flag); then those it forbids until the user consents ("unless
     the user asks"), marked ``consent="user"``. ``programs``: those the rule files run
     (:func:`programs_run`), which tell a program from a word of code."""
+    said = distributed(rule.text)
+    if said != rule.text:
+        # "Never: A; B; C": each act read as said alone, the rule cited as written
+        each = commands_in(replace(rule, text=said), programs)
+        return [replace(c, rule_text=rule.text) for c in each]
     found = _read_commands(rule, programs=programs)
     shadow = consent_shadow(rule.text)
     if shadow is None:

@@ -46,6 +46,7 @@ from charter.rules.negation import (
     clause_start,
     clauses,
     collect,
+    distributed,
     forbidden_spans,
     words_of,
 )
@@ -416,6 +417,10 @@ def edits_in(rule: Rule) -> list[ForbiddenEdit]:
     """The paths ``rule`` forbids editing (see the module docstring); none when the rule
     also gives leave to edit some of them. Then those it forbids until the user consents
     ("never edit `X` without asking"), marked ``consent="user"``."""
+    said = distributed(rule.text)
+    if said != rule.text:
+        # "Never: A; B; C": each act read as said alone, the rule cited as written
+        return [replace(e, rule_text=rule.text) for e in edits_in(replace(rule, text=said))]
     found = _read_edits(rule)
     shadow = consent_shadow(rule.text)
     if shadow is None:

@@ -195,6 +195,69 @@ _THIS_PROJECT = re.compile(
 )
 
 
+#: A label that forbids, or asks first, then a list of acts: "**Never:** run the dev
+#: server; use npm; commit without being asked", "⚠️ **Ask first:** adding a dependency;
+#: …" (the "Boundaries" of many `AGENTS.md` files: Always / Ask first / Never).
+_ACTS_LABEL = re.compile(
+    r"^[^\w`]*(?:(?P<never>never|don'?t|do\s+not|forbidden|prohibited)|"
+    r"(?P<ask>ask\s+first|ask\s+before|requires?\s+approval|needs?\s+approval))"
+    r"[*_]*\s*[:：]\s*(?P<rest>\S.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+_LEADING_CONDITION = re.compile(
+    r"(?:in|on|when|whenever|while|during|for|unless|without|against|before|after|if|"
+    r"outside|inside|within|from)\b",
+    re.IGNORECASE,
+)
+
+
+def _entries(text: str) -> list[str]:
+    """``text`` split at its commas and semicolons outside brackets and code spans, a
+    last "or" / "and" dropped: the acts a label's list names."""
+    out, depth, code, start = [], 0, False, 0
+    for i, ch in enumerate(text):
+        if ch == "`":
+            code = not code
+        elif not code and ch in "([":
+            depth += 1
+        elif not code and ch in ")]":
+            depth = max(0, depth - 1)
+        elif not code and not depth and ch in ",;":
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    entries = [re.sub(r"^\s*(?:or|and)\s+", "", e).strip().rstrip(".") for e in out]
+    return [e for e in entries if e]
+
+
+def distributed(text: str) -> str:
+    """``text`` with a label that forbids a list of acts said of each act: "Never: run
+    the dev server; commit without being asked; push to `main`" reads as "Never run the
+    dev server. Never commit without being asked. Never push to `main`.", and "Ask
+    first: adding a dependency; commit, push" as "Ask before adding a dependency. Do not
+    commit unless the user asks. …": only the first act stood after the label, and the
+    others were read as words of no prohibition. ``text`` itself when no such label
+    opens it, or its list has one entry."""
+    m = _ACTS_LABEL.match(text)
+    if m is None:
+        return text
+    entries = _entries(m.group("rest"))
+    if len(entries) < 2 or _LEADING_CONDITION.match(entries[0]):
+        return text  # "Never: in production, run `X`, …": the condition is every act's
+    said = []
+    for entry in entries:
+        first = entry.split(maxsplit=1)[0].lower()
+        if m.group("never"):
+            said.append(f"Never {entry}.")
+        elif first.endswith("ing"):
+            said.append(f"Ask before {entry}.")
+        else:
+            said.append(f"Do not {entry} unless the user asks.")
+    return " ".join(said)
+
+
 @dataclass(frozen=True)
 class Prohibition:
     """What a rule forbids, with the rule itself: the guardrail's denial cites it.

@@ -206,7 +206,8 @@ if TYPE_CHECKING:
 #: 102 (round 77; main's 101 was taken meanwhile): "never run or suggest `X`" forbids `X`;
 #: "in this project" / "in this repository" is no condition; `npx prisma migrate reset` is
 #: held as the act it launches; a cut prohibition keeps the code span it forbids;
-#: "*Bad*: `…`" / "*Good*: `…`" sub-items are read with the rule they illustrate
+#: "*Bad*: `…`" / "*Good*: `…`" sub-items are read with the rule they illustrate;
+#: "Never: A; B; C" / "Ask first: A; B" forbid each act of the list
 STATE_VERSION = 102
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
