@@ -1610,3 +1610,39 @@ def test_a_boundaries_label_forbids_each_act_of_its_list(tmp_path: Path) -> None
     held = guard(root, "Bash", {"command": "git push origin main"})
     reason = str(held["hookSpecificOutput"]["permissionDecisionReason"]) if held else ""
     assert "Never: work on `main`, push to `main`" in reason, reason
+
+
+def test_a_heading_that_asks_for_approval_puts_its_commands_to_the_user(tmp_path: Path) -> None:
+    """A Prisma backend's "## ⚠️ Dangerous Commands (FORBIDDEN unless explicitly
+    approved)" over "Do NOT suggest or run:" and its list denied the commands, which the
+    heading allows once the user approves; a "### Restricted Commands (Require Approval)"
+    listing `terraform apply` held nothing. Under a heading that asks for approval the
+    commands it forbids or lists are put to the user; elsewhere nothing changes."""
+    root = compiled_repo(
+        tmp_path,
+        {
+            "CLAUDE.md": "# Ops guide\n\n"
+            "## Dangerous Commands (FORBIDDEN unless explicitly approved)\n\n"
+            "Do NOT suggest or run:\n\n- `knex migrate:rollback --all`\n- `dropdb app`\n\n"
+            "## Infrastructure\n\n### Restricted Commands (Require Approval)\n\n"
+            "**Destructive operations:**\n"
+            "- `pulumi up` - deploys the stack\n"
+            "- `pulumi destroy` - tears the stack down\n"
+            "- `deployctl promote <release>`: promotes a release\n\n"
+            "### Read-only commands\n\n- `pulumi preview` - shows the plan\n\n"
+            "## Database\n\n- Never run `dropdb shared`.\n"
+            "### Ask first (if unsure)\n\n- `pulumi refresh` - syncs the state\n"
+        },
+    )
+
+    def decision(command: str) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}))
+
+    assert decision("npx knex migrate:rollback --all") == "ask"
+    assert decision("dropdb app") == "ask"
+    assert decision("pulumi up --yes") == "ask"
+    assert decision("pulumi destroy") == "ask"
+    assert decision("deployctl promote v1.2") == "ask"
+    assert decision("pulumi preview") == "allow"
+    assert decision("dropdb shared") == "deny"  # no approval in its heading
+    assert decision("pulumi refresh") == "allow"  # "(if unsure)": a condition of its own

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from charter.rules.consent import consent_shadow
+from charter.rules.consent import consent_heading, consent_shadow
 from charter.rules.edits import GLOB
 from charter.rules.model import Rule
 from charter.rules.negation import (
@@ -975,7 +975,65 @@ def _flag_alternatives(text: str, span: str) -> list[str]:
     return found
 
 
+#: What may follow a command a list entry opens with: nothing, or what it does ("`terraform
+#: apply` - Infrastructure deployment", "`x`: Promote challenger", "`x` (Host management)").
+_DESCRIBED = re.compile(r"^\s*(?:$|[-–—:]\s|\()")
+
+
+def _listed_command(rule: Rule) -> tuple[str, str, tuple[str, ...], frozenset[str]] | None:
+    """The command a list entry opens with, read up to its first option or slot (an
+    example's values are not the command): "`terraform apply` - Infrastructure
+    deployment" gives ``terraform apply``."""
+    m = re.match(r"^\W*`([^`\n]+)`", rule.text)
+    if m is None or not _DESCRIBED.match(rule.text[m.end() :]):
+        return None
+    try:
+        tokens = shlex.split(m.group(1))
+    except ValueError:
+        return None
+    head: list[str] = []
+    for token in tokens:
+        if token.startswith("-") or _PLACEHOLDER.search(token) or "=" in token:
+            break
+        head.append(token)
+    slot = len(head) < len(tokens) and _ANY_ARGUMENT.match(tokens[len(head)]) is not None
+    if len(head) == 1 and slot:
+        parsed = parse_command(f"{head[0]} <args>")
+    else:
+        parsed = parse_command(shlex.join(head[:4])) if len(head) >= 2 else None
+    if parsed is None:
+        return None
+    return (m.group(1), *parsed)
+
+
 def commands_in(
+    rule: Rule, programs: Mapping[str, frozenset[str]] | None = None
+) -> list[ForbiddenCommand]:
+    if consent_heading(rule):
+        # under a heading that puts its commands to the user, nothing is denied outright:
+        # what the rule forbids, and a command it lists, wait for the user's say-so
+        found = [replace(c, consent="user") for c in _commands_in(rule, programs)]
+        listed = _listed_command(rule)
+        if listed is not None and listed[0] not in {c.command for c in found}:
+            span, program, words, flags = listed
+            found.append(
+                ForbiddenCommand(
+                    rule_id=rule.id,
+                    cite=rule.source.cite(),
+                    rule_text=rule.text,
+                    command=span,
+                    program=program,
+                    words=words,
+                    flags=flags,
+                    scopes=tuple(rule.scopes),
+                    consent="user",
+                )
+            )
+        return found
+    return _commands_in(rule, programs)
+
+
+def _commands_in(
     rule: Rule, programs: Mapping[str, frozenset[str]] | None = None
 ) -> list[ForbiddenCommand]:
     """The commands ``rule`` forbids outright (see the module docstring), and the options
@@ -986,7 +1044,7 @@ def commands_in(
     said = distributed(rule.text)
     if said != rule.text:
         # "Never: A; B; C": each act read as said alone, the rule cited as written
-        each = commands_in(replace(rule, text=said), programs)
+        each = _commands_in(replace(rule, text=said), programs)
         return [replace(c, rule_text=rule.text) for c in each]
     found = _read_commands(rule, programs=programs)
     shadow = consent_shadow(rule.text)

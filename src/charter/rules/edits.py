@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from charter.rules.consent import consent_shadow
+from charter.rules.consent import consent_heading, consent_shadow
 from charter.rules.model import Rule
 from charter.rules.negation import (
     _EXCEPTION,
@@ -416,11 +416,18 @@ def _called_files(text: str, span: str) -> bool:
 def edits_in(rule: Rule) -> list[ForbiddenEdit]:
     """The paths ``rule`` forbids editing (see the module docstring); none when the rule
     also gives leave to edit some of them. Then those it forbids until the user consents
-    ("never edit `X` without asking"), marked ``consent="user"``."""
+    ("never edit `X` without asking"), marked ``consent="user"``; under a heading that
+    puts its list to the user (:func:`consent_heading`), all of them."""
+    if consent_heading(rule):
+        return [replace(e, consent="user") for e in _edits_in(rule)]
+    return _edits_in(rule)
+
+
+def _edits_in(rule: Rule) -> list[ForbiddenEdit]:
     said = distributed(rule.text)
     if said != rule.text:
         # "Never: A; B; C": each act read as said alone, the rule cited as written
-        return [replace(e, rule_text=rule.text) for e in edits_in(replace(rule, text=said))]
+        return [replace(e, rule_text=rule.text) for e in _edits_in(replace(rule, text=said))]
     found = _read_edits(rule)
     shadow = consent_shadow(rule.text)
     if shadow is None:

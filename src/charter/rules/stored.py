@@ -207,7 +207,8 @@ if TYPE_CHECKING:
 #: "in this project" / "in this repository" is no condition; `npx prisma migrate reset` is
 #: held as the act it launches; a cut prohibition keeps the code span it forbids;
 #: "*Bad*: `…`" / "*Good*: `…`" sub-items are read with the rule they illustrate;
-#: "Never: A; B; C" / "Ask first: A; B" forbid each act of the list
+#: "Never: A; B; C" / "Ask first: A; B" forbid each act of the list; a heading that asks
+#: for approval puts its commands to the user
 STATE_VERSION = 102
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
