@@ -29,6 +29,7 @@ none of it: the guardrail cannot tell which part the leave covers.
 from __future__ import annotations
 
 import fnmatch
+import os
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
@@ -107,11 +108,29 @@ class ForbiddenEdit(Prohibition):
     #: :mod:`charter.rules.consent`): the guardrail asks instead of denying
     consent: str = ""
 
-    def matches(self, rel: str) -> bool:
-        """Whether writing the project-relative file ``rel`` edits what the rule forbids."""
+    def matches(self, rel: str, root: str | None = None) -> bool:
+        """Whether writing the project-relative file ``rel`` edits what the rule forbids.
+        With the project's ``root``: a path of folders the rule names from its own folder
+        that is not there ("Do not modify `prisma/schema.prisma`" in the root's
+        `CLAUDE.md`, the schema under `backend/`) is the path of that name deeper down,
+        as the rule's author meant it."""
         rel = rel.strip("/")
         bases = dict.fromkeys(["", *(d + "/" for d in (self.base, *self.scope_dirs) if d)])
-        return any(_path_matches(rel, base + self.pattern) for base in bases)
+        if any(_path_matches(rel, base + self.pattern) for base in bases):
+            return True
+        if root is None or "/" not in self.pattern.rstrip("/") or GLOB.search(self.pattern):
+            return False
+        if self.pattern.startswith("../"):
+            return False
+        base = self.base + "/" if self.base else ""
+        if os.path.lexists(os.path.join(root, base + self.pattern.rstrip("/"))):
+            return False
+        if not rel.startswith(base):
+            return False
+        deeper = "/" + rel[len(base) :]
+        if self.pattern.endswith("/"):
+            return ("/" + self.pattern) in deeper + "/"
+        return deeper.endswith("/" + self.pattern)
 
 
 def scope_dirs(scopes: Iterable[str]) -> tuple[str, ...]:
@@ -465,12 +484,12 @@ def forbidden_edits(rules: Iterable[Rule]) -> list[ForbiddenEdit]:
 
 
 def first_edit_violation(
-    edits: Sequence[ForbiddenEdit], paths: Iterable[str]
+    edits: Sequence[ForbiddenEdit], paths: Iterable[str], root: str | None = None
 ) -> tuple[ForbiddenEdit, str] | None:
     """The first (rule path, file) pair where writing a project-relative file edits what a
-    rule forbids."""
+    rule forbids (``root``: the project's, see :meth:`ForbiddenEdit.matches`)."""
     for rel in paths:
         for edit in edits:
-            if edit.matches(rel):
+            if edit.matches(rel, root):
                 return edit, rel
     return None
