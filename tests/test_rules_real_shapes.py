@@ -2373,3 +2373,43 @@ def test_bad_and_good_examples_under_a_rule_belong_to_it(tmp_path: Path) -> None
         "Include the request id in every line a handler logs."
     )
     assert _by_text(rules, "shared logger").text == "Logging: Log through the shared logger."
+
+
+def test_a_heading_rated_in_its_closing_bracket_is_always_loaded(tmp_path: Path) -> None:
+    """A Prisma backend's "## 🔐 Prisma Rules (CRITICAL)" and a Bevy game's "## 2. The Law
+    (Invariants & Constraints)" were not read as constitution headings: the marker words
+    stood in a bracket at the end, and the markers look at a heading's start, so each
+    file compiled with an empty constitution. The closing bracket is read as a heading of
+    its own, unless the heading reports work ("Issue #1: … (CRITICAL)", "Known Issues
+    (critical)") or marks a field as required ("`DATABASE_URL` (required)")."""
+    from charter.rules.build import is_constitution_section
+    from charter.rules.settings import DEFAULT_CONSTITUTION_MARKERS
+
+    markers = [re.compile(m, re.IGNORECASE | re.MULTILINE) for m in DEFAULT_CONSTITUTION_MARKERS]
+
+    def pinned(heading: str) -> bool:
+        return is_constitution_section(["Guide", heading], markers)
+
+    for heading in (
+        "🔐 Database Rules (CRITICAL)",
+        "2. The Law (Invariants & Constraints)",
+        "Diagnostics (non-negotiable)",
+        "Swagger / OpenAPI (mandatory)",
+    ):
+        assert pinned(heading), heading
+    for heading in (
+        "Issue #1: Override Not Applied (CRITICAL)",
+        "Step 2: Fix EACCES on the data volume (CRITICAL)",
+        "Known Issues (critical)",
+        "`DATABASE_URL` (required)",
+        "Submitter (MANDATORY)",
+        "Installation (optional)",
+    ):
+        assert not pinned(heading), heading
+    rules = _rules(
+        tmp_path,
+        "# Agent guide\n\n## 🔐 Database Rules (CRITICAL)\n\n"
+        "1. **Do NOT use `prisma db push`** in this project.\n\n"
+        "## Style\n\n- Prefer small modules.\n",
+    )
+    assert [r.constitution for r in rules] == [True, False]

@@ -208,7 +208,8 @@ if TYPE_CHECKING:
 #: held as the act it launches; a cut prohibition keeps the code span it forbids;
 #: "*Bad*: `…`" / "*Good*: `…`" sub-items are read with the rule they illustrate;
 #: "Never: A; B; C" / "Ask first: A; B" forbid each act of the list; a heading that asks
-#: for approval puts its commands to the user
+#: for approval puts its commands to the user; a heading's closing bracket ("(CRITICAL)")
+#: marks the constitution
 STATE_VERSION = 102
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
