@@ -4,6 +4,7 @@ Bash call would run, denied by the PreToolUse guardrails with the rule cited."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -1754,3 +1755,189 @@ def test_staging_everything_is_held_while_a_forbidden_file_waits_to_be_staged(
     write(root, ".gitignore", ".env\n")
     subprocess.run(["git", "-C", str(root), "add", ".gitignore"], check=True)
     assert decided("git add -A") == "allow"
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # advising paired with the act: the act is forbidden as by its verb alone
+        ("Never run or suggest `pnpm run dev`, `pnpm run build` commands.",
+         [("pnpm run dev", ""), ("pnpm run build", "")]),
+        ("Do not suggest or run `lerna init`.", [("lerna init", "")]),
+        ("NEVER suggest or use `yarn dev`, `yarn run dev`, or any dev server to test code.",
+         [("yarn dev", ""), ("yarn run dev", "")]),
+        ("**Never run or suggest `npx knex migrate:rollback`** unless the user "
+         "explicitly approves and accepts losing data.",
+         [("npx knex migrate:rollback", "user")]),
+        # the project itself is where the guardrail guards: no condition
+        ("Do not use `yarn` commands in this repository.", [("yarn", "")]),
+        ("**IMPORTANT:** Do NOT run any `git commit` or `git push` commands in this project.",
+         [("git commit", ""), ("git push", "")]),
+        ("**Do NOT use `knex migrate:latest` in this project**, unless the user "
+         "explicitly requests it and understands the risk.",
+         [("knex migrate:latest", "user")]),
+        # advice alone is no tool call; a condition or a kind still leaves it advice
+        ("Do not recommend `pi install npm:x` in this repo.", []),
+        ("Do not suggest or run `npm install -g cli` on top of a Homebrew install.", []),
+        ("Do not suggest or run destructive commands such as `docker compose down -v`.", []),
+        ("NEVER suggest or use `git pull origin main` on the production server.", []),
+        # a part of the project is a place the guardrail does not see
+        ("Never run `npm run build` in this project's `web/` folder.", []),
+        ("Never run `npm run build` in this repository root.", []),
+        ("Don't run `make deploy` in the project root.", []),
+    ],
+)  # fmt: skip
+def test_advice_paired_with_the_act_and_this_project_set_no_condition(
+    text: str, forbidden: list[tuple[str, str]]
+) -> None:
+    """A Prisma backend's CLAUDE.md said "**Never run or suggest `npx prisma migrate
+    reset`** unless the user explicitly approves …" and "**Do NOT use `prisma db push` in
+    this project**, unless the user …": neither was held, since "or suggest" stood between
+    the negation and the command and "in this project" read as a place the guardrail
+    cannot see. Both now are put to the user."""
+    assert [(c.command, c.consent) for c in commands_in(_rule(text))] == forbidden
+
+
+def test_run_or_suggest_lists_are_held_by_the_hook(tmp_path: Path) -> None:
+    root = compiled_repo(
+        tmp_path,
+        {
+            "CLAUDE.md": "# Rules\n\n## Database\n\n"
+            "1. **Never run or suggest `npx knex migrate:rollback`** unless the user\n"
+            "   explicitly approves and accepts losing data.\n"
+            "2. **Do NOT use `knex seed:run` in this project**, unless the user\n"
+            "   explicitly requests it.\n\n"
+            "Do NOT suggest or run:\n\n- `dropdb app`\n- `knex migrate:down`\n"
+        },
+    )
+
+    def decision(command: str) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}))
+
+    assert decision("npx knex migrate:rollback --all") == "ask"
+    assert decision("knex seed:run") == "ask"
+    assert decision("dropdb app") == "deny"
+    assert decision("npx knex migrate:down") == "deny"
+    assert decision("npx knex migrate:latest") == "allow"
+    assert decision("npm test") == "allow"
+
+
+def test_a_command_named_through_its_package_launcher_is_held_however_it_is_launched(
+    tmp_path: Path,
+) -> None:
+    """A Prisma backend's CLAUDE.md forbids `npx prisma migrate reset`: held as written,
+    `npm exec prisma migrate reset`, `bunx prisma …` and a global `prisma migrate reset`
+    ran, since the rule's program was `npx`. The act a launcher runs (a binary and its
+    subcommand) is what is forbidden; a launcher and a binary alone (`npx tsc`) or a rule
+    naming the act another way too keeps the launcher, and a version the launcher is
+    given (`prisma@5`) is no other program."""
+    root = compiled_repo(
+        tmp_path,
+        {
+            "CLAUDE.md": "# Rules\n\n"
+            "- Do not run `npx knex migrate:rollback`.\n"
+            "- NEVER run `pnpm dlx sequelize db:drop` (it wipes the shared database).\n"
+            "- Do not run `npx tsc`.\n"
+            "- Use `pnpm exec vitest run` instead of `npx vitest run`.\n"
+        },
+    )
+
+    def decision(command: str) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}))
+
+    for call in (
+        "npx knex migrate:rollback --all",
+        "npx --yes knex migrate:rollback",
+        "bunx knex migrate:rollback",
+        "npm exec knex migrate:rollback",
+        "pnpm exec knex migrate:rollback",
+        "knex migrate:rollback",
+        "npx knex@3 migrate:rollback",
+        "npx sequelize db:drop",
+        "yarn dlx sequelize db:drop",
+    ):
+        assert decision(call) == "deny", call
+    for call in (
+        "npx knex migrate:latest",
+        "npx tsc --noEmit",  # held as written: the launcher named
+        "pnpm exec tsc --noEmit",
+        "pnpm exec vitest run",  # the launcher preferred
+        "npm test",
+    ):
+        assert decision(call) == ("deny" if call.startswith("npx tsc") else "allow"), call
+    assert decision("npx vitest run") == "deny"
+
+
+def test_a_boundaries_label_forbids_each_act_of_its_list(tmp_path: Path) -> None:
+    """Many `AGENTS.md` files end with "Boundaries": "**Always:** …", "**Ask first:** …",
+    "**Never:** …", each a list of acts. Only the first act after the label was read:
+    "**Never:** work on `main`, push to `main`, …" held nothing, and "**Ask first:**
+    commit, push, …" held nothing. Each act is now read as said alone after the label;
+    an act with a condition stays advice, and a label whose list opens with a condition
+    ("Never: in production, …") is left as written."""
+    root = compiled_repo(
+        tmp_path,
+        {
+            "AGENTS.md": "# Agent guide\n\n## Boundaries\n\n"
+            "- **Always:** run `make lint` before calling work done; note API changes.\n"
+            "- **Ask first:** changing the public schema; adding a dependency; commit,\n"
+            "  push, or open a PR.\n"
+            "- **Never:** work on `main`, push to `main`, edit `vendor/` (generated), or\n"
+            "  run `make release` against production.\n"
+            "- **Never:** in CI, run `make seed`, `make reset`.\n"
+        },
+    )
+    subprocess.run(["git", "-C", str(root), "checkout", "-q", "-b", "feature/x"], check=True)
+
+    def decision(command: str) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}))
+
+    assert decision("git push origin main") == "deny"
+    assert decision("git push origin feature/x") == "ask"  # "Ask first: … push"
+    assert decision("git commit -m wip") == "ask"
+    assert decision("npm install left-pad") == "ask"
+    assert decision("npm install") == "allow"
+    assert decision("make release") == "allow"  # "against production": advice
+    assert decision("make seed") == "allow" and decision("make lint") == "allow"
+    edit = {"file_path": str(root / "vendor" / "lib.go"), "old_string": "a", "new_string": "b"}
+    assert guard_decision(guard(root, "Edit", edit)) == "deny"
+    # the denial quotes the rule as written, not the acts as Charter read them
+    held = guard(root, "Bash", {"command": "git push origin main"})
+    reason = str(held["hookSpecificOutput"]["permissionDecisionReason"]) if held else ""
+    assert "Never: work on `main`, push to `main`" in reason, reason
+
+
+def test_a_heading_that_asks_for_approval_puts_its_commands_to_the_user(tmp_path: Path) -> None:
+    """A Prisma backend's "## ⚠️ Dangerous Commands (FORBIDDEN unless explicitly
+    approved)" over "Do NOT suggest or run:" and its list denied the commands, which the
+    heading allows once the user approves; a "### Restricted Commands (Require Approval)"
+    listing `terraform apply` held nothing. Under a heading that asks for approval the
+    commands it forbids or lists are put to the user; elsewhere nothing changes."""
+    root = compiled_repo(
+        tmp_path,
+        {
+            "CLAUDE.md": "# Ops guide\n\n"
+            "## Dangerous Commands (FORBIDDEN unless explicitly approved)\n\n"
+            "Do NOT suggest or run:\n\n- `knex migrate:rollback --all`\n- `dropdb app`\n\n"
+            "## Infrastructure\n\n### Restricted Commands (Require Approval)\n\n"
+            "**Destructive operations:**\n"
+            "- `pulumi up` - deploys the stack\n"
+            "- `pulumi destroy` - tears the stack down\n"
+            "- `deployctl promote <release>`: promotes a release\n\n"
+            "### Read-only commands\n\n- `pulumi preview` - shows the plan\n\n"
+            "## Database\n\n- Never run `dropdb shared`.\n"
+            "### Ask first (if unsure)\n\n- `pulumi refresh` - syncs the state\n"
+        },
+    )
+
+    def decision(command: str) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}))
+
+    assert decision("npx knex migrate:rollback --all") == "ask"
+    assert decision("dropdb app") == "ask"
+    assert decision("pulumi up --yes") == "ask"
+    assert decision("pulumi destroy") == "ask"
+    assert decision("deployctl promote v1.2") == "ask"
+    assert decision("pulumi preview") == "allow"
+    assert decision("dropdb shared") == "deny"  # no approval in its heading
+    assert decision("pulumi refresh") == "allow"  # "(if unsure)": a condition of its own

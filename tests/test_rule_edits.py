@@ -847,3 +847,36 @@ def test_a_table_row_whose_other_cell_forbids_editing_holds_its_path(tmp_path: P
 
     assert edit("models/Generated/Order.cs") == "deny"
     assert edit("src/lib/pricing.ts") == "allow" and edit("start.html") == "allow"
+
+
+def test_a_path_the_rule_names_that_is_not_there_is_the_one_deeper_down(tmp_path: Path) -> None:
+    """A backend's root `CLAUDE.md` says "Do not modify `prisma/schema.prisma` unless the
+    user requests it." while the schema is `backend/prisma/schema.prisma`: the rule held
+    a path that does not exist, and edits of the real schema passed. A path of folders
+    that is not there from the rule's folder is the path of that name deeper down; where
+    it is there, it is that one alone."""
+    root = compiled_repo(
+        tmp_path,
+        {
+            "CLAUDE.md": "# Rules\n\n"
+            "- Do not modify `db/schema.sql` unless the user requests it.\n"
+            "- Never edit `gen/api/`; it is generated.\n"
+            "- Never edit `config/app.yaml` by hand.\n",
+            "server/db/schema.sql": "create table t (id int);\n",
+            "web/src/gen/api/client.ts": "export {}\n",
+            "config/app.yaml": "a: 1\n",
+            "tools/config/app.yaml": "a: 1\n",
+        },
+    )
+
+    def decision(rel: str) -> str:
+        edit = {"file_path": str(root / rel), "old_string": "a", "new_string": "b"}
+        return guard_decision(guard(root, "Edit", edit))
+
+    assert decision("server/db/schema.sql") == "ask"
+    assert decision("web/src/gen/api/client.ts") == "deny"
+    assert decision("config/app.yaml") == "deny"
+    assert decision("tools/config/app.yaml") == "allow"  # the rule's own path is there
+    assert decision("server/db/seed.sql") == "allow"
+    bash = guard(root, "Bash", {"command": "sed -i 's/int/bigint/' server/db/schema.sql"})
+    assert guard_decision(bash) == "ask"

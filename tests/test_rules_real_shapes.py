@@ -2356,3 +2356,85 @@ def test_each_line_of_a_short_fence_under_a_forbidding_heading_is_forbidden(
     assert _by_text(rules, "Tailwind").source.line_start == 14
     # a sentence going on after the fence ("unless …") makes it no outright prohibition
     assert not any("REAL = 98%" in t for t in texts), texts
+
+
+def test_bad_and_good_examples_under_a_rule_belong_to_it(tmp_path: Path) -> None:
+    """A Bevy game's AGENT.md: "**Temporal Purity**: Comments must describe *current
+    state*, never *changes*." over "*Bad*: `// Added function …`" and "*Good*: `// …`".
+    Each example was a rule of its own, retrieved alone ("*Bad*: `// Added function to
+    calculate damage`"), saying nothing, or the opposite of the rule. Sub-items that are
+    all examples are now read with the rule they illustrate, cited with it; a sub-item
+    that instructs keeps the sub-items rules of their own."""
+    rules = _rules(
+        tmp_path,
+        "# Rules\n\n"
+        "- **Temporal Purity**: Comments describe the code as it is, never its history.\n"
+        "    *   *Bad*: `// Added retry to the uploader`\n"
+        "    *   *Good*: `// Retries the upload three times`\n"
+        "- **Sizes**: Use responsive text sizes.\n"
+        "  - Bad: `text-5xl` (overflows on phones)\n"
+        "  - e.g. `text-xl md:text-5xl`\n"
+        "- **Logging**: Log through the shared logger.\n"
+        "  - Include the request id in every line a handler logs.\n"
+        "  - Example: `log.info('saved', id)`\n",
+    )
+    assert _spans(rules)[:2] == [
+        (
+            "Temporal Purity: Comments describe the code as it is, never its history. "
+            "*Bad*: `// Added retry to the uploader`; *Good*: `// Retries the upload three "
+            "times`",
+            3,
+            5,
+        ),
+        (
+            "Sizes: Use responsive text sizes. Bad: `text-5xl` (overflows on phones); "
+            "e.g. `text-xl md:text-5xl`",
+            6,
+            8,
+        ),
+    ]
+    assert not [r for r in rules if r.text.startswith(("*Bad*", "*Good*", "Bad:"))]
+    assert _by_text(rules, "request id").text == (
+        "Include the request id in every line a handler logs."
+    )
+    assert _by_text(rules, "shared logger").text == "Logging: Log through the shared logger."
+
+
+def test_a_heading_rated_in_its_closing_bracket_is_always_loaded(tmp_path: Path) -> None:
+    """A Prisma backend's "## 🔐 Prisma Rules (CRITICAL)" and a Bevy game's "## 2. The Law
+    (Invariants & Constraints)" were not read as constitution headings: the marker words
+    stood in a bracket at the end, and the markers look at a heading's start, so each
+    file compiled with an empty constitution. The closing bracket is read as a heading of
+    its own, unless the heading reports work ("Issue #1: … (CRITICAL)", "Known Issues
+    (critical)") or marks a field as required ("`DATABASE_URL` (required)")."""
+    from charter.rules.build import is_constitution_section
+    from charter.rules.settings import DEFAULT_CONSTITUTION_MARKERS
+
+    markers = [re.compile(m, re.IGNORECASE | re.MULTILINE) for m in DEFAULT_CONSTITUTION_MARKERS]
+
+    def pinned(heading: str) -> bool:
+        return is_constitution_section(["Guide", heading], markers)
+
+    for heading in (
+        "🔐 Database Rules (CRITICAL)",
+        "2. The Law (Invariants & Constraints)",
+        "Diagnostics (non-negotiable)",
+        "Swagger / OpenAPI (mandatory)",
+    ):
+        assert pinned(heading), heading
+    for heading in (
+        "Issue #1: Override Not Applied (CRITICAL)",
+        "Step 2: Fix EACCES on the data volume (CRITICAL)",
+        "Known Issues (critical)",
+        "`DATABASE_URL` (required)",
+        "Submitter (MANDATORY)",
+        "Installation (optional)",
+    ):
+        assert not pinned(heading), heading
+    rules = _rules(
+        tmp_path,
+        "# Agent guide\n\n## 🔐 Database Rules (CRITICAL)\n\n"
+        "1. **Do NOT use `prisma db push`** in this project.\n\n"
+        "## Style\n\n- Prefer small modules.\n",
+    )
+    assert [r.constitution for r in rules] == [True, False]

@@ -202,3 +202,31 @@ def test_an_identifier_with_double_underscores_keeps_them(tmp_path: Path) -> Non
     texts = [r.text for r in compile_project(Project.load(root)).rules]
     assert "You must NEVER use the mcp__peekaboo__analyze tool." in texts
     assert "Always name helpers in snake__case carefully." in texts
+
+
+def test_a_cut_prohibition_keeps_the_code_span_it_forbids() -> None:
+    """A Prisma backend's CLAUDE.md lists "Do NOT suggest or run:" over
+    `npx prisma migrate reset`; the compiled item, retrieved for a migration task, was
+    shown "Do NOT suggest or run …" (the cut fell inside the span, and the colon went with
+    it), and "Never run or suggest `npx …` unless the user approves …" as "Never run or
+    suggest …": lines that name nothing. A prohibition cut before its object now shows the
+    object when it is a code span (up to twice the cut); other rules cut as before."""
+    from charter.rules.render import compact_keeping_directive
+
+    listed = "Do NOT suggest or run: `npx knex migrate:rollback --all`"
+    consent = (
+        "Never run or suggest `npx knex migrate:rollback` unless the user explicitly "
+        "approves and accepts that data is lost."
+    )
+    for cut in (10, 12):
+        assert compact_keeping_directive(listed, cut) == listed
+        assert compact_keeping_directive(consent, cut).startswith(
+            "Never run or suggest `npx knex migrate:rollback` "
+        )
+    assert compact("Never edit `src/generated/api/client_types.ts` by hand after a sync.", 6) == (
+        "Never edit `src/generated/api/client_types.ts` …"
+    )
+    # no prohibition: the cut stays where it fell
+    assert compact("Run `uv run alembic upgrade head --sql > plan.sql` before merging.", 4) == (
+        "Run …"
+    )

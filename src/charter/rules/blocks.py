@@ -1148,10 +1148,14 @@ class _Walker:
             text = " ".join(_inline_text(p) for p in own if p.type == "paragraph").strip()
             label = nested and _is_label(text) and _bare_spans(nested)
             if (
-                nested
-                and (_is_lead_in(text) or label)
-                and (_plain_items(nested) or _no_instructions(nested))
-            ) or (nested and _ends_in_colon(text) and _plain_items(nested)):
+                (
+                    nested
+                    and (_is_lead_in(text) or label)
+                    and (_plain_items(nested) or _no_instructions(nested))
+                )
+                or (nested and _ends_in_colon(text) and _plain_items(nested))
+                or (nested and text and _examples_only(nested))
+            ):
                 # a heading-like item whose sub-items are plain (short, or naming and
                 # describing rather than instructing): one rule, whole span; so is a
                 # label without its colon over bare commands or paths ("Run tests (in
@@ -2003,6 +2007,28 @@ def _names_actions(node: SyntaxTreeNode) -> bool:
     texts = _item_texts([node])
     actions = [t for t in texts if _names_action(t) and not is_directive(t, strong=True)]
     return bool(texts) and 2 * len(actions) >= len(texts)
+
+
+#: A sub-item that shows an example of the rule above it: "*Bad*: `// Added function`",
+#: "Good: `vim.opt.number = true`", "*Example*: `w-8 h-8`", "e.g. `parseISO`".
+_EXAMPLE_ITEM = re.compile(
+    r"^[\W_]*(?:bad|good|wrong|right|correct|incorrect|better|worse|before|after|"
+    r"examples?|e\.g\.|i\.e\.)[*_]*\s*(?:\([^()]*\)\s*)?[:：]|^[\W_]*e\.g\.",
+    re.IGNORECASE,
+)
+
+
+def _examples_only(lists: list[SyntaxTreeNode]) -> bool:
+    """Are these sub-items all examples of the item above them ("*Bad*: `…`" and "*Good*:
+    `…`" under "Comments must describe *current state*")? Alone, each was a rule that said
+    nothing ("*Bad*: `// Added function to calculate damage`" retrieved without its rule);
+    they belong to the rule they illustrate."""
+    for lst in lists:
+        for item in lst.children:
+            if any(c.type in LISTS for c in item.children):
+                return False
+    texts = _item_texts(lists)
+    return bool(texts) and all(_EXAMPLE_ITEM.match(t) for t in texts)
 
 
 def _plain_items(lists: list[SyntaxTreeNode]) -> bool:

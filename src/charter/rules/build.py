@@ -73,9 +73,35 @@ def is_constitution_section(section: list[str], markers: list[re.Pattern[str]]) 
         for heading in section
         for bare in (bare_heading(heading),)
         if not _PROBLEMS_HEADING.match(bare) and not _PREREQUISITES_HEADING.match(bare)
-        for h in {heading, bare, _HEADING_LABEL.sub("", bare, count=1)}
+        for h in {heading, bare, _HEADING_LABEL.sub("", bare, count=1), *_qualifier(bare)}
     ]
     return any(rx.search(f"## {heading}") for heading in headings for rx in markers)
+
+
+#: A bracket that ends a heading, saying what its section is or how binding: "Prisma
+#: Rules (CRITICAL)", "The Law (Invariants & Constraints)", "Diagnostics (non-negotiable)".
+_QUALIFIER = re.compile(r"\(\s*([^()]{2,40}?)\s*\)[\s:*_]*$")
+#: A heading that reports one piece of work, whose bracket rates it ("Issue #1: Override
+#: Not Applied (CRITICAL)", "Step 2: Fix EACCES (CRITICAL)"): no section of rules.
+_WORK_ITEM = re.compile(
+    r"(?i)^(?:issue|bug|step|phase|task|ticket|fix|problem|finding|incident|item)\b"
+)
+
+
+#: A heading that names what is wrong ("Known Issues (critical)"): a report, rated.
+_REPORTED = re.compile(r"(?i)\b(?:issues|bugs|problems|findings|incidents|todos?)\b")
+
+
+def _qualifier(bare: str) -> list[str]:
+    """The bracket a heading ends with, read as a heading of its own (the markers look at a
+    heading's start), unless the heading reports a piece of work."""
+    m = _QUALIFIER.search(bare)
+    if m is None or _WORK_ITEM.match(bare) or _REPORTED.search(bare[: m.start()]):
+        return []
+    named = bare[: m.start()].split()
+    if len(named) <= 1 and re.fullmatch(r"(?i)required|mandatory", m.group(1)):
+        return []  # "### `DATABASE_URL` (required)", "Submitter (MANDATORY)": a field
+    return [m.group(1)]
 
 
 #: A heading that reports the problems of its topic ("Critical Issues Requiring Immediate

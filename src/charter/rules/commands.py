@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from charter.rules.consent import consent_shadow
+from charter.rules.consent import consent_heading, consent_shadow
 from charter.rules.edits import GLOB
 from charter.rules.model import Rule
 from charter.rules.negation import (
@@ -35,6 +35,7 @@ from charter.rules.negation import (
     Reading,
     clauses,
     collect,
+    distributed,
     forbidden_options,
     forbidden_spans,
     negated,
@@ -377,10 +378,17 @@ def _in_scope(scopes: Sequence[str], cwd_rel: str | None) -> bool:
     return any(here == f or here.startswith(f + "/") for f in folders if f)
 
 
+#: A package's version or tag after its name, as a launcher is given it (``npx
+#: prisma@5 db push``, ``bunx vite@latest build``).
+_PACKAGE_VERSION = re.compile(r"(?<=\w)@(?:[\d^~<>=.*x-]+|latest|next|canary|beta|alpha|rc)$")
+
+
 def _program(word: str) -> str:
     """A program's name as a rule means it: base name, no ``.exe``, no version suffix
-    (a rule against `pip install` holds for ``pip3 install`` and ``pip3.12 install``)."""
+    (a rule against `pip install` holds for ``pip3 install`` and ``pip3.12 install``),
+    no package version a launcher was given (``prisma@5``)."""
     name = posixpath.basename(word.replace("\\", "/"))
+    name = _PACKAGE_VERSION.sub("", name)
     name = name[:-4] if name.lower().endswith(".exe") else name
     bare = _VERSION_SUFFIX.sub("", name)
     return bare or name
@@ -463,6 +471,50 @@ def parse_command(span: str) -> tuple[str, tuple[str, ...], frozenset[str]] | No
     words = tuple(t for t in kept[1:] if not t.startswith("-")) + slot
     flags = _flag_set(kept[1:]) | ({"--"} if "--" in kept else set())
     return _program(kept[0]), words, frozenset(flags)
+
+
+#: What launches a package's binary (charter.session.shell runs the binary it names as
+#: well as the launcher): with no subcommand, and with one (``npm exec``, ``pnpm dlx``).
+_LAUNCHERS = frozenset({"npx", "pnpx", "bunx"})
+_LAUNCHING = {"npm": ("exec", "x"), "pnpm": ("exec", "dlx"), "yarn": ("exec", "dlx"), "bun": ("x",)}
+_LAUNCHER_VALUE_OPTIONS = frozenset({"-p", "--package"})
+
+
+def _launched(span: str, rule_text: str) -> tuple[str, tuple[str, ...], frozenset[str]] | None:
+    """The command a span runs through a package launcher, when it names the act
+    (``npx prisma migrate reset``: ``prisma migrate reset``, a program and a subcommand):
+    the act is forbidden however the binary is started (``pnpm exec prisma migrate
+    reset``, ``bunx prisma …``, a global ``prisma …``). A launcher and a binary alone
+    (``npx tsc``) may be the launcher turned down, and a rule that names the act another
+    way too ("use `pnpm exec tsc --build` instead of `npx tsc --build`") prefers one
+    launcher: both keep the span as written."""
+    try:
+        tokens = shlex.split(span)
+    except ValueError:
+        return None
+    if not tokens:
+        return None
+    name = _program(tokens[0])
+    at = 1
+    if name not in _LAUNCHERS:
+        if len(tokens) < 2 or tokens[1] not in _LAUNCHING.get(name, ()):
+            return None
+        at = 2
+    while at < len(tokens) and tokens[at].startswith("-"):
+        at += 2 if tokens[at] in _LAUNCHER_VALUE_OPTIONS else 1
+        if tokens[at - 1] == "--":
+            break
+    inner = tokens[at:]
+    if len(inner) < 2 or inner[1].startswith("-"):
+        return None
+    parsed = parse_command(shlex.join(inner))
+    if parsed is None or not parsed[1] or parsed[1][0] == ANY_WORD:
+        return None
+    act = " ".join(inner)
+    for m in SPAN.finditer(rule_text):
+        if m.group(1).strip() != span.strip() and act in m.group(1):
+            return None
+    return parsed
 
 
 def _named_program(
@@ -1404,7 +1456,65 @@ def _flag_alternatives(text: str, span: str) -> list[str]:
     return found
 
 
+#: What may follow a command a list entry opens with: nothing, or what it does ("`terraform
+#: apply` - Infrastructure deployment", "`x`: Promote challenger", "`x` (Host management)").
+_DESCRIBED = re.compile(r"^\s*(?:$|[-–—:]\s|\()")
+
+
+def _listed_command(rule: Rule) -> tuple[str, str, tuple[str, ...], frozenset[str]] | None:
+    """The command a list entry opens with, read up to its first option or slot (an
+    example's values are not the command): "`terraform apply` - Infrastructure
+    deployment" gives ``terraform apply``."""
+    m = re.match(r"^\W*`([^`\n]+)`", rule.text)
+    if m is None or not _DESCRIBED.match(rule.text[m.end() :]):
+        return None
+    try:
+        tokens = shlex.split(m.group(1))
+    except ValueError:
+        return None
+    head: list[str] = []
+    for token in tokens:
+        if token.startswith("-") or _PLACEHOLDER.search(token) or "=" in token:
+            break
+        head.append(token)
+    slot = len(head) < len(tokens) and _ANY_ARGUMENT.match(tokens[len(head)]) is not None
+    if len(head) == 1 and slot:
+        parsed = parse_command(f"{head[0]} <args>")
+    else:
+        parsed = parse_command(shlex.join(head[:4])) if len(head) >= 2 else None
+    if parsed is None:
+        return None
+    return (m.group(1), *parsed)
+
+
 def commands_in(
+    rule: Rule, programs: Mapping[str, frozenset[str]] | None = None
+) -> list[ForbiddenCommand]:
+    if consent_heading(rule):
+        # under a heading that puts its commands to the user, nothing is denied outright:
+        # what the rule forbids, and a command it lists, wait for the user's say-so
+        found = [replace(c, consent="user") for c in _commands_in(rule, programs)]
+        listed = _listed_command(rule)
+        if listed is not None and listed[0] not in {c.command for c in found}:
+            span, program, words, flags = listed
+            found.append(
+                ForbiddenCommand(
+                    rule_id=rule.id,
+                    cite=rule.source.cite(),
+                    rule_text=rule.text,
+                    command=span,
+                    program=program,
+                    words=words,
+                    flags=flags,
+                    scopes=tuple(rule.scopes),
+                    consent="user",
+                )
+            )
+        return found
+    return _commands_in(rule, programs)
+
+
+def _commands_in(
     rule: Rule, programs: Mapping[str, frozenset[str]] | None = None
 ) -> list[ForbiddenCommand]:
     """The commands ``rule`` forbids outright (see the module docstring), and the options
@@ -1412,6 +1522,11 @@ def commands_in(
     ``commit`` with that flag); then those it forbids until the user consents ("unless
     the user asks"), marked ``consent="user"``. ``programs``: those the rule files run
     (:func:`programs_run`), which tell a program from a word of code."""
+    said = distributed(rule.text)
+    if said != rule.text:
+        # "Never: A; B; C": each act read as said alone, the rule cited as written
+        each = _commands_in(replace(rule, text=said), programs)
+        return [replace(c, rule_text=rule.text) for c in each]
     found = _read_commands(rule, programs=programs)
     shadow = consent_shadow(rule.text)
     if shadow is None:
@@ -1562,7 +1677,8 @@ def _read_commands(
     named = any(parse_command(m.group(1)) for m in SPAN.finditer(rule.text)) or bool(found)
     for span in spans:
         parsed = (
-            parse_command(span)
+            _launched(span, rule.text)
+            or parse_command(span)
             or _named_program(span, rule, programs)
             or (None if named or not _option_alone(rule, span) else _long_options(span))
         )

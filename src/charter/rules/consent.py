@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import re
 
-from charter.rules.negation import clauses
+from charter.rules.model import Rule
+from charter.rules.negation import clauses, negated
 
 #: Who may give consent: the user (or a human standing for them), never the agent.
 _WHO = (
@@ -142,3 +143,30 @@ def consent_shadow(text: str) -> str | None:
         last = end
     out.append(text[last:])
     return "".join(out) if changed else None
+
+
+#: A heading that puts what it lists to the user: "Restricted Commands (Require
+#: Approval)", "## Mutate (ask first)", "🛑 REQUIRES APPROVAL (Ask First)", said at its
+#: end, in brackets or alone ("… (ask first if unsure)" sets a condition of its own).
+_APPROVAL_HEADING = re.compile(
+    r"(?:^|[\s(])(?:(?:requires?|needs?)\s+(?:(?:the\s+)?user'?s?\s+|explicit\s+|prior\s+)?"
+    r"(?:approval|confirmation|permission|consent)|approval\s+required|ask\s+first|"
+    r"ask\s+before(?:\s+(?:running|using|executing|changing|editing))?)[\s)*_:.!]*$",
+    re.IGNORECASE,
+)
+
+
+def consent_heading(rule: Rule) -> bool:
+    """Whether one of the two headings nearest ``rule`` (the document's title aside) puts
+    its commands to the user: it asks for approval ("(Require Approval)", "ask first"),
+    or forbids until the user consents ("Dangerous Commands (FORBIDDEN unless explicitly
+    approved)")."""
+    path = [h.strip() for h in (rule.source.section or "").split(" > ") if h.strip()]
+    near = path[1:][-2:] if len(path) > 2 else path[-2:]
+    for heading in near:
+        plain = re.sub(r"[*_`]+", "", heading).strip()
+        if _APPROVAL_HEADING.search(plain):
+            return True
+        if negated(plain) and consent_shadow(plain) is not None:
+            return True
+    return False

@@ -29,12 +29,13 @@ none of it: the guardrail cannot tell which part the leave covers.
 from __future__ import annotations
 
 import fnmatch
+import os
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from charter.rules.consent import consent_shadow
+from charter.rules.consent import consent_heading, consent_shadow
 from charter.rules.model import Rule
 from charter.rules.negation import (
     _EXCEPTION,
@@ -46,6 +47,7 @@ from charter.rules.negation import (
     clause_start,
     clauses,
     collect,
+    distributed,
     forbidden_spans,
     words_of,
 )
@@ -106,11 +108,29 @@ class ForbiddenEdit(Prohibition):
     #: :mod:`charter.rules.consent`): the guardrail asks instead of denying
     consent: str = ""
 
-    def matches(self, rel: str) -> bool:
-        """Whether writing the project-relative file ``rel`` edits what the rule forbids."""
+    def matches(self, rel: str, root: str | None = None) -> bool:
+        """Whether writing the project-relative file ``rel`` edits what the rule forbids.
+        With the project's ``root``: a path of folders the rule names from its own folder
+        that is not there ("Do not modify `prisma/schema.prisma`" in the root's
+        `CLAUDE.md`, the schema under `backend/`) is the path of that name deeper down,
+        as the rule's author meant it."""
         rel = rel.strip("/")
         bases = dict.fromkeys(["", *(d + "/" for d in (self.base, *self.scope_dirs) if d)])
-        return any(_path_matches(rel, base + self.pattern) for base in bases)
+        if any(_path_matches(rel, base + self.pattern) for base in bases):
+            return True
+        if root is None or "/" not in self.pattern.rstrip("/") or GLOB.search(self.pattern):
+            return False
+        if self.pattern.startswith("../"):
+            return False
+        base = self.base + "/" if self.base else ""
+        if os.path.lexists(os.path.join(root, base + self.pattern.rstrip("/"))):
+            return False
+        if not rel.startswith(base):
+            return False
+        deeper = "/" + rel[len(base) :]
+        if self.pattern.endswith("/"):
+            return ("/" + self.pattern) in deeper + "/"
+        return deeper.endswith("/" + self.pattern)
 
 
 def scope_dirs(scopes: Iterable[str]) -> tuple[str, ...]:
@@ -457,7 +477,18 @@ def _called_files(text: str, span: str) -> bool:
 def edits_in(rule: Rule) -> list[ForbiddenEdit]:
     """The paths ``rule`` forbids editing (see the module docstring); none when the rule
     also gives leave to edit some of them. Then those it forbids until the user consents
-    ("never edit `X` without asking"), marked ``consent="user"``."""
+    ("never edit `X` without asking"), marked ``consent="user"``; under a heading that
+    puts its list to the user (:func:`consent_heading`), all of them."""
+    if consent_heading(rule):
+        return [replace(e, consent="user") for e in _edits_in(rule)]
+    return _edits_in(rule)
+
+
+def _edits_in(rule: Rule) -> list[ForbiddenEdit]:
+    said = distributed(rule.text)
+    if said != rule.text:
+        # "Never: A; B; C": each act read as said alone, the rule cited as written
+        return [replace(e, rule_text=rule.text) for e in _edits_in(replace(rule, text=said))]
     found = _read_edits(rule)
     shadow = consent_shadow(rule.text)
     if shadow is None:
@@ -495,12 +526,12 @@ def forbidden_edits(rules: Iterable[Rule]) -> list[ForbiddenEdit]:
 
 
 def first_edit_violation(
-    edits: Sequence[ForbiddenEdit], paths: Iterable[str]
+    edits: Sequence[ForbiddenEdit], paths: Iterable[str], root: str | None = None
 ) -> tuple[ForbiddenEdit, str] | None:
     """The first (rule path, file) pair where writing a project-relative file edits what a
-    rule forbids."""
+    rule forbids (``root``: the project's, see :meth:`ForbiddenEdit.matches`)."""
     for rel in paths:
         for edit in edits:
-            if edit.matches(rel):
+            if edit.matches(rel, root):
                 return edit, rel
     return None

@@ -183,6 +183,81 @@ _AGENT_ACTING = re.compile(
 )
 
 
+#: The project itself as the place of the act ("do not use `npm` commands in this
+#: repository", "**Do NOT use `prisma db push` in this project**"): the place the
+#: guardrail guards, so no condition. A part of it ("in this project's `web/` folder",
+#: "in the project root") is a place, and stays one.
+_THIS_PROJECT = re.compile(
+    r"\b(?:in|within|inside|across|throughout|for)\s+(?:this|our)\s+"
+    r"(?:project|repo|repository|codebase|code\s+base|monorepo|workspace)\b"
+    r"(?!['’]|\s+(?:root|folders?|dir(?:ector(?:y|ies))?|subfolders?|packages?|modules?)\b)",
+    re.IGNORECASE,
+)
+
+
+#: A label that forbids, or asks first, then a list of acts: "**Never:** run the dev
+#: server; use npm; commit without being asked", "⚠️ **Ask first:** adding a dependency;
+#: …" (the "Boundaries" of many `AGENTS.md` files: Always / Ask first / Never).
+_ACTS_LABEL = re.compile(
+    r"^[^\w`]*(?:(?P<never>never|don'?t|do\s+not|forbidden|prohibited)|"
+    r"(?P<ask>ask\s+first|ask\s+before|requires?\s+approval|needs?\s+approval))"
+    r"[*_]*\s*[:：]\s*(?P<rest>\S.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+_LEADING_CONDITION = re.compile(
+    r"(?:in|on|when|whenever|while|during|for|unless|without|against|before|after|if|"
+    r"outside|inside|within|from)\b",
+    re.IGNORECASE,
+)
+
+
+def _entries(text: str) -> list[str]:
+    """``text`` split at its commas and semicolons outside brackets and code spans, a
+    last "or" / "and" dropped: the acts a label's list names."""
+    out, depth, code, start = [], 0, False, 0
+    for i, ch in enumerate(text):
+        if ch == "`":
+            code = not code
+        elif not code and ch in "([":
+            depth += 1
+        elif not code and ch in ")]":
+            depth = max(0, depth - 1)
+        elif not code and not depth and ch in ",;":
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    entries = [re.sub(r"^\s*(?:or|and)\s+", "", e).strip().rstrip(".") for e in out]
+    return [e for e in entries if e]
+
+
+def distributed(text: str) -> str:
+    """``text`` with a label that forbids a list of acts said of each act: "Never: run
+    the dev server; commit without being asked; push to `main`" reads as "Never run the
+    dev server. Never commit without being asked. Never push to `main`.", and "Ask
+    first: adding a dependency; commit, push" as "Ask before adding a dependency. Do not
+    commit unless the user asks. …": only the first act stood after the label, and the
+    others were read as words of no prohibition. ``text`` itself when no such label
+    opens it, or its list has one entry."""
+    m = _ACTS_LABEL.match(text)
+    if m is None:
+        return text
+    entries = _entries(m.group("rest"))
+    if len(entries) < 2 or _LEADING_CONDITION.match(entries[0]):
+        return text  # "Never: in production, run `X`, …": the condition is every act's
+    said = []
+    for entry in entries:
+        first = entry.split(maxsplit=1)[0].lower()
+        if m.group("never"):
+            said.append(f"Never {entry}.")
+        elif first.endswith("ing"):
+            said.append(f"Ask before {entry}.")
+        else:
+            said.append(f"Do not {entry} unless the user asks.")
+    return " ".join(said)
+
+
 @dataclass(frozen=True)
 class Prohibition:
     """What a rule forbids, with the rule itself: the guardrail's denial cites it.
@@ -298,13 +373,37 @@ _POINTERS = frozenset(
 )
 
 
+#: Verbs of advising an act, said beside the act's own verb: "never run or suggest `X`",
+#: "do not suggest or use `X`". Doing and advising are forbidden together, so the pair
+#: forbids the act as its verb alone would; alone ("do not recommend `X`") it forbids
+#: only the advice, which no tool call is.
+_ADVISE = r"(?:suggest|recommend|propose|advise)(?:ing)?"
+_ADVICE_BEFORE = re.compile(rf"\b{_ADVISE}\s+(?:or|nor)\s+(?=(\w+))", re.IGNORECASE)
+_ADVICE_AFTER = re.compile(rf"\b(\w+)\s+(?:or|nor)\s+{_ADVISE}\b", re.IGNORECASE)
+
+
+def _without_advice(text: str, reading: Reading) -> str:
+    """``text`` with an advising verb paired with a verb of the act left out: "never run
+    or suggest" reads as "never run", "do not suggest or run:" as "do not run:"."""
+    acts = reading.bridge | reading.verbs | reading.acts
+
+    def before(m: re.Match[str]) -> str:
+        return "" if m.group(1).lower() in acts else m.group(0)
+
+    def after(m: re.Match[str]) -> str:
+        return m.group(1) if m.group(1).lower() in acts else m.group(0)
+
+    return _ADVICE_AFTER.sub(after, _ADVICE_BEFORE.sub(before, text))
+
+
 def _governed(before: str, reading: Reading, after: str | None = None, span: str = "") -> bool:
     """Whether a negation cue governs what follows ``before`` (bridge words between).
     A colon right before the span introduces what the cue governs ("Do not edit:" over
     a list of paths, shown as "Do not edit: `*.pb.go`"), as the words would without it.
     A thing's name that repeats the folder ``span`` names, before a preposition of place,
-    is crossed like "files" ("do not touch the migrations in `core/migrations/`")."""
-    text = re.sub(r"[*_~]+", " ", before).rstrip()
+    is crossed like "files" ("do not touch the migrations in `core/migrations/`"). A verb
+    of advice paired with the act's ("never run or suggest `X`") is the act's verb."""
+    text = _without_advice(re.sub(r"[*_~]+", " ", before), reading).rstrip()
     colon = re.search(r"(?<=[A-Za-z])\s*[:：]$", text) is not None
     text = re.sub(r"(?<=[A-Za-z])\s*[:：]$", "", text)
     crossed: set[str] = set()
@@ -456,7 +555,9 @@ def _open_clauses(text: str, reading: Reading) -> Iterator[tuple[str, list[re.Ma
         # "en lugar de" names what to use, setting no condition with its "en"
         # "from agent actions", "by the assistant", "on your own": the one acting is
         # the agent the rule is written for, whose every call the guardrail sees
-        plain = _NO_CIRCUMSTANCES.sub(" ", _AGENT_ACTING.sub(" ", SPAN.sub(" ", window)))
+        # "in this project", "in this repository": where every call the guardrail sees is
+        plain = _THIS_PROJECT.sub(" ", SPAN.sub(" ", window))
+        plain = _NO_CIRCUMSTANCES.sub(" ", _AGENT_ACTING.sub(" ", plain))
         if reading.conditions & set(_words(_INSTEAD.sub(" ", plain))):
             continue
         if _EXCEPTION.search(SPAN.sub(" ", clause)):

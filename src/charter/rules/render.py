@@ -40,10 +40,13 @@ def compact(text: str, max_tokens: int) -> str:
         if out.count("(") > out.count(")"):
             # a cut inside a parenthesis ("… branched from (e.g. …"): before it
             out = _outside_code(out[: out.rindex("(")].rstrip(" ,;:—-")) or out
+        # whether the cut says little is judged as before a prohibition's object is added
+        plain = _with_its_object(out, words, 2 * max_tokens, prohibitions=False)
         out = _with_its_object(out, words, 2 * max_tokens)
         if out == " ".join(words):
             return text
-        if (out.endswith(":") or len(out.split()) <= 2) and count_tokens(text) <= 2 * max_tokens:
+        said_little = plain.endswith(":") or len(plain.split()) <= 2
+        if said_little and count_tokens(text) <= 2 * max_tokens:
             return text
     return out + " …"
 
@@ -86,23 +89,47 @@ def _outside_code(out: str) -> str:
 
 #: words after which a cut leaves the sentence pointing at nothing ("can be found in …")
 _LEADS_TO = frozenset({"at", "by", "from", "in", "into", "of", "on", "see", "to", "under", "via"})
+#: verbs of the acts a rule forbids, whose object a cut must not drop when it is a code
+#: span ("Never run or suggest …" said nothing of `npx prisma migrate reset`)
+_ACTS_ON = frozenset(
+    {"run", "use", "execute", "call", "invoke", "edit", "modify", "change", "touch", "delete",
+     "remove", "commit", "push", "install", "suggest", "import", "write"}
+)  # fmt: skip
 #: a word the cut cannot shorten: a Markdown link, a URL, a code span
 _WHOLE_WORD = re.compile(r"^(?:\[[^\]]*\]\([^)\s]*\)|https?://\S+|`[^`]+`)[.,;:)]*$")
 
 
-def _with_its_object(out: str, words: list[str], limit: int) -> str:
+def _with_its_object(out: str, words: list[str], limit: int, prohibitions: bool = True) -> str:
     """``out`` (the first words of ``words``) with the next word too when ``out`` ends on a
     label ("Where:") or a word that leads to what follows ("found in", "see") and that
     word is a link, URL or code span, within ``limit`` tokens. A link too long for the cut
     was dropped whole: "Where: [setup](docs/setup.md) | Use for: …" was shown as "Where:
     …", and "helpers can be found in [Dockerfile](Dockerfile)" as "… found in …"."""
+    from charter.rules.negation import negated
+
     kept = out.split()
-    if not kept or len(kept) >= len(words) or kept != words[: len(kept)]:
+    if not kept or len(kept) >= len(words):
+        return out
+    # a prohibition cut before what it forbids says nothing: "Never run or suggest …",
+    # "Do NOT suggest or run …" (of `npx prisma migrate reset`); its object is shown
+    # (``prohibitions``), after the colon the cut left out ("run: `npx …`")
+    forbids = prohibitions and negated(out)
+    if forbids and kept[:-1] == words[: len(kept) - 1]:
+        label = words[len(kept) - 1]
+        if label != kept[-1] and label.rstrip(":：") == kept[-1]:
+            kept[-1], out = label, f"{out}{label[len(kept[-1]) :]}"
+    if kept != words[: len(kept)]:
         return out
     last = kept[-1].lower()
-    if not (last.endswith((":", "：")) or last in _LEADS_TO):
+    if not (last.endswith((":", "：")) or last in _LEADS_TO or (forbids and last in _ACTS_ON)):
         return out
     nxt = words[len(kept)]
+    if forbids and nxt.startswith("`") and nxt.count("`") == 1:
+        # a code span of several words (`npx prisma migrate reset`): all of it
+        end = next((i for i in range(len(kept) + 1, len(words)) if "`" in words[i]), None)
+        if end is None:
+            return out
+        nxt = " ".join(words[len(kept) : end + 1])
     if not _WHOLE_WORD.match(nxt):
         return out
     longer = f"{out} {nxt}"

@@ -217,7 +217,14 @@ if TYPE_CHECKING:
 #: 112: a path a rule forbids committing ("Never commit `.env`"), held on git add/commit
 #: 113: a contraction inside a list of git's acts ("Don't commit and don't push.")
 #: 114: each line of a short fence under a heading that forbids ("## NEVER Use")
-STATE_VERSION = 114
+#: 115 (round 77): "never run or suggest `X`" forbids `X`;
+#: "in this project" / "in this repository" is no condition; `npx prisma migrate reset` is
+#: held as the act it launches; a cut prohibition keeps the code span it forbids;
+#: "*Bad*: `…`" / "*Good*: `…`" sub-items are read with the rule they illustrate;
+#: "Never: A; B; C" / "Ask first: A; B" forbid each act of the list; a heading that asks
+#: for approval puts its commands to the user; a heading's closing bracket ("(CRITICAL)")
+#: marks the constitution
+STATE_VERSION = 115
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

@@ -704,10 +704,11 @@ def _ruled_edit(policy: Policy, paths: list[str]) -> tuple[str, str, tuple[str, 
         for p in paths
         if p != policy.root and _inside(p, policy.root)
     ]
-    hit = first_edit_violation([e for e in policy.edits if not e.consent], inside)
+    root = str(policy.root)
+    hit = first_edit_violation([e for e in policy.edits if not e.consent], inside, root)
     decision = policy.rule_edits
     if hit is None:
-        hit = first_edit_violation([e for e in policy.edits if e.consent], inside)
+        hit = first_edit_violation([e for e in policy.edits if e.consent], inside, root)
         decision = "ask"
     if hit is None:
         return "", "", ()
