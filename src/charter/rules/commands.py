@@ -1598,80 +1598,41 @@ def _read_commands(
             command = f"git push {flag + ' ' if flag else ''}… {branch}"
             flags = _flag_set([flag]) if flag else frozenset()
             hold(command, "git", ("push",), flags, branch=branch)
+
+    def held_as(
+        command: str, kind: str = "", program: str = "", words: tuple[str, ...] = (), **more: str
+    ) -> None:
+        """A prohibition read as a class or a thing, not a command's words."""
+        found.append(
+            ForbiddenCommand(
+                rule_id=rule.id,
+                cite=rule.source.cite(),
+                rule_text=rule.text,
+                command=command,
+                program=program,
+                words=words,
+                flags=frozenset(),
+                scopes=tuple(rule.scopes),
+                kind=kind,
+                **more,
+            )
+        )
+
     if _build_class(rule.text):
-        found.append(
-            ForbiddenCommand(
-                rule_id=rule.id,
-                cite=rule.source.cite(),
-                rule_text=rule.text,
-                command="build commands",
-                program="",
-                words=(),
-                flags=frozenset(),
-                scopes=tuple(rule.scopes),
-                kind=BUILD_KIND,
-            )
-        )
+        held_as("build commands", BUILD_KIND)
     for path in _commit_paths(rule.text):
-        found.append(
-            ForbiddenCommand(
-                rule_id=rule.id,
-                cite=rule.source.cite(),
-                rule_text=rule.text,
-                command=path,
-                program="git",
-                words=(),
-                flags=frozenset(),
-                scopes=tuple(rule.scopes),
-                kind=COMMIT_PATH_KIND,
-            )
-        )
+        held_as(path, COMMIT_PATH_KIND, "git")
     for tool in _mcp_tools(rule.text):
-        found.append(
-            ForbiddenCommand(
-                rule_id=rule.id,
-                cite=rule.source.cite(),
-                rule_text=rule.text,
-                command=tool,
-                program="",
-                words=(),
-                flags=frozenset(),
-                scopes=tuple(rule.scopes),
-                kind=TOOL_KIND,
-            )
-        )
+        held_as(tool, TOOL_KIND)
     trailer, phrases, places = _commit_text(rule.text)
     for place in places:
         for held, phrase in [(trailer, "")] * bool(trailer) + [("", p) for p in phrases]:
             act = "git commit" if place == "git" else "gh pr create"
-            found.append(
-                ForbiddenCommand(
-                    rule_id=rule.id,
-                    cite=rule.source.cite(),
-                    rule_text=rule.text,
-                    command=f"{act} … {'Co-Authored-By' if held else phrase}",
-                    program=place,
-                    words=("commit",) if place == "git" else ("pr",),
-                    flags=frozenset(),
-                    scopes=tuple(rule.scopes),
-                    trailer=held,
-                    phrase=phrase,
-                )
-            )
+            what = "Co-Authored-By" if held else phrase
+            words = ("commit",) if place == "git" else ("pr",)
+            held_as(f"{act} … {what}", "", place, words, trailer=held, phrase=phrase)
     if _git_write_class(rule.text):
-        found.append(
-            ForbiddenCommand(
-                rule_id=rule.id,
-                cite=rule.source.cite(),
-                rule_text=rule.text,
-                command="git commands that write",
-                program="",
-                words=(),
-                flags=frozenset(),
-                scopes=tuple(rule.scopes),
-                kind=GIT_WRITE_KIND,
-            )
-        )
+        held_as("git commands that write", GIT_WRITE_KIND)
     # options alone are any program's only when no command is named with them ("`git
     # pull --rebase` / `--rebase-merges`" names the other spelling of that command)
     named = any(parse_command(m.group(1)) for m in SPAN.finditer(rule.text)) or bool(found)
