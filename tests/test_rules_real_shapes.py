@@ -930,6 +930,41 @@ def test_a_heading_over_its_code_example_is_the_rule(tmp_path: Path) -> None:
     assert "cached for 30 minutes" in rules[0].search_text
 
 
+def test_a_numbered_or_chinese_label_over_code_is_no_rule_of_its_own(tmp_path: Path) -> None:
+    # Trae's rule files (often Chinese, in numbered outlines) put a directory tree under
+    # "### 11.1 目录结构" ("directory structure"): each Chinese character counted a word and
+    # the outline number another, so the label became a rule saying nothing; a Chinese
+    # heading that says what the code shows stays the rule, as an English one does
+    rules = _rules(
+        tmp_path,
+        "# 项目规则\n\n"
+        "## 11. 模块\n"
+        "业务模块放在 `src/module` 下。\n\n"
+        "### 11.1 目录结构\n"
+        "```\n"
+        "src/module/\n"
+        "└── user/\n"
+        "```\n\n"
+        "### 项目结构\n"
+        "```\n"
+        "src/\n"
+        "```\n\n"
+        "### 9.2 Directory layout\n"
+        "```\n"
+        "src/\n"
+        "```\n\n"
+        "### 使用 `withCache()` 缓存简单查询\n"
+        "```typescript\n"
+        "export const get = (id: string) => withCache(() => load(id));\n"
+        "```\n",
+        name="project_rules.md",
+    )
+    assert _spans(rules) == [
+        ("业务模块放在 `src/module` 下。", 4, 4),
+        ("使用 `withCache()` 缓存简单查询", 22, 25),
+    ]
+
+
 def test_agent_skills_are_not_rule_files_and_nested_claude_folders_keep_their_scope(
     tmp_path: Path,
 ) -> None:

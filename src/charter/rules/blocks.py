@@ -91,6 +91,23 @@ def word_count(text: str) -> int:
     return sum(max(1, len(_UNSPACED.findall(token))) for token in text.split())
 
 
+#: A heading's outline number, with or without a closing mark ("9.2 ", "3. ", "2) ").
+_HEADING_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)+[.)]?|\d+[.)])\s+")
+
+
+def heading_word_count(text: str) -> int:
+    """Words a heading says, to tell a heading that states what the code under it shows
+    ("Use `withCache()` for Simple Database Queries") from one that names it ("Directory
+    structure"): its outline number ("9.2 ") is no word, and a run of Chinese or Japanese
+    counts a word per two characters, as words of those scripts mostly are ("目录结构",
+    "directory structure", is two words, not four)."""
+    text = _HEADING_NUMBER.sub("", text, count=1)
+    return sum(
+        max(1, (len(_UNSPACED.findall(token)) + 1) // 2) if _UNSPACED.search(token) else 1
+        for token in text.split()
+    )
+
+
 @dataclass
 class Block:
     """One candidate rule: its text, where it is, and what surrounds it."""
@@ -663,7 +680,7 @@ class _Walker:
             heading is not None
             and heading[3] == self.section()
             and 0 < start - heading[1] <= 2
-            and word_count(heading[2]) >= 3
+            and heading_word_count(heading[2]) >= 3
         ):
             # "### Use `withCache()` for Simple Database Queries" over its example: the
             # heading states what the code shows, so heading and code are one rule (the

@@ -224,7 +224,9 @@ if TYPE_CHECKING:
 #: "Never: A; B; C" / "Ask first: A; B" forbid each act of the list; a heading that asks
 #: for approval puts its commands to the user; a heading's closing bracket ("(CRITICAL)")
 #: marks the constitution
-STATE_VERSION = 115
+#: 116 (round 80): a heading over code is a rule of its own only with three words past its
+#: outline number, a Chinese or Japanese word two characters ("### 11.1 目录结构" names a tree)
+STATE_VERSION = 116
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
