@@ -226,7 +226,9 @@ if TYPE_CHECKING:
 #: marks the constitution
 #: 116 (round 80): a heading over code is a rule of its own only with three words past its
 #: outline number, a Chinese or Japanese word two characters ("### 11.1 目录结构" names a tree)
-STATE_VERSION = 116
+#: 117 (round 80): a brief cut goes into a Chinese or Japanese clause after a label or
+#: a code span ("终端命令执行: …" showed the label alone), and never back to a colon
+STATE_VERSION = 117
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
