@@ -2473,3 +2473,34 @@ def test_a_heading_rated_in_its_closing_bracket_is_always_loaded(tmp_path: Path)
         "## Style\n\n- Prefer small modules.\n",
     )
     assert [r.constitution for r in rules] == [True, False]
+
+
+def test_a_chinese_heading_of_safety_or_prohibition_marks_the_constitution(
+    tmp_path: Path,
+) -> None:
+    # Trae's rule files are often Chinese: "### 9.4 禁止行为" (prohibited acts) and "## 安全规范"
+    # (security rules) pinned nothing, and the compile reported an empty constitution,
+    # where "## Never" and "## Security" pin their rules; "强制" alone ("强制类型转换", a
+    # type cast) and a heading that only names its topic stay retrieved per task
+    rules = _with_default_markers(
+        tmp_path / "project_rules.md",
+        "trae",
+        "# 项目规则\n\n"
+        "## 9. 模块组织\n"
+        "所有业务模块放在 `src/module` 下。\n\n"
+        "### 9.4 禁止行为\n"
+        "- ❌ 禁止在 `src/utils` 中创建业务模块\n\n"
+        "## 安全规范\n"
+        "- 密码使用 bcrypt 加密\n\n"
+        "## 强制规则与约定\n"
+        "- 分支命名使用 `feat/<scope>`\n\n"
+        "## 命名规范\n"
+        "- 组件命名采用 PascalCase\n\n"
+        "### 强制类型转换\n"
+        "- 转换前先检查取值范围\n",
+    )
+    _assert_pinned(
+        rules,
+        pinned=["src/utils", "bcrypt", "feat/<scope>"],
+        retrieved=["src/module", "取值范围", "PascalCase"],
+    )

@@ -228,7 +228,8 @@ if TYPE_CHECKING:
 #: outline number, a Chinese or Japanese word two characters ("### 11.1 目录结构" names a tree)
 #: 117 (round 80): a brief cut goes into a Chinese or Japanese clause after a label or
 #: a code span ("终端命令执行: …" showed the label alone), and never back to a colon
-STATE_VERSION = 117
+#: 118 (round 80): Chinese constitution markers ("## 安全规范", "### 禁止行为", "## 强制规则")
+STATE_VERSION = 118
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
