@@ -2504,3 +2504,32 @@ def test_a_chinese_heading_of_safety_or_prohibition_marks_the_constitution(
         pinned=["src/utils", "bcrypt", "feat/<scope>"],
         retrieved=["src/module", "取值范围", "PascalCase"],
     )
+
+
+def test_a_list_items_label_over_its_one_command_is_one_rule(tmp_path: Path) -> None:
+    # Warp's generated WARP.md lists each command as an item naming it over a fence
+    # ("- Install dependencies" over `pnpm install`, the fence's info "bash path=null
+    # start=null"): the label alone said nothing, the command alone not what it is for;
+    # an item over two commands, or one that is a sentence, is read as before
+    rules = _rules(
+        tmp_path,
+        "# WARP.md\n\n## Common commands\n\n"
+        "- Install dependencies\n"
+        "  ```bash path=null start=null\n  pnpm install\n  ```\n"
+        "- Start the API (port 4000)\n"
+        "  ```bash path=null start=null\n  pnpm --filter api dev\n  ```\n"
+        "- Start everything\n"
+        "  ```bash\n  make dev\n  # or\n  pnpm dev\n  ```\n"
+        "- The seed script resets the local database.\n"
+        "  ```bash\n  pnpm db:seed\n  ```\n",
+        name="WARP.md",
+    )
+    assert _spans(rules) == [
+        ("Install dependencies: `pnpm install`", 5, 8),
+        ("Start the API (port 4000): `pnpm --filter api dev`", 9, 12),
+        ("Start everything", 13, 18),
+        ("`make dev`", 15, 15),
+        ("`pnpm dev` (or)", 16, 17),
+        ("The seed script resets the local database.", 19, 22),
+        ("`pnpm db:seed`", 21, 21),
+    ]

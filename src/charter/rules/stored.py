@@ -229,7 +229,9 @@ if TYPE_CHECKING:
 #: 117 (round 80): a brief cut goes into a Chinese or Japanese clause after a label or
 #: a code span ("终端命令执行: …" showed the label alone), and never back to a colon
 #: 118 (round 80): Chinese constitution markers ("## 安全规范", "### 禁止行为", "## 强制规则")
-STATE_VERSION = 118
+#: 119 (round 80): a list item's label over its one command is one rule ("Install
+#: dependencies: `pnpm install`", Warp's generated WARP.md)
+STATE_VERSION = 119
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
