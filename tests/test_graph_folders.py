@@ -139,3 +139,31 @@ def test_gdscript_is_read_as_the_projects_code(repo: Path, run_charter: Run) -> 
     done = run_charter("index", cwd=repo)
     assert done.returncode == 0, done.stderr
     assert "*.gd" not in done.stdout  # not listed as a type search skips
+
+
+def test_a_task_written_in_chinese_ranks_the_files_that_say_it(
+    tmp_path: Path, run_charter: Run
+) -> None:
+    """Trae's and Qwen Code's users write rules, documents and tasks in Chinese: a task
+    without a Latin word ("给订单模块新增分页查询接口", add a paged query endpoint to the
+    order module) gave the graph no term, and task context was empty unless a search
+    index existed. Pairs of characters are its terms, matched in documents and comments."""
+    root = tmp_path / "repo"
+    write(
+        root,
+        "src/module/order/order.service.ts",
+        "// 订单服务：分页查询订单列表\n"
+        "export class OrderService {\n  findPage(page: number) { return [] }\n}\n",
+    )
+    write(
+        root, "src/module/user/user.service.ts", "// 用户登录与注册\nexport class UserService {}\n"
+    )
+    write(
+        root, "doc/接口说明.md", "# 接口说明\n\n订单模块的分页查询接口返回 code、message、data。\n"
+    )
+    write(root, "README.md", "# Shop\n\nA small shop server.\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    paths = task_context_paths(run_charter, root, "给订单模块新增分页查询接口")
+    assert paths[:2] and set(paths[:2]) <= {"src/module/order/order.service.ts", "doc/接口说明.md"}
+    assert "src/module/user/user.service.ts" not in paths[:2]
+    assert parse_task("给订单模块新增分页查询接口").keywords[:3] == ["给订", "订单", "单模"]

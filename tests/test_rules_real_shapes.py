@@ -930,6 +930,41 @@ def test_a_heading_over_its_code_example_is_the_rule(tmp_path: Path) -> None:
     assert "cached for 30 minutes" in rules[0].search_text
 
 
+def test_a_numbered_or_chinese_label_over_code_is_no_rule_of_its_own(tmp_path: Path) -> None:
+    # Trae's rule files (often Chinese, in numbered outlines) put a directory tree under
+    # "### 11.1 目录结构" ("directory structure"): each Chinese character counted a word and
+    # the outline number another, so the label became a rule saying nothing; a Chinese
+    # heading that says what the code shows stays the rule, as an English one does
+    rules = _rules(
+        tmp_path,
+        "# 项目规则\n\n"
+        "## 11. 模块\n"
+        "业务模块放在 `src/module` 下。\n\n"
+        "### 11.1 目录结构\n"
+        "```\n"
+        "src/module/\n"
+        "└── user/\n"
+        "```\n\n"
+        "### 项目结构\n"
+        "```\n"
+        "src/\n"
+        "```\n\n"
+        "### 9.2 Directory layout\n"
+        "```\n"
+        "src/\n"
+        "```\n\n"
+        "### 使用 `withCache()` 缓存简单查询\n"
+        "```typescript\n"
+        "export const get = (id: string) => withCache(() => load(id));\n"
+        "```\n",
+        name="project_rules.md",
+    )
+    assert _spans(rules) == [
+        ("业务模块放在 `src/module` 下。", 4, 4),
+        ("使用 `withCache()` 缓存简单查询", 22, 25),
+    ]
+
+
 def test_agent_skills_are_not_rule_files_and_nested_claude_folders_keep_their_scope(
     tmp_path: Path,
 ) -> None:
@@ -2438,3 +2473,63 @@ def test_a_heading_rated_in_its_closing_bracket_is_always_loaded(tmp_path: Path)
         "## Style\n\n- Prefer small modules.\n",
     )
     assert [r.constitution for r in rules] == [True, False]
+
+
+def test_a_chinese_heading_of_safety_or_prohibition_marks_the_constitution(
+    tmp_path: Path,
+) -> None:
+    # Trae's rule files are often Chinese: "### 9.4 禁止行为" (prohibited acts) and "## 安全规范"
+    # (security rules) pinned nothing, and the compile reported an empty constitution,
+    # where "## Never" and "## Security" pin their rules; "强制" alone ("强制类型转换", a
+    # type cast) and a heading that only names its topic stay retrieved per task
+    rules = _with_default_markers(
+        tmp_path / "project_rules.md",
+        "trae",
+        "# 项目规则\n\n"
+        "## 9. 模块组织\n"
+        "所有业务模块放在 `src/module` 下。\n\n"
+        "### 9.4 禁止行为\n"
+        "- ❌ 禁止在 `src/utils` 中创建业务模块\n\n"
+        "## 安全规范\n"
+        "- 密码使用 bcrypt 加密\n\n"
+        "## 强制规则与约定\n"
+        "- 分支命名使用 `feat/<scope>`\n\n"
+        "## 命名规范\n"
+        "- 组件命名采用 PascalCase\n\n"
+        "### 强制类型转换\n"
+        "- 转换前先检查取值范围\n",
+    )
+    _assert_pinned(
+        rules,
+        pinned=["src/utils", "bcrypt", "feat/<scope>"],
+        retrieved=["src/module", "取值范围", "PascalCase"],
+    )
+
+
+def test_a_list_items_label_over_its_one_command_is_one_rule(tmp_path: Path) -> None:
+    # Warp's generated WARP.md lists each command as an item naming it over a fence
+    # ("- Install dependencies" over `pnpm install`, the fence's info "bash path=null
+    # start=null"): the label alone said nothing, the command alone not what it is for;
+    # an item over two commands, or one that is a sentence, is read as before
+    rules = _rules(
+        tmp_path,
+        "# WARP.md\n\n## Common commands\n\n"
+        "- Install dependencies\n"
+        "  ```bash path=null start=null\n  pnpm install\n  ```\n"
+        "- Start the API (port 4000)\n"
+        "  ```bash path=null start=null\n  pnpm --filter api dev\n  ```\n"
+        "- Start everything\n"
+        "  ```bash\n  make dev\n  # or\n  pnpm dev\n  ```\n"
+        "- The seed script resets the local database.\n"
+        "  ```bash\n  pnpm db:seed\n  ```\n",
+        name="WARP.md",
+    )
+    assert _spans(rules) == [
+        ("Install dependencies: `pnpm install`", 5, 8),
+        ("Start the API (port 4000): `pnpm --filter api dev`", 9, 12),
+        ("Start everything", 13, 18),
+        ("`make dev`", 15, 15),
+        ("`pnpm dev` (or)", 16, 17),
+        ("The seed script resets the local database.", 19, 22),
+        ("`pnpm db:seed`", 21, 21),
+    ]

@@ -182,6 +182,28 @@ def test_a_sentence_written_without_spaces_is_cut_between_characters() -> None:
     assert not compact("https://example.com/" + "a" * 200 + " is the page", 5).startswith("h")
 
 
+def test_a_cut_goes_into_a_chinese_clause_after_a_label_or_span() -> None:
+    # Trae's Chinese rules: a clause after a label or a code span is one "word" between
+    # spaces, so the cut at words dropped all of it: "❌ 禁止在 `src` 根目录直接创建…"
+    # (not in the root of `src`) was shown as "❌ 禁止在 `src` …" (not in `src`), and a
+    # labelled rule as its label alone, "终端命令执行: …"; a cut back at a colon left a label
+    forbids = "❌ 禁止在 `src` 根目录直接创建业务模块文件"
+    cut = compact(forbids, 20)
+    assert cut.startswith("❌ 禁止在 `src` 根目录") and cut.endswith(" …")
+    labelled = "终端命令执行: 禁止使用阻塞终端等待用户输入的命令，所有命令必须能自动执行完成。"
+    assert compact(labelled, 14).startswith("终端命令执行: 禁止")
+    label = "接口说明：如果接口逻辑中通过请求头获取token进行身份验证，则跳过白名单测试步骤"
+    assert compact(label, 10).startswith("接口说明：如果")
+    # a cut stays within the limit (a short text is shown whole), and English is cut at
+    # words as before
+    for text in (forbids, labelled, label):
+        for limit in (10, 14, 20):
+            cut = compact(text, limit)
+            assert cut == text or count_tokens(cut.removesuffix(" …")) <= limit
+    english = "Never create business module files directly in the root of `src`; use `src/module`."
+    assert compact(english, 10) == "Never create business module files directly in the root …"
+
+
 def test_an_identifier_with_double_underscores_keeps_them(tmp_path: Path) -> None:
     """Markdown reads `__` as strong emphasis only at a word's edge: the compile took
     "mcp__peekaboo__analyze" for emphasis and showed the agent "mcppeekabooanalyze", a

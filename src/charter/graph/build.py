@@ -33,7 +33,7 @@ from charter.graph.sot import records as sot_records
 from charter.search.noise import noise_rules, read_head
 
 SCHEMA_VERSION = "2"
-CACHE_VERSION = 47
+CACHE_VERSION = 48  # 48: Chinese and Japanese text gives character-pair terms
 
 
 def graph_dir(project: Project) -> Path:

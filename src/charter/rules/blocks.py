@@ -91,6 +91,23 @@ def word_count(text: str) -> int:
     return sum(max(1, len(_UNSPACED.findall(token))) for token in text.split())
 
 
+#: A heading's outline number, with or without a closing mark ("9.2 ", "3. ", "2) ").
+_HEADING_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)+[.)]?|\d+[.)])\s+")
+
+
+def heading_word_count(text: str) -> int:
+    """Words a heading says, to tell a heading that states what the code under it shows
+    ("Use `withCache()` for Simple Database Queries") from one that names it ("Directory
+    structure"): its outline number ("9.2 ") is no word, and a run of Chinese or Japanese
+    counts a word per two characters, as words of those scripts mostly are ("目录结构",
+    "directory structure", is two words, not four)."""
+    text = _HEADING_NUMBER.sub("", text, count=1)
+    return sum(
+        max(1, (len(_UNSPACED.findall(token)) + 1) // 2) if _UNSPACED.search(token) else 1
+        for token in text.split()
+    )
+
+
 @dataclass
 class Block:
     """One candidate rule: its text, where it is, and what surrounds it."""
@@ -597,14 +614,31 @@ class _Walker:
             return  # "This file provides guidance to Claude Code …": what the file is for
         self.blocks.append(block)
 
-    def attach_code(self, node: SyntaxTreeNode, after: SyntaxTreeNode | None = None) -> None:
+    def attach_code(
+        self,
+        node: SyntaxTreeNode,
+        after: SyntaxTreeNode | None = None,
+        *,
+        label: Block | None = None,
+    ) -> None:
         """A code block illustrates the unit just before it, if that unit is adjacent.
-        ``after``: the node after it in its section, when the walker knows it."""
+        ``after``: the node after it in its section, when the walker knows it. ``label``:
+        the rule of the list item the code is in, when the item's words only name what
+        the code does ("Install dependencies" over `pnpm install`)."""
         if _is_banner(node.content):
             return
         start, end = self.span(node)
         section = self.section()
         commands = _commands(node, start, section[-1] if section else "")
+        if label is not None and len(commands) == 1 and self.blocks and self.blocks[-1] is label:
+            # a list item's label over its one command, as Warp's generated WARP.md writes
+            # every command ("- Install dependencies" over a fence of `pnpm install`): the
+            # label alone said nothing and the command alone not what it is for, so they
+            # are one rule, as a lead-in with a colon and its command are
+            joint = "" if _ends_in_colon(label.text) else ":"
+            label.text = f"{label.text}{joint} {commands[0][2]}"
+            label.line_end = max(label.line_end, end)
+            return
         if commands:
             # each command is a rule of its own, read with the lead-in above it ("Testing
             # commands:"): inside one block its text would never reach the agent
@@ -663,7 +697,7 @@ class _Walker:
             heading is not None
             and heading[3] == self.section()
             and 0 < start - heading[1] <= 2
-            and word_count(heading[2]) >= 3
+            and heading_word_count(heading[2]) >= 3
         ):
             # "### Use `withCache()` for Simple Database Queries" over its example: the
             # heading states what the code shows, so heading and code are one rule (the
@@ -1238,10 +1272,12 @@ class _Walker:
                 and not (plain_only and is_directive(text, strong=True))
             ):
                 text = f"{context} {text}"
+            named_code: Block | None = None
             if text:
                 start, end = self.span(item, first_nested)
                 if lead_start is not None:
                     start, lead_start = lead_start, None
+                kept = len(self.blocks)
                 self.add(
                     Block(
                         "step" if ordered else "item",
@@ -1254,6 +1290,9 @@ class _Walker:
                         depth,
                     )
                 )
+                added = len(self.blocks) > kept
+                if added and not nested and not later and _names_its_code(text):
+                    named_code = self.blocks[-1]
             for child in item.children:
                 if child in later:
                     start, end = self.span(child)
@@ -1262,7 +1301,8 @@ class _Walker:
                 elif child.type == "fence" or (
                     child.type == "code_block" and not self.prose(child)
                 ):
-                    self.attach_code(child)
+                    self.attach_code(child, label=named_code)
+                    named_code = None
                 elif child.type in ("bullet_list", "ordered_list"):
                     self.walk_list(child, text or context, depth + 1)
                 elif child.type in ("table", "blockquote") or (
@@ -1697,6 +1737,15 @@ def _is_prose_block(node: SyntaxTreeNode) -> bool:
 def _ends_in_colon(text: str) -> bool:
     """Does the line end in a colon (the full-width one of Chinese and Japanese too)?"""
     return re.sub(r"[*_`]+", "", text).strip().endswith((":", "："))
+
+
+def _names_its_code(text: str) -> bool:
+    """Do a list item's words only name what the code under it does, a label rather than a
+    sentence ("Install dependencies", "Start dev server (http://localhost:3000)", "Python
+    (if installed)")? Eight words at most, and no sentence end."""
+    plain = re.sub(r"[*_`]+", "", text).strip()
+    words = [w for w in plain.split() if re.search(r"\w", w)]
+    return 0 < len(words) <= 8 and not re.search(r"[.!?。！？]$", plain)
 
 
 def _is_lead_in(text: str) -> bool:

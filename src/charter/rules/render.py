@@ -48,13 +48,16 @@ def compact(text: str, max_tokens: int) -> str:
         said_little = plain.endswith(":") or len(plain.split()) <= 2
         if said_little and count_tokens(text) <= 2 * max_tokens:
             return text
+        out = _into_unspaced(out, words, max_tokens - 1)
     return out + " …"
 
 
 #: Scripts written without spaces between words (Chinese, Japanese, Thai).
 _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-#: Punctuation inside a Chinese or Japanese sentence, after which a cut reads cleanly.
-_CJK_STOPS = "。！？；，、："
+#: Punctuation inside a Chinese or Japanese sentence, after which a cut reads cleanly; not
+#: a colon, after which a cut leaves a label without what it labels ("Token依赖接口：如果…",
+#: "Token-dependent endpoints: if …", was shown as "Token依赖接口： …").
+_CJK_STOPS = "。！？；，、"
 
 
 def _leading_chars(text: str, max_tokens: int) -> str:
@@ -77,6 +80,29 @@ def _leading_chars(text: str, max_tokens: int) -> str:
     if stop + 1 >= len(out) // 2 and stop > 0:
         out = out[: stop + 1]
     return out.rstrip()
+
+
+def _into_unspaced(out: str, words: list[str], max_tokens: int) -> str:
+    """``out``, the first of ``words``, and as much of the next word as fits in
+    ``max_tokens`` when that word is Chinese or Japanese: a clause of those scripts is one
+    word between spaces, so a cut at words dropped all of it ("终端命令执行: 禁止使用阻塞终端
+    等待用户输入的命令，…" was shown as its label, "终端命令执行: …"; "❌ 禁止在 `src`
+    根目录直接创建业务模块文件", forbidding the root of `src`, as "❌ 禁止在 `src` …", all of
+    `src`). The characters taken go back to the last CJK punctuation in them when that
+    keeps half of them; a code span in the word is not cut into."""
+    kept = out.split()
+    if not kept or kept != words[: len(kept)] or len(kept) >= len(words):
+        return out
+    nxt = words[len(kept)]
+    if not _UNSPACED.search(nxt[:1]):
+        return out
+    room = _leading_chars(f"{out} {nxt}", max_tokens)
+    taken = room[len(out) + 1 :] if room.startswith(f"{out} ") else ""
+    stop = max(taken.rfind(c) for c in _CJK_STOPS)
+    if stop > 0 and stop + 1 >= len(taken) // 2:
+        taken = taken[: stop + 1]
+    taken = _outside_code(taken) if "`" in taken else taken
+    return f"{out} {taken}" if taken and taken.count("`") % 2 == 0 else out
 
 
 def _outside_code(out: str) -> str:

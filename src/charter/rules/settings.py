@@ -9,6 +9,11 @@ from charter.records import Field, Record
 DEFAULT_CONSTITUTION_MARKERS = [
     r"^#+\s*(safety|security|invariant|constitution|critical|non[- ]?negotiable|always)",
     r"^#+\s*(must|never|always|required|mandatory|(core\s+)?mandates?\b)",
+    # the same words in Chinese (Trae's and Qwen Code's rule files are often written in
+    # it): safety/security, forbidden/never, must, mandatory rules, non-negotiable,
+    # always, invariant, red line; "强制" alone is no marker ("强制类型转换", a type cast)
+    r"^#+\s*(安全|禁止|严禁|嚴禁|绝不|絕不|必须|必須|始终|始終|总是|總是|不变量|不變量|红线|紅線"
+    r"|[强強]制(要求|规则|規則|规范|規範|执行|執行|约束|約束)|不可(协商|協商|妥协|妥協|违反|違反))",
 ]
 
 

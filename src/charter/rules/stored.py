@@ -224,7 +224,14 @@ if TYPE_CHECKING:
 #: "Never: A; B; C" / "Ask first: A; B" forbid each act of the list; a heading that asks
 #: for approval puts its commands to the user; a heading's closing bracket ("(CRITICAL)")
 #: marks the constitution
-STATE_VERSION = 115
+#: 116 (round 80): a heading over code is a rule of its own only with three words past its
+#: outline number, a Chinese or Japanese word two characters ("### 11.1 目录结构" names a tree)
+#: 117 (round 80): a brief cut goes into a Chinese or Japanese clause after a label or
+#: a code span ("终端命令执行: …" showed the label alone), and never back to a colon
+#: 118 (round 80): Chinese constitution markers ("## 安全规范", "### 禁止行为", "## 强制规则")
+#: 119 (round 80): a list item's label over its one command is one rule ("Install
+#: dependencies: `pnpm install`", Warp's generated WARP.md)
+STATE_VERSION = 119
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
