@@ -978,3 +978,100 @@ Adopt the lighter option for server-rendered pages.
     assert res.returncode == 1 and "ADR-001-sqlite-pure-go" in res.stdout
     assert drift("Bump modernc.org/sqlite to v1.49.1 and keep CGO_ENABLED=0.").returncode == 0
     assert drift("Document why we do not use mattn/go-sqlite3.").returncode == 0
+
+
+CHAPTER = """# 9. Architecture Decisions
+
+The decisions that shaped the toolkit, each with its context, decision and consequences.
+
+## ADR-001: Protobuf Schemas for All Messages
+
+**Status**: Accepted
+
+**Context**:
+Messages cross process boundaries and must evolve compatibly.
+
+**Decision**:
+Define every message in a `.proto` schema and generate the classes.
+
+**Consequences**:
+- **Positive**:
+  - One contract per message
+- **Negative**:
+  - A generation step in the build
+
+## ADR-002: Guice Injection Instead of Dagger or Pico
+
+**Status**: Accepted
+
+**Context**:
+Modules need their collaborators wired. Common options are Dagger and Pico.
+
+**Decision**:
+Use Guice modules to wire every service.
+
+**Consequences**:
+- **Positive**:
+  - Plain Java modules
+- **Negative**:
+  - Reflection at startup
+
+## ADR-003: Redis Cache
+
+**Status**: Superseded
+
+**Decision**:
+Cache sessions in Redis.
+
+## Decision Process
+
+**ADR Template**:
+```markdown
+## ADR-XXX: [Title]
+
+**Status**: [Proposed | Accepted]
+
+**Decision**:
+[What was decided?]
+```
+"""
+
+
+def test_a_chapter_of_records_is_read_record_by_record(repo: Path, run_charter: Run) -> None:
+    """An arc42 "Architecture Decisions" chapter keeps every record in one file: one
+    ``## ADR-001: …`` section each, its fields written as bold labels alone on their line
+    (``**Decision**:``). The whole file was one record, with the first record's status and
+    "no 'Decision' or 'Decision Outcome' section" although every record has one. Each
+    section is now a record of its own (its own status, id and line); one whose title names
+    the alternatives it turned down ("X Instead of Y or Z") binds them as excluded with
+    ``--titles``, and the template in a code fence is no record."""
+    folder = _write(repo, {"09_architecture_decisions.md": CHAPTER})
+    chapter = folder / "09_architecture_decisions.md"
+    rows = _import(run_charter, repo, str(chapter), "--dry-run")["adrs"]
+    lines = chapter.read_text().split("\n")
+    decisions = [n + 1 for n, line in enumerate(lines) if line == "**Decision**:"]
+    assert [(r["outcome"], r["line"]) for r in rows] == [
+        ("unreadable", decisions[0]),
+        ("unreadable", decisions[1]),
+        ("skipped", None),
+    ]
+    assert "Considered Options" in rows[0]["note"]
+    assert "Dagger, Pico" in rows[1]["note"] and "--titles" in rows[1]["note"]
+    assert "Superseded" in rows[2]["note"]
+
+    out = _import(run_charter, repo, str(chapter), "--titles")
+    bound = [r for r in out["adrs"] if r["outcome"] == "bound"]
+    assert [(r["id"], r["answer"], r["excluded"]) for r in bound] == [
+        ("ADR-002", "Guice Injection", ["Dagger", "Pico"])
+    ]
+    entry = _bound(run_charter, repo)["ADR-002"]
+    assert entry["text"] == "Guice Injection Instead of Dagger or Pico"
+    # a commit reintroducing a turned-down alternative is drift; one using the choice is not
+    res = run_charter(
+        "drift", "check", "-", "--json", cwd=repo, stdin="Wire the billing services with Dagger."
+    )
+    assert json.loads(res.stdout)["verdict"] == "fail", res.stdout
+    res = run_charter(
+        "drift", "check", "-", "--json", cwd=repo, stdin="Bind the mailer in a Guice module."
+    )
+    assert json.loads(res.stdout)["verdict"] == "pass", res.stdout

@@ -34,6 +34,11 @@ considered``; each a string or a mapping whose ``alternative`` / ``option`` / ``
 as package manager"); a record with no status that names the alternatives it rejected
 records a decision taken.
 
+A file may hold several records (an arc42 "Architecture Decisions" chapter): two or more
+headings of one level whose sections each have a status and a decision are read as one
+record each. A field written as a bold label alone on its line (``**Decision**:``) is a
+heading; a title "X instead of Y or Z" names the alternatives it rejected.
+
 Nothing is guessed: an ADR whose decision names no single option is reported
 ``unreadable`` with the reason, and the user writes an intake form for it.
 """
@@ -112,6 +117,13 @@ class AdrReading:
     status: str | None = None
     line: int = 0  # 1-based line of the decision (the citation)
     item: dict[str, Any] = field(default_factory=dict)  # the intake item, when accepted
+    #: the record's own id when the file holds several records (else the file's id)
+    key: str = ""
+
+    @property
+    def record_id(self) -> str:
+        """The id this record binds under, bound or not (the file's, or its own)."""
+        return self.key or adr_id(self.path)
 
     @property
     def id(self) -> str | None:
@@ -773,7 +785,6 @@ def read_adr(path: Path, display: str | None = None, *, titles: bool = False) ->
     ``titles``: an ADR that lists only the alternatives it rejected binds its title as the
     choice taken (``charter decisions import --adr --titles``); without it such an ADR is
     unreadable, with a note naming what it rejected."""
-    from charter.rules.blocks import _tree
     from charter.search.chunks import frontmatter
 
     shown = display or str(path)
@@ -789,7 +800,120 @@ def read_adr(path: Path, display: str | None = None, *, titles: bool = False) ->
     if path.suffix.lower() in RECORD_SUFFIXES:
         return read_record(path, text, shown)
     meta, fm_lines = frontmatter(text, shown)
-    body = "\n".join(text.split("\n")[fm_lines:])
+    body = _field_headings("\n".join(text.split("\n")[fm_lines:]))
+    return _read_markdown(path, meta, fm_lines, body, titles)
+
+
+def read_adr_records(
+    path: Path, display: str | None = None, *, titles: bool = False
+) -> list[AdrReading]:
+    """The records one file holds: one, or each of several (an arc42 "Architecture
+    Decisions" chapter: one ``## ADR-001: …`` section per record, each with its own
+    status and decision), read as if each were a file of its own."""
+    from charter.search.chunks import frontmatter
+
+    single = [read_adr(path, display, titles=titles)]
+    if path.suffix.lower() not in ADR_SUFFIXES or single[0].note.startswith(
+        ("a template", "an index", "an agent's rule file")
+    ):
+        return single
+    text = read_text(path, what="ADR").removeprefix("\ufeff")
+    _meta, fm_lines = frontmatter(text, display or str(path))
+    lines = text.split("\n")[fm_lines:]
+    records = _records(_field_headings("\n".join(lines)))
+    if not records:
+        return single
+    readings = []
+    for start, end, heading in records:
+        # the record's heading becomes its title; every line keeps its number
+        sub = ["# " + heading, *lines[start + 1 : end]]
+        reading = _read_markdown(
+            path, {}, fm_lines + start, _field_headings("\n".join(sub)), titles
+        )
+        reading.key = _record_key_of(path, heading)
+        if reading.item:
+            reading.item["id"] = reading.key
+        readings.append(reading)
+    return readings
+
+
+#: A field of a record written as a bold label alone on its line ("**Decision**:"), which
+#: formats without headings per field (arc42's decisions chapter, compact ADRs) use as
+#: their sections: read as a heading of its own, its line kept.
+_FIELD_LABEL = re.compile(
+    r"^(?:\*\*|__)(?P<name>[A-Za-z][A-Za-z ]{0,38}?)\s*:?\s*(?:\*\*|__)\s*:?\s*$"
+)
+_FIELD_NAMES = (
+    STATUS_HEADINGS
+    | OPTIONS_HEADINGS
+    | DECISION_HEADINGS
+    | REJECTED_HEADINGS
+    | frozenset({"context", "consequences", "context and problem statement", "rationale"})
+)
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+
+
+def _field_headings(body: str) -> str:
+    out = []
+    fence = ""
+    for line in body.split("\n"):
+        opened = _FENCE.match(line)
+        if fence:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = ""
+        elif opened:
+            fence = opened.group(1)
+        else:
+            found = _FIELD_LABEL.match(line)
+            if found and " ".join(found.group("name").lower().split()) in _FIELD_NAMES:
+                line = "###### " + found.group("name").strip()
+        out.append(line)
+    return "\n".join(out)
+
+
+def _records(body: str) -> list[tuple[int, int, str]]:
+    """(first line, end line, heading) of each record in a file holding several: two or
+    more headings of one level whose sections each have a status and a decision of their
+    own (one ADR has one status; an option's section has no decision)."""
+    from charter.rules.blocks import _tree
+
+    nodes = list(_tree(body).children)
+    total = len(body.split("\n"))
+    for level in range(1, 6):
+        found = []
+        for section in _sections(nodes):
+            if int(section.heading.tag[1]) != level:
+                continue
+            inner = _sections(section.blocks)
+            if _status({}, inner, section.blocks) and _find(inner, DECISION_HEADINGS):
+                start = (section.heading.map or [0])[0]
+                later = [
+                    (n.map or [total])[0]
+                    for n in nodes
+                    if n.type == "heading" and int(n.tag[1]) <= level and (n.map or [0])[0] > start
+                ]
+                found.append((start, min(later, default=total), _block_text(section.heading)))
+        if len(found) >= 2:
+            return found
+    return []
+
+
+def _record_key_of(path: Path, heading: str) -> str:
+    """``ADR-001`` from "ADR-001: Use X" (a record's own number), else the file's id and
+    the heading's words."""
+    numbered = re.match(r"^\s*(?:ADR)?[\s-]*(\d+)\b", heading, re.I)
+    if numbered:
+        return f"ADR-{numbered.group(1)}"
+    words = re.sub(r"[^A-Za-z0-9]+", "-", heading.lower()).strip("-")[:40].strip("-")
+    return f"{adr_id(path)}-{words or 'record'}"
+
+
+def _read_markdown(
+    path: Path, meta: dict[str, Any], fm_lines: int, body: str, titles: bool
+) -> AdrReading:
+    """Read one Markdown record: ``body`` after its front matter (``fm_lines`` lines)."""
+    from charter.rules.blocks import _tree
+
     nodes = list(_tree(body).children)
     sections = _sections(nodes)
     decision = _find(sections, DECISION_HEADINGS)
@@ -846,6 +970,18 @@ def read_adr(path: Path, display: str | None = None, *, titles: bool = False) ->
     if not entries:
         if rejected:
             return _title_chosen(reading, path, title, rejected, titles)
+        instead = _INSTEAD.match(title)
+        if instead:
+            # "Jdp Dependency Injection Instead of Spring or CDI": the title names the
+            # choice taken and the alternatives it turned down
+            named = [
+                (label, decision.heading)
+                for label in _ALTERNATIVE_SPLIT.split(instead.group("rest").strip(" .?!"))
+                if label.strip()
+            ]
+            return _title_chosen(
+                reading, path, title, named, titles, chosen=instead.group("chosen").strip()
+            )
         reading.note = "no 'Considered Options' list, so no option to bind"
         return reading
     options = [label for label, _, _ in entries]
@@ -908,12 +1044,20 @@ def read_adr(path: Path, display: str | None = None, *, titles: bool = False) ->
 MAX_REJECTED_WORDS = 5
 
 
+#: A title that states the choice and what it was taken over: "X instead of Y or Z".
+_INSTEAD = re.compile(r"^(?P<chosen>.+?)\s+(?:instead\s+of|rather\s+than)\s+(?P<rest>\S.*)$", re.I)
+_ALTERNATIVE_SPLIT = re.compile(
+    r"\s*(?:,\s*(?:or\s+|and\s+|nor\s+)?|\s(?:or|and|nor)\s+|/)\s*", re.I
+)
+
+
 def _title_chosen(
     reading: AdrReading,
     path: Path,
     title: str,
     rejected: list[tuple[str, SyntaxTreeNode]],
     titles: bool,
+    chosen: str = "",
 ) -> AdrReading:
     """Bind an ADR that lists only the alternatives it rejected: its title is the choice
     taken (as a YAML record's is), the rejected alternatives are excluded. Only when asked
@@ -929,15 +1073,19 @@ def _title_chosen(
         return reading
     if not titles:
         shown = ", ".join(named[:3]) + (", …" if len(named) > 3 else "")
+        said = "its title names" if chosen else "lists only"
         reading.note = (
-            f"lists only the alternatives it rejected ({shown}); `--titles` binds its title "
+            f"{said} the alternatives it rejected ({shown}); `--titles` binds its title "
             "as the choice taken"
         )
         return reading
     clash = "a rejected alternative has the title's or another one's name"
-    if _bind(reading, path, title, [title, *named], title, clash):
+    chosen = chosen or title
+    if _bind(reading, path, title, [chosen, *named], chosen, clash):
         reading.note = (
-            "the title read as the choice taken: it lists only the alternatives it rejected"
+            f"the title read as the choice taken: {chosen!r} instead of {', '.join(named)}"
+            if chosen != title
+            else "the title read as the choice taken: it lists only the alternatives it rejected"
         )
     return reading
 
@@ -1058,15 +1206,15 @@ def read_adrs(
     readings: list[AdrReading] = []
     seen: dict[str, Path] = {}
     for path in adr_files(paths):
-        reading = read_adr(path, display_path(path, root), titles=titles)
-        if reading.id is not None:
-            if reading.id in seen:
-                reading.outcome = "unreadable"
-                reading.note = f"same id {reading.id} as {display_path(seen[reading.id], root)}"
-                reading.item = {}
-            else:
-                seen[reading.id] = path
-        readings.append(reading)
+        for reading in read_adr_records(path, display_path(path, root), titles=titles):
+            if reading.id is not None:
+                if reading.id in seen:
+                    reading.outcome = "unreadable"
+                    reading.note = f"same id {reading.id} as {display_path(seen[reading.id], root)}"
+                    reading.item = {}
+                else:
+                    seen[reading.id] = path
+            readings.append(reading)
     return readings
 
 
