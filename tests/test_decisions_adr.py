@@ -1023,6 +1023,34 @@ Use Guice modules to wire every service.
 **Decision**:
 Cache sessions in Redis.
 
+## ADR-004: Event Store Layout
+
+| Property | Value |
+| :--- | :--- |
+| **Date** | 2026-04-03 |
+| **Status** | Deferred |
+
+### Decision (sketched, not yet ratified)
+
+One stream per aggregate.
+
+## ADR-005: Metrics Namespace
+
+**Status:** Accepted
+
+**Decision.**
+Prefix every metric with the service name.
+
+## ADR-006: Audit Log Retention
+
+| Property | Value |
+| :--- | :--- |
+| **Status** | Accepted |
+
+### Decision
+
+Keep audit logs for one year.
+
 ## Decision Process
 
 **ADR Template**:
@@ -1042,22 +1070,33 @@ def test_a_chapter_of_records_is_read_record_by_record(repo: Path, run_charter: 
     ``## ADR-001: …`` section each, its fields written as bold labels alone on their line
     (``**Decision**:``). The whole file was one record, with the first record's status and
     "no 'Decision' or 'Decision Outcome' section" although every record has one. Each
-    section is now a record of its own (its own status, id and line); one whose title names
+    section is now a record of its own (its own status, also from a property table's
+    ``| **Status** | Deferred |`` row, id and line; ``**Decision.**`` as well as
+    ``**Decision**:`` is a field label); one whose title names
     the alternatives it turned down ("X Instead of Y or Z") binds them as excluded with
     ``--titles``, and the template in a code fence is no record."""
     folder = _write(repo, {"09_architecture_decisions.md": CHAPTER})
     chapter = folder / "09_architecture_decisions.md"
     rows = _import(run_charter, repo, str(chapter), "--dry-run")["adrs"]
     lines = chapter.read_text().split("\n")
-    decisions = [n + 1 for n, line in enumerate(lines) if line == "**Decision**:"]
+    decisions = [
+        n + 1 for n, line in enumerate(lines) if line in ("**Decision**:", "**Decision.**")
+    ]
+    decisions.append(lines.index("Keep audit logs for one year.") - 1)
     assert [(r["outcome"], r["line"]) for r in rows] == [
         ("unreadable", decisions[0]),
         ("unreadable", decisions[1]),
         ("skipped", None),
+        ("skipped", None),
+        ("unreadable", decisions[3]),
+        ("unreadable", decisions[-1]),
     ]
     assert "Considered Options" in rows[0]["note"]
     assert "Dagger, Pico" in rows[1]["note"] and "--titles" in rows[1]["note"]
     assert "Superseded" in rows[2]["note"]
+    # a property table's status row; a bold "**Decision.**" label
+    assert "Deferred" in rows[3]["note"]
+    assert all("Considered Options" in r["note"] for r in rows[4:])
 
     out = _import(run_charter, repo, str(chapter), "--titles")
     bound = [r for r in out["adrs"] if r["outcome"] == "bound"]

@@ -633,6 +633,20 @@ def _status(meta: dict[str, Any], sections: list[_Section], nodes: list[SyntaxTr
             found = _FIELD.match(line)
             if found and found.group("key").lower() == "status":
                 return found.group("value")
+    return _table_status(nodes)
+
+
+def _table_status(nodes: list[SyntaxTreeNode]) -> str:
+    """The status a record's property table gives: a two-column table with a body row
+    ``| **Status** | Accepted |`` (``| Property | Value |`` over date, status, …)."""
+    for table in nodes:
+        if table.type != "table":
+            continue
+        for part in table.children:
+            for row in part.children if part.type == "tbody" else ():
+                cells = [" ".join(_plain(cell).split()) for cell in row.children]
+                if len(cells) == 2 and cells[0].rstrip(":").strip().lower() == "status":
+                    return cells[1]
     return ""
 
 
@@ -841,7 +855,7 @@ def read_adr_records(
 #: formats without headings per field (arc42's decisions chapter, compact ADRs) use as
 #: their sections: read as a heading of its own, its line kept.
 _FIELD_LABEL = re.compile(
-    r"^(?:\*\*|__)(?P<name>[A-Za-z][A-Za-z ]{0,38}?)\s*:?\s*(?:\*\*|__)\s*:?\s*$"
+    r"^(?:\*\*|__)(?P<name>[A-Za-z][A-Za-z ]{0,38}?)\s*[:.]?\s*(?:\*\*|__)\s*[:.]?\s*$"
 )
 _FIELD_NAMES = (
     STATUS_HEADINGS
@@ -872,28 +886,32 @@ def _field_headings(body: str) -> str:
 
 
 def _records(body: str) -> list[tuple[int, int, str]]:
-    """(first line, end line, heading) of each record in a file holding several: two or
-    more headings of one level whose sections each have a status and a decision of their
-    own (one ADR has one status; an option's section has no decision)."""
+    """(first line, end line, heading) of each record in a file holding several: headings
+    of one level whose sections each have a status of their own, two or more of them also
+    a decision (one ADR has one status; an option's section has no decision). A record
+    whose decision is not a section (deferred, "Decisions", inline) is still one: its own
+    status or note says why it binds nothing."""
     from charter.rules.blocks import _tree
 
     nodes = list(_tree(body).children)
     total = len(body.split("\n"))
     for level in range(1, 6):
-        found = []
+        found, decided = [], 0
         for section in _sections(nodes):
             if int(section.heading.tag[1]) != level:
                 continue
             inner = _sections(section.blocks)
-            if _status({}, inner, section.blocks) and _find(inner, DECISION_HEADINGS):
-                start = (section.heading.map or [0])[0]
-                later = [
-                    (n.map or [total])[0]
-                    for n in nodes
-                    if n.type == "heading" and int(n.tag[1]) <= level and (n.map or [0])[0] > start
-                ]
-                found.append((start, min(later, default=total), _block_text(section.heading)))
-        if len(found) >= 2:
+            if not _status({}, inner, section.blocks):
+                continue
+            decided += _find(inner, DECISION_HEADINGS) is not None
+            start = (section.heading.map or [0])[0]
+            later = [
+                (n.map or [total])[0]
+                for n in nodes
+                if n.type == "heading" and int(n.tag[1]) <= level and (n.map or [0])[0] > start
+            ]
+            found.append((start, min(later, default=total), _block_text(section.heading)))
+        if decided >= 2:
             return found
     return []
 
