@@ -1086,8 +1086,8 @@ def test_a_chapter_of_records_is_read_record_by_record(repo: Path, run_charter: 
     assert [(r["outcome"], r["line"]) for r in rows] == [
         ("unreadable", decisions[0]),
         ("unreadable", decisions[1]),
-        ("skipped", None),
-        ("skipped", None),
+        ("skipped", lines.index("## ADR-003: Redis Cache") + 1),
+        ("skipped", lines.index("## ADR-004: Event Store Layout") + 1),
         ("unreadable", decisions[3]),
         ("unreadable", decisions[-1]),
     ]
@@ -1114,3 +1114,11 @@ def test_a_chapter_of_records_is_read_record_by_record(repo: Path, run_charter: 
         "drift", "check", "-", "--json", cwd=repo, stdin="Bind the mailer in a Guice module."
     )
     assert json.loads(res.stdout)["verdict"] == "pass", res.stdout
+    # the record superseded later is reported for revoking under its own id
+    text = chapter.read_text()
+    head = text.index("## ADR-002")
+    chapter.write_text(
+        text[:head] + text[head:].replace("Accepted", "Superseded by ADR-007", 1), "utf-8"
+    )
+    out = _import(run_charter, repo, str(chapter), "--titles")
+    assert "ADR-002" in out["retired"], out["retired"]

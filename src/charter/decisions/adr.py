@@ -845,6 +845,9 @@ def read_adr_records(
             path, {}, fm_lines + start, _field_headings("\n".join(sub)), titles
         )
         reading.key = _record_key_of(path, heading)
+        # a record that binds nothing is cited by its heading: the file alone does not
+        # tell which of its records the note is about
+        reading.line = reading.line or fm_lines + start + 1
         if reading.item:
             reading.item["id"] = reading.key
         readings.append(reading)
