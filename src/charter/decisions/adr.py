@@ -46,6 +46,7 @@ Nothing is guessed: an ADR whose decision names no single option is reported
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -896,24 +897,21 @@ def _records(body: str) -> list[tuple[int, int, str]]:
     status or note says why it binds nothing."""
     from charter.rules.blocks import _tree
 
-    nodes = list(_tree(body).children)
-    total = len(body.split("\n"))
-    for level in range(1, 6):
+    sections = _sections(list(_tree(body).children))
+    levels = Counter(int(s.heading.tag[1]) for s in sections)
+    for level in sorted(n for n, count in levels.items() if count >= 2):
         found, decided = [], 0
-        for section in _sections(nodes):
+        for section in sections:
             if int(section.heading.tag[1]) != level:
                 continue
             inner = _sections(section.blocks)
             if not _status({}, inner, section.blocks):
                 continue
             decided += _find(inner, DECISION_HEADINGS) is not None
-            start = (section.heading.map or [0])[0]
-            later = [
-                (n.map or [total])[0]
-                for n in nodes
-                if n.type == "heading" and int(n.tag[1]) <= level and (n.map or [0])[0] > start
-            ]
-            found.append((start, min(later, default=total), _block_text(section.heading)))
+            # a section's blocks run up to the next heading of its level or higher
+            last = section.blocks[-1] if section.blocks else section.heading
+            start, end = (section.heading.map or [0])[0], (last.map or [0, 0])[1]
+            found.append((start, max(end, start + 1), _block_text(section.heading)))
         if decided >= 2:
             return found
     return []
