@@ -1122,3 +1122,35 @@ def test_a_chapter_of_records_is_read_record_by_record(repo: Path, run_charter: 
     )
     out = _import(run_charter, repo, str(chapter), "--titles")
     assert "ADR-002" in out["retired"], out["retired"]
+
+
+def test_a_folder_of_rfcs_says_what_would_bind_one(repo: Path, run_charter: Run) -> None:
+    """An ``rfcs/`` folder (a proposal and its alternatives per file, no status: merged
+    means accepted) read as rows of "skipped" and "bound 0", and nothing said what binds
+    one. The summary now says how to record a decision one of them took."""
+    rfc = """# RFC 1234 - 2026-01-05 - Config Reload API
+
+One paragraph description of the change.
+
+## Proposal
+
+Reload the configuration through an HTTP endpoint.
+
+## Alternatives
+
+### Reload on SIGHUP only
+
+Signals are not available on every platform.
+"""
+    folder = repo / "rfcs"
+    folder.mkdir()
+    (folder / "2026-01-05-1234-reload-api.md").write_text(rfc, encoding="utf-8")
+    res = run_charter("decisions", "import", "--adr", str(folder), "--dry-run", cwd=repo)
+    assert res.returncode == 0, res.stderr
+    tail = " ".join(res.stdout.split())
+    assert "1 skipped; would bind 0" in tail
+    assert "state no status and no decision" in tail and "charter decisions add" in tail
+    # said only when nothing else was: a folder that binds says nothing of the kind
+    (folder / "0001-use-postgresql.md").write_text(MADR, encoding="utf-8")
+    res = run_charter("decisions", "import", "--adr", str(folder), "--dry-run", cwd=repo)
+    assert "state no status and no decision" not in " ".join(res.stdout.split())

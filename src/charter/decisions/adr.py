@@ -80,6 +80,9 @@ REJECTED_HEADINGS = frozenset(
     {"rejected alternatives", "alternatives rejected", "rejected options", "options rejected"}
 )
 
+#: The note of a record that states no status and no decision (an RFC, a design note).
+NO_DECISION_NOTE = "no Status and no Decision section: no choice to bind (searched)"
+
 #: Lifecycle words of ADR statuses; any of the first three wins over ``accepted`` (an
 #: "Accepted, superseded by 0007" ADR never binds).
 _RETIRED = ("superseded", "deprecated", "rejected")
@@ -940,9 +943,7 @@ def _read_markdown(
     if decision is None and not status_text:
         # a record whose title states the decision, in prose (no Status, no Decision
         # section, no options): nothing to bind, and search still serves it as an ADR
-        return AdrReading(
-            path, "skipped", "no Status and no Decision section: no choice to bind (searched)"
-        )
+        return AdrReading(path, "skipped", NO_DECISION_NOTE)
     status = status_word(status_text)
     implicit = not status_text and decision is not None and _states_choice(decision)
     if implicit:
