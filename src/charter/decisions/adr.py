@@ -921,12 +921,16 @@ def _records(body: str) -> list[tuple[int, int, str]]:
 
 
 def _record_key_of(path: Path, heading: str) -> str:
-    """``ADR-001`` from "ADR-001: Use X" (a record's own number), else the file's id and
-    the heading's words."""
+    """``ADR-001-use-protobuf`` from "ADR-001: Use Protobuf" (a record's own number and
+    words, as a file's id is ``ADR-0004-message-broker``: the words give its invariant a
+    topic), else the file's id and the heading's words."""
     numbered = re.match(r"^\s*(?:ADR)?[\s-]*(\d+)\b", heading, re.I)
+    rest = _TITLE_NUMBER.sub("", heading) if numbered else heading
+    words = re.sub(r"[^A-Za-z0-9]+", "-", rest.lower()).strip("-")
+    if len(words) > 60:
+        words = words[:60].rsplit("-", 1)[0]
     if numbered:
-        return f"ADR-{numbered.group(1)}"
-    words = re.sub(r"[^A-Za-z0-9]+", "-", heading.lower()).strip("-")[:40].strip("-")
+        return f"ADR-{numbered.group(1)}" + (f"-{words}" if words else "")
     return f"{adr_id(path)}-{words or 'record'}"
 
 
