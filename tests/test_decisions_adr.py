@@ -978,3 +978,191 @@ Adopt the lighter option for server-rendered pages.
     assert res.returncode == 1 and "ADR-001-sqlite-pure-go" in res.stdout
     assert drift("Bump modernc.org/sqlite to v1.49.1 and keep CGO_ENABLED=0.").returncode == 0
     assert drift("Document why we do not use mattn/go-sqlite3.").returncode == 0
+
+
+CHAPTER = """# 9. Architecture Decisions
+
+The decisions that shaped the toolkit, each with its context, decision and consequences.
+
+## ADR-001: Protobuf Schemas for All Messages
+
+**Status**: Accepted
+
+**Context**:
+Messages cross process boundaries and must evolve compatibly.
+
+**Decision**:
+Define every message in a `.proto` schema and generate the classes.
+
+**Consequences**:
+- **Positive**:
+  - One contract per message
+- **Negative**:
+  - A generation step in the build
+
+## ADR-002: Guice Injection Instead of Dagger or Pico
+
+**Status**: Accepted
+
+**Context**:
+Modules need their collaborators wired. Common options are Dagger and Pico.
+
+**Decision**:
+Use Guice modules to wire every service.
+
+**Consequences**:
+- **Positive**:
+  - Plain Java modules
+- **Negative**:
+  - Reflection at startup
+
+## ADR-003: Redis Cache
+
+**Status**: Superseded
+
+**Decision**:
+Cache sessions in Redis.
+
+## ADR-004: Event Store Layout
+
+| Property | Value |
+| :--- | :--- |
+| **Date** | 2026-04-03 |
+| **Status** | Deferred |
+
+### Decision (sketched, not yet ratified)
+
+One stream per aggregate.
+
+## ADR-005: Metrics Namespace
+
+**Status:** Accepted
+
+**Decision.**
+Prefix every metric with the service name.
+
+## ADR-006: Audit Log Retention
+
+| Property | Value |
+| :--- | :--- |
+| **Status** | Accepted |
+
+### Decision
+
+Keep audit logs for one year.
+
+## Decision Process
+
+**ADR Template**:
+```markdown
+## ADR-XXX: [Title]
+
+**Status**: [Proposed | Accepted]
+
+**Decision**:
+[What was decided?]
+```
+"""
+
+
+#: a chapter record's id: its number and its words (the words give the invariant a topic)
+GUICE = "ADR-002-guice-injection-instead-of-dagger-or-pico"
+
+
+def test_a_chapter_of_records_is_read_record_by_record(repo: Path, run_charter: Run) -> None:
+    """An arc42 "Architecture Decisions" chapter keeps every record in one file: one
+    ``## ADR-001: …`` section each, its fields written as bold labels alone on their line
+    (``**Decision**:``). The whole file was one record, with the first record's status and
+    "no 'Decision' or 'Decision Outcome' section" although every record has one. Each
+    section is now a record of its own (its own status, also from a property table's
+    ``| **Status** | Deferred |`` row, id and line; ``**Decision.**`` as well as
+    ``**Decision**:`` is a field label); one whose title names
+    the alternatives it turned down ("X Instead of Y or Z") binds them as excluded with
+    ``--titles``, and the template in a code fence is no record."""
+    folder = _write(repo, {"09_architecture_decisions.md": CHAPTER})
+    chapter = folder / "09_architecture_decisions.md"
+    rows = _import(run_charter, repo, str(chapter), "--dry-run")["adrs"]
+    lines = chapter.read_text().split("\n")
+    decisions = [
+        n + 1 for n, line in enumerate(lines) if line in ("**Decision**:", "**Decision.**")
+    ]
+    decisions.append(lines.index("Keep audit logs for one year.") - 1)
+    assert [(r["outcome"], r["line"]) for r in rows] == [
+        ("unreadable", decisions[0]),
+        ("unreadable", decisions[1]),
+        ("skipped", lines.index("## ADR-003: Redis Cache") + 1),
+        ("skipped", lines.index("## ADR-004: Event Store Layout") + 1),
+        ("unreadable", decisions[3]),
+        ("unreadable", decisions[-1]),
+    ]
+    assert "Considered Options" in rows[0]["note"]
+    assert "Dagger, Pico" in rows[1]["note"] and "--titles" in rows[1]["note"]
+    assert "Superseded" in rows[2]["note"]
+    # a property table's status row; a bold "**Decision.**" label
+    assert "Deferred" in rows[3]["note"]
+    assert all("Considered Options" in r["note"] for r in rows[4:])
+
+    out = _import(run_charter, repo, str(chapter), "--titles")
+    bound = [r for r in out["adrs"] if r["outcome"] == "bound"]
+    assert [(r["id"], r["answer"], r["excluded"]) for r in bound] == [
+        (GUICE, "Guice Injection", ["Dagger", "Pico"])
+    ]
+    entry = _bound(run_charter, repo)[GUICE]
+    assert entry["text"] == "Guice Injection Instead of Dagger or Pico"
+    # a commit reintroducing a turned-down alternative is drift; one using the choice is not
+    res = run_charter(
+        "drift", "check", "-", "--json", cwd=repo, stdin="Wire the billing services with Dagger."
+    )
+    found = json.loads(res.stdout)
+    assert found["verdict"] == "fail", res.stdout
+    assert "Guice injection instead of dagger or pico:" in found["findings"][0]["message"]
+    res = run_charter(
+        "drift", "check", "-", "--json", cwd=repo, stdin="Bind the mailer in a Guice module."
+    )
+    assert json.loads(res.stdout)["verdict"] == "pass", res.stdout
+    # the title restates the answer: its words still name the choice, so a comparison that
+    # names both is no move to the alternative
+    res = run_charter(
+        "drift", "check", "-", "--json", cwd=repo, stdin="| Aspect | Guice | Dagger |"
+    )
+    assert json.loads(res.stdout)["verdict"] == "pass", res.stdout
+    # the record superseded later is reported for revoking under its own id
+    text = chapter.read_text()
+    head = text.index("## ADR-002")
+    chapter.write_text(
+        text[:head] + text[head:].replace("Accepted", "Superseded by ADR-007", 1), "utf-8"
+    )
+    out = _import(run_charter, repo, str(chapter), "--titles")
+    assert GUICE in out["retired"], out["retired"]
+
+
+def test_a_folder_of_rfcs_says_what_would_bind_one(repo: Path, run_charter: Run) -> None:
+    """An ``rfcs/`` folder (a proposal and its alternatives per file, no status: merged
+    means accepted) read as rows of "skipped" and "bound 0", and nothing said what binds
+    one. The summary now says how to record a decision one of them took."""
+    rfc = """# RFC 1234 - 2026-01-05 - Config Reload API
+
+One paragraph description of the change.
+
+## Proposal
+
+Reload the configuration through an HTTP endpoint.
+
+## Alternatives
+
+### Reload on SIGHUP only
+
+Signals are not available on every platform.
+"""
+    folder = repo / "rfcs"
+    folder.mkdir()
+    (folder / "2026-01-05-1234-reload-api.md").write_text(rfc, encoding="utf-8")
+    res = run_charter("decisions", "import", "--adr", str(folder), "--dry-run", cwd=repo)
+    assert res.returncode == 0, res.stderr
+    tail = " ".join(res.stdout.split())
+    assert "1 skipped; would bind 0" in tail
+    assert "state no status and no decision" in tail and "charter decisions add" in tail
+    # said only when nothing else was: a folder that binds says nothing of the kind
+    (folder / "0001-use-postgresql.md").write_text(MADR, encoding="utf-8")
+    res = run_charter("decisions", "import", "--adr", str(folder), "--dry-run", cwd=repo)
+    assert "state no status and no decision" not in " ".join(res.stdout.split())

@@ -86,7 +86,7 @@ def print_findings(result: Any, text: str, where: str, block_confidence: float) 
 def _import_adrs(
     project: Any, paths: list[Path], *, dry_run: bool, as_json: bool, titles: bool = False
 ) -> None:
-    from charter.decisions.adr import display_path
+    from charter.decisions.adr import NO_DECISION_NOTE, display_path
     from charter.decisions.service import import_adrs
 
     result = import_adrs(project, paths, dry_run=dry_run, titles=titles)
@@ -142,6 +142,18 @@ def _import_adrs(
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
     verb = "would bind" if dry_run else "bound"
     console.print(f"{summary}; {verb} {len(result.changed)}")
+    undecided = sum(1 for r in result.readings if r.note == NO_DECISION_NOTE)
+    if undecided and not counts.get("unreadable") and not result.changed:
+        # a folder of RFCs or design notes (a proposal and its alternatives, no status,
+        # "merged" meaning accepted) read as rows of "skipped" and "bound 0", and nothing
+        # said what would bind one
+        console.print(
+            f"{undecided} file(s) state no status and no decision (RFCs, design notes): "
+            "nothing is read as a choice taken, and search still serves them. Record a "
+            "decision one of them took with `charter decisions add --id … --text … "
+            "--choice a=… --choice b=… --answer a`, or give it a 'Status: Accepted' line "
+            "and a '## Decision' section naming one of its '## Considered Options'."
+        )
     if counts.get("unreadable"):
         # a folder of Nygard records that state one choice in prose ("We will use X")
         # reads as rows of "unreadable" and "bound 0": say what binds one, and that

@@ -34,6 +34,11 @@ considered``; each a string or a mapping whose ``alternative`` / ``option`` / ``
 as package manager"); a record with no status that names the alternatives it rejected
 records a decision taken.
 
+A file may hold several records (an arc42 "Architecture Decisions" chapter): two or more
+headings of one level whose sections each have a status and a decision are read as one
+record each. A field written as a bold label alone on its line (``**Decision**:``) is a
+heading; a title "X instead of Y or Z" names the alternatives it rejected.
+
 Nothing is guessed: an ADR whose decision names no single option is reported
 ``unreadable`` with the reason, and the user writes an intake form for it.
 """
@@ -41,6 +46,7 @@ Nothing is guessed: an ADR whose decision names no single option is reported
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,6 +79,9 @@ DECISION_HEADINGS = frozenset({"decision outcome", "decision"})
 REJECTED_HEADINGS = frozenset(
     {"rejected alternatives", "alternatives rejected", "rejected options", "options rejected"}
 )
+
+#: The note of a record that states no status and no decision (an RFC, a design note).
+NO_DECISION_NOTE = "no Status and no Decision section: no choice to bind (searched)"
 
 #: Lifecycle words of ADR statuses; any of the first three wins over ``accepted`` (an
 #: "Accepted, superseded by 0007" ADR never binds).
@@ -112,6 +121,13 @@ class AdrReading:
     status: str | None = None
     line: int = 0  # 1-based line of the decision (the citation)
     item: dict[str, Any] = field(default_factory=dict)  # the intake item, when accepted
+    #: the record's own id when the file holds several records (else the file's id)
+    key: str = ""
+
+    @property
+    def record_id(self) -> str:
+        """The id this record binds under, bound or not (the file's, or its own)."""
+        return self.key or adr_id(self.path)
 
     @property
     def id(self) -> str | None:
@@ -621,6 +637,20 @@ def _status(meta: dict[str, Any], sections: list[_Section], nodes: list[SyntaxTr
             found = _FIELD.match(line)
             if found and found.group("key").lower() == "status":
                 return found.group("value")
+    return _table_status(nodes)
+
+
+def _table_status(nodes: list[SyntaxTreeNode]) -> str:
+    """The status a record's property table gives: a two-column table with a body row
+    ``| **Status** | Accepted |`` (``| Property | Value |`` over date, status, …)."""
+    for table in nodes:
+        if table.type != "table":
+            continue
+        for part in table.children:
+            for row in part.children if part.type == "tbody" else ():
+                cells = [" ".join(_plain(cell).split()) for cell in row.children]
+                if len(cells) == 2 and cells[0].rstrip(":").strip().lower() == "status":
+                    return cells[1]
     return ""
 
 
@@ -773,7 +803,6 @@ def read_adr(path: Path, display: str | None = None, *, titles: bool = False) ->
     ``titles``: an ADR that lists only the alternatives it rejected binds its title as the
     choice taken (``charter decisions import --adr --titles``); without it such an ADR is
     unreadable, with a note naming what it rejected."""
-    from charter.rules.blocks import _tree
     from charter.search.chunks import frontmatter
 
     shown = display or str(path)
@@ -789,7 +818,128 @@ def read_adr(path: Path, display: str | None = None, *, titles: bool = False) ->
     if path.suffix.lower() in RECORD_SUFFIXES:
         return read_record(path, text, shown)
     meta, fm_lines = frontmatter(text, shown)
-    body = "\n".join(text.split("\n")[fm_lines:])
+    body = _field_headings("\n".join(text.split("\n")[fm_lines:]))
+    return _read_markdown(path, meta, fm_lines, body, titles)
+
+
+def read_adr_records(
+    path: Path, display: str | None = None, *, titles: bool = False
+) -> list[AdrReading]:
+    """The records one file holds: one, or each of several (an arc42 "Architecture
+    Decisions" chapter: one ``## ADR-001: …`` section per record, each with its own
+    status and decision), read as if each were a file of its own."""
+    from charter.search.chunks import frontmatter
+
+    single = [read_adr(path, display, titles=titles)]
+    if path.suffix.lower() not in ADR_SUFFIXES or single[0].note.startswith(
+        ("a template", "an index", "an agent's rule file")
+    ):
+        return single
+    text = read_text(path, what="ADR").removeprefix("\ufeff")
+    _meta, fm_lines = frontmatter(text, display or str(path))
+    lines = text.split("\n")[fm_lines:]
+    records = _records(_field_headings("\n".join(lines)))
+    if not records:
+        return single
+    readings = []
+    for start, end, heading in records:
+        # the record's heading becomes its title; every line keeps its number
+        sub = ["# " + heading, *lines[start + 1 : end]]
+        reading = _read_markdown(
+            path, {}, fm_lines + start, _field_headings("\n".join(sub)), titles
+        )
+        reading.key = _record_key_of(path, heading)
+        # a record that binds nothing is cited by its heading: the file alone does not
+        # tell which of its records the note is about
+        reading.line = reading.line or fm_lines + start + 1
+        if reading.item:
+            reading.item["id"] = reading.key
+        readings.append(reading)
+    return readings
+
+
+#: A field of a record written as a bold label alone on its line ("**Decision**:"), which
+#: formats without headings per field (arc42's decisions chapter, compact ADRs) use as
+#: their sections: read as a heading of its own, its line kept.
+_FIELD_LABEL = re.compile(
+    r"^(?:\*\*|__)(?P<name>[A-Za-z][A-Za-z ]{0,38}?)\s*[:.]?\s*(?:\*\*|__)\s*[:.]?\s*$"
+)
+_FIELD_NAMES = (
+    STATUS_HEADINGS
+    | OPTIONS_HEADINGS
+    | DECISION_HEADINGS
+    | REJECTED_HEADINGS
+    | frozenset({"context", "consequences", "context and problem statement", "rationale"})
+)
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+
+
+def _field_headings(body: str) -> str:
+    out = []
+    fence = ""
+    for line in body.split("\n"):
+        opened = _FENCE.match(line)
+        if fence:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = ""
+        elif opened:
+            fence = opened.group(1)
+        else:
+            found = _FIELD_LABEL.match(line)
+            if found and " ".join(found.group("name").lower().split()) in _FIELD_NAMES:
+                line = "###### " + found.group("name").strip()
+        out.append(line)
+    return "\n".join(out)
+
+
+def _records(body: str) -> list[tuple[int, int, str]]:
+    """(first line, end line, heading) of each record in a file holding several: headings
+    of one level whose sections each have a status of their own, two or more of them also
+    a decision (one ADR has one status; an option's section has no decision). A record
+    whose decision is not a section (deferred, "Decisions", inline) is still one: its own
+    status or note says why it binds nothing."""
+    from charter.rules.blocks import _tree
+
+    sections = _sections(list(_tree(body).children))
+    levels = Counter(int(s.heading.tag[1]) for s in sections)
+    for level in sorted(n for n, count in levels.items() if count >= 2):
+        found, decided = [], 0
+        for section in sections:
+            if int(section.heading.tag[1]) != level:
+                continue
+            inner = _sections(section.blocks)
+            if not _status({}, inner, section.blocks):
+                continue
+            decided += _find(inner, DECISION_HEADINGS) is not None
+            # a section's blocks run up to the next heading of its level or higher
+            last = section.blocks[-1] if section.blocks else section.heading
+            start, end = (section.heading.map or [0])[0], (last.map or [0, 0])[1]
+            found.append((start, max(end, start + 1), _block_text(section.heading)))
+        if decided >= 2:
+            return found
+    return []
+
+
+def _record_key_of(path: Path, heading: str) -> str:
+    """``ADR-001-use-protobuf`` from "ADR-001: Use Protobuf" (a record's own number and
+    words, as a file's id is ``ADR-0004-message-broker``: the words give its invariant a
+    topic), else the file's id and the heading's words."""
+    numbered = re.match(r"^\s*(?:ADR)?[\s-]*(\d+)\b", heading, re.I)
+    rest = _TITLE_NUMBER.sub("", heading) if numbered else heading
+    words = re.sub(r"[^A-Za-z0-9]+", "-", rest.lower()).strip("-")
+    if len(words) > 60:
+        words = words[:60].rsplit("-", 1)[0]
+    if numbered:
+        return f"ADR-{numbered.group(1)}" + (f"-{words}" if words else "")
+    return f"{adr_id(path)}-{words or 'record'}"
+
+
+def _read_markdown(
+    path: Path, meta: dict[str, Any], fm_lines: int, body: str, titles: bool
+) -> AdrReading:
+    """Read one Markdown record: ``body`` after its front matter (``fm_lines`` lines)."""
+    from charter.rules.blocks import _tree
+
     nodes = list(_tree(body).children)
     sections = _sections(nodes)
     decision = _find(sections, DECISION_HEADINGS)
@@ -797,9 +947,7 @@ def read_adr(path: Path, display: str | None = None, *, titles: bool = False) ->
     if decision is None and not status_text:
         # a record whose title states the decision, in prose (no Status, no Decision
         # section, no options): nothing to bind, and search still serves it as an ADR
-        return AdrReading(
-            path, "skipped", "no Status and no Decision section: no choice to bind (searched)"
-        )
+        return AdrReading(path, "skipped", NO_DECISION_NOTE)
     status = status_word(status_text)
     implicit = not status_text and decision is not None and _states_choice(decision)
     if implicit:
@@ -846,6 +994,18 @@ def read_adr(path: Path, display: str | None = None, *, titles: bool = False) ->
     if not entries:
         if rejected:
             return _title_chosen(reading, path, title, rejected, titles)
+        instead = _INSTEAD.match(title)
+        if instead:
+            # "Jdp Dependency Injection Instead of Spring or CDI": the title names the
+            # choice taken and the alternatives it turned down
+            named = [
+                (label, decision.heading)
+                for label in _ALTERNATIVE_SPLIT.split(instead.group("rest").strip(" .?!"))
+                if label.strip()
+            ]
+            return _title_chosen(
+                reading, path, title, named, titles, chosen=instead.group("chosen").strip()
+            )
         reading.note = "no 'Considered Options' list, so no option to bind"
         return reading
     options = [label for label, _, _ in entries]
@@ -908,12 +1068,20 @@ def read_adr(path: Path, display: str | None = None, *, titles: bool = False) ->
 MAX_REJECTED_WORDS = 5
 
 
+#: A title that states the choice and what it was taken over: "X instead of Y or Z".
+_INSTEAD = re.compile(r"^(?P<chosen>.+?)\s+(?:instead\s+of|rather\s+than)\s+(?P<rest>\S.*)$", re.I)
+_ALTERNATIVE_SPLIT = re.compile(
+    r"\s*(?:,\s*(?:or\s+|and\s+|nor\s+)?|\s(?:or|and|nor)\s+|/)\s*", re.I
+)
+
+
 def _title_chosen(
     reading: AdrReading,
     path: Path,
     title: str,
     rejected: list[tuple[str, SyntaxTreeNode]],
     titles: bool,
+    chosen: str = "",
 ) -> AdrReading:
     """Bind an ADR that lists only the alternatives it rejected: its title is the choice
     taken (as a YAML record's is), the rejected alternatives are excluded. Only when asked
@@ -929,15 +1097,19 @@ def _title_chosen(
         return reading
     if not titles:
         shown = ", ".join(named[:3]) + (", …" if len(named) > 3 else "")
+        said = "its title names" if chosen else "lists only"
         reading.note = (
-            f"lists only the alternatives it rejected ({shown}); `--titles` binds its title "
+            f"{said} the alternatives it rejected ({shown}); `--titles` binds its title "
             "as the choice taken"
         )
         return reading
     clash = "a rejected alternative has the title's or another one's name"
-    if _bind(reading, path, title, [title, *named], title, clash):
+    chosen = chosen or title
+    if _bind(reading, path, title, [chosen, *named], chosen, clash):
         reading.note = (
-            "the title read as the choice taken: it lists only the alternatives it rejected"
+            f"the title read as the choice taken: {chosen!r} instead of {', '.join(named)}"
+            if chosen != title
+            else "the title read as the choice taken: it lists only the alternatives it rejected"
         )
     return reading
 
@@ -1058,15 +1230,15 @@ def read_adrs(
     readings: list[AdrReading] = []
     seen: dict[str, Path] = {}
     for path in adr_files(paths):
-        reading = read_adr(path, display_path(path, root), titles=titles)
-        if reading.id is not None:
-            if reading.id in seen:
-                reading.outcome = "unreadable"
-                reading.note = f"same id {reading.id} as {display_path(seen[reading.id], root)}"
-                reading.item = {}
-            else:
-                seen[reading.id] = path
-        readings.append(reading)
+        for reading in read_adr_records(path, display_path(path, root), titles=titles):
+            if reading.id is not None:
+                if reading.id in seen:
+                    reading.outcome = "unreadable"
+                    reading.note = f"same id {reading.id} as {display_path(seen[reading.id], root)}"
+                    reading.item = {}
+                else:
+                    seen[reading.id] = path
+            readings.append(reading)
     return readings
 
 

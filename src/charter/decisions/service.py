@@ -102,7 +102,7 @@ def import_adrs(
     was superseded is reported, not silently revoked. ``dry_run`` decides on the same
     state and writes nothing.
     """
-    from charter.decisions.adr import adr_id, display_path, read_adrs
+    from charter.decisions.adr import display_path, read_adrs
 
     result = AdrImport(read_adrs(paths, project.root, titles=titles))
     entries: list[tuple[Clarification, str]] = []
@@ -140,7 +140,7 @@ def import_adrs(
             fresh.append(entry)
             cites[entry.id] = cite
         for reading in result.readings:
-            old = current.get(adr_id(reading.path))
+            old = current.get(reading.record_id)
             if reading.outcome == "skipped" and reading.status and old and old.binding:
                 result.retired[old.id] = (
                     f"{display_path(reading.path, project.root)} is now {reading.status}; "
