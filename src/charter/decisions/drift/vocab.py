@@ -528,11 +528,6 @@ def _fill_binding_terms(
             for alias in inv.aliases.get(cid, ()):
                 chosen |= set(lexicon.content_stems(alias))
         question = set(lexicon.content_stems(entry.text))
-        # a question that restates the answer (a record's title bound as the choice taken,
-        # "Jdp Dependency Injection Instead of Spring or CDI") has no topic of its own to
-        # leave out: the answer's words still name it
-        if all(set(lexicon.content_stems(label)) <= question for label in inv.chosen):
-            question = set()
         vocab.chosen = frozenset(chosen - question - own_names)
         rejected_stems: set[str] = set()
         chosen_numbers = lexicon.number_keys(" ".join(inv.chosen))
