@@ -1548,6 +1548,9 @@ def test_the_guardrail_holds_every_git_write_and_lets_reads_pass(tmp_path: Path)
         ("- NEVER add Co-Authored-By lines mentioning Claude or Anthropic", "ai"),
         ("Never add yourself (Claude) as a co-author on commits.", "ai"),
         ("Never add Co-Authored-By lines unless the user asks.", "user"),
+        # a two-word label, "co-authoring" and "i.e." inside what it forbids
+        ("- **Commit messages:** Do NOT include co-authoring information from coding agents "
+         "(i.e. avoid \"Co-Authored-By: Claude\" attribution)", "ai"),
         # described, asked for, or someone else's: nothing held
         ("The agent adds a Co-Authored-By trailer to every commit.", None),
         ("Always add a Co-Authored-By trailer for pair-programmed commits.", None),
@@ -1616,6 +1619,7 @@ def test_the_guardrail_holds_a_commit_written_the_way_claude_code_writes_one(
          ["generated with claude code"]),
         # kept out of something else, or described: no commit held
         ("Never add \"TODO\" comments to production code.", []),
+
         ("The agent adds \"Generated with Claude Code\" to commits by default.", []),
     ],
 )  # fmt: skip
@@ -1941,3 +1945,9 @@ def test_a_heading_that_asks_for_approval_puts_its_commands_to_the_user(tmp_path
     assert decision("pulumi preview") == "allow"
     assert decision("dropdb shared") == "deny"  # no approval in its heading
     assert decision("pulumi refresh") == "allow"  # "(if unsure)": a condition of its own
+
+
+def test_a_label_naming_pull_requests_keeps_a_phrase_out_of_them_only() -> None:
+    text = '- **Pull requests:** Do NOT add "Generated with Claude Code" or similar footers'
+    found = [(c.program, c.phrase) for c in commands_in(_rule(text)) if c.phrase]
+    assert found == [("gh", "generated with claude code")]

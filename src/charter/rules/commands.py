@@ -1151,15 +1151,16 @@ _AI_CREDIT = re.compile(
     r"gemini|cursor|bots?)\b",
     re.IGNORECASE,
 )
-_CO_AUTHOR = re.compile(r"\bco-?\s?author(?:ed[- ]by)?s?\b", re.IGNORECASE)
+_CO_AUTHOR = re.compile(r"\bco-?\s?author(?:ed[- ]by|ing|ship)?s?\b", re.IGNORECASE)
+_ABBREVIATION = re.compile(r"\b([ie])\.([eg])\.", re.IGNORECASE)
 #: A quoted phrase ("…", “…”) of a few words: text the message must not hold.
 _QUOTED = re.compile(r"[\"“]([^\"“”\n]{3,80})[\"”]")
 #: Where the phrase must not go: commits or their messages.
-_INTO_PRS = re.compile(r"\b(?:PRs?|pull\s+requests?)\b")
+_INTO_PRS = re.compile(r"\bPRs?\b|(?i:\bpull\s+requests?\b)")
 _INTO_COMMITS = re.compile(
     r"\b(?:to|in|into|on)\s+(?:the\s+|any\s+|your\s+|a\s+|an\s+|each\s+|every\s+)?commit", re.I
 )
-_AFTER_DASH = re.compile(r"^[^—–:]{1,100}(?:\s[—–-]|:)\s")
+_AFTER_DASH = re.compile(r"^[^—–:]{1,100}(?:\s[—–-]|:)[*_]*\s")
 _TRAILER_LINE = re.compile(r"^\s*co-authored-by\s*:(?P<who>.*)$", re.IGNORECASE | re.MULTILINE)
 _MARKDOWN_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
 
@@ -1172,9 +1173,13 @@ def _commit_text(text: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     or PRs"). A condition in what it forbids ("… unless the user asks") leaves it to the
     consent reading."""
     for start, end in clauses(text):
-        clause = text[start:end].replace("`", " ")
+        # "i.e." and "e.g." end no sentence ("(i.e. avoid "Co-Authored-By: Claude")")
+        clause = _ABBREVIATION.sub(r"\1\2", text[start:end].replace("`", " "))
         # a lead before a dash or a colon ("No Claude credit — never add …", "No AI
-        # Attribution: Never add …") opens it as a one-word label does
+        # Attribution: Never add …") opens it as a one-word label does, and says where
+        # when it names commits or pull requests ("**Pull requests:** Do NOT add …")
+        lead = _AFTER_DASH.match(clause)
+        label = re.sub(r"[*_]+", "", lead.group(0)) if lead else ""
         parts = _prohibition_parts(clause) + _prohibition_parts(_AFTER_DASH.sub("", clause, 1))
         for part in parts:
             found = _COMMIT_TEXT_PROHIBITION.match(part.strip())
@@ -1199,8 +1204,9 @@ def _commit_text(text: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
                 if not _CO_AUTHOR.search(q)
             )
             # a trailer is a commit's wherever the rule puts it
-            places = ("git",) * bool(_INTO_COMMITS.search(what) or trailer)
-            places += ("gh",) * bool(_INTO_PRS.search(what))
+            commits = _INTO_COMMITS.search(what) or re.search(r"\bcommits?\b", label, re.I)
+            places = ("git",) * bool(commits or trailer)
+            places += ("gh",) * bool(_INTO_PRS.search(what) or _INTO_PRS.search(label))
             if not places:
                 continue  # a phrase kept out of code or docs: no commit's, no PR's
             if trailer or phrases:

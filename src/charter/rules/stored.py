@@ -231,7 +231,8 @@ if TYPE_CHECKING:
 #: 118 (round 80): Chinese constitution markers ("## 安全规范", "### 禁止行为", "## 强制规则")
 #: 119 (round 80): a list item's label over its one command is one rule ("Install
 #: dependencies: `pnpm install`", Warp's generated WARP.md)
-STATE_VERSION = 119
+#: 120: a label naming commit messages or pull requests says where a phrase is kept out of
+STATE_VERSION = 120
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
