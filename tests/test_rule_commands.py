@@ -1715,6 +1715,11 @@ def test_the_guardrail_holds_a_forbidden_mcp_tool_by_its_name(tmp_path: Path) ->
         ("- Never commit .env, AWS keys, samconfig.toml, or node_modules.",
          [(".env", ""), ("samconfig.toml", "")]),
         ("Never commit `.env` unless the user asks.", [(".env", "user")]),
+        # a span's underscores are no emphasis; a lead of a few words before a colon
+        ("- Do not commit `catboost_info/` or `__pycache__/` directories.",
+         [("catboost_info/", ""), ("__pycache__/", "")]),
+        ("- **ALL LANES: do NOT commit `package-lock.json`.** It breaks CI.",
+         [("package-lock.json", "")]),
         ("Never commit code that does not compile.", []),
         ("Never commit without running `make test`.", []),
     ],

@@ -906,6 +906,19 @@ _COMMIT_PROHIBITION = re.compile(
 _ITEM_NUMBER = re.compile(r"^\W*\d+(?:\.\d+)*\.?\s+")
 
 
+def _unemphasised(text: str, strip: Callable[[str], str]) -> str:
+    """``text`` with ``strip`` (emphasis marks away) applied outside its code spans: a
+    pair of marks around a span goes, a span's own underscores stay."""
+    spans: list[str] = []
+
+    def hold(m: re.Match[str]) -> str:
+        spans.append(m.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    held = strip(re.sub(r"`[^`\n]*`", hold, text)).replace("~~", "")
+    return re.sub("\x00(\\d+)\x00", lambda m: spans[int(m.group(1))], held)
+
+
 def _commit_paths(text: str) -> list[str]:
     """The project paths a sentence of ``text`` forbids committing, each as a path
     pattern (see :func:`charter.rules.edits.parse_path`); none when what it forbids sets a
@@ -918,10 +931,14 @@ def _commit_paths(text: str) -> list[str]:
 
     found: list[str] = []
     for start, end in clauses(text):
-        # emphasis marks go, not a path's underscores (`resources/_gen/`)
-        for part in [strip_strong(text[start:end]).replace("~~", "")]:
-            # a numbered item ("1.7.15 Never commit …") opens as a bare one does
-            match = _COMMIT_PROHIBITION.match(_ITEM_NUMBER.sub("", part.strip()))
+        # emphasis marks go, not a path's underscores (`resources/_gen/`, `__pycache__/`):
+        # code spans are left as written
+        plain = _unemphasised(text[start:end], strip_strong)
+        # a numbered item ("1.7.15 Never commit …") opens as a bare one does, and so does
+        # a lead before a colon ("ALL LANES: do NOT commit …")
+        plain = _ITEM_NUMBER.sub("", plain.strip())
+        for part in dict.fromkeys([plain, _AFTER_DASH.sub("", plain, 1)]):
+            match = _COMMIT_PROHIBITION.match(part.strip())
             if not match or (match.group("who") or "you").lower() not in _ADDRESSEES:
                 continue
             # what follows a colon, a dash, a semicolon or the end of an aside is another

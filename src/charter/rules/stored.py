@@ -232,7 +232,8 @@ if TYPE_CHECKING:
 #: 119 (round 80): a list item's label over its one command is one rule ("Install
 #: dependencies: `pnpm install`", Warp's generated WARP.md)
 #: 120: a label naming commit messages or pull requests says where a phrase is kept out of
-STATE_VERSION = 120
+#: 121: a committed path's own underscores kept (`__pycache__/`); a lead before a colon opens it
+STATE_VERSION = 121
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
