@@ -9,6 +9,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from charter.config import Project
 from charter.rules.api import compile_project
 from charter.rules.pointers import named_markdown
@@ -125,19 +127,45 @@ def test_a_file_of_copied_rules_is_no_pointer(tmp_path: Path) -> None:
     assert not [w for w in compiled.report.warnings if "sends the agent to" in w]
 
 
-def test_skills_and_prompt_files_are_no_rule_files_left_out(tmp_path: Path) -> None:
-    # "Use `.agents/skills/litestar/SKILL.md` when working on routes" and "commands in
-    # `.github/prompts/`": doctor asked to list a skill and a folder of prompt files in
-    # [rules] sources, though the agent loads both itself when they apply
+@pytest.mark.parametrize(
+    ("files", "text"),
+    [
+        # a skill and a folder of prompt files: the agent loads both itself when they
+        # apply, yet doctor asked to list them in [rules] sources
+        (
+            {
+                ".agents/skills/litestar/SKILL.md": "---\nname: litestar\n---\n# Skill\n",
+                ".github/prompts/pr.prompt.md": "# PR\n",
+            },
+            "- Use `.agents/skills/litestar/SKILL.md` for routes.\n"
+            "- Prompt commands live in [`.github/prompts/`](.github/prompts/).\n",
+        ),
+        # code folders holding a README or a `SKILLS.md` beside their sources, and a
+        # file a skill loads with it: no place of rules to compile
+        (
+            {
+                "Components/SKILLS.md": "# Components\n",
+                "Components/Pages/Home.razor": "<h1/>\n",
+                "Components/Shared/Nav.razor": "<nav/>\n",
+                "DdlParser/README.md": "# Parser\n",
+                "DdlParser/Parser.cs": "class P {}\n",
+                "DdlParser/Program.cs": "class Q {}\n",
+                ".claude/skills/ui/SKILL.md": "---\nname: ui\n---\n",
+                ".claude/skills/ui/references/quick-ref.md": "# Quick\n",
+            },
+            "- `Components/`, `DdlParser/`: the UI and the parser.\n"
+            "- Consult `.claude/skills/ui/references/quick-ref.md` for the API.\n",
+        ),
+    ],
+)
+def test_what_the_agent_loads_itself_or_code_folders_are_no_references(
+    tmp_path: Path, files: dict[str, str], text: str
+) -> None:
     root = tmp_path / "p"
-    write(root, ".agents/skills/litestar/SKILL.md", "---\nname: litestar\n---\n# Skill\n")
-    write(root, ".github/prompts/pr.prompt.md", "# PR\n")
-    write(root, "docs/guide.md", "# Guide\n")
-    text = (
-        "- Use `.agents/skills/litestar/SKILL.md` for routes.\n"
-        "- Prompt commands live in [`.github/prompts/`](.github/prompts/).\n"
-        "- Read `docs/guide.md`.\n"
-    )
+    for rel, body in {**files, "docs/guide.md": "# Guide\n", "docs/style.md": "# S\n"}.items():
+        write(root, rel, body)
+    # a folder of documents and a document still are
+    text += "- Read `docs/` first, and `docs/guide.md`.\n"
     assert named_markdown(root, "AGENTS.md", text, set()) == ["docs/guide.md"]
 
 
@@ -242,30 +270,6 @@ def test_a_file_left_out_in_rules_exclude_is_named_by_neither_compile_nor_doctor
     assert named_markdown(root, "AGENTS.md", POINTER, set(), ["context/00-*"]) == [
         "context/09-code-quality.md"
     ]
-
-
-def test_a_code_folder_and_a_skills_reference_are_no_references(tmp_path: Path) -> None:
-    """ "`Components/`, `Pages/`: Blazor UI" names code folders that hold a README or a
-    `SKILLS.md` beside their sources, and "Consult `.claude/skills/ui/references/x.md`"
-    a file the skill loads with it: neither is a place of rules to list in
-    ``rules.sources``. A folder of documents still is."""
-    root = tmp_path / "p"
-    write(root, "Components/SKILLS.md", "# Components\n")
-    write(root, "Components/Pages/Home.razor", "<h1/>\n")
-    write(root, "Components/Shared/Nav.razor", "<nav/>\n")
-    write(root, "DdlParser/README.md", "# Parser\n")
-    write(root, "DdlParser/Parser.cs", "class P {}\n")
-    write(root, "DdlParser/Program.cs", "class Q {}\n")
-    write(root, ".claude/skills/ui/SKILL.md", "---\nname: ui\n---\n")
-    write(root, ".claude/skills/ui/references/quick-ref.md", "# Quick\n")
-    write(root, "docs/guide.md", "# Guide\n")
-    write(root, "docs/style.md", "# Style\n")
-    text = (
-        "- `Components/`, `DdlParser/`: the UI and the parser.\n"
-        "- Consult `.claude/skills/ui/references/quick-ref.md` for the API.\n"
-        "- Read `docs/` first.\n"
-    )
-    assert named_markdown(root, "AGENTS.md", text, set()) == ["docs/"]
 
 
 def test_a_reference_after_many_code_spans_is_still_named(tmp_path: Path) -> None:

@@ -1571,12 +1571,14 @@ def _read_commands(
 
     def hold(
         command: str,
-        program: str,
-        words: tuple[str, ...],
-        flags: frozenset[str],
+        program: str = "",
+        words: tuple[str, ...] = (),
+        flags: frozenset[str] = frozenset(),
         scopes: tuple[str, ...] = (),
-        branch: str = "",
+        **more: str,
     ) -> None:
+        """Hold what the rule forbids: a command's words, or (``more``: ``kind``,
+        ``branch``, ``trailer``, ``phrase``) a class or a thing named in words."""
         found.append(
             ForbiddenCommand(
                 rule_id=rule.id,
@@ -1587,7 +1589,7 @@ def _read_commands(
                 words=words,
                 flags=flags,
                 scopes=scopes or tuple(rule.scopes),
-                branch=branch,
+                **more,
             )
         )
 
@@ -1622,40 +1624,21 @@ def _read_commands(
             flags = _flag_set([flag]) if flag else frozenset()
             hold(command, "git", ("push",), flags, branch=branch)
 
-    def held_as(
-        command: str, kind: str = "", program: str = "", words: tuple[str, ...] = (), **more: str
-    ) -> None:
-        """A prohibition read as a class or a thing, not a command's words."""
-        found.append(
-            ForbiddenCommand(
-                rule_id=rule.id,
-                cite=rule.source.cite(),
-                rule_text=rule.text,
-                command=command,
-                program=program,
-                words=words,
-                flags=frozenset(),
-                scopes=tuple(rule.scopes),
-                kind=kind,
-                **more,
-            )
-        )
-
     if _build_class(rule.text):
-        held_as("build commands", BUILD_KIND)
+        hold("build commands", kind=BUILD_KIND)
     for path in _commit_paths(rule.text):
-        held_as(path, COMMIT_PATH_KIND, "git")
+        hold(path, "git", kind=COMMIT_PATH_KIND)
     for tool in _mcp_tools(rule.text):
-        held_as(tool, TOOL_KIND)
+        hold(tool, kind=TOOL_KIND)
     trailer, phrases, places = _commit_text(rule.text)
     for place in places:
         for held, phrase in [(trailer, "")] * bool(trailer) + [("", p) for p in phrases]:
             act = "git commit" if place == "git" else "gh pr create"
             what = "Co-Authored-By" if held else phrase
             words = ("commit",) if place == "git" else ("pr",)
-            held_as(f"{act} … {what}", "", place, words, trailer=held, phrase=phrase)
+            hold(f"{act} … {what}", place, words, trailer=held, phrase=phrase)
     if _git_write_class(rule.text):
-        held_as("git commands that write", GIT_WRITE_KIND)
+        hold("git commands that write", kind=GIT_WRITE_KIND)
     # options alone are any program's only when no command is named with them ("`git
     # pull --rebase` / `--rebase-merges`" names the other spelling of that command)
     named = any(parse_command(m.group(1)) for m in SPAN.finditer(rule.text)) or bool(found)
