@@ -296,6 +296,12 @@ def guard_decision(out: dict[str, Any] | None) -> str:
     return "allow" if out is None else str(out["hookSpecificOutput"]["permissionDecision"])
 
 
+def edit_decision(root: Path, rel: str) -> str:
+    """The guardrails' decision on an ``Edit`` of the project file ``rel``."""
+    body = {"file_path": str(root / rel), "old_string": "a", "new_string": "b"}
+    return guard_decision(guard(root, "Edit", body))
+
+
 def guard_subprocess(
     run_charter: Callable[..., subprocess.CompletedProcess[str]],
     root: Path,

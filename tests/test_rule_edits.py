@@ -13,7 +13,14 @@ from charter.config import Project
 from charter.rules.api import compile_project
 from charter.rules.edits import ForbiddenEdit, edits_in, parse_path
 from charter.rules.model import Rule, Source
-from tests.conftest import compiled_repo, guard, guard_decision, guard_subprocess, write
+from tests.conftest import (
+    compiled_repo,
+    edit_decision,
+    guard,
+    guard_decision,
+    guard_subprocess,
+    write,
+)
 
 
 def _rule(text: str, path: str = "AGENTS.md") -> Rule:
@@ -841,12 +848,9 @@ def test_a_table_row_whose_other_cell_forbids_editing_holds_its_path(tmp_path: P
         "legacy.html": "user",
     }
 
-    def edit(rel: str) -> str:
-        body = {"file_path": str(root / rel), "old_string": "a", "new_string": "b"}
-        return guard_decision(guard(root, "Edit", body))
-
-    assert edit("models/Generated/Order.cs") == "deny"
-    assert edit("src/lib/pricing.ts") == "allow" and edit("start.html") == "allow"
+    assert edit_decision(root, "models/Generated/Order.cs") == "deny"
+    assert edit_decision(root, "src/lib/pricing.ts") == "allow"
+    assert edit_decision(root, "start.html") == "allow"
 
 
 def test_a_path_the_rule_names_that_is_not_there_is_the_one_deeper_down(tmp_path: Path) -> None:
@@ -869,14 +873,10 @@ def test_a_path_the_rule_names_that_is_not_there_is_the_one_deeper_down(tmp_path
         },
     )
 
-    def decision(rel: str) -> str:
-        edit = {"file_path": str(root / rel), "old_string": "a", "new_string": "b"}
-        return guard_decision(guard(root, "Edit", edit))
-
-    assert decision("server/db/schema.sql") == "ask"
-    assert decision("web/src/gen/api/client.ts") == "deny"
-    assert decision("config/app.yaml") == "deny"
-    assert decision("tools/config/app.yaml") == "allow"  # the rule's own path is there
-    assert decision("server/db/seed.sql") == "allow"
+    assert edit_decision(root, "server/db/schema.sql") == "ask"
+    assert edit_decision(root, "web/src/gen/api/client.ts") == "deny"
+    assert edit_decision(root, "config/app.yaml") == "deny"
+    assert edit_decision(root, "tools/config/app.yaml") == "allow"  # the rule's own path
+    assert edit_decision(root, "server/db/seed.sql") == "allow"
     bash = guard(root, "Bash", {"command": "sed -i 's/int/bigint/' server/db/schema.sql"})
     assert guard_decision(bash) == "ask"
