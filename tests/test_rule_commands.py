@@ -481,6 +481,29 @@ def test_ask_and_off_and_a_recompile_change_the_answer(tmp_path: Path) -> None:
     assert _decision(_ask(root, "make distclean")) == "deny"
 
 
+def test_a_rule_file_edited_since_the_compile_holds_at_once(
+    tmp_path: Path, run_charter: Any
+) -> None:
+    """A rule added (or dropped) mid-turn holds from the next tool call, in process and in
+    a cold hook, not from the next prompt's recompile; the compiled state is not touched."""
+    from charter.rules.stored import MANIFEST_FILE
+
+    root = _project(tmp_path)
+    manifest = Project.load(root).state_dir / MANIFEST_FILE
+    before = manifest.read_bytes()
+    assert _decision(_ask(root, "terraform destroy")) == "allow"
+    write(root, "CLAUDE.md", RULES + "- Never run `terraform destroy`.\n")
+    assert _decision(_ask(root, "terraform destroy")) == "deny"
+    assert guard_subprocess(run_charter, root, "Bash", {"command": "terraform destroy"}) == "deny"
+    assert _decision(_ask(root, "pip install x")) == "deny"
+    write(root, "CLAUDE.md", RULES.replace("never with `pip install`", "or `pip install`"))
+    assert _decision(_ask(root, "pip install x")) == "allow"
+    assert _decision(_ask(root, "terraform destroy")) == "allow"
+    # a nested file's rule still holds in its folder, and the compile was left as it was
+    assert _decision(_ask(root, "cd services/api && npm publish")) == "deny"
+    assert manifest.read_bytes() == before
+
+
 def test_a_protected_write_outranks_a_rule(tmp_path: Path) -> None:
     root = _project(tmp_path)
     out = _ask(root, "pip install x > .git/config")

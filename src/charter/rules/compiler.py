@@ -340,6 +340,17 @@ def compile_rules(
     return compiled
 
 
+def prohibitions_now(project: Project) -> Prohibitions:
+    """What the project's rule files forbid as they are now: parsed exactly as a compile
+    parses them, never embedded (a guardrail reads a rule file edited mid-turn with this,
+    in a fraction of a compile)."""
+    report = CompileReport()
+    sources = _sources_for(project, explicit_paths(project), report)
+    _redact_sources(project, sources, report)
+    rules = _drop_pointers(project, sources, _parse_rules(project, sources, report))
+    return prohibitions_of(rules)
+
+
 def manual_paths(sources: list[dict[str, Any]]) -> set[str]:
     """The compiled files loaded only when the user asks for them by name."""
     return {str(s["path"]) for s in sources if s.get("manual")}

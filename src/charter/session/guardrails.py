@@ -215,30 +215,77 @@ def _prohibitions(project: Project, commands: str, edits: str) -> dict[str, Any]
     }
 
 
-#: per project: (stamp of the compiled rules' manifest, what they forbid)
-_PROHIBITIONS: dict[str, tuple[tuple[int, int, int], Prohibitions]] = {}
+#: per project: (stamp of the compiled rules' manifest, what they forbid, the rule files'
+#: stamps when they were compiled)
+_PROHIBITIONS: dict[str, tuple[tuple[int, int, int], Prohibitions, dict[str, Any]]] = {}
+#: per project: (the rule files' stamps now, what they forbid as they are now), for rule
+#: files edited since the last compile
+_EDITED: dict[str, tuple[tuple[tuple[str, int, int], ...], Prohibitions]] = {}
 
 
 def rule_prohibitions(project: Project) -> Prohibitions:
-    """The commands and files the last compile's rules forbid outright, re-read only when
-    a compile committed new rules. No compiled rules (none yet, torn, another version):
-    none."""
+    """The commands and files the rules forbid outright. The last compile's, re-read only
+    when a compile committed new rules; but a rule file edited since (by the user, or by
+    the agent asked to add a rule) is read again at once, without embedding anything, so
+    "never run X" added mid-turn holds X from the next tool call, not from the next
+    prompt's recompile. No compiled rules (none yet, torn, another version): none."""
     from charter.rules.stored import MANIFEST_FILE, load_prohibitions, load_rules, prohibitions_of
 
+    manifest = project.state_dir / MANIFEST_FILE
     try:
-        info = (project.state_dir / MANIFEST_FILE).stat()
+        info = manifest.stat()
     except OSError:
         return Prohibitions([], [])
     stamp = (info.st_mtime_ns, info.st_size, info.st_ino)
     key = str(project.state_dir)
     cached = _PROHIBITIONS.get(key)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    found = load_prohibitions(project)
-    if found is None:  # compiled before the prohibitions had their own file
-        stored = load_rules(project)
-        found = prohibitions_of(stored.rules) if stored is not None else Prohibitions([], [])
-    _PROHIBITIONS[key] = (stamp, found)
+    if cached is None or cached[0] != stamp:
+        found = load_prohibitions(project)
+        if found is None:  # compiled before the prohibitions had their own file
+            stored = load_rules(project)
+            found = prohibitions_of(stored.rules) if stored is not None else Prohibitions([], [])
+        cached = (stamp, found, _compiled_stamps(manifest))
+        _PROHIBITIONS[key] = cached
+        _EDITED.pop(key, None)
+    return _as_edited(project, key, cached[1], cached[2])
+
+
+def _compiled_stamps(manifest: Path) -> dict[str, Any]:
+    """Each compiled rule file's (mtime, size) as the last compile read it."""
+    try:
+        stamps = json.loads(manifest.read_text(encoding="utf-8")).get("stamps", {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return stamps if isinstance(stamps, dict) else {}
+
+
+def _as_edited(
+    project: Project, key: str, stored: Prohibitions, compiled: dict[str, Any]
+) -> Prohibitions:
+    """``stored``, or what the rule files forbid as they are now if one changed since."""
+    now: list[tuple[str, int, int]] = []
+    changed = False
+    for path, was in sorted(compiled.items()):
+        try:
+            st = os.stat(path)
+            current = (path, st.st_mtime_ns, st.st_size)
+        except OSError:
+            current = (path, -1, -1)
+        now.append(current)
+        changed = changed or list(current[1:]) != list(was if isinstance(was, list) else [])
+    if not changed:
+        return stored
+    stamps = tuple(now)
+    seen = _EDITED.get(key)
+    if seen is not None and seen[0] == stamps:
+        return seen[1]
+    from charter.rules.compiler import prohibitions_now
+
+    try:
+        found = prohibitions_now(project)
+    except Exception:  # an unreadable edit keeps the compiled rules' holds
+        return stored
+    _EDITED[key] = (stamps, found)
     return found
 
 
