@@ -1877,6 +1877,55 @@ def test_a_command_named_through_its_package_launcher_is_held_however_it_is_laun
     assert decision("npx vitest run") == "deny"
 
 
+def test_a_package_manager_running_a_binary_by_name_is_that_binary(tmp_path: Path) -> None:
+    """`pnpm prisma migrate reset`, `yarn prisma …` and `bun prisma …` run the project's
+    `prisma` binary (pnpm falls back to `pnpm exec`, yarn and bun run a script or a
+    binary), yet only `pnpm exec` and the launchers were read so: a rule against
+    `prisma migrate reset` or `npx prisma migrate reset` let them through, and a rule
+    against `pnpm prisma db seed` held no `npx prisma db seed`. The package manager's own
+    commands (`pnpm test`, `pnpm install`, `yarn run test`) run no tool of that name.
+    On 12 public rule lines, 40 calls labelled before: 21 → 40 as labelled."""
+    root = compiled_repo(
+        tmp_path,
+        {
+            "CLAUDE.md": "# Rules\n\n"
+            "- NEVER run `npx prisma migrate reset` to reset database.\n"
+            "- **Never run `prisma db push`** — this bypasses migration history.\n"
+            "- **NEVER run `pnpm prisma db seed`** - it can corrupt production\n"
+            "- Never run `pnpm prisma <cmd>` directly — use `pnpm db:<cmd>`\n"
+        },
+    )
+
+    def decision(command: str) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}))
+
+    for call in (
+        "pnpm prisma migrate reset",
+        "yarn prisma migrate reset --force",
+        "bun prisma migrate reset",
+        "pnpm --filter api prisma migrate reset",
+        "yarn run prisma db push",
+        "npx prisma db seed",
+        "pnpm exec prisma db seed",
+        "pnpm prisma generate",  # held as written: `pnpm prisma` with any argument
+    ):
+        assert decision(call) == "deny", call
+    for call in (
+        "pnpm test",
+        "pnpm install",
+        "yarn run test",
+        "bun test",
+        "pnpm db:generate",
+        "npx prisma generate",
+        "bun index.ts",
+        "pnpm lint --fix",
+    ):
+        assert decision(call) == "allow", call
+    commands = [c for c, _ in analyse("pnpm -C apps/api tsc --noEmit", str(root), "/h").commands]
+    assert ("tsc", "--noEmit") in commands
+    assert [c for c, _ in analyse("pnpm test", str(root), "/h").commands] == [("pnpm", "test")]
+
+
 def test_a_boundaries_label_forbids_each_act_of_its_list(tmp_path: Path) -> None:
     """Many `AGENTS.md` files end with "Boundaries": "**Always:** …", "**Ask first:** …",
     "**Never:** …", each a list of acts. Only the first act after the label was read:

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from charter.package_runners import binary_at
 from charter.rules.consent import consent_heading, consent_shadow
 from charter.rules.edits import GLOB
 from charter.rules.model import Rule
@@ -482,7 +483,8 @@ _LAUNCHER_VALUE_OPTIONS = frozenset({"-p", "--package"})
 
 def _launched(span: str, rule_text: str) -> tuple[str, tuple[str, ...], frozenset[str]] | None:
     """The command a span runs through a package launcher, when it names the act
-    (``npx prisma migrate reset``: ``prisma migrate reset``, a program and a subcommand):
+    (``npx prisma migrate reset``, or ``pnpm prisma migrate reset`` with no launcher word,
+    :mod:`charter.package_runners`: ``prisma migrate reset``, a program and a subcommand):
     the act is forbidden however the binary is started (``pnpm exec prisma migrate
     reset``, ``bunx prisma …``, a global ``prisma …``). A launcher and a binary alone
     (``npx tsc``) may be the launcher turned down, and a rule that names the act another
@@ -497,9 +499,12 @@ def _launched(span: str, rule_text: str) -> tuple[str, tuple[str, ...], frozense
     name = _program(tokens[0])
     at = 1
     if name not in _LAUNCHERS:
-        if len(tokens) < 2 or tokens[1] not in _LAUNCHING.get(name, ()):
+        if len(tokens) > 1 and tokens[1] in _LAUNCHING.get(name, ()):
+            at = 2
+        elif (binary := binary_at(name, tokens[1:])) is not None:
+            at = 1 + binary  # `pnpm prisma migrate reset`: the binary by its name
+        else:
             return None
-        at = 2
     while at < len(tokens) and tokens[at].startswith("-"):
         at += 2 if tokens[at] in _LAUNCHER_VALUE_OPTIONS else 1
         if tokens[at - 1] == "--":
