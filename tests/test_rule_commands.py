@@ -579,7 +579,6 @@ def test_an_option_an_act_must_not_take_is_read() -> None:
             "**Never skip pre-commit hooks** (`--no-verify`) — fix the issue instead",
             ["--no-verify"],
         ),
-        ("**Never amend commits** (`--amend`)", ["--amend"]),
         (
             "Do not skip, disable, or bypass these checks (e.g. `--no-verify`, commenting out "
             "linters) to make CI pass.",
@@ -602,6 +601,37 @@ def test_an_option_in_brackets_after_a_forbidden_act_is_forbidden(
         assert f.program == "" and f.words == ()
         assert f.matches(["git", "commit", *options, "-m", "wip"])
         assert not f.matches(["git", "commit", "-m", "wip"])
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        (
+            "2. **NEVER** force-push (`--force`, `--force-with-lease`).",
+            [("git", ("push",), ["--force"]), ("git", ("push",), ["--force-with-lease"])],
+        ),
+        (
+            "- NEVER force-push (`--force`/`-f`). NEVER use `--no-verify` to skip hooks.",
+            [("git", ("push",), ["--force"]), ("git", ("push",), ["-f"])],
+        ),
+        ("**Never amend commits** (`--amend`)", [("git", ("commit",), ["--amend"])]),
+    ],
+)
+def test_an_option_in_brackets_is_the_option_of_the_command_its_act_names(
+    text: str, held: list[tuple[str, tuple[str, ...], list[str]]]
+) -> None:
+    """ "NEVER force-push (`--force`/`-f`)" forbade `--force` and `-f` on any command, so
+    `rm -rf build`, `cp -f` and `npm install --force` were denied: the option in brackets
+    is the option of the command the act names (a force push is `git push`, amending is
+    `git commit --amend`); an act that names none ("skip hooks") leaves a long option
+    any program's and a one-letter one unread. On 8 public lines, 24 calls labelled
+    before: 13 → 19 as labelled."""
+    found = commands_in(_rule(text))
+    assert [(f.program, f.words, sorted(f.flags)) for f in found] == held
+    assert found[0].matches(["git", *found[0].words, *sorted(found[0].flags), "x"])
+    for other in (["rm", "-rf", "build"], ["cp", "-f", "a", "b"], ["npm", "install", "--force"]):
+        assert not any(f.matches(other) for f in found), other
+    assert commands_in(_rule("Never skip hooks (`-n`).")) == []  # one letter: no command
 
 
 def test_the_guardrail_denies_a_forbidden_option(tmp_path: Path) -> None:

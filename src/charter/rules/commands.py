@@ -1435,6 +1435,16 @@ _OPENS_PROHIBITION = re.compile(
 )
 
 
+def _act_commands(act: str) -> list[tuple[str, tuple[str, ...], frozenset[str]]]:
+    """The commands an act said in words is done with, an option in brackets after it
+    being one of theirs: "force-push" is ``git push``, "amend commits" ``git commit
+    --amend`` (:data:`GIT_ACTS`); "skip pre-commit hooks" names none."""
+    said = f"Never {act}."
+    spans = ["git push"] if _force_push(said) else _git_acts(said, anywhere=True)
+    parsed = [parse_command(span) for span in spans]
+    return [p for p in parsed if p is not None]
+
+
 def _prohibition_parts(clause: str) -> list[str]:
     """The clause (emphasis removed), or its prohibitions one by one when it opens with
     one and goes on with more ("NEVER force push, NEVER commit secrets"); not "Otherwise,
@@ -1598,12 +1608,23 @@ def _read_commands(
             )
         )
 
-    for verb, options in forbidden_options(rule.text, COMMAND_READING):
+    for verb, options, act in forbidden_options(rule.text, COMMAND_READING):
         try:
             tokens = shlex.split(options)
         except ValueError:
             continue
-        if tokens and all(t.startswith("-") for t in tokens):
+        if tokens and all(t.startswith("-") for t in tokens) and act:
+            # "Never force-push (`--force`)": the option of the command the act names
+            # (`git push --force`, not `rm --force`); an act naming none ("Never skip
+            # hooks (`--no-verify`)") leaves a long option any program's, and a one-letter
+            # option (`-f`) means something else to every program: not read
+            acts = _act_commands(act)
+            for program, words, flags in acts:
+                command = " ".join((program, *words, *sorted(flags - _flag_set(tokens)), options))
+                hold(command, program, words, flags | _flag_set(tokens))
+            if not acts and all(t.startswith("--") for t in tokens):
+                hold(options, "", (), _flag_set(tokens))
+        elif tokens and all(t.startswith("-") for t in tokens):
             program, command = "", f"{verb} {options}".strip()
             own = _own_command(rule)
             if verb and own is not None and own[1][:1] == (verb,):
