@@ -233,7 +233,9 @@ if TYPE_CHECKING:
 #: dependencies: `pnpm install`", Warp's generated WARP.md)
 #: 120: a label naming commit messages or pull requests says where a phrase is kept out of
 #: 121: a committed path's own underscores kept (`__pycache__/`); a lead before a colon opens it
-STATE_VERSION = 121
+#: 122 (round 83): `pnpm prisma migrate reset` is the `prisma` act; an option in brackets
+#: is the option of the command its act names ("force-push (`--force`)": `git push`)
+STATE_VERSION = 122
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
