@@ -1891,6 +1891,35 @@ def test_a_template_slot_left_unfilled_is_no_rule(tmp_path: Path) -> None:
     assert any("Style guide" in t for t in texts)
 
 
+def test_a_sentence_reporting_an_absence_is_no_rule(tmp_path: Path) -> None:
+    """Agents' `/init` writes "No Cursor rules found (`.cursor/rules/`)." and "No Copilot
+    instructions found." into the files it generates: reports of what it looked for, no
+    instruction, compiled as rules (and pinned). A sentence that only reports something
+    absent (a verb of having looked, or a state dated to the writing) is no rule; one that
+    goes on to instruct, or a prohibition written "No …", stays. On 22 public lines
+    labelled before: 7 → 21 as labelled."""
+    text = (
+        "# Agent notes\n\n"
+        "## Rules from other tools\n\n"
+        "- No Cursor rules found (`.cursor/rules/` or `.cursorrules`).\n"
+        "- No Copilot instructions found (`.github/copilot-instructions.md`).\n"
+        "- No `.cursorrules` file was found.\n"
+        "- No Cursor rules or Copilot instructions currently exist\n"
+        "- There is no `.github/copilot-instructions.md` at time of writing.\n"
+        "- No Cursor rules (`.cursorrules`) found. If added, integrate them here.\n"
+        "- There is no `Makefile`; do not create one unless explicitly requested.\n"
+        "- No `console.log` statements left in production code.\n"
+        "- No emojis in commit messages.\n"
+    )
+    texts = [r.text for r in _rules(tmp_path, text)]
+    assert texts == [
+        "No Cursor rules (`.cursorrules`) found. If added, integrate them here.",
+        "There is no `Makefile`; do not create one unless explicitly requested.",
+        "No `console.log` statements left in production code.",
+        "No emojis in commit messages.",
+    ]
+
+
 def test_a_bold_name_over_sub_items_is_their_section_not_a_rule(tmp_path: Path) -> None:
     # "- **Module system**" over its indented items names them, as "**Module system**"
     # over a list does: alone, "Module system" is no rule (it reached the agent among the

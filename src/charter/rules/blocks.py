@@ -607,6 +607,8 @@ class _Walker:
             return  # "**Last Updated:** 2025-10-22": when the file was written, no rule
         if _SLOT.match(block.text) and not block.code_comments:
             return  # "[Describe the problem it solves]": a template's slot, never filled
+        if not block.code_comments and _reports_absence(block.text):
+            return  # "No Cursor rules found (`.cursor/rules/`)": a report, nothing to obey
         if block.kind == "paragraph" and (
             _FILE_PREAMBLE.match(block.text.strip("*_ "))
             or _AGENT_PREAMBLE.match(block.text.strip("*_ "))
@@ -1413,6 +1415,54 @@ _DATE_STAMP = re.compile(
     r"[*_]*\s*$",
     re.IGNORECASE,
 )
+
+
+#: A sentence that reports the absence of something looked for ("No Cursor rules found
+#: (`.cursor/rules/`)", "No `.cursorrules` file was found.", "No Cursor rules or Copilot
+#: instructions currently exist", "There is no `.github/copilot-instructions.md` at time
+#: of writing.", as agents' `/init` writes them): nothing to obey. The report is a verb of
+#: having looked (found, detected, configured, bundled), or a state dated to the writing
+#: (currently, at time of writing, yet); only a place or a bracket may follow, so "No
+#: `console.log` left in production code" and "There is no `Makefile`; do not create one"
+#: stay rules, and so does "There are no tests" (no date: what the project is).
+_ABSENCE = re.compile(
+    r"^(?:there\s+(?:is|are)\s+(?:currently\s+)?)?no\s+(?P<what>[^;:—–]{1,200}?)\s+"
+    r"(?:(?:(?:was|were|is|are|has\s+been|have\s+been)\s+)?(?:currently\s+)?"
+    r"(?:found|detected|configured|bundled)|currently\s+(?:exists?|present|available|"
+    r"defined|configured))\b(?P<tail>.*)$",
+    re.IGNORECASE,
+)
+_DATED_ABSENCE = re.compile(
+    r"^there\s+(?:is|are)\s+no\s+(?P<what>[^;:—–]{1,200}?),?\s+"
+    r"(?:at\s+(?:the\s+)?time\s+of\s+writing|currently|yet|so\s+far)(?P<tail>)\s*[.!]?$",
+    re.IGNORECASE,
+)
+#: What may follow a reported absence: a bracket, a place ("in `.cursor/rules/`
+#: directory"), a date ("at time of writing"), nothing that instructs.
+_ABSENCE_TAIL = re.compile(
+    r"^\s*(?:\([^()]*\)\s*)?(?:(?:in|at|under|within|inside|for)\s+[^;:,—–()]*?)?"
+    r"\s*(?:\([^()]*\)\s*)?[.!]?$",
+    re.IGNORECASE,
+)
+
+
+_INSTRUCTS = re.compile(
+    r"\b(?:must|should|shall|never|always|please|unless|until|do\s+not|don't)\b", re.I
+)
+
+
+def _reports_absence(text: str) -> bool:
+    """Whether every sentence of ``text`` only reports that something is absent
+    (:data:`_ABSENCE`): a sentence that reports the absence of something is no rule."""
+    plain = re.sub(r"[*_]+", "", " ".join(text.split())).strip()
+    sentences = re.split(r"(?<=[.!?])\s+(?=[A-Z])", plain)
+    for sentence in sentences:
+        found = _ABSENCE.match(sentence) or _DATED_ABSENCE.match(sentence)
+        if found is None or not _ABSENCE_TAIL.match(found.group("tail")):
+            return False
+        if _INSTRUCTS.search(found.group("what")):
+            return False  # "No tests are run unless CI is configured": said to someone
+    return bool(sentences)
 
 
 #: One field of a line of fields: a short label, a colon, a short value.
