@@ -235,7 +235,9 @@ if TYPE_CHECKING:
 #: 121: a committed path's own underscores kept (`__pycache__/`); a lead before a colon opens it
 #: 122 (round 83): `pnpm prisma migrate reset` is the `prisma` act; an option in brackets
 #: is the option of the command its act names ("force-push (`--force`)": `git push`)
-STATE_VERSION = 122
+#: 123 (round 83): a sentence that only reports something absent ("No Cursor rules found") is
+#: no rule
+STATE_VERSION = 123
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
