@@ -1920,6 +1920,46 @@ def test_a_sentence_reporting_an_absence_is_no_rule(tmp_path: Path) -> None:
     ]
 
 
+def test_a_shell_script_written_without_its_fence_is_read_as_one(tmp_path: Path) -> None:
+    """A `CRUSH.md` lists its commands as a script would, outside any fence: "# Run all
+    unit tests with coverage" over `env PYTHONPATH=src pytest …`. Markdown reads each
+    comment as a heading, so the commands lost their purpose and "## Code Style" after
+    them was filed under the last comment ("Lint & format > Code Style"). Two or more
+    comments each over commands (one with an option, a path or a variable), between blank
+    lines, are the fence they lost; a title over prose stays a heading. On 20 comment
+    lines of three public files, labelled before: 0 → 20 read as their commands'."""
+    text = (
+        "# CRUSH Guidelines\n\n"
+        "## Development Commands\n\n"
+        "# Run all unit tests\n"
+        "env PYTHONPATH=src pytest --cov ./tests/*_test.py\n\n"
+        "# Run configuration parsing tests\n"
+        "./qa/bin/functional parsing\n\n"
+        "# Lint & format\n"
+        "ruff . --fix\n\n"
+        "## Code Style\n\n"
+        "- Follow PEP8: 120-char max\n\n"
+        "# Notes\n"
+        "keep it short\n\n"
+        "# More\n"
+        "stay calm\n"
+    )
+    rules = _rules(tmp_path, text)
+    assert [(r.text, r.source.line_start, r.source.line_end) for r in rules[:3]] == [
+        (
+            "`env PYTHONPATH=src pytest --cov ./tests/*_test.py` (Run all unit tests)",
+            5,
+            6,
+        ),
+        ("`./qa/bin/functional parsing` (Run configuration parsing tests)", 8, 9),
+        ("`ruff . --fix` (Lint & format)", 11, 12),
+    ]
+    assert all(r.source.section == "CRUSH Guidelines > Development Commands" for r in rules[:3])
+    assert _by_text(rules, "PEP8").source.section == "CRUSH Guidelines > Code Style"
+    # headings over prose (no option, path or variable anywhere): still headings
+    assert _by_text(rules, "keep it short").source.section == "Notes"
+
+
 def test_a_bold_name_over_sub_items_is_their_section_not_a_rule(tmp_path: Path) -> None:
     # "- **Module system**" over its indented items names them, as "**Module system**"
     # over a list does: alone, "Module system" is no rule (it reached the agent among the

@@ -237,7 +237,9 @@ if TYPE_CHECKING:
 #: is the option of the command its act names ("force-push (`--force`)": `git push`)
 #: 123 (round 83): a sentence that only reports something absent ("No Cursor rules found") is
 #: no rule
-STATE_VERSION = 123
+#: 124 (round 83): a shell script written without its fence ("# Run all tests" over
+#: `pytest`, a CRUSH.md) is read as the fence it lost, its comments no headings
+STATE_VERSION = 124
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
