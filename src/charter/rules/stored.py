@@ -239,7 +239,9 @@ if TYPE_CHECKING:
 #: no rule
 #: 124 (round 83): a shell script written without its fence ("# Run all tests" over
 #: `pytest`, a CRUSH.md) is read as the fence it lost, its comments no headings
-STATE_VERSION = 124
+#: 125 (round 83): a new file directly in a folder a rule keeps for its subfolders ("Do not
+#: create new files directly in `docs/` root") is a prohibition of its own
+STATE_VERSION = 125
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

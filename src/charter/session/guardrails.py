@@ -722,6 +722,14 @@ def _ruled_edit(policy: Policy, paths: list[str]) -> tuple[str, str, tuple[str, 
             f'({rule.cite}: "{text}"). Edit it only if the user confirms',
             tuple(dict.fromkeys(w for w in named if w and "*" not in w)),
         )
+    if rule.created:
+        return (
+            decision,
+            f"a project rule forbids creating a new file directly in `{rule.pattern}` "
+            f'(`{rel}`; {rule.cite}: "{text}"). Put it where the rule says (a subfolder); '
+            "if it does not apply here, ask the user",
+            (),
+        )
     return (
         decision,
         f'a project rule forbids editing `{rel}` ({rule.cite}: "{text}"). '
