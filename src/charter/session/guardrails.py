@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any
 
 from charter.config import Project
 from charter.errors import describe
+from charter.rules.agent_tools import AGENT_TOOLS
 from charter.rules.commands import (
-    AGENT_TOOLS,
     DEPENDENCY_ADDS,
     ForbiddenCommand,
     current_branch,
