@@ -602,7 +602,6 @@ def test_an_option_an_act_must_not_take_is_read() -> None:
             "**Never skip pre-commit hooks** (`--no-verify`) — fix the issue instead",
             ["--no-verify"],
         ),
-        ("**Never amend commits** (`--amend`)", ["--amend"]),
         (
             "Do not skip, disable, or bypass these checks (e.g. `--no-verify`, commenting out "
             "linters) to make CI pass.",
@@ -625,6 +624,37 @@ def test_an_option_in_brackets_after_a_forbidden_act_is_forbidden(
         assert f.program == "" and f.words == ()
         assert f.matches(["git", "commit", *options, "-m", "wip"])
         assert not f.matches(["git", "commit", "-m", "wip"])
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        (
+            "2. **NEVER** force-push (`--force`, `--force-with-lease`).",
+            [("git", ("push",), ["--force"]), ("git", ("push",), ["--force-with-lease"])],
+        ),
+        (
+            "- NEVER force-push (`--force`/`-f`). NEVER use `--no-verify` to skip hooks.",
+            [("git", ("push",), ["--force"]), ("git", ("push",), ["-f"])],
+        ),
+        ("**Never amend commits** (`--amend`)", [("git", ("commit",), ["--amend"])]),
+    ],
+)
+def test_an_option_in_brackets_is_the_option_of_the_command_its_act_names(
+    text: str, held: list[tuple[str, tuple[str, ...], list[str]]]
+) -> None:
+    """ "NEVER force-push (`--force`/`-f`)" forbade `--force` and `-f` on any command, so
+    `rm -rf build`, `cp -f` and `npm install --force` were denied: the option in brackets
+    is the option of the command the act names (a force push is `git push`, amending is
+    `git commit --amend`); an act that names none ("skip hooks") leaves a long option
+    any program's and a one-letter one unread. On 8 public lines, 24 calls labelled
+    before: 13 → 19 as labelled."""
+    found = commands_in(_rule(text))
+    assert [(f.program, f.words, sorted(f.flags)) for f in found] == held
+    assert found[0].matches(["git", *found[0].words, *sorted(found[0].flags), "x"])
+    for other in (["rm", "-rf", "build"], ["cp", "-f", "a", "b"], ["npm", "install", "--force"]):
+        assert not any(f.matches(other) for f in found), other
+    assert commands_in(_rule("Never skip hooks (`-n`).")) == []  # one letter: no command
 
 
 def test_the_guardrail_denies_a_forbidden_option(tmp_path: Path) -> None:
@@ -1898,6 +1928,55 @@ def test_a_command_named_through_its_package_launcher_is_held_however_it_is_laun
     ):
         assert decision(call) == ("deny" if call.startswith("npx tsc") else "allow"), call
     assert decision("npx vitest run") == "deny"
+
+
+def test_a_package_manager_running_a_binary_by_name_is_that_binary(tmp_path: Path) -> None:
+    """`pnpm prisma migrate reset`, `yarn prisma …` and `bun prisma …` run the project's
+    `prisma` binary (pnpm falls back to `pnpm exec`, yarn and bun run a script or a
+    binary), yet only `pnpm exec` and the launchers were read so: a rule against
+    `prisma migrate reset` or `npx prisma migrate reset` let them through, and a rule
+    against `pnpm prisma db seed` held no `npx prisma db seed`. The package manager's own
+    commands (`pnpm test`, `pnpm install`, `yarn run test`) run no tool of that name.
+    On 12 public rule lines, 40 calls labelled before: 21 → 40 as labelled."""
+    root = compiled_repo(
+        tmp_path,
+        {
+            "CLAUDE.md": "# Rules\n\n"
+            "- NEVER run `npx prisma migrate reset` to reset database.\n"
+            "- **Never run `prisma db push`** — this bypasses migration history.\n"
+            "- **NEVER run `pnpm prisma db seed`** - it can corrupt production\n"
+            "- Never run `pnpm prisma <cmd>` directly — use `pnpm db:<cmd>`\n"
+        },
+    )
+
+    def decision(command: str) -> str:
+        return guard_decision(guard(root, "Bash", {"command": command}))
+
+    for call in (
+        "pnpm prisma migrate reset",
+        "yarn prisma migrate reset --force",
+        "bun prisma migrate reset",
+        "pnpm --filter api prisma migrate reset",
+        "yarn run prisma db push",
+        "npx prisma db seed",
+        "pnpm exec prisma db seed",
+        "pnpm prisma generate",  # held as written: `pnpm prisma` with any argument
+    ):
+        assert decision(call) == "deny", call
+    for call in (
+        "pnpm test",
+        "pnpm install",
+        "yarn run test",
+        "bun test",
+        "pnpm db:generate",
+        "npx prisma generate",
+        "bun index.ts",
+        "pnpm lint --fix",
+    ):
+        assert decision(call) == "allow", call
+    commands = [c for c, _ in analyse("pnpm -C apps/api tsc --noEmit", str(root), "/h").commands]
+    assert ("tsc", "--noEmit") in commands
+    assert [c for c, _ in analyse("pnpm test", str(root), "/h").commands] == [("pnpm", "test")]
 
 
 def test_a_boundaries_label_forbids_each_act_of_its_list(tmp_path: Path) -> None:

@@ -880,3 +880,41 @@ def test_a_path_the_rule_names_that_is_not_there_is_the_one_deeper_down(tmp_path
     assert edit_decision(root, "server/db/seed.sql") == "allow"
     bash = guard(root, "Bash", {"command": "sed -i 's/int/bigint/' server/db/schema.sql"})
     assert guard_decision(bash) == "ask"
+
+
+def test_a_new_file_directly_in_a_folder_a_rule_keeps_for_subfolders_is_held(
+    tmp_path: Path,
+) -> None:
+    """ "Do not create new files directly in `docs/` root; use subject folders", "❌
+    **Never** create new files directly in `lib/` root.", "禁止在 `docs/` 根目录直接创建文件":
+    held by no reading, so the agent's new `docs/notes.md` went through. A Write of a file
+    that is not there yet, right in the named folder, is held; a subfolder, an existing
+    file and a kind of file the hook cannot tell ("业务模块文件", business module files)
+    are not. On 8 public lines, 16 calls labelled before: 10 → 16 as labelled."""
+    root = compiled_repo(
+        tmp_path,
+        {
+            "AGENTS.md": "# Layout\n\n"
+            "- Do not create new files directly in `docs/` root; use subject folders.\n"
+            "- ❌ **Never** create new files directly in `lib/` root.\n"
+            "- ❌ 禁止在 `src` 根目录直接创建业务模块文件\n\n"
+            "### 禁止\n\n- 在 `notes/` 根目录直接创建文件\n",
+        },
+    )
+
+    def create(rel: str) -> str:
+        body = {"file_path": str(root / rel), "content": "x\n"}
+        return guard_decision(guard(root, "Write", body))
+
+    assert create("docs/new.md") == "deny"
+    assert create("lib/helpers.dart") == "deny"
+    assert create("notes/plan.md") == "deny"
+    assert create("docs/guides/new.md") == "allow"
+    assert create("src/polyfills.ts") == "allow"
+    write(root, "docs/README.md", "a\n")
+    assert edit_decision(root, "docs/README.md") == "allow"
+    assert create("docs/README.md") == "allow"  # there already: an edit, not a new file
+    out = guard(root, "Write", {"file_path": str(root / "docs/x.md"), "content": "x"})
+    assert out is not None
+    reason = out["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "a new file directly in `docs/`" in reason

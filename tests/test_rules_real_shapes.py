@@ -1891,6 +1891,75 @@ def test_a_template_slot_left_unfilled_is_no_rule(tmp_path: Path) -> None:
     assert any("Style guide" in t for t in texts)
 
 
+def test_a_sentence_reporting_an_absence_is_no_rule(tmp_path: Path) -> None:
+    """Agents' `/init` writes "No Cursor rules found (`.cursor/rules/`)." and "No Copilot
+    instructions found." into the files it generates: reports of what it looked for, no
+    instruction, compiled as rules (and pinned). A sentence that only reports something
+    absent (a verb of having looked, or a state dated to the writing) is no rule; one that
+    goes on to instruct, or a prohibition written "No …", stays. On 22 public lines
+    labelled before: 7 → 21 as labelled."""
+    text = (
+        "# Agent notes\n\n"
+        "## Rules from other tools\n\n"
+        "- No Cursor rules found (`.cursor/rules/` or `.cursorrules`).\n"
+        "- No Copilot instructions found (`.github/copilot-instructions.md`).\n"
+        "- No `.cursorrules` file was found.\n"
+        "- No Cursor rules or Copilot instructions currently exist\n"
+        "- There is no `.github/copilot-instructions.md` at time of writing.\n"
+        "- No Cursor rules (`.cursorrules`) found. If added, integrate them here.\n"
+        "- There is no `Makefile`; do not create one unless explicitly requested.\n"
+        "- No `console.log` statements left in production code.\n"
+        "- No emojis in commit messages.\n"
+    )
+    texts = [r.text for r in _rules(tmp_path, text)]
+    assert texts == [
+        "No Cursor rules (`.cursorrules`) found. If added, integrate them here.",
+        "There is no `Makefile`; do not create one unless explicitly requested.",
+        "No `console.log` statements left in production code.",
+        "No emojis in commit messages.",
+    ]
+
+
+def test_a_shell_script_written_without_its_fence_is_read_as_one(tmp_path: Path) -> None:
+    """A `CRUSH.md` lists its commands as a script would, outside any fence: "# Run all
+    unit tests with coverage" over `env PYTHONPATH=src pytest …`. Markdown reads each
+    comment as a heading, so the commands lost their purpose and "## Code Style" after
+    them was filed under the last comment ("Lint & format > Code Style"). Two or more
+    comments each over commands (one with an option, a path or a variable), between blank
+    lines, are the fence they lost; a title over prose stays a heading. On 20 comment
+    lines of three public files, labelled before: 0 → 20 read as their commands'."""
+    text = (
+        "# CRUSH Guidelines\n\n"
+        "## Development Commands\n\n"
+        "# Run all unit tests\n"
+        "env PYTHONPATH=src pytest --cov ./tests/*_test.py\n\n"
+        "# Run configuration parsing tests\n"
+        "./qa/bin/functional parsing\n\n"
+        "# Lint & format\n"
+        "ruff . --fix\n\n"
+        "## Code Style\n\n"
+        "- Follow PEP8: 120-char max\n\n"
+        "# Notes\n"
+        "keep it short\n\n"
+        "# More\n"
+        "stay calm\n"
+    )
+    rules = _rules(tmp_path, text)
+    assert [(r.text, r.source.line_start, r.source.line_end) for r in rules[:3]] == [
+        (
+            "`env PYTHONPATH=src pytest --cov ./tests/*_test.py` (Run all unit tests)",
+            5,
+            6,
+        ),
+        ("`./qa/bin/functional parsing` (Run configuration parsing tests)", 8, 9),
+        ("`ruff . --fix` (Lint & format)", 11, 12),
+    ]
+    assert all(r.source.section == "CRUSH Guidelines > Development Commands" for r in rules[:3])
+    assert _by_text(rules, "PEP8").source.section == "CRUSH Guidelines > Code Style"
+    # headings over prose (no option, path or variable anywhere): still headings
+    assert _by_text(rules, "keep it short").source.section == "Notes"
+
+
 def test_a_bold_name_over_sub_items_is_their_section_not_a_rule(tmp_path: Path) -> None:
     # "- **Module system**" over its indented items names them, as "**Module system**"
     # over a list does: alone, "Module system" is no rule (it reached the agent among the

@@ -872,10 +872,31 @@ _FIELD_NAMES = (
     | frozenset({"context", "consequences", "context and problem statement", "rationale"})
 )
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+#: A field written inline after its bold label ("**Decision**: Use pnpm, because …",
+#: "* **Decision:** We will use …", the compact ADRs and decision logs that write each
+#: field on one line): read as a section of its own holding the text after the label (a
+#: status line is read as it is written).
+_INLINE_DECISION = re.compile(
+    r"^(?:\s{0,3}[-*+]\s+)?(?:\*\*|__)(?P<name>[A-Za-z][A-Za-z ]{0,38}?)\s*[:.]?\s*(?:\*\*|__)"
+    r"\s*[:.]\s*(?P<rest>\S.*)$|"
+    r"^(?:\s{0,3}[-*+]\s+)?(?:\*\*|__)(?P<name2>[A-Za-z][A-Za-z ]{0,38}?)\s*[:.]\s*(?:\*\*|__)"
+    r"\s*(?P<rest2>\S.*)$"
+)
 
 
-def _field_headings(body: str) -> str:
-    out = []
+@dataclass(frozen=True)
+class _Body:
+    """A record's Markdown with its field labels made headings (:func:`_field_headings`):
+    ``inserted`` are the lines added for an inline decision's text (its heading keeps the
+    label's line), taken out again when the parsed blocks are given their lines."""
+
+    text: str
+    inserted: tuple[int, ...] = ()
+
+
+def _field_headings(body: str) -> _Body:
+    out: list[str] = []
+    inserted: list[int] = []
     fence = ""
     for line in body.split("\n"):
         opened = _FENCE.match(line)
@@ -886,21 +907,52 @@ def _field_headings(body: str) -> str:
             fence = opened.group(1)
         else:
             found = _FIELD_LABEL.match(line)
+            inline = None if found else _INLINE_DECISION.match(line)
             if found and " ".join(found.group("name").lower().split()) in _FIELD_NAMES:
                 line = "###### " + found.group("name").strip()
+            elif inline:
+                name = (inline.group("name") or inline.group("name2")).strip()
+                if " ".join(name.lower().split()) in _FIELD_NAMES - STATUS_HEADINGS:
+                    # "**Decision**: Use X" is "###### Decision" over "Use X", on one line
+                    # (and "**Consequences:** …" after it ends the decision's text)
+                    out.append("###### " + name)
+                    inserted.append(len(out))
+                    line = inline.group("rest") or inline.group("rest2")
         out.append(line)
-    return "\n".join(out)
+    return _Body("\n".join(out), tuple(inserted))
 
 
-def _records(body: str) -> list[tuple[int, int, str]]:
+def _parse(body: _Body) -> list[SyntaxTreeNode]:
+    """The top-level blocks of ``body``, each block's lines those of the file as written
+    (an inline decision's text on its label's line)."""
+    from bisect import bisect_left, bisect_right
+
+    from charter.rules.blocks import _tree
+
+    tree = _tree(body.text)
+    if body.inserted:
+        seen: set[int] = set()
+        for node in tree.walk():
+            tokens = [node.token] if node.token else list(node.nester_tokens or ())
+            for token in tokens:
+                if id(token) in seen or not token.map:
+                    continue
+                seen.add(id(token))
+                start, end = token.map
+                token.map = [
+                    start - bisect_right(body.inserted, start),
+                    end - bisect_left(body.inserted, end),
+                ]
+    return list(tree.children)
+
+
+def _records(body: _Body) -> list[tuple[int, int, str]]:
     """(first line, end line, heading) of each record in a file holding several: headings
     of one level whose sections each have a status of their own, two or more of them also
     a decision (one ADR has one status; an option's section has no decision). A record
     whose decision is not a section (deferred, "Decisions", inline) is still one: its own
     status or note says why it binds nothing."""
-    from charter.rules.blocks import _tree
-
-    sections = _sections(list(_tree(body).children))
+    sections = _sections(_parse(body))
     levels = Counter(int(s.heading.tag[1]) for s in sections)
     for level in sorted(n for n, count in levels.items() if count >= 2):
         found, decided = [], 0
@@ -935,12 +987,10 @@ def _record_key_of(path: Path, heading: str) -> str:
 
 
 def _read_markdown(
-    path: Path, meta: dict[str, Any], fm_lines: int, body: str, titles: bool
+    path: Path, meta: dict[str, Any], fm_lines: int, body: _Body, titles: bool
 ) -> AdrReading:
     """Read one Markdown record: ``body`` after its front matter (``fm_lines`` lines)."""
-    from charter.rules.blocks import _tree
-
-    nodes = list(_tree(body).children)
+    nodes = _parse(body)
     sections = _sections(nodes)
     decision = _find(sections, DECISION_HEADINGS)
     status_text = _status(meta, sections, nodes)

@@ -607,6 +607,8 @@ class _Walker:
             return  # "**Last Updated:** 2025-10-22": when the file was written, no rule
         if _SLOT.match(block.text) and not block.code_comments:
             return  # "[Describe the problem it solves]": a template's slot, never filled
+        if not block.code_comments and _reports_absence(block.text):
+            return  # "No Cursor rules found (`.cursor/rules/`)": a report, nothing to obey
         if block.kind == "paragraph" and (
             _FILE_PREAMBLE.match(block.text.strip("*_ "))
             or _AGENT_PREAMBLE.match(block.text.strip("*_ "))
@@ -1413,6 +1415,54 @@ _DATE_STAMP = re.compile(
     r"[*_]*\s*$",
     re.IGNORECASE,
 )
+
+
+#: A sentence that reports the absence of something looked for ("No Cursor rules found
+#: (`.cursor/rules/`)", "No `.cursorrules` file was found.", "No Cursor rules or Copilot
+#: instructions currently exist", "There is no `.github/copilot-instructions.md` at time
+#: of writing.", as agents' `/init` writes them): nothing to obey. The report is a verb of
+#: having looked (found, detected, configured, bundled), or a state dated to the writing
+#: (currently, at time of writing, yet); only a place or a bracket may follow, so "No
+#: `console.log` left in production code" and "There is no `Makefile`; do not create one"
+#: stay rules, and so does "There are no tests" (no date: what the project is).
+_ABSENCE = re.compile(
+    r"^(?:there\s+(?:is|are)\s+(?:currently\s+)?)?no\s+(?P<what>[^;:—–]{1,200}?)\s+"
+    r"(?:(?:(?:was|were|is|are|has\s+been|have\s+been)\s+)?(?:currently\s+)?"
+    r"(?:found|detected|configured|bundled)|currently\s+(?:exists?|present|available|"
+    r"defined|configured))\b(?P<tail>.*)$",
+    re.IGNORECASE,
+)
+_DATED_ABSENCE = re.compile(
+    r"^there\s+(?:is|are)\s+no\s+(?P<what>[^;:—–]{1,200}?),?\s+"
+    r"(?:at\s+(?:the\s+)?time\s+of\s+writing|currently|yet|so\s+far)(?P<tail>)\s*[.!]?$",
+    re.IGNORECASE,
+)
+#: What may follow a reported absence: a bracket, a place ("in `.cursor/rules/`
+#: directory"), a date ("at time of writing"), nothing that instructs.
+_ABSENCE_TAIL = re.compile(
+    r"^\s*(?:\([^()]*\)\s*)?(?:(?:in|at|under|within|inside|for)\s+[^;:,—–()]*?)?"
+    r"\s*(?:\([^()]*\)\s*)?[.!]?$",
+    re.IGNORECASE,
+)
+
+
+_INSTRUCTS = re.compile(
+    r"\b(?:must|should|shall|never|always|please|unless|until|do\s+not|don't)\b", re.I
+)
+
+
+def _reports_absence(text: str) -> bool:
+    """Whether every sentence of ``text`` only reports that something is absent
+    (:data:`_ABSENCE`): a sentence that reports the absence of something is no rule."""
+    plain = re.sub(r"[*_]+", "", " ".join(text.split())).strip()
+    sentences = re.split(r"(?<=[.!?])\s+(?=[A-Z])", plain)
+    for sentence in sentences:
+        found = _ABSENCE.match(sentence) or _DATED_ABSENCE.match(sentence)
+        if found is None or not _ABSENCE_TAIL.match(found.group("tail")):
+            return False
+        if _INSTRUCTS.search(found.group("what")):
+            return False  # "No tests are run unless CI is configured": said to someone
+    return bool(sentences)
 
 
 #: One field of a line of fields: a short label, a colon, a short value.
@@ -2239,6 +2289,100 @@ def _unicode_indents(body: str) -> str:
     return "\n".join(_UNICODE_INDENT.sub("", line) for line in body.split("\n"))
 
 
+#: A shell comment written outside a fence: one ``#``, a space, words (Markdown reads it
+#: as a heading of the first level).
+_BARE_COMMENT = re.compile(r"^# (?=\S)(?!#)")
+#: A command run by its path (``./qa/bin/functional parsing``).
+_PATH_COMMAND = re.compile(r"^\.{0,2}/?(?:[\w.-]+/)+[\w.-]+(?:\s|$)")
+#: What tells a line of commands from a line of prose: an option, a path, a variable.
+_SHELL_MARK = re.compile(r"(?:^|\s)--?[A-Za-z]|/|=|\\$")
+
+
+def _fence_bare_commands(lines: list[str]) -> list[str]:
+    """``lines`` with a shell script written without its fence made one, line for line.
+
+    Some files (a `CRUSH.md`, a README pasted without its fences) list commands as they
+    would sit in a script: "# Run all unit tests" over ``env PYTHONPATH=src pytest …``,
+    outside any fence. Markdown reads each comment as a heading of the first level, so the
+    commands were rules without their purpose and every section after them was filed under
+    the last comment ("Lint & format > Code Style"). A run of two or more comments, each
+    directly over commands (:data:`_BARE_COMMAND`, one at least with an option, a path or
+    a variable), between blank lines, is read as the fence it lost: the blank line before
+    it opens a ``bash`` fence and the one after it closes the fence."""
+    out = list(lines)
+    fence = ""
+    i = 0
+    while i < len(out):
+        opened = _FENCE_LINE.match(out[i])
+        if fence:
+            if (
+                opened
+                and out[i].strip() == fence[0] * len(out[i].strip())
+                and len(out[i].strip()) >= len(fence)
+            ):
+                fence = ""
+            i += 1
+            continue
+        if opened:
+            fence = opened.group(1)
+            i += 1
+            continue
+        end = _bare_script_end(out, i) if i > 0 and not out[i - 1].strip() else None
+        if end is None:
+            i += 1
+            continue
+        out[i - 1] = "```bash"
+        if end < len(out):
+            out[end] = "```"
+        i = end + 1
+    return out
+
+
+def _bare_script_end(lines: list[str], start: int) -> int | None:
+    """The blank line that ends a bare script starting at ``start`` (see
+    :func:`_fence_bare_commands`; ``len(lines)`` when the file ends with it), or None."""
+    pairs = 0
+    marked = False
+    end = start
+    i = start
+    while i < len(lines) and _BARE_COMMENT.match(lines[i]):
+        j = i + 1
+        commands = 0
+        shell = False
+        while j < len(lines) and lines[j].strip():
+            line = lines[j]
+            if _BARE_COMMENT.match(line) or not _bare_command_line(line):
+                commands = 0  # prose or a heading under the comment: the run ends before
+                break
+            shell = shell or bool(_SHELL_MARK.search(line))
+            commands += 1
+            j += 1
+            while line.rstrip().endswith("\\") and j < len(lines):  # a continued command
+                line = lines[j]
+                j += 1
+        if not commands or (j < len(lines) and lines[j].strip()):
+            break
+        pairs += 1
+        marked = marked or shell
+        end = j
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        i = j
+    return end if pairs >= 2 and marked else None
+
+
+def _bare_command_line(line: str) -> bool:
+    """A line that reads as one command (:data:`_BARE_COMMAND`), not code or prose."""
+    words = line.split()
+    return (
+        bool(_BARE_COMMAND.match(line) or _PATH_COMMAND.match(line))
+        and words[0] not in _CODE_WORDS
+        and not (len(words) > 1 and words[1] == "=")
+        and not line.rstrip().endswith((".", ":", ","))
+        and "`" not in line
+    )
+
+
 def split_blocks(
     body: str, line_offset: int = 0
 ) -> tuple[list[Block], list[tuple[int, int, list[str]]]]:
@@ -2248,6 +2392,8 @@ def split_blocks(
     the original file.
     """
     body, regions = _unwrap_regions(_unicode_indents(body))
+    if "\n# " in body:
+        body = "\n".join(_fence_bare_commands(body.split("\n")))
     tree = _tree(body)
     walker = _Walker(body, line_offset)
     walker.tags = [(start, end, name, []) for start, end, name in regions]

@@ -107,6 +107,10 @@ class ForbiddenEdit(Prohibition):
     #: "user" when the rule allows the edit on the user's say-so ("without asking",
     #: :mod:`charter.rules.consent`): the guardrail asks instead of denying
     consent: str = ""
+    #: "new" when what the rule forbids is a new file directly in the folder ("Do not
+    #: create new files directly in `docs/` root; use subject folders"): an existing file
+    #: is edited as ever, and a subfolder takes new ones
+    created: str = ""
 
     def matches(self, rel: str, root: str | None = None) -> bool:
         """Whether writing the project-relative file ``rel`` edits what the rule forbids.
@@ -116,6 +120,13 @@ class ForbiddenEdit(Prohibition):
         as the rule's author meant it."""
         rel = rel.strip("/")
         bases = dict.fromkeys(["", *(d + "/" for d in (self.base, *self.scope_dirs) if d)])
+        if self.created:
+            # a file that is not there yet, right in the folder (not in a subfolder)
+            return (
+                root is not None
+                and posixpath.dirname(rel) in {(b + self.pattern).rstrip("/") for b in bases}
+                and not os.path.lexists(os.path.join(root, rel))
+            )
         if any(_path_matches(rel, base + self.pattern) for base in bases):
             return True
         if root is None or "/" not in self.pattern.rstrip("/") or GLOB.search(self.pattern):
@@ -517,7 +528,57 @@ def _read_edits(rule: Rule) -> list[ForbiddenEdit]:
         found.append(
             ForbiddenEdit(rule.id, rule.source.cite(), rule.text, span, pattern, base, dirs)
         )
+    for span in _direct_creations(rule.text):
+        folder = span.strip().removeprefix("./").strip("/")
+        if folder and not GLOB.search(folder) and ".." not in folder.split("/"):
+            found.append(
+                ForbiddenEdit(
+                    rule.id, rule.source.cite(), rule.text, span, folder + "/", base, dirs,
+                    created="new",
+                )
+            )  # fmt: skip
     return found
+
+
+#: A sentence that forbids creating files right in a folder named in code: "Do not create
+#: new files directly in `docs/` root; use subject folders", "❌ **Never** create new files
+#: directly in `lib/` root.", "禁止在 `docs/` 根目录直接创建文件" ("directly" or the folder's
+#: "root" says its subfolders are where files go). The object is files as such: "…
+#: 直接创建业务模块文件" (business module files) names a kind the hook cannot tell, and a
+#: condition or anything but a reason after the folder leaves it advice.
+_DIRECT_CREATION = re.compile(
+    r"(?:^|[.!?;:]\s+|\s)(?:never|do\s+not|don't|must\s+not|should\s+not|avoid)\s+"
+    r"(?:create|creating|add|adding|put|putting|place|placing|save|saving)\s+"
+    r"(?:any\s+)?(?:new\s+)?files?\s+(?P<directly>directly\s+)?(?:in|into|at|under)\s+"
+    r"(?:the\s+)?`(?P<path>[^`\n]+)`(?P<root>\s+(?:root|top[- ]level)(?:\s+(?:folder|directory))?)?"
+    r"\s*(?:$|[.;!(]|,\s+(?:use|put|place)\b|\s[-—–]\s|[—–])",
+    re.IGNORECASE,
+)
+_DIRECT_CREATION_ZH = re.compile(
+    r"(?:禁止|不要|不得|不能|请勿|請勿|严禁|嚴禁|切勿)\s*[:：]?\s*在\s*`(?P<path>[^`\n]+)`\s*"
+    r"(?P<root>根目录|根目錄)?\s*(?:下|中|里|裡)?\s*(?P<directly>直接)\s*"
+    r"(?:创建|新建|建立|添加|放置|創建)\s*(?:任何|新的?)?\s*文件\s*(?:$|[。；;，,.!！])"
+)
+
+
+def _direct_creations(text: str) -> list[str]:
+    """The folders ``text`` forbids creating files directly in (:data:`_DIRECT_CREATION`)."""
+    plain = re.sub(r"[*_~]+", "", " ".join(text.split()))
+    found: list[str] = []
+    for pattern in (_DIRECT_CREATION, _DIRECT_CREATION_ZH):
+        for m in pattern.finditer(plain):
+            if not (m.group("directly") or m.group("root")):
+                continue  # "never add files in `src/`" says nothing of its subfolders
+            before = plain[: m.start()]
+            clause = re.split(r"[.;!?。；]\s*", before)[-1]
+            if _CONDITION_BEFORE.search(clause):
+                continue  # "When refactoring, do not create …": a moment the hook cannot see
+            found.append(m.group("path"))
+    return found
+
+
+#: Words before a prohibition that set when it holds.
+_CONDITION_BEFORE = re.compile(r"\b(?:when|if|unless|while|during|after|before)\b", re.I)
 
 
 def forbidden_edits(rules: Iterable[Rule]) -> list[ForbiddenEdit]:

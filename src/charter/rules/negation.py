@@ -635,29 +635,34 @@ _OPENING_PROHIBITION = re.compile(
 _TARGETS = frozenset({"to", "into", "onto", "of", "than"})
 
 
-def _option_aside(before: str, reading: Reading) -> bool:
-    """Is the option span after ``before`` the way to do what a prohibition opening the
-    clause forbids ("Never skip pre-commit hooks (`--no-verify`)", "**Never amend
-    commits** (`--amend`)")? The act must be a few plain words that set no condition and
+def _option_aside(before: str, reading: Reading) -> str | None:
+    """The act a prohibition opening the clause forbids, when the option span after
+    ``before`` is the way to do it ("Never skip pre-commit hooks (`--no-verify`)",
+    "**Never amend commits** (`--amend`)": "skip pre-commit hooks", "amend commits");
+    None when it is not. The act must be a few plain words that set no condition and
     name no target, and no other code span may come before."""
     aside = _OPTION_ASIDE.search(before)
     if aside is None:
-        return False
+        return None
     head = re.sub(r"[*_~]+", " ", before[: aside.start()])
     if "`" in head:
-        return False
+        return None
     opening = _OPENING_PROHIBITION.match(head)
     if opening is None:
-        return False
+        return None
     act = _words(opening.group("act"))
-    return 0 < len(act) <= 6 and not set(act) & (reading.conditions | _TARGETS)
+    if 0 < len(act) <= 6 and not set(act) & (reading.conditions | _TARGETS):
+        return str(opening.group("act")).strip()
+    return None
 
 
-def forbidden_options(text: str, reading: Reading) -> list[tuple[str, str]]:
-    """(verb, options) where a negation forbids doing something with an option span:
-    "never commit with `--no-verify`" gives ("commit", "--no-verify"); an option in
-    brackets after the act it performs gives ("", options): any command with it."""
-    found: list[tuple[str, str]] = []
+def forbidden_options(text: str, reading: Reading) -> list[tuple[str, str, str]]:
+    """(verb, options, act) where a negation forbids doing something with an option span:
+    "never commit with `--no-verify`" gives ("commit", "--no-verify", ""); an option in
+    brackets after the act it performs gives ("", options, the act): "Never force-push
+    (`--force`)" gives ("", "--force", "force-push"), the act telling which command it
+    is an option of."""
+    found: list[tuple[str, str, str]] = []
     no_bridge = Reading(bridge=frozenset(), conditions=reading.conditions)
     for clause, spans in _open_clauses(text, reading):
         for m in spans:
@@ -667,9 +672,9 @@ def forbidden_options(text: str, reading: Reading) -> list[tuple[str, str]]:
             before = re.sub(r"[*_~]+", " ", clause[: m.start()]).rstrip()
             act = _ACT_WITH.search(before)
             if act and _governed(before[: act.start()][-80:], no_bridge):
-                found.append((act.group(1), span))
-            elif _option_aside(clause[: m.start()], reading):
-                found.append(("", span))
+                found.append((act.group(1), span, ""))
+            elif (aside := _option_aside(clause[: m.start()], reading)) is not None:
+                found.append(("", span, aside))
             if len(found) >= MAX_SPANS_PER_RULE:
                 return found
     return found

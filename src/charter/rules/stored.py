@@ -233,7 +233,15 @@ if TYPE_CHECKING:
 #: dependencies: `pnpm install`", Warp's generated WARP.md)
 #: 120: a label naming commit messages or pull requests says where a phrase is kept out of
 #: 121: a committed path's own underscores kept (`__pycache__/`); a lead before a colon opens it
-STATE_VERSION = 121
+#: 122 (round 83): `pnpm prisma migrate reset` is the `prisma` act; an option in brackets
+#: is the option of the command its act names ("force-push (`--force`)": `git push`)
+#: 123 (round 83): a sentence that only reports something absent ("No Cursor rules found") is
+#: no rule
+#: 124 (round 83): a shell script written without its fence ("# Run all tests" over
+#: `pytest`, a CRUSH.md) is read as the fence it lost, its comments no headings
+#: 125 (round 83): a new file directly in a folder a rule keeps for its subfolders ("Do not
+#: create new files directly in `docs/` root") is a prohibition of its own
+STATE_VERSION = 125
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"

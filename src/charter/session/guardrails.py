@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any
 
 from charter.config import Project
 from charter.errors import describe
+from charter.rules.agent_tools import AGENT_TOOLS
 from charter.rules.commands import (
-    AGENT_TOOLS,
     DEPENDENCY_ADDS,
     ForbiddenCommand,
     current_branch,
@@ -768,6 +768,14 @@ def _ruled_edit(policy: Policy, paths: list[str]) -> tuple[str, str, tuple[str, 
             f"a project rule allows editing `{rel}` only when the user asks for it "
             f'({rule.cite}: "{text}"). Edit it only if the user confirms',
             tuple(dict.fromkeys(w for w in named if w and "*" not in w)),
+        )
+    if rule.created:
+        return (
+            decision,
+            f"a project rule forbids creating a new file directly in `{rule.pattern}` "
+            f'(`{rel}`; {rule.cite}: "{text}"). Put it where the rule says (a subfolder); '
+            "if it does not apply here, ask the user",
+            (),
         )
     return (
         decision,

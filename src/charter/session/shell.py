@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from charter.package_runners import binary_at, directory_at
+
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
@@ -565,6 +567,21 @@ class _Walker:
             if at < len(rest) and rest[at].value is not None:
                 self.run(rest[at:], ctx, node)
                 return
+        values = [a.value for a in rest]
+        binary = binary_at(name, values)
+        if binary is not None:
+            # ``pnpm prisma migrate reset``, ``yarn run tsc``: the package manager runs
+            # the binary it is given by name, as ``pnpm exec`` does (also reported as
+            # the package manager's own call, which a rule may name)
+            folder = directory_at(values, binary)
+            if folder is not None:
+                ctx = ctx.copy()
+                if folder < 0:
+                    ctx.cwd = None  # ``--cwd=web``: read no further
+                else:
+                    self._cd(ctx, rest[folder])
+            self.run(rest[binary:], ctx, node)
+            return
         if name == "direnv" and len(rest) > 2 and rest[0].value == "exec":
             # direnv exec DIR CMD…: CMD runs in DIR with DIR's environment
             inner_ctx = ctx.copy()
