@@ -39,6 +39,7 @@ from charter.rules.consent import consent_heading, consent_shadow
 from charter.rules.model import Rule
 from charter.rules.negation import (
     _EXCEPTION,
+    _NEGATED,
     SPAN,
     Prohibition,
     Reading,
@@ -65,6 +66,10 @@ _EDIT_WORDS = frozenset(
         # says the edit, a light verb before it (and "or" between two) only carries it
         "changes", "modifications", "make", "making", "apply", "applying", "suggest",
         "propose", "or",
+        # which files, by their name or kind: "never edit files matching `zz_generated.*`",
+        # "do not hand-edit files named `generated.ts`", "do not edit generated files
+        # under `internal/`"
+        "matching", "named", "called", "generated",
     }
 ) | words_of("edit_verbs") | words_of("articles") | words_of("edit_objects")  # fmt: skip
 #: Words that restrict the prohibition to a context the guardrail cannot see.
@@ -79,7 +84,8 @@ _CONDITIONS = frozenset(
 _EDIT_VERBS = _EDIT_WORDS - {
     "to", "files", "file", "anything", "any", "the", "a", "an", "in", "under", "inside",
     "within", "of", "contents", "content", "hand", "manually", "directly", "make",
-    "making", "apply", "applying", "suggest", "propose", "or",
+    "making", "apply", "applying", "suggest", "propose", "or", "matching", "named",
+    "called", "generated",
 } - words_of("articles") - words_of("edit_objects") | words_of("edit_verbs")  # fmt: skip
 EDIT_READING = Reading(
     bridge=_EDIT_WORDS,
@@ -165,6 +171,10 @@ def _path_matches(rel: str, pattern: str) -> bool:
             return False
         from charter.rules.scopes import zero_dir_variants
 
+        if "/" not in pattern and fnmatch.fnmatchcase(posixpath.basename(rel), pattern):
+            # a glob without a folder is every file of that name, as in a .gitignore:
+            # `zz_generated.*` is the generated file beside each package
+            return True
         return any(fnmatch.fnmatchcase(rel, v) for v in zero_dir_variants(pattern))
     if rel == pattern or rel.startswith(pattern + "/"):
         return True
@@ -458,6 +468,29 @@ _LEAVE = re.compile(
 )
 
 
+#: What a rule asks to edit, and only that: "you should only update `.js` files named
+#: `.es6.js` and should never manually edit files named `.js`" (Drupal). A forbidden path
+#: that covers it forbids part of what the rule asks for, and the guardrail cannot tell
+#: which part (as with a leave to edit, :data:`_LEAVE`).
+_ONLY_EDIT = re.compile(
+    r"\bonly\s+(?:ever\s+)?(?:hand-?)?(?:edit|update|modify|change|touch)\b"
+    r"(?P<what>[^,.;:!?—–]*)",
+    re.I,
+)
+
+
+def _asked_to_edit(text: str) -> list[str]:
+    """The paths ``text`` asks to edit alone ("only edit `X`"), up to a negation."""
+    # read with each span's text hidden (its dots are no sentence's end), spans kept
+    masked = SPAN.sub(lambda s: "`" + "x" * (len(s.group(0)) - 2) + "`", text)
+    found: list[str] = []
+    for m in _ONLY_EDIT.finditer(masked):
+        stop = _NEGATED.search(masked, m.start("what"), m.end("what"))
+        what = text[m.start("what") : stop.start() if stop else m.end("what")]
+        found += [p for s in SPAN.finditer(what) if (p := parse_path(s.group(1)))]
+    return found
+
+
 def _bare_name_glob(pattern: str) -> bool:
     """A glob with no folder and no extension (`ai-*`, `zz_generated*`): as often the
     name of a cluster's apps, branches or resources as of files."""
@@ -510,9 +543,12 @@ def _read_edits(rule: Rule) -> list[ForbiddenEdit]:
         return found
     spans = forbidden_spans(rule.text, EDIT_READING) + _subject_spans(rule.text)
     spans += _aside_spans(rule.text) + _row_spans(rule)
+    asked = _asked_to_edit(rule.text)
     for span in dict.fromkeys(spans + _passive_spans(rule.text) + left_alone_spans(rule.text)):
         pattern = parse_path(span)
         if pattern is None or (_bare_name_glob(pattern) and not _called_files(rule.text, span)):
+            continue
+        if any(_path_matches(path, pattern) for path in asked):
             continue
         found.append(
             ForbiddenEdit(rule.id, rule.source.cite(), rule.text, span, pattern, base, dirs)

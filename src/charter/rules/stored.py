@@ -233,7 +233,10 @@ if TYPE_CHECKING:
 #: dependencies: `pnpm install`", Warp's generated WARP.md)
 #: 120: a label naming commit messages or pull requests says where a phrase is kept out of
 #: 121: a committed path's own underscores kept (`__pycache__/`); a lead before a colon opens it
-STATE_VERSION = 121
+#: 122 (round 82): a file a rule forbids editing may be named by its pattern ("files
+#: matching `zz_generated.*`", "files named `x.go`") or joined with its kind ("or content in
+#: `pkg/client/`"); a glob without a folder is every file of that name
+STATE_VERSION = 122
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
