@@ -77,7 +77,7 @@ _CONDITIONS = frozenset(
     {
         "when", "whenever", "while", "if", "unless", "except", "during", "before", "after",
         "until", "without", "once", "yet", "against", "for", "on", "between",
-        "unprompted", "unasked",
+        "unprompted", "unasked", "autonomously",
     }
 ) | words_of("edit_conditions")  # fmt: skip
 #: Of the bridge words, those that say "edit".

@@ -236,7 +236,9 @@ if TYPE_CHECKING:
 #: 122 (round 82): a file a rule forbids editing may be named by its pattern ("files
 #: matching `zz_generated.*`", "files named `x.go`") or joined with its kind ("or content in
 #: `pkg/client/`"); a glob without a folder is every file of that name
-STATE_VERSION = 122
+#: 123 (round 82): a rule that forbids opening pull requests or issues holds `gh pr create`
+#: (`gh issue create`); "autonomously" is the user's consent left out, as "unprompted" is
+STATE_VERSION = 123
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
