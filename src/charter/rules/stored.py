@@ -238,7 +238,9 @@ if TYPE_CHECKING:
 #: `pkg/client/`"); a glob without a folder is every file of that name
 #: 123 (round 82): a rule that forbids opening pull requests or issues holds `gh pr create`
 #: (`gh issue create`); "autonomously" is the user's consent left out, as "unprompted" is
-STATE_VERSION = 123
+#: 124 (round 82): a paragraph that only says the rules around it apply everywhere ("These
+#: apply to every change, even if you don't load the matching skill:") is no rule
+STATE_VERSION = 124
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
