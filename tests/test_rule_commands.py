@@ -2012,3 +2012,45 @@ def test_gh_pr_create_is_put_to_the_user_and_reading_prs_is_not(tmp_path: Path) 
         ("git push -u origin fix-widget", "allow"),
     ]:
         assert guard_decision(guard(root, "Bash", {"command": command})) == decision, command
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        # kyverno/kyverno AGENTS.md, its PR checklist
+        ("Keep local-only artifacts untracked (for example, `.claude-*` folders).", [".claude-*"]),
+        ("Never commit MCP credentials. The `.roo/` and `mcp/` directories are ignored and "
+         "must stay untracked (verify with `git ls-files`).", [".roo/", "mcp/"]),
+        ("Copy it to `.env` and fill it in; `.env` files are git-ignored and must stay "
+         "untracked.", [".env"]),
+        ("`git_message_brief.txt` must stay untracked and be truncated to `0` bytes after each "
+         "commit", ["git_message_brief.txt"]),
+        ("CH-02 needs the FR bulk collection, not these, and `data/raw/` must stay untracked.",
+         ["data/raw/"]),
+        ("Keep `.env.local` untracked.", [".env.local"]),
+        # no path, a condition, or another act
+        ("Both files MUST stay untracked after the bump (NOT staged in the commit).", []),
+        ("Add this entry yourself if index data must stay untracked:", []),
+        ("`build/` must stay untracked until the release is cut.", []),
+        ("Keep local-only notes outside version control.", []),
+    ],
+)  # fmt: skip
+def test_a_path_that_must_stay_untracked_is_not_committed(text: str, held: list[str]) -> None:
+    """Round 82: kyverno's "Keep local-only artifacts untracked (for example, `.claude-*`
+    folders)" held nothing, as "`data/raw/` must stay untracked" did not. 12 labelled
+    public lines: 6 -> 12."""
+    from charter.rules.commands import COMMIT_PATH_KIND
+
+    found = [c.command for c in commands_in(_rule(text)) if c.kind == COMMIT_PATH_KIND]
+    assert found == held
+
+
+def test_git_add_of_an_untracked_artifact_is_denied(tmp_path: Path) -> None:
+    root = compiled_repo(
+        tmp_path,
+        {"AGENTS.md": "# PRs\n\n- Keep local-only artifacts untracked (for example, "
+         "`.claude-*` folders).\n"},
+    )  # fmt: skip
+    deny = guard_decision(guard(root, "Bash", {"command": "git add .claude-notes/plan.md"}))
+    allow = guard_decision(guard(root, "Bash", {"command": "git add pkg/controller.go"}))
+    assert (deny, allow) == ("deny", "allow")

@@ -240,7 +240,9 @@ if TYPE_CHECKING:
 #: (`gh issue create`); "autonomously" is the user's consent left out, as "unprompted" is
 #: 124 (round 82): a paragraph that only says the rules around it apply everywhere ("These
 #: apply to every change, even if you don't load the matching skill:") is no rule
-STATE_VERSION = 124
+#: 125 (round 82): a path a rule says must stay untracked ("Keep local-only artifacts
+#: untracked (for example, `.claude-*` folders)") is not committed
+STATE_VERSION = 125
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
