@@ -938,3 +938,32 @@ def test_a_generated_file_a_rule_names_by_pattern_is_not_edited_by_hand(tmp_path
     assert edit_decision(root, "api/kyverno/v1/zz_generated.deepcopy.go") == "deny"
     assert edit_decision(root, "pkg/client/clientset/versioned/clientset.go") == "deny"
     assert edit_decision(root, "api/kyverno/v1/policy_types.go") == "allow"
+
+
+def test_a_prohibition_that_covers_a_file_another_rule_asks_to_edit_holds_none_of_it(
+    tmp_path: Path,
+) -> None:
+    """Round 82: Home Assistant's iOS Copilot instructions say "Add new strings to
+    `Sources/App/Resources/en.lproj/Localizable.strings`" and, under Pull Requests,
+    "Translations are managed via lokalise.com — do not edit `.strings` files manually":
+    every edit of the English strings file the rules ask for was denied. The guardrail
+    cannot tell which `.strings` files the prohibition meant, so it holds none (as with a
+    leave to edit said in the rule itself); other prohibitions beside a request to edit
+    something else, or beside a negated one, still hold."""
+    root = compiled_repo(
+        tmp_path,
+        {
+            ".github/copilot-instructions.md": "# App\n\n## Localized Strings\n\n"
+            "All user-visible strings come from SwiftGen-generated enums. Add new strings to "
+            "`Sources/App/Resources/en.lproj/Localizable.strings`; SwiftGen generates the "
+            "accessors on build.\n\n## Pull Requests\n\n- Translations are managed via "
+            "[lokalise.com](https://lokalise.com/) — do not edit `.strings` files manually.\n"
+            "- Never edit `dist/` directly; edit `src/` instead.\n"
+            "- Never edit `db/schema.rb` by hand. Don't add columns to `db/schema.rb`; write "
+            "a migration.\n",
+        },
+    )
+    assert edit_decision(root, "Sources/App/Resources/en.lproj/Localizable.strings") == "allow"
+    assert edit_decision(root, "dist/app.js") == "deny"
+    assert edit_decision(root, "db/schema.rb") == "deny"
+    assert edit_decision(root, "src/app.ts") == "allow"

@@ -50,6 +50,7 @@ from charter.rules.negation import (
     collect,
     distributed,
     forbidden_spans,
+    negated,
     words_of,
 )
 
@@ -443,7 +444,6 @@ def left_alone_spans(text: str) -> list[str]:
     the clause is negated ("don't leave `x/` as is") or sets a condition ("leave `x/`
     alone until I have reviewed it", "treat `builtin/` as read-only unless the user
     asks": that one waits for the user's consent, :func:`edits_in`)."""
-    from charter.rules.negation import negated
 
     found: list[str] = []
     for start, end in clauses(text):
@@ -556,9 +556,42 @@ def _read_edits(rule: Rule) -> list[ForbiddenEdit]:
     return found
 
 
+#: A clause that asks for an edit of a path: a verb of editing, a few words, the path
+#: ("Add new strings to `Sources/App/Resources/en.lproj/Localizable.strings`", "update
+#: `CHANGELOG.md` with each change").
+_ASKS_EDIT = re.compile(
+    r"\b(?:add|adding|edit|editing|update|updating|modify|modifying|append|appending|"
+    r"insert|inserting)\b(?:\s+[\w'-]+){0,5}?\s+`(?P<span>[^`\n]+)`",
+    re.IGNORECASE,
+)
+
+
+def asked_edits(rule: Rule) -> list[str]:
+    """The project-relative paths ``rule`` asks the agent to edit, in a clause that
+    negates nothing (read from the rule's folder)."""
+    base = posixpath.dirname(rule.source.path)
+    found: list[str] = []
+    for start, end in clauses(rule.text):
+        clause = rule.text[start:end]
+        if negated(SPAN.sub(" ", clause)):
+            continue
+        for m in _ASKS_EDIT.finditer(clause):
+            path = parse_path(m.group("span"))
+            if path is not None and not GLOB.search(path):
+                found.append(posixpath.normpath(posixpath.join(base, path)))
+    return found
+
+
 def forbidden_edits(rules: Iterable[Rule]) -> list[ForbiddenEdit]:
-    """Every path the rules forbid editing, in rule order (one entry per rule and path)."""
-    return collect(rules, edits_in, lambda e: e.pattern)
+    """Every path the rules forbid editing, in rule order (one entry per rule and path);
+    none that covers a file another rule asks the agent to edit ("Add new strings to
+    `…/en.lproj/Localizable.strings`" beside "do not edit `.strings` files manually"):
+    the rules contradict each other there, and the guardrail cannot tell which part the
+    prohibition meant, as with a leave to edit said in the rule itself (:data:`_LEAVE`)."""
+    rules = list(rules)
+    asked = {path for rule in rules for path in asked_edits(rule)}
+    found = collect(rules, edits_in, lambda e: e.pattern)
+    return [e for e in found if not any(e.matches(path) for path in asked)]
 
 
 def first_edit_violation(

@@ -242,7 +242,10 @@ if TYPE_CHECKING:
 #: apply to every change, even if you don't load the matching skill:") is no rule
 #: 125 (round 82): a path a rule says must stay untracked ("Keep local-only artifacts
 #: untracked (for example, `.claude-*` folders)") is not committed
-STATE_VERSION = 125
+#: 126 (round 82): a file a rule forbids editing that another rule asks the agent to edit
+#: (Home Assistant iOS: "Add new strings to `…/en.lproj/Localizable.strings`" beside "do not
+#: edit `.strings` files manually") is held by neither
+STATE_VERSION = 126
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
