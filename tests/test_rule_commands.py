@@ -2058,3 +2058,101 @@ def test_a_label_naming_pull_requests_keeps_a_phrase_out_of_them_only() -> None:
     text = '- **Pull requests:** Do NOT add "Generated with Claude Code" or similar footers'
     found = [(c.program, c.phrase) for c in commands_in(_rule(text)) if c.phrase]
     assert found == [("gh", "generated with claude code")]
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        # home-assistant/iOS AGENTS.md: the user's review is what "autonomously" leaves out
+        ("Autonomous contributions are not accepted: a human must review, understand, and "
+         "be able to explain every change before it is submitted. Do not open issues or pull "
+         "requests autonomously, and do not post comments on behalf of a user without their "
+         "review.", {"gh pr create": "user", "gh issue create": "user"}),
+        ("Do NOT open pull requests unless explicitly asked.", {"gh pr create": "user"}),
+        ("Never create a pull request unless the user explicitly asks for one.",
+         {"gh pr create": "user"}),
+        ("Do not create pull requests, tags, or releases without explicit permission.",
+         {"gh pr create": "user"}),
+        ("Commit and push directly to `main`. Do NOT open pull requests.", {"gh pr create": ""}),
+        ("Commit and push directly to main; never create a pull request.", {"gh pr create": ""}),
+        ("Do not open pull requests, write the task log, or send notifications — `build` "
+         "handles all of that.", {"gh pr create": ""}),
+        # a target, a place, a purpose or a condition the guardrail cannot see
+        ("It may be rebased at any time -- do not open pull requests against it.", {}),
+        ("Do not open pull requests directly on the upstream repository for translation "
+         "updates.", {}),
+        ("NEVER create a pull request or mark a task complete without testing the code.", {}),
+        ("Do not create pull requests for routine work unless explicitly requested.", {}),
+        ('Per issue instructions: "Do not create pull requests yet"', {}),
+        ("Daily runs do not create pull requests.", {}),
+    ],
+)  # fmt: skip
+def test_a_rule_that_forbids_opening_pull_requests_holds_gh_pr_create(
+    text: str, held: dict[str, str]
+) -> None:
+    """Round 82: "Do not open issues or pull requests autonomously" (Home Assistant's iOS
+    app) and "Never create a pull request unless the user asks" held nothing. 28 labelled
+    public lines: 10 -> 28 read as labelled."""
+    found = {c.command: c.consent for c in commands_in(_rule(text)) if c.program == "gh"}
+    assert found == held
+
+
+def test_gh_pr_create_is_put_to_the_user_and_reading_prs_is_not(tmp_path: Path) -> None:
+    root = compiled_repo(
+        tmp_path,
+        {
+            "AGENTS.md": "# App\n\n## AI policy\n\nDo not open issues or pull requests "
+            "autonomously, and do not post comments on behalf of a user without their review.\n"
+        },
+    )
+    for command, decision in [
+        ("gh pr create --fill", "ask"),
+        ("gh issue create -t bug", "ask"),
+        ("gh pr view 5486", "allow"),
+        ("gh pr checks 5486", "allow"),
+        ("gh issue list --label bug", "allow"),
+        ("git push -u origin fix-widget", "allow"),
+    ]:
+        assert guard_decision(guard(root, "Bash", {"command": command})) == decision, command
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        # kyverno/kyverno AGENTS.md, its PR checklist
+        ("Keep local-only artifacts untracked (for example, `.claude-*` folders).", [".claude-*"]),
+        ("Never commit MCP credentials. The `.roo/` and `mcp/` directories are ignored and "
+         "must stay untracked (verify with `git ls-files`).", [".roo/", "mcp/"]),
+        ("Copy it to `.env` and fill it in; `.env` files are git-ignored and must stay "
+         "untracked.", [".env"]),
+        ("`git_message_brief.txt` must stay untracked and be truncated to `0` bytes after each "
+         "commit", ["git_message_brief.txt"]),
+        ("CH-02 needs the FR bulk collection, not these, and `data/raw/` must stay untracked.",
+         ["data/raw/"]),
+        ("Keep `.env.local` untracked.", [".env.local"]),
+        # no path, a condition, or another act
+        ("Both files MUST stay untracked after the bump (NOT staged in the commit).", []),
+        ("Add this entry yourself if index data must stay untracked:", []),
+        ("`build/` must stay untracked until the release is cut.", []),
+        ("Keep local-only notes outside version control.", []),
+    ],
+)  # fmt: skip
+def test_a_path_that_must_stay_untracked_is_not_committed(text: str, held: list[str]) -> None:
+    """Round 82: kyverno's "Keep local-only artifacts untracked (for example, `.claude-*`
+    folders)" held nothing, as "`data/raw/` must stay untracked" did not. 12 labelled
+    public lines: 6 -> 12."""
+    from charter.rules.commands import COMMIT_PATH_KIND
+
+    found = [c.command for c in commands_in(_rule(text)) if c.kind == COMMIT_PATH_KIND]
+    assert found == held
+
+
+def test_git_add_of_an_untracked_artifact_is_denied(tmp_path: Path) -> None:
+    root = compiled_repo(
+        tmp_path,
+        {"AGENTS.md": "# PRs\n\n- Keep local-only artifacts untracked (for example, "
+         "`.claude-*` folders).\n"},
+    )  # fmt: skip
+    deny = guard_decision(guard(root, "Bash", {"command": "git add .claude-notes/plan.md"}))
+    allow = guard_decision(guard(root, "Bash", {"command": "git add pkg/controller.go"}))
+    assert (deny, allow) == ("deny", "allow")

@@ -918,3 +918,90 @@ def test_a_new_file_directly_in_a_folder_a_rule_keeps_for_subfolders_is_held(
     assert out is not None
     reason = out["hookSpecificOutput"]["permissionDecisionReason"]
     assert "a new file directly in `docs/`" in reason
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        # which files, by name or kind, said between the act and the path
+        # (kyverno/kyverno AGENTS.md; a Go project's AGENTS.md; an R package's notes)
+        ("Generated code: Never edit files matching `zz_generated.*` or content in "
+         "`pkg/client/` manually. Run `make codegen-all` instead.",
+         ["zz_generated.*", "pkg/client/"]),
+        ("do not hand-edit files matching `bench/workloads*.json`; they are generated views.",
+         ["bench/workloads*.json"]),
+        ("Do not edit files named `*.base.R` — they are regenerated.", ["*.base.R"]),
+        ("Do not hand-edit files named `generated.ts` or `generated.go`.",
+         ["generated.ts", "generated.go"]),
+        # a second path joined with its kind or place: "or files under `B`"
+        ("Do not edit `src/routeTree.gen.ts` or files under `src/integrations/supabase/` — "
+         "they are auto-generated.", ["src/routeTree.gen.ts", "src/integrations/supabase/"]),
+        ("Do not edit generated files under `internal/resolver_model_*.go` or files in "
+         "`ui/v2.5/build` — repeat codegen instead.",
+         ["internal/resolver_model_*.go", "ui/v2.5/build"]),
+        ("Do NOT touch `.agent/candidates.md`, `README.md` or anything under `docs/roadmap/`.",
+         [".agent/candidates.md", "README.md", "docs/roadmap/"]),
+        # another act after the join is not the edit's object
+        ("Never edit `dist/` or run `make clean` in it.", ["dist/"]),
+        # names of patterns, not paths; a scope to keep to; someone else's act
+        ("Never modify files matching `Forbidden` patterns", []),
+        ("Only edit files matching `allow`. Never touch `deny`.", []),
+        ("The editor NEVER writes root `PLAN.md` or anything under `planning/`.", []),
+        # what the rule asks to edit is covered by what it forbids (Drupal's `.es6.js`)
+        ("This means that you should only update `.js` files named `.es6.js` and should "
+         "never manually edit files named `.js` as these are machine-generated.", []),
+        # a span that opens its own sentence after the colon is no entry of a list
+        ("Never edit files: `dist/` is built by CI.", []),
+    ],
+)  # fmt: skip
+def test_files_named_by_a_pattern_or_joined_with_their_kind_are_forbidden(
+    text: str, forbidden: list[str]
+) -> None:
+    """Round 82: kyverno's "Never edit files matching `zz_generated.*` or content in
+    `pkg/client/` manually" forbade nothing: "matching" and "named" stopped the reading,
+    and "or content in" did not join the second path to the list. 21 labelled public lines:
+    9 -> 21 read as labelled."""
+    assert [e.path for e in edits_in(_rule(text)) if not e.consent] == forbidden
+
+
+def test_a_generated_file_a_rule_names_by_pattern_is_not_edited_by_hand(tmp_path: Path) -> None:
+    root = compiled_repo(
+        tmp_path,
+        {
+            "AGENTS.md": "# Kyverno\n\n## Coding Conventions\n\n"
+            "- **Generated code:** Never edit files matching `zz_generated.*` or content in "
+            "`pkg/client/` manually. Run `make codegen-all` instead.\n",
+        },
+    )
+    assert edit_decision(root, "api/kyverno/v1/zz_generated.deepcopy.go") == "deny"
+    assert edit_decision(root, "pkg/client/clientset/versioned/clientset.go") == "deny"
+    assert edit_decision(root, "api/kyverno/v1/policy_types.go") == "allow"
+
+
+def test_a_prohibition_that_covers_a_file_another_rule_asks_to_edit_holds_none_of_it(
+    tmp_path: Path,
+) -> None:
+    """Round 82: Home Assistant's iOS Copilot instructions say "Add new strings to
+    `Sources/App/Resources/en.lproj/Localizable.strings`" and, under Pull Requests,
+    "Translations are managed via lokalise.com — do not edit `.strings` files manually":
+    every edit of the English strings file the rules ask for was denied. The guardrail
+    cannot tell which `.strings` files the prohibition meant, so it holds none (as with a
+    leave to edit said in the rule itself); other prohibitions beside a request to edit
+    something else, or beside a negated one, still hold."""
+    root = compiled_repo(
+        tmp_path,
+        {
+            ".github/copilot-instructions.md": "# App\n\n## Localized Strings\n\n"
+            "All user-visible strings come from SwiftGen-generated enums. Add new strings to "
+            "`Sources/App/Resources/en.lproj/Localizable.strings`; SwiftGen generates the "
+            "accessors on build.\n\n## Pull Requests\n\n- Translations are managed via "
+            "[lokalise.com](https://lokalise.com/) — do not edit `.strings` files manually.\n"
+            "- Never edit `dist/` directly; edit `src/` instead.\n"
+            "- Never edit `db/schema.rb` by hand. Don't add columns to `db/schema.rb`; write "
+            "a migration.\n",
+        },
+    )
+    assert edit_decision(root, "Sources/App/Resources/en.lproj/Localizable.strings") == "allow"
+    assert edit_decision(root, "dist/app.js") == "deny"
+    assert edit_decision(root, "db/schema.rb") == "deny"
+    assert edit_decision(root, "src/app.ts") == "allow"

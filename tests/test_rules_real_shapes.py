@@ -2602,3 +2602,37 @@ def test_a_list_items_label_over_its_one_command_is_one_rule(tmp_path: Path) -> 
         ("The seed script resets the local database.", 19, 22),
         ("`pnpm db:seed`", 21, 21),
     ]
+
+
+@pytest.mark.parametrize(
+    ("paragraph", "a_rule"),
+    [
+        # home-assistant/iOS AGENTS.md, over its "Non-Negotiable Conventions"
+        ("These apply to every change, even if you don't load the matching skill:", False),
+        ("These apply to every change, in every phase, without exception.", False),
+        ("These apply to every change in this repo, not just new features:", False),
+        ("These rules apply to every change in this repository, regardless of\n"
+         "language or subproject.", False),
+        ("These rules apply to every phase.", False),
+        # a restriction, or a rule said after it, keeps the paragraph
+        ("These apply to every change that shows a number.", True),
+        ("The following rules apply to all official experiments:", True),
+        ("These apply to every change in this repo. When a hard rule and a principle "
+         "conflict, the hard rule wins.", True),
+        ("These rules apply to every diagram you generate. Violating them is a failure.", True),
+        ("These apply to the CUDA sources in `csrc/` and the pybind11 module in "
+         "`csrc/bindings/`.", True),
+    ],
+)  # fmt: skip
+def test_a_paragraph_that_only_says_the_rules_apply_everywhere_is_no_rule(
+    paragraph: str, a_rule: bool
+) -> None:
+    """Round 82: Home Assistant's iOS app pinned "These apply to every change, even if you
+    don't load the matching skill:" in its constitution, ahead of the conventions it
+    points at, and two of them overflowed the cap. 15 labelled public paragraphs: 9 -> 15."""
+    from charter.rules.blocks import split_blocks
+
+    doc = f"# Rules\n\n## Conventions\n\n{paragraph}\n\n- Use tabs.\n- Run `make test`.\n"
+    blocks, _ = split_blocks(doc)
+    assert any("apply" in b.text for b in blocks) is a_rule
+    assert [b.text for b in blocks if "apply" not in b.text] == ["Use tabs.", "Run `make test`."]

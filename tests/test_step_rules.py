@@ -339,3 +339,29 @@ def test_a_step_rule_is_shown_up_to_the_words_that_name_the_step(
     assert run_charter("compile", cwd=repo).returncode == 0
     text = _bash(run_charter, repo, "git commit -am wip", "t1")["additionalContext"]
     assert "(do not commit this copy)" in text, text
+
+
+@pytest.mark.parametrize(
+    ("text", "names_push"),
+    [
+        # home-assistant/iOS AGENTS.md, its skills table
+        ("Skill: [`ha-ios-push-live-activities`](.agents/skills/x/SKILL.md) | Load it when "
+         "you are…: Implementing or fixing push notifications or Live Activities across the "
+         "local-push and remote-push flows", False),
+        ("Test remote push notifications on a physical device, not the simulator.", False),
+        ("Never push to the remote without running the tests.", True),
+        ("Push to remote only after CI passes.", True),
+        ("Rebase on the remote branch before you push.", True),
+    ],
+)  # fmt: skip
+def test_remote_before_a_step_word_modifies_it_and_names_no_git_remote(
+    text: str, names_push: bool
+) -> None:
+    """Round 82: every `git push` in Home Assistant's iOS app brought the row of its
+    push-notifications skill ("… the local-push and remote-push flows"): "remote" was read
+    as git's. 9 labelled lines: 6 -> 9."""
+    from charter.rules.model import Rule, Source
+    from charter.rules.moments import _names_step
+
+    rule = Rule(id="r-1", text=text, source=Source("AGENTS.md", 3, 3, "Doc > Notes"))
+    assert _names_step(rule, ("push",)) is names_push

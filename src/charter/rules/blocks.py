@@ -1102,7 +1102,7 @@ class _Walker:
         mid-sentence, stays one unit.
         """
         text = _inline_text(node)
-        if not text:
+        if not text or _rules_apply_everywhere(text):
             return
         start, end = self.span(node)
         raw = [c.content for c in node.children if c.type == "inline"]
@@ -1834,6 +1834,30 @@ _POINTING_LEAD = re.compile(
     r"the\s+rules|the\s+guidelines)\b(?:\s+[\w-]+){0,3}?\s*(?:below\s*)?:$",
     re.IGNORECASE,
 )
+
+
+#: A sentence that only says the rules around it apply everywhere: "These apply to every
+#: change, even if you don't load the matching skill:", "These rules apply to every change
+#: in this repository, regardless of language." Its subject points at the rules, its
+#: object is every one of a kind (one word: "every change that shows a number" and "all
+#: official experiments" restrict, and stay rules), and what follows only stresses it.
+_APPLY_EVERYWHERE = re.compile(
+    r"^(?:these|the\s+following|the\s+rules\s+below)"
+    r"(?:\s+(?:rules|conventions|guidelines|standards|principles|instructions|constraints|"
+    r"requirements|policies))?\s+(?:apply|applies|hold)\s+to\s+(?:every|all|each|any)\s+\w+"
+    r"(?:\s+(?:in|across|throughout)\s+(?:this|the)\s+(?:repo|repository|project|codebase|"
+    r"code\s+base|monorepo|workspace))?"
+    r"(?:\s*,?\s*(?:even\s+if\b[^.;:!?]*|without\s+exceptions?|with\s+no\s+exceptions?|"
+    r"no\s+exceptions?|in\s+every\s+\w+|regardless\s+of\b[^.;:!?]*|not\s+just\b[^.;:!?]*))*"
+    r"\s*[.:!]?$",
+    re.IGNORECASE,
+)
+
+
+def _rules_apply_everywhere(text: str) -> bool:
+    """Is the paragraph only "These apply to every change …" (no rule of its own: the
+    rules it points at are, and it spent the constitution's budget)?"""
+    return bool(_APPLY_EVERYWHERE.match(_plain_lead(text)))
 
 
 def _points_at_list(text: str) -> bool:

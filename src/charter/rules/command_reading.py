@@ -27,7 +27,7 @@ _CONDITIONS = frozenset(
         "if", "unless", "except", "for", "during", "before", "after", "until", "without",
         "once", "under", "below", "beneath", "at", "yet", "from", "there", "between",
         # without being asked: the user's consent (charter.rules.consent)
-        "unprompted", "unasked",
+        "unprompted", "unasked", "autonomously",
     }
 ) | words_of("conditions")  # fmt: skip
 COMMAND_READING = Reading(bridge=_RUN_WORDS, conditions=_CONDITIONS, acts=words_of("acts"))
@@ -62,8 +62,11 @@ _PROHIBITS = (
 )
 
 
-#: One prohibition after another in a sentence ("NEVER force push, NEVER commit secrets").
-_NEXT_PROHIBITION = re.compile(r"[,;]\s*(?=(?:never|do not|don't)\b)", re.IGNORECASE)
+#: One prohibition after another in a sentence ("NEVER force push, NEVER commit secrets",
+#: "do not open pull requests, and do not post comments without their review").
+_NEXT_PROHIBITION = re.compile(
+    r"[,;]\s*(?:(?:and|but|or)\s+)?(?=(?:never|do not|don't)\b)", re.IGNORECASE
+)
 _OPENS_PROHIBITION = re.compile(
     rf"{_OPENING}(?:[a-z]+\s+)?(?:(?:must|should|will|shall)\s+)?(?:{_NEGATION}|no)\b",
     re.IGNORECASE,

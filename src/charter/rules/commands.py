@@ -49,6 +49,7 @@ from charter.rules.git_readings import (
     _commit_paths,
     _commit_text,
     _git_write_class,
+    _untracked_paths,
     co_authored,
     git_writes,
     message_holds,
@@ -885,6 +886,39 @@ GIT_ACTS = {
     "rebase": ("git rebase",),
     "amend": ("git commit --amend",),
 }
+#: Acts on the code host said with what they make ("open pull requests", "create a PR",
+#: "file an issue"): in an agent's rule file, the GitHub CLI's command for each.
+HOST_ACTS = {"pr": "gh pr create", "issue": "gh issue create"}
+_HOST_VERB = re.compile(r"^(?:open|create|submit|file|raise|make)\s+(?P<what>\S.*)$")
+_HOST_THING = re.compile(
+    r"(?:(?:an?|any|new|draft|the|more)\s+)*(?:(?P<pr>pull[\s-]requests?|prs?)|issues?)",
+    re.IGNORECASE,
+)
+#: Words after the things made that leave the act bare ("… pull requests yourself").
+_HOST_BARE = re.compile(r"\s+(?:yourself|on\s+your\s+own|automatically)$")
+
+
+def host_acts(act: str) -> list[str]:
+    """The code host's commands (:data:`HOST_ACTS`) an act makes: its verb, then a list
+    of short objects of which some are pull requests or issues ("open issues or pull
+    requests", "create pull requests, tags, or releases"); none when an object says
+    more (a place, a target: "open pull requests against it")."""
+    m = _HOST_VERB.match(act.strip().lower())
+    if m is None:
+        return []
+    what = _HOST_BARE.sub("", m.group("what").strip())
+    parts = [p for p in re.split(r"\s*(?:,\s*(?:or\s+|and\s+)?|\bor\b|\band\b)\s*", what)]
+    if not parts or any(not p or len(p.split()) > 3 for p in parts):
+        return []
+    found: list[str] = []
+    for part in parts:
+        thing = _HOST_THING.fullmatch(part)
+        if thing is not None:
+            command = HOST_ACTS["pr" if thing.group("pr") else "issue"]
+            found += [command] if command not in found else []
+    return found
+
+
 #: The acts of :data:`GIT_ACTS` whose object is a file, often left unsaid.
 _FILE_ACTS = frozenset({"commit", "amend"})
 _EXCEPTION_WORDS = re.compile(r"\b(?:except|unless|other than|apart from)\b")
@@ -929,6 +963,10 @@ def _git_acts(text: str, anywhere: bool = False) -> list[str]:
                 re.sub(r"^(?:never|do not|don't|not)\s+", "", e.strip())
                 for e in re.split(r"\s*(?:,\s*(?:or|and)\s+|,|\bor\b|\band\b)\s*", acts)
             ]
+            # "open issues or pull requests": one verb over its objects; "open pull
+            # requests, write the task log": an entry of a list of acts
+            for command in host_acts(acts) + [c for e in entries for c in host_acts(e)]:
+                found += [command] if command not in found else []
             # "commit or push to remote repositories": the last object may be both verbs'
             if (
                 len(entries) == 2
@@ -1152,7 +1190,7 @@ def _read_commands(
 
     if _build_class(rule.text):
         hold("build commands", kind=BUILD_KIND)
-    for path in _commit_paths(rule.text):
+    for path in dict.fromkeys(_commit_paths(rule.text) + _untracked_paths(rule.text)):
         hold(path, "git", kind=COMMIT_PATH_KIND)
     for tool in _mcp_tools(rule.text):
         hold(tool, kind=TOOL_KIND)

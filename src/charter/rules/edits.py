@@ -39,6 +39,7 @@ from charter.rules.consent import consent_heading, consent_shadow
 from charter.rules.model import Rule
 from charter.rules.negation import (
     _EXCEPTION,
+    _NEGATED,
     SPAN,
     Prohibition,
     Reading,
@@ -49,6 +50,7 @@ from charter.rules.negation import (
     collect,
     distributed,
     forbidden_spans,
+    negated,
     words_of,
 )
 
@@ -65,6 +67,10 @@ _EDIT_WORDS = frozenset(
         # says the edit, a light verb before it (and "or" between two) only carries it
         "changes", "modifications", "make", "making", "apply", "applying", "suggest",
         "propose", "or",
+        # which files, by their name or kind: "never edit files matching `zz_generated.*`",
+        # "do not hand-edit files named `generated.ts`", "do not edit generated files
+        # under `internal/`"
+        "matching", "named", "called", "generated",
     }
 ) | words_of("edit_verbs") | words_of("articles") | words_of("edit_objects")  # fmt: skip
 #: Words that restrict the prohibition to a context the guardrail cannot see.
@@ -72,14 +78,15 @@ _CONDITIONS = frozenset(
     {
         "when", "whenever", "while", "if", "unless", "except", "during", "before", "after",
         "until", "without", "once", "yet", "against", "for", "on", "between",
-        "unprompted", "unasked",
+        "unprompted", "unasked", "autonomously",
     }
 ) | words_of("edit_conditions")  # fmt: skip
 #: Of the bridge words, those that say "edit".
 _EDIT_VERBS = _EDIT_WORDS - {
     "to", "files", "file", "anything", "any", "the", "a", "an", "in", "under", "inside",
     "within", "of", "contents", "content", "hand", "manually", "directly", "make",
-    "making", "apply", "applying", "suggest", "propose", "or",
+    "making", "apply", "applying", "suggest", "propose", "or", "matching", "named",
+    "called", "generated",
 } - words_of("articles") - words_of("edit_objects") | words_of("edit_verbs")  # fmt: skip
 EDIT_READING = Reading(
     bridge=_EDIT_WORDS,
@@ -176,6 +183,10 @@ def _path_matches(rel: str, pattern: str) -> bool:
             return False
         from charter.rules.scopes import zero_dir_variants
 
+        if "/" not in pattern and fnmatch.fnmatchcase(posixpath.basename(rel), pattern):
+            # a glob without a folder is every file of that name, as in a .gitignore:
+            # `zz_generated.*` is the generated file beside each package
+            return True
         return any(fnmatch.fnmatchcase(rel, v) for v in zero_dir_variants(pattern))
     if rel == pattern or rel.startswith(pattern + "/"):
         return True
@@ -444,7 +455,6 @@ def left_alone_spans(text: str) -> list[str]:
     the clause is negated ("don't leave `x/` as is") or sets a condition ("leave `x/`
     alone until I have reviewed it", "treat `builtin/` as read-only unless the user
     asks": that one waits for the user's consent, :func:`edits_in`)."""
-    from charter.rules.negation import negated
 
     found: list[str] = []
     for start, end in clauses(text):
@@ -467,6 +477,29 @@ _LEAVE = re.compile(
     r"(?:edited|modified|changed|updated)\b|\bsafe to (?:edit|modify|change)\b",
     re.I,
 )
+
+
+#: What a rule asks to edit, and only that: "you should only update `.js` files named
+#: `.es6.js` and should never manually edit files named `.js`" (Drupal). A forbidden path
+#: that covers it forbids part of what the rule asks for, and the guardrail cannot tell
+#: which part (as with a leave to edit, :data:`_LEAVE`).
+_ONLY_EDIT = re.compile(
+    r"\bonly\s+(?:ever\s+)?(?:hand-?)?(?:edit|update|modify|change|touch)\b"
+    r"(?P<what>[^,.;:!?—–]*)",
+    re.I,
+)
+
+
+def _asked_to_edit(text: str) -> list[str]:
+    """The paths ``text`` asks to edit alone ("only edit `X`"), up to a negation."""
+    # read with each span's text hidden (its dots are no sentence's end), spans kept
+    masked = SPAN.sub(lambda s: "`" + "x" * (len(s.group(0)) - 2) + "`", text)
+    found: list[str] = []
+    for m in _ONLY_EDIT.finditer(masked):
+        stop = _NEGATED.search(masked, m.start("what"), m.end("what"))
+        what = text[m.start("what") : stop.start() if stop else m.end("what")]
+        found += [p for s in SPAN.finditer(what) if (p := parse_path(s.group(1)))]
+    return found
 
 
 def _bare_name_glob(pattern: str) -> bool:
@@ -521,9 +554,12 @@ def _read_edits(rule: Rule) -> list[ForbiddenEdit]:
         return found
     spans = forbidden_spans(rule.text, EDIT_READING) + _subject_spans(rule.text)
     spans += _aside_spans(rule.text) + _row_spans(rule)
+    asked = _asked_to_edit(rule.text)
     for span in dict.fromkeys(spans + _passive_spans(rule.text) + left_alone_spans(rule.text)):
         pattern = parse_path(span)
         if pattern is None or (_bare_name_glob(pattern) and not _called_files(rule.text, span)):
+            continue
+        if any(_path_matches(path, pattern) for path in asked):
             continue
         found.append(
             ForbiddenEdit(rule.id, rule.source.cite(), rule.text, span, pattern, base, dirs)
@@ -581,9 +617,42 @@ def _direct_creations(text: str) -> list[str]:
 _CONDITION_BEFORE = re.compile(r"\b(?:when|if|unless|while|during|after|before)\b", re.I)
 
 
+#: A clause that asks for an edit of a path: a verb of editing, a few words, the path
+#: ("Add new strings to `Sources/App/Resources/en.lproj/Localizable.strings`", "update
+#: `CHANGELOG.md` with each change").
+_ASKS_EDIT = re.compile(
+    r"\b(?:add|adding|edit|editing|update|updating|modify|modifying|append|appending|"
+    r"insert|inserting)\b(?:\s+[\w'-]+){0,5}?\s+`(?P<span>[^`\n]+)`",
+    re.IGNORECASE,
+)
+
+
+def asked_edits(rule: Rule) -> list[str]:
+    """The project-relative paths ``rule`` asks the agent to edit, in a clause that
+    negates nothing (read from the rule's folder)."""
+    base = posixpath.dirname(rule.source.path)
+    found: list[str] = []
+    for start, end in clauses(rule.text):
+        clause = rule.text[start:end]
+        if negated(SPAN.sub(" ", clause)):
+            continue
+        for m in _ASKS_EDIT.finditer(clause):
+            path = parse_path(m.group("span"))
+            if path is not None and not GLOB.search(path):
+                found.append(posixpath.normpath(posixpath.join(base, path)))
+    return found
+
+
 def forbidden_edits(rules: Iterable[Rule]) -> list[ForbiddenEdit]:
-    """Every path the rules forbid editing, in rule order (one entry per rule and path)."""
-    return collect(rules, edits_in, lambda e: e.pattern)
+    """Every path the rules forbid editing, in rule order (one entry per rule and path);
+    none that covers a file another rule asks the agent to edit ("Add new strings to
+    `…/en.lproj/Localizable.strings`" beside "do not edit `.strings` files manually"):
+    the rules contradict each other there, and the guardrail cannot tell which part the
+    prohibition meant, as with a leave to edit said in the rule itself (:data:`_LEAVE`)."""
+    rules = list(rules)
+    asked = {path for rule in rules for path in asked_edits(rule)}
+    found = collect(rules, edits_in, lambda e: e.pattern)
+    return [e for e in found if not any(e.matches(path) for path in asked)]
 
 
 def first_edit_violation(

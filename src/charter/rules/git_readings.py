@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 
 from charter.rules.command_reading import (
     _CONDITIONS,
+    _NEGATION,
     _OPENING,
     _PROHIBITS,
     COMMAND_READING,
@@ -88,6 +89,59 @@ def _commit_paths(text: str) -> list[str]:
                 pattern = parse_path(entry.group("path").strip("`"))
                 if pattern is not None and not re.search(r"\.[a-z]+[A-Z]", pattern):
                     found.append(pattern)  # not code: `lib.fakeHash` is no file
+    return list(dict.fromkeys(found))
+
+
+#: What a sentence says must stay out of git, its paths as the subject ("`data/raw/` must
+#: stay untracked", "The `.roo/` and `mcp/` directories are ignored and must stay
+#: untracked") or the object of "keep" ("Keep `.env.local` untracked", "Keep local-only
+#: artifacts untracked (for example, `.claude-*` folders)"): committing them is forbidden.
+_MUST_STAY_UNTRACKED = re.compile(
+    r"^(?P<what>.*?)\s+(?:must|should|need\s+to|has\s+to|have\s+to)\s+(?:always\s+)?"
+    r"(?:stay|remain|be\s+kept)\s+untracked\b(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+_KEEP_UNTRACKED = re.compile(
+    r"^\W*(?:(?:always|please)\s+)?keep\s+(?P<what>(?:`[^`\n]*`|[^.;:`])*?)\s+untracked\b"
+    r"(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+#: An aside of examples right after what is kept out: "(for example, `.claude-*` folders)".
+_EXAMPLES = re.compile(
+    r"^\s*\((?:for\s+example|e\.g\.|such\s+as|like|i\.e\.)[,:]?\s*(?P<spans>[^)]*)\)",
+    re.IGNORECASE,
+)
+
+
+def _untracked_paths(text: str) -> list[str]:
+    """The project paths a sentence of ``text`` says must stay untracked (see
+    :data:`_MUST_STAY_UNTRACKED`), as path patterns; none when the sentence sets a
+    condition ("… until the release is cut", "if index data must stay untracked")."""
+    from charter.rules.blocks import strip_strong
+    from charter.rules.edits import parse_path
+
+    found: list[str] = []
+    for start, end in clauses(text):
+        plain = _unemphasised(text[start:end], strip_strong).strip()
+        for reading in (_MUST_STAY_UNTRACKED, _KEEP_UNTRACKED):
+            match = reading.match(plain)
+            if match is None:
+                continue
+            # the subject is the last part of the sentence before the verb ("…, not
+            # these, and `data/raw/` must stay untracked"); what follows the verb may
+            # be another predicate ("… and be truncated after each commit") or examples
+            what = re.split(r"\s*(?:,|;)\s*", match.group("what"))[-1]
+            rest = match.group("rest")
+            examples = _EXAMPLES.match(rest)
+            spans = SPAN.findall(what) + (SPAN.findall(examples.group("spans")) if examples else [])
+            tail = re.split(r"\s+and\s+|\(", rest[examples.end() if examples else 0 :])[0]
+            words = set(re.findall(r"[a-z]+", SPAN.sub(" ", what + " " + tail).lower()))
+            if words & _CONDITIONS or re.search(rf"\b{_NEGATION}\b|\bnot\b", SPAN.sub(" ", what)):
+                continue
+            for span in spans:
+                pattern = parse_path(span.strip())
+                if pattern is not None and not re.search(r"\.[a-z]+[A-Z]", pattern):
+                    found.append(pattern)
     return list(dict.fromkeys(found))
 
 

@@ -178,6 +178,16 @@ def _in_sense(prose: str, context: set[str], word: str) -> bool:
     return any(re.search(_TEMPORAL + stem + r"\w*\b", s, re.I) for s in sentences)
 
 
+#: "remote" right before an ambiguous step word modifies it ("remote push notifications",
+#: "the local-push and remote-push flows"): no git remote, so no context of version control.
+_REMOTE_MODIFIER = re.compile(r"\bremote[\s-]+(?=(?:push|merge|tag|release)\w*\b)", re.I)
+
+
+def _unmodified(prose: str) -> str:
+    """``prose`` without a "remote" that only modifies the step word after it."""
+    return _REMOTE_MODIFIER.sub(" ", prose)
+
+
 def _names_step(rule: Rule, words: tuple[str, ...]) -> bool:
     """Whether a rule names one of a step's words in its version-control sense, in its
     own text or in the heading it sits under."""
@@ -186,7 +196,8 @@ def _names_step(rule: Rule, words: tuple[str, ...]) -> bool:
     # the rule's prose, and a branch it names in code (`main`); not identifiers
     # (`GitRepository` is no git)
     branches = {w for w in _CODE_SPAN.findall(rule.text) if _is_branch(w)}
-    context = _words(prose) | _words(_prose(heading)) | ({"branch"} if branches else set())
+    context = _words(_unmodified(prose)) | _words(_unmodified(_prose(heading)))
+    context |= {"branch"} if branches else set()
     return any(
         _in_sense(prose, context, word)
         or (heading and _in_sense(_prose(heading), context, word) and not _about_other(rule, word))

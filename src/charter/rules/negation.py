@@ -145,6 +145,8 @@ _EXCEPTION = re.compile(
 )
 #: What joins two spans of one list: "never `X`, `Y` or `Z`".
 _LIST_JOIN = re.compile(r"\s*(?:,|;|/|、|(?i:or|and|, or|, and|oder|und|o|y|ou|e|et)|或|和)\s*")
+#: A join, then a few words before the next span: "never edit `A` or files under `B`".
+_JOINED_WORDS = re.compile(r"\s*,?\s*(?i:or|nor|and)\s+(?P<words>[^`]*?)\s*")
 #: What follows an entry of a list of spans: a separator, the sentence's end, a dash before
 #: what the entry is ("`docs/x.md` — generated from …"), or nothing.
 _LIST_ENTRY_END = re.compile(
@@ -396,6 +398,12 @@ def _without_advice(text: str, reading: Reading) -> str:
     return _ADVICE_AFTER.sub(after, _ADVICE_BEFORE.sub(before, text))
 
 
+#: A verb right after a span: the span is the subject of a sentence of its own.
+_OWN_VERB = re.compile(
+    r"\s+(?:is|are|was|were|gets?|got|will|must|should|can|has|have|holds?|lives?)\b", re.I
+)
+
+
 def _governed(before: str, reading: Reading, after: str | None = None, span: str = "") -> bool:
     """Whether a negation cue governs what follows ``before`` (bridge words between).
     A colon right before the span introduces what the cue governs ("Do not edit:" over
@@ -406,6 +414,8 @@ def _governed(before: str, reading: Reading, after: str | None = None, span: str
     text = _without_advice(re.sub(r"[*_~]+", " ", before), reading).rstrip()
     colon = re.search(r"(?<=[A-Za-z])\s*[:：]$", text) is not None
     text = re.sub(r"(?<=[A-Za-z])\s*[:：]$", "", text)
+    if colon and after is not None and _OWN_VERB.match(after):
+        return False  # "Never edit files: `dist/` is built by CI.": a sentence of its own
     crossed: set[str] = set()
     # before a colon, a few words of the act's object may name the kind of thing the
     # spans after it are ("Never edit generated files: `gen/**`, `*.pb.go`"), where a
@@ -589,6 +599,21 @@ def _other_act(before: str, reading: Reading) -> bool:
 _ENTRY_MARK = re.compile(r"[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]\ufe0f?\s*(?=`)")
 
 
+def _object_entry(between: str, reading: Reading) -> bool:
+    """Whether ``between`` joins the next span to a list as what the act is done to,
+    said with its kind or place: "never edit `A` or files under `B`", "`A`, `B` or
+    anything under `C`", "`A` or content in `B`". The words may only be the act's objects
+    and places, never a verb of its own (another act: "never edit `A` or run `B`"), and
+    the reading must have verbs (a file is a thing: a command is read without)."""
+    if not reading.verbs:
+        return False
+    m = _JOINED_WORDS.fullmatch(between)
+    if m is None:
+        return False
+    words = _words(m.group("words"))
+    return bool(words) and set(words) <= reading.bridge - reading.verbs - reading.acts
+
+
 def forbidden_spans(text: str, reading: Reading) -> list[str]:
     """The code spans of ``text`` a negation forbids outright, in order."""
     text = _ENTRY_MARK.sub("", text)
@@ -597,7 +622,9 @@ def forbidden_spans(text: str, reading: Reading) -> list[str]:
         previous_forbidden, previous_end = False, 0
         for m in spans:
             between = clause[previous_end : m.start()]
-            listed = previous_forbidden and _LIST_JOIN.fullmatch(between)
+            listed = previous_forbidden and (
+                _LIST_JOIN.fullmatch(between) or _object_entry(between, reading)
+            )
             forbidden = not _PREFERRED.match(clause[m.end() :]) and bool(
                 listed
                 or _governed(clause[: m.start()][-80:], reading, clause[m.end() :], m.group(1))

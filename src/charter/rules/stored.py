@@ -241,7 +241,19 @@ if TYPE_CHECKING:
 #: `pytest`, a CRUSH.md) is read as the fence it lost, its comments no headings
 #: 125 (round 83): a new file directly in a folder a rule keeps for its subfolders ("Do not
 #: create new files directly in `docs/` root") is a prohibition of its own
-STATE_VERSION = 125
+#: 126 (round 82): a file a rule forbids editing may be named by its pattern ("files
+#: matching `zz_generated.*`", "files named `x.go`") or joined with its kind ("or content in
+#: `pkg/client/`"); a glob without a folder is every file of that name
+#: 127 (round 82): a rule that forbids opening pull requests or issues holds `gh pr create`
+#: (`gh issue create`); "autonomously" is the user's consent left out, as "unprompted" is
+#: 128 (round 82): a paragraph that only says the rules around it apply everywhere ("These
+#: apply to every change, even if you don't load the matching skill:") is no rule
+#: 129 (round 82): a path a rule says must stay untracked ("Keep local-only artifacts
+#: untracked (for example, `.claude-*` folders)") is not committed
+#: 130 (round 82): a file a rule forbids editing that another rule asks the agent to edit
+#: (Home Assistant iOS: "Add new strings to `…/en.lproj/Localizable.strings`" beside "do not
+#: edit `.strings` files manually") is held by neither
+STATE_VERSION = 130
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
