@@ -84,6 +84,20 @@ def _rule(text: str, path: str = "AGENTS.md") -> Rule:
         ("Avoid the `.package` argument to `mock()`.", []),
         ("Never edit `https://example.com/a.json`.", []),
         ("Never edit `utils`.", []),
+        # "or otherwise" and a verb of trying or causing: its "to" completes that act, no
+        # purpose of the edit (fyassine/ad-early-detection, .claude/rules/ci.md)
+        ("Never hand-edit `CHECKS.json` or otherwise force a failure to disappear — fix "
+         "the regression and rerun the script.", ["CHECKS.json"]),
+        ("Never edit `package-lock.json` by hand or otherwise try to make the install "
+         "pass.", ["package-lock.json"]),
+        ("Do not modify `snapshots/` or otherwise change expected output to make tests "
+         "pass.", []),
+        # "outside" a place: forbidden only elsewhere, and the span is as often code as a
+        # file (fyassine/ad-early-detection, .claude/rules/seeding.md)
+        ("Do not write `np.random.permutation`, `np.random.seed`, `random.shuffle`, or "
+         "`torch.manual_seed` outside `common/seeding.py`.", []),
+        ("Never edit `schema.graphql` outside of the codegen step.", []),
+        ("Do not write to `CLASSIFIER/checkpoints/`.", ["CLASSIFIER/checkpoints/"]),
     ],
 )  # fmt: skip
 def test_only_a_plain_prohibition_of_editing_a_path_is_read(

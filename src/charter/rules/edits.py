@@ -79,6 +79,10 @@ _CONDITIONS = frozenset(
         "when", "whenever", "while", "if", "unless", "except", "during", "before", "after",
         "until", "without", "once", "yet", "against", "for", "on", "between",
         "unprompted", "unasked", "autonomously",
+        # "do not write `np.random.seed` outside `common/seeding.py`", "never edit
+        # `schema.graphql` outside of the codegen step": forbidden only elsewhere (and the
+        # span is as often code written into files as a file)
+        "outside",
     }
 ) | words_of("edit_conditions")  # fmt: skip
 #: Of the bridge words, those that say "edit".

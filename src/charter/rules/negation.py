@@ -551,6 +551,16 @@ def _turn(clause: str, spans: list[re.Match[str]]) -> re.Match[str] | None:
     return None
 
 
+#: A "to" that completes a verb of trying or causing ("or otherwise try to make the
+#: install pass", "or otherwise force a failure to disappear": the verb, a few words of
+#: its object, then the "to"), naming what that act does: no purpose of the forbidden one.
+_COMPLEMENT = re.compile(
+    r"\b(?:try|tries|trying|attempt|attempts|attempting|force|forces|forcing|cause|causes|"
+    r"causing|trick|tricks|tricking|coax|coaxing)(?:\s+[\w'-]+){0,3}?\s+to\b",
+    re.IGNORECASE,
+)
+
+
 def _open_clauses(text: str, reading: Reading) -> Iterator[tuple[str, list[re.Match[str]]]]:
     """Each clause of ``text`` with code spans that sets no condition, and its spans."""
     for start, end in clauses(text):
@@ -572,7 +582,9 @@ def _open_clauses(text: str, reading: Reading) -> Iterator[tuple[str, list[re.Ma
             continue
         if _EXCEPTION.search(SPAN.sub(" ", clause)):
             continue
-        if reading.purpose_is_condition and "to" in _words(window[spans[-1].end() :]):
+        if reading.purpose_is_condition and "to" in _words(
+            _COMPLEMENT.sub(" ", window[spans[-1].end() :])
+        ):
             continue
         yield clause, spans
 

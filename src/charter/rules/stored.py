@@ -253,7 +253,10 @@ if TYPE_CHECKING:
 #: 130 (round 82): a file a rule forbids editing that another rule asks the agent to edit
 #: (Home Assistant iOS: "Add new strings to `…/en.lproj/Localizable.strings`" beside "do not
 #: edit `.strings` files manually") is held by neither
-STATE_VERSION = 130
+#: 131 (round 84): "never hand-edit `CHECKS.json` or otherwise force a failure to disappear"
+#: holds the file (a "to" completing a verb of trying or causing is no purpose); "do not
+#: write `np.random.seed` outside `common/seeding.py`" holds nothing ("outside" is a condition)
+STATE_VERSION = 131
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
