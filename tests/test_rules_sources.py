@@ -364,6 +364,29 @@ def test_gemini_md_imports_are_followed(repo: Path) -> None:
     ]
 
 
+def test_imports_written_from_the_root_in_a_file_below_it_are_one_warning(repo: Path) -> None:
+    # fyassine/ad-early-detection's `.claude/CLAUDE.md` imports `@.claude/rules/ci.md`:
+    # Claude Code reads it from `.claude/` and skips it; the compile failed on the first
+    (repo / ".claude" / "rules").mkdir(parents=True)
+    (repo / ".claude" / "rules" / "ci.md").write_text("# CI\n\n- Run `make check`.\n")
+    (repo / ".claude" / "rules" / "env.md").write_text("# Env\n\n- Use Python 3.10.\n")
+    (repo / ".claude" / "CLAUDE.md").write_text(
+        "# Project\n\n@.claude/rules/ci.md\n@.claude/rules/env.md\n\n- Keep diffs small.\n"
+    )
+    compiled = compile_rules(Project.load(repo), write=False)
+    assert compiled.report.errors == []
+    assert [w for w in compiled.report.warnings if "import" in w] == [
+        ".claude/CLAUDE.md:3: import @.claude/rules/ci.md (and 1 more like it) is written "
+        "from the project root: Claude Code reads an import from the importing file's "
+        "folder, finds nothing there and skips it; write @rules/ci.md"
+    ]
+    assert {r.text for r in compiled.rules} >= {"Run `make check`.", "Use Python 3.10."}
+    # missing everywhere: still an error
+    (repo / ".claude" / "CLAUDE.md").write_text("# Project\n\n@docs/missing.md\n")
+    compiled = compile_rules(Project.load(repo), write=False)
+    assert compiled.report.errors == [".claude/CLAUDE.md:3: import @docs/missing.md not found"]
+
+
 def test_a_symlinked_rules_folder_inside_the_project_is_read(repo: Path, tmp_path: Path) -> None:
     # A canonical .agents/rules/ with .claude/rules -> ../.agents/rules for Claude Code
     # (which follows symlinks in .claude/rules/): the rules were silently never compiled.

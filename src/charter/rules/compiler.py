@@ -226,6 +226,7 @@ def _sources_for(
                     root,
                     settings.max_import_depth,
                     refused=report.errors,
+                    warned=report.warnings,
                     max_bytes=settings.max_file_bytes,
                 )
                 for child in imports:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -726,6 +727,7 @@ def resolve_imports(
     depth: int = 0,
     *,
     refused: list[str] | None = None,
+    warned: list[str] | None = None,
     max_bytes: int = DEFAULT_MAX_RULE_BYTES,
 ) -> list[SourceFile]:
     """Imported files of ``src`` (recursively), each read like a CLAUDE.md.
@@ -734,10 +736,17 @@ def resolve_imports(
     reads anyway); any other target — ``@/etc/hosts``, ``@../../x.md``, a symlink out —
     is refused with a note naming the import and the file. With ``refused`` given, the
     note goes there and the other imports are still read; without it, it is raised.
+
+    A relative import is read from the importing file's folder, as Claude Code reads it.
+    One written from the project root in a file below it (``@.claude/rules/x.md`` in
+    ``.claude/CLAUDE.md``) is not found there and Claude Code skips it without a word:
+    with ``warned`` given, a note says so and how to write it, and the other imports are
+    still read (a target missing everywhere is still an error).
     """
     if depth >= max_depth:
         return []
     out: list[SourceFile] = []
+    rooted: list[tuple[int, str]] = []  # imports written from the root, not found
     for line, raw in find_imports(src):
         if raw.startswith("~/"):
             target = Path.home() / raw[2:]
@@ -757,6 +766,15 @@ def resolve_imports(
                 refused.append(str(exc))
             continue
         if not resolved.exists():
+            if (
+                warned is not None
+                and looks_like_file
+                and not raw.startswith(("~", "/"))
+                and (root / raw).is_file()
+                and src.path.parent.resolve() != root.resolve()
+            ):
+                rooted.append((line, raw))
+                continue
             if looks_like_file:
                 raise CharterError(f"{src.rel}:{line}: import @{raw} not found")
             continue
@@ -775,6 +793,23 @@ def resolve_imports(
         child.scopes = child.scopes or list(src.scopes)
         out.append(child)
         out.extend(
-            resolve_imports(child, root, max_depth, depth + 1, refused=refused, max_bytes=max_bytes)
+            resolve_imports(
+                child,
+                root,
+                max_depth,
+                depth + 1,
+                refused=refused,
+                warned=warned,
+                max_bytes=max_bytes,
+            )
+        )
+    if rooted and warned is not None:
+        line, raw = rooted[0]
+        hint = posixpath.relpath(raw, posixpath.dirname(src.rel) or ".")
+        more = f" (and {len(rooted) - 1} more like it)" if len(rooted) > 1 else ""
+        warned.append(
+            f"{src.rel}:{line}: import @{raw}{more} is written from the project root: "
+            f"Claude Code reads an import from the importing file's folder, finds nothing "
+            f"there and skips it; write @{hint}"
         )
     return out
