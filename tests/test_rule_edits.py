@@ -98,6 +98,20 @@ def _rule(text: str, path: str = "AGENTS.md") -> Rule:
          "`torch.manual_seed` outside `common/seeding.py`.", []),
         ("Never edit `schema.graphql` outside of the codegen step.", []),
         ("Do not write to `CLASSIFIER/checkpoints/`.", ["CLASSIFIER/checkpoints/"]),
+        # a folder declared read-only (fyassine/ad-early-detection's CLAUDE.md and
+        # checkpoints rule; a vendored folder); a value read-only as code, or read-only
+        # when or where, is no folder of files
+        ("Legacy / read-only: everything inside `__CLASSIFIER__/`, `ABI/`, `DCI/`",
+         ["__CLASSIFIER__/", "ABI/", "DCI/"]),
+        ("`CLASSIFIER/checkpoints/` is **legacy read-only**. Do not write here.",
+         ["CLASSIFIER/checkpoints/"]),
+        ("`third_party/` is read-only; wrap vendored code instead of editing it.",
+         ["third_party/"]),
+        ("Arguments are read-only. Never mutate `this.args`; call an action instead.", []),
+        ("Broadcast state (`bot-filter` IP ranges) is read-only in `processElement`.", []),
+        ("`config/` is read-only at runtime; the app never writes it.", []),
+        ("`src/` is not read-only.", []),
+        ("Mount `data/` read-only in the container.", []),
     ],
 )  # fmt: skip
 def test_only_a_plain_prohibition_of_editing_a_path_is_read(

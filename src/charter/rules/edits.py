@@ -454,6 +454,21 @@ _LEFT_ALONE = re.compile(
 )
 
 
+#: Folders declared read-only: "`third_party/` is read-only; wrap vendored code …",
+#: "`CLASSIFIER/checkpoints/` is **legacy read-only**.", "Legacy / read-only: everything
+#: inside `ABI/`, `DCI/`". The words end there (or at a dash): "read-only at runtime", "…
+#: in `processElement`" say when or where, and a value ("`this.args`", a pool, a token) is
+#: read-only as code, not as files, so only a path with a folder in it is taken.
+_DECLARED_READ_ONLY = re.compile(
+    rf"^\W*(?P<a>{_SPAN_LIST})\s+(?:is|are)\s+[*_]*(?:[\w-]+\s+){{0,2}}?read[- ]only[*_]*"
+    r"\s*(?:$|[.;!]|\s[-—–]\s|[—–])"
+    rf"|^\W*(?:[\w-]+\s*/\s*)?read[- ]only[*_]*\s*:[*_]*\s*"
+    r"(?:(?:everything|anything|all(?:\s+files)?|the\s+files)\s+(?:in|inside|under|within)\s+)?"
+    rf"(?P<b>{_SPAN_LIST})\s*[.;]?\s*$",
+    re.I,
+)
+
+
 def left_alone_spans(text: str) -> list[str]:
     """The paths a clause tells the agent to leave alone (:data:`_LEFT_ALONE`), unless
     the clause is negated ("don't leave `x/` as is") or sets a condition ("leave `x/`
@@ -471,6 +486,14 @@ def left_alone_spans(text: str) -> list[str]:
                 continue
             spans = m.group("a") or m.group("b") or m.group("c")
             found.extend(s.group(1).strip() for s in SPAN.finditer(spans))
+        declared = _DECLARED_READ_ONLY.search(clause)
+        if declared is not None and not negated(clause):
+            spans = declared.group("a") or declared.group("b")
+            found.extend(
+                s.group(1).strip()
+                for s in SPAN.finditer(spans)
+                if "/" in s.group(1).strip("/") or s.group(1).strip().endswith("/")
+            )
     return found
 
 

@@ -256,7 +256,9 @@ if TYPE_CHECKING:
 #: 131 (round 84): "never hand-edit `CHECKS.json` or otherwise force a failure to disappear"
 #: holds the file (a "to" completing a verb of trying or causing is no purpose); "do not
 #: write `np.random.seed` outside `common/seeding.py`" holds nothing ("outside" is a condition)
-STATE_VERSION = 131
+#: 132 (round 84): a folder declared read-only ("`third_party/` is read-only; wrap vendored
+#: code …", "Legacy / read-only: everything inside `ABI/`, `DCI/`") is held
+STATE_VERSION = 132
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
