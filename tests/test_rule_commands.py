@@ -2156,3 +2156,38 @@ def test_git_add_of_an_untracked_artifact_is_denied(tmp_path: Path) -> None:
     deny = guard_decision(guard(root, "Bash", {"command": "git add .claude-notes/plan.md"}))
     allow = guard_decision(guard(root, "Bash", {"command": "git add pkg/controller.go"}))
     assert (deny, allow) == ("deny", "allow")
+
+
+def test_an_italic_negation_forbids_as_a_plain_one(tmp_path: Path) -> None:
+    """ "Do *not* run `X`" and "Do _not_ …" are Markdown's emphasis on "not": shown
+    without the marks, as bold is, they hold what "Do not" holds (public lines: a
+    Jetson guide's "do *not* run `jetson_clocks`", Algorand's "*Never run `goal` as
+    `root`* (e.g., do *not* run `sudo goal …`)"); a glob's star and a name's underscores
+    stay as written."""
+    from charter.rules.commands import forbidden_commands
+    from charter.rules.compiler import load
+    from charter.rules.edits import forbidden_edits
+
+    root = compiled_repo(
+        tmp_path,
+        {
+            "CLAUDE.md": "# Rules\n\n"
+            "- Do *not* run `npm publish`.\n"
+            "- Do _not_ run `npm version`.\n"
+            "- Do *not* edit `build/` by hand.\n"
+            "- *Never run `goal` as `root`* (e.g., do *not* run `sudo goal account list`).\n"
+            "- Length prefixes are validated *before* allocating.\n"
+            "- Each SDK folder has a _category_.json file; match *.ts and *.tsx files.\n"
+        },
+    )
+    compiled = load(Project.load(root))
+    assert compiled is not None
+    assert sorted(c.command for c in forbidden_commands(compiled.rules)) == [
+        "npm publish",
+        "npm version",
+        "sudo goal account list",
+    ]
+    assert [e.pattern for e in forbidden_edits(compiled.rules)] == ["build/"]
+    texts = [r.text for r in compiled.rules]
+    assert "Length prefixes are validated before allocating." in texts
+    assert "Each SDK folder has a _category_.json file; match *.ts and *.tsx files." in texts

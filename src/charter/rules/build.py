@@ -155,6 +155,15 @@ def _search_text(block: Block, clean: str, description: str) -> str:
 _CODE_OR_TEXT = re.compile(r"(`[^`]*`)")
 
 
+#: Emphasis of a few words, as Markdown reads it ("Do *not* run `X`", "Do _not_ …"): the
+#: marks open before a letter and close after one, at a word's edge; a glob's star
+#: ("*.ts and *.tsx") and a name's underscores ("_category_.json", "__init__") stay.
+_EMPHASIS = re.compile(
+    r"(?<![\w*])(?P<m>[*_])(?=[A-Za-z])(?P<t>[A-Za-z' -]{1,40}?)(?<=[A-Za-z])(?P=m)"
+    r"(?![\w*]|\.\w)"
+)
+
+
 def _display_text(text: str) -> str:
     """Rule text for agents: emphasis markup removed, code spans kept verbatim.
 
@@ -168,7 +177,7 @@ def _display_text(text: str) -> str:
         return f"\x00{len(spans) - 1}\x00"
 
     held = _CODE_OR_TEXT.sub(hold, text)
-    held = strip_strong(held)
+    held = _EMPHASIS.sub(r"\g<t>", strip_strong(held))
     shown = re.sub("\x00(\\d+)\x00", lambda m: spans[int(m.group(1))], held)
     return _WS.sub(" ", shown).strip()
 

@@ -258,7 +258,9 @@ if TYPE_CHECKING:
 #: write `np.random.seed` outside `common/seeding.py`" holds nothing ("outside" is a condition)
 #: 132 (round 84): a folder declared read-only ("`third_party/` is read-only; wrap vendored
 #: code …", "Legacy / read-only: everything inside `ABI/`, `DCI/`") is held
-STATE_VERSION = 132
+#: 133 (round 84): emphasis of a few words ("Do *not* run `X`", "Do _not_ …") is shown
+#: without its marks, as bold is, and forbids what the plain words forbid
+STATE_VERSION = 133
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
