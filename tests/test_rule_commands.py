@@ -2191,3 +2191,28 @@ def test_an_italic_negation_forbids_as_a_plain_one(tmp_path: Path) -> None:
     texts = [r.text for r in compiled.rules]
     assert "Length prefixes are validated before allocating." in texts
     assert "Each SDK folder has a _category_.json file; match *.ts and *.tsx files." in texts
+
+
+def test_a_rule_against_opening_prs_holds_gh_aliases_and_mcp_tools_that_open_them(
+    tmp_path: Path,
+) -> None:
+    """`gh pr new` is the GitHub CLI's own alias of `gh pr create`, and an MCP server's
+    `create_pull_request` opens one as well: a rule against opening pull requests holds
+    them all, and nothing else of the host's (listing, merging, reviewing, issues)."""
+    root = compiled_repo(
+        tmp_path, {"AGENTS.md": "# Rules\n\n- Never open pull requests. The maintainers do.\n"}
+    )
+    calls: list[tuple[str, dict[str, Any], str]] = [
+        ("Bash", {"command": "gh pr create --fill"}, "deny"),
+        ("Bash", {"command": "gh pr new --fill"}, "deny"),
+        ("mcp__github__create_pull_request", {"title": "t", "head": "b"}, "deny"),
+        ("mcp__gitlab__create_merge_request", {"title": "t"}, "deny"),
+        ("Bash", {"command": "gh pr list"}, "allow"),
+        ("Bash", {"command": "gh issue new --title x"}, "allow"),
+        ("mcp__github__create_issue", {"title": "t"}, "allow"),
+        ("mcp__github__merge_pull_request", {"pullNumber": 1}, "allow"),
+        ("mcp__github__create_pull_request_review", {"pullNumber": 1}, "allow"),
+    ]
+    assert [guard_decision(guard(root, tool, body)) for tool, body, _ in calls] == [
+        want for _, _, want in calls
+    ]

@@ -215,11 +215,31 @@ class ForbiddenCommand(Prohibition):
         """Whether calling the agent's tool ``tool`` (``mcp__github__merge_pull_request``)
         is what this rule forbids: the MCP tool it names, or any of a server's."""
         if self.kind != TOOL_KIND:
-            return False
+            return self._host_act_tool(tool)
         if not self.command.startswith("mcp__"):
             return tool == self.command  # one of Claude Code's own tools
         pattern = self.command if self.command.count("__") >= 2 else f"{self.command}__*"
         return fnmatch.fnmatchcase(tool, pattern)
+
+    def _host_act_tool(self, tool: str) -> bool:
+        """Whether the MCP tool ``tool`` makes what a forbidden ``gh pr create`` or ``gh
+        issue create`` makes: its name says creating a pull (or merge) request or an issue
+        (``mcp__github__create_pull_request``, ``mcp__gitlab__create_merge_request``,
+        ``mcp__github__create_issue``), as the rule forbids opening one however it is done."""
+        if self.program != "gh" or self.trailer or self.phrase or self.scopes:
+            return False
+        if self.words not in (("pr", "create"), ("issue", "create")) or self.flags:
+            return False
+        if not tool.startswith("mcp__"):
+            return False
+        name = re.sub(r"([a-z])([A-Z])", r"\1_\2", tool.rsplit("__", 1)[-1]).lower()
+        words = re.split(r"[_\W]+", name)
+        if not words or words[0] not in ("create", "open", "new", "submit", "file"):
+            return False
+        thing = " ".join(words[1:])
+        if self.words[0] == "pr":
+            return thing in ("pull request", "pr", "merge request", "mr")
+        return thing == "issue"
 
     def matches(
         self,
@@ -256,6 +276,8 @@ class ForbiddenCommand(Prohibition):
         if not _in_scope(self.scopes, cwd_rel):
             return False
         words = [a for a in argv[1:] if a is None or not a.startswith("-")]
+        if self.program == "gh" and words[:2] in (["pr", "new"], ["issue", "new"]):
+            words[1] = "create"  # the GitHub CLI's own alias of `gh pr create`, `gh issue create`
         if len(words) < len(self.words) or not all(
             _same_word(w, want, cwd_rel) for w, want in zip(words, self.words, strict=False)
         ):
