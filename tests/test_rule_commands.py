@@ -2216,3 +2216,30 @@ def test_a_rule_against_opening_prs_holds_gh_aliases_and_mcp_tools_that_open_the
     assert [guard_decision(guard(root, tool, body)) for tool, body, _ in calls] == [
         want for _, _, want in calls
     ]
+
+
+def test_a_package_managers_folder_option_moves_where_its_call_runs(tmp_path: Path) -> None:
+    """``pnpm --dir web X``, ``pnpm --cwd=web X`` and ``npm --prefix web run X`` run in
+    ``web`` as ``pnpm -C web tsc`` did, so a nested AGENTS.md's rule holds them; ``yarn
+    workspace web tool …`` runs ``tool``, ``yarn workspace web test``/``add`` are yarn's."""
+    root = _project(tmp_path)
+    for call in (
+        "npm --prefix services/api publish",
+        "npm --prefix=services/api publish",
+    ):
+        assert _decision(_ask(root, call)) == "deny", call
+    api = str(root / "services/api")
+    for call in (
+        "pnpm --dir services/api i",
+        "pnpm --cwd=services/api i",
+        "pnpm -C services/api i",
+    ):
+        assert analyse(call, str(root), "/h").commands[0][1] == api, call
+    for call in ("npm --prefix services/web publish", "npm publish", "pnpm --dir . publish"):
+        assert _decision(_ask(root, call)) == "allow", call
+    ran = [
+        c for c, _ in analyse("yarn workspace web prisma migrate reset", str(root), "/h").commands
+    ]
+    assert ("prisma", "migrate", "reset") in ran
+    for own in ("yarn workspace web test", "yarn workspace web add zod"):
+        assert len(analyse(own, str(root), "/h").commands) == 1, own

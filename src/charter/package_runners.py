@@ -64,8 +64,6 @@ FLAG_OPTIONS = frozenset(
     {"-r", "--recursive", "-w", "--workspace-root", "-s", "--silent", "--bun", "--parallel",
      "--stream", "--if-present"}
 )  # fmt: skip
-#: Options that move where the command runs (the value is a folder).
-DIRECTORY_OPTIONS = frozenset({"-C", "--dir", "--cwd"})
 #: The package managers that run a script or a binary whose name they are given
 #: (``yarn run`` and ``bun run`` run a binary too; ``pnpm run`` only a script).
 RUNS_BINARIES_ON_RUN = frozenset({"yarn", "bun"})
@@ -76,7 +74,7 @@ def binary_at(manager: str, args: Sequence[str | None]) -> int | None:
     after ``manager``), or None when it runs one of its own commands, a package script
     by a namespaced name (``db:reset``), a file (``bun index.ts``) or something unread.
     ``pnpm prisma migrate reset`` → 0 (``prisma migrate reset``); ``yarn run tsc`` → 1;
-    ``pnpm test`` → None."""
+    ``yarn workspace web tsc`` → 2; ``pnpm test``, ``yarn workspace web add x`` → None."""
     own = OWN_COMMANDS.get(manager)
     if own is None:
         return None
@@ -89,6 +87,8 @@ def binary_at(manager: str, args: Sequence[str | None]) -> int | None:
             at += 1
         else:
             return None
+    if manager == "yarn" and at + 1 < len(args) and args[at] == "workspace":
+        at += 2  # ``yarn workspace web prisma migrate reset``: run as in that workspace
     if at < len(args) and args[at] == "run" and manager in RUNS_BINARIES_ON_RUN:
         at += 1
     elif at < len(args) and args[at] in own:
@@ -103,18 +103,51 @@ def binary_at(manager: str, args: Sequence[str | None]) -> int | None:
     return at
 
 
-def directory_at(args: Sequence[str | None], upto: int) -> int | None:
-    """Where the folder a ``-C``/``--dir``/``--cwd`` option before ``upto`` moves to is
-    given in ``args`` (None: no such option; -1: given as ``--cwd=web``, in the option)."""
-    found: int | None = None
+#: The folder options of each package manager: ``pnpm -C web``/``--dir web``/``--cwd web``,
+#: ``yarn --cwd web``, ``bun --cwd web``, ``npm --prefix web`` (npm's ``-C`` too).
+FOLDER_OPTIONS: dict[str, frozenset[str]] = {
+    "pnpm": frozenset({"-C", "--dir", "--cwd"}),
+    "yarn": frozenset({"--cwd"}),
+    "bun": frozenset({"--cwd"}),
+    "npm": frozenset({"--prefix", "-C"}),
+}
+
+
+def folder_option(manager: str, args: Sequence[str | None]) -> tuple[int, str | None] | None:
+    """The folder a package manager's own call runs in, from its options before the
+    command (``pnpm --dir web install``, ``pnpm --cwd=web build``, ``npm --prefix web run
+    build``): (index in ``args`` of the word that holds it, the folder; None when not a
+    constant), or None when no such option comes before the command's name. The last
+    one given wins, as it does for the package manager."""
+    options = FOLDER_OPTIONS.get(manager)
+    if options is None:
+        return None
+    found: tuple[int, str | None] | None = None
     at = 0
-    while at < upto:
-        option = args[at] or ""
-        if option in DIRECTORY_OPTIONS and at + 1 < upto:
-            found = at + 1
+    while at < len(args):
+        option = args[at]
+        if option is None or not option.startswith("-") or option == "--":
+            break
+        name, eq, value = option.partition("=")
+        if option in options and at + 1 < len(args):
+            found = (at + 1, args[at + 1])
             at += 2
             continue
-        if option.split("=", 1)[0] in DIRECTORY_OPTIONS:
-            found = -1
+        if eq and name in options:
+            found = (at, value or None)
+        elif option in VALUE_OPTIONS or (manager == "npm" and option in ("--workspace", "-w")):
+            at += 1  # the option's value is no command
         at += 1
     return found
+
+
+def without_folder(manager: str, args: Sequence[str | None]) -> list[str | None]:
+    """``args`` without the folder option before the command and its value: ``npm
+    --prefix web publish`` is ``npm publish`` run in ``web`` (see :func:`folder_option`)."""
+    found = folder_option(manager, args)
+    if found is None:
+        return list(args)
+    at = found[0]
+    if at > 0 and args[at - 1] in FOLDER_OPTIONS[manager]:
+        return [*args[: at - 1], *args[at + 1 :]]
+    return [*args[:at], *args[at + 1 :]]

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from charter.package_runners import binary_at
+from charter.package_runners import binary_at, without_folder
 from charter.rules.agent_tools import TOOL_KIND, _mcp_tools
 from charter.rules.command_reading import (
     _CONDITIONS,
@@ -275,6 +275,7 @@ class ForbiddenCommand(Prohibition):
             return False
         if not _in_scope(self.scopes, cwd_rel):
             return False
+        argv = [argv[0], *without_folder(_program(argv[0] or ""), argv[1:])]
         words = [a for a in argv[1:] if a is None or not a.startswith("-")]
         if self.program == "gh" and words[:2] in (["pr", "new"], ["issue", "new"]):
             words[1] = "create"  # the GitHub CLI's own alias of `gh pr create`, `gh issue create`

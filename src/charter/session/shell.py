@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from charter.package_runners import binary_at, directory_at
+from charter.package_runners import binary_at, folder_option
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -546,6 +546,13 @@ class _Walker:
             if inner:
                 self.run(inner, ctx, node)
             return
+        folder = folder_option(name, [a.value for a in rest])
+        if folder is not None:
+            # ``pnpm --dir web install``, ``npm --prefix web run build``: the package
+            # manager's call (and what it runs) runs in that folder, as after ``cd web``
+            ctx = ctx.copy()
+            at, value = folder
+            self._cd(ctx, Word(value, rest[at].glob) if value is not None else Word(None))
         self.out.commands.append((tuple(a.value for a in args), ctx.cwd))
         if PYTHONS.match(name) and len(rest) > 1 and rest[0].value == "-m":
             # ``python -m pip install x`` runs the module as ``pip install x``
@@ -573,13 +580,6 @@ class _Walker:
             # ``pnpm prisma migrate reset``, ``yarn run tsc``: the package manager runs
             # the binary it is given by name, as ``pnpm exec`` does (also reported as
             # the package manager's own call, which a rule may name)
-            folder = directory_at(values, binary)
-            if folder is not None:
-                ctx = ctx.copy()
-                if folder < 0:
-                    ctx.cwd = None  # ``--cwd=web``: read no further
-                else:
-                    self._cd(ctx, rest[folder])
             self.run(rest[binary:], ctx, node)
             return
         if name == "direnv" and len(rest) > 2 and rest[0].value == "exec":
