@@ -620,9 +620,10 @@ def test_an_option_in_brackets_after_a_forbidden_act_is_forbidden(
 ) -> None:
     found = commands_in(_rule(text))
     assert [f.command for f in found] == options
-    for f in found:  # any program's command that carries the option
-        assert f.program == "" and f.words == ()
+    for f in found:  # any git command that carries the option: git's way to skip hooks
+        assert f.program == "git" and f.words == ()
         assert f.matches(["git", "commit", *options, "-m", "wip"])
+        assert not f.matches(["cargo", "publish", *options])
         assert not f.matches(["git", "commit", "-m", "wip"])
 
 
@@ -635,7 +636,11 @@ def test_an_option_in_brackets_after_a_forbidden_act_is_forbidden(
         ),
         (
             "- NEVER force-push (`--force`/`-f`). NEVER use `--no-verify` to skip hooks.",
-            [("git", ("push",), ["--force"]), ("git", ("push",), ["-f"])],
+            [
+                ("git", ("push",), ["--force"]),
+                ("git", ("push",), ["-f"]),
+                ("git", (), ["--no-verify"]),  # git's option, held whatever else is named
+            ],
         ),
         ("**Never amend commits** (`--amend`)", [("git", ("commit",), ["--amend"])]),
     ],
@@ -1096,9 +1101,10 @@ def test_long_options_forbidden_alone_are_any_programs(text: str, forbidden: lis
     found = commands_in(_rule(text))
     assert [c.command for c in found] == forbidden, text
     alone = [c for c in found if c.command.startswith("--")]
-    for c in alone:
-        assert c.program == "" and c.words == ()
+    for c in alone:  # `--no-verify` is git's (its hooks): held on git only
+        assert c.program == ("git" if c.command == "--no-verify" else "") and c.words == ()
     if text == "Never use `--no-verify`.":
+        assert not alone[0].matches(["cargo", "publish", "--no-verify"])
         assert alone[0].matches(["git", "commit", "-m", "x", "--no-verify"])
         assert alone[0].matches(["git", "push", "--no-verify"])
         assert not alone[0].matches(["git", "commit", "-m", "x"])
@@ -2243,3 +2249,23 @@ def test_a_package_managers_folder_option_moves_where_its_call_runs(tmp_path: Pa
     assert ("prisma", "migrate", "reset") in ran
     for own in ("yarn workspace web test", "yarn workspace web add zod"):
         assert len(analyse(own, str(root), "/h").commands) == 1, own
+
+
+def test_no_verify_forbidden_alone_is_gits_hook_bypass(tmp_path: Path) -> None:
+    """``--no-verify`` is git's way to skip hooks: forbidden alone or after an act that
+    names no command ("Do NOT skip pre-commit hooks (`--no-verify`)"), it holds any git
+    command carrying it, also when the rule names another command ("run `make check`
+    … Never use `--no-verify`"), and no other program's option of that name."""
+    root = compiled_repo(
+        tmp_path,
+        {
+            "AGENTS.md": "# Guide\n\n"
+            "- Before each commit run `make check` and include its output. Never use "
+            "`--no-verify`, never amend pushed commits.\n"
+            "- Never skip pre-commit or test hooks (`--no-verify`) unless the user asks.\n"
+        },
+    )
+    for call in ("git commit --no-verify -m x", "git push --no-verify origin b"):
+        assert _decision(_ask(root, call)) == "deny", call
+    for call in ("git commit -m x", "make check", "cargo publish --no-verify"):
+        assert _decision(_ask(root, call)) == "allow", call

@@ -436,17 +436,30 @@ def _option_alone(rule: Rule, span: str) -> bool:
     return at >= 0 and _OPTION_TAIL.match(rule.text[at + len(span) + 2 :]) is not None
 
 
+#: Options an agent's rule file means for one program whatever else the rule names:
+#: ``--no-verify`` skips git's hooks (``git commit``, ``git push``, ``git merge``); on
+#: ``cargo publish`` or ``npm version`` it is another thing, which such a rule is not about.
+_OPTION_OWNERS = {"--no-verify": "git"}
+
+
+def option_owner(tokens: Iterable[str]) -> str:
+    """The program whose options ``tokens`` all are (:data:`_OPTION_OWNERS`), or ""."""
+    owners = {_OPTION_OWNERS.get(t.partition("=")[0], "") for t in tokens}
+    return owners.pop() if len(owners) == 1 else ""
+
+
 def _long_options(span: str) -> tuple[str, tuple[str, ...], frozenset[str]] | None:
     """A span of long options only ("never use `--no-verify`"): any program's command
-    that carries them. One-letter options (`-i`, `-f`) mean something else to every
-    program (``grep -i``, ``sed -i``), so a span holding one is not read this way."""
+    that carries them (the program that owns them, :data:`_OPTION_OWNERS`). One-letter
+    options (`-i`, `-f`) mean something else to every program (``grep -i``, ``sed -i``),
+    so a span holding one is not read this way."""
     try:
         tokens = shlex.split(span)
     except ValueError:
         return None
     if not tokens or not all(re.fullmatch(r"--[a-z0-9][a-z0-9-]+", t) for t in tokens):
         return None
-    return "", (), _flag_set(tokens)
+    return option_owner(tokens), (), _flag_set(tokens)
 
 
 def parse_command(span: str) -> tuple[str, tuple[str, ...], frozenset[str]] | None:
@@ -1184,7 +1197,7 @@ def _read_commands(
                 command = " ".join((program, *words, *sorted(flags - _flag_set(tokens)), options))
                 hold(command, program, words, flags | _flag_set(tokens))
             if not acts and all(t.startswith("--") for t in tokens):
-                hold(options, "", (), _flag_set(tokens))
+                hold(options, option_owner(tokens), (), _flag_set(tokens))
         elif tokens and all(t.startswith("-") for t in tokens):
             program, command = "", f"{verb} {options}".strip()
             own = _own_command(rule)
@@ -1234,7 +1247,11 @@ def _read_commands(
             _launched(span, rule.text)
             or parse_command(span)
             or _named_program(span, rule, programs)
-            or (None if named or not _option_alone(rule, span) else _long_options(span))
+            or (
+                None
+                if not _option_alone(rule, span) or (named and not option_owner(span.split()))
+                else _long_options(span)
+            )
         )
         if parsed is not None:
             hold(span, *parsed)

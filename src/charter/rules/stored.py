@@ -260,7 +260,9 @@ if TYPE_CHECKING:
 #: code …", "Legacy / read-only: everything inside `ABI/`, `DCI/`") is held
 #: 133 (round 84): emphasis of a few words ("Do *not* run `X`", "Do _not_ …") is shown
 #: without its marks, as bold is, and forbids what the plain words forbid
-STATE_VERSION = 133
+#: 134 (round 85): ``--no-verify`` forbidden alone (or after an act that names no
+#: command) is git's: held on git commands only, also when the rule names another command
+STATE_VERSION = 134
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
