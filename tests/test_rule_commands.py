@@ -2269,3 +2269,36 @@ def test_no_verify_forbidden_alone_is_gits_hook_bypass(tmp_path: Path) -> None:
         assert _decision(_ask(root, call)) == "deny", call
     for call in ("git commit -m x", "make check", "cargo publish --no-verify"):
         assert _decision(_ask(root, call)) == "allow", call
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        # an act that names no command, in a rule that names none: whose option is unknown
+        (
+            "**Never:** work on `main`, push to `main`, bypass protection (`--admin`, "
+            "`--force`), or force-merge.",
+            [],
+        ),
+        ("Never bypass protection (`--admin`, force push, disabling rules).", []),
+        # the one command the rule names is the one the option is of
+        (
+            "Merge with `gh pr merge --squash` once CI is green; never bypass branch "
+            "protection (`--admin`).",
+            [("gh", ("pr", "merge"), ["--admin"])],
+        ),
+    ],
+)
+def test_an_option_after_an_act_naming_no_command_is_the_rules_commands(
+    text: str, held: list[tuple[str, tuple[str, ...], list[str]]]
+) -> None:
+    """ "bypass protection (`--admin`, `--force`)" held `--force` on any command (`npm
+    install --force`, `cargo install --force` denied): an option in brackets after an act
+    that names no command is the option of the one command the rule names, and when it
+    names none, of no command the hook can tell (git's `--no-verify` aside)."""
+    found = [
+        (f.program, f.words, sorted(f.flags))
+        for f in commands_in(_rule(text))
+        if {"--admin", "--force"} & f.flags
+    ]
+    assert found == held

@@ -1197,7 +1197,20 @@ def _read_commands(
                 command = " ".join((program, *words, *sorted(flags - _flag_set(tokens)), options))
                 hold(command, program, words, flags | _flag_set(tokens))
             if not acts and all(t.startswith("--") for t in tokens):
-                hold(options, option_owner(tokens), (), _flag_set(tokens))
+                owner = option_owner(tokens)
+                commands = {
+                    parsed[:2]
+                    for m in SPAN.finditer(rule.text)
+                    if (parsed := parse_command(m.group(1))) is not None
+                }
+                if owner:
+                    hold(options, owner, (), _flag_set(tokens))
+                elif len(commands) == 1:  # the command the rule is about: `gh pr merge`
+                    program, words = next(iter(commands))
+                    command = " ".join((program, *words, options))
+                    hold(command, program, words, _flag_set(tokens))
+                # else: whose option it is stays unknown ("bypass protection (`--admin`,
+                # `--force`)": `git push --force`, not `npm install --force`): not read
         elif tokens and all(t.startswith("-") for t in tokens):
             program, command = "", f"{verb} {options}".strip()
             own = _own_command(rule)

@@ -262,7 +262,9 @@ if TYPE_CHECKING:
 #: without its marks, as bold is, and forbids what the plain words forbid
 #: 134 (round 85): ``--no-verify`` forbidden alone (or after an act that names no
 #: command) is git's: held on git commands only, also when the rule names another command
-STATE_VERSION = 134
+#: 135 (round 85): a long option in brackets after an act that names no command ("bypass
+#: protection (`--admin`, `--force`)") is the one command's the rule names, else unread
+STATE_VERSION = 135
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
