@@ -948,6 +948,37 @@ def test_a_new_file_directly_in_a_folder_a_rule_keeps_for_subfolders_is_held(
     assert "a new file directly in `docs/`" in reason
 
 
+def test_the_files_a_rule_allows_in_a_folder_it_keeps_for_subfolders_are_not_held(
+    tmp_path: Path,
+) -> None:
+    """ "Do not create files directly in `lib/`. Only `main.dart` and
+    `firebase_options.dart` are allowed there": the new `lib/firebase_options.dart` that
+    `flutterfire configure` writes was denied. The files the rule names as the only ones
+    the folder may hold are not held; any other new file there still is."""
+    root = compiled_repo(
+        tmp_path,
+        {
+            "AGENTS.md": "# Layout\n\n"
+            "- Do not create files directly in `lib/`. Only `main.dart` and "
+            "`firebase_options.dart` are allowed there.\n"
+            "- Never create new files directly in `src/` root; only `index.ts` may live "
+            "in `src/`.\n"
+            "- Each lib module gets its own folder. Do not put files directly in `pkg/`.\n",
+        },
+    )
+
+    def create(rel: str) -> str:
+        body = {"file_path": str(root / rel), "content": "x\n"}
+        return guard_decision(guard(root, "Write", body))
+
+    assert create("lib/firebase_options.dart") == "allow"
+    assert create("lib/main.dart") == "allow"
+    assert create("src/index.ts") == "allow"
+    for held in ("lib/firebase_options_x.dart", "lib/helpers.dart", "src/util.ts", "pkg/x.ts"):
+        assert create(held) == "deny", held
+    assert create("lib/src/app.dart") == "allow"
+
+
 @pytest.mark.parametrize(
     ("text", "forbidden"),
     [

@@ -122,6 +122,9 @@ class ForbiddenEdit(Prohibition):
     #: create new files directly in `docs/` root; use subject folders"): an existing file
     #: is edited as ever, and a subfolder takes new ones
     created: str = ""
+    #: for a new-file prohibition, the file names the rule allows in the folder all the
+    #: same ("Only `main.dart` and `firebase_options.dart` are allowed there")
+    allowed: tuple[str, ...] = ()
 
     def matches(self, rel: str, root: str | None = None) -> bool:
         """Whether writing the project-relative file ``rel`` edits what the rule forbids.
@@ -137,6 +140,7 @@ class ForbiddenEdit(Prohibition):
                 root is not None
                 and posixpath.dirname(rel) in {(b + self.pattern).rstrip("/") for b in bases}
                 and not os.path.lexists(os.path.join(root, rel))
+                and posixpath.basename(rel) not in self.allowed
             )
         if any(_path_matches(rel, base + self.pattern) for base in bases):
             return True
@@ -597,10 +601,32 @@ def _read_edits(rule: Rule) -> list[ForbiddenEdit]:
             found.append(
                 ForbiddenEdit(
                     rule.id, rule.source.cite(), rule.text, span, folder + "/", base, dirs,
-                    created="new",
+                    created="new", allowed=_allowed_names(rule.text),
                 )
             )  # fmt: skip
     return found
+
+
+#: The files a rule names as the only ones a folder may hold ("Only `main.dart` and
+#: `firebase_options.dart` are allowed there", "only `index.ts` may live in `src/`",
+#: "only `app.dart` and `main.dart` belong at the root").
+_ONLY_ALLOWED = re.compile(
+    r"\bonly\s+(?P<names>`[^`\n]+`(?:\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+)`[^`\n]+`)*)"
+    r"\s+(?:are|is|may|can|should|belong|remain|stay|live|go)\b",
+    re.IGNORECASE,
+)
+
+
+def _allowed_names(text: str) -> tuple[str, ...]:
+    """The file names (no folder, no glob) ``text`` allows as the only ones of a folder
+    (:data:`_ONLY_ALLOWED`)."""
+    found: list[str] = []
+    for m in _ONLY_ALLOWED.finditer(" ".join(text.split())):
+        for name in re.findall(r"`([^`\n]+)`", m.group("names")):
+            name = name.strip()
+            if name and "/" not in name.rstrip("/") and not GLOB.search(name):
+                found.append(name.rstrip("/"))
+    return tuple(dict.fromkeys(found))
 
 
 #: A sentence that forbids creating files right in a folder named in code: "Do not create

@@ -264,7 +264,9 @@ if TYPE_CHECKING:
 #: command) is git's: held on git commands only, also when the rule names another command
 #: 135 (round 85): a long option in brackets after an act that names no command ("bypass
 #: protection (`--admin`, `--force`)") is the one command's the rule names, else unread
-STATE_VERSION = 135
+#: 136 (round 85): a new-file prohibition keeps the files its rule names as the only ones
+#: the folder may hold ("Only `main.dart` and `firebase_options.dart` are allowed there")
+STATE_VERSION = 136
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
