@@ -2234,6 +2234,13 @@ def test_a_package_managers_folder_option_moves_where_its_call_runs(tmp_path: Pa
         "npm --prefix=services/api publish",
     ):
         assert _decision(_ask(root, call)) == "deny", call
+    # a rule may name the call with its folder option: held as written
+    (tmp_path / "named").mkdir()
+    named = compiled_repo(
+        tmp_path / "named", {"CLAUDE.md": "- Never run `npm --prefix server run test:e2e`.\n"}
+    )
+    assert _decision(_ask(named, "npm --prefix server run test:e2e")) == "deny"
+    assert _decision(_ask(named, "npm --prefix server run test")) == "allow"
     api = str(root / "services/api")
     for call in (
         "pnpm --dir services/api i",

@@ -275,7 +275,13 @@ class ForbiddenCommand(Prohibition):
             return False
         if not _in_scope(self.scopes, cwd_rel):
             return False
-        argv = [argv[0], *without_folder(_program(argv[0] or ""), argv[1:])]
+        # ``npm --prefix web publish`` is ``npm publish`` run in ``web`` (a rule may also
+        # name the call with its folder: "never run `npm --prefix server run test:e2e`")
+        moved = [argv[0], *without_folder(_program(argv[0] or ""), argv[1:])]
+        return any(self._same_call(a, cwd_rel) for a in dict.fromkeys((tuple(moved), tuple(argv))))
+
+    def _same_call(self, argv: Sequence[str | None], cwd_rel: str | None) -> bool:
+        """Whether ``argv`` starts with this rule's words and carries its flags."""
         words = [a for a in argv[1:] if a is None or not a.startswith("-")]
         if self.program == "gh" and words[:2] in (["pr", "new"], ["issue", "new"]):
             words[1] = "create"  # the GitHub CLI's own alias of `gh pr create`, `gh issue create`
