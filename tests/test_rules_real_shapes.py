@@ -2485,7 +2485,7 @@ def test_bad_and_good_examples_under_a_rule_belong_to_it(tmp_path: Path) -> None
     assert _spans(rules)[:2] == [
         (
             "Temporal Purity: Comments describe the code as it is, never its history. "
-            "*Bad*: `// Added retry to the uploader`; *Good*: `// Retries the upload three "
+            "Bad: `// Added retry to the uploader`; Good: `// Retries the upload three "
             "times`",
             3,
             5,
@@ -2497,7 +2497,7 @@ def test_bad_and_good_examples_under_a_rule_belong_to_it(tmp_path: Path) -> None
             8,
         ),
     ]
-    assert not [r for r in rules if r.text.startswith(("*Bad*", "*Good*", "Bad:"))]
+    assert not [r for r in rules if r.text.startswith(("*Bad*", "*Good*", "Bad:", "Good:"))]
     assert _by_text(rules, "request id").text == (
         "Include the request id in every line a handler logs."
     )
