@@ -177,33 +177,29 @@ def stages(
     takes only the tracked ones."""
     from charter.rules.edits import path_matches
 
-    if not argv or argv[0] is None or _program(argv[0]) != "git":
+    called = _git_call(argv)
+    if not called or called[0] not in ("add", "stage", "commit"):
         return False
-    rest = list(argv[1:])
-    i = 0
-    while i < len(rest) and (rest[i] or "").startswith("-"):
-        i += 2 if rest[i] in _GIT_GLOBAL_VALUES else 1
-    if i >= len(rest) or rest[i] not in ("add", "stage", "commit"):
-        return False
+    sub = called[0]
     valued = {"-m", "--message", "-F", "--file", "-C", "-c", "--author", "--date",
               "--trailer", "--fixup", "--squash", "-t", "--template", "--cleanup"}  # fmt: skip
-    args = rest[i + 1 :]
+    args = called[1:]
     paths: list[str] = []
     skip = False
     for arg in args:
         if skip or arg is None:
             skip = False
             continue
-        if arg in valued or (rest[i] == "commit" and re.fullmatch(r"-[a-zA-Z]*m", arg)):
+        if arg in valued or (sub == "commit" and re.fullmatch(r"-[a-zA-Z]*m", arg)):
             skip = True
             continue
         if arg.startswith("-"):
             continue
         paths.append(arg)
-    sweeping = {"-A", "--all"} if rest[i] != "commit" else {"-a", "--all"}
+    sweeping = {"-A", "--all"} if sub != "commit" else {"-a", "--all"}
     here = posixpath.normpath(cwd_rel or ".")
     swept: list[str] = []  # the folders whose every change this stages
-    if any(a in sweeping or (rest[i] == "commit" and re.fullmatch(r"-[b-zA-Z]*a\w*", a or ""))
+    if any(a in sweeping or (sub == "commit" and re.fullmatch(r"-[b-zA-Z]*a\w*", a or ""))
            for a in args):  # fmt: skip
         swept.append(".")
     for path in paths:
@@ -214,7 +210,7 @@ def stages(
             return True
     if swept and pending is not None:
         for rel, tracked in pending():
-            if rest[i] == "commit" and not tracked:
+            if sub == "commit" and not tracked:
                 continue
             inside = any(f == "." or rel.startswith(f.rstrip("/") + "/") for f in swept)
             if inside and path_matches(rel, pattern):
@@ -290,23 +286,31 @@ _GIT_CONFIG_WRITES = frozenset(
 _GIT_GLOBAL_VALUES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
 
 
+def _git_call(argv: Sequence[str | None]) -> list[str | None]:
+    """A git call's subcommand and its arguments, git's own options before it skipped
+    (``git -C dir -c k=v commit -m x``: ``commit -m x``); empty when ``argv`` runs no git
+    subcommand. ``None`` stands for a word the hook cannot read."""
+    if not argv or argv[0] is None or _program(argv[0]) != "git":
+        return []
+    rest = list(argv[1:])
+    i = 0
+    while i < len(rest) and (rest[i] or "").startswith("-"):
+        i += 2 if rest[i] in _GIT_GLOBAL_VALUES else 1
+    return rest[i:]
+
+
 def git_writes(argv: Sequence[str | None]) -> bool:
     """Whether running ``argv`` is a git command that writes, as "never run git write
     operations" means it: ``git commit``, ``git checkout``, ``git stash``, ``git branch
     feat``, ``git tag v1``, ``git config user.name x``, ``git remote add …``; not ``git
     status``, ``git log``, ``git diff``, ``git branch -a``, ``git stash list``, ``git
     config --get x``, nor a command git does not have (an alias: unknown)."""
-    if not argv or argv[0] is None or _program(argv[0]) != "git":
+    called = _git_call(argv)
+    if not called:
         return False
-    rest = list(argv[1:])
-    i = 0
-    while i < len(rest) and (rest[i] or "").startswith("-"):
-        i += 2 if rest[i] in _GIT_GLOBAL_VALUES else 1
-    if i >= len(rest):
-        return False
-    if rest[i] is None:
+    if called[0] is None:
         return True  # a subcommand the hook cannot read: held
-    sub, args = rest[i] or "", [a for a in rest[i + 1 :] if a is not None]
+    sub, args = called[0], [a for a in called[1:] if a is not None]
     words = [a for a in args if not a.startswith("-")]
     flags = {a.split("=", 1)[0] for a in args if a.startswith("-")}
     if sub in _GIT_WRITING:
@@ -423,16 +427,11 @@ def commit_messages(argv: Sequence[str | None]) -> list[str] | None:
     """The message texts of a ``git commit`` ``argv`` (``-m``, ``--message``, and each
     ``--trailer`` as a ``Key: value`` line), None for another command. A message the hook
     cannot read (``-F file``, a variable) is left out, not guessed at."""
-    if not argv or argv[0] is None or _program(argv[0]) != "git":
-        return None
-    rest = list(argv[1:])
-    i = 0
-    while i < len(rest) and (rest[i] or "").startswith("-"):
-        i += 2 if rest[i] in _GIT_GLOBAL_VALUES else 1
-    if i >= len(rest) or rest[i] != "commit":
+    called = _git_call(argv)
+    if not called or called[0] != "commit":
         return None
     texts: list[str] = []
-    args = rest[i + 1 :]
+    args = called[1:]
     for n, arg in enumerate(args):
         following = args[n + 1] if n + 1 < len(args) else None
         if arg is None or arg == "--":
