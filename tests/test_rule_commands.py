@@ -2309,3 +2309,41 @@ def test_an_option_after_an_act_naming_no_command_is_the_rules_commands(
         if {"--admin", "--force"} & f.flags
     ]
     assert found == held
+
+
+@pytest.mark.parametrize(
+    ("call", "held"),
+    [
+        ("git commit -n -m wip", True),
+        ("git commit -nm wip", True),
+        ("git commit --no-verify -m wip", True),
+        ("git commit -m -n", False),  # -n is the message
+        ("git commit -mnew", False),  # the message "new", no -n
+        ("git push -n", False),  # a dry run, not --no-verify
+        ("git commit -m wip", False),
+    ],
+)
+def test_commit_short_no_verify_is_held_as_no_verify(call: str, held: bool) -> None:
+    """``git commit -n`` is git's short form of ``--no-verify`` for commit only."""
+    import shlex
+
+    for text in (
+        "Never commit with `--no-verify`.",
+        "- Never use `git commit --no-verify`",
+        "Never use `--no-verify` to bypass hooks",
+    ):
+        cmds = commands_in(_rule(text))
+        assert any(c.matches(shlex.split(call), "") for c in cmds) is held, text
+
+
+@pytest.mark.parametrize(
+    ("text", "force"),
+    [
+        ("Do not skip hooks (`--no-verify`) or force-push", True),
+        ("Don't skip hooks or force-push.", True),
+        ("Do not rewrite history or force-push to main", False),  # a target: advice
+        ("If you are unsure, do not merge or force-push", False),  # a condition first
+    ],
+)
+def test_force_push_as_last_act_of_an_or_list(text: str, force: bool) -> None:
+    assert ("git push --force" in {c.command for c in commands_in(_rule(text))}) is force

@@ -290,7 +290,14 @@ class ForbiddenCommand(Prohibition):
         ):
             return False
         given = [a for a in argv[1:] if a is not None]
-        return self.flags <= (_flag_set(given) | ({"--"} if "--" in given else set()))
+        flags = _flag_set(given) | ({"--"} if "--" in given else set())
+        if (
+            "--no-verify" in self.flags
+            and _program(argv[0] or "") == "git"
+            and words[:1] == ["commit"]
+        ):
+            flags |= {"--no-verify"} if _commit_short_no_verify(given) else set()
+        return self.flags <= flags
 
     def _git_words(
         self, argv: Sequence[str | None], cwd_rel: str | None, verb: str
@@ -411,6 +418,33 @@ def _in_scope(scopes: Sequence[str], cwd_rel: str | None) -> bool:
     here = cwd_rel.strip("/")
     here = "" if here == "." else here
     return any(here == f or here.startswith(f + "/") for f in folders if f)
+
+
+#: ``git commit``'s short options that take a value (``-m msg``, ``-mmsg``): the letters
+#: after one in a bundle are its value, not options (``-mnew`` is no ``-n``).
+_COMMIT_VALUE_LETTERS = frozenset("mFcCt")
+
+
+def _commit_short_no_verify(args: Sequence[str]) -> bool:
+    """Whether ``git commit``'s arguments carry ``-n``, git's short form of
+    ``--no-verify`` for ``commit`` only (``git push -n`` is a dry run): alone or in a
+    bundle (``-nm msg``), not inside a value (``-m -n``, ``-mnew``)."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if arg == "--":
+            return False
+        if not arg.startswith("-") or arg.startswith("--"):
+            continue
+        for i, letter in enumerate(arg[1:]):
+            if letter == "n":
+                return True
+            if letter in _COMMIT_VALUE_LETTERS:
+                skip = i == len(arg) - 2  # the value is the next argument
+                break
+    return False
 
 
 def _flag_set(args: Iterable[str]) -> frozenset[str]:
@@ -1038,10 +1072,26 @@ def _force_push(text: str) -> list[str]:
     pushes outright (said to the agent, no target, no condition)."""
     for start, end in clauses(text):
         for part in _prohibition_parts(text[start:end].replace("`", " ")):
-            found = _FORCE_PUSH_PROHIBITION.match(part)
-            if found and (found.group("who") or "you").lower() in _ADDRESSEES:
-                return list(FORCE_PUSH)
+            for said in (part, *_last_alternative(part)):
+                found = _FORCE_PUSH_PROHIBITION.match(said)
+                if found and (found.group("who") or "you").lower() in _ADDRESSEES:
+                    return list(FORCE_PUSH)
     return []
+
+
+#: How a prohibition opens, up to its first act ("Do not ", "Agents must never ").
+_PROHIBITION_OPENING = re.compile(rf"{_OPENING}{_PROHIBITS}", re.IGNORECASE)
+
+
+def _last_alternative(part: str) -> list[str]:
+    """The last act of a prohibition's "or" list, said with its opening: "Do not skip
+    hooks (--no-verify) or force-push" gives "Do not force-push". Only the last: words
+    after it ("… or force-push to main") may set a condition on every act before it."""
+    opening = _PROHIBITION_OPENING.match(part)
+    if opening is None:
+        return []
+    acts = re.split(r"\s+(?:or|nor)\s+", part[opening.end() :])
+    return [part[: opening.end()] + acts[-1]] if len(acts) > 1 else []
 
 
 #: A code span of options only, written right after a command's span as another way to

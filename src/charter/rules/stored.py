@@ -266,7 +266,9 @@ if TYPE_CHECKING:
 #: protection (`--admin`, `--force`)") is the one command's the rule names, else unread
 #: 136 (round 85): a new-file prohibition keeps the files its rule names as the only ones
 #: the folder may hold ("Only `main.dart` and `firebase_options.dart` are allowed there")
-STATE_VERSION = 136
+#: 137 (round 87): force-push as the last act of a prohibition's "or" list ("Do not skip
+#: hooks (`--no-verify`) or force-push") is held
+STATE_VERSION = 137
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
