@@ -2347,3 +2347,19 @@ def test_commit_short_no_verify_is_held_as_no_verify(call: str, held: bool) -> N
 )
 def test_force_push_as_last_act_of_an_or_list(text: str, force: bool) -> None:
     assert ("git push --force" in {c.command for c in commands_in(_rule(text))}) is force
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("Do not commit changes yourself - leave it to the user.", True),
+        ("Do NOT commit anything yourself.", True),
+        ("Never push your changes on your own.", True),
+        ("Do not commit changes to the `dist/` folder", False),
+        ("Do not commit changes before running tests.", False),
+    ],
+)
+def test_bare_act_done_by_the_agent_itself(text: str, held: bool) -> None:
+    """ "yourself" after a bare object says who acts: the act is still bare."""
+    found = {c.command for c in commands_in(_rule(text))}
+    assert bool(found & {"git commit", "git push"}) is held

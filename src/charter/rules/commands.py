@@ -1006,6 +1006,9 @@ _BARE_OBJECTS = frozenset(
         "commits", "any changes", "yourself", "on your own", "automatically",
     }
 )  # fmt: skip
+#: Words after a bare object that leave it bare: who does the act ("commit changes
+#: yourself", "push anything on your own") forbids the agent's doing it, nothing more.
+_BY_THE_AGENT = re.compile(r"(?<=\w)\s+(?:yourself|on\s+your\s+own|automatically)$")
 _ACT_LIST = re.compile(
     rf"{_OPENING}{_PROHIBITS}"
     # an entry may hold a contraction ("don't commit, I'll review it"; "commit and don't
@@ -1052,7 +1055,7 @@ def _git_acts(text: str, anywhere: bool = False) -> list[str]:
                 continue
             for entry in entries:
                 verb, _, rest = entry.partition(" ")
-                if verb in GIT_ACTS and rest.strip() in _BARE_OBJECTS:
+                if verb in GIT_ACTS and _BY_THE_AGENT.sub("", rest.strip()) in _BARE_OBJECTS:
                     found += [c for c in GIT_ACTS[verb] if c not in found]
     return found
 

@@ -268,7 +268,9 @@ if TYPE_CHECKING:
 #: the folder may hold ("Only `main.dart` and `firebase_options.dart` are allowed there")
 #: 137 (round 87): force-push as the last act of a prohibition's "or" list ("Do not skip
 #: hooks (`--no-verify`) or force-push") is held
-STATE_VERSION = 137
+#: 138 (round 87): a bare git act's object followed by who acts ("Do not commit changes
+#: yourself - leave it to the user") is held as the bare act
+STATE_VERSION = 138
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
