@@ -2363,3 +2363,32 @@ def test_bare_act_done_by_the_agent_itself(text: str, held: bool) -> None:
     """ "yourself" after a bare object says who acts: the act is still bare."""
     found = {c.command for c in commands_in(_rule(text))}
     assert bool(found & {"git commit", "git push"}) is held
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "- Never run `npm --prefix server run test:e2e`.\n",
+        "- Never run `npm run test:e2e --prefix server`.\n",
+    ],
+)
+def test_a_folder_option_named_by_a_rule_is_where_the_call_runs(tmp_path: Path, rule: str) -> None:
+    """A rule naming a call with npm's folder option holds that call run in that folder
+    however it gets there: the option before or after the script, or ``cd`` first."""
+    root = compiled_repo(tmp_path, {"CLAUDE.md": rule})
+    (root / "server").mkdir()
+    (root / "web").mkdir()
+    for call in (
+        "npm --prefix server run test:e2e",
+        "npm run test:e2e --prefix server",
+        "cd server && npm run test:e2e",
+    ):
+        assert _decision(_ask(root, call)) == "deny", call
+    for call in (
+        "npm run test:e2e",
+        "npm --prefix web run test:e2e",
+        "cd web && npm run test:e2e",
+        "npm run test:e2e -- --prefix server",  # the script's own argument
+        "npm --prefix server run test",
+    ):
+        assert _decision(_ask(root, call)) == "allow", call

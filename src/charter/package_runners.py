@@ -138,7 +138,22 @@ def folder_option(manager: str, args: Sequence[str | None]) -> tuple[int, str | 
         elif option in VALUE_OPTIONS or (manager == "npm" and option in ("--workspace", "-w")):
             at += 1  # the option's value is no command
         at += 1
+    if manager == "npm" and at + 1 < len(args) and args[at] in _NPM_SCRIPT_RUNS:
+        # npm reads its own options after a script's name too (those for the script
+        # follow ``--``): ``npm run test:e2e --prefix server`` runs in ``server``
+        for after in range(at + 2, len(args)):
+            option = args[after]
+            if option is None or option == "--":
+                break
+            if option == "--prefix" and after + 1 < len(args):
+                found = (after + 1, args[after + 1])
+            elif option.startswith("--prefix="):
+                found = (after, option.partition("=")[2] or None)
     return found
+
+
+#: npm's commands that run a package script by name (its options may follow the name).
+_NPM_SCRIPT_RUNS = frozenset({"run", "run-script", "rum", "urn"})
 
 
 def without_folder(manager: str, args: Sequence[str | None]) -> list[str | None]:

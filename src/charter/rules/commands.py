@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from charter.package_runners import binary_at, without_folder
+from charter.package_runners import FOLDER_OPTIONS, binary_at, folder_option, without_folder
 from charter.rules.agent_tools import TOOL_KIND, _mcp_tools
 from charter.rules.command_reading import (
     _CONDITIONS,
@@ -278,7 +278,38 @@ class ForbiddenCommand(Prohibition):
         # ``npm --prefix web publish`` is ``npm publish`` run in ``web`` (a rule may also
         # name the call with its folder: "never run `npm --prefix server run test:e2e`")
         moved = [argv[0], *without_folder(_program(argv[0] or ""), argv[1:])]
-        return any(self._same_call(a, cwd_rel) for a in dict.fromkeys((tuple(moved), tuple(argv))))
+        if any(self._same_call(a, cwd_rel) for a in dict.fromkeys((tuple(moved), tuple(argv)))):
+            return True
+        # "never run `npm --prefix server run test:e2e`": that call run in ``server``,
+        # however it gets there (``cd server && npm run test:e2e``, the option after
+        # the script); the call was moved there when it was read (charter.session.shell)
+        own = self._own_folder()
+        return own is not None and _here(cwd_rel) == own[0] and own[1]._same_call(moved, cwd_rel)
+
+    def _own_folder(self) -> tuple[str, ForbiddenCommand] | None:
+        """The folder this rule's command names with its package manager's folder option
+        (``npm --prefix server run test:e2e``: ``server``), and the rule without it; None
+        when it names none, or the rule is scoped (the folder is then the scope's)."""
+        if self.scopes or self.kind or self.branch or self.program not in FOLDER_OPTIONS:
+            return None
+        try:
+            tokens = shlex.split(self.command)
+        except ValueError:
+            return None
+        found = folder_option(self.program, tokens[1:])
+        if found is None or found[1] is None or _program(tokens[0]) != self.program:
+            return None
+        folder = posixpath.normpath(found[1]).strip("/")
+        if folder.startswith("..") or GLOB.search(folder):
+            return None
+        words = self.words
+        if not tokens[1 + found[0]].startswith("-"):  # ``--prefix=server`` is one flag
+            if found[1] not in words:
+                return None
+            at = words.index(found[1])
+            words = words[:at] + words[at + 1 :]
+        flags = self.flags - FOLDER_OPTIONS[self.program]
+        return ("" if folder == "." else folder), replace(self, words=words, flags=flags)
 
     def _same_call(self, argv: Sequence[str | None], cwd_rel: str | None) -> bool:
         """Whether ``argv`` starts with this rule's words and carries its flags."""
@@ -396,6 +427,14 @@ def _same_word(word: str | None, want: str, cwd_rel: str | None = None) -> bool:
         return False
     here = "" if cwd_rel.strip("/") in ("", ".") else cwd_rel.strip("/")
     return posixpath.normpath(posixpath.join(here, word)) == posixpath.normpath(want)
+
+
+def _here(cwd_rel: str | None) -> str | None:
+    """A project-relative folder as folders are compared: "" for the root."""
+    if cwd_rel is None:
+        return None
+    here = cwd_rel.strip("/")
+    return "" if here == "." else here
 
 
 def _in_scope(scopes: Sequence[str], cwd_rel: str | None) -> bool:
