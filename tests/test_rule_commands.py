@@ -2392,3 +2392,16 @@ def test_a_folder_option_named_by_a_rule_is_where_the_call_runs(tmp_path: Path, 
         "npm --prefix server run test",
     ):
         assert _decision(_ask(root, call)) == "allow", call
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We do not run `npm audit fix --force` blindly",
+        "Don't blindly run `npm audit fix --force`",
+    ],
+)
+def test_blindly_puts_the_command_to_the_user(text: str) -> None:
+    """A manner ("blindly": without a look) is no outright ban: the user is asked."""
+    found = [c for c in commands_in(_rule(text)) if c.command == "npm audit fix --force"]
+    assert found and all(c.consent == "user" for c in found)

@@ -1064,3 +1064,20 @@ def test_a_prohibition_that_covers_a_file_another_rule_asks_to_edit_holds_none_o
     assert edit_decision(root, "dist/app.js") == "deny"
     assert edit_decision(root, "db/schema.rb") == "deny"
     assert edit_decision(root, "src/app.ts") == "allow"
+
+
+def test_from_after_a_path_names_who_writes_it() -> None:
+    """ "Never write to `x` from Streamlit": the project's code must not write it, which
+    is no edit of the agent's; the path alone stays held."""
+    from charter.rules.edits import forbidden_edits
+    from charter.rules.model import Rule, Source
+
+    def held(text: str) -> list[str]:
+        rule = Rule(id="r", text=text, source=Source("AGENTS.md", 1, 1, ""), scopes=[])
+        return [e.path for e in forbidden_edits([rule])]
+
+    assert held("Never write to `fleetlens.duckdb` from Streamlit") == []
+    assert held("Never modify `config.json` from `scripts/`") == []
+    assert held("Never edit `package-lock.json` by hand; regenerate it from `package.json`") == [
+        "package-lock.json"
+    ]

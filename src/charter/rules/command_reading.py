@@ -28,6 +28,8 @@ _CONDITIONS = frozenset(
         "once", "under", "below", "beneath", "at", "yet", "from", "there", "between",
         # without being asked: the user's consent (charter.rules.consent)
         "unprompted", "unasked", "autonomously",
+        # without looking first ("we do not run `X` blindly"): the user's look is asked for
+        "blindly",
     }
 ) | words_of("conditions")  # fmt: skip
 COMMAND_READING = Reading(bridge=_RUN_WORDS, conditions=_CONDITIONS, acts=words_of("acts"))

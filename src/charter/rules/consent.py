@@ -65,8 +65,9 @@ _CONDITION = re.compile(
     # without asking (the user) (first) / without being asked (to)
     r"|without\s+(?:first\s+)?(?:asking|checking\s+with|confirming\s+with|consulting|"
     r"being\s+(?:explicitly\s+)?(?:asked|told|instructed)|having\s+been\s+(?:asked|told))\b"
-    # unprompted / unasked: without being asked; autonomously: without the user
-    r"|\b(?:unprompted|unasked|autonomously)\b"
+    # unprompted / unasked: without being asked; autonomously: without the user;
+    # blindly: without a look, which the user's answer gives
+    r"|\b(?:unprompted|unasked|autonomously|blindly)\b"
     r")",
     re.IGNORECASE,
 )

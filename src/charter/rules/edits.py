@@ -576,6 +576,16 @@ def _edits_in(rule: Rule) -> list[ForbiddenEdit]:
     return found
 
 
+#: "from X" right after the path a prohibition names: who writes it ("never write to
+#: `app.duckdb` from Streamlit", "never modify `config.json` from `scripts/`"), the
+#: project's code or a tool, not the agent's edit; the project itself ("from the repo")
+#: is no such writer.
+_WRITTEN_FROM = re.compile(
+    r"[*_]*\s+from\s+(?!(?:the\s+|this\s+)?(?:repo|repository|project|codebase|git)\b)",
+    re.IGNORECASE,
+)
+
+
 def _read_edits(rule: Rule) -> list[ForbiddenEdit]:
     """What :func:`edits_in` reads from ``rule.text`` as written."""
     base = posixpath.dirname(rule.source.path)
@@ -587,6 +597,9 @@ def _read_edits(rule: Rule) -> list[ForbiddenEdit]:
     spans += _aside_spans(rule.text) + _row_spans(rule)
     asked = _asked_to_edit(rule.text)
     for span in dict.fromkeys(spans + _passive_spans(rule.text) + left_alone_spans(rule.text)):
+        at = rule.text.find(f"`{span}`")
+        if at >= 0 and _WRITTEN_FROM.match(rule.text, at + len(span) + 2):
+            continue
         pattern = parse_path(span)
         if pattern is None or (_bare_name_glob(pattern) and not _called_files(rule.text, span)):
             continue

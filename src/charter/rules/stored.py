@@ -270,7 +270,10 @@ if TYPE_CHECKING:
 #: hooks (`--no-verify`) or force-push") is held
 #: 138 (round 87): a bare git act's object followed by who acts ("Do not commit changes
 #: yourself - leave it to the user") is held as the bare act
-STATE_VERSION = 138
+#: 139 (round 87): "blindly" is a manner the user's answer settles ("We do not run `npm
+#: audit fix --force` blindly": asked, not denied); "from X" after a path is who writes it
+#: ("Never write to `app.duckdb` from Streamlit"): no edit held
+STATE_VERSION = 139
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
