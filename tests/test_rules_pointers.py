@@ -287,3 +287,30 @@ def test_a_reference_after_many_code_spans_is_still_named(tmp_path: Path) -> Non
         "agent_docs/index.md",
         "docs/Team Guide.md",
     ]
+
+
+def test_an_index_entry_linking_a_compiled_rule_file_is_no_rule(tmp_path: Path) -> None:
+    """ "[Configs](.claude/rules/configs.md) — how configs are loaded" in an index file
+    only names a rule file compiled here and what it holds: no rule. An entry whose
+    summary says an act, or whose file is not compiled, stays a rule."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    write(root, ".claude/rules/configs.md", "# Configs\n\n- Load configs with `load_config()`.\n")
+    write(root, "docs/notes.md", "# Notes\n\nSome notes.\n")
+    write(
+        root,
+        "CLAUDE.md",
+        "# Index\n\n"
+        "- [Configs](.claude/rules/configs.md) — how configs are loaded\n"
+        "- **[Configs again](.claude/rules/configs.md)**: loading and validation\n"
+        "- [Configs](.claude/rules/configs.md) — never read env vars directly\n"
+        "- [Notes](docs/notes.md) — design notes\n",
+    )
+    texts = [r.text for r in compile_project(Project.load(root)).rules]
+    assert not any("how configs are loaded" in t for t in texts), texts
+    assert not any("loading and validation" in t for t in texts), texts
+    assert any("never read env vars directly" in t for t in texts)
+    assert any("design notes" in t for t in texts)
+    assert any("load_config" in t for t in texts)

@@ -179,13 +179,45 @@ def imports_only(root: Path, rule_file: str, text: str, compiled: set[str]) -> b
     return True
 
 
+#: A line that opens with a link to a file, then at most a summary of it after a dash or a
+#: colon ("[Configs](../.claude/rules/configs.md) — how configs are loaded"): an index
+#: entry. Its label is the link's words; the summary says what the file holds.
+_LINK_ENTRY = re.compile(
+    r"^\W*\[[^\]\n]{1,120}\]\(([^)\s]{1,300})\)[*_]*\s*(?:[-–—:]\s*(.*))?$", re.S
+)
+#: Words that make a summary a rule of its own ("— always run the tests first").
+_SUMMARY_RULE = re.compile(
+    r"\b(?:must|never|always|do\s+not|don't|should|shall|only|required|avoid|prefer|use|"
+    r"run|ensure|make\s+sure|need\s+to|not)\b",
+    re.I,
+)
+
+
+def links_only_to(root: Path, rule_file: str, text: str, compiled: set[str]) -> bool:
+    """Whether a rule is an index entry for a rule file compiled here: a link to it and a
+    short summary of what it holds, no act of its own (:data:`_LINK_ENTRY`). That
+    file's rules reach the agent one by one; the entry was retrieved for its summary's
+    words and sent the agent to read the whole file."""
+    entry = _LINK_ENTRY.match(text.strip())
+    if entry is None:
+        return False
+    ref = _resolve(root, rule_file, entry.group(1))
+    if ref is None or ref not in compiled or ref == rule_file:
+        return False
+    summary = entry.group(2) or ""
+    words = re.findall(r"[^\W\d_][\w'-]*", summary)
+    return len(words) <= IMPORT_LABEL_WORDS and not _SUMMARY_RULE.search(summary)
+
+
 def points_only_to(root: Path, rule_file: str, text: str, compiled: set[str]) -> bool:
     """Whether a rule's whole text only sends the agent to rule files Charter compiles
     ("See `AGENTS.md` for the shared project instructions." in a ``CLAUDE.md``, or a run
     of ``@path`` imports of them: :func:`imports_only`). Those files' rules reach the
     agent already, each when it applies; the pointer would only send it to read the
     whole file again (what managed rules exist to avoid)."""
-    if imports_only(root, rule_file, text, compiled):
+    if imports_only(root, rule_file, text, compiled) or links_only_to(
+        root, rule_file, text, compiled
+    ):
         return True
     refs = [m for m in (_resolve(root, rule_file, c) for c in _candidates(text)) if m]
     if not refs or not all(ref in compiled and ref != rule_file for ref in refs):

@@ -273,7 +273,9 @@ if TYPE_CHECKING:
 #: 139 (round 87): "blindly" is a manner the user's answer settles ("We do not run `npm
 #: audit fix --force` blindly": asked, not denied); "from X" after a path is who writes it
 #: ("Never write to `app.duckdb` from Streamlit"): no edit held
-STATE_VERSION = 139
+#: 140 (round 87): an index entry linking a rule file compiled here with a short summary
+#: ("[Configs](.claude/rules/configs.md) — how configs are loaded") is no rule
+STATE_VERSION = 140
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
