@@ -252,3 +252,27 @@ def test_a_cut_prohibition_keeps_the_code_span_it_forbids() -> None:
     assert compact("Run `uv run alembic upgrade head --sql > plan.sql` before merging.", 4) == (
         "Run …"
     )
+
+
+def test_a_lead_in_pinned_without_its_items_is_left_to_retrieval() -> None:
+    """ "Pre-commit checklist (required for code changes):" always loaded while its items
+    are not says nothing alone: it is not pinned (retrieved with its items instead); a
+    lead-in pinned with an item of its own stays."""
+    from charter.rules.compiler import build_constitution
+    from charter.rules.model import Rule, Source
+
+    def rule(rid: str, text: str, line: int, pinned: bool, kind: str = "item") -> Rule:
+        src = Source("AGENTS.md", line, line, "Workflow")
+        return Rule(id=rid, text=text, source=src, constitution=pinned, kind=kind)
+
+    lone = [
+        rule("a", "Never push to main.", 1, True),
+        rule("b", "Pre-commit checklist (required for code changes):", 3, True, "paragraph"),
+        rule("c", "Run `make lint`.", 4, False),
+        rule("d", "Run `make test`.", 5, False),
+    ]
+    c = build_constitution(lone, 100, 0)
+    assert c.rule_ids == ["a"] and "checklist" not in c.text and "b" in c.overflow_ids
+    assert not c.truncated
+    lone[2].constitution = True
+    assert build_constitution(lone, 100, 0).rule_ids == ["a", "b", "c"]

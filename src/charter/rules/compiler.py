@@ -35,6 +35,7 @@ from charter.rules.build import (
     rules_from_source,
 )
 from charter.rules.freshness import explicit_paths, has_new_sources, is_stale
+from charter.rules.groups import lead_ins
 from charter.rules.model import Rule, Source
 from charter.rules.render import (
     compact_keeping_directive,
@@ -170,9 +171,18 @@ def build_constitution(
             used += cost
         else:
             overflow.append(rule.id)
+    overflowed = bool(overflow)
+    # a lead-in pinned without any of its items ("Pre-commit checklist (required for code
+    # changes):" whose items are not always-loaded) says nothing alone: it is not pinned
+    # but retrieved with its items per task, as retrieval leaves out orphan lead-ins
+    pinned = {rule.id for rule in kept}
+    for lead, items in lead_ins(rules).items():
+        if rules[lead].id in pinned and not any(rules[i].id in pinned for i in items):
+            kept.remove(rules[lead])
+            overflow.append(rules[lead].id)
     text = render_grouped(kept, lambda r: lines[r.id], inline=inline)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    return Constitution(digest, text, [r.id for r in kept], bool(overflow), overflow)
+    return Constitution(digest, text, [r.id for r in kept], overflowed, overflow)
 
 
 def _sources_for(

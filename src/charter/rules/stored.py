@@ -275,7 +275,9 @@ if TYPE_CHECKING:
 #: ("Never write to `app.duckdb` from Streamlit"): no edit held
 #: 140 (round 87): an index entry linking a rule file compiled here with a short summary
 #: ("[Configs](.claude/rules/configs.md) — how configs are loaded") is no rule
-STATE_VERSION = 140
+#: 141 (round 87): a lead-in pinned without any of its items is left out of the
+#: constitution (retrieved with its items per task)
+STATE_VERSION = 141
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
