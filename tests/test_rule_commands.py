@@ -2405,3 +2405,16 @@ def test_blindly_puts_the_command_to_the_user(text: str) -> None:
     """A manner ("blindly": without a look) is no outright ban: the user is asked."""
     found = [c for c in commands_in(_rule(text)) if c.command == "npm audit fix --force"]
     assert found and all(c.consent == "user" for c in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("**NEVER use `--no-verify` flag when committing**", "git commit --no-verify"),
+        ("Never use `--no-verify` when pushing.", "git push --no-verify"),
+        ("Never use `--no-verify` when committing to main", ""),  # a target: advice
+    ],
+)
+def test_an_option_forbidden_while_doing_a_git_act(text: str, held: str) -> None:
+    found = [c.command for c in commands_in(_rule(text))]
+    assert found == ([held] if held else [])

@@ -1335,6 +1335,8 @@ def _read_commands(
             flags = _flag_set([flag]) if flag else frozenset()
             hold(command, "git", ("push",), flags, branch=branch)
 
+    for verb, said in _options_when(rule.text):
+        hold(f"git {verb} {' '.join(said)}", "git", (verb,), _flag_set(said))
     if _build_class(rule.text):
         hold("build commands", kind=BUILD_KIND)
     for path in dict.fromkeys(_commit_paths(rule.text) + _untracked_paths(rule.text)):
@@ -1366,6 +1368,32 @@ def _read_commands(
         )
         if parsed is not None:
             hold(span, *parsed)
+    return found
+
+
+#: Long options forbidden while doing one of git's acts, said as the act's "-ing" form and
+#: nothing after it: "**NEVER use `--no-verify` flag when committing**", "Never pass
+#: `--force` when pushing"; "… when committing to main" names a target: advice.
+_OPTIONS_WHEN = re.compile(
+    rf"{_OPENING}{_PROHIBITS}(?:use|pass|add|run\s+with)\s+(?:the\s+)?"
+    r"(?P<options>`--[a-z0-9][a-z0-9-]*`(?:\s*(?:,|/|or|,\s*or)\s*`--[a-z0-9][a-z0-9-]*`)*)"
+    r"\s+(?:(?:flags?|options?)\s+)?(?:when|while)\s+(?P<act>committing|pushing|rebasing)"
+    r"(?:\s+(?:changes|code|anything|commits))?\W*$",
+    re.IGNORECASE,
+)
+_GERUNDS = {"committing": "commit", "pushing": "push", "rebasing": "rebase"}
+
+
+def _options_when(text: str) -> list[tuple[str, list[str]]]:
+    """(git's verb, options) for each sentence of ``text`` that forbids long options while
+    doing one of git's acts (:data:`_OPTIONS_WHEN`), said to the agent."""
+    found: list[tuple[str, list[str]]] = []
+    for start, end in clauses(text):
+        for part in _prohibition_parts(text[start:end]):
+            m = _OPTIONS_WHEN.match(part.strip())
+            if m and (m.group("who") or "you").lower() in _ADDRESSEES:
+                options = re.findall(r"`(--[^`]+)`", m.group("options"))
+                found.append((_GERUNDS[m.group("act").lower()], options))
     return found
 
 

@@ -277,7 +277,9 @@ if TYPE_CHECKING:
 #: ("[Configs](.claude/rules/configs.md) — how configs are loaded") is no rule
 #: 141 (round 87): a lead-in pinned without any of its items is left out of the
 #: constitution (retrieved with its items per task)
-STATE_VERSION = 141
+#: 142 (round 87): a long option forbidden while doing git's act ("NEVER use `--no-verify`
+#: flag when committing") is held on that act's command
+STATE_VERSION = 142
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
