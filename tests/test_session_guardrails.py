@@ -755,3 +755,24 @@ def test_what_the_user_says_they_will_do_themselves_is_no_request(
     assert bash("git commit -m x") == "allow" and bash("git push") == "ask"
     submit_prompt(run_charter, root, "I want you to push the branch now.")
     assert bash("git push origin feat") == "allow"
+
+
+def test_a_root_file_without_an_extension_is_a_path_the_user_forbids(
+    tmp_path: Path, run_charter: Any
+) -> None:
+    """ "Make the content retries configurable … Don't touch the Makefile, and never run
+    cargo publish" (a real Rust service's task): the command was asked about, the Edit of
+    the Makefile went through. A capitalised word with no extension is a path when the
+    project has a file of that name at its root; a word it has no file for is prose."""
+    from charter.session.forbidden import forbidden_in, permitted_in
+
+    said = "Add a retry flag. Don't touch the Makefile, and never run cargo publish."
+    root = _user_said(tmp_path, run_charter, said, "Makefile")
+    assert [p for p, _ in forbidden_in(said, str(root))] == ["Makefile"]
+    assert forbidden_in("Leave the Dockerfile alone.", str(root)) == []  # no such file
+    assert forbidden_in("Do not Make changes there.", str(root)) == []
+    assert [p for p, _ in permitted_in("Now update the Makefile.", str(root))] == ["Makefile"]
+
+    edit = {"file_path": str(root / "Makefile"), "old_string": "all:", "new_string": "x"}
+    proc = _hook(run_charter, root, payload(root, "Edit", edit, 1))
+    assert decision(json.loads(proc.stdout)) == "ask", proc.stdout

@@ -78,6 +78,9 @@ class Weights:
     """Ranking knobs (defaults measured on the localization dev split)."""
 
     seed: float = 0.68
+    #: BM25 weight of a clause's leading verb ("make", "add", "set": the task's action,
+    #: not what it changes; see ``query.clause_verbs``)
+    action: float = 0.5
     ppr: float = 0.32
     damping: float = 0.82
     symbol: float = 0.6
@@ -263,7 +266,7 @@ def rank(
     w = weights or Weights()
     query = parse_task(task, files)
     index = index or FileIndex(graph.records)
-    bm25, bm25_terms = index.scores(query.terms)
+    bm25, bm25_terms = index.scores(query.terms, dict.fromkeys(query.actions, w.action))
     top = float(bm25.max()) if bm25.size else 0.0
     seed: dict[str, float] = defaultdict(float)
     parts: dict[str, dict[str, float]] = defaultdict(dict)
@@ -277,7 +280,9 @@ def rank(
             value = float(bm25[row]) / top
             seed[nid] += value
             parts[nid]["bm25"] = round(value, 4)
-            matched[nid].extend(sorted(set(bm25_terms.get(row, [])))[:12])
+            # the action is shown only when nothing the task changes matched
+            terms_hit = set(bm25_terms.get(row, []))
+            matched[nid].extend(sorted(terms_hit - set(query.actions) or terms_hit)[:12])
             reasons[nid].append("matches task terms")
     for path, value in (search_hits or {}).items():
         fid = f"src:{path}"
@@ -441,6 +446,12 @@ def rank(
     seed_top = max((v for _, v in ordered), default=0.0) or 1.0
     ppr_top = max(file_ppr.values(), default=0.0) or 1.0
     other_top = float(ppr.max()) or 1.0
+    # a test file says which ranked file it tests (its ``tests`` edge), not only that
+    # its words matched or that it is linked: the agent runs it after changing that file
+    tested: dict[str, list[str]] = defaultdict(list)
+    for src, dst, relation in graph.rows:
+        if relation == "tests" and (ids[dst] in seed or ids[dst] in file_ppr):
+            tested[ids[src]].append(ids[dst])
     final: dict[str, float] = {}
     for nid, i in position.items():
         node = graph.nodes[nid]
@@ -460,8 +471,12 @@ def rank(
         final[nid] = w.seed * s + w.ppr * pr
         parts[nid]["seed"] = round(s, 4)
         parts[nid]["ppr"] = round(pr, 4)
-        if s <= 0:
+        if s <= 0 and nid not in tested:
             reasons[nid].append("linked to the task's seeds")
+    for nid, targets in tested.items():
+        paths = sorted(str(graph.nodes[t].path) for t in targets if t in final)
+        if nid in final and paths:
+            reasons[nid].extend(f"tests {path}" for path in paths[:2])
     # symbols sit just under their file, ordered by their own match
     for sid, value in sym_scores.items():
         node = graph.nodes[sid]

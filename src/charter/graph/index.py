@@ -110,12 +110,16 @@ class FileIndex:
         index.vocab = {term: i for i, term in enumerate(meta["vocab"])}
         return index
 
-    def scores(self, terms: list[str]) -> tuple[npt.NDArray[np.float32], dict[int, list[str]]]:
-        """Score per file for the query terms (repeats count), and which terms hit each file."""
-        counts: dict[int, int] = {}
+    def scores(
+        self, terms: list[str], scale: dict[str, float] | None = None
+    ) -> tuple[npt.NDArray[np.float32], dict[int, list[str]]]:
+        """Score per file for the query terms (repeats count, each times its ``scale``,
+        1 when not given; a term scaled to 0 is left out), and which terms hit each file."""
+        counts: dict[int, float] = {}
         for term in terms:
-            if term in self.vocab:
-                counts[self.vocab[term]] = counts.get(self.vocab[term], 0) + 1
+            weight = 1.0 if scale is None else scale.get(term, 1.0)
+            if term in self.vocab and weight > 0:
+                counts[self.vocab[term]] = counts.get(self.vocab[term], 0) + weight
         total = np.zeros(len(self.paths), dtype=np.float32)
         if not counts:
             return total, {}

@@ -80,6 +80,28 @@ class TaskQuery:
     frames: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, function)
     namespaces: list[str] = field(default_factory=list)  # Clojure namespaces as file paths
     folders: list[str] = field(default_factory=list)  # folder paths the task names
+    actions: list[str] = field(default_factory=list)  # terms of each clause's leading verb
+
+
+# the word a clause of a task starts on, after a bullet or number and a commit's
+# ``type(scope):`` prefix ("feat: make content retries configurable", "- Add a toast"): an
+# imperative task names its action there ("add", "make", "set", "improve") and the thing
+# to change after it, so the action is a weak pointer into the code. Only a plain word
+# followed by another counts (not a name, not a lone word).
+_CLAUSE_VERB = re.compile(
+    r"(?:^|(?<=\n)|(?<=[.!?;] ))[ \t]*(?:[-*\u2022+][ \t]+|\d+[.)][ \t]+)?"
+    r"(?:[A-Za-z]+(?:\([^)\n]*\))?!?:[ \t]+)?(?:[Pp]lease[ \t]+)?"
+    r"([A-Za-z][a-z]+)(?=[ \t,]+[\w`\"'])"
+)
+
+
+#: Other terms a task needs before its action verbs count less: fewer say too little.
+_ACTION_CONTEXT = 3
+
+
+def clause_verbs(text: str) -> list[str]:
+    """The plain words a task's clauses start on (see ``_CLAUSE_VERB``), lowercased."""
+    return list(dict.fromkeys(m.group(1).lower() for m in _CLAUSE_VERB.finditer(text)))
 
 
 def parse_task(text: str, files: list[str] | None = None) -> TaskQuery:
@@ -123,6 +145,16 @@ def parse_task(text: str, files: list[str] | None = None) -> TaskQuery:
         for ext in (".cljs", ".cljc", ".clj")
     ]
     folders = [m.group(1) for m in _FOLDER.finditer(text)]
+    named = {w.lower() for w in identifiers}
+    actions = [
+        term
+        for verb in clause_verbs(text)
+        if verb not in named
+        for term in code_terms(verb)
+        if term not in STOPWORDS
+    ]
+    if len(set(keywords) - set(actions)) < _ACTION_CONTEXT:
+        actions = []  # "fix format": a short task's every word is what it is about
     return TaskQuery(
         text,
         terms,
@@ -133,4 +165,5 @@ def parse_task(text: str, files: list[str] | None = None) -> TaskQuery:
         frames,
         list(dict.fromkeys(namespaces)),
         list(dict.fromkeys(folders)),
+        list(dict.fromkeys(actions)),
     )

@@ -38,6 +38,9 @@ _BARE_PATH = re.compile(
 _BARE_NAME = re.compile(
     r"(?<![`\w/:.@-])([\w@-][\w.@-]*\.[A-Za-z][A-Za-z0-9]{0,9})(?![`\w/@-]|\.\w)"
 )
+#: A capitalised word with no extension (``Makefile``, ``Dockerfile``, ``LICENSE``): a
+#: file's name only when the project has a file of that name at its root.
+_BARE_ROOT_FILE = re.compile(r"(?<![`\w/:.@-])([A-Z][\w-]*)(?![`\w/@-]|\.\w)")
 #: Sentences longer than this are pasted text, not an instruction.
 _MAX_SENTENCE = 400
 
@@ -117,6 +120,15 @@ def _quoted_sentences(text: str, root: str) -> list[tuple[str, str]]:
         if root:
             outside = [m.span() for m in SPAN.finditer(quoted)]
             quoted = _BARE_NAME.sub(quote_name, quoted)
+            outside = [m.span() for m in SPAN.finditer(quoted)]
+
+            def quote_root_file(m: re.Match[str], outside: list[tuple[int, int]] = outside) -> str:
+                inside = any(a <= m.start() < b for a, b in outside)
+                if inside or not (Path(root) / m.group(1)).is_file():
+                    return m.group(0)
+                return f"`./{m.group(1)}`"  # "./": a path although it has no extension
+
+            quoted = _BARE_ROOT_FILE.sub(quote_root_file, quoted)
         out.append((" ".join(sentence.split()), quoted))
     return out
 
