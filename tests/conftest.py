@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -300,6 +300,26 @@ def edit_decision(root: Path, rel: str) -> str:
     """The guardrails' decision on an ``Edit`` of the project file ``rel``."""
     body = {"file_path": str(root / rel), "old_string": "a", "new_string": "b"}
     return guard_decision(guard(root, "Edit", body))
+
+
+def bash_decision(root: Path, command: str) -> str:
+    """The guardrails' decision on a ``Bash`` call running ``command`` in ``root``."""
+    return guard_decision(guard(root, "Bash", {"command": command}))
+
+
+def create_decision(root: Path, rel: str) -> str:
+    """The guardrails' decision on a ``Write`` of the project file ``rel``."""
+    body = {"file_path": str(root / rel), "content": "x\n"}
+    return guard_decision(guard(root, "Write", body))
+
+
+def expect_decisions(
+    decide: Callable[[Path, str], str], root: Path, **expected: Sequence[str]
+) -> None:
+    """Every call listed under a decision (``deny=[…]``, ``ask=[…]``, ``allow=[…]``) gets it."""
+    for want, calls in expected.items():
+        for call in calls:
+            assert decide(root, call) == want, call
 
 
 def guard_subprocess(

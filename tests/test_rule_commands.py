@@ -25,7 +25,15 @@ from charter.rules.commands import (
 )
 from charter.rules.model import Rule, Source
 from charter.session.shell import analyse
-from tests.conftest import compiled_repo, guard, guard_decision, guard_subprocess, write
+from tests.conftest import (
+    bash_decision,
+    compiled_repo,
+    expect_decisions,
+    guard,
+    guard_decision,
+    guard_subprocess,
+    write,
+)
 
 
 def _rule(text: str, scopes: list[str] | None = None, path: str = "AGENTS.md") -> Rule:
@@ -728,13 +736,10 @@ def test_an_option_a_commands_comment_forbids_is_that_commands(tmp_path: Path) -
     found = [c.command for c in forbidden_commands(compile_project(Project.load(root)).rules)]
     assert found == ["cargo build --release", "cargo run --release"], found
 
-    def decision(command: str) -> str:
-        return guard_decision(guard(root, "Bash", {"command": command}))
-
-    assert decision("cargo build --release") == "deny"
-    assert decision("cargo run --release --bin tursodb") == "deny"
+    assert bash_decision(root, "cargo build --release") == "deny"
+    assert bash_decision(root, "cargo run --release --bin tursodb") == "deny"
     for allowed in ("cargo build", "cargo build -p core", "cargo test --release", "npm run x"):
-        assert decision(allowed) == "allow", allowed
+        assert bash_decision(root, allowed) == "allow", allowed
 
 
 def test_commands_written_without_code_marks_under_a_prohibition(tmp_path: Path) -> None:
@@ -760,13 +765,10 @@ def test_commands_written_without_code_marks_under_a_prohibition(tmp_path: Path)
     assert "Agents must never run: `terraform apply`" in texts, texts
     assert "Do not use: global state" in texts, texts
 
-    def decision(command: str) -> str:
-        return guard_decision(guard(root, "Bash", {"command": command}))
-
-    assert decision("terraform apply") == "deny"
-    assert decision("terraform destroy -auto-approve") == "deny"
+    assert bash_decision(root, "terraform apply") == "deny"
+    assert bash_decision(root, "terraform destroy -auto-approve") == "deny"
     for allowed in ("terraform plan", "terraform destroy", "terraform fmt -check"):
-        assert decision(allowed) == "allow", allowed
+        assert bash_decision(root, allowed) == "allow", allowed
 
 
 @pytest.mark.parametrize(
@@ -1879,15 +1881,12 @@ def test_run_or_suggest_lists_are_held_by_the_hook(tmp_path: Path) -> None:
         },
     )
 
-    def decision(command: str) -> str:
-        return guard_decision(guard(root, "Bash", {"command": command}))
-
-    assert decision("npx knex migrate:rollback --all") == "ask"
-    assert decision("knex seed:run") == "ask"
-    assert decision("dropdb app") == "deny"
-    assert decision("npx knex migrate:down") == "deny"
-    assert decision("npx knex migrate:latest") == "allow"
-    assert decision("npm test") == "allow"
+    assert bash_decision(root, "npx knex migrate:rollback --all") == "ask"
+    assert bash_decision(root, "knex seed:run") == "ask"
+    assert bash_decision(root, "dropdb app") == "deny"
+    assert bash_decision(root, "npx knex migrate:down") == "deny"
+    assert bash_decision(root, "npx knex migrate:latest") == "allow"
+    assert bash_decision(root, "npm test") == "allow"
 
 
 def test_a_command_named_through_its_package_launcher_is_held_however_it_is_launched(
@@ -1910,30 +1909,29 @@ def test_a_command_named_through_its_package_launcher_is_held_however_it_is_laun
         },
     )
 
-    def decision(command: str) -> str:
-        return guard_decision(guard(root, "Bash", {"command": command}))
-
-    for call in (
-        "npx knex migrate:rollback --all",
-        "npx --yes knex migrate:rollback",
-        "bunx knex migrate:rollback",
-        "npm exec knex migrate:rollback",
-        "pnpm exec knex migrate:rollback",
-        "knex migrate:rollback",
-        "npx knex@3 migrate:rollback",
-        "npx sequelize db:drop",
-        "yarn dlx sequelize db:drop",
-    ):
-        assert decision(call) == "deny", call
-    for call in (
-        "npx knex migrate:latest",
-        "npx tsc --noEmit",  # held as written: the launcher named
-        "pnpm exec tsc --noEmit",
-        "pnpm exec vitest run",  # the launcher preferred
-        "npm test",
-    ):
-        assert decision(call) == ("deny" if call.startswith("npx tsc") else "allow"), call
-    assert decision("npx vitest run") == "deny"
+    expect_decisions(
+        bash_decision,
+        root,
+        deny=[
+            "npx knex migrate:rollback --all",
+            "npx --yes knex migrate:rollback",
+            "bunx knex migrate:rollback",
+            "npm exec knex migrate:rollback",
+            "pnpm exec knex migrate:rollback",
+            "knex migrate:rollback",
+            "npx knex@3 migrate:rollback",
+            "npx sequelize db:drop",
+            "yarn dlx sequelize db:drop",
+            "npx tsc --noEmit",  # held as written: the launcher named
+            "npx vitest run",
+        ],
+        allow=[
+            "npx knex migrate:latest",
+            "pnpm exec tsc --noEmit",
+            "pnpm exec vitest run",  # the launcher preferred
+            "npm test",
+        ],
+    )
 
 
 def test_a_package_manager_running_a_binary_by_name_is_that_binary(tmp_path: Path) -> None:
@@ -1955,31 +1953,30 @@ def test_a_package_manager_running_a_binary_by_name_is_that_binary(tmp_path: Pat
         },
     )
 
-    def decision(command: str) -> str:
-        return guard_decision(guard(root, "Bash", {"command": command}))
-
-    for call in (
-        "pnpm prisma migrate reset",
-        "yarn prisma migrate reset --force",
-        "bun prisma migrate reset",
-        "pnpm --filter api prisma migrate reset",
-        "yarn run prisma db push",
-        "npx prisma db seed",
-        "pnpm exec prisma db seed",
-        "pnpm prisma generate",  # held as written: `pnpm prisma` with any argument
-    ):
-        assert decision(call) == "deny", call
-    for call in (
-        "pnpm test",
-        "pnpm install",
-        "yarn run test",
-        "bun test",
-        "pnpm db:generate",
-        "npx prisma generate",
-        "bun index.ts",
-        "pnpm lint --fix",
-    ):
-        assert decision(call) == "allow", call
+    expect_decisions(
+        bash_decision,
+        root,
+        deny=[
+            "pnpm prisma migrate reset",
+            "yarn prisma migrate reset --force",
+            "bun prisma migrate reset",
+            "pnpm --filter api prisma migrate reset",
+            "yarn run prisma db push",
+            "npx prisma db seed",
+            "pnpm exec prisma db seed",
+            "pnpm prisma generate",  # held as written: `pnpm prisma` with any argument
+        ],
+        allow=[
+            "pnpm test",
+            "pnpm install",
+            "yarn run test",
+            "bun test",
+            "pnpm db:generate",
+            "npx prisma generate",
+            "bun index.ts",
+            "pnpm lint --fix",
+        ],
+    )
     commands = [c for c, _ in analyse("pnpm -C apps/api tsc --noEmit", str(root), "/h").commands]
     assert ("tsc", "--noEmit") in commands
     assert [c for c, _ in analyse("pnpm test", str(root), "/h").commands] == [("pnpm", "test")]
@@ -2006,16 +2003,14 @@ def test_a_boundaries_label_forbids_each_act_of_its_list(tmp_path: Path) -> None
     )
     subprocess.run(["git", "-C", str(root), "checkout", "-q", "-b", "feature/x"], check=True)
 
-    def decision(command: str) -> str:
-        return guard_decision(guard(root, "Bash", {"command": command}))
-
-    assert decision("git push origin main") == "deny"
-    assert decision("git push origin feature/x") == "ask"  # "Ask first: … push"
-    assert decision("git commit -m wip") == "ask"
-    assert decision("npm install left-pad") == "ask"
-    assert decision("npm install") == "allow"
-    assert decision("make release") == "allow"  # "against production": advice
-    assert decision("make seed") == "allow" and decision("make lint") == "allow"
+    assert bash_decision(root, "git push origin main") == "deny"
+    assert bash_decision(root, "git push origin feature/x") == "ask"  # "Ask first: … push"
+    assert bash_decision(root, "git commit -m wip") == "ask"
+    assert bash_decision(root, "npm install left-pad") == "ask"
+    assert bash_decision(root, "npm install") == "allow"
+    assert bash_decision(root, "make release") == "allow"  # "against production": advice
+    assert bash_decision(root, "make seed") == "allow"
+    assert bash_decision(root, "make lint") == "allow"
     edit = {"file_path": str(root / "vendor" / "lib.go"), "old_string": "a", "new_string": "b"}
     assert guard_decision(guard(root, "Edit", edit)) == "deny"
     # the denial quotes the rule as written, not the acts as Charter read them
@@ -2047,17 +2042,14 @@ def test_a_heading_that_asks_for_approval_puts_its_commands_to_the_user(tmp_path
         },
     )
 
-    def decision(command: str) -> str:
-        return guard_decision(guard(root, "Bash", {"command": command}))
-
-    assert decision("npx knex migrate:rollback --all") == "ask"
-    assert decision("dropdb app") == "ask"
-    assert decision("pulumi up --yes") == "ask"
-    assert decision("pulumi destroy") == "ask"
-    assert decision("deployctl promote v1.2") == "ask"
-    assert decision("pulumi preview") == "allow"
-    assert decision("dropdb shared") == "deny"  # no approval in its heading
-    assert decision("pulumi refresh") == "allow"  # "(if unsure)": a condition of its own
+    assert bash_decision(root, "npx knex migrate:rollback --all") == "ask"
+    assert bash_decision(root, "dropdb app") == "ask"
+    assert bash_decision(root, "pulumi up --yes") == "ask"
+    assert bash_decision(root, "pulumi destroy") == "ask"
+    assert bash_decision(root, "deployctl promote v1.2") == "ask"
+    assert bash_decision(root, "pulumi preview") == "allow"
+    assert bash_decision(root, "dropdb shared") == "deny"  # no approval in its heading
+    assert bash_decision(root, "pulumi refresh") == "allow"  # "(if unsure)": a condition of its own
 
 
 def test_a_label_naming_pull_requests_keeps_a_phrase_out_of_them_only() -> None:

@@ -15,6 +15,7 @@ from charter.rules.edits import ForbiddenEdit, edits_in, parse_path
 from charter.rules.model import Rule, Source
 from tests.conftest import (
     compiled_repo,
+    create_decision,
     edit_decision,
     guard,
     guard_decision,
@@ -930,18 +931,15 @@ def test_a_new_file_directly_in_a_folder_a_rule_keeps_for_subfolders_is_held(
         },
     )
 
-    def create(rel: str) -> str:
-        body = {"file_path": str(root / rel), "content": "x\n"}
-        return guard_decision(guard(root, "Write", body))
-
-    assert create("docs/new.md") == "deny"
-    assert create("lib/helpers.dart") == "deny"
-    assert create("notes/plan.md") == "deny"
-    assert create("docs/guides/new.md") == "allow"
-    assert create("src/polyfills.ts") == "allow"
+    assert create_decision(root, "docs/new.md") == "deny"
+    assert create_decision(root, "lib/helpers.dart") == "deny"
+    assert create_decision(root, "notes/plan.md") == "deny"
+    assert create_decision(root, "docs/guides/new.md") == "allow"
+    assert create_decision(root, "src/polyfills.ts") == "allow"
     write(root, "docs/README.md", "a\n")
     assert edit_decision(root, "docs/README.md") == "allow"
-    assert create("docs/README.md") == "allow"  # there already: an edit, not a new file
+    # there already: an edit, not a new file
+    assert create_decision(root, "docs/README.md") == "allow"
     out = guard(root, "Write", {"file_path": str(root / "docs/x.md"), "content": "x"})
     assert out is not None
     reason = out["hookSpecificOutput"]["permissionDecisionReason"]
@@ -967,16 +965,12 @@ def test_the_files_a_rule_allows_in_a_folder_it_keeps_for_subfolders_are_not_hel
         },
     )
 
-    def create(rel: str) -> str:
-        body = {"file_path": str(root / rel), "content": "x\n"}
-        return guard_decision(guard(root, "Write", body))
-
-    assert create("lib/firebase_options.dart") == "allow"
-    assert create("lib/main.dart") == "allow"
-    assert create("src/index.ts") == "allow"
+    assert create_decision(root, "lib/firebase_options.dart") == "allow"
+    assert create_decision(root, "lib/main.dart") == "allow"
+    assert create_decision(root, "src/index.ts") == "allow"
     for held in ("lib/firebase_options_x.dart", "lib/helpers.dart", "src/util.ts", "pkg/x.ts"):
-        assert create(held) == "deny", held
-    assert create("lib/src/app.dart") == "allow"
+        assert create_decision(root, held) == "deny", held
+    assert create_decision(root, "lib/src/app.dart") == "allow"
 
 
 @pytest.mark.parametrize(
