@@ -2342,6 +2342,64 @@ def test_force_push_as_last_act_of_an_or_list(text: str, force: bool) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "force"),
+    [
+        ("Never force-push or rewrite history.", True),
+        ("- Never force-push, amend, or rewrite published history", True),
+        ("Do not force-push or push to main", False),  # a target after the last act
+        ("Never force-push or merge without review", False),  # a condition after it
+    ],
+)
+def test_force_push_first_in_an_or_list(text: str, force: bool) -> None:
+    """An act before the last of an "or" list holds alone when nothing after the last
+    act could set a condition or a target on it."""
+    assert ("git push --force" in {c.command for c in commands_in(_rule(text))}) is force
+
+
+@pytest.mark.parametrize(
+    ("call", "held"),
+    [
+        ("git push -f origin topic", True),
+        ("git push -uf origin topic", True),
+        ("git push --force", True),
+        ("git push -o ci.skip -f", True),
+        ("git push -o f origin topic", False),  # "f" is the push option's value
+        ("git push origin topic", False),
+        ("git clean -f", False),  # not the push the rule is about
+    ],
+)
+def test_push_short_force_is_held_as_force(call: str, held: bool) -> None:
+    """``git push -f`` is git's short form of ``--force``: "Never pass `--force` when
+    pushing" held `--force` and let `-f` through."""
+    import shlex
+
+    cmds = commands_in(_rule("Never pass `--force` when pushing."))
+    assert any(c.matches(shlex.split(call), "") for c in cmds) is held
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("Never create commits.", True),
+        ("Do not make any commits yourself.", True),
+        ("Agents never commit on their own.", True),
+        ("Never create commits for release tags.", False),
+        ("Never make commits larger than 400 lines.", False),
+    ],
+)
+def test_commits_said_as_made_or_by_the_agent_are_git_commit(text: str, held: bool) -> None:
+    assert ("git commit" in {c.command for c in commands_in(_rule(text))}) is held
+
+
+def test_an_option_used_on_the_agents_own_is_forbidden_outright() -> None:
+    """ "Agents never use `--no-verify` on their own": the one using it is the agent."""
+    import shlex
+
+    cmds = commands_in(_rule("Agents never use `--no-verify` on their own."))
+    assert any(c.matches(shlex.split("git commit --no-verify -m x"), "") for c in cmds)
+
+
+@pytest.mark.parametrize(
     ("text", "held"),
     [
         ("Do not commit changes yourself - leave it to the user.", True),

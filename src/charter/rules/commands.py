@@ -322,12 +322,8 @@ class ForbiddenCommand(Prohibition):
             return False
         given = [a for a in argv[1:] if a is not None]
         flags = _flag_set(given) | ({"--"} if "--" in given else set())
-        if (
-            "--no-verify" in self.flags
-            and _program(argv[0] or "") == "git"
-            and words[:1] == ["commit"]
-        ):
-            flags |= {"--no-verify"} if _commit_short_no_verify(given) else set()
+        if _program(argv[0] or "") == "git" and words and words[0] in _GIT_SHORT:
+            flags |= _git_short_long(str(words[0]), given)
         return self.flags <= flags
 
     def _git_words(
@@ -459,31 +455,38 @@ def _in_scope(scopes: Sequence[str], cwd_rel: str | None) -> bool:
     return any(here == f or here.startswith(f + "/") for f in folders if f)
 
 
-#: ``git commit``'s short options that take a value (``-m msg``, ``-mmsg``): the letters
-#: after one in a bundle are its value, not options (``-mnew`` is no ``-n``).
-_COMMIT_VALUE_LETTERS = frozenset("mFcCt")
+#: git's one-letter spellings of long options a rule may forbid, per subcommand, and the
+#: letters that take a value there (``-m msg``, ``-mmsg``: the letters after one in a
+#: bundle are its value, not options, so ``-mnew`` is no ``-n``). git's own CLI: ``-n`` is
+#: ``--no-verify`` for ``commit`` but a dry run for ``push``.
+_GIT_SHORT = {
+    "commit": ({"n": "--no-verify"}, frozenset("mFcCt")),
+    "push": ({"f": "--force"}, frozenset("o")),
+}
 
 
-def _commit_short_no_verify(args: Sequence[str]) -> bool:
-    """Whether ``git commit``'s arguments carry ``-n``, git's short form of
-    ``--no-verify`` for ``commit`` only (``git push -n`` is a dry run): alone or in a
-    bundle (``-nm msg``), not inside a value (``-m -n``, ``-mnew``)."""
+def _git_short_long(verb: str, args: Sequence[str]) -> set[str]:
+    """The long options ``git VERB``'s arguments carry spelled as one letter
+    (:data:`_GIT_SHORT`): alone or in a bundle (``-nm msg``), not inside a value
+    (``-m -n``, ``-mnew``)."""
+    letters, takes_value = _GIT_SHORT.get(verb, ({}, frozenset()))
+    found: set[str] = set()
     skip = False
     for arg in args:
         if skip:
             skip = False
             continue
         if arg == "--":
-            return False
+            break
         if not arg.startswith("-") or arg.startswith("--"):
             continue
         for i, letter in enumerate(arg[1:]):
-            if letter == "n":
-                return True
-            if letter in _COMMIT_VALUE_LETTERS:
+            if letter in letters:
+                found.add(letters[letter])
+            if letter in takes_value:
                 skip = i == len(arg) - 2  # the value is the next argument
                 break
-    return False
+    return found
 
 
 def _flag_set(args: Iterable[str]) -> frozenset[str]:
@@ -499,11 +502,16 @@ def _flag_set(args: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+#: Who does the act, said after it: the agent ("yourself", "on their own"), which leaves
+#: the act bare (generic English).
+_BY_AGENT_WORDS = r"(?:yourself|themselves|on\s+(?:your|their)\s+own|automatically)"
 #: What may follow an option forbidden alone: nothing, another entry, another act ("or
-#: publish …"), a reason or a purpose ("to bypass hooks"). A word that qualifies the use
-#: ("broadly", "by default") makes it a matter of degree the hook cannot judge.
+#: publish …"), a reason or a purpose ("to bypass hooks"), who uses it when that is the
+#: agent ("on their own"). A word that qualifies the use ("broadly", "by default") makes
+#: it a matter of degree the hook cannot judge.
 _OPTION_TAIL = re.compile(
     r"^[*_]*\s*(?:$|[,;:()—–]|\s-\s|(?:or|and|nor|to|flags?|options?|switch(?:es)?)\b|"
+    rf"{_BY_AGENT_WORDS}\W*$|"
     r"[.!?](?:\s|$))",
     re.IGNORECASE,
 )
@@ -1010,7 +1018,7 @@ _HOST_THING = re.compile(
     re.IGNORECASE,
 )
 #: Words after the things made that leave the act bare ("… pull requests yourself").
-_HOST_BARE = re.compile(r"\s+(?:yourself|on\s+your\s+own|automatically)$")
+_HOST_BARE = re.compile(rf"\s+{_BY_AGENT_WORDS}$")
 
 
 def host_acts(act: str) -> list[str]:
@@ -1034,6 +1042,10 @@ def host_acts(act: str) -> list[str]:
     return found
 
 
+#: Commits said as a thing made ("Never create commits", "Do not make any commits"):
+#: the act of committing.
+_MAKING = frozenset({"create", "make"})
+_COMMITS_MADE = frozenset({"commits", "a commit", "any commits", "new commits", "git commits"})
 #: The acts of :data:`GIT_ACTS` whose object is a file, often left unsaid.
 _FILE_ACTS = frozenset({"commit", "amend"})
 _EXCEPTION_WORDS = re.compile(r"\b(?:except|unless|other than|apart from)\b")
@@ -1042,12 +1054,13 @@ _BARE_OBJECTS = frozenset(
     {
         "", "anything", "changes", "code", "your changes", "your work", "work", "to git",
         "to the repo", "to the repository", "to remote", "to the remote", "to origin",
-        "commits", "any changes", "yourself", "on your own", "automatically",
+        "commits", "any changes", "yourself", "themselves", "on your own", "on their own",
+        "automatically",
     }
 )  # fmt: skip
 #: Words after a bare object that leave it bare: who does the act ("commit changes
 #: yourself", "push anything on your own") forbids the agent's doing it, nothing more.
-_BY_THE_AGENT = re.compile(r"(?<=\w)\s+(?:yourself|on\s+your\s+own|automatically)$")
+_BY_THE_AGENT = re.compile(rf"(?<=\w)\s+{_BY_AGENT_WORDS}$")
 _ACT_LIST = re.compile(
     rf"{_OPENING}{_PROHIBITS}"
     # an entry may hold a contraction ("don't commit, I'll review it"; "commit and don't
@@ -1094,7 +1107,10 @@ def _git_acts(text: str, anywhere: bool = False) -> list[str]:
                 continue
             for entry in entries:
                 verb, _, rest = entry.partition(" ")
-                if verb in GIT_ACTS and _BY_THE_AGENT.sub("", rest.strip()) in _BARE_OBJECTS:
+                rest = _BY_THE_AGENT.sub("", rest.strip())
+                if verb in _MAKING and rest in _COMMITS_MADE:  # "create commits": commit
+                    verb, rest = "commit", ""
+                if verb in GIT_ACTS and rest in _BARE_OBJECTS:
                     found += [c for c in GIT_ACTS[verb] if c not in found]
     return found
 
@@ -1114,7 +1130,7 @@ def _force_push(text: str) -> list[str]:
     pushes outright (said to the agent, no target, no condition)."""
     for start, end in clauses(text):
         for part in _prohibition_parts(text[start:end].replace("`", " ")):
-            for said in (part, *_last_alternative(part)):
+            for said in (part, *_alternatives(part)):
                 found = _FORCE_PUSH_PROHIBITION.match(said)
                 if found and (found.group("who") or "you").lower() in _ADDRESSEES:
                     return list(FORCE_PUSH)
@@ -1125,15 +1141,33 @@ def _force_push(text: str) -> list[str]:
 _PROHIBITION_OPENING = re.compile(rf"{_OPENING}{_PROHIBITS}", re.IGNORECASE)
 
 
-def _last_alternative(part: str) -> list[str]:
-    """The last act of a prohibition's "or" list, said with its opening: "Do not skip
-    hooks (--no-verify) or force-push" gives "Do not force-push". Only the last: words
-    after it ("… or force-push to main") may set a condition on every act before it."""
+#: Words that give an act a target ("… or push to main", "… or rebase shared branches"):
+#: said after the last act of a list, the target may be every act's (generic English, and
+#: git's word for what a push goes to).
+_TARGET_WORDS = frozenset({"to", "into", "onto", "branch", "branches"})
+
+
+def _alternatives(part: str) -> list[str]:
+    """Each act of a prohibition's "or" list, said alone with its opening: "Never
+    force-push or rewrite history" gives "Never force-push" and "Never rewrite history".
+    Words after the last act may set a condition or a target on every act before it
+    ("Do not skip hooks or force-push to main"): then only the last act is said alone."""
     opening = _PROHIBITION_OPENING.match(part)
     if opening is None:
         return []
-    acts = re.split(r"\s+(?:or|nor)\s+", part[opening.end() :])
-    return [part[: opening.end()] + acts[-1]] if len(acts) > 1 else []
+    # what is in brackets gives examples or a command, not acts of the list
+    said = re.sub(r"\s*\([^()]*\)", "", part[opening.end() :])
+    acts = re.split(r"\s*,\s*(?:(?:or|nor)\s+)?|\s+(?:or|nor)\s+", said)
+    if len(acts) < 2:
+        return []
+    last = set(re.findall(r"[a-z]+", acts[-1].lower()))
+    if (
+        last & (_CONDITIONS | _TARGET_WORDS)
+        or _EXCEPTION_WORDS.search(acts[-1])
+        or re.search(_BRANCH, acts[-1], re.IGNORECASE)
+    ):
+        acts = acts[-1:]
+    return [part[: opening.end()] + act for act in acts]
 
 
 #: A code span of options only, written right after a command's span as another way to

@@ -180,7 +180,7 @@ _AGENT_ACTING = re.compile(
     r"\b(?:from|by|in|for|during|via|through)\s+(?:the\s+|an?\s+|your\s+|its\s+)?"
     r"(?:ai\s+)?(?:agents?|assistants?|ai|claude|codex|copilot|gemini|cursor)(?:'s)?"
     r"(?:\s+(?:actions?|sessions?|runs?|turns?|side|tool\s+calls?|tools?))?\b"
-    r"|\bon\s+(?:your|its)\s+own\b",
+    r"|\bon\s+(?:your|its|their)\s+own\b",
     re.IGNORECASE,
 )
 

@@ -279,7 +279,10 @@ if TYPE_CHECKING:
 #: constitution (retrieved with its items per task)
 #: 142 (round 87): a long option forbidden while doing git's act ("NEVER use `--no-verify`
 #: flag when committing") is held on that act's command
-STATE_VERSION = 142
+#: 143: every act of an "or" list forbidden when nothing after the last one sets a
+#: condition ("Never force-push or rewrite history"), "create commits" and "on their own"
+#: read as committing by the agent
+STATE_VERSION = 143
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
