@@ -411,6 +411,23 @@ def test_assistant_blocks() -> None:
     assert risks == [{"risk": "cache stampede on deploy", "severity": "high"}]
 
 
+def test_fields_of_blocks_written_on_one_line_are_each_read() -> None:
+    """ "Decision: Use Redis for the cache; risk: stampede on deploy" was stored as one
+    decision holding the risk in its text. A field named after ";" or a sentence's end on
+    a block's line is read as if it began a line of its own."""
+    decisions, risks = blocks_from_text(
+        "Decision: Use Redis for the cache; risk: stampede on deploy\n\n"
+        "**Decision:** Keep the v1 API. Reason: two clients still call it.\n\n"
+        "Decision: Retry twice; the third attempt is manual\n"
+    )
+    assert decisions == [
+        {"decision": "Use Redis for the cache"},
+        {"decision": "Keep the v1 API", "reason": "two clients still call it."},
+        {"decision": "Retry twice; the third attempt is manual"},
+    ]
+    assert risks == [{"risk": "stampede on deploy"}]
+
+
 def test_a_risk_tagged_with_its_severity_as_recovery_lists_it() -> None:
     """ "Risk: [high] Users relying on Millisecond results will see a different type" (the
     way recovery lists open risks, so the way an agent writes one back) was restored as

@@ -37,6 +37,27 @@ WORDS_COUNTED = 250_000
 _BLOCK = re.compile(
     r"^\s*(?:[-*]\s+)?\**(Decision|Risk|Reason|Impact|Mitigation|Severity|Status)\**\s*:\s*(.+)$"
 )
+#: Another field of a block written on the same line after ";" or a sentence's end
+#: ("Decision: Use Redis; risk: stampede on deploy", "… . Reason: latency"): the line
+#: holds two fields, the second its own block's or a follow-up of the first.
+_INLINE_FIELD = re.compile(
+    r"\s*(?:;|\.(?=\s))\s*\**(?=(?:decision|risk|reason|impact|mitigation|severity|status)"
+    r"\**\s*:\s*\S)",
+    re.IGNORECASE,
+)
+
+
+def _block_lines(text: str) -> list[str]:
+    """The lines of ``text``, a block line holding several fields split at each one."""
+    out: list[str] = []
+    for line in text.splitlines():
+        if not _BLOCK.match(line):
+            out.append(line)
+            continue
+        first, *rest = _INLINE_FIELD.split(line)
+        out.append(first)
+        out += [field[:1].upper() + field[1:] for field in rest]
+    return out
 
 
 #: A severity written before the risk, as recovery lists risks ("[high] …", "(high) …").
@@ -95,7 +116,7 @@ def blocks_from_text(text: str) -> tuple[list[dict[str, str]], list[dict[str, st
     decisions: list[dict[str, str]] = []
     risks: list[dict[str, str]] = []
     current: dict[str, str] | None = None
-    for line in text.splitlines():
+    for line in _block_lines(text):
         match = _BLOCK.match(line)
         if not match:
             if line.strip():
