@@ -984,8 +984,14 @@ class DriftChecker:
         rest = text[clause.start : view.unit.start + len(view.unit.text)]
         for q in found:
             before, after = said[max(0, q.start - 40) : q.start], rest[q.end : q.end + 60]
-            for bound in vocab.limits:
-                if limits.restates(bound, found):
+            # a quantity is held against the limit it is about: of the answer's limits on
+            # the same measure, the ones whose words its clause shares most ("a swap 50
+            # hours ahead" is about "swaps at least 48 hours ahead", not about "at most
+            # 3 hours on air in a row")
+            same = [b for b in vocab.limits if limits.same_measure(b.quantity, q)]
+            shared = [len(b.about & clause.stems) for b in same]
+            for bound, words in zip(same, shared, strict=True):
+                if words < max(shared) or limits.restates(bound, found):
                     continue
                 about = q.measure == "count" or len(bound.about & view.stems) >= LIMIT_ABOUT
                 if about and limits.broken(bound, q, before, after):

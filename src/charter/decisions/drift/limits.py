@@ -247,6 +247,11 @@ def _same(a: Quantity, b: Quantity) -> bool:
     return True
 
 
+def same_measure(a: Quantity, b: Quantity) -> bool:
+    """Whether two quantities can be compared (see :func:`_same`)."""
+    return _same(a, b)
+
+
 def bounds(answer: str) -> list[Bound]:
     """The caps and floors a free-text answer states, each with the words of its clause."""
     out = []

@@ -23,8 +23,17 @@ from charter.decisions.invariants import Invariant, invariant_for
 from charter.decisions.models import Clarification, PgcClarifications
 
 #: A negated clause of a free-text answer; it ends at punctuation, a colon included ("X is
-#: never allowed: when ..." forbids X, the explanation after the colon is not forbidden).
-_NEGATIVE_CLAUSE = re.compile(r"\b(?P<neg>never|no|not|zero|without|nor)\b(?P<rest>[^.;,:]*)", re.I)
+#: never allowed: when ..." forbids X, the explanation after the colon is not forbidden),
+#: but not at the colon or point of a time or a number ("not checked in by 10:00 is
+#: released", "no more than 2.5 hours").
+_NEGATIVE_CLAUSE = re.compile(
+    r"\b(?P<neg>never|no|not|zero|without|nor)\b(?P<rest>(?:[^.;,:]|(?<=\d)[.:,](?=\d))*)", re.I
+)
+#: A negation inside a condition ("one reminder goes out if no appointment is booked",
+#: "unless not yet paid") states when something happens; it forbids nothing.
+_CONDITION_BEFORE = re.compile(
+    r"\b(?:if|unless|when|whenever|while|until|once|where|in case)\b[^.;,:]*$", re.I
+)
 #: A negated passive or copula ("X are never shown"): X is what the clause forbids.
 _COPULA_END = re.compile(r"\b(?:is|are|was|were|be|been|gets?)\s*$", re.I)
 #: Words that only say *that* something is forbidden; the thing itself precedes them.
@@ -121,12 +130,14 @@ class Forbidden:
         if len(self.core) <= 3 and context and own:
             return core | context
         distinct = self.core - self.affirmed
-        if not distinct and len(self.core) < 2:
-            # the clause's one word is one the answer affirms ("…set up a freeze, not the
-            # member in the app" beside "Members can freeze"): alone it names nothing
-            # the answer rules out
+        if not distinct:
+            # every word of the clause is one the answer affirms ("…set up a freeze, not
+            # the member in the app" beside "Members can freeze"; "the system never
+            # confirms a booking on its own" beside "every booking is confirmed by a
+            # dispatcher"): the words name nothing the answer rules out, and a text
+            # restating the answer says them all
             return set()
-        if len(own if distinct else core) >= min(2, len(distinct or self.core)):
+        if len(own) >= min(2, len(distinct)):
             return core | context
         return set()
 
@@ -365,18 +376,25 @@ def _limit_numbers(clause: str) -> frozenset[str]:
     return frozenset("#" + n for n in _LIMIT_NUMBER.findall(clause) if n.strip("0"))
 
 
+def _affirmed_elsewhere(answer: str, start: int, end: int) -> set[str]:
+    """Content stems of the answer outside the sentence or ``;`` clause holding
+    ``start:end``: what the answer says affirmatively around a negated clause."""
+    first = max(answer.rfind(".", 0, start), answer.rfind(";", 0, start))
+    ends = [i for i in (answer.find(".", end), answer.find(";", end)) if i >= 0]
+    last = min(ends) if ends else len(answer)
+    return set(lexicon.content_stems(answer[: first + 1] + " " + answer[last:]))
+
+
 def _forbidden_clauses(answer: str, shared: set[str]) -> list[Forbidden]:
     out = []
     context = set(lexicon.content_stems(answer))
     for match in _NEGATIVE_CLAUSE.finditer(answer):
+        if _CONDITION_BEFORE.search(answer[: match.start()]):
+            continue
         core = set(lexicon.content_stems(match.group("rest")))
         # the answer's other clauses: what it affirms ("under the vet's own login; no
         # shared logins")
-        start = max(answer.rfind(".", 0, match.start()), answer.rfind(";", 0, match.start()))
-        ends = [i for i in (answer.find(".", match.end()), answer.find(";", match.end())) if i >= 0]
-        end = min(ends) if ends else len(answer)
-        elsewhere = answer[: start + 1] + " " + answer[end:]
-        affirmed = set(lexicon.content_stems(elsewhere))
+        affirmed = _affirmed_elsewhere(answer, match.start(), match.end())
         rest = {w.lower() for w in lexicon.tokens(match.group("rest"))}
         before = re.split(r"[.;:,]", answer[: match.start()])[-1]
         subject: set[str] = set()
@@ -414,10 +432,14 @@ def _forbidden_clauses(answer: str, shared: set[str]) -> list[Forbidden]:
             verb = re.match(r"\s*(\w+)", answer[match.end() :])
             action = {lexicon.stem(verb.group(1).lower())} if verb else set()
             core = subj | action
+            # as above: what the rest of the answer affirms ("items can be booked …;
+            # anyone with an overdue item cannot book") is said by a text restating it
+            affirmed = _affirmed_elsewhere(answer, match.start(), match.end())
             out.append(
                 Forbidden(
                     core=frozenset(core),
                     context=frozenset(context - core),
+                    affirmed=frozenset(core & affirmed),
                     # "can never" keeps its older, looser reading
                     verb=frozenset() if match.group("never") else frozenset(action),
                 )
