@@ -668,3 +668,26 @@ def test_lexical_scores_of_many_rules_fit_in_memory_and_keep_their_values() -> N
         cols = sorted({vocab[t] for t in tokenize(query) if t in vocab})
         dense = (weights[:, cols] * idf[cols]).sum(axis=1).astype(np.float32)
         assert np.array_equal(sparse.scores(query), dense), query
+
+
+def test_a_selection_takes_one_entry_of_a_file_tree(repo: Path) -> None:
+    # A tree's entries are alike: once one matched, its siblings ranked next to it and
+    # filled the budget in place of the rules on how to do the work.
+    write(
+        repo,
+        "CLAUDE.md",
+        "# Rules\n\n## Layout\n\n```\n"
+        "src/\n"
+        "├── parsers/      # Schedule and parameter parsing helpers\n"
+        "├── loaders/      # YAML loading with the safe loader\n"
+        "├── builders/     # Translates the YAML config into DAG objects\n"
+        "├── settings/     # Runtime settings and environment variable handling\n"
+        "```\n\n"
+        "## Parsing\n\n"
+        "- Every new YAML key needs a schema entry and a parser test.\n",
+    )
+    r = _retriever(repo)
+    result = r.retrieve("Parse a new YAML key for the schedule", top=5)
+    kinds = [s.rule.kind for s in result.shards]
+    assert kinds.count("entry") == 1
+    assert any("schema entry" in s.rule.text for s in result.shards)

@@ -279,7 +279,9 @@ if TYPE_CHECKING:
 #: constitution (retrieved with its items per task)
 #: 142 (round 87): a long option forbidden while doing git's act ("NEVER use `--no-verify`
 #: flag when committing") is held on that act's command
-STATE_VERSION = 142
+#: 143 (round 89): each annotated entry of a file tree drawn in a fence ("contrib/   #
+#: Docker configs") is a rule of its own (kind ``entry``), cited from its line
+STATE_VERSION = 143
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
