@@ -691,3 +691,32 @@ def test_a_selection_takes_one_entry_of_a_file_tree(repo: Path) -> None:
     kinds = [s.rule.kind for s in result.shards]
     assert kinds.count("entry") == 1
     assert any("schema entry" in s.rule.text for s in result.shards)
+
+
+def test_a_tree_entry_that_only_just_makes_the_cut_is_left_out(repo: Path) -> None:
+    # An entry says where code lives, not how to change it: below the best few it took
+    # the room of a rule on the work itself.
+    write(
+        repo,
+        "CLAUDE.md",
+        "# Rules\n\n## Migrations\n\n"
+        "- Every schema change needs a reversible Alembic migration.\n"
+        "- Name each migration after the table it changes.\n"
+        "- Run the migration up and down locally before opening a pull request.\n"
+        "- Never edit a migration that has been merged to main.\n"
+        "- Keep data backfills out of schema migrations.\n"
+        "- Add an index for each new foreign key column in the migration.\n\n"
+        "## Layout\n\n```\n"
+        "app/\n"
+        "├── models/       # SQLAlchemy table models\n"
+        "├── static/       # Images and stylesheets\n"
+        "├── templates/    # Jinja page templates\n"
+        "```\n",
+    )
+    r = _retriever(repo)
+    task = "Write a reversible migration that adds a column to the invoices table"
+    assert [rule.kind for rule in r.rules].count("entry") == 3
+    chosen = r.retrieve(task, top=8).shards
+    # the six rules on migrations come first; no entry follows them in
+    assert len(chosen) == 6
+    assert all(s.rule.kind != "entry" for s in chosen)

@@ -47,9 +47,11 @@ _CLAUSE_BREAK = re.compile(
 #: Selections made again at most this often to leave out lead-ins without items.
 _LEAD_IN_ROUNDS = 3
 
-#: At most this many entries of one drawn file tree in a selection: its entries are
-#: alike ("`src/x/`: X dynamics"), so once one matches a task the rest rank near it
-#: (and the feedback query leans towards them) and crowd out the rules on how to work.
+#: At most this many entries of one drawn file tree in a selection, and only among its
+#: best few (``complete_from_top``): its entries are alike ("`src/x/`: X dynamics"), so
+#: once one matches a task the rest rank near it (and the feedback query leans towards
+#: them), and an entry that only just makes the cut says where, not how, taking the room
+#: of a rule on how to do the work.
 _TREE_ENTRIES = 1
 
 
@@ -545,7 +547,9 @@ class Retriever:
             if said in shown:
                 continue  # the same rule again (a file that repeats itself): nothing new
             tree = (shard.rule.source.path, shard.rule.source.section)
-            if shard.rule.kind == "entry" and entries.get(tree, 0) >= _TREE_ENTRIES:
+            if shard.rule.kind == "entry" and (
+                entries.get(tree, 0) >= _TREE_ENTRIES or len(chosen) >= s.complete_from_top
+            ):
                 continue
             rival = self._rival(shard.rule, [c.rule for c in chosen] + self.constitution_rules)
             if rival is not None:
