@@ -2636,3 +2636,40 @@ def test_a_paragraph_that_only_says_the_rules_apply_everywhere_is_no_rule(
     blocks, _ = split_blocks(doc)
     assert any("apply" in b.text for b in blocks) is a_rule
     assert [b.text for b in blocks if "apply" not in b.text] == ["Use tabs.", "Run `make test`."]
+
+
+def test_each_annotated_entry_of_a_drawn_file_tree_is_a_rule(tmp_path: Path) -> None:
+    # A repository-structure fence says what each folder holds: as one block of comments
+    # no line of it was cited, and "which folder holds the Helm charts" reached none.
+    rules = _rules(
+        tmp_path,
+        "# Guide\n\n"
+        "## Repository Structure\n\n"
+        "```\n"
+        "src/                    # Main C++ source code\n"
+        "├── server/             # Core server implementation\n"
+        "├── facade/             # Network and command handling\n"
+        "tests/\n"
+        "  fixtures/             # Package smoke tests\n"
+        "contrib/                # Docker configs, Helm charts, utility scripts\n"
+        "```\n\n"
+        "## Build\n\n"
+        "```bash\n"
+        "make build   # build it\n"
+        "make test    # run the tests\n"
+        "```\n",
+    )
+    entries = [(r.text, r.source.line_start, r.source.line_end) for r in rules if r.kind == "entry"]
+    assert entries == [
+        ("`src/`: Main C++ source code", 6, 6),
+        ("`src/server/`: Core server implementation", 7, 7),
+        ("`src/facade/`: Network and command handling", 8, 8),
+        # a folder with nothing said of it gives its path to the entries under it
+        ("`tests/fixtures/`: Package smoke tests", 10, 10),
+        ("`contrib/`: Docker configs, Helm charts, utility scripts", 11, 11),
+    ]
+    # commands with comments stay commands, not a tree
+    assert [r.text for r in rules if r.kind == "command"] == [
+        "`make build` (build it)",
+        "`make test` (run the tests)",
+    ]

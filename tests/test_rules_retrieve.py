@@ -668,3 +668,55 @@ def test_lexical_scores_of_many_rules_fit_in_memory_and_keep_their_values() -> N
         cols = sorted({vocab[t] for t in tokenize(query) if t in vocab})
         dense = (weights[:, cols] * idf[cols]).sum(axis=1).astype(np.float32)
         assert np.array_equal(sparse.scores(query), dense), query
+
+
+def test_a_selection_takes_one_entry_of_a_file_tree(repo: Path) -> None:
+    # A tree's entries are alike: once one matched, its siblings ranked next to it and
+    # filled the budget in place of the rules on how to do the work.
+    write(
+        repo,
+        "CLAUDE.md",
+        "# Rules\n\n## Layout\n\n```\n"
+        "src/\n"
+        "├── parsers/      # Schedule and parameter parsing helpers\n"
+        "├── loaders/      # YAML loading with the safe loader\n"
+        "├── builders/     # Translates the YAML config into DAG objects\n"
+        "├── settings/     # Runtime settings and environment variable handling\n"
+        "```\n\n"
+        "## Parsing\n\n"
+        "- Every new YAML key needs a schema entry and a parser test.\n",
+    )
+    r = _retriever(repo)
+    result = r.retrieve("Parse a new YAML key for the schedule", top=5)
+    kinds = [s.rule.kind for s in result.shards]
+    assert kinds.count("entry") == 1
+    assert any("schema entry" in s.rule.text for s in result.shards)
+
+
+def test_a_tree_entry_that_only_just_makes_the_cut_is_left_out(repo: Path) -> None:
+    # An entry says where code lives, not how to change it: below the best few it took
+    # the room of a rule on the work itself.
+    write(
+        repo,
+        "CLAUDE.md",
+        "# Rules\n\n## Migrations\n\n"
+        "- Every schema change needs a reversible Alembic migration.\n"
+        "- Name each migration after the table it changes.\n"
+        "- Run the migration up and down locally before opening a pull request.\n"
+        "- Never edit a migration that has been merged to main.\n"
+        "- Keep data backfills out of schema migrations.\n"
+        "- Add an index for each new foreign key column in the migration.\n\n"
+        "## Layout\n\n```\n"
+        "app/\n"
+        "├── models/       # SQLAlchemy table models\n"
+        "├── static/       # Images and stylesheets\n"
+        "├── templates/    # Jinja page templates\n"
+        "```\n",
+    )
+    r = _retriever(repo)
+    task = "Write a reversible migration that adds a column to the invoices table"
+    assert [rule.kind for rule in r.rules].count("entry") == 3
+    chosen = r.retrieve(task, top=8).shards
+    # the six rules on migrations come first; no entry follows them in
+    assert len(chosen) == 6
+    assert all(s.rule.kind != "entry" for s in chosen)

@@ -112,7 +112,7 @@ def heading_word_count(text: str) -> int:
 class Block:
     """One candidate rule: its text, where it is, and what surrounds it."""
 
-    kind: str  # item | step | paragraph | row | code | command
+    kind: str  # item | step | paragraph | row | code | command | entry (of a file tree)
     text: str
     line_start: int
     line_end: int
@@ -195,6 +195,46 @@ def _forbidden_lines(content: str) -> list[tuple[int, str, str]]:
             return []
         out.append((offset, code, note))
     return out
+
+
+#: A line of a drawn file tree: the drawing ("├── ", "│   └── ", indent), one name with
+#: no space in it, and what it holds after a comment mark ("src/   # Main sources").
+_TREE_LINE = re.compile(
+    r"^(?P<draw>[\s│├└┬┌─|`+\\-]*?)(?P<name>[\w.@<>{}*$\[\]-][\w.@<>{}*$\[\]/-]*/?)"
+    r"(?:\s+(?:#|//|<-+|←)\s*(?P<note>\S.*?))?\s*$"
+)
+
+
+def _tree_entries(content: str) -> list[tuple[int, str, str]]:
+    """(line offset in the fence, the entry's path from the tree's root, what it holds)
+    for each annotated entry of a fence that draws a file tree: every line one entry, at
+    least three, a folder (a name ending in "/" or drawn with tree marks) among them, and
+    two or more saying what they hold; ``[]`` for any other code."""
+    rows: list[tuple[int, int, str, str]] = []
+    drawn = False
+    for offset, line in enumerate(content.splitlines(), start=1):
+        if not line.strip():
+            continue
+        match = _TREE_LINE.match(line)
+        if match is None:
+            return []
+        name = match.group("name")
+        name = name[2:] if name.startswith("./") and len(name) > 2 else name
+        drawn = drawn or name.endswith("/") or bool(re.search(r"[│├└]", match.group("draw")))
+        note = (match.group("note") or "").rstrip("│|┃ ")  # a frame drawn on the right
+        rows.append((offset, match.start("name"), name, note))
+    if len(rows) < 3 or not drawn or sum(1 for r in rows if r[3]) < 2:
+        return []
+    entries: list[tuple[int, str, str]] = []
+    parents: list[tuple[int, str]] = []
+    for offset, column, name, note in rows:
+        while parents and parents[-1][0] >= column:
+            parents.pop()
+        path = "".join(p for _, p in parents if p.endswith("/")) + name
+        if note and re.search(r"[^\W\d_]", note):
+            entries.append((offset, path, note))
+        parents.append((column, name if name.endswith("/") else ""))
+    return entries
 
 
 def _continued_by(after: SyntaxTreeNode | None) -> bool:
@@ -671,6 +711,16 @@ class _Walker:
                 return
             for first, last, text in commands:
                 self.add(Block("command", text, first, last, self.section(), lead))
+            return
+        entries = _tree_entries(node.content)
+        if entries:
+            # a file tree whose lines say what each folder holds ("contrib/   # Docker
+            # configs, Helm charts"): each annotated entry is a rule of its own, as an item
+            # "- `contrib/`: Docker configs" is; as one block of comments its lines were
+            # cited by none, and a task about one folder never reached its line
+            for offset, path, note in entries:
+                line = start + offset
+                self.add(Block("entry", f"`{path}`: {note}", line, line, self.section()))
             return
         comments = _fence_comments(node.content, node.info or "")
         prev = self.blocks[-1] if self.blocks else None

@@ -47,6 +47,13 @@ _CLAUSE_BREAK = re.compile(
 #: Selections made again at most this often to leave out lead-ins without items.
 _LEAD_IN_ROUNDS = 3
 
+#: At most this many entries of one drawn file tree in a selection, and only among its
+#: best few (``complete_from_top``): its entries are alike ("`src/x/`: X dynamics"), so
+#: once one matches a task the rest rank near it (and the feedback query leans towards
+#: them), and an entry that only just makes the cut says where, not how, taking the room
+#: of a rule on how to do the work.
+_TREE_ENTRIES = 1
+
 
 def task_views(task: str) -> list[str]:
     """The clauses of a task worth matching on their own (three words or more), when it
@@ -520,6 +527,7 @@ class Retriever:
         floor: float | None = None
         shown = {" ".join(r.text.lower().split()) for r in self.constitution_rules}
         misses = 0
+        entries: dict[tuple[str, str], int] = {}
         for shard in scored:
             if floor is None:
                 floor = max(s.min_score, shard.score * relative_cutoff)
@@ -538,6 +546,11 @@ class Retriever:
             said = " ".join(shard.rule.text.lower().split())
             if said in shown:
                 continue  # the same rule again (a file that repeats itself): nothing new
+            tree = (shard.rule.source.path, shard.rule.source.section)
+            if shard.rule.kind == "entry" and (
+                entries.get(tree, 0) >= _TREE_ENTRIES or len(chosen) >= s.complete_from_top
+            ):
+                continue
             rival = self._rival(shard.rule, [c.rule for c in chosen] + self.constitution_rules)
             if rival is not None:
                 if rival.priority >= shard.rule.priority:
@@ -559,6 +572,8 @@ class Retriever:
                 )
             chosen.append(shard)
             shown.add(" ".join(shard.rule.text.lower().split()))
+            if shard.rule.kind == "entry":
+                entries[tree] = entries.get(tree, 0) + 1
             if rival is not None:  # one shown rule left: count the whole selection again
                 used = self.cost_of(chosen, tiered=not top_n) if budget else 0
             else:

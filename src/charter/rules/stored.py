@@ -282,7 +282,9 @@ if TYPE_CHECKING:
 #: 143: every act of an "or" list forbidden when nothing after the last one sets a
 #: condition ("Never force-push or rewrite history"), "create commits" and "on their own"
 #: read as committing by the agent
-STATE_VERSION = 143
+#: 144 (round 89): each annotated entry of a file tree drawn in a fence ("contrib/   #
+#: Docker configs") is a rule of its own (kind ``entry``), cited from its line
+STATE_VERSION = 144
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
