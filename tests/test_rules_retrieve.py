@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -720,3 +721,32 @@ def test_a_tree_entry_that_only_just_makes_the_cut_is_left_out(repo: Path) -> No
     # the six rules on migrations come first; no entry follows them in
     assert len(chosen) == 6
     assert all(s.rule.kind != "entry" for s in chosen)
+
+
+def test_a_small_section_pushes_out_only_lower_scored_rules(repo: Path) -> None:
+    # completing a section evicted the lowest-scored shard even when it scored above the
+    # rule that came in: a better match left for a weaker one of the section
+    write(repo, "CLAUDE.md", PROCEDURE)
+    project = Project.load(repo)
+    r = Retriever(
+        compile_rules(project), project.settings.rules, rules_embedder_for(project.settings)
+    )
+    pos = {rule.text: p for p, rule in enumerate(r.rules[i] for i in r.candidates)}
+    label = "Use title-style capitalization for command labels and menu items."
+    other = "Don't capitalize prepositions of four or fewer letters."
+    fillers = [t for t in pos if "circular imports" in t][:7]
+    allowed = np.ones(len(r.candidates), dtype=bool)
+    chosen = [Shard(r.rules[r.candidates[pos[label]]], 0.9, [])] + [
+        Shard(r.rules[r.candidates[pos[t]]], 0.8 - i / 40, []) for i, t in enumerate(fillers)
+    ]
+    budget = r.cost_of(chosen, tiered=True)
+
+    def scored(value: float) -> Callable[[int], Shard]:
+        return lambda p: Shard(r.rules[r.candidates[p]], value, [])
+
+    weaker = [sh.rule.text for sh in r._complete_groups(list(chosen), scored(0.5), allowed, budget)]
+    assert other not in weaker and set(fillers) <= set(weaker)
+    stronger = r._complete_groups(list(chosen), scored(0.66), allowed, budget)
+    texts = [sh.rule.text for sh in stronger]
+    assert other in texts and fillers[-1] not in texts
+    assert r.cost_of(stronger, tiered=True) <= budget

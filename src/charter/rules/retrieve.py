@@ -47,6 +47,8 @@ _CLAUSE_BREAK = re.compile(
 #: Selections made again at most this often to leave out lead-ins without items.
 _LEAD_IN_ROUNDS = 3
 
+_PROCEDURE = "completes a numbered procedure"
+
 #: At most this many entries of one drawn file tree in a selection, and only among its
 #: best few (``complete_from_top``): its entries are alike ("`src/x/`: X dynamics"), so
 #: once one matches a task the rest rank near it (and the feedback query leans towards
@@ -615,7 +617,8 @@ class Retriever:
         budget: int,
     ) -> list[Shard]:
         """Add the missing parts of procedures and small sections (see ``groups``),
-        evicting the lowest-scored shards outside the group to stay within budget."""
+        evicting the lowest-scored shards outside the group to stay within budget (for a
+        small section, only shards scoring below the rule that comes in)."""
         s = self.settings
         position = self._positions()
         picked = {position[sh.rule.id] for sh in chosen}
@@ -623,7 +626,7 @@ class Retriever:
         wanted: list[tuple[list[int], str]] = []
         for group in self.procedures:
             if 2 * len(picked.intersection(group)) >= len(group) and not picked >= set(group):
-                wanted.append((group, "completes a numbered procedure"))
+                wanted.append((group, _PROCEDURE))
         for group in self.small_sections:
             if best.intersection(group) and not picked >= set(group):
                 wanted.append((group, "completes a small section"))
@@ -632,6 +635,7 @@ class Retriever:
         chosen = list(chosen)
         for group, why in wanted:
             keep = best | set(group)
+            group_is_procedure = why == _PROCEDURE
             for pos in group:
                 if pos in picked or not allowed[pos]:
                     continue
@@ -639,8 +643,18 @@ class Retriever:
                 others = [c.rule for c in chosen] + self.constitution_rules
                 if self._rival(shard.rule, others) is not None:
                     continue
+                # a section is completed only by rules that score above the ones they
+                # push out: its rules already close part of their gap to the section's
+                # best (``section_lift``), so a better-scored rule of another section is
+                # no worse evidence than the section's membership
                 victims = sorted(
-                    (c for c in chosen if position[c.rule.id] not in keep), key=lambda c: c.score
+                    (
+                        c
+                        for c in chosen
+                        if position[c.rule.id] not in keep
+                        and (group_is_procedure or c.score < shard.score)
+                    ),
+                    key=lambda c: c.score,
                 )
                 while self.cost_of([*chosen, shard], tiered=True) > budget and victims:
                     victim = victims.pop(0)
