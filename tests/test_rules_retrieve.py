@@ -210,13 +210,18 @@ PROCEDURE = """# Rules
 )
 
 
-def test_procedures_and_small_sections_are_completed(repo: Path) -> None:
+def _procedure_retriever(repo: Path) -> tuple[Retriever, dict[str, int]]:
+    """A retriever over :data:`PROCEDURE`, and each candidate rule's position by text."""
     write(repo, "CLAUDE.md", PROCEDURE)
     project = Project.load(repo)
     r = Retriever(
         compile_rules(project), project.settings.rules, rules_embedder_for(project.settings)
     )
-    pos = {rule.text: p for p, rule in enumerate(r.rules[i] for i in r.candidates)}
+    return r, {rule.text: p for p, rule in enumerate(r.rules[i] for i in r.candidates)}
+
+
+def test_procedures_and_small_sections_are_completed(repo: Path) -> None:
+    r, pos = _procedure_retriever(repo)
     steps = [t for t in pos if r.rules[r.candidates[pos[t]]].kind == "step"]
     fillers = [t for t in pos if "circular imports" in t][:5]
 
@@ -234,9 +239,7 @@ def test_procedures_and_small_sections_are_completed(repo: Path) -> None:
     assert r.cost_of(done, tiered=True) <= budget
     assert any("completes a numbered procedure" in sh.reasons for sh in done)
 
-    off = project.settings.rules.model_copy(
-        update={"complete_procedures": False, "complete_sections_up_to": 0}
-    )
+    off = r.settings.model_copy(update={"complete_procedures": False, "complete_sections_up_to": 0})
     r_off = Retriever(r.compiled, off, r.embedder)
     same = r_off._complete_groups(list(chosen), make, allowed, budget)
     assert [sh.rule.text for sh in same] == [sh.rule.text for sh in chosen]
@@ -726,12 +729,7 @@ def test_a_tree_entry_that_only_just_makes_the_cut_is_left_out(repo: Path) -> No
 def test_a_small_section_pushes_out_only_lower_scored_rules(repo: Path) -> None:
     # completing a section evicted the lowest-scored shard even when it scored above the
     # rule that came in: a better match left for a weaker one of the section
-    write(repo, "CLAUDE.md", PROCEDURE)
-    project = Project.load(repo)
-    r = Retriever(
-        compile_rules(project), project.settings.rules, rules_embedder_for(project.settings)
-    )
-    pos = {rule.text: p for p, rule in enumerate(r.rules[i] for i in r.candidates)}
+    r, pos = _procedure_retriever(repo)
     label = "Use title-style capitalization for command labels and menu items."
     other = "Don't capitalize prepositions of four or fewer letters."
     fillers = [t for t in pos if "circular imports" in t][:7]
