@@ -748,3 +748,20 @@ def test_a_small_section_pushes_out_only_lower_scored_rules(repo: Path) -> None:
     texts = [sh.rule.text for sh in stronger]
     assert other in texts and fillers[-1] not in texts
     assert r.cost_of(stronger, tiered=True) <= budget
+
+
+def test_a_section_rule_that_cannot_fit_evicts_nothing(repo: Path) -> None:
+    # the shards scoring below a section's rule were evicted one by one to make room and,
+    # when the rule still did not fit, stayed evicted: budget spent on nothing
+    r, pos = _procedure_retriever(repo)
+    label = "Use title-style capitalization for command labels and menu items."
+    fillers = [t for t in pos if "circular imports" in t][:7]
+    allowed = np.ones(len(r.candidates), dtype=bool)
+    chosen = [Shard(r.rules[r.candidates[pos[label]]], 0.9, [])] + [
+        Shard(r.rules[r.candidates[pos[t]]], 0.8 - i / 40, []) for i, t in enumerate(fillers)
+    ]
+    budget = r.cost_of(chosen[:3], tiered=True)  # room the two weakest fillers cannot free
+    done = r._complete_groups(
+        list(chosen), lambda p: Shard(r.rules[r.candidates[p]], 0.7, []), allowed, budget
+    )
+    assert [sh.rule.text for sh in done] == [sh.rule.text for sh in chosen]

@@ -656,12 +656,14 @@ class Retriever:
                     ),
                     key=lambda c: c.score,
                 )
-                while self.cost_of([*chosen, shard], tiered=True) > budget and victims:
-                    victim = victims.pop(0)
-                    chosen.remove(victim)
-                    picked.discard(position[victim.rule.id])
-                if self.cost_of([*chosen, shard], tiered=True) > budget:
+                # evictions hold only if the rule then fits: otherwise the shards stay
+                trial = list(chosen)
+                while self.cost_of([*trial, shard], tiered=True) > budget and victims:
+                    trial.remove(victims.pop(0))
+                if self.cost_of([*trial, shard], tiered=True) > budget:
                     break
+                picked -= {position[c.rule.id] for c in chosen if c not in trial}
+                chosen = trial
                 shard.reasons.append(why)
                 chosen.append(shard)
                 picked.add(pos)
