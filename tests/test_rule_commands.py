@@ -1881,12 +1881,22 @@ def test_run_or_suggest_lists_are_held_by_the_hook(tmp_path: Path) -> None:
         },
     )
 
-    assert bash_decision(root, "npx knex migrate:rollback --all") == "ask"
-    assert bash_decision(root, "knex seed:run") == "ask"
-    assert bash_decision(root, "dropdb app") == "deny"
-    assert bash_decision(root, "npx knex migrate:down") == "deny"
-    assert bash_decision(root, "npx knex migrate:latest") == "allow"
-    assert bash_decision(root, "npm test") == "allow"
+    expect_decisions(
+        bash_decision,
+        root,
+        deny=[
+            "dropdb app",
+            "npx knex migrate:down",
+        ],
+        ask=[
+            "npx knex migrate:rollback --all",
+            "knex seed:run",
+        ],
+        allow=[
+            "npx knex migrate:latest",
+            "npm test",
+        ],
+    )
 
 
 def test_a_command_named_through_its_package_launcher_is_held_however_it_is_launched(
@@ -2003,14 +2013,24 @@ def test_a_boundaries_label_forbids_each_act_of_its_list(tmp_path: Path) -> None
     )
     subprocess.run(["git", "-C", str(root), "checkout", "-q", "-b", "feature/x"], check=True)
 
-    assert bash_decision(root, "git push origin main") == "deny"
-    assert bash_decision(root, "git push origin feature/x") == "ask"  # "Ask first: … push"
-    assert bash_decision(root, "git commit -m wip") == "ask"
-    assert bash_decision(root, "npm install left-pad") == "ask"
-    assert bash_decision(root, "npm install") == "allow"
-    assert bash_decision(root, "make release") == "allow"  # "against production": advice
-    assert bash_decision(root, "make seed") == "allow"
-    assert bash_decision(root, "make lint") == "allow"
+    expect_decisions(
+        bash_decision,
+        root,
+        deny=[
+            "git push origin main",
+        ],
+        ask=[
+            "git push origin feature/x",  # "Ask first: … push"
+            "git commit -m wip",
+            "npm install left-pad",
+        ],
+        allow=[
+            "npm install",
+            "make release",  # "against production": advice
+            "make seed",
+            "make lint",
+        ],
+    )
     edit = {"file_path": str(root / "vendor" / "lib.go"), "old_string": "a", "new_string": "b"}
     assert guard_decision(guard(root, "Edit", edit)) == "deny"
     # the denial quotes the rule as written, not the acts as Charter read them
@@ -2042,14 +2062,24 @@ def test_a_heading_that_asks_for_approval_puts_its_commands_to_the_user(tmp_path
         },
     )
 
-    assert bash_decision(root, "npx knex migrate:rollback --all") == "ask"
-    assert bash_decision(root, "dropdb app") == "ask"
-    assert bash_decision(root, "pulumi up --yes") == "ask"
-    assert bash_decision(root, "pulumi destroy") == "ask"
-    assert bash_decision(root, "deployctl promote v1.2") == "ask"
-    assert bash_decision(root, "pulumi preview") == "allow"
-    assert bash_decision(root, "dropdb shared") == "deny"  # no approval in its heading
-    assert bash_decision(root, "pulumi refresh") == "allow"  # "(if unsure)": a condition of its own
+    expect_decisions(
+        bash_decision,
+        root,
+        deny=[
+            "dropdb shared",  # no approval in its heading
+        ],
+        ask=[
+            "npx knex migrate:rollback --all",
+            "dropdb app",
+            "pulumi up --yes",
+            "pulumi destroy",
+            "deployctl promote v1.2",
+        ],
+        allow=[
+            "pulumi preview",
+            "pulumi refresh",  # "(if unsure)": a condition of its own
+        ],
+    )
 
 
 def test_a_label_naming_pull_requests_keeps_a_phrase_out_of_them_only() -> None:

@@ -17,6 +17,7 @@ from tests.conftest import (
     compiled_repo,
     create_decision,
     edit_decision,
+    expect_decisions,
     guard,
     guard_decision,
     guard_subprocess,
@@ -902,11 +903,21 @@ def test_a_path_the_rule_names_that_is_not_there_is_the_one_deeper_down(tmp_path
         },
     )
 
-    assert edit_decision(root, "server/db/schema.sql") == "ask"
-    assert edit_decision(root, "web/src/gen/api/client.ts") == "deny"
-    assert edit_decision(root, "config/app.yaml") == "deny"
-    assert edit_decision(root, "tools/config/app.yaml") == "allow"  # the rule's own path
-    assert edit_decision(root, "server/db/seed.sql") == "allow"
+    expect_decisions(
+        edit_decision,
+        root,
+        deny=[
+            "web/src/gen/api/client.ts",
+            "config/app.yaml",
+        ],
+        ask=[
+            "server/db/schema.sql",
+        ],
+        allow=[
+            "tools/config/app.yaml",  # the rule's own path
+            "server/db/seed.sql",
+        ],
+    )
     bash = guard(root, "Bash", {"command": "sed -i 's/int/bigint/' server/db/schema.sql"})
     assert guard_decision(bash) == "ask"
 
@@ -931,11 +942,19 @@ def test_a_new_file_directly_in_a_folder_a_rule_keeps_for_subfolders_is_held(
         },
     )
 
-    assert create_decision(root, "docs/new.md") == "deny"
-    assert create_decision(root, "lib/helpers.dart") == "deny"
-    assert create_decision(root, "notes/plan.md") == "deny"
-    assert create_decision(root, "docs/guides/new.md") == "allow"
-    assert create_decision(root, "src/polyfills.ts") == "allow"
+    expect_decisions(
+        create_decision,
+        root,
+        deny=[
+            "docs/new.md",
+            "lib/helpers.dart",
+            "notes/plan.md",
+        ],
+        allow=[
+            "docs/guides/new.md",
+            "src/polyfills.ts",
+        ],
+    )
     write(root, "docs/README.md", "a\n")
     assert edit_decision(root, "docs/README.md") == "allow"
     # there already: an edit, not a new file
@@ -1054,10 +1073,18 @@ def test_a_prohibition_that_covers_a_file_another_rule_asks_to_edit_holds_none_o
             "a migration.\n",
         },
     )
-    assert edit_decision(root, "Sources/App/Resources/en.lproj/Localizable.strings") == "allow"
-    assert edit_decision(root, "dist/app.js") == "deny"
-    assert edit_decision(root, "db/schema.rb") == "deny"
-    assert edit_decision(root, "src/app.ts") == "allow"
+    expect_decisions(
+        edit_decision,
+        root,
+        deny=[
+            "dist/app.js",
+            "db/schema.rb",
+        ],
+        allow=[
+            "Sources/App/Resources/en.lproj/Localizable.strings",
+            "src/app.ts",
+        ],
+    )
 
 
 def test_from_after_a_path_names_who_writes_it() -> None:

@@ -27,11 +27,17 @@ Then follow the instructions in these files.
 """
 
 
-def _repo(tmp_path: Path, config: str = "") -> Path:
+def _bare_repo(tmp_path: Path, config: str = "") -> Path:
+    """A git repository holding only a ``charter.toml`` (no warm worker, then ``config``)."""
     root = tmp_path / "repo"
     root.mkdir()
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     write(root, "charter.toml", "[hooks]\nwarm_worker = false\n" + config)
+    return root
+
+
+def _repo(tmp_path: Path, config: str = "") -> Path:
+    root = _bare_repo(tmp_path, config)
     write(root, "AGENTS.md", POINTER)
     write(root, "context/00-agents.md", "# Agents\n\n- Never commit to `main` directly.\n")
     write(root, "context/09-code-quality.md", "# Quality\n\n- Avoid `.forEach()`.\n")
@@ -101,10 +107,7 @@ def test_urls_anchors_missing_and_outside_paths_are_no_references(tmp_path: Path
 
 
 def test_a_rule_file_with_rules_of_its_own_is_no_pointer(tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    root = _bare_repo(tmp_path)
     rules = "".join(f"- Rule {i}: keep module {i} small.\n" for i in range(8))
     write(root, "CLAUDE.md", f"# Rules\n\n{rules}- Architecture notes are in `docs/arch.md`.\n")
     write(root, "docs/arch.md", "# Architecture\n")
@@ -115,10 +118,7 @@ def test_a_rule_file_with_rules_of_its_own_is_no_pointer(tmp_path: Path) -> None
 def test_a_file_of_copied_rules_is_no_pointer(tmp_path: Path) -> None:
     # CLAUDE.md states the same rules as AGENTS.md and names a document: its rules are
     # compiled once, under AGENTS.md, but it points nowhere
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    root = _bare_repo(tmp_path)
     rules = "".join(f"- Keep handler number {n} free of blocking calls.\n" for n in range(8))
     write(root, "AGENTS.md", "# Rules\n\n" + rules)
     write(root, "CLAUDE.md", "# Rules\n\nSee `docs/guide.md` for more.\n\n" + rules)
@@ -175,10 +175,7 @@ def test_a_rule_that_only_points_at_a_compiled_rule_file_is_no_rule(tmp_path: Pa
     sending the agent to read whole the file whose rules it is given one by one. A rule
     that says more, names the file as a thing to act on, or points at a file Charter does
     not compile stays; so does the pointer when its target is not compiled."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    root = _bare_repo(tmp_path)
     write(
         root,
         "AGENTS.md",
@@ -227,10 +224,7 @@ def test_a_run_of_labelled_imports_of_compiled_rule_files_is_no_rule(tmp_path: P
     though Claude Code reads each imported file in its place and Charter compiles their
     rules one by one. An import with a sentence of its own after it, one of a file that is
     not there, and a mention of someone (``@reviewer``) stay rules."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    root = _bare_repo(tmp_path)
     write(root, ".claude/rules/dsp.md", "# DSP\n\n- Use `DiodePairT` for symmetric clippers.\n")
     write(root, ".claude/rules/ui.md", "# UI\n\n- Knobs snap to the detent on double click.\n")
     write(
@@ -293,10 +287,7 @@ def test_an_index_entry_linking_a_compiled_rule_file_is_no_rule(tmp_path: Path) 
     """ "[Configs](.claude/rules/configs.md) — how configs are loaded" in an index file
     only names a rule file compiled here and what it holds: no rule. An entry whose
     summary says an act, or whose file is not compiled, stays a rule."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    write(root, "charter.toml", "[hooks]\nwarm_worker = false\n")
+    root = _bare_repo(tmp_path)
     write(root, ".claude/rules/configs.md", "# Configs\n\n- Load configs with `load_config()`.\n")
     write(root, "docs/notes.md", "# Notes\n\nSome notes.\n")
     write(
