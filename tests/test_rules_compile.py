@@ -111,6 +111,27 @@ def test_a_word_marked_with_at_inside_the_sentence_is_no_domain_tag() -> None:
     assert ann.domains == ["ops"] and ann.clean_text == "Ask @security before you rotate keys"
 
 
+@pytest.mark.parametrize(
+    ("text", "domains"),
+    [
+        ("Prefer small functions.", []),
+        ("Fix the login page.", []),
+        ("Keep one logical change per commit.", ["git"]),
+        ("Open a PR for every change.", ["git"]),
+        ("Add a log line when the job fails.", ["errors", "logging"]),
+        ("The UI must stay usable by keyboard.", ["frontend"]),
+        ("Use uint32 ids.", []),
+        ("CI runs the whole test suite.", ["deployment", "testing"]),
+    ],
+)
+def test_a_domain_word_written_whole_is_matched_whole(text: str, domains: list[str]) -> None:
+    # the lexicon's "pr ", "log ", "ui " and "ci " are words, not prefixes of "prefer",
+    # "login", "uint" or "city": each stem written with a trailing space ends at a word end
+    from charter.rules.annotate import infer_domains
+
+    assert infer_domains(text, "") == domains
+
+
 def test_constitution_cap_reports_overflow(repo: Path) -> None:
     body = "# Rules\n\n## Security\n\n" + "".join(
         f"- Never expose internal key number {i} in logs.\n" for i in range(70)

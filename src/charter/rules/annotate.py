@@ -236,8 +236,15 @@ def parse_annotations(text: str) -> Annotations:
     return ann
 
 
+def _stem_pattern(stem: str) -> str:
+    # a stem written with a trailing space is a whole word: "pr " is no prefix of
+    # "prefer", nor "log " of "login", nor "ci " of "city"
+    word = re.escape(stem.strip())
+    return rf"\b{word}\b" if stem.endswith(" ") else rf"\b{word}"
+
+
 _DOMAIN_RX = {
-    domain: re.compile(r"\b(?:" + "|".join(re.escape(s.strip()) for s in stems) + ")")
+    domain: re.compile("|".join(_stem_pattern(s) for s in stems))
     for domain, stems in DOMAIN_LEXICON.items()
 }
 

@@ -284,7 +284,9 @@ if TYPE_CHECKING:
 #: read as committing by the agent
 #: 144 (round 89): each annotated entry of a file tree drawn in a fence ("contrib/   #
 #: Docker configs") is a rule of its own (kind ``entry``), cited from its line
-STATE_VERSION = 144
+#: 145: a domain stem written as a whole word ("pr ", "log ", "ui ", "ci ") no longer
+#: tags words it begins ("prefer", "login", "uint", "city").
+STATE_VERSION = 145
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
