@@ -122,11 +122,18 @@ def test_a_word_marked_with_at_inside_the_sentence_is_no_domain_tag() -> None:
         ("The UI must stay usable by keyboard.", ["frontend"]),
         ("Use uint32 ids.", []),
         ("CI runs the whole test suite.", ["deployment", "testing"]),
+        ("Be specific about what changed.", []),
+        ("Credit the author in the header.", []),
+        ("It is important to restart the worker.", []),
+        ("Wrap FastAPI handlers in one router.", ["api"]),
+        ("Authenticate every request; write specs for it.", ["api", "security", "testing"]),
     ],
 )
 def test_a_domain_word_written_whole_is_matched_whole(text: str, domains: list[str]) -> None:
     # the lexicon's "pr ", "log ", "ui " and "ci " are words, not prefixes of "prefer",
-    # "login", "uint" or "city": each stem written with a trailing space ends at a word end
+    # "login", "uint" or "city": each stem written with a trailing space ends at a word
+    # end; "spec", "auth", "import", "rest" and "fast" are words too, or stems of their
+    # own words only ("authent"), not of "specific", "author", "important", "restart"
     from charter.rules.annotate import infer_domains
 
     assert infer_domains(text, "") == domains

@@ -286,7 +286,9 @@ if TYPE_CHECKING:
 #: Docker configs") is a rule of its own (kind ``entry``), cited from its line
 #: 145: a domain stem written as a whole word ("pr ", "log ", "ui ", "ci ") no longer
 #: tags words it begins ("prefer", "login", "uint", "city").
-STATE_VERSION = 145
+#: 146: "spec", "auth", "import", "rest" and "fast" tag their own words only, not
+#: "specific", "author", "important", "restart" or "FastAPI".
+STATE_VERSION = 146
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
