@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 
 from charter.embed.base import Embedder
 from charter.embed.hashing import HashEmbedder
 from charter.errors import CharterError
 
 _CACHE: dict[tuple[str, str, int, int, str], Embedder] = {}
+#: One lock per provider key: a model asked for while another thread loads it (the
+#: compile's preload, :func:`preload_rules_embedder`) is waited for, never loaded twice.
+_LOADING: dict[tuple[str, str, int, int, str], threading.Lock] = {}
+_LOADING_LOCK = threading.Lock()
 
 
 def get_embedder(
@@ -33,6 +38,16 @@ def get_embedder(
     key = (provider, model_path, batch_size, max_tokens, variant)
     if key in _CACHE:
         return _CACHE[key]
+    with _LOADING_LOCK:
+        lock = _LOADING.setdefault(key, threading.Lock())
+    with lock:
+        if key in _CACHE:
+            return _CACHE[key]
+        return _load(key)
+
+
+def _load(key: tuple[str, str, int, int, str]) -> Embedder:
+    provider, model_path, batch_size, max_tokens, variant = key
     embedder: Embedder
     if provider == "hash":
         embedder = HashEmbedder()
@@ -96,3 +111,21 @@ def import_provider(settings: object) -> None:
     if embed.provider == "minilm":
         with contextlib.suppress(ImportError):
             import charter.embed.minilm  # noqa: F401
+
+
+def preload_rules_embedder(settings: object) -> None:
+    """Start loading the rules embedder in a background thread; :func:`rules_embedder_for`
+    then returns it (waiting for the load if it is still under way).
+
+    ``charter compile`` calls this before importing the rules engine (numpy's rest, the
+    parser, ~0.1-0.2 s), so the model's session is built meanwhile and the compile can
+    embed its first rules as soon as they are parsed. A failed load is left to the
+    compile's own call, which reports it as before.
+    """
+    import_provider(settings)
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            rules_embedder_for(settings)
+
+    threading.Thread(target=load, name="charter-preload", daemon=True).start()
