@@ -168,7 +168,7 @@ def test_charter_compile_starts_loading_the_model_before_its_imports(
     import charter.cli as cli
 
     calls: list[object] = []
-    monkeypatch.setattr(registry, "preload_rules_embedder", calls.append)
+    monkeypatch.setattr(registry, "preload_rules_embedder", lambda *a, **k: calls.append(a))
     monkeypatch.chdir(repo)
     cli._preload_compile(args)
     assert len(calls) == int(preloads)
@@ -178,10 +178,32 @@ def test_no_preload_outside_a_project(tmp_path: Path, monkeypatch: pytest.Monkey
     import charter.cli as cli
 
     calls: list[object] = []
-    monkeypatch.setattr(registry, "preload_rules_embedder", calls.append)
+    monkeypatch.setattr(registry, "preload_rules_embedder", lambda *a, **k: calls.append(a))
     bare = tmp_path / "bare"
     bare.mkdir()
     monkeypatch.chdir(bare)
     monkeypatch.setattr("charter.paths.find_project", lambda start: None)
     cli._preload_compile([])
     assert calls == []
+
+
+def test_a_second_preload_of_the_same_model_starts_nothing(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(repo, "charter.toml", '[embed]\nprovider = "hash"\n')
+    settings = Project.load(repo).settings
+    monkeypatch.setattr(registry, "_PRELOADED", set())
+    monkeypatch.setattr(registry, "_CACHE", {})
+    done = threading.Event()
+    calls: list[int] = []
+
+    def then() -> None:
+        calls.append(1)
+        done.set()
+
+    registry.preload_rules_embedder(settings, then=then)
+    registry.preload_rules_embedder(settings, then=then)
+    assert done.wait(10)
+    time.sleep(0.1)
+    assert calls == [1]
+    assert isinstance(registry.rules_embedder_for(settings), HashEmbedder)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
+from collections.abc import Callable
 
 from charter.embed.base import Embedder
 from charter.embed.hashing import HashEmbedder
@@ -15,6 +16,7 @@ _CACHE: dict[tuple[str, str, int, int, str], Embedder] = {}
 #: compile's preload, :func:`preload_rules_embedder`) is waited for, never loaded twice.
 _LOADING: dict[tuple[str, str, int, int, str], threading.Lock] = {}
 _LOADING_LOCK = threading.Lock()
+_PRELOADED: set[tuple[str, str, int, int, str]] = set()
 
 
 def get_embedder(
@@ -113,19 +115,30 @@ def import_provider(settings: object) -> None:
             import charter.embed.minilm  # noqa: F401
 
 
-def preload_rules_embedder(settings: object) -> None:
+def preload_rules_embedder(settings: object, then: Callable[[], object] | None = None) -> None:
     """Start loading the rules embedder in a background thread; :func:`rules_embedder_for`
-    then returns it (waiting for the load if it is still under way).
+    then returns it (waiting for the load if it is still under way). ``then`` runs in
+    that thread after the load (work that leaves the GIL free, as the load does).
 
-    ``charter compile`` calls this before importing the rules engine (numpy's rest, the
-    parser, ~0.1-0.2 s), so the model's session is built meanwhile and the compile can
-    embed its first rules as soon as they are parsed. A failed load is left to the
-    compile's own call, which reports it as before.
+    ``charter compile`` calls this before its CLI's imports and argument parsing, so the
+    model's session is built meanwhile and the compile can embed its first rules as soon
+    as they are parsed. A failed load is left to the compile's own call, which reports
+    it as before.
     """
+    embed = getattr(settings, "embed")  # noqa: B009 - avoids an import cycle with config
+    rules = getattr(settings, "rules")  # noqa: B009
+    key = (embed.provider, embed.model_path, embed.batch_size, embed.max_tokens, rules.embed_model)
+    with _LOADING_LOCK:
+        if key in _PRELOADED:
+            return  # under way already (the CLI starts it before its imports)
+        _PRELOADED.add(key)
     import_provider(settings)
 
     def load() -> None:
         with contextlib.suppress(Exception):
             rules_embedder_for(settings)
+        if then is not None:
+            with contextlib.suppress(Exception):
+                then()
 
     threading.Thread(target=load, name="charter-preload", daemon=True).start()

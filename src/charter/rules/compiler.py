@@ -303,7 +303,7 @@ def compile_rules(
         sources = _sources_for(project, paths, report)
         _redact_sources(project, sources, report)
         rules = _parse_rules(project, sources, report, prefetch.add)
-        prefetch.flush()
+        prefetch.finish()
         rules = _drop_pointers(project, sources, rules)
         _warn_pointers(project, sources, rules, report)
         if rules and loading is not None and not loading.done():
@@ -694,12 +694,13 @@ class _Prefetch:
 
     The parse hands over each rule as it makes it (:func:`rules_from_source`'s ``emit``);
     a rule of the constitution is skipped (embedded only when it overflows, as before),
-    and so is a text already handed over. Texts go in chunks, the first small so the
-    model starts early, each twice the last so later batches are sorted by length over
-    many texts (little padding): one thread looks each chunk up in the vector cache, and
-    what is missing is embedded at once, while this thread tags the rest of the file.
-    Several chunks may be embedding at once: their batches queue on the embedder's pool
-    in the order given, so its cores are never idle between two chunks.
+    and so is a text already handed over. A feeder thread takes the texts in chunks,
+    looks each chunk up in the vector cache and has what is missing embedded at once,
+    while this thread tags the rest of the file. It keeps two chunks on the model, so
+    the model's pool never waits between them, and takes a chunk when one of those is
+    done: the first chunks are small (the model starts early), the next holds
+    everything parsed meanwhile, sorted by length over many texts (little padding, as
+    when every text was embedded after the parse).
 
     The vectors are keyed by the text embedded, and the bundled model gives a text the
     same bytes in any batch (``tests/test_embed_batching.py``), so the compile's output
@@ -708,7 +709,10 @@ class _Prefetch:
     after the parse (a copy, an override, a pointer) was embedded for nothing.
     """
 
-    FIRST_CHUNK = 32
+    #: Texts the feeder waits for before it starts a chunk (unless the parse is over).
+    CHUNK = 32
+    #: Chunks embedding at once.
+    IN_FLIGHT = 2
 
     def __init__(
         self, db_path: Path, model: Callable[[], Embedder], ready: Callable[[], object]
@@ -716,64 +720,91 @@ class _Prefetch:
         self._db_path = db_path
         self._model = model
         self._ready = ready  # the vector cache exists (created in another worker)
-        # the cache's connection lives in this one thread (sqlite3's rule)
-        self._lookups = ThreadPoolExecutor(1, thread_name_prefix="charter-prefetch")
-        self._embeds = ThreadPoolExecutor(2, thread_name_prefix="charter-prefetch-embed")
-        self._cache: VectorCache | None = None
+        self._embeds = ThreadPoolExecutor(self.IN_FLIGHT, thread_name_prefix="charter-prefetch")
+        self._changed = threading.Condition()
         self._pending: list[str] = []
         self._seen: set[str] = set()
-        self._chunk = self.FIRST_CHUNK
-        self._jobs: list[Future[tuple[list[str], Future[Vectors]] | None]] = []
+        self._parsed = False  # no more texts will be handed over
+        self._stopped = False
+        self._in_flight = 0
+        self._chunks: list[tuple[list[str], Future[Vectors]]] = []
+        self._error: BaseException | None = None
+        # the feeder owns the cache's connection (sqlite3's rule: one thread)
+        self._feeder = threading.Thread(target=self._feed, name="charter-prefetch", daemon=True)
+        self._feeder.start()
 
     def add(self, rule: Rule) -> None:
         if rule.constitution or rule.search_text in self._seen:
             return
         self._seen.add(rule.search_text)
-        self._pending.append(rule.search_text)
-        if len(self._pending) >= self._chunk:
-            self._chunk *= 2
-            self.flush()
+        with self._changed:
+            self._pending.append(rule.search_text)
+            if len(self._pending) >= self.CHUNK:
+                self._changed.notify()
 
-    def flush(self) -> None:
-        """Start on the texts handed over since the last chunk."""
-        if self._pending:
-            texts, self._pending = self._pending, []
-            self._jobs.append(self._lookups.submit(self._start, texts))
+    def finish(self) -> None:
+        """The parse is over: what is pending goes in the next chunk whatever its size."""
+        with self._changed:
+            self._parsed = True
+            self._changed.notify()
 
-    def _start(self, texts: list[str]) -> tuple[list[str], Future[Vectors]] | None:
-        model = self._model()
-        if self._cache is None:
-            self._ready()
-            self._cache = VectorCache(self._db_path)
-        _, missing = self._cache.lookup(model.name, texts, model.dim)
-        if not missing:
-            return None
-        todo = [texts[i] for i in missing]
-        return todo, self._embeds.submit(model.embed, todo)
+    def _can_take(self) -> bool:
+        if self._stopped or (self._parsed and not self._pending):
+            return True
+        enough = len(self._pending) >= self.CHUNK or (self._parsed and bool(self._pending))
+        return enough and self._in_flight < self.IN_FLIGHT
+
+    def _embedded(self, _: object) -> None:
+        with self._changed:
+            self._in_flight -= 1
+            self._changed.notify()
+
+    def _feed(self) -> None:
+        cache: VectorCache | None = None
+        try:
+            while True:
+                with self._changed:
+                    self._changed.wait_for(self._can_take)
+                    if self._stopped or not self._pending:
+                        return
+                    texts, self._pending = self._pending, []
+                    self._in_flight += 1
+                model = self._model()
+                if cache is None:
+                    self._ready()
+                    cache = VectorCache(self._db_path)
+                _, missing = cache.lookup(model.name, texts, model.dim)
+                todo = [texts[i] for i in missing]
+                if not todo:
+                    self._embedded(None)
+                    continue
+                embedding = self._embeds.submit(model.embed, todo)
+                self._chunks.append((todo, embedding))
+                embedding.add_done_callback(self._embedded)
+        except BaseException as exc:  # handed to the caller by vectors()
+            self._error = exc
+        finally:
+            if cache is not None:
+                cache.close()
 
     def vectors(self) -> dict[str, np.ndarray]:
         """Every text handed over that was not in the cache, with its vector (waits for
         the chunks still embedding)."""
-        self.flush()
+        self.finish()
+        self._feeder.join()
+        if self._error is not None:
+            raise self._error
         out: dict[str, np.ndarray] = {}
-        for job in self._jobs:
-            started = job.result()
-            if started is not None:
-                texts, embedding = started
-                out.update(zip(texts, embedding.result(), strict=True))
+        for texts, embedding in self._chunks:
+            out.update(zip(texts, embedding.result(), strict=True))
         return out
 
-    def _close_cache(self) -> None:
-        if self._cache is not None:
-            self._cache.close()
-            self._cache = None
-
     def close(self) -> None:
-        """Stop: chunks not started are dropped, the cache closed in its own thread."""
-        for job in self._jobs:
-            job.cancel()
-        self._lookups.submit(self._close_cache)
-        self._lookups.shutdown(wait=True)
+        """Stop: no chunk is started after this, the cache is closed by its thread."""
+        with self._changed:
+            self._stopped = True
+            self._changed.notify()
+        self._feeder.join()
         self._embeds.shutdown(wait=True, cancel_futures=True)
 
 
