@@ -739,7 +739,9 @@ class _Prefetch:
         self._seen.add(rule.search_text)
         with self._changed:
             self._pending.append(rule.search_text)
-            if len(self._pending) >= self.CHUNK:
+            # the feeder is woken once per chunk (then by a chunk done): waking it on
+            # every rule passed the GIL back and forth for nothing
+            if len(self._pending) == self.CHUNK:
                 self._changed.notify()
 
     def finish(self) -> None:
