@@ -207,3 +207,25 @@ def test_a_second_preload_of_the_same_model_starts_nothing(
     time.sleep(0.1)
     assert calls == [1]
     assert isinstance(registry.rules_embedder_for(settings), HashEmbedder)
+
+
+def test_a_compile_hands_the_gil_over_often_and_restores_the_interval(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While it parses and reads rules holding the GIL, the model's threads get it within
+    half a millisecond (not Python's 5 ms); the process's setting is restored after."""
+    import sys
+
+    write(repo, "CLAUDE.md", _rules_file(5))
+    seen: list[float] = []
+    parse = compiler._parse_rules
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        seen.append(sys.getswitchinterval())
+        return parse(*args, **kwargs)
+
+    monkeypatch.setattr(compiler, "_parse_rules", watched)
+    before = sys.getswitchinterval()
+    compile_rules(Project.load(repo))
+    assert seen == [compiler._SWITCH_INTERVAL] and compiler._SWITCH_INTERVAL < before
+    assert sys.getswitchinterval() == before

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import io
 import re
+import sys
 import threading
 from collections.abc import Callable, Collection
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -258,6 +259,9 @@ def _named_rel(root: Path, path: Path) -> str:
         return path.name
 
 
+#: How long a thread holding the GIL keeps it from another that asks, during a compile.
+_SWITCH_INTERVAL = 0.0005
+
 #: The vectors of a compile still embedding (its rules' lines are counted meanwhile).
 _NO_VECTORS = np.zeros((0, 0), dtype=np.float32)
 
@@ -280,6 +284,11 @@ def compile_rules(
     late_report = CompileReport()
     workers = ThreadPoolExecutor(2, thread_name_prefix="charter-compile")
     prefetch: _Prefetch | None = None
+    # This thread parses and reads the rules holding the GIL while the model's threads
+    # need it for a moment between batches (and the feeder to start a chunk): by default
+    # they waited up to 5 ms for it each time, the model's cores idle meanwhile.
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(min(switch, _SWITCH_INTERVAL))
     try:
         # The model loads while the files are parsed (the load runs without the GIL).
         # Then the shards are embedded in a worker while this thread builds the
@@ -349,6 +358,7 @@ def compile_rules(
         late_vectors = embed_rules(project, [rules[i] for i in rows], model, late_report)
         vectors = shards.result()
     finally:
+        sys.setswitchinterval(switch)
         if prefetch is not None:
             prefetch.close()
         workers.shutdown(wait=True)
@@ -764,6 +774,11 @@ class _Prefetch:
     def _feed(self) -> None:
         cache: VectorCache | None = None
         try:
+            # the model and the cache are made ready before the first chunk, not as it
+            # comes (each step gives the GIL to the parsing thread and waits to get it back)
+            model = self._model()
+            self._ready()
+            cache = VectorCache(self._db_path)
             while True:
                 with self._changed:
                     self._changed.wait_for(self._can_take)
@@ -771,10 +786,6 @@ class _Prefetch:
                         return
                     texts, self._pending = self._pending, []
                     self._in_flight += 1
-                model = self._model()
-                if cache is None:
-                    self._ready()
-                    cache = VectorCache(self._db_path)
                 _, missing = cache.lookup(model.name, texts, model.dim)
                 todo = [texts[i] for i in missing]
                 if not todo:
