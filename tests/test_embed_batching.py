@@ -33,3 +33,20 @@ def test_vectors_are_byte_identical_across_batch_sizes_and_orders() -> None:
     reverse = MiniLMEmbedder(batch_size=16).embed(TEXTS[::-1])
     assert np.array_equal(reverse[::-1], reference)
     assert reference.shape == (len(TEXTS), 384) and np.all(np.isfinite(reference))
+
+
+def test_batches_are_cut_where_the_lengths_jump() -> None:
+    """Sorted by length, a batch is closed (once it holds a few texts) before a text more
+    than a tenth longer than its first: short rules are not padded to a paragraph's
+    length. Every text is in one batch, in order, none over the size."""
+    from charter.embed.minilm import _batches
+
+    lengths = [5] * 6 + [40] * 12 + [90] * 5
+    order = list(range(100, 100 + len(lengths)))
+    got = _batches(lengths, order, 16)
+    assert [i for batch in got for i in batch] == order
+    assert got == [order[:6], order[6:18], order[18:]]
+    assert all(len(b) <= 4 for b in _batches(lengths, order, 4))
+    # a few texts stay together whatever their lengths (a batch is cut only once it
+    # holds four)
+    assert _batches([5, 50, 500], [0, 1, 2], 16) == [[0, 1, 2]]

@@ -36,3 +36,24 @@ def test_a_few_texts_and_many_are_counted_alike() -> None:
     assert count_many(texts) == one_by_one
     assert count_many(texts[:5]) == one_by_one[:5]
     assert all(n > 10 for n in one_by_one)
+
+
+def test_one_text_at_a_time_is_counted_as_batch_count_counts_it() -> None:
+    """A few texts are counted by the encoding's own one-text count (a hundred times
+    cheaper a call than ``batch_count``): the same counts, special tokens read as text."""
+    import toktok
+
+    from charter import tokens
+
+    texts = [
+        "Never commit `.env` files; rotate any key that leaked.",
+        "<|endoftext|> is text here, as is <|fim_prefix|>",
+        "日本語のテキストと emoji 🚀🔥",
+        "   ",
+        "a" * 3000,
+        "- [SEC-1] Validate every `POST /api/v1/billing/*` body (L12-L14)\n",
+    ]
+    assert tokens._one_text_counter(toktok) is not None
+    expected = toktok.batch_count(texts, tokens.ENCODING, threads=1)
+    assert count_many(texts) == expected
+    assert [count_tokens(t) for t in texts] == expected

@@ -104,9 +104,14 @@ def register(app: typer.Typer, eval_app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="machine-readable summary"),
     ) -> None:
         """Compile rule files into the constitution and retrievable shards."""
+        project = load_project(project_dir)
+        from charter.embed.registry import preload_rules_embedder
+
+        # the model's session is built while the rules engine is imported and the files
+        # are parsed, so the compile embeds its first rules as soon as they are read
+        preload_rules_embedder(project.settings)
         from charter.rules.api import compile_project
 
-        project = load_project(project_dir)
         named = [p if p.is_absolute() else Path.cwd() / p for p in paths] if paths else None
         with err_console.status("compiling rules…"):
             compiled = compile_project(project, named)

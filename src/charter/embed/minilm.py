@@ -236,6 +236,31 @@ def hidden_states(
     return session.run(None, feeds)[0], mask
 
 
+#: A batch holding this many texts is closed before a text this much longer than its
+#: first: every text is padded to the batch's longest, and rule files mix one-line rules
+#: with paragraphs. The four dev rule files compiled together: sorted by length, batches
+#: of 16 padded their shards' tokens by 11 %, cut so by 5 %; in the small first chunks a
+#: compile embeds while it parses, 19 % and 6 %. Vectors do not depend on the batching
+#: (``tests/test_embed_batching.py``).
+_CUT_AFTER = 4
+_CUT_RATIO = 1.1
+
+
+def _batches(lengths: Sequence[int], order: Sequence[int], size: int) -> list[list[int]]:
+    """``order`` (indexes sorted by their ``lengths``) in batches of at most ``size``,
+    cut early where the lengths jump (:data:`_CUT_RATIO`)."""
+    batches: list[list[int]] = []
+    first = 0
+    for length, i in zip(lengths, order, strict=True):
+        held = len(batches[-1]) if batches else size
+        if held < size and (held < _CUT_AFTER or length <= first * _CUT_RATIO):
+            batches[-1].append(i)
+            continue
+        batches.append([i])
+        first = length
+    return batches
+
+
 class MiniLMEmbedder:
     name = "all-MiniLM-L6-v2-int8"
     dim = 384
@@ -266,7 +291,7 @@ class MiniLMEmbedder:
         # Never fewer batches than cores (when there is more than one text), so a small
         # job still uses every core of the single-threaded session.
         size = max(1, min(self._batch_size, -(-len(order) // _cores())))
-        batches = [order[start : start + size] for start in range(0, len(order), size)]
+        batches = _batches([len(encodings[i].ids) for i in order], order, size)
         jobs = [[encodings[i] for i in idx] for idx in batches]
         results: Iterator[np.ndarray]
         if len(batches) == 1 or _cores() == 1:

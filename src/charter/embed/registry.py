@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
+from collections.abc import Callable
 
 from charter.embed.base import Embedder
 from charter.embed.hashing import HashEmbedder
 from charter.errors import CharterError
 
 _CACHE: dict[tuple[str, str, int, int, str], Embedder] = {}
+#: One lock per provider key: a model asked for while another thread loads it (the
+#: compile's preload, :func:`preload_rules_embedder`) is waited for, never loaded twice.
+_LOADING: dict[tuple[str, str, int, int, str], threading.Lock] = {}
+_LOADING_LOCK = threading.Lock()
+_PRELOADED: set[tuple[str, str, int, int, str]] = set()
 
 
 def get_embedder(
@@ -33,6 +40,16 @@ def get_embedder(
     key = (provider, model_path, batch_size, max_tokens, variant)
     if key in _CACHE:
         return _CACHE[key]
+    with _LOADING_LOCK:
+        lock = _LOADING.setdefault(key, threading.Lock())
+    with lock:
+        if key in _CACHE:
+            return _CACHE[key]
+        return _load(key)
+
+
+def _load(key: tuple[str, str, int, int, str]) -> Embedder:
+    provider, model_path, batch_size, max_tokens, variant = key
     embedder: Embedder
     if provider == "hash":
         embedder = HashEmbedder()
@@ -96,3 +113,32 @@ def import_provider(settings: object) -> None:
     if embed.provider == "minilm":
         with contextlib.suppress(ImportError):
             import charter.embed.minilm  # noqa: F401
+
+
+def preload_rules_embedder(settings: object, then: Callable[[], object] | None = None) -> None:
+    """Start loading the rules embedder in a background thread; :func:`rules_embedder_for`
+    then returns it (waiting for the load if it is still under way). ``then`` runs in
+    that thread after the load (work that leaves the GIL free, as the load does).
+
+    ``charter compile`` calls this before its CLI's imports and argument parsing, so the
+    model's session is built meanwhile and the compile can embed its first rules as soon
+    as they are parsed. A failed load is left to the compile's own call, which reports
+    it as before.
+    """
+    embed = getattr(settings, "embed")  # noqa: B009 - avoids an import cycle with config
+    rules = getattr(settings, "rules")  # noqa: B009
+    key = (embed.provider, embed.model_path, embed.batch_size, embed.max_tokens, rules.embed_model)
+    with _LOADING_LOCK:
+        if key in _PRELOADED:
+            return  # under way already (the CLI starts it before its imports)
+        _PRELOADED.add(key)
+    import_provider(settings)
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            rules_embedder_for(settings)
+        if then is not None:
+            with contextlib.suppress(Exception):
+                then()
+
+    threading.Thread(target=load, name="charter-preload", daemon=True).start()

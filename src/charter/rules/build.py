@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from charter.errors import CharterError
 from charter.rules.annotate import (
@@ -283,9 +283,14 @@ def _scopes_at(stretches: list[tuple[int, list[str]]], line: int, default: list[
     return scopes
 
 
-def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[Rule]:
+def rules_from_source(
+    src: SourceFile,
+    markers: list[re.Pattern[str]],
+    emit: Callable[[Rule], None] | None = None,
+) -> list[Rule]:
     """Typed rules of one file; Markdown nested past Python's recursion limit (hostile
-    emphasis runs, tags in tags) is one :class:`CharterError` naming the file."""
+    emphasis runs, tags in tags) is one :class:`CharterError` naming the file. ``emit``
+    is handed each rule as soon as it is made (the compile embeds them meanwhile)."""
     try:
         blocks, _ = split_blocks(src.body, src.offset)
     except RecursionError:
@@ -348,6 +353,8 @@ def rules_from_source(src: SourceFile, markers: list[re.Pattern[str]]) -> list[R
                 directive=is_directive(block.text),
             )
         )
+        if emit is not None:
+            emit(rules[-1])
     return rules
 
 

@@ -28,6 +28,7 @@ after it ("no uses `X`"), since "no `X` needed" is English too.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import MISSING, dataclass, fields
@@ -344,6 +345,13 @@ def clauses(text: str) -> list[tuple[int, int]]:
     rule, "Never edit: `src/gen/`; `api/schema.json`", and every entry is what the lead-in
     forbids (only the first was held); "Never use `npm`; `pnpm` is the package manager"
     still ends at the ``;``."""
+    return list(_clauses(text))
+
+
+#: Memoised: reading a compile's prohibitions asks for each rule's clauses ~20 times
+#: (commands, edits, consent, git readings), a quarter of that reading's time.
+@functools.lru_cache(maxsize=4096)
+def _clauses(text: str) -> tuple[tuple[int, int], ...]:
     masked = SPAN.sub(lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)
     out, start = [], 0
     for m in _SENTENCE_END.finditer(masked):
@@ -356,7 +364,7 @@ def clauses(text: str) -> list[tuple[int, int]]:
         out.append((start, m.start()))
         start = m.end()
     out.append((start, len(text)))
-    return out
+    return tuple(out)
 
 
 def _words(text: str) -> list[str]:
