@@ -405,7 +405,8 @@ def run(rows: Rows, min_precision: float, nested: bool) -> dict[str, object]:
         idx = np.array(
             [i for i in all_cases if rows.case_group[i] == g and rows.case_split[i] != "probes"]
         )
-        worst.append((prf(fail[idx], held[idx])["f1"], g))
+        if len(idx):  # the probes' own group (``--cv-by split``) is never scored
+            worst.append((prf(fail[idx], held[idx])["f1"], g))
     report["worst_held_out_scenario"] = min(worst)
     return report
 
