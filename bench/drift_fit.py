@@ -18,6 +18,14 @@ Usage::
     python bench/drift_fit.py --data /path/to/shared/bench/drift --data tests/data/drift_extra \\
         --data tests/data/drift_holdout2 --data tests/data/drift_holdout3 \\
         --data tests/data/drift_holdout4 [--write] [--json out.json]
+
+The shipped model (round 92): the odd-numbered ``tests/data/drift_holdoutN``,
+``drift_extra``, the dev split and the probes, semantic layer only::
+
+    python bench/drift_fit.py $(for d in tests/data/drift_holdout*; do n=${d##*holdout}; \
+        [ $((n % 2)) = 1 ] && echo --data $d; done) --data tests/data/drift_extra \
+        --data ../shared/bench/drift --probes tests/data/drift_probes.jsonl --trees \
+        --cv-by split --folds 8 --weight drift=3 --min-precision 0.8 --keep-lexical --write
 """
 
 from __future__ import annotations
