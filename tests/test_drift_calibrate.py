@@ -17,8 +17,11 @@ import numpy as np
 import pytest
 
 from charter.decisions.drift.calibrate import (
+    DESCRIBED_FEATURES,
     FEATURES,
+    Candidate,
     DriftModel,
+    Trees,
     Weights,
     default_model,
     parse_model,
@@ -95,10 +98,51 @@ def _model_dict(**over: Any) -> dict[str, Any]:
 
 def test_shipped_model_matches_this_feature_list() -> None:
     model = default_model()
-    assert len(model.semantic.weights) == len(FEATURES)
+    assert isinstance(model.semantic, Trees) and model.semantic.trees
+    assert isinstance(model.lexical, Weights) and len(model.lexical.weights) == len(FEATURES)
     assert 0.0 < model.semantic.threshold < 1.0
     assert 0.0 < model.lexical.threshold < 1.0
-    assert "drift_holdout3" in model.meta["fitted_on"]  # type: ignore[operator]
+    fitted = model.meta["fitted_on"]
+    assert "tests/data/drift_holdout3" in fitted  # type: ignore[operator]
+    # the held group of issue 13's pooled measurement stays out of the fit
+    assert not any(
+        name.rsplit("holdout", 1)[-1].isdigit() and int(name.rsplit("holdout", 1)[-1]) % 2 == 0
+        for name in fitted  # type: ignore[attr-defined]
+    )
+    assert not any("drift_units" in n or "drift_adr_repos" in n for n in fitted)  # type: ignore[attr-defined]
+
+
+def _tree_part(threshold: float = 0.5) -> dict[str, Any]:
+    bias = FEATURES.index("hedge")
+    # one stump: a hedged sentence scores -2, any other +2 (base 0)
+    tree = [[bias, 0.5, 1, 2], [2.0], [-2.0]]
+    return {"base": 0.0, "trees": [tree], "threshold": threshold}
+
+
+def test_trees_decide_by_their_splits() -> None:
+    model = parse_model(_model_dict(semantic=_tree_part()), "model.json")
+    assert isinstance(model.semantic, Trees)
+    plain = Candidate("X", "QA-PGC-001", 0, 1, "lexical", 1.0, {"hedge": 0.0})
+    hedged = Candidate("X", "QA-PGC-001", 0, 1, "lexical", 1.0, {"hedge": 1.0})
+    assert model.semantic.probability(plain) == pytest.approx(1 / (1 + np.exp(-2.0)))
+    assert model.semantic.probability(hedged) == pytest.approx(1 / (1 + np.exp(2.0)))
+
+
+@pytest.mark.parametrize(
+    "trees",
+    [
+        [[[len(FEATURES), 0.5, 1, 2], [1.0], [0.0]]],  # no such feature
+        [[[0, 0.5, 1, 9], [1.0], [0.0]]],  # no such child
+        [[[0, 0.5, 0, 1], [1.0]]],  # a child pointing back at the root
+        [[[1.0, 2.0]]],  # neither a split nor a leaf
+        [[]],
+        "x",
+    ],
+)
+def test_malformed_trees_are_one_clear_error(trees: object) -> None:
+    part = {**_tree_part(), "trees": trees}
+    with pytest.raises(CharterError, match=r"model\.json"):
+        parse_model(_model_dict(semantic=part), "model.json")
 
 
 @pytest.mark.parametrize(
@@ -162,6 +206,41 @@ def test_threshold_choice_respects_the_precision_floor() -> None:
     assert t == pytest.approx(0.85)  # halfway to the next lower score
 
 
+def test_boosted_trees_fit_deterministically_and_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fit = _fit_module()
+    monkeypatch.setattr(fit, "TREE_MIN_LEAF", 3)  # a small split: few candidates
+    rows = fit.collect([ROOT / "tests" / "data" / "drift_extra"], semantic=False)
+    m1, m2 = fit.fit_trees(rows.x, rows.y), fit.fit_trees(rows.x, rows.y)
+    assert m1 == m2 and len(m1["trees"]) == fit.TREE_ROUNDS
+    p = fit.prob(rows.x, m1)
+    assert p[rows.y > 0].mean() > p[rows.y == 0].mean()  # it learned something
+    report = {"weights": m1, "threshold": 0.5}
+    part = fit._part(report)
+    model = parse_model(
+        {"features": list(FEATURES), "semantic": part, "lexical": part}, str(tmp_path / "m")
+    )
+    assert isinstance(model.semantic, Trees)
+    # the shipped inference agrees with the fit script's
+    feats = [dict(zip(FEATURES, row, strict=True)) for row in rows.x[:20]]
+    shipped = [model.semantic.probability(Candidate("X", "r", 0, 1, "l", 1.0, f)) for f in feats]
+    assert np.allclose(shipped, p[:20], atol=1e-4)
+
+
+def test_undescribed_copies_teach_the_model_a_sentence_without_similarities() -> None:
+    fit = _fit_module()
+    cols = [FEATURES.index(n) for n in DESCRIBED_FEATURES]
+    x = np.zeros((3, len(FEATURES)))
+    x[:, cols] = 0.7
+    x[0, FEATURES.index("embedded")] = 1.0  # the semantic layer's sentence: always described
+    y = np.array([1.0, 0.0, 1.0])
+    ax, ay, aw = fit.with_undescribed(x, y, None)
+    assert ax.shape[0] == 5 and list(ay[3:]) == [0.0, 1.0]
+    assert not ax[3:, cols].any() and (ax[:3, cols] == 0.7).all()
+    assert list(aw) == [1.0, 0.5, 0.5, 0.5, 0.5]  # each described candidate weighs 1 in all
+
+
 def test_fit_script_writes_a_loadable_model(tmp_path: Path) -> None:
     fit = _fit_module()
     rows = fit.collect([ROOT / "tests" / "data" / "drift_extra"], semantic=False)
@@ -206,6 +285,32 @@ def test_never_allowed_before_a_colon_forbids_the_subject() -> None:
 )
 def test_generic_pass_stays_quiet(checker: DriftChecker, text: str) -> None:
     assert _found(checker, text) == set()
+
+
+def test_lexical_candidates_carry_their_sentence_similarity() -> None:
+    decisions = parse_clarifications(CLARIFICATIONS)
+    checker = DriftChecker(decisions, embedder=get_embedder("minilm"))
+    text = (
+        "Intro line about the weekly issue.\nWe swapped Postmark for SendGrid in the sending job."
+    )
+    cands = [c for c in checker.candidates(text) if c.constraint_id == "MAIL_PROVIDER"]
+    assert cands and all(c.features.get("sent_embedded") == 1.0 for c in cands)
+    assert all(-1.0 <= c.features["sent_sim_topic"] <= 1.0 for c in cands)
+    # without the embedding model there is nothing to describe them with
+    lexical = DriftChecker(decisions).candidates(text)
+    assert lexical and not any(c.features.get("sent_embedded") for c in lexical)
+
+
+def test_described_sentences_are_capped_per_check() -> None:
+    from charter.decisions.drift import checker as module
+
+    decisions = parse_clarifications(CLARIFICATIONS)
+    checker = DriftChecker(decisions, embedder=get_embedder("minilm"))
+    lines = [f"Batch {i}: the digest goes out through SendGrid's API." for i in range(6)]
+    cands = checker.candidates("\n".join(lines))
+    described = {c.start for c in cands if c.features.get("sent_embedded")}
+    embedded = {c.start for c in cands if c.features.get("embedded")}
+    assert len(described - embedded) <= module.MAX_DESCRIBED_UNITS
 
 
 @pytest.mark.parametrize(

@@ -6,10 +6,10 @@ chain of hand-set thresholds and exceptions; here it is one logistic regression 
 features the layers already compute (which check and cue found it, the rule chain's own
 verdict, negation, quoted history, reported questions, hedging words, embedding
 similarity to the constraint, its statement and its chosen and rejected options, where
-the sentence sits). The weights are fitted by
-``bench/drift_fit.py`` on labelled scenarios with leave-one-scenario-out
-cross-validation, and the operating point is chosen on the training folds for
-precision first. They ship as a small JSON file (``charter/data/drift_model.json``).
+the sentence sits). The model (a weighted sum or
+small boosted trees) is fitted by ``bench/drift_fit.py`` on labelled scenarios with
+cross-validation, and the operating point is chosen on the training folds' out-of-fold
+scores for precision first. It ships as a JSON file (``charter/data/drift_model.json``).
 
 Two weight sets are fitted: ``semantic`` (with the embedding model) and ``lexical``
 (without it, e.g. in a cold hook process), because similarity features are absent in
@@ -73,6 +73,22 @@ FEATURES: tuple[str, ...] = (
     "flag_chosen",
     "coverage",
     "sim_statement",
+    "sent_embedded",
+    "sent_sim_topic",
+    "sent_sim_margin",
+    "sent_sim_statement",
+    "sent_sim_option_margin",
+)
+
+#: Whole-sentence similarities of a candidate's sentence, first in this list: present for
+#: every sentence the check embeds (the semantic layer's, and up to
+#: ``checker.MAX_DESCRIBED_UNITS`` more embedded only to describe their candidates).
+DESCRIBED_FEATURES: tuple[str, ...] = (
+    "sent_embedded",
+    "sent_sim_topic",
+    "sent_sim_margin",
+    "sent_sim_statement",
+    "sent_sim_option_margin",
 )
 
 #: Modal and hedging words (generic English): a sentence that may only be floating an
@@ -114,27 +130,94 @@ class Weights:
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
+#: One node of a fitted tree: ``(feature, split, left, right)`` (go left when the
+#: feature's value is <= split) or ``(leaf value,)``; node 0 is the root.
+Node = tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Trees:
+    """Gradient-boosted regression trees (logistic loss) and their operating point.
+
+    Small trees see what one weighted sum cannot: a similarity that matters only for
+    one kind of candidate, a cue that only counts with another."""
+
+    base: float
+    trees: tuple[tuple[Node, ...], ...]
+    threshold: float
+
+    def probability(self, candidate: Candidate) -> float:
+        x = candidate.vector()
+        z = self.base
+        for tree in self.trees:
+            node = tree[0]
+            while len(node) == 4:
+                node = tree[int(node[2]) if x[int(node[0])] <= node[1] else int(node[3])]
+            z += node[0]
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+#: A fitted decision of either kind.
+Decision = Weights | Trees
+
+
 @dataclass(frozen=True)
 class DriftModel:
-    """The shipped weights: ``semantic`` and ``lexical`` variants."""
+    """The shipped decisions: ``semantic`` and ``lexical`` variants."""
 
-    semantic: Weights
-    lexical: Weights
+    semantic: Decision
+    lexical: Decision
     meta: dict[str, object]
 
-    def for_layer(self, semantic: bool) -> Weights:
+    def for_layer(self, semantic: bool) -> Decision:
         return self.semantic if semantic else self.lexical
+
+
+def _parse_trees(part: dict[str, object], where: str, key: str) -> Trees:
+    bad = CharterError(f"{where}: malformed {key!r} trees")
+    base, trees, threshold = part.get("base"), part.get("trees"), part.get("threshold")
+    if not isinstance(base, int | float) or not isinstance(threshold, int | float):
+        raise bad
+    if not isinstance(trees, list):
+        raise bad
+    out = []
+    for tree in trees:
+        if not isinstance(tree, list) or not tree:
+            raise bad
+        nodes = []
+        for node in tree:
+            if not isinstance(node, list) or not all(isinstance(v, int | float) for v in node):
+                raise bad
+            if len(node) == 4:
+                feature, _, left, right = node
+                if not (
+                    0 <= feature < len(FEATURES)
+                    and 0 < left < len(tree)
+                    and 0 < right < len(tree)
+                    and int(feature) == feature
+                    and int(left) == left
+                    and int(right) == right
+                ):
+                    raise bad
+            elif len(node) != 1:
+                raise bad
+            nodes.append(tuple(float(v) for v in node))
+        out.append(tuple(nodes))
+    return Trees(float(base), tuple(out), float(threshold))
 
 
 def parse_model(data: dict[str, object], where: str) -> DriftModel:
     """Validate a model file's content (feature list must match this version)."""
     if data.get("features") != list(FEATURES):
         raise CharterError(f"{where}: feature list does not match this Charter; refit it")
-    out = {}
+    out: dict[str, Decision] = {}
     for key in ("semantic", "lexical"):
         part = data.get(key)
         if not isinstance(part, dict):
             raise CharterError(f"{where}: missing {key!r} weights")
+        if "trees" in part:
+            out[key] = _parse_trees(part, where, key)
+            continue
         weights = part.get("weights")
         threshold = part.get("threshold")
         if (

@@ -89,6 +89,11 @@ LIMIT_ABOUT = 2
 MAX_SEMANTIC_UNITS = 6
 #: Hard cap on embedded sentences per check (undecided and gated ones included).
 MAX_EMBEDDED_UNITS = 16
+#: Embed the sentences of lexical candidates too, for the calibrated decision's
+#: whole-sentence similarity features (``sent_*``).
+DESCRIBE_CANDIDATES = True
+#: At most this many such sentences per check (the first ones): each costs an embedding.
+MAX_DESCRIBED_UNITS = 2
 #: Lexical topic lead that makes embedding an undecided sentence unnecessary.
 CLEAR_TOPIC_MARGIN = 1.0
 #: Topic score below which undecided language is attributed with the sentence before.
@@ -634,13 +639,19 @@ class DriftChecker:
         ]
         vecs: dict[int, np.ndarray] = {}
         sims: dict[int, np.ndarray] = {}
+        # sentences embedded only to describe their candidates to the calibrated decision
+        # (whole-sentence similarity), in the same model call; no semantic checks on them
+        described: dict[int, np.ndarray] = {}
         if self.embedder is not None and views and self._prep.topic_vectors is not None:
             wanted = self._semantic_candidates(views, lexical)
-            if wanted:
-                matrix = self.embedder.embed([views[i].unit.text for i in wanted])
+            extra = self._described_units(views, lexical, wanted) if DESCRIBE_CANDIDATES else []
+            if wanted or extra:
+                matrix = self.embedder.embed([views[i].unit.text for i in [*wanted, *extra]])
                 for row, pos in enumerate(wanted):
                     vecs[pos] = matrix[row]
                     sims[pos] = self._prep.topic_vectors @ matrix[row]
+                for row, pos in enumerate(extra, start=len(wanted)):
+                    described[pos] = matrix[row]
         hits: list[_Hit] = []
         for pos, view in enumerate(views):
             found_here = self._undecided_hits(text, views, pos, sims)
@@ -655,7 +666,22 @@ class DriftChecker:
             for hit in found_here:
                 hit.pos = pos
             hits.extend(found_here)
-        return self._featurize(text, views, hits, vecs, sims)
+        return self._featurize(text, views, hits, vecs, sims, described)
+
+    def _described_units(
+        self, views: list[_UnitView], lexical: list[dict[int, list[_Hit]]], wanted: list[int]
+    ) -> list[int]:
+        """Sentences holding a lexical candidate (or undecided language) that the semantic
+        layer does not embed: the first ``MAX_DESCRIBED_UNITS``, within the cap on embedded
+        sentences per check."""
+        room = min(MAX_DESCRIBED_UNITS, MAX_EMBEDDED_UNITS - len(wanted))
+        taken = set(wanted)
+        out = [
+            pos
+            for pos, view in enumerate(views)
+            if pos not in taken and (view.undecided is not None or any(lexical[pos].values()))
+        ]
+        return out[: max(0, room)]
 
     def _featurize(
         self,
@@ -664,6 +690,7 @@ class DriftChecker:
         hits: list[_Hit],
         vecs: dict[int, np.ndarray],
         sims: dict[int, np.ndarray],
+        described: dict[int, np.ndarray] | None = None,
     ) -> list[tuple[_Hit, Candidate]]:
         """Features of each candidate (see :mod:`calibrate`) and its probability."""
         prep = self._prep
@@ -736,6 +763,21 @@ class DriftChecker:
                     f["sim_chosen"] = float((chosen @ vec).max()) if chosen.size else 0.0
                 if ci in prep.exclusion_vectors:
                     f["sim_excluded"] = float(prep.exclusion_vectors[ci] @ vec)
+            svec = vec if vec is not None else (described or {}).get(h.pos)
+            if svec is not None:  # whole-sentence similarity, every embedded sentence
+                f["sent_embedded"] = 1.0
+                srow = prep.topic_vectors @ svec if prep.topic_vectors is not None else None
+                if srow is not None:
+                    f["sent_sim_topic"] = float(srow[ci])
+                    others = [float(v) for j, v in enumerate(srow) if j != ci]
+                    f["sent_sim_margin"] = float(srow[ci]) - max(others, default=0.0)
+                if ci in prep.statement_vectors:
+                    f["sent_sim_statement"] = float(prep.statement_vectors[ci] @ svec)
+                if ci in prep.rejected_vectors:
+                    rejected, chosen = prep.rejected_vectors[ci]
+                    best_rej = float((rejected @ svec).max())
+                    best_cho = float((chosen @ svec).max()) if chosen.size else 0.0
+                    f["sent_sim_option_margin"] = best_rej - best_cho
             cand = Candidate(h.vocab.entry.id, h.rule, h.start, h.end, h.layer, h.score, f)
             cand.probability = weights.probability(cand)
             out.append((h, cand))
