@@ -82,6 +82,7 @@ NEEDS: dict[str, str] = {
     "materialize_rules_data.py": "--mirrors and --out",
     "materialize_session_data.py": "--mirrors and --out",
     "prohibitions_scan.py": "rule files to read (the benchmarks' and real repositories')",
+    "rules_compare.py": "two `charter eval rules --json` reports to compare",
     "rules_cross_encoder.py": "--data (rules benchmark) and torch/transformers",
     "rules_cv.py": "--data (rules benchmark)",
     "rules_fit.py": "--data (rules benchmark)",
