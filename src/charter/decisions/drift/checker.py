@@ -85,6 +85,10 @@ TOPIC_MIN = 0.25
 #: many words with the limit's own clause; a count says what it counts ("40 km", "a
 #: seventh request"), which is enough (two words against one: stop 61, docs/benchmarks.md)
 LIMIT_ABOUT = 2
+#: Another value for a quantity a free-text answer states plainly ("for 14 days") counts
+#: only in a sentence sharing this many words with that value's clause: a plain value
+#: has no comparative to say it is a rule, so the sentence must say what it is about.
+VALUE_ABOUT = 3
 #: At most this many sentences per artifact are embedded for paraphrase checks.
 MAX_SEMANTIC_UNITS = 6
 #: Hard cap on embedded sentences per check (undecided and gated ones included).
@@ -953,6 +957,8 @@ class DriftChecker:
                 hits.extend(self._other_value_hit(text, view, clause, vocab))
             if vocab.limits and not view.history:
                 hits.extend(self._past_limit_hit(text, view, clause, vocab))
+            if vocab.values and not view.history:
+                hits.extend(self._other_amount_hit(text, view, clause, vocab))
             if vocab.dependency:
                 hits.extend(self._dependency_hit(text, view, clause, vocab))
             if vocab.offline and not view.history:
@@ -1038,6 +1044,31 @@ class DriftChecker:
                 about = q.measure == "count" or len(bound.about & view.stems) >= LIMIT_ABOUT
                 if about and limits.broken(bound, q, before, after):
                     return [self._clause_hit(text, view, clause, vocab, False, "term")]
+        return []
+
+    def _other_amount_hit(
+        self, text: str, view: _UnitView, clause: _Clause, vocab: ConstraintVocab
+    ) -> list[_Hit]:
+        """Another value for a quantity a free-text answer fixes ("returned to stock
+        after 7 days" against "stay on the shelf for 14 days"), in a sentence sharing
+        ``VALUE_ABOUT`` words with the value's own clause. A sentence that states any of
+        the answer's values of that measure is elaborating the answer, not changing it."""
+        said = text[clause.start : clause.end]
+        found = limits.quantities(said)
+        sentence = limits.quantities(view.unit.text)
+        rest = text[clause.start : view.unit.start + len(view.unit.text)]
+        for q in found:
+            same = [b for b in vocab.values if limits.same_measure(b.quantity, q)]
+            if not same or any(limits.restates(b, sentence) for b in same):
+                continue
+            if any(limits.restates(b, sentence) for b in vocab.limits):
+                continue
+            best = max(same, key=lambda b: len(b.about & view.stems))
+            if len(best.about & view.stems) < VALUE_ABOUT:
+                continue
+            before, after = said[max(0, q.start - 40) : q.start], rest[q.end : q.end + 60]
+            if limits.broken(best, q, before, after):
+                return [self._clause_hit(text, view, clause, vocab, False, "term")]
         return []
 
     def _replaced_chosen_hit(

@@ -20,7 +20,7 @@ from typing import Literal
 
 from charter.decisions.drift import lexicon
 
-BoundKind = Literal["max", "min"]
+BoundKind = Literal["max", "min", "exact"]
 
 _SMALL = [
     *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
@@ -54,6 +54,8 @@ _WORD_NUMBER = (
     r"|" + "|".join(sorted(_SMALL[1:], key=len, reverse=True)) + r")"
 )
 _CURRENCY = r"(?:GBP|EUR|USD|CHF|CAD|AUD|NZD|JPY|INR|SEK|NOK|DKK|PLN|[£€$¥₹])"
+#: A currency sign and its code are one measure ("£15" and "GBP 45" are both pounds).
+_SIGN_CODES = {"£": "GBP", "€": "EUR", "$": "USD", "¥": "JPY", "₹": "INR"}
 _NUMBER = re.compile(
     r"(?P<cur>" + _CURRENCY + r")?\s?"
     r"(?<![\w.:/#-])"
@@ -183,6 +185,7 @@ def quantities(text: str) -> list[Quantity]:
         after = text[m.end() : m.end() + 60]
         if m.group("cur"):
             cur = m.group("cur").upper()
+            cur = _SIGN_CODES.get(cur, cur)
             out.append(Quantity(value, f"money:{cur}", frozenset(), m.start(), m.end()))
             continue
         if _PERCENT.match(after):
@@ -277,6 +280,31 @@ def bounds(answer: str) -> list[Bound]:
     return out
 
 
+def stated_values(answer: str) -> list[Bound]:
+    """The plain values a free-text answer states, neither a cap nor a floor nor whom a
+    rule applies to ("bags stay on the shelf for 14 days", "anonymised 24 months after
+    closure"), each with the words of its clause, as ``exact`` bounds."""
+    capped = {(b.quantity.start, b.quantity.value) for b in bounds(answer)}
+    out = []
+    for clause in re.split(r"[.;]\s+|\n+|,\s+(?:and|but)\s+", answer):
+        for q in quantities(clause):
+            before = clause[max(0, q.start - 40) : q.start]
+            after = clause[q.end : q.end + 40]
+            if _WHOM_BEFORE.search(before) or _CONDITION_AFTER.match(after):
+                continue
+            if _BAND.search(before) or _MIN_AFTER.match(after) or _MAX_AFTER.match(after):
+                continue
+            if _MAX_BEFORE.search(before) or _MIN_BEFORE.search(before):
+                continue
+            if (q.start, q.value) in capped:
+                continue
+            # the words of the clause without the quantity and its unit word ("14 days")
+            rest = re.sub(r"^\W*\w+", " ", clause[q.end :], count=1)
+            about = frozenset(lexicon.content_stems(clause[: q.start] + rest)) - q.units
+            out.append(Bound("exact", q, about))
+    return out
+
+
 def restates(bound: Bound, said: list[Quantity]) -> bool:
     """The text states the bound's own value: its other quantities are other things
     ("a 1-hour lecture is playable within 15 minutes" against a 15-minute cap)."""
@@ -297,4 +325,6 @@ def broken(bound: Bound, q: Quantity, before: str, after: str) -> bool:
         return False
     if bound.kind == "max":
         return q.value > bound.quantity.value
+    if bound.kind == "exact":
+        return q.value != bound.quantity.value
     return q.value < bound.quantity.value

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from charter.decisions.drift import lexicon
-from charter.decisions.drift.limits import Bound, bounds
+from charter.decisions.drift.limits import Bound, bounds, stated_values
 from charter.decisions.invariants import Invariant, invariant_for
 from charter.decisions.models import Clarification, PgcClarifications
 
@@ -174,6 +174,8 @@ class ConstraintVocab:
     mode_about: bool = False
     #: caps and floors a free-text answer puts on a quantity ("at most 7 days")
     limits: list[Bound] = field(default_factory=list)
+    #: plain values a free-text answer states ("for 14 days"), as ``exact`` bounds
+    values: list[Bound] = field(default_factory=list)
 
     @property
     def binding(self) -> bool:
@@ -635,6 +637,7 @@ def _fill_binding_terms(
         vocab.forbidden = _forbidden_clauses(inv.answer_text, shared)
         vocab.scope_items = _scope_items(inv.answer_text)
         vocab.limits = bounds(inv.answer_text)
+        vocab.values = stated_values(inv.answer_text)
 
 
 def _fill_modes(vocab: ConstraintVocab, inv: Invariant) -> None:
