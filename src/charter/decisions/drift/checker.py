@@ -1055,16 +1055,18 @@ class DriftChecker:
         the answer's values of that measure is elaborating the answer, not changing it."""
         said = text[clause.start : clause.end]
         found = limits.quantities(said)
-        sentence = limits.quantities(view.unit.text)
+        sentence: list[limits.Quantity] | None = None
         rest = text[clause.start : view.unit.start + len(view.unit.text)]
         for q in found:
             same = [b for b in vocab.values if limits.same_measure(b.quantity, q)]
-            if not same or any(limits.restates(b, sentence) for b in same):
-                continue
-            if any(limits.restates(b, sentence) for b in vocab.limits):
+            if not same:
                 continue
             best = max(same, key=lambda b: len(b.about & view.stems))
             if len(best.about & view.stems) < VALUE_ABOUT:
+                continue
+            if sentence is None:
+                sentence = limits.quantities(view.unit.text)
+            if any(limits.restates(b, sentence) for b in [*same, *vocab.limits]):
                 continue
             before, after = said[max(0, q.start - 40) : q.start], rest[q.end : q.end + 60]
             if limits.broken(best, q, before, after):
