@@ -409,7 +409,7 @@ def test_rules_lists_what_was_read_with_when_each_applies(repo: Path, run_charte
     only_cursor = json.loads(run_charter("rules", "-s", ".cursor", "--json", cwd=repo).stdout)
     assert [r["text"] for r in only_cursor["rules"]] == ["Prefer the shared Card component."]
     found = json.loads(run_charter("rules", "--grep", "ALEMBIC", "--json", cwd=repo).stdout)
-    assert [r["source"]["line_start"] for r in found["rules"]] == [14]
+    assert [r["source"]["line_start"] for r in found["rules"]] == [12]
     core = json.loads(run_charter("rules", "--constitution", "--json", cwd=repo).stdout)
     assert core["rules"] and all(r["constitution"] for r in core["rules"])
     assert len(core["rules"]) < out["total"]
@@ -417,7 +417,7 @@ def test_rules_lists_what_was_read_with_when_each_applies(repo: Path, run_charte
     table = run_charter("rules", cwd=repo)
     assert table.returncode == 0, table.stderr
     assert "always" in table.stdout and "app/**" in table.stdout and "by task" in table.stdout
-    assert "CLAUDE.md:L5-L5" in table.stdout
+    assert "CLAUDE.md:L3-L5" in table.stdout
 
 
 def test_rules_source_is_read_as_a_path_of_the_project(repo: Path, run_charter) -> None:

@@ -283,6 +283,43 @@ def _scopes_at(stretches: list[tuple[int, list[str]]], line: int, default: list[
     return scopes
 
 
+#: A Markdown heading below a file's title: ``##`` to ``######``.
+_SUBHEADING = re.compile(r"^ {0,3}#{2,6}\s")
+
+
+def _titled_alone(
+    blocks: list[Block],
+    heading_lines: list[tuple[int, int, list[str]]],
+    body: list[str],
+    offset: int,
+) -> dict[int, int]:
+    """``id()`` of each block that is the only one of its section and starts right under
+    the section's heading (a blank line at most between), mapped to the heading's line.
+    Only a ``##`` heading or deeper: a file's ``#`` title names the file, not one rule.
+
+    Such a heading is the rule's title ("## Security & Configuration Tips" over the one
+    paragraph that says what to keep out of the repository; "### 1. Create model file"
+    over its one command): the rule is cited from its heading, as a reader quoting it
+    would, so the citation covers the words that say what it is about."""
+    count: dict[tuple[str, ...], int] = {}
+    for block in blocks:
+        key = tuple(block.section)
+        count[key] = count.get(key, 0) + 1
+    opened = {tuple(section): (start, end) for start, end, section in heading_lines}
+    out: dict[int, int] = {}
+    for block in blocks:
+        key = tuple(block.section)
+        if not key or count[key] != 1 or key not in opened:
+            continue
+        start, end = opened[key]
+        first = start - 1 - offset
+        if not (0 <= first < len(body) and _SUBHEADING.match(body[first])):
+            continue
+        if 0 < block.line_start - end <= 2:
+            out[id(block)] = start
+    return out
+
+
 def rules_from_source(
     src: SourceFile,
     markers: list[re.Pattern[str]],
@@ -292,9 +329,10 @@ def rules_from_source(
     emphasis runs, tags in tags) is one :class:`CharterError` naming the file. ``emit``
     is handed each rule as soon as it is made (the compile embeds them meanwhile)."""
     try:
-        blocks, _ = split_blocks(src.body, src.offset)
+        blocks, heading_lines = split_blocks(src.body, src.offset)
     except RecursionError:
         raise CharterError(f"{src.rel}: Markdown nested too deeply to parse") from None
+    titled = _titled_alone(blocks, heading_lines, src.body.split("\n"), src.offset)
     rules: list[Rule] = []
     # a line that heads the items below it ("**CRITICAL: Never call `x`**" over a list)
     # is their section and a rule of its own: in the constitution when its items are
@@ -339,7 +377,9 @@ def rules_from_source(
             Rule(
                 id=ann.explicit_id,
                 text=shown,
-                source=Source(src.rel, block.line_start, block.line_end, section),
+                source=Source(
+                    src.rel, titled.get(id(block), block.line_start), block.line_end, section
+                ),
                 priority=ann.priority if ann.priority is not None else DEFAULT_PRIORITY,
                 risk=risk,
                 domains=domains,

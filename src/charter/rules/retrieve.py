@@ -23,6 +23,7 @@ import numpy as np
 
 from charter.embed.base import Embedder
 from charter.errors import CharterError
+from charter.rules.actions import ADDS_DEPENDENCY, adds_dependency
 from charter.rules.annotate import infer_domains
 from charter.rules.compiler import CompiledRules
 from charter.rules.gate import CONTENT_FREE, is_content_free
@@ -282,6 +283,7 @@ class Retriever:
         self.lead_ins = lead_ins(cand_rules)
         self.id_rank = np.argsort(np.argsort([r.id for r in cand_rules], kind="stable"))
         self._reply_words: frozenset[str] | None = None
+        self._action_vector: np.ndarray | None = None
         by_section: dict[tuple[str, str], list[int]] = {}
         for pos, r in enumerate(cand_rules):
             by_section.setdefault((r.source.path, r.source.section), []).append(pos)
@@ -291,6 +293,12 @@ class Retriever:
     def default_budget(self) -> int:
         """Tokens for constitution + shards when no explicit budget is configured."""
         return policy_budget(self.compiled.source_tokens, self.settings)
+
+    def action_vector(self) -> np.ndarray:
+        """The embedding of :data:`~charter.rules.actions.ADDS_DEPENDENCY`, made once."""
+        if self._action_vector is None:
+            self._action_vector = self.embedder.embed([ADDS_DEPENDENCY])[0]
+        return self._action_vector
 
     def embed_query(self, task: str) -> np.ndarray:
         return self.embedder.embed([task])[0]
@@ -339,6 +347,13 @@ class Retriever:
         cand = self.candidates
         best_view = (self.cand_vectors @ view_mats.T).max(axis=1) if views and cand else None
         head_cos = self.cand_vectors @ mats[-1] if head and cand else None
+        # a task that brings a package in is also matched by that act, said plainly: the
+        # rules on new dependencies name the act, the task names the package
+        act_cos = (
+            self.cand_vectors @ self.action_vector()
+            if s.action_view > 0 and not whole_only and cand and adds_dependency(task)
+            else None
+        )
 
         def dense_for(vector: np.ndarray) -> np.ndarray:
             whole = self.cand_vectors @ vector
@@ -346,6 +361,8 @@ class Retriever:
                 whole = (1 - s.clause_views) * whole + s.clause_views * best_view
             if head_cos is not None:
                 whole = whole + s.head_view * np.maximum(head_cos - whole, 0)
+            if act_cos is not None:
+                whole = whole + s.action_view * np.maximum(act_cos - whole, 0)
             return whole
 
         dense = dense_for(qv) if cand else np.zeros(0, dtype=np.float32)

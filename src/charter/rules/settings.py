@@ -219,6 +219,16 @@ class RulesSettings(Record):
             "of its gap to the head's cosine (0 = off)"
         ),
     )
+    action_view: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description=(
+            "a task that brings a third-party package in is also matched by that act said "
+            "plainly ('add a new dependency'): a rule closes this share of its gap to the "
+            "act's cosine (0 = off)"
+        ),
+    )
     kind_prior: float = Field(
         default=3.0,
         ge=0,

@@ -288,7 +288,9 @@ if TYPE_CHECKING:
 #: tags words it begins ("prefer", "login", "uint", "city").
 #: 146: "spec", "auth", "import", "rest" and "fast" tag their own words only, not
 #: "specific", "author", "important", "restart" or "FastAPI".
-STATE_VERSION = 146
+#: 147: a rule alone in its section, right under the heading, is cited from the
+#: heading's line (the heading is its title).
+STATE_VERSION = 147
 STATE_FILE = "rules.json"
 VECTORS_FILE = "rules.npy"
 MANIFEST_FILE = "rules.meta.json"
