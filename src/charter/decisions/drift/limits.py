@@ -15,6 +15,7 @@ about comes from the answer's own words.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -255,28 +256,33 @@ def same_measure(a: Quantity, b: Quantity) -> bool:
     return _same(a, b)
 
 
+def _clause_quantities(answer: str) -> Iterator[tuple[str, Quantity, str, str]]:
+    """Each quantity of a free-text answer with its clause and the 40 characters either
+    side: caps, floors and plain values are all read from that window."""
+    for clause in re.split(r"[.;]\s+|\n+|,\s+(?:and|but)\s+", answer):
+        for q in quantities(clause):
+            yield clause, q, clause[max(0, q.start - 40) : q.start], clause[q.end : q.end + 40]
+
+
 def bounds(answer: str) -> list[Bound]:
     """The caps and floors a free-text answer states, each with the words of its clause."""
     out = []
-    for clause in re.split(r"[.;]\s+|\n+|,\s+(?:and|but)\s+", answer):
-        for q in quantities(clause):
-            before = clause[max(0, q.start - 40) : q.start]
-            after = clause[q.end : q.end + 40]
-            if _CONDITION_BEFORE.search(before) or _CONDITION_AFTER.match(after):
-                continue
-            if _BAND.search(before):  # "GBP 35 for up to 3 items": a price band
-                continue
-            kind: BoundKind | None = None
-            negated = lexicon.PRE_NEGATORS.search(clause[: q.start])
-            capped = _MAX_BEFORE.search(before) or _MAX_AFTER.match(after)
-            if capped or (_MORE_BEFORE.search(before) and negated):
-                kind = "max"
-            elif _MIN_BEFORE.search(before) or _MIN_AFTER.match(after):
-                kind = "min"
-            if kind is None:
-                continue
-            about = frozenset(lexicon.content_stems(clause)) - q.units
-            out.append(Bound(kind, q, about))
+    for clause, q, before, after in _clause_quantities(answer):
+        if _CONDITION_BEFORE.search(before) or _CONDITION_AFTER.match(after):
+            continue
+        if _BAND.search(before):  # "GBP 35 for up to 3 items": a price band
+            continue
+        kind: BoundKind | None = None
+        negated = lexicon.PRE_NEGATORS.search(clause[: q.start])
+        capped = _MAX_BEFORE.search(before) or _MAX_AFTER.match(after)
+        if capped or (_MORE_BEFORE.search(before) and negated):
+            kind = "max"
+        elif _MIN_BEFORE.search(before) or _MIN_AFTER.match(after):
+            kind = "min"
+        if kind is None:
+            continue
+        about = frozenset(lexicon.content_stems(clause)) - q.units
+        out.append(Bound(kind, q, about))
     return out
 
 
@@ -286,22 +292,19 @@ def stated_values(answer: str) -> list[Bound]:
     closure"), each with the words of its clause, as ``exact`` bounds."""
     capped = {(b.quantity.start, b.quantity.value) for b in bounds(answer)}
     out = []
-    for clause in re.split(r"[.;]\s+|\n+|,\s+(?:and|but)\s+", answer):
-        for q in quantities(clause):
-            before = clause[max(0, q.start - 40) : q.start]
-            after = clause[q.end : q.end + 40]
-            if _WHOM_BEFORE.search(before) or _CONDITION_AFTER.match(after):
-                continue
-            if _BAND.search(before) or _MIN_AFTER.match(after) or _MAX_AFTER.match(after):
-                continue
-            if _MAX_BEFORE.search(before) or _MIN_BEFORE.search(before):
-                continue
-            if (q.start, q.value) in capped:
-                continue
-            # the words of the clause without the quantity and its unit word ("14 days")
-            rest = re.sub(r"^\W*\w+", " ", clause[q.end :], count=1)
-            about = frozenset(lexicon.content_stems(clause[: q.start] + rest)) - q.units
-            out.append(Bound("exact", q, about))
+    for clause, q, before, after in _clause_quantities(answer):
+        if _WHOM_BEFORE.search(before) or _CONDITION_AFTER.match(after):
+            continue
+        if _BAND.search(before) or _MIN_AFTER.match(after) or _MAX_AFTER.match(after):
+            continue
+        if _MAX_BEFORE.search(before) or _MIN_BEFORE.search(before):
+            continue
+        if (q.start, q.value) in capped:
+            continue
+        # the words of the clause without the quantity and its unit word ("14 days")
+        rest = re.sub(r"^\W*\w+", " ", clause[q.end :], count=1)
+        about = frozenset(lexicon.content_stems(clause[: q.start] + rest)) - q.units
+        out.append(Bound("exact", q, about))
     return out
 
 
