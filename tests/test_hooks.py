@@ -46,7 +46,7 @@ def test_session_start_pins_constitution_including_after_compact(repo: Path, run
         assert proc.returncode == 0, proc.stderr
         text = _context(proc.stdout, "SessionStart")
         assert "Never commit secrets" in text
-        assert "In CLAUDE.md:\n- Never commit secrets or `.env` files. (L5)" in text
+        assert "In CLAUDE.md:\n- Never commit secrets or `.env` files. (L3-L5)" in text
         assert ("compaction" in text) is (source == "compact")
 
 

@@ -364,9 +364,10 @@ def test_a_heading_that_forbids_reads_with_the_paragraph_under_it(tmp_path: Path
     )
     assert texts[shown] == (3, 5)  # cited from the heading's line
     assert texts["Never block a worker thread: No `time.sleep()` in request handlers."] == (7, 9)
-    # a neutral heading adds nothing; a paragraph that forbids by itself stays as it is
-    assert texts["Tabs are used for indentation."] == (13, 13)
-    assert texts["Never run migrations against production."] == (17, 17)
+    # a neutral heading adds nothing to the text; a paragraph that forbids by itself stays
+    # as it is, cited from its heading because it is the one rule of its section
+    assert texts["Tabs are used for indentation."] == (11, 13)
+    assert texts["Never run migrations against production."] == (15, 17)
     edit = {"file_path": str(tmp_path / "docs/api.md"), "old_string": "a", "new_string": "b"}
     out = _call(tmp_path, "Edit", edit)
     assert _decision(out) == "deny"
