@@ -115,6 +115,28 @@ def write(root: Path, rel: str, text: str) -> Path:
     return path
 
 
+def shards_by_setting(
+    repo: Path, task: str, setting: str, values: Sequence[float], *, top: int = 20
+) -> list[dict[str, Any]]:
+    """The task's retrieved shards by rule text, once per value of one rules setting, from
+    one compile of the repository's rule files: a test shows a setting lifting a rule by
+    comparing the rule's score across the values."""
+    from charter.config import Project
+    from charter.embed.registry import rules_embedder_for
+    from charter.rules.compiler import compile_rules
+    from charter.rules.retrieve import Retriever
+
+    project = Project.load(repo)
+    compiled = compile_rules(project)
+    embedder = rules_embedder_for(project.settings)
+    out = []
+    for value in values:
+        settings = project.settings.rules.model_copy(update={setting: value})
+        result = Retriever(compiled, settings, embedder).retrieve(task, top=top)
+        out.append({shard.rule.text: shard for shard in result.shards})
+    return out
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """An empty git repository (Charter finds the project root by its .git)."""

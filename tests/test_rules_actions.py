@@ -6,12 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from charter.config import Project
-from charter.embed.registry import rules_embedder_for
 from charter.rules.actions import adds_dependency
-from charter.rules.compiler import compile_rules
-from charter.rules.retrieve import Retriever
-from tests.conftest import write
+from tests.conftest import shards_by_setting, write
 
 
 @pytest.mark.parametrize(
@@ -64,14 +60,7 @@ RULES = """# Rules
 def test_the_act_of_adding_a_package_lifts_the_rule_about_dependencies(repo: Path) -> None:
     # the task names the package and its use (images), the rule names the act
     write(repo, "CLAUDE.md", RULES)
-    project = Project.load(repo)
-    compiled = compile_rules(project)
-    embedder = rules_embedder_for(project.settings)
     task = "Pull in Pillow to make thumbnails of uploaded photos"
-
-    def dependency_score(action_view: float) -> float:
-        settings = project.settings.rules.model_copy(update={"action_view": action_view})
-        result = Retriever(compiled, settings, embedder).retrieve(task, top=20)
-        return next(s.score for s in result.shards if "new dependencies" in s.rule.text)
-
-    assert dependency_score(0.5) > dependency_score(0.0)
+    on, off = shards_by_setting(repo, task, "action_view", (0.5, 0.0))
+    rule = next(text for text in on if "new dependencies" in text)
+    assert on[rule].score > off[rule].score

@@ -15,7 +15,7 @@ from charter.rules.intent import classify
 from charter.rules.render import citations
 from charter.rules.retrieve import Retriever, Shard, task_head, task_views
 from charter.tokens import count_tokens
-from tests.conftest import write
+from tests.conftest import shards_by_setting, write
 
 RULES = """# Rules
 
@@ -156,20 +156,13 @@ def test_shard_contradicting_the_constitution_is_dropped(repo: Path) -> None:
 
 def test_domain_boost_lifts_rules_sharing_the_tasks_domain(repo: Path) -> None:
     write(repo, "CLAUDE.md", RULES)
-    project = Project.load(repo)
-    compiled = compile_rules(project)
-    embedder = rules_embedder_for(project.settings)
     task = "add fixtures for the flaky parser tests"
-    scores = {}
-    for boost in (0.0, 0.04):
-        settings = project.settings.rules.model_copy(update={"domain_boost": boost})
-        result = Retriever(compiled, settings, embedder).retrieve(task, top=50)
-        scores[boost] = {s.rule.text: (s.score, s.reasons) for s in result.shards}
+    off, on = shards_by_setting(repo, task, "domain_boost", (0.0, 0.04), top=50)
     mock_rule = "Mock external HTTP calls in unit tests with respx."
     deploy_rule = "Deploy to production only from the main branch via the release pipeline."
-    assert abs(scores[0.04][mock_rule][0] - scores[0.0][mock_rule][0] - 0.04) < 1e-5
-    assert any(r.startswith("domain testing") for r in scores[0.04][mock_rule][1])
-    assert abs(scores[0.04][deploy_rule][0] - scores[0.0][deploy_rule][0]) < 1e-5
+    assert abs(on[mock_rule].score - off[mock_rule].score - 0.04) < 1e-5
+    assert any(r.startswith("domain testing") for r in on[mock_rule].reasons)
+    assert abs(on[deploy_rule].score - off[deploy_rule].score) < 1e-5
 
 
 def test_lexical_stems_meet_across_plural_and_singular() -> None:
@@ -372,18 +365,11 @@ def test_the_head_lifts_a_rule_about_the_kind_of_work(repo: Path) -> None:
         "one line.\n"
     )
     write(repo, "CLAUDE.md", text)
-    project = Project.load(repo)
-    compiled = compile_rules(project)
-    embedder = rules_embedder_for(project.settings)
     task = "Write a design doc for moving the deploy pipeline to blue-green releases"
     assert task_head(task) == "Write a design doc"
-
-    def prose_score(head_view: float) -> float:
-        settings = project.settings.rules.model_copy(update={"head_view": head_view})
-        result = Retriever(compiled, settings, embedder).retrieve(task, top=20)
-        return next(s.score for s in result.shards if "plain and factual" in s.rule.text)
-
-    assert prose_score(0.5) > prose_score(0.0)
+    on, off = shards_by_setting(repo, task, "head_view", (0.5, 0.0))
+    rule = next(text for text in on if "plain and factual" in text)
+    assert on[rule].score > off[rule].score
 
 
 def test_a_rule_the_file_repeats_is_shown_once(repo: Path) -> None:
