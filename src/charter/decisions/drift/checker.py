@@ -477,9 +477,12 @@ def _negated(text: str, clause: _Clause, first: int, last: int) -> bool:
     before = text[toks[max(0, first - 3)].start : toks[first].start]
     if lexicon.KEPT_OUT_AFTER.match(post) and lexicon.KEPT_OUT_BEFORE.search(before):
         return True
+    # a predicate after the first matched word denies it even when later words of the
+    # match follow ("Equipment rental stays out of this system: … your own equipment")
+    after = text[toks[first].end : post_end]
     return any(
-        not _own_predicate(post[: m.start()], m.group(0), post[m.end() :])
-        for m in lexicon.POST_NEGATORS.finditer(post)
+        not _own_predicate(after[: m.start()], m.group(0), after[m.end() :])
+        for m in lexicon.POST_NEGATORS.finditer(after)
     )
 
 
