@@ -268,13 +268,15 @@ def _view(text: str, unit: Unit) -> _UnitView:
     reported = lexicon.REPORTED.search(body)
     quiet_end = -1
     if reported is not None:  # "a customer asked whether we could add X" reports a request
-        stop = re.compile(r"[;—–]|\s-\s").search(body, reported.end())
+        stop = lexicon.REPORTED_END.search(body, reported.end())
         quiet_end = stop.start() if stop else len(body)
     suggestion = any(
         "suggestion" in labels
         and (
-            reported is None  # a clause holding someone else's ask floats nothing itself
+            reported is None  # a clause holding someone else's ask floats nothing itself,
+            # unless it goes on past the ask ("asked for X, so it might be worth Y")
             or not (start <= reported.start() < end or reported.start() <= start < quiet_end)
+            or quiet_end < end
         )
         for start, end, labels in reads
     )
@@ -901,6 +903,9 @@ class DriftChecker:
                 best, ci = prev[0]
         if ci < 0 or best < UNDECIDED_TOPIC_MIN:
             return []
+        cue = view.unit.start + match.start()
+        if view.reported and view.reported[0] <= cue < view.reported[1]:
+            return []  # someone else's question ("asked why X can't be picked")
         vocab = self._prep.vocab[ci]
         if vocab.invariant is None:
             return []  # the open question really is open (or only informational)

@@ -206,10 +206,13 @@ def cue_stems() -> frozenset[str]:
 #: "the question is whether" is the writer's own open point and stays unreported).
 REPORTED = re.compile(
     r"\b(?:asked|asks|asking|wondered|wonders|wondering|wanted\s+to\s+know"
-    r"|wants\s+to\s+know|question\s+was)\s+(?:\w+\s+){0,3}?"
-    r"(?:whether|if|why|about)\b",
+    r"|wants\s+to\s+know|question\s+was)\s+(?:\w+\s+){0,4}?"
+    r"(?:whether|if|why|about|where|how|when|what|which)\b",
     re.I,
 )
+#: Where a reported ask ends inside its sentence: a new clause of the writer's own
+#: ("asked for a discount, so it might be worth offering X").
+REPORTED_END = re.compile(r"[;—–]|\s-\s|,\s+(?:so|and|but|then)\b", re.I)
 
 #: Words that negate what follows them in the clause.
 PRE_NEGATORS = re.compile(
