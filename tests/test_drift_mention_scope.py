@@ -11,11 +11,13 @@ from __future__ import annotations
 import pytest
 
 from charter.decisions.drift import lexicon
-from charter.decisions.drift.checker import DriftChecker
+from charter.decisions.drift.checker import DriftChecker, _UnitView, _view
+from charter.decisions.drift.segment import segment
 from tests.decisions_support import choice_entry, clarification_entry, layered_checker
 
 RENTAL = clarification_entry(
-    "EQUIPMENT_RENTAL", "Is ski and snowboard equipment rental in scope?",
+    "EQUIPMENT_RENTAL",
+    "Is ski and snowboard equipment rental in scope?",
     "yes_no",
     None,
     "no",
@@ -68,8 +70,7 @@ def _flags(checker: DriftChecker, text: str, cid: str) -> list[set[str]]:
         (
             "Equipment rental stays out of this system: the email says to bring your own "
             "equipment.",
-            "Equipment rental is on the booking page: the email says to bring your own "
-            "equipment.",
+            "Equipment rental is on the booking page: the email says to bring your own equipment.",
             "EQUIPMENT_RENTAL",
         ),
         (
@@ -160,3 +161,17 @@ def test_the_interim_plan_of_an_earlier_open_point_reopens_nothing(
 )
 def test_back_reference_openings(opening: str, back: bool) -> None:
     assert (lexicon.BACK_REFERENCE.match(opening) is not None) is back
+
+
+def test_a_denial_denied_in_turn_negates_nothing(checker: DriftChecker) -> None:
+    """ "Weren't on the out-of-scope list" keeps the item in scope: the chosen (in-scope)
+    payroll export is affirmed, so the mention is read as elaborating the answer."""
+    denied = "Payroll export wasn't on the out-of-scope list, so it goes into this release."
+    plain = "Payroll export is on the out-of-scope list, so it stays out of this release."
+    view = checker._prep.vocab[1]
+    assert checker._affirms_chosen(denied, _view_of(denied), view)
+    assert not checker._affirms_chosen(plain, _view_of(plain), view)
+
+
+def _view_of(text: str) -> _UnitView:
+    return _view(text, segment(text)[0])

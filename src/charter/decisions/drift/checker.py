@@ -484,8 +484,15 @@ def _negated(text: str, clause: _Clause, first: int, last: int) -> bool:
     after = text[toks[first].end : post_end]
     return any(
         not _own_predicate(after[: m.start()], m.group(0), after[m.end() :])
+        # a denial denied in turn: "X weren't on the out-of-scope list", "was never
+        # ruled out"
+        and not lexicon.PRE_NEGATORS.search(after[max(0, m.start() - _DENIED_DENIAL) : m.start()])
         for m in lexicon.POST_NEGATORS.finditer(after)
     )
+
+
+#: How far before a denial ("out of scope", "ruled out") a negation denies it in turn.
+_DENIED_DENIAL = 20
 
 
 #: What opens a predicate of its own after the option: "… to PostgreSQL and removed the

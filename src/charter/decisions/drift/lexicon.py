@@ -355,8 +355,9 @@ REFUSAL = re.compile(r"\b(?:refuses?|rejects?|declines?|blocks?|denies)\b", re.I
 
 #: Phrases that negate what precedes them in the clause ("X is out of scope").
 POST_NEGATORS = re.compile(
-    r"\b(?:out[- ]of[- ]scope|not[- ]in[- ]scope|not supported|not (?:be\s+)?(?:built|offered|included"
-    r"|provided|added|planned)|(?:is|are|was|were)\s+not|ruled out|excluded|won't be"
+    r"\b(?:out[- ]of[- ]scope|not[- ]in[- ]scope|not supported"
+    r"|not (?:be\s+)?(?:built|offered|included|provided|added|planned)"
+    r"|(?:is|are|was|were)\s+not|ruled out|excluded|won't be"
     r"|can't be|cannot be|isn't|aren't|never|is archived|are archived|won't|skipped|ignored"
     r"|rejected|refused|unsupported|dropped|removed|blocked|no\s+(?:way|option|means|ability)"
     r"|off the table|(?:is|are|was|were) cut|not part of|no plans"
