@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from charter.decisions.drift import checker as checker_module
 from charter.decisions.drift import lexicon
 from charter.decisions.drift.checker import DriftChecker, _UnitView, _view
 from charter.decisions.drift.segment import segment
@@ -188,3 +189,27 @@ def _view_of(text: str) -> _UnitView:
 )
 def test_a_sentence_set_in_a_past_year_is_history(sentence: str, past: bool) -> None:
     assert _view_of(sentence).history is past
+
+
+def test_a_request_someone_made_is_reported(checker: DriftChecker) -> None:
+    asked = "A passenger asked again for phone claims at the last review."
+    said = "A passenger can now make phone claims, since the last review."
+    assert not [c for c in checker.candidates(asked) if c.constraint_id == "CLAIM_CHANNEL"]
+    assert [c for c in checker.candidates(said) if c.constraint_id == "CLAIM_CHANNEL"]
+    # "asks for" is what a form does, not a report
+    assert lexicon.REPORTED.search("The form asks for a phone number.") is None
+
+
+@pytest.mark.parametrize(
+    "before, passing",
+    [
+        ("A caller ", False),
+        ("The fundraising team ", False),
+        ("I added Welsh to the booking form, since two schools ", True),
+        ("Italian is in the dropdown because clients ", True),
+    ],
+)
+def test_an_ask_mentioned_in_passing_leaves_the_sentence_the_writers(
+    before: str, passing: bool
+) -> None:
+    assert bool(checker_module._REPORT_IN_PASSING.search(before)) is passing

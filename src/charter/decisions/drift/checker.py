@@ -359,6 +359,11 @@ def _drop_counterfactual(text: str, hits: list[_Hit]) -> list[_Hit]:
     return out
 
 
+#: What, before a reported ask, makes it a passing mention in a sentence of the
+#: writer's own: a clause break or a subordinating word ("…, since two clients asked").
+_REPORT_IN_PASSING = re.compile(r"[,;:]|\b(?:since|because|as|after|so|which|that)\b", re.I)
+
+
 def _has_negation(text: str) -> bool:
     return bool(lexicon.PRE_NEGATORS.search(text) or lexicon.POST_NEGATORS.search(text))
 
@@ -1274,7 +1279,13 @@ class DriftChecker:
         hits: list[_Hit] = []
         negated = _has_negation(view.unit.text)
         # said as the text's own position: not negated, not history, not someone's question
-        asserted = not negated and not view.history and not (view.reported and not view.suggestion)
+        # a sentence that reports an ask ("A caller asked whether …") is not the text's own
+        # position; one that only mentions an ask in passing ("I added X, since two
+        # clients asked for it") still is
+        reported = view.reported is not None and not _REPORT_IN_PASSING.search(
+            view.unit.text[: view.reported[0] - view.unit.start]
+        )
+        asserted = not negated and not view.history and not (reported and not view.suggestion)
         if ci in prep.exclusion_vectors:
             sim = float(prep.exclusion_vectors[ci] @ vec)
             if negated and sim >= EXCLUSION_SIM:

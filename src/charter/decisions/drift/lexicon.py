@@ -251,7 +251,10 @@ def cue_stems() -> frozenset[str]:
 REPORTED = re.compile(
     r"\b(?:asked|asks|asking|wondered|wonders|wondering|wanted\s+to\s+know"
     r"|wants\s+to\s+know|question\s+was)\s+(?:\w+\s+){0,4}?"
-    r"(?:whether|if|why|about|where|how|when|what|which)\b",
+    r"(?:whether|if|why|about|where|how|when|what|which)\b"
+    # a request someone made ("asked again for X", "writes asking for X"); not the
+    # present "asks for", which is mostly what a form or an app does
+    r"|\b(?:asked|asking)\s+(?:again\s+)?for\b",
     re.I,
 )
 #: Where a reported ask ends inside its sentence: a new clause of the writer's own
