@@ -178,19 +178,6 @@ def _view_of(text: str) -> _UnitView:
     return _view(text, segment(text)[0])
 
 
-@pytest.mark.parametrize(
-    "sentence, past",
-    [
-        ("In 2022 the venue ran shared games that strangers could join.", True),
-        ("Until 2023 the university let students pick rooms on one morning.", True),
-        ("In 2027 we will move the bookings to shared games.", False),
-        ("The 2022 survey is imported once.", False),
-    ],
-)
-def test_a_sentence_set_in_a_past_year_is_history(sentence: str, past: bool) -> None:
-    assert _view_of(sentence).history is past
-
-
 def test_a_request_someone_made_is_reported(checker: DriftChecker) -> None:
     asked = "A passenger asked again for phone claims at the last review."
     said = "A passenger can now make phone claims, since the last review."

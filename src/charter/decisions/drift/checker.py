@@ -289,7 +289,7 @@ def _view(text: str, unit: Unit) -> _UnitView:
         suggestion=suggestion,
         decision=decision_point or bool(lexicon.QUESTION_CHOICE.search(body)),
         reopen=decision_point,
-        history=bool(lexicon.HISTORY.search(body) or lexicon.PAST_YEAR.match(body)),
+        history=bool(lexicon.HISTORY.search(body)),
         topic_stems=topic_stems,
         reported=(
             None if reported is None else (unit.start + reported.start(), unit.start + quiet_end)

@@ -222,15 +222,6 @@ HISTORY = re.compile(
     re.I,
 )
 
-#: A sentence set in a past year ("In 2022 the venue ran …", "Until 2023 students
-#: picked …"): what it names is how things were. Not with a future in it ("In 2027 we
-#: will move to …"). Generic English.
-PAST_YEAR = re.compile(
-    r"^\W*(?:in|until|till|before|back\s+in|during)\s+(?:19|20)\d\d\b"
-    r"(?![^.;]*(?:\bwill\b|'ll\b|\bgoing\s+to\b|\bplan(?:s|ned)?\s+to\b))",
-    re.I,
-)
-
 #: Generic words of undecided phrasing: they never say which decision is meant ("work"
 #: of "still being worked out" is not the topic "keep working offline").
 _CUE_WORDS = (
