@@ -918,9 +918,6 @@ class DriftChecker:
         cue = view.unit.start + match.start()
         if view.reported and view.reported[0] <= cue < view.reported[1]:
             return []  # someone else's question ("asked why X can't be picked")
-        back = lexicon.BACK_REFERENCE.match(view.unit.text)
-        if back and match.start() <= back.end() and any(v.undecided for v in views[:pos]):
-            return []  # "Until they decide, …": the open point of an earlier sentence
         vocab = self._prep.vocab[ci]
         if vocab.invariant is None:
             return []  # the open question really is open (or only informational)

@@ -181,19 +181,6 @@ SETTLED_NEGATIVE = re.compile(
 )
 
 
-#: A sentence opening that points back at an open point stated before it ("Until then,",
-#: "Until they decide,", "For now", "In the meantime"): what follows is the interim
-#: plan, and an undecided cue there is that earlier point, not a new one. Not when the
-#: opening names its own question ("until the board decides whether …"). Generic English.
-BACK_REFERENCE = re.compile(
-    r"^\W*(?:(?:until|till)\s+(?:then|[^,.;:]{0,40}?\b(?:decides?|decided|knows?|hears?"
-    r"|settled|chosen|agreed|answers?|answered)\b)"
-    r"(?!\s+(?:whether|which|if|on|between|what|how|who|about)\b)"
-    r"|for now|in the meantime|meanwhile)\b",
-    re.I,
-)
-
-
 def undecided_cue(text: str) -> re.Match[str] | None:
     """The first :data:`UNDECIDED` cue in ``text`` that is not a settled negative."""
     settled = [(m.start(), m.end()) for m in SETTLED_NEGATIVE.finditer(text)]
