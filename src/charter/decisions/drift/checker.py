@@ -242,7 +242,7 @@ def _view(text: str, unit: Unit) -> _UnitView:
     reads = _stances(text, unit)
     # a settled choice described as open, by a cue phrase or, failing one, by the model
     # (its clause is then the cue's span: "still going back and forth on whether …")
-    undecided: re.Match[str] | _Read | None = lexicon.undecided_cue(body)
+    undecided: re.Match[str] | _Read | None = lexicon.UNDECIDED.search(body)
     if undecided is None:
         said = next(
             (

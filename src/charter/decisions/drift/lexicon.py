@@ -168,28 +168,6 @@ UNDECIDED = re.compile(
     re.I,
 )
 
-#: A negated choice that is no open question (generic English): a rule under a modal
-#: ("academic staff can't be picked", "cannot be chosen") or an option passed over in
-#: the past ("weren't picked", "people you hadn't chosen"). "Hasn't been decided" and
-#: "we haven't chosen" stay open.
-SETTLED_NEGATIVE = re.compile(
-    r"\b(?:ca|could|must|should|wo|would|may|might)(?:n't|\s+not)\s+be\s+(?:\w+\s+)?"
-    r"(?:decided|agreed|chosen|picked|selected|settled)\b"
-    r"|\bcannot\s+be\s+(?:\w+\s+)?(?:decided|agreed|chosen|picked|selected|settled)\b"
-    r"|\b(?:had|were|was|did)(?:n't|\s+not)\s+(?:\w+\s+){0,2}?(?:chosen|picked|selected)\b",
-    re.I,
-)
-
-
-def undecided_cue(text: str) -> re.Match[str] | None:
-    """The first :data:`UNDECIDED` cue in ``text`` that is not a settled negative."""
-    settled = [(m.start(), m.end()) for m in SETTLED_NEGATIVE.finditer(text)]
-    for match in UNDECIDED.finditer(text):
-        if not any(a < match.end() and match.start() < b for a, b in settled):
-            return match
-    return None
-
-
 #: "PostgreSQL or MongoDB for the reports?": a question offering alternatives.
 QUESTION_CHOICE = re.compile(r"\bor\b[^.?!\n]*\?\s*$", re.I)
 
