@@ -125,45 +125,6 @@ def test_an_undecided_cue_in_someone_elses_question_is_theirs(checker: DriftChec
     )
 
 
-@pytest.mark.parametrize(
-    "text, open_",
-    [
-        ("The volunteer rota tool hasn't been decided.", True),
-        ("We haven't chosen a volunteer rota tool yet.", True),
-        ("Academic staff can't be picked for the volunteer rota.", False),
-        ("Shared spreadsheets were on the list but weren't picked.", False),
-        ("In 2022 people joined rota slots they hadn't chosen.", False),
-        ("Older rota entries cannot be chosen by volunteers.", False),
-    ],
-)
-def test_a_negated_choice_is_open_only_in_the_present(text: str, open_: bool) -> None:
-    assert (lexicon.undecided_cue(text) is not None) is open_
-
-
-def test_the_interim_plan_of_an_earlier_open_point_reopens_nothing(
-    checker: DriftChecker,
-) -> None:
-    follow = "Until they decide, the volunteer rota tool only stores each volunteer's dates."
-    # on its own the cue names the rota tool as undecided
-    assert "ROTA_TOOL" in _undecided(checker, follow)
-    earlier = "Whether under-16s may join at all is still open with the trustees. "
-    assert "ROTA_TOOL" not in _undecided(checker, earlier + follow)
-
-
-@pytest.mark.parametrize(
-    "opening, back",
-    [
-        ("Until then, this epic collects questions only.", True),
-        ("Until someone decides, the summary goes out as a PDF.", True),
-        ("For now the form stays as it is.", True),
-        ("Until the board decides whether to keep the rota tool, we wait.", False),
-        ("We keep the rota tool until they decide.", False),
-    ],
-)
-def test_back_reference_openings(opening: str, back: bool) -> None:
-    assert (lexicon.BACK_REFERENCE.match(opening) is not None) is back
-
-
 def test_a_denial_denied_in_turn_negates_nothing(checker: DriftChecker) -> None:
     """ "Weren't on the out-of-scope list" keeps the item in scope: the chosen (in-scope)
     payroll export is affirmed, so the mention is read as elaborating the answer."""
