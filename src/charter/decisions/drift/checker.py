@@ -268,13 +268,15 @@ def _view(text: str, unit: Unit) -> _UnitView:
     reported = lexicon.REPORTED.search(body)
     quiet_end = -1
     if reported is not None:  # "a customer asked whether we could add X" reports a request
-        stop = re.compile(r"[;—–]|\s-\s").search(body, reported.end())
+        stop = lexicon.REPORTED_END.search(body, reported.end())
         quiet_end = stop.start() if stop else len(body)
     suggestion = any(
         "suggestion" in labels
         and (
-            reported is None  # a clause holding someone else's ask floats nothing itself
+            reported is None  # a clause holding someone else's ask floats nothing itself,
+            # unless it goes on past the ask ("asked for X, so it might be worth Y")
             or not (start <= reported.start() < end or reported.start() <= start < quiet_end)
+            or quiet_end < end
         )
         for start, end, labels in reads
     )
@@ -355,6 +357,11 @@ def _drop_counterfactual(text: str, hits: list[_Hit]) -> list[_Hit]:
             continue
         out.append(hit)
     return out
+
+
+#: What, before a reported ask, makes it a passing mention in a sentence of the
+#: writer's own: a clause break or a subordinating word ("…, since two clients asked").
+_REPORT_IN_PASSING = re.compile(r"[,;:]|\b(?:since|because|as|after|so|which|that)\b", re.I)
 
 
 def _has_negation(text: str) -> bool:
@@ -477,10 +484,20 @@ def _negated(text: str, clause: _Clause, first: int, last: int) -> bool:
     before = text[toks[max(0, first - 3)].start : toks[first].start]
     if lexicon.KEPT_OUT_AFTER.match(post) and lexicon.KEPT_OUT_BEFORE.search(before):
         return True
+    # a predicate after the first matched word denies it even when later words of the
+    # match follow ("Equipment rental stays out of this system: … your own equipment")
+    after = text[toks[first].end : post_end]
     return any(
-        not _own_predicate(post[: m.start()], m.group(0), post[m.end() :])
-        for m in lexicon.POST_NEGATORS.finditer(post)
+        not _own_predicate(after[: m.start()], m.group(0), after[m.end() :])
+        # a denial denied in turn: "X weren't on the out-of-scope list", "was never
+        # ruled out"
+        and not lexicon.PRE_NEGATORS.search(after[max(0, m.start() - _DENIED_DENIAL) : m.start()])
+        for m in lexicon.POST_NEGATORS.finditer(after)
     )
+
+
+#: How far before a denial ("out of scope", "ruled out") a negation denies it in turn.
+_DENIED_DENIAL = 20
 
 
 #: What opens a predicate of its own after the option: "… to PostgreSQL and removed the
@@ -898,6 +915,9 @@ class DriftChecker:
                 best, ci = prev[0]
         if ci < 0 or best < UNDECIDED_TOPIC_MIN:
             return []
+        cue = view.unit.start + match.start()
+        if view.reported and view.reported[0] <= cue < view.reported[1]:
+            return []  # someone else's question ("asked why X can't be picked")
         vocab = self._prep.vocab[ci]
         if vocab.invariant is None:
             return []  # the open question really is open (or only informational)
@@ -1256,7 +1276,13 @@ class DriftChecker:
         hits: list[_Hit] = []
         negated = _has_negation(view.unit.text)
         # said as the text's own position: not negated, not history, not someone's question
-        asserted = not negated and not view.history and not (view.reported and not view.suggestion)
+        # a sentence that reports an ask ("A caller asked whether …") is not the text's own
+        # position; one that only mentions an ask in passing ("I added X, since two
+        # clients asked for it") still is
+        reported = view.reported is not None and not _REPORT_IN_PASSING.search(
+            view.unit.text[: view.reported[0] - view.unit.start]
+        )
+        asserted = not negated and not view.history and not (reported and not view.suggestion)
         if ci in prep.exclusion_vectors:
             sim = float(prep.exclusion_vectors[ci] @ vec)
             if negated and sim >= EXCLUSION_SIM:

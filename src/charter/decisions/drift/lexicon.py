@@ -206,10 +206,16 @@ def cue_stems() -> frozenset[str]:
 #: "the question is whether" is the writer's own open point and stays unreported).
 REPORTED = re.compile(
     r"\b(?:asked|asks|asking|wondered|wonders|wondering|wanted\s+to\s+know"
-    r"|wants\s+to\s+know|question\s+was)\s+(?:\w+\s+){0,3}?"
-    r"(?:whether|if|why|about)\b",
+    r"|wants\s+to\s+know|question\s+was)\s+(?:\w+\s+){0,4}?"
+    r"(?:whether|if|why|about|where|how|when|what|which)\b"
+    # a request someone made ("asked again for X", "writes asking for X"); not the
+    # present "asks for", which is mostly what a form or an app does
+    r"|\b(?:asked|asking)\s+(?:again\s+)?for\b",
     re.I,
 )
+#: Where a reported ask ends inside its sentence: a new clause of the writer's own
+#: ("asked for a discount, so it might be worth offering X").
+REPORTED_END = re.compile(r"[;—–]|\s-\s|,\s+(?:so|and|but|then)\b", re.I)
 
 #: Words that negate what follows them in the clause.
 PRE_NEGATORS = re.compile(
@@ -248,7 +254,8 @@ REPLACING = re.compile(
 #: and added X", "removed X, then …"); "dropped in X" adds X.
 REMOVAL = re.compile(
     r"\b(?:remov(?:e|es|ed|ing)|delet(?:e|es|ed|ing)|dropped(?!\s+in)|eliminat(?:e|es|ed|ing)"
-    r"|(?:strip|rip)(?:s|ped|ping)?\s+out|(?:take|takes|took|taken|taking)\s+out)\b",
+    r"|(?:strip|rip)(?:s|ped|ping)?\s+out|(?:take|takes|took|taken|taking)\s+out"
+    r"|(?:leave|leaves|left|leaving)\s+out)\b",
     re.I,
 )
 REMOVAL_BREAK = re.compile(
@@ -316,20 +323,21 @@ REFUSAL = re.compile(r"\b(?:refuses?|rejects?|declines?|blocks?|denies)\b", re.I
 
 #: Phrases that negate what precedes them in the clause ("X is out of scope").
 POST_NEGATORS = re.compile(
-    r"\b(?:out of scope|not in scope|not supported|not (?:be\s+)?(?:built|offered|included"
-    r"|provided|added|planned)|(?:is|are|was|were)\s+not|ruled out|excluded|won't be"
+    r"\b(?:out[- ]of[- ]scope|not[- ]in[- ]scope|not supported"
+    r"|not (?:be\s+)?(?:built|offered|included|provided|added|planned)"
+    r"|(?:is|are|was|were)\s+not|ruled out|excluded|won't be"
     r"|can't be|cannot be|isn't|aren't|never|is archived|are archived|won't|skipped|ignored"
     r"|rejected|refused|unsupported|dropped|removed|blocked|no\s+(?:way|option|means|ability)"
     r"|off the table|(?:is|are|was|were) cut|not part of|no plans"
     r"|(?:is|are|was|were|got|been) replaced|forbidden|prohibited|disallowed|banned"
     r"|not (?:allowed|permitted)|went back|sent back|given back|decommissioned"
     r"|retired|phased out|(?:is|are|was|were) gone|bypassed"
-    r"|(?:stay|stays|stayed|remain|remains|remained|kept|keep|keeps) out"
+    r"|(?:stay|stays|stayed|remain|remains|remained|kept|keep|keeps|left) out"
     # what a user is told to move off: "X must be changed to Y", "X needs to be migrated to Y"
     r"|(?:must|should|needs?\s+to|ha(?:s|ve)\s+to)\s+be\s+(?:changed|migrated|converted"
     r"|updated|upgraded|moved|switched|ported|rewritten)\s+(?:over\s+)?to"
     # a negated verb whose object points back at what precedes: "X ... we don't quote them"
-    r"|(?:\w+n't|not|never)\s+\w+\s+(?:it|them|those|these|any of them))\b",
+    r"|(?:\w+n't|not|never)\s+\w+\s+(?:it|them|those|these|any of them|either|both))\b",
     re.I,
 )
 #: "kept X out (of the models)", "left X out": the verb before the match, ``out`` right
