@@ -7,7 +7,9 @@ Layers, cheapest first:
    forbidden dependencies, clauses a free-text answer rules out — and read for cues:
    undecided language, suggestions and decision points, negation, quoted history.
 2. **Semantic** (bundled MiniLM model): sentence embeddings attribute undecided language
-   to the right topic and catch paraphrased reintroductions of an excluded subject.
+   to the right topic and catch paraphrased reintroductions of an excluded subject, and
+   an idea the writer floats about what a binding decision settles without naming its
+   chosen option ("we could let the treasurer pay expenses in cash").
 
 Both layers propose *candidates*; a calibrated decision (:mod:`.calibrate`: a logistic
 regression fitted with leave-one-scenario-out cross-validation, precision first) keeps
@@ -89,6 +91,11 @@ LIMIT_ABOUT = 2
 #: only in a sentence sharing this many words with that value's clause: a plain value
 #: has no comparative to say it is a rule, so the sentence must say what it is about.
 VALUE_ABOUT = 3
+#: A suggestion of the writer's own this close to a binding decision (its topic, the
+#: closest of all) proposes an alternative to it unless it names the chosen option.
+#: Chosen on the tuned half of the held-out sets (0.45 let two false alarms through
+#: there); docs/benchmarks.md, round ninety-eight.
+SUGGESTED_SIM = 0.5
 #: At most this many sentences per artifact are embedded for paraphrase checks.
 MAX_SEMANTIC_UNITS = 6
 #: Hard cap on embedded sentences per check (undecided and gated ones included).
@@ -684,6 +691,9 @@ class DriftChecker:
                 found_here.extend(found)
                 if vec is not None:
                     found_here.extend(self._semantic_hits(view, ci, vocab, vec))
+            topic_sims = sims.get(pos)
+            if topic_sims is not None and self._floats_own_idea(view):
+                found_here.extend(self._suggested_hits(view, topic_sims))
             for hit in found_here:
                 hit.pos = pos
             hits.extend(found_here)
@@ -813,6 +823,8 @@ class DriftChecker:
           before it when the sentence itself names no topic: "not sure it was ever
           decided");
         - a one-word match of a short excluded subject, which needs semantic confirmation;
+        - an idea the writer floats (:meth:`_floats_own_idea`): which decision it is about
+          is read from its similarity;
         - at most ``MAX_SEMANTIC_UNITS`` other sentences, ranked by topic words of a binding
           exclusion or choice that the lexical layer left undecided for that sentence and
           that a paraphrase check could still flag (not negated, not quoted history, not
@@ -832,7 +844,7 @@ class DriftChecker:
                 if pos > 0 and lexical_best < UNDECIDED_TOPIC_MIN:
                     wanted.add(pos - 1)
                 continue
-            if self._needs_relaxed_gate(view):
+            if self._needs_relaxed_gate(view) or self._floats_own_idea(view):
                 wanted.add(pos)
                 continue
             if view.history or _has_negation(view.unit.text):
@@ -1306,6 +1318,35 @@ class DriftChecker:
                 excluded = vocab.invariant is not None and vocab.invariant.kind == "exclusion"
                 hits.append(self._unit_hit(view, vocab, excluded, rej, "sem_rejected"))
         return hits
+
+    def _floats_own_idea(self, view: _UnitView) -> bool:
+        """The sentence floats an idea of the writer's own (the stance model's suggestion,
+        not someone else's ask), as a plan: not an open question, not the unreal ("Had
+        we gone with X, ...") and not a condition ("If the council ever wants X, ...")."""
+        if not view.suggestion or view.undecided is not None or view.history:
+            return False
+        body = view.unit.text
+        if view.reported is not None and not _REPORT_IN_PASSING.search(
+            body[: view.reported[0] - view.unit.start]
+        ):
+            return False
+        return not (lexicon.COUNTERFACTUAL.search(body) or lexicon.CONDITIONAL.search(body))
+
+    def _suggested_hits(self, view: _UnitView, row: np.ndarray) -> list[_Hit]:
+        """An idea floated about what a binding decision settles: the sentence is closer to
+        that decision than to any other (``SUGGESTED_SIM`` at least), and names none of its
+        chosen options ("it might be worth moving the portal to a managed host" against the
+        bound hosting). A suggestion that builds on the chosen option is left alone, and
+        so is one near a free-text statement, whose several rules a floated detail often
+        keeps. The calibrated decision weighs the candidate like any other."""
+        ci = int(row.argmax())
+        vocab = self._prep.vocab[ci]
+        sim = float(row[ci])
+        if vocab.invariant is None or vocab.invariant.kind == "statement" or sim < SUGGESTED_SIM:
+            return []
+        if len(view.stems) < SEMANTIC_MIN_WORDS or vocab.mentions_chosen(view.stems):
+            return []
+        return [self._unit_hit(view, vocab, False, sim, "suggested")]
 
     def _unit_hit(
         self, view: _UnitView, vocab: ConstraintVocab, excluded: bool, sim: float, source: str
